@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Shared by ./trail and ./run-tests: make .venv with a Python >= 3.11 and install this checkout into it.
+# Usage: scripts/bootstrap.sh [EXTRAS]   (EXTRAS like "test"); reinstalls only when pyproject.toml changed.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+venv="${TRAIL_VENV:-$here/.venv}"
+extras="${1:-}"
+stamp="$venv/.installed${extras:+-$extras}"
+
+pick_python() {
+  for candidate in "${PYTHON:-}" python3.13 python3.12 python3.11 python3; do
+    [ -n "$candidate" ] || continue
+    if command -v "$candidate" >/dev/null 2>&1 &&
+       "$candidate" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)' 2>/dev/null; then
+      echo "$candidate"; return 0
+    fi
+  done
+  echo "hermes-trail needs Python 3.11 or newer (set PYTHON=/path/to/python3.11)" >&2
+  return 1
+}
+
+if [ ! -x "$venv/bin/python" ]; then
+  py="$(pick_python)"
+  echo "Creating $venv with $py ..." >&2
+  "$py" -m venv "$venv" >&2
+fi
+if [ ! -f "$stamp" ] || [ "$here/pyproject.toml" -nt "$stamp" ]; then
+  echo "Installing hermes-trail${extras:+ [$extras]} into $venv ..." >&2
+  "$venv/bin/python" -m pip install -q --disable-pip-version-check -e "$here${extras:+[$extras]}" >&2
+  touch "$stamp"
+fi

@@ -1,0 +1,129 @@
+"""The ``trail`` command: each subcommand parses, makes one library call, and maps errors."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import typer
+
+from hermes_trail.cli.common import DbOption, HomeOption, JsonOption, exit_code, fail, load, print_json
+from hermes_trail.errors import AmbiguousSession, SessionNotFound, TrailError
+
+app = typer.Typer(
+    name="trail",
+    help="Read everything Hermes Agent recorded: list and replay its sessions, faithfully and read-only.",
+    no_args_is_help=False,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+
+
+@app.callback(invoke_without_command=True)
+def _root(ctx: typer.Context) -> None:
+    """With no command, list the most recent sessions."""
+    if ctx.invoked_subcommand is None:
+        ctx.invoke(list_sessions, limit=20)
+
+
+@app.command("list")
+def list_sessions(
+    profile: Annotated[str | None, typer.Option(help="Only this profile ('default' for the root).")] = None,
+    project: Annotated[
+        str | None, typer.Option(help="Only this project (a path, or its last parts).")
+    ] = None,
+    source: Annotated[str | None, typer.Option(help="Only this source (cli, cron, telegram, ...).")] = None,
+    since: Annotated[str | None, typer.Option(help="Active since: 7d, 12h, 30m or an ISO date.")] = None,
+    limit: Annotated[int, typer.Option("--limit", "-n", help="At most this many (0: all).")] = 50,
+    home: HomeOption = None,
+    db: DbOption = None,
+    json_output: JsonOption = False,
+) -> None:
+    """List every session of every store, newest activity first.
+
+    \b
+    Example:
+        trail list --since 7d --project hermes-trail
+    """
+    from hermes_trail.listing import SessionFilter, parse_since, select
+    from hermes_trail.serialize import note_json, session_json, stray_json
+
+    try:
+        flt = SessionFilter(profile, project, source, parse_since(since) if since else None)
+    except TrailError as exc:
+        fail(str(exc))
+    if limit < 0:
+        fail("--limit must be 0 (all) or more")
+    with load(home, db) as history:
+        chosen = select(history.sessions, flt, limit)
+        if json_output:
+            print_json(
+                {
+                    "sessions": [session_json(s) for s in chosen],
+                    "total": sum(1 for s in history.sessions if flt.accepts(s)),
+                    "strays": [stray_json(s) for s in history.strays],
+                    "notes": [note_json(n) for n in history.notes],
+                    "demo": history.demo,
+                }
+            )
+        else:
+            from hermes_trail.cli.tables import print_sessions
+
+            print_sessions(chosen, total=len(history.sessions))
+        code = exit_code(history)
+    raise typer.Exit(code)
+
+
+@app.command("show")
+def show(
+    session_id: Annotated[str, typer.Argument(help="A session id, a unique prefix, or <store>:<id>.")],
+    reasoning: Annotated[bool, typer.Option("--reasoning", help="Unfold reasoning.")] = False,
+    full: Annotated[bool, typer.Option("--full", help="Show whole tool outputs.")] = False,
+    show_all: Annotated[
+        bool, typer.Option("--all", help="Also show rewound and archived rows, marked.")
+    ] = False,
+    home: HomeOption = None,
+    db: DbOption = None,
+    json_output: JsonOption = False,
+) -> None:
+    """Replay one session: prompts, replies, reasoning folded, each tool call with its result.
+
+    \b
+    Example:
+        trail show 20261130_0458
+    """
+    with load(home, db) as history:
+        try:
+            session = history.load(history.find(session_id))
+        except AmbiguousSession as exc:
+            fail(f"{session_id!r} is ambiguous; it could be:\n  " + "\n  ".join(exc.candidates))
+        except SessionNotFound:
+            fail(f"no session {session_id!r} (trail list shows the sessions)")
+        except TrailError as exc:
+            fail(str(exc))
+        if json_output:
+            from hermes_trail.serialize import transcript_json
+
+            print_json(transcript_json(session))
+        else:
+            from hermes_trail.cli.tables import console
+            from hermes_trail.transcript import RenderOptions, render
+
+            out = console()
+            options = RenderOptions(reasoning=reasoning, full=full, include_hidden=show_all)
+            for part in render(session, options):
+                out.print(part)
+        code = 3 if session.strays else exit_code(history)
+    raise typer.Exit(code)
+
+
+def main() -> None:
+    """Console-script entry point."""
+    try:
+        app()
+    except BrokenPipeError:
+        sys.stderr.close()
+        sys.exit(0)
+    except KeyboardInterrupt:
+        sys.exit(130)

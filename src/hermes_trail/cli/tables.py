@@ -1,0 +1,78 @@
+"""Terminal output shared by commands: the console and the session table."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from hermes_trail.model import Session
+from hermes_trail.transcript import clock, safe
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+
+def console() -> Console:
+    from rich.console import Console
+
+    return Console(highlight=False, soft_wrap=False)
+
+
+def _short_project(project: str, width: int = 28) -> str:
+    return project if len(project) <= width else "…" + project[-(width - 1):]
+
+
+def print_sessions(sessions: list[Session], total: int) -> None:
+    """The sessions as a table that fits the terminal, newest activity first."""
+    from rich.table import Table
+
+    out = console()
+    rows = [
+        (
+            safe(s.id),
+            safe(s.profile),
+            safe(s.source or ""),
+            safe(s.project),
+            safe(s.title or ""),
+            safe(s.model or ""),
+            clock(s.started_at, with_date=True)[:16],
+            clock(s.last_activity_at, with_date=True)[:16],
+            "" if s.message_count is None else str(s.message_count),
+        )
+        for s in sessions
+    ]
+    names = ("id", "profile", "source", "project", "title", "model", "started", "last activity", "msgs")
+    widths = [max([len(name), *(len(r[i]) for r in rows)]) for i, name in enumerate(names)]
+    flexible = {"project": 2, "title": 3, "model": 1}
+    # Columns leave in this order until the table fits the terminal.
+    drop_order = ("started", "model", "profile", "source", "msgs", "project")
+    shown = list(range(len(names)))
+
+    def needed() -> int:
+        return sum(min(widths[i], 12) if names[i] in flexible else widths[i] for i in shown) + 2 * len(shown)
+
+    for name in drop_order:
+        if needed() <= out.width:
+            break
+        shown.remove(names.index(name))
+    flex = [i for i in shown if names[i] in flexible]
+    spare = out.width - sum(widths[i] for i in shown if i not in flex) - 2 * (len(shown) - 1)
+    total_ratio = sum(flexible[names[i]] for i in flex) or 1
+    table = Table(box=None, pad_edge=False, header_style="bold", expand=False)
+    column_width: dict[int, int] = {}
+    for i in shown:
+        name = names[i]
+        if name in flexible:
+            width = max(8, min(widths[i], spare * flexible[name] // total_ratio))
+            column_width[i] = width
+            table.add_column(name, overflow="ellipsis", no_wrap=True, width=width)
+        else:
+            justify = "right" if name == "msgs" else "left"
+            table.add_column(name, no_wrap=True, width=widths[i], justify=justify)
+    project = names.index("project")
+    for row in rows:
+        cells = list(row)
+        cells[project] = _short_project(cells[project], column_width.get(project, widths[project]))
+        table.add_row(*(cells[i] for i in shown))
+    out.print(table)
+    if len(sessions) < total:
+        out.print(f"[dim]{len(sessions)} of {total} sessions (--limit 0 shows all)[/dim]")

@@ -1,0 +1,298 @@
+"""Where Hermes keeps its history: homes, profiles and the stores in them.
+
+This layer answers "where is it?" and never opens a file. Home resolution follows Hermes' own
+(``hermes_constants``): the platform default (``~/.hermes``, or ``%LOCALAPPDATA%\\hermes`` on Windows,
+each with ``HERMES_DATA_DIR_SUFFIX`` appended with no separator), overridden by ``HERMES_HOME`` (never
+suffixed). The *root* whose profiles are listed follows ``get_default_hermes_root``: a ``HERMES_HOME``
+inside the default home keeps the default as root, one outside it that ends at ``profiles/<name>`` has
+its grandparent as root, and any other directory is its own root. Named profiles are whole homes under
+``<root>/profiles/<name>/``; a Docker or Podman volume's ``_data`` directory is a home with no
+``.hermes`` prefix.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+DATABASE_NAME = "state.db"
+PROFILES_DIR = "profiles"
+DEFAULT_PROFILE = "default"
+
+# Where container engines keep named volumes; a volume whose name contains "hermes" holds a home in _data.
+_VOLUME_ROOTS = (
+    Path("/var/lib/docker/volumes"),
+    Path("/var/lib/containers/storage/volumes"),
+)
+_USER_VOLUME_ROOT = Path(".local/share/containers/storage/volumes")
+
+
+@dataclass(frozen=True, slots=True)
+class StoreLocation:
+    """A file that should hold a Hermes store: its path, the profile it belongs to and its home."""
+
+    path: Path
+    profile: str
+    home: Path | None
+    origin: str
+
+    @property
+    def label(self) -> str:
+        return self.profile
+
+
+@dataclass(frozen=True, slots=True)
+class Note:
+    """Something passed over while looking, and why. Shown on stderr, never raised."""
+
+    path: str
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.reason}"
+
+
+@dataclass(slots=True)
+class Discovery:
+    """What locating found: the homes, the candidate stores in them, and what was passed over."""
+
+    homes: list[tuple[Path, str]] = field(default_factory=list)
+    stores: list[StoreLocation] = field(default_factory=list)
+    notes: list[Note] = field(default_factory=list)
+    demo: bool = False
+
+
+def _expand(value: str) -> Path:
+    return Path(os.path.expandvars(value)).expanduser()
+
+
+def platform_default_home(
+    env: Mapping[str, str], *, platform: str = sys.platform, user_home: Path | None = None
+) -> Path:
+    """Hermes' default home on this platform, with ``HERMES_DATA_DIR_SUFFIX`` appended verbatim.
+
+    On Windows the desktop app keeps using a legacy ``~/.hermes`` when ``%LOCALAPPDATA%\\hermes`` does
+    not exist and no suffix is set, so that home is taken when it is the one that exists.
+    """
+    user_home = user_home if user_home is not None else Path.home()
+    suffix = env.get("HERMES_DATA_DIR_SUFFIX", "")
+    if platform == "win32":
+        local = env.get("LOCALAPPDATA", "").strip()
+        base = Path(local) if local else user_home / "AppData" / "Local"
+        native = base / ("hermes" + suffix)
+        legacy = user_home / ".hermes"
+        if not suffix and not native.exists() and legacy.exists():
+            return legacy
+        return native
+    return user_home / (".hermes" + suffix)
+
+
+def _is_within(path: Path, parent: Path) -> bool:
+    try:
+        path.resolve().relative_to(parent.resolve())
+    except (ValueError, OSError):
+        return False
+    return True
+
+
+def root_for(home_value: str | Path, native: Path) -> Path:
+    """The root whose profiles are visible, for a ``HERMES_HOME`` value (``get_default_hermes_root``)."""
+    env_path = _expand(str(home_value)) if isinstance(home_value, str) else home_value
+    if _is_within(env_path, native):
+        return native
+    if env_path.parent.name == PROFILES_DIR:
+        return env_path.parent.parent
+    return env_path
+
+
+def volume_data_root(path: Path) -> Path:
+    """A container volume directory stands for its ``_data`` directory, which is the Hermes home."""
+    data = path / "_data"
+    if path.name != "_data" and not (path / DATABASE_NAME).exists() and data.is_dir():
+        return data
+    return path
+
+
+def _volume_homes(user_home: Path) -> list[Path]:
+    found: list[Path] = []
+    for base in (*_VOLUME_ROOTS, user_home / _USER_VOLUME_ROOT):
+        try:
+            entries = sorted(os.scandir(base), key=lambda e: e.name)
+        except OSError:
+            continue
+        for entry in entries:
+            if "hermes" in entry.name.lower():
+                data = Path(entry.path) / "_data"
+                try:
+                    if data.is_dir():
+                        found.append(data)
+                except OSError:
+                    continue
+    return found
+
+
+def _split_paths(value: str) -> list[str]:
+    return [p for p in value.split(os.pathsep) if p.strip()]
+
+
+def resolve_roots(
+    env: Mapping[str, str],
+    *,
+    homes: Iterable[str | Path] = (),
+    platform: str = sys.platform,
+    user_home: Path | None = None,
+    include_volumes: bool = True,
+) -> list[tuple[Path, str]]:
+    """The roots to read, each with the reason it was chosen, most specific override first.
+
+    ``--home`` flags win, then ``TRAIL_HERMES_HOME``, then ``HERMES_HOME``, then the platform default.
+    Container volumes are added beside the default only when nothing was named explicitly.
+    """
+    user_home = user_home if user_home is not None else Path.home()
+    native = platform_default_home(env, platform=platform, user_home=user_home)
+    named = [(volume_data_root(_expand(str(h))), "--home") for h in homes]
+    if named:
+        return [(root_for(p, native), origin) for p, origin in named]
+    trail_home = env.get("TRAIL_HERMES_HOME", "").strip()
+    if trail_home:
+        return [(root_for(volume_data_root(_expand(p)), native), "TRAIL_HERMES_HOME")
+                for p in _split_paths(trail_home)]
+    hermes_home = env.get("HERMES_HOME", "").strip()
+    roots = [(root_for(hermes_home, native), "HERMES_HOME")] if hermes_home else [(native, "default")]
+    if include_volumes:
+        roots.extend((v, "container volume") for v in _volume_homes(user_home))
+    return roots
+
+
+class _Walker:
+    """Lists one root's stores, passing over loops and unreadable directories with a note."""
+
+    def __init__(self, discovery: Discovery) -> None:
+        self.discovery = discovery
+        self.seen_files: set[str] = set()
+
+    def add_store(self, path: Path, profile: str, home: Path | None, origin: str) -> None:
+        try:
+            real = str(path.resolve(strict=True))
+        except RuntimeError:
+            self.discovery.notes.append(Note(str(path), "symlink loop, passed over"))
+            return
+        except OSError:
+            return
+        if real in self.seen_files:
+            return
+        self.seen_files.add(real)
+        self.discovery.stores.append(StoreLocation(path, profile, home, origin))
+
+    def walk_root(self, root: Path, origin: str, profiles_root: Path | None) -> None:
+        try:
+            root_db = root / DATABASE_NAME
+            if root_db.is_file():
+                self.add_store(root_db, DEFAULT_PROFILE, root, origin)
+        except OSError as exc:
+            self.discovery.notes.append(Note(str(root), f"cannot be read ({exc.strerror or exc})"))
+            return
+        self.walk_profiles(profiles_root or root / PROFILES_DIR, origin)
+
+    def walk_profiles(self, profiles: Path, origin: str) -> None:
+        try:
+            if not profiles.is_dir():
+                return
+            entries = sorted(os.scandir(profiles), key=lambda e: e.name)
+        except PermissionError:
+            self.discovery.notes.append(Note(str(profiles), "permission denied, profiles passed over"))
+            return
+        except OSError as exc:
+            self.discovery.notes.append(Note(str(profiles), f"cannot be read ({exc.strerror or exc})"))
+            return
+        real_profiles = _real(profiles)
+        for entry in entries:
+            if entry.name.startswith("."):
+                continue  # profile tombstones (.deleted) and hidden files are not profiles
+            path = Path(entry.path)
+            try:
+                if not entry.is_dir():
+                    continue
+                if entry.is_symlink() and real_profiles is not None:
+                    target = _real(path)
+                    if target is None or real_profiles == target or _is_within(profiles, path):
+                        self.discovery.notes.append(Note(str(path), "symlink loop, passed over"))
+                        continue
+                db = path / DATABASE_NAME
+                if not os.access(path, os.R_OK | os.X_OK):
+                    self.discovery.notes.append(Note(str(path), "permission denied, profile passed over"))
+                    continue
+                if db.is_file():
+                    self.add_store(db, entry.name, path, origin)
+            except RuntimeError:
+                self.discovery.notes.append(Note(str(path), "symlink loop, passed over"))
+            except OSError as exc:
+                self.discovery.notes.append(Note(str(path), f"cannot be read ({exc.strerror or exc})"))
+
+
+def _real(path: Path) -> Path | None:
+    try:
+        return path.resolve(strict=True)
+    except (OSError, RuntimeError):
+        return None
+
+
+def profile_of_file(path: Path) -> tuple[str, Path | None]:
+    """The profile and home a store file belongs to, judged by where it lies."""
+    parent = path.parent
+    if parent.parent.name == PROFILES_DIR:
+        return parent.name, parent
+    return DEFAULT_PROFILE, parent
+
+
+def discover(
+    env: Mapping[str, str] | None = None,
+    *,
+    homes: Iterable[str | Path] = (),
+    dbs: Iterable[str | Path] = (),
+    platform: str = sys.platform,
+    user_home: Path | None = None,
+    include_volumes: bool = True,
+) -> Discovery:
+    """Every candidate store: named databases (``--db``, ``TRAIL_HERMES_DB``) or every home's stores.
+
+    :param env: the environment to read (defaults to ``os.environ``).
+    :param homes: ``--home`` values; each is a home or root, or a container volume directory.
+    :param dbs: ``--db`` values; each pins one database file (or a home directory's ``state.db``).
+    """
+    env = os.environ if env is None else env
+    discovery = Discovery()
+    walker = _Walker(discovery)
+    pinned = [str(d) for d in dbs] or _split_paths(env.get("TRAIL_HERMES_DB", ""))
+    if pinned:
+        origin = "--db" if list(dbs) else "TRAIL_HERMES_DB"
+        for value in pinned:
+            path = _expand(value)
+            if path.is_dir():
+                path = volume_data_root(path) / DATABASE_NAME
+            if not path.exists():
+                discovery.notes.append(Note(str(path), "no such file"))
+                continue
+            profile, home = profile_of_file(path)
+            walker.add_store(path, profile, home, origin)
+        return discovery
+    profiles_root = env.get("TRAIL_HERMES_PROFILES_ROOT", "").strip()
+    roots = resolve_roots(
+        env, homes=homes, platform=platform, user_home=user_home, include_volumes=include_volumes
+    )
+    seen_roots: set[str] = set()
+    for root, origin in roots:
+        key = str(_real(root) or root)
+        if key in seen_roots:
+            continue
+        seen_roots.add(key)
+        discovery.homes.append((root, origin))
+        if not root.exists():
+            if origin != "default" and origin != "container volume":
+                discovery.notes.append(Note(str(root), "no such directory"))
+            continue
+        walker.walk_root(root, origin, _expand(profiles_root) if profiles_root else None)
+    return discovery

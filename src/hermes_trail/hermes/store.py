@@ -1,0 +1,255 @@
+"""Rows of a Hermes ``state.db``, read without ever writing to the Hermes home.
+
+The reader interprets nothing: it yields rows as dicts keyed by column name (``PRAGMA table_info``
+decides, so older and newer schemas both read and unknown columns stay on the row), in ``messages.id``
+order as Hermes reads them. How the file is opened depends on what is beside it, so that no file in the
+home is created or changed:
+
+- rollback journal (``DELETE`` mode): ``mode=ro``; SQLite creates nothing to read such a file;
+- WAL mode with ``-wal`` and ``-shm`` present (a live Hermes): ``mode=ro&readonly_shm=1``, which reads the
+  uncheckpointed frames without touching the ``-shm`` (no read marks, no recovery, no checkpoint);
+- WAL mode with no ``-wal`` (checkpointed, no writer): ``immutable=1``, and reopened as above as soon as
+  a ``-wal`` appears, since ``mode=ro`` alone would create ``-wal`` and ``-shm`` beside the database;
+- anything SQLite could only read by writing (a ``-wal`` without its ``-shm``, a hot journal left by a
+  crash): a private copy in a temporary directory, so the recovery happens there.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+import sqlite3
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from hermes_trail.errors import StoreLocked, StoreUnreadable
+
+Row = dict[str, Any]
+
+SQLITE_MAGIC = b"SQLite format 3\x00"
+# How long a read waits for a writer's lock before the store is reported as locked and skipped.
+LOCK_WAIT_SECONDS = 2.0
+
+
+class InvalidText(str):
+    """Text whose bytes were not UTF-8: kept with U+FFFD in place of the bad bytes, and so marked."""
+
+
+def _lenient_text(data: bytes) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return InvalidText(data.decode("utf-8", errors="replace"))
+
+
+def _describe(exc: sqlite3.Error) -> str:
+    text = str(exc)
+    if "malformed" in text or "not a database" in text:
+        return f"damaged SQLite file ({text})"
+    if "locked" in text or "busy" in text:
+        return f"locked by a writer for over {LOCK_WAIT_SECONDS:g} s ({text})"
+    return text
+
+
+def _read_header(path: Path) -> bytes:
+    try:
+        with path.open("rb") as fh:
+            return fh.read(100)
+    except IsADirectoryError as exc:
+        raise StoreUnreadable(str(path), "is a directory, not a database") from exc
+    except PermissionError as exc:
+        raise StoreUnreadable(str(path), "permission denied") from exc
+    except FileNotFoundError as exc:
+        raise StoreUnreadable(str(path), "no such file") from exc
+    except OSError as exc:
+        raise StoreUnreadable(str(path), f"cannot be read ({exc.strerror or exc})") from exc
+
+
+class SqliteStore:
+    """One ``state.db`` opened read-only. Use as a context manager, or call :meth:`close`.
+
+    :param path: the database file.
+    :raises StoreUnreadable: when the file is not SQLite, is damaged, or lacks ``sessions``/``messages``.
+    :raises StoreLocked: when a writer holds it locked past :data:`LOCK_WAIT_SECONDS`.
+    """
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.how_opened = ""
+        self._tmpdir: str | None = None
+        self._conn: sqlite3.Connection | None = None
+        self._columns: dict[str, list[str]] = {}
+        header = _read_header(self.path)
+        if len(header) < 100 or not header.startswith(SQLITE_MAGIC):
+            reason = "empty file" if not header else "not a SQLite database"
+            if header.startswith(SQLITE_MAGIC):
+                reason = "truncated SQLite file (shorter than its header)"
+            raise StoreUnreadable(str(self.path), reason)
+        self._wal_mode = header[18] == 2 or header[19] == 2
+        self._open()
+        try:
+            self._tables = {
+                r[0] for r in self._query("SELECT name FROM sqlite_master WHERE type IN ('table','view')")
+            }
+        except sqlite3.Error as exc:
+            self.close()
+            raise self._error(exc) from exc
+        missing = [t for t in ("sessions", "messages") if t not in self._tables]
+        if missing:
+            self.close()
+            raise StoreUnreadable(str(self.path), "not a Hermes store: no " + " or ".join(missing) + " table")
+
+    # -- opening -------------------------------------------------------------------------------------
+    def _sidecar(self, suffix: str) -> Path:
+        return self.path.with_name(self.path.name + suffix)
+
+    def _connect(self, uri_path: Path, params: str) -> sqlite3.Connection:
+        uri = f"{uri_path.resolve().as_uri()}?{params}"
+        conn = sqlite3.connect(uri, uri=True, timeout=LOCK_WAIT_SECONDS, check_same_thread=False)
+        conn.execute("PRAGMA query_only = 1")
+        return conn
+
+    def _open(self) -> None:
+        wal, shm, journal = self._sidecar("-wal"), self._sidecar("-shm"), self._sidecar("-journal")
+        if self._wal_mode:
+            if wal.exists() and shm.exists():
+                self._conn, self.how_opened = self._connect(self.path, "mode=ro&readonly_shm=1"), "wal"
+            elif wal.exists():
+                self._open_copy("a -wal file without its -shm")
+            else:
+                self._conn, self.how_opened = self._connect(self.path, "immutable=1"), "immutable"
+        else:
+            self._conn, self.how_opened = self._connect(self.path, "mode=ro"), "ro"
+            if journal.exists():
+                try:  # a hot journal can only be rolled back by a writer: read a private copy instead
+                    self._conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+                except sqlite3.OperationalError as exc:
+                    if "readonly" not in str(exc) and "read-only" not in str(exc):
+                        raise self._error(exc) from exc
+                    self._conn.close()
+                    self._open_copy("a hot journal left by an interrupted write")
+
+    def _open_copy(self, why: str) -> None:
+        self._tmpdir = tempfile.mkdtemp(prefix="trail-store-")
+        target = Path(self._tmpdir) / self.path.name
+        for suffix in ("", "-wal", "-journal"):
+            src = self._sidecar(suffix) if suffix else self.path
+            if src.exists():
+                shutil.copyfile(src, Path(str(target) + suffix))
+        self._conn = self._connect(target, "mode=rw")
+        self.how_opened = f"copy ({why})"
+
+    def _reopen_if_writer_appeared(self) -> None:
+        """An immutable read must not race a writer: once a ``-wal`` exists, read through it."""
+        if self.how_opened == "immutable" and self._sidecar("-wal").exists():
+            if self._conn is not None:
+                self._conn.close()
+            self._open()
+
+    def _error(self, exc: sqlite3.Error) -> StoreUnreadable:
+        text = str(exc)
+        cls = StoreLocked if ("locked" in text or "busy" in text) else StoreUnreadable
+        return cls(str(self.path), _describe(exc))
+
+    # -- querying ------------------------------------------------------------------------------------
+    def _execute(self, sql: str, params: tuple[Any, ...] = ()) -> tuple[list[str], list[tuple[Any, ...]]]:
+        """Column names and rows; text that is not UTF-8 re-reads the query as :class:`InvalidText`."""
+        assert self._conn is not None, "store is closed"
+        self._reopen_if_writer_appeared()
+        try:
+            cursor = self._conn.execute(sql, params)
+            return [d[0] for d in cursor.description], cursor.fetchall()
+        except sqlite3.OperationalError as exc:
+            if "decode" not in str(exc):
+                raise
+        self._conn.text_factory = _lenient_text
+        try:
+            cursor = self._conn.execute(sql, params)
+            return [d[0] for d in cursor.description], cursor.fetchall()
+        finally:
+            self._conn.text_factory = str
+
+    def _query(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        return self._execute(sql, params)[1]
+
+    def rows(self, sql: str, params: tuple[Any, ...] = ()) -> list[Row]:
+        """All rows of a query as dicts keyed by column name.
+
+        :raises StoreUnreadable: when the read fails (a damaged page, a writer's lock), naming why.
+        """
+        try:
+            names, values = self._execute(sql, params)
+        except sqlite3.Error as exc:
+            raise self._error(exc) from exc
+        return [dict(zip(names, row, strict=True)) for row in values]
+
+    # -- what Hermes stores --------------------------------------------------------------------------
+    def has_table(self, name: str) -> bool:
+        return name in self._tables
+
+    def columns(self, table: str) -> list[str]:
+        """A table's columns by name, as ``PRAGMA table_info`` lists them; empty when there is no table."""
+        if table not in self._columns:
+            if table not in self._tables:
+                self._columns[table] = []
+            else:
+                self._columns[table] = [r[1] for r in self._query(f'PRAGMA table_info("{table}")')]
+        return self._columns[table]
+
+    @property
+    def schema_version(self) -> int | None:
+        """``schema_version.version`` when the store records one."""
+        if not self.has_table("schema_version"):
+            return None
+        try:
+            row = self._query("SELECT max(version) FROM schema_version")
+        except sqlite3.Error:
+            return None
+        value = row[0][0] if row else None
+        return value if isinstance(value, int) else None
+
+    def session_rows(self) -> list[Row]:
+        """Every row of ``sessions`` in table order."""
+        return self.rows("SELECT * FROM sessions ORDER BY rowid")
+
+    def session_row(self, session_id: str) -> Row | None:
+        found = self.rows("SELECT * FROM sessions WHERE id = ?", (session_id,))
+        return found[0] if found else None
+
+    def message_rows(self, session_id: str) -> list[Row]:
+        """Every row of one session, rewound and archived rows included, in ``messages.id`` order."""
+        return self.rows("SELECT * FROM messages WHERE session_id = ? ORDER BY id", (session_id,))
+
+    def message_stats(self) -> dict[Any, tuple[int, Any]]:
+        """Per ``session_id`` in ``messages``: the row count and the newest timestamp.
+
+        One pass over Hermes' ``(session_id, timestamp)`` index; it also reveals rows whose session has
+        no ``sessions`` row.
+        """
+        has_ts = "timestamp" in self.columns("messages")
+        sql = (
+            "SELECT session_id, count(*), max(timestamp) FROM messages GROUP BY session_id"
+            if has_ts
+            else "SELECT session_id, count(*), NULL FROM messages GROUP BY session_id"
+        )
+        try:
+            return {r[0]: (r[1], r[2]) for r in self._query(sql)}
+        except sqlite3.Error as exc:
+            raise self._error(exc) from exc
+
+    def close(self) -> None:
+        if self._conn is not None:
+            with contextlib.suppress(sqlite3.Error):
+                self._conn.close()
+            self._conn = None
+        if self._tmpdir is not None:
+            shutil.rmtree(self._tmpdir, ignore_errors=True)
+            self._tmpdir = None
+
+    def __enter__(self) -> SqliteStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+

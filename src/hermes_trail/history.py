@@ -1,0 +1,181 @@
+"""The library's front door: every store found, read into the model, with what could not be read.
+
+``open_history()`` locates the stores, opens each read-only and decodes its catalog; a session's messages
+are read when it is first asked for (:meth:`History.load`). Nothing raises for bad data: an unreadable
+store, a session row with no id or a message row with no session is a :class:`~hermes_trail.model.Stray`
+on the result, and the rest is still read.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+
+from hermes_trail.errors import AmbiguousSession, SessionNotFound, StoreUnreadable
+from hermes_trail.hermes import locate
+from hermes_trail.hermes.decode.conversation import read_conversation
+from hermes_trail.hermes.decode.sessions import decode_session, session_id_of
+from hermes_trail.hermes.store import SqliteStore
+from hermes_trail.model import Session, Store, Stray
+
+# Session order for listings: newest activity first.
+_EPOCH_ZERO = 0.0
+
+
+@dataclass(slots=True)
+class History:
+    """What was read: stores, sessions (newest activity first), strays and the notes from locating."""
+
+    stores: list[Store] = field(default_factory=list)
+    sessions: list[Session] = field(default_factory=list)
+    strays: list[Stray] = field(default_factory=list)
+    notes: list[locate.Note] = field(default_factory=list)
+    demo: bool = False
+    _readers: dict[str, SqliteStore] = field(default_factory=dict)
+
+    @property
+    def skipped(self) -> bool:
+        """Whether anything was passed over: a store, a row, a directory."""
+        return bool(self.strays or self.notes)
+
+    def find(self, query: str) -> Session:
+        """The one session a person means by ``query``: an id, ``<store>:<id>``, or a unique prefix.
+
+        :raises SessionNotFound: nothing matches.
+        :raises AmbiguousSession: more than one session matches; its ``candidates`` name them.
+        """
+        query = query.strip()
+        store_name, _, bare = query.rpartition(":") if ":" in query else ("", "", query)
+        pool = [s for s in self.sessions if not store_name or s.store.name == store_name]
+        if store_name and not pool:  # a colon inside an id, not a store qualifier
+            pool, bare = self.sessions, query
+        exact = [s for s in pool if s.id == bare]
+        matches = exact or [s for s in pool if s.id.startswith(bare)] if bare else []
+        if not matches:
+            raise SessionNotFound(query)
+        if len(matches) > 1:
+            raise AmbiguousSession(query, [s.ref for s in matches])
+        return matches[0]
+
+    def load(self, session: Session) -> Session:
+        """Read a session's messages into its transcript (once)."""
+        if session.loaded:
+            return session
+        reader = self._readers.get(session.store.key)
+        if reader is None:
+            raise StoreUnreadable(session.store.path, "store is closed")
+        read_conversation(session, reader.message_rows(session.id), reader.columns("messages"))
+        return session
+
+    def close(self) -> None:
+        for reader in self._readers.values():
+            reader.close()
+        self._readers.clear()
+
+    def __enter__(self) -> History:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def demo_home() -> Path:
+    """The small demo Hermes home shipped with the package, read when the user has none."""
+    return Path(str(resources.files("hermes_trail") / "demo" / "hermes_home"))
+
+
+def _store_name(profile: str, taken: set[str]) -> str:
+    name, n = profile, 2
+    while name in taken:
+        name, n = f"{profile}~{n}", n + 1
+    taken.add(name)
+    return name
+
+
+def _read_store(history: History, location: locate.StoreLocation, taken: set[str]) -> None:
+    try:
+        reader = SqliteStore(location.path)
+    except StoreUnreadable as exc:
+        history.strays.append(Stray(where=str(location.path), reason=exc.reason, table=None))
+        return
+    store = Store(
+        key=str(location.path.resolve()),
+        name=_store_name(location.profile, taken),
+        path=str(location.path),
+        profile=location.profile,
+        home=str(location.home) if location.home else None,
+        schema_version=reader.schema_version,
+    )
+    try:
+        stats = reader.message_stats()
+        rows = reader.session_rows()
+    except StoreUnreadable as exc:
+        reader.close()
+        history.strays.append(Stray(where=str(location.path), reason=exc.reason, store=store.name))
+        return
+    history.stores.append(store)
+    history._readers[store.key] = reader
+    known: set[str] = set()
+    for index, row in enumerate(rows, start=1):
+        sid = session_id_of(row)
+        if sid is None or sid in known:
+            why = "session row has no id" if sid is None else f"duplicate session id {sid!r}"
+            history.strays.append(
+                Stray(where=f"{store.path}:sessions/#{index}", reason=why, store=store.name, table="sessions")
+            )
+            continue
+        known.add(sid)
+        history.sessions.append(decode_session(row, store, stats.get(row.get("id"))))
+    for orphan_id in stats:
+        if isinstance(orphan_id, str) and orphan_id in known:
+            continue
+        ids = reader.rows("SELECT id FROM messages WHERE session_id IS ? ORDER BY id", (orphan_id,))
+        for found in ids:
+            history.strays.append(
+                Stray(
+                    where=f"{store.path}:messages/{found['id']}",
+                    reason=f"message row of session {orphan_id!r}, which has no sessions row",
+                    store=store.name,
+                    session_id=orphan_id if isinstance(orphan_id, str) else None,
+                    row=found["id"],
+                    table="messages",
+                )
+            )
+
+
+def _activity_key(session: Session) -> tuple[float, float, str]:
+    last = session.last_activity_at.timestamp() if session.last_activity_at else _EPOCH_ZERO
+    start = session.started_at.timestamp() if session.started_at else _EPOCH_ZERO
+    return (last, start, session.id)
+
+
+def open_history(
+    *,
+    homes: Iterable[str | Path] = (),
+    dbs: Iterable[str | Path] = (),
+    env: Mapping[str, str] | None = None,
+    demo_fallback: bool = False,
+) -> History:
+    """Locate and read every Hermes store.
+
+    :param homes: homes or roots to read instead of the resolved one (``--home``).
+    :param dbs: database files to read instead of any home (``--db``).
+    :param env: environment to resolve homes from; ``os.environ`` by default.
+    :param demo_fallback: when no store and no explicit location is found, read the bundled demo home.
+    """
+    env = os.environ if env is None else env
+    homes, dbs = list(homes), list(dbs)
+    discovery = locate.discover(env, homes=homes, dbs=dbs)
+    history = History(notes=list(discovery.notes))
+    explicit = bool(homes or dbs or env.get("TRAIL_HERMES_DB") or env.get("TRAIL_HERMES_HOME"))
+    if demo_fallback and not discovery.stores and not explicit:
+        discovery = locate.discover({}, homes=[demo_home()])
+        history.demo = True
+    taken: set[str] = set()
+    for location in discovery.stores:
+        _read_store(history, location, taken)
+    history.sessions.sort(key=_activity_key, reverse=True)
+    return history

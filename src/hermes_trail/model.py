@@ -1,0 +1,171 @@
+"""The one normalized shape every use consumes: stores, sessions, turns, tool calls, strays.
+
+Nothing here knows SQLite or how Hermes spells a column; the decode layer builds these objects and the
+uses (transcripts, listings, exports, the index) read them. Identity is stable across reads: a session is
+``(store key, session id)`` and a turn is ``<store key>/<session id>/<messages.id>``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+Role = str  # "user", "assistant", "tool", "system", "summary"
+
+
+@dataclass(frozen=True, slots=True)
+class Store:
+    """One Hermes database.
+
+    :param key: stable identity of the store: its resolved path (or DSN).
+    :param name: a short name unique within one read (the profile, made unique when two homes share it).
+    """
+
+    key: str
+    name: str
+    path: str
+    profile: str
+    home: str | None
+    schema_version: int | None
+    kind: str = "sqlite"
+
+
+@dataclass(slots=True)
+class Stray:
+    """A row or line that could not be read as Hermes writes it: where it is and why. Never raised."""
+
+    where: str
+    reason: str
+    store: str | None = None
+    session_id: str | None = None
+    row: int | None = None
+    table: str | None = None
+
+
+@dataclass(slots=True)
+class ToolResult:
+    """A ``tool`` row's result, paired to its call the way Hermes pairs them.
+
+    ``orphan`` is set when no call in the conversation answers to its ``tool_call_id``.
+    """
+
+    call_id: str | None
+    tool_name: str | None
+    text: str
+    source_row: int
+    time: datetime | None
+    orphan: bool = False
+
+
+@dataclass(slots=True)
+class ToolCall:
+    """One entry of an assistant row's ``tool_calls``.
+
+    :param id: the id Hermes pairs by (``call_id`` before ``id``, the part before ``|`` of a bridge id).
+    :param aliases: every spelling that names the call (``call_id``, ``id``, ``response_item_id``, each side
+        of ``a|b``).
+    :param arguments: the decoded arguments object, or ``None`` when ``arguments_text`` is not a JSON object.
+    """
+
+    id: str | None
+    aliases: tuple[str, ...]
+    name: str
+    arguments_text: str
+    arguments: dict[str, Any] | None
+    result: ToolResult | None = None
+    raw: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class Turn:
+    """One message row in Hermes' order.
+
+    Rows a reader does not replay are still kept, flagged: ``rewound`` (``active = 0`` from a rewind) and
+    ``compacted`` (archived by in-place compaction). ``problems`` names cells that do not hold what
+    Hermes writes (a timestamp outside its window, text that is not UTF-8), each kept as read.
+    """
+
+    role: Role
+    text: str
+    source_row: int
+    time: datetime | None
+    store: str
+    session_id: str
+    reasoning: str | None = None
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    result: ToolResult | None = None
+    content: Any = None
+    kind: str | None = None
+    finish_reason: str | None = None
+    rewound: bool = False
+    compacted: bool = False
+    problems: list[str] = field(default_factory=list)
+    raw: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def uid(self) -> str:
+        return f"{self.store}/{self.session_id}/{self.source_row}"
+
+
+@dataclass(slots=True)
+class Usage:
+    """Token counters as Hermes recorded them on the session row, by kind, kept apart."""
+
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    cache_read_tokens: int | None = None
+    cache_write_tokens: int | None = None
+    reasoning_tokens: int | None = None
+
+
+@dataclass(slots=True)
+class Session:
+    """One session of one store, with its transcript once read.
+
+    :param project: ``cwd``, else ``git_repo_root``, else ``profiles/<profile>``, else ``hermes``.
+    :param turns: the transcript Hermes replays (active rows, in ``messages.id`` order); empty until the
+        session's messages are read (``loaded``).
+    :param hidden: rows kept but not replayed (rewound, archived by compaction, Hermes' own filtered rows).
+    """
+
+    id: str
+    store: Store
+    source: str | None
+    title: str | None
+    model: str | None
+    cwd: str | None
+    git_branch: str | None
+    git_repo_root: str | None
+    profile: str
+    project: str
+    started_at: datetime | None
+    ended_at: datetime | None
+    last_activity_at: datetime | None
+    end_reason: str | None
+    parent_id: str | None
+    message_count: int | None
+    usage: Usage = field(default_factory=Usage)
+    archived: bool = False
+    pinned: bool = False
+    hidden_flag: bool = False
+    relation: str | None = None
+    raw: dict[str, Any] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+    loaded: bool = False
+    turns: list[Turn] = field(default_factory=list)
+    hidden: list[Turn] = field(default_factory=list)
+    strays: list[Stray] = field(default_factory=list)
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.store.key, self.id)
+
+    @property
+    def ref(self) -> str:
+        """How a person names this session when a bare id is ambiguous: ``<store name>:<id>``."""
+        return f"{self.store.name}:{self.id}"
+
+    @property
+    def orphan_results(self) -> list[ToolResult]:
+        return [t.result for t in self.turns if t.result is not None and t.result.orphan]

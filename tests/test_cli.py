@@ -1,0 +1,131 @@
+"""``trail list`` and ``trail show`` driven in process, on stores Hermes' ``SessionDB`` wrote."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from hermes_trail.cli.app import app
+
+hermes_state = pytest.importorskip("hermes_state")
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(app, list(args), catch_exceptions=False)
+    return result.exit_code, result.stdout, result.stderr
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch) -> Path:
+    """A root store with three sessions and a profile store, written by Hermes."""
+    root = tmp_path / "hermes"
+    monkeypatch.setenv("HERMES_HOME", str(root))
+    (root / "profiles" / "work").mkdir(parents=True)
+    db = hermes_state.SessionDB(db_path=root / "state.db")
+    db.create_session("20261101_100000_aaaaaa", "cli", model="m1", cwd="/src/alpha")
+    db.append_message("20261101_100000_aaaaaa", "user", "alpha question", timestamp=1_800_000_000.0)
+    db.append_message("20261101_100000_aaaaaa", "assistant", "alpha answer", timestamp=1_800_000_010.0)
+    db.set_session_title("20261101_100000_aaaaaa", "Alpha work")
+    db.create_session("20261101_100000_aaaabb", "cron")
+    db.append_message("20261101_100000_aaaabb", "user", "cron prompt", timestamp=1_800_000_100.0)
+    db.create_session("20261102_090000_bbbbbb", "telegram", model="m2")
+    db.append_message("20261102_090000_bbbbbb", "user", "hello", timestamp=1_800_100_000.0)
+    db.close()
+    work = hermes_state.SessionDB(db_path=root / "profiles" / "work" / "state.db")
+    work.create_session("20261103_080000_cccccc", "cli", model="m3")
+    work.append_message("20261103_080000_cccccc", "user", "work question", timestamp=1_800_200_000.0)
+    work.close()
+    return root
+
+
+def test_list_shows_every_store_newest_activity_first(home):
+    code, out, err = run("list", "--json", "--home", str(home))
+    assert code == 0, err
+    data = json.loads(out)
+    ids = [s["id"] for s in data["sessions"]]
+    assert ids == ["20261103_080000_cccccc", "20261102_090000_bbbbbb",
+                   "20261101_100000_aaaabb", "20261101_100000_aaaaaa"]
+    work = data["sessions"][0]
+    assert work["profile"] == "work" and work["project"] == "profiles/work"
+    alpha = data["sessions"][-1]
+    assert alpha["project"] == "/src/alpha" and alpha["title"] == "Alpha work"
+    assert alpha["message_count"] == 2
+    assert alpha["last_activity_at"].startswith("2027-01-15T08:00:10")
+    cron = data["sessions"][2]
+    assert cron["project"] == "hermes" and cron["source"] == "cron"
+    assert data["strays"] == [] and data["demo"] is False
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["--profile", "work"], ["20261103_080000_cccccc"]),
+        (["--source", "telegram"], ["20261102_090000_bbbbbb"]),
+        (["--project", "alpha"], ["20261101_100000_aaaaaa"]),
+        (["--limit", "1"], ["20261103_080000_cccccc"]),
+        (["--since", "2027-01-16"], ["20261103_080000_cccccc", "20261102_090000_bbbbbb"]),
+    ],
+)
+def test_list_filters(home, args, expected):
+    code, out, _ = run("list", "--json", "--home", str(home), *args)
+    assert code == 0
+    assert [s["id"] for s in json.loads(out)["sessions"]] == expected
+
+
+def test_list_table_for_people(home):
+    code, out, _ = run("list", "--home", str(home))
+    assert code == 0
+    assert "Alpha work" in out and "20261103_080000_cccccc" in out
+
+
+def test_bad_since_is_one_clear_line(home):
+    code, _, err = run("list", "--since", "last tuesday", "--home", str(home))
+    assert code == 1 and "--since" in err and "Traceback" not in err
+
+
+def test_show_replays_a_session_by_unambiguous_prefix(home):
+    code, out, _ = run("show", "20261101_100000_aaaaa", "--home", str(home))
+    assert code == 0
+    assert "alpha question" in out and "alpha answer" in out
+
+
+def test_show_json(home):
+    code, out, _ = run("show", "20261101_100000_aaaaaa", "--json", "--home", str(home))
+    assert code == 0
+    data = json.loads(out)
+    assert data["session"]["id"] == "20261101_100000_aaaaaa"
+    assert [(t["role"], t["text"]) for t in data["turns"]] == [
+        ("user", "alpha question"), ("assistant", "alpha answer")]
+    assert data["turns"][0]["uid"].endswith("/20261101_100000_aaaaaa/1")
+
+
+def test_an_ambiguous_prefix_lists_the_candidates(home):
+    code, _, err = run("show", "20261101_100000_aaaa", "--home", str(home))
+    assert code == 1
+    assert "default:20261101_100000_aaaaaa" in err and "default:20261101_100000_aaaabb" in err
+
+
+def test_an_unknown_id_says_so(home):
+    code, out, err = run("show", "nope", "--home", str(home))
+    assert code == 1 and out == "" and "no session 'nope'" in err
+
+
+def test_control_characters_in_content_never_reach_the_terminal(home, monkeypatch):
+    db = hermes_state.SessionDB(db_path=home / "state.db")
+    db.append_message("20261101_100000_aaaaaa", "user", "red \x1b[31malert\x1b[0m")
+    db.close()
+    code, out, _ = run("show", "20261101_100000_aaaaaa", "--home", str(home))
+    assert code == 0 and "\x1b[31m" not in out and "\\x1b[31malert" in out
+
+
+def test_no_home_reads_the_bundled_demo(tmp_path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.delenv("HERMES_HOME", raising=False)
+    code, out, err = run("list", "--json")
+    assert code == 0, err
+    assert "demo" in err
+    data = json.loads(out)
+    assert data["demo"] is True and data["sessions"]

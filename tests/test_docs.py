@@ -1,0 +1,51 @@
+"""The ``--json`` contract: every key the serializers emit is documented in docs/json.md."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+from pathlib import Path
+
+from hermes_trail import serialize
+from hermes_trail.hermes.locate import Note
+from hermes_trail.model import Session, Store, Stray, ToolCall, ToolResult, Turn
+
+DOC = (Path(__file__).parents[1] / "docs" / "json.md").read_text()
+DOCUMENTED = set(re.findall(r"^\| `([a-z_]+)` \|", DOC, flags=re.MULTILINE))
+
+
+def _keys(value: object) -> set[str]:
+    if isinstance(value, dict):
+        return set(value) | {k for v in value.values() for k in _keys(v)}
+    if isinstance(value, list):
+        return {k for v in value for k in _keys(v)}
+    return set()
+
+
+def _sample() -> Session:
+    store = Store(key="/x/state.db", name="default", path="/x/state.db", profile="default", home="/x",
+                  schema_version=22)
+    now = datetime.now(UTC)
+    session = Session(id="s", store=store, source="cli", title=None, model=None, cwd=None, git_branch=None,
+                      git_repo_root=None, profile="default", project="hermes", started_at=now, ended_at=None,
+                      last_activity_at=now, end_reason=None, parent_id=None, message_count=1)
+    result = ToolResult(call_id="c", tool_name="terminal", text="ok", source_row=2, time=now)
+    call = ToolCall(id="c", aliases=("c",), name="terminal", arguments_text="{}", arguments={}, result=result)
+    session.turns = [Turn(role="assistant", text="", source_row=1, time=now, store="default", session_id="s",
+                          tool_calls=[call]),
+                     Turn(role="tool", text="ok", source_row=2, time=now, store="default", session_id="s",
+                          result=result)]
+    session.strays = [Stray(where="w", reason="r")]
+    return session
+
+
+def test_every_show_key_is_documented():
+    keys = _keys(serialize.transcript_json(_sample()))
+    assert keys - DOCUMENTED == set()
+
+
+def test_every_list_key_is_documented():
+    listing = {"sessions": [serialize.session_json(_sample())], "total": 1,
+               "strays": [serialize.stray_json(Stray(where="w", reason="r"))],
+               "notes": [serialize.note_json(Note("p", "r"))], "demo": False}
+    assert _keys(listing) - DOCUMENTED == set()
