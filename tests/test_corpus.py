@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -82,18 +83,21 @@ def test_transcript_holds_exactly_hermes_conversation(corpus_dir, version, db, e
 @pytest.mark.corpus
 @pytest.mark.parametrize(("version", "db", "expect_name"), CASES)
 def test_every_row_is_in_the_transcript_or_kept_flagged(corpus_dir, version, db, expect_name):
-    history, expect = _open(corpus_dir, version, db)
+    history, _ = _open(corpus_dir, version, db)
+    path = corpus_dir / version / "hermes_home" / db
+    with sqlite3.connect(f"{path.resolve().as_uri()}?immutable=1", uri=True) as raw:
+        stored = raw.execute("SELECT session_id, id, active, compacted FROM messages ORDER BY id").fetchall()
     with history:
-        sessions = _by_id(history)
-        for sid, answers in expect["sessions"].items():
-            session = history.load(sessions[sid])
-            rows = answers["get_messages_all_rows"]
-            assert sorted(t.source_row for t in session.turns + session.hidden) == [r["id"] for r in rows]
+        for session in history.sessions:
+            history.load(session)
+            rows = {r[1]: r for r in stored if r[0] == session.id}
+            assert sorted(t.source_row for t in session.turns + session.hidden) == sorted(rows), session.id
             for turn in session.hidden:
-                row = next(r for r in rows if r["id"] == turn.source_row)
-                assert row["active"] == 0
-                assert turn.compacted == bool(row["compacted"])
-                assert turn.rewound == (not row["compacted"])
+                _, _, active, compacted = rows[turn.source_row]
+                assert active == 0
+                assert turn.compacted == bool(compacted)
+                assert turn.rewound == (not compacted)
+            assert all(rows[t.source_row][2] == 1 for t in session.turns)
             assert [t.source_row for t in session.turns] == sorted(t.source_row for t in session.turns)
 
 

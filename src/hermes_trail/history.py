@@ -34,12 +34,13 @@ class History:
     strays: list[Stray] = field(default_factory=list)
     notes: list[locate.Note] = field(default_factory=list)
     demo: bool = False
+    catalog_read: bool = True
     _readers: dict[str, SqliteStore] = field(default_factory=dict)
 
     @property
     def skipped(self) -> bool:
         """Whether anything was passed over: a store, a row, a directory."""
-        return bool(self.strays or self.notes)
+        return bool(self.strays)
 
     def find(self, query: str) -> Session:
         """The one session a person means by ``query``: an id, ``<store>:<id>``, or a unique prefix.
@@ -49,16 +50,36 @@ class History:
         """
         query = query.strip()
         store_name, _, bare = query.rpartition(":") if ":" in query else ("", "", query)
-        pool = [s for s in self.sessions if not store_name or s.store.name == store_name]
-        if store_name and not pool:  # a colon inside an id, not a store qualifier
-            pool, bare = self.sessions, query
-        exact = [s for s in pool if s.id == bare]
-        matches = exact or [s for s in pool if s.id.startswith(bare)] if bare else []
+        if store_name and store_name not in {s.name for s in self.stores}:
+            store_name, bare = "", query  # a colon inside an id, not a store qualifier
+        if not bare:
+            raise SessionNotFound(query)
+        pool = self.sessions if self.catalog_read else self._lookup(store_name, bare)
+        pool = [s for s in pool if not store_name or s.store.name == store_name]
+        matches = [s for s in pool if s.id == bare] or [s for s in pool if s.id.startswith(bare)]
         if not matches:
             raise SessionNotFound(query)
         if len(matches) > 1:
             raise AmbiguousSession(query, [s.ref for s in matches])
         return matches[0]
+
+    def _lookup(self, store_name: str, bare: str) -> list[Session]:
+        """Sessions whose id is ``bare`` or starts with it, read straight from each store's index."""
+        found: list[Session] = []
+        for store in self.stores:
+            if store_name and store.name != store_name:
+                continue
+            reader = self._readers[store.key]
+            try:
+                rows = reader.sessions_by_prefix(bare)
+                found.extend(
+                    decode_session(row, store, reader.message_stats_of(row["id"]))
+                    for row in rows
+                    if session_id_of(row) is not None
+                )
+            except StoreUnreadable as exc:
+                self.strays.append(Stray(where=store.path, reason=exc.reason, kind="store", store=store.name))
+        return found
 
     def load(self, session: Session) -> Session:
         """Read a session's messages into its transcript (once)."""
@@ -95,11 +116,13 @@ def _store_name(profile: str, taken: set[str]) -> str:
     return name
 
 
-def _read_store(history: History, location: locate.StoreLocation, taken: set[str]) -> None:
+def _read_store(
+    history: History, location: locate.StoreLocation, taken: set[str], catalog: bool
+) -> None:
     try:
         reader = SqliteStore(location.path)
     except StoreUnreadable as exc:
-        history.strays.append(Stray(where=str(location.path), reason=exc.reason, table=None))
+        history.strays.append(Stray(where=str(location.path), reason=exc.reason, kind="store"))
         return
     store = Store(
         key=str(location.path.resolve()),
@@ -109,22 +132,33 @@ def _read_store(history: History, location: locate.StoreLocation, taken: set[str
         home=str(location.home) if location.home else None,
         schema_version=reader.schema_version,
     )
+    history.stores.append(store)
+    history._readers[store.key] = reader
+    if catalog:
+        _read_catalog(history, store, reader)
+
+
+def _read_catalog(history: History, store: Store, reader: SqliteStore) -> None:
+    """Every session row of a store, and a stray for each message row whose session has none."""
     try:
         stats = reader.message_stats()
         rows = reader.session_rows()
     except StoreUnreadable as exc:
-        reader.close()
-        history.strays.append(Stray(where=str(location.path), reason=exc.reason, store=store.name))
+        history.strays.append(Stray(where=store.path, reason=exc.reason, kind="store", store=store.name))
         return
-    history.stores.append(store)
-    history._readers[store.key] = reader
     known: set[str] = set()
     for index, row in enumerate(rows, start=1):
         sid = session_id_of(row)
         if sid is None or sid in known:
             why = "session row has no id" if sid is None else f"duplicate session id {sid!r}"
             history.strays.append(
-                Stray(where=f"{store.path}:sessions/#{index}", reason=why, store=store.name, table="sessions")
+                Stray(
+                    where=f"{store.path}:sessions/#{index}",
+                    reason=why,
+                    kind="session",
+                    store=store.name,
+                    table="sessions",
+                )
             )
             continue
         known.add(sid)
@@ -158,6 +192,7 @@ def open_history(
     dbs: Iterable[str | Path] = (),
     env: Mapping[str, str] | None = None,
     demo_fallback: bool = False,
+    catalog: bool = True,
 ) -> History:
     """Locate and read every Hermes store.
 
@@ -165,17 +200,20 @@ def open_history(
     :param dbs: database files to read instead of any home (``--db``).
     :param env: environment to resolve homes from; ``os.environ`` by default.
     :param demo_fallback: when no store and no explicit location is found, read the bundled demo home.
+    :param catalog: read every session row now; without it ``sessions`` stays empty and :meth:`History.find`
+        looks sessions up in the stores' indexes, which is what showing one session needs.
     """
     env = os.environ if env is None else env
     homes, dbs = list(homes), list(dbs)
     discovery = locate.discover(env, homes=homes, dbs=dbs)
-    history = History(notes=list(discovery.notes))
+    history = History(notes=list(discovery.notes), catalog_read=catalog)
+    history.strays.extend(Stray(where=n.path, reason=n.reason, kind="directory") for n in discovery.notes)
     explicit = bool(homes or dbs or env.get("TRAIL_HERMES_DB") or env.get("TRAIL_HERMES_HOME"))
     if demo_fallback and not discovery.stores and not explicit:
         discovery = locate.discover({}, homes=[demo_home()])
         history.demo = True
     taken: set[str] = set()
     for location in discovery.stores:
-        _read_store(history, location, taken)
+        _read_store(history, location, taken, catalog)
     history.sessions.sort(key=_activity_key, reverse=True)
     return history

@@ -37,6 +37,7 @@ class Stray:
 
     where: str
     reason: str
+    kind: str = "message"  # "store", "directory", "session" or "message"
     store: str | None = None
     session_id: str | None = None
     row: int | None = None

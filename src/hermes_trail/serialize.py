@@ -22,6 +22,7 @@ def stray_json(stray: Stray) -> dict[str, Any]:
     return {
         "where": stray.where,
         "reason": stray.reason,
+        "kind": stray.kind,
         "store": stray.store,
         "session_id": stray.session_id,
         "row": stray.row,
@@ -69,15 +70,18 @@ def session_json(session: Session) -> dict[str, Any]:
     }
 
 
-def result_json(result: ToolResult) -> dict[str, Any]:
-    return {
+def result_json(result: ToolResult, with_text: bool = True) -> dict[str, Any]:
+    """A result; a ``tool`` turn's own result leaves out ``text``, which is the turn's ``text`` already."""
+    out: dict[str, Any] = {
         "row": result.source_row,
         "call_id": result.call_id,
         "tool_name": result.tool_name,
-        "text": result.text,
         "time": iso(result.time),
         "orphan": result.orphan,
     }
+    if with_text:
+        out["text"] = result.text
+    return out
 
 
 def call_json(call: ToolCall) -> dict[str, Any]:
@@ -103,7 +107,7 @@ def turn_json(turn: Turn) -> dict[str, Any]:
         "finish_reason": turn.finish_reason,
         "structured": turn.content is not None,
         "tool_calls": [call_json(c) for c in turn.tool_calls],
-        "result": result_json(turn.result) if turn.result is not None else None,
+        "result": result_json(turn.result, with_text=False) if turn.result is not None else None,
         "rewound": turn.rewound,
         "compacted": turn.compacted,
         "problems": list(turn.problems),

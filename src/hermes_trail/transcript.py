@@ -62,7 +62,6 @@ def _call_line(call: ToolCall) -> str:
 
 def render(session: Session, options: RenderOptions | None = None) -> list[RenderableType]:
     """The transcript as rich renderables, in Hermes' order."""
-    from rich.padding import Padding
     from rich.text import Text
 
     opts = options or RenderOptions()
@@ -85,20 +84,20 @@ def render(session: Session, options: RenderOptions | None = None) -> list[Rende
         out.append(head)
         if turn.reasoning:
             if opts.reasoning:
-                out.append(Padding(Text(safe(turn.reasoning), style="italic dim"), (0, 0, 0, 2), expand=False))
+                out.append(_indent(Text(safe(turn.reasoning), style="italic dim"), 2))
             else:
                 first = safe(turn.reasoning.strip().splitlines()[0]) if turn.reasoning.strip() else ""
-                out.append(Padding(Text(f"▸ reasoning: {first[:100]}", style="italic dim"), (0, 0, 0, 2), expand=False))
+                out.append(_indent(Text(f"▸ reasoning: {first[:100]}", style="italic dim"), 2))
         if turn.text:
-            out.append(Padding(Text(safe(turn.text)), (0, 0, 0, 2), expand=False))
+            out.append(_indent(Text(safe(turn.text)), 2))
         for call in turn.tool_calls:
             out.extend(_render_call(call, opts))
         if turn.result is not None and turn.result.orphan:
             note = f"⚠ orphan result for {turn.result.call_id or 'no id'} ({turn.result.tool_name or '?'})"
-            out.append(Padding(Text(note, style="red"), (0, 0, 0, 2), expand=False))
+            out.append(_indent(Text(note, style="red"), 2))
         for problem in turn.problems:
             if not problem.startswith("orphan tool result"):
-                out.append(Padding(Text(f"⚠ {problem}", style="red dim"), (0, 0, 0, 2), expand=False))
+                out.append(_indent(Text(f"⚠ {problem}", style="red dim"), 2))
         out.append(Text(""))
     hidden = [t for t in session.hidden if not opts.include_hidden]
     if hidden:
@@ -113,24 +112,29 @@ def render(session: Session, options: RenderOptions | None = None) -> list[Rende
     if session.strays:
         out.append(Text("Strays (rows that could not be read):", style="bold red"))
         for stray in session.strays:
-            out.append(Padding(Text(f"{stray.where}: {safe(stray.reason)}", style="red"), (0, 0, 0, 2), expand=False))
+            out.append(_indent(Text(f"{stray.where}: {safe(stray.reason)}", style="red"), 2))
     return out
 
 
-def _render_call(call: ToolCall, opts: RenderOptions) -> list[RenderableType]:
+def _indent(renderable: RenderableType, by: int) -> RenderableType:
     from rich.padding import Padding
+
+    return Padding(renderable, (0, 0, 0, by), expand=False)
+
+
+def _render_call(call: ToolCall, opts: RenderOptions) -> list[RenderableType]:
     from rich.text import Text
 
     line = Text("⚙ ", style="yellow")
     line.append(safe(_call_line(call)), style="yellow")
-    out: list[RenderableType] = [Padding(line, (0, 0, 0, 2), expand=False)]
+    out: list[RenderableType] = [_indent(line, 2)]
     if call.result is None:
-        out.append(Padding(Text("(no result recorded)", style="dim"), (0, 0, 0, 4), expand=False))
+        out.append(_indent(Text("(no result recorded)", style="dim"), 4))
         return out
     shown, more = _clip(call.result.text, opts.output_lines, opts.full)
-    out.append(Padding(Text(safe(shown), style="dim"), (0, 0, 0, 4), expand=False))
+    out.append(_indent(Text(safe(shown), style="dim"), 4))
     if more:
-        out.append(Padding(Text(f"… {more} more lines (--full)", style="dim italic"), (0, 0, 0, 4), expand=False))
+        out.append(_indent(Text(f"… {more} more lines (--full)", style="dim italic"), 4))
     return out
 
 

@@ -7,7 +7,17 @@ from typing import Annotated
 
 import typer
 
-from hermes_trail.cli.common import DbOption, HomeOption, JsonOption, exit_code, fail, load, print_json
+from hermes_trail.cli.common import (
+    EXIT_SKIPPED,
+    DbOption,
+    HomeOption,
+    JsonOption,
+    exit_code,
+    fail,
+    load,
+    print_json,
+    report_rows,
+)
 from hermes_trail.errors import AmbiguousSession, SessionNotFound, TrailError
 
 app = typer.Typer(
@@ -93,7 +103,7 @@ def show(
     Example:
         trail show 20261130_0458
     """
-    with load(home, db) as history:
+    with load(home, db, catalog=False) as history:
         try:
             session = history.load(history.find(session_id))
         except AmbiguousSession as exc:
@@ -114,7 +124,8 @@ def show(
             options = RenderOptions(reasoning=reasoning, full=full, include_hidden=show_all)
             for part in render(session, options):
                 out.print(part)
-        code = 3 if session.strays else exit_code(history)
+        report_rows(session.strays)
+        code = EXIT_SKIPPED if session.strays else exit_code(history)
     raise typer.Exit(code)
 
 

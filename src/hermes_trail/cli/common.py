@@ -17,6 +17,7 @@ import typer
 
 from hermes_trail.hermes import locate
 from hermes_trail.history import History, open_history
+from hermes_trail.model import Stray
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -47,29 +48,32 @@ def fail(message: str, code: int = EXIT_ERROR) -> NoReturn:
     raise typer.Exit(code)
 
 
-def load(homes: list[Path] | None, dbs: list[Path] | None) -> History:
-    """Open every store, telling the user on stderr about the demo and anything passed over."""
-    history = open_history(homes=homes or (), dbs=dbs or (), demo_fallback=True)
+def load(homes: list[Path] | None, dbs: list[Path] | None, catalog: bool = True) -> History:
+    """Open every store, telling the user on stderr about the demo and anything passed over.
+
+    :param catalog: read every session row (a listing); a command about one session looks it up instead.
+    """
+    history = open_history(homes=homes or (), dbs=dbs or (), demo_fallback=True, catalog=catalog)
     if history.demo:
         err("no Hermes home found; reading the demo home bundled with hermes-trail")
-    for note in history.notes:
-        err(f"skipped {note}")
     for stray in history.strays:
-        if stray.table is None:
-            err(f"skipped store {stray.where}: {stray.reason}")
-    rows = [s for s in history.strays if s.table is not None]
-    if rows:
-        err(f"{len(rows)} row(s) could not be read as Hermes writes them (see --json \"strays\")")
-    if not history.stores and not history.demo and not history.strays and not history.notes:
+        if stray.kind in ("store", "directory"):
+            err(f"skipped {stray.kind} {stray.where}: {stray.reason}")
+    report_rows([s for s in history.strays if s.kind not in ("store", "directory")])
+    if not history.stores and not history.demo and not history.strays:
         err("no Hermes store found (looked at: " + ", ".join(str(h) for h, _ in _homes(homes)) + ")")
     return history
 
 
+def report_rows(strays: list[Stray], shown: int = 10) -> None:
+    """Rows that could not be read: one line each, the first ``shown`` of them, then a count."""
+    for stray in strays[:shown]:
+        err(f"unreadable row {stray.where}: {stray.reason}")
+    if len(strays) > shown:
+        err(f"... and {len(strays) - shown} more row(s) (see --json \"strays\")")
+
+
 def _homes(homes: list[Path] | None) -> list[tuple[Path, str]]:
-    import os
-
-    from hermes_trail.hermes import locate
-
     return locate.resolve_roots(os.environ, homes=homes or ())
 
 

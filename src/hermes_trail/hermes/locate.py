@@ -12,6 +12,7 @@ its grandparent as root, and any other directory is its own root. Named profiles
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 from collections.abc import Iterable, Mapping
@@ -93,7 +94,7 @@ def platform_default_home(
 def _is_within(path: Path, parent: Path) -> bool:
     try:
         path.resolve().relative_to(parent.resolve())
-    except (ValueError, OSError):
+    except (ValueError, OSError, RuntimeError):  # RuntimeError: a symlink loop (Python 3.11)
         return False
     return True
 
@@ -111,8 +112,11 @@ def root_for(home_value: str | Path, native: Path) -> Path:
 def volume_data_root(path: Path) -> Path:
     """A container volume directory stands for its ``_data`` directory, which is the Hermes home."""
     data = path / "_data"
-    if path.name != "_data" and not (path / DATABASE_NAME).exists() and data.is_dir():
-        return data
+    try:
+        if path.name != "_data" and not (path / DATABASE_NAME).exists() and data.is_dir():
+            return data
+    except (OSError, RuntimeError):
+        pass  # unreadable or looping: the walk reports it
     return path
 
 
@@ -149,7 +153,8 @@ def resolve_roots(
     """The roots to read, each with the reason it was chosen, most specific override first.
 
     ``--home`` flags win, then ``TRAIL_HERMES_HOME``, then ``HERMES_HOME``, then the platform default.
-    Container volumes are added beside the default only when nothing was named explicitly.
+    Container volumes are added beside Hermes' own home unless ``--home`` or ``TRAIL_HERMES_HOME`` named
+    the homes to read.
     """
     user_home = user_home if user_home is not None else Path.home()
     native = platform_default_home(env, platform=platform, user_home=user_home)
@@ -189,19 +194,48 @@ class _Walker:
 
     def walk_root(self, root: Path, origin: str, profiles_root: Path | None) -> None:
         try:
-            root_db = root / DATABASE_NAME
-            if root_db.is_file():
-                self.add_store(root_db, DEFAULT_PROFILE, root, origin)
-        except OSError as exc:
-            self.discovery.notes.append(Note(str(root), f"cannot be read ({exc.strerror or exc})"))
+            root.stat()
+            next(root.iterdir(), None)
+        except PermissionError:
+            self.discovery.notes.append(Note(str(root), "permission denied, home passed over"))
             return
+        except OSError as exc:
+            self.discovery.notes.append(Note(str(root), _why(exc)))
+            return
+        self.consider(root / DATABASE_NAME, DEFAULT_PROFILE, root, origin)
         self.walk_profiles(profiles_root or root / PROFILES_DIR, origin)
+
+    def consider(self, db: Path, profile: str, home: Path, origin: str) -> None:
+        """Add ``db`` when it is a file; a link that loops or dangles into nothing readable is noted."""
+        try:
+            if db.is_symlink():
+                db.resolve(strict=True)
+            if db.exists():  # a directory or other non-file is handed over too: the reader names it
+                self.add_store(db, profile, home, origin)
+        except RuntimeError:
+            self.discovery.notes.append(Note(str(db), "symlink loop, passed over"))
+        except FileNotFoundError:
+            if db.is_symlink():
+                self.discovery.notes.append(Note(str(db), "symlink to nothing, passed over"))
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                self.discovery.notes.append(Note(str(db), "symlink loop, passed over"))
+            else:
+                self.discovery.notes.append(Note(str(db), _why(exc)))
 
     def walk_profiles(self, profiles: Path, origin: str) -> None:
         try:
+            if profiles.is_symlink():
+                profiles.resolve(strict=True)
             if not profiles.is_dir():
                 return
-            entries = sorted(os.scandir(profiles), key=lambda e: e.name)
+            # Real directories before links, so a profile linked under a second name keeps its own.
+            entries = sorted(os.scandir(profiles), key=lambda e: (e.is_symlink(), e.name))
+        except RuntimeError:
+            self.discovery.notes.append(Note(str(profiles), "symlink loop, profiles passed over"))
+            return
+        except FileNotFoundError:
+            return
         except PermissionError:
             self.discovery.notes.append(Note(str(profiles), "permission denied, profiles passed over"))
             return
@@ -221,16 +255,22 @@ class _Walker:
                     if target is None or real_profiles == target or _is_within(profiles, path):
                         self.discovery.notes.append(Note(str(path), "symlink loop, passed over"))
                         continue
-                db = path / DATABASE_NAME
                 if not os.access(path, os.R_OK | os.X_OK):
                     self.discovery.notes.append(Note(str(path), "permission denied, profile passed over"))
                     continue
-                if db.is_file():
-                    self.add_store(db, entry.name, path, origin)
+                self.consider(path / DATABASE_NAME, entry.name, path, origin)
             except RuntimeError:
                 self.discovery.notes.append(Note(str(path), "symlink loop, passed over"))
             except OSError as exc:
                 self.discovery.notes.append(Note(str(path), f"cannot be read ({exc.strerror or exc})"))
+
+
+def _why(exc: OSError) -> str:
+    if isinstance(exc, PermissionError):
+        return "permission denied, passed over"
+    if exc.errno == errno.ELOOP:
+        return "symlink loop, passed over"
+    return f"cannot be read ({exc.strerror or exc})"
 
 
 def _real(path: Path) -> Path | None:
@@ -238,6 +278,26 @@ def _real(path: Path) -> Path | None:
         return path.resolve(strict=True)
     except (OSError, RuntimeError):
         return None
+
+
+def _pin(walker: _Walker, path: Path, origin: str) -> None:
+    """Add one named database (a directory means its ``state.db``), noting why when it cannot be."""
+    notes = walker.discovery.notes
+    try:
+        if path.is_dir() and not (path.name == DATABASE_NAME and not (path / DATABASE_NAME).exists()):
+            path = volume_data_root(path) / DATABASE_NAME
+        path.resolve(strict=True)
+    except RuntimeError:
+        notes.append(Note(str(path), "symlink loop, passed over"))
+        return
+    except FileNotFoundError:
+        notes.append(Note(str(path), "no such file"))
+        return
+    except OSError as exc:
+        notes.append(Note(str(path), _why(exc)))
+        return
+    profile, home = profile_of_file(path)
+    walker.add_store(path, profile, home, origin)
 
 
 def profile_of_file(path: Path) -> tuple[str, Path | None]:
@@ -266,18 +326,13 @@ def discover(
     env = os.environ if env is None else env
     discovery = Discovery()
     walker = _Walker(discovery)
-    pinned = [str(d) for d in dbs] or _split_paths(env.get("TRAIL_HERMES_DB", ""))
+    homes, dbs = list(homes), list(dbs)
+    # Flags win over the environment: --home replaces TRAIL_HERMES_DB as it replaces TRAIL_HERMES_HOME.
+    pinned = [str(d) for d in dbs] or ([] if homes else _split_paths(env.get("TRAIL_HERMES_DB", "")))
     if pinned:
-        origin = "--db" if list(dbs) else "TRAIL_HERMES_DB"
+        origin = "--db" if dbs else "TRAIL_HERMES_DB"
         for value in pinned:
-            path = _expand(value)
-            if path.is_dir():
-                path = volume_data_root(path) / DATABASE_NAME
-            if not path.exists():
-                discovery.notes.append(Note(str(path), "no such file"))
-                continue
-            profile, home = profile_of_file(path)
-            walker.add_store(path, profile, home, origin)
+            _pin(walker, _expand(value), origin)
         return discovery
     profiles_root = env.get("TRAIL_HERMES_PROFILES_ROOT", "").strip()
     roots = resolve_roots(
@@ -290,8 +345,15 @@ def discover(
             continue
         seen_roots.add(key)
         discovery.homes.append((root, origin))
-        if not root.exists():
-            if origin != "default" and origin != "container volume":
+        try:
+            exists = root.exists()
+        except OSError as exc:
+            discovery.notes.append(Note(str(root), _why(exc)))
+            continue
+        if not exists:
+            if root.is_symlink():
+                discovery.notes.append(Note(str(root), "symlink loop or link to nothing, passed over"))
+            elif origin not in ("default", "container volume"):
                 discovery.notes.append(Note(str(root), "no such directory"))
             continue
         walker.walk_root(root, origin, _expand(profiles_root) if profiles_root else None)

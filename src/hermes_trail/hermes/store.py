@@ -80,6 +80,7 @@ class SqliteStore:
         self._tmpdir: str | None = None
         self._conn: sqlite3.Connection | None = None
         self._columns: dict[str, list[str]] = {}
+        self._identity: tuple[int, int] | None = None
         header = _read_header(self.path)
         if len(header) < 100 or not header.startswith(SQLITE_MAGIC):
             reason = "empty file" if not header else "not a SQLite database"
@@ -118,6 +119,7 @@ class SqliteStore:
             elif wal.exists():
                 self._open_copy("a -wal file without its -shm")
             else:
+                self._identity = self._file_identity()
                 self._conn, self.how_opened = self._connect(self.path, "immutable=1"), "immutable"
         else:
             self._conn, self.how_opened = self._connect(self.path, "mode=ro"), "ro"
@@ -140,9 +142,19 @@ class SqliteStore:
         self._conn = self._connect(target, "mode=rw")
         self.how_opened = f"copy ({why})"
 
+    def _file_identity(self) -> tuple[int, int] | None:
+        try:
+            stat = self.path.stat()
+        except OSError:
+            return None
+        return (stat.st_size, stat.st_mtime_ns)
+
     def _reopen_if_writer_appeared(self) -> None:
-        """An immutable read must not race a writer: once a ``-wal`` exists, read through it."""
-        if self.how_opened == "immutable" and self._sidecar("-wal").exists():
+        """An immutable read must not race a writer: once a ``-wal`` exists, or the file changed under a
+        checkpoint, the connection (and its page cache) is replaced."""
+        if self.how_opened != "immutable":
+            return
+        if self._sidecar("-wal").exists() or self._file_identity() != self._identity:
             if self._conn is not None:
                 self._conn.close()
             self._open()
@@ -220,6 +232,20 @@ class SqliteStore:
     def message_rows(self, session_id: str) -> list[Row]:
         """Every row of one session, rewound and archived rows included, in ``messages.id`` order."""
         return self.rows("SELECT * FROM messages WHERE session_id = ? ORDER BY id", (session_id,))
+
+    def sessions_by_prefix(self, prefix: str) -> list[Row]:
+        """Session rows whose id is ``prefix`` or starts with it, through the primary-key index."""
+        upper = prefix + "\U0010ffff"
+        return self.rows("SELECT * FROM sessions WHERE id >= ? AND id < ? ORDER BY id", (prefix, upper))
+
+    def message_stats_of(self, session_id: Any) -> tuple[int, Any]:
+        """One session's row count and newest timestamp."""
+        newest = "max(timestamp)" if "timestamp" in self.columns("messages") else "NULL"
+        try:
+            row = self._query(f"SELECT count(*), {newest} FROM messages WHERE session_id = ?", (session_id,))
+        except sqlite3.Error as exc:
+            raise self._error(exc) from exc
+        return (row[0][0], row[0][1])
 
     def message_stats(self) -> dict[Any, tuple[int, Any]]:
         """Per ``session_id`` in ``messages``: the row count and the newest timestamp.

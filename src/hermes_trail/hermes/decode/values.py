@@ -20,6 +20,8 @@ EPOCH_MAX = 4.2e9
 
 def epoch(value: Any, column: str) -> tuple[datetime | None, str | None]:
     """A REAL epoch-seconds cell as an aware UTC time, or ``None`` and the problem with it."""
+    if type(value) is float and EPOCH_MIN <= value <= EPOCH_MAX:  # the common case, first
+        return datetime.fromtimestamp(value, tz=UTC), None
     if value is None:
         return None, None
     if isinstance(value, bool) or not isinstance(value, int | float):
@@ -56,8 +58,8 @@ def flag(row: dict[str, Any], column: str, default: bool = False) -> bool:
 
 def text(value: Any, column: str) -> tuple[str | None, str | None]:
     """A TEXT cell as ``str``; other storage classes are kept as text with a problem named."""
-    if value is None:
-        return None, None
+    if type(value) is str or value is None:  # the common case, first; InvalidText is a subclass
+        return value, None
     if isinstance(value, InvalidText):
         return str(value), f"{column} is not valid UTF-8 (bad bytes shown as U+FFFD)"
     if isinstance(value, str):

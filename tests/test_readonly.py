@@ -1,0 +1,100 @@
+"""Reading never writes: every command leaves every file of a Hermes home as it was.
+
+Each command runs in its own process against a home, and every file under the home (the stores, their
+``-wal``/``-shm``/``-journal``, the directories) must keep its bytes and ``mtime_ns``, with nothing created
+or removed. The homes: one written through ``SessionDB`` and closed (no ``-wal``); the same while a
+``SessionDB`` in another process holds uncheckpointed WAL frames; and the shared corpus homes (WAL
+checkpointed, and rollback journal), copied to tmp and made writable so a write would not be hidden by
+read-only files.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+import hermesdb as h
+from hermesdb import CODING_ID
+
+LIVE_ID = "20261104_120000_1ea7e0"
+
+COMMANDS = {
+    "list": ["list"],
+    "list-json": ["list", "--json"],
+    "show": ["show", "{id}"],
+    "show-json": ["show", "{id}", "--json"],
+    "bare": [],
+}
+HOMES = [
+    "closed",
+    "live",
+    pytest.param("corpus-v22", marks=pytest.mark.corpus),
+    pytest.param("corpus-v31", marks=pytest.mark.corpus),
+]
+
+
+def snapshot(root: Path) -> dict[str, tuple[str, int, int] | str]:
+    """Every path under ``root``: a directory, or a file's sha256, size and mtime_ns."""
+    out: dict[str, tuple[str, int, int] | str] = {}
+    for path in sorted(root.rglob("*")):
+        rel = str(path.relative_to(root))
+        if path.is_dir():
+            out[rel] = "directory"
+        else:
+            stat = path.stat()
+            out[rel] = (hashlib.sha256(path.read_bytes()).hexdigest(), stat.st_size, stat.st_mtime_ns)
+    return out
+
+
+def copy_writable(src: Path, dst: Path) -> Path:
+    """Copy a home; the corpus is read-only on disk, and a read-only file would hide a write."""
+    shutil.copytree(src, dst)
+    for path in [dst, *dst.rglob("*")]:
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    return dst
+
+
+@pytest.fixture(params=HOMES)
+def home_case(request, tmp_path):
+    """``(home, session id to show)``; for ``live`` a writer keeps uncheckpointed frames meanwhile."""
+    kind = request.param
+    if kind.startswith("corpus"):
+        corpus = request.getfixturevalue("corpus_dir") / kind
+        if not (corpus / "hermes_home").is_dir():
+            pytest.skip(f"no {kind} in the shared corpus")
+        manifest = json.loads((corpus / "manifest.json").read_text())
+        yield (
+            copy_writable(corpus / "hermes_home", tmp_path / kind),
+            manifest["scenarios"][0]["session_ids"][0],
+        )
+        return
+    home = request.getfixturevalue("hermes_home")
+    if kind == "closed":
+        assert not list(home.rglob("*-wal")) and not list(home.rglob("*-shm"))
+        yield home, CODING_ID
+        return
+    with h.LiveWriter(home / "state.db") as writer:
+        writer.create(LIVE_ID, cwd="/home/dev/live")
+        writer.append(LIVE_ID, [h.user("status?"), *h.terminal_exchange("call_s1", "git status", "clean")])
+        assert (home / "state.db-wal").stat().st_size > 0 and (home / "state.db-shm").exists()
+        yield home, LIVE_ID
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_command_leaves_the_home_untouched(home_case, command, run_trail):
+    home, session_id = home_case
+    args = [a.format(id=session_id) for a in COMMANDS[command]]
+    before = snapshot(home)
+    result = run_trail(*args, env={"TRAIL_HERMES_HOME": str(home)})
+    after = snapshot(home)
+    assert "Traceback" not in result.stderr
+    assert result.returncode in (0, 3), result.stderr
+    if command in ("show", "show-json", "list-json"):
+        assert session_id in result.stdout
+    assert sorted(after) == sorted(before), "files were created or removed"
+    changed = [path for path in before if before[path] != after[path]]
+    assert changed == [], f"changed: {changed}"
