@@ -23,22 +23,16 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-DEFAULT_OUT = Path(__file__).resolve().parents[1] / "src" / "hermes_trail" / "demo" / "hermes_home"
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_OUT = ROOT / "src" / "hermes_trail" / "demo" / "hermes_home"
+sys.path.insert(0, str(ROOT / "tests"))  # share the tests' helper for Hermes-shaped tool calls
+
+from hermesdb import call  # noqa: E402
+
 MODEL = "anthropic/claude-sonnet-4"
 DAY = 86400.0
 # 2026-11-24 00:00 UTC: the demo's first day.
 D0 = 1795478400.0
-
-
-def call(call_id: str, name: str, **arguments: Any) -> dict[str, Any]:
-    """An OpenAI-style tool call as Hermes stores it in ``messages.tool_calls``."""
-    return {
-        "id": call_id,
-        "call_id": call_id,
-        "response_item_id": "fc_" + call_id.removeprefix("call_"),
-        "type": "function",
-        "function": {"name": name, "arguments": json.dumps(arguments)},
-    }
 
 
 class Writer:

@@ -66,8 +66,9 @@ def print_sessions(sessions: list[Session], total: int) -> None:
             column_width[i] = width
             table.add_column(name, overflow="ellipsis", no_wrap=True, width=width)
         else:
-            justify = "right" if name == "msgs" else "left"
-            table.add_column(name, no_wrap=True, width=widths[i], justify=justify)
+            table.add_column(
+                name, no_wrap=True, width=widths[i], justify="right" if name == "msgs" else "left"
+            )
     project = names.index("project")
     for row in rows:
         cells = list(row)

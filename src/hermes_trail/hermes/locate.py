@@ -240,7 +240,7 @@ class _Walker:
             self.discovery.notes.append(Note(str(profiles), "permission denied, profiles passed over"))
             return
         except OSError as exc:
-            self.discovery.notes.append(Note(str(profiles), f"cannot be read ({exc.strerror or exc})"))
+            self.discovery.notes.append(Note(str(profiles), _why(exc)))
             return
         real_profiles = _real(profiles)
         for entry in entries:
@@ -262,7 +262,7 @@ class _Walker:
             except RuntimeError:
                 self.discovery.notes.append(Note(str(path), "symlink loop, passed over"))
             except OSError as exc:
-                self.discovery.notes.append(Note(str(path), f"cannot be read ({exc.strerror or exc})"))
+                self.discovery.notes.append(Note(str(path), _why(exc)))
 
 
 def _why(exc: OSError) -> str:
@@ -346,15 +346,15 @@ def discover(
         seen_roots.add(key)
         discovery.homes.append((root, origin))
         try:
-            exists = root.exists()
-        except OSError as exc:
-            discovery.notes.append(Note(str(root), _why(exc)))
-            continue
-        if not exists:
+            root.stat()
+        except FileNotFoundError:
             if root.is_symlink():
-                discovery.notes.append(Note(str(root), "symlink loop or link to nothing, passed over"))
+                discovery.notes.append(Note(str(root), "symlink to nothing, passed over"))
             elif origin not in ("default", "container volume"):
                 discovery.notes.append(Note(str(root), "no such directory"))
+            continue
+        except OSError as exc:
+            discovery.notes.append(Note(str(root), _why(exc)))
             continue
         walker.walk_root(root, origin, _expand(profiles_root) if profiles_root else None)
     return discovery

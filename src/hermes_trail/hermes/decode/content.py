@@ -71,8 +71,9 @@ def structured_text(value: Any) -> str:
         if inner is not None:
             return inner
         for key in ("content", "output", "message"):
-            if isinstance(value.get(key), str):
-                return value[key]
+            found = value.get(key)
+            if isinstance(found, str):
+                return found
         return json.dumps(value, ensure_ascii=False, sort_keys=True)
     if isinstance(value, str):
         return value

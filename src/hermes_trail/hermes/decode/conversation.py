@@ -106,15 +106,15 @@ def pair_results(turns: list[Turn]) -> None:
         result = turn.result
         if result is None:
             continue
-        call = next((index[v] for v in id_variants(result.call_id) if v in index), None)
-        if call is None or call.result is not None:
+        answered = next((index[v] for v in id_variants(result.call_id) if v in index), None)
+        if answered is None or answered.result is not None:
             result.orphan = True
             reason = "no call answers to its tool_call_id"
-            if call is not None:
+            if answered is not None:
                 reason = "its call already has a result"
             turn.problems.append(f"orphan tool result: {reason}")
         else:
-            call.result = result
+            answered.result = result
 
 
 def read_conversation(session: Session, rows: list[dict[str, Any]], columns: list[str]) -> None:
