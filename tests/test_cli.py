@@ -129,3 +129,18 @@ def test_no_home_reads_the_bundled_demo(tmp_path, monkeypatch):
     assert "demo" in err
     data = json.loads(out)
     assert data["demo"] is True and data["sessions"]
+
+
+def test_show_folds_reasoning_and_marks_rows_kept_aside(home):
+    sid = "20261101_100000_aaaaaa"
+    db = hermes_state.SessionDB(db_path=home / "state.db")
+    db.append_message(sid, "assistant", "visible reply", reasoning="line one of thinking\nline two")
+    target = db.append_message(sid, "user", "a prompt taken back")
+    db.rewind_to_message(sid, target)
+    db.close()
+    _, folded, _ = run("show", sid, "--home", str(home))
+    assert "▸ reasoning: line one of thinking" in folded and "line two" not in folded
+    assert "a prompt taken back" not in folded and "1 rewound" in folded
+    _, unfolded, _ = run("show", sid, "--reasoning", "--all", "--home", str(home))
+    assert "line two" in unfolded
+    assert "a prompt taken back" in unfolded and "[rewound]" in unfolded

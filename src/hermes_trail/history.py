@@ -21,7 +21,7 @@ from hermes_trail.hermes.decode.sessions import decode_session, session_id_of
 from hermes_trail.hermes.store import SqliteStore
 from hermes_trail.model import Session, Store, Stray
 
-# Session order for listings: newest activity first.
+# Sessions with no time at all sort last in a newest-first listing.
 _EPOCH_ZERO = 0.0
 
 

@@ -88,7 +88,15 @@ class SqliteStore:
                 reason = "truncated SQLite file (shorter than its header)"
             raise StoreUnreadable(str(self.path), reason)
         self._wal_mode = header[18] == 2 or header[19] == 2
-        self._open()
+        try:
+            self._open()
+        except sqlite3.Error as exc:
+            self.close()
+            raise self._error(exc) from exc
+        except OSError as exc:  # the private copy could not be made
+            self.close()
+            why = f"cannot be copied to read ({exc.strerror or exc})"
+            raise StoreUnreadable(str(self.path), why) from exc
         try:
             self._tables = {
                 r[0] for r in self._query("SELECT name FROM sqlite_master WHERE type IN ('table','view')")
@@ -116,6 +124,13 @@ class SqliteStore:
         if self._wal_mode:
             if wal.exists() and shm.exists():
                 self._conn, self.how_opened = self._connect(self.path, "mode=ro&readonly_shm=1"), "wal"
+                try:  # a -shm SQLite cannot use without writing to it: read a private copy instead
+                    self._conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+                except sqlite3.OperationalError as exc:
+                    if "locked" in str(exc) or "busy" in str(exc):
+                        raise
+                    self._conn.close()
+                    self._open_copy(f"a -shm that cannot be read as it is ({exc})")
             elif wal.exists():
                 self._open_copy("a -wal file without its -shm")
             else:
