@@ -16,6 +16,7 @@ from pathlib import Path
 
 from hermes_trail.errors import AmbiguousSession, SessionNotFound, StoreUnreadable
 from hermes_trail.hermes import locate
+from hermes_trail.hermes.decode import relations, usage
 from hermes_trail.hermes.decode.conversation import read_conversation
 from hermes_trail.hermes.decode.sessions import decode_session, session_id_of
 from hermes_trail.hermes.store import SqliteStore
@@ -89,6 +90,8 @@ class History:
         if reader is None:
             raise StoreUnreadable(session.store.path, "store is closed")
         read_conversation(session, reader.message_rows(session.id), reader.columns("messages"))
+        if reader.has_table("session_model_usage"):
+            session.model_usage = usage.model_usage(reader.model_usage_rows(session.id))
         return session
 
     def close(self) -> None:
@@ -215,5 +218,7 @@ def open_history(
     taken: set[str] = set()
     for location in discovery.stores:
         _read_store(history, location, taken, catalog)
+    for store in history.stores:
+        relations.link([s for s in history.sessions if s.store.key == store.key])
     history.sessions.sort(key=_activity_key, reverse=True)
     return history

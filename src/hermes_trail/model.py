@@ -57,6 +57,64 @@ class ToolResult:
     source_row: int
     time: datetime | None
     orphan: bool = False
+    output: str | None = None
+    data: Any = None
+
+
+@dataclass(slots=True)
+class Permission:
+    """How a command's approval went, as the terminal tool's result records it.
+
+    :param outcome: ``approved`` (by the user), ``auto_approved`` (by smart approval), ``blocked`` (refused:
+        by a person, smart approval, a hardline rule or policy; ``by`` says which), ``pending`` (waiting
+        for an approval that may never come).
+    """
+
+    outcome: str
+    by: str | None = None
+    message: str | None = None
+    description: str | None = None
+    user_summary: str | None = None
+    pattern_key: str | None = None
+    smart_denied: bool = False
+
+
+@dataclass(slots=True)
+class Command:
+    """A ``terminal`` call that ran, with what came of it.
+
+    A call whose exit code is ``-1`` never ran (denied, blocked, awaiting approval) and has no Command; its
+    :class:`Permission` stays on the :class:`ToolCall`. Any other negative code is a process killed by a
+    signal after it started (``signal`` names it).
+
+    :param status: ``ok``, ``failed``, ``killed``, ``timeout``, ``background`` or ``unknown``.
+    """
+
+    command: str
+    exit_code: int | None
+    status: str
+    output: str
+    error: str | None = None
+    signal: int | None = None
+    background: bool = False
+    workdir: str | None = None
+
+
+@dataclass(slots=True)
+class FileEdit:
+    """One file a call changed.
+
+    :param action: ``add``, ``update``, ``delete``, ``move`` (V4A patch), ``write`` (``write_file``) or
+        ``replace`` (``patch`` in replace mode).
+    :param applied: whether the tool reported it applied (``None`` when the result does not say).
+    """
+
+    path: str
+    action: str
+    moved_to: str | None = None
+    removed: list[str] = field(default_factory=list)
+    added: list[str] = field(default_factory=list)
+    applied: bool | None = None
 
 
 @dataclass(slots=True)
@@ -76,6 +134,11 @@ class ToolCall:
     arguments: dict[str, Any] | None
     result: ToolResult | None = None
     raw: dict[str, Any] = field(default_factory=dict)
+    command: Command | None = None
+    permission: Permission | None = None
+    edits: list[FileEdit] = field(default_factory=list)
+    reads: list[str] = field(default_factory=list)
+    duration: float | None = None
 
 
 @dataclass(slots=True)
@@ -111,13 +174,89 @@ class Turn:
 
 @dataclass(slots=True)
 class Usage:
-    """Token counters as Hermes recorded them on the session row, by kind, kept apart."""
+    """Token counters and cost as Hermes recorded them, by kind, kept apart.
+
+    :param cost_usd: ``actual_cost_usd`` when positive, else ``estimated_cost_usd`` when positive, else
+        ``None`` (unknown): a subscription's or an unknown route's literal zero is never a reconstructed $0.
+    :param cost_kind: ``actual``, ``estimated``, ``zero`` (a known, real zero) or ``None`` when unknown.
+    """
 
     input_tokens: int | None = None
     output_tokens: int | None = None
     cache_read_tokens: int | None = None
     cache_write_tokens: int | None = None
     reasoning_tokens: int | None = None
+    api_calls: int | None = None
+    cost_usd: float | None = None
+    cost_kind: str | None = None
+    cost_status: str | None = None
+    cost_source: str | None = None
+
+
+@dataclass(slots=True)
+class ModelUsage:
+    """One row of ``session_model_usage``: a model's share of a session, main loop or an auxiliary task.
+
+    :param task: empty for the main agent loop; ``title_generation``, ``compression``, ``vision``, ... for
+        auxiliary calls.
+    """
+
+    model: str
+    provider: str | None
+    task: str
+    usage: Usage
+    first_seen: datetime | None = None
+    last_seen: datetime | None = None
+
+    @property
+    def auxiliary(self) -> bool:
+        return bool(self.task)
+
+
+@dataclass(slots=True)
+class ModelChange:
+    """A mid-session model switch, from a model-switch marker row."""
+
+    model: str
+    provider: str | None
+    time: datetime | None
+    source_row: int
+
+
+@dataclass(slots=True)
+class CompactionEvent:
+    """One compaction: an in-place batch (``in_place``) or a continuation into a child (``continuation``).
+
+    :param summary_row: the summary's ``messages.id``, when the summary is a row of this session.
+    :param archived: how many rows the event archived.
+    """
+
+    kind: str
+    time: datetime | None
+    summary_row: int | None = None
+    archived: int = 0
+
+
+@dataclass(slots=True)
+class Messaging:
+    """Who and where a messaging-gateway session talked to: from the row and its ``origin_json``."""
+
+    platform: str
+    chat_id: str | None = None
+    chat_name: str | None = None
+    chat_type: str | None = None
+    user_id: str | None = None
+    user_name: str | None = None
+    thread_id: str | None = None
+
+
+@dataclass(slots=True)
+class ImportOrigin:
+    """A session Hermes imported from another agent's transcript (``origin_json``)."""
+
+    tool: str
+    path: str | None = None
+    original_id: str | None = None
 
 
 @dataclass(slots=True)
@@ -151,6 +290,19 @@ class Session:
     pinned: bool = False
     hidden_flag: bool = False
     relation: str | None = None
+    relation_marked: bool = False
+    kind: str = "interactive"
+    messaging: Messaging | None = None
+    imported: ImportOrigin | None = None
+    yolo: bool = False
+    worktree: str | None = None
+    compactions: int = 0
+    compaction_events: list[CompactionEvent] = field(default_factory=list)
+    model_changes: list[ModelChange] = field(default_factory=list)
+    model_usage: list[ModelUsage] = field(default_factory=list)
+    active_seconds: float | None = None
+    chain: list[str] = field(default_factory=list)
+    children: list[tuple[str, str]] = field(default_factory=list)
     raw: dict[str, Any] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
     loaded: bool = False

@@ -262,6 +262,10 @@ class SqliteStore:
             raise self._error(exc) from exc
         return (row[0][0], row[0][1])
 
+    def model_usage_rows(self, session_id: str) -> list[Row]:
+        """A session's rows of ``session_model_usage``, in table order."""
+        return self.rows("SELECT * FROM session_model_usage WHERE session_id = ?", (session_id,))
+
     def message_stats(self) -> dict[Any, tuple[int, Any]]:
         """Per ``session_id`` in ``messages``: the row count and the newest timestamp.
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from hermes_trail.hermes.decode import compaction, durations, tools, usage
 from hermes_trail.hermes.decode.content import decode_content
 from hermes_trail.hermes.decode.toolcalls import decode_tool_calls, id_variants
 from hermes_trail.hermes.decode.values import epoch, flag, integer, text
@@ -163,9 +164,15 @@ def read_conversation(session: Session, rows: list[dict[str, Any]], columns: lis
                 hidden.append(turn)
                 continue
         turns.append(turn)
-    pair_results(turns)
-    pair_results([t for t in hidden if t.kind is None])
     session.turns = turns
     session.hidden = hidden
     session.strays = strays
+    # The rules of meaning, each in its own module, in the order they depend on each other.
+    compaction.apply(session, has_compacted)
+    pair_results(session.turns)
+    pair_results([t for t in session.hidden if t.kind is None])
+    tools.interpret(session, session.turns)
+    tools.interpret(session, session.hidden)
+    usage.apply_markers(session)
+    durations.apply(session)
     session.loaded = True

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from hermes_trail.hermes.decode import classes, usage
 from hermes_trail.hermes.decode.values import epoch, flag, integer, text
 from hermes_trail.hermes.locate import DEFAULT_PROFILE
-from hermes_trail.model import Session, Store, Usage
+from hermes_trail.model import Session, Store
 
 GENERIC_PROJECT = "hermes"
 
@@ -64,7 +65,7 @@ def decode_session(
     count = integer(row.get("message_count"))
     if count is None and stats is not None:
         count = stats[0]
-    return Session(
+    session = Session(
         id=sid,
         store=store,
         source=_text_col(row, "source", problems),
@@ -81,13 +82,7 @@ def decode_session(
         end_reason=_text_col(row, "end_reason", problems),
         parent_id=_text_col(row, "parent_session_id", problems),
         message_count=count,
-        usage=Usage(
-            input_tokens=integer(row.get("input_tokens")),
-            output_tokens=integer(row.get("output_tokens")),
-            cache_read_tokens=integer(row.get("cache_read_tokens")),
-            cache_write_tokens=integer(row.get("cache_write_tokens")),
-            reasoning_tokens=integer(row.get("reasoning_tokens")),
-        ),
+        usage=usage.session_usage(row),
         archived=flag(row, "archived"),
         pinned=flag(row, "pinned"),
         hidden_flag=flag(row, "hidden"),
@@ -95,3 +90,5 @@ def decode_session(
         raw=row,
         problems=problems,
     )
+    classes.classify_session(session, row)
+    return session
