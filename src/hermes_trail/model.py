@@ -148,6 +148,13 @@ class Turn:
     Rows a reader does not replay are still kept, flagged: ``rewound`` (``active = 0`` from a rewind) and
     ``compacted`` (archived by in-place compaction). ``problems`` names cells that do not hold what
     Hermes writes (a timestamp outside its window, text that is not UTF-8), each kept as read.
+
+    :param role: Hermes' role, except ``summary`` for a compaction summary (never a prompt).
+    :param kind: why a row is not what its role suggests: ``display_kind`` (``model_switch``, notices),
+        ``compaction_summary``, ``session_meta``, ``review_harness``; ``None`` for ordinary turns.
+    :param copy_of: for a row an in-place compaction copied, the ``messages.id`` of the archived original
+        (the content is read once: from the original).
+    :param part: ``1`` for the second turn of a row that holds two (a summary merged into a message).
     """
 
     role: Role
@@ -164,12 +171,21 @@ class Turn:
     finish_reason: str | None = None
     rewound: bool = False
     compacted: bool = False
+    copy_of: int | None = None
+    part: int = 0
     problems: list[str] = field(default_factory=list)
     raw: dict[str, Any] = field(default_factory=dict)
 
     @property
     def uid(self) -> str:
-        return f"{self.store}/{self.session_id}/{self.source_row}"
+        """``<store>/<session id>/<messages.id>``, and ``.<part>`` for the second part of a split row."""
+        base = f"{self.store}/{self.session_id}/{self.source_row}"
+        return f"{base}.{self.part}" if self.part else base
+
+    @property
+    def typed(self) -> bool:
+        """Whether a person typed this: a user turn that is no summary, marker or injected notice."""
+        return self.role == "user" and self.kind is None
 
 
 @dataclass(slots=True)
