@@ -8,7 +8,23 @@ from pathlib import Path
 
 from hermes_trail import serialize
 from hermes_trail.hermes.locate import Note
-from hermes_trail.model import Session, Store, Stray, ToolCall, ToolResult, Turn
+from hermes_trail.model import (
+    Command,
+    CompactionEvent,
+    FileEdit,
+    ImportOrigin,
+    Messaging,
+    ModelChange,
+    ModelUsage,
+    Permission,
+    Session,
+    Store,
+    Stray,
+    ToolCall,
+    ToolResult,
+    Turn,
+    Usage,
+)
 
 DOC = (Path(__file__).parents[1] / "docs" / "json.md").read_text()
 DOCUMENTED = set(re.findall(r"^\| `([a-z_]+)` \|", DOC, flags=re.MULTILINE))
@@ -29,8 +45,16 @@ def _sample() -> Session:
     session = Session(id="s", store=store, source="cli", title=None, model=None, cwd=None, git_branch=None,
                       git_repo_root=None, profile="default", project="hermes", started_at=now, ended_at=None,
                       last_activity_at=now, end_reason=None, parent_id=None, message_count=1)
+    session.messaging = Messaging(platform="discord")
+    session.imported = ImportOrigin(tool="codex")
+    session.children = [("branch", "b")]
+    session.compaction_events = [CompactionEvent(kind="in_place", time=now)]
+    session.model_changes = [ModelChange(model="m", provider=None, time=now, source_row=1)]
+    session.model_usage = [ModelUsage(model="m", provider=None, task="", usage=Usage())]
     result = ToolResult(call_id="c", tool_name="terminal", text="ok", source_row=2, time=now)
-    call = ToolCall(id="c", aliases=("c",), name="terminal", arguments_text="{}", arguments={}, result=result)
+    call = ToolCall(id="c", aliases=("c",), name="terminal", arguments_text="{}", arguments={}, result=result,
+                    command=Command(command="ls", exit_code=0, status="ok", output=""),
+                    permission=Permission(outcome="approved"), edits=[FileEdit(path="p", action="write")])
     session.turns = [Turn(role="assistant", text="", source_row=1, time=now, store="default", session_id="s",
                           tool_calls=[call]),
                      Turn(role="tool", text="ok", source_row=2, time=now, store="default", session_id="s",

@@ -37,6 +37,7 @@ class History:
     demo: bool = False
     catalog_read: bool = True
     _readers: dict[str, SqliteStore] = field(default_factory=dict)
+    _families: dict[str, dict[str, Session]] = field(default_factory=dict)
 
     @property
     def skipped(self) -> bool:
@@ -81,6 +82,36 @@ class History:
             except StoreUnreadable as exc:
                 self.strays.append(Stray(where=store.path, reason=exc.reason, kind="store", store=store.name))
         return found
+
+    def family(self, session: Session) -> dict[str, Session]:
+        """Every session of ``session``'s store by id, linked: relations, children, continuation chains.
+
+        ``session`` itself gets its ``relation``, ``children`` and ``chain``. Without a catalog the store's
+        rows are read once, lightly (no system prompts, no message statistics).
+        """
+        key = session.store.key
+        if key not in self._families:
+            if self.catalog_read:
+                members = [s for s in self.sessions if s.store.key == key]
+            else:
+                reader = self._readers[key]
+                rows = reader.session_rows(light=True)
+                members = [decode_session(r, session.store) for r in rows if session_id_of(r) is not None]
+                relations.link(members)
+            self._families[key] = {s.id: s for s in members}
+        family = self._families[key]
+        twin = family.get(session.id)
+        if twin is not None and twin is not session:
+            session.relation, session.relation_marked = twin.relation, twin.relation_marked
+            session.children, session.chain = twin.children, twin.chain
+        return family
+
+    def conversation(self, session: Session) -> list[Session]:
+        """The continuation chain ``session`` belongs to, root to tip, each session loaded."""
+        family = self.family(session)
+        ids = session.chain or [session.id]
+        parts = [session if sid == session.id else family.get(sid) for sid in ids]
+        return [self.load(part) for part in parts if part is not None]
 
     def load(self, session: Session) -> Session:
         """Read a session's messages into its transcript (once)."""
@@ -165,7 +196,11 @@ def _read_catalog(history: History, store: Store, reader: SqliteStore) -> None:
             )
             continue
         known.add(sid)
-        history.sessions.append(decode_session(row, store, stats.get(row.get("id"))))
+        session_stats = stats.get(row.get("id"))
+        session = decode_session(row, store, session_stats)
+        if session_stats and session_stats[2]:  # inactive rows: count the compaction runs among them
+            session.compactions = compaction_runs(reader.compacted_flags(sid))
+        history.sessions.append(session)
     for orphan_id in stats:
         if isinstance(orphan_id, str) and orphan_id in known:
             continue
@@ -181,6 +216,11 @@ def _read_catalog(history: History, store: Store, reader: SqliteStore) -> None:
                     table="messages",
                 )
             )
+
+
+def compaction_runs(flags: list[int]) -> int:
+    """Compaction events as run boundaries: each maximal run of ``compacted`` rows, in id order, is one."""
+    return sum(1 for i, flag in enumerate(flags) if flag and (i == 0 or not flags[i - 1]))
 
 
 def _activity_key(session: Session) -> tuple[float, float, str]:

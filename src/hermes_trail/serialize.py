@@ -9,7 +9,19 @@ from datetime import datetime
 from typing import Any
 
 from hermes_trail.hermes.locate import Note
-from hermes_trail.model import Session, Stray, ToolCall, ToolResult, Turn
+from hermes_trail.model import (
+    Command,
+    FileEdit,
+    ImportOrigin,
+    Messaging,
+    Permission,
+    Session,
+    Stray,
+    ToolCall,
+    ToolResult,
+    Turn,
+    Usage,
+)
 
 
 def iso(value: datetime | None) -> str | None:
@@ -56,18 +68,92 @@ def session_json(session: Session) -> dict[str, Any]:
         "end_reason": session.end_reason,
         "parent_id": session.parent_id,
         "message_count": session.message_count,
-        "tokens": {
-            "input": usage.input_tokens,
-            "output": usage.output_tokens,
-            "cache_read": usage.cache_read_tokens,
-            "cache_write": usage.cache_write_tokens,
-            "reasoning": usage.reasoning_tokens,
-        },
+        "tokens": tokens_json(usage),
         "archived": session.archived,
         "pinned": session.pinned,
         "hidden": session.hidden_flag,
         "problems": list(session.problems),
+        "api_calls": usage.api_calls,
+        "cost": cost_json(usage),
+        "kind": session.kind,
+        "relation": session.relation,
+        "relation_marked": session.relation_marked,
+        "chain": list(session.chain),
+        "children": [{"relation": rel, "id": child} for rel, child in session.children],
+        "compactions": session.compactions,
+        "messaging": _messaging_json(session.messaging),
+        "imported": _imported_json(session.imported),
+        "worktree": session.worktree,
+        "yolo": session.yolo,
     }
+
+
+def cost_json(usage: Usage) -> dict[str, Any]:
+    return {
+        "usd": usage.cost_usd,
+        "kind": usage.cost_kind,
+        "status": usage.cost_status,
+        "source": usage.cost_source,
+    }
+
+
+def _messaging_json(messaging: Messaging | None) -> dict[str, Any] | None:
+    if messaging is None:
+        return None
+    return {
+        "platform": messaging.platform,
+        "chat_id": messaging.chat_id,
+        "chat_name": messaging.chat_name,
+        "chat_type": messaging.chat_type,
+        "user_id": messaging.user_id,
+        "user_name": messaging.user_name,
+        "thread_id": messaging.thread_id,
+    }
+
+
+def _imported_json(imported: ImportOrigin | None) -> dict[str, Any] | None:
+    if imported is None:
+        return None
+    return {"tool": imported.tool, "path": imported.path, "original_id": imported.original_id}
+
+
+def tokens_json(usage: Usage) -> dict[str, Any]:
+    return {
+        "input": usage.input_tokens,
+        "output": usage.output_tokens,
+        "cache_read": usage.cache_read_tokens,
+        "cache_write": usage.cache_write_tokens,
+        "reasoning": usage.reasoning_tokens,
+    }
+
+
+def session_detail_json(session: Session) -> dict[str, Any]:
+    """The session with what only reading its messages tells."""
+    out = session_json(session)
+    out["active_seconds"] = session.active_seconds
+    out["compaction_events"] = [
+        {"kind": e.kind, "time": iso(e.time), "summary_row": e.summary_row, "archived": e.archived}
+        for e in session.compaction_events
+    ]
+    out["model_changes"] = [
+        {"model": c.model, "provider": c.provider, "time": iso(c.time), "row": c.source_row}
+        for c in session.model_changes
+    ]
+    out["model_usage"] = [
+        {
+            "model": m.model,
+            "provider": m.provider,
+            "task": m.task,
+            "auxiliary": m.auxiliary,
+            "tokens": tokens_json(m.usage),
+            "api_calls": m.usage.api_calls,
+            "cost": cost_json(m.usage),
+            "first_seen": iso(m.first_seen),
+            "last_seen": iso(m.last_seen),
+        }
+        for m in session.model_usage
+    ]
+    return out
 
 
 def result_json(result: ToolResult, with_text: bool = True) -> dict[str, Any]:
@@ -81,7 +167,48 @@ def result_json(result: ToolResult, with_text: bool = True) -> dict[str, Any]:
     }
     if with_text:
         out["text"] = result.text
+        out["output"] = result.output
     return out
+
+
+def permission_json(permission: Permission | None) -> dict[str, Any] | None:
+    if permission is None:
+        return None
+    return {
+        "outcome": permission.outcome,
+        "by": permission.by,
+        "message": permission.message,
+        "description": permission.description,
+        "user_summary": permission.user_summary,
+        "pattern_key": permission.pattern_key,
+        "smart_denied": permission.smart_denied,
+    }
+
+
+def command_json(command: Command | None) -> dict[str, Any] | None:
+    if command is None:
+        return None
+    return {
+        "command": command.command,
+        "exit_code": command.exit_code,
+        "status": command.status,
+        "output": command.output,
+        "error": command.error,
+        "signal": command.signal,
+        "background": command.background,
+        "workdir": command.workdir,
+    }
+
+
+def edit_json(edit: FileEdit) -> dict[str, Any]:
+    return {
+        "path": edit.path,
+        "action": edit.action,
+        "moved_to": edit.moved_to,
+        "removed": list(edit.removed),
+        "added": list(edit.added),
+        "applied": edit.applied,
+    }
 
 
 def call_json(call: ToolCall) -> dict[str, Any]:
@@ -92,6 +219,11 @@ def call_json(call: ToolCall) -> dict[str, Any]:
         "arguments": call.arguments,
         "arguments_text": call.arguments_text,
         "result": result_json(call.result) if call.result is not None else None,
+        "command": command_json(call.command),
+        "permission": permission_json(call.permission),
+        "edits": [edit_json(e) for e in call.edits],
+        "reads": list(call.reads),
+        "duration": call.duration,
     }
 
 
@@ -110,13 +242,15 @@ def turn_json(turn: Turn) -> dict[str, Any]:
         "result": result_json(turn.result, with_text=False) if turn.result is not None else None,
         "rewound": turn.rewound,
         "compacted": turn.compacted,
+        "copy_of": turn.copy_of,
+        "part": turn.part,
         "problems": list(turn.problems),
     }
 
 
 def transcript_json(session: Session) -> dict[str, Any]:
     return {
-        "session": session_json(session),
+        "session": session_detail_json(session),
         "turns": [turn_json(t) for t in session.turns],
         "hidden": [turn_json(t) for t in session.hidden],
         "strays": [stray_json(s) for s in session.strays],

@@ -1,5 +1,6 @@
 """A session as a readable transcript for a terminal: prompts, replies, folded reasoning, each tool call
-with its result, and what could not be read at the end.
+with what it meant (a command and its exit code, the permission it needed, file edits as diffs), summaries
+and compactions marked, model switches, durations, and what could not be read at the end.
 
 Content is untrusted: it is shown as plain text (never as markup) and control characters are made
 visible, so a transcript cannot move the cursor or recolour the terminal.
@@ -12,12 +13,19 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from hermes_trail.model import Session, ToolCall, Turn
+from hermes_trail.model import Command, FileEdit, Permission, Session, ToolCall, Turn, Usage
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
+    from rich.text import Text
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_ROLE_STYLE = {
+    "user": "bold cyan",
+    "assistant": "bold green",
+    "tool": "bold yellow",
+    "summary": "bold magenta",
+}
 
 
 def safe(text: str) -> str:
@@ -32,9 +40,43 @@ def clock(value: datetime | None, with_date: bool = False) -> str:
     return local.strftime("%Y-%m-%d %H:%M:%S" if with_date else "%H:%M:%S")
 
 
+def seconds(value: float | None) -> str:
+    """A duration for people: ``0.4 s``, ``12 s``, ``3 min 5 s``, ``2 h 10 min``."""
+    if value is None:
+        return ""
+    if value < 10:
+        return f"{value:.1f} s"
+    if value < 60:
+        return f"{value:.0f} s"
+    minutes, secs = divmod(round(value), 60)
+    if minutes < 60:
+        return f"{minutes} min {secs} s" if secs else f"{minutes} min"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours} h {minutes} min" if minutes else f"{hours} h"
+
+
+def money(usage: Usage) -> str:
+    """Cost as recorded: a known amount, or ``unknown`` (never a reconstructed $0)."""
+    if usage.cost_usd is None:
+        return "unknown" + (f" ({usage.cost_status})" if usage.cost_status else "")
+    return f"${usage.cost_usd:.4f}" + (f" ({usage.cost_kind})" if usage.cost_kind else "")
+
+
+def tokens(usage: Usage) -> str:
+    parts = [
+        ("in", usage.input_tokens),
+        ("out", usage.output_tokens),
+        ("cache read", usage.cache_read_tokens),
+        ("cache write", usage.cache_write_tokens),
+        ("reasoning", usage.reasoning_tokens),
+    ]
+    shown = [f"{name} {value:,}" for name, value in parts if value]
+    return " · ".join(shown) if shown else "none recorded"
+
+
 @dataclass(frozen=True, slots=True)
 class RenderOptions:
-    """How much to show: reasoning unfolded, whole tool output, rows Hermes does not replay."""
+    """How much to show: reasoning unfolded, whole outputs, rows Hermes does not replay."""
 
     reasoning: bool = False
     full: bool = False
@@ -51,6 +93,18 @@ def _clip(text: str, lines: int, full: bool) -> tuple[str, int]:
     return "\n".join(parts[:lines]), len(parts) - lines
 
 
+def _indent(renderable: RenderableType, by: int) -> RenderableType:
+    from rich.padding import Padding
+
+    return Padding(renderable, (0, 0, 0, by), expand=False)
+
+
+def _text(value: str, style: str = "") -> Text:
+    from rich.text import Text
+
+    return Text(safe(value), style=style)
+
+
 def _call_line(call: ToolCall) -> str:
     args = call.arguments
     if args:
@@ -62,44 +116,184 @@ def _call_line(call: ToolCall) -> str:
 
 def render(session: Session, options: RenderOptions | None = None) -> list[RenderableType]:
     """The transcript as rich renderables, in Hermes' order."""
-    from rich.text import Text
-
     opts = options or RenderOptions()
     out: list[RenderableType] = [_header(session)]
+    out.extend(render_turns(session, opts))
+    out.extend(_footer(session, opts))
+    return out
+
+
+def render_turns(session: Session, opts: RenderOptions) -> list[RenderableType]:
+    """The turns alone, rows kept aside shown in place when asked."""
+    from rich.text import Text
+
+    out: list[RenderableType] = []
     turns: list[Turn] = list(session.turns)
     if opts.include_hidden:
-        turns = sorted(turns + session.hidden, key=lambda t: t.source_row)
+        turns = sorted(turns + session.hidden, key=lambda t: (t.source_row, t.part))
     for turn in turns:
         if turn.role == "tool" and turn.result is not None and not turn.result.orphan and not turn.rewound:
             continue  # shown under its call
-        head = Text()
-        style = {"user": "bold cyan", "assistant": "bold green", "tool": "bold yellow"}.get(turn.role, "bold")
-        head.append(f"{turn.role}", style=style)
-        head.append(f"  {clock(turn.time)}  #{turn.source_row}", style="dim")
-        for flag in ("rewound", "compacted"):
-            if getattr(turn, flag):
-                head.append(f"  [{flag}]", style="red")
-        if turn.kind:
-            head.append(f"  ({turn.kind})", style="magenta")
-        out.append(head)
+        if turn.kind == "model_switch":
+            out.append(_model_switch(turn))
+            continue
+        out.append(_turn_head(turn))
         if turn.reasoning:
-            if opts.reasoning:
-                out.append(_indent(Text(safe(turn.reasoning), style="italic dim"), 2))
-            else:
-                first = safe(turn.reasoning.strip().splitlines()[0]) if turn.reasoning.strip() else ""
-                out.append(_indent(Text(f"▸ reasoning: {first[:100]}", style="italic dim"), 2))
+            out.append(_indent(_reasoning(turn.reasoning, opts), 2))
         if turn.text:
-            out.append(_indent(Text(safe(turn.text)), 2))
+            if turn.role == "summary" and not opts.full:
+                shown, more = _clip(turn.text, 4, False)
+                out.append(_indent(_text(shown, "magenta"), 2))
+                if more:
+                    out.append(_indent(_text(f"… {more} more lines of summary (--full)", "dim italic"), 2))
+            else:
+                out.append(_indent(_text(turn.text, "dim" if turn.kind else ""), 2))
         for call in turn.tool_calls:
             out.extend(_render_call(call, opts))
         if turn.result is not None and turn.result.orphan:
             note = f"⚠ orphan result for {turn.result.call_id or 'no id'} ({turn.result.tool_name or '?'})"
-            out.append(_indent(Text(note, style="red"), 2))
+            out.append(_indent(_text(note, "red"), 2))
         for problem in turn.problems:
             if not problem.startswith("orphan tool result"):
-                out.append(_indent(Text(f"⚠ {problem}", style="red dim"), 2))
+                out.append(_indent(_text(f"⚠ {problem}", "red dim"), 2))
         out.append(Text(""))
-    hidden = [t for t in session.hidden if not opts.include_hidden]
+    return out
+
+
+def _turn_head(turn: Turn) -> Text:
+    from rich.text import Text
+
+    head = Text()
+    head.append(turn.role, style=_ROLE_STYLE.get(turn.role, "bold"))
+    head.append(f"  {clock(turn.time)}  #{turn.source_row}", style="dim")
+    if turn.role == "summary":
+        head.append("  compaction summary (not a prompt)", style="magenta")
+    elif turn.kind:
+        head.append(f"  ({safe(turn.kind)})", style="magenta")
+    if turn.rewound:
+        head.append("  [rewound]", style="red")
+    if turn.compacted:
+        head.append("  [archived by compaction]", style="red")
+    if turn.copy_of is not None:
+        head.append(f"  [compaction copy of #{turn.copy_of}]", style="dim")
+    return head
+
+
+def _reasoning(reasoning: str, opts: RenderOptions) -> Text:
+    if opts.reasoning:
+        return _text(reasoning, "italic dim")
+    first = reasoning.strip().splitlines()[0] if reasoning.strip() else ""
+    return _text(f"▸ reasoning: {first[:100]}", "italic dim")
+
+
+def _model_switch(turn: Turn) -> Text:
+    from rich.text import Text
+
+    line = Text("⇄ model switch", style="bold magenta")
+    line.append(f"  {clock(turn.time)}  #{turn.source_row}", style="dim")
+    if turn.rewound:
+        line.append("  [rewound]", style="red")
+    return line
+
+
+def _permission_line(permission: Permission, ran: bool) -> Text:
+    outcome = permission.outcome
+    by = f" by {permission.by}" if permission.by else ""
+    if outcome == "approved":
+        text, style = f"✔ approved{by or ' by the user'}", "green"
+    elif outcome == "auto_approved":
+        text, style = f"✔ auto-approved{by or ' by smart approval'}", "green"
+    elif outcome == "pending":
+        pattern = f" ({permission.pattern_key})" if permission.pattern_key else ""
+        text, style = f"… awaiting approval{pattern}", "yellow"
+    else:
+        text, style = f"✖ {outcome}{by}", "red"
+    if permission.description:
+        text += f": {permission.description}"
+    if permission.user_summary:
+        text += f" — {permission.user_summary}"
+    if not ran:
+        text += " (never ran)"
+    return _text(text, style)
+
+
+def _command_status(command: Command, duration: float | None) -> Text:
+    code = command.exit_code
+    style = {"ok": "green", "timeout": "yellow", "killed": "magenta", "background": "cyan"}.get(
+        command.status, "red"
+    )
+    label = f"exit {code}" if code is not None else command.status
+    if command.status == "killed" and command.signal:
+        label += f" (killed by signal {command.signal})"
+    elif command.status not in ("ok", "failed", "unknown"):
+        label += f" ({command.status})"
+    if duration is not None:
+        label += f" · {seconds(duration)}"
+    return _text(label, style)
+
+
+def _edit_lines(edit: FileEdit, opts: RenderOptions) -> list[RenderableType]:
+    head = f"✎ {edit.action} {edit.path}" + (f" → {edit.moved_to}" if edit.moved_to else "")
+    if edit.applied is False:
+        head += "  (not applied)"
+    out: list[RenderableType] = [_indent(_text(head, "bold blue"), 4)]
+    diff = [("- " + line, "red") for line in edit.removed] + [("+ " + line, "green") for line in edit.added]
+    limit = len(diff) if opts.full else opts.output_lines
+    for line, style in diff[:limit]:
+        out.append(_indent(_text(line, style), 6))
+    if len(diff) > limit:
+        out.append(_indent(_text(f"… {len(diff) - limit} more lines (--full)", "dim italic"), 6))
+    return out
+
+
+def _render_call(call: ToolCall, opts: RenderOptions) -> list[RenderableType]:
+    from rich.text import Text
+
+    out: list[RenderableType] = []
+    if call.name == "terminal" and (call.command is not None or call.permission is not None):
+        line = Text("$ ", style="yellow")
+        shown = call.command.command if call.command else _call_line(call).removeprefix("terminal  ")
+        line.append(safe(shown), style="yellow")
+        out.append(_indent(line, 2))
+        if call.permission is not None:
+            out.append(_indent(_permission_line(call.permission, call.command is not None), 4))
+        if call.command is not None:
+            out.append(_indent(_command_status(call.command, call.duration), 4))
+            body = call.command.output or call.command.error or ""
+            out.extend(_body(body, opts))
+        return out
+    line = Text("⚙ ", style="yellow")
+    line.append(safe(_call_line(call)), style="yellow")
+    if call.duration is not None:
+        line.append(f"  · {seconds(call.duration)}", style="dim")
+    out.append(_indent(line, 2))
+    for path in call.reads:
+        out.append(_indent(_text(f"read {path}", "blue"), 4))
+    for edit in call.edits:
+        out.extend(_edit_lines(edit, opts))
+    if call.result is None:
+        out.append(_indent(_text("(no result recorded)", "dim"), 4))
+    elif not call.edits:
+        kept = call.result.output if call.result.output is not None else call.result.text
+        out.extend(_body(kept, opts))
+    return out
+
+
+def _body(text: str, opts: RenderOptions) -> list[RenderableType]:
+    if not text:
+        return []
+    shown, more = _clip(text, opts.output_lines, opts.full)
+    out: list[RenderableType] = [_indent(_text(shown, "dim"), 4)]
+    if more:
+        out.append(_indent(_text(f"… {more} more lines (--full)", "dim italic"), 4))
+    return out
+
+
+def _footer(session: Session, opts: RenderOptions) -> list[RenderableType]:
+    from rich.text import Text
+
+    out: list[RenderableType] = []
+    hidden = [] if opts.include_hidden else session.hidden
     if hidden:
         kinds: dict[str, int] = {}
         for turn in hidden:
@@ -109,33 +303,54 @@ def render(session: Session, options: RenderOptions | None = None) -> list[Rende
             kinds[key] = kinds.get(key, 0) + 1
         summary = ", ".join(f"{n} {k}" for k, n in kinds.items())
         out.append(Text(f"Rows kept but not replayed: {summary} (--all shows them)", style="dim"))
+    if session.children:
+        out.append(Text("Linked sessions:", style="bold"))
+        for relation, child in session.children:
+            out.append(_indent(_text(f"{relation}: {child}"), 2))
     if session.strays:
         out.append(Text("Strays (rows that could not be read):", style="bold red"))
         for stray in session.strays:
-            out.append(_indent(Text(f"{stray.where}: {safe(stray.reason)}", style="red"), 2))
+            out.append(_indent(_text(f"{stray.where}: {stray.reason}", "red"), 2))
     return out
 
 
-def _indent(renderable: RenderableType, by: int) -> RenderableType:
-    from rich.padding import Padding
-
-    return Padding(renderable, (0, 0, 0, by), expand=False)
-
-
-def _render_call(call: ToolCall, opts: RenderOptions) -> list[RenderableType]:
-    from rich.text import Text
-
-    line = Text("⚙ ", style="yellow")
-    line.append(safe(_call_line(call)), style="yellow")
-    out: list[RenderableType] = [_indent(line, 2)]
-    if call.result is None:
-        out.append(_indent(Text("(no result recorded)", style="dim"), 4))
-        return out
-    shown, more = _clip(call.result.text, opts.output_lines, opts.full)
-    out.append(_indent(Text(safe(shown), style="dim"), 4))
-    if more:
-        out.append(_indent(Text(f"… {more} more lines (--full)", style="dim italic"), 4))
-    return out
+def _facts(session: Session) -> list[tuple[str, str]]:
+    facts = [
+        ("store", f"{session.store.name} ({session.store.path})"),
+        ("project", session.project),
+        ("source", (session.source or "?") + (f" · {session.kind}" if session.kind != "interactive" else "")),
+        ("model", session.model or "?"),
+        ("started", clock(session.started_at, with_date=True)),
+        ("last activity", clock(session.last_activity_at, with_date=True)),
+        ("messages", f"{len(session.turns)} replayed, {len(session.hidden)} kept aside"),
+        ("tokens", tokens(session.usage)),
+        ("cost", money(session.usage)),
+    ]
+    if session.messaging is not None:
+        m = session.messaging
+        where = " ".join(p for p in (m.platform, m.chat_type or "", m.chat_name or m.chat_id or "") if p)
+        facts.append(("chat", where + (f" · {m.user_name or m.user_id}" if m.user_name or m.user_id else "")))
+    if session.imported is not None:
+        facts.append(("imported", f"from {session.imported.tool} {session.imported.path or ''}".strip()))
+    if session.worktree:
+        facts.append(("worktree", session.worktree))
+    if session.active_seconds is not None:
+        facts.append(("active time", seconds(session.active_seconds)))
+    if session.compactions:
+        facts.append(("compactions", str(session.compactions)))
+    for change in session.model_changes:
+        via = f" via {change.provider}" if change.provider else ""
+        facts.append(("model switch", f"{clock(change.time)} → {change.model}{via}"))
+    if session.parent_id:
+        facts.append(("parent", f"{session.parent_id} ({session.relation or 'child'})"))
+    if len(session.chain) > 1:
+        place = session.chain.index(session.id) + 1 if session.id in session.chain else 0
+        facts.append(("conversation", f"part {place} of {len(session.chain)} (--lineage shows all)"))
+    if session.yolo:
+        facts.append(("approvals", "off (/yolo)"))
+    if session.end_reason:
+        facts.append(("ended", session.end_reason))
+    return facts
 
 
 def _header(session: Session) -> RenderableType:
@@ -144,21 +359,26 @@ def _header(session: Session) -> RenderableType:
     head = Text()
     head.append(safe(session.title or "(untitled)"), style="bold")
     head.append(f"\n{session.id}", style="dim")
-    facts = [
-        ("store", f"{session.store.name} ({session.store.path})"),
-        ("project", session.project),
-        ("source", session.source or "?"),
-        ("model", session.model or "?"),
-        ("started", clock(session.started_at, with_date=True)),
-        ("last activity", clock(session.last_activity_at, with_date=True)),
-        ("messages", f"{len(session.turns)} replayed, {len(session.hidden)} kept aside"),
-    ]
-    if session.parent_id:
-        facts.append(("parent", session.parent_id))
-    if session.end_reason:
-        facts.append(("ended", session.end_reason))
-    for key, value in facts:
+    for key, value in _facts(session):
         head.append(f"\n{key:>13}: ", style="dim")
         head.append(safe(value))
     head.append("\n")
     return head
+
+
+def render_lineage(chain: list[Session], options: RenderOptions | None = None) -> list[RenderableType]:
+    """A continuation chain as one conversation: each part's turns under a divider naming the part."""
+    from rich.rule import Rule
+
+    opts = options or RenderOptions()
+    if not chain:
+        return []
+    out: list[RenderableType] = [_header(chain[-1])]
+    for index, part in enumerate(chain, start=1):
+        title = f"part {index} of {len(chain)}: {part.id}"
+        if index > 1:
+            title += " (continued after compaction)"
+        out.append(Rule(safe(title), style="magenta"))
+        out.extend(render_turns(part, opts))
+    out.extend(_footer(chain[-1], opts))
+    return out

@@ -93,19 +93,24 @@ def show(
     show_all: Annotated[
         bool, typer.Option("--all", help="Also show rewound and archived rows, marked.")
     ] = False,
+    lineage: Annotated[
+        bool, typer.Option("--lineage", help="Show the whole conversation: every part of its chain.")
+    ] = False,
     home: HomeOption = None,
     db: DbOption = None,
     json_output: JsonOption = False,
 ) -> None:
-    """Replay one session: prompts, replies, reasoning folded, each tool call with its result.
+    """Replay one session: prompts, replies, reasoning folded, each tool call with what it did.
 
     \b
     Example:
-        trail show 20261130_0458
+        trail show 20261130_0458 --lineage
     """
     with load(home, db, catalog=False) as history:
         try:
             session = history.load(history.find(session_id))
+            history.family(session)
+            chain = history.conversation(session) if lineage else [session]
         except AmbiguousSession as exc:
             fail(f"{session_id!r} is ambiguous; it could be:\n  " + "\n  ".join(exc.candidates))
         except SessionNotFound:
@@ -115,17 +120,22 @@ def show(
         if json_output:
             from hermes_trail.serialize import transcript_json
 
-            print_json(transcript_json(session))
+            if lineage:
+                print_json({"chain": [transcript_json(part) for part in chain]})
+            else:
+                print_json(transcript_json(session))
         else:
             from hermes_trail.cli.tables import console
-            from hermes_trail.transcript import RenderOptions, render
+            from hermes_trail.transcript import RenderOptions, render, render_lineage
 
             out = console()
             options = RenderOptions(reasoning=reasoning, full=full, include_hidden=show_all)
-            for part in render(session, options):
+            parts = render_lineage(chain, options) if lineage else render(session, options)
+            for part in parts:
                 out.print(part)
-        report_rows(session.strays)
-        code = EXIT_SKIPPED if session.strays else exit_code(history)
+        strays = [stray for part in chain for stray in part.strays]
+        report_rows(strays)
+        code = EXIT_SKIPPED if strays else exit_code(history)
     raise typer.Exit(code)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from hermes_trail.model import Session
+from hermes_trail.model import Session, Usage
 from hermes_trail.transcript import clock, safe
 
 if TYPE_CHECKING:
@@ -15,6 +15,27 @@ def console() -> Console:
     from rich.console import Console
 
     return Console(highlight=False, soft_wrap=False)
+
+
+_NUMERIC = frozenset({"msgs", "tokens in/out", "cost", "cmp"})
+
+
+def _count(value: int | None) -> str:
+    if value is None:
+        return "-"
+    if value >= 1_000_000:
+        return f"{value / 1_000_000:.1f}M"
+    if value >= 10_000:
+        return f"{value / 1000:.0f}k"
+    if value >= 1000:
+        return f"{value / 1000:.1f}k"
+    return str(value)
+
+
+def _tokens(usage: Usage) -> str:
+    if usage.input_tokens is None and usage.output_tokens is None:
+        return ""
+    return f"{_count(usage.input_tokens)}/{_count(usage.output_tokens)}"
 
 
 def _short_project(project: str, width: int = 28) -> str:
@@ -37,14 +58,23 @@ def print_sessions(sessions: list[Session], total: int) -> None:
             clock(s.started_at, with_date=True)[:16],
             clock(s.last_activity_at, with_date=True)[:16],
             "" if s.message_count is None else str(s.message_count),
+            _tokens(s.usage),
+            "" if s.usage.cost_usd is None else f"${s.usage.cost_usd:.2f}",
+            str(s.compactions) if s.compactions else "",
+            "" if s.relation in (None, "root") else safe(s.relation or ""),
         )
         for s in sessions
     ]
-    names = ("id", "profile", "source", "project", "title", "model", "started", "last activity", "msgs")
+    names = (
+        "id", "profile", "source", "project", "title", "model", "started", "last activity", "msgs",
+        "tokens in/out", "cost", "cmp", "relation",
+    )  # fmt: skip
     widths = [max([len(name), *(len(r[i]) for r in rows)]) for i, name in enumerate(names)]
     flexible = {"project": 2, "title": 3, "model": 1}
     # Columns leave in this order until the table fits the terminal.
-    drop_order = ("started", "model", "profile", "source", "msgs", "project")
+    drop_order = (
+        "started", "model", "relation", "cmp", "tokens in/out", "cost", "profile", "source", "msgs", "project"
+    )  # fmt: skip
     shown = list(range(len(names)))
 
     def needed() -> int:
@@ -66,9 +96,10 @@ def print_sessions(sessions: list[Session], total: int) -> None:
             column_width[i] = width
             table.add_column(name, overflow="ellipsis", no_wrap=True, width=width)
         else:
-            table.add_column(
-                name, no_wrap=True, width=widths[i], justify="right" if name == "msgs" else "left"
-            )
+            if name in _NUMERIC:
+                table.add_column(name, no_wrap=True, width=widths[i], justify="right")
+            else:
+                table.add_column(name, no_wrap=True, width=widths[i])
     project = names.index("project")
     for row in rows:
         cells = list(row)

@@ -236,9 +236,15 @@ class SqliteStore:
         value = row[0][0] if row else None
         return value if isinstance(value, int) else None
 
-    def session_rows(self) -> list[Row]:
-        """Every row of ``sessions`` in table order."""
-        return self.rows("SELECT * FROM sessions ORDER BY rowid")
+    def session_rows(self, light: bool = False) -> list[Row]:
+        """Every row of ``sessions`` in table order.
+
+        :param light: leave out ``system_prompt``, the one large column, when only the catalog is wanted.
+        """
+        columns = "*"
+        if light and "system_prompt" in self.columns("sessions"):
+            columns = ", ".join(f'"{c}"' for c in self.columns("sessions") if c != "system_prompt")
+        return self.rows(f"SELECT {columns} FROM sessions ORDER BY rowid")
 
     def session_row(self, session_id: str) -> Row | None:
         found = self.rows("SELECT * FROM sessions WHERE id = ?", (session_id,))
@@ -253,35 +259,44 @@ class SqliteStore:
         upper = prefix + "\U0010ffff"
         return self.rows("SELECT * FROM sessions WHERE id >= ? AND id < ? ORDER BY id", (prefix, upper))
 
-    def message_stats_of(self, session_id: Any) -> tuple[int, Any]:
-        """One session's row count and newest timestamp."""
-        newest = "max(timestamp)" if "timestamp" in self.columns("messages") else "NULL"
+    def message_stats_of(self, session_id: Any) -> tuple[int, Any, int]:
+        """One session's row count, newest timestamp and inactive rows."""
+        columns = self.columns("messages")
+        newest = "max(timestamp)" if "timestamp" in columns else "NULL"
+        inactive = "total(active = 0)" if "active" in columns else "0"
+        sql = f"SELECT count(*), {newest}, {inactive} FROM messages WHERE session_id = ?"
         try:
-            row = self._query(f"SELECT count(*), {newest} FROM messages WHERE session_id = ?", (session_id,))
+            row = self._query(sql, (session_id,))
         except sqlite3.Error as exc:
             raise self._error(exc) from exc
-        return (row[0][0], row[0][1])
+        return (row[0][0], row[0][1], int(row[0][2]))
 
     def model_usage_rows(self, session_id: str) -> list[Row]:
         """A session's rows of ``session_model_usage``, in table order."""
         return self.rows("SELECT * FROM session_model_usage WHERE session_id = ?", (session_id,))
 
-    def message_stats(self) -> dict[Any, tuple[int, Any]]:
-        """Per ``session_id`` in ``messages``: the row count and the newest timestamp.
+    def message_stats(self) -> dict[Any, tuple[int, Any, int]]:
+        """Per ``session_id`` in ``messages``: the row count, the newest timestamp, the inactive rows.
 
-        One pass over Hermes' ``(session_id, timestamp)`` index; it also reveals rows whose session has
-        no ``sessions`` row.
+        One pass over Hermes' ``(session_id, active, timestamp)`` index; it also reveals rows whose session
+        has no ``sessions`` row.
         """
-        has_ts = "timestamp" in self.columns("messages")
-        sql = (
-            "SELECT session_id, count(*), max(timestamp) FROM messages GROUP BY session_id"
-            if has_ts
-            else "SELECT session_id, count(*), NULL FROM messages GROUP BY session_id"
-        )
+        columns = self.columns("messages")
+        newest = "max(timestamp)" if "timestamp" in columns else "NULL"
+        inactive = "total(active = 0)" if "active" in columns else "0"
+        sql = f"SELECT session_id, count(*), {newest}, {inactive} FROM messages GROUP BY session_id"
         try:
-            return {r[0]: (r[1], r[2]) for r in self._query(sql)}
+            return {r[0]: (r[1], r[2], int(r[3])) for r in self._query(sql)}
         except sqlite3.Error as exc:
             raise self._error(exc) from exc
+
+    def compacted_flags(self, session_id: str) -> list[int]:
+        """A session's ``compacted`` flags in ``messages.id`` order (empty without the column), to count
+        compaction runs without reading the rows."""
+        if "compacted" not in self.columns("messages"):
+            return []
+        sql = "SELECT coalesce(compacted, 0) FROM messages WHERE session_id = ? ORDER BY id"
+        return [r[0] for r in self._query(sql, (session_id,))]
 
     def close(self) -> None:
         if self._conn is not None:

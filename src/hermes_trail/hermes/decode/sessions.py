@@ -46,9 +46,10 @@ def session_id_of(row: dict[str, Any]) -> str | None:
 
 
 def decode_session(
-    row: dict[str, Any], store: Store, stats: tuple[int, Any] | None = None
+    row: dict[str, Any], store: Store, stats: tuple[int, Any, int] | None = None
 ) -> Session:
-    """Build a session from its row; ``stats`` is ``(row count, newest timestamp)`` of its messages."""
+    """Build a session from its row; ``stats`` is ``(row count, newest timestamp, inactive rows)`` of its
+    messages."""
     problems: list[str] = []
     sid = session_id_of(row)
     assert sid is not None, "callers turn id-less rows into strays"
