@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT / "tests"))  # share the tests' helper for Hermes-sh
 
 from hermesdb import call  # noqa: E402
 
-MODEL = "anthropic/claude-sonnet-4"
+MODEL = "claude-sonnet-4-20250514"
 DAY = 86400.0
 # 2026-11-24 00:00 UTC: the demo's first day.
 D0 = 1795478400.0
@@ -62,8 +62,22 @@ class Writer:
 
     def finish(self, reason: str | None, *, tokens: tuple[int, int] = (0, 0)) -> None:
         if tokens != (0, 0):
+            # Priced as Hermes' agent loop prices a call: its own price list, Anthropic route (offline).
+            from agent.usage_pricing import CanonicalUsage, estimate_usage_cost
+
+            priced = estimate_usage_cost(
+                MODEL, CanonicalUsage(input_tokens=tokens[0], output_tokens=tokens[1]), provider="anthropic"
+            )
             self.db.update_token_counts(
-                self.id, input_tokens=tokens[0], output_tokens=tokens[1], model=MODEL, api_call_count=3
+                self.id,
+                input_tokens=tokens[0],
+                output_tokens=tokens[1],
+                model=MODEL,
+                api_call_count=3,
+                estimated_cost_usd=None if priced.amount_usd is None else float(priced.amount_usd),
+                cost_status=priced.status,
+                cost_source=priced.source,
+                billing_provider="anthropic",
             )
         if reason:
             self.db.end_session(self.id, reason)

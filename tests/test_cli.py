@@ -144,3 +144,45 @@ def test_show_folds_reasoning_and_marks_rows_kept_aside(home):
     _, unfolded, _ = run("show", sid, "--reasoning", "--all", "--home", str(home))
     assert "line two" in unfolded
     assert "a prompt taken back" in unfolded and "[rewound]" in unfolded
+
+
+def test_list_reports_cost_compactions_and_relation(home):
+    parent, child = "20261101_100000_aaaaaa", "20261104_100000_dddddd"
+    db = hermes_state.SessionDB(db_path=home / "state.db")
+    db.update_token_counts(parent, input_tokens=1200, output_tokens=300, estimated_cost_usd=0.25,
+                           cost_status="estimated", cost_source="provider_models_api")
+    db.end_session(parent, "compression")
+    db.create_session(child, "cli", parent_session_id=parent)
+    db.append_message(child, "user", "carry on", timestamp=1_800_300_000.0)
+    db.close()
+    code, out, _ = run("list", "--json", "--home", str(home))
+    assert code == 0
+    sessions = {s["id"]: s for s in json.loads(out)["sessions"]}
+    assert sessions[parent]["cost"]["usd"] == 0.25 and sessions[parent]["cost"]["kind"] == "estimated"
+    assert sessions[parent]["tokens"]["input"] == 1200
+    assert sessions[child]["relation"] == "continuation"
+    assert sessions[child]["chain"] == [parent, child] == sessions[parent]["chain"]
+    assert sessions[child]["project"] == "/src/alpha"  # a continuation stays in its parent's project
+    cron = sessions["20261101_100000_aaaabb"]
+    assert cron["cost"]["usd"] is None and cron["kind"] == "cron"
+    wide = CliRunner().invoke(app, ["list", "--home", str(home)], env={"COLUMNS": "220"})
+    assert "$0.25" in wide.stdout and "continuation" in wide.stdout
+
+
+def test_show_lineage_reads_the_chain_as_one_conversation(home):
+    parent, child = "20261101_100000_aaaaaa", "20261104_100000_dddddd"
+    db = hermes_state.SessionDB(db_path=home / "state.db")
+    db.end_session(parent, "compression")
+    db.create_session(child, "cli", parent_session_id=parent)
+    db.append_message(child, "user", "carry on", timestamp=1_800_300_000.0)
+    db.close()
+    code, out, _ = run("show", child, "--lineage", "--json", "--home", str(home))
+    assert code == 0
+    chain = json.loads(out)["chain"]
+    assert [part["session"]["id"] for part in chain] == [parent, child]
+    texts = [t["text"] for part in chain for t in part["turns"]]
+    assert texts == ["alpha question", "alpha answer", "carry on"]
+    code, text, _ = run("show", child, "--lineage", "--home", str(home))
+    assert code == 0 and "part 1 of 2" in text and "alpha answer" in text and "carry on" in text
+    _, single, _ = run("show", child, "--home", str(home))
+    assert "part 2 of 2" in single and "alpha answer" not in single

@@ -56,28 +56,42 @@ def test_every_session_is_listed_with_hermes_catalog_values(corpus_dir, version,
             assert got.store.schema_version == expect["schema_version_table"][0]
 
 
+def _rows_of(turns: list) -> list[list]:
+    """Turns grouped by the row they came from: a row holding a merged summary gives two turns."""
+    rows: list[list] = []
+    for turn in turns:
+        if turn.part and rows and rows[-1][0].source_row == turn.source_row:
+            rows[-1].append(turn)
+        else:
+            rows.append([turn])
+    return rows
+
+
 @pytest.mark.corpus
 @pytest.mark.parametrize(("version", "db", "expect_name"), CASES)
 def test_transcript_holds_exactly_hermes_conversation(corpus_dir, version, db, expect_name):
-    """Each transcript is Hermes' ``get_messages_as_conversation``: the same turns, in order."""
+    """Each transcript is Hermes' ``get_messages_as_conversation``: the same rows, in order, with the same
+    role and text; only a compaction summary reads as ``summary`` (its text still Hermes' own)."""
     history, expect = _open(corpus_dir, version, db)
     with history:
         sessions = _by_id(history)
         for sid, answers in expect["sessions"].items():
             session = history.load(sessions[sid])
-            want = [(m["role"], _content_text(m["content"])) for m in answers["get_messages_as_conversation"]]
-            got = [(t.role, t.text) for t in session.turns]
-            assert got == want, sid
-            want_calls = [
-                [c["function"]["name"] for c in m.get("tool_calls") or []]
-                for m in answers["get_messages_as_conversation"]
-            ]
-            assert [[c.name for c in t.tool_calls] for t in session.turns] == want_calls, sid
-            want_reasoning = [
-                m.get("reasoning") or m.get("reasoning_content") or None
-                for m in answers["get_messages_as_conversation"]
-            ]
-            assert [t.reasoning for t in session.turns] == want_reasoning, sid
+            conversation = answers["get_messages_as_conversation"]
+            rows = _rows_of(session.turns)
+            assert [r[0].raw["role"] for r in rows] == [m["role"] for m in conversation], sid
+            for parts, message in zip(rows, conversation, strict=True):
+                want = _content_text(message["content"])
+                if any(p.role == "summary" for p in parts):
+                    assert all(p.text.strip() in want for p in parts), sid
+                else:
+                    (turn,) = parts
+                    assert (turn.role, turn.text) == (message["role"], want), sid
+            want_calls = [[c["function"]["name"] for c in m.get("tool_calls") or []] for m in conversation]
+            got_calls = [[c.name for p in parts for c in p.tool_calls] for parts in rows]
+            assert got_calls == want_calls, sid
+            want_reasoning = [m.get("reasoning") or m.get("reasoning_content") or None for m in conversation]
+            assert [parts[-1].reasoning for parts in rows] == want_reasoning, sid
 
 
 @pytest.mark.corpus
@@ -91,12 +105,18 @@ def test_every_row_is_in_the_transcript_or_kept_flagged(corpus_dir, version, db,
         for session in history.sessions:
             history.load(session)
             rows = {r[1]: r for r in stored if r[0] == session.id}
-            assert sorted(t.source_row for t in session.turns + session.hidden) == sorted(rows), session.id
+            read = [t.source_row for t in session.turns + session.hidden if not t.part]
+            assert sorted(read) == sorted(rows), session.id
             for turn in session.hidden:
                 _, _, active, compacted = rows[turn.source_row]
                 assert active == 0
-                assert turn.compacted == bool(compacted)
-                assert turn.rewound == (not compacted)
+                if compacted:
+                    assert turn.compacted and not turn.rewound
+                elif turn.compacted:  # superseded by a compaction copy (schema 31), not rewound
+                    uid = turn.raw.get("message_uid")
+                    assert uid and any(t.raw.get("message_uid") == uid for t in session.turns), session.id
+                else:
+                    assert turn.rewound or turn.kind == "model_switch", session.id
             assert all(rows[t.source_row][2] == 1 for t in session.turns)
             assert [t.source_row for t in session.turns] == sorted(t.source_row for t in session.turns)
 

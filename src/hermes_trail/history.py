@@ -104,6 +104,7 @@ class History:
         if twin is not None and twin is not session:
             session.relation, session.relation_marked = twin.relation, twin.relation_marked
             session.children, session.chain = twin.children, twin.chain
+            session.project, session.worktree = twin.project, twin.worktree
         return family
 
     def conversation(self, session: Session) -> list[Session]:
@@ -198,8 +199,12 @@ def _read_catalog(history: History, store: Store, reader: SqliteStore) -> None:
         known.add(sid)
         session_stats = stats.get(row.get("id"))
         session = decode_session(row, store, session_stats)
-        if session_stats and session_stats[2]:  # inactive rows: count the compaction runs among them
-            session.compactions = compaction_runs(reader.compacted_flags(sid))
+        if session_stats and session_stats[2] and _may_have_compacted(reader, sid):
+            # Compaction events are counted by the compaction rule itself, which needs the rows; only the
+            # few sessions with archived rows pay for it, and the rows are not kept.
+            probe = decode_session(row, store, session_stats)
+            read_conversation(probe, reader.message_rows(sid), reader.columns("messages"))
+            session.compactions, session.compaction_events = probe.compactions, probe.compaction_events
         history.sessions.append(session)
     for orphan_id in stats:
         if isinstance(orphan_id, str) and orphan_id in known:
@@ -218,9 +223,11 @@ def _read_catalog(history: History, store: Store, reader: SqliteStore) -> None:
             )
 
 
-def compaction_runs(flags: list[int]) -> int:
-    """Compaction events as run boundaries: each maximal run of ``compacted`` rows, in id order, is one."""
-    return sum(1 for i, flag in enumerate(flags) if flag and (i == 0 or not flags[i - 1]))
+def _may_have_compacted(reader: SqliteStore, session_id: str) -> bool:
+    """Whether a session with inactive rows holds archived ones (always, for a store without the column)."""
+    if "compacted" not in reader.columns("messages"):
+        return True
+    return any(reader.compacted_flags(session_id))
 
 
 def _activity_key(session: Session) -> tuple[float, float, str]:

@@ -13,12 +13,13 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from hermes_trail.model import Command, FileEdit, Permission, Session, ToolCall, Turn, Usage
+from hermes_trail.model import Command, FileEdit, ModelChange, Permission, Session, ToolCall, Turn, Usage
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
     from rich.text import Text
 
+_SUMMARY_CHARS = 400
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 _ROLE_STYLE = {
     "user": "bold cyan",
@@ -106,6 +107,9 @@ def _text(value: str, style: str = "") -> Text:
 
 
 def _call_line(call: ToolCall) -> str:
+    if call.edits:  # a patch names its files in its body: name them, not the arguments
+        paths = ", ".join(dict.fromkeys(e.path for e in call.edits))
+        return f"{call.name or '?'}  {paths}"
     args = call.arguments
     if args:
         for key in ("command", "path", "file_path", "query", "url", "pattern", "goal"):
@@ -125,9 +129,12 @@ def render(session: Session, options: RenderOptions | None = None) -> list[Rende
 
 def render_turns(session: Session, opts: RenderOptions) -> list[RenderableType]:
     """The turns alone, rows kept aside shown in place when asked."""
+    from rich.rule import Rule
     from rich.text import Text
 
     out: list[RenderableType] = []
+    events = {e.summary_row: e for e in session.compaction_events if e.summary_row is not None}
+    changes = {c.source_row: c for c in session.model_changes}
     turns: list[Turn] = list(session.turns)
     if opts.include_hidden:
         turns = sorted(turns + session.hidden, key=lambda t: (t.source_row, t.part))
@@ -135,17 +142,27 @@ def render_turns(session: Session, opts: RenderOptions) -> list[RenderableType]:
         if turn.role == "tool" and turn.result is not None and not turn.result.orphan and not turn.rewound:
             continue  # shown under its call
         if turn.kind == "model_switch":
-            out.append(_model_switch(turn))
+            out.append(_model_switch(turn, changes.get(turn.source_row)))
+            out.append(Text(""))
             continue
+        event = events.get(turn.source_row) if turn.role == "summary" else None
+        if event is not None:
+            note = f"compaction at {clock(event.time)}: {event.archived} rows archived (--all shows them)"
+            out.append(Rule(note, style="magenta"))
         out.append(_turn_head(turn))
         if turn.reasoning:
             out.append(_indent(_reasoning(turn.reasoning, opts), 2))
         if turn.text:
             if turn.role == "summary" and not opts.full:
-                shown, more = _clip(turn.text, 4, False)
+                # The handoff's standing preamble is the same every time; what was summarised starts at
+                # its first heading.
+                start = turn.text.find("\n## ")
+                body = turn.text[start + 1 :] if start >= 0 else turn.text
+                shown = body[:_SUMMARY_CHARS] + (" …" if len(body) > _SUMMARY_CHARS else "")
                 out.append(_indent(_text(shown, "magenta"), 2))
-                if more:
-                    out.append(_indent(_text(f"… {more} more lines of summary (--full)", "dim italic"), 2))
+                out.append(_indent(_text("(--full shows the whole summary)", "dim italic"), 2))
+            elif turn.role == "summary":
+                out.append(_indent(_text(turn.text, "magenta"), 2))
             else:
                 out.append(_indent(_text(turn.text, "dim" if turn.kind else ""), 2))
         for call in turn.tool_calls:
@@ -186,10 +203,13 @@ def _reasoning(reasoning: str, opts: RenderOptions) -> Text:
     return _text(f"▸ reasoning: {first[:100]}", "italic dim")
 
 
-def _model_switch(turn: Turn) -> Text:
+def _model_switch(turn: Turn, change: ModelChange | None) -> Text:
     from rich.text import Text
 
     line = Text("⇄ model switch", style="bold magenta")
+    if change is not None:
+        via = f" via {change.provider}" if change.provider else ""
+        line.append(safe(f" → {change.model}{via}"), style="magenta")
     line.append(f"  {clock(turn.time)}  #{turn.source_row}", style="dim")
     if turn.rewound:
         line.append("  [rewound]", style="red")
@@ -212,6 +232,8 @@ def _permission_line(permission: Permission, ran: bool) -> Text:
         text += f": {permission.description}"
     if permission.user_summary:
         text += f" — {permission.user_summary}"
+    elif permission.message and not permission.description:
+        text += f" — {permission.message.strip().splitlines()[0][:160]}"
     if not ran:
         text += " (never ran)"
     return _text(text, style)
@@ -273,7 +295,7 @@ def _render_call(call: ToolCall, opts: RenderOptions) -> list[RenderableType]:
         out.extend(_edit_lines(edit, opts))
     if call.result is None:
         out.append(_indent(_text("(no result recorded)", "dim"), 4))
-    elif not call.edits:
+    elif not call.edits or any(e.applied is False for e in call.edits):  # an edit's diff says it all
         kept = call.result.output if call.result.output is not None else call.result.text
         out.extend(_body(kept, opts))
     return out

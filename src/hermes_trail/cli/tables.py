@@ -32,6 +32,13 @@ def _count(value: int | None) -> str:
     return str(value)
 
 
+def _money(usd: float | None) -> str:
+    """Blank when unknown; small amounts keep their first digits instead of rounding to $0.00."""
+    if usd is None:
+        return ""
+    return f"${usd:.4f}" if usd < 0.01 else f"${usd:,.2f}"
+
+
 def _tokens(usage: Usage) -> str:
     if usage.input_tokens is None and usage.output_tokens is None:
         return ""
@@ -59,7 +66,7 @@ def print_sessions(sessions: list[Session], total: int) -> None:
             clock(s.last_activity_at, with_date=True)[:16],
             "" if s.message_count is None else str(s.message_count),
             _tokens(s.usage),
-            "" if s.usage.cost_usd is None else f"${s.usage.cost_usd:.2f}",
+            _money(s.usage.cost_usd),
             str(s.compactions) if s.compactions else "",
             "" if s.relation in (None, "root") else safe(s.relation or ""),
         )
@@ -71,6 +78,7 @@ def print_sessions(sessions: list[Session], total: int) -> None:
     )  # fmt: skip
     widths = [max([len(name), *(len(r[i]) for r in rows)]) for i, name in enumerate(names)]
     flexible = {"project": 2, "title": 3, "model": 1}
+    least = {"project": 12, "title": 24, "model": 10}  # below these, a fixed column leaves instead
     # Columns leave in this order until the table fits the terminal.
     drop_order = (
         "started", "model", "relation", "cmp", "tokens in/out", "cost", "profile", "source", "msgs", "project"
@@ -78,9 +86,16 @@ def print_sessions(sessions: list[Session], total: int) -> None:
     shown = list(range(len(names)))
 
     def needed() -> int:
-        return sum(min(widths[i], 12) if names[i] in flexible else widths[i] for i in shown) + 2 * len(shown)
+        return sum(
+            min(widths[i], least[names[i]]) if names[i] in flexible else widths[i] for i in shown
+        ) + 2 * len(shown)
 
+    for i, name in enumerate(names):  # a column with nothing in it says nothing
+        if name not in ("id", "title", "project") and rows and not any(r[i] for r in rows):
+            shown.remove(i)
     for name in drop_order:
+        if names.index(name) not in shown:
+            continue
         if needed() <= out.width:
             break
         shown.remove(names.index(name))

@@ -291,11 +291,11 @@ class SqliteStore:
             raise self._error(exc) from exc
 
     def compacted_flags(self, session_id: str) -> list[int]:
-        """A session's ``compacted`` flags in ``messages.id`` order (empty without the column), to count
-        compaction runs without reading the rows."""
+        """A session's ``compacted`` flags of its inactive rows (empty without the column): whether it has
+        archived rows, told without reading them."""
         if "compacted" not in self.columns("messages"):
             return []
-        sql = "SELECT coalesce(compacted, 0) FROM messages WHERE session_id = ? ORDER BY id"
+        sql = "SELECT coalesce(compacted, 0) FROM messages WHERE session_id = ? AND active = 0 ORDER BY id"
         return [r[0] for r in self._query(sql, (session_id,))]
 
     def close(self) -> None:
