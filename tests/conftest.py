@@ -89,3 +89,12 @@ def run_trail():
         )
 
     return run
+
+
+@pytest.fixture
+def newer_hermes() -> str:
+    """A Python with a newer hermes-agent (schema 31+) installed, named by ``TRAIL_TEST_HERMES_NEXT``."""
+    python = os.environ.get("TRAIL_TEST_HERMES_NEXT")
+    if not python:
+        pytest.skip("TRAIL_TEST_HERMES_NEXT names no Python with a newer hermes-agent")
+    return python

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import sqlite3
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
@@ -39,15 +38,6 @@ def _read(path: Path) -> dict[str, Session]:
     with open_history(dbs=[path]) as history:
         assert not history.strays
         return {s.id: s for s in history.sessions}
-
-
-def _sql(path: Path, statement: str, params: tuple[Any, ...]) -> None:
-    conn = sqlite3.connect(path)
-    try:
-        with conn:
-            conn.execute(statement, params)
-    finally:
-        conn.close()
 
 
 def _peer(db: Any, sid: str, source: str, origin: dict[str, Any], **row: Any) -> None:
@@ -262,7 +252,7 @@ def test_imported_session_names_tool_path_and_original_id(tmp_path):
     path = _write(tmp_path, build)
     # Hermes 0.19.0 has no importer and its create_session takes no origin_json; the newer importer
     # (hermes_cli/foreign_sessions.py) creates the row with this origin_json (see the test below).
-    _sql(path, "UPDATE sessions SET origin_json = ? WHERE id = 'imp'", (json.dumps(origin),))
+    hermesdb.sql(path, "UPDATE sessions SET origin_json = ? WHERE id = 'imp'", (json.dumps(origin),))
     sessions = _read(path)
     assert sessions["imp"].kind == "imported"
     assert sessions["imp"].imported == ImportOrigin(
@@ -285,7 +275,7 @@ def test_imported_session_names_tool_path_and_original_id(tmp_path):
 def test_an_origin_that_names_no_import_is_no_import(tmp_path, origin_json, problem):
     path = _write(tmp_path, lambda db: db.create_session("s", "cli", cwd="/w"))
     # Hermes writes origin_json with json.dumps of a dict; these shapes are damaged rows.
-    _sql(path, "UPDATE sessions SET origin_json = ? WHERE id = 's'", (origin_json,))
+    hermesdb.sql(path, "UPDATE sessions SET origin_json = ? WHERE id = 's'", (origin_json,))
     session = _read(path)["s"]
     assert (session.kind, session.imported, session.messaging) == ("interactive", None, None)
     assert session.problems == ([problem] if problem else [])
@@ -311,7 +301,7 @@ def test_yolo_is_model_config_yolo_mode(tmp_path, config, yolo):
 def test_a_model_config_that_is_no_json_object_reads_as_empty(tmp_path):
     path = _write(tmp_path, lambda db: db.create_session("s", "cli"))
     # Hermes writes model_config with json.dumps of a dict; text that does not parse is a damaged row.
-    _sql(path, "UPDATE sessions SET model_config = ? WHERE id = 's'", ('{"yolo_mode": true',))
+    hermesdb.sql(path, "UPDATE sessions SET model_config = ? WHERE id = 's'", ('{"yolo_mode": true',))
     session = _read(path)["s"]
     assert (session.yolo, session.problems) == (False, ["model_config is not valid JSON"])
 
@@ -447,15 +437,6 @@ _CODEX_JSONL = [
     {"type": "response_item", "payload": {"type": "message", "role": "assistant",
                                           "content": [{"type": "output_text", "text": "Two files."}]}},
 ]  # fmt: skip
-
-
-@pytest.fixture
-def newer_hermes() -> str:
-    """A Python with a newer hermes-agent (schema 31+) installed, named by ``TRAIL_TEST_HERMES_NEXT``."""
-    python = os.environ.get("TRAIL_TEST_HERMES_NEXT")
-    if not python:
-        pytest.skip("TRAIL_TEST_HERMES_NEXT names no Python with a newer hermes-agent")
-    return python
 
 
 def test_newer_hermes_importer_yolo_and_hidden_bot_chat(tmp_path, newer_hermes):

@@ -564,15 +564,6 @@ print(first.session_id, second.session_id)
 """
 
 
-@pytest.fixture
-def newer_hermes() -> str:
-    """A Python with a newer hermes-agent (schema 31+) installed, named by ``TRAIL_TEST_HERMES_NEXT``."""
-    python = os.environ.get("TRAIL_TEST_HERMES_NEXT")
-    if not python:
-        pytest.skip("TRAIL_TEST_HERMES_NEXT names no Python with a newer hermes-agent")
-    return python
-
-
 def test_newer_gateway_reset_is_a_marked_reset_child(tmp_path, newer_hermes):
     home = tmp_path / "home"
     home.mkdir()

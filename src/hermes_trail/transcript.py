@@ -59,7 +59,8 @@ def seconds(value: float | None) -> str:
 def money(usage: Usage) -> str:
     """Cost as recorded: a known amount, or ``unknown`` (never a reconstructed $0)."""
     if usage.cost_usd is None:
-        return "unknown" + (f" ({usage.cost_status})" if usage.cost_status else "")
+        status = usage.cost_status
+        return "unknown" + (f" ({status})" if status and status != "unknown" else "")
     return f"${usage.cost_usd:.4f}" + (f" ({usage.cost_kind})" if usage.cost_kind else "")
 
 
@@ -360,6 +361,15 @@ def _facts(session: Session) -> list[tuple[str, str]]:
         facts.append(("active time", seconds(session.active_seconds)))
     if session.compactions:
         facts.append(("compactions", str(session.compactions)))
+    for use in session.model_usage:
+        role = f"auxiliary: {use.task}" if use.auxiliary else "main loop"
+        n = use.usage.api_calls
+        calls = f", {n} call{'s' if n != 1 else ''}" if n else ""
+        facts.append(("model usage", f"{use.model} ({role}{calls}) {tokens(use.usage)} · {money(use.usage)}"))
+    flags = [name for name, on in (("archived", session.archived), ("pinned", session.pinned),
+                                   ("hidden", session.hidden_flag)) if on]  # fmt: skip
+    if flags:
+        facts.append(("flags", ", ".join(flags)))
     for change in session.model_changes:
         via = f" via {change.provider}" if change.provider else ""
         facts.append(("model switch", f"{clock(change.time)} → {change.model}{via}"))
