@@ -186,3 +186,48 @@ def test_show_lineage_reads_the_chain_as_one_conversation(home):
     assert code == 0 and "part 1 of 2" in text and "alpha answer" in text and "carry on" in text
     _, single, _ = run("show", child, "--home", str(home))
     assert "part 2 of 2" in single and "alpha answer" not in single
+
+
+LINEAGE_KEYS = ("relation", "relation_marked", "chain", "children", "project", "kind")
+
+
+def _lineage_of(data: dict) -> tuple:
+    return tuple(json.dumps(data[k], sort_keys=True) for k in LINEAGE_KEYS)
+
+
+def test_show_finds_the_whole_family_without_reading_the_catalog(home):
+    """``show`` walks the parent links instead of reading every session; it must agree with ``list``."""
+    db = hermes_state.SessionDB(db_path=home / "state.db")
+    root, middle = "20261101_100000_aaaaaa", "20261105_000000_mmmmmm"
+    tip, helper = "20261106_000000_tttttt", "20261105_120000_hhhhhh"
+    db.end_session(root, "compression")
+    db.create_session(middle, "cli", parent_session_id=root)
+    db.append_message(middle, "user", "middle", timestamp=1_800_400_000.0)
+    db.end_session(middle, "compression")
+    db.create_session(tip, "cli", parent_session_id=middle)
+    db.append_message(tip, "user", "tip", timestamp=1_800_500_000.0)
+    db.create_session(helper, "subagent", parent_session_id=middle)
+    db.append_message(helper, "user", "sub-task", timestamp=1_800_450_000.0)
+    db.close()
+    code, out, _ = run("list", "--json", "--home", str(home))
+    listed = {s["id"]: s for s in json.loads(out)["sessions"]}
+    assert listed[middle]["chain"] == [root, middle, tip]
+    assert {c["id"] for c in listed[middle]["children"]} == {tip, helper}
+    for sid, session in listed.items():
+        code, shown, _ = run("show", sid, "--json", "--home", str(home))
+        assert code == 0
+        assert _lineage_of(json.loads(shown)["session"]) == _lineage_of(session), sid
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("version", ["corpus-v22", "corpus-v31"])
+def test_show_and_list_agree_on_every_corpus_session(corpus_dir, version):
+    db = corpus_dir / version / "hermes_home" / "state.db"
+    code, out, _ = run("list", "--json", "--limit", "0", "--db", str(db))
+    assert code == 0
+    for session in json.loads(out)["sessions"]:
+        code, shown, _ = run("show", session["id"], "--json", "--db", str(db))
+        assert code == 0
+        detail = json.loads(shown)["session"]
+        assert _lineage_of(detail) == _lineage_of(session), session["id"]
+        assert detail["compactions"] == session["compactions"], session["id"]

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 from hermes_trail.errors import AmbiguousSession, SessionNotFound, StoreUnreadable
 from hermes_trail.hermes import locate
@@ -94,8 +95,7 @@ class History:
             if self.catalog_read:
                 members = [s for s in self.sessions if s.store.key == key]
             else:
-                reader = self._readers[key]
-                rows = reader.session_rows(light=True)
+                rows = _family_rows(self._readers[key], session.id)
                 members = [decode_session(r, session.store) for r in rows if session_id_of(r) is not None]
                 relations.link(members)
             self._families[key] = {s.id: s for s in members}
@@ -221,6 +221,41 @@ def _read_catalog(history: History, store: Store, reader: SqliteStore) -> None:
                     table="messages",
                 )
             )
+
+
+# A family larger than this is read whole instead of by walking its links one level at a time.
+_FAMILY_WALK_LIMIT = 2000
+
+
+def _family_rows(reader: SqliteStore, session_id: str) -> list[dict[str, Any]]:
+    """The rows of a session's family: its ancestors up to the root, then every descendant of that root.
+
+    Walks ``parent_session_id`` through Hermes' index on it, so showing one session of a large store does
+    not read every session row; a family too large to walk is read with the whole table.
+    """
+    rows: dict[str, dict[str, Any]] = {}
+    current: str | None = session_id
+    while current is not None and current not in rows:  # up, stopping at a cycle or a dangling parent
+        found = reader.session_rows_by("id", [current])
+        if not found:
+            break
+        rows[current] = found[0]
+        parent = found[0].get("parent_session_id")
+        current = parent if isinstance(parent, str) and parent else None
+    frontier = [sid for sid in rows if rows[sid].get("parent_session_id") not in rows] or list(rows)
+    walked: set[str] = set()
+    while frontier and len(rows) < _FAMILY_WALK_LIMIT:  # down from the top, breadth first
+        children = reader.session_rows_by("parent_session_id", frontier)
+        walked.update(frontier)
+        frontier = []
+        for child in children:
+            cid = session_id_of(child)
+            if cid is not None and cid not in walked:
+                rows.setdefault(cid, child)
+                frontier.append(cid)
+    if len(rows) >= _FAMILY_WALK_LIMIT:
+        return reader.session_rows(light=True)
+    return list(rows.values())
 
 
 def _may_have_compacted(reader: SqliteStore, session_id: str) -> bool:

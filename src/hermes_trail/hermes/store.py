@@ -236,15 +236,30 @@ class SqliteStore:
         value = row[0][0] if row else None
         return value if isinstance(value, int) else None
 
+    def _session_columns(self, light: bool) -> str:
+        if light and "system_prompt" in self.columns("sessions"):
+            return ", ".join(f'"{c}"' for c in self.columns("sessions") if c != "system_prompt")
+        return "*"
+
     def session_rows(self, light: bool = False) -> list[Row]:
         """Every row of ``sessions`` in table order.
 
         :param light: leave out ``system_prompt``, the one large column, when only the catalog is wanted.
         """
-        columns = "*"
-        if light and "system_prompt" in self.columns("sessions"):
-            columns = ", ".join(f'"{c}"' for c in self.columns("sessions") if c != "system_prompt")
-        return self.rows(f"SELECT {columns} FROM sessions ORDER BY rowid")
+        return self.rows(f"SELECT {self._session_columns(light)} FROM sessions ORDER BY rowid")
+
+    def session_rows_by(self, column: str, values: list[Any], light: bool = True) -> list[Row]:
+        """Session rows whose ``id`` or ``parent_session_id`` is one of ``values`` (through their indexes)."""
+        assert column in ("id", "parent_session_id"), column
+        if column not in self.columns("sessions") or not values:
+            return []
+        found: list[Row] = []
+        for start in range(0, len(values), 500):  # stay under SQLite's bound-parameter limit
+            chunk = values[start : start + 500]
+            marks = ", ".join("?" for _ in chunk)
+            sql = f'SELECT {self._session_columns(light)} FROM sessions WHERE "{column}" IN ({marks})'
+            found.extend(self.rows(sql, tuple(chunk)))
+        return found
 
     def session_row(self, session_id: str) -> Row | None:
         found = self.rows("SELECT * FROM sessions WHERE id = ?", (session_id,))
