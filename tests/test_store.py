@@ -336,7 +336,9 @@ def test_bad_tool_calls_cells_are_strays_and_valid_calls_remain(tmp_path, run_tr
     assert calls[patch] == ["call_p1"]
     assert calls[terminal2] == ["call_t2"]
     patch_call = next(t for t in data["turns"] if t["row"] == patch)["tool_calls"][0]
-    assert patch_call["result"] is not None and '"success": true' in patch_call["result"]["text"]
+    result = patch_call["result"]
+    stored = next(t for t in data["turns"] if t["row"] == result["row"])
+    assert '"success": true' in stored["text"] and stored["result"]["call_id"] == result["call_id"]
 
 
 def test_cli_show_names_row_strays_on_stderr(tmp_path, run_trail):

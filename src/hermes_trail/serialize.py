@@ -156,19 +156,17 @@ def session_detail_json(session: Session) -> dict[str, Any]:
     return out
 
 
-def result_json(result: ToolResult, with_text: bool = True) -> dict[str, Any]:
-    """A result; a ``tool`` turn's own result leaves out ``text``, which is the turn's ``text`` already."""
-    out: dict[str, Any] = {
+def result_json(result: ToolResult) -> dict[str, Any]:
+    """A result without its raw text, which is the ``text`` of the ``tool`` turn at ``row``: a transcript
+    carries each tool output once as stored, once as kept."""
+    return {
         "row": result.source_row,
         "call_id": result.call_id,
         "tool_name": result.tool_name,
         "time": iso(result.time),
         "orphan": result.orphan,
+        "output": result.output,
     }
-    if with_text:
-        out["text"] = result.text
-        out["output"] = result.output
-    return out
 
 
 def permission_json(permission: Permission | None) -> dict[str, Any] | None:
@@ -239,7 +237,7 @@ def turn_json(turn: Turn) -> dict[str, Any]:
         "finish_reason": turn.finish_reason,
         "structured": turn.content is not None,
         "tool_calls": [call_json(c) for c in turn.tool_calls],
-        "result": result_json(turn.result, with_text=False) if turn.result is not None else None,
+        "result": result_json(turn.result) if turn.result is not None else None,
         "rewound": turn.rewound,
         "compacted": turn.compacted,
         "copy_of": turn.copy_of,
