@@ -9,7 +9,7 @@ on the result, and the rest is still read.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -36,6 +36,7 @@ class History:
     strays: list[Stray] = field(default_factory=list)
     notes: list[locate.Note] = field(default_factory=list)
     demo: bool = False
+    locations: list[locate.StoreLocation] = field(default_factory=list)
     catalog_read: bool = True
     _readers: dict[str, SqliteStore] = field(default_factory=dict)
     _families: dict[str, dict[str, Session]] = field(default_factory=dict)
@@ -278,6 +279,7 @@ def open_history(
     env: Mapping[str, str] | None = None,
     demo_fallback: bool = False,
     catalog: bool = True,
+    select: Callable[[locate.StoreLocation], bool] | None = None,
 ) -> History:
     """Locate and read every Hermes store.
 
@@ -287,6 +289,7 @@ def open_history(
     :param demo_fallback: when no store and no explicit location is found, read the bundled demo home.
     :param catalog: read every session row now; without it ``sessions`` stays empty and :meth:`History.find`
         looks sessions up in the stores' indexes, which is what showing one session needs.
+    :param select: read only the stores it accepts (the index skips stores that did not change).
     """
     env = os.environ if env is None else env
     homes, dbs = list(homes), list(dbs)
@@ -297,9 +300,11 @@ def open_history(
     if demo_fallback and not discovery.stores and not explicit:
         discovery = locate.discover({}, homes=[demo_home()])
         history.demo = True
+    history.locations = list(discovery.stores)
     taken: set[str] = set()
     for location in discovery.stores:
-        _read_store(history, location, taken, catalog)
+        if select is None or select(location):
+            _read_store(history, location, taken, catalog)
     for store in history.stores:
         relations.link([s for s in history.sessions if s.store.key == store.key])
     history.sessions.sort(key=_activity_key, reverse=True)

@@ -319,6 +319,7 @@ class Session:
     active_seconds: float | None = None
     chain: list[str] = field(default_factory=list)
     children: list[tuple[str, str]] = field(default_factory=list)
+    row_stats: tuple[int, Any, int] | None = None
     raw: dict[str, Any] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
     loaded: bool = False

@@ -5,10 +5,11 @@ Keys only ever get added. Times are ISO 8601 in UTC (``...Z``) or ``null``.
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from hermes_trail.hermes.locate import Note
+from hermes_trail.index.search import Hit, SearchResult
 from hermes_trail.model import (
     Command,
     FileEdit,
@@ -252,4 +253,47 @@ def transcript_json(session: Session) -> dict[str, Any]:
         "turns": [turn_json(t) for t in session.turns],
         "hidden": [turn_json(t) for t in session.hidden],
         "strays": [stray_json(s) for s in session.strays],
+    }
+
+
+def hit_json(hit: Hit) -> dict[str, Any]:
+    return {
+        "store": hit.store,
+        "session_id": hit.session_id,
+        "ref": hit.ref,
+        "title": hit.title,
+        "project": hit.project,
+        "profile": hit.profile,
+        "source": hit.source,
+        "session_kind": hit.session_kind,
+        "row": hit.row,
+        "part": hit.part,
+        "role": hit.role,
+        "kind": hit.kind,
+        "tool": hit.tool,
+        "time": iso(datetime.fromtimestamp(hit.time, tz=UTC)) if hit.time is not None else None,
+        "exit_code": hit.exit_code,
+        "path": hit.path,
+        "rewound": hit.rewound,
+        "score": round(hit.score, 4),
+        "snippet": hit.snippet,
+        "resume": hit.resume,
+    }
+
+
+def search_json(result: SearchResult) -> dict[str, Any]:
+    return {
+        "query": result.query,
+        "matches": result.matches,
+        "windowed": result.windowed,
+        "seconds": round(result.seconds, 4),
+        "conversations": [
+            {
+                "store": c.store,
+                "root": c.root,
+                "score": round(c.score, 4),
+                "hits": [hit_json(h) for h in c.hits],
+            }
+            for c in result.conversations
+        ],
     }

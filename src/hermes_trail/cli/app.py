@@ -8,6 +8,8 @@ from typing import Annotated
 import typer
 
 from hermes_trail.cli.common import (
+    EXIT_ERROR,
+    EXIT_OK,
     EXIT_SKIPPED,
     DbOption,
     HomeOption,
@@ -18,6 +20,7 @@ from hermes_trail.cli.common import (
     print_json,
     report_rows,
 )
+from hermes_trail.cli.indexing import IndexOption, synced_index
 from hermes_trail.errors import AmbiguousSession, SessionNotFound, TrailError
 
 app = typer.Typer(
@@ -148,3 +151,85 @@ def main() -> None:
         sys.exit(0)
     except KeyboardInterrupt:
         sys.exit(130)
+
+
+def _since_option(value: str | None, name: str) -> float | None:
+    from hermes_trail.listing import parse_since
+
+    if not value:
+        return None
+    try:
+        return parse_since(value).timestamp()
+    except TrailError as exc:
+        fail(str(exc).replace("--since", name))
+
+
+@app.command("search")
+def search_cmd(
+    query: Annotated[str, typer.Argument(help='Words, "phrases", OR, NOT/-word, prefix*, paths, any text.')],
+    project: Annotated[str | None, typer.Option(help="Only this project (a path, or its end).")] = None,
+    profile: Annotated[str | None, typer.Option(help="Only this profile (default: all).")] = None,
+    source: Annotated[str | None, typer.Option(help="Only this source (cli, cron, telegram, ...).")] = None,
+    since: Annotated[str | None, typer.Option(help="Only from this time on: 7d, 12h or an ISO date.")] = None,
+    until: Annotated[str | None, typer.Option(help="Only before this time: 7d, 12h or an ISO date.")] = None,
+    role: Annotated[str | None, typer.Option(help="user, assistant, tool (tool output), summary.")] = None,
+    tool: Annotated[str | None, typer.Option(help="Only this tool's calls (terminal, patch, ...).")] = None,
+    session: Annotated[str | None, typer.Option(help="Only this session (id or prefix).")] = None,
+    include_rewound: Annotated[bool, typer.Option("--include-rewound", help="Also rewound rows.")] = False,
+    limit: Annotated[int, typer.Option("--limit", "-n", help="Conversations to show.")] = 10,
+    index: IndexOption = None,
+    home: HomeOption = None,
+    db: DbOption = None,
+    json_output: JsonOption = False,
+) -> None:
+    """Search everything Hermes recorded: prompts, replies, summaries, commands, edits, tool output.
+
+    \b
+    Example:
+        trail search "connection refused" --project api --since 30d
+    """
+    from hermes_trail.index.search import SearchFilters, search
+
+    filters = SearchFilters(
+        project=project, profile=profile, source=source, since=_since_option(since, "--since"),
+        until=_since_option(until, "--until"), role=role, tool=tool, session=session,
+        include_rewound=include_rewound,
+    )  # fmt: skip
+    path = synced_index(index, home, db)
+    result = search(path, query, filters, limit=max(limit, 1))
+    if json_output:
+        from hermes_trail.serialize import search_json
+
+        print_json(search_json(result))
+    else:
+        from hermes_trail.cli.tables import console, print_search
+
+        print_search(console(), result)
+    raise typer.Exit(EXIT_OK if result.conversations or json_output else EXIT_ERROR)
+
+
+@app.command("recall")
+def recall_cmd(
+    query: Annotated[str, typer.Argument(help="What to remember.")],
+    budget: Annotated[int, typer.Option("--budget", help="At most this many bytes.")] = 4096,
+    project: Annotated[str | None, typer.Option(help="Only this project.")] = None,
+    profile: Annotated[str | None, typer.Option(help="Only this profile.")] = None,
+    index: IndexOption = None,
+    home: HomeOption = None,
+    db: DbOption = None,
+) -> None:
+    """A compact page of past sessions about QUERY, for an agent: framed as untrusted history.
+
+    \b
+    Example:
+        trail recall "how did we deploy the staging db" --budget 2000
+    """
+    from hermes_trail.index.search import SearchFilters, search
+    from hermes_trail.recall import recall_page
+
+    path = synced_index(index, home, db)
+    result = search(path, query, SearchFilters(project=project, profile=profile), limit=8)
+    page = recall_page(result, budget=max(budget, 256))
+    if page:
+        sys.stdout.write(page + "\n")
+    raise typer.Exit(EXIT_OK)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from hermes_trail.model import Session, Usage
@@ -9,6 +10,9 @@ from hermes_trail.transcript import clock, safe
 
 if TYPE_CHECKING:
     from rich.console import Console
+    from rich.text import Text
+
+    from hermes_trail.index.search import SearchResult
 
 
 def console() -> Console:
@@ -123,3 +127,46 @@ def print_sessions(sessions: list[Session], total: int) -> None:
     out.print(table)
     if len(sessions) < total:
         out.print(f"[dim]{len(sessions)} of {total} sessions (--limit 0 shows all)[/dim]")
+
+
+def _marked(snippet: str) -> Text:
+    """A snippet with the index's match marks turned into bold, the rest shown as plain (escaped) text."""
+    from rich.text import Text
+
+    from hermes_trail.index.search import MARK_CLOSE, MARK_OPEN
+
+    out = Text()
+    for i, part in enumerate(safe(snippet.replace("\n", " ")).split(MARK_OPEN)):
+        if i == 0:
+            out.append(part)
+            continue
+        inside, _, rest = part.partition(MARK_CLOSE)
+        out.append(inside, style="bold yellow")
+        out.append(rest)
+    return out
+
+
+def print_search(out: Console, result: SearchResult) -> None:
+    """Hits grouped by conversation: title, where and when, each matching turn, and how to resume."""
+    from rich.padding import Padding
+    from rich.text import Text
+
+    if not result.conversations:
+        out.print(f"No match for {safe(result.query)!r}.", highlight=False)
+        return
+    for conversation in result.conversations:
+        best = conversation.hits[0]
+        head = Text(safe(best.title or "(untitled)"), style="bold")
+        where = f"  {best.project} · {best.profile} · {best.source or '?'}"
+        head.append(safe(where), style="dim")
+        out.print(head)
+        for hit in conversation.hits:
+            when = clock(datetime.fromtimestamp(hit.time, tz=UTC) if hit.time else None, with_date=True)[:16]
+            what = hit.kind + (f" exit {hit.exit_code}" if hit.kind == "command" else "")
+            line = Text(f"{when}  {safe(hit.session_id)} #{hit.row}  {what}: ", style="dim")
+            line.append_text(_marked(hit.snippet))
+            out.print(Padding(line, (0, 0, 0, 2)))
+        out.print(Padding(Text(f"resume: {best.resume}", style="cyan"), (0, 0, 0, 2)))
+        out.print()
+    more = " (newest matches ranked)" if result.windowed else ""
+    out.print(f"[dim]{result.matches} matching turns{more} in {result.seconds * 1000:.0f} ms[/dim]")

@@ -173,8 +173,20 @@ class _Row:
     original: _Row | None = None  # the archived row this one copies
 
 
+def _untouched(session: Session) -> bool:
+    """Whether a session can hold nothing of compaction's: no row kept aside and no summary-like row."""
+    if session.hidden:
+        return False
+    prefixes = ("[PRIOR CONTEXT", *SUMMARY_PREFIXES)
+    return not any(
+        t.text.lstrip().startswith(prefixes) or flag(t.raw, "_compressed_summary") for t in session.turns
+    )
+
+
 def apply(session: Session, has_compacted_column: bool) -> None:
     """Mark summaries and compaction copies, flag what compactions archived, and count the events."""
+    if _untouched(session):  # most sessions: nothing to read twice, nothing to mark
+        return
     rows = _rows(session, has_compacted_column)
     touched = any(r.handoff is not None or r.turn.compacted for r in rows)
     events: list[tuple[int, CompactionEvent]] = []

@@ -90,6 +90,7 @@ def decode_session(
         relation="root" if not row.get("parent_session_id") else None,
         raw=row,
         problems=problems,
+        row_stats=stats,
     )
     classes.classify_session(session, row)
     return session

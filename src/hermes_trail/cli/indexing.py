@@ -1,0 +1,81 @@
+"""What the index commands share: ``--index``, and a sync before every query (with a progress bar the first
+time, silent afterwards)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from hermes_trail.cli.common import err
+from hermes_trail.hermes import locate
+
+IndexOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--index", help="The index file (default: TRAIL_INDEX, else the user data dir).", show_default=False
+    ),
+]
+
+
+def _homes_or_demo(homes: list[Path] | None, dbs: list[Path] | None) -> tuple[list[Path], list[Path]]:
+    """The homes to index: the ones named, else Hermes' own, else the bundled demo (said on stderr)."""
+    homes, dbs = list(homes or ()), list(dbs or ())
+    explicit = homes or dbs or os.environ.get("TRAIL_HERMES_DB") or os.environ.get("TRAIL_HERMES_HOME")
+    if not explicit and not locate.discover(os.environ).stores:
+        from hermes_trail.history import demo_home
+
+        err("no Hermes home found; searching the demo home bundled with hermes-trail")
+        return [demo_home()], []
+    return homes, dbs
+
+
+def synced_index(index: Path | None, homes: list[Path] | None, dbs: list[Path] | None) -> Path:
+    """Bring the index up to date and return its path; the first build shows its progress on stderr."""
+    from hermes_trail.index.schema import default_index_path
+    from hermes_trail.index.sync import sync_index
+
+    path = index or default_index_path()
+    homes, dbs = _homes_or_demo(homes, dbs)
+    first = not path.exists()
+    if first and sys.stderr.isatty():
+        from rich.console import Console
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
+
+        columns = (
+            TextColumn("indexing"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("messages"),
+            TextColumn("[dim]{task.fields[rate]}"),
+            TimeElapsedColumn(),
+            TextColumn("eta"),
+            TimeRemainingColumn(),
+        )
+        with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
+            task = bar.add_task("index", total=None, rate="")
+
+            def progress(done: int, total: int) -> None:
+                speed = bar.tasks[0].speed
+                rate = f"{speed:,.0f} msg/s" if speed else ""
+                bar.update(task, completed=done, total=total, rate=rate)
+
+            report = sync_index(path, homes=homes, dbs=dbs, progress=progress, notify=err)
+        err(f"indexed {report.messages_read:,} messages of {report.sessions_indexed:,} sessions "
+            f"in {report.seconds:.1f} s ({path})")  # fmt: skip
+    else:
+        report = sync_index(path, homes=homes, dbs=dbs, notify=err)
+    for stray in report.strays:
+        if stray.kind in ("store", "directory"):
+            err(f"skipped {stray.kind} {stray.where}: {stray.reason} (what was indexed from it stays)")
+    return path

@@ -1,0 +1,47 @@
+"""Text in scripts written without spaces between words (Chinese, Japanese, Korean), made searchable.
+
+A word tokenizer reads a whole run of such characters as one token, and a trigram index cannot match the
+two-character words these languages are full of. The classic answer is overlapping character bigrams: the
+run ``東京タワー`` is indexed as ``東京 京タ タワ ワー``, and a query for any substring of two or more
+characters becomes the phrase of its bigrams; a single character is a prefix query.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Han, Hiragana, Katakana, Hangul and their compatibility blocks.
+RUN = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f]+")
+
+
+def has_cjk(text: str) -> bool:
+    return RUN.search(text) is not None
+
+
+def bigrams(run: str) -> list[str]:
+    """The overlapping bigrams of one run (a lone character stands for itself)."""
+    if len(run) == 1:
+        return [run]
+    return [run[i : i + 2] for i in range(len(run) - 1)]
+
+
+def index_text(text: str) -> str | None:
+    """What the CJK index gets for ``text``: the bigrams of every run, runs kept apart by a separator."""
+    if text.isascii():  # the common case, decided in C without a regex pass
+        return None
+    runs = RUN.findall(text)
+    if not runs:
+        return None
+    return " | ".join(" ".join(bigrams(run)) for run in runs)
+
+
+def query_runs(text: str) -> list[str]:
+    """The CJK runs of a query, each to be matched as a substring."""
+    return RUN.findall(text)
+
+
+def run_expression(run: str) -> str:
+    """An FTS5 expression (unicode61 tokenizer) matching ``run`` as a substring of indexed text."""
+    if len(run) == 1:
+        return f'"{run}" *'
+    return '"' + " ".join(bigrams(run)) + '"'

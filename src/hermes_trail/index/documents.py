@@ -1,0 +1,131 @@
+"""What of a session the index holds: the model's turns, commands, edits and tool outputs, never raw rows.
+
+Each :class:`Doc` is one searchable thing a person or an agent would look for. A compaction copy is not
+indexed (its archived original is, once); rewound rows are indexed but flagged, so search leaves them out
+unless asked; rows Hermes keeps only for bookkeeping (``session_meta``, the review harness) are not indexed.
+Text is redacted before it is stored, so neither search nor recall can show a secret.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from hermes_trail.index.cjk import index_text
+from hermes_trail.index.redact import redact
+from hermes_trail.model import Session, ToolCall, Turn
+
+# A tool output can be megabytes; what matters for finding it is at its start (and an error at its end).
+MAX_TEXT = 16_000
+_TAIL = 2_000
+_SKIPPED_KINDS = frozenset({"session_meta", "review_harness"})
+_ARG_KEYS = ("path", "file_path", "query", "url", "pattern", "goal", "command")
+
+
+@dataclass(slots=True)
+class Doc:
+    """One row of the index's ``docs`` table."""
+
+    row: int
+    part: int
+    role: str
+    kind: str
+    text: str
+    time: float | None = None
+    tool: str | None = None
+    exit_code: int | None = None
+    path: str | None = None
+    moved_to: str | None = None
+    command: str | None = None
+    rewound: bool = False
+    archived: bool = False
+    key: str | None = None
+
+    @property
+    def cjk(self) -> str | None:
+        """Bigrams of the text's CJK runs (already redacted text), for the CJK index."""
+        return index_text(self.text)
+
+
+def _clip(text: str) -> str:
+    if len(text) <= MAX_TEXT:
+        return text
+    return text[: MAX_TEXT - _TAIL] + "\n…\n" + text[-_TAIL:]
+
+
+def _key_of(text: str, *exact: str | None) -> str | None:
+    """What the trigram index gets: the exact strings a word index splits (paths, commands, file names)."""
+    del text
+    parts = [e for e in exact if e]
+    return redact("\n".join(parts)) if parts else None
+
+
+def _turn_kind(turn: Turn) -> str | None:
+    if turn.role == "summary":
+        return "summary"
+    if turn.role == "user":
+        return "prompt" if turn.kind is None else "notice"
+    if turn.role == "assistant":
+        return "reply"
+    if turn.role == "system":
+        return "system"
+    return None
+
+
+def _call_docs(call: ToolCall, turn: Turn, base: Doc) -> Iterator[Doc]:
+    time = base.time
+    if call.command is not None:
+        cmd = call.command
+        body = "\n".join(p for p in (cmd.command, cmd.output, cmd.error or "") if p)
+        yield Doc(turn.source_row, turn.part, "tool", "command", redact(_clip(body)), time, "terminal",
+                  cmd.exit_code, None, None, redact(cmd.command), base.rewound, base.archived,
+                  _key_of(body, cmd.command))  # fmt: skip
+        return
+    if call.permission is not None and call.name == "terminal":
+        command = str((call.arguments or {}).get("command") or call.arguments_text)
+        reason = call.permission.message or call.permission.outcome
+        yield Doc(turn.source_row, turn.part, "tool", "blocked", redact(f"{command}\n{reason}"), time,
+                  "terminal", -1, None, None, redact(command), base.rewound, base.archived,
+                  _key_of(command, command))  # fmt: skip
+        return
+    for edit in call.edits:
+        body = "\n".join([edit.path, edit.moved_to or "", *edit.removed, *edit.added]).strip()
+        yield Doc(turn.source_row, turn.part, "tool", "edit", redact(_clip(body)), time, call.name, None,
+                  edit.path, edit.moved_to, None, base.rewound, base.archived,
+                  _key_of(body, edit.path, edit.moved_to))  # fmt: skip
+    if call.edits:
+        return
+    args = call.arguments or {}
+    subject = next((str(args[k]) for k in _ARG_KEYS if isinstance(args.get(k), str)), "")
+    output = ""
+    if call.result is not None:
+        output = call.result.output if call.result.output is not None else call.result.text
+    body = "\n".join(p for p in (call.name, subject, output) if p)
+    path = subject if call.reads or call.name == "read_file" else None
+    yield Doc(turn.source_row, turn.part, "tool", "tool", redact(_clip(body)), time, call.name, None, path,
+              None, None, base.rewound, base.archived, _key_of(body, subject))  # fmt: skip
+
+
+def session_docs(session: Session) -> list[Doc]:
+    """Every doc of a loaded session, in row order."""
+    docs: list[Doc] = []
+    turns = sorted([*session.turns, *session.hidden], key=lambda t: (t.source_row, t.part))
+    for turn in turns:
+        if turn.copy_of is not None or turn.kind in _SKIPPED_KINDS:
+            continue
+        time = turn.time.timestamp() if turn.time else None
+        base = Doc(turn.source_row, turn.part, turn.role, "", "", time, rewound=turn.rewound,
+                   archived=turn.compacted)  # fmt: skip
+        kind = _turn_kind(turn)
+        if kind is not None and turn.text.strip():
+            text = _clip(turn.text)
+            docs.append(Doc(turn.source_row, turn.part, turn.role, kind, redact(text), time,
+                            rewound=turn.rewound, archived=turn.compacted, key=_key_of(text)))  # fmt: skip
+        for call in turn.tool_calls:
+            docs.extend(_call_docs(call, turn, base))
+        if turn.result is not None and turn.result.orphan:
+            text = _clip(turn.result.output if turn.result.output is not None else turn.text)
+            docs.append(Doc(turn.source_row, turn.part, "tool", "tool", redact(text), time,
+                            turn.result.tool_name, rewound=turn.rewound, archived=turn.compacted,
+                            key=_key_of(text)))  # fmt: skip
+    return docs

@@ -1,0 +1,125 @@
+"""The index database: where it lives, its tables, and how a damaged or outdated one is replaced.
+
+The index is derived data: it is never migrated. A format change builds a new file beside the old one and
+swaps it in when complete, so a search never waits on a rebuild of someone else's format, and a damaged
+file is rebuilt with a one-line message.
+
+Tables:
+
+- ``stores``: per Hermes store, what tells cheaply whether it changed (file size and mtime, WAL size and
+  mtime) and when it was last read.
+- ``sessions``: one row per indexed session, with the fingerprint that tells whether its rows changed
+  (row count, newest timestamp, inactive rows, Hermes' own counters), its project, profile, source,
+  class and lineage root (a continuation chain is one conversation).
+- ``docs``: one row per searchable thing the model yields: a prompt, a reply, a summary, a notice, a
+  command with its output and exit code, a file edit, a tool's kept output. Never raw rows.
+- ``docs_fts``: the word index over ``docs.text`` (unicode61, diacritics folded, Porter stemming).
+- ``docs_tri``: a trigram index over ``docs.key``: only what a word index cannot find in a word (paths,
+  commands, file names): substrings.
+- ``docs_cjk``: character bigrams of text in scripts without spaces between words (Chinese, Japanese,
+  Korean), which neither a word index nor a trigram index (no two-character words) can find.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Mapping
+from pathlib import Path
+
+# Bump when the tables or what goes into them change: an index of another format is rebuilt beside.
+FORMAT = "trail-index-1"
+
+_SCHEMA = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE stores (
+    key TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    path TEXT NOT NULL,
+    profile TEXT NOT NULL,
+    identity TEXT NOT NULL,
+    synced_at REAL NOT NULL
+);
+CREATE TABLE sessions (
+    id INTEGER PRIMARY KEY,
+    store TEXT NOT NULL,
+    session_id TEXT NOT NULL,
+    ref TEXT NOT NULL,
+    profile TEXT NOT NULL,
+    project TEXT NOT NULL,
+    source TEXT,
+    kind TEXT NOT NULL,
+    relation TEXT,
+    root TEXT NOT NULL,
+    title TEXT,
+    model TEXT,
+    started REAL,
+    last_activity REAL,
+    fingerprint TEXT NOT NULL,
+    UNIQUE (store, session_id)
+);
+CREATE INDEX sessions_root ON sessions (store, root);
+CREATE TABLE docs (
+    id INTEGER PRIMARY KEY,
+    sess INTEGER NOT NULL,
+    row INTEGER NOT NULL,
+    part INTEGER NOT NULL DEFAULT 0,
+    role TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    tool TEXT,
+    time REAL,
+    exit_code INTEGER,
+    path TEXT,
+    moved_to TEXT,
+    command TEXT,
+    rewound INTEGER NOT NULL DEFAULT 0,
+    archived INTEGER NOT NULL DEFAULT 0,
+    text TEXT NOT NULL,
+    key TEXT,
+    cjk TEXT
+);
+CREATE INDEX docs_sess ON docs (sess);
+CREATE INDEX docs_path ON docs (path) WHERE path IS NOT NULL;
+CREATE INDEX docs_command ON docs (kind, exit_code) WHERE kind = 'command';
+CREATE VIRTUAL TABLE docs_fts USING fts5(
+    text, content='docs', content_rowid='id', tokenize='porter unicode61 remove_diacritics 2'
+);
+CREATE VIRTUAL TABLE docs_tri USING fts5(key, content='docs', content_rowid='id', tokenize='trigram');
+CREATE VIRTUAL TABLE docs_cjk USING fts5(cjk, content='docs', content_rowid='id', tokenize='unicode61');
+"""
+
+
+def default_index_path(env: Mapping[str, str] | None = None) -> Path:
+    """``TRAIL_INDEX``, else ``index.db`` in the platform's user data directory for hermes-trail."""
+    env = os.environ if env is None else env
+    explicit = env.get("TRAIL_INDEX", "").strip()
+    if explicit:
+        return Path(explicit).expanduser()
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir("hermes-trail", appauthor=False)) / "index.db"
+
+
+def connect(path: Path) -> sqlite3.Connection:
+    """A connection tuned for one writer and many readers: WAL, a generous busy wait, no fsync per row."""
+    conn = sqlite3.connect(path, timeout=30.0, isolation_level=None, check_same_thread=False)
+    conn.execute("PRAGMA journal_mode = WAL")
+    conn.execute("PRAGMA synchronous = NORMAL")
+    conn.execute("PRAGMA temp_store = MEMORY")
+    conn.execute("PRAGMA cache_size = -65536")
+    return conn
+
+
+def create(conn: sqlite3.Connection) -> None:
+    """Make the tables of an empty index and record its format."""
+    conn.executescript(_SCHEMA)
+    conn.execute("INSERT INTO meta (key, value) VALUES ('format', ?)", (FORMAT,))
+
+
+def format_of(conn: sqlite3.Connection) -> str | None:
+    """The format an index records, ``None`` when it has none (empty, foreign or damaged)."""
+    try:
+        row = conn.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()
+    except sqlite3.DatabaseError:
+        return None
+    return row[0] if row else None

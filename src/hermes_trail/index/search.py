@@ -1,0 +1,286 @@
+"""Search the index: BM25 hits, grouped by conversation, reported on the session and turn that matched.
+
+Ranking one BM25 over every matching row is what makes a common word slow on a big history (thousands of
+matches to score). Here each index is first asked for its newest matches only, in descending doc id order,
+which FTS5 answers without scoring (doc ids follow activity: the index writes older sessions first and
+appends what is new). When a query has fewer matches than that window, every match is scored, so rare
+terms are ranked over the whole history; when it has more, BM25 ranks the newest window, which is where a
+person's "what did I do about X" usually lives and where an updated fact is. Scores are then weighed by
+what matched (a typed prompt, a reply or a command above a tool's output) and by the session's class (cron
+runs and sub-agents lower, never hidden), and the best hit of each conversation (a continuation chain is
+one) leads its group.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import sqlite3
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from hermes_trail.index import cjk, query
+
+# How many of the newest matches each index gives before scoring; a query with more is ranked in this window.
+WINDOW = 4000
+# Hits scored in detail (snippets, grouping) after the first ranking.
+SHORTLIST = 200
+# How much each kind of doc weighs: what a person typed or was told counts most.
+KIND_WEIGHT = {"prompt": 1.3, "summary": 1.1, "reply": 1.0, "command": 1.0, "edit": 0.9, "blocked": 0.8,
+               "notice": 0.6, "system": 0.6, "tool": 0.8}  # fmt: skip
+# Sessions people did not drive themselves rank lower, not out.
+SESSION_WEIGHT = {"cron": 0.55, "subagent": 0.7, "tool": 0.7}
+# Newer beats older at equal relevance; at most this much (an updated fact must win over the stale one).
+RECENCY_BOOST = 0.35
+MARK_OPEN, MARK_CLOSE = "\u00ab", "\u00bb"
+
+
+@dataclass(frozen=True, slots=True)
+class SearchFilters:
+    """Which docs a search may return. ``None`` means any; times are epoch seconds."""
+
+    project: str | None = None
+    profile: str | None = None
+    source: str | None = None
+    since: float | None = None
+    until: float | None = None
+    role: str | None = None
+    tool: str | None = None
+    session: str | None = None
+    include_rewound: bool = False
+
+
+@dataclass(slots=True)
+class Hit:
+    """One matching doc, with the session it belongs to."""
+
+    doc: int
+    store: str
+    session_id: str
+    ref: str
+    profile: str
+    project: str
+    source: str | None
+    session_kind: str
+    root: str
+    title: str | None
+    row: int
+    part: int
+    role: str
+    kind: str
+    tool: str | None
+    time: float | None
+    exit_code: int | None
+    path: str | None
+    rewound: bool
+    score: float
+    snippet: str = ""
+
+    @property
+    def resume(self) -> str:
+        """The command that reopens the conversation in Hermes."""
+        profile = f" -p {self.profile}" if self.profile != "default" else ""
+        return f"hermes{profile} --resume {self.session_id}"
+
+
+@dataclass(slots=True)
+class Conversation:
+    """The hits of one conversation (a continuation chain), best first."""
+
+    store: str
+    root: str
+    hits: list[Hit] = field(default_factory=list)
+
+    @property
+    def score(self) -> float:
+        return self.hits[0].score if self.hits else 0.0
+
+
+@dataclass(slots=True)
+class SearchResult:
+    query: str
+    conversations: list[Conversation]
+    matches: int
+    windowed: bool
+    seconds: float
+
+    @property
+    def hits(self) -> list[Hit]:
+        """The best hit of each conversation, in rank order."""
+        return [c.hits[0] for c in self.conversations if c.hits]
+
+
+_DOC_COLUMNS = (
+    "d.id, s.store, s.session_id, s.ref, s.profile, s.project, s.source, s.kind, s.root, s.title, d.row, "
+    "d.part, d.role, d.kind, d.tool, d.time, d.exit_code, d.path, d.rewound"
+)
+
+
+def _where(filters: SearchFilters) -> tuple[list[str], list[Any]]:
+    clauses: list[str] = []
+    params: list[Any] = []
+    if not filters.include_rewound:
+        clauses.append("d.rewound = 0")
+    if filters.project:
+        clauses.append("(s.project = ? OR s.project LIKE ? ESCAPE '\\')")
+        wanted = filters.project.rstrip("/")
+        params += [wanted, "%/" + _like(wanted)]
+    if filters.profile:
+        clauses.append("s.profile = ?")
+        params.append(filters.profile)
+    if filters.source:
+        clauses.append("s.source = ?")
+        params.append(filters.source)
+    if filters.since is not None:
+        clauses.append("d.time >= ?")
+        params.append(filters.since)
+    if filters.until is not None:
+        clauses.append("d.time < ?")
+        params.append(filters.until)
+    if filters.role:
+        role = filters.role
+        if role in ("tool", "output", "tool-output"):
+            clauses.append("d.role = 'tool'")
+        elif role in ("prompt", "user"):
+            clauses.append("d.kind = 'prompt'")
+        else:
+            clauses.append("(d.role = ? OR d.kind = ?)")
+            params += [role, role]
+    if filters.tool:
+        clauses.append("d.tool = ?")
+        params.append(filters.tool)
+    if filters.session:
+        clauses.append("(s.session_id = ? OR s.session_id LIKE ? ESCAPE '\\')")
+        params += [filters.session, _like(filters.session) + "%"]
+    return clauses, params
+
+
+def _like(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def _candidates(
+    conn: sqlite3.Connection, table: str, expression: str, filters: SearchFilters
+) -> tuple[list[tuple[Any, ...]], bool]:
+    """Scored matches of one index: all of them, or the newest :data:`WINDOW` when there are more."""
+    clauses, params = _where(filters)
+    where = " AND ".join([f"{table} MATCH ?", *clauses])
+    join = f"FROM {table} f JOIN docs d ON d.id = f.rowid JOIN sessions s ON s.id = d.sess"
+    newest = conn.execute(
+        f"SELECT f.rowid {join} WHERE {where} ORDER BY f.rowid DESC LIMIT ?", (expression, *params, WINDOW)
+    ).fetchall()
+    if not newest:
+        return [], False
+    windowed = len(newest) >= WINDOW
+    low = newest[-1][0]
+    rows = conn.execute(
+        f"SELECT {_DOC_COLUMNS}, bm25({table}) {join} WHERE {where} AND f.rowid >= ? "
+        f"ORDER BY bm25({table}) LIMIT ?",
+        (expression, *params, low, SHORTLIST),
+    ).fetchall()
+    return rows, windowed
+
+
+def _score(rows: Iterable[tuple[Any, ...]], newest: float, oldest: float) -> list[Hit]:
+    hits = []
+    span = max(newest - oldest, 1.0)
+    for row in rows:
+        (doc, store, sid, ref, profile, project, source, skind, root, title, mrow, part, role, kind, tool,
+         when, exit_code, path, rewound, bm25) = row  # fmt: skip
+        relevance = -float(bm25)
+        recency = ((when or oldest) - oldest) / span
+        score = relevance * KIND_WEIGHT.get(kind, 0.8) * SESSION_WEIGHT.get(skind, 1.0)
+        score *= 1.0 + RECENCY_BOOST * recency
+        hits.append(Hit(doc, store, sid, ref, profile, project, source, skind, root, title, mrow, part, role,
+                        kind, tool, when, exit_code, path, bool(rewound), score))  # fmt: skip
+    return hits
+
+
+def _snippet(conn: sqlite3.Connection, hit: Hit, fts: str | None, terms: list[str], width: int) -> str:
+    if fts:
+        row = conn.execute(
+            f"SELECT snippet(docs_fts, 0, '{MARK_OPEN}', '{MARK_CLOSE}', '…', ?) FROM docs_fts "
+            "WHERE docs_fts MATCH ? AND rowid = ?",
+            (width, fts, hit.doc),
+        ).fetchone()
+        if row and MARK_OPEN in (row[0] or ""):
+            return str(row[0])
+    text = conn.execute("SELECT text FROM docs WHERE id = ?", (hit.doc,)).fetchone()[0]
+    return highlight(text, terms, width * 8)
+
+
+def highlight(text: str, terms: list[str], chars: int) -> str:
+    """A window of ``text`` around the first term found, every term marked; the start when none is."""
+    lowered = text.lower()
+    spots = [(lowered.find(t.lower()), t) for t in terms if t]
+    spots = [(i, t) for i, t in spots if i >= 0]
+    if not spots:
+        return text[:chars] + ("…" if len(text) > chars else "")
+    first = min(i for i, _ in spots)
+    start = max(0, first - chars // 3)
+    window = text[start : start + chars]
+    for term in sorted({t for _, t in spots}, key=len, reverse=True):
+        window = re.sub(re.escape(term), lambda m: f"{MARK_OPEN}{m.group()}{MARK_CLOSE}", window,
+                        flags=re.IGNORECASE)  # fmt: skip
+    return ("…" if start else "") + window + ("…" if start + chars < len(text) else "")
+
+
+def search(
+    index: Path | sqlite3.Connection,
+    text: str,
+    filters: SearchFilters | None = None,
+    limit: int = 20,
+    per_conversation: int = 3,
+    snippet_words: int = 16,
+) -> SearchResult:
+    """Search the index for ``text`` (anything a person types; never an FTS5 syntax error).
+
+    :param limit: how many conversations to return.
+    """
+    started = time.perf_counter()
+    filters = filters or SearchFilters()
+    conn = index if isinstance(index, sqlite3.Connection) else sqlite3.connect(index)
+    try:
+        parsed = query.parse(text)
+        fts = query.to_fts(parsed)
+        rows: dict[int, tuple[Any, ...]] = {}
+        windowed = False
+        plans: list[tuple[str, str]] = []
+        if fts:
+            plans.append(("docs_fts", fts))
+        if query.needs_trigram(parsed) and (tri := query.to_trigram(parsed)):
+            plans.append(("docs_tri", tri))
+        runs = cjk.query_runs(text)
+        if runs:
+            plans.append(("docs_cjk", " AND ".join(cjk.run_expression(r) for r in runs)))
+        for table, expression in plans:
+            found, cut = _candidates(conn, table, expression, filters)
+            windowed = windowed or cut
+            for row in found:  # a doc found by two indexes keeps its better (lower) bm25
+                if row[0] not in rows or row[-1] < rows[row[0]][-1]:
+                    rows[row[0]] = row
+        times = [r[15] for r in rows.values() if r[15] is not None]
+        newest, oldest = (max(times), min(times)) if times else (0.0, 0.0)
+        hits = sorted(_score(rows.values(), newest, oldest), key=lambda h: h.score, reverse=True)
+        groups: dict[tuple[str, str], Conversation] = {}
+        for hit in hits:
+            group = groups.setdefault((hit.store, hit.root), Conversation(hit.store, hit.root))
+            if len(group.hits) < per_conversation:
+                group.hits.append(hit)
+        conversations = sorted(groups.values(), key=lambda c: c.score, reverse=True)[:limit]
+        terms = query.terms(parsed) + runs
+        for conversation in conversations:
+            for hit in conversation.hits:
+                hit.snippet = _snippet(conn, hit, fts, terms, snippet_words)
+        return SearchResult(text, conversations, len(rows), windowed, time.perf_counter() - started)
+    finally:
+        if not isinstance(index, sqlite3.Connection):
+            conn.close()
+
+
+def score_floor(scores: list[float]) -> float:
+    """The score below which hits are noise relative to the best (used by recall to stay within budget)."""
+    return max(scores) * 0.15 if scores and not math.isnan(max(scores)) else 0.0

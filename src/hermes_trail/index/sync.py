@@ -1,0 +1,366 @@
+"""Keeping the index fresh: before every query, only what changed is read again.
+
+A store whose file and WAL have the same size and mtime as at the last sync is not opened at all, so a sync
+that finds nothing new costs a few ``stat`` calls. In a store that changed, a session is read again only
+when its fingerprint changed: its row count, newest timestamp and inactive rows (a rewind or a compaction
+flips ``active``/``compacted`` on old rows) and its ``sessions`` row. Sessions that disappeared (deleted,
+pruned) leave the index; a store that cannot be read keeps what was indexed from it.
+
+Two ``trail`` processes at once: each store's changes are written in one ``BEGIN IMMEDIATE`` transaction,
+so the second waits for the first and then finds nothing left to do. A damaged index, or one of another
+format, is rebuilt beside the old file and swapped in, with one line saying so.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import multiprocessing
+import os
+import sqlite3
+import sys
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from hermes_trail.errors import StoreUnreadable
+from hermes_trail.hermes import locate
+from hermes_trail.hermes.decode.conversation import read_conversation
+from hermes_trail.hermes.decode.sessions import decode_session
+from hermes_trail.hermes.store import SqliteStore
+from hermes_trail.history import History, open_history
+from hermes_trail.index import schema
+from hermes_trail.index.documents import Doc, session_docs
+from hermes_trail.model import Session, Store, Stray
+
+Progress = Callable[[int, int], None]  # (messages done, messages in all)
+
+
+@dataclass(slots=True)
+class SyncReport:
+    """What a sync did."""
+
+    stores: int = 0
+    changed_stores: int = 0
+    sessions_indexed: int = 0
+    sessions_removed: int = 0
+    messages_read: int = 0
+    docs: int = 0
+    seconds: float = 0.0
+    rebuilt: str | None = None
+    strays: list[Stray] = field(default_factory=list)
+
+
+def store_identity(path: Path) -> str:
+    """What tells cheaply that a store changed: the size and mtime of the database and of its WAL."""
+    parts = []
+    for suffix in ("", "-wal"):
+        try:
+            st = Path(f"{path}{suffix}").stat()
+        except OSError:
+            parts.append("-")
+            continue
+        parts.append(f"{st.st_size}:{st.st_mtime_ns}")
+    return "|".join(parts)
+
+
+def fingerprint(session: Session) -> str:
+    """What tells that a session's rows changed: its message statistics and its whole ``sessions`` row."""
+    digest = hashlib.blake2b(digest_size=12)
+    digest.update(repr(session.row_stats).encode())
+    digest.update(repr(sorted(session.raw.items())).encode(errors="replace"))
+    digest.update(repr((session.relation, session.chain[:1], session.project)).encode())
+    return digest.hexdigest()
+
+
+@contextlib.contextmanager
+def _creation_lock(path: Path) -> Iterator[None]:
+    """Serialize creating or replacing the index file between processes (a lock file beside it)."""
+    try:
+        import fcntl
+    except ImportError:  # Windows: SQLite's own locking still keeps writes whole
+        yield
+        return
+    with path.with_name(path.name + ".lock").open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _open_index(path: Path) -> tuple[sqlite3.Connection, str | None]:
+    """The index at ``path``, rebuilt beside and swapped in when it is damaged or of another format."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with _creation_lock(path):
+        return _open_or_create(path)
+
+
+def _open_or_create(path: Path) -> tuple[sqlite3.Connection, str | None]:
+    reason: str | None = None
+    if path.exists():
+        try:
+            conn = schema.connect(path)
+            found = schema.format_of(conn)
+            if found == schema.FORMAT:
+                return conn, None
+            conn.close()
+            reason = f"index format {found or 'unknown'} is not {schema.FORMAT}"
+        except sqlite3.DatabaseError as exc:
+            reason = f"index is damaged ({exc})"
+    fresh = path.with_name(path.name + f".new-{os.getpid()}")
+    for suffix in ("", "-wal", "-shm"):
+        with contextlib.suppress(FileNotFoundError):
+            Path(f"{fresh}{suffix}").unlink()
+    conn = schema.connect(fresh)
+    schema.create(conn)
+    conn.close()
+    for suffix in ("-wal", "-shm"):  # the old index's sidecars must not be read as the new one's
+        with contextlib.suppress(FileNotFoundError):
+            Path(f"{path}{suffix}").unlink()
+    fresh.replace(path)
+    return schema.connect(path), reason
+
+
+# Each full-text index over ``docs`` and the column it reads; a doc with a NULL column is not in that index.
+FTS_INDEXES = (("docs_fts", "text"), ("docs_tri", "key"), ("docs_cjk", "cjk"))
+
+
+def _delete_session(conn: sqlite3.Connection, sess: int) -> None:
+    for table, column in FTS_INDEXES:
+        conn.execute(
+            f"INSERT INTO {table} ({table}, rowid, {column}) "
+            f"SELECT 'delete', id, {column} FROM docs WHERE sess = ? AND {column} IS NOT NULL",
+            (sess,),
+        )
+    conn.execute("DELETE FROM docs WHERE sess = ?", (sess,))
+    conn.execute("DELETE FROM sessions WHERE id = ?", (sess,))
+
+
+def _session_row(session: Session, store_key: str) -> tuple[Any, ...]:
+    root = session.chain[0] if session.chain else session.id
+    started = session.started_at.timestamp() if session.started_at else None
+    last = session.last_activity_at.timestamp() if session.last_activity_at else None
+    return (store_key, session.id, session.ref, session.profile, session.project, session.source,
+            session.kind, session.relation, root, session.title, session.model, started, last,
+            fingerprint(session))  # fmt: skip
+
+
+def _doc_rows(sess: int, docs: Iterable[Doc]) -> list[tuple[Any, ...]]:
+    return [
+        (sess, d.row, d.part, d.role, d.kind, d.tool, d.time, d.exit_code, d.path, d.moved_to, d.command,
+         int(d.rewound), int(d.archived), d.text, d.key, d.cjk)
+        for d in docs
+    ]
+
+
+_INSERT_SESSION = (
+    "INSERT INTO sessions (store, session_id, ref, profile, project, source, kind, relation, root, title, "
+    "model, started, last_activity, fingerprint) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+_INSERT_DOC = (
+    "INSERT INTO docs (sess, row, part, role, kind, tool, time, exit_code, path, moved_to, command, rewound, "
+    "archived, text, key, cjk) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+
+
+class _Writer:
+    """Writes one store's changes; on an empty index it defers the full-text indexes to one bulk build."""
+
+    def __init__(self, conn: sqlite3.Connection, bulk: bool) -> None:
+        self.conn = conn
+        self.bulk = bulk
+
+    def replace(self, store_key: str, session: Session, old: int | None, docs: list[Doc]) -> int:
+        if old is not None:
+            _delete_session(self.conn, old)
+        cur = self.conn.execute(_INSERT_SESSION, _session_row(session, store_key))
+        sess = int(cur.lastrowid or 0)
+        rows = _doc_rows(sess, docs)
+        if not rows:
+            return 0
+        first = self.conn.execute("SELECT coalesce(max(id), 0) + 1 FROM docs").fetchone()[0]
+        self.conn.executemany(_INSERT_DOC, rows)
+        if not self.bulk:
+            for table, column in FTS_INDEXES:
+                self.conn.execute(
+                    f"INSERT INTO {table} (rowid, {column}) "
+                    f"SELECT id, {column} FROM docs WHERE id >= ? AND {column} IS NOT NULL",
+                    (first,),
+                )
+        return len(rows)
+
+    def finish_bulk(self) -> None:
+        if self.bulk:
+            for table, _ in FTS_INDEXES:
+                self.conn.execute(f"INSERT INTO {table} ({table}) VALUES ('rebuild')")
+
+
+def _sync_store(
+    conn: sqlite3.Connection,
+    history: History,
+    store_key: str,
+    report: SyncReport,
+    progress: Progress | None,
+    total: list[int],
+) -> None:
+    sessions = [s for s in history.sessions if s.store.key == store_key]
+    indexed = {
+        sid: (sess, fp)
+        for sess, sid, fp in conn.execute(
+            "SELECT id, session_id, fingerprint FROM sessions WHERE store = ?", (store_key,)
+        )
+    }
+    changed = [s for s in sessions if indexed.get(s.id, (None, None))[1] != fingerprint(s)]
+    # Oldest activity first, so newer conversations get higher doc ids: the id order is the recency order
+    # that ranking by recency leans on.
+    changed.sort(key=lambda s: (s.last_activity_at.timestamp() if s.last_activity_at else 0.0, s.id))
+    gone = set(indexed) - {s.id for s in sessions}
+    total[1] += sum((s.row_stats or (0,))[0] for s in changed)
+    bulk = not indexed and conn.execute("SELECT 1 FROM docs LIMIT 1").fetchone() is None
+    writer = _Writer(conn, bulk)
+    for sid in gone:
+        _delete_session(conn, indexed[sid][0])
+        report.sessions_removed += 1
+    for session, docs in _read_docs(history, changed):
+        if isinstance(docs, StoreUnreadable):
+            report.strays.append(Stray(where=session.store.path, reason=docs.reason, kind="store"))
+            continue
+        report.docs += writer.replace(store_key, session, indexed.get(session.id, (None, None))[0], docs)
+        report.sessions_indexed += 1
+        rows = (session.row_stats or (0,))[0]
+        report.messages_read += rows
+        total[0] += rows
+        if progress is not None:
+            progress(total[0], total[1])
+    writer.finish_bulk()
+
+
+# Below this many messages to read, starting worker processes costs more than it saves.
+PARALLEL_FROM = 20_000
+# Sessions are handed to workers in batches of about this many messages.
+BATCH_MESSAGES = 4_000
+
+
+def _read_docs(
+    history: History, sessions: list[Session]
+) -> Iterator[tuple[Session, list[Doc] | StoreUnreadable]]:
+    """Each session's docs, in the order given: read here, or by one worker process per core when there
+    is a lot to read (decoding is the cost of a build; the writer keeps this process busy meanwhile)."""
+    rows = sum((s.row_stats or (0,))[0] for s in sessions)
+    workers = min(os.cpu_count() or 1, 4)
+    if rows < PARALLEL_FROM or workers < 2 or not sessions:
+        for session in sessions:
+            try:
+                history.load(session)
+            except StoreUnreadable as exc:
+                yield session, exc
+                continue
+            yield session, session_docs(session)
+            session.turns, session.hidden, session.loaded = [], [], False  # let the rows go
+        return
+    batches: list[list[Session]] = [[]]
+    size = 0
+    for session in sessions:
+        if size >= BATCH_MESSAGES:
+            batches.append([])
+            size = 0
+        batches[-1].append(session)
+        size += (session.row_stats or (0,))[0]
+    path = sessions[0].store.path
+    jobs = [(path, [s.id for s in batch]) for batch in batches]
+    # fork on Linux: workers inherit the decoder without re-importing __main__ (which may be a -c script).
+    context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        for batch, results in zip(batches, pool.map(_worker_docs, jobs), strict=True):
+            for session, docs in zip(batch, results, strict=True):
+                yield session, (StoreUnreadable(path, docs) if isinstance(docs, str) else docs)
+
+
+def _worker_docs(job: tuple[str, list[str]]) -> list[list[Doc] | str]:
+    """In a worker process: the docs of some sessions of one store (or why a session could not be read)."""
+    path, ids = job
+    out: list[list[Doc] | str] = []
+    with SqliteStore(path) as reader:
+        store = Store(key=path, name="", path=path, profile="", home=None, schema_version=None)
+        columns = reader.columns("messages")
+        for sid in ids:
+            try:
+                row = reader.session_row(sid)
+                if row is None:
+                    out.append("session vanished while indexing")
+                    continue
+                session = decode_session(row, store)
+                read_conversation(session, reader.message_rows(sid), columns)
+                out.append(session_docs(session))
+            except StoreUnreadable as exc:
+                out.append(exc.reason)
+    return out
+
+
+def sync_index(
+    index_path: Path | None = None,
+    *,
+    homes: Iterable[str | Path] = (),
+    dbs: Iterable[str | Path] = (),
+    env: Mapping[str, str] | None = None,
+    progress: Progress | None = None,
+    notify: Callable[[str], None] | None = None,
+) -> SyncReport:
+    """Bring the index up to date with every store, reading only what changed.
+
+    :param progress: called with (messages done, messages to read) while sessions are read.
+    :param notify: called with one line when the index had to be rebuilt.
+    """
+    started = time.perf_counter()
+    env = os.environ if env is None else env
+    path = index_path or schema.default_index_path(env)
+    conn, rebuilt = _open_index(path)
+    report = SyncReport(rebuilt=rebuilt)
+    if rebuilt and notify is not None:
+        notify(f"rebuilding the search index: {rebuilt}")
+    try:
+        known = {key: identity for key, identity in conn.execute("SELECT key, identity FROM stores")}
+        located = locate.discover(env, homes=homes, dbs=dbs).stores
+        identities = {str(loc.path.resolve()): store_identity(loc.path) for loc in located}
+        report.stores = len(located)
+        changed = {key for key, ident in identities.items() if known.get(key) != ident}
+        for key in set(known) - set(identities):  # a store that is gone takes its sessions with it
+            conn.execute("BEGIN IMMEDIATE")
+            for (sess,) in conn.execute("SELECT id FROM sessions WHERE store = ?", (key,)).fetchall():
+                _delete_session(conn, sess)
+                report.sessions_removed += 1
+            conn.execute("DELETE FROM stores WHERE key = ?", (key,))
+            conn.execute("COMMIT")
+        if not changed:
+            return report
+        history = open_history(homes=homes, dbs=dbs, env=env,
+                               select=lambda loc: str(loc.path.resolve()) in changed)  # fmt: skip
+        report.strays.extend(history.strays)
+        total = [0, 0]
+        with history:
+            for store in history.stores:
+                conn.execute("BEGIN IMMEDIATE")
+                try:
+                    # Another process may have synced this store while this one waited for the lock.
+                    now = conn.execute("SELECT identity FROM stores WHERE key = ?", (store.key,)).fetchone()
+                    if now is None or now[0] != identities.get(store.key):
+                        _sync_store(conn, history, store.key, report, progress, total)
+                        conn.execute(
+                            "INSERT OR REPLACE INTO stores (key, name, path, profile, identity, synced_at) "
+                            "VALUES (?, ?, ?, ?, ?, ?)",
+                            (store.key, store.name, store.path, store.profile, identities[store.key],
+                             time.time()),
+                        )
+                        report.changed_stores += 1
+                    conn.execute("COMMIT")
+                except BaseException:
+                    conn.execute("ROLLBACK")
+                    raise
+    finally:
+        conn.close()
+        report.seconds = time.perf_counter() - started
+    return report
