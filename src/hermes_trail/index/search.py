@@ -25,7 +25,9 @@ from typing import Any
 from hermes_trail.index import cjk, query
 
 # How many of the newest matches each index gives before scoring; a query with more is ranked in this window.
-WINDOW = 4000
+WINDOW = 1000
+# Characters of a doc's start in which a windowed query counts its terms.
+HEAD = 600
 # Hits scored in detail (snippets, grouping) after the first ranking.
 SHORTLIST = 200
 # How much each kind of doc weighs: what a person typed or was told counts most.
@@ -163,25 +165,39 @@ def _like(text: str) -> str:
 
 
 def _candidates(
-    conn: sqlite3.Connection, table: str, expression: str, filters: SearchFilters
+    conn: sqlite3.Connection, table: str, expression: str, filters: SearchFilters, terms: list[str]
 ) -> tuple[list[tuple[Any, ...]], bool]:
-    """Scored matches of one index: all of them, or the newest :data:`WINDOW` when there are more."""
+    """Scored matches of one index, lower scores first (as ``bm25`` gives them).
+
+    All matches are scored with BM25 when there are fewer than :data:`WINDOW`. With more, the newest
+    :data:`WINDOW` are scored by how often the terms occur against the length of the text: BM25 would
+    first count every match of each term over the whole index, which is exactly the cost this avoids, and
+    for terms that common the inverse document frequency that count buys says little.
+    """
     clauses, params = _where(filters)
     where = " AND ".join([f"{table} MATCH ?", *clauses])
     join = f"FROM {table} f JOIN docs d ON d.id = f.rowid JOIN sessions s ON s.id = d.sess"
+    lowered = [t.lower() for t in terms if t.strip()][:8]
+    occurrences = " + ".join(
+        "ln(1 + (length(h) - length(replace(h, ?, ''))) / length(?))" for _ in lowered
+    ) or "1"
+    # Occurrences are counted in the head of the text: enough to rank by, and cheap over a whole window.
+    head = f"(SELECT lower(substr(d.text, 1, {HEAD})) AS h)"
+    proxy = f"(SELECT -({occurrences}) / (1 + length(d.text) / 4000.0) FROM {head})"
+    proxy_params = [x for t in lowered for x in (t, t)]
     newest = conn.execute(
-        f"SELECT f.rowid {join} WHERE {where} ORDER BY f.rowid DESC LIMIT ?", (expression, *params, WINDOW)
+        f"SELECT {_DOC_COLUMNS}, {proxy} {join} WHERE {where} ORDER BY f.rowid DESC LIMIT ?",
+        (*proxy_params, expression, *params, WINDOW),
     ).fetchall()
-    if not newest:
-        return [], False
-    windowed = len(newest) >= WINDOW
-    low = newest[-1][0]
-    rows = conn.execute(
-        f"SELECT {_DOC_COLUMNS}, bm25({table}) {join} WHERE {where} AND f.rowid >= ? "
-        f"ORDER BY bm25({table}) LIMIT ?",
-        (expression, *params, low, SHORTLIST),
-    ).fetchall()
-    return rows, windowed
+    if len(newest) < WINDOW:
+        if not newest:
+            return [], False
+        rows = conn.execute(
+            f"SELECT {_DOC_COLUMNS}, bm25({table}) {join} WHERE {where} ORDER BY bm25({table}) LIMIT ?",
+            (expression, *params, SHORTLIST),
+        ).fetchall()
+        return rows, False
+    return sorted(newest, key=lambda r: r[-1])[:SHORTLIST], True
 
 
 def _score(rows: Iterable[tuple[Any, ...]], newest: float, oldest: float) -> list[Hit]:
@@ -199,17 +215,14 @@ def _score(rows: Iterable[tuple[Any, ...]], newest: float, oldest: float) -> lis
     return hits
 
 
-def _snippet(conn: sqlite3.Connection, hit: Hit, fts: str | None, terms: list[str], width: int) -> str:
-    if fts:
-        row = conn.execute(
-            f"SELECT snippet(docs_fts, 0, '{MARK_OPEN}', '{MARK_CLOSE}', '…', ?) FROM docs_fts "
-            "WHERE docs_fts MATCH ? AND rowid = ?",
-            (width, fts, hit.doc),
-        ).fetchone()
-        if row and MARK_OPEN in (row[0] or ""):
-            return str(row[0])
-    text = conn.execute("SELECT text FROM docs WHERE id = ?", (hit.doc,)).fetchone()[0]
-    return highlight(text, terms, width * 8)
+def _snippets(conn: sqlite3.Connection, hits: list[Hit], terms: list[str], chars: int) -> None:
+    """Each hit's snippet: a window of its text around the first term, every term marked (one read)."""
+    if not hits:
+        return
+    marks = ", ".join("?" for _ in hits)
+    texts = dict(conn.execute(f"SELECT id, text FROM docs WHERE id IN ({marks})", [h.doc for h in hits]))
+    for hit in hits:
+        hit.snippet = highlight(texts.get(hit.doc, ""), terms, chars)
 
 
 def highlight(text: str, terms: list[str], chars: int) -> str:
@@ -223,7 +236,9 @@ def highlight(text: str, terms: list[str], chars: int) -> str:
     start = max(0, first - chars // 3)
     window = text[start : start + chars]
     for term in sorted({t for _, t in spots}, key=len, reverse=True):
-        window = re.sub(re.escape(term), lambda m: f"{MARK_OPEN}{m.group()}{MARK_CLOSE}", window,
+        # A word term marks words that start with it (stems: "test" marks "tests"), not its inside of others.
+        edge = r"\b" if term[:1].isalnum() else ""
+        window = re.sub(edge + re.escape(term), lambda m: f"{MARK_OPEN}{m.group()}{MARK_CLOSE}", window,
                         flags=re.IGNORECASE)  # fmt: skip
     return ("…" if start else "") + window + ("…" if start + chars < len(text) else "")
 
@@ -234,7 +249,7 @@ def search(
     filters: SearchFilters | None = None,
     limit: int = 20,
     per_conversation: int = 3,
-    snippet_words: int = 16,
+    snippet_chars: int = 160,
 ) -> SearchResult:
     """Search the index for ``text`` (anything a person types; never an FTS5 syntax error).
 
@@ -253,11 +268,12 @@ def search(
             plans.append(("docs_fts", fts))
         if query.needs_trigram(parsed) and (tri := query.to_trigram(parsed)):
             plans.append(("docs_tri", tri))
-        runs = cjk.query_runs(text)
+        # CJK runs of the terms to find only: an excluded run must not become a required one.
+        runs = [run for term in query.terms(parsed) for run in cjk.query_runs(term)]
         if runs:
             plans.append(("docs_cjk", " AND ".join(cjk.run_expression(r) for r in runs)))
         for table, expression in plans:
-            found, cut = _candidates(conn, table, expression, filters)
+            found, cut = _candidates(conn, table, expression, filters, query.terms(parsed) + runs)
             windowed = windowed or cut
             for row in found:  # a doc found by two indexes keeps its better (lower) bm25
                 if row[0] not in rows or row[-1] < rows[row[0]][-1]:
@@ -272,9 +288,7 @@ def search(
                 group.hits.append(hit)
         conversations = sorted(groups.values(), key=lambda c: c.score, reverse=True)[:limit]
         terms = query.terms(parsed) + runs
-        for conversation in conversations:
-            for hit in conversation.hits:
-                hit.snippet = _snippet(conn, hit, fts, terms, snippet_words)
+        _snippets(conn, [h for c in conversations for h in c.hits], terms, snippet_chars)
         return SearchResult(text, conversations, len(rows), windowed, time.perf_counter() - started)
     finally:
         if not isinstance(index, sqlite3.Connection):

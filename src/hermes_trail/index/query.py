@@ -1,0 +1,415 @@
+"""What a person types into a search box, read as a query for the index and never as FTS5 syntax.
+
+:func:`parse` reads the text into a small tree; :func:`to_fts` and :func:`to_trigram` write it as a MATCH
+expression for the word index (``docs_fts``) and the trigram index (``docs_tri``). Every term goes out as
+a quoted FTS5 string, so nothing a person types (``col:value``, ``NEAR(``, ``^``, a stray quote) can be
+FTS5 syntax, and no input raises a MATCH error.
+
+What :func:`parse` understands; anything else is plain text::
+
+    query := item*                          items are AND-ed; an AND between two items is allowed
+    item  := '-' unit | 'NOT' unit | alts   an exclusion, or alternatives
+    alts  := unit (('OR' | '|') unit)*
+    unit  := word | word* | "phrase" | "phrase"* | ( query )
+
+- ``OR`` binds tighter than the implicit AND, as in web search: ``error build OR test`` is
+  ``error AND (build OR test)``. Parentheses say otherwise.
+- An operator acts only where it can: ``OR`` and ``|`` between two units, ``NOT`` and ``-`` before one,
+  ``AND`` between two items. Elsewhere (``OR foo``, ``foo NOT``, ``a OR -b``) it is a plain word. Only
+  upper-case ``OR``, ``AND``, ``NOT`` are operators.
+- ``-`` excludes only at the start of a word and not before a digit or another ``-``: ``-1``, ``--force``
+  and ``foo-bar`` are words.
+- Quotes pair up from the left into phrases, also inside a word (``say"hi there"`` is ``say`` and a
+  phrase); a last unpaired ``"`` is dropped. Inside a phrase nothing is an operator.
+- Parentheses group only when they pair up, at a word's edge, at most :data:`MAX_DEPTH` deep; others are
+  characters (``f(x)`` is one word).
+- A trailing ``*`` asks for a prefix. Leading ``*`` (the glob habit, ``*.py``) are dropped: the word index
+  has no suffix search and the trigram index matches anywhere anyway.
+- Control characters, NUL and lone surrogates separate words: SQLite cannot take them in a MATCH string
+  (a NUL ends it early, a surrogate cannot be encoded).
+- A query of only exclusions is no query: FTS5 can only subtract from something.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import NamedTuple
+
+__all__ = ["And", "Not", "Or", "Phrase", "Query", "Term", "needs_trigram", "parse", "terms", "to_fts",
+           "to_trigram"]  # fmt: skip
+
+# Deeper pairs are read as text. FTS5's own parser overflows near 100 levels of parentheses, and each
+# level here can become three in the expression; nobody types eight.
+MAX_DEPTH = 8
+
+# The trigram tokenizer indexes runs of three characters: a shorter string matches no row at all.
+TRIGRAM_MIN = 3
+
+
+@dataclass(frozen=True, slots=True)
+class Term:
+    """A word as typed, without its operators; ``prefix`` when it ended in ``*``."""
+
+    text: str
+    prefix: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Phrase:
+    """Quoted words, to be found together and in order (whitespace inside collapsed to one space)."""
+
+    text: str
+    prefix: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Not:
+    """An exclusion; only ever an item of an :class:`And`."""
+
+    node: Node
+
+
+@dataclass(frozen=True, slots=True)
+class Or:
+    """Alternatives, two or more."""
+
+    nodes: tuple[Node, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class And:
+    """Items that must all hold, and exclusions (:class:`Not`) that must not."""
+
+    nodes: tuple[Node, ...]
+
+
+Node = Term | Phrase | Not | Or | And
+
+
+@dataclass(frozen=True, slots=True)
+class Query:
+    """A parsed query; ``root`` is ``None`` when the text held nothing to search for."""
+
+    root: Node | None
+
+
+# ---------------------------------------------------------------------------------------------- lexing
+
+_WORD, _PHRASE, _LPAREN, _RPAREN, _NEG, _PIPE = "word", "phrase", "(", ")", "-", "|"
+_OPERATORS = frozenset({"OR", "AND", "NOT"})
+# C0 and C1 controls (NUL, tabs, newlines included) and lone surrogates.
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+
+
+class _Tok(NamedTuple):
+    kind: str
+    text: str = ""
+    prefix: bool = False
+
+
+def _lex(text: str) -> list[_Tok]:
+    s = _UNSAFE.sub(" ", text)
+    toks: list[_Tok] = []
+    i, n = 0, len(s)
+    while i < n:
+        c = s[i]
+        if c.isspace():
+            i += 1
+            continue
+        if c == '"':
+            close = s.find('"', i + 1)
+            if close == -1:  # the last, unpaired quote: a forgotten closing quote, not text to find
+                i += 1
+                continue
+            end = close + 1
+            while end < n and s[end] == "*":
+                end += 1
+            toks.append(_Tok(_PHRASE, s[i + 1 : close], end > close + 1))
+            i = end
+            continue
+        if c in "()":
+            toks.append(_Tok(c, c))
+            i += 1
+            continue
+        if c == "|":
+            end = i
+            while end < n and s[end] == "|":
+                end += 1
+            toks.append(_Tok(_PIPE, s[i:end]))
+            i = end
+            continue
+        if c == "-" and i + 1 < n and not (s[i + 1].isspace() or s[i + 1] in "-|)" or s[i + 1].isdigit()):
+            toks.append(_Tok(_NEG, c))
+            i += 1
+            continue
+        # A word runs to whitespace, a quote, a pipe, or a ')' it did not open: 'f(x))' is 'f(x)' and ')'.
+        end, depth = i, 0
+        while end < n:
+            ch = s[end]
+            if ch.isspace() or ch in '"|' or (ch == ")" and depth == 0):
+                break
+            depth += ch == "("
+            depth -= ch == ")"
+            end += 1
+        toks.append(_Tok(_WORD, s[i:end]))
+        i = end
+    return _pair_parens(toks)
+
+
+def _pair_parens(toks: list[_Tok]) -> list[_Tok]:
+    """Parentheses that pair up (within :data:`MAX_DEPTH`) stay; the others become words."""
+    open_at: list[int] = []
+    paired: set[int] = set()
+    for i, tok in enumerate(toks):
+        if tok.kind == _LPAREN:
+            open_at.append(i)
+        elif tok.kind == _RPAREN and open_at:
+            j = open_at.pop()
+            if len(open_at) < MAX_DEPTH:
+                paired.update((i, j))
+    return [
+        _Tok(_WORD, tok.text) if tok.kind in (_LPAREN, _RPAREN) and i not in paired else tok
+        for i, tok in enumerate(toks)
+    ]
+
+
+# --------------------------------------------------------------------------------------------- parsing
+
+
+def parse(text: str) -> Query:
+    """Read what a person typed into a search box; never raises.
+
+    :param text: the query as typed, any characters at all.
+    """
+    return Query(_Parser(_lex(text)).conjunction())
+
+
+def _starts_unit(tok: _Tok | None) -> bool:
+    return tok is not None and tok.kind in (_WORD, _PHRASE, _LPAREN)
+
+
+def _is_neg(tok: _Tok | None) -> bool:
+    return tok is not None and tok.kind == _NEG
+
+
+def _starts_alternative(tok: _Tok | None) -> bool:
+    return _starts_unit(tok) and not (tok is not None and tok.kind == _WORD and tok.text in _OPERATORS)
+
+
+class _Parser:
+    def __init__(self, toks: list[_Tok]) -> None:
+        self.toks = toks
+        self.pos = 0
+
+    def peek(self, ahead: int = 0) -> _Tok | None:
+        at = self.pos + ahead
+        return self.toks[at] if at < len(self.toks) else None
+
+    def conjunction(self) -> Node | None:
+        """Items up to the end or to the ')' that closes this group (left for the caller)."""
+        items: list[Node] = []
+        while (tok := self.peek()) is not None and tok.kind != _RPAREN:
+            after = self.peek(1)
+            if tok == (_WORD, "AND", False) and items and (_starts_unit(after) or _is_neg(after)):
+                self.pos += 1
+                continue
+            if (tok.kind == _NEG or tok == (_WORD, "NOT", False)) and _starts_unit(after):
+                self.pos += 1
+                excluded = self.unit()
+                if excluded is not None:
+                    items.append(Not(excluded))
+                continue
+            node = self.alternatives()
+            if isinstance(node, And):  # a group's items join ours, exclusions included
+                items.extend(node.nodes)
+            elif node is not None:
+                items.append(node)
+        if not items:
+            return None
+        if len(items) == 1 and not isinstance(items[0], Not):
+            return items[0]
+        return And(tuple(items))
+
+    def alternatives(self) -> Node | None:
+        options = [self.unit()]
+        while (tok := self.peek()) is not None and (tok.kind == _PIPE or tok == (_WORD, "OR", False)):
+            if not _starts_alternative(self.peek(1)):
+                break
+            self.pos += 1
+            options.append(self.unit())
+        nodes: list[Node] = []
+        for option in options:
+            if isinstance(option, Or):
+                nodes.extend(option.nodes)
+            elif option is not None:
+                nodes.append(option)
+        if not nodes:
+            return None
+        return nodes[0] if len(nodes) == 1 else Or(tuple(nodes))
+
+    def unit(self) -> Node | None:
+        tok = self.toks[self.pos]
+        self.pos += 1
+        if tok.kind == _PHRASE:
+            text = " ".join(tok.text.split())
+            return Phrase(text, tok.prefix) if text else None
+        if tok.kind == _LPAREN:
+            node = self.conjunction()
+            self.pos += 1  # its ')': pairs are balanced, so conjunction() stopped there
+            return node
+        # A word, a stray '-' or '|' or operator, all read as text.
+        body = tok.text.lstrip("*")
+        if not body:
+            return Term(tok.text)
+        stem = body.rstrip("*")
+        return Term(stem, prefix=len(stem) < len(body))
+
+
+# ----------------------------------------------------------------------------------------- expressions
+
+_Leaf = Term | Phrase
+
+
+def _is_token_char(ch: str) -> bool:
+    # unicode61 keeps letters, numbers and private-use characters ("L* N* Co"). Its Unicode tables are
+    # older than Python's (6.1 in SQLite 3.40): it also keeps what they leave unassigned (Cn), and so
+    # reads characters assigned since then (newer emoji, some marks) as word characters where this reads
+    # them as punctuation. A term of only those is dropped here though FTS5 could find it: a looser
+    # query, never a wrong error.
+    category = unicodedata.category(ch)
+    return category[0] in "LN" or category in ("Co", "Cn")
+
+
+def _has_token(text: str) -> bool:
+    """Whether the word index's tokenizer would find any word in ``text`` (else it is punctuation)."""
+    return any(map(_is_token_char, text))
+
+
+def _quote(text: str) -> str:
+    # parse() never leaves a quote, NUL or surrogate in a term, but a tree built by hand may.
+    return '"' + _UNSAFE.sub(" ", text).replace('"', '""') + '"'
+
+
+def _join(parts: list[str], operator: str) -> str | None:
+    if not parts:
+        return None
+    return parts[0] if len(parts) == 1 else "(" + f" {operator} ".join(parts) + ")"
+
+
+def _render(node: Node, leaf: Callable[[_Leaf], str | None]) -> str | None:
+    """``node`` as an FTS5 expression, each term written by ``leaf`` (``None``: the term drops out)."""
+    if isinstance(node, Term | Phrase):
+        return leaf(node)
+    if isinstance(node, Not):  # an exclusion on its own selects nothing
+        return None
+    parts = [p for n in node.nodes if not isinstance(n, Not) and (p := _render(n, leaf)) is not None]
+    if isinstance(node, Or):
+        return _join(parts, "OR")
+    # FTS5 has only a binary NOT: what is kept, then NOT what goes.
+    kept = _join(parts, "AND")
+    excluded = [p for n in node.nodes if isinstance(n, Not) and (p := _render(n.node, leaf)) is not None]
+    if kept is None or not excluded:
+        return kept
+    return f"({kept} NOT {_join(excluded, 'OR')})"
+
+
+def _fts_leaf(leaf: _Leaf) -> str | None:
+    if not _has_token(leaf.text):
+        return None
+    return _quote(leaf.text) + (" *" if leaf.prefix else "")
+
+
+def to_fts(query: Query) -> str | None:
+    """The MATCH expression for the word index (``docs_fts``), ``None`` when there is nothing to find.
+
+    Terms and phrases become quoted FTS5 strings (the tokenizer makes a multi-word string a phrase, so
+    ``snake_case`` finds ``snake_case`` and ``snake case``); prefixes become ``"term" *``. Terms the
+    tokenizer reads as punctuation only are left out, since FTS5 would match them against nothing; a
+    query left with no positive term is ``None``.
+    """
+    return None if query.root is None else _render(query.root, _fts_leaf)
+
+
+class _Unanswerable(Exception):
+    """A term the trigram index cannot match (too short): its answer would be wrong, not just poor."""
+
+
+def _trigram_leaf(leaf: _Leaf) -> str | None:
+    if len(leaf.text) >= TRIGRAM_MIN:
+        return _quote(leaf.text)
+    if not _has_token(leaf.text):
+        return None  # '-', '|', a stray ')': debris the word index ignores too
+    raise _Unanswerable
+
+
+def to_trigram(query: Query) -> str | None:
+    """The MATCH expression for the trigram index (``docs_tri``): every term and phrase as a substring.
+
+    ``None`` when there is nothing to find, or when any term, alternative or exclusion has fewer than
+    three characters: the trigram index matches such a string against no row, so the answer would miss
+    rows (a term, an alternative) or keep rows it should drop (an exclusion). A prefix is a substring.
+    """
+    if query.root is None:
+        return None
+    try:
+        return _render(query.root, _trigram_leaf)
+    except _Unanswerable:
+        return None
+
+
+# ------------------------------------------------------------------------------------------ inspection
+
+
+def _positive_leaves(node: Node | None) -> list[_Leaf]:
+    if node is None or isinstance(node, Not):
+        return []
+    if isinstance(node, Term | Phrase):
+        return [node]
+    return [leaf for n in node.nodes for leaf in _positive_leaves(n)]
+
+
+def terms(query: Query) -> list[str]:
+    """The texts of the terms and phrases to find (not the excluded ones), in order, each once.
+
+    Punctuation neither index can search (``-``, ``|``, a stray ``(``) is left out.
+    """
+    found = [
+        leaf.text
+        for leaf in _positive_leaves(query.root)
+        if _has_token(leaf.text) or len(leaf.text) >= TRIGRAM_MIN
+    ]
+    return list(dict.fromkeys(found))
+
+
+# Han, Hiragana, Katakana (with the half-width forms), Hangul: scripts written without spaces between
+# words, where a word index reads a whole run as one word.
+_UNSPACED = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f]")
+# What a word index splits into pieces or loses: paths, URLs, file names and dotted or scoped names,
+# dotfiles, variables and long flags, C++ and C#.
+_CODE_LIKE = re.compile(
+    r"""
+      ://                           # a URL
+    | [\w.~][/\\] | [/\\][\w.~]     # a path: src/a.py, ./x, ~/x, C:\dir, /etc
+    | \w(?:\.|::|->|:)\w            # a file or dotted/scoped name: query.py, os.path, a::b, a->b, host:80
+    | ^(?:\.|\$|--)\w               # a dotfile, a variable, a long flag: .env, $HOME, --force
+    | \w(?:\+\+|\#)(?!\w)           # C++, C#
+    """,
+    re.VERBOSE,
+)
+
+
+def needs_trigram(query: Query) -> bool:
+    """Whether a term to find is one the word index cannot answer well, and the trigram index can.
+
+    That is text in a script without spaces between words (Chinese, Japanese, Korean), and text that looks
+    like a path, a URL, a file name, a dotted or scoped name, a dotfile, a variable or a flag. Not
+    ``snake_case`` or an error code (``E0308``, ``ENOENT``, ``ERR_NOT_FOUND``): the word index finds
+    those exactly, as one word or as a phrase of its parts, in prose and tool output the trigram index
+    does not hold.
+    """
+    return any(
+        _UNSPACED.search(leaf.text) or _CODE_LIKE.search(leaf.text) for leaf in _positive_leaves(query.root)
+    )
