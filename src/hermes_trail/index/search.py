@@ -38,6 +38,10 @@ SESSION_WEIGHT = {"cron": 0.55, "subagent": 0.7, "tool": 0.7}
 # Newer beats older at equal relevance; at most this much (an updated fact must win over the stale one).
 RECENCY_BOOST = 0.35
 MARK_OPEN, MARK_CLOSE = "\u00ab", "\u00bb"
+# A conversation's further matching turns add this share of their scores to its best one.
+CORROBORATION = 0.15
+# Conversations found only when any term may match weigh this much less than those with every term.
+RELAXED_WEIGHT = 0.3
 
 
 @dataclass(frozen=True, slots=True)
@@ -243,6 +247,26 @@ def highlight(text: str, terms: list[str], chars: int) -> str:
     return ("…" if start else "") + window + ("…" if start + chars < len(text) else "")
 
 
+def _fts_string(term: str) -> str:
+    return '"' + term.replace('"', '""') + '"'
+
+
+def _relaxed(parsed: query.Query, terms: list[str]) -> str | None:
+    """Any of the terms instead of all of them: for words spread over a conversation, or an error pasted
+    from another run (other line numbers, sizes, ids)."""
+    words = [t for t in terms if any(c.isalnum() for c in t) and not cjk.has_cjk(t)]
+    if len(words) < 2:
+        return None
+    return " OR ".join(_fts_string(w) for w in dict.fromkeys(words))
+
+
+def _conversation_score(hits: list[Hit]) -> float:
+    """The best hit, plus a little for each further distinct turn: a conversation that matches in several
+    places is more likely the one meant than one lucky turn."""
+    scores = sorted((h.score for h in hits), reverse=True)
+    return scores[0] + CORROBORATION * sum(scores[1:6]) if scores else 0.0
+
+
 def search(
     index: Path | sqlite3.Connection,
     text: str,
@@ -253,6 +277,9 @@ def search(
 ) -> SearchResult:
     """Search the index for ``text`` (anything a person types; never an FTS5 syntax error).
 
+    All the terms are looked for first; when that finds fewer than ``limit`` conversations, any of them
+    (ranked below every conversation that had them all).
+
     :param limit: how many conversations to return.
     """
     started = time.perf_counter()
@@ -260,39 +287,60 @@ def search(
     conn = index if isinstance(index, sqlite3.Connection) else sqlite3.connect(index)
     try:
         parsed = query.parse(text)
-        fts = query.to_fts(parsed)
-        rows: dict[int, tuple[Any, ...]] = {}
-        windowed = False
+        terms = query.terms(parsed)
+        # CJK runs of the terms to find only: an excluded run must not become a required one.
+        runs = [run for term in terms for run in cjk.query_runs(term)]
         plans: list[tuple[str, str]] = []
-        if fts:
+        if fts := query.to_fts(parsed):
             plans.append(("docs_fts", fts))
         if query.needs_trigram(parsed) and (tri := query.to_trigram(parsed)):
             plans.append(("docs_tri", tri))
-        # CJK runs of the terms to find only: an excluded run must not become a required one.
-        runs = [run for term in query.terms(parsed) for run in cjk.query_runs(term)]
         if runs:
             plans.append(("docs_cjk", " AND ".join(cjk.run_expression(r) for r in runs)))
-        for table, expression in plans:
-            found, cut = _candidates(conn, table, expression, filters, query.terms(parsed) + runs)
+        hits, windowed = _ranked(conn, plans, filters, terms + runs)
+        groups = _group(hits)
+        if len(groups) < limit and (relaxed := _relaxed(parsed, terms)):
+            more, cut = _ranked(conn, [("docs_fts", relaxed)], filters, terms)
             windowed = windowed or cut
-            for row in found:  # a doc found by two indexes keeps its better (lower) bm25
-                if row[0] not in rows or row[-1] < rows[row[0]][-1]:
-                    rows[row[0]] = row
-        times = [r[15] for r in rows.values() if r[15] is not None]
-        newest, oldest = (max(times), min(times)) if times else (0.0, 0.0)
-        hits = sorted(_score(rows.values(), newest, oldest), key=lambda h: h.score, reverse=True)
-        groups: dict[tuple[str, str], Conversation] = {}
-        for hit in hits:
-            group = groups.setdefault((hit.store, hit.root), Conversation(hit.store, hit.root))
-            if len(group.hits) < per_conversation:
-                group.hits.append(hit)
-        conversations = sorted(groups.values(), key=lambda c: c.score, reverse=True)[:limit]
-        terms = query.terms(parsed) + runs
-        _snippets(conn, [h for c in conversations for h in c.hits], terms, snippet_chars)
-        return SearchResult(text, conversations, len(rows), windowed, time.perf_counter() - started)
+            for key, group in _group(more).items():
+                if key not in groups:  # below every conversation that had all the terms
+                    for hit in group.hits:
+                        hit.score *= RELAXED_WEIGHT
+                    groups[key] = group
+        ordered = sorted(groups.values(), key=lambda c: _conversation_score(c.hits), reverse=True)[:limit]
+        conversations = []
+        for group in ordered:
+            group.hits = sorted(group.hits, key=lambda h: h.score, reverse=True)[:per_conversation]
+            conversations.append(group)
+        _snippets(conn, [h for c in conversations for h in c.hits], terms + runs, snippet_chars)
+        matches = sum(len(g.hits) for g in groups.values())
+        return SearchResult(text, conversations, matches, windowed, time.perf_counter() - started)
     finally:
         if not isinstance(index, sqlite3.Connection):
             conn.close()
+
+
+def _ranked(
+    conn: sqlite3.Connection, plans: list[tuple[str, str]], filters: SearchFilters, terms: list[str]
+) -> tuple[list[Hit], bool]:
+    rows: dict[int, tuple[Any, ...]] = {}
+    windowed = False
+    for table, expression in plans:
+        found, cut = _candidates(conn, table, expression, filters, terms)
+        windowed = windowed or cut
+        for row in found:  # a doc found by two indexes keeps its better (lower) score
+            if row[0] not in rows or row[-1] < rows[row[0]][-1]:
+                rows[row[0]] = row
+    times = [r[15] for r in rows.values() if r[15] is not None]
+    newest, oldest = (max(times), min(times)) if times else (0.0, 0.0)
+    return sorted(_score(rows.values(), newest, oldest), key=lambda h: h.score, reverse=True), windowed
+
+
+def _group(hits: list[Hit]) -> dict[tuple[str, str], Conversation]:
+    groups: dict[tuple[str, str], Conversation] = {}
+    for hit in hits:
+        groups.setdefault((hit.store, hit.root), Conversation(hit.store, hit.root)).hits.append(hit)
+    return groups
 
 
 def score_floor(scores: list[float]) -> float:
