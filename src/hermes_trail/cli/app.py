@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -232,4 +233,41 @@ def recall_cmd(
     page = recall_page(result, budget=max(budget, 256))
     if page:
         sys.stdout.write(page + "\n")
+    raise typer.Exit(EXIT_OK)
+
+
+@app.command("index")
+def index_cmd(
+    rebuild: Annotated[bool, typer.Option("--rebuild", help="Throw the index away, build it anew.")] = False,
+    index: IndexOption = None,
+    home: HomeOption = None,
+    db: DbOption = None,
+    json_output: JsonOption = False,
+) -> None:
+    """Bring the search index up to date and say where it is and what it holds.
+
+    \b
+    Example:
+        trail index --rebuild
+    """
+    import sqlite3
+
+    from hermes_trail.index.schema import default_index_path
+
+    path = index or default_index_path()
+    if rebuild:
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{path}{suffix}").unlink(missing_ok=True)
+    path = synced_index(path, home, db)
+    with sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True) as conn:
+        stores = conn.execute("SELECT count(*) FROM stores").fetchone()[0]
+        sessions = conn.execute("SELECT count(*) FROM sessions").fetchone()[0]
+        docs = conn.execute("SELECT count(*) FROM docs").fetchone()[0]
+    size = sum(Path(f"{path}{s}").stat().st_size for s in ("", "-wal") if Path(f"{path}{s}").exists())
+    facts = {"path": str(path), "stores": stores, "sessions": sessions, "docs": docs, "bytes": size}
+    if json_output:
+        print_json(facts)
+    else:
+        for key, value in facts.items():
+            sys.stdout.write(f"{key:>9}: {value}\n")
     raise typer.Exit(EXIT_OK)
