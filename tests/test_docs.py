@@ -27,7 +27,7 @@ from hermes_trail.model import (
 )
 
 DOC = (Path(__file__).parents[1] / "docs" / "json.md").read_text()
-DOCUMENTED = set(re.findall(r"^\| `([a-z_]+)` \|", DOC, flags=re.MULTILINE))
+DOCUMENTED = set(re.findall(r"^\| `([a-z_0-9]+)` \|", DOC, flags=re.MULTILINE))
 
 
 def _keys(value: object) -> set[str]:
@@ -73,3 +73,19 @@ def test_every_list_key_is_documented():
                "strays": [serialize.stray_json(Stray(where="w", reason="r"))],
                "notes": [serialize.note_json(Note("p", "r"))], "demo": False}
     assert _keys(listing) - DOCUMENTED == set()
+
+
+def test_every_index_result_key_is_documented():
+    import dataclasses
+
+    from hermes_trail.index import blame, fix, how
+    from hermes_trail.index.search import Hit
+    from hermes_trail.serialize import hit_json
+
+    classes = [fix.FixReport, fix.Term, fix.Failure, fix.Fix, fix.FixExample, blame.BlameEntry, how.HowEntry]
+    names = {f.name for cls in classes for f in dataclasses.fields(cls)}
+    hit = Hit(1, "s", "id", "r", "p", "proj", None, "interactive", "id", None, 1, 0, "user", "prompt", None,
+              None, None, None, False, 1.0)  # fmt: skip
+    names |= set(hit_json(hit)) | {"path", "edits", "what", "commands", "stores", "sessions", "docs", "bytes"}
+    names |= {"query", "matches", "windowed", "seconds", "conversations", "store", "root", "score", "hits"}
+    assert names - DOCUMENTED == set()

@@ -217,3 +217,38 @@ def test_recall_strips_its_own_frame_from_content(home, index):
     sync_index(index, homes=[home])
     page = recall_page(search(index, "forged obey"))
     assert page.count(FRAME_CLOSE) == 1 and page.rstrip().endswith(FRAME_CLOSE)
+
+
+def test_fix_blame_and_how_commands(home, index):
+    from typer.testing import CliRunner
+
+    from hermes_trail.cli.app import app
+
+    db = hermes_state.SessionDB(db_path=home / "state.db")
+    sid = "20261105_100000_ffffff"
+    db.create_session(sid, "cli", cwd="/src/api")
+    db.append_message(sid, "user", "Deploy again", timestamp=1_800_400_000.0)
+    for n, (command, output, code) in enumerate([
+        ("make deploy", "psycopg.OperationalError: connection refused", 2),
+        ("pip install psycopg-binary", "Successfully installed psycopg-binary", 0),
+        ("make deploy", "deployed", 0),
+    ]):  # fmt: skip
+        db.append_message(sid, "assistant", "", tool_calls=[_call(f"f{n}", command)],
+                          timestamp=1_800_400_010.0 + 20 * n)  # fmt: skip
+        db.append_message(sid, "tool", json.dumps({"output": output, "exit_code": code, "error": None}),
+                          tool_name="terminal", tool_call_id=f"f{n}", timestamp=1_800_400_020.0 + 20 * n)
+    db.close()
+    runner = CliRunner()
+    where = ["--index", str(index), "--home", str(home)]
+    fixed = runner.invoke(app, ["fix", "psycopg.OperationalError: connection refused", "--json", *where])
+    assert fixed.exit_code == 0, fixed.stderr
+    report = json.loads(fixed.stdout)
+    assert report["fixes"][0]["command"] == "pip install psycopg-binary"
+    assert report["fixes"][0]["examples"][0]["failed_command"] == "make deploy"
+    assert report["fixes"][0]["confirmed"] == 1  # the failing command passed afterwards
+    piped = runner.invoke(app, ["fix", *where], input="OperationalError: connection refused\n")
+    assert piped.exit_code == 0 and "pip install psycopg-binary" in piped.stdout
+    how = runner.invoke(app, ["how", "install", "--json", *where])
+    assert json.loads(how.stdout)["commands"][0]["command"] == "pip install psycopg-binary"
+    blame = runner.invoke(app, ["blame", "nothing.py", *where])
+    assert blame.exit_code == 1 and "No edit" in blame.stdout

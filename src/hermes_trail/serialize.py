@@ -297,3 +297,23 @@ def search_json(result: SearchResult) -> dict[str, Any]:
             for c in result.conversations
         ],
     }
+
+
+def record_json(value: Any) -> Any:
+    """A result dataclass of the index (fix, blame, how) as JSON: its fields by name, times as ISO 8601."""
+    import dataclasses
+
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        out: dict[str, Any] = {}
+        for f in dataclasses.fields(value):
+            item = getattr(value, f.name)
+            if (f.name == "time" or f.name.endswith("_time")) and isinstance(item, int | float):
+                out[f.name] = iso(datetime.fromtimestamp(item, tz=UTC))
+            else:
+                out[f.name] = record_json(item)
+        return out
+    if isinstance(value, list | tuple):
+        return [record_json(v) for v in value]
+    if isinstance(value, float):
+        return round(value, 4)
+    return value

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -250,8 +251,6 @@ def index_cmd(
     Example:
         trail index --rebuild
     """
-    import sqlite3
-
     from hermes_trail.index.schema import default_index_path
 
     path = index or default_index_path()
@@ -271,3 +270,104 @@ def index_cmd(
         for key, value in facts.items():
             sys.stdout.write(f"{key:>9}: {value}\n")
     raise typer.Exit(EXIT_OK)
+
+
+def _read_index(index: Path | None, home: list[Path] | None, db: list[Path] | None) -> sqlite3.Connection:
+    path = synced_index(index, home, db)
+    return sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+
+
+@app.command("fix")
+def fix_cmd(
+    error: Annotated[str | None, typer.Argument(help="The error text (or pipe the output in).")] = None,
+    project: Annotated[str | None, typer.Option(help="Only this project.")] = None,
+    limit: Annotated[int, typer.Option("--limit", "-n", help="Fixes to show.")] = 5,
+    index: IndexOption = None,
+    home: HomeOption = None,
+    db: DbOption = None,
+    json_output: JsonOption = False,
+) -> None:
+    """What fixed this error before: past commands that failed the same way, and what then worked.
+
+    \b
+    Example:
+        pytest 2>&1 | tail -20 | trail fix
+    """
+    from hermes_trail.index.fix import find_fixes
+
+    text = error if error is not None else ("" if sys.stdin.isatty() else sys.stdin.read())
+    if not text.strip():
+        fail("give the error text as an argument or on standard input")
+    with _read_index(index, home, db) as conn:
+        report = find_fixes(conn, text, project=project, limit=max(limit, 1))
+    if json_output:
+        from hermes_trail.serialize import record_json
+
+        print_json(record_json(report))
+    else:
+        from hermes_trail.cli.tables import console, print_fixes
+
+        print_fixes(console(), report)
+    raise typer.Exit(EXIT_OK if report.fixes or json_output else EXIT_ERROR)
+
+
+@app.command("blame")
+def blame_cmd(
+    path: Annotated[str, typer.Argument(help="A file: its full path, or its end (src/app.py).")],
+    limit: Annotated[int, typer.Option("--limit", "-n", help="Edits to show.")] = 50,
+    include_rewound: Annotated[bool, typer.Option("--include-rewound", help="Also rewound edits.")] = False,
+    index: IndexOption = None,
+    home: HomeOption = None,
+    db: DbOption = None,
+    json_output: JsonOption = False,
+) -> None:
+    """Every session and edit that touched a file, following moves, newest first, with the prompt behind it.
+
+    \b
+    Example:
+        trail blame src/app.py
+    """
+    from hermes_trail.index.blame import blame
+
+    with _read_index(index, home, db) as conn:
+        entries = blame(conn, path, limit=max(limit, 1), include_rewound=include_rewound)
+    if json_output:
+        from hermes_trail.serialize import record_json
+
+        print_json({"path": path, "edits": record_json(entries)})
+    else:
+        from hermes_trail.cli.tables import console, print_blame
+
+        print_blame(console(), path, entries)
+    raise typer.Exit(EXIT_OK if entries or json_output else EXIT_ERROR)
+
+
+@app.command("how")
+def how_cmd(
+    what: Annotated[str, typer.Argument(help="What you want to do: words or a command fragment.")],
+    project: Annotated[str | None, typer.Option(help="Only this project (default: all).")] = None,
+    limit: Annotated[int, typer.Option("--limit", "-n", help="Commands to show.")] = 10,
+    index: IndexOption = None,
+    home: HomeOption = None,
+    db: DbOption = None,
+    json_output: JsonOption = False,
+) -> None:
+    """Real commands that did WHAT, by how many sessions ran them and how often they succeeded.
+
+    \b
+    Example:
+        trail how "run the migrations" --project api
+    """
+    from hermes_trail.index.how import how
+
+    with _read_index(index, home, db) as conn:
+        entries = how(conn, what, project=project, limit=max(limit, 1))
+    if json_output:
+        from hermes_trail.serialize import record_json
+
+        print_json({"what": what, "commands": record_json(entries)})
+    else:
+        from hermes_trail.cli.tables import console, print_how
+
+        print_how(console(), what, entries)
+    raise typer.Exit(EXIT_OK if entries or json_output else EXIT_ERROR)

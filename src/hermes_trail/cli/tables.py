@@ -12,6 +12,9 @@ if TYPE_CHECKING:
     from rich.console import Console
     from rich.text import Text
 
+    from hermes_trail.index.blame import BlameEntry
+    from hermes_trail.index.fix import FixReport
+    from hermes_trail.index.how import HowEntry
     from hermes_trail.index.search import SearchResult
 
 
@@ -170,3 +173,67 @@ def print_search(out: Console, result: SearchResult) -> None:
         out.print()
     more = " (newest matches ranked)" if result.windowed else ""
     out.print(f"[dim]{result.matches} matching turns{more} in {result.seconds * 1000:.0f} ms[/dim]")
+
+
+def _day(when: float | None) -> str:
+    return clock(datetime.fromtimestamp(when, tz=UTC) if when else None, with_date=True)[:16]
+
+
+def print_fixes(out: Console, report: FixReport) -> None:
+    """Each fix with how often it worked after the same failure, and an example of where."""
+    from rich.text import Text
+
+    if not report.fixes:
+        found = f"{report.failures_total} matching failure(s)"
+        if not report.failures_total:
+            found = "no matching failure"
+        out.print(f"Nothing on record fixed this ({found}).", highlight=False)
+        return
+    for fix in report.fixes:
+        line = Text("$ ", style="green")
+        line.append(safe(fix.command), style="bold green")
+        confirmed = f", the failing command then passed {fix.confirmed}×" if fix.confirmed else ""
+        line.append(f"  worked in {fix.worked} conversation(s){confirmed}", style="dim")
+        out.print(line)
+        for example in fix.examples[:2]:
+            note = Text(f"  {_day(example.time)}  {safe(example.session_id)}  after ", style="dim")
+            note.append(safe(example.failed_command[:80]), style="red")
+            note.append(f" (exit {example.exit_code})", style="dim")
+            out.print(note)
+    total = f"{report.failures_total} matching failure(s) in {report.conversations} conversation(s)"
+    out.print(f"[dim]{total}[/]")
+
+
+def print_blame(out: Console, path: str, entries: list[BlameEntry]) -> None:
+    """Each edit of the file, newest first, with the prompt that led to it."""
+    from rich.text import Text
+
+    if not entries:
+        out.print(f"No edit of {safe(path)} on record.", highlight=False)
+        return
+    for entry in entries:
+        line = Text(f"{_day(entry.time)}  {safe(entry.session_id)}  ", style="dim")
+        counts = f" +{entry.added} -{entry.removed}" if entry.added is not None else ""
+        target = f" → {entry.moved_to}" if entry.moved_to else ""
+        line.append(safe(f"{entry.action} {entry.path}{target}{counts}"), style="bold")
+        if entry.applied is False:
+            line.append("  (not applied)", style="red")
+        out.print(line)
+        if entry.prompt:
+            out.print(Text("    ▸ " + safe(entry.prompt.strip().splitlines()[0][:120]), style="cyan"))
+
+
+def print_how(out: Console, what: str, entries: list[HowEntry]) -> None:
+    """Commands that match, by sessions that ran them and their success rate."""
+    from rich.text import Text
+
+    if not entries:
+        out.print(f"No command on record does {safe(what)!r}.", highlight=False)
+        return
+    for entry in entries:
+        line = Text("$ ", style="green")
+        line.append(safe(entry.command), style="bold")
+        rate = "" if entry.success_rate is None else f", {entry.success_rate:.0%} ok"
+        line.append(f"  {entry.sessions} session(s), {entry.runs} run(s){rate}, last {_day(entry.last_time)}",
+                    style="dim")  # fmt: skip
+        out.print(line)

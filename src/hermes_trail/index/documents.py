@@ -40,6 +40,10 @@ class Doc:
     rewound: bool = False
     archived: bool = False
     key: str | None = None
+    action: str | None = None
+    added: int | None = None
+    removed: int | None = None
+    applied: bool | None = None
 
     @property
     def cjk(self) -> str | None:
@@ -92,7 +96,8 @@ def _call_docs(call: ToolCall, turn: Turn, base: Doc) -> Iterator[Doc]:
         body = "\n".join([edit.path, edit.moved_to or "", *edit.removed, *edit.added]).strip()
         yield Doc(turn.source_row, turn.part, "tool", "edit", redact(_clip(body)), time, call.name, None,
                   edit.path, edit.moved_to, None, base.rewound, base.archived,
-                  _key_of(body, edit.path, edit.moved_to))  # fmt: skip
+                  _key_of(body, edit.path, edit.moved_to), edit.action, len(edit.added), len(edit.removed),
+                  edit.applied)  # fmt: skip
     if call.edits:
         return
     args = call.arguments or {}

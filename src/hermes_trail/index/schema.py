@@ -28,7 +28,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 # Bump when the tables or what goes into them change: an index of another format is rebuilt beside.
-FORMAT = "trail-index-1"
+FORMAT = "trail-index-2"
 
 _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
@@ -71,6 +71,10 @@ CREATE TABLE docs (
     exit_code INTEGER,
     path TEXT,
     moved_to TEXT,
+    action TEXT,
+    added INTEGER,
+    removed INTEGER,
+    applied INTEGER,
     command TEXT,
     rewound INTEGER NOT NULL DEFAULT 0,
     archived INTEGER NOT NULL DEFAULT 0,

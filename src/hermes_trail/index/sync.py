@@ -151,8 +151,9 @@ def _session_row(session: Session, store_key: str) -> tuple[Any, ...]:
 
 def _doc_rows(sess: int, docs: Iterable[Doc]) -> list[tuple[Any, ...]]:
     return [
-        (sess, d.row, d.part, d.role, d.kind, d.tool, d.time, d.exit_code, d.path, d.moved_to, d.command,
-         int(d.rewound), int(d.archived), d.text, d.key, d.cjk)
+        (sess, d.row, d.part, d.role, d.kind, d.tool, d.time, d.exit_code, d.path, d.moved_to, d.action,
+         d.added, d.removed, None if d.applied is None else int(d.applied), d.command, int(d.rewound),
+         int(d.archived), d.text, d.key, d.cjk)
         for d in docs
     ]
 
@@ -162,8 +163,9 @@ _INSERT_SESSION = (
     "model, started, last_activity, fingerprint) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
 _INSERT_DOC = (
-    "INSERT INTO docs (sess, row, part, role, kind, tool, time, exit_code, path, moved_to, command, rewound, "
-    "archived, text, key, cjk) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    "INSERT INTO docs (sess, row, part, role, kind, tool, time, exit_code, path, moved_to, action, added, "
+    "removed, applied, command, rewound, archived, text, key, cjk) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
 
 

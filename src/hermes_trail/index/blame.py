@@ -1,0 +1,232 @@
+"""Blame a file: every session and edit that touched it, following moves, newest first, each with the
+prompt that led to it.
+
+Which edits are the file's. A path is asked for as a person has it at hand: absolute, or relative to
+some checkout (``src/app.py``). An edit (``docs.kind = 'edit'``: a ``write_file``, a ``patch`` in either
+mode, one file of a V4A patch) names its path as the tool call gave it, which Hermes resolves against the
+session's working directory; so a relative recorded path is read against the session's project when that
+is a directory (``project`` is the ``cwd`` Hermes recorded), and the asked path matches a recorded one that
+equals it or ends with it on a ``/`` boundary (``src/app.py`` is ``/home/u/proj/src/app.py``, never
+``/home/u/proj/mysrc/app.py``). A path that names several files (two checkouts) blames them all.
+
+Moves. A V4A ``Move File: a -> b`` is an edit with ``path`` a and ``moved_to`` b. Blaming b takes in that
+move and then a's edits up to the move (a file later created again at a is another file), and so on back
+through every earlier move; the move is shown once, as a ``move``. A move *away* from the asked path is
+one of its edits too (it is where the file went).
+
+The prompt of an edit is the nearest typed user turn before it in its conversation (``kind = 'prompt'``,
+at or before the edit's row; ``messages.id`` grows through a store, so across a continuation chain too,
+whose later parts start with a summary rather than a prompt). Rewound edits are left out unless asked for:
+a rewound turn is one Hermes no longer shows, though what it wrote may still be on disk.
+
+What the index does not hold yet: the edit's action (``add``, ``update``, ``delete``, ``replace``), its
+line counts and whether it applied. When the ``docs`` table has ``action``, ``added``, ``removed`` and
+``applied`` columns they are read; until then the action is ``move`` (a ``moved_to``), ``write`` (a
+``write_file``) or ``edit``, and the counts are ``None``.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import sqlite3
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from hermes_trail.index.how import fts_string
+
+_COLUMNS = ("id", "sess", "row", "time", "tool", "path", "moved_to", "rewound", "store", "session_id", "ref",
+            "title", "project", "root")  # fmt: skip
+_TABLE_OF = {"store": "s", "session_id": "s", "ref": "s", "title": "s", "project": "s", "root": "s"}
+# Columns a later index format may add to ``docs`` for edits; read when present.
+_EXTRA_COLUMNS = ("action", "added", "removed", "applied")
+
+
+@dataclass(slots=True)
+class BlameEntry:
+    """One edit that touched the file (or one of the paths it had before a move).
+
+    :param path: the path as the edit named it; ``moved_to`` where a move sent it.
+    :param resolved: ``path`` read against the session's working directory, the form matched.
+    :param via: the path this edit was found under: the asked one's match, or an earlier name of the file.
+    :param action: ``move``, ``write``, ``add``, ``update``, ``delete``, ``replace`` (when the index records
+        it), else ``edit``.
+    :param added, removed: line counts, ``None`` while the index does not record them.
+    :param applied: whether the tool reported it applied, ``None`` when unknown.
+    :param prompt: the typed prompt that led to the edit (``prompt_time`` when it was sent), ``None`` when
+        the conversation has none before it.
+    """
+
+    doc: int
+    store: str
+    session_id: str
+    ref: str
+    title: str | None
+    project: str
+    time: float | None
+    row: int
+    tool: str | None
+    path: str
+    moved_to: str | None
+    resolved: str
+    via: str
+    action: str
+    added: int | None
+    removed: int | None
+    applied: bool | None
+    rewound: bool
+    prompt: str | None
+    prompt_time: float | None
+
+
+def _clean(path: str) -> str:
+    path = path.strip()
+    if not path:
+        return path
+    cleaned = posixpath.normpath(path)
+    return cleaned.removeprefix("./") if cleaned != "." else path
+
+
+def resolve(path: str, project: str) -> str:
+    """A recorded path as Hermes resolved it: a relative one against the session's directory when the
+    project is one (it is the session's ``cwd``); ``~`` and anything else as recorded."""
+    path = path.strip()
+    if path.startswith(("/", "~")) or not project.startswith("/"):
+        return _clean(path)
+    return _clean(posixpath.join(project, path))
+
+
+def matches(wanted: str, resolved: str) -> bool:
+    """Whether a resolved recorded path is the wanted one: equal, or ending with it on a ``/`` boundary."""
+    return resolved == wanted or resolved.endswith("/" + wanted.lstrip("/"))
+
+
+def _columns(conn: sqlite3.Connection) -> set[str]:
+    return {row[1] for row in conn.execute("PRAGMA table_info(docs)")}
+
+
+def _candidates(
+    conn: sqlite3.Connection, wanted: str, extra: list[str], include_rewound: bool
+) -> list[dict[str, Any]]:
+    """Edits whose path or move target might be ``wanted``: found through the trigram index by the file's
+    name (exactness is checked after), or by scanning edits when the name is too short for trigrams."""
+    name = posixpath.basename(wanted) or wanted
+    names = [*_COLUMNS, *extra]
+    cols = ", ".join([*(f"{_TABLE_OF.get(n, 'd')}.{n}" for n in names)])
+    rewound = "" if include_rewound else " AND d.rewound = 0"
+    if len(name) >= 3:
+        sql = (
+            f"SELECT {cols} FROM docs_tri t CROSS JOIN docs d ON d.id = t.rowid "
+            f"CROSS JOIN sessions s ON s.id = d.sess WHERE docs_tri MATCH ? AND d.kind = 'edit'{rewound}"
+        )
+        params: tuple[Any, ...] = (fts_string(name),)
+    else:
+        # ``path IS NOT NULL`` lets SQLite walk the partial index of paths instead of every doc's text.
+        sql = (f"SELECT {cols} FROM docs d JOIN sessions s ON s.id = d.sess WHERE d.path IS NOT NULL "
+               f"AND d.kind = 'edit'{rewound} "
+               "AND (substr(d.path, -length(?)) = ? OR substr(d.moved_to, -length(?)) = ?)")  # fmt: skip
+        params = (name, name, name, name)
+    return [dict(zip(names, row, strict=True)) for row in conn.execute(sql, params)]
+
+
+def _action(row: dict[str, Any]) -> str:
+    if row.get("action"):
+        return str(row["action"])
+    if row["moved_to"]:
+        return "move"
+    if row["tool"] == "write_file":
+        return "write"
+    return "edit"
+
+
+def _prompt(
+    conn: sqlite3.Connection, store: str, root: str, row: int, rewound: bool
+) -> tuple[str | None, float | None]:
+    found = conn.execute(
+        "SELECT d.text, d.time FROM sessions s CROSS JOIN docs d ON d.sess = s.id "
+        "WHERE s.store = ? AND s.root = ? AND d.kind = 'prompt' AND d.row <= ? AND (d.rewound = 0 OR ?) "
+        "ORDER BY d.row DESC, d.part DESC LIMIT 1",
+        (store, root, row, int(rewound)),
+    ).fetchone()
+    return (found[0], found[1]) if found else (None, None)
+
+
+def _before(row: dict[str, Any], until: float | None) -> bool:
+    return until is None or row["time"] is None or row["time"] <= until
+
+
+def _optional_int(value: Any) -> int | None:
+    return int(value) if value is not None else None
+
+
+def _walk(
+    conn: sqlite3.Connection, wanted: str, extra: list[str], include_rewound: bool
+) -> Iterable[tuple[dict[str, Any], str]]:
+    """Every edit of ``wanted`` and of the paths it had before each move into it, with the path it was
+    found under. A path reached through a move counts only up to that move."""
+    queue: list[tuple[str, float | None]] = [(wanted, None)]
+    followed: dict[str, float | None] = {wanted: None}
+    seen: set[int] = set()
+    while queue:
+        path, until = queue.pop(0)
+        for row in _candidates(conn, path, extra, include_rewound):
+            if not _before(row, until):
+                continue
+            source = resolve(row["path"], row["project"])
+            target = resolve(row["moved_to"], row["project"]) if row["moved_to"] else None
+            into = target is not None and matches(path, target)
+            if not (matches(path, source) or into):
+                continue
+            if row["id"] not in seen:
+                seen.add(row["id"])
+                yield row, path
+            if into and source not in followed:
+                followed[source] = row["time"]
+                queue.append((source, row["time"]))
+
+
+def blame(
+    conn: sqlite3.Connection, path: str, *, limit: int = 100, include_rewound: bool = False
+) -> list[BlameEntry]:
+    """Every edit that touched ``path`` (or the file under an earlier name), newest first, at most ``limit``
+    (0: all). Matching, moves and prompts are as this module's docstring says. Reads only."""
+    wanted = _clean(path)
+    if not wanted or wanted in (".", "/"):
+        return []
+    extra = [c for c in _EXTRA_COLUMNS if c in _columns(conn)]
+    found = sorted(
+        _walk(conn, wanted, extra, include_rewound),
+        key=lambda item: (item[0]["time"] or 0.0, item[0]["row"], item[0]["id"]),
+        reverse=True,
+    )
+    if limit > 0:
+        found = found[:limit]
+    entries = []
+    for row, via in found:
+        prompt, prompt_time = _prompt(conn, row["store"], row["root"], row["row"], bool(row["rewound"]))
+        applied = row.get("applied")
+        entries.append(
+            BlameEntry(
+                doc=row["id"],
+                store=row["store"],
+                session_id=row["session_id"],
+                ref=row["ref"],
+                title=row["title"],
+                project=row["project"],
+                time=row["time"],
+                row=row["row"],
+                tool=row["tool"],
+                path=row["path"],
+                moved_to=row["moved_to"],
+                resolved=resolve(row["path"], row["project"]),
+                via=via,
+                action=_action(row),
+                added=_optional_int(row.get("added")),
+                removed=_optional_int(row.get("removed")),
+                applied=bool(applied) if applied is not None else None,
+                rewound=bool(row["rewound"]),
+                prompt=prompt,
+                prompt_time=prompt_time,
+            )
+        )
+    return entries

@@ -1,0 +1,218 @@
+"""``blame.blame``: every edit that touched a file, following moves, with the prompt behind each, on stores
+written by Hermes' ``SessionDB`` (``write_file`` and ``patch`` calls with Hermes' results) and indexed by
+``sync_index``."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import hermesdb
+from hermes_trail.index import blame
+from hermes_trail.index.sync import sync_index
+
+PROJECT = "/home/dev/project"
+OTHER = "/home/dev/other"
+
+
+class Session:
+    """Messages of one session as Hermes writes them: typed prompts and file-tool calls with their results."""
+
+    def __init__(self, n: int, cwd: str = PROJECT, **spec: Any) -> None:
+        self.id = f"20261102_{n:02d}0000_{n:06x}"
+        self.start = self.t = hermesdb.T0 + 3600 * n
+        self.cwd, self.spec_kw = cwd, spec
+        self.messages: list[dict[str, Any]] = []
+
+    def _call(self, name: str, result: dict[str, Any], **arguments: Any) -> Session:
+        call_id = f"call_{len(self.messages)}"
+        self.messages.append(
+            hermesdb.assistant("", hermesdb.call(call_id, name, **arguments), timestamp=self.t)
+        )
+        self.messages.append(hermesdb.tool(call_id, name, result, timestamp=self.t + 1))
+        self.t += 10
+        return self
+
+    def prompt(self, text: str) -> Session:
+        self.messages.append(hermesdb.user(text, timestamp=self.t))
+        self.t += 10
+        return self
+
+    def write(self, path: str, content: str) -> Session:
+        return self._call("write_file", {"bytes_written": len(content), "dirs_created": False}, path=path,
+                          content=content)  # fmt: skip
+
+    def replace(self, path: str, old: str, new: str) -> Session:
+        diff = f"--- a/{path}\n+++ b/{path}\n-{old}\n+{new}\n"
+        return self._call("patch", {"success": True, "diff": diff, "files_modified": [path]}, mode="replace",
+                          path=path, old_string=old, new_string=new)  # fmt: skip
+
+    def v4a(self, patch: str, modified: list[str]) -> Session:
+        return self._call("patch", {"success": True, "diff": "", "files_modified": modified}, mode="patch",
+                          patch=patch)  # fmt: skip
+
+    def spec(self) -> hermesdb.SessionSpec:
+        kw = {"started_at": self.start, "ended_at": self.t, **self.spec_kw}
+        return hermesdb.SessionSpec(self.id, self.messages, cwd=self.cwd, **kw)
+
+
+def open_index(tmp_path: Path, sessions: list[Session]) -> sqlite3.Connection:
+    home = hermesdb.write_home(tmp_path / "home", [s.spec() for s in sessions])
+    path = tmp_path / "index.db"
+    sync_index(path, homes=[home], env={})
+    return sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True)
+
+
+MOVE = """*** Begin Patch
+*** Move File: src/old.py -> src/new.py
+*** Update File: src/new.py
+@@
+-VALUE = 1
++VALUE = 2
+*** End Patch
+"""
+
+
+@pytest.fixture
+def history() -> list[Session]:
+    return [
+        Session(1).prompt("Create the module").write(f"{PROJECT}/src/old.py", "VALUE = 1\n\ndef f():\n"),
+        Session(2)
+        .prompt("Rename old.py to new.py and bump VALUE")
+        .v4a(MOVE, ["src/old.py -> src/new.py", "src/new.py"]),
+        (
+            Session(3)
+            .prompt("Look at new.py")
+            .prompt("Fix the bug in f")
+            .replace(f"{PROJECT}/src/new.py", "def f():", "def f(x):")
+            .prompt("Also document it")
+            .replace(f"{PROJECT}/src/new.py", "def f(x):", 'def f(x):\n    """Do f."""')
+        ),
+        # Another file that happens to end the same way, and one in another checkout.
+        Session(4).prompt("Edit mysrc").write(f"{PROJECT}/mysrc/new.py", "x\n"),
+        Session(5, cwd=OTHER).prompt("Start the other project").write("src/new.py", "y = 1\n"),
+        # After the move a new file is made at the old name: another file.
+        Session(6).prompt("Recreate old.py as a stub").write(f"{PROJECT}/src/old.py", "# stub\n"),
+    ]
+
+
+@pytest.fixture
+def conn(tmp_path, history):
+    c = open_index(tmp_path, history)
+    yield c
+    c.close()
+
+
+def test_blame_follows_the_move_newest_first(conn):
+    entries = blame.blame(conn, f"{PROJECT}/src/new.py")
+    got = [(e.session_id[-2:], e.action, e.path) for e in entries]
+    assert got == [
+        ("03", "replace", f"{PROJECT}/src/new.py"),
+        ("03", "replace", f"{PROJECT}/src/new.py"),
+        ("02", "update", "src/new.py"),
+        ("02", "move", "src/old.py"),
+        ("01", "write", f"{PROJECT}/src/old.py"),
+    ]
+    move = entries[3]
+    assert move.moved_to == "src/new.py"
+    assert move.resolved == f"{PROJECT}/src/old.py"
+    assert entries[4].via == f"{PROJECT}/src/old.py"  # found under its earlier name
+    assert entries[0].via == f"{PROJECT}/src/new.py"
+
+
+def test_each_edit_carries_the_prompt_that_led_to_it(conn):
+    entries = blame.blame(conn, f"{PROJECT}/src/new.py")
+    assert [e.prompt for e in entries] == [
+        "Also document it",
+        "Fix the bug in f",
+        "Rename old.py to new.py and bump VALUE",
+        "Rename old.py to new.py and bump VALUE",
+        "Create the module",
+    ]
+    assert all(e.prompt_time is not None and e.time is not None and e.prompt_time <= e.time for e in entries)
+    first = entries[-1]
+    assert first.ref.endswith(first.session_id)
+    assert first.project == PROJECT
+    assert first.tool == "write_file"
+
+
+def test_a_suffix_matches_on_a_slash_boundary_in_every_checkout(conn):
+    entries = blame.blame(conn, "src/new.py")
+    sessions = {e.session_id[-2:] for e in entries}
+    assert sessions == {"01", "02", "03", "05"}  # not mysrc/new.py (04)
+    other = next(e for e in entries if e.session_id.endswith("05"))
+    assert other.path == "src/new.py" and other.resolved == f"{OTHER}/src/new.py"
+    assert blame.blame(conn, "new.py") != []
+    assert {e.session_id[-2:] for e in blame.blame(conn, "mysrc/new.py")} == {"04"}
+
+
+def test_the_old_name_is_its_own_file_after_the_move(conn):
+    entries = blame.blame(conn, f"{PROJECT}/src/old.py")
+    # Every edit of old.py: its creation, the move away, and the stub made later at that name.
+    assert [(e.session_id[-2:], e.action) for e in entries] == [
+        ("06", "write"),
+        ("02", "move"),
+        ("01", "write"),
+    ]
+    # The stub is not blamed on new.py.
+    assert all(not e.session_id.endswith("06") for e in blame.blame(conn, f"{PROJECT}/src/new.py"))
+
+
+def test_limit_and_unknown_paths(conn):
+    assert len(blame.blame(conn, f"{PROJECT}/src/new.py", limit=2)) == 2
+    assert blame.blame(conn, f"{PROJECT}/src/missing.py") == []
+    assert blame.blame(conn, "") == []
+    assert blame.blame(conn, "./src/../src/new.py") == blame.blame(conn, "src/new.py")
+    assert blame.blame(conn, f"{PROJECT}/src/new.py/") == blame.blame(conn, f"{PROJECT}/src/new.py")
+
+
+def test_a_chain_of_moves_and_a_short_name(tmp_path):
+    history = [
+        Session(1).prompt("make a").write(f"{PROJECT}/a", "1\n"),
+        Session(2)
+        .prompt("a to b")
+        .v4a("*** Begin Patch\n*** Move File: a -> b\n*** End Patch\n", ["a -> b"]),
+        Session(3)
+        .prompt("b to c")
+        .v4a("*** Begin Patch\n*** Move File: b -> c\n*** End Patch\n", ["b -> c"]),
+        Session(4).prompt("edit c").replace(f"{PROJECT}/c", "1", "2"),
+    ]
+    conn = open_index(tmp_path, history)
+    entries = blame.blame(conn, "c")
+    assert [(e.session_id[-2:], e.action, e.prompt) for e in entries] == [
+        ("04", "replace", "edit c"),
+        ("03", "move", "b to c"),
+        ("02", "move", "a to b"),
+        ("01", "write", "make a"),
+    ]
+
+
+def test_rewound_edits_are_left_out_unless_asked(tmp_path):
+    history = [
+        Session(1).prompt("make it").write(f"{PROJECT}/app.py", "a\n"),
+        Session(2, rewind_to=1).prompt("keep").prompt("try something").replace(f"{PROJECT}/app.py", "a", "b"),
+    ]
+    conn = open_index(tmp_path, history)
+    assert [e.session_id[-2:] for e in blame.blame(conn, "app.py")] == ["01"]
+    with_rewound = blame.blame(conn, "app.py", include_rewound=True)
+    assert [(e.session_id[-2:], e.rewound) for e in with_rewound] == [("02", True), ("01", False)]
+    assert with_rewound[0].prompt == "try something"
+
+
+def test_the_prompt_of_a_continuation_is_in_the_part_before(tmp_path):
+    parent = Session(1, end_reason="compression").prompt("Refactor app.py").write(f"{PROJECT}/app.py", "a\n")
+    child = Session(2, parent_session_id=parent.id)
+    child.start = child.t = parent.t + 5
+    child.replace(f"{PROJECT}/app.py", "a", "b")
+    conn = open_index(tmp_path, [parent, child])
+    entries = blame.blame(conn, "app.py")
+    assert [(e.session_id, e.prompt) for e in entries] == [(child.id, "Refactor app.py"),
+                                                           (parent.id, "Refactor app.py")]  # fmt: skip
+
+
+def test_counts_action_and_outcome_come_from_the_index(conn):
+    entry = blame.blame(conn, f"{PROJECT}/src/new.py")[0]
+    assert (entry.action, entry.added, entry.removed, entry.applied) == ("replace", 2, 1, True)

@@ -1,0 +1,375 @@
+"""``fix.find_fixes``: past failures matching an error, and what then fixed them, on stores written by
+Hermes' ``SessionDB`` and indexed by ``sync_index``."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import hermesdb
+from hermes_trail.index import fix
+from hermes_trail.index.sync import sync_index
+
+PROJECT = "/home/dev/project"
+TRACEBACK = """Traceback (most recent call last):
+  File "{cwd}/app.py", line {line}, in <module>
+    import {module}
+ModuleNotFoundError: No module named '{module}'"""
+
+
+class Conversation:
+    """Messages of one session as Hermes writes them: typed prompts, terminal calls and their results."""
+
+    def __init__(self, session_id: str, start: float, cwd: str = PROJECT, **spec: Any) -> None:
+        self.id, self.t, self.cwd, self.spec_kw = session_id, start, cwd, spec
+        self.start = start
+        self.messages: list[dict[str, Any]] = []
+
+    def prompt(self, text: str) -> Conversation:
+        self.messages.append(hermesdb.user(text, timestamp=self.t))
+        self.t += 10
+        return self
+
+    def run(self, command: str, output: str = "", exit_code: int = 0) -> Conversation:
+        call_id = f"call_{len(self.messages)}"
+        ask, result = hermesdb.terminal_exchange(call_id, command, output, exit_code)
+        ask["timestamp"], result["timestamp"] = self.t, self.t + 2
+        self.messages += [ask, result]
+        self.t += 10
+        return self
+
+    def say(self, text: str) -> Conversation:
+        self.messages.append(hermesdb.assistant(text, timestamp=self.t))
+        self.t += 10
+        return self
+
+    def spec(self) -> hermesdb.SessionSpec:
+        kw = {"started_at": self.start, "ended_at": self.t, **self.spec_kw}
+        return hermesdb.SessionSpec(self.id, self.messages, cwd=self.cwd, **kw)
+
+
+def missing(module: str, cwd: str = PROJECT, line: int = 3) -> str:
+    return TRACEBACK.format(cwd=cwd, line=line, module=module)
+
+
+def open_index(tmp_path: Path, sessions: list[Conversation]) -> sqlite3.Connection:
+    """Write the sessions through SessionDB, index them, and open the index read-only."""
+    home = hermesdb.write_home(tmp_path / "home", [c.spec() for c in sessions])
+    path = tmp_path / "index.db"
+    sync_index(path, homes=[home], env={})
+    return sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True)
+
+
+def sid(n: int) -> str:
+    return f"20261102_{n:02d}0000_{n:06x}"
+
+
+def hour(n: int) -> float:
+    return hermesdb.T0 + 3600 * n
+
+
+def fixed_by(n: int, fix_command: str, module: str = "requests", **kw: Any) -> Conversation:
+    """A conversation where ``python app.py`` fails on a missing module, ``fix_command`` succeeds, and the
+    rerun passes."""
+    return (
+        Conversation(sid(n), hour(n), **kw)
+        .prompt("Run the app")
+        .run("python app.py", missing(module, line=n), exit_code=1)
+        .say(f"{module} is missing; installing it.")
+        .run(fix_command, f"Successfully installed {module}-2.31.0")
+        .run("python app.py", "ok")
+        .say("It runs now.")
+    )
+
+
+def noise(n: int) -> Conversation:
+    """Ordinary work that fails and succeeds with nothing to do with the error."""
+    return (
+        Conversation(sid(n), hour(n))
+        .prompt("Commit the work")
+        .run("git commit -m wip", "fatal: not a git repository (or any of the parent directories): .git", 128)
+        .run("git init", "Initialized empty Git repository in /home/dev/project/.git/")
+        .run("git commit -m wip", "[main (root-commit) 1a2b3c4] wip")
+        .prompt("Show me the log")
+        .run("git log --oneline", "1a2b3c4 wip")
+    )
+
+
+@pytest.fixture
+def conn(tmp_path):
+    sessions = [
+        fixed_by(1, "pip install requests"),
+        # Where the fix ran and how it was spaced do not make it another fix.
+        fixed_by(2, f"cd {PROJECT} &&  pip install   requests  "),
+        fixed_by(3, "pip install requests"),
+        fixed_by(4, "uv add requests"),
+        # A similar error about another module, fixed another way.
+        fixed_by(5, "pip install numpy", module="numpy"),
+        noise(6),
+        noise(7),
+    ]
+    c = open_index(tmp_path, sessions)
+    yield c
+    c.close()
+
+
+def test_the_fix_that_worked_most_often_ranks_first(conn):
+    report = fix.find_fixes(conn, missing("requests", cwd="/home/someone/else", line=99))
+    commands = [f.command for f in report.fixes]
+    assert commands[0] == "pip install requests"
+    top = report.fixes[0]
+    assert (top.worked, top.confirmed, top.tried) == (3, 3, 3)
+    assert "uv add requests" in commands
+    assert commands.index("uv add requests") == 1
+    assert report.fixes[1].worked == 1
+    # The noise sessions' failures are other errors: their fixes are not offered.
+    assert "git init" not in commands
+    # The rerun of the failing command confirms a fix; it is not one.
+    assert "python app.py" not in commands
+
+
+def test_examples_name_the_failure_and_its_session(conn):
+    report = fix.find_fixes(conn, missing("requests"))
+    top = report.fixes[0]
+    assert len(top.examples) == 3
+    newest = top.examples[0]
+    assert newest.session_id == sid(3)
+    assert newest.ref.endswith(sid(3))
+    assert newest.failed_command == "python app.py"
+    assert newest.exit_code == 1
+    assert newest.confirmed
+    assert newest.time is not None and newest.failed_time is not None and newest.time > newest.failed_time
+    # The example keeps the command exactly as typed; the fix is its normalized form.
+    raw = {e.session_id: e.command for e in top.examples}
+    assert raw[sid(2)] == f"cd {PROJECT} &&  pip install   requests  "
+
+
+def test_failures_are_ranked_by_how_much_of_the_error_they_show(conn):
+    report = fix.find_fixes(conn, missing("requests"))
+    assert report.failures_total >= 4
+    assert {f.session_id for f in report.failures[:4]} == {sid(1), sid(2), sid(3), sid(4)}
+    assert report.failures[0].coverage == pytest.approx(1.0)
+    assert all(f.command == "python app.py" and f.exit_code == 1 for f in report.failures)
+    assert report.conversations == report.failures_total  # one failure in each
+    words = [t.word for t in report.terms]
+    assert "modulenotfounderror" in words and "requests" in words
+    # Line numbers, paths and Python's frame lines are not terms.
+    assert not any(w.isdigit() or "/" in w for w in words)
+    assert "traceback" not in words
+
+
+def test_an_unrelated_error_finds_nothing(conn):
+    report = fix.find_fixes(conn, 'ERROR: relation "users" does not exist at character 15')
+    assert report.fixes == []
+    assert report.failures == []
+
+
+def test_an_error_made_of_words_no_doc_has_finds_nothing(conn):
+    report = fix.find_fixes(conn, "Zyxxyq flumbergast 0xdeadbeef /tmp/a/b.c:12:3")
+    assert report.terms == []
+    assert report.fixes == [] and report.failures == []
+
+
+def test_the_git_error_finds_its_own_fix(conn):
+    report = fix.find_fixes(conn, "fatal: not a git repository (or any of the parent directories): .git")
+    assert [f.command for f in report.fixes][:1] == ["git init"]
+    assert report.fixes[0].worked == 2
+    # ``git log`` came after the next prompt (and only looks around): not a fix.
+    assert all(f.command != "git log --oneline" for f in report.fixes)
+
+
+def test_project_filter_keeps_that_projects_failures(tmp_path):
+    sessions = [
+        fixed_by(1, "pip install requests"),
+        fixed_by(2, "pip3 install requests", cwd="/home/dev/other"),
+        fixed_by(3, "pip3 install requests", cwd="/home/dev/other"),
+    ]
+    conn = open_index(tmp_path, sessions)
+    everywhere = fix.find_fixes(conn, missing("requests"))
+    assert [f.command for f in everywhere.fixes][:2] == ["pip3 install requests", "pip install requests"]
+    here = fix.find_fixes(conn, missing("requests"), project=PROJECT)
+    assert [f.command for f in here.fixes] == ["pip install requests"]
+    by_name = fix.find_fixes(conn, missing("requests"), project="other")
+    assert [f.command for f in by_name.fixes] == ["pip3 install requests"]
+    assert fix.find_fixes(conn, missing("requests"), project="/home/dev").fixes[0].worked == 2
+
+
+def test_window_ends_at_the_next_prompt_and_skips_looking_around(tmp_path):
+    sessions = [
+        Conversation(sid(1), hour(1))
+        .prompt("Run the app")
+        .run("python app.py", missing("requests"), exit_code=1)
+        .run("ls -la", "app.py")
+        .run("cat requirements.txt | grep -i req", "")
+        .run("pip install requests", "Successfully installed requests")
+        .prompt("Now deploy it")
+        .run("./deploy.sh", "deployed"),
+    ]
+    conn = open_index(tmp_path, sessions)
+    report = fix.find_fixes(conn, missing("requests"))
+    assert [f.command for f in report.fixes] == ["pip install requests"]
+    # Never rerun: the fix worked by the record, but nothing confirmed it.
+    assert report.fixes[0].confirmed == 0
+
+
+def test_a_fix_that_failed_somewhere_counts_where_it_was_tried(tmp_path):
+    flaky = (
+        Conversation(sid(3), hour(3))
+        .prompt("Run the app")
+        .run("python app.py", missing("requests"), exit_code=1)
+        .run("pip install requests", "ERROR: Could not find a version that satisfies the requirement", 1)
+        .run("conda install requests", "done")
+        .run("python app.py", "ok")
+    )
+    conn = open_index(
+        tmp_path, [fixed_by(1, "pip install requests"), fixed_by(2, "conda install requests"), flaky]
+    )
+    report = fix.find_fixes(conn, missing("requests"))
+    by_command = {f.command: f for f in report.fixes}
+    assert by_command["conda install requests"].worked == 2
+    assert by_command["pip install requests"].worked == 1
+    assert by_command["pip install requests"].tried == 2
+    assert report.fixes[0].command == "conda install requests"
+
+
+def test_timeouts_and_kills_are_failures_too(tmp_path):
+    timeout = (
+        "npm ERR! code ETIMEDOUT\nnpm ERR! network request to https://registry.npmjs.org/left-pad failed"
+    )
+    sessions = [
+        Conversation(sid(n), hour(n))
+        .prompt("Install the dependencies")
+        .run("npm install", timeout + "\n[Command timed out after 300s]", exit_code=124 if n % 2 else -9)
+        .run("npm config set registry https://registry.npmmirror.com", "")
+        .run("npm install", "added 120 packages")
+        for n in (1, 2)
+    ]
+    conn = open_index(tmp_path, sessions)
+    report = fix.find_fixes(conn, "npm ERR! code ETIMEDOUT")
+    assert {f.exit_code for f in report.failures} == {124, -9}
+    assert report.fixes[0].command == "npm config set registry https://registry.npmmirror.com"
+    assert (report.fixes[0].worked, report.fixes[0].confirmed) == (2, 2)
+
+
+def test_rewound_failures_and_fixes_are_left_out(tmp_path):
+    rewound = (
+        Conversation(sid(2), hour(2), rewind_to=0)
+        .prompt("Run the app")
+        .run("python app.py", missing("requests"), exit_code=1)
+        .run("pip install requests==0.1", "ok")
+        .run("python app.py", "ok")
+    )
+    conn = open_index(tmp_path, [fixed_by(1, "pip install requests"), rewound])
+    report = fix.find_fixes(conn, missing("requests"))
+    assert [f.command for f in report.fixes] == ["pip install requests"]
+    assert {f.session_id for f in report.failures} == {sid(1)}
+
+
+def test_a_fix_in_the_continuation_of_a_compressed_conversation(tmp_path):
+    parent = (
+        Conversation(sid(1), hour(1), end_reason="compression")
+        .prompt("Run the app")
+        .run("python app.py", missing("requests"), exit_code=1)
+    )
+    child = Conversation(sid(2), parent.t + 5, parent_session_id=sid(1))
+    child.run("poetry add requests", "Installing requests").run("python app.py", "ok")
+    conn = open_index(tmp_path, [parent, child])
+    report = fix.find_fixes(conn, missing("requests"))
+    assert [(f.command, f.worked, f.confirmed) for f in report.fixes] == [("poetry add requests", 1, 1)]
+    assert report.fixes[0].examples[0].session_id == sid(2)
+
+
+def test_limit(conn):
+    report = fix.find_fixes(conn, missing("requests"), limit=1)
+    assert len(report.fixes) == 1 and len(report.failures) == 1
+    assert report.failures_total >= 4
+
+
+def test_error_words_drop_what_differs_between_occurrences():
+    words = fix._error_words(
+        "Error at 0x7ffdeadbeef in /usr/lib/python3.11/site-packages/foo/bar.py:123 (id 9f8e7d6c5b4a) "
+        "request 3fa85f64-5717-4562-b3fc-2c963f66afa6 took 60s, see https://example.com/docs?x=1 E501"
+    )
+    assert "bar" in words and "py" in words  # a path keeps its file name
+    assert "e501" in words and "error" in words and "request" in words
+    for noise_word in ("usr", "lib", "python3", "site", "packages", "foo", "0x7ffdeadbeef", "60s", "123",
+                       "example", "docs", "3fa85f64", "9f8e7d6c5b4a", "7ffdeadbeef"):  # fmt: skip
+        assert noise_word not in words
+
+
+def test_looking_around_is_not_a_fix():
+    assert fix.is_looking("ls -la")
+    assert fix.is_looking("cd /x && git status && cat a.txt | grep b")
+    assert fix.is_looking("LC_ALL=C git diff")
+    assert not fix.is_looking("cd /x && pip install y")
+    assert not fix.is_looking("git checkout main")
+    assert not fix.is_looking("sed -i s/a/b/ f")
+
+
+def test_a_near_miss_drops_out_when_the_very_error_is_on_record(tmp_path):
+    """Where ``requests`` is rare and the rest of the message common (as in a real history), a failure
+    about another module lacks the error's most distinctive word and is not taken for it."""
+
+    def quiet(n: int, module: str, fix_command: str) -> Conversation:
+        return (
+            Conversation(sid(n), hour(n))
+            .prompt("Run the app")
+            .run("python app.py", missing(module), exit_code=1)
+            .run(fix_command, "done")
+            .run("python app.py", "ok")
+        )
+
+    chatter = [
+        Conversation(sid(10 + n), hour(10 + n))
+        .prompt(f"What does 'No module named' mean for import {n}?")
+        .say("No module named X means the import found no module of that name.")
+        for n in range(8)
+    ]
+    sessions = [
+        quiet(1, "requests", "pip install -r requirements.txt"),
+        quiet(2, "numpy", "pip install numpy"),
+    ]
+    conn = open_index(tmp_path, [*sessions, *chatter])
+    report = fix.find_fixes(conn, missing("requests"))
+    assert [f.session_id for f in report.failures] == [sid(1)]
+    assert [f.command for f in report.fixes] == ["pip install -r requirements.txt"]
+    # With the very error not on record, the closest failure is taken.
+    closest = fix.find_fixes(conn, missing("pandas"))
+    assert {f.session_id for f in closest.failures} == {sid(1), sid(2)}
+
+
+def test_a_long_traceback_matches_on_its_message_not_the_users_code(conn):
+    error = """Traceback (most recent call last):
+  File "/srv/acme/billing/run.py", line 812, in <module>
+    main(parse_args())
+  File "/srv/acme/billing/run.py", line 17, in main
+    from acme.billing.export import export_quarterly_invoices
+  File "/srv/acme/billing/export.py", line 4, in <module>
+    import requests
+    ^^^^^^^^^^^^^^^
+ModuleNotFoundError: No module named 'requests'"""
+    words = fix._error_words(error)
+    assert not {"main", "parse", "args", "acme", "billing", "export", "quarterly", "invoices"} & set(words)
+    report = fix.find_fixes(conn, error)
+    assert report.failures[0].coverage == pytest.approx(1.0)
+    assert report.fixes[0].command == "pip install requests"
+
+
+def test_common_words_are_looked_for_among_failures_holding_a_rare_one(conn, monkeypatch):
+    # As in a big history, where most of the message's words are in more docs than are counted.
+    monkeypatch.setattr(fix, "DF_CAP", 6)
+    report = fix.find_fixes(conn, missing("requests"))
+    common = {t.word for t in report.terms if t.docs >= 6}
+    assert "requests" in common and len(common) < len(report.terms)
+    assert report.fixes[0].command == "pip install requests" and report.fixes[0].worked == 3
+
+
+def test_an_error_of_common_words_only_needs_them_all(conn, monkeypatch):
+    monkeypatch.setattr(fix, "DF_CAP", 1)
+    report = fix.find_fixes(conn, "fatal: not a git repository")
+    assert all(t.docs >= 1 for t in report.terms)
+    assert {f.command for f in report.failures} == {"git commit -m wip"}
+    assert report.fixes[0].command == "git init"

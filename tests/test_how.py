@@ -1,0 +1,168 @@
+"""``how.how``: the commands a project really ran that match, by sessions and success, on stores written by
+Hermes' ``SessionDB`` and indexed by ``sync_index``."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import hermesdb
+from hermes_trail.index import how
+from hermes_trail.index.sync import sync_index
+
+PROJECT = "/home/dev/project"
+OTHER = "/home/dev/other"
+PYPROJECT = '[tool.pytest.ini_options]\ntestpaths = ["tests"]\n'
+
+
+class Session:
+    """A session's terminal calls as Hermes writes them (``{"output", "exit_code", "error"}`` results)."""
+
+    def __init__(self, n: int, cwd: str = PROJECT, **spec: Any) -> None:
+        self.id = f"20261102_{n:02d}0000_{n:06x}"
+        self.start = self.t = hermesdb.T0 + 3600 * n
+        self.cwd, self.spec_kw = cwd, spec
+        self.messages: list[dict[str, Any]] = [hermesdb.user("Work on it", timestamp=self.t)]
+
+    def run(self, command: str, output: str = "", exit_code: int = 0) -> Session:
+        ask, result = hermesdb.terminal_exchange(f"call_{len(self.messages)}", command, output, exit_code)
+        ask["timestamp"], result["timestamp"] = self.t, self.t + 1
+        self.messages += [ask, result]
+        self.t += 10
+        return self
+
+    def blocked(self, command: str) -> Session:
+        call_id = f"call_{len(self.messages)}"
+        result = {"output": "", "exit_code": -1, "status": "blocked",
+                  "error": "BLOCKED: User denied this command. Do NOT retry."}  # fmt: skip
+        self.messages.append(hermesdb.assistant("", hermesdb.call(call_id, "terminal", command=command),
+                                                timestamp=self.t))  # fmt: skip
+        self.messages.append(hermesdb.tool(call_id, "terminal", result, timestamp=self.t + 1))
+        self.t += 10
+        return self
+
+    def spec(self) -> hermesdb.SessionSpec:
+        kw = {"started_at": self.start, "ended_at": self.t, **self.spec_kw}
+        return hermesdb.SessionSpec(self.id, self.messages, cwd=self.cwd, **kw)
+
+
+def open_index(tmp_path: Path, sessions: list[Session]) -> sqlite3.Connection:
+    home = hermesdb.write_home(tmp_path / "home", [s.spec() for s in sessions])
+    path = tmp_path / "index.db"
+    sync_index(path, homes=[home], env={})
+    return sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True)
+
+
+@pytest.fixture
+def conn(tmp_path):
+    sessions = [
+        Session(1)
+        .run("cat pyproject.toml", PYPROJECT)
+        .run("pytest -q", "1 failed", 1)
+        .run("pytest -q", "4 passed"),
+        Session(2).run("cat pyproject.toml", PYPROJECT).run(f"cd {PROJECT} &&  pytest   -q", "4 passed"),
+        Session(3).run("cat pyproject.toml", PYPROJECT).run("pytest -q", "4 passed"),
+        Session(4).run("cat pyproject.toml", PYPROJECT).run("python -m pytest", "4 passed"),
+        Session(5).run("python manage.py migrate", "Applying app.0001_initial... OK"),
+        Session(6).run("python manage.py migrate --fake", "OK").run("python manage.py migrate", "", -9),
+        Session(7)
+        .blocked("rm -rf build && pytest -q")
+        .run("pytest -x", "[Command timed out after 60s]", 124),
+        Session(8, cwd=OTHER).run("pytest -q", "ok").run("cat pyproject.toml", PYPROJECT),
+        Session(9, cwd=f"{PROJECT}/sub").run("pytest -q", "ok"),
+    ]
+    c = open_index(tmp_path, sessions)
+    yield c
+    c.close()
+
+
+def test_commands_rank_by_sessions_then_success(conn):
+    entries = how.how(conn, "pytest")
+    top = entries[0]
+    assert top.command == "pytest -q"
+    assert top.matched_in == "command"
+    # Sessions 1, 2, 3, 8 and 9 (the `cd ... &&` run and its spacing are the same command).
+    assert (top.sessions, top.runs, top.ok, top.failed) == (5, 6, 5, 1)
+    assert top.success_rate == pytest.approx(5 / 6)
+    assert top.last_ref.endswith("20261102_090000_000009")
+    assert top.last_exit_code == 0
+    assert top.example == "pytest -q"
+
+
+def test_a_command_matching_only_in_its_output_comes_after(conn):
+    entries = how.how(conn, "pytest")
+    kinds = [e.matched_in for e in entries]
+    assert kinds == sorted(kinds)  # every "command" before every "output"
+    cat = next(e for e in entries if e.command == "cat pyproject.toml")
+    assert cat.matched_in == "output"
+    assert cat.sessions == 5  # more sessions than some pytest runs, still after them
+    assert [e.command for e in entries if e.matched_in == "command"] == [
+        "pytest -q", "python -m pytest", "pytest -x",
+    ]  # fmt: skip
+
+
+def test_blocked_commands_never_ran_and_timeouts_failed(conn):
+    entries = how.how(conn, "pytest")
+    assert all("rm -rf" not in e.command for e in entries)
+    timed_out = next(e for e in entries if e.command == "pytest -x")
+    assert (timed_out.runs, timed_out.ok, timed_out.failed, timed_out.success_rate) == (1, 0, 1, 0.0)
+    assert timed_out.last_exit_code == 124
+
+
+def test_project_is_the_project_or_a_path_under_it(conn):
+    here = how.how(conn, "pytest", project=PROJECT)
+    top = here[0]
+    assert (top.command, top.sessions) == ("pytest -q", 4)  # 1, 2, 3 and sub/ (9); not the other project
+    assert top.projects == [PROJECT, f"{PROJECT}/sub"]
+    assert how.how(conn, "pytest", project="/home/dev/project/")[0].sessions == 4
+    assert how.how(conn, "pytest", project="other")[0].sessions == 1  # trailing parts name a project
+    assert how.how(conn, "pytest", project="/home/dev/proj") == []  # a prefix that is no path boundary
+
+
+def test_a_command_fragment_is_found_as_a_substring(conn):
+    entries = how.how(conn, "manage.py migrate")
+    assert [e.command for e in entries] == ["python manage.py migrate", "python manage.py migrate --fake"]
+    migrate = entries[0]
+    assert (migrate.sessions, migrate.runs, migrate.ok, migrate.failed) == (2, 2, 1, 1)  # one killed
+    # The start of a word finds nothing in the word index; the trigram index has it.
+    assert [e.command for e in how.how(conn, "migrat")][:1] == ["python manage.py migrate"]
+    assert [e.command for e in how.how(conn, "--fake")] == ["python manage.py migrate --fake"]
+
+
+def test_query_syntax_is_the_search_boxs(conn):
+    assert [e.command for e in how.how(conn, "migrate -fake")] == ["python manage.py migrate"]
+    assert {e.command for e in how.how(conn, "migrate OR pytest")} >= {
+        "pytest -q",
+        "python manage.py migrate",
+    }
+    assert how.how(conn, "") == []
+    assert how.how(conn, '"unclosed') == []
+    assert how.how(conn, "NEAR(") == []
+
+
+def test_limit(conn):
+    assert len(how.how(conn, "pytest", limit=1)) == 1
+
+
+def test_rewound_runs_do_not_count(tmp_path):
+    rewound = Session(2, rewind_to=0).run("make deploy", "done")
+    conn = open_index(tmp_path, [Session(1).run("make deploy", "done"), rewound])
+    entries = how.how(conn, "deploy")
+    assert [(e.command, e.sessions) for e in entries] == [("make deploy", 1)]
+
+
+@pytest.mark.parametrize(
+    ("command", "normalized"),
+    [
+        ("  pytest   -q \n", "pytest -q"),
+        ("cd /x && pytest -q", "pytest -q"),
+        ('cd "/a b" && cd sub && make', "make"),
+        ("cd /x", "cd /x"),
+        ("pytest\t-q\n-x", "pytest -q -x"),
+    ],
+)
+def test_normalize_command(command, normalized):
+    assert how.normalize_command(command) == normalized
