@@ -13,7 +13,6 @@ one) leads its group.
 
 from __future__ import annotations
 
-import math
 import re
 import sqlite3
 import time
@@ -341,8 +340,3 @@ def _group(hits: list[Hit]) -> dict[tuple[str, str], Conversation]:
     for hit in hits:
         groups.setdefault((hit.store, hit.root), Conversation(hit.store, hit.root)).hits.append(hit)
     return groups
-
-
-def score_floor(scores: list[float]) -> float:
-    """The score below which hits are noise relative to the best (used by recall to stay within budget)."""
-    return max(scores) * 0.15 if scores and not math.isnan(max(scores)) else 0.0
