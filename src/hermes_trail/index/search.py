@@ -13,6 +13,7 @@ one) leads its group.
 
 from __future__ import annotations
 
+import math
 import re
 import sqlite3
 import time
@@ -24,7 +25,9 @@ from typing import Any
 from hermes_trail.index import cjk, query
 
 # How many of the newest matches each index gives before scoring; a query with more is ranked in this window.
-WINDOW = 1000
+WINDOW = 500
+# Any-term matches are many: the relaxed pass looks further back before it ranks by occurrences.
+RELAXED_WINDOW = 2000
 # Characters of a doc's start in which a windowed query counts its terms.
 HEAD = 600
 # Hits scored in detail (snippets, grouping) after the first ranking.
@@ -168,31 +171,29 @@ def _like(text: str) -> str:
 
 
 def _candidates(
-    conn: sqlite3.Connection, table: str, expression: str, filters: SearchFilters, terms: list[str]
+    conn: sqlite3.Connection,
+    table: str,
+    expression: str,
+    filters: SearchFilters,
+    terms: list[str],
+    window: int = WINDOW,
 ) -> tuple[list[tuple[Any, ...]], bool]:
     """Scored matches of one index, lower scores first (as ``bm25`` gives them).
 
     All matches are scored with BM25 when there are fewer than :data:`WINDOW`. With more, the newest
-    :data:`WINDOW` are scored by how often the terms occur against the length of the text: BM25 would
-    first count every match of each term over the whole index, which is exactly the cost this avoids, and
-    for terms that common the inverse document frequency that count buys says little.
+    :data:`WINDOW` are scored by how often the terms occur in the head of each text against its length:
+    BM25 would first count every match of each term over the whole index, which is exactly the cost this
+    avoids, and for terms that common the inverse document frequency that count buys says little.
     """
     clauses, params = _where(filters)
     where = " AND ".join([f"{table} MATCH ?", *clauses])
     join = f"FROM {table} f JOIN docs d ON d.id = f.rowid JOIN sessions s ON s.id = d.sess"
-    lowered = [t.lower() for t in terms if t.strip()][:8]
-    occurrences = " + ".join(
-        "ln(1 + (length(h) - length(replace(h, ?, ''))) / length(?))" for _ in lowered
-    ) or "1"
-    # Occurrences are counted in the head of the text: enough to rank by, and cheap over a whole window.
-    head = f"(SELECT lower(substr(d.text, 1, {HEAD})) AS h)"
-    proxy = f"(SELECT -({occurrences}) / (1 + length(d.text) / 4000.0) FROM {head})"
-    proxy_params = [x for t in lowered for x in (t, t)]
-    newest = conn.execute(
-        f"SELECT {_DOC_COLUMNS}, {proxy} {join} WHERE {where} ORDER BY f.rowid DESC LIMIT ?",
-        (*proxy_params, expression, *params, WINDOW),
-    ).fetchall()
-    if len(newest) < WINDOW:
+    if clauses:
+        window_sql = f"SELECT f.rowid {join} WHERE {where} ORDER BY f.rowid DESC LIMIT ?"
+    else:  # no filter: the full-text index alone gives the newest matches, without a join per match
+        window_sql = f"SELECT rowid FROM {table} WHERE {table} MATCH ? ORDER BY rowid DESC LIMIT ?"
+    newest = [r[0] for r in conn.execute(window_sql, (expression, *params, window))]
+    if len(newest) < window:
         if not newest:
             return [], False
         rows = conn.execute(
@@ -200,7 +201,22 @@ def _candidates(
             (expression, *params, SHORTLIST),
         ).fetchall()
         return rows, False
-    return sorted(newest, key=lambda r: r[-1])[:SHORTLIST], True
+    marks = ", ".join("?" for _ in newest)
+    rows = conn.execute(
+        f"SELECT {_DOC_COLUMNS}, substr(d.text, 1, {HEAD}), length(d.text) "
+        f"FROM docs d JOIN sessions s ON s.id = d.sess WHERE d.id IN ({marks})",
+        newest,
+    ).fetchall()
+    lowered = [t.lower() for t in terms if t.strip()][:8]
+    scored = [(*row[:-2], _occurrence_score(row[-2], row[-1], lowered)) for row in rows]
+    return sorted(scored, key=lambda r: r[-1])[:SHORTLIST], True
+
+
+def _occurrence_score(head: str, length: int, terms: list[str]) -> float:
+    """A cheap stand-in for BM25 inside a window, lower is better like ``bm25``."""
+    text = head.lower()
+    found = sum(math.log1p(text.count(t)) for t in terms) if terms else 1.0
+    return -found / (1.0 + length / 4000.0)
 
 
 def _score(rows: Iterable[tuple[Any, ...]], newest: float, oldest: float) -> list[Hit]:
@@ -299,7 +315,7 @@ def search(
         hits, windowed = _ranked(conn, plans, filters, terms + runs)
         groups = _group(hits)
         if len(groups) < limit and (relaxed := _relaxed(parsed, terms)):
-            more, cut = _ranked(conn, [("docs_fts", relaxed)], filters, terms)
+            more, cut = _ranked(conn, [("docs_fts", relaxed)], filters, terms, RELAXED_WINDOW)
             windowed = windowed or cut
             for key, group in _group(more).items():
                 if key not in groups:  # below every conversation that had all the terms
@@ -320,12 +336,16 @@ def search(
 
 
 def _ranked(
-    conn: sqlite3.Connection, plans: list[tuple[str, str]], filters: SearchFilters, terms: list[str]
+    conn: sqlite3.Connection,
+    plans: list[tuple[str, str]],
+    filters: SearchFilters,
+    terms: list[str],
+    window: int = WINDOW,
 ) -> tuple[list[Hit], bool]:
     rows: dict[int, tuple[Any, ...]] = {}
     windowed = False
     for table, expression in plans:
-        found, cut = _candidates(conn, table, expression, filters, terms)
+        found, cut = _candidates(conn, table, expression, filters, terms, window)
         windowed = windowed or cut
         for row in found:  # a doc found by two indexes keeps its better (lower) score
             if row[0] not in rows or row[-1] < rows[row[0]][-1]:
