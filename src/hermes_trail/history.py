@@ -175,10 +175,14 @@ def _read_store(
 
 
 def _read_catalog(history: History, store: Store, reader: SqliteStore) -> None:
-    """Every session row of a store, and a stray for each message row whose session has none."""
+    """Every session row of a store, and a stray for each message row whose session has none.
+
+    The catalog leaves out ``system_prompt``, the one large column (kilobytes a session, and no listing
+    shows it); a session found by :meth:`History.find` without a catalog has its whole row.
+    """
     try:
         stats = reader.message_stats()
-        rows = reader.session_rows()
+        rows = reader.session_rows(light=True)
     except StoreUnreadable as exc:
         history.strays.append(Stray(where=store.path, reason=exc.reason, kind="store", store=store.name))
         return

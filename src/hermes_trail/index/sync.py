@@ -243,8 +243,9 @@ def _sync_store(
 
 # Below this many messages to read, starting worker processes costs more than it saves.
 PARALLEL_FROM = 20_000
-# Sessions are handed to workers in batches of about this many messages.
-BATCH_MESSAGES = 4_000
+# Sessions are handed to workers in batches of about this many messages (a batch's docs are held in
+# memory twice: in the worker and in this process).
+BATCH_MESSAGES = 2_000
 
 
 def _read_docs(
@@ -253,7 +254,7 @@ def _read_docs(
     """Each session's docs, in the order given: read here, or by one worker process per core when there
     is a lot to read (decoding is the cost of a build; the writer keeps this process busy meanwhile)."""
     rows = sum((s.row_stats or (0,))[0] for s in sessions)
-    workers = min(os.cpu_count() or 1, 4)
+    workers = min(os.cpu_count() or 1, 2)
     if rows < PARALLEL_FROM or workers < 2 or not sessions:
         for session in sessions:
             try:
