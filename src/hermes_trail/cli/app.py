@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import sqlite3
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 
@@ -24,6 +25,9 @@ from hermes_trail.cli.common import (
 )
 from hermes_trail.cli.indexing import IndexOption, synced_index
 from hermes_trail.errors import AmbiguousSession, SessionNotFound, TrailError
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 app = typer.Typer(
     name="trail",
@@ -197,17 +201,12 @@ def search_cmd(
         until=_since_option(until, "--until"), role=role, tool=tool, session=session,
         include_rewound=include_rewound,
     )  # fmt: skip
-    path = synced_index(index, home, db)
-    result = search(path, query, filters, limit=max(limit, 1))
-    if json_output:
-        from hermes_trail.serialize import search_json
+    from hermes_trail.cli.tables import print_search
+    from hermes_trail.serialize import search_json
 
-        print_json(search_json(result))
-    else:
-        from hermes_trail.cli.tables import console, print_search
-
-        print_search(console(), result)
-    raise typer.Exit(EXIT_OK if result.conversations or json_output else EXIT_ERROR)
+    result = search(synced_index(index, home, db), query, filters, limit=max(limit, 1))
+    _answer(bool(result.conversations), json_output, lambda: search_json(result),
+            lambda out: print_search(out, result))  # fmt: skip
 
 
 @app.command("recall")
@@ -272,6 +271,19 @@ def index_cmd(
     raise typer.Exit(EXIT_OK)
 
 
+def _answer(
+    found: bool, json_output: bool, as_json: Callable[[], Any], render: Callable[[Console], None]
+) -> NoReturn:
+    """Print an index command's result (JSON, or for people) and exit ``1`` when a person got nothing."""
+    if json_output:
+        print_json(as_json())
+    else:
+        from hermes_trail.cli.tables import console
+
+        render(console())
+    raise typer.Exit(EXIT_OK if found or json_output else EXIT_ERROR)
+
+
 def _read_index(index: Path | None, home: list[Path] | None, db: list[Path] | None) -> sqlite3.Connection:
     path = synced_index(index, home, db)
     return sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
@@ -298,17 +310,13 @@ def fix_cmd(
     text = error if error is not None else ("" if sys.stdin.isatty() else sys.stdin.read())
     if not text.strip():
         fail("give the error text as an argument or on standard input")
+    from hermes_trail.cli.tables import print_fixes
+    from hermes_trail.serialize import record_json
+
     with _read_index(index, home, db) as conn:
         report = find_fixes(conn, text, project=project, limit=max(limit, 1))
-    if json_output:
-        from hermes_trail.serialize import record_json
-
-        print_json(record_json(report))
-    else:
-        from hermes_trail.cli.tables import console, print_fixes
-
-        print_fixes(console(), report)
-    raise typer.Exit(EXIT_OK if report.fixes or json_output else EXIT_ERROR)
+    _answer(bool(report.fixes), json_output, lambda: record_json(report),
+            lambda out: print_fixes(out, report))  # fmt: skip
 
 
 @app.command("blame")
@@ -327,19 +335,14 @@ def blame_cmd(
     Example:
         trail blame src/app.py
     """
+    from hermes_trail.cli.tables import print_blame
     from hermes_trail.index.blame import blame
+    from hermes_trail.serialize import record_json
 
     with _read_index(index, home, db) as conn:
         entries = blame(conn, path, limit=max(limit, 1), include_rewound=include_rewound)
-    if json_output:
-        from hermes_trail.serialize import record_json
-
-        print_json({"path": path, "edits": record_json(entries)})
-    else:
-        from hermes_trail.cli.tables import console, print_blame
-
-        print_blame(console(), path, entries)
-    raise typer.Exit(EXIT_OK if entries or json_output else EXIT_ERROR)
+    _answer(bool(entries), json_output, lambda: {"path": path, "edits": record_json(entries)},
+            lambda out: print_blame(out, path, entries))  # fmt: skip
 
 
 @app.command("how")
@@ -358,16 +361,11 @@ def how_cmd(
     Example:
         trail how "run the migrations" --project api
     """
+    from hermes_trail.cli.tables import print_how
     from hermes_trail.index.how import how
+    from hermes_trail.serialize import record_json
 
     with _read_index(index, home, db) as conn:
         entries = how(conn, what, project=project, limit=max(limit, 1))
-    if json_output:
-        from hermes_trail.serialize import record_json
-
-        print_json({"what": what, "commands": record_json(entries)})
-    else:
-        from hermes_trail.cli.tables import console, print_how
-
-        print_how(console(), what, entries)
-    raise typer.Exit(EXIT_OK if entries or json_output else EXIT_ERROR)
+    _answer(bool(entries), json_output, lambda: {"what": what, "commands": record_json(entries)},
+            lambda out: print_how(out, what, entries))  # fmt: skip
