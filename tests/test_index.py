@@ -252,3 +252,24 @@ def test_fix_blame_and_how_commands(home, index):
     assert json.loads(how.stdout)["commands"][0]["command"] == "pip install psycopg-binary"
     blame = runner.invoke(app, ["blame", "nothing.py", *where])
     assert blame.exit_code == 1 and "No edit" in blame.stdout
+
+
+def test_a_sync_that_finds_the_index_busy_searches_what_is_there(home, index, monkeypatch):
+    """A first build of a big store can hold the index for minutes; another query must not fail on it."""
+    import hermes_trail.index.sync as sync
+
+    sync_index(index, homes=[home])
+    db = hermes_state.SessionDB(db_path=home / "state.db")
+    db.append_message(CHILD, "user", "A newer question about queues.", timestamp=1_800_000_400.0)
+    db.close()
+    monkeypatch.setattr(sync, "BUSY_WAIT_SECONDS", 0.2)
+    holder = sqlite3.connect(index)
+    holder.execute("BEGIN IMMEDIATE")  # another process mid-sync
+    try:
+        report = sync_index(index, homes=[home])
+        assert report.sessions_indexed == 0 and [s.kind for s in report.strays] == ["index"]
+        assert search(index, "staging").hits  # what was indexed is still searchable
+    finally:
+        holder.rollback()
+        holder.close()
+    assert sync_index(index, homes=[home]).sessions_indexed == 1

@@ -75,6 +75,8 @@ def synced_index(index: Path | None, homes: list[Path] | None, dbs: list[Path] |
             f"in {report.seconds:.1f} s ({path})")  # fmt: skip
     else:
         report = sync_index(path, homes=homes, dbs=dbs, notify=err)
+    if any(stray.kind == "index" for stray in report.strays):
+        err("the index is being updated by another trail; results may be behind")
     for stray in report.strays:
         if stray.kind in ("store", "directory"):
             err(f"skipped {stray.kind} {stray.where}: {stray.reason} (what was indexed from it stays)")

@@ -304,6 +304,25 @@ def _worker_docs(job: tuple[str, list[str]]) -> list[list[Doc] | str]:
     return out
 
 
+# How long a sync waits for another process's sync of the same index before searching what is there.
+BUSY_WAIT_SECONDS = 10.0
+
+
+def _begin(conn: sqlite3.Connection, what: str, report: SyncReport) -> bool:
+    """Start writing; when another ``trail`` holds the index longer than :data:`BUSY_WAIT_SECONDS` (a first
+    build of a big store), say so and go on with what is indexed instead of failing the query."""
+    conn.execute(f"PRAGMA busy_timeout = {int(BUSY_WAIT_SECONDS * 1000)}")
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+    except sqlite3.OperationalError as exc:
+        if "locked" not in str(exc) and "busy" not in str(exc):
+            raise
+        reason = "the index is being updated by another trail; results may be behind"
+        report.strays.append(Stray(where=what, reason=reason, kind="index"))
+        return False
+    return True
+
+
 def sync_index(
     index_path: Path | None = None,
     *,
@@ -332,7 +351,8 @@ def sync_index(
         report.stores = len(located)
         changed = {key for key, ident in identities.items() if known.get(key) != ident}
         for key in set(known) - set(identities):  # a store that is gone takes its sessions with it
-            conn.execute("BEGIN IMMEDIATE")
+            if not _begin(conn, key, report):
+                continue
             for (sess,) in conn.execute("SELECT id FROM sessions WHERE store = ?", (key,)).fetchall():
                 _delete_session(conn, sess)
                 report.sessions_removed += 1
@@ -346,7 +366,8 @@ def sync_index(
         total = [0, 0]
         with history:
             for store in history.stores:
-                conn.execute("BEGIN IMMEDIATE")
+                if not _begin(conn, store.path, report):
+                    continue
                 try:
                     # Another process may have synced this store while this one waited for the lock.
                     now = conn.execute("SELECT identity FROM stores WHERE key = ?", (store.key,)).fetchone()
