@@ -273,3 +273,28 @@ def test_a_sync_that_finds_the_index_busy_searches_what_is_there(home, index, mo
         holder.rollback()
         holder.close()
     assert sync_index(index, homes=[home]).sessions_indexed == 1
+
+
+def test_an_index_path_naming_a_hermes_store_is_refused_and_left_whole(home, tmp_path):
+    """A mistyped ``--index ~/.hermes/state.db`` must never replace or touch the user's history."""
+    from typer.testing import CliRunner
+
+    from hermes_trail.cli.app import app
+
+    store = home / "state.db"
+    before = store.read_bytes()
+    for args in (["search", "staging"], ["index", "--rebuild"]):
+        result = CliRunner().invoke(app, [*args, "--index", str(store), "--home", str(home)])
+        assert result.exit_code == 1 and "not a hermes-trail index" in result.stderr
+        assert "Traceback" not in result.stderr
+    assert store.read_bytes() == before
+    assert not Path(f"{store}-wal").exists() and not Path(f"{store}-shm").exists()
+
+
+def test_a_damaged_index_is_kept_aside_not_deleted(home, index):
+    sync_index(index, homes=[home])
+    index.write_bytes(b"garbage" * 100)
+    report = sync_index(index, homes=[home])
+    assert report.rebuilt and "kept as" in report.rebuilt
+    (aside,) = index.parent.glob("index.db.damaged-*")
+    assert aside.read_bytes() == b"garbage" * 100

@@ -250,10 +250,13 @@ def index_cmd(
     Example:
         trail index --rebuild
     """
-    from hermes_trail.index.schema import default_index_path
+    from hermes_trail.index.schema import default_index_path, inspect
 
     path = index or default_index_path()
     if rebuild:
+        kind = inspect(path)
+        if kind is not None and not kind.startswith("trail-index"):
+            fail(f"{path} is not a hermes-trail index ({kind}); not deleting it")
         for suffix in ("", "-wal", "-shm"):
             Path(f"{path}{suffix}").unlink(missing_ok=True)
     path = synced_index(path, home, db)

@@ -10,7 +10,7 @@ from typing import Annotated
 
 import typer
 
-from hermes_trail.cli.common import err
+from hermes_trail.cli.common import err, fail
 from hermes_trail.hermes import locate
 
 IndexOption = Annotated[
@@ -35,6 +35,15 @@ def _homes_or_demo(homes: list[Path] | None, dbs: list[Path] | None) -> tuple[li
 
 def synced_index(index: Path | None, homes: list[Path] | None, dbs: list[Path] | None) -> Path:
     """Bring the index up to date and return its path; the first build shows its progress on stderr."""
+    from hermes_trail.errors import TrailError
+
+    try:
+        return _synced_index(index, homes, dbs)
+    except TrailError as exc:
+        fail(str(exc))
+
+
+def _synced_index(index: Path | None, homes: list[Path] | None, dbs: list[Path] | None) -> Path:
     from hermes_trail.index.schema import default_index_path
     from hermes_trail.index.sync import sync_index
 

@@ -120,6 +120,44 @@ def create(conn: sqlite3.Connection) -> None:
     conn.execute("INSERT INTO meta (key, value) VALUES ('format', ?)", (FORMAT,))
 
 
+FOREIGN = "foreign"
+DAMAGED = "damaged"
+
+
+def inspect(path: Path) -> str | None:
+    """What the file at ``path`` is, read without writing to it: an index's format (``trail-index-N``),
+    :data:`FOREIGN` (a database of something else, never to be touched), :data:`DAMAGED` (not a readable
+    database), or ``None`` (absent or empty)."""
+    try:
+        with path.open("rb") as fh:
+            header = fh.read(100)
+    except FileNotFoundError:
+        return None
+    except OSError:
+        return DAMAGED
+    if not header:
+        return None
+    if not header.startswith(b"SQLite format 3\x00"):
+        return DAMAGED
+    # As the store reader does: see a WAL through a read-only -shm, else read the file as it is.
+    live = Path(f"{path}-wal").exists() and Path(f"{path}-shm").exists()
+    params = "mode=ro&readonly_shm=1" if live else "immutable=1"
+    try:
+        conn = sqlite3.connect(f"{path.resolve().as_uri()}?{params}", uri=True)
+        try:
+            tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            if not tables:
+                return None
+            if "meta" not in tables:
+                return FOREIGN
+            found = format_of(conn)
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError:
+        return DAMAGED
+    return found if found and found.startswith("trail-index") else FOREIGN
+
+
 def format_of(conn: sqlite3.Connection) -> str | None:
     """The format an index records, ``None`` when it has none (empty, foreign or damaged)."""
     try:

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hermes_trail.errors import StoreUnreadable
+from hermes_trail.errors import StoreUnreadable, TrailError
 from hermes_trail.hermes import locate
 from hermes_trail.hermes.decode.conversation import read_conversation
 from hermes_trail.hermes.decode.sessions import decode_session
@@ -100,17 +100,20 @@ def _open_index(path: Path) -> tuple[sqlite3.Connection, str | None]:
 
 
 def _open_or_create(path: Path) -> tuple[sqlite3.Connection, str | None]:
+    """The index at ``path``; another format of ours is rebuilt, a damaged file is moved aside (never
+    deleted), and a database that is not an index (a Hermes store named by mistake) is refused."""
+    found = schema.inspect(path)
+    if found == schema.FORMAT:
+        return schema.connect(path), None
     reason: str | None = None
-    if path.exists():
-        try:
-            conn = schema.connect(path)
-            found = schema.format_of(conn)
-            if found == schema.FORMAT:
-                return conn, None
-            conn.close()
-            reason = f"index format {found or 'unknown'} is not {schema.FORMAT}"
-        except sqlite3.DatabaseError as exc:
-            reason = f"index is damaged ({exc})"
+    if found == schema.FOREIGN:
+        raise TrailError(f"{path} is a database but not a hermes-trail index; refusing to touch it")
+    if found == schema.DAMAGED:
+        aside = path.with_name(f"{path.name}.damaged-{int(time.time())}")
+        path.replace(aside)
+        reason = f"the index was damaged (kept as {aside.name})"
+    elif found is not None:
+        reason = f"index format {found} is not {schema.FORMAT}"
     fresh = path.with_name(path.name + f".new-{os.getpid()}")
     for suffix in ("", "-wal", "-shm"):
         with contextlib.suppress(FileNotFoundError):
