@@ -86,27 +86,43 @@ class History:
         return found
 
     def family(self, session: Session) -> dict[str, Session]:
-        """Every session of ``session``'s store by id, linked: relations, children, continuation chains.
+        """The sessions linked with ``session`` (its store's, by id): relations, children, chains.
 
-        ``session`` itself gets its ``relation``, ``children`` and ``chain``. Without a catalog the store's
-        rows are read once, lightly (no system prompts, no message statistics).
+        ``session`` itself gets its ``relation``, ``children``, ``chain`` and inherited ``project``. With a
+        catalog that is the whole store, linked once; without one, each family is read by walking its
+        parent links (no system prompts, no message statistics) and linked with the families read before.
         """
         key = session.store.key
-        if key not in self._families:
+        family = self._families.setdefault(key, {})
+        if session.id not in family:
             if self.catalog_read:
                 members = [s for s in self.sessions if s.store.key == key]
             else:
                 rows = _family_rows(self._readers[key], session.id)
                 members = [decode_session(r, session.store) for r in rows if session_id_of(r) is not None]
-                relations.link(members)
-            self._families[key] = {s.id: s for s in members}
-        family = self._families[key]
+            for member in members:
+                family.setdefault(member.id, member)
+            if not self.catalog_read:
+                relations.link(list(family.values()))
         twin = family.get(session.id)
         if twin is not None and twin is not session:
             session.relation, session.relation_marked = twin.relation, twin.relation_marked
             session.children, session.chain = twin.children, twin.chain
             session.project, session.worktree = twin.project, twin.worktree
         return family
+
+    def reader(self, store: Store) -> SqliteStore:
+        """The open reader of one of this history's stores."""
+        return self._readers[store.key]
+
+    def read_catalog(self, store: Store) -> list[Session]:
+        """Read one store's whole catalog now (for a History opened without one), linked."""
+        reader = self._readers[store.key]
+        start = len(self.sessions)
+        _read_catalog(self, store, reader)
+        members = self.sessions[start:]
+        relations.link(members)
+        return members
 
     def conversation(self, session: Session) -> list[Session]:
         """The continuation chain ``session`` belongs to, root to tip, each session loaded."""

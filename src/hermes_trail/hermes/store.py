@@ -290,6 +290,22 @@ class SqliteStore:
         """A session's rows of ``session_model_usage``, in table order."""
         return self.rows("SELECT * FROM session_model_usage WHERE session_id = ?", (session_id,))
 
+    def max_message_id(self) -> int:
+        """The newest ``messages.id``: ids only grow, so every row above a remembered one is new."""
+        try:
+            row = self._query("SELECT coalesce(max(id), 0) FROM messages")
+        except sqlite3.Error as exc:
+            raise self._error(exc) from exc
+        return int(row[0][0])
+
+    def sessions_with_messages_after(self, message_id: int) -> set[Any]:
+        """The sessions that have rows above ``message_id``, through the primary key (new rows only)."""
+        try:
+            rows = self._query("SELECT DISTINCT session_id FROM messages WHERE id > ?", (message_id,))
+        except sqlite3.Error as exc:
+            raise self._error(exc) from exc
+        return {r[0] for r in rows}
+
     def message_stats(self) -> dict[Any, tuple[int, Any, int]]:
         """Per ``session_id`` in ``messages``: the row count, the newest timestamp, the inactive rows.
 

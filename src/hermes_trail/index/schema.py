@@ -28,7 +28,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 # Bump when the tables or what goes into them change: an index of another format is rebuilt beside.
-FORMAT = "trail-index-2"
+FORMAT = "trail-index-3"
 
 _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
@@ -38,6 +38,7 @@ CREATE TABLE stores (
     path TEXT NOT NULL,
     profile TEXT NOT NULL,
     identity TEXT NOT NULL,
+    watermark INTEGER NOT NULL DEFAULT 0,
     synced_at REAL NOT NULL
 );
 CREATE TABLE sessions (

@@ -29,7 +29,7 @@ from typing import Any
 from hermes_trail.errors import StoreUnreadable, TrailError
 from hermes_trail.hermes import locate
 from hermes_trail.hermes.decode.conversation import read_conversation
-from hermes_trail.hermes.decode.sessions import decode_session
+from hermes_trail.hermes.decode.sessions import decode_session, session_id_of
 from hermes_trail.hermes.store import SqliteStore
 from hermes_trail.history import History, open_history
 from hermes_trail.index import schema
@@ -67,12 +67,12 @@ def store_identity(path: Path) -> str:
     return "|".join(parts)
 
 
-def fingerprint(session: Session) -> str:
-    """What tells that a session's rows changed: its message statistics and its whole ``sessions`` row."""
+def fingerprint(row: dict[str, Any]) -> str:
+    """What tells that a session changed besides new rows: its ``sessions`` row (the catalog's, without the
+    system prompt). Hermes updates it whenever it changes old rows: a rewind bumps ``rewind_count`` and
+    ``message_count``; compaction and model switches also add rows, which the watermark catches."""
     digest = hashlib.blake2b(digest_size=12)
-    digest.update(repr(session.row_stats).encode())
-    digest.update(repr(sorted(session.raw.items())).encode(errors="replace"))
-    digest.update(repr((session.relation, session.chain[:1], session.project)).encode())
+    digest.update(repr(sorted(row.items())).encode(errors="replace"))
     return digest.hexdigest()
 
 
@@ -149,7 +149,7 @@ def _session_row(session: Session, store_key: str) -> tuple[Any, ...]:
     last = session.last_activity_at.timestamp() if session.last_activity_at else None
     return (store_key, session.id, session.ref, session.profile, session.project, session.source,
             session.kind, session.relation, root, session.title, session.model, started, last,
-            fingerprint(session))  # fmt: skip
+            fingerprint(session.raw))  # fmt: skip
 
 
 def _doc_rows(sess: int, docs: Iterable[Doc]) -> list[tuple[Any, ...]]:
@@ -204,26 +204,57 @@ class _Writer:
                 self.conn.execute(f"INSERT INTO {table} ({table}) VALUES ('rebuild')")
 
 
+# Up to this many changed sessions are read by walking each one's family; more (a first build, a big
+# import) read and link the store's whole catalog at once.
+TARGETED_LIMIT = 300
+
+
+def _changed_sessions(
+    history: History, store: Store, reader: SqliteStore, indexed: dict[str, tuple[int, str]], watermark: int
+) -> tuple[list[Session], set[str]]:
+    """The sessions to read again, and every session id the store holds now.
+
+    A session is read again when its ``sessions`` row changed or it has rows above the watermark; nothing
+    else in the store is decoded, so a sync after a few new messages costs a pass over the session rows.
+    """
+    rows = {sid: row for row in reader.session_rows(light=True) if (sid := session_id_of(row)) is not None}
+    fresh = reader.sessions_with_messages_after(watermark) if indexed else set(rows)
+    wanted = [sid for sid, row in rows.items()
+              if sid in fresh or indexed.get(sid, (0, ""))[1] != fingerprint(row)]  # fmt: skip
+    if len(wanted) > TARGETED_LIMIT:
+        chosen = set(wanted)
+        return [s for s in history.read_catalog(store) if s.id in chosen], set(rows)
+    changed = []
+    for sid in wanted:
+        session = decode_session(rows[sid], store, reader.message_stats_of(sid))
+        history.family(session)
+        changed.append(session)
+    return changed, set(rows)
+
+
 def _sync_store(
     conn: sqlite3.Connection,
     history: History,
-    store_key: str,
+    store: Store,
     report: SyncReport,
     progress: Progress | None,
     total: list[int],
-) -> None:
-    sessions = [s for s in history.sessions if s.store.key == store_key]
+) -> int:
+    """Index what changed in one store; returns the store's newest message id (the next watermark)."""
+    reader = history.reader(store)
+    top = reader.max_message_id()
     indexed = {
         sid: (sess, fp)
         for sess, sid, fp in conn.execute(
-            "SELECT id, session_id, fingerprint FROM sessions WHERE store = ?", (store_key,)
+            "SELECT id, session_id, fingerprint FROM sessions WHERE store = ?", (store.key,)
         )
     }
-    changed = [s for s in sessions if indexed.get(s.id, (None, None))[1] != fingerprint(s)]
+    row = conn.execute("SELECT watermark FROM stores WHERE key = ?", (store.key,)).fetchone()
+    changed, current = _changed_sessions(history, store, reader, indexed, row[0] if row else 0)
     # Oldest activity first, so newer conversations get higher doc ids: the id order is the recency order
     # that ranking by recency leans on.
     changed.sort(key=lambda s: (s.last_activity_at.timestamp() if s.last_activity_at else 0.0, s.id))
-    gone = set(indexed) - {s.id for s in sessions}
+    gone = set(indexed) - current
     total[1] += sum((s.row_stats or (0,))[0] for s in changed)
     bulk = not indexed and conn.execute("SELECT 1 FROM docs LIMIT 1").fetchone() is None
     writer = _Writer(conn, bulk)
@@ -234,7 +265,7 @@ def _sync_store(
         if isinstance(docs, StoreUnreadable):
             report.strays.append(Stray(where=session.store.path, reason=docs.reason, kind="store"))
             continue
-        report.docs += writer.replace(store_key, session, indexed.get(session.id, (None, None))[0], docs)
+        report.docs += writer.replace(store.key, session, indexed.get(session.id, (None, None))[0], docs)
         report.sessions_indexed += 1
         rows = (session.row_stats or (0,))[0]
         report.messages_read += rows
@@ -242,6 +273,7 @@ def _sync_store(
         if progress is not None:
             progress(total[0], total[1])
     writer.finish_bulk()
+    return top
 
 
 # Below this many messages to read, starting worker processes costs more than it saves.
@@ -363,7 +395,7 @@ def sync_index(
             conn.execute("COMMIT")
         if not changed:
             return report
-        history = open_history(homes=homes, dbs=dbs, env=env,
+        history = open_history(homes=homes, dbs=dbs, env=env, catalog=False,
                                select=lambda loc: str(loc.path.resolve()) in changed)  # fmt: skip
         report.strays.extend(history.strays)
         total = [0, 0]
@@ -375,11 +407,12 @@ def sync_index(
                     # Another process may have synced this store while this one waited for the lock.
                     now = conn.execute("SELECT identity FROM stores WHERE key = ?", (store.key,)).fetchone()
                     if now is None or now[0] != identities.get(store.key):
-                        _sync_store(conn, history, store.key, report, progress, total)
+                        top = _sync_store(conn, history, store, report, progress, total)
                         conn.execute(
-                            "INSERT OR REPLACE INTO stores (key, name, path, profile, identity, synced_at) "
-                            "VALUES (?, ?, ?, ?, ?, ?)",
-                            (store.key, store.name, store.path, store.profile, identities[store.key],
+                            "INSERT OR REPLACE INTO stores "
+                            "(key, name, path, profile, identity, watermark, synced_at) "
+                            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                            (store.key, store.name, store.path, store.profile, identities[store.key], top,
                              time.time()),
                         )
                         report.changed_stores += 1
