@@ -25,7 +25,9 @@ from typing import Any
 from hermes_trail.index import cjk, query
 
 # How many of the newest matches each index gives before scoring; a query with more is ranked in this window.
-WINDOW = 500
+WINDOW = 300
+# When all the terms find fewer conversations than this, any of them is looked for too.
+RELAX_BELOW = 5
 # Any-term matches are many: the relaxed pass looks further back before it ranks by occurrences.
 RELAXED_WINDOW = 2000
 # Characters of a doc's start in which a windowed query counts its terms.
@@ -292,8 +294,8 @@ def search(
 ) -> SearchResult:
     """Search the index for ``text`` (anything a person types; never an FTS5 syntax error).
 
-    All the terms are looked for first; when that finds fewer than ``limit`` conversations, any of them
-    (ranked below every conversation that had them all).
+    All the terms are looked for first; when that finds fewer than :data:`RELAX_BELOW` conversations, any
+    of them (ranked below every conversation that had them all).
 
     :param limit: how many conversations to return.
     """
@@ -314,7 +316,7 @@ def search(
             plans.append(("docs_cjk", " AND ".join(cjk.run_expression(r) for r in runs)))
         hits, windowed = _ranked(conn, plans, filters, terms + runs)
         groups = _group(hits)
-        if len(groups) < limit and (relaxed := _relaxed(parsed, terms)):
+        if len(groups) < min(limit, RELAX_BELOW) and (relaxed := _relaxed(parsed, terms)):
             more, cut = _ranked(conn, [("docs_fts", relaxed)], filters, terms, RELAXED_WINDOW)
             windowed = windowed or cut
             for key, group in _group(more).items():
