@@ -29,7 +29,7 @@ WINDOW = 300
 # When all the terms find fewer conversations than this, any of them is looked for too.
 RELAX_BELOW = 5
 # Any-term matches are many: the relaxed pass looks further back before it ranks by occurrences.
-RELAXED_WINDOW = 2000
+RELAXED_WINDOW = 1000
 # Characters of a doc's start in which a windowed query counts its terms.
 HEAD = 600
 # Hits scored in detail (snippets, grouping) after the first ranking.
