@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from hermes_trail.hermes.decode.tools import call_subject
 from hermes_trail.model import Command, FileEdit, ModelChange, Permission, Session, ToolCall, Turn, Usage
 
 if TYPE_CHECKING:
@@ -111,12 +112,8 @@ def _call_line(call: ToolCall) -> str:
     if call.edits:  # a patch names its files in its body: name them, not the arguments
         paths = ", ".join(dict.fromkeys(e.path for e in call.edits))
         return f"{call.name or '?'}  {paths}"
-    args = call.arguments
-    if args:
-        for key in ("command", "path", "file_path", "query", "url", "pattern", "goal"):
-            if isinstance(args.get(key), str):
-                return f"{call.name or '?'}  {args[key]}"
-    return f"{call.name or '?'}  {call.arguments_text}"
+    subject = call_subject(call)
+    return f"{call.name or '?'}  {subject if subject is not None else call.arguments_text}"
 
 
 def render(session: Session, options: RenderOptions | None = None) -> list[RenderableType]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from hermes_trail.hermes.decode.tools import call_subject
 from hermes_trail.index.cjk import index_text
 from hermes_trail.index.redact import redact
 from hermes_trail.model import Session, ToolCall, Turn
@@ -19,7 +20,6 @@ from hermes_trail.model import Session, ToolCall, Turn
 MAX_TEXT = 16_000
 _TAIL = 2_000
 _SKIPPED_KINDS = frozenset({"session_meta", "review_harness"})
-_ARG_KEYS = ("path", "file_path", "query", "url", "pattern", "goal", "command")
 
 
 @dataclass(slots=True)
@@ -57,9 +57,8 @@ def _clip(text: str) -> str:
     return text[: MAX_TEXT - _TAIL] + "\n…\n" + text[-_TAIL:]
 
 
-def _key_of(text: str, *exact: str | None) -> str | None:
+def _key_of(*exact: str | None) -> str | None:
     """What the trigram index gets: the exact strings a word index splits (paths, commands, file names)."""
-    del text
     parts = [e for e in exact if e]
     return redact("\n".join(parts)) if parts else None
 
@@ -83,32 +82,31 @@ def _call_docs(call: ToolCall, turn: Turn, base: Doc) -> Iterator[Doc]:
         body = "\n".join(p for p in (cmd.command, cmd.output, cmd.error or "") if p)
         yield Doc(turn.source_row, turn.part, "tool", "command", redact(_clip(body)), time, "terminal",
                   cmd.exit_code, None, None, redact(cmd.command), base.rewound, base.archived,
-                  _key_of(body, cmd.command))  # fmt: skip
+                  _key_of(cmd.command))  # fmt: skip
         return
     if call.permission is not None and call.name == "terminal":
         command = str((call.arguments or {}).get("command") or call.arguments_text)
         reason = call.permission.message or call.permission.outcome
         yield Doc(turn.source_row, turn.part, "tool", "blocked", redact(f"{command}\n{reason}"), time,
                   "terminal", -1, None, None, redact(command), base.rewound, base.archived,
-                  _key_of(command, command))  # fmt: skip
+                  _key_of(command))  # fmt: skip
         return
     for edit in call.edits:
         body = "\n".join([edit.path, edit.moved_to or "", *edit.removed, *edit.added]).strip()
         yield Doc(turn.source_row, turn.part, "tool", "edit", redact(_clip(body)), time, call.name, None,
                   edit.path, edit.moved_to, None, base.rewound, base.archived,
-                  _key_of(body, edit.path, edit.moved_to), edit.action, len(edit.added), len(edit.removed),
+                  _key_of(edit.path, edit.moved_to), edit.action, len(edit.added), len(edit.removed),
                   edit.applied)  # fmt: skip
     if call.edits:
         return
-    args = call.arguments or {}
-    subject = next((str(args[k]) for k in _ARG_KEYS if isinstance(args.get(k), str)), "")
+    subject = call_subject(call) or ""
     output = ""
     if call.result is not None:
         output = call.result.output if call.result.output is not None else call.result.text
     body = "\n".join(p for p in (call.name, subject, output) if p)
     path = subject if call.reads or call.name == "read_file" else None
     yield Doc(turn.source_row, turn.part, "tool", "tool", redact(_clip(body)), time, call.name, None, path,
-              None, None, base.rewound, base.archived, _key_of(body, subject))  # fmt: skip
+              None, None, base.rewound, base.archived, _key_of(subject))  # fmt: skip
 
 
 def session_docs(session: Session) -> list[Doc]:
@@ -125,12 +123,12 @@ def session_docs(session: Session) -> list[Doc]:
         if kind is not None and turn.text.strip():
             text = _clip(turn.text)
             docs.append(Doc(turn.source_row, turn.part, turn.role, kind, redact(text), time,
-                            rewound=turn.rewound, archived=turn.compacted, key=_key_of(text)))  # fmt: skip
+                            rewound=turn.rewound, archived=turn.compacted))  # fmt: skip
         for call in turn.tool_calls:
             docs.extend(_call_docs(call, turn, base))
         if turn.result is not None and turn.result.orphan:
             text = _clip(turn.result.output if turn.result.output is not None else turn.text)
             docs.append(Doc(turn.source_row, turn.part, "tool", "tool", redact(text), time,
-                            turn.result.tool_name, rewound=turn.rewound, archived=turn.compacted,
-                            key=_key_of(text)))  # fmt: skip
+                            turn.result.tool_name, rewound=turn.rewound,
+                            archived=turn.compacted))  # fmt: skip
     return docs

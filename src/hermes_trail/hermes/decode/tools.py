@@ -5,9 +5,17 @@ from __future__ import annotations
 from hermes_trail.hermes.decode.files import interpret_files
 from hermes_trail.hermes.decode.terminal import interpret_terminal
 from hermes_trail.hermes.decode.tooloutput import kept_output
-from hermes_trail.model import Session, Turn
+from hermes_trail.model import Session, ToolCall, Turn
 
 FILE_TOOLS = frozenset({"read_file", "write_file", "patch"})
+# The argument that says what a call was about, in the order a person would name it.
+SUBJECT_KEYS = ("command", "path", "file_path", "query", "url", "pattern", "goal")
+
+
+def call_subject(call: ToolCall) -> str | None:
+    """What a call was about: its command, path, query or URL argument, as given."""
+    args = call.arguments or {}
+    return next((args[k] for k in SUBJECT_KEYS if isinstance(args.get(k), str)), None)
 
 
 def interpret(session: Session, turns: list[Turn]) -> None:
