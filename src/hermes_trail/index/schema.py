@@ -100,9 +100,25 @@ def default_index_path(env: Mapping[str, str] | None = None) -> Path:
     explicit = env.get("TRAIL_INDEX", "").strip()
     if explicit:
         return Path(explicit).expanduser()
-    from platformdirs import user_data_dir
-
+    try:
+        from platformdirs import user_data_dir
+    except ImportError:  # inside Hermes' own Python (the plugin), which does not ship platformdirs
+        return _fallback_data_dir(env) / "index.db"
     return Path(user_data_dir("hermes-trail", appauthor=False)) / "index.db"
+
+
+def _fallback_data_dir(env: Mapping[str, str]) -> Path:
+    """The directory platformdirs would pick, for the platforms Hermes runs on, from the standard library."""
+    import sys
+
+    home = Path(env.get("HOME") or Path.home())
+    if sys.platform == "darwin":
+        return home / "Library" / "Application Support" / "hermes-trail"
+    if sys.platform == "win32":
+        base = env.get("LOCALAPPDATA") or str(home / "AppData" / "Local")
+        return Path(base) / "hermes-trail"
+    base = env.get("XDG_DATA_HOME", "").strip() or str(home / ".local" / "share")
+    return Path(base) / "hermes-trail"
 
 
 def connect(path: Path) -> sqlite3.Connection:
