@@ -10,7 +10,8 @@ Tables:
   mtime) and when it was last read.
 - ``sessions``: one row per indexed session, with the fingerprint that tells whether its rows changed
   (row count, newest timestamp, inactive rows, Hermes' own counters), its project, profile, source,
-  class and lineage root (a continuation chain is one conversation).
+  class and lineage root (a continuation chain is one conversation), and its *gist*: a static sentence
+  vector of its title and prompts (``semantic.py``) that finds it when asked in other words.
 - ``docs``: one row per searchable thing the model yields: a prompt, a reply, a summary, a notice, a
   command with its output and exit code, a file edit, a tool's kept output. Never raw rows.
 - ``docs_fts``: the word index over ``docs.text`` (unicode61, diacritics folded, Porter stemming).
@@ -28,7 +29,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 # Bump when the tables or what goes into them change: an index of another format is rebuilt beside.
-FORMAT = "trail-index-3"
+FORMAT = "trail-index-4"
 
 _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
@@ -57,6 +58,7 @@ CREATE TABLE sessions (
     started REAL,
     last_activity REAL,
     fingerprint TEXT NOT NULL,
+    gist BLOB,
     UNIQUE (store, session_id)
 );
 CREATE INDEX sessions_root ON sessions (store, root);

@@ -9,6 +9,11 @@ person's "what did I do about X" usually lives and where an updated fact is. Sco
 what matched (a typed prompt, a reply or a command above a tool's output) and by the session's class (cron
 runs and sub-agents lower, never hidden), and the best hit of each conversation (a continuation chain is
 one) leads its group.
+
+When every term together finds few conversations (a question asked in other words than the session used),
+the weaker evidence is pooled below them: conversations with any of the terms, and sessions whose gist (a
+static sentence vector of what was asked, ``semantic.py``) is close to the query's. Reciprocal-rank fusion
+orders that pool, so a session found both ways leads it.
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hermes_trail.index import cjk, query
+from hermes_trail.index import cjk, query, semantic
 
 # How many of the newest matches each index gives before scoring; a query with more is ranked in this window.
 WINDOW = 300
@@ -30,6 +35,11 @@ WINDOW = 300
 RELAX_BELOW = 5
 # Any-term matches are many: the relaxed pass looks further back before it ranks by occurrences.
 RELAXED_WINDOW = 1000
+# Sessions the semantic pass offers, and the cosine similarity below which a gist says nothing.
+SEMANTIC_TOP = 20
+SEMANTIC_FLOOR = 0.4
+# An any-term conversation's evidence is how far it stands out from the best this many of its list.
+LEXICAL_SPREAD = 10
 # Characters of a doc's start in which a windowed query counts its terms.
 HEAD = 600
 # Hits scored in detail (snippets, grouping) after the first ranking.
@@ -316,15 +326,21 @@ def search(
             plans.append(("docs_cjk", " AND ".join(cjk.run_expression(r) for r in runs)))
         hits, windowed = _ranked(conn, plans, filters, terms + runs)
         groups = _group(hits)
-        if len(groups) < min(limit, RELAX_BELOW) and (relaxed := _relaxed(parsed, terms)):
-            more, cut = _ranked(conn, [("docs_fts", relaxed)], filters, terms, RELAXED_WINDOW)
-            windowed = windowed or cut
-            for key, group in _group(more).items():
-                if key not in groups:  # below every conversation that had all the terms
-                    for hit in group.hits:
-                        hit.score *= RELAXED_WEIGHT
-                    groups[key] = group
-        ordered = sorted(groups.values(), key=lambda c: _conversation_score(c.hits), reverse=True)[:limit]
+        ordered = sorted(groups.values(), key=lambda c: _conversation_score(c.hits), reverse=True)
+        if len(groups) < min(limit, RELAX_BELOW):
+            pool: list[tuple[Conversation, float]] = []
+            if relaxed := _relaxed(parsed, terms):
+                more, cut = _ranked(conn, [("docs_fts", relaxed)], filters, terms, RELAXED_WINDOW)
+                windowed = windowed or cut
+                found = [g for k, g in _group(more).items() if k not in groups]
+                pool += _standing(found, [_conversation_score(g.hits) for g in found], LEXICAL_SPREAD)
+            if " ".join(terms).strip():
+                pool += [(g, z) for g, z in _semantic(conn, " ".join(terms), filters)
+                         if (g.store, g.root) not in groups]  # fmt: skip
+            ordered += _fused(pool, floor=min((_conversation_score(c.hits) for c in ordered), default=1.0))
+            for conv in ordered:
+                groups.setdefault((conv.store, conv.root), conv)
+        ordered = ordered[:limit]
         conversations = []
         for group in ordered:
             group.hits = sorted(group.hits, key=lambda h: h.score, reverse=True)[:per_conversation]
@@ -355,6 +371,112 @@ def _ranked(
     times = [r[15] for r in rows.values() if r[15] is not None]
     newest, oldest = (max(times), min(times)) if times else (0.0, 0.0)
     return sorted(_score(rows.values(), newest, oldest), key=lambda h: h.score, reverse=True), windowed
+
+
+def _standing(
+    convs: list[Conversation], values: list[float], spread: int
+) -> list[tuple[Conversation, float]]:
+    """Each conversation with how far its value stands out (in standard deviations) from the best
+    ``spread`` values: a match far above its runners-up is strong evidence, one of a flat crowd is weak."""
+    top = sorted(values, reverse=True)[:spread]
+    if not top:
+        return []
+    mean = sum(top) / len(top)
+    deviation = math.sqrt(sum((v - mean) ** 2 for v in top) / len(top)) or 1.0
+    return [(conv, (value - mean) / deviation) for conv, value in zip(convs, values, strict=True)]
+
+
+def _semantic(
+    conn: sqlite3.Connection, text: str, filters: SearchFilters
+) -> list[tuple[Conversation, float]]:
+    """Conversations whose sessions' gists are nearest the query's meaning, with how far each stands out
+    from every gist (standard deviations above their mean).
+
+    A gist is about what a session asked, so only the filters on sessions apply; a search narrowed to a
+    role, a tool or a time window of docs gets no semantic matches.
+    """
+    if filters.role or filters.tool or filters.since is not None or filters.until is not None:
+        return []
+    if not semantic.available() or (vector := semantic.embed(text)) is None:
+        return []
+    clauses, params = _where(SearchFilters(project=filters.project, profile=filters.profile,
+                                           source=filters.source, session=filters.session,
+                                           include_rewound=True))  # fmt: skip
+    where = " AND ".join(["s.gist IS NOT NULL", *clauses])
+    sessions, matrix = _gists(conn, where, params)
+    if len(sessions) < 2:
+        return []
+    similarity = matrix @ vector
+    mean, deviation = float(similarity.mean()), float(similarity.std()) or 1.0
+    best = sorted(range(len(sessions)), key=lambda i: -float(similarity[i]))[:SEMANTIC_TOP]
+    chosen = {sessions[i]: float(similarity[i]) for i in best if similarity[i] >= SEMANTIC_FLOOR}
+    if not chosen:
+        return []
+    # Each session is reported on its first live prompt (what the gist mostly says), else its first doc.
+    marks = ", ".join("?" for _ in chosen)
+    first: dict[int, tuple[Any, ...]] = {}
+    for row in conn.execute(
+        f"SELECT {_DOC_COLUMNS}, d.sess FROM docs d JOIN sessions s ON s.id = d.sess "
+        f"WHERE d.sess IN ({marks}) ORDER BY d.sess, d.kind != 'prompt' OR d.rewound, d.id",
+        list(chosen),
+    ):
+        first.setdefault(row[-1], row[:-1])
+    hits = []
+    for sess, sim in chosen.items():
+        if sess in first:
+            hit = _score([(*first[sess], 0.0)], 0.0, 0.0)[0]
+            hit.score = (sim - mean) / deviation * SESSION_WEIGHT.get(hit.session_kind, 1.0)
+            hits.append(hit)
+    return [(conv, conv.score) for conv in sorted(_group(hits).values(), key=lambda c: -c.score)]
+
+
+_GISTS: dict[tuple[Any, ...], tuple[list[int], Any]] = {}
+
+
+def _gists(conn: sqlite3.Connection, where: str, params: list[Any]) -> tuple[list[int], Any]:
+    """The gists a semantic pass compares against: session ids and one float32 matrix.
+
+    A long-lived caller (the MCP server, the Hermes plugin) asks many questions of an index that seldom
+    changes, so the matrix of the last filter is kept while the sessions table is the same (a changed
+    session is a new row: its highest id and the count tell).
+    """
+    database = conn.execute("PRAGMA database_list").fetchone()[2]
+    try:
+        inode = Path(database).stat().st_ino if database else None  # a rebuilt index is a new file
+    except OSError:
+        inode = None
+    state = conn.execute("SELECT max(id), count(*) FROM sessions").fetchone()
+    key = (database, inode, where, tuple(params), *state)
+    if key not in _GISTS:
+        rows = conn.execute(f"SELECT s.id, s.gist FROM sessions s WHERE {where}", params).fetchall()
+        _GISTS.clear()
+        _GISTS[key] = ([r[0] for r in rows], semantic.matrix([r[1] for r in rows]))
+    return _GISTS[key]
+
+
+def _fused(pool: list[tuple[Conversation, float]], floor: float) -> list[Conversation]:
+    """The weak-evidence conversations in one order: each by its strongest evidence (any-term or
+    meaning), scored below ``floor`` (every conversation that had all the terms) in that order."""
+    strength: dict[tuple[str, str], float] = {}
+    merged: dict[tuple[str, str], Conversation] = {}
+    for conv, z in pool:
+        key = (conv.store, conv.root)
+        strength[key] = max(strength.get(key, z), z)
+        if key in merged:
+            seen = {h.doc for h in merged[key].hits}
+            merged[key].hits.extend(h for h in conv.hits if h.doc not in seen)
+        else:
+            merged[key] = conv
+    out = []
+    for key in sorted(strength, key=lambda k: -strength[k]):
+        conv = merged[key]
+        target = floor * RELAXED_WEIGHT / (1.0 + math.exp(-strength[key]))
+        best = max((h.score for h in conv.hits), default=0.0)
+        for hit in conv.hits:
+            hit.score = target * (hit.score / best if best > 0 else 1.0)
+        conv.hits.sort(key=lambda h: h.score, reverse=True)
+        out.append(conv)
+    return out
 
 
 def _group(hits: list[Hit]) -> dict[tuple[str, str], Conversation]:

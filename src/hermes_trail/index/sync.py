@@ -32,7 +32,7 @@ from hermes_trail.hermes.decode.conversation import read_conversation
 from hermes_trail.hermes.decode.sessions import decode_session, session_id_of
 from hermes_trail.hermes.store import SqliteStore
 from hermes_trail.history import History, open_history
-from hermes_trail.index import schema
+from hermes_trail.index import schema, semantic
 from hermes_trail.index.documents import Doc, session_docs
 from hermes_trail.model import Session, Store, Stray
 
@@ -143,13 +143,21 @@ def _delete_session(conn: sqlite3.Connection, sess: int) -> None:
     conn.execute("DELETE FROM sessions WHERE id = ?", (sess,))
 
 
-def _session_row(session: Session, store_key: str) -> tuple[Any, ...]:
+def _gist(session: Session, docs: list[Doc]) -> bytes | None:
+    """The session's gist: what the person asked (its live prompts, redacted) and its title."""
+    if not semantic.available():
+        return None
+    prompts = [d.text for d in docs if d.kind == "prompt" and not d.rewound]
+    return semantic.gist_blob([session.title or "", *prompts])
+
+
+def _session_row(session: Session, store_key: str, gist: bytes | None = None) -> tuple[Any, ...]:
     root = session.chain[0] if session.chain else session.id
     started = session.started_at.timestamp() if session.started_at else None
     last = session.last_activity_at.timestamp() if session.last_activity_at else None
     return (store_key, session.id, session.ref, session.profile, session.project, session.source,
             session.kind, session.relation, root, session.title, session.model, started, last,
-            fingerprint(session.raw))  # fmt: skip
+            fingerprint(session.raw), gist)  # fmt: skip
 
 
 def _doc_rows(sess: int, docs: Iterable[Doc]) -> list[tuple[Any, ...]]:
@@ -163,7 +171,7 @@ def _doc_rows(sess: int, docs: Iterable[Doc]) -> list[tuple[Any, ...]]:
 
 _INSERT_SESSION = (
     "INSERT INTO sessions (store, session_id, ref, profile, project, source, kind, relation, root, title, "
-    "model, started, last_activity, fingerprint) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    "model, started, last_activity, fingerprint, gist) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
 _INSERT_DOC = (
     "INSERT INTO docs (sess, row, part, role, kind, tool, time, exit_code, path, moved_to, action, added, "
@@ -182,7 +190,7 @@ class _Writer:
     def replace(self, store_key: str, session: Session, old: int | None, docs: list[Doc]) -> int:
         if old is not None:
             _delete_session(self.conn, old)
-        cur = self.conn.execute(_INSERT_SESSION, _session_row(session, store_key))
+        cur = self.conn.execute(_INSERT_SESSION, _session_row(session, store_key, _gist(session, docs)))
         sess = int(cur.lastrowid or 0)
         rows = _doc_rows(sess, docs)
         if not rows:

@@ -1,0 +1,181 @@
+"""Meaning, not words: static sentence vectors that let a search find a session asked in other words.
+
+"notebook runs out of charge while suspended" shares no word with "laptop battery drains during sleep";
+full-text search cannot connect them. Each session gets one vector, its *gist*: the weighted mean of the
+static vectors of the words in its title and in what the person asked. A query's vector against those
+finds sessions by meaning.
+
+The vectors are all-MiniLM-L6-v2 distilled to one vector per vocabulary token (model2vec's method, see
+``scripts/distill_static_embeddings.py``), so embedding a text is a tokenizer pass and a sum: no
+transformer, microseconds a text, numpy the only need. Without numpy (Hermes' own Python, where the
+plugin runs) :func:`available` is false and search stays lexical.
+
+The tokenizer is BERT's uncased WordPiece: lower case, accents stripped, punctuation and CJK characters
+split apart, then each word cut greedily into the longest pieces the vocabulary has.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import re
+import unicodedata
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import numpy as np
+
+DATA = Path(__file__).with_name("data") / "static-minilm.npz"
+# What a person asked, at most this many characters of it, makes a session's gist.
+GIST_CHARS = 4000
+# Words longer than this are not split into pieces (BERT's own limit); they count as unknown.
+MAX_WORD = 100
+_SPECIAL = frozenset({"[CLS]", "[SEP]", "[PAD]", "[UNK]", "[MASK]"})
+
+
+@functools.cache
+def available() -> bool:
+    """Whether semantic vectors can be made here (numpy importable and the table shipped)."""
+    try:
+        import numpy  # noqa: F401
+    except ImportError:
+        return False
+    return DATA.is_file()
+
+
+class _Table:
+    """The token vectors (int8 with a scale per token, dequantized once) and the vocabulary."""
+
+    def __init__(self) -> None:
+        import numpy as np
+
+        with np.load(DATA) as data:
+            vectors = data["vectors"].astype(np.float32) * data["scale"].astype(np.float32)[:, None]
+            vocab = str(data["vocab"]).split("\n")
+        self.vocab = {token: i for i, token in enumerate(vocab)}
+        # Frequent tokens carry little meaning: BERT's vocabulary is roughly in frequency order, so the
+        # log of a token's id weighs it (model2vec's Zipf weighting). Special tokens weigh nothing.
+        weights = np.log1p(np.arange(len(vocab), dtype=np.float32))
+        for token in _SPECIAL:
+            if token in self.vocab:
+                weights[self.vocab[token]] = 0.0
+        self.vectors = vectors * weights[:, None]
+        self.dims = vectors.shape[1]
+        self.unknown = self.vocab.get("[UNK]", 100)
+
+
+@functools.cache
+def _table() -> _Table:
+    return _Table()
+
+
+def _is_punctuation(char: str) -> bool:
+    code = ord(char)
+    if 33 <= code <= 47 or 58 <= code <= 64 or 91 <= code <= 96 or 123 <= code <= 126:
+        return True
+    return unicodedata.category(char).startswith("P")
+
+
+def _is_cjk(code: int) -> bool:
+    return (
+        0x4E00 <= code <= 0x9FFF or 0x3400 <= code <= 0x4DBF or 0x20000 <= code <= 0x2A6DF
+        or 0xF900 <= code <= 0xFAFF or 0x2F800 <= code <= 0x2FA1F
+    )  # fmt: skip
+
+
+# ASCII text (most of what agents and people type) takes a regular expression instead of a loop over
+# characters: in ASCII every printable character that is not a letter or digit is BERT punctuation.
+_ASCII_WORDS = re.compile(r"[a-z0-9]+|[!-/:-@\[-`{-~]")
+_ASCII_CONTROLS = {code: None for code in (*range(0, 9), 11, 12, *range(14, 32), 127)}
+
+
+def words(text: str) -> list[str]:
+    """BERT's basic tokenization: lower case, no accents, punctuation and CJK characters on their own;
+    control characters dropped."""
+    if text.isascii():
+        return _ASCII_WORDS.findall(text.lower().translate(_ASCII_CONTROLS))
+    text = unicodedata.normalize("NFD", text.lower())
+    out: list[str] = []
+    current: list[str] = []
+    for char in text:
+        category = unicodedata.category(char)
+        code = ord(char)
+        if category == "Mn" or code == 0 or code == 0xFFFD:
+            continue
+        if char in " \t\n\r" or category == "Zs":  # BERT's whitespace; other separators are controls
+            if current:
+                out.append("".join(current))
+                current = []
+        elif category in ("Cc", "Cf"):
+            continue
+        elif _is_punctuation(char) or _is_cjk(code):
+            if current:
+                out.append("".join(current))
+                current = []
+            out.append(char)
+        else:
+            current.append(char)
+    if current:
+        out.append("".join(current))
+    return out
+
+
+@functools.lru_cache(maxsize=200_000)
+def pieces(word: str) -> tuple[int, ...]:
+    """WordPiece ids of one word: the longest known prefix, then ``##``-pieces; unknown if it cannot."""
+    table = _table()
+    if len(word) > MAX_WORD:
+        return (table.unknown,)
+    ids: list[int] = []
+    start = 0
+    while start < len(word):
+        end = len(word)
+        found = None
+        while start < end:
+            piece = word[start:end] if start == 0 else "##" + word[start:end]
+            found = table.vocab.get(piece)
+            if found is not None:
+                break
+            end -= 1
+        if found is None:
+            return (table.unknown,)
+        ids.append(found)
+        start = end
+    return tuple(ids)
+
+
+def token_ids(text: str) -> list[int]:
+    return [i for word in words(text) for i in pieces(word)]
+
+
+def embed(text: str) -> np.ndarray | None:
+    """The unit vector of ``text`` (float32), or ``None`` when it has no known word."""
+    import numpy as np
+
+    ids = token_ids(text)
+    if not ids:
+        return None
+    vector = _table().vectors[ids].sum(0)
+    norm = float(np.linalg.norm(vector))
+    if not math.isfinite(norm) or norm == 0.0:
+        return None
+    return np.asarray(vector / norm, dtype=np.float32)
+
+
+def gist_blob(texts: list[str]) -> bytes | None:
+    """A session's gist as stored in the index (float16 bytes), from its title and prompts."""
+    import numpy as np
+
+    text = "\n".join(t for t in texts if t)[:GIST_CHARS]
+    vector = embed(text) if text.strip() else None
+    return None if vector is None else vector.astype(np.float16).tobytes()
+
+
+def matrix(blobs: list[bytes]) -> Any:
+    """Stored gists as one float32 matrix, a row each (unit vectors: a product with a query is cosine)."""
+    import numpy as np
+
+    if not blobs:
+        return np.zeros((0, _table().dims), dtype=np.float32)
+    return np.frombuffer(b"".join(blobs), dtype=np.float16).reshape(len(blobs), -1).astype(np.float32)
