@@ -103,6 +103,9 @@ def test_hermes_reads_what_install_wrote(root):
     loaded = config.load_config()
     assert loaded["mcp_servers"]["trail"]["args"][0] == "mcp"
     assert "hermes-trail" in loaded["plugins"]["enabled"]
+    mcp_tool = pytest.importorskip("tools.mcp_tool")
+    servers = mcp_tool._load_mcp_config()  # Hermes' own reading, its suspicious-server filter included
+    assert servers["trail"] == {"command": install.trail_command()[0], "args": ["mcp", "--home", str(root)]}
     prompt_builder = pytest.importorskip("agent.prompt_builder")
     prompt_builder.clear_skills_system_prompt_cache(clear_snapshot=True)
     skills = prompt_builder.build_skills_system_prompt()
@@ -301,3 +304,24 @@ def test_killing_the_installer_leaves_config_yaml_whole(root):
             assert data == installed_bytes
             assert load_data(data.decode())["mcp_servers"]["trail"]["args"][0] == "mcp"
     print(f"killed {KILL_RUNS} installs over {whole:.2f} s: config.yaml old or new, {outcomes}")
+
+
+def test_installing_again_from_another_trail_updates_its_entry_only(root):
+    assert trail("install", "hermes").returncode == 0
+    config = root / "config.yaml"
+    manifest_path = root / "plugins" / "hermes-trail" / "install-manifest.json"
+    manifest = json.loads(manifest_path.read_text())
+    current = install.trail_command()[0]
+    # As if the first install had run from a trail that has moved since.
+    config.write_text(config.read_text().replace(current, "/old/venv/bin/trail"))
+    for edit in manifest["config"]["edits"]:
+        if edit[0] == "key":
+            edit[2]["command"] = "/old/venv/bin/trail"
+    manifest["config"]["written_sha256"] = install._sha(config.read_bytes())
+    manifest_path.write_text(json.dumps(manifest))
+    before = config.read_text()
+    done = trail("install", "hermes", "--json")
+    assert done.returncode == 0, done.stderr
+    assert config.read_text() == before.replace("/old/venv/bin/trail", current)
+    assert trail("uninstall", "hermes").returncode == 0
+    assert config.read_bytes() == CONFIG.encode()

@@ -151,3 +151,29 @@ def test_removal_by_round_trip():
     )
     assert yamledit.load_data(back) == yamledit.load_data(ODD)
     assert "# the GitHub one" in back and "# trailing comment" in back and "'openrouter'" in back
+
+
+@pytest.mark.parametrize(
+    "before",
+    [
+        ODD,
+        "plugins:\n  enabled: [a, 'b']  # two\n",
+        "plugins:\n  enabled: []\n",
+        "mcp_servers: {}   # none\nplugins:\n    enabled:\n        - x   # keep\n",
+        "model: m\r\nx: 1\r\n",
+        "",
+    ],
+)  # fmt: skip
+def test_removal_on_the_text_gives_back_the_text(before):
+    text, _ = yamledit.put_key(before, ["mcp_servers"], "trail", ENTRY)
+    text, _ = yamledit.append_item(text, ["plugins", "enabled"], "hermes-trail")
+    old = yamledit.load_data(before) or {}
+    edits = [("key", ["mcp_servers", "trail"], ENTRY), ("item", ["plugins", "enabled"], "hermes-trail")]
+    edits += [("prune", ["mcp_servers"], None)] if "mcp_servers" not in old else []
+    if "plugins" not in old:
+        edits += [("prune", ["plugins", "enabled"], None), ("prune", ["plugins"], None)]
+    back = yamledit.remove(text, edits)
+    if "mcp_servers: {}" in before:
+        assert back == before.replace("mcp_servers: {}   # none", "mcp_servers:  # none")
+    else:
+        assert back == before

@@ -421,20 +421,152 @@ def set_scalar(text: str, path: Sequence[str], value: str) -> tuple[str, bool]:
     return _checked(text, expected, lambda: _set_scalar(text, path, value), fallback)
 
 
-def remove(text: str, edits: Sequence[tuple[str, Sequence[str], Any]]) -> str:
-    """Undo edits by round trip: each ``(action, path, value)`` is ``("key", path, value)`` (delete the key
-    when it still holds ``value``), ``("item", path, item)`` (remove the item from the list),
-    ``("scalar", path, before)`` (put the old value back, or delete the key when there was none), or
-    ``("prune", path, None)`` (delete the mapping or list if it is now empty)."""
+def _block_end(lines: list[str], key_line: int, key_col: int) -> int:
+    """The index just past the last line of the entry whose key is at ``key_line``/``key_col``: the lines
+    indented deeper (and a block list's items at the key's own column), blank lines inside included."""
+    end = key_line + 1
+    for i in range(key_line + 1, len(lines)):
+        body = lines[i].strip()
+        if not body:
+            continue
+        indent = len(lines[i]) - len(lines[i].lstrip(" "))
+        if indent < key_col or (indent == key_col and not body.startswith("- ")):
+            break
+        end = i + 1
+    return end
+
+
+def _delete_key(text: str, path: Sequence[str]) -> str | None:
+    """``text`` without the entry at ``path`` (a key of a block mapping), its lines cut out."""
     doc = load_rt(text)
-    if not isinstance(doc, dict):
+    parent = _node_at(doc, path[:-1])
+    lines = _Text(text)
+    if not isinstance(parent, dict) or path[-1] not in parent:
+        return None
+    if path[:-1] and _starts(lines.lines, parent, "{"):
+        return None
+    key_line, key_col = _key_at(parent, path[-1])
+    if lines.lines[key_line][:key_col].strip():
+        return None  # not the first thing on its line: a flow or compact form
+    del lines.lines[key_line : _block_end(lines.lines, key_line, key_col)]
+    return lines.text()
+
+
+def _split_flow(inner: str) -> list[str]:
+    """The items of a one-line flow list's inside, as written (commas inside quotes or brackets kept)."""
+    items, depth, quote, start = [], 0, "", 0
+    for i, c in enumerate(inner):
+        if quote:
+            quote = "" if c == quote else quote
+        elif c in "\"'":
+            quote = c
+        elif c in "[{":
+            depth += 1
+        elif c in "]}":
+            depth -= 1
+        elif c == "," and depth == 0:
+            items.append(inner[start:i])
+            start = i + 1
+    items.append(inner[start:])
+    return [item for item in items if item.strip()]
+
+
+def _delete_item(text: str, path: Sequence[str], item: Any) -> str | None:
+    """``text`` without the first ``item`` of the list at ``path``."""
+    doc = load_rt(text)
+    seq = _node_at(doc, path)
+    if not isinstance(seq, list) or item not in seq:
+        return None
+    lines = _Text(text)
+    seq_line, seq_col = _at(seq)
+    line = lines.lines[seq_line]
+    if line[seq_col : seq_col + 1] == "[":
+        end = _closing_bracket(line, seq_col)
+        if end is None:
+            return None
+        parts = _split_flow(line[seq_col + 1 : end])
+        values = [load_data(f"x: {part.strip()}")["x"] for part in parts]
+        if item not in values:
+            return None
+        del parts[values.index(item)]
+        inner = ",".join(parts).strip()
+        lines.lines[seq_line] = line[: seq_col + 1] + inner + line[end:]
+        return lines.text()
+    item_line, _ = _item_at(seq, list(seq).index(item))
+    del lines.lines[item_line]
+    return lines.text()
+
+
+def _empty(value: Any) -> bool:
+    return value is None or (isinstance(value, dict | list) and not value)
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal data, an empty list or mapping counting as nothing (``key:`` and ``key: []`` alike)."""
+    if _empty(a) and _empty(b):
+        return True
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
+    return bool(a == b)
+
+
+def _remove_on_text(text: str, edits: Sequence[tuple[str, Sequence[str], Any]]) -> str | None:
+    for action, path, value in edits:
+        data = load_data(text) or {}
+        parent = _node_at(data, path[:-1])
+        name = path[-1]
+        if not isinstance(parent, dict) or name not in parent:
+            continue
+        edited: str | None = text
+        if action == "key" and parent[name] == value:
+            edited = _delete_key(text, path)
+        elif action == "item" and isinstance(parent[name], list) and value in parent[name]:
+            edited = _delete_item(text, path, value)
+        elif action == "scalar":
+            edited = _delete_key(text, path) if value is None else _set_scalar(text, path, value)
+        elif action == "prune" and _empty(parent[name]):
+            edited = _delete_key(text, path)
+        if edited is None:
+            return None
+        text = edited
+    return text
+
+
+def remove(text: str, edits: Sequence[tuple[str, Sequence[str], Any]]) -> str:
+    """Undo edits: each ``(action, path, value)`` is ``("key", path, value)`` (delete the key when it still
+    holds ``value``), ``("item", path, item)`` (remove the item from the list), ``("scalar", path, before)``
+    (put the old value back, or delete the key when there was none), or ``("prune", path, None)`` (delete
+    the mapping or list if it is now empty). Made on the text when the result holds what it should, else by
+    the round trip, checked the same way."""
+    expected = copy.deepcopy(load_data(text))
+    if not isinstance(expected, dict):
         return text
+    _undo(expected, edits, lambda node: node)
+    try:
+        edited = _remove_on_text(text, edits)
+        if edited is not None and _same(load_data(edited), expected):
+            return edited
+    except Exception:  # an unexpected shape: the round trip below
+        pass
+    doc = load_rt(text)
+    _undo(doc, edits, lambda node: load_data(dump_rt({"x": node}))["x"])
+    rewritten = dump_rt(doc) if doc else ""
+    if not _same(load_data(rewritten), expected):
+        raise ConfigEditError("config.yaml could not be edited without changing other settings")
+    return rewritten
+
+
+def _undo(doc: Any, edits: Sequence[tuple[str, Sequence[str], Any]], plain: Callable[[Any], Any]) -> None:
+    """Apply the undo ``edits`` to ``doc`` (plain data, or ruamel's round-trip nodes read through
+    ``plain``)."""
     for action, path, value in edits:
         parent = _node_at(doc, path[:-1])
         name = path[-1]
         if not isinstance(parent, dict) or name not in parent:
             continue
-        if action == "key" and load_data(dump_rt({name: parent[name]}))[name] == value:
+        if action == "key" and plain(parent[name]) == value:
             del parent[name]
         elif action == "item" and isinstance(parent[name], list) and value in parent[name]:
             parent[name].remove(value)
@@ -443,6 +575,5 @@ def remove(text: str, edits: Sequence[tuple[str, Sequence[str], Any]]) -> str:
                 del parent[name]
             else:
                 parent[name] = value
-        elif action == "prune" and isinstance(parent[name], dict | list) and not parent[name]:
+        elif action == "prune" and _empty(parent[name]):
             del parent[name]
-    return dump_rt(doc) if doc else ""
