@@ -325,3 +325,15 @@ def test_installing_again_from_another_trail_updates_its_entry_only(root):
     assert config.read_text() == before.replace("/old/venv/bin/trail", current)
     assert trail("uninstall", "hermes").returncode == 0
     assert config.read_bytes() == CONFIG.encode()
+
+
+def test_a_change_between_two_installs_is_never_undone(root):
+    assert trail("install", "hermes").returncode == 0
+    config = root / "config.yaml"
+    config.write_text(config.read_text().replace("max_turns: 90", "max_turns: 150"))
+    assert trail("install", "hermes", "--memory").returncode == 0  # changes config.yaml again
+    assert trail("uninstall", "hermes").returncode == 0
+    data = load_data(config.read_text())
+    assert data["agent"]["max_turns"] == 150, "the user's change stays"
+    assert "trail" not in data["mcp_servers"] and data["plugins"]["enabled"] == ["disk-cleanup"]
+    assert data["memory"]["provider"] == ""

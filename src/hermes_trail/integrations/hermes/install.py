@@ -86,6 +86,7 @@ class Plan:
     notes: list[str] = field(default_factory=list)
     rewritten: bool = False  # config.yaml went through ruamel.yaml's whole-file round trip
     restored: bool = False  # uninstall: config.yaml goes back to its bytes from before install
+    first: bool = False  # install: no earlier install in this home
 
     @property
     def changes(self) -> list[FileChange]:
@@ -263,7 +264,7 @@ def plan_install(target: Target, *, memory: bool = False) -> Plan:
         raise InstallError(f"no Hermes home at {home} (run hermes once, or name one with --home)")
     previous = read_manifest(home)
     own = {str(p) for p in (previous or {}).get("files", {})}
-    plan = Plan(target)
+    plan = Plan(target, first=previous is None)
     for path, content in added_files(home).items():
         before = _read(path)
         rel = str(path.relative_to(home))
@@ -290,6 +291,10 @@ def plan_install(target: Target, *, memory: bool = False) -> Plan:
 
     prior = (previous or {}).get("config", {})
     existed = prior.get("existed", before is not None) if previous else before is not None
+    # config.yaml can be put back byte for byte on uninstall only while hermes-trail is the only one that
+    # changed it since the first install.
+    restorable = prior.get("restorable", False) and prior.get("written_sha256") == _sha(before) \
+        if previous else True
     files = {str(p.relative_to(home)): _sha(c.after) for p, c in ((c.path, c) for c in plan.files)}
     plan.manifest = {
         "format": MANIFEST_FORMAT,
@@ -304,8 +309,10 @@ def plan_install(target: Target, *, memory: bool = False) -> Plan:
         "config": {
             "path": str(config_path),
             "existed": existed,
-            "original_sha256": prior.get("original_sha256", _sha(before)) if previous else _sha(before),
-            "original_backup": prior.get("original_backup") if previous else None,
+            "restorable": restorable,
+            "original_sha256": (prior.get("original_sha256") if restorable else None) if previous
+            else _sha(before),
+            "original_backup": (prior.get("original_backup") if restorable else None) if previous else None,
             "written_sha256": _sha(plan.config.after) if plan.config else _sha(before),
             "edits": edits,
         },
@@ -420,7 +427,7 @@ def plan_uninstall(target: Target) -> Plan:
         return plan
     backup = config.get("original_backup")
     original = _read(Path(backup)) if backup else None
-    if _sha(before) == config.get("written_sha256") and (
+    if config.get("restorable", True) and _sha(before) == config.get("written_sha256") and (
         (config.get("existed") and original is not None and _sha(original) == config.get("original_sha256"))
         or not config.get("existed")
     ):
@@ -524,7 +531,7 @@ def apply_install(plan: Plan) -> list[Path]:
     if config is not None and config.before != config.after and config.before is not None:
         made = backup(config.path)
         backups.append(made)
-        if not plan.manifest["config"].get("original_backup"):
+        if plan.first:  # the copy uninstall puts back
             plan.manifest["config"]["original_backup"] = str(made)
     pending = json.loads(json.dumps(plan.manifest))
     pending["config"]["written_sha256"] = None  # until config.yaml is written
