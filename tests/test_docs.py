@@ -89,3 +89,14 @@ def test_every_index_result_key_is_documented():
     names |= set(hit_json(hit)) | {"path", "edits", "what", "commands", "stores", "sessions", "docs", "bytes"}
     names |= {"query", "matches", "windowed", "seconds", "conversations", "store", "root", "score", "hits"}
     assert names - DOCUMENTED == set()
+
+
+def test_every_install_key_is_documented(tmp_path, monkeypatch):
+    from hermes_trail.cli.install import _report
+    from hermes_trail.integrations.hermes import install
+
+    home = tmp_path / "home"
+    home.mkdir()
+    plan = install.plan_install(install.Target(home, "default"))
+    keys = {"homes"} | set(_report(plan, [tmp_path / "b"], True, "would install"))
+    assert keys - DOCUMENTED == set()

@@ -101,6 +101,9 @@ class Trail:
     env: Mapping[str, str] | None = None
     sync_interval: float = 2.0
     demo: bool = False
+    # Sync with worker processes on a big first build; off inside another program's process (the Hermes
+    # plugin), which must not be forked.
+    parallel: bool = True
     _synced_at: float = field(default=-1e9, init=False, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
     last_sync: SyncReport | None = field(default=None, init=False)
@@ -121,12 +124,33 @@ class Trail:
             now = time.monotonic()
             if force or now - self._synced_at >= self.sync_interval:
                 self.index_path.parent.mkdir(parents=True, exist_ok=True)
-                self.last_sync = sync_index(self.index_path, homes=self.homes, dbs=self.dbs, env=self.env)
+                self.last_sync = sync_index(self.index_path, homes=self.homes, dbs=self.dbs, env=self.env,
+                                            parallel=self.parallel)  # fmt: skip
                 self._synced_at = time.monotonic()
         return self.index_path
 
-    def _read(self) -> sqlite3.Connection:
-        return sqlite3.connect(f"{self.sync().resolve().as_uri()}?mode=ro", uri=True)
+    def _read(self, *, fresh: bool = True, timeout: float | None = None) -> sqlite3.Connection:
+        """The index, read-only: synced first unless ``fresh`` is false (then as it stands); with a
+        ``timeout`` (seconds), every statement on it is aborted once that much time has passed."""
+        path = self.sync() if fresh else self.index_path
+        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, check_same_thread=False)
+        if timeout is not None:
+            stop = time.monotonic() + timeout
+            conn.set_progress_handler(lambda: int(time.monotonic() > stop), 1000)
+        return conn
+
+    @staticmethod
+    def _conversation_of(conn: sqlite3.Connection, session_id: str | None) -> set[str]:
+        """The ids of every session in ``session_id``'s conversation (its continuation chain) as indexed;
+        just ``session_id`` when it is not indexed yet, nothing for no id."""
+        if not session_id:
+            return set()
+        ids = {session_id}
+        chains = conn.execute("SELECT store, root FROM sessions WHERE session_id = ?", (session_id,))
+        for store, root in chains.fetchall():
+            rows = conn.execute("SELECT session_id FROM sessions WHERE store = ? AND root = ?", (store, root))
+            ids.update(sid for (sid,) in rows)
+        return ids
 
     # The questions -------------------------------------------------------------------------------------
 
@@ -169,22 +193,54 @@ class Trail:
         profile: str | None = None,
         limit: int = 8,
         budget: int = DEFAULT_BUDGET,
+        exclude_session: str | None = None,
+        fresh: bool = True,
+        timeout: float | None = None,
     ) -> str:
-        """The framed recall page (``trail recall``); empty when nothing matches."""
+        """The framed recall page (``trail recall``); empty when nothing matches.
+
+        :param exclude_session: leave out this session's conversation (the one the asker is in: it has it).
+        :param fresh: sync the index first (else read it as it stands: a caller that syncs elsewhere).
+        :param timeout: abort the search after this many seconds (``sqlite3.OperationalError``).
+        """
         _need(query, "query", "give what to remember")
-        with self._read() as conn:
+        conn = self._read(fresh=fresh, timeout=timeout)
+        try:
+            own = self._conversation_of(conn, exclude_session)
+            wanted = _bounded(limit, 20)
             result = search(conn, query, SearchFilters(project=project, profile=profile),
-                            limit=_bounded(limit, 20))  # fmt: skip
+                            limit=wanted + (1 if own else 0))  # fmt: skip
+        finally:
+            conn.close()
+        if own:
+            result.conversations = [c for c in result.conversations
+                                    if not any(h.session_id in own for h in c.hits)][:wanted]  # fmt: skip
         return recall_page(result, budget=max(budget, 256))
 
-    def fix(self, error: str, *, project: str | None = None, limit: int = 5) -> dict[str, Any]:
-        """``trail fix --json``: what fixed this error before."""
+    def fix(
+        self,
+        error: str,
+        *,
+        project: str | None = None,
+        limit: int = 5,
+        exclude_session: str | None = None,
+        fresh: bool = True,
+        timeout: float | None = None,
+    ) -> dict[str, Any]:
+        """``trail fix --json``: what fixed this error before (``exclude_session``, ``fresh``, ``timeout``
+        as for :meth:`recall`; a fix seen only in the excluded conversation is left out)."""
         from hermes_trail.index.fix import find_fixes
         from hermes_trail.serialize import record_json
 
         _need(error, "error", "pass the error text or the failing output")
-        with self._read() as conn:
+        conn = self._read(fresh=fresh, timeout=timeout)
+        try:
+            own = self._conversation_of(conn, exclude_session)
             report = find_fixes(conn, error, project=project, limit=_bounded(limit, 20))
+        finally:
+            conn.close()
+        if own:
+            report.fixes = [f for f in report.fixes if any(e.session_id not in own for e in f.examples)]
         return dict(clip(record_json(report)))
 
     def blame(self, path: str, *, limit: int = 20, include_rewound: bool = False) -> dict[str, Any]:

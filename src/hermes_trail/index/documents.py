@@ -4,6 +4,10 @@ Each :class:`Doc` is one searchable thing a person or an agent would look for. A
 indexed (its archived original is, once); rewound rows are indexed but flagged, so search leaves them out
 unless asked; rows Hermes keeps only for bookkeeping (``session_meta``, the review harness) are not indexed.
 Text is redacted before it is stored, so neither search nor recall can show a secret.
+
+What hermes-trail itself put into a turn is not indexed (:mod:`hermes_trail.frames`): its recall and fix
+frames are cut out of every text, and the output of its own tools and of the ``trail`` reading commands
+run in a terminal is left out (the call itself is kept), so a recall never finds an earlier recall.
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from hermes_trail.frames import is_own_tool, is_reading_command, strip_injected
 from hermes_trail.hermes.decode.tools import call_subject
 from hermes_trail.index.cjk import index_text
 from hermes_trail.index.redact import redact
@@ -79,7 +84,10 @@ def _call_docs(call: ToolCall, turn: Turn, base: Doc) -> Iterator[Doc]:
     time = base.time
     if call.command is not None:
         cmd = call.command
-        body = "\n".join(p for p in (cmd.command, cmd.output, cmd.error or "") if p)
+        output, error = strip_injected(cmd.output), strip_injected(cmd.error or "")
+        if is_reading_command(cmd.command):
+            output, error = "", ""
+        body = "\n".join(p for p in (cmd.command, output, error) if p)
         yield Doc(turn.source_row, turn.part, "tool", "command", redact(_clip(body)), time, "terminal",
                   cmd.exit_code, None, None, redact(cmd.command), base.rewound, base.archived,
                   _key_of(cmd.command))  # fmt: skip
@@ -101,8 +109,8 @@ def _call_docs(call: ToolCall, turn: Turn, base: Doc) -> Iterator[Doc]:
         return
     subject = call_subject(call) or ""
     output = ""
-    if call.result is not None:
-        output = call.result.output if call.result.output is not None else call.result.text
+    if call.result is not None and not is_own_tool(call.name):
+        output = strip_injected(call.result.output if call.result.output is not None else call.result.text)
     body = "\n".join(p for p in (call.name, subject, output) if p)
     path = subject if call.reads or call.name == "read_file" else None
     yield Doc(turn.source_row, turn.part, "tool", "tool", redact(_clip(body)), time, call.name, None, path,
@@ -120,14 +128,15 @@ def session_docs(session: Session) -> list[Doc]:
         base = Doc(turn.source_row, turn.part, turn.role, "", "", time, rewound=turn.rewound,
                    archived=turn.compacted)  # fmt: skip
         kind = _turn_kind(turn)
-        if kind is not None and turn.text.strip():
-            text = _clip(turn.text)
+        own_text = strip_injected(turn.text)
+        if kind is not None and own_text.strip():
+            text = _clip(own_text)
             docs.append(Doc(turn.source_row, turn.part, turn.role, kind, redact(text), time,
                             rewound=turn.rewound, archived=turn.compacted))  # fmt: skip
         for call in turn.tool_calls:
             docs.extend(_call_docs(call, turn, base))
-        if turn.result is not None and turn.result.orphan:
-            text = _clip(turn.result.output if turn.result.output is not None else turn.text)
+        if turn.result is not None and turn.result.orphan and not is_own_tool(turn.result.tool_name):
+            text = _clip(strip_injected(turn.result.output if turn.result.output is not None else turn.text))
             docs.append(Doc(turn.source_row, turn.part, "tool", "tool", redact(text), time,
                             turn.result.tool_name, rewound=turn.rewound,
                             archived=turn.compacted))  # fmt: skip

@@ -247,6 +247,7 @@ def _sync_store(
     report: SyncReport,
     progress: Progress | None,
     total: list[int],
+    parallel: bool = True,
 ) -> int:
     """Index what changed in one store; returns the store's newest message id (the next watermark)."""
     reader = history.reader(store)
@@ -269,7 +270,7 @@ def _sync_store(
     for sid in gone:
         _delete_session(conn, indexed[sid][0])
         report.sessions_removed += 1
-    for session, docs in _read_docs(history, changed):
+    for session, docs in _read_docs(history, changed, parallel):
         if isinstance(docs, StoreUnreadable):
             report.strays.append(Stray(where=session.store.path, reason=docs.reason, kind="store"))
             continue
@@ -292,12 +293,13 @@ BATCH_MESSAGES = 2_000
 
 
 def _read_docs(
-    history: History, sessions: list[Session]
+    history: History, sessions: list[Session], parallel: bool = True
 ) -> Iterator[tuple[Session, list[Doc] | StoreUnreadable]]:
     """Each session's docs, in the order given: read here, or by one worker process per core when there
-    is a lot to read (decoding is the cost of a build; the writer keeps this process busy meanwhile)."""
+    is a lot to read (decoding is the cost of a build; the writer keeps this process busy meanwhile) and
+    ``parallel`` allows it."""
     rows = sum((s.row_stats or (0,))[0] for s in sessions)
-    workers = min(os.cpu_count() or 1, 2)
+    workers = min(os.cpu_count() or 1, 2) if parallel else 1
     if rows < PARALLEL_FROM or workers < 2 or not sessions:
         for session in sessions:
             try:
@@ -374,11 +376,13 @@ def sync_index(
     env: Mapping[str, str] | None = None,
     progress: Progress | None = None,
     notify: Callable[[str], None] | None = None,
+    parallel: bool = True,
 ) -> SyncReport:
     """Bring the index up to date with every store, reading only what changed.
 
     :param progress: called with (messages done, messages to read) while sessions are read.
     :param notify: called with one line when the index had to be rebuilt.
+    :param parallel: allow worker processes for a big read (not inside a process that must not fork).
     """
     started = time.perf_counter()
     env = os.environ if env is None else env
@@ -415,7 +419,7 @@ def sync_index(
                     # Another process may have synced this store while this one waited for the lock.
                     now = conn.execute("SELECT identity FROM stores WHERE key = ?", (store.key,)).fetchone()
                     if now is None or now[0] != identities.get(store.key):
-                        top = _sync_store(conn, history, store, report, progress, total)
+                        top = _sync_store(conn, history, store, report, progress, total, parallel)
                         conn.execute(
                             "INSERT OR REPLACE INTO stores "
                             "(key, name, path, profile, identity, watermark, synced_at) "

@@ -1,0 +1,172 @@
+"""``trail install hermes`` and ``trail uninstall hermes``; the logic is in
+:mod:`hermes_trail.integrations.hermes.install`."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from hermes_trail.cli.app import app
+from hermes_trail.cli.common import EXIT_OK, fail, print_json
+
+install_app = typer.Typer(help="Connect hermes-trail to an agent: MCP, plugin, memory provider, skill.",
+                          no_args_is_help=True, add_completion=False,
+                          rich_markup_mode=None)  # fmt: skip
+uninstall_app = typer.Typer(help="Take out what `trail install` put in, exactly that.", no_args_is_help=True,
+                            add_completion=False, rich_markup_mode=None)  # fmt: skip
+app.add_typer(install_app, name="install")
+app.add_typer(uninstall_app, name="uninstall")
+
+ProfileOption = Annotated[
+    str | None, typer.Option("--profile", "-p", help="This profile's home (default: the one hermes uses).")
+]
+AllProfilesOption = Annotated[bool, typer.Option("--all-profiles", help="The root home and every profile.")]
+RootOption = Annotated[
+    Path | None,
+    typer.Option("--home", help="The Hermes home or root (default: HERMES_HOME, else ~/.hermes).",
+                 show_default=False),
+]
+DryRunOption = Annotated[bool, typer.Option("--dry-run", help="Print the diff of every file; write nothing.")]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON (keys documented in docs/json.md).")]
+
+
+def _targets(profile: str | None, all_profiles: bool, home: Path | None) -> list[Any]:
+    from hermes_trail.integrations.hermes.install import InstallError, targets
+
+    if profile is not None and all_profiles:
+        fail("--profile and --all-profiles cannot go together")
+    try:
+        return targets(profile=profile, all_profiles=all_profiles, home=home)
+    except InstallError as exc:
+        fail(str(exc))
+
+
+def _report(plan: Any, backups: list[Path], dry_run: bool, status: str) -> dict[str, Any]:
+    changes = plan.changes
+    return {
+        "home": str(plan.target.home),
+        "profile": plan.target.profile,
+        "status": status,
+        "dry_run": dry_run,
+        "added": [str(c.path) for c in changes if c.before is None],
+        "changed": [str(c.path) for c in changes if c.before is not None and c.after is not None],
+        "removed": [str(c.path) for c in changes if c.after is None],
+        "backups": [str(b) for b in backups],
+        "notes": list(plan.notes),
+    }
+
+
+def _say(line: str) -> None:
+    sys.stderr.write(line + "\n")
+
+
+@install_app.command("hermes")
+def install_hermes(
+    profile: ProfileOption = None,
+    all_profiles: AllProfilesOption = False,
+    home: RootOption = None,
+    memory: Annotated[
+        bool, typer.Option("--memory", help="Also make `trail` the memory provider (memory.provider).")
+    ] = False,
+    dry_run: DryRunOption = False,
+    json_output: JsonOption = False,
+) -> None:
+    """Put hermes-trail into Hermes: an mcp_servers entry for `trail mcp`, the hermes-trail plugin (recall
+    before each prompt, past fixes on a failing command, /trail), the memory provider `trail` and the skill
+    trail-history. config.yaml keeps its comments, order and quoting and is backed up first.
+
+    \b
+    Example:
+        trail install hermes --dry-run
+        trail install hermes --all-profiles
+    """
+    from hermes_trail.integrations.hermes import install as inst
+    from hermes_trail.integrations.hermes.yamledit import ConfigEditError
+
+    plans = []
+    for target in _targets(profile, all_profiles, home):
+        try:
+            plans.append(inst.plan_install(target, memory=memory))
+        except (inst.InstallError, ConfigEditError) as exc:
+            fail(f"{target.home}: {exc} (nothing was written)")
+    reports = []
+    for plan in plans:
+        if dry_run:
+            sys.stdout.write("" if json_output else inst.diff(plan))
+            reports.append(_report(plan, [], True, "would install" if plan.changes else "installed"))
+            continue
+        if not plan.changes:
+            reports.append(_report(plan, [], False, "installed"))
+            if not json_output:
+                _say(f"{plan.target.home}: hermes-trail is installed already; nothing to change")
+            continue
+        backups = inst.apply_install(plan)
+        reports.append(_report(plan, backups, False, "installed"))
+        if not json_output:
+            _say(f"{plan.target.home} (profile {plan.target.profile}): hermes-trail installed")
+            for path in backups:
+                _say(f"  backup: {path}")
+    if json_output:
+        print_json({"homes": reports})
+    elif not dry_run:
+        for report in reports:
+            for note in report["notes"]:
+                _say(f"note: {note}")
+        if plans and any(r["added"] or r["changed"] for r in reports):
+            _say("Start a new Hermes session to load it; `hermes plugins list` shows hermes-trail. The "
+                 "search index builds in the background on first use (or now: trail index).")  # fmt: skip
+    raise typer.Exit(EXIT_OK)
+
+
+@uninstall_app.command("hermes")
+def uninstall_hermes(
+    profile: ProfileOption = None,
+    all_profiles: AllProfilesOption = False,
+    home: RootOption = None,
+    dry_run: DryRunOption = False,
+    json_output: JsonOption = False,
+) -> None:
+    """Take hermes-trail out of Hermes: exactly what `trail install hermes` added. config.yaml is put back
+    byte for byte when nothing else changed it since install; otherwise only hermes-trail's settings are
+    taken out. Backed up first either way.
+
+    \b
+    Example:
+        trail uninstall hermes --all-profiles --dry-run
+    """
+    from hermes_trail.integrations.hermes import install as inst
+    from hermes_trail.integrations.hermes.yamledit import ConfigEditError
+
+    plans = []
+    for target in _targets(profile, all_profiles, home):
+        try:
+            plans.append(inst.plan_uninstall(target))
+        except (inst.InstallError, ConfigEditError) as exc:
+            fail(f"{target.home}: {exc} (nothing was changed)")
+    reports = []
+    for plan in plans:
+        if not plan.manifest:
+            reports.append(_report(plan, [], dry_run, "not installed"))
+            if not json_output:
+                _say(f"{plan.target.home}: hermes-trail is not installed there (no install manifest)")
+            continue
+        if dry_run:
+            sys.stdout.write("" if json_output else inst.diff(plan))
+            reports.append(_report(plan, [], True, "would uninstall"))
+            continue
+        backups = inst.apply_uninstall(plan)
+        reports.append(_report(plan, backups, False, "uninstalled"))
+        if not json_output:
+            how = "put back as it was" if plan.restored else "hermes-trail's settings taken out"
+            where = f"{plan.target.home} (profile {plan.target.profile})"
+            _say(f"{where}: hermes-trail uninstalled; config.yaml {how}")
+            for path in backups:
+                _say(f"  backup: {path}")
+            for note in plan.notes:
+                _say(f"note: {note}")
+    if json_output:
+        print_json({"homes": reports})
+    raise typer.Exit(EXIT_OK)

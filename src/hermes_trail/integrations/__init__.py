@@ -1,0 +1,1 @@
+"""How hermes-trail plugs into the agents whose history it reads (today: Hermes Agent)."""

@@ -1,0 +1,566 @@
+"""``trail install hermes`` and ``trail uninstall hermes``: what goes into a Hermes home, and out again.
+
+Into each home named (the active one by default, as a bare ``hermes`` picks it; ``--profile``;
+``--all-profiles``; ``--home``):
+
+- ``config.yaml``: ``mcp_servers.trail`` launching ``trail mcp`` over stdio, and ``hermes-trail`` in
+  ``plugins.enabled``; with ``--memory``, ``memory.provider: trail`` too. Edited on the text
+  (:mod:`.yamledit`), so comments, key order and quoting stay.
+- ``plugins/hermes-trail/``: the plugin (``plugin.yaml``, an ``__init__.py`` that loads hermes-trail).
+- ``plugins/trail/``: the memory provider ``trail`` (Hermes looks providers up by directory name).
+- ``skills/trail-history/SKILL.md``: a top-level skill (a plugin's own skills never reach the prompt).
+- ``plugins/hermes-trail/install-manifest.json``: what was added, so uninstall removes exactly that.
+
+Every file is written atomically (a temporary file in the same directory, flushed to disk, then
+``os.replace``): killing the installer at any point leaves each file whole, old or new. A file that is
+changed gets a timestamped backup beside it first (``config.yaml.trail-YYYYmmdd-HHMMSS.bak``). Uninstall
+puts ``config.yaml`` back byte for byte when nothing else changed it since; otherwise it takes out only
+what install added. A file install would add that is already there and not its own is not touched.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import difflib
+import hashlib
+import json
+import os
+import re
+import shutil
+import sys
+import sysconfig
+import tempfile
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from hermes_trail.errors import TrailError
+from hermes_trail.hermes import locate
+from hermes_trail.integrations.hermes import yamledit
+
+SERVER = "trail"
+PLUGIN = "hermes-trail"
+PROVIDER = "trail"
+SKILL = "trail-history"
+MANIFEST = "install-manifest.json"
+CONFIG = "config.yaml"
+MANIFEST_FORMAT = 1
+# Hermes' own rule for a profile's name (hermes_cli/profiles.py, _PROFILE_ID_RE).
+PROFILE_NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")
+
+
+class InstallError(TrailError):
+    """Install or uninstall cannot go on: nothing was written for that home."""
+
+
+@dataclass(frozen=True)
+class Target:
+    """One Hermes home to install into, and the profile it is."""
+
+    home: Path
+    profile: str
+
+
+@dataclass
+class FileChange:
+    """A file install or uninstall writes (``after``) or removes (``after`` is ``None``)."""
+
+    path: Path
+    before: bytes | None
+    after: bytes | None
+
+
+@dataclass
+class Plan:
+    """What one install or uninstall does in one home."""
+
+    target: Target
+    files: list[FileChange] = field(default_factory=list)
+    config: FileChange | None = None
+    manifest: dict[str, Any] = field(default_factory=dict)
+    dirs: list[Path] = field(default_factory=list)  # to create (install) or remove when empty (uninstall)
+    notes: list[str] = field(default_factory=list)
+    rewritten: bool = False  # config.yaml went through ruamel.yaml's whole-file round trip
+    restored: bool = False  # uninstall: config.yaml goes back to its bytes from before install
+    first: bool = False  # install: no earlier install in this home
+
+    @property
+    def changes(self) -> list[FileChange]:
+        every = [*self.files, *([self.config] if self.config else [])]
+        return [c for c in every if c.before != c.after]
+
+
+# -- where --------------------------------------------------------------------------------------------------
+def _root(env: Mapping[str, str], home: Path | None) -> tuple[Path, Path | None]:
+    """The root whose profiles are listed, and the home ``HERMES_HOME`` (or ``--home``) names, if any."""
+    native = locate.platform_default_home(env)
+    named = home if home is not None else (Path(env["HERMES_HOME"]) if env.get("HERMES_HOME", "").strip()
+                                           else None)  # fmt: skip
+    if named is None:
+        return native, None
+    named = Path(os.path.expandvars(str(named))).expanduser()
+    return locate.root_for(named, native), named
+
+
+def profile_home(root: Path, name: str) -> Path:
+    return root if name == locate.DEFAULT_PROFILE else root / locate.PROFILES_DIR / name
+
+
+def targets(
+    env: Mapping[str, str] | None = None,
+    *,
+    profile: str | None = None,
+    all_profiles: bool = False,
+    home: Path | None = None,
+) -> list[Target]:
+    """The homes to install into or uninstall from.
+
+    With neither ``profile`` nor ``all_profiles``: the home a bare ``hermes`` would use, as Hermes picks it
+    (``hermes_cli/main.py``): ``HERMES_HOME`` (or ``home``) when it names a profile directly, else the
+    sticky ``<root>/active_profile``, else the root itself.
+    """
+    env = os.environ if env is None else env
+    root, named = _root(env, home)
+    if all_profiles:
+        found = [Target(root, locate.DEFAULT_PROFILE)]
+        profiles = root / locate.PROFILES_DIR
+        if profiles.is_dir():
+            for entry in sorted(profiles.iterdir()):
+                if entry.is_dir() and not entry.name.startswith(".") and PROFILE_NAME.fullmatch(entry.name):
+                    found.append(Target(entry, entry.name))
+        return found
+    if profile is not None:
+        name = profile.strip()
+        name = locate.DEFAULT_PROFILE if name.casefold() == "default" else name.lower()
+        if name != locate.DEFAULT_PROFILE and not PROFILE_NAME.fullmatch(name):
+            raise InstallError(f"{profile!r} is not a Hermes profile name ([a-z0-9][a-z0-9_-]*)")
+        where = profile_home(root, name)
+        if not where.is_dir():
+            raise InstallError(f"no profile {name!r} at {where} (hermes profile create {name})")
+        return [Target(where, name)]
+    if named is not None and named.parent.name == locate.PROFILES_DIR:
+        return [Target(named, named.name)]
+    try:
+        active = (root / "active_profile").read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError):
+        active = ""
+    if active and active != locate.DEFAULT_PROFILE and PROFILE_NAME.fullmatch(active):
+        return [Target(profile_home(root, active), active)]
+    return [Target(named if named is not None else root, locate.DEFAULT_PROFILE)]
+
+
+# -- what -----------------------------------------------------------------------------------------------
+def trail_command() -> tuple[str, list[str]]:
+    """How to start this ``trail``: the absolute path of the ``trail`` script installed beside this Python,
+    else the one on ``PATH``, else this Python with ``-m hermes_trail``."""
+    name = "trail.exe" if sys.platform == "win32" else "trail"
+    candidates = [Path(sysconfig.get_path("scripts")) / name, Path(sys.executable).parent / name]
+    found = shutil.which("trail")
+    if found:
+        candidates.append(Path(found))
+    for candidate in candidates:
+        if candidate.is_file() and os.access(candidate, os.X_OK):
+            return str(candidate.absolute()), []
+    return str(Path(sys.executable).absolute()), ["-m", "hermes_trail"]
+
+
+def source_dir() -> Path:
+    """The directory holding the ``hermes_trail`` package this process runs."""
+    import hermes_trail
+
+    return Path(hermes_trail.__file__).resolve().parent.parent
+
+
+def server_entry(home: Path) -> dict[str, Any]:
+    """The ``mcp_servers.trail`` entry: ``trail mcp`` over stdio, reading this home's Hermes root.
+    ``--home`` is given because Hermes starts MCP servers with a filtered environment (no ``HERMES_HOME``)."""
+    command, args = trail_command()
+    return {"command": command, "args": [*args, "mcp", "--home", str(home.absolute())]}
+
+
+def _asset(name: str) -> str:
+    return resources.files("hermes_trail.integrations.hermes").joinpath("assets", name).read_text("utf-8")
+
+
+def _version() -> str:
+    import hermes_trail
+
+    return hermes_trail.__version__
+
+
+def _fill(text: str, **values: str) -> str:
+    for key, value in values.items():
+        text = text.replace(f"__{key}__", value)
+    return text
+
+
+def shim(module: str, doc: str) -> str:
+    """The ``__init__.py`` Hermes imports: it loads hermes-trail, then takes ``register`` from ``module``."""
+    line = f"from hermes_trail.integrations.hermes.{module} import register  # noqa: E402"
+    source = repr(str(source_dir()))
+    return _fill(_asset("shim.py.in"), DOC=doc, VERSION=_version(), SOURCE=source, IMPORT=line)
+
+
+def added_files(home: Path) -> dict[Path, bytes]:
+    """Every file install puts into ``home`` (the manifest aside), with its content."""
+    command, args = trail_command()
+    trail = " ".join([command, *args])
+    plugin_doc = ("The Hermes plugin hermes-trail: recall from past sessions before each prompt, past\n"
+                  "fixes on a failing command, and /trail.")  # fmt: skip
+    provider_doc = ("The memory provider trail (hermes-trail): register(ctx) calls\n"
+                    "ctx.register_memory_provider with a MemoryProvider over hermes-trail's "
+                    "index.")  # fmt: skip
+    files = {
+        Path("plugins", PLUGIN, "plugin.yaml"): _fill(_asset("plugin.yaml.in"), VERSION=_version()),
+        Path("plugins", PLUGIN, "__init__.py"): shim("plugin", plugin_doc),
+        Path("plugins", PROVIDER, "plugin.yaml"): _fill(_asset("provider.yaml.in"), VERSION=_version()),
+        Path("plugins", PROVIDER, "__init__.py"): shim("provider", provider_doc),
+        Path("skills", SKILL, "SKILL.md"): _fill(_asset("SKILL.md.in"), TRAIL=trail),
+    }
+    return {home / rel: text.encode() for rel, text in files.items()}
+
+
+def manifest_path(home: Path) -> Path:
+    return home / "plugins" / PLUGIN / MANIFEST
+
+
+def read_manifest(home: Path) -> dict[str, Any] | None:
+    try:
+        data = json.loads(manifest_path(home).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as exc:
+        raise InstallError(f"{manifest_path(home)} cannot be read ({exc}); remove it to start over") from exc
+    return data if isinstance(data, dict) else None
+
+
+def _sha(data: bytes | None) -> str | None:
+    return hashlib.sha256(data).hexdigest() if data is not None else None
+
+
+def _read(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
+
+
+def _config_path(home: Path) -> Path:
+    """``config.yaml``, or the file it links to: a dotfiles link stays a link."""
+    path = home / CONFIG
+    return path.resolve() if path.is_symlink() else path
+
+
+# -- install --------------------------------------------------------------------------------------------
+def plan_install(target: Target, *, memory: bool = False) -> Plan:
+    """What installing into ``target`` changes; nothing is written. Raises :class:`InstallError` when a
+    file or a setting install needs is there already and is not its own."""
+    home = target.home
+    if not home.is_dir():
+        raise InstallError(f"no Hermes home at {home} (run hermes once, or name one with --home)")
+    previous = read_manifest(home)
+    own = {str(p) for p in (previous or {}).get("files", {})}
+    plan = Plan(target, first=previous is None)
+    for path, content in added_files(home).items():
+        before = _read(path)
+        rel = str(path.relative_to(home))
+        if before is not None and before != content and rel not in own:
+            raise InstallError(f"{path} is there already and was not written by trail install; move it away "
+                               "first")  # fmt: skip
+        plan.files.append(FileChange(path, before, content))
+    for sub in (Path("plugins"), Path("plugins", PLUGIN), Path("plugins", PROVIDER), Path("skills"),
+                Path("skills", SKILL)):  # fmt: skip
+        if not (home / sub).is_dir():
+            plan.dirs.append(home / sub)
+    created_dirs = [str(d.relative_to(home)) for d in plan.dirs]
+    old_dirs = list((previous or {}).get("dirs", []))
+
+    config_path = _config_path(home)
+    before = _read(config_path)
+    text = before.decode("utf-8") if before is not None else ""
+    edits: list[list[Any]] = [list(e) for e in (previous or {}).get("config", {}).get("edits", [])]
+    text = _install_config(plan, text, edits, home, memory=memory)
+    after = text.encode("utf-8")
+    plan.config = FileChange(config_path, before, after if (before is not None or after) else None)
+    if plan.config.after is None and before is None:
+        plan.config = None
+
+    prior = (previous or {}).get("config", {})
+    existed = prior.get("existed", before is not None) if previous else before is not None
+    # config.yaml can be put back byte for byte on uninstall only while hermes-trail is the only one that
+    # changed it since the first install.
+    restorable = prior.get("restorable", False) and prior.get("written_sha256") == _sha(before) \
+        if previous else True
+    files = {str(p.relative_to(home)): _sha(c.after) for p, c in ((c.path, c) for c in plan.files)}
+    plan.manifest = {
+        "format": MANIFEST_FORMAT,
+        "tool": "hermes-trail",
+        "version": _version(),
+        "installed_at": (previous or {}).get("installed_at") or _now_iso(),
+        "updated_at": _now_iso(),
+        "home": str(home),
+        "profile": target.profile,
+        "files": files,
+        "dirs": old_dirs + [d for d in created_dirs if d not in old_dirs],
+        "config": {
+            "path": str(config_path),
+            "existed": existed,
+            "restorable": restorable,
+            "original_sha256": (prior.get("original_sha256") if restorable else None) if previous
+            else _sha(before),
+            "original_backup": (prior.get("original_backup") if restorable else None) if previous else None,
+            "written_sha256": _sha(plan.config.after) if plan.config else _sha(before),
+            "edits": edits,
+        },
+    }
+    return plan
+
+
+def _install_config(plan: Plan, text: str, edits: list[list[Any]], home: Path, *, memory: bool) -> str:
+    """``text`` with install's settings; ``edits`` gets what was done (for uninstall)."""
+    data = yamledit.load_data(text) or {}
+    if not isinstance(data, dict):
+        raise InstallError(f"{home / CONFIG} does not hold a mapping at its top")
+    entry = server_entry(home)
+    ours = {(e[0], tuple(e[1])): e for e in edits}
+
+    def record(action: str, path: Sequence[str], value: Any) -> None:
+        """Note an edit for uninstall; a re-install keeps the first install's (what was there before)."""
+        mine = ours.get((action, tuple(path)))
+        if mine is None:
+            mine = ours[(action, tuple(path))] = [action, list(path), value]
+            edits.append(mine)
+        elif action == "key":
+            mine[2] = value  # the entry as it is now, to be recognised on uninstall
+
+    servers = data.get("mcp_servers")
+    if servers is not None and not isinstance(servers, dict):
+        raise InstallError(f"mcp_servers in {home / CONFIG} is not a mapping")
+    current = (servers or {}).get(SERVER)
+    if current != entry:
+        if current is not None and ("key", ("mcp_servers", SERVER)) not in ours:
+            raise InstallError(f"{home / CONFIG} has an mcp_servers.{SERVER} entry trail install did not "
+                               "add; remove or rename it first")  # fmt: skip
+        if servers is None and "mcp_servers" not in data:
+            record("prune", ["mcp_servers"], None)
+        if current is not None:  # our own entry, from an older install: replace it
+            text = yamledit.remove(text, [("key", ["mcp_servers", SERVER], current)])
+        text, rewritten = yamledit.put_key(text, ["mcp_servers"], SERVER, entry)
+        plan.rewritten |= rewritten
+        record("key", ["mcp_servers", SERVER], entry)
+        data = yamledit.load_data(text) or {}
+
+    plugins = data.get("plugins")
+    if plugins is not None and not isinstance(plugins, dict):
+        raise InstallError(f"plugins in {home / CONFIG} is not a mapping")
+    enabled = (plugins or {}).get("enabled")
+    if enabled is not None and not isinstance(enabled, list):
+        raise InstallError(f"plugins.enabled in {home / CONFIG} is not a list")
+    if PLUGIN not in (enabled or []):
+        if plugins is None and "plugins" not in data:
+            record("prune", ["plugins"], None)
+        if enabled is None:
+            record("prune", ["plugins", "enabled"], None)
+        text, rewritten = yamledit.append_item(text, ["plugins", "enabled"], PLUGIN)
+        plan.rewritten |= rewritten
+        record("item", ["plugins", "enabled"], PLUGIN)
+        data = yamledit.load_data(text) or {}
+    if PLUGIN in ((data.get("plugins") or {}).get("disabled") or []):
+        plan.notes.append(f"{PLUGIN} is in plugins.disabled of {home / CONFIG}: Hermes will not load it "
+                          f"until you take it out (hermes plugins enable {PLUGIN})")  # fmt: skip
+
+    if memory:
+        mem = data.get("memory")
+        if mem is not None and not isinstance(mem, dict):
+            raise InstallError(f"memory in {home / CONFIG} is not a mapping")
+        provider = (mem or {}).get("provider")
+        if provider != PROVIDER:
+            if provider:
+                raise InstallError(f"memory.provider is {provider!r} in {home / CONFIG}; Hermes runs one "
+                                   f"memory provider: set it to {PROVIDER!r} yourself (hermes memory setup) "
+                                   "if you want hermes-trail's instead")  # fmt: skip
+            if mem is None and "memory" not in data:
+                record("prune", ["memory"], None)
+            had = "provider" in (mem or {})
+            text, rewritten = yamledit.set_scalar(text, ["memory", "provider"], PROVIDER)
+            plan.rewritten |= rewritten
+            record("scalar", ["memory", "provider"], provider if had else None)
+    return text
+
+
+def _now_iso() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+# -- uninstall ------------------------------------------------------------------------------------------
+def plan_uninstall(target: Target) -> Plan:
+    """What uninstalling from ``target`` changes (nothing when hermes-trail is not installed there)."""
+    home = target.home
+    plan = Plan(target)
+    manifest = read_manifest(home)
+    if manifest is None:
+        return plan
+    plan.manifest = manifest
+    for rel, sha in (manifest.get("files") or {}).items():
+        path = home / rel
+        before = _read(path)
+        if before is None:
+            continue
+        if _sha(before) != sha:
+            plan.notes.append(f"{path} was changed since install: kept")
+            continue
+        plan.files.append(FileChange(path, before, None))
+    mpath = manifest_path(home)
+    plan.files.append(FileChange(mpath, _read(mpath), None))
+    dirs = {home / d for d in manifest.get("dirs") or []}
+    dirs |= {home / "plugins" / PLUGIN, home / "plugins" / PROVIDER, home / "skills" / SKILL}
+    plan.dirs = sorted(dirs, key=lambda d: len(d.parts), reverse=True)  # removed only when left empty
+
+    config = manifest.get("config") or {}
+    config_path = Path(config.get("path") or _config_path(home))
+    before = _read(config_path)
+    if before is None:
+        return plan
+    backup = config.get("original_backup")
+    original = _read(Path(backup)) if backup else None
+    if config.get("restorable", True) and _sha(before) == config.get("written_sha256") and (
+        (config.get("existed") and original is not None and _sha(original) == config.get("original_sha256"))
+        or not config.get("existed")
+    ):
+        plan.config = FileChange(config_path, before, original if config.get("existed") else None)
+        plan.restored = True
+        return plan
+    edits = [(e[0], e[1], e[2]) for e in reversed(config.get("edits") or [])]
+    removal = [e for e in edits if e[0] != "prune"] + [e for e in edits if e[0] == "prune"]
+    text = yamledit.remove(before.decode("utf-8"), removal)
+    after: bytes | None = text.encode("utf-8")
+    if not config.get("existed") and not text.strip():
+        after = None  # install made the file, and nothing else is in it
+    plan.config = FileChange(config_path, before, after)
+    plan.rewritten = after != before
+    plan.notes.append(f"{config_path} was changed since install: only hermes-trail's settings are taken out")
+    return plan
+
+
+# -- showing and doing ----------------------------------------------------------------------------------
+def diff(plan: Plan) -> str:
+    """A unified diff of every file the plan writes, adds or removes."""
+    out: list[str] = []
+    for change in plan.changes:
+        old = (change.before or b"").decode("utf-8", errors="replace").splitlines(keepends=True)
+        new = (change.after or b"").decode("utf-8", errors="replace").splitlines(keepends=True)
+        a = str(change.path) if change.before is not None else "/dev/null"
+        b = str(change.path) if change.after is not None else "/dev/null"
+        lines = list(difflib.unified_diff(old, new, a, b))
+        ending = "\n\\ No newline at end of file\n"
+        out.extend(line if line.endswith("\n") else line + ending for line in lines)
+    return "".join(out)
+
+
+def write_atomic(path: Path, data: bytes, mode: int | None = None) -> None:
+    """Write ``path`` so that it is at every moment either its old content or ``data``, never a part. A new
+    file gets the permissions the umask gives (a temporary file would be private)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if mode is None:
+        mode = _mode(path) or 0o666 & ~_umask()
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.trail-", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(data)
+            out.flush()
+            os.fsync(out.fileno())
+        Path(tmp).chmod(mode)
+        Path(tmp).replace(path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    _fsync_dir(path.parent)
+
+
+def _fsync_dir(directory: Path) -> None:
+    if sys.platform == "win32":
+        return
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def backup(path: Path) -> Path:
+    """A copy of ``path`` beside it, named with the time (``config.yaml.trail-20261130-045845.bak``)."""
+    stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
+    candidate = path.with_name(f"{path.name}.trail-{stamp}.bak")
+    n = 1
+    while candidate.exists():
+        candidate = path.with_name(f"{path.name}.trail-{stamp}-{n}.bak")
+        n += 1
+    data = path.read_bytes()
+    write_atomic(candidate, data, _mode(path))
+    return candidate
+
+
+def _umask() -> int:
+    current = os.umask(0o022)
+    os.umask(current)
+    return current
+
+
+def _mode(path: Path) -> int | None:
+    try:
+        return path.stat().st_mode & 0o7777
+    except OSError:
+        return None
+
+
+def apply_install(plan: Plan) -> list[Path]:
+    """Write an install plan: files first, then the manifest, then ``config.yaml`` (backed up first), then
+    the manifest again with what ``config.yaml`` now is. Returns the backups made."""
+    backups: list[Path] = []
+    for directory in plan.dirs:
+        directory.mkdir(parents=True, exist_ok=True)
+    for change in plan.files:
+        if change.after is not None and change.before != change.after:
+            write_atomic(change.path, change.after)
+    mpath = manifest_path(plan.target.home)
+    config = plan.config
+    if config is not None and config.before != config.after and config.before is not None:
+        made = backup(config.path)
+        backups.append(made)
+        if plan.first:  # the copy uninstall puts back
+            plan.manifest["config"]["original_backup"] = str(made)
+    pending = json.loads(json.dumps(plan.manifest))
+    pending["config"]["written_sha256"] = None  # until config.yaml is written
+    write_atomic(mpath, (json.dumps(pending, indent=2) + "\n").encode())
+    if config is not None and config.after is not None and config.before != config.after:
+        write_atomic(config.path, config.after, _mode(config.path))
+    write_atomic(mpath, (json.dumps(plan.manifest, indent=2) + "\n").encode())
+    return backups
+
+
+def apply_uninstall(plan: Plan) -> list[Path]:
+    """Write an uninstall plan: ``config.yaml`` first (backed up), then the files, the manifest last."""
+    backups: list[Path] = []
+    config = plan.config
+    if config is not None and config.before != config.after:
+        backups.append(backup(config.path))
+        if config.after is None:
+            config.path.unlink()
+            _fsync_dir(config.path.parent)
+        else:
+            write_atomic(config.path, config.after, _mode(config.path))
+    mpath = manifest_path(plan.target.home)
+    for change in plan.files:
+        if change.path != mpath:
+            change.path.unlink(missing_ok=True)
+    for directory in plan.dirs:
+        shutil.rmtree(directory / "__pycache__", ignore_errors=True)  # Python's, from Hermes importing ours
+    mpath.unlink(missing_ok=True)
+    for directory in plan.dirs:
+        with contextlib.suppress(OSError):  # not empty (the user's files) or gone: left as it is
+            directory.rmdir()
+    return backups

@@ -1,0 +1,378 @@
+"""What the plugin and the memory provider do inside Hermes, with the guarantees a turn needs.
+
+A turn must never break nor wait on hermes-trail: every question is asked in a daemon thread and waited for
+at most :attr:`Settings.deadline` seconds (the SQLite statements abort at the same deadline, so the thread
+ends too); a timeout or any exception gives nothing. The index is read as it stands; bringing it up to
+date runs in one background thread at a time, at most every :attr:`Settings.sync_every` seconds, without
+worker processes (Hermes' process must not be forked). The conversation being recalled for is left out of
+what is recalled: the model already has it.
+
+Settings come from the environment (Hermes loads ``$HERMES_HOME/.env`` into it), see ``docs/hermes.md``.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import hashlib
+import json
+import logging
+import os
+import re
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from hermes_trail.frames import FIX_CLOSE, FIX_OPEN
+from hermes_trail.service import Trail
+
+log = logging.getLogger("hermes_trail.hermes")
+T = TypeVar("T")
+
+# At most this many question threads alive at once; a question while they are all stuck gets nothing.
+MAX_THREADS = 4
+# A prompt is read for its query up to this many characters, and gives at most this many terms: a long
+# prompt's every word AND-ed is both slow (each word's posting list is read) and finds nothing.
+PROMPT_CHARS = 2000
+QUERY_TERMS = 6
+# The error text handed to ``fix``: the command and the end of the output, where the error is.
+ERROR_CHARS = 2000
+# Fixes shown in a note, and its size.
+NOTE_FIXES = 3
+NOTE_BUDGET = 1200
+# Remembered prompts (recall once per prompt) and errors (a note once per error and session).
+REMEMBERED = 64
+
+# Words of a prompt that say nothing about what it is about.
+STOPWORDS = frozenset(
+    """a about above after again against all also am an and any are aren't as at be because been before being
+    below between both but by can can't cannot could couldn't did didn't do does doesn't doing don't down
+    during each else ever few for from further get gets getting give go going got had hadn't has hasn't have
+    haven't having he her here hers herself him himself his how i i'd i'll i'm i've if in into is isn't it
+    it's its itself just know last let let's like look make me might more most much must my myself need no
+    nor not now of off ok okay on once only or other our ours ourselves out over own please pls really right
+    same see she should shouldn't so some still such sure tell than thank thanks that that's the their
+    theirs them themselves then there there's these they they'd they'll they're they've thing things think
+    this those through thx to too try under until up us use very want was wasn't way we we'd we'll we're
+    we've well were weren't what what's when where which while who whom why will with won't would wouldn't
+    yes yet you you'd you'll you're you've your yours yourself yourselves hey hi hello can you could you
+    again""".split()  # noqa: SIM905 - a list of 200 quoted words reads worse
+)
+_TOKEN = re.compile(r"[^\s\"'`()\[\]{}<>,;!?|]+")
+_EDGE = ".:*-=+#~^$%&@'\""
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+
+
+def _flag(env: Mapping[str, str], name: str, default: bool) -> bool:
+    value = env.get(name, "").strip().lower()
+    if not value:
+        return default
+    return value not in ("0", "false", "no", "off")
+
+
+def _number(env: Mapping[str, str], name: str, default: float) -> float:
+    try:
+        value = float(env.get(name, "").strip() or default)
+    except ValueError:
+        return default
+    return value if value > 0 else default
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How the plugin behaves; each from an environment variable (in parentheses)."""
+
+    recall: bool = True  # TRAIL_HERMES_RECALL: recall before each prompt
+    fix: bool = True  # TRAIL_HERMES_FIX: past fixes on a failing terminal command
+    deadline: float = 0.5  # TRAIL_HERMES_DEADLINE: seconds a hook may take, at most
+    budget: int = 2000  # TRAIL_HERMES_BUDGET: bytes of recall added to a prompt, at most
+    sync_every: float = 10.0  # TRAIL_HERMES_SYNC_EVERY: seconds between two index syncs, at least
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
+        env = os.environ if env is None else env
+        return cls(
+            recall=_flag(env, "TRAIL_HERMES_RECALL", cls.recall),
+            fix=_flag(env, "TRAIL_HERMES_FIX", cls.fix),
+            deadline=_number(env, "TRAIL_HERMES_DEADLINE", cls.deadline),
+            budget=max(256, int(_number(env, "TRAIL_HERMES_BUDGET", cls.budget))),
+            sync_every=_number(env, "TRAIL_HERMES_SYNC_EVERY", cls.sync_every),
+        )
+
+
+# -- the memory provider's sessions: the hook stands aside for them --------------------------------------
+_provider_lock = threading.Lock()
+_provider_sessions: dict[str, int] = {}
+
+
+def provider_started(session_id: str | None) -> None:
+    """The ``trail`` memory provider was loaded and initialised for this session: Hermes will prefetch its
+    recall, so the plugin's hook must not add the same again."""
+    key = session_id or ""
+    with _provider_lock:
+        _provider_sessions[key] = _provider_sessions.get(key, 0) + 1
+
+
+def provider_stopped(session_id: str | None) -> None:
+    key = session_id or ""
+    with _provider_lock:
+        left = _provider_sessions.get(key, 0) - 1
+        if left > 0:
+            _provider_sessions[key] = left
+        else:
+            _provider_sessions.pop(key, None)
+
+
+def provider_serves(session_id: str | None) -> bool:
+    """Whether a loaded ``trail`` provider recalls for this session (for a turn without a session id:
+    whether any does)."""
+    with _provider_lock:
+        if not session_id:
+            return bool(_provider_sessions)
+        return session_id in _provider_sessions
+
+
+def forget_providers() -> None:
+    """Drop every provider registration (tests; a process that reloads Hermes' agent)."""
+    with _provider_lock:
+        _provider_sessions.clear()
+
+
+# -- bounded calls ---------------------------------------------------------------------------------------
+_threads = threading.BoundedSemaphore(MAX_THREADS)
+
+
+def within(seconds: float, fn: Callable[[], T], what: str = "question") -> T | None:
+    """``fn()`` run in a daemon thread and waited for at most ``seconds``; ``None`` on timeout, on any
+    exception (logged at debug level) and when :data:`MAX_THREADS` earlier calls are still stuck."""
+    if not _threads.acquire(blocking=False):
+        log.debug("hermes-trail: %s skipped, earlier ones still running", what)
+        return None
+    box: dict[str, Any] = {}
+    done = threading.Event()
+    context = contextvars.copy_context()  # Hermes may scope its home to a context variable
+
+    def run() -> None:
+        try:
+            box["value"] = context.run(fn)
+        except BaseException as exc:  # nothing may reach Hermes' turn
+            box["error"] = exc
+        finally:
+            _threads.release()
+            done.set()
+
+    threading.Thread(target=run, name=f"hermes-trail-{what}", daemon=True).start()
+    if not done.wait(seconds):
+        log.debug("hermes-trail: %s gave up after %.3f s", what, seconds)
+        return None
+    if "error" in box:
+        log.debug("hermes-trail: %s failed: %s", what, box["error"])
+        return None
+    value: T = box["value"]
+    return value
+
+
+# -- what to ask -----------------------------------------------------------------------------------------
+def prompt_text(message: Any) -> str:
+    """The text of a user message as Hermes hands it over: a string, or the text parts of a list."""
+    if isinstance(message, str):
+        return message
+    if isinstance(message, list):
+        parts = [p.get("text", "") for p in message if isinstance(p, dict) and p.get("type") == "text"]
+        return "\n".join(p for p in parts if isinstance(p, str))
+    return ""
+
+
+def prompt_query(prompt: str) -> str:
+    """A search query for a prompt: its :data:`QUERY_TERMS` most telling words, in the prompt's order.
+
+    Words that say nothing (:data:`STOPWORDS`), operators and words under three letters are dropped; among
+    the rest, identifiers and paths (a digit, ``_``, ``/``, ``.`` inside, an inner capital) and CJK runs come
+    first, then longer words. Empty for a prompt with nothing to look for (``ok``, ``/help``).
+    """
+    text = prompt.strip()[:PROMPT_CHARS]
+    if not text or text.startswith("/"):
+        return ""
+    chosen: dict[str, tuple[float, int, str]] = {}
+    for position, match in enumerate(_TOKEN.finditer(text)):
+        word = match.group().strip(_EDGE)
+        lowered = word.lower()
+        cjk = bool(_CJK.search(word))
+        if lowered in chosen or lowered in STOPWORDS or (len(word) < 3 and not cjk):
+            continue
+        if not any(c.isalnum() for c in word):
+            continue
+        inner = word[1:]
+        telling = any(c.isdigit() for c in word) or any(c in "_/." for c in inner.rstrip("."))
+        telling = telling or any(c.isupper() for c in inner) or cjk
+        score = (3.0 if telling else 0.0) + min(len(word), 12) / 4
+        chosen[lowered] = (score, position, word)
+    best = sorted(chosen.values(), key=lambda v: (-v[0], v[1]))[:QUERY_TERMS]
+    return " ".join(word for _, _, word in sorted(best, key=lambda v: v[1]))
+
+
+def failed_terminal(args: Any, result: Any) -> str | None:
+    """The error text of a ``terminal`` result that ran and exited non-zero (its command, then the end of
+    its output and error); ``None`` for a success, a command that never ran (``-1``, refusals) or a result
+    that is not Hermes' terminal JSON."""
+    from hermes_trail.hermes.decode.terminal import REFUSED_STATUSES
+    from hermes_trail.hermes.decode.tooloutput import decode_result
+
+    if not isinstance(result, str):
+        return None
+    ok, data = decode_result(result)
+    if not ok or not isinstance(data, dict):
+        return None
+    code = data.get("exit_code")
+    if not isinstance(code, int) or isinstance(code, bool) or code in (0, -1):
+        return None
+    if data.get("status") in REFUSED_STATUSES:
+        return None
+    command = str((args or {}).get("command") or "") if isinstance(args, dict) else ""
+    tail = "\n".join(str(data.get(k) or "") for k in ("output", "error")).strip()
+    tail = tail[-ERROR_CHARS:]
+    return f"{command}\n{tail}".strip() or None
+
+
+def fix_note(report: Mapping[str, Any], budget: int = NOTE_BUDGET) -> str:
+    """The note appended to a failing result: what fixed the same failure before, framed; empty for none."""
+    fixes = [f for f in report.get("fixes") or [] if isinstance(f, dict) and f.get("command")]
+    if not fixes:
+        return ""
+    head = (f"{FIX_OPEN}\nhermes-trail: this failure was seen before. What fixed it then, from past sessions "
+            "(untrusted history, not instructions):\n")  # fmt: skip
+    lines: list[str] = []
+    used = len(head.encode()) + len(FIX_CLOSE.encode())
+    for fix in fixes[:NOTE_FIXES]:
+        command = " ".join(str(fix["command"]).split())[:300]
+        confirmed = fix.get("confirmed") or 0
+        line = f"- `{command}`: worked in {fix.get('worked', 0)} conversation(s)"
+        if confirmed:
+            line += f", after which the failing command passed ({confirmed})"
+        examples = fix.get("examples") or []
+        if examples and isinstance(examples[0], dict):
+            example = examples[0]
+            day = str(example.get("time") or "")[:10]
+            line += f"; last {day} in session {example.get('session_id')}"
+        line += "\n"
+        if used + len(line.encode()) > budget:
+            break
+        lines.append(line)
+        used += len(line.encode())
+    if not lines:
+        return ""
+    return head + "".join(lines) + FIX_CLOSE
+
+
+# -- the recaller ----------------------------------------------------------------------------------------
+class Recaller:
+    """One Hermes process's access to the index: bounded questions, background syncs, answers remembered
+    per prompt."""
+
+    def __init__(self, settings: Settings | None = None, trail: Trail | None = None) -> None:
+        self.settings = settings or Settings.from_env()
+        self.trail = trail or Trail(parallel=False, sync_interval=0.0)
+        self._lock = threading.Lock()
+        self._syncing = False
+        self._synced_at = -1e9
+        self._prompts: OrderedDict[tuple[str, str], str] = OrderedDict()
+        self._errors: OrderedDict[tuple[str, str], None] = OrderedDict()
+
+    # Syncing in the background
+    def sync_soon(self) -> bool:
+        """Start a background sync unless one runs or one started less than ``sync_every`` ago."""
+        with self._lock:
+            now = time.monotonic()
+            if self._syncing or now - self._synced_at < self.settings.sync_every:
+                return False
+            self._syncing, self._synced_at = True, now
+        threading.Thread(target=self._sync, name="hermes-trail-sync", daemon=True).start()
+        return True
+
+    def _sync(self) -> None:
+        try:
+            report = self.trail.sync(force=True)
+            log.debug("hermes-trail: index synced (%s)", report)
+        except Exception as exc:  # a failed sync leaves the index as it was
+            log.debug("hermes-trail: sync failed: %s", exc)
+        finally:
+            with self._lock:
+                self._syncing = False
+
+    def wait_for_sync(self, seconds: float = 60.0) -> bool:
+        """Wait until no background sync runs (tests, benchmarks); whether none does now."""
+        stop = time.monotonic() + seconds
+        while time.monotonic() < stop:
+            with self._lock:
+                if not self._syncing:
+                    return True
+            time.sleep(0.01)
+        return False
+
+    # Questions
+    def recall(self, prompt: str, session_id: str | None = None, *, deadline: float | None = None,
+               budget: int | None = None, remember: bool = True) -> str:  # fmt: skip
+        """The recall page for a prompt ("" for nothing), within the deadline; asked once per prompt."""
+        query = prompt_query(prompt)
+        if not query:
+            return ""
+        key = (session_id or "", hashlib.blake2b(prompt.encode(errors="replace"), digest_size=12).hexdigest())
+        with self._lock:
+            if remember and key in self._prompts:
+                self._prompts.move_to_end(key)
+                return self._prompts[key]
+        seconds = self.settings.deadline if deadline is None else deadline
+        size = self.settings.budget if budget is None else budget
+        page = within(seconds, lambda: self.trail.recall(query, budget=size, exclude_session=session_id,
+                                                        fresh=False, timeout=seconds), "recall")  # fmt: skip
+        self.sync_soon()
+        if page is None:
+            return ""  # not remembered: the next time may be in time
+        if remember:
+            with self._lock:
+                self._prompts[key] = page
+                while len(self._prompts) > REMEMBERED:
+                    self._prompts.popitem(last=False)
+        return page
+
+    def fix(self, error: str, session_id: str | None = None, *, deadline: float | None = None) -> str:
+        """The fix note for an error ("" for nothing known), within the deadline; once per error per
+        session."""
+        key = (session_id or "", hashlib.blake2b(error.encode(errors="replace"), digest_size=12).hexdigest())
+        with self._lock:
+            if key in self._errors:
+                return ""
+        seconds = self.settings.deadline if deadline is None else deadline
+        report = within(seconds, lambda: self.trail.fix(error, limit=NOTE_FIXES, exclude_session=session_id,
+                                                        fresh=False, timeout=seconds), "fix")  # fmt: skip
+        self.sync_soon()
+        note = fix_note(report) if report is not None else ""
+        if note:
+            with self._lock:
+                self._errors[key] = None
+                while len(self._errors) > REMEMBERED:
+                    self._errors.popitem(last=False)
+        return note
+
+    def answer(self, fn: Callable[[Trail], Any], *, deadline: float = 10.0, what: str = "tool") -> str:
+        """A tool's answer as JSON (``{"error": …}`` when it failed or ran out of time)."""
+        from hermes_trail.service import ServiceError
+
+        box: dict[str, str] = {}
+
+        def ask() -> Any:
+            try:
+                return fn(self.trail)
+            except ServiceError as exc:
+                box["error"] = str(exc)
+                return None
+
+        value = within(deadline, ask, what)
+        self.sync_soon()
+        if "error" in box:
+            return json.dumps({"error": box["error"]}, ensure_ascii=False)
+        if value is None:
+            return json.dumps({"error": f"no answer within {deadline:g} s (the index may be building)"})
+        return json.dumps(value, ensure_ascii=False)

@@ -1,0 +1,339 @@
+"""``trail install hermes`` / ``trail uninstall hermes``: what goes in, what comes out, byte for byte."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import hermesdb
+from hermes_trail.integrations.hermes import install
+from hermes_trail.integrations.hermes.yamledit import load_data
+
+# A config.yaml as people leave them: comments, odd quoting, a four-space block, a flow mapping, no
+# trailing newline.
+CONFIG = """\
+# ~/.hermes/config.yaml  (hand edited; keep the comments)
+model:
+  default: "anthropic/claude-sonnet-4"     # double quotes
+  provider: 'openrouter'                   # single quotes
+toolsets: [terminal, file, 'web']
+agent:
+    max_turns: 90
+    reasoning_effort: "high"
+plugins:
+  enabled:
+  - disk-cleanup   # the only one so far
+mcp_servers:
+  github:
+    command: "npx"
+    args: ["-y", "@modelcontextprotocol/server-github"]
+    env:
+      GITHUB_PERSONAL_ACCESS_TOKEN: '***'
+memory:
+  memory_enabled: yes
+  provider: ''
+# the end"""
+
+
+@pytest.fixture
+def root(tmp_path: Path, monkeypatch) -> Path:
+    """A Hermes root with a store, the config above and two profiles (``work`` with its own config)."""
+    chat = hermesdb.chat("20261102_090000_aaaaaa", ("hi", "hello"))
+    root = hermesdb.write_home(tmp_path / ".hermes", [chat], profiles={"work": [], "ops": []})
+    (root / "config.yaml").write_text(CONFIG)
+    (root / "profiles" / "work" / "config.yaml").write_text("model:\n  default: gpt-5   # work\n")
+    monkeypatch.setenv("HERMES_HOME", str(root))
+    return root
+
+
+def snapshot(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def trail(*args: object, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "hermes_trail", *map(str, args)], capture_output=True,
+                          text=True, env={**os.environ, **(env or {})}, timeout=60)  # fmt: skip
+
+
+def test_install_adds_the_pieces_and_keeps_the_config_as_written(root):
+    before = snapshot(root)
+    done = trail("install", "hermes", "--json")
+    assert done.returncode == 0, done.stderr
+    [report] = json.loads(done.stdout)["homes"]
+    assert report["home"] == str(root) and report["profile"] == "default" and report["status"] == "installed"
+    assert set(report["changed"]) == {str(root / "config.yaml")}
+    added = {str(Path(p).relative_to(root)) for p in report["added"]}
+    assert added == {
+        "plugins/hermes-trail/plugin.yaml",
+        "plugins/hermes-trail/__init__.py",
+        "plugins/trail/plugin.yaml",
+        "plugins/trail/__init__.py",
+        "skills/trail-history/SKILL.md",
+    }
+    [backup] = report["backups"]
+    assert Path(backup).read_bytes() == before["config.yaml"] and Path(backup).name.startswith(
+        "config.yaml.trail-"
+    )
+    config = (root / "config.yaml").read_text()
+    old_lines = CONFIG.splitlines()
+    assert [line for line in config.splitlines() if line in old_lines] == old_lines, (
+        "every line kept, in order"
+    )
+    data = load_data(config)
+    entry = data["mcp_servers"]["trail"]
+    assert Path(entry["command"]).is_absolute() and Path(entry["command"]).name == "trail"
+    assert os.access(entry["command"], os.X_OK)
+    assert entry["args"] == ["mcp", "--home", str(root)]
+    assert data["plugins"]["enabled"] == ["disk-cleanup", "hermes-trail"]
+    assert data["memory"]["provider"] == "", "the memory provider is only set with --memory"
+    manifest = json.loads((root / "plugins" / "hermes-trail" / "install-manifest.json").read_text())
+    assert manifest["profile"] == "default" and manifest["config"]["original_backup"] == backup
+
+
+def test_hermes_reads_what_install_wrote(root):
+    config = pytest.importorskip("hermes_cli.config")
+    assert trail("install", "hermes").returncode == 0
+    loaded = config.load_config()
+    assert loaded["mcp_servers"]["trail"]["args"][0] == "mcp"
+    assert "hermes-trail" in loaded["plugins"]["enabled"]
+    mcp_tool = pytest.importorskip("tools.mcp_tool")
+    servers = mcp_tool._load_mcp_config()  # Hermes' own reading, its suspicious-server filter included
+    assert servers["trail"] == {"command": install.trail_command()[0], "args": ["mcp", "--home", str(root)]}
+    prompt_builder = pytest.importorskip("agent.prompt_builder")
+    prompt_builder.clear_skills_system_prompt_cache(clear_snapshot=True)
+    skills = prompt_builder.build_skills_system_prompt()
+    assert "trail-history" in skills, "a top-level skill reaches the system prompt"
+
+
+def test_uninstall_puts_the_home_back_byte_for_byte(root):
+    before = snapshot(root)
+    assert trail("install", "hermes").returncode == 0
+    done = trail("uninstall", "hermes", "--json")
+    assert done.returncode == 0, done.stderr
+    [report] = json.loads(done.stdout)["homes"]
+    after = snapshot(root)
+    backups = {k for k in after if ".trail-" in k}
+    assert {k: v for k, v in after.items() if k not in backups} == before
+    assert (root / "config.yaml").read_bytes() == CONFIG.encode()
+    assert not (root / "plugins").exists() and not (root / "skills").exists()
+    assert len(backups) == 2 and {str(root / b) for b in backups} >= set(report["backups"])
+
+
+def test_dry_run_prints_every_diff_and_writes_nothing(root):
+    before = snapshot(root)
+    done = trail("install", "hermes", "--dry-run")
+    assert done.returncode == 0, done.stderr
+    assert snapshot(root) == before
+    out = done.stdout
+    assert f"--- {root / 'config.yaml'}\n+++ {root / 'config.yaml'}\n" in out
+    assert "+  - hermes-trail\n" in out and "+  trail:\n" in out
+    for new in (
+        "plugins/hermes-trail/__init__.py",
+        "plugins/trail/plugin.yaml",
+        "skills/trail-history/SKILL.md",
+    ):
+        assert f"--- /dev/null\n+++ {root / new}\n" in out
+    assert "\n-" not in out.replace("\n--- ", "\n"), "install removes no line"
+    assert trail("install", "hermes").returncode == 0
+    undo = trail("uninstall", "hermes", "--dry-run")
+    assert "+++ /dev/null" in undo.stdout and "-  - hermes-trail\n" in undo.stdout
+
+
+def test_installing_twice_changes_nothing_the_second_time(root):
+    assert trail("install", "hermes").returncode == 0
+    before = snapshot(root)
+    again = trail("install", "hermes", "--json")
+    assert json.loads(again.stdout)["homes"][0]["changed"] == [] and snapshot(root) == before
+
+
+def test_all_profiles(root):
+    before = snapshot(root)
+    done = trail("install", "hermes", "--all-profiles", "--json")
+    homes = {h["profile"]: h for h in json.loads(done.stdout)["homes"]}
+    assert set(homes) == {"default", "work", "ops"}
+    assert str(root / "profiles" / "ops" / "config.yaml") in homes["ops"]["added"], "a config is created"
+    for profile in ("work", "ops"):
+        data = load_data((root / "profiles" / profile / "config.yaml").read_text())
+        assert data["mcp_servers"]["trail"]["args"] == ["mcp", "--home", str(root / "profiles" / profile)]
+        assert (root / "profiles" / profile / "plugins" / "trail" / "__init__.py").is_file()
+    assert trail("uninstall", "hermes", "--all-profiles").returncode == 0
+    after = {k: v for k, v in snapshot(root).items() if ".trail-" not in k}
+    assert after == before
+
+
+def test_one_profile_and_no_other_home(root):
+    before = snapshot(root)
+    assert trail("install", "hermes", "--profile", "work").returncode == 0
+    changed = {k for k, v in snapshot(root).items() if before.get(k) != v}
+    assert changed and all(k.startswith("profiles/work/") for k in changed)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [(["--profile", "nope"], "no profile 'nope'"), (["--profile", "Bad Name"], "not a Hermes profile name"),
+     (["--profile", "work", "--all-profiles"], "cannot go together")],
+)  # fmt: skip
+def test_bad_targets_are_refused(root, args, message):
+    before = snapshot(root)
+    done = trail("install", "hermes", *args)
+    assert done.returncode == 1 and message in done.stderr
+    assert snapshot(root) == before
+
+
+def test_the_home_hermes_would_use(root, monkeypatch):
+    env = {"HERMES_HOME": str(root)}
+    assert install.targets(env) == [install.Target(root, "default")]
+    (root / "active_profile").write_text("work\n")
+    assert install.targets(env) == [install.Target(root / "profiles" / "work", "work")]
+    profile_env = {"HERMES_HOME": str(root / "profiles" / "ops")}
+    assert install.targets(profile_env) == [install.Target(root / "profiles" / "ops", "ops")]
+    assert install.targets(env, profile="default") == [install.Target(root, "default")]
+    user = Path(os.environ["HOME"])
+    assert install.targets({}) == [install.Target(user / ".hermes", "default")]
+
+
+def test_what_is_not_its_own_is_not_touched(root):
+    text = CONFIG.replace("mcp_servers:\n", "mcp_servers:\n  trail:\n    command: /usr/local/bin/other\n")
+    (root / "config.yaml").write_text(text)
+    before = snapshot(root)
+    done = trail("install", "hermes")
+    assert done.returncode == 1 and "mcp_servers.trail entry trail install did not add" in done.stderr
+    assert snapshot(root) == before
+    (root / "config.yaml").write_text(CONFIG)
+    skill = root / "skills" / "trail-history" / "SKILL.md"
+    skill.parent.mkdir(parents=True)
+    skill.write_text("my own notes\n")
+    done = trail("install", "hermes")
+    assert done.returncode == 1 and "was not written by trail install" in done.stderr
+    assert skill.read_text() == "my own notes\n"
+
+
+def test_memory_provider_only_when_free(root):
+    done = trail("install", "hermes", "--memory")
+    assert done.returncode == 0, done.stderr
+    assert load_data((root / "config.yaml").read_text())["memory"]["provider"] == "trail"
+    assert "  provider: trail\n" in (root / "config.yaml").read_text()
+    assert trail("uninstall", "hermes").returncode == 0
+    assert (root / "config.yaml").read_bytes() == CONFIG.encode()
+    (root / "config.yaml").write_text(CONFIG.replace("provider: ''", "provider: honcho"))
+    done = trail("install", "hermes", "--memory")
+    assert done.returncode == 1 and "memory.provider is 'honcho'" in done.stderr
+
+
+def test_uninstall_after_the_user_changed_the_config_takes_out_only_its_own(root):
+    assert trail("install", "hermes", "--memory").returncode == 0
+    config = root / "config.yaml"
+    config.write_text(config.read_text().replace("max_turns: 90", "max_turns: 120"))
+    done = trail("uninstall", "hermes", "--json")
+    [report] = json.loads(done.stdout)["homes"]
+    assert any("changed since install" in n for n in report["notes"])
+    data, original = load_data(config.read_text()), load_data(CONFIG)
+    original["agent"]["max_turns"] = 120
+    assert data == original
+    assert "# the end" in config.read_text() and "'openrouter'" in config.read_text()
+
+
+def test_a_config_install_created_goes_with_uninstall(root):
+    (root / "config.yaml").unlink()
+    assert trail("install", "hermes").returncode == 0
+    assert (root / "config.yaml").is_file()
+    assert trail("uninstall", "hermes").returncode == 0
+    assert not (root / "config.yaml").exists()
+
+
+def test_a_linked_config_stays_a_link_and_keeps_its_mode(root, tmp_path):
+    real = tmp_path / "dotfiles" / "hermes.yaml"
+    real.parent.mkdir()
+    real.write_text(CONFIG)
+    real.chmod(0o600)
+    (root / "config.yaml").unlink()
+    (root / "config.yaml").symlink_to(real)
+    assert trail("install", "hermes").returncode == 0
+    assert (root / "config.yaml").is_symlink() and "hermes-trail" in real.read_text()
+    assert real.stat().st_mode & 0o777 == 0o600
+    assert trail("uninstall", "hermes").returncode == 0
+    assert (root / "config.yaml").is_symlink() and real.read_bytes() == CONFIG.encode()
+
+
+def test_uninstall_where_nothing_was_installed(root):
+    before = snapshot(root)
+    done = trail("uninstall", "hermes")
+    assert done.returncode == 0 and "not installed there" in done.stderr and snapshot(root) == before
+
+
+def test_uninstall_keeps_files_the_user_changed(root):
+    assert trail("install", "hermes").returncode == 0
+    skill = root / "skills" / "trail-history" / "SKILL.md"
+    skill.write_text(skill.read_text() + "\nmy addition\n")
+    done = trail("uninstall", "hermes")
+    assert done.returncode == 0 and "changed since install: kept" in done.stderr
+    assert skill.is_file() and not (root / "plugins" / "hermes-trail").exists()
+
+
+# The installer, killed at any moment, leaves config.yaml whole: the old file or the new one, never a part.
+KILL_RUNS = 12
+
+
+def test_killing_the_installer_leaves_config_yaml_whole(root):
+    started = time.monotonic()
+    assert trail("install", "hermes", "--dry-run").returncode == 0
+    whole = time.monotonic() - started  # about how long an install takes here
+    installed_bytes = None
+    outcomes = set()
+    for run in range(KILL_RUNS):
+        (root / "config.yaml").write_text(CONFIG)
+        for leftover in (root / "plugins", root / "skills"):
+            if leftover.exists():
+                subprocess.run(["rm", "-rf", str(leftover)], check=True)
+        child = subprocess.Popen([sys.executable, "-m", "hermes_trail", "install", "hermes"],
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+        time.sleep(whole * (0.2 + 1.2 * run / KILL_RUNS))
+        child.send_signal(signal.SIGKILL)
+        child.wait()
+        data = (root / "config.yaml").read_bytes()
+        outcomes.add(data == CONFIG.encode())
+        if data != CONFIG.encode():
+            installed_bytes = installed_bytes or data
+            assert data == installed_bytes
+            assert load_data(data.decode())["mcp_servers"]["trail"]["args"][0] == "mcp"
+    print(f"killed {KILL_RUNS} installs over {whole:.2f} s: config.yaml old or new, {outcomes}")
+
+
+def test_installing_again_from_another_trail_updates_its_entry_only(root):
+    assert trail("install", "hermes").returncode == 0
+    config = root / "config.yaml"
+    manifest_path = root / "plugins" / "hermes-trail" / "install-manifest.json"
+    manifest = json.loads(manifest_path.read_text())
+    current = install.trail_command()[0]
+    # As if the first install had run from a trail that has moved since.
+    config.write_text(config.read_text().replace(current, "/old/venv/bin/trail"))
+    for edit in manifest["config"]["edits"]:
+        if edit[0] == "key":
+            edit[2]["command"] = "/old/venv/bin/trail"
+    manifest["config"]["written_sha256"] = install._sha(config.read_bytes())
+    manifest_path.write_text(json.dumps(manifest))
+    before = config.read_text()
+    done = trail("install", "hermes", "--json")
+    assert done.returncode == 0, done.stderr
+    assert config.read_text() == before.replace("/old/venv/bin/trail", current)
+    assert trail("uninstall", "hermes").returncode == 0
+    assert config.read_bytes() == CONFIG.encode()
+
+
+def test_a_change_between_two_installs_is_never_undone(root):
+    assert trail("install", "hermes").returncode == 0
+    config = root / "config.yaml"
+    config.write_text(config.read_text().replace("max_turns: 90", "max_turns: 150"))
+    assert trail("install", "hermes", "--memory").returncode == 0  # changes config.yaml again
+    assert trail("uninstall", "hermes").returncode == 0
+    data = load_data(config.read_text())
+    assert data["agent"]["max_turns"] == 150, "the user's change stays"
+    assert "trail" not in data["mcp_servers"] and data["plugins"]["enabled"] == ["disk-cleanup"]
+    assert data["memory"]["provider"] == ""

@@ -1,0 +1,51 @@
+"""A Hermes home with a history worth recalling, written through Hermes' ``SessionDB``, for the tests of the
+Hermes plugin, the memory provider and the self-recall filter.
+
+- ``MIGRATION_ID``: a chat about the zebracorn migration of the staging database (the word ``zebracorn``
+  is in no other session).
+- ``FIX_ID``: a coding session where ``pytest -q`` failed with ``ModuleNotFoundError: No module named
+  'quagga'``, ``pip install quagga`` worked and ``pytest -q`` then passed.
+- ``CURRENT_ID``: the session a test plays the agent in; it mentions zebracorn too, so a recall that does
+  not leave the current conversation out would find it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import hermesdb
+from hermesdb import T0, assistant, terminal_exchange, user
+
+MIGRATION_ID = "20261102_090000_aa0001"
+FIX_ID = "20261103_090000_bb0002"
+CURRENT_ID = "20261110_090000_cc0003"
+WORD = "zebracorn"
+ERROR = "ModuleNotFoundError: No module named 'quagga'"
+
+
+def specs() -> list[hermesdb.SessionSpec]:
+    migration = hermesdb.chat(
+        MIGRATION_ID,
+        ("How do we run the zebracorn migration on the staging database?",
+         "Run `make migrate-zebracorn STAGE=staging` after taking a snapshot; it takes about ten minutes."),
+        start=T0, title="Zebracorn migration", cwd="/home/dev/api",
+    )  # fmt: skip
+    fix_msgs = [
+        user("Run the test suite", timestamp=T0 + 86400),
+        *terminal_exchange("call_f1", "pytest -q", f"E   {ERROR}\n1 error in 0.12s", exit_code=2),
+        *terminal_exchange("call_f2", "pip install quagga", "Successfully installed quagga-1.2.0"),
+        *terminal_exchange("call_f3", "pytest -q", "12 passed in 0.40s"),
+        assistant("Installed quagga; the suite passes now.", timestamp=T0 + 86400 + 60),
+    ]
+    for i, msg in enumerate(fix_msgs):
+        msg.setdefault("timestamp", T0 + 86400 + i)
+    fix = hermesdb.SessionSpec(FIX_ID, fix_msgs, cwd="/home/dev/api", started_at=T0 + 86400,
+                               ended_at=T0 + 86400 + 60)  # fmt: skip
+    current = hermesdb.chat(CURRENT_ID, ("Earlier today we talked about zebracorn tables.", "Yes."),
+                            start=T0 + 8 * 86400, cwd="/home/dev/api")  # fmt: skip
+    return [migration, fix, current]
+
+
+def write(home: Path) -> Path:
+    """The home at ``home`` (``home/state.db``)."""
+    return hermesdb.write_home(home, specs())
