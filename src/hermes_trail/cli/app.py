@@ -372,3 +372,13 @@ def how_cmd(
         entries = how(conn, what, project=project, limit=max(limit, 1))
     _answer(bool(entries), json_output, lambda: {"what": what, "commands": record_json(entries)},
             lambda out: print_how(out, what, entries))  # fmt: skip
+
+
+def _register_side_commands() -> None:
+    """Commands kept in their own modules (issue 6): registered here so ``trail --help`` lists them."""
+    from hermes_trail.cli.timeline import timeline_cmd
+
+    app.command("timeline")(timeline_cmd)
+
+
+_register_side_commands()
