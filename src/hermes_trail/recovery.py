@@ -22,7 +22,7 @@ from pathlib import Path
 
 from hermes_trail.errors import AmbiguousSession, SessionNotFound, StoreUnreadable
 from hermes_trail.hermes import locate
-from hermes_trail.hermes.decode import usage
+from hermes_trail.hermes.decode import relations, usage
 from hermes_trail.hermes.decode.conversation import read_conversation
 from hermes_trail.hermes.decode.sessions import decode_session, project_of, session_id_of
 from hermes_trail.hermes.decode.values import epoch
@@ -223,6 +223,43 @@ def recover(
     found = Recoveries()
     for home, profile in locate.homes_of(discovery):
         _recover_home(found, home, profile, live.get(_real(home)))
+    _link(found)
     found.sessions.sort(key=lambda s: (s.last_activity_at.timestamp() if s.last_activity_at else 0.0, s.id),
                         reverse=True)  # fmt: skip
+    return found
+
+
+def _link(found: Recoveries) -> None:
+    """Relations within each copy, so a recovered session has its chain as a live one does."""
+    by_store: dict[str, list[Session]] = {}
+    for session in found.sessions:
+        by_store.setdefault(session.store.key, []).append(session)
+    for members in by_store.values():
+        relations.link(members)
+
+
+def recover_home(home: Path, profile: str, live_path: Path | None) -> Recoveries:
+    """The recovered sessions of one home, against its live store at ``live_path`` (for the index, which
+    reads a home at a time without a :class:`History`)."""
+    found = Recoveries()
+    live: tuple[Store, set[str], SqliteStore] | None = None
+    reader: SqliteStore | None = None
+    if live_path is not None:
+        try:
+            reader = SqliteStore(live_path)
+            ids = {sid for r in reader.rows("SELECT id FROM sessions") if (sid := session_id_of(r))}
+            store = Store(key=_real(live_path), name=profile, path=str(live_path), profile=profile,
+                          home=str(home), schema_version=reader.schema_version)  # fmt: skip
+            live = (store, ids, reader)
+        except StoreUnreadable as exc:
+            found.strays.append(Stray(where=str(live_path), reason=exc.reason, kind="store"))
+            if reader is not None:
+                reader.close()
+            return found  # without the live ids every copy would look deleted
+    try:
+        _recover_home(found, home, profile, live)
+    finally:
+        if reader is not None:
+            reader.close()
+    _link(found)
     return found

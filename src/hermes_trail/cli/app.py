@@ -55,11 +55,14 @@ def list_sessions(
     source: Annotated[str | None, typer.Option(help="Only this source (cli, cron, telegram, ...).")] = None,
     since: Annotated[str | None, typer.Option(help="Active since: 7d, 12h, 30m or an ISO date.")] = None,
     limit: Annotated[int, typer.Option("--limit", "-n", help="At most this many (0: all).")] = 50,
+    deleted: Annotated[
+        bool, typer.Option("--deleted", help="Sessions gone from state.db that a snapshot or divert holds.")
+    ] = False,
     home: HomeOption = None,
     db: DbOption = None,
     json_output: JsonOption = False,
 ) -> None:
-    """List every session of every store, newest activity first.
+    """List every session of every store, newest activity first (--deleted: recovered ones).
 
     \b
     Example:
@@ -74,6 +77,13 @@ def list_sessions(
         fail(str(exc))
     if limit < 0:
         fail("--limit must be 0 (all) or more")
+    if deleted:
+        from hermes_trail.cli.recovered import list_deleted
+
+        with load(home, db) as history:
+            skipped = list_deleted(history, home, db, flt, limit, json_output)
+            code = EXIT_SKIPPED if skipped else exit_code(history)
+        raise typer.Exit(code)
     with load(home, db) as history:
         chosen = select(history.sessions, flt, limit)
         if json_output:
@@ -117,13 +127,20 @@ def show(
     """
     with load(home, db, catalog=False) as history:
         try:
-            session = history.load(history.find(session_id))
-            history.family(session)
-            chain = history.conversation(session) if lineage else [session]
+            try:
+                session = history.load(history.find(session_id))
+                history.family(session)
+                chain = history.conversation(session) if lineage else [session]
+            except SessionNotFound:
+                from hermes_trail.cli.recovered import show_recovered
+
+                session = show_recovered(history, session_id, home, db)  # a deleted session, recovered
+                chain = [session]
         except AmbiguousSession as exc:
             fail(f"{session_id!r} is ambiguous; it could be:\n  " + "\n  ".join(exc.candidates))
         except SessionNotFound:
-            fail(f"no session {session_id!r} (trail list shows the sessions)")
+            fail(f"no session {session_id!r} (trail list shows the sessions, trail list --deleted the "
+                 "deleted ones a snapshot or divert holds)")  # fmt: skip
         except TrailError as exc:
             fail(str(exc))
         if json_output:
@@ -239,6 +256,14 @@ def recall_cmd(
 @app.command("index")
 def index_cmd(
     rebuild: Annotated[bool, typer.Option("--rebuild", help="Throw the index away, build it anew.")] = False,
+    include_recovered: Annotated[
+        bool | None,
+        typer.Option(
+            "--include-recovered/--no-recovered",
+            help="Also index deleted sessions a snapshot or divert holds (kept on once set).",
+            show_default=False,
+        ),
+    ] = None,
     index: IndexOption = None,
     home: HomeOption = None,
     db: DbOption = None,
@@ -259,7 +284,7 @@ def index_cmd(
             fail(f"{path} is not a hermes-trail index ({kind}); not deleting it")
         for suffix in ("", "-wal", "-shm"):
             Path(f"{path}{suffix}").unlink(missing_ok=True)
-    path = synced_index(path, home, db)
+    path = synced_index(path, home, db, include_recovered)
     with sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True) as conn:
         stores = conn.execute("SELECT count(*) FROM stores").fetchone()[0]
         sessions = conn.execute("SELECT count(*) FROM sessions").fetchone()[0]
