@@ -9,6 +9,7 @@ rows it always gives, the copies that are shown only when no session row pairs w
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from datetime import tzinfo
 from pathlib import Path
@@ -32,6 +33,7 @@ from hermes_trail.model import Stray
 from hermes_trail.timeline.pairing import LOCAL_TOLERANCE, TOLERANCE, Pending, normalized
 from hermes_trail.timeline.rows import Row, call_subject, ts_of
 
+_THINK = re.compile(r"\A\s*<think>.*?</think>\s*", re.DOTALL)
 # What a ShareGPT turn is on the timeline.
 _TRAJECTORY_TYPES = {"human": "user", "gpt": "assistant", "tool": "tool_result"}
 
@@ -182,7 +184,9 @@ def trajectory_rows(place: Place, path: Path, zone: tzinfo | None) -> SideRows:
             made = row(
                 place, None, turn_type, value, path, line=run.line, project=project, model=run.model or ""
             )
-            out.pending.append(Pending(made, normalized(value), project=project))
+            # A gpt turn opens with the reasoning Hermes wraps in <think> tags; the reply follows it.
+            reply = _THINK.sub("", value, count=1) if origin == "gpt" else value
+            out.pending.append(Pending(made, normalized(reply), project=project))
     return out
 
 
