@@ -34,7 +34,7 @@ from typing import Any
 
 import pytest
 
-_LOOPBACK = r'''
+_LOOPBACK = r"""
 import json, threading, time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -83,9 +83,11 @@ class _Model(BaseHTTPRequestHandler):
 _server = ThreadingHTTPServer(("127.0.0.1", 0), _Model)
 threading.Thread(target=_server.serve_forever, daemon=True).start()
 BASE_URL = f"http://127.0.0.1:{_server.server_address[1]}/v1"
-'''
+"""
 
-_PLAN = _LOOPBACK + r'''
+_PLAN = (
+    _LOOPBACK
+    + r"""
 import os, sys
 from pathlib import Path
 home = Path(os.environ["HERMES_HOME"])
@@ -153,15 +155,21 @@ for step in json.loads(sys.argv[1]):
     else:
         raise SystemExit(f"unknown step {op}")
 print(json.dumps(results, default=str))
-'''
+"""
+)
 
 
 def run_plan(home: Path, steps: list[dict[str, Any]], env: dict[str, str] | None = None) -> list[Any]:
-    """Run ``steps`` (see the module docstring) with Hermes' code against ``home``; their results, in order."""
+    """Run ``steps`` (module docstring) with Hermes' code against ``home``; their results, in order."""
     home.mkdir(parents=True, exist_ok=True)
     full = {**os.environ, "HERMES_HOME": str(home), "OPENAI_API_KEY": "sk-loopback", **(env or {})}
-    done = subprocess.run([sys.executable, "-c", _PLAN, json.dumps(steps)], capture_output=True, text=True,
-                          env=full, timeout=300)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-c", _PLAN, json.dumps(steps)],
+        capture_output=True,
+        text=True,
+        env=full,
+        timeout=300,
+    )
     if done.returncode != 0:
         raise RuntimeError(f"Hermes plan failed:\n{done.stderr[-4000:]}")
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -189,7 +197,12 @@ def tui_history(home: Path, entries: list[str]) -> None:
     script = home.parent / f"tui-history-{os.getpid()}.mjs"
     script.write_text(prelude + _tui_module() + calls, encoding="utf-8")
     try:
-        subprocess.run([node, str(script)], check=True, env={**os.environ, "HERMES_HOME": str(home)},
-                       capture_output=True, timeout=60)  # fmt: skip
+        subprocess.run(
+            [node, str(script)],
+            check=True,
+            env={**os.environ, "HERMES_HOME": str(home)},
+            capture_output=True,
+            timeout=60,
+        )
     finally:
         script.unlink()

@@ -49,9 +49,10 @@ def timeline_cmd(
         bool, typer.Option("--include-thinking", help="Also a row for each reply's reasoning.")
     ] = False,
     fmt: Annotated[str, typer.Option("--format", help="jsonl or csv.")] = "jsonl",
-    output: Annotated[
-        Path | None,
-        typer.Option("--output", "-o", help="A file, or a directory (timeline.<format>, sessions.jsonl)."),
+    output_arg: Annotated[
+        str | None,
+        typer.Option("--output", "-o", help="A file, or a directory (an existing one, or ending in /) for "
+                     "timeline.<format> and sessions.jsonl."),
     ] = None,
     home: HomeOption = None,
     db: DbOption = None,
@@ -76,11 +77,12 @@ def timeline_cmd(
         include_thinking=include_thinking,
     )  # fmt: skip
     target, sessions_path = None, None
-    if output is not None:
+    if output_arg:
+        output = Path(output_arg).expanduser()
         inside = _inside_a_home(output, home, db)
         if inside is not None:
             fail(f"{output} is inside the Hermes home {inside}; trail never writes there")
-        if output.is_dir() or str(output).endswith(("/", os.sep)):
+        if output.is_dir() or output_arg.endswith(("/", os.sep)):
             output.mkdir(parents=True, exist_ok=True)
             target, sessions_path = output / f"timeline.{fmt}", output / "sessions.jsonl"
         else:

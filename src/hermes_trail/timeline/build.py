@@ -33,7 +33,7 @@ from hermes_trail.hermes.sidefiles.response_store import store_problem
 from hermes_trail.hermes.sidefiles.snapshots import snapshot_time
 from hermes_trail.hermes.store import SqliteStore
 from hermes_trail.history import History
-from hermes_trail.model import Session, Store, Stray
+from hermes_trail.model import Recovery, Session, Store, Stray
 from hermes_trail.recovery import divert_session, snapshot_store
 from hermes_trail.timeline import sides
 from hermes_trail.timeline.pairing import Matcher
@@ -170,7 +170,7 @@ class _HomeReader:
         self.live = live
         self.files = files
         self.seen_tables: set[tuple[Any, ...]] = set()
-        self.cron_sessions: set[str] = set()
+        self.fences: dict[str, state_tables.Fence] = {}
 
     def offer(self, row: Row, session: Session) -> None:
         self.tl.emit(row)
@@ -196,6 +196,9 @@ class _HomeReader:
             order.update(dict.fromkeys(copy.rows))
         order.update(dict.fromkeys(diverts))
         live_by_id = {s.id: s for s in live_sessions}
+        if self.live is not None:
+            fences = state_tables.read_fences(self.history.reader(self.live))[0]
+            self.fences = {f.session_id: f for f in fences}
         for sid in order:
             self._session(sid, live_by_id.get(sid), copies, diverts.get(sid))
         if self.live is not None:
@@ -243,14 +246,28 @@ class _HomeReader:
                 continue  # the same session row and message statistics: the same rows
             previous = version
             session = decode_session(copy.rows[sid], copy.store, copy.stats.get(sid))
+            if first:  # a session only snapshots hold: say where it was found, as trail list --deleted does
+                held = [str(c.side.path) for c in holders] + ([str(divert.path)] if divert else [])
+                session.recovered = self._recovery(sid, "snapshot", copy.side, held)
             self._emit_session(session, functools.partial(_load, reader=copy.reader), str(copy.side.path),
                                seen, report=first)  # fmt: skip
             first = False
         if divert is not None:
             session = divert_session(divert.path, sid, self.place.profile, self.home)
             if live is None and not holders and self.tl.on_session is not None:
+                session.recovered = self._recovery(sid, "divert", divert, [])
                 self.tl.on_session(session)  # a session only this divert holds
             self._emit_divert(session, divert, seen or set())
+
+    def _recovery(self, sid: str, kind: str, side: locate.SideFile, copies: list[str]) -> Recovery:
+        """Where a session no live store holds was found, and when its fence says it was deleted."""
+        found = Recovery(kind=kind, path=str(side.path), also_in=[p for p in copies if p != str(side.path)])
+        if kind == "snapshot":
+            found.snapshot, found.taken_at = side.name, snapshot_time(side.name)
+        fence = self.fences.get(sid)
+        if fence is not None:
+            found.deleted_at, found.swept = fence.retired_at, fence.swept
+        return found
 
     def _emit_session(self, session: Session, load: Callable[[Session], Any], source: str,
                       seen: set[tuple[Any, ...]] | None, report: bool = True) -> None:  # fmt: skip

@@ -125,7 +125,8 @@ class SessionRows:
                       key=lambda m: (m.first_seen is None, ts_of(m.first_seen) or 0.0))  # fmt: skip
         previous: str | None = None
         for usage in main:
-            text = f"model: {usage.model}" if previous is None else f"model: {previous} -> {usage.model}"
+            same = previous is None or previous == usage.model  # a new billing route of the same model
+            text = f"model: {usage.model}" if same else f"model: {previous} -> {usage.model}"
             if usage.provider:
                 text += f" provider={usage.provider}"
             self.add(ts_of(usage.first_seen), "system", text, model=usage.model)

@@ -39,14 +39,15 @@ class ExternalSort:
     A key must be unique (end it with a sequence number), so two records never compare their rows.
     """
 
-    def __init__(self, chunk_bytes: int = CHUNK_BYTES, chunk_rows: int = CHUNK_ROWS) -> None:
-        self.chunk_bytes = chunk_bytes
-        self.chunk_rows = chunk_rows
+    def __init__(self, chunk_bytes: int | None = None, chunk_rows: int | None = None) -> None:
+        self.chunk_bytes = chunk_bytes or CHUNK_BYTES
+        self.chunk_rows = chunk_rows or CHUNK_ROWS
         self._buffer: list[Record] = []
         self._size = 0
         self._runs: list[Path] = []
         self._dir: str | None = None
         self.count = 0
+        self.spilled = 0  # runs written to disk
 
     def add(self, key: tuple[Any, ...], row: tuple[Any, ...], size: int) -> None:
         self._buffer.append((*key, row))
@@ -66,6 +67,7 @@ class ExternalSort:
             for record in self._buffer:
                 marshal.dump(record, handle)
         self._runs.append(path)
+        self.spilled += 1
         self._buffer, self._size = [], 0
 
     def __iter__(self) -> Iterator[tuple[Any, ...]]:
