@@ -62,7 +62,7 @@ def timeline_cmd(
 
     \b
     Example:
-        trail timeline --since 7d -m 'rm -rf' -i --format csv -o /tmp/case
+        trail timeline --since 7d -m 'rm -rf' -i --format csv -o case/
     """
     from hermes_trail.cli.app import _since_option
     from hermes_trail.serialize import session_json
