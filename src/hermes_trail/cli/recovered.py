@@ -59,8 +59,11 @@ def list_deleted(history: History, homes: list[Path] | None, dbs: list[Path] | N
         else:
             from hermes_trail.cli.tables import console, print_sessions
 
-            print_sessions(chosen, total=len(found.sessions))
             out = console()
+            if not found.sessions and not found.fences_without_copy:
+                out.print("no deleted session in a snapshot, a divert or a deletion fence", markup=False)
+                return bool(found.strays)
+            print_sessions(chosen, total=len(found.sessions))
             for session in chosen:
                 out.print(f"{session.id}: {origin_line(session)}", markup=False, highlight=False)
             for fence in found.fences_without_copy:

@@ -33,7 +33,7 @@ from hermes_trail.hermes.sidefiles.response_store import store_problem
 from hermes_trail.hermes.sidefiles.snapshots import snapshot_time
 from hermes_trail.hermes.store import SqliteStore
 from hermes_trail.history import History
-from hermes_trail.model import Recovery, Session, Store, Stray
+from hermes_trail.model import Recovery, Session, Store
 from hermes_trail.recovery import divert_session, snapshot_store
 from hermes_trail.timeline import sides
 from hermes_trail.timeline.pairing import Matcher
@@ -129,7 +129,6 @@ class Timeline:
     host: str = field(default_factory=socket.gethostname)
     sorter: ExternalSort = field(default_factory=ExternalSort)
     matcher: Matcher = field(default_factory=Matcher)
-    strays: list[Stray] = field(default_factory=list)
     _seq: int = 0
 
     def emit(self, row: Row) -> None:
