@@ -159,12 +159,17 @@ print(json.dumps(results, default=str))
 )
 
 
-def run_plan(home: Path, steps: list[dict[str, Any]], env: dict[str, str] | None = None) -> list[Any]:
-    """Run ``steps`` (module docstring) with Hermes' code against ``home``; their results, in order."""
+def run_plan(
+    home: Path, steps: list[dict[str, Any]], env: dict[str, str] | None = None, python: str | None = None
+) -> list[Any]:
+    """Run ``steps`` (module docstring) with Hermes' code against ``home``; their results, in order.
+
+    :param python: another interpreter, whose (newer) hermes-agent writes instead.
+    """
     home.mkdir(parents=True, exist_ok=True)
     full = {**os.environ, "HERMES_HOME": str(home), "OPENAI_API_KEY": "sk-loopback", **(env or {})}
     done = subprocess.run(
-        [sys.executable, "-c", _PLAN, json.dumps(steps)],
+        [python or sys.executable, "-c", _PLAN, json.dumps(steps)],
         capture_output=True,
         text=True,
         env=full,

