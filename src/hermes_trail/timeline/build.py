@@ -116,7 +116,7 @@ class _Copy:
     side: locate.SideFile
     reader: SqliteStore
     store: Store
-    rows: dict[str, dict[str, Any]]
+    rows: dict[str, int]  # session id -> fingerprint of its row (the row is read again when needed)
     stats: dict[Any, tuple[int, Any, int]]
 
 
@@ -219,7 +219,8 @@ class _HomeReader:
                                        side.path))  # fmt: skip
                 continue
             try:
-                rows = {sid: r for r in reader.session_rows(light=True) if (sid := session_id_of(r))}
+                light = reader.session_rows(light=True)
+                rows = {sid: _fingerprint(r) for r in light if (sid := session_id_of(r))}
                 stats = reader.message_stats()
             except StoreUnreadable as exc:
                 self.tl.emit(sides.row(self.place, None, "system", f"parser: {store_problem(exc.reason)}",
@@ -234,17 +235,20 @@ class _HomeReader:
                  divert: locate.SideFile | None) -> None:  # fmt: skip
         holders = [c for c in copies if sid in c.rows]
         seen: set[tuple[Any, ...]] | None = set() if holders or divert is not None else None
-        previous: tuple[dict[str, Any], Any] | None = None
+        previous: tuple[int, Any] | None = None
         if live is not None:
             self._emit_session(live, self.history.load, str(live.store.path), seen)
-            previous = (live.raw, live.row_stats)
+            previous = (_fingerprint(live.raw), live.row_stats)
         first = live is None
         for copy in holders:
             version = (copy.rows[sid], copy.stats.get(sid))
             if previous is not None and version == previous:
                 continue  # the same session row and message statistics: the same rows
             previous = version
-            session = decode_session(copy.rows[sid], copy.store, copy.stats.get(sid))
+            found = copy.reader.session_rows_by("id", [sid])
+            if not found:
+                continue
+            session = decode_session(found[0], copy.store, copy.stats.get(sid))
             if first:  # a session only snapshots hold: say where it was found, as trail list --deleted does
                 held = [str(c.side.path) for c in holders] + ([str(divert.path)] if divert else [])
                 session.recovered = self._recovery(sid, "snapshot", copy.side, held)
@@ -326,6 +330,11 @@ class _HomeReader:
             return False
         self.seen_tables.add(key)
         return True
+
+
+def _fingerprint(row: dict[str, Any]) -> int:
+    """What tells two copies of a session row apart (kept instead of the rows of every snapshot)."""
+    return hash(repr(sorted(row.items())))
 
 
 def _load(session: Session, reader: SqliteStore) -> Session:
