@@ -98,3 +98,16 @@ def newer_hermes() -> str:
     if not python:
         pytest.skip("TRAIL_TEST_HERMES_NEXT names no Python with a newer hermes-agent")
     return python
+
+
+@pytest.fixture(scope="session")
+def forensic(tmp_path_factory):
+    """A home with every side store (``tests/forensic.py``), built once by Hermes' own writers; read-only."""
+    import forensic as builder
+
+    root = tmp_path_factory.mktemp("forensic")
+    with pytest.MonkeyPatch.context() as mp:
+        for name in LOCATION_VARS:
+            mp.delenv(name, raising=False)
+        mp.setenv("HOME", str(root / "user"))  # Hermes' writers must not touch the real home
+        return builder.build(root)

@@ -17,6 +17,7 @@ from hermes_trail.model import (
     ModelChange,
     ModelUsage,
     Permission,
+    Recovery,
     Session,
     Store,
     Stray,
@@ -59,7 +60,8 @@ def _sample() -> Session:
                           tool_calls=[call]),
                      Turn(role="tool", text="ok", source_row=2, time=now, store="default", session_id="s",
                           result=result)]
-    session.strays = [Stray(where="w", reason="r")]
+    session.strays = [Stray(where="w", reason="r", value="v")]
+    session.recovered = Recovery(kind="snapshot", path="p", snapshot="s", taken_at=now, also_in=["q"])
     return session
 
 
@@ -100,3 +102,18 @@ def test_every_install_key_is_documented(tmp_path, monkeypatch):
     plan = install.plan_install(install.Target(home, "default"))
     keys = {"homes"} | set(_report(plan, [tmp_path / "b"], True, "would install"))
     assert keys - DOCUMENTED == set()
+
+
+def test_every_recovery_and_timeline_key_is_documented(forensic, monkeypatch):
+    import json
+
+    from typer.testing import CliRunner
+
+    from hermes_trail.cli.app import app
+    from hermes_trail.timeline import FIELDS
+
+    monkeypatch.setenv("TRAIL_HERMES_HOME", str(forensic.home))
+    listing = json.loads(CliRunner().invoke(app, ["list", "--deleted", "--json"]).stdout)
+    assert listing["sessions"] and listing["fences_without_copy"]
+    assert _keys(listing) - DOCUMENTED == set()
+    assert set(FIELDS) - DOCUMENTED == set()

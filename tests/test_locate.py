@@ -1306,3 +1306,70 @@ def test_discover_reads_os_environ_when_no_env_is_given(tmp_path, monkeypatch):
     discovery = discover(user_home=tmp_path, platform=POSIX, include_volumes=False)
     assert discovery.homes == [(home, "HERMES_HOME")]
     assert found(discovery) == expected(home, "coder")
+
+
+# --- side files ---------------------------------------------------------------------------------------
+
+
+def _side_home(home: Path) -> Path:
+    """Every side file Hermes keeps, as empty files (locate only lists), and the credentials beside them."""
+    for rel in ("state-snapshots/20261130-080044-a/state.db", "state-snapshots/20261130-080044-a/.env",
+                "state-snapshots/notes.txt", "sessions/s1.jsonl", "sessions/s1.json", "sessions/.tmp.jsonl",
+                ".hermes_history", "cron/output/job1/2026-11-30_08-00-00.md",
+                "cron/output/job1/.output_x.tmp",
+                "response_store.db", "config.yaml", "pairing/discord-approved.json",
+                "pairing/discord-pending.json", "pairing/_rate_limits.json",
+                "platforms/pairing/slack-approved.json", "pastes/pending.json", ".env", "auth.json"):
+        path = home / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.touch()
+    return home
+
+
+def test_side_files_of_a_home_and_never_a_credential(tmp_path):
+    home = _side_home(make_home(tmp_path / ".hermes"))
+    files = locate.side_files(home, "default")
+    listed = [(f.kind, f.path.relative_to(home).as_posix(), f.name) for f in files]
+    assert listed == [
+        ("snapshot", "state-snapshots/20261130-080044-a/state.db", "20261130-080044-a"),
+        ("divert", "sessions/s1.jsonl", "s1"),
+        ("prompt_history", ".hermes_history", ""),
+        ("cron_run", "cron/output/job1/2026-11-30_08-00-00.md", "job1"),
+        ("response_store", "response_store.db", ""),
+        ("config", "config.yaml", ""),
+        ("pairing", "pairing/discord-approved.json", "discord"),
+        ("pairing", "platforms/pairing/slack-approved.json", "slack"),
+        ("pastes", "pastes/pending.json", ""),
+    ]
+
+
+def test_every_home_form_has_its_side_files(tmp_path):
+    """The root, each profile (a whole home), and a container volume's ``_data``."""
+    root = _side_home(make_home(tmp_path / ".hermes", "work"))
+    _side_home(root / "profiles" / "work")
+    (root / "profiles" / "bare").mkdir()  # a profile with no state.db still has a home
+    volume = make_volume(tmp_path / "volumes" / "hermes-data")
+    _side_home(volume / "_data")
+    discovery = run(tmp_path, homes=[root, volume])
+    homes = locate.homes_of(discovery)
+    assert [(p.relative_to(tmp_path).as_posix(), profile) for p, profile in homes] == [
+        (".hermes", "default"), (".hermes/profiles/work", "work"), ("volumes/hermes-data/_data", "default"),
+        (".hermes/profiles/bare", "bare"),
+    ]  # fmt: skip
+    for home, profile in homes[:3]:
+        kinds = {f.kind for f in locate.side_files(home, profile)}
+        assert kinds == {"snapshot", "divert", "prompt_history", "cron_run", "response_store", "config",
+                         "pairing", "pastes"}  # fmt: skip
+
+
+def test_trajectory_files_in_project_directories(tmp_path):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "trajectory_samples.jsonl").touch()
+    (tmp_path / "a" / "failed_trajectories.jsonl").touch()
+    a = str(tmp_path / "a")
+    found = locate.project_side_files([a, str(tmp_path / "missing"), "", a],
+                                      {str(tmp_path / "a"): "work"})  # fmt: skip
+    assert [(f.kind, f.path.name, f.profile) for f in found] == [
+        ("trajectory", "trajectory_samples.jsonl", "work"),
+        ("trajectory", "failed_trajectories.jsonl", "work"),
+    ]

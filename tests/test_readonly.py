@@ -35,6 +35,10 @@ COMMANDS = {
     "blame": ["blame", "hello.py"],
     "how": ["how", "echo"],
     "index": ["index", "--json"],
+    # Side stores (issue 6): the forensic home with every side store is covered by test_readonly_sides.py.
+    "timeline": ["timeline"],
+    "list-deleted": ["list", "--deleted", "--json"],
+    "index-recovered": ["index", "--include-recovered"],
 }
 HOMES = [
     "closed",

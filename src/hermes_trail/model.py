@@ -37,11 +37,12 @@ class Stray:
 
     where: str
     reason: str
-    kind: str = "message"  # "store", "directory", "session" or "message"
+    kind: str = "message"  # "store", "directory", "session", "message"; side files: "file", "line", "record"
     store: str | None = None
     session_id: str | None = None
-    row: int | None = None
+    row: int | None = None  # messages.id, or a side file's line or entry number
     table: str | None = None
+    value: Any = None  # what was stored, for a side file's bad line or record (never a secret's file)
 
 
 @dataclass(slots=True)
@@ -276,6 +277,27 @@ class ImportOrigin:
 
 
 @dataclass(slots=True)
+class Recovery:
+    """Where a session that is gone from its live ``state.db`` was found again.
+
+    :param kind: ``snapshot`` (a ``state-snapshots/<id>/state.db`` copy) or ``divert`` (the
+        ``sessions/<id>.jsonl`` lines a replaced database never received).
+    :param path: the file it was read from.
+    :param taken_at: the snapshot's time, from its id (UTC); ``None`` for a divert.
+    :param also_in: other files that hold a copy of it (older snapshots, a divert).
+    :param deleted_at: when the live store's deletion fence says it was deleted, if it kept one.
+    """
+
+    kind: str
+    path: str
+    snapshot: str | None = None
+    taken_at: datetime | None = None
+    also_in: list[str] = field(default_factory=list)
+    deleted_at: datetime | None = None
+    swept: bool = False
+
+
+@dataclass(slots=True)
 class Session:
     """One session of one store, with its transcript once read.
 
@@ -326,6 +348,7 @@ class Session:
     turns: list[Turn] = field(default_factory=list)
     hidden: list[Turn] = field(default_factory=list)
     strays: list[Stray] = field(default_factory=list)
+    recovered: Recovery | None = None
 
     @property
     def key(self) -> tuple[str, str]:

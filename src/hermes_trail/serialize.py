@@ -16,6 +16,7 @@ from hermes_trail.model import (
     ImportOrigin,
     Messaging,
     Permission,
+    Recovery,
     Session,
     Stray,
     ToolCall,
@@ -40,6 +41,7 @@ def stray_json(stray: Stray) -> dict[str, Any]:
         "session_id": stray.session_id,
         "row": stray.row,
         "table": stray.table,
+        "value": None if stray.value is None else str(stray.value),
     }
 
 
@@ -86,6 +88,22 @@ def session_json(session: Session) -> dict[str, Any]:
         "imported": _imported_json(session.imported),
         "worktree": session.worktree,
         "yolo": session.yolo,
+        "recovered": recovery_json(session.recovered),
+    }
+
+
+def recovery_json(recovery: Recovery | None) -> dict[str, Any] | None:
+    """Where a session gone from its live store was found again (``null`` for a live session)."""
+    if recovery is None:
+        return None
+    return {
+        "kind": recovery.kind,
+        "path": recovery.path,
+        "snapshot": recovery.snapshot,
+        "taken_at": iso(recovery.taken_at),
+        "also_in": list(recovery.also_in),
+        "deleted_at": iso(recovery.deleted_at),
+        "swept": recovery.swept,
     }
 
 

@@ -40,6 +40,8 @@ app = typer.Typer(
 
 
 @app.callback(invoke_without_command=True)
+
+
 def _root(ctx: typer.Context) -> None:
     """With no command, list the most recent sessions."""
     if ctx.invoked_subcommand is None:
@@ -47,6 +49,8 @@ def _root(ctx: typer.Context) -> None:
 
 
 @app.command("list")
+
+
 def list_sessions(
     profile: Annotated[str | None, typer.Option(help="Only this profile ('default' for the root).")] = None,
     project: Annotated[
@@ -55,11 +59,14 @@ def list_sessions(
     source: Annotated[str | None, typer.Option(help="Only this source (cli, cron, telegram, ...).")] = None,
     since: Annotated[str | None, typer.Option(help="Active since: 7d, 12h, 30m or an ISO date.")] = None,
     limit: Annotated[int, typer.Option("--limit", "-n", help="At most this many (0: all).")] = 50,
+    deleted: Annotated[
+        bool, typer.Option("--deleted", help="Sessions gone from state.db that a snapshot or divert holds.")
+    ] = False,
     home: HomeOption = None,
     db: DbOption = None,
     json_output: JsonOption = False,
 ) -> None:
-    """List every session of every store, newest activity first.
+    """List every session of every store, newest activity first (--deleted: recovered ones).
 
     \b
     Example:
@@ -74,6 +81,13 @@ def list_sessions(
         fail(str(exc))
     if limit < 0:
         fail("--limit must be 0 (all) or more")
+    if deleted:
+        from hermes_trail.cli.recovered import list_deleted
+
+        with load(home, db) as history:
+            skipped = list_deleted(history, home, db, flt, limit, json_output)
+            code = EXIT_SKIPPED if skipped else exit_code(history)
+        raise typer.Exit(code)
     with load(home, db) as history:
         chosen = select(history.sessions, flt, limit)
         if json_output:
@@ -95,6 +109,8 @@ def list_sessions(
 
 
 @app.command("show")
+
+
 def show(
     session_id: Annotated[str, typer.Argument(help="A session id, a unique prefix, or <store>:<id>.")],
     reasoning: Annotated[bool, typer.Option("--reasoning", help="Unfold reasoning.")] = False,
@@ -117,13 +133,20 @@ def show(
     """
     with load(home, db, catalog=False) as history:
         try:
-            session = history.load(history.find(session_id))
-            history.family(session)
-            chain = history.conversation(session) if lineage else [session]
+            try:
+                session = history.load(history.find(session_id))
+                history.family(session)
+                chain = history.conversation(session) if lineage else [session]
+            except SessionNotFound:
+                from hermes_trail.cli.recovered import show_recovered
+
+                session = show_recovered(history, session_id, home, db)  # a deleted session, recovered
+                chain = [session]
         except AmbiguousSession as exc:
             fail(f"{session_id!r} is ambiguous; it could be:\n  " + "\n  ".join(exc.candidates))
         except SessionNotFound:
-            fail(f"no session {session_id!r} (trail list shows the sessions)")
+            fail(f"no session {session_id!r} (trail list shows the sessions, trail list --deleted the "
+                 "deleted ones a snapshot or divert holds)")  # fmt: skip
         except TrailError as exc:
             fail(str(exc))
         if json_output:
@@ -171,6 +194,8 @@ def _since_option(value: str | None, name: str) -> float | None:
 
 
 @app.command("search")
+
+
 def search_cmd(
     query: Annotated[str, typer.Argument(help='Words, "phrases", OR, NOT/-word, prefix*, paths, any text.')],
     project: Annotated[str | None, typer.Option(help="Only this project (a path, or its end).")] = None,
@@ -210,6 +235,8 @@ def search_cmd(
 
 
 @app.command("recall")
+
+
 def recall_cmd(
     query: Annotated[str, typer.Argument(help="What to remember.")],
     budget: Annotated[int, typer.Option("--budget", help="At most this many bytes.")] = 4096,
@@ -237,8 +264,18 @@ def recall_cmd(
 
 
 @app.command("index")
+
+
 def index_cmd(
     rebuild: Annotated[bool, typer.Option("--rebuild", help="Throw the index away, build it anew.")] = False,
+    include_recovered: Annotated[
+        bool | None,
+        typer.Option(
+            "--include-recovered/--no-recovered",
+            help="Also index deleted sessions a snapshot or divert holds (kept on once set).",
+            show_default=False,
+        ),
+    ] = None,
     index: IndexOption = None,
     home: HomeOption = None,
     db: DbOption = None,
@@ -259,7 +296,7 @@ def index_cmd(
             fail(f"{path} is not a hermes-trail index ({kind}); not deleting it")
         for suffix in ("", "-wal", "-shm"):
             Path(f"{path}{suffix}").unlink(missing_ok=True)
-    path = synced_index(path, home, db)
+    path = synced_index(path, home, db, include_recovered)
     with sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True) as conn:
         stores = conn.execute("SELECT count(*) FROM stores").fetchone()[0]
         sessions = conn.execute("SELECT count(*) FROM sessions").fetchone()[0]
@@ -293,6 +330,8 @@ def _read_index(index: Path | None, home: list[Path] | None, db: list[Path] | No
 
 
 @app.command("fix")
+
+
 def fix_cmd(
     error: Annotated[str | None, typer.Argument(help="The error text (or pipe the output in).")] = None,
     project: Annotated[str | None, typer.Option(help="Only this project.")] = None,
@@ -323,6 +362,8 @@ def fix_cmd(
 
 
 @app.command("blame")
+
+
 def blame_cmd(
     path: Annotated[str, typer.Argument(help="A file: its full path, or its end (src/app.py).")],
     limit: Annotated[int, typer.Option("--limit", "-n", help="Edits to show.")] = 50,
@@ -349,6 +390,8 @@ def blame_cmd(
 
 
 @app.command("how")
+
+
 def how_cmd(
     what: Annotated[str, typer.Argument(help="What you want to do: words or a command fragment.")],
     project: Annotated[str | None, typer.Option(help="Only this project (default: all).")] = None,
@@ -375,3 +418,13 @@ def how_cmd(
 
 
 from hermes_trail.cli import install as _install  # noqa: E402, F401  (trail install / uninstall)
+
+
+def _register_side_commands() -> None:
+    """Commands kept in their own modules (issue 6): registered here so ``trail --help`` lists them."""
+    from hermes_trail.cli.timeline import timeline_cmd
+
+    app.command("timeline")(timeline_cmd)
+
+
+_register_side_commands()

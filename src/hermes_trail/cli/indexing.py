@@ -33,17 +33,27 @@ def _homes_or_demo(homes: list[Path] | None, dbs: list[Path] | None) -> tuple[li
     return homes, dbs
 
 
-def synced_index(index: Path | None, homes: list[Path] | None, dbs: list[Path] | None) -> Path:
-    """Bring the index up to date and return its path; the first build shows its progress on stderr."""
+def synced_index(
+    index: Path | None,
+    homes: list[Path] | None,
+    dbs: list[Path] | None,
+    include_recovered: bool | None = None,
+) -> Path:
+    """Bring the index up to date and return its path; the first build shows its progress on stderr.
+
+    :param include_recovered: index sessions only a snapshot or divert holds too (``None``: as before).
+    """
     from hermes_trail.errors import TrailError
 
     try:
-        return _synced_index(index, homes, dbs)
+        return _synced_index(index, homes, dbs, include_recovered)
     except TrailError as exc:
         fail(str(exc))
 
 
-def _synced_index(index: Path | None, homes: list[Path] | None, dbs: list[Path] | None) -> Path:
+def _synced_index(
+    index: Path | None, homes: list[Path] | None, dbs: list[Path] | None, include_recovered: bool | None
+) -> Path:
     from hermes_trail.index.schema import default_index_path
     from hermes_trail.index.sync import sync_index
 
@@ -79,11 +89,13 @@ def _synced_index(index: Path | None, homes: list[Path] | None, dbs: list[Path] 
                 rate = f"{speed:,.0f} msg/s" if speed else ""
                 bar.update(task, completed=done, total=total, rate=rate)
 
-            report = sync_index(path, homes=homes, dbs=dbs, progress=progress, notify=err)
+            report = sync_index(path, homes=homes, dbs=dbs, progress=progress, notify=err,
+                                include_recovered=include_recovered)  # fmt: skip
         err(f"indexed {report.messages_read:,} messages of {report.sessions_indexed:,} sessions "
             f"in {report.seconds:.1f} s ({path})")  # fmt: skip
     else:
-        report = sync_index(path, homes=homes, dbs=dbs, notify=err)
+        report = sync_index(path, homes=homes, dbs=dbs, notify=err,
+                            include_recovered=include_recovered)  # fmt: skip
     if any(stray.kind == "index" for stray in report.strays):
         err("the index is being updated by another trail; results may be behind")
     for stray in report.strays:

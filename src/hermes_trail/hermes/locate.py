@@ -358,3 +358,173 @@ def discover(
             continue
         walker.walk_root(root, origin, _expand(profiles_root) if profiles_root else None)
     return discovery
+
+
+# -- side files ------------------------------------------------------------------------------------------
+# What Hermes keeps beside state.db in each home, by kind (docs/sidefiles.md). Listing a directory is all
+# locate does: no file is opened here. Credential files (.env, auth.json, the pairing stores' pending codes)
+# are never listed, so no reader can be handed one.
+SNAPSHOTS_DIR = "state-snapshots"
+DIVERTS_DIR = "sessions"
+PROMPT_HISTORY = ".hermes_history"
+CRON_OUTPUT_DIR = ("cron", "output")
+RESPONSE_STORE = "response_store.db"
+CONFIG_FILE = "config.yaml"
+PAIRING_DIRS = (("pairing",), ("platforms", "pairing"))
+APPROVED_SUFFIX = "-approved.json"
+PASTES_FILE = ("pastes", "pending.json")
+TRAJECTORY_FILES = ("trajectory_samples.jsonl", "failed_trajectories.jsonl")
+DESKTOP_CONNECTIONS = "connections.json"
+DESKTOP_APP_DIR = "Hermes"
+
+
+@dataclass(frozen=True, slots=True)
+class SideFile:
+    """A file beside a store that holds part of the record.
+
+    :param kind: ``snapshot``, ``divert``, ``prompt_history``, ``cron_run``, ``response_store``, ``config``,
+        ``pairing``, ``pastes``, ``trajectory`` or ``desktop_connections``.
+    :param name: what the path names: the snapshot id, the divert's session id, the cron job id, the
+        pairing platform; empty otherwise.
+    """
+
+    kind: str
+    path: Path
+    profile: str
+    home: Path | None
+    name: str = ""
+
+
+def _entries(directory: Path) -> list[os.DirEntry[str]]:
+    """A directory's entries by name; nothing when it is missing or unreadable (a getter never raises)."""
+    try:
+        return sorted(os.scandir(directory), key=lambda e: e.name)
+    except OSError:
+        return []
+
+
+def _is_file(path: Path) -> bool:
+    try:
+        return path.is_file()
+    except OSError:
+        return False
+
+
+def _is_dir(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
+
+
+def side_files(home: Path, profile: str) -> list[SideFile]:
+    """Every side file of one home (a root or ``profiles/<name>``), in a stable order.
+
+    Snapshots are listed oldest first (their ids start with the UTC time they were taken); a cron job's runs
+    by file name, which is their time. Writers' temporary files (``.output_*.tmp``, ``*.json.tmp``) are
+    partial writes and left out.
+    """
+    found: list[SideFile] = []
+
+    def add(kind: str, path: Path, name: str = "") -> None:
+        found.append(SideFile(kind, path, profile, home, name))
+
+    for entry in _entries(home / SNAPSHOTS_DIR):
+        db = Path(entry.path) / DATABASE_NAME
+        if _is_dir(entry) and _is_file(db):
+            add("snapshot", db, entry.name)
+    for entry in _entries(home / DIVERTS_DIR):
+        if entry.name.endswith(".jsonl") and not entry.name.startswith(".") and _is_file(Path(entry.path)):
+            add("divert", Path(entry.path), entry.name[: -len(".jsonl")])
+    if _is_file(home / PROMPT_HISTORY):
+        add("prompt_history", home / PROMPT_HISTORY)
+    for job in _entries(home.joinpath(*CRON_OUTPUT_DIR)):
+        if not _is_dir(job):
+            continue
+        for run in _entries(Path(job.path)):
+            if run.name.endswith(".md") and not run.name.startswith(".") and _is_file(Path(run.path)):
+                add("cron_run", Path(run.path), job.name)
+    if _is_file(home / RESPONSE_STORE):
+        add("response_store", home / RESPONSE_STORE)
+    if _is_file(home / CONFIG_FILE):
+        add("config", home / CONFIG_FILE)
+    for parts in PAIRING_DIRS:
+        for entry in _entries(home.joinpath(*parts)):
+            # Only the approved lists: <platform>-pending.json holds live pairing codes and is never read.
+            if entry.name.endswith(APPROVED_SUFFIX) and _is_file(Path(entry.path)):
+                add("pairing", Path(entry.path), entry.name[: -len(APPROVED_SUFFIX)])
+    if _is_file(home.joinpath(*PASTES_FILE)):
+        add("pastes", home.joinpath(*PASTES_FILE))
+    return found
+
+
+def homes_of(discovery: Discovery) -> list[tuple[Path, str]]:
+    """Every home of a discovery with its profile: each root, each ``profiles/<name>`` under it, and the
+    home of every store found (a ``--db`` store's directory). A home reached twice is listed once."""
+    out: list[tuple[Path, str]] = []
+    seen: set[str] = set()
+
+    def add(home: Path, profile: str) -> None:
+        key = str(_real(home) or home)
+        if key not in seen:
+            seen.add(key)
+            out.append((home, profile))
+
+    for location in discovery.stores:
+        if location.home is not None:
+            add(location.home, location.profile)
+    for root, _origin in discovery.homes:
+        try:
+            if not root.is_dir():
+                continue
+        except OSError:
+            continue
+        add(root, DEFAULT_PROFILE)
+        for entry in _entries(root / PROFILES_DIR):
+            if not entry.name.startswith(".") and _is_dir(entry):
+                add(Path(entry.path), entry.name)
+    return out
+
+
+def project_side_files(
+    directories: Iterable[str], profiles: Mapping[str, str] | None = None
+) -> list[SideFile]:
+    """The trajectory files Hermes' ``--save-trajectories`` appends to in the directories sessions ran in.
+
+    :param profiles: the profile each directory belongs to (the first session's), for the rows' profile.
+    """
+    found: list[SideFile] = []
+    for directory in dict.fromkeys(d for d in directories if d and d.strip()):
+        for name in TRAJECTORY_FILES:
+            path = Path(directory) / name
+            if _is_file(path):
+                profile = (profiles or {}).get(directory, DEFAULT_PROFILE)
+                found.append(SideFile("trajectory", path, profile, None, name))
+    return found
+
+
+def desktop_side_files(
+    env: Mapping[str, str], *, platform: str = sys.platform, user_home: Path | None = None
+) -> list[SideFile]:
+    """The desktop app's ``connections.json`` in its userData directory.
+
+    Electron's default userData for the product name ``Hermes`` (``~/.config/Hermes`` on Linux,
+    ``~/Library/Application Support/Hermes`` on macOS, ``%APPDATA%\\Hermes`` on Windows), suffixed with
+    ``HERMES_DATA_DIR_SUFFIX`` like the home, or ``HERMES_DESKTOP_USER_DATA_DIR`` when set. The
+    single-connection ``connection.json`` beside it is not listed.
+    """
+    user_home = user_home if user_home is not None else Path.home()
+    override = env.get("HERMES_DESKTOP_USER_DATA_DIR", "").strip()
+    suffix = env.get("HERMES_DATA_DIR_SUFFIX", "")
+    if override:
+        base = _expand(override)
+    elif platform == "darwin":
+        base = user_home / "Library" / "Application Support" / (DESKTOP_APP_DIR + suffix)
+    elif platform == "win32":
+        roaming = env.get("APPDATA", "").strip()
+        base = (Path(roaming) if roaming else user_home / "AppData" / "Roaming") / (DESKTOP_APP_DIR + suffix)
+    else:
+        config = env.get("XDG_CONFIG_HOME", "").strip()
+        base = (Path(config) if config else user_home / ".config") / (DESKTOP_APP_DIR + suffix)
+    path = base / DESKTOP_CONNECTIONS
+    return [SideFile("desktop_connections", path, "", None)] if _is_file(path) else []

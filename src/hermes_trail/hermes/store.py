@@ -70,11 +70,13 @@ class SqliteStore:
     """One ``state.db`` opened read-only. Use as a context manager, or call :meth:`close`.
 
     :param path: the database file.
-    :raises StoreUnreadable: when the file is not SQLite, is damaged, or lacks ``sessions``/``messages``.
+    :param required: the tables the file must hold to be read at all; a side store such as
+        ``response_store.db`` names its own.
+    :raises StoreUnreadable: when the file is not SQLite, is damaged, or lacks a required table.
     :raises StoreLocked: when a writer holds it locked past :data:`LOCK_WAIT_SECONDS`.
     """
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, required: tuple[str, ...] = ("sessions", "messages")) -> None:
         self.path = Path(path)
         self.how_opened = ""
         self._tmpdir: str | None = None
@@ -104,10 +106,11 @@ class SqliteStore:
         except sqlite3.Error as exc:
             self.close()
             raise self._error(exc) from exc
-        missing = [t for t in ("sessions", "messages") if t not in self._tables]
+        missing = [t for t in required if t not in self._tables]
         if missing:
             self.close()
-            raise StoreUnreadable(str(self.path), "not a Hermes store: no " + " or ".join(missing) + " table")
+            what = "not a Hermes store" if required == ("sessions", "messages") else "not the store expected"
+            raise StoreUnreadable(str(self.path), f"{what}: no " + " or ".join(missing) + " table")
 
     # -- opening -------------------------------------------------------------------------------------
     def _sidecar(self, suffix: str) -> Path:

@@ -101,7 +101,9 @@ class Hit:
 
     @property
     def resume(self) -> str:
-        """The command that reopens the conversation in Hermes."""
+        """The command that reopens the conversation in Hermes (in trail, for a session Hermes deleted)."""
+        if self.store.startswith("recovered:"):
+            return f"trail show {self.ref}"
         profile = f" -p {self.profile}" if self.profile != "default" else ""
         return f"hermes{profile} --resume {self.session_id}"
 

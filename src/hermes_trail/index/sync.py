@@ -377,12 +377,15 @@ def sync_index(
     progress: Progress | None = None,
     notify: Callable[[str], None] | None = None,
     parallel: bool = True,
+    include_recovered: bool | None = None,
 ) -> SyncReport:
     """Bring the index up to date with every store, reading only what changed.
 
     :param progress: called with (messages done, messages to read) while sessions are read.
     :param notify: called with one line when the index had to be rebuilt.
     :param parallel: allow worker processes for a big read (not inside a process that must not fork).
+    :param include_recovered: also index sessions only a snapshot or divert holds (``None``: keep doing
+        what the index already does); see :mod:`hermes_trail.index.recovered`.
     """
     started = time.perf_counter()
     env = os.environ if env is None else env
@@ -396,6 +399,12 @@ def sync_index(
         located = locate.discover(env, homes=homes, dbs=dbs).stores
         identities = {str(loc.path.resolve()): store_identity(loc.path) for loc in located}
         report.stores = len(located)
+        from hermes_trail.index import recovered as rec
+
+        if include_recovered is None:
+            include_recovered = any(key.startswith(rec.PREFIX) for key in known)
+        extra = rec.recovered_homes(env, homes, dbs, store_identity) if include_recovered else {}
+        identities.update({key: found.identity for key, found in extra.items()})
         changed = {key for key, ident in identities.items() if known.get(key) != ident}
         for key in set(known) - set(identities):  # a store that is gone takes its sessions with it
             if not _begin(conn, key, report):
@@ -405,6 +414,9 @@ def sync_index(
                 report.sessions_removed += 1
             conn.execute("DELETE FROM stores WHERE key = ?", (key,))
             conn.execute("COMMIT")
+        for key in sorted(changed & set(extra)):
+            rec.sync_recovered(conn, key, extra[key], report, _begin)
+        changed -= set(extra)
         if not changed:
             return report
         history = open_history(homes=homes, dbs=dbs, env=env, catalog=False,

@@ -1,0 +1,92 @@
+"""Recovered sessions in the index (``trail index --include-recovered``).
+
+Each home whose snapshots or diverts hold sessions gone from its live ``state.db`` is one pseudo-store of
+the index, keyed ``recovered:<home>``. Its identity is the size and mtime of the live store and of every
+snapshot and divert file, so it is read again only when one of them changed (a new snapshot, a delete),
+and then whole: recovered sessions are few. Once an index includes them, later syncs keep them fresh
+until ``--include-recovered`` is turned off (``trail index --rebuild`` without it, or
+``sync_index(include_recovered=False)``).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from hermes_trail.errors import StoreUnreadable
+from hermes_trail.hermes import locate
+from hermes_trail.index.documents import session_docs
+from hermes_trail.model import Stray
+from hermes_trail.recovery import recover_home
+
+if TYPE_CHECKING:
+    from hermes_trail.index.sync import SyncReport
+
+PREFIX = "recovered:"
+
+
+@dataclass(frozen=True, slots=True)
+class RecoveredHome:
+    home: Path
+    profile: str
+    live: Path | None
+    identity: str
+
+
+def recovered_homes(
+    env: Mapping[str, str], homes: Iterable[str | Path], dbs: Iterable[str | Path],
+    identity_of: Callable[[Path], str],
+) -> dict[str, RecoveredHome]:  # fmt: skip
+    """Per index key, each home that has snapshots or diverts, with what tells that they changed."""
+    from hermes_trail.hermes.locate import DATABASE_NAME
+
+    out: dict[str, RecoveredHome] = {}
+    for home, profile in locate.homes_of(locate.discover(env, homes=homes, dbs=dbs)):
+        copies = [f for f in locate.side_files(home, profile) if f.kind in ("snapshot", "divert")]
+        if not copies:
+            continue
+        live = home / DATABASE_NAME
+        live_path = live if live.is_file() else None
+        parts = [identity_of(live) if live_path else "-"]
+        parts.extend(f"{f.path.parent.name}/{f.path.name}={identity_of(f.path)}" for f in copies)
+        out[PREFIX + str(home.resolve())] = RecoveredHome(home, profile, live_path, "|".join(parts))
+    return out
+
+
+def sync_recovered(
+    conn: sqlite3.Connection, key: str, found: RecoveredHome, report: SyncReport,
+    begin: Callable[[sqlite3.Connection, str, SyncReport], bool],
+) -> None:  # fmt: skip
+    """Index one home's recovered sessions anew, in one transaction."""
+    from hermes_trail.index.sync import _delete_session, _Writer
+
+    if not begin(conn, key, report):
+        return
+    try:
+        for (sess,) in conn.execute("SELECT id FROM sessions WHERE store = ?", (key,)).fetchall():
+            _delete_session(conn, sess)
+        recovered = recover_home(found.home, found.profile, found.live)
+        report.strays.extend(recovered.strays)
+        writer = _Writer(conn, bulk=False)
+        with recovered:
+            for session in recovered.sessions:
+                try:
+                    recovered.load(session)
+                except StoreUnreadable as exc:
+                    report.strays.append(Stray(where=exc.path, reason=exc.reason, kind="store"))
+                    continue
+                report.docs += writer.replace(key, session, None, session_docs(session))
+                report.sessions_indexed += 1
+                report.messages_read += len(session.turns) + len(session.hidden)
+        conn.execute(
+            "INSERT OR REPLACE INTO stores (key, name, path, profile, identity, watermark, synced_at) "
+            "VALUES (?, ?, ?, ?, ?, 0, strftime('%s','now'))",
+            (key, f"{found.profile}@recovered", str(found.home), found.profile, found.identity),
+        )
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise

@@ -1,0 +1,265 @@
+"""Sessions that are gone from their live ``state.db`` but a side store still holds: recovery.
+
+Hermes' deletes, prunes and replaced databases leave two whole copies behind: quick snapshots
+(``state-snapshots/<id>/state.db``, each the entire database at that moment) and diverts
+(``sessions/<id>.jsonl``, the messages a replaced database never received). A session is *recovered* when
+its id is in a snapshot or a divert of a home and not in that home's live ``state.db``. Several snapshots
+that hold it collapse to one: the copy with the most rows (the newest, on a tie), the others named in
+``also_in``; a divert of the same id is named there too. A divert whose id no snapshot holds is a session
+of its own, built from its lines. The live store's deletion fence, when it kept one, says when the session
+was deleted; a fence whose session no copy holds is listed as such (``fences_without_copy``).
+
+Nothing here writes: snapshots are opened with the same read-only reader as ``state.db``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+from hermes_trail.errors import AmbiguousSession, SessionNotFound, StoreUnreadable
+from hermes_trail.hermes import locate
+from hermes_trail.hermes.decode import relations, usage
+from hermes_trail.hermes.decode.conversation import read_conversation
+from hermes_trail.hermes.decode.sessions import decode_session, project_of, session_id_of
+from hermes_trail.hermes.decode.values import epoch
+from hermes_trail.hermes.sidefiles import diverts, state_tables
+from hermes_trail.hermes.sidefiles.snapshots import snapshot_time
+from hermes_trail.hermes.store import SqliteStore
+from hermes_trail.history import History
+from hermes_trail.model import Recovery, Session, Store, Stray
+
+
+@dataclass(slots=True)
+class FenceOnly:
+    """A deletion fence whose session no snapshot or divert holds: its id and when it was deleted."""
+
+    session_id: str
+    profile: str
+    store_path: str
+    deleted_at: datetime | None
+    swept: bool
+
+
+@dataclass(slots=True)
+class Recoveries:
+    """The recovered sessions of every home read (newest activity first), and what could not be read."""
+
+    sessions: list[Session] = field(default_factory=list)
+    fences_without_copy: list[FenceOnly] = field(default_factory=list)
+    strays: list[Stray] = field(default_factory=list)
+    _readers: dict[str, SqliteStore] = field(default_factory=dict)
+
+    def find(self, query: str) -> Session:
+        """A recovered session by id, ``<store>:<id>`` or unique prefix (as :meth:`History.find`)."""
+        query = query.strip()
+        store_name, _, bare = query.rpartition(":") if ":" in query else ("", "", query)
+        if store_name and store_name not in {s.store.name for s in self.sessions}:
+            store_name, bare = "", query
+        pool = [s for s in self.sessions if not store_name or s.store.name == store_name]
+        matches = [s for s in pool if s.id == bare] or [s for s in pool if bare and s.id.startswith(bare)]
+        if not matches:
+            raise SessionNotFound(query)
+        if len(matches) > 1:
+            raise AmbiguousSession(query, [s.ref for s in matches])
+        return matches[0]
+
+    def load(self, session: Session) -> Session:
+        """Read a recovered session's messages (from its snapshot, or its divert's lines), once."""
+        if session.loaded or session.recovered is None:
+            return session
+        if session.recovered.kind == "divert":
+            rows, strays = diverts.read_divert(Path(session.recovered.path), session.id)
+            read_conversation(session, rows, diverts.COLUMNS)
+            session.strays.extend(strays)
+            return session
+        reader = self._readers.get(session.store.key)
+        if reader is None:
+            raise StoreUnreadable(session.store.path, "snapshot is closed")
+        read_conversation(session, reader.message_rows(session.id), reader.columns("messages"))
+        if reader.has_table("session_model_usage"):
+            session.model_usage = usage.model_usage(reader.model_usage_rows(session.id))
+        return session
+
+    def close(self) -> None:
+        for reader in self._readers.values():
+            reader.close()
+        self._readers.clear()
+
+    def __enter__(self) -> Recoveries:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _real(path: Path | str) -> str:
+    try:
+        return str(Path(path).resolve())
+    except (OSError, RuntimeError):
+        return str(path)
+
+
+def snapshot_store(
+    path: Path, profile: str, home: Path | None, snapshot_id: str, version: int | None
+) -> Store:
+    """The :class:`Store` a snapshot's sessions belong to: named ``<profile>@<snapshot id>``."""
+    return Store(key=_real(path), name=f"{profile}@{snapshot_id}", path=str(path), profile=profile,
+                 home=str(home) if home else None, schema_version=version, kind="snapshot")  # fmt: skip
+
+
+def divert_session(path: Path, session_id: str, profile: str, home: Path | None) -> Session:
+    """A session known only from its divert lines: its times are the lines' first and last timestamps."""
+    rows, _strays = diverts.read_divert(path, session_id)
+    times = [t for t in (epoch(r.get("timestamp"), "timestamp")[0] for r in rows) if t is not None]
+    store = Store(key=_real(path), name=f"{profile}@divert", path=str(path), profile=profile,
+                  home=str(home) if home else None, schema_version=None, kind="divert")  # fmt: skip
+    return Session(
+        id=session_id, store=store, source=None, title=None, model=None, cwd=None, git_branch=None,
+        git_repo_root=None, profile=profile, project=project_of(None, None, profile),
+        started_at=min(times) if times else None, ended_at=None,
+        last_activity_at=max(times) if times else None, end_reason=None, parent_id=None,
+        message_count=len(rows), relation="root",
+        recovered=Recovery(kind="divert", path=str(path)),
+    )  # fmt: skip
+
+
+def _live_ids(history: History) -> dict[str, tuple[Store, set[str], SqliteStore]]:
+    """Per home (resolved): the live store, its session ids, and its reader."""
+    out: dict[str, tuple[Store, set[str], SqliteStore]] = {}
+    for store in history.stores:
+        if store.home is None:
+            continue
+        reader = history.reader(store)
+        try:
+            ids = {sid for r in reader.rows("SELECT id FROM sessions") if (sid := session_id_of(r))}
+        except StoreUnreadable:
+            continue
+        out.setdefault(_real(store.home), (store, ids, reader))
+    return out
+
+
+def _recover_home(found: Recoveries, home: Path, profile: str,
+                  live: tuple[Store, set[str], SqliteStore] | None) -> None:  # fmt: skip
+    live_ids = live[1] if live else set()
+    files = locate.side_files(home, profile)
+    chosen: dict[str, tuple[int, Session]] = {}  # id -> (rows, session)
+    copies: dict[str, list[str]] = {}
+    for side in (f for f in files if f.kind == "snapshot"):
+        try:
+            reader = SqliteStore(side.path)
+        except StoreUnreadable as exc:
+            found.strays.append(Stray(where=str(side.path), reason=exc.reason, kind="store"))
+            continue
+        store = snapshot_store(side.path, profile, home, side.name, reader.schema_version)
+        kept = False
+        try:
+            for row in reader.session_rows(light=True):
+                sid = session_id_of(row)
+                if sid is None or sid in live_ids:
+                    continue
+                stats = reader.message_stats_of(sid)
+                copies.setdefault(sid, []).append(str(side.path))
+                if sid in chosen and chosen[sid][0] > stats[0]:
+                    continue
+                session = decode_session(row, store, stats)
+                session.recovered = Recovery(kind="snapshot", path=str(side.path), snapshot=side.name,
+                                             taken_at=snapshot_time(side.name))  # fmt: skip
+                chosen[sid] = (stats[0], session)
+                kept = True
+        except StoreUnreadable as exc:
+            found.strays.append(Stray(where=str(side.path), reason=exc.reason, kind="store"))
+        if kept:
+            found._readers[store.key] = reader
+        else:
+            reader.close()
+    for side in (f for f in files if f.kind == "divert"):
+        if side.name in live_ids:
+            continue
+        if side.name in chosen:
+            copies[side.name].append(str(side.path))
+            continue
+        chosen[side.name] = (0, divert_session(side.path, side.name, profile, home))
+        copies[side.name] = [str(side.path)]
+    fences = {}
+    if live is not None:
+        listed, strays = state_tables.read_fences(live[2])
+        found.strays.extend(strays)
+        fences = {f.session_id: f for f in listed}
+    for sid, (_, session) in chosen.items():
+        assert session.recovered is not None
+        session.recovered.also_in = [p for p in copies.get(sid, []) if p != session.recovered.path]
+        fence = fences.pop(sid, None)
+        if fence is not None:
+            session.recovered.deleted_at, session.recovered.swept = fence.retired_at, fence.swept
+        found.sessions.append(session)
+    for fence in fences.values():
+        if fence.session_id not in live_ids and live is not None:
+            found.fences_without_copy.append(FenceOnly(fence.session_id, profile, live[0].path,
+                                                       fence.retired_at, fence.swept))  # fmt: skip
+
+
+def recover(
+    history: History,
+    *,
+    homes: Iterable[str | Path] = (),
+    dbs: Iterable[str | Path] = (),
+    env: Mapping[str, str] | None = None,
+) -> Recoveries:
+    """Every recovered session of the homes ``history`` was read from (the same ``homes``/``dbs``/``env``).
+
+    Recovered sessions are read lazily: :meth:`Recoveries.load` reads one's messages.
+    """
+    env = os.environ if env is None else env
+    if history.demo:
+        from hermes_trail.history import demo_home
+
+        homes, dbs, env = [demo_home()], [], {}
+    discovery = locate.discover(env, homes=homes, dbs=dbs)
+    live = _live_ids(history)
+    found = Recoveries()
+    for home, profile in locate.homes_of(discovery):
+        _recover_home(found, home, profile, live.get(_real(home)))
+    _link(found)
+    found.sessions.sort(key=lambda s: (s.last_activity_at.timestamp() if s.last_activity_at else 0.0, s.id),
+                        reverse=True)  # fmt: skip
+    return found
+
+
+def _link(found: Recoveries) -> None:
+    """Relations within each copy, so a recovered session has its chain as a live one does."""
+    by_store: dict[str, list[Session]] = {}
+    for session in found.sessions:
+        by_store.setdefault(session.store.key, []).append(session)
+    for members in by_store.values():
+        relations.link(members)
+
+
+def recover_home(home: Path, profile: str, live_path: Path | None) -> Recoveries:
+    """The recovered sessions of one home, against its live store at ``live_path`` (for the index, which
+    reads a home at a time without a :class:`History`)."""
+    found = Recoveries()
+    live: tuple[Store, set[str], SqliteStore] | None = None
+    reader: SqliteStore | None = None
+    if live_path is not None:
+        try:
+            reader = SqliteStore(live_path)
+            ids = {sid for r in reader.rows("SELECT id FROM sessions") if (sid := session_id_of(r))}
+            store = Store(key=_real(live_path), name=profile, path=str(live_path), profile=profile,
+                          home=str(home), schema_version=reader.schema_version)  # fmt: skip
+            live = (store, ids, reader)
+        except StoreUnreadable as exc:
+            found.strays.append(Stray(where=str(live_path), reason=exc.reason, kind="store"))
+            if reader is not None:
+                reader.close()
+            return found  # without the live ids every copy would look deleted
+    try:
+        _recover_home(found, home, profile, live)
+    finally:
+        if reader is not None:
+            reader.close()
+    _link(found)
+    return found
