@@ -17,6 +17,7 @@ from hermes_trail.cli.common import (
     DbOption,
     HomeOption,
     JsonOption,
+    PgOption,
     exit_code,
     fail,
     load,
@@ -57,6 +58,7 @@ def list_sessions(
     limit: Annotated[int, typer.Option("--limit", "-n", help="At most this many (0: all).")] = 50,
     home: HomeOption = None,
     db: DbOption = None,
+    pg: PgOption = None,
     json_output: JsonOption = False,
 ) -> None:
     """List every session of every store, newest activity first.
@@ -74,7 +76,7 @@ def list_sessions(
         fail(str(exc))
     if limit < 0:
         fail("--limit must be 0 (all) or more")
-    with load(home, db) as history:
+    with load(home, db, pg) as history:
         chosen = select(history.sessions, flt, limit)
         if json_output:
             print_json(
@@ -107,6 +109,7 @@ def show(
     ] = False,
     home: HomeOption = None,
     db: DbOption = None,
+    pg: PgOption = None,
     json_output: JsonOption = False,
 ) -> None:
     """Replay one session: prompts, replies, reasoning folded, each tool call with what it did.
@@ -115,7 +118,7 @@ def show(
     Example:
         trail show 20261130_0458 --lineage
     """
-    with load(home, db, catalog=False) as history:
+    with load(home, db, pg, catalog=False) as history:
         try:
             session = history.load(history.find(session_id))
             history.family(session)
@@ -186,6 +189,7 @@ def search_cmd(
     index: IndexOption = None,
     home: HomeOption = None,
     db: DbOption = None,
+    pg: PgOption = None,
     json_output: JsonOption = False,
 ) -> None:
     """Search everything Hermes recorded: prompts, replies, summaries, commands, edits, tool output.
@@ -204,7 +208,7 @@ def search_cmd(
     from hermes_trail.cli.tables import print_search
     from hermes_trail.serialize import search_json
 
-    result = search(synced_index(index, home, db), query, filters, limit=max(limit, 1))
+    result = search(synced_index(index, home, db, pg), query, filters, limit=max(limit, 1))
     _answer(bool(result.conversations), json_output, lambda: search_json(result),
             lambda out: print_search(out, result))  # fmt: skip
 
@@ -218,6 +222,7 @@ def recall_cmd(
     index: IndexOption = None,
     home: HomeOption = None,
     db: DbOption = None,
+    pg: PgOption = None,
 ) -> None:
     """A compact page of past sessions about QUERY, for an agent: framed as untrusted history.
 
@@ -228,7 +233,7 @@ def recall_cmd(
     from hermes_trail.index.search import SearchFilters, search
     from hermes_trail.recall import recall_page
 
-    path = synced_index(index, home, db)
+    path = synced_index(index, home, db, pg)
     result = search(path, query, SearchFilters(project=project, profile=profile), limit=8)
     page = recall_page(result, budget=max(budget, 256))
     if page:
@@ -242,6 +247,7 @@ def index_cmd(
     index: IndexOption = None,
     home: HomeOption = None,
     db: DbOption = None,
+    pg: PgOption = None,
     json_output: JsonOption = False,
 ) -> None:
     """Bring the search index up to date and say where it is and what it holds.
@@ -259,7 +265,7 @@ def index_cmd(
             fail(f"{path} is not a hermes-trail index ({kind}); not deleting it")
         for suffix in ("", "-wal", "-shm"):
             Path(f"{path}{suffix}").unlink(missing_ok=True)
-    path = synced_index(path, home, db)
+    path = synced_index(path, home, db, pg)
     with sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True) as conn:
         stores = conn.execute("SELECT count(*) FROM stores").fetchone()[0]
         sessions = conn.execute("SELECT count(*) FROM sessions").fetchone()[0]
@@ -287,8 +293,10 @@ def _answer(
     raise typer.Exit(EXIT_OK if found or json_output else EXIT_ERROR)
 
 
-def _read_index(index: Path | None, home: list[Path] | None, db: list[Path] | None) -> sqlite3.Connection:
-    path = synced_index(index, home, db)
+def _read_index(
+    index: Path | None, home: list[Path] | None, db: list[Path] | None, pg: list[str] | None
+) -> sqlite3.Connection:
+    path = synced_index(index, home, db, pg)
     return sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
 
 
@@ -300,6 +308,7 @@ def fix_cmd(
     index: IndexOption = None,
     home: HomeOption = None,
     db: DbOption = None,
+    pg: PgOption = None,
     json_output: JsonOption = False,
 ) -> None:
     """What fixed this error before: past commands that failed the same way, and what then worked.
@@ -316,7 +325,7 @@ def fix_cmd(
     from hermes_trail.cli.tables import print_fixes
     from hermes_trail.serialize import record_json
 
-    with _read_index(index, home, db) as conn:
+    with _read_index(index, home, db, pg) as conn:
         report = find_fixes(conn, text, project=project, limit=max(limit, 1))
     _answer(bool(report.fixes), json_output, lambda: record_json(report),
             lambda out: print_fixes(out, report))  # fmt: skip
@@ -330,6 +339,7 @@ def blame_cmd(
     index: IndexOption = None,
     home: HomeOption = None,
     db: DbOption = None,
+    pg: PgOption = None,
     json_output: JsonOption = False,
 ) -> None:
     """Every session and edit that touched a file, following moves, newest first, with the prompt behind it.
@@ -342,7 +352,7 @@ def blame_cmd(
     from hermes_trail.index.blame import blame
     from hermes_trail.serialize import record_json
 
-    with _read_index(index, home, db) as conn:
+    with _read_index(index, home, db, pg) as conn:
         entries = blame(conn, path, limit=max(limit, 1), include_rewound=include_rewound)
     _answer(bool(entries), json_output, lambda: {"path": path, "edits": record_json(entries)},
             lambda out: print_blame(out, path, entries))  # fmt: skip
@@ -356,6 +366,7 @@ def how_cmd(
     index: IndexOption = None,
     home: HomeOption = None,
     db: DbOption = None,
+    pg: PgOption = None,
     json_output: JsonOption = False,
 ) -> None:
     """Real commands that did WHAT, by how many sessions ran them and how often they succeeded.
@@ -368,7 +379,7 @@ def how_cmd(
     from hermes_trail.index.how import how
     from hermes_trail.serialize import record_json
 
-    with _read_index(index, home, db) as conn:
+    with _read_index(index, home, db, pg) as conn:
         entries = how(conn, what, project=project, limit=max(limit, 1))
     _answer(bool(entries), json_output, lambda: {"what": what, "commands": record_json(entries)},
             lambda out: print_how(out, what, entries))  # fmt: skip
