@@ -308,14 +308,16 @@ def load_large_store(cluster: Cluster, sqlite_path: Path, schema: str, layout: s
                 quoted = ", ".join(f'"{n}"' for n in names)
                 cursor = source.execute(f'SELECT {quoted} FROM "{table}" ORDER BY rowid')
                 first = cursor.fetchmany(batch)
-                plans = [_plan(table, r[1], r[2], [row[i] for row in first], layout) for i, r in enumerate(info)]
+                plans = [_plan(table, r[1], r[2], [row[i] for row in first], layout)
+                         for i, r in enumerate(info)]  # fmt: skip
                 key = {"sessions": '"id"', "messages": '"id"'}.get(table)
                 columns = [f'"{n}" {p[0]}' for n, p in zip(names, plans, strict=True)]
                 columns += [f"PRIMARY KEY ({key})"] if key else []
                 conn.execute(f'CREATE TABLE "{schema}"."{table}" ({", ".join(columns)})')
                 converters = [p[1] for p in plans]
                 copied = 0
-                with conn.cursor() as cur, cur.copy(f'COPY "{schema}"."{table}" ({quoted}) FROM STDIN') as copy:
+                statement = f'COPY "{schema}"."{table}" ({quoted}) FROM STDIN'
+                with conn.cursor() as cur, cur.copy(statement) as copy:
                     chunk = first
                     while chunk:
                         for row in chunk:

@@ -1306,3 +1306,55 @@ def test_discover_reads_os_environ_when_no_env_is_given(tmp_path, monkeypatch):
     discovery = discover(user_home=tmp_path, platform=POSIX, include_volumes=False)
     assert discovery.homes == [(home, "HERMES_HOME")]
     assert found(discovery) == expected(home, "coder")
+
+
+# --- PostgreSQL stores: config.yaml's sessiondb, --pg and TRAIL_HERMES_PG_DSN ---------------------------
+PG_CONFIG = "sessiondb:\n  provider: postgresql\n  postgresql:\n    dsn: {dsn}\n"
+
+
+def pg_stores(discovery: Discovery) -> list[tuple[str, str, str]]:
+    return [(s.profile, s.where, s.origin) for s in discovery.stores if s.kind == "postgresql"]
+
+
+def test_a_profile_config_naming_postgres_adds_that_store_beside_its_state_db(tmp_path):
+    home = make_home(tmp_path / ".hermes", "work", "play")
+    (home / "profiles" / "work" / "config.yaml").write_text(PG_CONFIG.format(dsn="postgresql://w:pw@db/work"))
+    discovery = run(tmp_path)
+    assert found(discovery) >= expected(home, "work", "play")
+    assert pg_stores(discovery) == [("work", "postgresql://w:***@db/work", "config.yaml")]
+    location = next(s for s in discovery.stores if s.kind == "postgresql")
+    assert location.dsn == "postgresql://w:pw@db/work" and location.path is None
+    assert location.key == location.where and "pw" not in repr(location)
+    assert location.home == home / "profiles" / "work"
+
+
+def test_profiles_sharing_one_database_read_it_once_as_the_default_profile(tmp_path):
+    home = make_home(tmp_path / ".hermes", "work", "play")
+    for profile in ("work", "play"):
+        (home / "profiles" / profile / "config.yaml").write_text(PG_CONFIG.format(dsn="postgresql://db/shared"))
+    assert pg_stores(run(tmp_path)) == [(DEFAULT_PROFILE, "postgresql://db/shared", "config.yaml")]
+
+
+def test_a_config_that_cannot_be_followed_is_a_note(tmp_path):
+    home = make_home(tmp_path / ".hermes")
+    (home / "config.yaml").write_text(PG_CONFIG.format(dsn="${NOT_SET_HERE}"))
+    discovery = run(tmp_path)
+    assert pg_stores(discovery) == [] and found(discovery) == expected(home)
+    (note,) = discovery.notes
+    assert note.path == str(home / "config.yaml") and "${NOT_SET_HERE}" in note.reason
+
+
+def test_pg_flags_and_variable_pin_as_db_does(tmp_path):
+    home = make_home(tmp_path / ".hermes", "work")
+    (home / "config.yaml").write_text(PG_CONFIG.format(dsn="postgresql://db/from-config"))
+    env = {"TRAIL_HERMES_PG_DSN": "postgresql://u:pw@db/env", "TRAIL_HERMES_DB": str(home / DATABASE_NAME)}
+    discovery = run(tmp_path, env)  # the two variables combine, and no home is walked
+    assert found(discovery) == {(DEFAULT_PROFILE, home / DATABASE_NAME), (DEFAULT_PROFILE, None)}
+    assert pg_stores(discovery) == [(DEFAULT_PROFILE, "postgresql://u:***@db/env", "TRAIL_HERMES_PG_DSN")]
+    flagged = run(tmp_path, env, pgs=["postgresql://db/a", "postgresql://db/b", "postgresql://db/a"])
+    assert [s.where for s in flagged.stores] == ["postgresql://db/a", "postgresql://db/b"]  # flags win
+    assert {s.origin for s in flagged.stores} == {"--pg"}
+    both = run(tmp_path, env, dbs=[home / "profiles" / "work" / DATABASE_NAME], pgs=["postgresql://db/a"])
+    assert [(s.kind, s.profile) for s in both.stores] == [("sqlite", "work"), ("postgresql", DEFAULT_PROFILE)]
+    assert locate.named_by_environment({"TRAIL_HERMES_PG_DSN": "x"})
+    assert not locate.named_by_environment({"TRAIL_HERMES_PG_DSN": " "})

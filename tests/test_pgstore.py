@@ -150,8 +150,8 @@ def test_compaction_rewind_lineage_and_strays_read_the_same(tmp_path, pg_load):
     specs = [
         hermesdb.coding(hermesdb.CODING_ID),
         hermesdb.chat(hermesdb.CHAT_ID, ("One", "1"), ("Two", "2"), ("Three", "3"), rewind_to=2),
-        hermesdb.chat("20261102_120000_aaaaaa", ("Plan the release", "Three steps."), end_reason="compression",
-                      start=hermesdb.T0 + 7200),
+        hermesdb.chat("20261102_120000_aaaaaa", ("Plan the release", "Three steps."),
+                      end_reason="compression", start=hermesdb.T0 + 7200),
         hermesdb.chat("20261102_130000_bbbbbb", ("Continue", "Step two done."), start=hermesdb.T0 + 7300,
                       parent_session_id="20261102_120000_aaaaaa"),
     ]  # fmt: skip
@@ -201,8 +201,9 @@ def test_structured_content_survives_both_layouts(tmp_path, pg_load):
     it as JSON and ``bytea`` as Hermes' bytes; both read back as Hermes' marked text."""
     parts = [{"type": "text", "text": "What is in this picture?"},
              {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}}]  # fmt: skip
-    spec = hermesdb.SessionSpec("20261105_100000_abcdef", [hermesdb.user(parts, timestamp=hermesdb.T0),
-                                                          hermesdb.assistant("A cat.", timestamp=hermesdb.T0 + 1)])
+    messages = [hermesdb.user(parts, timestamp=hermesdb.T0),
+                hermesdb.assistant("A cat.", timestamp=hermesdb.T0 + 1)]  # fmt: skip
+    spec = hermesdb.SessionSpec("20261105_100000_abcdef", messages)
     db = hermesdb.write_store(tmp_path / "state.db", [spec])
     with SqliteStore(db) as sqlite:
         rows = sqlite.message_rows(spec.id)
@@ -239,8 +240,9 @@ def test_a_database_without_hermes_tables_is_not_a_store(pg_cluster, hermes_home
     dsn = pg_cluster.dsn("nothermes")
     code, listing, err = run("list", "--json", "--pg", dsn, "--db", str(hermes_home / "state.db"))
     assert code == 3 and len(listing["sessions"]) == 2
-    assert listing["strays"][0]["reason"] == "not a Hermes store: no messages table (search_path: nothermes)"
-    assert err == f"trail: skipped store {dsn}: not a Hermes store: no messages table (search_path: nothermes)\n"
+    reason = "not a Hermes store: no messages table (search_path: nothermes)"
+    assert listing["strays"][0]["reason"] == reason
+    assert err == f"trail: skipped store {dsn}: {reason}\n"
 
 
 def test_a_role_that_may_not_read_messages_is_told_so(pg_cluster, pg_load, hermes_home):
@@ -254,7 +256,8 @@ def test_a_role_that_may_not_read_messages_is_told_so(pg_cluster, pg_load, herme
     peek = pg_cluster.dsn(schema, user="hermes_peek", password="peek-pw")
     code, listing, err = run("list", "--json", "--pg", peek, "--db", str(hermes_home / "state.db"))
     assert code == 3 and len(listing["sessions"]) == 2
-    assert listing["strays"][0]["reason"] == "permission denied: role 'hermes_peek' may not read table messages"
+    reason = "permission denied: role 'hermes_peek' may not read table messages"
+    assert listing["strays"][0]["reason"] == reason
     assert "peek-pw" not in err + json.dumps(listing) and ":***@" in listing["strays"][0]["where"]
     with pg_cluster.connect() as conn:  # sessions readable, one optional table not: it reads as absent
         conn.execute(f"GRANT SELECT ON {schema}.messages TO hermes_peek")
@@ -354,3 +357,23 @@ def test_counts_are_kept(pg_load, hermes_home):
         store.message_rows(hermesdb.CODING_ID)
     assert COUNTS["connections"] == before["connections"] + 1
     assert COUNTS["queries"] >= before["queries"] + 2
+
+
+def test_trail_finds_a_profiles_postgres_store_without_flags(hermes_home, pg_load, tmp_path, monkeypatch):
+    """Hermes' own setting is enough: ``HERMES_HOME`` whose ``work`` profile moved to PostgreSQL (its DSN
+    in the home's ``.env``, as Hermes keeps secrets) lists both that store and the files beside it."""
+    dsn = pg_load(hermes_home / "profiles" / "work" / "state.db")
+    (hermes_home / "profiles" / "work" / "config.yaml").write_text(
+        "sessiondb:\n  provider: postgresql\n  postgresql:\n    dsn: ${WORK_PG_DSN}\n")
+    (hermes_home / "profiles" / "work" / ".env").write_text(f"WORK_PG_DSN={dsn}\n")
+    monkeypatch.setenv("HERMES_HOME", str(hermes_home))
+    code, listing, err = run("list", "--json")
+    assert (code, err) == (0, "")
+    stores = sorted({(s["store"], s["store_kind"], s["profile"]) for s in listing["sessions"]})
+    assert stores == [("default", "sqlite", "default"), ("work", "sqlite", "work"),
+                      ("work~2", "postgresql", "work")]  # fmt: skip
+    code, shown_session, _ = run("show", f"work~2:{hermesdb.WORK_ID}", "--json")
+    assert code == 0 and shown_session["session"]["store_path"] == shown(dsn)
+    code, found, _ = run("search", "standup", "--json", "--index", str(tmp_path / "i.db"))
+    assert code == 0 and {c["store"] for c in found["conversations"]} == {
+        str(hermes_home / "profiles" / "work" / "state.db"), shown(dsn)}

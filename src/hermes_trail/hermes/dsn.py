@@ -98,4 +98,5 @@ def from_fields(section: Mapping[str, Any]) -> str | None:
     if host.startswith("/"):  # a Unix-socket directory goes in the query, where a URI allows slashes
         values["host"], host = host, ""
     netloc = (userinfo + "@" if userinfo else "") + host + (":" + port if port else "")
-    return urlunsplit(("postgresql", netloc, "/" + dbname if dbname else "", urlencode(values), ""))
+    query = urlencode(values)
+    return f"postgresql://{netloc}/{dbname}" + (f"?{query}" if query else "")
