@@ -135,3 +135,23 @@ def test_a_parallel_build_gives_the_index_a_serial_build_gives(pg_home, hermes_h
     with sqlite3.connect(serial) as a, sqlite3.connect(parallel) as b:
         assert sorted(b.execute(query)) == sorted(a.execute(query))
     assert _found(parallel, "pytest") == _found(serial, "pytest") != set()
+
+
+def test_a_store_served_through_views_is_synced_by_its_rows(pg_cluster, pg_home, tmp_path):
+    """``sessions`` as a view has no ``xmin``: the marker digests its rows instead, and still moves with a
+    retitle and stays put when nothing changed."""
+    _, schema = pg_home
+    with pg_cluster.connect() as conn:
+        conn.execute("DROP SCHEMA IF EXISTS viewed CASCADE")
+        conn.execute("CREATE SCHEMA viewed")
+        for table in ("sessions", "messages", "session_model_usage"):
+            conn.execute(f"CREATE VIEW viewed.{table} AS SELECT * FROM {schema}.{table}")
+    dsn = pg_cluster.dsn("viewed")
+    index = tmp_path / "index.db"
+    assert sync_index(index, pgs=[dsn]).sessions_indexed == 2
+    before = dict(COUNTS)
+    assert sync_index(index, pgs=[dsn]).changed_stores == 0
+    assert COUNTS["queries"] - before["queries"] == 2
+    with pg_cluster.connect() as conn:
+        conn.execute(f"UPDATE {schema}.sessions SET title = 'Via a view' WHERE id = %s", (hermesdb.CHAT_ID,))
+    assert sync_index(index, pgs=[dsn]).sessions_indexed == 1

@@ -102,6 +102,7 @@ class PgStore:
         self._conn: psycopg.Connection[Any] | None = None
         self._types: dict[str, dict[str, str]] = {}
         self._readable: set[str] = set()
+        self._kinds: dict[str, str] = {}
         try:
             import psycopg
         except ImportError as exc:
@@ -145,7 +146,7 @@ class PgStore:
         their base types, and whether this role may read each."""
         sql = (
             "SELECT n.name, c.oid IS NOT NULL, coalesce(has_table_privilege(c.oid, 'SELECT'), false), "
-            "a.attname, coalesce(bt.typname, t.typname) "
+            "a.attname, coalesce(bt.typname, t.typname), c.relkind "
             "FROM unnest(%s::text[]) WITH ORDINALITY AS n(name, ord) "
             "LEFT JOIN pg_class c ON c.oid = to_regclass(n.name) "
             "LEFT JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped "
@@ -155,10 +156,11 @@ class PgStore:
         )
         found: set[str] = set()
         denied: list[str] = []
-        for name, exists, readable, column, type_name in self._fetch(sql, (list(TABLES),)):
+        for name, exists, readable, column, type_name, kind in self._fetch(sql, (list(TABLES),)):
             if not exists:
                 continue
             found.add(name)
+            self._kinds[name] = str(kind)
             if not readable:
                 if name not in denied:
                     denied.append(name)
@@ -349,17 +351,23 @@ class PgStore:
 
     def change_marker(self) -> str:
         """What tells in one query that the store changed since a sync: the newest ``messages.id`` (new
-        rows) and a digest of every ``sessions`` row without its system prompt (Hermes updates a session's
-        row whenever it changes old rows: counts, rewinds, titles, ends). Reads no message row."""
-        light = [c for c in self.columns("sessions") if c != "system_prompt"]
-        fields = ", ".join(_quote(c) for c in light) or "NULL"
+        rows) and a digest of the ``sessions`` rows (Hermes updates a session's row whenever it changes
+        old rows: counts, rewinds, titles, ends). Reads no message row.
+
+        The digest is of each row's ``xmin``, the transaction that last wrote it: every insert or update
+        gives a row a new one, whatever column changed, and reading it costs no column. A ``sessions``
+        that is a view has none, so its rows (without the system prompt) are digested instead."""
+        if self._kinds.get("sessions") in ("r", "p"):
+            digest = "xmin::text"
+        else:
+            light = [c for c in self.columns("sessions") if c != "system_prompt"]
+            digest = "md5(ROW(" + (", ".join(_quote(c) for c in light) or "NULL") + ")::text)"
         sql = (
             'SELECT (SELECT coalesce(max("id"), 0) FROM "messages"), count(*), '
-            f"coalesce(md5(string_agg(md5(ROW({fields})::text), '' ORDER BY \"id\" COLLATE \"C\")), '') "
-            'FROM "sessions"'
+            f"coalesce(md5(string_agg({digest}, ',' ORDER BY \"id\")), '') FROM \"sessions\""
         )
-        top, count, digest = self._fetch(sql)[0]
-        return f"pg:{top}:{count}:{digest}"
+        top, count, digest_value = self._fetch(sql)[0]
+        return f"pg:{top}:{count}:{digest_value}"
 
     def close(self) -> None:
         if self._conn is not None:
