@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 MessageStats = tuple[int, Any, int]
 
 # How long opening a connection may take before the store is reported unreachable and skipped.
-CONNECT_TIMEOUT_SECONDS = 10
+CONNECT_TIMEOUT_SECONDS = 5
 # Rows per round trip of a server-side cursor.
 FETCH_ROWS = 2000
 TABLES = ("sessions", "messages", "session_model_usage", "system_prompts", "state_meta", "schema_version")
