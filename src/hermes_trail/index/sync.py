@@ -1,13 +1,13 @@
 """Keeping the index fresh: before every query, only what changed is read again.
 
 A store whose file and WAL have the same size and mtime as at the last sync is not opened at all, so a sync
-that finds nothing new costs a few ``stat`` calls. A PostgreSQL store has no file to ``stat``: its identity is
-one query (:meth:`~hermes_trail.hermes.pgstore.PgStore.change_marker`: the newest ``messages.id`` and a
+that finds nothing new costs a few ``stat`` calls. A PostgreSQL store has no file to ``stat``: its identity
+is one query (:meth:`~hermes_trail.hermes.pgstore.PgStore.change_marker`: the newest ``messages.id`` and a
 digest of the ``sessions`` rows, no message row read), and a store whose marker did not change is read no
-further. In a store that changed, a session is read again only
-when its fingerprint changed: its row count, newest timestamp and inactive rows (a rewind or a compaction
-flips ``active``/``compacted`` on old rows) and its ``sessions`` row. Sessions that disappeared (deleted,
-pruned) leave the index; a store that cannot be read keeps what was indexed from it.
+further. In a store that changed, a session is read again only when its fingerprint changed: its row count,
+newest timestamp and inactive rows (a rewind or a compaction flips ``active``/``compacted`` on old rows)
+and its ``sessions`` row. Sessions that disappeared (deleted, pruned) leave the index; a store that cannot
+be read keeps what was indexed from it.
 
 Two ``trail`` processes at once: each store's changes are written in one ``BEGIN IMMEDIATE`` transaction,
 so the second waits for the first and then finds nothing left to do. A damaged index, or one of another
