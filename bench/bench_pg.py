@@ -86,7 +86,7 @@ def time_command(name: str, args: list[str], db: Path, dsn: str, repeat: int) ->
     trail = trail_command()
     on_sqlite = [*trail, *args, "--db", str(db)]
     on_pg = [*trail, *args, "--pg", dsn]
-    names = (str(db), shown(dsn))
+    names = (str(db.resolve()), str(db), shown(dsn))
     same = _normalized(_run_json(on_sqlite), names) == _normalized(_run_json(on_pg), names)
     sqlite_s: list[float] = []
     pg_s: list[float] = []

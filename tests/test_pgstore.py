@@ -96,7 +96,8 @@ def assert_same_everywhere(
 
     A profile's store is named on the PostgreSQL side as Hermes names it, by the profile's ``config.yaml``
     (``--db`` tells the profile by the file's place; ``--pg`` has no profile to tell)."""
-    names = (str(sqlite_path), shown(dsn))
+    # The index names a file by its resolved path (the store's key), a listing by the path given.
+    names = (str(sqlite_path.resolve()), str(sqlite_path), shown(dsn))
     profile = sqlite_path.parent.name if sqlite_path.parent.parent.name == "profiles" else "default"
     pg_args = ("--pg", dsn) if profile == "default" else ("--home", str(home_naming(tmp_path, profile, dsn)))
     code_a, listing_a, err_a = run("list", "--json", "--limit", "0", "--db", str(sqlite_path))
