@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import sqlite3
 import subprocess
 import sys
@@ -19,13 +20,57 @@ LOCATION_VARS = (
     "HERMES_HOME",
     "TRAIL_HERMES_HOME",
     "TRAIL_HERMES_DB",
+    "TRAIL_HERMES_PG_DSN",
     "TRAIL_HERMES_PROFILES_ROOT",
     "HERMES_DATA_DIR_SUFFIX",
 )
 
 
 def pytest_report_header() -> str:
-    return f"sqlite: {sqlite3.sqlite_version}"
+    import pgserver
+
+    bin_dir = pgserver.find_bin_dir()
+    server = f"postgresql server: {bin_dir}" if bin_dir else "postgresql server: not installed"
+    required = " (required: TRAIL_REQUIRE_PG=1)" if os.environ.get("TRAIL_REQUIRE_PG") == "1" else ""
+    return f"sqlite: {sqlite3.sqlite_version}; {server}{required}"
+
+
+@pytest.fixture(scope="session")
+def pg_cluster(tmp_path_factory):
+    """A throwaway PostgreSQL server on loopback for the whole run (``tests/pgserver.py``).
+
+    Skipped with the reason when the server binaries are not installed, unless ``TRAIL_REQUIRE_PG=1``
+    (CI sets it), which makes a missing or failing server an error.
+    """
+    import pgserver
+
+    required = os.environ.get("TRAIL_REQUIRE_PG") == "1"
+    if pgserver.find_bin_dir() is None and not required:
+        pytest.skip("no PostgreSQL server binaries (initdb, pg_ctl); apt-get install postgresql, "
+                    "or run .ci/run")  # fmt: skip
+    try:
+        cluster = pgserver.start_cluster(tmp_path_factory.mktemp("postgres"))
+    except Exception as exc:
+        if required:
+            raise
+        pytest.skip(f"PostgreSQL could not be started: {exc}")
+    yield cluster
+    cluster.stop()
+
+
+@pytest.fixture
+def pg_load(pg_cluster, request):
+    """Load a ``state.db`` into its own schema of the test server: ``pg_load(path, layout="typed")`` returns
+    the DSN that reads it (layouts in ``tests/pgserver.py``)."""
+    import pgserver
+
+    counter = iter(range(1000))
+    base = re.sub(r"[^a-z0-9]+", "_", request.node.name.lower())[:40]
+
+    def load(path: Path, layout: str = "typed") -> str:
+        return pgserver.load_store(pg_cluster, path, f"{base}_{next(counter)}", layout)
+
+    return load
 
 
 @pytest.fixture(autouse=True)

@@ -20,7 +20,7 @@ from hermes_trail.hermes import locate
 from hermes_trail.hermes.decode import relations, usage
 from hermes_trail.hermes.decode.conversation import read_conversation
 from hermes_trail.hermes.decode.sessions import decode_session, session_id_of
-from hermes_trail.hermes.store import SqliteStore
+from hermes_trail.hermes.reader import StoreReader, open_store
 from hermes_trail.model import Session, Store, Stray
 
 # Sessions with no time at all sort last in a newest-first listing.
@@ -38,7 +38,8 @@ class History:
     demo: bool = False
     locations: list[locate.StoreLocation] = field(default_factory=list)
     catalog_read: bool = True
-    _readers: dict[str, SqliteStore] = field(default_factory=dict)
+    _readers: dict[str, StoreReader] = field(default_factory=dict)
+    _located: dict[str, locate.StoreLocation] = field(default_factory=dict)
     _families: dict[str, dict[str, Session]] = field(default_factory=dict)
 
     @property
@@ -111,9 +112,13 @@ class History:
             session.project, session.worktree = twin.project, twin.worktree
         return family
 
-    def reader(self, store: Store) -> SqliteStore:
+    def reader(self, store: Store) -> StoreReader:
         """The open reader of one of this history's stores."""
         return self._readers[store.key]
+
+    def location(self, store: Store) -> locate.StoreLocation:
+        """Where one of this history's stores is, to open it again (in another process)."""
+        return self._located[store.key]
 
     def read_catalog(self, store: Store) -> list[Session]:
         """Read one store's whole catalog now (for a History opened without one), linked."""
@@ -172,25 +177,27 @@ def _read_store(
     history: History, location: locate.StoreLocation, taken: set[str], catalog: bool
 ) -> None:
     try:
-        reader = SqliteStore(location.path)
+        reader = open_store(location)
     except StoreUnreadable as exc:
-        history.strays.append(Stray(where=str(location.path), reason=exc.reason, kind="store"))
+        history.strays.append(Stray(where=location.where, reason=exc.reason, kind="store"))
         return
     store = Store(
-        key=str(location.path.resolve()),
+        key=location.key,
         name=_store_name(location.profile, taken),
-        path=str(location.path),
+        path=location.where,
         profile=location.profile,
         home=str(location.home) if location.home else None,
         schema_version=reader.schema_version,
+        kind=location.kind,
     )
     history.stores.append(store)
     history._readers[store.key] = reader
+    history._located[store.key] = location
     if catalog:
         _read_catalog(history, store, reader)
 
 
-def _read_catalog(history: History, store: Store, reader: SqliteStore) -> None:
+def _read_catalog(history: History, store: Store, reader: StoreReader) -> None:
     """Every session row of a store, and a stray for each message row whose session has none.
 
     The catalog leaves out ``system_prompt``, the one large column (kilobytes a session, and no listing
@@ -230,15 +237,19 @@ def _read_catalog(history: History, store: Store, reader: SqliteStore) -> None:
     for orphan_id in stats:
         if isinstance(orphan_id, str) and orphan_id in known:
             continue
-        ids = reader.rows("SELECT id FROM messages WHERE session_id IS ? ORDER BY id", (orphan_id,))
+        try:
+            ids = reader.message_ids_of(orphan_id)
+        except StoreUnreadable as exc:
+            history.strays.append(Stray(where=store.path, reason=exc.reason, kind="store", store=store.name))
+            return
         for found in ids:
             history.strays.append(
                 Stray(
-                    where=f"{store.path}:messages/{found['id']}",
+                    where=f"{store.path}:messages/{found}",
                     reason=f"message row of session {orphan_id!r}, which has no sessions row",
                     store=store.name,
                     session_id=orphan_id if isinstance(orphan_id, str) else None,
-                    row=found["id"],
+                    row=found,
                     table="messages",
                 )
             )
@@ -248,7 +259,7 @@ def _read_catalog(history: History, store: Store, reader: SqliteStore) -> None:
 _FAMILY_WALK_LIMIT = 2000
 
 
-def _family_rows(reader: SqliteStore, session_id: str) -> list[dict[str, Any]]:
+def _family_rows(reader: StoreReader, session_id: str) -> list[dict[str, Any]]:
     """The rows of a session's family: its ancestors up to the root, then every descendant of that root.
 
     Walks ``parent_session_id`` through Hermes' index on it, so showing one session of a large store does
@@ -279,7 +290,7 @@ def _family_rows(reader: SqliteStore, session_id: str) -> list[dict[str, Any]]:
     return list(rows.values())
 
 
-def _may_have_compacted(reader: SqliteStore, session_id: str) -> bool:
+def _may_have_compacted(reader: StoreReader, session_id: str) -> bool:
     """Whether a session with inactive rows holds archived ones (always, for a store without the column)."""
     if "compacted" not in reader.columns("messages"):
         return True
@@ -296,6 +307,7 @@ def open_history(
     *,
     homes: Iterable[str | Path] = (),
     dbs: Iterable[str | Path] = (),
+    pgs: Iterable[str] = (),
     env: Mapping[str, str] | None = None,
     demo_fallback: bool = False,
     catalog: bool = True,
@@ -305,6 +317,7 @@ def open_history(
 
     :param homes: homes or roots to read instead of the resolved one (``--home``).
     :param dbs: database files to read instead of any home (``--db``).
+    :param pgs: PostgreSQL DSNs to read instead of any home (``--pg``); combine with ``dbs``.
     :param env: environment to resolve homes from; ``os.environ`` by default.
     :param demo_fallback: when no store and no explicit location is found, read the bundled demo home.
     :param catalog: read every session row now; without it ``sessions`` stays empty and :meth:`History.find`
@@ -312,11 +325,11 @@ def open_history(
     :param select: read only the stores it accepts (the index skips stores that did not change).
     """
     env = os.environ if env is None else env
-    homes, dbs = list(homes), list(dbs)
-    discovery = locate.discover(env, homes=homes, dbs=dbs)
+    homes, dbs, pgs = list(homes), list(dbs), list(pgs)
+    discovery = locate.discover(env, homes=homes, dbs=dbs, pgs=pgs)
     history = History(notes=list(discovery.notes), catalog_read=catalog)
     history.strays.extend(Stray(where=n.path, reason=n.reason, kind="directory") for n in discovery.notes)
-    explicit = bool(homes or dbs or env.get("TRAIL_HERMES_DB") or env.get("TRAIL_HERMES_HOME"))
+    explicit = bool(homes or dbs or pgs or locate.named_by_environment(env))
     if demo_fallback and not discovery.stores and not explicit:
         discovery = locate.discover({}, homes=[demo_home()])
         history.demo = True

@@ -26,6 +26,7 @@ from hermes_trail.hermes.decode import relations, usage
 from hermes_trail.hermes.decode.conversation import read_conversation
 from hermes_trail.hermes.decode.sessions import decode_session, project_of, session_id_of
 from hermes_trail.hermes.decode.values import epoch
+from hermes_trail.hermes.reader import StoreReader
 from hermes_trail.hermes.sidefiles import diverts, state_tables
 from hermes_trail.hermes.sidefiles.snapshots import snapshot_time
 from hermes_trail.hermes.store import SqliteStore
@@ -127,15 +128,15 @@ def divert_session(path: Path, session_id: str, profile: str, home: Path | None)
     )  # fmt: skip
 
 
-def _live_ids(history: History) -> dict[str, tuple[Store, set[str], SqliteStore]]:
+def _live_ids(history: History) -> dict[str, tuple[Store, set[str], StoreReader]]:
     """Per home (resolved): the live store, its session ids, and its reader."""
-    out: dict[str, tuple[Store, set[str], SqliteStore]] = {}
+    out: dict[str, tuple[Store, set[str], StoreReader]] = {}
     for store in history.stores:
         if store.home is None:
             continue
         reader = history.reader(store)
         try:
-            ids = {sid for r in reader.rows("SELECT id FROM sessions") if (sid := session_id_of(r))}
+            ids = {sid for r in reader.session_rows(light=True) if (sid := session_id_of(r))}
         except StoreUnreadable:
             continue
         out.setdefault(_real(store.home), (store, ids, reader))
@@ -143,7 +144,7 @@ def _live_ids(history: History) -> dict[str, tuple[Store, set[str], SqliteStore]
 
 
 def _recover_home(found: Recoveries, home: Path, profile: str,
-                  live: tuple[Store, set[str], SqliteStore] | None) -> None:  # fmt: skip
+                  live: tuple[Store, set[str], StoreReader] | None) -> None:  # fmt: skip
     live_ids = live[1] if live else set()
     files = locate.side_files(home, profile)
     chosen: dict[str, tuple[int, Session]] = {}  # id -> (rows, session)
@@ -185,7 +186,7 @@ def _recover_home(found: Recoveries, home: Path, profile: str,
         chosen[side.name] = (0, divert_session(side.path, side.name, profile, home))
         copies[side.name] = [str(side.path)]
     fences = {}
-    if live is not None:
+    if live is not None and isinstance(live[2], SqliteStore):  # fences are read from state.db only
         listed, strays = state_tables.read_fences(live[2])
         found.strays.extend(strays)
         fences = {f.session_id: f for f in listed}
@@ -242,7 +243,7 @@ def recover_home(home: Path, profile: str, live_path: Path | None) -> Recoveries
     """The recovered sessions of one home, against its live store at ``live_path`` (for the index, which
     reads a home at a time without a :class:`History`)."""
     found = Recoveries()
-    live: tuple[Store, set[str], SqliteStore] | None = None
+    live: tuple[Store, set[str], StoreReader] | None = None
     reader: SqliteStore | None = None
     if live_path is not None:
         try:

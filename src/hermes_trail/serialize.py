@@ -56,6 +56,7 @@ def session_json(session: Session) -> dict[str, Any]:
         "ref": session.ref,
         "store": session.store.name,
         "store_path": session.store.path,
+        "store_kind": session.store.kind,
         "schema_version": session.store.schema_version,
         "profile": session.profile,
         "project": session.project,

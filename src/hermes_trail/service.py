@@ -98,6 +98,7 @@ class Trail:
     index: Path | None = None
     homes: tuple[str | Path, ...] = ()
     dbs: tuple[str | Path, ...] = ()
+    pgs: tuple[str, ...] = ()
     env: Mapping[str, str] | None = None
     sync_interval: float = 2.0
     demo: bool = False
@@ -112,7 +113,7 @@ class Trail:
         if self.demo:  # the bundled demo home, for trying hermes-trail on a machine with no Hermes
             from hermes_trail.history import demo_home
 
-            self.homes, self.dbs = (demo_home(),), ()
+            self.homes, self.dbs, self.pgs = (demo_home(),), (), ()
 
     @property
     def index_path(self) -> Path:
@@ -124,8 +125,8 @@ class Trail:
             now = time.monotonic()
             if force or now - self._synced_at >= self.sync_interval:
                 self.index_path.parent.mkdir(parents=True, exist_ok=True)
-                self.last_sync = sync_index(self.index_path, homes=self.homes, dbs=self.dbs, env=self.env,
-                                            parallel=self.parallel)  # fmt: skip
+                self.last_sync = sync_index(self.index_path, homes=self.homes, dbs=self.dbs, pgs=self.pgs,
+                                            env=self.env, parallel=self.parallel)  # fmt: skip
                 self._synced_at = time.monotonic()
         return self.index_path
 
@@ -277,7 +278,7 @@ class Trail:
         _need(session_id, "session_id", "take a session id from search, recall or sessions")
         if offset < 0:
             raise ServiceError("offset must be 0 or more")
-        with open_history(homes=self.homes, dbs=self.dbs, env=self.env, catalog=False,
+        with open_history(homes=self.homes, dbs=self.dbs, pgs=self.pgs, env=self.env, catalog=False,
                           demo_fallback=False) as history:  # fmt: skip
             try:
                 session = history.load(history.find(session_id))
@@ -320,7 +321,7 @@ class Trail:
         stamp = _since(since, "since")
         flt = SessionFilter(profile, project, source,
                             datetime.fromtimestamp(stamp, tz=UTC) if stamp is not None else None)  # fmt: skip
-        with open_history(homes=self.homes, dbs=self.dbs, env=self.env,
+        with open_history(homes=self.homes, dbs=self.dbs, pgs=self.pgs, env=self.env,
                           demo_fallback=False) as history:  # fmt: skip
             chosen = select(history.sessions, flt, _bounded(limit, 200))
             items, cut = fit(clip([session_json(s) for s in chosen]), DEFAULT_JSON_BUDGET)

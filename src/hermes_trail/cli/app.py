@@ -17,6 +17,7 @@ from hermes_trail.cli.common import (
     DbOption,
     HomeOption,
     JsonOption,
+    PgOption,
     exit_code,
     fail,
     load,
@@ -64,6 +65,7 @@ def list_sessions(
     ] = False,
     home: HomeOption = None,
     db: DbOption = None,
+    pg: PgOption = None,
     json_output: JsonOption = False,
 ) -> None:
     """List every session of every store, newest activity first (--deleted: recovered ones).
@@ -84,11 +86,11 @@ def list_sessions(
     if deleted:
         from hermes_trail.cli.recovered import list_deleted
 
-        with load(home, db) as history:
+        with load(home, db, pg) as history:
             skipped = list_deleted(history, home, db, flt, limit, json_output)
             code = EXIT_SKIPPED if skipped else exit_code(history)
         raise typer.Exit(code)
-    with load(home, db) as history:
+    with load(home, db, pg) as history:
         chosen = select(history.sessions, flt, limit)
         if json_output:
             print_json(
@@ -123,6 +125,7 @@ def show(
     ] = False,
     home: HomeOption = None,
     db: DbOption = None,
+    pg: PgOption = None,
     json_output: JsonOption = False,
 ) -> None:
     """Replay one session: prompts, replies, reasoning folded, each tool call with what it did.
@@ -131,7 +134,7 @@ def show(
     Example:
         trail show 20261130_0458 --lineage
     """
-    with load(home, db, catalog=False) as history:
+    with load(home, db, pg, catalog=False) as history:
         try:
             try:
                 session = history.load(history.find(session_id))
@@ -211,6 +214,7 @@ def search_cmd(
     index: IndexOption = None,
     home: HomeOption = None,
     db: DbOption = None,
+    pg: PgOption = None,
     json_output: JsonOption = False,
 ) -> None:
     """Search everything Hermes recorded: prompts, replies, summaries, commands, edits, tool output.
@@ -229,7 +233,7 @@ def search_cmd(
     from hermes_trail.cli.tables import print_search
     from hermes_trail.serialize import search_json
 
-    result = search(synced_index(index, home, db), query, filters, limit=max(limit, 1))
+    result = search(synced_index(index, home, db, pg), query, filters, limit=max(limit, 1))
     _answer(bool(result.conversations), json_output, lambda: search_json(result),
             lambda out: print_search(out, result))  # fmt: skip
 
@@ -245,6 +249,7 @@ def recall_cmd(
     index: IndexOption = None,
     home: HomeOption = None,
     db: DbOption = None,
+    pg: PgOption = None,
 ) -> None:
     """A compact page of past sessions about QUERY, for an agent: framed as untrusted history.
 
@@ -255,7 +260,7 @@ def recall_cmd(
     from hermes_trail.index.search import SearchFilters, search
     from hermes_trail.recall import recall_page
 
-    path = synced_index(index, home, db)
+    path = synced_index(index, home, db, pg)
     result = search(path, query, SearchFilters(project=project, profile=profile), limit=8)
     page = recall_page(result, budget=max(budget, 256))
     if page:
@@ -279,6 +284,7 @@ def index_cmd(
     index: IndexOption = None,
     home: HomeOption = None,
     db: DbOption = None,
+    pg: PgOption = None,
     json_output: JsonOption = False,
 ) -> None:
     """Bring the search index up to date and say where it is and what it holds.
@@ -296,7 +302,7 @@ def index_cmd(
             fail(f"{path} is not a hermes-trail index ({kind}); not deleting it")
         for suffix in ("", "-wal", "-shm"):
             Path(f"{path}{suffix}").unlink(missing_ok=True)
-    path = synced_index(path, home, db, include_recovered)
+    path = synced_index(path, home, db, pg, include_recovered)
     with sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True) as conn:
         stores = conn.execute("SELECT count(*) FROM stores").fetchone()[0]
         sessions = conn.execute("SELECT count(*) FROM sessions").fetchone()[0]
@@ -324,8 +330,10 @@ def _answer(
     raise typer.Exit(EXIT_OK if found or json_output else EXIT_ERROR)
 
 
-def _read_index(index: Path | None, home: list[Path] | None, db: list[Path] | None) -> sqlite3.Connection:
-    path = synced_index(index, home, db)
+def _read_index(
+    index: Path | None, home: list[Path] | None, db: list[Path] | None, pg: list[str] | None
+) -> sqlite3.Connection:
+    path = synced_index(index, home, db, pg)
     return sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
 
 
@@ -339,6 +347,7 @@ def fix_cmd(
     index: IndexOption = None,
     home: HomeOption = None,
     db: DbOption = None,
+    pg: PgOption = None,
     json_output: JsonOption = False,
 ) -> None:
     """What fixed this error before: past commands that failed the same way, and what then worked.
@@ -355,7 +364,7 @@ def fix_cmd(
     from hermes_trail.cli.tables import print_fixes
     from hermes_trail.serialize import record_json
 
-    with _read_index(index, home, db) as conn:
+    with _read_index(index, home, db, pg) as conn:
         report = find_fixes(conn, text, project=project, limit=max(limit, 1))
     _answer(bool(report.fixes), json_output, lambda: record_json(report),
             lambda out: print_fixes(out, report))  # fmt: skip
@@ -371,6 +380,7 @@ def blame_cmd(
     index: IndexOption = None,
     home: HomeOption = None,
     db: DbOption = None,
+    pg: PgOption = None,
     json_output: JsonOption = False,
 ) -> None:
     """Every session and edit that touched a file, following moves, newest first, with the prompt behind it.
@@ -383,7 +393,7 @@ def blame_cmd(
     from hermes_trail.index.blame import blame
     from hermes_trail.serialize import record_json
 
-    with _read_index(index, home, db) as conn:
+    with _read_index(index, home, db, pg) as conn:
         entries = blame(conn, path, limit=max(limit, 1), include_rewound=include_rewound)
     _answer(bool(entries), json_output, lambda: {"path": path, "edits": record_json(entries)},
             lambda out: print_blame(out, path, entries))  # fmt: skip
@@ -399,6 +409,7 @@ def how_cmd(
     index: IndexOption = None,
     home: HomeOption = None,
     db: DbOption = None,
+    pg: PgOption = None,
     json_output: JsonOption = False,
 ) -> None:
     """Real commands that did WHAT, by how many sessions ran them and how often they succeeded.
@@ -411,7 +422,7 @@ def how_cmd(
     from hermes_trail.index.how import how
     from hermes_trail.serialize import record_json
 
-    with _read_index(index, home, db) as conn:
+    with _read_index(index, home, db, pg) as conn:
         entries = how(conn, what, project=project, limit=max(limit, 1))
     _answer(bool(entries), json_output, lambda: {"what": what, "commands": record_json(entries)},
             lambda out: print_how(out, what, entries))  # fmt: skip

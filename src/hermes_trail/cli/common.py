@@ -35,6 +35,16 @@ DbOption = Annotated[
     list[Path] | None,
     typer.Option("--db", help="Read only this state.db (repeatable).", show_default=False),
 ]
+PgOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--pg",
+        metavar="DSN",
+        help="Read only this PostgreSQL database, by DSN (repeatable; combines with --db). Its password is "
+        "never printed.",
+        show_default=False,
+    ),
+]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON (keys documented in docs/json.md).")]
 
 
@@ -48,12 +58,15 @@ def fail(message: str, code: int = EXIT_ERROR) -> NoReturn:
     raise typer.Exit(code)
 
 
-def load(homes: list[Path] | None, dbs: list[Path] | None, catalog: bool = True) -> History:
+def load(
+    homes: list[Path] | None, dbs: list[Path] | None, pgs: list[str] | None = None, catalog: bool = True
+) -> History:
     """Open every store, telling the user on stderr about the demo and anything passed over.
 
     :param catalog: read every session row (a listing); a command about one session looks it up instead.
     """
-    history = open_history(homes=homes or (), dbs=dbs or (), demo_fallback=True, catalog=catalog)
+    history = open_history(homes=homes or (), dbs=dbs or (), pgs=pgs or (), demo_fallback=True,
+                           catalog=catalog)  # fmt: skip
     if history.demo:
         err("no Hermes home found; reading the demo home bundled with hermes-trail")
     for stray in history.strays:

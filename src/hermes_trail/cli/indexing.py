@@ -21,10 +21,12 @@ IndexOption = Annotated[
 ]
 
 
-def _homes_or_demo(homes: list[Path] | None, dbs: list[Path] | None) -> tuple[list[Path], list[Path]]:
+def _homes_or_demo(
+    homes: list[Path] | None, dbs: list[Path] | None, pgs: list[str] | None
+) -> tuple[list[Path], list[Path]]:
     """The homes to index: the ones named, else Hermes' own, else the bundled demo (said on stderr)."""
     homes, dbs = list(homes or ()), list(dbs or ())
-    explicit = homes or dbs or os.environ.get("TRAIL_HERMES_DB") or os.environ.get("TRAIL_HERMES_HOME")
+    explicit = homes or dbs or pgs or locate.named_by_environment(os.environ)
     if not explicit and not locate.discover(os.environ).stores:
         from hermes_trail.history import demo_home
 
@@ -37,6 +39,7 @@ def synced_index(
     index: Path | None,
     homes: list[Path] | None,
     dbs: list[Path] | None,
+    pgs: list[str] | None = None,
     include_recovered: bool | None = None,
 ) -> Path:
     """Bring the index up to date and return its path; the first build shows its progress on stderr.
@@ -46,19 +49,24 @@ def synced_index(
     from hermes_trail.errors import TrailError
 
     try:
-        return _synced_index(index, homes, dbs, include_recovered)
+        return _synced_index(index, homes, dbs, pgs, include_recovered)
     except TrailError as exc:
         fail(str(exc))
 
 
 def _synced_index(
-    index: Path | None, homes: list[Path] | None, dbs: list[Path] | None, include_recovered: bool | None
+    index: Path | None,
+    homes: list[Path] | None,
+    dbs: list[Path] | None,
+    pgs: list[str] | None,
+    include_recovered: bool | None,
 ) -> Path:
     from hermes_trail.index.schema import default_index_path
     from hermes_trail.index.sync import sync_index
 
     path = index or default_index_path()
-    homes, dbs = _homes_or_demo(homes, dbs)
+    homes, dbs = _homes_or_demo(homes, dbs, pgs)
+    pgs = list(pgs or ())
     first = not path.exists()
     if first and sys.stderr.isatty():
         from rich.console import Console
@@ -89,12 +97,12 @@ def _synced_index(
                 rate = f"{speed:,.0f} msg/s" if speed else ""
                 bar.update(task, completed=done, total=total, rate=rate)
 
-            report = sync_index(path, homes=homes, dbs=dbs, progress=progress, notify=err,
+            report = sync_index(path, homes=homes, dbs=dbs, pgs=pgs, progress=progress, notify=err,
                                 include_recovered=include_recovered)  # fmt: skip
         err(f"indexed {report.messages_read:,} messages of {report.sessions_indexed:,} sessions "
             f"in {report.seconds:.1f} s ({path})")  # fmt: skip
     else:
-        report = sync_index(path, homes=homes, dbs=dbs, notify=err,
+        report = sync_index(path, homes=homes, dbs=dbs, pgs=pgs, notify=err,
                             include_recovered=include_recovered)  # fmt: skip
     if any(stray.kind == "index" for stray in report.strays):
         err("the index is being updated by another trail; results may be behind")

@@ -8,6 +8,12 @@ inside the default home keeps the default as root, one outside it that ends at `
 its grandparent as root, and any other directory is its own root. Named profiles are whole homes under
 ``<root>/profiles/<name>/``; a Docker or Podman volume's ``_data`` directory is a home with no
 ``.hermes`` prefix.
+
+A home whose ``config.yaml`` moves its sessions to PostgreSQL (``sessiondb.provider: postgresql``, see
+:mod:`hermes_trail.hermes.sessiondb`) has that database as a store too, beside any ``state.db`` it kept from
+before; ``--pg`` and ``TRAIL_HERMES_PG_DSN`` name PostgreSQL stores as ``--db`` and ``TRAIL_HERMES_DB``
+name files. A DSN is held only by :class:`StoreLocation` (never in its ``repr``); everything shown uses
+:func:`hermes_trail.hermes.dsn.shown`.
 """
 
 from __future__ import annotations
@@ -18,6 +24,9 @@ import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from hermes_trail.hermes import dsn as dsns
+from hermes_trail.hermes.sessiondb import read_setting
 
 DATABASE_NAME = "state.db"
 PROFILES_DIR = "profiles"
@@ -33,16 +42,37 @@ _USER_VOLUME_ROOT = Path(".local/share/containers/storage/volumes")
 
 @dataclass(frozen=True, slots=True)
 class StoreLocation:
-    """A file that should hold a Hermes store: its path, the profile it belongs to and its home."""
+    """Where a Hermes store should be: a file (``path``) or a PostgreSQL database (``dsn``), the profile it
+    belongs to, its home, and what named it (``origin``)."""
 
-    path: Path
+    path: Path | None
     profile: str
     home: Path | None
     origin: str
+    dsn: str | None = field(default=None, repr=False)
 
     @property
     def label(self) -> str:
         return self.profile
+
+    @property
+    def kind(self) -> str:
+        return "postgresql" if self.dsn is not None else "sqlite"
+
+    @property
+    def where(self) -> str:
+        """The store as shown to people and programs: the file, or the DSN without its password."""
+        if self.dsn is not None:
+            return dsns.shown(self.dsn)
+        return str(self.path)
+
+    @property
+    def key(self) -> str:
+        """Stable identity across reads: the resolved file, or the DSN without its password."""
+        if self.dsn is not None:
+            return dsns.shown(self.dsn)
+        assert self.path is not None
+        return str(self.path.resolve())
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,9 +205,35 @@ def resolve_roots(
 class _Walker:
     """Lists one root's stores, passing over loops and unreadable directories with a note."""
 
-    def __init__(self, discovery: Discovery) -> None:
+    def __init__(self, discovery: Discovery, env: Mapping[str, str]) -> None:
         self.discovery = discovery
+        self.env = env
         self.seen_files: set[str] = set()
+        self.seen_dsns: dict[str, int] = {}
+
+    def add_database(self, dsn: str, profile: str, home: Path | None, origin: str) -> None:
+        """Add a PostgreSQL store; one named by several profiles is read once, as the ``default`` profile
+        (its rows' ``profile_name`` then tells each session's profile)."""
+        key = dsns.shown(dsn)
+        if key in self.seen_dsns:
+            index = self.seen_dsns[key]
+            first = self.discovery.stores[index]
+            if first.profile != profile and first.profile != DEFAULT_PROFILE:
+                shared = StoreLocation(None, DEFAULT_PROFILE, None, first.origin, first.dsn)
+                self.discovery.stores[index] = shared
+            return
+        self.seen_dsns[key] = len(self.discovery.stores)
+        self.discovery.stores.append(StoreLocation(None, profile, home, origin, dsn))
+
+    def consider_config(self, home: Path, profile: str) -> None:
+        """Add the PostgreSQL store ``home``'s ``config.yaml`` names, or note why it cannot be read."""
+        setting = read_setting(home, self.env)
+        if setting is None:
+            return
+        if setting.dsn is None:
+            self.discovery.notes.append(Note(str(setting.config), f"{setting.problem}, passed over"))
+            return
+        self.add_database(setting.dsn, profile, home, "config.yaml")
 
     def add_store(self, path: Path, profile: str, home: Path | None, origin: str) -> None:
         try:
@@ -203,6 +259,7 @@ class _Walker:
             self.discovery.notes.append(Note(str(root), _why(exc)))
             return
         self.consider(root / DATABASE_NAME, DEFAULT_PROFILE, root, origin)
+        self.consider_config(root, DEFAULT_PROFILE)
         self.walk_profiles(profiles_root or root / PROFILES_DIR, origin)
 
     def consider(self, db: Path, profile: str, home: Path, origin: str) -> None:
@@ -259,6 +316,7 @@ class _Walker:
                     self.discovery.notes.append(Note(str(path), "permission denied, profile passed over"))
                     continue
                 self.consider(path / DATABASE_NAME, entry.name, path, origin)
+                self.consider_config(path, entry.name)
             except RuntimeError:
                 self.discovery.notes.append(Note(str(path), "symlink loop, passed over"))
             except OSError as exc:
@@ -308,31 +366,48 @@ def profile_of_file(path: Path) -> tuple[str, Path | None]:
     return DEFAULT_PROFILE, parent
 
 
+def named_by_environment(env: Mapping[str, str]) -> bool:
+    """Whether the environment names what to read (then no demo home stands in for a missing one)."""
+    names = ("TRAIL_HERMES_DB", "TRAIL_HERMES_HOME", "TRAIL_HERMES_PG_DSN")
+    return any(env.get(name, "").strip() for name in names)
+
+
 def discover(
     env: Mapping[str, str] | None = None,
     *,
     homes: Iterable[str | Path] = (),
     dbs: Iterable[str | Path] = (),
+    pgs: Iterable[str] = (),
     platform: str = sys.platform,
     user_home: Path | None = None,
     include_volumes: bool = True,
 ) -> Discovery:
-    """Every candidate store: named databases (``--db``, ``TRAIL_HERMES_DB``) or every home's stores.
+    """Every candidate store: named databases (``--db``/``--pg``, ``TRAIL_HERMES_DB``/``TRAIL_HERMES_PG_DSN``)
+    or every home's stores.
 
     :param env: the environment to read (defaults to ``os.environ``).
     :param homes: ``--home`` values; each is a home or root, or a container volume directory.
     :param dbs: ``--db`` values; each pins one database file (or a home directory's ``state.db``).
+    :param pgs: ``--pg`` values; each pins one PostgreSQL database by its DSN.
     """
     env = os.environ if env is None else env
     discovery = Discovery()
-    walker = _Walker(discovery)
-    homes, dbs = list(homes), list(dbs)
-    # Flags win over the environment: --home replaces TRAIL_HERMES_DB as it replaces TRAIL_HERMES_HOME.
-    pinned = [str(d) for d in dbs] or ([] if homes else _split_paths(env.get("TRAIL_HERMES_DB", "")))
-    if pinned:
+    walker = _Walker(discovery, env)
+    homes, dbs, pgs = list(homes), list(dbs), [str(p) for p in pgs]
+    # Flags win over the environment: --home, --db or --pg replace TRAIL_HERMES_DB and TRAIL_HERMES_PG_DSN
+    # as --home replaces TRAIL_HERMES_HOME; the two variables (like the two flags) combine.
+    flagged = bool(homes or dbs or pgs)
+    pinned = [str(d) for d in dbs] or ([] if flagged else _split_paths(env.get("TRAIL_HERMES_DB", "")))
+    env_dsn = env.get("TRAIL_HERMES_PG_DSN", "").strip()
+    pinned_pg = pgs or ([env_dsn] if env_dsn and not flagged else [])
+    if pinned or pinned_pg:
         origin = "--db" if dbs else "TRAIL_HERMES_DB"
         for value in pinned:
             _pin(walker, _expand(value), origin)
+        pg_origin = "--pg" if pgs else "TRAIL_HERMES_PG_DSN"
+        for value in pinned_pg:
+            if value.strip():
+                walker.add_database(value.strip(), DEFAULT_PROFILE, None, pg_origin)
         return discovery
     profiles_root = env.get("TRAIL_HERMES_PROFILES_ROOT", "").strip()
     roots = resolve_roots(

@@ -272,6 +272,11 @@ class SqliteStore:
         """Every row of one session, rewound and archived rows included, in ``messages.id`` order."""
         return self.rows("SELECT * FROM messages WHERE session_id = ? ORDER BY id", (session_id,))
 
+    def message_ids_of(self, session_id: Any) -> list[int]:
+        """The ``messages.id`` of every row whose ``session_id`` is this value (``None`` included)."""
+        rows = self.rows("SELECT id FROM messages WHERE session_id IS ? ORDER BY id", (session_id,))
+        return [r["id"] for r in rows]
+
     def sessions_by_prefix(self, prefix: str) -> list[Row]:
         """Session rows whose id is ``prefix`` or starts with it, through the primary-key index."""
         upper = prefix + "\U0010ffff"

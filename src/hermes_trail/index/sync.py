@@ -1,10 +1,13 @@
 """Keeping the index fresh: before every query, only what changed is read again.
 
 A store whose file and WAL have the same size and mtime as at the last sync is not opened at all, so a sync
-that finds nothing new costs a few ``stat`` calls. In a store that changed, a session is read again only
-when its fingerprint changed: its row count, newest timestamp and inactive rows (a rewind or a compaction
-flips ``active``/``compacted`` on old rows) and its ``sessions`` row. Sessions that disappeared (deleted,
-pruned) leave the index; a store that cannot be read keeps what was indexed from it.
+that finds nothing new costs a few ``stat`` calls. A PostgreSQL store has no file to ``stat``: its identity
+is one query (:meth:`~hermes_trail.hermes.pgstore.PgStore.change_marker`: the newest ``messages.id`` and a
+digest of the ``sessions`` rows, no message row read), and a store whose marker did not change is read no
+further. In a store that changed, a session is read again only when its fingerprint changed: its row count,
+newest timestamp and inactive rows (a rewind or a compaction flips ``active``/``compacted`` on old rows)
+and its ``sessions`` row. Sessions that disappeared (deleted, pruned) leave the index; a store that cannot
+be read keeps what was indexed from it.
 
 Two ``trail`` processes at once: each store's changes are written in one ``BEGIN IMMEDIATE`` transaction,
 so the second waits for the first and then finds nothing left to do. A damaged index, or one of another
@@ -30,7 +33,7 @@ from hermes_trail.errors import StoreUnreadable, TrailError
 from hermes_trail.hermes import locate
 from hermes_trail.hermes.decode.conversation import read_conversation
 from hermes_trail.hermes.decode.sessions import decode_session, session_id_of
-from hermes_trail.hermes.store import SqliteStore
+from hermes_trail.hermes.reader import StoreReader, open_store
 from hermes_trail.history import History, open_history
 from hermes_trail.index import schema, semantic
 from hermes_trail.index.documents import Doc, session_docs
@@ -55,7 +58,7 @@ class SyncReport:
 
 
 def store_identity(path: Path) -> str:
-    """What tells cheaply that a store changed: the size and mtime of the database and of its WAL."""
+    """What tells cheaply that a store file changed: the size and mtime of the database and of its WAL."""
     parts = []
     for suffix in ("", "-wal"):
         try:
@@ -65,6 +68,21 @@ def store_identity(path: Path) -> str:
             continue
         parts.append(f"{st.st_size}:{st.st_mtime_ns}")
     return "|".join(parts)
+
+
+def location_identity(location: locate.StoreLocation) -> str:
+    """What tells cheaply that a store changed: :func:`store_identity` of a file, the change marker of a
+    PostgreSQL database.
+
+    :raises StoreUnreadable: the database cannot be reached or read (a file's problems show when it is read).
+    """
+    if location.dsn is None:
+        assert location.path is not None
+        return store_identity(location.path)
+    from hermes_trail.hermes.pgstore import PgStore
+
+    with PgStore(location.dsn) as reader:
+        return reader.change_marker()
 
 
 def fingerprint(row: dict[str, Any]) -> str:
@@ -218,7 +236,7 @@ TARGETED_LIMIT = 300
 
 
 def _changed_sessions(
-    history: History, store: Store, reader: SqliteStore, indexed: dict[str, tuple[int, str]], watermark: int
+    history: History, store: Store, reader: StoreReader, indexed: dict[str, tuple[int, str]], watermark: int
 ) -> tuple[list[Session], set[str]]:
     """The sessions to read again, and every session id the store holds now.
 
@@ -318,8 +336,11 @@ def _read_docs(
             size = 0
         batches[-1].append(session)
         size += (session.row_stats or (0,))[0]
-    path = sessions[0].store.path
-    jobs = [(path, [s.id for s in batch]) for batch in batches]
+    location = history.location(sessions[0].store)
+    path = location.where
+    # A worker opens the store itself (a PostgreSQL connection is never shared across fork) and keeps it for
+    # its later batches.
+    jobs = [(location, [s.id for s in batch]) for batch in batches]
     # fork on Linux: workers inherit the decoder without re-importing __main__ (which may be a -c script).
     context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
     with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
@@ -328,24 +349,44 @@ def _read_docs(
                 yield session, (StoreUnreadable(path, docs) if isinstance(docs, str) else docs)
 
 
-def _worker_docs(job: tuple[str, list[str]]) -> list[list[Doc] | str]:
+# A worker process's open readers, by store key: opened on its first batch of a store, closed when the
+# worker exits (multiprocessing runs its finalizers then).
+_WORKER_READERS: dict[str, StoreReader] = {}
+
+
+def _worker_reader(location: locate.StoreLocation) -> StoreReader:
+    reader = _WORKER_READERS.get(location.key)
+    if reader is None:
+        from multiprocessing import util
+
+        reader = open_store(location)
+        _WORKER_READERS[location.key] = reader
+        util.Finalize(None, reader.close, exitpriority=10)
+    return reader
+
+
+def _worker_docs(job: tuple[locate.StoreLocation, list[str]]) -> list[list[Doc] | str]:
     """In a worker process: the docs of some sessions of one store (or why a session could not be read)."""
-    path, ids = job
+    location, ids = job
+    try:
+        reader = _worker_reader(location)
+    except StoreUnreadable as exc:
+        return [exc.reason for _ in ids]
+    path = location.where
     out: list[list[Doc] | str] = []
-    with SqliteStore(path) as reader:
-        store = Store(key=path, name="", path=path, profile="", home=None, schema_version=None)
-        columns = reader.columns("messages")
-        for sid in ids:
-            try:
-                row = reader.session_row(sid)
-                if row is None:
-                    out.append("session vanished while indexing")
-                    continue
-                session = decode_session(row, store)
-                read_conversation(session, reader.message_rows(sid), columns)
-                out.append(session_docs(session))
-            except StoreUnreadable as exc:
-                out.append(exc.reason)
+    store = Store(key=path, name="", path=path, profile="", home=None, schema_version=None)
+    columns = reader.columns("messages")
+    for sid in ids:
+        try:
+            row = reader.session_row(sid)
+            if row is None:
+                out.append("session vanished while indexing")
+                continue
+            session = decode_session(row, store)
+            read_conversation(session, reader.message_rows(sid), columns)
+            out.append(session_docs(session))
+        except StoreUnreadable as exc:
+            out.append(exc.reason)
     return out
 
 
@@ -373,6 +414,7 @@ def sync_index(
     *,
     homes: Iterable[str | Path] = (),
     dbs: Iterable[str | Path] = (),
+    pgs: Iterable[str] = (),
     env: Mapping[str, str] | None = None,
     progress: Progress | None = None,
     notify: Callable[[str], None] | None = None,
@@ -396,8 +438,16 @@ def sync_index(
         notify(f"rebuilding the search index: {rebuilt}")
     try:
         known = {key: identity for key, identity in conn.execute("SELECT key, identity FROM stores")}
-        located = locate.discover(env, homes=homes, dbs=dbs).stores
-        identities = {str(loc.path.resolve()): store_identity(loc.path) for loc in located}
+        pgs = list(pgs)
+        located = locate.discover(env, homes=homes, dbs=dbs, pgs=pgs).stores
+        identities: dict[str, str] = {}
+        unreachable: set[str] = set()
+        for loc in located:
+            try:
+                identities[loc.key] = location_identity(loc)
+            except StoreUnreadable as exc:  # a database that cannot be reached keeps what was indexed
+                unreachable.add(loc.key)
+                report.strays.append(Stray(where=loc.where, reason=exc.reason, kind="store"))
         report.stores = len(located)
         from hermes_trail.index import recovered as rec
 
@@ -406,7 +456,7 @@ def sync_index(
         extra = rec.recovered_homes(env, homes, dbs, store_identity) if include_recovered else {}
         identities.update({key: found.identity for key, found in extra.items()})
         changed = {key for key, ident in identities.items() if known.get(key) != ident}
-        for key in set(known) - set(identities):  # a store that is gone takes its sessions with it
+        for key in set(known) - set(identities) - unreachable:  # a store that is gone takes its sessions
             if not _begin(conn, key, report):
                 continue
             for (sess,) in conn.execute("SELECT id FROM sessions WHERE store = ?", (key,)).fetchall():
@@ -419,8 +469,8 @@ def sync_index(
         changed -= set(extra)
         if not changed:
             return report
-        history = open_history(homes=homes, dbs=dbs, env=env, catalog=False,
-                               select=lambda loc: str(loc.path.resolve()) in changed)  # fmt: skip
+        history = open_history(homes=homes, dbs=dbs, pgs=pgs, env=env, catalog=False,
+                               select=lambda loc: loc.key in changed)  # fmt: skip
         report.strays.extend(history.strays)
         total = [0, 0]
         with history:

@@ -195,13 +195,15 @@ class _HomeReader:
             order.update(dict.fromkeys(copy.rows))
         order.update(dict.fromkeys(diverts))
         live_by_id = {s.id: s for s in live_sessions}
-        if self.live is not None:
-            fences = state_tables.read_fences(self.history.reader(self.live))[0]
-            self.fences = {f.session_id: f for f in fences}
+        live_reader = self.history.reader(self.live) if self.live is not None else None
+        # Fences, generations and room events are read from a state.db (a PostgreSQL store has no rowid).
+        live_file = live_reader if isinstance(live_reader, SqliteStore) else None
+        if live_file is not None:
+            self.fences = {f.session_id: f for f in state_tables.read_fences(live_file)[0]}
         for sid in order:
             self._session(sid, live_by_id.get(sid), copies, diverts.get(sid))
-        if self.live is not None:
-            self._tables(self.history.reader(self.live), self.live.path)
+        if live_file is not None and self.live is not None:
+            self._tables(live_file, self.live.path)
         for copy in copies:
             ts = ts_of(snapshot_time(copy.side.name))
             text = f"state snapshot {copy.side.name}: older copy of state.db"

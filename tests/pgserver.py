@@ -1,0 +1,345 @@
+"""A throwaway PostgreSQL server for the tests and benchmarks, and a loader that copies a Hermes ``state.db``
+into it the way a PostgreSQL provider would hold it.
+
+**Cluster.** ``initdb`` and ``pg_ctl`` from the server binaries (``PATH``, ``pg_config --bindir``, or
+Debian's ``/usr/lib/postgresql/<version>/bin``), trust authentication, listening on ``127.0.0.1`` only
+(no Unix socket), durability off (the data is thrown away). PostgreSQL refuses to run as root, so under
+root the server runs as the ``postgres`` user (else ``nobody``) in a fresh directory of that user's in the
+system temp directory: pytest's own temp root is readable by root alone.
+
+**Layouts.** Hermes' PostgreSQL provider is specified (RFC #23717) but not released, so a store is loaded
+in either of two layouts the reader must both read the same as the SQLite original:
+
+- ``typed``, after the RFC: times as ``timestamptz``, flags as ``boolean``, costs as ``numeric``,
+  ``content`` and ``tool_calls`` as ``jsonb`` (structured content as JSON, plain text as a JSON string);
+- ``port``, the SQLite schema carried over type for type (``bigint``, ``double precision`` epochs,
+  ``text``, ``bytea``), with ``content`` as ``bytea`` since PostgreSQL text cannot hold the NUL of Hermes'
+  ``\\x00json:`` marker.
+
+Each store goes into its own schema of one database; its DSN selects it with ``search_path``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import pwd
+import shutil
+import socket
+import sqlite3
+import subprocess
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+SUPERUSER = "trail"
+DATABASE = "hermes"
+TABLES = ("schema_version", "system_prompts", "sessions", "messages", "session_model_usage", "state_meta")
+LAYOUTS = ("typed", "port")
+# What the reader's queries use, as Hermes' SQLite schema indexes them.
+INDEXES = (
+    ("messages", "session_id, id"),
+    ("messages", "session_id, active, timestamp"),
+    ("sessions", "parent_session_id"),
+    ("sessions", "started_at"),
+    ("session_model_usage", "session_id"),
+)
+FLAGS = {"active", "compacted", "archived", "auto_archived", "pinned", "hidden", "observed",
+         "expiry_finalized", "_compressed_summary"}  # fmt: skip
+JSON_MARKER = "\x00json:"
+
+
+# -- the server ------------------------------------------------------------------------------------------
+def find_bin_dir() -> Path | None:
+    """Where ``initdb``, ``pg_ctl`` and ``postgres`` are, or ``None`` when the server is not installed."""
+    found = shutil.which("initdb")
+    if found and shutil.which("pg_ctl"):
+        return Path(found).resolve().parent
+    with contextlib.suppress(OSError, subprocess.SubprocessError):
+        out = subprocess.run(["pg_config", "--bindir"], capture_output=True, text=True, timeout=10)
+        bindir = Path(out.stdout.strip())
+        if out.returncode == 0 and (bindir / "initdb").exists():
+            return bindir
+    versions = sorted(Path("/usr/lib/postgresql").glob("*/bin/initdb"),
+                      key=lambda p: int(p.parts[-3]) if p.parts[-3].isdigit() else 0)  # fmt: skip
+    return versions[-1].parent if versions else None
+
+
+def _service_user() -> pwd.struct_passwd | None:
+    """The user to run the server as when this process is root; ``None`` when it is not root."""
+    if os.geteuid() != 0:
+        return None
+    for name in ("postgres", "nobody"):
+        with contextlib.suppress(KeyError):
+            return pwd.getpwnam(name)
+    raise RuntimeError("running as root with neither a 'postgres' nor a 'nobody' user to run PostgreSQL as")
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@dataclass
+class Cluster:
+    """A running throwaway server: ``dsn()`` names a database or schema in it; ``stop()`` removes it all."""
+
+    bin_dir: Path
+    base: Path
+    port: int
+    user: pwd.struct_passwd | None
+
+    @property
+    def data(self) -> Path:
+        return self.base / "data"
+
+    def _run(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+        extra: dict[str, Any] = {}
+        if self.user is not None:
+            extra = {"user": self.user.pw_uid, "group": self.user.pw_gid, "extra_groups": []}
+        return subprocess.run([str(self.bin_dir / args[0]), *args[1:]], capture_output=True, text=True,
+                              check=check, timeout=120, cwd=self.base, **extra)  # fmt: skip
+
+    def dsn(self, schema: str | None = None, *, user: str = SUPERUSER, password: str | None = None,
+            database: str = DATABASE) -> str:  # fmt: skip
+        """A URI for ``database`` (as ``user``), with ``search_path`` set to ``schema`` when given."""
+        auth = quote(user) + (":" + quote(password, safe="") if password else "")
+        uri = f"postgresql://{auth}@127.0.0.1:{self.port}/{database}"
+        return uri + (f"?options=-csearch_path%3D{schema}" if schema else "")
+
+    def connect(self, database: str = DATABASE) -> Any:
+        import psycopg
+
+        return psycopg.connect(self.dsn(database=database), autocommit=True)
+
+    def stop(self) -> None:
+        with contextlib.suppress(Exception):
+            self._run("pg_ctl", "stop", "-D", str(self.data), "-m", "immediate", "-w", check=False)
+        shutil.rmtree(self.base, ignore_errors=True)
+
+
+def start_cluster(base_dir: Path | None = None, *, shared_buffers: str = "128MB") -> Cluster:
+    """Start a server on a free loopback port. ``base_dir`` is used when this process is not root."""
+    bin_dir = find_bin_dir()
+    if bin_dir is None:
+        raise FileNotFoundError("no PostgreSQL server binaries (initdb, pg_ctl): apt-get install postgresql")
+    user = _service_user()
+    if user is None and base_dir is not None:
+        base_dir.mkdir(parents=True, exist_ok=True)
+        base = Path(tempfile.mkdtemp(prefix="pg-", dir=base_dir))
+    else:
+        base = Path(tempfile.mkdtemp(prefix="trail-pg-"))
+    if user is not None:
+        os.chown(base, user.pw_uid, user.pw_gid)
+    base.chmod(0o700)
+    cluster = Cluster(bin_dir, base, 0, user)
+    try:
+        cluster._run("initdb", "-D", str(cluster.data), "-U", SUPERUSER, "--auth=trust", "--encoding=UTF8",
+                     "--no-locale", "--no-sync")  # fmt: skip
+        last = ""
+        for _ in range(5):  # the port is free when chosen; another process may take it before the server
+            cluster.port = _free_port()
+            options = (f"-c listen_addresses=127.0.0.1 -c port={cluster.port} -c unix_socket_directories='' "
+                       f"-c fsync=off -c synchronous_commit=off -c full_page_writes=off "
+                       f"-c shared_buffers={shared_buffers} -c max_connections=60")  # fmt: skip
+            started = cluster._run("pg_ctl", "start", "-D", str(cluster.data), "-w", "-t", "60",
+                                   "-l", str(base / "server.log"), "-o", options, check=False)  # fmt: skip
+            if started.returncode == 0:
+                break
+            last = started.stderr + _tail(base / "server.log")
+        else:
+            raise RuntimeError(f"PostgreSQL did not start: {last}")
+        with cluster.connect("postgres") as conn:
+            conn.execute(f"CREATE DATABASE {DATABASE}")
+    except BaseException:
+        cluster.stop()
+        raise
+    return cluster
+
+
+def _tail(path: Path) -> str:
+    try:
+        return path.read_text(errors="replace")[-2000:]
+    except OSError:
+        return ""
+
+
+# -- loading a state.db --------------------------------------------------------------------------------
+def _affinity(declared: str) -> str:
+    """SQLite's column affinity for a declared type."""
+    upper = declared.upper()
+    if "INT" in upper:
+        return "integer"
+    if any(k in upper for k in ("CHAR", "CLOB", "TEXT")):
+        return "text"
+    if not upper or "BLOB" in upper:
+        return "blob"
+    if any(k in upper for k in ("REAL", "FLOA", "DOUB")):
+        return "real"
+    return "numeric"
+
+
+def _is_epoch(name: str) -> bool:
+    return name in ("timestamp", "first_seen", "last_seen") or name.endswith(("_at", "_until", "_deadline"))
+
+
+def _epoch_value(value: Any) -> Any:
+    return None if value is None else datetime.fromtimestamp(float(value), tz=UTC)
+
+
+def _json_valid(value: Any) -> bool:
+    if value is None:
+        return True
+    if not isinstance(value, str) or "\x00" in value:
+        return False
+    try:
+        json.loads(value)
+    except ValueError:
+        return False
+    return True
+
+
+def _content_json(value: Any) -> Any:
+    if value is None:
+        return None
+    if value.startswith(JSON_MARKER):
+        return value[len(JSON_MARKER):]
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _text(value: Any) -> Any:
+    if isinstance(value, str) and "\x00" in value:
+        raise ValueError(f"text with NUL cannot be held by PostgreSQL text: {value[:40]!r}")
+    return value
+
+
+Converter = Callable[[Any], Any]
+
+
+def _plan(table: str, column: str, declared: str, values: list[Any], layout: str) -> tuple[str, Converter]:
+    """The PostgreSQL type of one column in ``layout`` and how each SQLite value becomes its value."""
+    affinity = _affinity(declared)
+    if table == "messages" and column == "content":
+        if layout == "typed" and all(v is None or "\x00" not in v.removeprefix(JSON_MARKER) for v in values):
+            return "jsonb", _content_json
+        return "bytea", lambda v: None if v is None else v.encode("utf-8")
+    if layout == "typed":
+        numbers = all(v is None or (isinstance(v, int | float) and 0 <= v <= 4.2e9) for v in values)
+        if affinity == "real" and _is_epoch(column) and numbers:
+            return "timestamptz", _epoch_value
+        if affinity == "integer" and column in FLAGS and all(v in (None, 0, 1) for v in values):
+            return "boolean", lambda v: None if v is None else bool(v)
+        if affinity == "real" and column.endswith("_cost_usd") and numbers:
+            return "numeric", lambda v: v
+        if column == "tool_calls" and all(_json_valid(v) for v in values):
+            return "jsonb", lambda v: v
+    if affinity == "integer":
+        return "bigint", lambda v: v
+    if affinity in ("real", "numeric"):
+        return "double precision", lambda v: v
+    if affinity == "blob":
+        return "bytea", lambda v: v
+    return "text", _text
+
+
+def load_store(cluster: Cluster, sqlite_path: Path, schema: str, layout: str = "typed") -> str:
+    """Copy Hermes' tables of ``sqlite_path`` into ``schema`` (replaced when it exists); returns its DSN."""
+    assert layout in LAYOUTS, layout
+    source = sqlite3.connect(f"{Path(sqlite_path).resolve().as_uri()}?mode=ro", uri=True)
+    try:
+        present = {r[0] for r in source.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        with cluster.connect() as conn:
+            conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+            conn.execute(f'CREATE SCHEMA "{schema}"')
+            for table in (t for t in TABLES if t in present):
+                _copy_table(source, conn, schema, table, layout)
+            for table, columns in INDEXES:
+                if table in present and all(
+                    c.strip() in {r[1] for r in source.execute(f'PRAGMA table_info("{table}")')}
+                    for c in columns.split(",")
+                ):
+                    conn.execute(f'CREATE INDEX ON "{schema}"."{table}" ({columns})')
+            for table in (t for t in TABLES if t in present):
+                conn.execute(f'VACUUM ANALYZE "{schema}"."{table}"')
+    finally:
+        source.close()
+    return cluster.dsn(schema)
+
+
+def _copy_table(source: sqlite3.Connection, conn: Any, schema: str, table: str, layout: str) -> None:
+    info = list(source.execute(f'PRAGMA table_info("{table}")'))
+    names = [r[1] for r in info]
+    quoted = ", ".join(f'"{n}"' for n in names)
+    rows = source.execute(f'SELECT {quoted} FROM "{table}" ORDER BY rowid').fetchall()
+    plans = [_plan(table, r[1], r[2], [row[i] for row in rows], layout) for i, r in enumerate(info)]
+    keys = {"sessions": ["id"], "messages": ["id"], "system_prompts": ["hash"], "state_meta": ["key"]}
+    columns = [f'"{n}" {p[0]}' for n, p in zip(names, plans, strict=True)]
+    if table in keys and all(k in names for k in keys[table]):
+        columns.append("PRIMARY KEY (" + ", ".join(f'"{k}"' for k in keys[table]) + ")")
+    conn.execute(f'CREATE TABLE "{schema}"."{table}" ({", ".join(columns)})')
+    converters = [p[1] for p in plans]
+    with conn.cursor() as cur, cur.copy(f'COPY "{schema}"."{table}" ({quoted}) FROM STDIN') as copy:
+        for row in rows:
+            copy.write_row([convert(value) for convert, value in zip(converters, row, strict=True)])
+
+
+def load_large_store(cluster: Cluster, sqlite_path: Path, schema: str, layout: str = "typed",
+                     batch: int = 20_000, log: Callable[[str], None] | None = None) -> str:  # fmt: skip
+    """:func:`load_store` for a store too big to hold in memory: rows stream in ``batch``-row chunks, and
+    each column's type is planned from the first chunk (the synthetic benchmark store is uniform)."""
+    assert layout in LAYOUTS, layout
+    source = sqlite3.connect(f"{Path(sqlite_path).resolve().as_uri()}?immutable=1", uri=True)
+    started = time.perf_counter()
+    try:
+        present = {r[0] for r in source.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        with cluster.connect() as conn:
+            conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+            conn.execute(f'CREATE SCHEMA "{schema}"')
+            for table in (t for t in TABLES if t in present):
+                info = list(source.execute(f'PRAGMA table_info("{table}")'))
+                names = [r[1] for r in info]
+                quoted = ", ".join(f'"{n}"' for n in names)
+                cursor = source.execute(f'SELECT {quoted} FROM "{table}" ORDER BY rowid')
+                first = cursor.fetchmany(batch)
+                plans = [_plan(table, r[1], r[2], [row[i] for row in first], layout)
+                         for i, r in enumerate(info)]  # fmt: skip
+                key = {"sessions": '"id"', "messages": '"id"'}.get(table)
+                columns = [f'"{n}" {p[0]}' for n, p in zip(names, plans, strict=True)]
+                columns += [f"PRIMARY KEY ({key})"] if key else []
+                conn.execute(f'CREATE TABLE "{schema}"."{table}" ({", ".join(columns)})')
+                converters = [p[1] for p in plans]
+                copied = 0
+                statement = f'COPY "{schema}"."{table}" ({quoted}) FROM STDIN'
+                with conn.cursor() as cur, cur.copy(statement) as copy:
+                    chunk = first
+                    while chunk:
+                        for row in chunk:
+                            copy.write_row([c(v) for c, v in zip(converters, row, strict=True)])
+                        copied += len(chunk)
+                        if log is not None:
+                            log(f"  {table}: {copied:,} rows ({time.perf_counter() - started:.0f} s)")
+                        chunk = cursor.fetchmany(batch)
+            for table, columns_sql in INDEXES:
+                if table in present:
+                    conn.execute(f'CREATE INDEX ON "{schema}"."{table}" ({columns_sql})')
+            for table in (t for t in TABLES if t in present):
+                conn.execute(f'VACUUM ANALYZE "{schema}"."{table}"')
+    finally:
+        source.close()
+    return cluster.dsn(schema)
+
+
+@contextlib.contextmanager
+def running(base_dir: Path | None = None, **kwargs: Any) -> Iterator[Cluster]:
+    cluster = start_cluster(base_dir, **kwargs)
+    try:
+        yield cluster
+    finally:
+        cluster.stop()
