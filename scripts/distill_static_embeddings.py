@@ -77,8 +77,8 @@ def encode(w: dict[str, np.ndarray], ids: np.ndarray) -> np.ndarray:
         scores = np.exp(scores - scores.max(-1, keepdims=True))
         scores /= scores.sum(-1, keepdims=True)
         attended = (scores @ v).transpose(0, 2, 1, 3).reshape(-1, HIDDEN)
-        x = _norm(x + lin(attended, "attention.output.dense"),
-                  w[p + "attention.output.LayerNorm.weight"], w[p + "attention.output.LayerNorm.bias"])  # fmt: skip
+        norm = p + "attention.output.LayerNorm."
+        x = _norm(x + lin(attended, "attention.output.dense"), w[norm + "weight"], w[norm + "bias"])
         x = _norm(x + lin(_gelu(lin(x, "intermediate.dense")), "output.dense"),
                   w[p + "output.LayerNorm.weight"], w[p + "output.LayerNorm.bias"])  # fmt: skip
     return x.reshape(batch, length, HIDDEN).mean(1)
@@ -88,8 +88,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dims", type=int, default=256)
     parser.add_argument("--model-dir", type=Path, default=None)
-    parser.add_argument("--out", type=Path,
-                        default=Path(__file__).resolve().parents[1] / "src/hermes_trail/index/data/static-minilm.npz")  # fmt: skip
+    out = Path(__file__).resolve().parents[1] / "src/hermes_trail/index/data/static-minilm.npz"
+    parser.add_argument("--out", type=Path, default=out)
     args = parser.parse_args()
     model_dir = args.model_dir
     if model_dir is None:

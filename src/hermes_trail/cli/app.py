@@ -372,3 +372,6 @@ def how_cmd(
         entries = how(conn, what, project=project, limit=max(limit, 1))
     _answer(bool(entries), json_output, lambda: {"what": what, "commands": record_json(entries)},
             lambda out: print_how(out, what, entries))  # fmt: skip
+
+
+from hermes_trail.cli import export_cmd, stats_cmd, web_cmd  # noqa: E402,F401  (each registers its command)
