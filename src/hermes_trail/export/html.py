@@ -45,7 +45,7 @@ def render(view: dict[str, Any], links: dict[str, str] | None = None) -> str:
     data = script_json({"view": view, "links": links or {}})
     return (
         "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-        f"<meta http-equiv=\"Content-Security-Policy\" content=\"{escape(policy)}\">\n"
+        f"<meta http-equiv=\"Content-Security-Policy\" content=\"{escape(policy, quote=False)}\">\n"
         "<meta name=\"referrer\" content=\"no-referrer\">\n"
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
         f"<meta name=\"generator\" content=\"hermes-trail\">\n<title>{escape(title)} · hermes-trail</title>\n"
