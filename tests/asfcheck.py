@@ -14,8 +14,8 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from decimal import Decimal
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any
 
 TS = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:[0-5]\d:[0-5]\d(\.\d{0,8}[1-9])?Z$")
@@ -144,6 +144,7 @@ class Session:
         """The item list of the request the leaf's path rebuilds (the RFC's context building, steps 1-4)."""
         path = self.path(leaf or self.leaf)
         last = max((i for i, e in enumerate(path) if e["type"] == "compaction"), default=None)
+
         def items(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
             out: list[dict[str, Any]] = []
             for entry in entries:
@@ -152,6 +153,7 @@ class Session:
                 elif entry["type"] == "branch_summary":
                     out.append(entry["summary"])
             return out
+
         if last is None:
             return items(path)
         fold = path[last]
@@ -216,13 +218,19 @@ def read(text: str) -> Session:
             check_item(entry["summary"], where)
             for pinned in entry.get("pinned", []):
                 check_item(pinned, where)
-            if not isinstance(entry["config"], dict) or any(k in entry["config"] for k in ("tools_added", "replace")):
+            if not isinstance(entry["config"], dict) or any(
+                k in entry["config"] for k in ("tools_added", "replace")
+            ):
                 raise Invalid(f"{where}: config is a full checkpoint")
         elif kind == "decision":
             if entry.get("verdict") not in ("proceed", "reject", "hold", "answer"):
                 raise Invalid(f"{where}: verdict")
             target = session.by_id.get(entry.get("target", ""))
-            if target is None or target["id"] not in on_path or target.get("item", {}).get("call_id") != entry.get("call_id"):
+            if (
+                target is None
+                or target["id"] not in on_path
+                or target.get("item", {}).get("call_id") != entry.get("call_id")
+            ):
                 raise Invalid(f"{where}: target must be the call's function_call on the path")
             if entry["verdict"] == "reject" and not entry.get("reason"):
                 raise Invalid(f"{where}: a reject carries its reason")

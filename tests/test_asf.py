@@ -49,12 +49,11 @@ def test_header_has_the_required_fields(home):
 
 
 def test_every_entry_verifies_and_the_context_is_what_hermes_replays(home):
-    asf, session = export(home, w.CODING_ID)
+    asf, _ = export(home, w.CODING_ID)
     context = asf.context()
     kinds = [i["type"] for i in context]
-    assert kinds == ["message", "function_call", "function_call_output", "function_call", "function_call_output",
-                     "message", "function_call", "function_call_output", "function_call", "function_call_output",
-                     "message"]  # fmt: skip
+    pair = ["function_call", "function_call_output"]
+    assert kinds == ["message", *pair, *pair, "message", *pair, *pair, "message"]
     calls = [i for i in context if i["type"] == "function_call"]
     assert [c["call_id"] for c in calls] == ["call_t1", "call_r1", "call_p1", "call_t2"]
     output = next(i for i in context if i["type"] == "function_call_output")
@@ -93,7 +92,11 @@ def test_a_rewind_is_a_branch_and_the_leaf_is_the_live_one(home):
     assert [e["item"]["content"][0]["text"] for e in rewound] == ["Double it.", "Fourteen."]
     seven = next(e for e in asf.entries if e.get("item", {}).get("content", [{}])[0].get("text") == "Seven.")
     assert rewound[0]["parent"] == seven["id"], "the rewound branch hangs off the entry before it"
-    triple = next(e for e in asf.entries if e.get("item", {}).get("content", [{}])[0].get("text") == "Triple it instead.")
+    triple = next(
+        e
+        for e in asf.entries
+        if e.get("item", {}).get("content", [{}])[0].get("text") == "Triple it instead."
+    )
     assert triple["parent"] == seven["id"]
 
 
@@ -120,7 +123,9 @@ def test_secrets_are_redacted_unless_asked(home):
     raw, _ = export(home, w.HOSTILE_ID, redacting=False)
     assert w.SECRET in json.dumps(raw.entries) and "redacted" not in raw.header
     # the output keeps its escape sequences: the format carries what the model was sent
-    output = next(e["item"]["output"] for e in raw.entries if e.get("item", {}).get("type") == "function_call_output")
+    output = next(
+        e["item"]["output"] for e in raw.entries if e.get("item", {}).get("type") == "function_call_output"
+    )
     assert "\\u001b[31m" in output
     reasoning = next(e["item"] for e in raw.entries if e.get("item", {}).get("type") == "reasoning")
     assert reasoning["content"][0]["text"].startswith("I will run the deploy script")
@@ -163,4 +168,4 @@ def test_in_place_compaction_writes_each_row_once(corpus_dir, version, session_i
         (bool(t.text) or not t.tool_calls) + len(t.tool_calls) if t.role == "assistant" else 1 for t in replay
     )
     assert _texts(context)[-2:] == ["Remind me what we did before the compaction.",
-                                    "We ran echo (exit 0) and ls on a missing directory (exit 2)."]  # fmt: skip
+                                    "We ran echo (exit 0) and ls on a missing directory (exit 2)."]

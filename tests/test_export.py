@@ -66,7 +66,9 @@ def test_the_view_pairs_outputs_under_calls_and_keeps_hidden_rows(home):
 
 # -- Markdown ---------------------------------------------------------------------------------------------
 def test_markdown_prose_is_inert():
-    text = f"see {w.SCRIPT} and {w.MD_IMAGE} and `<code>` kept\n```html\n<b>in a fence</b>\n```\nafter <i>x</i>"
+    text = (
+        f"see {w.SCRIPT} and {w.MD_IMAGE} and `<code>` kept\n```html\n<b>in a fence</b>\n```\nafter <i>x</i>"
+    )
     out = prose(text)
     assert "<script>" not in out and "&lt;script&gt;" in out
     assert "![" not in out and "[image: tracker](http://127.0.0.9:9/md.png)" in out
@@ -93,7 +95,7 @@ def test_html_export_is_self_contained(home, tmp_path):
     assert code == 0, err and f"to {target}" in err
     page = target.read_text()
     assert re.findall(r"(?:src|href)=\"", page) == [], "nothing loaded from anywhere"
-    assert "http-equiv=\"Content-Security-Policy\"" in page and "default-src 'none'" in page
+    assert 'http-equiv="Content-Security-Policy"' in page and "default-src 'none'" in page
     data = page.split('<script type="application/json" id="trail-data">')[1].split("</script>")[0]
     assert "<" not in data, "no text in the data can close its script element"
     view = json.loads(data)["view"]
@@ -121,22 +123,29 @@ def test_jsonl_redacts_only_secrets(home):
     assert w.SECRET in raw
 
 
-# -- many sessions, places ------------------------------------------------------------------------------------
+# -- many sessions, places ----------------------------------------------------------------------------
 def test_export_all_into_a_directory_with_progress_quietly(home, tmp_path):
     out_dir = tmp_path / "out"
     code, out, err = run("export", "--all", "--format", "asf", "-o", str(out_dir), "--home", str(home))
     assert code == 0, err and out == ""
     files = sorted(p.name for p in out_dir.iterdir())
-    assert len(files) == 7 and f"default_{w.CODING_ID}.asf.jsonl" in files and f"work_{w.WORK_ID}.asf.jsonl" in files
+    assert (
+        len(files) == 7
+        and f"default_{w.CODING_ID}.asf.jsonl" in files
+        and f"work_{w.WORK_ID}.asf.jsonl" in files
+    )
     for path in out_dir.iterdir():
         asfcheck.read(path.read_text())
-    code, _, err = run("export", "--all", "--since", "2026-11-09", "--format", "md", "-o", str(tmp_path / "md"),
+    md = str(tmp_path / "md")
+    code, _, err = run("export", "--all", "--since", "2026-11-09", "--format", "md", "-o", md,
                        "--home", str(home))  # fmt: skip
     assert code == 0 and len(list((tmp_path / "md").iterdir())) == 2
 
 
 def test_html_links_to_sessions_exported_beside_it(home, tmp_path):
-    code, _, err = run("export", w.PARENT_ID, w.CHILD_ID, "-f", "html", "-o", str(tmp_path), "--home", str(home))
+    code, _, err = run(
+        "export", w.PARENT_ID, w.CHILD_ID, "-f", "html", "-o", str(tmp_path), "--home", str(home)
+    )
     assert code == 0, err
     page = (tmp_path / f"default_{w.PARENT_ID}.html").read_text()
     links = json.loads(page.split('id="trail-data">')[1].split("</script>")[0])["links"]

@@ -54,11 +54,21 @@ def test_measure_counts_what_happened(home):
         denied = measure(history.load(history.find(w.DENIED_ID)))
         rewound = measure(history.load(history.find(w.REWIND_ID)))
     # coding: pytest (exit 1), read_file, patch, pytest (exit 0)
-    assert (coding.tool_calls, coding.commands, coding.failing_commands, coding.blocked_commands) == (4, 2, 1, 0)
+    assert (coding.tool_calls, coding.commands, coding.failing_commands, coding.blocked_commands) == (
+        4,
+        2,
+        1,
+        0,
+    )
     assert coding.prompts == 1 and coding.turns == 10
     assert coding.active_seconds == pytest.approx(90.0)
     # a denied command never ran: no command, one blocked
-    assert (denied.tool_calls, denied.commands, denied.blocked_commands, denied.failing_commands) == (1, 0, 1, 0)
+    assert (denied.tool_calls, denied.commands, denied.blocked_commands, denied.failing_commands) == (
+        1,
+        0,
+        1,
+        0,
+    )
     # a rewind's rows happened: counted with the rows that replaced them
     assert rewound.turns == 6 and rewound.prompts == 3
 

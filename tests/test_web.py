@@ -47,7 +47,11 @@ def api(server, path: str, **params: str):
 def test_pages_and_their_headers(server):
     status, headers, body = get(server, "/")
     assert status == 200 and b'<script src="/static/dashboard.js">' in body
-    assert headers["Content-Security-Policy"] == CSP and "script-src 'self'" in CSP and "img-src 'self' data:" in CSP
+    assert (
+        headers["Content-Security-Policy"] == CSP
+        and "script-src 'self'" in CSP
+        and "img-src 'self' data:" in CSP
+    )
     assert headers["X-Content-Type-Options"] == "nosniff" and headers["Referrer-Policy"] == "no-referrer"
     assert get(server, "/session?ref=x")[0] == 200
     status, headers, body = get(server, "/static/replay.js")
@@ -76,7 +80,11 @@ def test_a_token_guards_everything_when_asked(home, tmp_path):
         assert status == 403 and "token" in json.loads(body)["error"]
         assert get(srv, "/?token=wrong")[0] == 403
         status, headers, _ = get(srv, "/?token=s3cret-token")
-        assert status == 200 and "HttpOnly" in headers["Set-Cookie"] and "SameSite=Strict" in headers["Set-Cookie"]
+        assert (
+            status == 200
+            and "HttpOnly" in headers["Set-Cookie"]
+            and "SameSite=Strict" in headers["Set-Cookie"]
+        )
         assert get(srv, "/api/sessions", {"Cookie": "trail_token=s3cret-token"})[0] == 200
         assert get(srv, "/static/web.css", {"Cookie": "trail_token=nope"})[0] == 403
     finally:
@@ -144,7 +152,9 @@ def test_one_session_view(server):
     assert status == 200 and view["session"]["id"] == w.HOSTILE_ID
     text = json.dumps(view)
     assert w.SECRET not in text and "\x1b" not in text
-    assert view["turns"][0]["text"].startswith("Render this please: <script>"), "kept as text; the page escapes"
+    assert view["turns"][0]["text"].startswith("Render this please: <script>"), (
+        "kept as text; the page escapes"
+    )
     assert view["lineage"] == {"parent": None, "chain": [], "children": []}
     status, child = api(server, "/api/session", ref=w.CHILD_ID[:12])
     assert status == 200 and child["lineage"]["parent"]["title"] == "The plan"
@@ -159,7 +169,9 @@ def test_new_sessions_appear_without_a_restart(tmp_path):
     srv = start(app, "127.0.0.1", 0)
     try:
         assert api(srv, "/api/sessions")[1]["total"] == 1
-        h.write_store(home / "state.db", [h.chat("20261101_100000_000002", ("three", "four"), start=h.T0 + 60)])
+        h.write_store(
+            home / "state.db", [h.chat("20261101_100000_000002", ("three", "four"), start=h.T0 + 60)]
+        )
         time.sleep(1.1)
         assert api(srv, "/api/sessions")[1]["total"] == 2
     finally:

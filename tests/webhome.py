@@ -10,7 +10,6 @@ profile ``work``.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import hermesdb as h
@@ -37,21 +36,40 @@ def hostile() -> h.SessionSpec:
         h.user(f"Render this please: {SCRIPT} and {MD_IMAGE}", timestamp=t),
         h.assistant(f"Here it is {IMG} — <b>bold</b> & more.", timestamp=t + 5),
         h.user("Now deploy with the key.", timestamp=t + 60),
-        h.assistant("", h.call("call_h1", "terminal", command=f"OPENAI_API_KEY={SECRET} ./deploy.sh"),
-                    timestamp=t + 65, reasoning="I will run the deploy script with the key inline."),
+        h.assistant(
+            "",
+            h.call("call_h1", "terminal", command=f"OPENAI_API_KEY={SECRET} ./deploy.sh"),
+            timestamp=t + 65,
+            reasoning="I will run the deploy script with the key inline.",
+        ),
         h.tool("call_h1", "terminal", {"output": ANSI, "exit_code": 0, "error": None}, timestamp=t + 67),
         h.assistant("Deployed.", timestamp=t + 70),
     ]
-    return h.SessionSpec(HOSTILE_ID, messages, title="Hostile <script>alert(1)</script> title",
-                         started_at=t, ended_at=t + 80, cwd="/home/dev/web",
-                         tokens={"input_tokens": 500, "output_tokens": 50, "estimated_cost_usd": 0.25,
-                                 "cost_status": "estimated", "cost_source": "provider_models_api"})
+    return h.SessionSpec(
+        HOSTILE_ID,
+        messages,
+        title="Hostile <script>alert(1)</script> title",
+        started_at=t,
+        ended_at=t + 80,
+        cwd="/home/dev/web",
+        tokens={
+            "input_tokens": 500,
+            "output_tokens": 50,
+            "estimated_cost_usd": 0.25,
+            "cost_status": "estimated",
+            "cost_source": "provider_models_api",
+        },
+    )
 
 
 def denied() -> h.SessionSpec:
     t = h.T0 + 5 * DAY
-    blocked = {"output": "", "exit_code": -1, "status": "blocked",
-               "error": "BLOCKED: User denied this command. Do NOT retry this command."}
+    blocked = {
+        "output": "",
+        "exit_code": -1,
+        "status": "blocked",
+        "error": "BLOCKED: User denied this command. Do NOT retry this command.",
+    }
     messages = [
         h.user("Make the build directory world-writable.", timestamp=t),
         h.assistant("", h.call("call_d1", "terminal", command="chmod -R 777 build"), timestamp=t + 5),
@@ -64,9 +82,12 @@ def denied() -> h.SessionSpec:
 def rewound() -> h.SessionSpec:
     t = h.T0 + 7 * DAY
     messages = [
-        h.user("Pick a number.", timestamp=t), h.assistant("Seven.", timestamp=t + 1),
-        h.user("Double it.", timestamp=t + 2), h.assistant("Fourteen.", timestamp=t + 3),
-        h.user("Triple it instead.", timestamp=t + 4), h.assistant("Twenty-one.", timestamp=t + 5),
+        h.user("Pick a number.", timestamp=t),
+        h.assistant("Seven.", timestamp=t + 1),
+        h.user("Double it.", timestamp=t + 2),
+        h.assistant("Fourteen.", timestamp=t + 3),
+        h.user("Triple it instead.", timestamp=t + 4),
+        h.assistant("Twenty-one.", timestamp=t + 5),
     ]
     # Rewinding to "Double it." deactivates it and what followed; Hermes then appends the new turn, so the
     # spec writes the rewound pair first and the replacement after (see write_home below).
@@ -76,18 +97,39 @@ def rewound() -> h.SessionSpec:
 def write_home(root: Path) -> Path:
     """The home: the default store and the ``work`` profile."""
     t = h.T0 + 6 * DAY
-    parent = h.chat(PARENT_ID, ("Summarise the plan.", "Step one, step two."), start=t, title="The plan",
-                    end_reason="compression")
-    child = h.chat(CHILD_ID, ("Carry on.", "Step three."), start=t + 3600, parent_session_id=PARENT_ID,
-                   title="The plan #2")
-    switch = h.user("[System: The active model for this chat has changed to big-model via provider acme. "
-                    "From this point forward, answer as big-model.]", timestamp=t + 3700)
+    parent = h.chat(
+        PARENT_ID,
+        ("Summarise the plan.", "Step one, step two."),
+        start=t,
+        title="The plan",
+        end_reason="compression",
+    )
+    child = h.chat(
+        CHILD_ID,
+        ("Carry on.", "Step three."),
+        start=t + 3600,
+        parent_session_id=PARENT_ID,
+        title="The plan #2",
+    )
+    switch = h.user(
+        "[System: The active model for this chat has changed to big-model via provider acme. "
+        "From this point forward, answer as big-model.]",
+        timestamp=t + 3700,
+    )
     child.messages.insert(2, switch)
     home = h.write_home(
         root,
         [h.coding(CODING_ID, start=h.T0 + 3600), hostile(), denied(), parent, child, rewound()],
-        profiles={"work": [h.chat(WORK_ID, ("Standup notes?", "Three items."), start=h.T0 + 8 * DAY,
-                                  tokens={"input_tokens": 100, "output_tokens": 10})]},
+        profiles={
+            "work": [
+                h.chat(
+                    WORK_ID,
+                    ("Standup notes?", "Three items."),
+                    start=h.T0 + 8 * DAY,
+                    tokens={"input_tokens": 100, "output_tokens": 10},
+                )
+            ]
+        },
     )
     # The rewind's replacement turn, appended after the rewind as Hermes appends it.
     store = home / "state.db"
