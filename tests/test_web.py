@@ -177,3 +177,13 @@ def test_new_sessions_appear_without_a_restart(tmp_path):
     finally:
         srv.shutdown()
         app.close()
+
+
+def test_answering_every_page_writes_nothing_in_the_home(home, server):
+    from test_readonly import snapshot
+
+    before = snapshot(home)
+    for path in ("/", "/api/sessions?profile=work", "/api/stats?by=day", "/api/search?q=plan",
+                 f"/api/session?ref=default:{w.PARENT_ID}"):  # fmt: skip
+        assert get(server, path)[0] == 200
+    assert snapshot(home) == before
