@@ -117,6 +117,9 @@
     return getJSON("/api/sessions?" + query({offset: state.offset, limit: PAGE})).then(function (data) {
       if (!state.facetsDrawn) { drawFacets(data.facets); state.facetsDrawn = true; applyUrl(); }
       drawTable(data);
+      if (document.body.getAttribute("data-sessions") !== "ready" && window.performance && performance.mark) {
+        performance.mark("trail-sessions");
+      }
       document.body.setAttribute("data-sessions", "ready");
     }).catch(function (e) { $("notes").textContent = "Could not list the sessions: " + e.message; });
   }
@@ -131,6 +134,7 @@
   }
 
   function drawStats(stats) {
+    if (!document.body.hasAttribute("data-stats") && window.performance && performance.mark) performance.mark("trail-charts");
     var all = stats.overall, t = all.tokens;
     var cards = $("cards");
     cards.textContent = "";
