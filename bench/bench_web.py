@@ -41,7 +41,10 @@ CHROMIUM = os.environ.get("TRAIL_CHROMIUM", "/usr/bin/chromium")
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
         "--disable-sync", "--no-first-run", "--disable-dev-shm-usage"]  # fmt: skip
 TIMING = """() => {
-  const mark = (name) => { const e = performance.getEntriesByName(name); return e.length ? e[0].startTime : null; };
+  const mark = (name) => {
+    const e = performance.getEntriesByName(name);
+    return e.length ? e[0].startTime : null;
+  };
   return {fcp: mark("first-contentful-paint"), sessions: mark("trail-sessions"), charts: mark("trail-charts"),
           first: mark("trail-first-turns"), all: mark("trail-all-turns"),
           turns: document.querySelectorAll("article.turn").length};
@@ -68,7 +71,8 @@ def median(runs: list[dict[str, Any]], key: str) -> float | None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Time the web viewer's first paint in Chromium.")
-    parser.add_argument("--store-dir", type=Path, help="default: bench/out/store, or bench/out/quick with --quick")
+    where = "default: bench/out/store, or bench/out/quick with --quick"
+    parser.add_argument("--store-dir", type=Path, help=where)
     parser.add_argument("--repeat", type=int, default=3, help="page loads per figure; the median is shown")
     parser.add_argument("--quick", action="store_true", help="the 20k-message store, for a CI smoke run")
     args = parser.parse_args(argv)
@@ -93,8 +97,13 @@ def main(argv: list[str] | None = None) -> int:
     web = WebApp(dbs=(db,), index=scratch / "index.db")  # the index is never built: no search is timed
     server = start(web, "127.0.0.1", 0)
     base = f"http://127.0.0.1:{server.server_address[1]}"
-    figures: dict[str, Any] = {"quick": args.quick, "repeat": repeat, "sessions": meta["sessions"],
-                               "messages": meta["messages"], "big_session_messages": meta["big_session_messages"]}  # fmt: skip
+    figures: dict[str, Any] = {
+        "quick": args.quick,
+        "repeat": repeat,
+        "sessions": meta["sessions"],
+        "messages": meta["messages"],
+        "big_session_messages": meta["big_session_messages"],
+    }
     try:
         started = time.perf_counter()
         with open_history(dbs=[db], catalog=False) as history:
@@ -117,7 +126,9 @@ def main(argv: list[str] | None = None) -> int:
             cold = load(browser, replay_url, "body[data-drawn=all]")
             warm = [load(browser, replay_url, "body[data-drawn=all]") for _ in range(repeat)]
             exported = [load(browser, page_path.as_uri(), "body[data-drawn=all]") for _ in range(repeat)]
-            dashboard = [load(browser, base + "/", "body[data-sessions=ready][data-stats]") for _ in range(repeat)]
+            dashboard = [
+                load(browser, base + "/", "body[data-sessions=ready][data-stats]") for _ in range(repeat)
+            ]
             browser.close()
     finally:
         server.shutdown()
@@ -137,15 +148,23 @@ def main(argv: list[str] | None = None) -> int:
         export_all_turns_ms=median(exported, "all"),
     )  # fmt: skip
     print(f"store      {db}: {meta['sessions']:,} sessions, {meta['messages']:,} messages")
-    print(f"big        {big} ({meta['big_session_messages']:,} messages, {figures['replay_turns']:,} turns shown)")
+    print(
+        f"big        {big} ({meta['big_session_messages']:,} messages, "
+        f"{figures['replay_turns']:,} turns shown)"
+    )
     print(f"{'page':<22}{'FCP ms':>9}{'content ms':>12}{'all turns ms':>14}")
     print(f"{'dashboard':<22}{figures['dashboard_fcp_ms']:>9}{figures['dashboard_sessions_ms']:>12}"
           f"{'':>14}   charts {figures['dashboard_charts_ms']} ms")  # fmt: skip
-    for name, key in (("replay, cold", "replay_cold"), ("replay, warm", "replay_warm"), ("exported HTML", "export")):
+    for name, key in (
+        ("replay, cold", "replay_cold"),
+        ("replay, warm", "replay_warm"),
+        ("exported HTML", "export"),
+    ):
         print(f"{name:<22}{figures[key + '_fcp_ms']:>9}{figures[key + '_first_turns_ms']:>12}"
               f"{figures[key + '_all_turns_ms']!s:>14}")  # fmt: skip
     print(f"exported HTML: {figures['export_html_bytes'] / 1e6:.1f} MB "
-          f"({figures['export_html_gzip_bytes'] / 1e6:.1f} MB gzipped), written in {export_s:.2f} s")  # fmt: skip
+          f"({figures['export_html_gzip_bytes'] / 1e6:.1f} MB gzipped), "
+          f"written in {export_s:.2f} s")  # fmt: skip
     print(json.dumps(figures))
     ok = all(figures[k] is not None for k in ("dashboard_fcp_ms", "replay_warm_fcp_ms", "export_fcp_ms"))
     return 0 if ok else 1
