@@ -187,3 +187,31 @@ def test_answering_every_page_writes_nothing_in_the_home(home, server):
                  f"/api/session?ref=default:{w.PARENT_ID}"):  # fmt: skip
         assert get(server, path)[0] == 200
     assert snapshot(home) == before
+
+
+def test_trail_web_prints_its_url_and_serves_until_interrupted(home, tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    env = {**os.environ, "TRAIL_INDEX": str(tmp_path / "index.db")}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "hermes_trail", "web", "--port", "0", "--no-open", "--home", str(home)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True, env=env,
+    )  # fmt: skip
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        assert line.startswith("hermes-trail web: http://127.0.0.1:"), line
+        port = int(line.rsplit(":", 1)[1].split("/")[0])
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        conn.request("GET", "/api/sessions")
+        response = conn.getresponse()
+        assert response.status == 200 and json.loads(response.read())["total"] == 7
+        conn.close()
+    finally:
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0, err
+    assert "Traceback" not in err
