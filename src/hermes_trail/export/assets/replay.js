@@ -460,9 +460,18 @@
     }
     this.mark(i);
     this.scrolling = true;
-    this.nodes[i].scrollIntoView({block: "start"});
-    var self = this;
-    requestAnimationFrame(function () { self.scrolling = false; });
+    var node = this.nodes[i], self = this, frames = 0, still = 0;
+    // Put the turn just below the sticky scrubber. Turns near the new place take their real heights in
+    // the layouts that follow (content-visibility), which moves the target: place it again each frame
+    // until it has stayed put for a few frames.
+    var place = function () {
+      var bar = document.querySelector(".scrubber").getBoundingClientRect().bottom;
+      var off = node.getBoundingClientRect().top - bar - 6;
+      if (Math.abs(off) > 1) { window.scrollTo(0, window.scrollY + off); still = 0; } else { still++; }
+      if (still < 3 && ++frames < 40) requestAnimationFrame(place);
+      else self.scrolling = false;
+    };
+    place();
     if (!fromRange) this.range.focus({preventScroll: true});
   };
 

@@ -145,7 +145,7 @@
       " · cache read " + compact(t.cache_read) + " · write " + compact(t.cache_write)));
     cards.appendChild(card("cost", usd(all.cost.usd),
       all.cost.unknown ? all.cost.unknown + " session(s) with unknown cost (not counted as $0)" : "every cost known"));
-    cards.appendChild(card("active time", hours(all.active_seconds),
+    cards.appendChild(card("active time", all.measured ? hours(all.active_seconds) : "…",
       all.measured < all.sessions ? "measured " + all.measured + " of " + all.sessions + " sessions" : all.failing_commands + " failing command(s)"));
     var groups = stats.groups;
     var labels = groups.map(function (g) { return g.key; });
