@@ -254,3 +254,37 @@ def test_exported_html_works_offline_from_a_file(browser, home, tmp_path):
         tab.shot("export-html")
     finally:
         tab.close()
+
+
+def test_a_long_replay_draws_in_batches_and_scrubs_into_place(browser, tmp_path):
+    import hermesdb as h
+
+    long_id = "20261110_090000_10a900"
+    pairs = [(f"Question {i}: what is {i} squared?", f"Answer {i}: {i * i}.\n" + "More words. " * 40)
+             for i in range(200)]  # fmt: skip
+    home = h.write_home(tmp_path / "hermes", [h.chat(long_id, *pairs, title="Long one")])
+    web = WebApp(homes=(home,), index=tmp_path / "index.db")
+    srv = start(web, "127.0.0.1", 0)
+    tab = Page(browser, origin(srv) + "/")
+    try:
+        page = tab.page
+        page.goto(origin(srv) + f"/session?ref=default:{long_id}")
+        page.wait_for_selector("body[data-drawn=all]")
+        assert page.locator("article.turn").count() == 400
+        for target in (250, 37, 399):
+            page.locator("input.scrub").fill(str(target))
+            current = page.locator(f"article#t-{target}.current")
+            expect(current).to_have_count(1)
+            bar = page.locator(".scrubber").bounding_box()
+            page.wait_for_timeout(150)
+            top = current.bounding_box()["y"]
+            if target < 399:  # the last turn cannot scroll past the page's end
+                assert bar["y"] + bar["height"] <= top <= bar["y"] + bar["height"] + 20, (target, top, bar)
+        assert page.locator(".position").inner_text().startswith("turn 400 of 400")
+        page.keyboard.press("k")
+        assert page.locator(".position").inner_text().startswith("turn 399 of 400")
+        tab.shot("replay-long")
+    finally:
+        tab.close()
+        srv.shutdown()
+        web.close()

@@ -399,7 +399,8 @@
       self.goTo(Math.min(self.turns.length - 1, Math.floor((ev.clientX - box.left) / box.width * self.turns.length)));
     });
     document.addEventListener("keydown", function (ev) {
-      if (ev.target && (ev.target.tagName === "INPUT" || ev.target.tagName === "TEXTAREA")) return;
+      var t = ev.target;
+      if (t && ((t.tagName === "INPUT" && t.type !== "range" && t.type !== "checkbox") || t.tagName === "TEXTAREA")) return;
       if (ev.key === "j") self.goTo(Math.min(self.current + 1, self.turns.length - 1));
       if (ev.key === "k") self.goTo(Math.max(self.current - 1, 0));
     });
