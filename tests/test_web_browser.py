@@ -93,7 +93,11 @@ class Page:
         self.page = self.context.new_page()
         self.page.on("pageerror", lambda exc: self.errors.append(str(exc)))
         # a policy violation is only a console message: count it as an error
-        self.page.on("console", lambda msg: "Content Security Policy" in msg.text and self.errors.append(msg.text))
+        def console(msg: Any) -> None:
+            if "Content Security Policy" in msg.text:
+                self.errors.append(msg.text)
+
+        self.page.on("console", console)
         self.page.on("dialog", lambda dialog: (self.dialogs.append(dialog.message), dialog.dismiss()))
 
     def shot(self, name: str, full: bool = False) -> None:
