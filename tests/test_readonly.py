@@ -39,6 +39,9 @@ COMMANDS = {
     "timeline": ["timeline"],
     "list-deleted": ["list", "--deleted", "--json"],
     "index-recovered": ["index", "--include-recovered"],
+    "stats": ["stats", "--json"],
+    "export-md": ["export", "{id}"],
+    "export-asf": ["export", "--all", "--format", "asf", "-o", "{out}"],
 }
 HOMES = [
     "closed",
@@ -98,14 +101,14 @@ def home_case(request, tmp_path):
 @pytest.mark.parametrize("command", COMMANDS)
 def test_command_leaves_the_home_untouched(home_case, command, run_trail, tmp_path):
     home, session_id = home_case
-    args = [a.format(id=session_id) for a in COMMANDS[command]]
+    args = [a.format(id=session_id, out=tmp_path / "exports") for a in COMMANDS[command]]
     before = snapshot(home)
     env = {"TRAIL_HERMES_HOME": str(home), "TRAIL_INDEX": str(tmp_path / "index" / "index.db")}
     result = run_trail(*args, env=env)
     after = snapshot(home)
     assert "Traceback" not in result.stderr
     assert result.returncode in (0, 1, 3), result.stderr
-    if command in ("show", "show-json", "list-json"):
+    if command in ("show", "show-json", "list-json", "export-md"):
         assert session_id in result.stdout
     assert sorted(after) == sorted(before), "files were created or removed"
     changed = [path for path in before if before[path] != after[path]]

@@ -54,9 +54,11 @@ class History:
         :raises AmbiguousSession: more than one session matches; its ``candidates`` name them.
         """
         query = query.strip()
-        store_name, _, bare = query.rpartition(":") if ":" in query else ("", "", query)
-        if store_name and store_name not in {s.name for s in self.stores}:
-            store_name, bare = "", query  # a colon inside an id, not a store qualifier
+        store_name, bare = "", query  # a colon may be inside an id: only a known store name qualifies
+        for name in sorted({s.name for s in self.stores}, key=len, reverse=True):
+            if query.startswith(f"{name}:"):
+                store_name, bare = name, query[len(name) + 1 :]
+                break
         if not bare:
             raise SessionNotFound(query)
         pool = self.sessions if self.catalog_read else self._lookup(store_name, bare)

@@ -428,14 +428,12 @@ def how_cmd(
             lambda out: print_how(out, what, entries))  # fmt: skip
 
 
-from hermes_trail.cli import install as _install  # noqa: E402, F401  (trail install / uninstall)
-
-
-def _register_side_commands() -> None:
-    """Commands kept in their own modules (issue 6): registered here so ``trail --help`` lists them."""
+def _register_commands() -> None:
+    """Commands kept in modules of their own, registered here so ``trail --help`` lists them all."""
+    from hermes_trail.cli import export_cmd, install, stats_cmd, web_cmd  # noqa: F401  (each registers itself)
     from hermes_trail.cli.timeline import timeline_cmd
 
     app.command("timeline")(timeline_cmd)
 
 
-_register_side_commands()
+_register_commands()

@@ -11,7 +11,7 @@ from typing import Annotated
 
 import typer
 
-from hermes_trail.cli.common import DbOption, HomeOption, exit_code, fail, load
+from hermes_trail.cli.common import DbOption, HomeOption, PgOption, exit_code, fail, load
 
 
 def _pattern(value: str, ignore_case: bool) -> re.Pattern[str]:
@@ -56,6 +56,7 @@ def timeline_cmd(
     ] = None,
     home: HomeOption = None,
     db: DbOption = None,
+    pg: PgOption = None,
 ) -> None:
     """Every row Hermes left behind, sorted by time: messages, tool calls, permissions, deletions, snapshots,
     diverts, prompt history, cron runs, API responses, trajectories and settings (docs/timeline.md).
@@ -97,7 +98,7 @@ def timeline_cmd(
             sessions_file.write(json.dumps(session_json(session), ensure_ascii=False) + "\n")
 
     try:
-        with load(home, db) as history:
+        with load(home, db, pg) as history:
             tl = build_timeline(history, homes=home or (), dbs=db or (), options=options,
                                 on_session=on_session if sessions_file is not None else None)  # fmt: skip
             if target is None:

@@ -1,0 +1,174 @@
+"""Benchmark the web viewer in a real Chromium: time to first paint of the dashboard and of the big
+session's replay, and the size of that session's exported HTML file.
+
+Usage::
+
+    python bench/bench_web.py [--store-dir bench/out/store] [--repeat 3] [--quick]
+
+The store is the synthetic one (``synthetic_store.py``; built when missing, as for ``bench_reader.py``);
+its big session has 5,000 messages (1,000 with ``--quick``). The store is only read. The viewer runs in
+this process on loopback, and each page load is a fresh browser context (no cache). For each page the
+figures come from the page's own Performance API:
+
+- **FCP**: ``first-contentful-paint``, the first time the browser painted any content;
+- **dashboard**: ``trail-sessions`` (the session table drawn) and ``trail-charts`` (the first charts);
+- **replay**: ``trail-first-turns`` (the first turns drawn) and ``trail-all-turns`` (every turn in the
+  page), for the first load (the server reads and decodes the session: *cold*) and the next (*warm*: the
+  view is kept).
+
+The exported HTML is opened from disk the same way. The last line is one JSON object with every figure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+BENCH_DIR = Path(__file__).resolve().parent
+sys.path.insert(0, str(BENCH_DIR))
+
+from bench_reader import FULL, QUICK, ensure_store  # noqa: E402
+
+CHROMIUM = os.environ.get("TRAIL_CHROMIUM", "/usr/bin/chromium")
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+        "--disable-sync", "--no-first-run", "--disable-dev-shm-usage"]  # fmt: skip
+TIMING = """() => {
+  const mark = (name) => {
+    const e = performance.getEntriesByName(name);
+    return e.length ? e[0].startTime : null;
+  };
+  return {fcp: mark("first-contentful-paint"), sessions: mark("trail-sessions"), charts: mark("trail-charts"),
+          first: mark("trail-first-turns"), all: mark("trail-all-turns"),
+          turns: document.querySelectorAll("article.turn").length};
+}"""
+
+
+def load(browser: Any, url: str, ready: str, timeout: float = 300_000) -> dict[str, Any]:
+    """Open ``url`` in a fresh context, wait for ``ready``, return the page's own timings (ms)."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, bypass_csp=True)
+    page = context.new_page()
+    started = time.perf_counter()
+    page.goto(url)
+    page.wait_for_selector(ready, timeout=timeout)
+    figures = dict(page.evaluate(TIMING))
+    figures["wall"] = (time.perf_counter() - started) * 1000
+    context.close()
+    return figures
+
+
+def median(runs: list[dict[str, Any]], key: str) -> float | None:
+    values = [r[key] for r in runs if r.get(key) is not None]
+    return round(statistics.median(values), 1) if values else None
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Time the web viewer's first paint in Chromium.")
+    where = "default: bench/out/store, or bench/out/quick with --quick"
+    parser.add_argument("--store-dir", type=Path, help=where)
+    parser.add_argument("--repeat", type=int, default=3, help="page loads per figure; the median is shown")
+    parser.add_argument("--quick", action="store_true", help="the 20k-message store, for a CI smoke run")
+    args = parser.parse_args(argv)
+    spec = QUICK if args.quick else FULL
+    store_dir = args.store_dir or spec["dir"]
+    meta = ensure_store(store_dir, spec)
+    db = store_dir / "hermes_home" / "state.db"
+    big = meta["big_session_id"]
+    repeat = max(1, args.repeat)
+
+    from playwright.sync_api import sync_playwright
+
+    from hermes_trail import open_history
+    from hermes_trail.export import render
+    from hermes_trail.web.app import WebApp
+    from hermes_trail.web.server import start
+
+    if not Path(CHROMIUM).exists():
+        print(f"no Chromium at {CHROMIUM} (apt-get install chromium)", file=sys.stderr)
+        return 1
+    scratch = Path(tempfile.mkdtemp(prefix="trail-bench-web-"))
+    web = WebApp(dbs=(db,), index=scratch / "index.db")  # the index is never built: no search is timed
+    server = start(web, "127.0.0.1", 0)
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+    figures: dict[str, Any] = {
+        "quick": args.quick,
+        "repeat": repeat,
+        "sessions": meta["sessions"],
+        "messages": meta["messages"],
+        "big_session_messages": meta["big_session_messages"],
+    }
+    try:
+        started = time.perf_counter()
+        with open_history(dbs=[db], catalog=False) as history:
+            session = history.load(history.find(big))
+            family = history.family(session)
+            html = render(session, "html", family=family).text
+        export_s = time.perf_counter() - started
+        page_path = scratch / "big.html"
+        page_path.write_text(html, encoding="utf-8")
+        raw = html.encode("utf-8")
+        figures.update(export_html_bytes=len(raw), export_html_gzip_bytes=len(gzip.compress(raw, 6)),
+                       export_seconds=round(export_s, 3))  # fmt: skip
+
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            web.catalog.history()  # read the catalog once, as a running viewer has
+            # Replays first: the dashboard's charts start the background reading of every session,
+            # which would share the cores with whatever is timed after it.
+            replay_url = f"{base}/session?ref=default:{big}"
+            cold = load(browser, replay_url, "body[data-drawn=all]")
+            warm = [load(browser, replay_url, "body[data-drawn=all]") for _ in range(repeat)]
+            exported = [load(browser, page_path.as_uri(), "body[data-drawn=all]") for _ in range(repeat)]
+            dashboard = [
+                load(browser, base + "/", "body[data-sessions=ready][data-stats]") for _ in range(repeat)
+            ]
+            browser.close()
+    finally:
+        server.shutdown()
+        web.close()
+        for leftover in scratch.iterdir():
+            leftover.unlink()
+        scratch.rmdir()
+
+    figures.update(
+        dashboard_fcp_ms=median(dashboard, "fcp"), dashboard_sessions_ms=median(dashboard, "sessions"),
+        dashboard_charts_ms=median(dashboard, "charts"),
+        replay_cold_fcp_ms=round(cold["fcp"], 1), replay_cold_first_turns_ms=round(cold["first"], 1),
+        replay_cold_all_turns_ms=round(cold["all"], 1) if cold["all"] else None,
+        replay_warm_fcp_ms=median(warm, "fcp"), replay_warm_first_turns_ms=median(warm, "first"),
+        replay_warm_all_turns_ms=median(warm, "all"), replay_turns=cold["turns"],
+        export_fcp_ms=median(exported, "fcp"), export_first_turns_ms=median(exported, "first"),
+        export_all_turns_ms=median(exported, "all"),
+    )  # fmt: skip
+    print(f"store      {db}: {meta['sessions']:,} sessions, {meta['messages']:,} messages")
+    print(
+        f"big        {big} ({meta['big_session_messages']:,} messages, "
+        f"{figures['replay_turns']:,} turns shown)"
+    )
+    print(f"{'page':<22}{'FCP ms':>9}{'content ms':>12}{'all turns ms':>14}")
+    print(f"{'dashboard':<22}{figures['dashboard_fcp_ms']:>9}{figures['dashboard_sessions_ms']:>12}"
+          f"{'':>14}   charts {figures['dashboard_charts_ms']} ms")  # fmt: skip
+    for name, key in (
+        ("replay, cold", "replay_cold"),
+        ("replay, warm", "replay_warm"),
+        ("exported HTML", "export"),
+    ):
+        print(f"{name:<22}{figures[key + '_fcp_ms']:>9}{figures[key + '_first_turns_ms']:>12}"
+              f"{figures[key + '_all_turns_ms']!s:>14}")  # fmt: skip
+    print(f"exported HTML: {figures['export_html_bytes'] / 1e6:.1f} MB "
+          f"({figures['export_html_gzip_bytes'] / 1e6:.1f} MB gzipped), "
+          f"written in {export_s:.2f} s")  # fmt: skip
+    print(json.dumps(figures))
+    ok = all(figures[k] is not None for k in ("dashboard_fcp_ms", "replay_warm_fcp_ms", "export_fcp_ms"))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,279 @@
+"""A session as the replay shows it: plain, redacted text in a small dict that the web viewer, the
+self-contained HTML export and the Markdown export all render.
+
+Everything here is data, never markup: each string is redacted (unless asked not to), has its terminal
+escape sequences removed and its other control characters made visible, and may be cut to a length. A
+``tool`` row paired with its call is not a turn of its own here: its output is shown under the call, as
+the terminal transcript shows it. Rows Hermes does not replay (rewound, archived by compaction, its own
+bookkeeping) are kept, marked ``hidden``, so a viewer can show them in place.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from datetime import UTC, datetime
+from typing import Any
+
+from hermes_trail.hermes.decode.tools import call_subject
+from hermes_trail.index.redact import redact
+from hermes_trail.model import Command, FileEdit, Permission, Session, ToolCall, Turn
+from hermes_trail.serialize import cost_json, iso, tokens_json
+from hermes_trail.transcript import money, safe
+
+VIEW_VERSION = 1
+# ESC-introduced sequences a terminal acts on: CSI (colours, cursor), OSC (titles, links), and the short
+# two-character ones; all are removed, not shown, since they are formatting and never content.
+_ANSI = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]|\x9b[0-?]*[ -/]*[@-~]"
+)
+
+
+def plain(text: str) -> str:
+    """Terminal escape sequences removed; every other control character but newline and tab made visible."""
+    return safe(_ANSI.sub("", text.replace("\r\n", "\n")))
+
+
+def resume_command(session: Session) -> str:
+    """The command that reopens the session in Hermes (``-p`` for a named profile)."""
+    profile = f" -p {session.profile}" if session.profile != "default" else ""
+    return f"hermes{profile} --resume {session.id}"
+
+
+class Cleaner:
+    """Makes each string shown: plain, redacted unless ``redacting`` is off, cut to ``limit`` characters.
+
+    ``changed`` records whether redaction replaced anything.
+    """
+
+    def __init__(self, redacting: bool = True, limit: int | None = None) -> None:
+        self.redacting = redacting
+        self.limit = limit
+        self.changed = False
+
+    def __call__(self, text: str | None) -> str | None:
+        if text is None:
+            return None
+        out = plain(text)
+        if self.redacting:
+            hidden = redact(out)
+            self.changed = self.changed or hidden != out
+            out = hidden
+        if self.limit is not None and len(out) > self.limit:
+            out = f"{out[: self.limit]}\n… [{len(out) - self.limit:,} more characters]"
+        return out
+
+    def text(self, text: str | None) -> str:
+        return self(text) or ""
+
+    def lines(self, lines: list[str]) -> list[str]:
+        return [self.text(line) for line in lines]
+
+
+def _permission(permission: Permission | None, clean: Cleaner) -> dict[str, Any] | None:
+    if permission is None:
+        return None
+    return {
+        "outcome": permission.outcome,
+        "by": permission.by,
+        "message": clean(permission.message),
+        "description": clean(permission.description),
+        "user_summary": clean(permission.user_summary),
+        "pattern_key": clean(permission.pattern_key),
+    }
+
+
+def _command(command: Command | None, clean: Cleaner) -> dict[str, Any] | None:
+    if command is None:
+        return None
+    return {
+        "command": clean.text(command.command),
+        "exit_code": command.exit_code,
+        "status": command.status,
+        "signal": command.signal,
+        "background": command.background,
+        "workdir": clean(command.workdir),
+    }
+
+
+def _edit(edit: FileEdit, clean: Cleaner) -> dict[str, Any]:
+    return {
+        "path": clean.text(edit.path),
+        "action": edit.action,
+        "moved_to": clean(edit.moved_to),
+        "removed": clean.lines(edit.removed),
+        "added": clean.lines(edit.added),
+        "applied": edit.applied,
+    }
+
+
+def _call(call: ToolCall, clean: Cleaner) -> dict[str, Any]:
+    result = call.result
+    if call.command is not None:
+        output: str | None = call.command.output or call.command.error or ""
+    elif result is not None:
+        output = result.output if result.output is not None else result.text
+    else:
+        output = None
+    subject = call_subject(call)
+    if call.edits:
+        subject = ", ".join(dict.fromkeys(e.path for e in call.edits))
+    return {
+        "name": clean.text(call.name) or "?",
+        "id": call.id,
+        "subject": clean(subject),
+        "arguments": clean.text(call.arguments_text),
+        "duration": call.duration,
+        "command": _command(call.command, clean),
+        "permission": _permission(call.permission, clean),
+        "output": clean(output),
+        "edits": [_edit(e, clean) for e in call.edits],
+        "reads": [clean.text(p) for p in call.reads],
+        "result_row": result.source_row if result is not None else None,
+        "result_time": iso(result.time) if result is not None else None,
+    }
+
+
+def _turn(turn: Turn, index: int, hidden: bool, events: Mapping[int, dict[str, Any]],
+          clean: Cleaner) -> dict[str, Any]:  # fmt: skip
+    orphan = None
+    if turn.result is not None and turn.result.orphan:
+        kept = turn.result.output if turn.result.output is not None else turn.text
+        orphan = {"call_id": turn.result.call_id, "tool_name": turn.result.tool_name, "output": clean(kept)}
+    return {
+        "n": index,
+        "row": turn.source_row,
+        "part": turn.part,
+        "uid": turn.uid,
+        "role": turn.role,
+        "kind": turn.kind,
+        "time": iso(turn.time),
+        "text": clean.text(turn.text) if orphan is None else "",
+        "reasoning": clean(turn.reasoning),
+        "hidden": hidden,
+        "rewound": turn.rewound,
+        "compacted": turn.compacted,
+        "copy_of": turn.copy_of,
+        "problems": [clean.text(p) for p in turn.problems if not p.startswith("orphan tool result")],
+        "event": events.get(turn.source_row) if turn.part == 0 or turn.role == "summary" else None,
+        "calls": [_call(c, clean) for c in turn.tool_calls],
+        "orphan": orphan,
+    }
+
+
+def _events(session: Session) -> dict[int, dict[str, Any]]:
+    """What happened at a row: a compaction (at its summary) or a model switch (at its marker)."""
+    out: dict[int, dict[str, Any]] = {}
+    for event in session.compaction_events:
+        if event.summary_row is not None:
+            out[event.summary_row] = {"type": "compaction", "kind": event.kind, "time": iso(event.time),
+                                      "archived": event.archived}  # fmt: skip
+    for change in session.model_changes:
+        out[change.source_row] = {"type": "model_switch", "model": change.model, "provider": change.provider,
+                                  "time": iso(change.time)}  # fmt: skip
+    return out
+
+
+def _shown(turn: Turn) -> bool:
+    """A paired ``tool`` row is shown under its call, not as a turn."""
+    return not (turn.role == "tool" and turn.result is not None and not turn.result.orphan)
+
+
+def _link(member: Session | None, sid: str, store: str, **extra: Any) -> dict[str, Any]:
+    return {"id": sid, "ref": f"{store}:{sid}", "title": member.title if member else None, **extra}
+
+
+def lineage(session: Session, family: Mapping[str, Session]) -> dict[str, Any]:
+    """Parent, continuation chain and children, each with its title when the family has it."""
+    store = session.store.name
+    parent = None
+    if session.parent_id:
+        parent = _link(family.get(session.parent_id), session.parent_id, store, relation=session.relation)
+    chain = [_link(family.get(sid), sid, store, current=sid == session.id) for sid in session.chain]
+    children = [_link(family.get(cid), cid, store, relation=rel) for rel, cid in session.children]
+    return {"parent": parent, "chain": chain if len(chain) > 1 else [], "children": children}
+
+
+def session_view(
+    session: Session,
+    family: Mapping[str, Session] | None = None,
+    *,
+    redacting: bool = True,
+    limit: int | None = None,
+    now: Callable[[], datetime] | None = None,
+) -> dict[str, Any]:
+    """The replay of a loaded session, as plain data (see the module docstring).
+
+    :param family: the sessions linked with it (``History.family``), for the titles of its lineage.
+    :param limit: cut each string to this many characters (the web viewer); ``None`` keeps them whole.
+    """
+    clean = Cleaner(redacting=redacting, limit=limit)
+    events = _events(session)
+    ordered = sorted([(t, False) for t in session.turns] + [(t, True) for t in session.hidden],
+                     key=lambda pair: (pair[0].source_row, pair[0].part))  # fmt: skip
+    turns = [_turn(t, i, hidden, events, clean) for i, (t, hidden) in enumerate(
+        pair for pair in ordered if _shown(pair[0]))]  # fmt: skip
+    hidden_counts: dict[str, int] = {}
+    for turn in session.hidden:
+        key = "rewound" if turn.rewound else "archived" if turn.compacted else turn.kind or "other"
+        hidden_counts[key] = hidden_counts.get(key, 0) + 1
+    usage = session.usage
+    system_prompt = session.raw.get("system_prompt")
+    facts = {
+        "id": session.id,
+        "ref": session.ref,
+        "store": session.store.name,
+        "profile": session.profile,
+        "project": clean.text(session.project),
+        "source": session.source,
+        "kind": session.kind,
+        "title": clean(session.title),
+        "model": session.model,
+        "cwd": clean(session.cwd),
+        "git_branch": clean(session.git_branch),
+        "started_at": iso(session.started_at),
+        "last_activity_at": iso(session.last_activity_at),
+        "ended_at": iso(session.ended_at),
+        "end_reason": session.end_reason,
+        "relation": session.relation,
+        "parent_id": session.parent_id,
+        "message_count": session.message_count,
+        "tokens": tokens_json(usage),
+        "api_calls": usage.api_calls,
+        "cost": cost_json(usage),
+        "cost_text": money(usage),
+        "active_seconds": session.active_seconds,
+        "compactions": session.compactions,
+        "model_changes": [
+            {"model": c.model, "provider": c.provider, "time": iso(c.time), "row": c.source_row}
+            for c in session.model_changes
+        ],
+        "model_usage": [
+            {"model": m.model, "task": m.task, "tokens": tokens_json(m.usage), "api_calls": m.usage.api_calls,
+             "cost": cost_json(m.usage), "cost_text": money(m.usage)}
+            for m in session.model_usage
+        ],
+        "messaging": None if session.messaging is None else {
+            "platform": session.messaging.platform,
+            "chat": clean(session.messaging.chat_name or session.messaging.chat_id),
+            "user": clean(session.messaging.user_name or session.messaging.user_id),
+        },
+        "worktree": clean(session.worktree),
+        "yolo": session.yolo,
+        "archived": session.archived,
+        "system_prompt": clean(system_prompt) if isinstance(system_prompt, str) else None,
+    }
+    stamp = (now or (lambda: datetime.now(UTC)))()
+    view = {
+        "version": VIEW_VERSION,
+        "session": facts,
+        "resume": resume_command(session),
+        "lineage": lineage(session, family or {}),
+        "turns": turns,
+        "hidden_counts": hidden_counts,
+        "strays": [{"where": clean.text(s.where), "reason": clean.text(s.reason)} for s in session.strays],
+        "generated_at": iso(stamp),
+        "redacted": redacting,
+    }
+    view["redactions"] = clean.changed
+    return view

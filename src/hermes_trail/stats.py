@@ -1,0 +1,212 @@
+"""Where the work, tokens, money and time went: sessions grouped by project, model, profile, source or day.
+
+Two kinds of figure, read at two costs. What the session row holds (tokens by kind, cost, the session
+itself) comes with the catalog. What only the messages tell (turns, tool calls, failing commands, active
+time) needs every session read, so :func:`measure_all` reads them one at a time, keeps a session's
+:class:`Figures` and lets its turns go, and a :class:`Report` says how many sessions were measured.
+
+Counting rules, each the model's own:
+
+- **Tokens** are summed kind by kind (input, output, cache read, cache write, reasoning), never into one
+  figure; a counter the store lacks adds nothing.
+- **Cost** is the sum of the known costs, with the number of sessions whose cost is known and unknown
+  beside it: an unknown cost (a subscription's placeholder zero, an unpriced route) is never a $0.
+- **Turns** are the rows Hermes recorded, rewound and archived ones included, each compaction copy
+  counted once (its original is the turn); **prompts** are the turns a person typed.
+- **Tool calls** and **commands** are counted on the same turns; a failing command ran and ended
+  ``failed``, ``killed`` or ``timeout``; a blocked command never ran (a denial, a policy).
+- **Active time** is the session's own (``hermes/decode/durations.py``): its rows' gaps, each capped.
+- **Day** is the local date a session started (else its last activity).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from hermes_trail.model import Session, Turn
+
+GROUPINGS = ("project", "model", "profile", "source", "day")
+TOKEN_KINDS = ("input", "output", "cache_read", "cache_write", "reasoning")
+FAILING = frozenset({"failed", "killed", "timeout"})
+UNKNOWN_KEY = "(unknown)"
+
+SessionKey = tuple[str, str]
+
+
+@dataclass(frozen=True, slots=True)
+class Figures:
+    """What one session's messages tell; ``active_seconds`` is ``None`` when no row has a time."""
+
+    turns: int = 0
+    prompts: int = 0
+    tool_calls: int = 0
+    commands: int = 0
+    failing_commands: int = 0
+    blocked_commands: int = 0
+    active_seconds: float | None = None
+
+
+def _counted(session: Session) -> list[Turn]:
+    """Every row that happened once: replayed, rewound and archived, without compaction copies."""
+    return [t for t in (*session.turns, *session.hidden) if t.copy_of is None]
+
+
+def measure(session: Session) -> Figures:
+    """The figures of a loaded session (see the module's counting rules)."""
+    turns = _counted(session)
+    calls = [c for t in turns for c in t.tool_calls]
+    ran = [c.command for c in calls if c.command is not None]
+    blocked = sum(
+        1 for c in calls
+        if c.command is None and c.permission is not None and c.permission.outcome == "blocked"
+    )  # fmt: skip
+    return Figures(
+        turns=len(turns),
+        prompts=sum(1 for t in turns if t.typed),
+        tool_calls=len(calls),
+        commands=len(ran),
+        failing_commands=sum(1 for c in ran if c.status in FAILING),
+        blocked_commands=blocked,
+        active_seconds=session.active_seconds,
+    )
+
+
+def group_key(session: Session, by: str) -> str:
+    """The group a session falls in: its project, model, profile, source, or the local day it started."""
+    if by == "day":
+        when = session.started_at or session.last_activity_at
+        return when.astimezone().date().isoformat() if when else UNKNOWN_KEY
+    value = {"project": session.project, "model": session.model, "profile": session.profile,
+             "source": session.source}.get(by)  # fmt: skip
+    if by not in GROUPINGS:
+        raise ValueError(f"cannot group by {by!r}; one of: {', '.join(GROUPINGS)}")
+    return value if value else UNKNOWN_KEY
+
+
+@dataclass(slots=True)
+class Group:
+    """The sums of one group. Message figures cover the ``measured`` sessions only."""
+
+    key: str
+    sessions: int = 0
+    measured: int = 0
+    turns: int = 0
+    prompts: int = 0
+    tool_calls: int = 0
+    commands: int = 0
+    failing_commands: int = 0
+    blocked_commands: int = 0
+    tokens: dict[str, int] = field(default_factory=lambda: dict.fromkeys(TOKEN_KINDS, 0))
+    cost_usd: float = 0.0
+    cost_known: int = 0
+    cost_unknown: int = 0
+    active_seconds: float = 0.0
+    active_unknown: int = 0
+
+    def add(self, session: Session, figures: Figures | None) -> None:
+        self.sessions += 1
+        usage = session.usage
+        counters = (usage.input_tokens, usage.output_tokens, usage.cache_read_tokens,
+                    usage.cache_write_tokens, usage.reasoning_tokens)  # fmt: skip
+        for kind, value in zip(TOKEN_KINDS, counters, strict=True):
+            self.tokens[kind] += value or 0
+        if usage.cost_usd is None:
+            self.cost_unknown += 1
+        else:
+            self.cost_known += 1
+            self.cost_usd += usage.cost_usd
+        if figures is None:
+            return
+        self.measured += 1
+        self.turns += figures.turns
+        self.prompts += figures.prompts
+        self.tool_calls += figures.tool_calls
+        self.commands += figures.commands
+        self.failing_commands += figures.failing_commands
+        self.blocked_commands += figures.blocked_commands
+        if figures.active_seconds is None:
+            self.active_unknown += 1
+        else:
+            self.active_seconds += figures.active_seconds
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "key": self.key,
+            "sessions": self.sessions,
+            "measured": self.measured,
+            "turns": self.turns,
+            "prompts": self.prompts,
+            "tool_calls": self.tool_calls,
+            "commands": self.commands,
+            "failing_commands": self.failing_commands,
+            "blocked_commands": self.blocked_commands,
+            "tokens": dict(self.tokens),
+            "cost": {"usd": round(self.cost_usd, 6), "known": self.cost_known, "unknown": self.cost_unknown},
+            "active_seconds": round(self.active_seconds, 3),
+            "active_unknown": self.active_unknown,
+        }
+
+
+@dataclass(slots=True)
+class Report:
+    """Groups in their order (days oldest first; others by sessions, most first) and the overall sums."""
+
+    by: str
+    groups: list[Group]
+    overall: Group
+
+    @property
+    def complete(self) -> bool:
+        """Whether every session's messages were read (else message figures cover ``measured`` only)."""
+        return self.overall.measured == self.overall.sessions
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "by": self.by,
+            "complete": self.complete,
+            "groups": [g.as_json() for g in self.groups],
+            "overall": self.overall.as_json(),
+        }
+
+
+def aggregate(
+    sessions: Iterable[Session], by: str, figures: Mapping[SessionKey, Figures] | None = None
+) -> Report:
+    """Group ``sessions`` by ``by`` and sum them; ``figures`` holds the measured sessions, by key."""
+    if by not in GROUPINGS:
+        raise ValueError(f"cannot group by {by!r}; one of: {', '.join(GROUPINGS)}")
+    found = figures or {}
+    groups: dict[str, Group] = {}
+    overall = Group(key="all")
+    for session in sessions:
+        measured = found.get(session.key)
+        groups.setdefault(group_key(session, by), Group(key=group_key(session, by))).add(session, measured)
+        overall.add(session, measured)
+    if by == "day":
+        ordered = sorted(groups.values(), key=lambda g: g.key)
+    else:
+        ordered = sorted(groups.values(), key=lambda g: (-g.sessions, g.key))
+    return Report(by=by, groups=ordered, overall=overall)
+
+
+def measure_all(
+    load: Callable[[Session], Session],
+    sessions: Iterable[Session],
+    progress: Callable[[int, int], None] | None = None,
+) -> dict[SessionKey, Figures]:
+    """Read each session with ``load`` (``History.load``), keep its figures and let its turns go.
+
+    :param progress: called with (done, total) after each session.
+    """
+    chosen = list(sessions)
+    out: dict[SessionKey, Figures] = {}
+    for done, session in enumerate(chosen, start=1):
+        was_loaded = session.loaded
+        out[session.key] = measure(load(session))
+        if not was_loaded:  # a whole history's turns would not fit in memory: keep only the figures
+            session.turns, session.hidden, session.loaded = [], [], False
+        if progress is not None:
+            progress(done, len(chosen))
+    return out

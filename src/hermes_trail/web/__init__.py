@@ -1,0 +1,1 @@
+"""The web viewer: a dashboard of every session and a replay page per session, served locally."""

@@ -1,0 +1,229 @@
+"""The web viewer's HTTP server: the standard library's threading server, GET only, every answer with
+headers that keep transcript content inert.
+
+It listens on loopback unless told otherwise. On loopback it answers only requests addressed to a
+loopback name (``Host``), which stops a web page elsewhere from reaching it through DNS rebinding. Bound
+to any other address it needs the token it printed: in the URL (``?token=``) once, then in a cookie the
+first answer sets. The pages load only their own script and styles (Content-Security-Policy), images only
+from ``data:`` URLs, and never send a referrer, so a token in the address does not leak.
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import json
+import mimetypes
+import secrets
+import socket
+import sys
+import threading
+import traceback
+from collections.abc import Callable
+from functools import cache
+from http import HTTPStatus
+from http.cookies import SimpleCookie
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from importlib import resources
+from typing import Any
+from urllib.parse import parse_qsl, urlsplit
+
+from hermes_trail.web.app import BadRequest, NotFound, WebApp
+
+CSP = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+    "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+)
+COOKIE = "trail_token"
+PAGES = {"/": "index.html", "/session": "session.html"}
+# Files served under /static/: the dashboard's own, and the replay's, shared with the HTML export.
+STATIC = {
+    "web.css": ("web", "static/web.css"),
+    "dashboard.js": ("web", "static/dashboard.js"),
+    "charts.js": ("web", "static/charts.js"),
+    "replay.js": ("export", "assets/replay.js"),
+    "replay.css": ("export", "assets/replay.css"),
+}
+
+
+@cache
+def _file(package: str, name: str) -> bytes:
+    return (resources.files(f"hermes_trail.{package}") / name).read_bytes()
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+class Server(ThreadingHTTPServer):
+    """One viewer: its app, and the token it needs (``None`` on loopback)."""
+
+    daemon_threads = True
+    allow_reuse_address = True
+
+    def __init__(self, address: tuple[str, int], app: WebApp, token: str | None, quiet: bool = True) -> None:
+        self.app = app
+        self.token = token
+        self.quiet = quiet
+        if ":" in address[0]:
+            self.address_family = socket.AF_INET6
+        super().__init__(address, Handler)
+
+    @property
+    def url(self) -> str:
+        host, port = self.server_address[:2]
+        shown = "127.0.0.1" if host in ("", "0.0.0.0") else str(host)
+        if ":" in shown:
+            shown = f"[{shown}]"
+        query = f"/?token={self.token}" if self.token else "/"
+        return f"http://{shown}:{port}{query}"
+
+    def allowed_host(self, header: str | None) -> bool:
+        """On loopback, only a loopback name in ``Host`` (or none, as HTTP/1.0 clients send)."""
+        if self.token is not None:
+            return True
+        if not header:
+            return True
+        host = header if header.endswith("]") else header.rsplit(":", 1)[0]
+        return is_loopback(host.strip("[]"))
+
+
+class Handler(BaseHTTPRequestHandler):
+    server: Server
+    protocol_version = "HTTP/1.1"
+    server_version = "hermes-trail"
+    sys_version = ""
+
+    def log_message(self, format: str, *args: Any) -> None:
+        if not self.server.quiet:
+            sys.stderr.write(f"trail web: {self.address_string()} {format % args}\n")
+
+    # -- answering ------------------------------------------------------------------------------------
+    def _send(self, status: int, body: bytes, content_type: str, extra: dict[str, str] | None = None) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Content-Security-Policy", CSP)
+        self.send_header("X-Content-Type-Options", "nosniff")
+        self.send_header("Referrer-Policy", "no-referrer")
+        self.send_header("X-Frame-Options", "DENY")
+        self.send_header("Cross-Origin-Resource-Policy", "same-origin")
+        self.send_header("Cache-Control", "no-store")
+        for key, value in (extra or {}).items():
+            self.send_header(key, value)
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+    def _json(self, status: int, value: Any) -> None:
+        body = json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "replace")
+        self._send(status, body, "application/json; charset=utf-8")
+
+    def _error(self, status: int, message: str) -> None:
+        if self.path.startswith("/api/"):
+            self._json(status, {"error": message})
+        else:
+            body = f"<!doctype html><meta charset=utf-8><title>hermes-trail</title><p>{message}</p>"
+            self._send(status, body.encode(), "text/html; charset=utf-8")
+
+    def _authorized(self, query: dict[str, str]) -> tuple[bool, dict[str, str]]:
+        token = self.server.token
+        if token is None:
+            return True, {}
+        given = query.get("token")
+        if given is not None and hmac.compare_digest(given.encode(), token.encode()):
+            cookie = f"{COOKIE}={token}; HttpOnly; SameSite=Strict; Path=/"
+            return True, {"Set-Cookie": cookie}
+        jar = SimpleCookie()
+        try:
+            jar.load(self.headers.get("Cookie") or "")
+        except Exception:
+            return False, {}
+        morsel = jar.get(COOKIE)
+        if morsel is not None and hmac.compare_digest(morsel.value.encode(), token.encode()):
+            return True, {}
+        return False, {}
+
+    def do_HEAD(self) -> None:
+        self.do_GET()
+
+    def do_GET(self) -> None:
+        try:
+            self._route()
+        except BrokenPipeError:
+            pass
+        except Exception:  # an answer, not a dropped connection, for whatever went wrong
+            if not self.server.quiet:
+                traceback.print_exc()
+            self._error(HTTPStatus.INTERNAL_SERVER_ERROR, "internal error (see where trail web runs)")
+
+    def _route(self) -> None:
+        if not self.server.allowed_host(self.headers.get("Host")):
+            self._error(HTTPStatus.MISDIRECTED_REQUEST, "This viewer answers only on localhost.")
+            return
+        parts = urlsplit(self.path)
+        query = dict(parse_qsl(parts.query, keep_blank_values=True))
+        ok, cookie = self._authorized(query)
+        if not ok:
+            self._error(HTTPStatus.FORBIDDEN, "This viewer needs the token in the URL trail web printed.")
+            return
+        path = parts.path
+        if path == "/favicon.ico":
+            self._send(HTTPStatus.NO_CONTENT, b"", "image/x-icon")
+            return
+        if path in PAGES:
+            page = _file("web", f"static/{PAGES[path]}")
+            self._send(HTTPStatus.OK, page, "text/html; charset=utf-8", cookie)
+            return
+        if path.startswith("/static/"):
+            name = path.removeprefix("/static/")
+            if name not in STATIC:
+                self._error(HTTPStatus.NOT_FOUND, "no such file")
+                return
+            kind = mimetypes.guess_type(name)[0] or "application/octet-stream"
+            self._send(HTTPStatus.OK, _file(*STATIC[name]), f"{kind}; charset=utf-8", cookie)
+            return
+        api: dict[str, Callable[[dict[str, str]], Any]] = {
+            "/api/sessions": self.server.app.sessions,
+            "/api/stats": self.server.app.stats,
+            "/api/search": self.server.app.search,
+        }
+        try:
+            if path == "/api/session":
+                body = self.server.app.session_body(query)
+                self._send(HTTPStatus.OK, body, "application/json; charset=utf-8", cookie)
+            elif path in api:
+                self._json(HTTPStatus.OK, api[path](query))
+            else:
+                self._error(HTTPStatus.NOT_FOUND, "no such page")
+        except BadRequest as exc:
+            self._error(HTTPStatus.BAD_REQUEST, str(exc))
+        except NotFound as exc:
+            self._error(HTTPStatus.NOT_FOUND, str(exc))
+
+    def _not_allowed(self) -> None:
+        self._error(HTTPStatus.METHOD_NOT_ALLOWED, "read-only: GET only")
+
+    do_POST = do_PUT = do_DELETE = do_PATCH = _not_allowed
+
+
+def make_token() -> str:
+    return secrets.token_urlsafe(18)
+
+
+def start(app: WebApp, host: str = "127.0.0.1", port: int = 0, token: str | None = None,
+          quiet: bool = True) -> Server:  # fmt: skip
+    """A server listening (in a background thread) on ``host:port`` (0: any free port).
+
+    A token is made when ``host`` is not loopback and none was given.
+    """
+    if token is None and not is_loopback(host):
+        token = make_token()
+    server = Server((host, port), app, token, quiet)
+    threading.Thread(target=server.serve_forever, name="trail-web", daemon=True).start()
+    return server

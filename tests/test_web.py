@@ -1,0 +1,217 @@
+"""The web viewer's server and answers, over HTTP on loopback (the pages themselves: test_web_browser.py)."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import time
+import urllib.parse
+from pathlib import Path
+
+import pytest
+
+import hermesdb as h
+import webhome as w
+from hermes_trail.web.app import WebApp
+from hermes_trail.web.server import CSP, is_loopback, start
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory) -> Path:
+    return w.write_home(tmp_path_factory.mktemp("web") / "hermes")
+
+
+@pytest.fixture(scope="module")
+def server(home, tmp_path_factory):
+    app = WebApp(homes=(home,), index=tmp_path_factory.mktemp("web-index") / "index.db")
+    srv = start(app, "127.0.0.1", 0)
+    yield srv
+    srv.shutdown()
+    app.close()
+
+
+def get(server, path: str, headers: dict[str, str] | None = None, method: str = "GET"):
+    conn = http.client.HTTPConnection("127.0.0.1", server.server_address[1], timeout=30)
+    conn.request(method, path, headers=headers or {})
+    response = conn.getresponse()
+    body = response.read()
+    conn.close()
+    return response.status, dict(response.getheaders()), body
+
+
+def api(server, path: str, **params: str):
+    status, _, body = get(server, f"{path}?{urllib.parse.urlencode(params)}")
+    return status, json.loads(body)
+
+
+def test_pages_and_their_headers(server):
+    status, headers, body = get(server, "/")
+    assert status == 200 and b'<script src="/static/dashboard.js">' in body
+    assert (
+        headers["Content-Security-Policy"] == CSP
+        and "script-src 'self'" in CSP
+        and "img-src 'self' data:" in CSP
+    )
+    assert headers["X-Content-Type-Options"] == "nosniff" and headers["Referrer-Policy"] == "no-referrer"
+    assert get(server, "/session?ref=x")[0] == 200
+    status, headers, body = get(server, "/static/replay.js")
+    assert status == 200 and headers["Content-Type"].startswith("text/javascript") and b"textContent" in body
+    assert get(server, "/static/../pyproject.toml")[0] == 404
+    assert get(server, "/static/%2e%2e/web/app.py")[0] == 404
+    assert get(server, "/nothing")[0] == 404
+    assert get(server, "/", method="POST")[0] == 405
+
+
+def test_only_loopback_names_reach_a_loopback_server(server):
+    assert get(server, "/", {"Host": "evil.example:8787"})[0] == 421
+    assert get(server, "/api/sessions", {"Host": "attacker.test"})[0] == 421
+    assert get(server, "/", {"Host": "localhost:1"})[0] == 200
+    assert get(server, "/", {"Host": "[::1]:1"})[0] == 200
+    assert is_loopback("127.0.0.5") and is_loopback("::1") and not is_loopback("0.0.0.0")
+
+
+def test_a_token_guards_everything_when_asked(home, tmp_path):
+    app = WebApp(homes=(home,), index=tmp_path / "index.db")
+    srv = start(app, "127.0.0.1", 0, token="s3cret-token")
+    try:
+        assert srv.url.endswith("/?token=s3cret-token")
+        assert get(srv, "/")[0] == 403
+        status, _, body = get(srv, "/api/sessions")
+        assert status == 403 and "token" in json.loads(body)["error"]
+        assert get(srv, "/?token=wrong")[0] == 403
+        status, headers, _ = get(srv, "/?token=s3cret-token")
+        assert (
+            status == 200
+            and "HttpOnly" in headers["Set-Cookie"]
+            and "SameSite=Strict" in headers["Set-Cookie"]
+        )
+        assert get(srv, "/api/sessions", {"Cookie": "trail_token=s3cret-token"})[0] == 200
+        assert get(srv, "/static/web.css", {"Cookie": "trail_token=nope"})[0] == 403
+    finally:
+        srv.shutdown()
+        app.close()
+
+
+def test_beyond_loopback_a_token_is_made(home, tmp_path):
+    app = WebApp(homes=(home,), index=tmp_path / "index.db")
+    srv = start(app, "0.0.0.0", 0)
+    try:
+        assert srv.token and len(srv.token) >= 20 and f"?token={srv.token}" in srv.url
+        assert get(srv, "/")[0] == 403
+        assert get(srv, f"/?token={srv.token}")[0] == 200
+    finally:
+        srv.shutdown()
+        app.close()
+
+
+def test_sessions_filters_pages_and_facets(server):
+    status, data = api(server, "/api/sessions")
+    assert status == 200 and data["total"] == data["all"] == 7
+    assert data["sessions"][0]["id"] == w.WORK_ID, "newest activity first"
+    assert dict(data["facets"]["profile"]) == {"default": 6, "work": 1}
+    assert api(server, "/api/sessions", profile="work")[1]["total"] == 1
+    assert api(server, "/api/sessions", project="/home/dev/web")[1]["sessions"][0]["id"] == w.HOSTILE_ID
+    assert api(server, "/api/sessions", **{"from": "2026-11-08", "to": "2026-11-08"})[1]["total"] == 2
+    assert api(server, "/api/sessions", text="plan #2")[1]["sessions"][0]["id"] == w.CHILD_ID
+    page = api(server, "/api/sessions", limit="2", offset="2")[1]
+    assert len(page["sessions"]) == 2 and page["offset"] == 2
+    hostile = api(server, "/api/sessions", project="/home/dev/web")[1]["sessions"][0]
+    assert hostile["cost"] == 0.25 and hostile["title"].startswith("Hostile <script>")
+    coding = next(s for s in data["sessions"] if s["id"] == w.CODING_ID)
+    assert coding["cost"] is None and coding["cost_text"] == "unknown"
+    assert api(server, "/api/sessions", **{"from": "yesterday"})[0] == 400
+
+
+def test_stats_are_measured_in_the_background(server):
+    deadline = time.monotonic() + 30
+    while True:
+        status, stats = api(server, "/api/stats", by="profile")
+        assert status == 200
+        if stats["complete"] or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
+    assert stats["complete"] and stats["measuring"] == {"done": 7, "total": 7}
+    assert [g["key"] for g in stats["groups"]] == ["default", "work"]
+    assert stats["overall"]["cost"] == {"usd": 0.25, "known": 1, "unknown": 6}
+    assert stats["overall"]["failing_commands"] == 1 and stats["overall"]["active_seconds"] > 0
+    assert api(server, "/api/stats", by="colour")[0] == 400
+
+
+def test_search_answers_redacted_with_marks(server):
+    status, result = api(server, "/api/search", q="deploy")
+    assert status == 200 and result["conversations"]
+    hits = [hit for c in result["conversations"] for hit in c["hits"]]
+    assert hits[0]["session_id"] == w.HOSTILE_ID and "\u00ab" in hits[0]["snippet"]
+    assert all(w.SECRET not in hit["snippet"] for hit in hits)
+    assert api(server, "/api/search", q="deploy", profile="work")[1]["conversations"] == []
+    assert api(server, "/api/search", q="")[1]["conversations"] == []
+
+
+def test_one_session_view(server):
+    status, view = api(server, "/api/session", ref=f"default:{w.HOSTILE_ID}")
+    assert status == 200 and view["session"]["id"] == w.HOSTILE_ID
+    text = json.dumps(view)
+    assert w.SECRET not in text and "\x1b" not in text
+    assert view["turns"][0]["text"].startswith("Render this please: <script>"), (
+        "kept as text; the page escapes"
+    )
+    assert view["lineage"] == {"parent": None, "chain": [], "children": []}
+    status, child = api(server, "/api/session", ref=w.CHILD_ID[:12])
+    assert status == 200 and child["lineage"]["parent"]["title"] == "The plan"
+    assert [c["title"] for c in child["lineage"]["chain"]] == ["The plan", "The plan #2"]
+    assert api(server, "/api/session", ref="default:nope")[0] == 404
+    assert api(server, "/api/session")[0] == 400
+
+
+def test_new_sessions_appear_without_a_restart(tmp_path):
+    home = h.write_home(tmp_path / "hermes", [h.chat("20261101_090000_000001", ("one", "two"))])
+    app = WebApp(homes=(home,), index=tmp_path / "index.db")
+    srv = start(app, "127.0.0.1", 0)
+    try:
+        assert api(srv, "/api/sessions")[1]["total"] == 1
+        h.write_store(
+            home / "state.db", [h.chat("20261101_100000_000002", ("three", "four"), start=h.T0 + 60)]
+        )
+        time.sleep(1.1)
+        assert api(srv, "/api/sessions")[1]["total"] == 2
+    finally:
+        srv.shutdown()
+        app.close()
+
+
+def test_answering_every_page_writes_nothing_in_the_home(home, server):
+    from test_readonly import snapshot
+
+    before = snapshot(home)
+    for path in ("/", "/api/sessions?profile=work", "/api/stats?by=day", "/api/search?q=plan",
+                 f"/api/session?ref=default:{w.PARENT_ID}"):  # fmt: skip
+        assert get(server, path)[0] == 200
+    assert snapshot(home) == before
+
+
+def test_trail_web_prints_its_url_and_serves_until_interrupted(home, tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    env = {**os.environ, "TRAIL_INDEX": str(tmp_path / "index.db")}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "hermes_trail", "web", "--port", "0", "--no-open", "--home", str(home)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True, env=env,
+    )  # fmt: skip
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        assert line.startswith("hermes-trail web: http://127.0.0.1:"), line
+        port = int(line.rsplit(":", 1)[1].split("/")[0])
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        conn.request("GET", "/api/sessions")
+        response = conn.getresponse()
+        assert response.status == 200 and json.loads(response.read())["total"] == 7
+        conn.close()
+    finally:
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0, err
+    assert "Traceback" not in err
