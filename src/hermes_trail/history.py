@@ -145,10 +145,7 @@ class History:
         reader = self._readers.get(session.store.key)
         if reader is None:
             raise StoreUnreadable(session.store.path, "store is closed")
-        read_conversation(session, reader.message_rows(session.id), reader.columns("messages"))
-        if reader.has_table("session_model_usage"):
-            session.model_usage = usage.model_usage(reader.model_usage_rows(session.id))
-        return session
+        return read_messages(session, reader)
 
     def close(self) -> None:
         for reader in self._readers.values():
@@ -160,6 +157,14 @@ class History:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def read_messages(session: Session, reader: StoreReader) -> Session:
+    """Decode ``session``'s message rows (and its per-model usage) from ``reader`` into its transcript."""
+    read_conversation(session, reader.message_rows(session.id), reader.columns("messages"))
+    if reader.has_table("session_model_usage"):
+        session.model_usage = usage.model_usage(reader.model_usage_rows(session.id))
+    return session
 
 
 def demo_home() -> Path:

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from hermes_trail.errors import AmbiguousSession, SessionNotFound, StoreUnreadable
 from hermes_trail.hermes import locate
-from hermes_trail.hermes.decode import relations, usage
+from hermes_trail.hermes.decode import relations
 from hermes_trail.hermes.decode.conversation import read_conversation
 from hermes_trail.hermes.decode.sessions import decode_session, project_of, session_id_of
 from hermes_trail.hermes.decode.values import epoch
@@ -30,7 +30,7 @@ from hermes_trail.hermes.reader import StoreReader
 from hermes_trail.hermes.sidefiles import diverts, state_tables
 from hermes_trail.hermes.sidefiles.snapshots import snapshot_time
 from hermes_trail.hermes.store import SqliteStore
-from hermes_trail.history import History
+from hermes_trail.history import History, read_messages
 from hermes_trail.model import Recovery, Session, Store, Stray
 
 
@@ -80,10 +80,7 @@ class Recoveries:
         reader = self._readers.get(session.store.key)
         if reader is None:
             raise StoreUnreadable(session.store.path, "snapshot is closed")
-        read_conversation(session, reader.message_rows(session.id), reader.columns("messages"))
-        if reader.has_table("session_model_usage"):
-            session.model_usage = usage.model_usage(reader.model_usage_rows(session.id))
-        return session
+        return read_messages(session, reader)
 
     def close(self) -> None:
         for reader in self._readers.values():

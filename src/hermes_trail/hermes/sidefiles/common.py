@@ -29,6 +29,20 @@ def read_text(path: Path) -> tuple[str | None, Stray | None]:
     return data.decode("utf-8", errors="replace"), None
 
 
+def read_json(path: Path, shape: type, described: str) -> tuple[Any, list[Stray]]:
+    """A JSON side file's document when it is a ``shape`` (dict or list), else ``None`` and why."""
+    text, problem = read_text(path)
+    if text is None:
+        return None, [problem] if problem else []
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        return None, [file_stray(path, f"unparseable file (not JSON: {exc})")]
+    if not isinstance(data, shape):
+        return None, [file_stray(path, f"unparseable file (not {described})")]
+    return data, []
+
+
 def file_stray(path: Path, reason: str, value: Any = None) -> Stray:
     return Stray(where=str(path), reason=reason, kind="file", value=value)
 

@@ -13,12 +13,11 @@ quarantined entry (only its reason) nor an unreadable entry's value.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hermes_trail.hermes.sidefiles.common import file_stray, read_text, record_stray
+from hermes_trail.hermes.sidefiles.common import read_json, record_stray
 from hermes_trail.model import Stray
 
 
@@ -59,15 +58,9 @@ def _text(value: Any) -> str | None:
 def read_connections(path: Path) -> tuple[Registry, list[Stray]]:
     """The registry's connections and quarantine reasons, and the strays (never with a value)."""
     empty = Registry([], [])
-    text, problem = read_text(path)
-    if text is None:
-        return empty, [problem] if problem else []
-    try:
-        data = json.loads(text)
-    except (ValueError, RecursionError) as exc:
-        return empty, [file_stray(path, f"unparseable file (not JSON: {exc})")]
-    if not isinstance(data, dict):
-        return empty, [file_stray(path, "unparseable file (not a JSON object)")]
+    data, problems = read_json(path, dict, "a JSON object")
+    if data is None:
+        return empty, problems
     strays: list[Stray] = []
     registry = Registry([], [])
     entries = data.get("connections")

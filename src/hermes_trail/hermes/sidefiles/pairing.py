@@ -8,12 +8,11 @@ credential and is never opened (locate does not even list it).
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from hermes_trail.hermes.sidefiles.common import compact, epoch_time, file_stray, read_text, record_stray
+from hermes_trail.hermes.sidefiles.common import compact, epoch_time, read_json, record_stray
 from hermes_trail.model import Stray
 
 
@@ -28,15 +27,9 @@ class ApprovedUser:
 
 def read_approved(path: Path, platform: str) -> tuple[list[ApprovedUser], list[Stray]]:
     """The approved users of one platform file, in file order, and the strays."""
-    text, problem = read_text(path)
-    if text is None:
-        return [], [problem] if problem else []
-    try:
-        data = json.loads(text)
-    except (ValueError, RecursionError) as exc:
-        return [], [file_stray(path, f"unparseable file (not JSON: {exc})")]
-    if not isinstance(data, dict):
-        return [], [file_stray(path, "unparseable file (not a JSON object keyed by user id)")]
+    data, problems = read_json(path, dict, "a JSON object keyed by user id")
+    if data is None:
+        return [], problems
     users: list[ApprovedUser] = []
     strays: list[Stray] = []
     for number, (user_id, entry) in enumerate(data.items(), start=1):

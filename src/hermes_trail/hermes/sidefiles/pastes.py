@@ -7,12 +7,11 @@ paste is deleted, so the file shows what left the host in the last day or so.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from hermes_trail.hermes.sidefiles.common import compact, epoch_time, file_stray, read_text, record_stray
+from hermes_trail.hermes.sidefiles.common import compact, epoch_time, read_json, record_stray
 from hermes_trail.model import Stray
 
 # hermes_cli/debug.py _AUTO_DELETE_SECONDS: how long after the upload a paste is deleted.
@@ -28,15 +27,9 @@ class Paste:
 
 def read_pastes(path: Path) -> tuple[list[Paste], list[Stray]]:
     """The uploads of a pending list, in file order, and the strays."""
-    text, problem = read_text(path)
-    if text is None:
-        return [], [problem] if problem else []
-    try:
-        data = json.loads(text)
-    except (ValueError, RecursionError) as exc:
-        return [], [file_stray(path, f"unparseable file (not JSON: {exc})")]
-    if not isinstance(data, list):
-        return [], [file_stray(path, "unparseable file (not a JSON list)")]
+    data, problems = read_json(path, list, "a JSON list")
+    if data is None:
+        return [], problems
     pastes: list[Paste] = []
     strays: list[Stray] = []
     for number, entry in enumerate(data, start=1):
