@@ -89,3 +89,11 @@ def test_every_index_result_key_is_documented():
     names |= set(hit_json(hit)) | {"path", "edits", "what", "commands", "stores", "sessions", "docs", "bytes"}
     names |= {"query", "matches", "windowed", "seconds", "conversations", "store", "root", "score", "hits"}
     assert names - DOCUMENTED == set()
+
+
+def test_every_resume_key_is_documented(tmp_path):
+    from hermes_trail.resume import plan_resume
+
+    session = _sample()
+    plan = plan_resume("s", tmp_path, "default", env={"HOME": str(tmp_path)})
+    assert set(serialize.resume_json(plan, session)) - DOCUMENTED == set()

@@ -372,3 +372,9 @@ def how_cmd(
         entries = how(conn, what, project=project, limit=max(limit, 1))
     _answer(bool(entries), json_output, lambda: {"what": what, "commands": record_json(entries)},
             lambda out: print_how(out, what, entries))  # fmt: skip
+
+
+# Commands kept in modules of their own, registered here in the order --help lists them.
+from hermes_trail.cli import resume_cmd  # noqa: E402
+
+app.command("resume")(resume_cmd.resume)

@@ -91,9 +91,11 @@ class Hit:
 
     @property
     def resume(self) -> str:
-        """The command that reopens the conversation in Hermes."""
-        profile = f" -p {self.profile}" if self.profile != "default" else ""
-        return f"hermes{profile} --resume {self.session_id}"
+        """The command that reopens the conversation in Hermes (see :mod:`hermes_trail.resume`); empty
+        when Hermes cannot be pointed at its store."""
+        from hermes_trail.resume import resume_line
+
+        return resume_line(self.session_id, self.store, self.profile)
 
 
 @dataclass(slots=True)
