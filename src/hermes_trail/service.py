@@ -121,7 +121,7 @@ def frame(answer: Any) -> str:
     """An answer as text for a model: its JSON inside the recall frame, said to be untrusted history."""
     import json
 
-    body = json.dumps(answer, ensure_ascii=False, indent=1)
+    body = json.dumps(answer, ensure_ascii=False)
     return f"{FRAME_OPEN}\n{UNTRUSTED}\n{body}\n{FRAME_CLOSE}"
 
 
