@@ -375,7 +375,8 @@ def how_cmd(
 
 
 # Commands kept in modules of their own, registered here in the order --help lists them.
-from hermes_trail.cli import mcp_cmd, resume_cmd  # noqa: E402
+from hermes_trail.cli import handoff_cmd, mcp_cmd, resume_cmd  # noqa: E402
 
 app.command("resume")(resume_cmd.resume)
+app.command("handoff")(handoff_cmd.handoff)
 app.command("mcp")(mcp_cmd.mcp)
