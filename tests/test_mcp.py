@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import queue
+import re
 import signal
 import subprocess
 import sys
@@ -40,6 +41,9 @@ FORGED_ID = "20261105_110000_f0f0f0"
 LONG_ID = "20261106_090000_10a9e1"
 WIDE_ID = "20261106_100000_b1d0e2"
 DAY = 86400
+# The keys docs/mcp.md documents for the answers' structured content.
+MCP_KEYS = set(re.findall(r"^\| `([a-z_]+)` \|", (Path(__file__).parents[1] / "docs" / "mcp.md").read_text(),
+                          flags=re.MULTILINE))  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -183,6 +187,7 @@ def test_every_tool_answers_framed_within_budget(home, tmp_path):
     for key, result in by_call.items():
         assert result.isError is False, (key, text_of(result))
         assert_framed(text_of(result))
+    assert {k for r in results for k in r.structuredContent} - MCP_KEYS == set()
     recall, common, standup, fixed, blamed, how, chat, wide, sessions = results
     assert CHAT_ID in text_of(recall) and recall.structuredContent == {"found": True}
     assert common.structuredContent["sessions"] == [LONG_ID]
@@ -244,6 +249,7 @@ def test_errors_come_back_as_error_results_with_a_hint(home, tmp_path):
     results, _ = over_stdio(where(home, tmp_path), check)
     texts = [text_of(r) for r in results]
     assert all(r.isError for r in results), texts
+    assert {k for r in results for k in r.structuredContent} == {"error", "hint"} <= MCP_KEYS
     assert all(t.startswith("Error: ") and " Hint: " in t for t in texts), texts
     assert "no session '19990101'" in texts[0] and results[0].structuredContent["hint"]
     assert f"work:{WORK_ID}" in texts[1]
