@@ -98,3 +98,19 @@ def newer_hermes() -> str:
     if not python:
         pytest.skip("TRAIL_TEST_HERMES_NEXT names no Python with a newer hermes-agent")
     return python
+
+
+@pytest.fixture
+def offline() -> list[str]:
+    """A prefix that runs a command in a new network namespace (only a loopback, down): the real
+    ``hermes`` looks names up as it starts, and a test sends nothing off this machine. Skipped where
+    namespaces cannot be made, or no ``hermes`` is installed beside this Python."""
+    import shutil
+
+    unshare = shutil.which("unshare")
+    if unshare is None or subprocess.run([unshare, "-n", "true"], capture_output=True).returncode != 0:
+        pytest.skip("cannot make a network namespace (unshare -n)")
+    if not (Path(sys.executable).parent / "hermes").exists():
+        pytest.skip("no hermes command beside this Python")
+    return [unshare, "-n"]
+

@@ -444,3 +444,50 @@ def test_parse_address(value, expected):
 )  # fmt: skip
 def test_is_loopback(host, loopback):
     assert address.is_loopback(host) is loopback
+
+
+# -- Hermes as the client ------------------------------------------------------------------------------
+def hermes_config(isolated_env: Path, server: dict[str, Any]) -> None:
+    """``~/.hermes/config.yaml`` with one ``mcp_servers`` entry, ``trail``, as docs/mcp.md shows it."""
+    hermes = isolated_env / ".hermes"
+    hermes.mkdir(exist_ok=True)
+    (hermes / "config.yaml").write_text(json.dumps({"mcp_servers": {"trail": server}}))  # JSON is YAML
+
+
+def hermes_command() -> str:
+    return str(Path(sys.executable).parent / "hermes")
+
+
+def test_hermes_connects_over_stdio_and_finds_the_tools(home, isolated_env, offline):
+    trail = str(Path(sys.executable).parent / "trail")
+    hermes_config(isolated_env, {"command": trail, "args": ["mcp", *where(home, isolated_env)]})
+    done = subprocess.run([*offline, hermes_command(), "mcp", "test", "trail"], capture_output=True,
+                          text=True, env=trail_env(), stdin=subprocess.DEVNULL, timeout=120)  # fmt: skip
+    out = done.stdout + done.stderr
+    assert "Connected" in out and "Tools discovered: 7" in out, out
+    assert all(name in out for name in TOOLS)
+
+
+def test_hermes_connects_over_http_with_the_token(home, isolated_env, offline):
+    """Server and Hermes in one private network namespace, its loopback brought up. The server takes no
+    request without the token, so Hermes connecting shows that it sent the configured header."""
+    token = "tok-0123456789abcdef0123456789abcdef"
+    headers = {"Authorization": f"Bearer {token}"}
+    hermes_config(isolated_env, {"url": "http://127.0.0.1:8765/mcp", "headers": headers})
+    trail = [sys.executable, "-m", "hermes_trail", "mcp", *where(home, isolated_env),
+             "--http", "127.0.0.1:8765"]  # fmt: skip
+    script = f"""
+ip link set lo up || exit 77
+TRAIL_MCP_TOKEN={token} {" ".join(trail)} 2> "$1" &
+server=$!
+for i in $(seq 100); do grep -q "serving MCP" "$1" && break; sleep 0.1; done
+{hermes_command()} mcp test trail
+kill -INT $server; wait $server
+"""
+    log = isolated_env / "server.log"
+    done = subprocess.run([*offline, "sh", "-c", script, "sh", str(log)], capture_output=True, text=True,
+                          env=trail_env(), stdin=subprocess.DEVNULL, timeout=120)  # fmt: skip
+    if done.returncode == 77:
+        pytest.skip("cannot bring up the namespace's loopback")
+    assert "Connected" in done.stdout and "Tools discovered: 7" in done.stdout, (done.stdout, log.read_text())
+    assert token not in log.read_text()

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -161,18 +160,6 @@ def test_exec_without_hermes_on_path_says_what_to_run(root, run_trail):
 
 
 # -- the real hermes ---------------------------------------------------------------------------------
-@pytest.fixture
-def offline() -> list[str]:
-    """A prefix that runs a command in a new network namespace: Hermes looks names up as it starts, and a
-    test sends nothing off this machine. Skipped where namespaces cannot be made."""
-    unshare = shutil.which("unshare")
-    if unshare is None or subprocess.run([unshare, "-n", "true"], capture_output=True).returncode != 0:
-        pytest.skip("cannot make a network namespace (unshare -n)")
-    if not (Path(sys.executable).parent / "hermes").exists():
-        pytest.skip("no hermes command beside this Python")
-    return [unshare, "-n"]
-
-
 def resume_in_hermes(offline: list[str], session_id: str, env: dict[str, str]) -> str:
     """``trail resume <id> --exec``: trail replaces itself with the real ``hermes``, which starts, reopens
     the session and, its standard input closed, leaves; what it printed is returned."""
