@@ -260,6 +260,17 @@ def test_errors_come_back_as_error_results_with_a_hint(home, tmp_path):
     assert "no tool 'forget'" in texts[6] and "recall, search, fix" in texts[6]
 
 
+def test_an_index_that_cannot_be_used_is_an_error_with_a_hint(home, tmp_path):
+    async def check(session: ClientSession) -> Any:
+        return await session.call_tool("recall", {"query": "write-ahead"})
+
+    # --index names a Hermes store by mistake: the index refuses to touch it.
+    result, _ = over_stdio(["--home", str(home), "--index", str(home / "state.db")], check)
+    assert result.isError is True
+    assert "not a hermes-trail index" in text_of(result) and "Hint: " in text_of(result)
+    assert sorted(p.name for p in home.iterdir()) == ["profiles", "state.db"]  # not even a lock file
+
+
 def test_nothing_found_is_said_not_an_error(home, tmp_path):
     async def check(session: ClientSession) -> Any:
         return await session.call_tool("recall", {"query": "zebra unicorn quasar"})
@@ -491,3 +502,22 @@ kill -INT $server; wait $server
         pytest.skip("cannot bring up the namespace's loopback")
     assert "Connected" in done.stdout and "Tools discovered: 7" in done.stdout, (done.stdout, log.read_text())
     assert token not in log.read_text()
+
+
+def test_trail_starts_without_loading_the_sdk():
+    """``trail --help`` (and every other command) stays fast: the SDK and its web stack load only for
+    ``trail mcp``."""
+    script = """
+import sys
+sys.argv = ["trail", "--help"]
+from hermes_trail.cli.app import main
+try:
+    main()
+except SystemExit:
+    pass
+heavy = {"mcp", "pydantic", "starlette", "uvicorn", "anyio", "httpx", "jsonschema", "sse_starlette"}
+print(sorted({name.split(".")[0] for name in sys.modules} & heavy), file=sys.stderr)
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and "mcp" in done.stdout
+    assert done.stderr.strip() == "[]"

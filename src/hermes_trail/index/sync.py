@@ -94,6 +94,8 @@ def _creation_lock(path: Path) -> Iterator[None]:
 
 def _open_index(path: Path) -> tuple[sqlite3.Connection, str | None]:
     """The index at ``path``, rebuilt beside and swapped in when it is damaged or of another format."""
+    if schema.inspect(path) == schema.FOREIGN:  # checked before the lock file, which would land beside it
+        raise TrailError(f"{path} is a database but not a hermes-trail index; refusing to touch it")
     path.parent.mkdir(parents=True, exist_ok=True)
     with _creation_lock(path):
         return _open_or_create(path)

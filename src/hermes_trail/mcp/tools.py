@@ -8,10 +8,13 @@ page or pick, not a second copy of the text (Hermes hands both to the model).
 
 from __future__ import annotations
 
+import sys
+import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from hermes_trail.errors import TrailError
 from hermes_trail.recall import FRAME_CLOSE
 from hermes_trail.service import ServiceError, Trail, frame
 
@@ -259,3 +262,10 @@ def answer(trail: Trail, name: str, arguments: dict[str, Any]) -> Answer:
         return spec.run(trail, dict(arguments))
     except ServiceError as exc:
         return error_answer(exc.args[0] if exc.args else str(exc), exc.hint)
+    except TrailError as exc:  # the index or a store: nothing the caller can change by asking again
+        return error_answer(str(exc), "the index or a store could not be read; `trail index` run by the "
+                            "user on this machine says more")  # fmt: skip
+    except Exception as exc:  # a bug: said to the caller, the traceback left on stderr for the user
+        traceback.print_exc(file=sys.stderr)
+        return error_answer(f"hermes-trail failed: {type(exc).__name__}: {exc}",
+                            "other tools may still answer; the server's stderr has the details")  # fmt: skip
