@@ -521,3 +521,22 @@ print(sorted({name.split(".")[0] for name in sys.modules} & heavy), file=sys.std
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0 and "mcp" in done.stdout
     assert done.stderr.strip() == "[]"
+
+
+def test_a_first_index_build_large_enough_for_worker_processes_finishes(tmp_path):
+    """A build that reads in worker processes, started from the server's worker threads: a fork there used
+    to leave the workers waiting forever on a lock another thread held (the call timed out)."""
+    from hermes_trail.index.sync import PARALLEL_FROM
+
+    repo = Path(__file__).parents[1]
+    subprocess.run([sys.executable, str(repo / "bench" / "synthetic_store.py"), str(tmp_path / "big"),
+                    "--sessions", "200", "--messages", str(PARALLEL_FROM + 5000), "--big-session", "2000"],
+                   check=True, capture_output=True, timeout=300)  # fmt: skip
+
+    async def check(session: ClientSession) -> Any:
+        with anyio.fail_after(120):  # waits for the build
+            return await session.call_tool("search", {"query": "error", "limit": 1})
+
+    args = ["--home", str(tmp_path / "big" / "hermes_home"), "--index", str(tmp_path / "index.db")]
+    result, _ = over_stdio(args, check)
+    assert result.isError is False and len(result.structuredContent["sessions"]) == 1

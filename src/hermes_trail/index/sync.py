@@ -19,6 +19,7 @@ import multiprocessing
 import os
 import sqlite3
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import ProcessPoolExecutor
@@ -291,7 +292,10 @@ def _read_docs(
     """Each session's docs, in the order given: read here, or by one worker process per core when there
     is a lot to read (decoding is the cost of a build; the writer keeps this process busy meanwhile)."""
     rows = sum((s.row_stats or (0,))[0] for s in sessions)
-    workers = min(os.cpu_count() or 1, 2)
+    # Forking a process that runs other threads (the MCP server answers in worker threads; Hermes, around
+    # the plugin, has its own) can leave a child waiting forever on a lock another thread held at the
+    # fork: such a process reads everything itself.
+    workers = min(os.cpu_count() or 1, 2) if threading.active_count() == 1 else 1
     if rows < PARALLEL_FROM or workers < 2 or not sessions:
         for session in sessions:
             try:
