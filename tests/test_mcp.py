@@ -170,7 +170,7 @@ def test_every_tool_answers_framed_within_budget(home, tmp_path):
     calls: list[tuple[str, dict[str, Any]]] = [
         ("recall", {"query": "write-ahead log"}),
         ("search", {"query": "staging detail"}),  # hundreds of long replies match
-        ("search", {"query": "standup", "profile": "work", "limit": 3}),
+        ("search", {"query": "standup", "profile": "work", "limit": 3, "project": None}),  # null: not given
         ("fix", {"error": "1 failed, 3 passed"}),
         ("blame", {"path": "app.py"}),
         ("how", {"what": "pytest"}),

@@ -57,9 +57,11 @@ def build_server(trail: Trail, note: str = "") -> Server[Any, Any]:
 
     @server.call_tool(validate_input=False)  # type: ignore[untyped-decorator]
     async def call_tool(name: str, arguments: dict[str, Any] | None) -> types.CallToolResult:
-        result = _checked(name, arguments or {})
+        # A null for an optional argument (some clients send every one) means it was not given.
+        given = {k: v for k, v in (arguments or {}).items() if v is not None}
+        result = _checked(name, given)
         if result is None:
-            result = await anyio.to_thread.run_sync(partial(answer, trail, name, arguments or {}))
+            result = await anyio.to_thread.run_sync(partial(answer, trail, name, given))
         return _result(result)
 
     return server
