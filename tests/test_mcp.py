@@ -395,6 +395,12 @@ def test_http_on_loopback(home, tmp_path):
         assert post(url, {})[0] == 200
 
 
+def test_http_on_another_loopback_address_takes_requests_naming_it(home, tmp_path):
+    with http_server([*where(home, tmp_path), "--http", "127.0.0.2:0"]) as (url, said):
+        assert not any("warning" in line for line in said)
+        assert post(url.replace("127.0.0.1", "127.0.0.2"), {})[0] == 200
+
+
 def test_http_off_loopback_requires_a_token_it_makes_up(home, tmp_path):
     async def check(session: ClientSession) -> Any:
         return await session.call_tool("sessions", {"limit": 1})

@@ -156,14 +156,16 @@ class _Endpoint:
         await self.manager.handle_request(scope, receive, send)
 
 
-def http_app(server: Server[Any, Any], *, loopback: bool, port: int, token: str | None) -> Any:
-    """The ASGI app: the MCP endpoint at ``/mcp``, behind the token gate when there is a token."""
+def http_app(server: Server[Any, Any], *, loopback: bool, host: str, port: int, token: str | None) -> Any:
+    """The ASGI app: the MCP endpoint at ``/mcp``, behind the token gate when there is a token. On a
+    loopback address only requests naming this machine (``Host``, ``Origin``) are served."""
     from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
     from mcp.server.transport_security import TransportSecuritySettings
     from starlette.applications import Starlette
     from starlette.routing import Route
 
-    names = [f"127.0.0.1:{port}", f"localhost:{port}", f"[::1]:{port}"]
+    bound = f"[{host}]" if ":" in host else host
+    names = list(dict.fromkeys(f"{h}:{port}" for h in ("127.0.0.1", "localhost", "[::1]", bound)))
     security = TransportSecuritySettings(
         enable_dns_rebinding_protection=loopback,
         allowed_hosts=names,
@@ -186,7 +188,7 @@ def run_http(server: Server[Any, Any], sock: socket, *, loopback: bool, token: s
     """Serve streamable HTTP on the bound ``sock`` until interrupted (Ctrl-C or SIGTERM)."""
     import uvicorn
 
-    port = sock.getsockname()[1]
-    app = http_app(server, loopback=loopback, port=port, token=token)
+    host, port = sock.getsockname()[:2]
+    app = http_app(server, loopback=loopback, host=host, port=port, token=token)
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on")
     uvicorn.Server(config).run(sockets=[sock])
