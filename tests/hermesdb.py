@@ -376,3 +376,24 @@ class LockHolder(_Child):
 
     def __init__(self, path: str | Path) -> None:
         super().__init__(_LOCK_SCRIPT, str(path))
+
+
+# -- large sessions ------------------------------------------------------------------------------------
+def long_chat(session_id: str, turns: int = 120, start: float = T0, **kw: Any) -> SessionSpec:
+    """A chat of ``turns`` prompt/reply pairs, each reply about a kilobyte: more than one page of any
+    budget."""
+    pairs = [(f"Question {i} about the deploy pipeline?", f"Answer {i}: " + "staging detail " * 70)
+             for i in range(turns)]  # fmt: skip
+    return chat(session_id, *pairs, start=start, **kw)
+
+
+def wide_turn(session_id: str, calls: int = 150, start: float = T0, **kw: Any) -> SessionSpec:
+    """One assistant turn with ``calls`` terminal calls, each command about a kilobyte: a single turn
+    bigger than any budget."""
+    many = [call(f"call_w{i}", "terminal", command=f"echo {i} " + "x" * 900) for i in range(calls)]
+    messages = [user("Run everything at once.", timestamp=start),
+                assistant("Running.", *many, timestamp=start + 5)]  # fmt: skip
+    messages += [tool(f"call_w{i}", "terminal", {"output": str(i), "exit_code": 0, "error": None},
+                      timestamp=start + 6) for i in range(calls)]  # fmt: skip
+    kw.setdefault("started_at", start)
+    return SessionSpec(session_id, messages, **kw)

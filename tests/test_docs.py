@@ -117,3 +117,11 @@ def test_every_recovery_and_timeline_key_is_documented(forensic, monkeypatch):
     assert listing["sessions"] and listing["fences_without_copy"]
     assert _keys(listing) - DOCUMENTED == set()
     assert set(FIELDS) - DOCUMENTED == set()
+
+
+def test_every_resume_key_is_documented(tmp_path):
+    from hermes_trail.resume import plan_resume
+
+    session = _sample()
+    plan = plan_resume("s", tmp_path, "default", env={"HOME": str(tmp_path)})
+    assert set(serialize.resume_json(plan, session)) - DOCUMENTED == set()

@@ -35,3 +35,12 @@ class AmbiguousSession(TrailError):
         super().__init__(f"{query!r} names {len(candidates)} sessions: " + ", ".join(candidates))
         self.query = query
         self.candidates = candidates
+
+
+class ResumeRefused(TrailError):
+    """Hermes cannot be made to reopen a session (its profile's name, its home); ``hint`` says what to run
+    instead."""
+
+    def __init__(self, message: str, hint: str) -> None:
+        super().__init__(message)
+        self.hint = hint

@@ -24,8 +24,18 @@ _OWN_MARKERS = re.compile(r"</?\s*trail-(?:recall|fix)[^>]*>", re.IGNORECASE)
 _SPACE = re.compile(r"\s+")
 
 
+def strip_markers(text: str) -> str:
+    """``text`` without hermes-trail's frame tags, so quoted history cannot end the frame it is quoted in
+    (repeated: taking out ``<trail-recall>`` from ``<trail-<trail-recall>recall>`` leaves another)."""
+    while True:
+        stripped = _OWN_MARKERS.sub("", text)
+        if stripped == text:
+            return text
+        text = stripped
+
+
 def _clean(snippet: str) -> str:
-    text = _OWN_MARKERS.sub("", snippet)
+    text = strip_markers(snippet)
     text = text.replace(MARK_OPEN, "").replace(MARK_CLOSE, "")
     return _SPACE.sub(" ", text).strip()
 

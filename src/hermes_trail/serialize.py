@@ -6,7 +6,7 @@ Keys only ever get added. Times are ISO 8601 in UTC (``...Z``) or ``null``.
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hermes_trail.hermes.locate import Note
 from hermes_trail.index.search import Hit, SearchResult
@@ -24,6 +24,9 @@ from hermes_trail.model import (
     Turn,
     Usage,
 )
+
+if TYPE_CHECKING:
+    from hermes_trail.resume import ResumePlan
 
 
 def iso(value: datetime | None) -> str | None:
@@ -336,3 +339,16 @@ def record_json(value: Any) -> Any:
     if isinstance(value, float):
         return round(value, 4)
     return value
+
+
+def resume_json(plan: ResumePlan, session: Session) -> dict[str, Any]:
+    """``trail resume --json``: the command that reopens a session, as words and as a shell line."""
+    return {
+        "session_id": plan.session_id,
+        "ref": session.ref,
+        "profile": plan.profile,
+        "home": str(plan.home),
+        "hermes_home": plan.env.get("HERMES_HOME"),
+        "argv": list(plan.argv),
+        "command": plan.command,
+    }

@@ -430,9 +430,12 @@ def how_cmd(
 
 def _register_commands() -> None:
     """Commands kept in modules of their own, registered here so ``trail --help`` lists them all."""
-    from hermes_trail.cli import export_cmd, install, stats_cmd, web_cmd  # noqa: F401  (each registers itself)
+    from hermes_trail.cli import export_cmd, handoff_cmd, install, mcp_cmd, resume_cmd, stats_cmd, web_cmd  # noqa: F401  (each registers itself)
     from hermes_trail.cli.timeline import timeline_cmd
 
+    app.command("resume")(resume_cmd.resume)
+    app.command("handoff")(handoff_cmd.handoff)
+    app.command("mcp")(mcp_cmd.mcp)
     app.command("timeline")(timeline_cmd)
 
 

@@ -333,6 +333,13 @@ class PgStore:
             return []
         return self._table_rows("session_model_usage", '"session_id" = %s', (session_id,))
 
+    def meta_rows(self, prefix: str) -> list[Row]:
+        """``state_meta`` rows whose key starts with ``prefix`` (none when the store has no such table)."""
+        if not self.has_table("state_meta") or "key" not in self.columns("state_meta"):
+            return []
+        return self._table_rows("state_meta", '"key" >= %s AND "key" < %s', (prefix, prefix + "\U0010ffff"),
+                                order='"key"')  # fmt: skip
+
     def max_message_id(self) -> int:
         return int(self._scalar('SELECT coalesce(max("id"), 0) FROM "messages"'))
 

@@ -282,6 +282,13 @@ class SqliteStore:
         upper = prefix + "\U0010ffff"
         return self.rows("SELECT * FROM sessions WHERE id >= ? AND id < ? ORDER BY id", (prefix, upper))
 
+    def meta_rows(self, prefix: str) -> list[Row]:
+        """``state_meta`` rows whose key starts with ``prefix`` (none when the store has no such table)."""
+        if "key" not in self.columns("state_meta"):
+            return []
+        upper = prefix + "\U0010ffff"
+        return self.rows("SELECT * FROM state_meta WHERE key >= ? AND key < ? ORDER BY key", (prefix, upper))
+
     def message_stats_of(self, session_id: Any) -> tuple[int, Any, int]:
         """One session's row count, newest timestamp and inactive rows."""
         columns = self.columns("messages")

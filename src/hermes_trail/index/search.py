@@ -101,11 +101,13 @@ class Hit:
 
     @property
     def resume(self) -> str:
-        """The command that reopens the conversation in Hermes (in trail, for a session Hermes deleted)."""
+        """The command that reopens the conversation in Hermes (see :mod:`hermes_trail.resume`): empty when
+        Hermes cannot be pointed at its store; ``trail show`` for a session only trail still holds."""
         if self.store.startswith("recovered:"):
             return f"trail show {self.ref}"
-        profile = f" -p {self.profile}" if self.profile != "default" else ""
-        return f"hermes{profile} --resume {self.session_id}"
+        from hermes_trail.resume import resume_line
+
+        return resume_line(self.session_id, self.store, self.profile)
 
 
 @dataclass(slots=True)

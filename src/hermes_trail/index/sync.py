@@ -22,6 +22,7 @@ import multiprocessing
 import os
 import sqlite3
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import ProcessPoolExecutor
@@ -112,6 +113,8 @@ def _creation_lock(path: Path) -> Iterator[None]:
 
 def _open_index(path: Path) -> tuple[sqlite3.Connection, str | None]:
     """The index at ``path``, rebuilt beside and swapped in when it is damaged or of another format."""
+    if schema.inspect(path) == schema.FOREIGN:  # checked before the lock file, which would land beside it
+        raise TrailError(f"{path} is a database but not a hermes-trail index; refusing to touch it")
     path.parent.mkdir(parents=True, exist_ok=True)
     with _creation_lock(path):
         return _open_or_create(path)
@@ -317,7 +320,10 @@ def _read_docs(
     is a lot to read (decoding is the cost of a build; the writer keeps this process busy meanwhile) and
     ``parallel`` allows it."""
     rows = sum((s.row_stats or (0,))[0] for s in sessions)
-    workers = min(os.cpu_count() or 1, 2) if parallel else 1
+    # Forking a process that runs other threads (the MCP server answers in worker threads; Hermes, around
+    # the plugin, has its own) can leave a child waiting forever on a lock another thread held at the
+    # fork: such a process reads everything itself.
+    workers = min(os.cpu_count() or 1, 2) if parallel and threading.active_count() == 1 else 1
     if rows < PARALLEL_FROM or workers < 2 or not sessions:
         for session in sessions:
             try:

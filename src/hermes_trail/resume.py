@@ -1,0 +1,142 @@
+"""The ``hermes`` command that reopens a session: ``hermes --resume <id>``, with what makes Hermes look in
+the right store.
+
+Hermes resumes only from the home it opens, so the command must make it open the home that holds the
+session: ``-p <profile>`` for a profile's store; ``-p default`` for a root store when, without it, Hermes
+would open another profile (a sticky ``active_profile``, or ``HERMES_HOME`` inside a profile); and
+``HERMES_HOME=<home>`` for a store in a home that is not Hermes' own (another root, a backup, a
+container volume). Each candidate is checked by working out which home that command would open
+(:func:`hermes_trail.hermes.profiles.opened_home`), and the plainest one that opens the session's home
+wins. A profile directory Hermes will not take by name, and a home no command can reach, are refused with
+what to run instead. Hermes itself follows a compressed session forward to its live continuation.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from hermes_trail.errors import ResumeRefused, StoreUnreadable
+from hermes_trail.hermes import locate, profiles
+from hermes_trail.hermes.decode.retired import RETIRED_PREFIX, Retirement, retirement
+from hermes_trail.model import Session, Store
+
+if TYPE_CHECKING:
+    from hermes_trail.history import History
+
+HERMES = "hermes"
+
+
+@dataclass(frozen=True, slots=True)
+class ResumePlan:
+    """How to reopen one session.
+
+    :param argv: the command, ``hermes`` first.
+    :param env: variables to set for it (``HERMES_HOME``), empty when none is needed.
+    :param home: the Hermes home that holds the session's store.
+    """
+
+    session_id: str
+    profile: str
+    home: Path
+    argv: list[str]
+    env: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def command(self) -> str:
+        """The command as a POSIX shell line."""
+        words = [f"{k}={shlex.quote(v)}" for k, v in self.env.items()] + [shlex.quote(a) for a in self.argv]
+        return " ".join(words)
+
+
+def _resume_args(session_id: str) -> list[str]:
+    # An id that starts with "-" would be read as an option; "=" keeps it the flag's value.
+    return [f"--resume={session_id}"] if session_id.startswith("-") else ["--resume", session_id]
+
+
+def plan_resume(
+    session_id: str,
+    home: str | Path,
+    profile: str,
+    *,
+    ref: str | None = None,
+    env: Mapping[str, str] | None = None,
+) -> ResumePlan:
+    """The command that reopens ``session_id`` of the store in ``home`` (a profile's own home for a
+    profile's store), whose profile is ``profile``.
+
+    :param ref: how ``trail show`` names the session, for the refusal's pointer.
+    :raises ResumeRefused: Hermes cannot be pointed at that store.
+    """
+    env = os.environ if env is None else env
+    home = Path(home)
+    show = f"trail show {shlex.quote(ref or session_id)}"
+    if _in_demo(home):
+        raise ResumeRefused(f"{session_id} is in the demo home bundled with hermes-trail, not in Hermes",
+                            f"replay it with: {show}")  # fmt: skip
+    # A directory profiles/default is a profile's store too, one Hermes never opens by name.
+    named_default = home.name == locate.DEFAULT_PROFILE and home.parent.name == locate.PROFILES_DIR
+    if profile != locate.DEFAULT_PROFILE or named_default:
+        why = profiles.name_refusal(profile)
+        if why is not None:
+            raise ResumeRefused(f"Hermes cannot resume {session_id}: its profile {why}",
+                                f"replay it with: {show}")  # fmt: skip
+        candidates = [(["-p", profile], {}), ([], {"HERMES_HOME": str(home)})]
+    else:
+        candidates = [
+            ([], {}),
+            (["-p", "default"], {}),
+            ([], {"HERMES_HOME": str(home)}),
+            (["-p", "default"], {"HERMES_HOME": str(home)}),
+        ]
+    for flags, extra in candidates:
+        opened = profiles.opened_home({**env, **extra}, flags[1] if flags else None)
+        if opened is not None and profiles.same_dir(opened, home):
+            return ResumePlan(session_id, profile, home, [HERMES, *flags, *_resume_args(session_id)], extra)
+    raise ResumeRefused(f"Hermes cannot be pointed at {home}, which holds {session_id}",
+                        f"replay it with: {show}")  # fmt: skip
+
+
+def plan_for(session: Session, env: Mapping[str, str] | None = None) -> ResumePlan:
+    """:func:`plan_resume` for a session of the model."""
+    store = session.store
+    home = Path(store.home) if store.home else Path(store.path).parent
+    return plan_resume(session.id, home, store.profile, ref=session.ref, env=env)
+
+
+def resume_line(session_id: str, store_path: str | Path, profile: str) -> str:
+    """The command line for a session of the store file at ``store_path``, or an empty string when Hermes
+    cannot reopen it (what a search hit shows)."""
+    try:
+        return plan_resume(session_id, Path(store_path).parent, profile).command
+    except ResumeRefused:
+        return ""
+
+
+def _in_demo(home: Path) -> bool:
+    from hermes_trail.history import demo_home
+
+    demo = demo_home()
+    return profiles.same_dir(home, demo) or any(profiles.same_dir(p, demo) for p in home.parents[:3])
+
+
+def find_retired(history: History, query: str) -> list[tuple[Store, Retirement]]:
+    """Deletion fences for the session ``query`` names (an id or its start) in each store of ``history``:
+    what tells a deleted session from one that never was."""
+    store_name, _, bare = query.strip().rpartition(":")
+    if store_name not in {s.name for s in history.stores}:
+        store_name, bare = "", query.strip()  # a colon inside an id, not a store qualifier
+    found: list[tuple[Store, Retirement]] = []
+    for store in history.stores:
+        if store_name and store.name != store_name:
+            continue
+        try:
+            rows = history.reader(store).meta_rows(RETIRED_PREFIX + bare)
+        except StoreUnreadable:
+            continue
+        found.extend((store, r) for r in map(retirement, rows) if r is not None)
+    return found
