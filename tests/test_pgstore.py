@@ -29,7 +29,8 @@ pytestmark = pytest.mark.pg
 
 VERSIONS = ("corpus-v22", "corpus-v31")
 DATABASES = ("state.db", "profiles/oracle-work/state.db")
-STORE_FIELDS = ("store_path", "store_kind", "seconds")
+# A hit's resume command names the home of a file store (HERMES_HOME=...) but a profile for a database.
+STORE_FIELDS = ("store_path", "store_kind", "seconds", "resume")
 # Index queries with hits in the corpus (its commands, errors and edited files).
 INDEX_QUERIES = (
     ("search", "exit code"),
@@ -117,6 +118,10 @@ def assert_same_everywhere(
         a = run(command, text, *json_flag, "--index", str(tmp_path / "a.db"), "--db", str(sqlite_path))
         b = run(command, text, *json_flag, "--index", str(tmp_path / "b.db"), *pg_args)
         assert normalized(b, names) == normalized(a, names), (command, text)
+        if command == "search" and isinstance(b[1], dict):  # Hermes reopens a database's session by profile
+            for hit in (h for c in b[1]["conversations"] for h in c["hits"]):
+                flag = "" if hit["profile"] == "default" else f" -p {hit['profile']}"
+                assert hit["resume"] == f"hermes{flag} --resume {hit['session_id']}"
         answered += _answered(a[1])
     return len(listing_a["sessions"]), answered
 

@@ -55,7 +55,7 @@ def size(value: object) -> int:
 
 def test_search_answers_with_the_search_json_keys(trail):
     answer = trail.search("write-ahead")
-    (conversation,) = answer["conversations"]
+    conversation = answer["conversations"][0]  # others only near in meaning, ranked below it
     hit = conversation["hits"][0]
     assert hit["session_id"] == CHAT_ID and "write" in hit["snippet"] and hit["resume"].endswith(CHAT_ID)
     assert answer["truncated"] is False and answer["query"] == "write-ahead"
