@@ -35,6 +35,14 @@ CODING_ID = "20261102_100000_9b2e55"
 WORK_ID = "20261103_083000_77aa01"
 
 
+def sigint_as_at_a_terminal() -> None:
+    """``preexec_fn`` for a child a test stops with Ctrl-C: a shell starting a job in the background
+    (CI under ``nohup ... &``) has it ignore SIGINT, and Python then never raises KeyboardInterrupt."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 # -- messages ------------------------------------------------------------------------------------------
 def call(call_id: str, name: str, **arguments: Any) -> dict[str, Any]:
     """One OpenAI-style tool call as Hermes stores it in ``messages.tool_calls``."""

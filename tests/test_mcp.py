@@ -26,7 +26,7 @@ from hermes_trail.errors import TrailError
 from hermes_trail.mcp import address
 from hermes_trail.mcp.tools import TEXT_BUDGET, TOOLS
 from hermes_trail.recall import FRAME_CLOSE, FRAME_OPEN
-from hermesdb import CHAT_ID, CODING_ID, WORK_ID
+from hermesdb import CHAT_ID, CODING_ID, WORK_ID, sigint_as_at_a_terminal
 
 mcp = pytest.importorskip("mcp")
 pytest.importorskip("hermes_state")
@@ -323,7 +323,7 @@ def http_server(args: list[str], env: dict[str, str] | None = None) -> Iterator[
     It is stopped with SIGINT and must exit cleanly."""
     proc = subprocess.Popen([sys.executable, "-m", "hermes_trail", "mcp", *args], stdin=subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env=env or trail_env())  # fmt: skip
+                            env=env or trail_env(), preexec_fn=sigint_as_at_a_terminal)  # fmt: skip
     assert proc.stderr is not None
     err = Lines(proc.stderr)
     said: list[str] = []

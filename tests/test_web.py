@@ -14,6 +14,7 @@ import hermesdb as h
 import webhome as w
 from hermes_trail.web.app import WebApp
 from hermes_trail.web.server import CSP, is_loopback, start
+from hermesdb import sigint_as_at_a_terminal
 
 
 @pytest.fixture(scope="module")
@@ -199,6 +200,7 @@ def test_trail_web_prints_its_url_and_serves_until_interrupted(home, tmp_path):
     proc = subprocess.Popen(
         [sys.executable, "-m", "hermes_trail", "web", "--port", "0", "--no-open", "--home", str(home)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True, env=env,
+        preexec_fn=sigint_as_at_a_terminal,
     )  # fmt: skip
     try:
         assert proc.stdout is not None
