@@ -13,14 +13,13 @@ import os
 import signal
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
-from test_mcp import over_stdio, text_of
-from test_readonly import LIVE_ID, snapshot
 
 import hermesdb as h
 from hermesdb import CODING_ID
+from test_mcp import over_stdio, text_of
+from test_readonly import LIVE_ID, snapshot
 
 
 @pytest.fixture(params=["closed", "live"])
