@@ -23,7 +23,9 @@ from soak import run_soak
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--seconds", type=float, default=120.0)
     parser.add_argument("--quick", action="store_true", help="3 seconds")
     args = parser.parse_args()
