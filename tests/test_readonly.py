@@ -42,6 +42,16 @@ COMMANDS = {
     "stats": ["stats", "--json"],
     "export-md": ["export", "{id}"],
     "export-asf": ["export", "--all", "--format", "asf", "-o", "{out}"],
+    # Issue 9: every other reading command, each writing its output outside the home.
+    "export-html": ["export", "{id}", "--format", "html", "-o", "{out}/one.html"],
+    "export-jsonl-all": ["export", "--all", "--format", "jsonl", "-o", "{out}/"],
+    "timeline-out": ["timeline", "--include-thinking", "-o", "{out}/timeline.jsonl"],
+    "timeline-csv": ["timeline", "--format", "csv"],
+    "stats-human": ["stats"],
+    "resume": ["resume", "{id}"],
+    "handoff": ["handoff", "{id}"],
+    "search-json": ["search", "git", "--json"],
+    "show-all": ["show", "{id}", "--all"],
 }
 HOMES = [
     "closed",

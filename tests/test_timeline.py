@@ -402,6 +402,16 @@ def test_csv_and_output_directory(forensic, rows, tmp_path):
     assert code == 1 and "inside the Hermes home" in err and not (forensic.home / "out.jsonl").exists()
 
 
+def test_output_file_in_a_folder_not_made_yet(forensic, rows, tmp_path):
+    """Issue 9: ``-o new/dir/t.jsonl`` made a traceback (FileNotFoundError); its folder is made now."""
+    code, out, err = run(forensic, "-o", str(tmp_path / "new" / "dir" / "t.jsonl"))
+    assert code == 0 and out == "" and "Traceback" not in err
+    assert len((tmp_path / "new" / "dir" / "t.jsonl").read_text().splitlines()) == len(rows)
+    (tmp_path / "file").write_text("")
+    code, _, err = run(forensic, "-o", str(tmp_path / "file" / "t.jsonl"))
+    assert code == 1 and "cannot write" in err
+
+
 def test_a_home_without_side_files(hermes_home, monkeypatch):
     monkeypatch.setenv("TRAIL_HERMES_HOME", str(hermes_home))
     result = CliRunner().invoke(app, ["timeline"], catch_exceptions=False)

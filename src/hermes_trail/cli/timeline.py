@@ -88,6 +88,11 @@ def timeline_cmd(
             target, sessions_path = output / f"timeline.{fmt}", output / "sessions.jsonl"
         else:
             target = output
+        try:  # a file in a folder not made yet, as the directory form above makes its folder
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.touch()
+        except OSError as exc:
+            fail(f"cannot write {target}: {exc.strerror or exc}")
     sessions_file = sessions_path.open("w", encoding="utf-8") if sessions_path is not None else None
 
     def on_session(session: object) -> None:
