@@ -415,8 +415,8 @@ def _semantic(
         return []
     similarity = matrix @ vector
     mean, deviation = float(similarity.mean()), float(similarity.std()) or 1.0
-    best = sorted(range(len(sessions)), key=lambda i: -float(similarity[i]))[:SEMANTIC_TOP]
-    chosen = {sessions[i]: float(similarity[i]) for i in best if similarity[i] >= SEMANTIC_FLOOR}
+    nearest = semantic.top(similarity, SEMANTIC_TOP)
+    chosen = {sessions[i]: float(similarity[i]) for i in nearest if similarity[i] >= SEMANTIC_FLOOR}
     if not chosen:
         return []
     # Each session is reported on its first live prompt (what the gist mostly says), else its first doc.

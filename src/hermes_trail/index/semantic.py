@@ -179,3 +179,13 @@ def matrix(blobs: list[bytes]) -> Any:
     if not blobs:
         return np.zeros((0, _table().dims), dtype=np.float32)
     return np.frombuffer(b"".join(blobs), dtype=np.float16).reshape(len(blobs), -1).astype(np.float32)
+
+
+def top(similarity: Any, count: int) -> list[int]:
+    """Indexes of the ``count`` largest values, largest first (a partial sort: thousands of gists)."""
+    import numpy as np
+
+    if len(similarity) <= count:
+        return [int(i) for i in np.argsort(-similarity, kind="stable")]
+    part = np.argpartition(-similarity, count)[:count]
+    return [int(i) for i in part[np.argsort(-similarity[part], kind="stable")]]
