@@ -204,12 +204,15 @@ _SPACE = re.compile(r"\s+")
 
 
 def _one_line(text: str, most: int) -> str:
-    flat = _SPACE.sub(" ", text).strip()
+    """``text`` on one line of at most ``most`` characters, redacted before it is cut: a cut secret may
+    no longer have the shape that finds it."""
+    flat = _SPACE.sub(" ", redact(text)).strip()
     return flat if len(flat) <= most else flat[: most - 1].rstrip() + "…"
 
 
 def _quote(text: str, most: int) -> str:
-    body = text.strip()
+    """``text`` as a Markdown quote of at most ``most`` characters, redacted before it is cut."""
+    body = redact(text).strip()
     if len(body) > most:
         body = body[: most - 1].rstrip() + "…"
     return "\n".join("> " + line if line.strip() else ">" for line in body.splitlines())
