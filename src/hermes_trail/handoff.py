@@ -18,6 +18,7 @@ from datetime import datetime
 
 from hermes_trail.index.redact import redact
 from hermes_trail.model import Session, ToolCall, Turn
+from hermes_trail.transcript import safe
 
 DEFAULT_BUDGET = 4000
 MIN_BUDGET = 400
@@ -119,7 +120,7 @@ def _render(parts: list[Session], turns: list[Turn], reopen: str, d: _Detail) ->
     out += ["", "## Resume", "", reopen]
     if d.footer:
         out += ["", FOOTER]
-    return redact("\n".join(out)) + "\n"
+    return safe(redact("\n".join(out))) + "\n"  # control characters shown: the brief is printed
 
 
 def _facts(parts: list[Session], turns: list[Turn]) -> str:
