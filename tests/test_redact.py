@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from hermes_trail.index import redact as redact_module
-from hermes_trail.index.redact import KINDS, find_secrets, redact
+from hermes_trail.index.redact import KINDS, find_secrets, redact, redact_lines
 
 DATA = Path(__file__).parent / "data" / "secrets"
 # Fresh bodies for every generated key: REDACT_CORPUS_SEED=17 pytest tests/test_redact.py
@@ -352,3 +352,17 @@ def test_fails_closed(monkeypatch):
     assert find_secrets("OPENAI_API_KEY=x") == [("unreadable", 0, 16)]
     assert redact("OPENAI_API_KEY=x") == "[REDACTED:unreadable]"
     assert redact("") == ""
+
+
+def test_lines_are_redacted_as_one_text():
+    """An edit's added lines hold a private key line by line: no one line is found, the lines together
+    are; each line comes back, the covered parts as markers."""
+    sample = next(s for s in POSITIVES if "RSA PRIVATE KEY" in s.text and "\r" not in s.text)
+    lines = ["# deploy key", *sample.text.split("\n"), "done"]
+    assert not any(find_secrets(line) for line in lines[2:-3])
+    out = redact_lines(lines)
+    assert len(out) == len(lines) and out[0] == "# deploy key" and out[-1] == "done"
+    assert "\n".join(out).count("[REDACTED:private-key]") == len(lines) - 4
+    secret = sample.secrets[0]
+    assert sample.text[secret.start : secret.end].split("\n")[1] not in "\n".join(out)
+    assert redact_lines(["a", "b"]) == ["a", "b"] and redact_lines([]) == []

@@ -18,6 +18,7 @@ from datetime import datetime
 
 from hermes_trail.index.redact import redact
 from hermes_trail.model import Session, ToolCall, Turn
+from hermes_trail.transcript import safe
 
 DEFAULT_BUDGET = 4000
 MIN_BUDGET = 400
@@ -119,7 +120,7 @@ def _render(parts: list[Session], turns: list[Turn], reopen: str, d: _Detail) ->
     out += ["", "## Resume", "", reopen]
     if d.footer:
         out += ["", FOOTER]
-    return redact("\n".join(out)) + "\n"
+    return safe(redact("\n".join(out))) + "\n"  # control characters shown: the brief is printed
 
 
 def _facts(parts: list[Session], turns: list[Turn]) -> str:
@@ -204,12 +205,15 @@ _SPACE = re.compile(r"\s+")
 
 
 def _one_line(text: str, most: int) -> str:
-    flat = _SPACE.sub(" ", text).strip()
+    """``text`` on one line of at most ``most`` characters, redacted before it is cut: a cut secret may
+    no longer have the shape that finds it."""
+    flat = _SPACE.sub(" ", redact(text)).strip()
     return flat if len(flat) <= most else flat[: most - 1].rstrip() + "…"
 
 
 def _quote(text: str, most: int) -> str:
-    body = text.strip()
+    """``text`` as a Markdown quote of at most ``most`` characters, redacted before it is cut."""
+    body = redact(text).strip()
     if len(body) > most:
         body = body[: most - 1].rstrip() + "…"
     return "\n".join("> " + line if line.strip() else ">" for line in body.splitlines())

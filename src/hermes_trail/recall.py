@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 
 from hermes_trail.frames import FRAME_CLOSE, FRAME_OPEN
 from hermes_trail.index.search import MARK_CLOSE, MARK_OPEN, Hit, SearchResult
+from hermes_trail.transcript import safe
 
 __all__ = ["DEFAULT_BUDGET", "FRAME_CLOSE", "FRAME_OPEN", "PREAMBLE", "recall_page"]
 
@@ -35,7 +36,9 @@ def strip_markers(text: str) -> str:
 
 
 def _clean(snippet: str) -> str:
-    text = strip_markers(snippet)
+    """One line of quoted history: no frame tags, no match marks, control characters shown as text (the
+    page is printed by ``trail recall`` and must not drive a terminal)."""
+    text = safe(strip_markers(snippet))
     text = text.replace(MARK_OPEN, "").replace(MARK_CLOSE, "")
     return _SPACE.sub(" ", text).strip()
 
@@ -70,7 +73,8 @@ def recall_page(result: SearchResult, budget: int = DEFAULT_BUDGET) -> str:
     used = len((head + tail).encode())
     for hit in hits:
         project = hit.project.rsplit("/", 1)[-1] or hit.project
-        line = f"- [{_when(hit)}] {hit.session_id} ({project}, {_what(hit)}): {_clean(hit.snippet)}\n"
+        line = (f"- [{_when(hit)}] {_clean(hit.session_id)} ({_clean(project)}, {_clean(_what(hit))}): "
+                f"{_clean(hit.snippet)}\n")
         size = len(line.encode())
         if used + size > budget:
             room = budget - used - len(" …\n".encode())

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from hermes_trail.errors import AmbiguousSession, SessionNotFound, TrailError
-from hermes_trail.index.redact import redact
+from hermes_trail.index.redact import redact, redact_lines
 from hermes_trail.index.schema import default_index_path
 from hermes_trail.index.search import SearchFilters, search
 from hermes_trail.index.sync import SyncReport, sync_index
@@ -83,6 +83,8 @@ def _clip(value: Any, max_string: int, max_items: int | None, top: bool) -> Any:
         return {k: _clip(v, max_string, most, False) for k, v in value.items()}
     if isinstance(value, list | tuple):
         kept = value if top else value[:most]
+        if len(kept) > 1 and all(isinstance(v, str) for v in kept):
+            kept = redact_lines(kept)  # an edit's lines: a private key is found only across them
         return [_clip(v, max_string, most, False) for v in kept]
     return value
 

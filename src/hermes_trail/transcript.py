@@ -35,6 +35,15 @@ def safe(text: str) -> str:
     return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
 
 
+_JSON_RAW = re.compile(r"[\x7f-\x9f\u2028\u2029]")
+
+
+def json_safe(text: str) -> str:
+    """JSON text (``ensure_ascii=False``) with DEL and the C1 controls written as ``\\u`` escapes too:
+    JSON escapes only C0, and a terminal reads a raw U+009B as CSI. The same JSON, decoded."""
+    return _JSON_RAW.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
 def clock(value: datetime | None, with_date: bool = False) -> str:
     if value is None:
         return "--:--:--"
@@ -387,7 +396,7 @@ def _header(session: Session) -> RenderableType:
 
     head = Text()
     head.append(safe(session.title or "(untitled)"), style="bold")
-    head.append(f"\n{session.id}", style="dim")
+    head.append(f"\n{safe(session.id)}", style="dim")
     for key, value in _facts(session):
         head.append(f"\n{key:>13}: ", style="dim")
         head.append(safe(value))
@@ -404,7 +413,7 @@ def render_lineage(chain: list[Session], options: RenderOptions | None = None) -
         return []
     out: list[RenderableType] = [_header(chain[-1])]
     for index, part in enumerate(chain, start=1):
-        title = f"part {index} of {len(chain)}: {part.id}"
+        title = f"part {index} of {len(chain)}: {safe(part.id)}"
         if index > 1:
             title += " (continued after compaction)"
         out.append(Rule(safe(title), style="magenta"))

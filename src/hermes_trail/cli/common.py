@@ -95,5 +95,7 @@ def exit_code(history: History) -> int:
 
 
 def print_json(value: Any) -> None:
-    sys.stdout.write(json.dumps(value, ensure_ascii=False, indent=None))
+    from hermes_trail.transcript import json_safe
+
+    sys.stdout.write(json_safe(json.dumps(value, ensure_ascii=False, indent=None)))
     sys.stdout.write("\n")

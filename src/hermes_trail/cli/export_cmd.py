@@ -150,7 +150,10 @@ def _emit(mode: str, target: Path | None, name: str, text: str, fmt: str, index:
         if index and fmt == "md":
             sys.stdout.write("\n---\n\n")
         sys.stdout.flush()
-        sys.stdout.buffer.write(encode(text))
+        from hermes_trail.transcript import json_safe
+
+        # JSON lines to a terminal: C1 controls as escapes (the same JSON); Markdown is already plain
+        sys.stdout.buffer.write(encode(json_safe(text) if fmt in ("jsonl", "asf") else text))
         sys.stdout.buffer.flush()
         return None
     if mode == "file":

@@ -170,7 +170,7 @@ def print_search(out: Console, result: SearchResult) -> None:
             line.append_text(_marked(hit.snippet))
             out.print(Padding(line, (0, 0, 0, 2)))
         if best.resume:
-            out.print(Padding(Text(f"resume: {best.resume}", style="cyan"), (0, 0, 0, 2)))
+            out.print(Padding(Text(f"resume: {safe(best.resume)}", style="cyan"), (0, 0, 0, 2)))
         out.print()
     more = " (newest matches ranked)" if result.windowed else ""
     out.print(f"[dim]{result.matches} matching turns{more} in {result.seconds * 1000:.0f} ms[/dim]")

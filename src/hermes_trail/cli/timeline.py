@@ -7,7 +7,7 @@ import os
 import re
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import IO, Annotated
 
 import typer
 
@@ -19,6 +19,13 @@ def _pattern(value: str, ignore_case: bool) -> re.Pattern[str]:
         return re.compile(value, re.IGNORECASE if ignore_case else 0)
     except re.error as exc:
         fail(f"--match {value!r} is not a regular expression: {exc}")
+
+
+def _open_new(path: Path) -> IO[str]:
+    """``path`` opened for writing (created or emptied), never through a symbolic link at its name: a
+    link planted there could point anywhere, a Hermes home included."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), 0o644)
+    return os.fdopen(fd, "w", encoding="utf-8", newline="")
 
 
 def _inside_a_home(path: Path, homes: list[Path] | None, dbs: list[Path] | None) -> Path | None:
@@ -90,10 +97,14 @@ def timeline_cmd(
             target = output
         try:  # a file in a folder not made yet, as the directory form above makes its folder
             target.parent.mkdir(parents=True, exist_ok=True)
-            target.touch()
+            _open_new(target).close()
         except OSError as exc:
-            fail(f"cannot write {target}: {exc.strerror or exc}")
-    sessions_file = sessions_path.open("w", encoding="utf-8") if sessions_path is not None else None
+            why = "it is a symbolic link" if target.is_symlink() else exc.strerror or exc
+            fail(f"cannot write {target}: {why}")
+    try:
+        sessions_file = _open_new(sessions_path) if sessions_path is not None else None
+    except OSError as exc:
+        fail(f"cannot write {sessions_path}: {exc.strerror or exc}")
 
     def on_session(session: object) -> None:
         if sessions_file is not None:
@@ -109,7 +120,7 @@ def timeline_cmd(
             if target is None:
                 write_rows(tl.rows(), sys.stdout, fmt)
             else:
-                with target.open("w", encoding="utf-8", newline="") as stream:
+                with _open_new(target) as stream:
                     write_rows(tl.rows(), stream, fmt)
             code = exit_code(history)
     finally:

@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from hermes_trail.hermes.decode.tools import call_subject
-from hermes_trail.index.redact import redact
+from hermes_trail.index.redact import redact, redact_lines
 from hermes_trail.model import Command, FileEdit, Permission, Session, ToolCall, Turn
 from hermes_trail.serialize import cost_json, iso, tokens_json
 from hermes_trail.transcript import money, safe
@@ -54,7 +54,7 @@ class Cleaner:
     def __call__(self, text: str | None) -> str | None:
         if text is None:
             return None
-        out = plain(text)
+        out = self.shape(text)
         if self.redacting:
             hidden = redact(out)
             self.changed = self.changed or hidden != out
@@ -67,7 +67,18 @@ class Cleaner:
         return self(text) or ""
 
     def lines(self, lines: list[str]) -> list[str]:
-        return [self.text(line) for line in lines]
+        """Each line shown, redacted as one text (``redact_lines``): no single line of a private key
+        written by an edit has the shape that finds it."""
+        if not self.redacting or len(lines) < 2:
+            return [self.text(line) for line in lines]
+        shown = [self.shape(line) for line in lines]
+        hidden = redact_lines(shown)
+        self.changed = self.changed or hidden != shown
+        return [self.text(line) for line in hidden]
+
+    def shape(self, text: str) -> str:
+        """What is done to a string before redaction: terminal escapes out, control characters shown."""
+        return plain(text)
 
 
 def _permission(permission: Permission | None, clean: Cleaner) -> dict[str, Any] | None:

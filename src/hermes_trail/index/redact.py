@@ -30,7 +30,7 @@ import base64
 import math
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 __all__ = ["KINDS", "find_secrets", "redact"]
 
@@ -509,6 +509,8 @@ def _judge_name(text: str, low: bytes, i: int, ne: int, out: list[_Cand]) -> Non
     ns = i
     while ns > 0 and low[ns - 1] in _NAME_SET:
         ns -= 1
+    if ns < i and ns > 0 and text[ns - 1] == "\\" and text[ns] in "nrt":
+        ns += 1  # ``\nDB_PASSWORD=``: a .env line inside a JSON string starts after the escaped newline
     if bare_pass:
         if ns != i:
             return
@@ -660,3 +662,36 @@ def redact(text: str) -> str:
         pos = e
     parts.append(text[pos:])
     return "".join(parts)
+
+
+def redact_lines(lines: Sequence[str]) -> list[str]:
+    """``lines`` redacted as one text, as many lines back.
+
+    A private key written by an edit arrives as a list of lines, and no single line of its body has the
+    shape that finds it; so the lines are joined, scanned whole, and in each line the part a secret covers
+    becomes the secret's marker (a line wholly inside one is just the marker). Never raises.
+    """
+    if len(lines) < 2:
+        return [redact(line) for line in lines]
+    joined = "\n".join(lines)
+    spans = find_secrets(joined)
+    if not spans:
+        return list(lines)
+    out: list[str] = []
+    start = 0
+    for line in lines:
+        end = start + len(line)
+        parts: list[str] = []
+        pos = start
+        for kind, s, e in spans:
+            if e <= start or s >= end or (s == e):
+                continue
+            a, b = max(s, start), min(e, end)
+            parts.append(joined[pos:a])
+            if b > a:
+                parts.append(f"[REDACTED:{kind}]")
+            pos = b
+        parts.append(joined[pos:end])
+        out.append("".join(parts))
+        start = end + 1
+    return out

@@ -38,6 +38,7 @@ from hermes_trail.hermes.reader import StoreReader, open_store
 from hermes_trail.history import History, open_history
 from hermes_trail.index import schema, semantic
 from hermes_trail.index.documents import Doc, session_docs
+from hermes_trail.index.redact import redact
 from hermes_trail.model import Session, Store, Stray
 
 Progress = Callable[[int, int], None]  # (messages done, messages in all)
@@ -169,7 +170,7 @@ def _gist(session: Session, docs: list[Doc]) -> bytes | None:
     if not semantic.available():
         return None
     prompts = [d.text for d in docs if d.kind == "prompt" and not d.rewound]
-    return semantic.gist_blob([session.title or "", *prompts])
+    return semantic.gist_blob([redact(session.title or ""), *prompts])
 
 
 def _session_row(session: Session, store_key: str, gist: bytes | None = None) -> tuple[Any, ...]:
@@ -177,7 +178,8 @@ def _session_row(session: Session, store_key: str, gist: bytes | None = None) ->
     started = session.started_at.timestamp() if session.started_at else None
     last = session.last_activity_at.timestamp() if session.last_activity_at else None
     return (store_key, session.id, session.ref, session.profile, session.project, session.source,
-            session.kind, session.relation, root, session.title, session.model, started, last,
+            session.kind, session.relation, root, redact(session.title) if session.title else None,
+            session.model, started, last,
             fingerprint(session.raw), gist)  # fmt: skip
 
 

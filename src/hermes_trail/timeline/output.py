@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from typing import IO, Any
 
 from hermes_trail.timeline.build import FIELDS
+from hermes_trail.transcript import json_safe, safe
 
 FORMATS = ("jsonl", "csv")
 
@@ -21,13 +22,13 @@ def write_rows(rows: Iterable[dict[str, Any]], stream: IO[str], fmt: str = "json
     if fmt == "csv":
         writer = csv.writer(stream, lineterminator="\n")
         writer.writerow(FIELDS)
-        for row in rows:
-            writer.writerow(["" if row[f] is None else row[f] for f in FIELDS])
+        for row in rows:  # CSV is read by people and spreadsheets: control characters shown, not sent
+            writer.writerow(["" if row[f] is None else safe(str(row[f])) for f in FIELDS])
             count += 1
         return count
     dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
     for row in rows:
-        stream.write(dumps(row))
+        stream.write(json_safe(dumps(row)))
         stream.write("\n")
         count += 1
     return count
