@@ -60,15 +60,29 @@ class SyncReport:
 
 
 def store_identity(path: Path) -> str:
-    """What tells cheaply that a store file changed: the size and mtime of the database and of its WAL."""
+    """What tells cheaply that a store file changed: the size and mtime of the database and of its WAL, and
+    the counters SQLite bumps on every commit.
+
+    Sizes and mtimes alone miss commits: a file's mtime moves in clock ticks of milliseconds, and after a
+    checkpoint the WAL is written again from its start at the same size. So the identity also holds the
+    database header's change counter and page count (bumped by a commit in rollback mode) and the WAL
+    index header at the start of ``-shm`` (its change counter, last frame and salts: bumped by a commit in
+    WAL mode). Both are read, never locked or written.
+    """
     parts = []
-    for suffix in ("", "-wal"):
+    for suffix, start, length in (("", 24, 8), ("-wal", 0, 0), ("-shm", 0, 48)):
+        file = Path(f"{path}{suffix}")
         try:
-            st = Path(f"{path}{suffix}").stat()
+            st = file.stat()
+            head = b""
+            if length:
+                with file.open("rb") as fh:
+                    fh.seek(start)
+                    head = fh.read(length)
         except OSError:
             parts.append("-")
             continue
-        parts.append(f"{st.st_size}:{st.st_mtime_ns}")
+        parts.append(f"{st.st_size}:{st.st_mtime_ns}:{head.hex()}")
     return "|".join(parts)
 
 
