@@ -17,7 +17,7 @@ import sys
 import pytest
 
 import hermesdb as h
-from hermesdb import CODING_ID
+from hermesdb import CODING_ID, sigint_as_at_a_terminal
 from test_mcp import over_stdio, text_of
 from test_readonly import LIVE_ID, snapshot
 
@@ -62,7 +62,7 @@ def test_web_leaves_the_home_untouched(home_case, tmp_path):
     before = snapshot(home)
     proc = subprocess.Popen([sys.executable, "-m", "hermes_trail", "web", "--port", "0", "--no-open"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
-                            text=True, env=env)  # fmt: skip
+                            text=True, env=env, preexec_fn=sigint_as_at_a_terminal)  # fmt: skip
     try:
         assert proc.stdout is not None
         port = int(proc.stdout.readline().rsplit(":", 1)[1].split("/")[0])
