@@ -36,8 +36,6 @@ def pytest_report_header() -> str:
 
 
 @pytest.fixture(scope="session")
-
-
 def pg_cluster(tmp_path_factory):
     """A throwaway PostgreSQL server on loopback for the whole run (``tests/pgserver.py``).
 
@@ -61,8 +59,6 @@ def pg_cluster(tmp_path_factory):
 
 
 @pytest.fixture
-
-
 def pg_load(pg_cluster, request):
     """Load a ``state.db`` into its own schema of the test server: ``pg_load(path, layout="typed")`` returns
     the DSN that reads it (layouts in ``tests/pgserver.py``)."""
@@ -78,8 +74,6 @@ def pg_load(pg_cluster, request):
 
 
 @pytest.fixture(autouse=True)
-
-
 def isolated_env(monkeypatch, tmp_path_factory):
     """No location variable from the machine, and a HOME of our own: ``~/.hermes`` is never the real one."""
     for name in LOCATION_VARS:
@@ -92,8 +86,6 @@ def isolated_env(monkeypatch, tmp_path_factory):
 
 
 @pytest.fixture
-
-
 def hermes_sandbox(monkeypatch, tmp_path):
     """``HERMES_HOME`` at an empty tmp directory, for tests that run Hermes code themselves."""
     sandbox = tmp_path / "hermes-sandbox"
@@ -103,8 +95,6 @@ def hermes_sandbox(monkeypatch, tmp_path):
 
 
 @pytest.fixture
-
-
 def hermes_home(tmp_path) -> Path:
     """A Hermes home written through ``SessionDB``: a titled chat and a coding session at the root, and
     one session in the profile ``work``. Ids: ``hermesdb.CHAT_ID``, ``CODING_ID``, ``WORK_ID``."""
@@ -121,8 +111,6 @@ def hermes_home(tmp_path) -> Path:
 
 
 @pytest.fixture
-
-
 def corpus_dir() -> Path:
     """``../shared/corpus`` beside the repository; the test is skipped when it is absent."""
     path = REPO.parent / "shared" / "corpus"
@@ -132,8 +120,6 @@ def corpus_dir() -> Path:
 
 
 @pytest.fixture
-
-
 def run_trail():
     """Run ``trail`` in a new process (``python -m hermes_trail``) with this test's environment."""
 
@@ -151,8 +137,6 @@ def run_trail():
 
 
 @pytest.fixture
-
-
 def newer_hermes() -> str:
     """A Python with a newer hermes-agent (schema 31+) installed, named by ``TRAIL_TEST_HERMES_NEXT``."""
     python = os.environ.get("TRAIL_TEST_HERMES_NEXT")
@@ -162,8 +146,6 @@ def newer_hermes() -> str:
 
 
 @pytest.fixture(scope="session")
-
-
 def forensic(tmp_path_factory):
     """A home with every side store (``tests/forensic.py``), built once by Hermes' own writers; read-only."""
     import forensic as builder

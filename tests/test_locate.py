@@ -42,8 +42,6 @@ SUFFIXES = ["-canary", "_beta", ".v2", "2"]
 
 
 @pytest.fixture(autouse=True)
-
-
 def _no_system_volumes(monkeypatch):
     """The machine's own /var/lib/{docker,containers} volumes never leak into a test."""
     monkeypatch.setattr(locate, "_VOLUME_ROOTS", ())
@@ -101,8 +99,6 @@ def test_posix_default_home_is_dot_hermes(tmp_path):
 
 @pytest.mark.parametrize("platform", [POSIX, "darwin"])
 @pytest.mark.parametrize("suffix", SUFFIXES)
-
-
 def test_data_dir_suffix_is_appended_with_no_separator(tmp_path, platform, suffix):
     env = {"HERMES_DATA_DIR_SUFFIX": suffix}
     assert platform_default_home(env, platform=platform, user_home=tmp_path) == tmp_path / f".hermes{suffix}"
@@ -123,8 +119,6 @@ def test_no_override_reads_the_default_home_and_all_its_profiles(tmp_path):
 
 
 @pytest.mark.parametrize("suffix", SUFFIXES)
-
-
 def test_suffix_selects_the_suffixed_home_only(tmp_path, suffix):
     make_home(tmp_path / ".hermes", "plain")
     canary = make_home(tmp_path / f".hermes{suffix}", "coder")
@@ -162,8 +156,6 @@ ROOT_CASES = [
 
 @pytest.mark.parametrize("exists", [False, True], ids=["absent", "present"])
 @pytest.mark.parametrize(("value", "root"), ROOT_CASES)
-
-
 def test_root_for_hermes_home(tmp_path, value, root, exists):
     if exists:
         (tmp_path / value).mkdir(parents=True, exist_ok=True)
@@ -175,8 +167,6 @@ def test_root_for_hermes_home(tmp_path, value, root, exists):
 
 
 @pytest.mark.parametrize(("value", "root"), ROOT_CASES)
-
-
 def test_root_for_accepts_a_path(tmp_path, value, root):
     assert root_for(tmp_path / value, tmp_path / ".hermes") == tmp_path / root
 
@@ -196,8 +186,6 @@ def test_a_symlinked_default_home_still_contains_its_profiles(tmp_path):
 
 
 @pytest.mark.parametrize("suffix", SUFFIXES)
-
-
 def test_an_explicit_hermes_home_is_never_suffixed(tmp_path, suffix):
     data = make_home(tmp_path / "opt" / "data")
     make_home(tmp_path / "opt" / f"data{suffix}")
@@ -207,8 +195,6 @@ def test_an_explicit_hermes_home_is_never_suffixed(tmp_path, suffix):
 
 
 @pytest.mark.parametrize("suffix", SUFFIXES)
-
-
 def test_with_a_suffix_the_unsuffixed_home_is_outside_the_default(tmp_path, suffix):
     env = {"HERMES_HOME": str(tmp_path / ".hermes" / "profiles" / "coder"), "HERMES_DATA_DIR_SUFFIX": suffix}
     assert root_of(tmp_path, env) == tmp_path / ".hermes"  # grandparent, not .hermes<suffix>
@@ -217,8 +203,6 @@ def test_with_a_suffix_the_unsuffixed_home_is_outside_the_default(tmp_path, suff
 
 
 @pytest.mark.parametrize("blank", ["", " ", "\t", "  \n"])
-
-
 def test_a_blank_hermes_home_means_the_default(tmp_path, blank):
     assert resolve_roots(
         {"HERMES_HOME": blank}, user_home=tmp_path, platform=POSIX, include_volumes=False
@@ -316,8 +300,6 @@ def _hermes_root(module, monkeypatch, user_home: Path, env: dict[str, str]) -> P
 
 @pytest.mark.parametrize("exists", [False, True], ids=["absent", "present"])
 @pytest.mark.parametrize("value", ORACLE_CASES)
-
-
 def test_root_agrees_with_installed_hermes(tmp_path, monkeypatch, value, exists):
     hermes_constants = pytest.importorskip("hermes_constants")
     if exists and value:
@@ -343,8 +325,6 @@ def test_root_agrees_with_the_forks_newer_hermes(tmp_path, monkeypatch, value, s
 
 
 @pytest.mark.parametrize("suffix", ["", *SUFFIXES])
-
-
 def test_default_home_agrees_with_the_forks_newer_hermes(tmp_path, monkeypatch, suffix):
     hermes_constants = _load_hv31_constants()
     env = {"HERMES_DATA_DIR_SUFFIX": suffix} if suffix else {}
@@ -364,8 +344,6 @@ def test_windows_default_is_localappdata_hermes(tmp_path):
 
 
 @pytest.mark.parametrize("suffix", SUFFIXES)
-
-
 def test_windows_suffix_is_appended_with_no_separator(tmp_path, suffix):
     local = tmp_path / "AppDataLocal"
     env = {"LOCALAPPDATA": str(local), "HERMES_DATA_DIR_SUFFIX": suffix}
@@ -376,8 +354,6 @@ def test_windows_suffix_is_appended_with_no_separator(tmp_path, suffix):
 
 @pytest.mark.parametrize("localappdata", [None, "", "   "], ids=["unset", "empty", "blank"])
 @pytest.mark.parametrize("suffix", ["", "-canary"])
-
-
 def test_windows_without_localappdata_falls_back_to_user_appdata_local(tmp_path, localappdata, suffix):
     env = {} if localappdata is None else {"LOCALAPPDATA": localappdata}
     if suffix:
@@ -415,8 +391,6 @@ def test_windows_prefers_localappdata_hermes_when_it_exists(tmp_path):
 
 
 @pytest.mark.parametrize("suffix", SUFFIXES)
-
-
 def test_windows_never_falls_back_to_legacy_when_a_suffix_is_set(tmp_path, suffix):
     user = tmp_path / "user"
     make_home(user / ".hermes", "legacy")
@@ -448,8 +422,6 @@ def test_root_store_is_the_default_profile(tmp_path):
 
 
 @pytest.mark.parametrize("name", ["coder", "my-profile", "work.2", "with space", "Ünïcode", "default"])
-
-
 def test_a_profile_is_named_after_its_directory(tmp_path, name):
     home = make_home(tmp_path / "h", name, root_db=False)
     [store] = run(tmp_path, homes=[home]).stores
@@ -564,8 +536,6 @@ def test_a_directory_without_data_is_itself(tmp_path):
 
 
 @pytest.mark.parametrize("via", ["--home", "--home _data", "TRAIL_HERMES_HOME"])
-
-
 def test_a_volume_given_as_a_home_reads_its_data_directory(tmp_path, via):
     volume = make_volume(tmp_path / "volumes" / "hermes_data", "coder")
     data = volume / "_data"
@@ -582,8 +552,6 @@ def test_a_volume_given_as_a_home_reads_its_data_directory(tmp_path, via):
 
 
 @pytest.mark.parametrize("via", ["--db", "TRAIL_HERMES_DB"])
-
-
 def test_a_volume_given_as_a_database_pins_its_data_store(tmp_path, via):
     volume = make_volume(tmp_path / "hermes_data", "coder")
     discovery = (
@@ -622,8 +590,6 @@ def test_system_container_volumes_are_read_beside_the_default(tmp_path, monkeypa
 
 
 @pytest.mark.parametrize("override", ["--home", "TRAIL_HERMES_HOME"])
-
-
 def test_container_volumes_are_not_added_when_a_home_is_named(tmp_path, override):
     volumes = tmp_path / ".local" / "share" / "containers" / "storage" / "volumes"
     make_volume(volumes / "hermes")
@@ -653,8 +619,6 @@ def test_trail_hermes_home_wins_over_hermes_home(tmp_path):
 
 
 @pytest.mark.parametrize(("value", "root"), ROOT_CASES)
-
-
 def test_trail_hermes_home_follows_the_hermes_home_rules(tmp_path, value, root):
     env = {"TRAIL_HERMES_HOME": f"{tmp_path}/{value}", "HERMES_HOME": str(tmp_path / "ignored")}
     assert resolve_roots(env, user_home=tmp_path, platform=POSIX, include_volumes=False) == [
@@ -663,8 +627,6 @@ def test_trail_hermes_home_follows_the_hermes_home_rules(tmp_path, value, root):
 
 
 @pytest.mark.parametrize("suffix", SUFFIXES)
-
-
 def test_trail_hermes_home_is_never_suffixed(tmp_path, suffix):
     env = {"TRAIL_HERMES_HOME": str(tmp_path / "data"), "HERMES_DATA_DIR_SUFFIX": suffix}
     assert root_of(tmp_path, env) == tmp_path / "data"
@@ -713,8 +675,6 @@ def test_home_parameter_wins_over_every_home_variable(tmp_path):
 
 
 @pytest.mark.parametrize(("value", "root"), ROOT_CASES)
-
-
 def test_home_parameter_follows_the_hermes_home_rules(tmp_path, value, root):
     roots = resolve_roots({}, homes=[f"{tmp_path}/{value}"], user_home=tmp_path, platform=POSIX)
     assert roots == [(tmp_path / root, "--home")]
@@ -738,8 +698,6 @@ def test_home_parameter_is_expanded(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("suffix", SUFFIXES)
-
-
 def test_home_parameter_is_never_suffixed(tmp_path, suffix):
     roots = resolve_roots(
         {"HERMES_DATA_DIR_SUFFIX": suffix}, homes=[tmp_path / "data"], user_home=tmp_path, platform=POSIX
@@ -858,8 +816,6 @@ def pin(tmp_path: Path, via: str, *paths: Path | str) -> Discovery:
 
 
 @pytest.mark.parametrize("via", ["--db", "TRAIL_HERMES_DB"])
-
-
 def test_a_pinned_home_directory_means_its_state_db(tmp_path, via):
     home = make_home(tmp_path / "h", "coder")
     coder = home / "profiles" / "coder"
@@ -872,8 +828,6 @@ def test_a_pinned_home_directory_means_its_state_db(tmp_path, via):
 
 
 @pytest.mark.parametrize("via", ["--db", "TRAIL_HERMES_DB"])
-
-
 def test_a_missing_pinned_database_is_noted_and_the_rest_are_kept(tmp_path, via):
     kept = make_home(tmp_path / "kept") / DATABASE_NAME
     missing = tmp_path / "gone" / DATABASE_NAME
@@ -912,8 +866,6 @@ def test_a_database_pinned_twice_is_listed_once(tmp_path, spelling):
 
 
 @pytest.mark.parametrize("via", ["--db", "TRAIL_HERMES_DB"])
-
-
 def test_a_pinned_symlink_to_a_store_is_listed(tmp_path, via):
     coder = make_home(tmp_path / "h", "coder") / "profiles" / "coder"
     link = tmp_path / "links" / "current.db"
@@ -933,8 +885,6 @@ def test_a_pinned_database_keeps_its_own_file_name(tmp_path):
 
 
 @pytest.mark.parametrize("via", ["--db", "TRAIL_HERMES_DB"])
-
-
 def test_pinned_databases_are_expanded(tmp_path, monkeypatch, via):
     monkeypatch.setenv("HOME", str(tmp_path))
     monkeypatch.setenv("HT_BASE", str(tmp_path / "base"))
@@ -969,8 +919,6 @@ def test_a_note_reads_as_path_and_reason():
 
 
 @pytest.mark.parametrize("via", ["--home", "HERMES_HOME", "TRAIL_HERMES_HOME"])
-
-
 def test_a_named_home_that_does_not_exist_is_noted(tmp_path, via):
     missing = tmp_path / "nowhere"
     discovery = run(tmp_path, homes=[missing]) if via == "--home" else run(tmp_path, {via: str(missing)})
@@ -983,8 +931,6 @@ def test_a_named_home_that_does_not_exist_is_noted(tmp_path, via):
 
 
 @pytest.mark.parametrize("absolute", [False, True], ids=["relative-link", "absolute-link"])
-
-
 def test_a_profile_symlinked_to_another_profile_is_listed_once(tmp_path, absolute):
     home = make_home(tmp_path / "h", "coder")
     profiles = home / "profiles"
@@ -1019,8 +965,6 @@ def test_a_profile_of_one_home_linked_from_another_home_is_listed_once(tmp_path)
 
 
 @pytest.mark.parametrize("spelling", ["the same path", "a symlink to it", "a trailing slash"])
-
-
 def test_a_home_named_twice_is_read_once(tmp_path, spelling):
     home = make_home(tmp_path / "h", "coder")
     if spelling == "the same path":
@@ -1056,8 +1000,6 @@ def reasons(discovery: Discovery) -> dict[str, str]:
 
 
 @pytest.mark.parametrize("via", ["--home", "HERMES_HOME", "TRAIL_HERMES_HOME", "--home through the loop"])
-
-
 def test_a_looping_home_symlink_is_noted_not_raised(tmp_path, via):
     loop = tmp_path / "loop"
     make_loop(loop, "self")
@@ -1081,8 +1023,6 @@ def test_a_looping_home_symlink_is_noted_not_raised(tmp_path, via):
 
 
 @pytest.mark.parametrize("shape", ["self", "pair"])
-
-
 def test_a_looping_profiles_root_override_is_noted(tmp_path, shape):
     home = make_home(tmp_path / "h", "ignored")
     other = make_home(tmp_path / "other", "ignored-too")
@@ -1096,8 +1036,6 @@ def test_a_looping_profiles_root_override_is_noted(tmp_path, shape):
 
 @pytest.mark.parametrize("shape", ["self", "pair"])
 @pytest.mark.parametrize("where", ["root", "profile"])
-
-
 def test_a_looping_state_db_in_a_home_is_noted(tmp_path, where, shape):
     home = make_home(tmp_path / "h", "alpha", "writer", root_db=where == "profile")
     directory = home if where == "root" else home / "profiles" / "coder"
@@ -1112,8 +1050,6 @@ def test_a_looping_state_db_in_a_home_is_noted(tmp_path, where, shape):
 
 @pytest.mark.parametrize("shape", ["self", "pair"])
 @pytest.mark.parametrize("via", ["--db", "--db directory", "TRAIL_HERMES_DB"])
-
-
 def test_a_pinned_looping_state_db_is_noted_and_passed_over(tmp_path, via, shape):
     looped = make_home(tmp_path / "looped", root_db=False)
     db = looped / DATABASE_NAME
@@ -1139,8 +1075,6 @@ PROFILE_LOOPS = [
 
 
 @pytest.mark.parametrize("links", PROFILE_LOOPS)
-
-
 def test_a_looping_profile_symlink_is_noted_and_passed_over(tmp_path, links):
     home = make_home(tmp_path / "h", "coder", "writer")
     profiles = home / "profiles"
@@ -1156,8 +1090,6 @@ def test_a_looping_profile_symlink_is_noted_and_passed_over(tmp_path, links):
 
 
 @pytest.mark.parametrize("where", ["root", "profile"])
-
-
 def test_a_dangling_state_db_symlink_is_noted_and_the_walk_goes_on(tmp_path, where):
     home = make_home(tmp_path / "h", "writer", root_db=where == "profile")
     directory = home if where == "root" else home / "profiles" / "coder"
@@ -1202,8 +1134,6 @@ print(json.dumps({
 
 
 @pytest.fixture
-
-
 def open_base():
     """A world-traversable directory to build in: pytest's tmp_path may be closed to other users."""
     base = Path(tempfile.mkdtemp(prefix="trail-locate-"))
@@ -1347,8 +1277,6 @@ def test_an_unreadable_hermes_home_is_noted(open_base):
 
 
 @pytest.mark.parametrize("via", ["--home", "TRAIL_HERMES_HOME", "--db", "--db directory", "TRAIL_HERMES_DB"])
-
-
 def test_an_unreadable_named_home_or_database_is_noted_not_raised(open_base, via):
     locked = make_home(open_base / "locked", "coder")
     good = make_home(open_base / "good", "writer")

@@ -41,8 +41,6 @@ app = typer.Typer(
 
 
 @app.callback(invoke_without_command=True)
-
-
 def _root(ctx: typer.Context) -> None:
     """With no command, list the most recent sessions."""
     if ctx.invoked_subcommand is None:
@@ -50,8 +48,6 @@ def _root(ctx: typer.Context) -> None:
 
 
 @app.command("list")
-
-
 def list_sessions(
     profile: Annotated[str | None, typer.Option(help="Only this profile ('default' for the root).")] = None,
     project: Annotated[
@@ -111,8 +107,6 @@ def list_sessions(
 
 
 @app.command("show")
-
-
 def show(
     session_id: Annotated[str, typer.Argument(help="A session id, a unique prefix, or <store>:<id>.")],
     reasoning: Annotated[bool, typer.Option("--reasoning", help="Unfold reasoning.")] = False,
@@ -197,8 +191,6 @@ def _since_option(value: str | None, name: str) -> float | None:
 
 
 @app.command("search")
-
-
 def search_cmd(
     query: Annotated[str, typer.Argument(help='Words, "phrases", OR, NOT/-word, prefix*, paths, any text.')],
     project: Annotated[str | None, typer.Option(help="Only this project (a path, or its end).")] = None,
@@ -239,8 +231,6 @@ def search_cmd(
 
 
 @app.command("recall")
-
-
 def recall_cmd(
     query: Annotated[str, typer.Argument(help="What to remember.")],
     budget: Annotated[int, typer.Option("--budget", help="At most this many bytes.")] = 4096,
@@ -269,8 +259,6 @@ def recall_cmd(
 
 
 @app.command("index")
-
-
 def index_cmd(
     rebuild: Annotated[bool, typer.Option("--rebuild", help="Throw the index away, build it anew.")] = False,
     include_recovered: Annotated[
@@ -338,8 +326,6 @@ def _read_index(
 
 
 @app.command("fix")
-
-
 def fix_cmd(
     error: Annotated[str | None, typer.Argument(help="The error text (or pipe the output in).")] = None,
     project: Annotated[str | None, typer.Option(help="Only this project.")] = None,
@@ -371,8 +357,6 @@ def fix_cmd(
 
 
 @app.command("blame")
-
-
 def blame_cmd(
     path: Annotated[str, typer.Argument(help="A file: its full path, or its end (src/app.py).")],
     limit: Annotated[int, typer.Option("--limit", "-n", help="Edits to show.")] = 50,
@@ -400,8 +384,6 @@ def blame_cmd(
 
 
 @app.command("how")
-
-
 def how_cmd(
     what: Annotated[str, typer.Argument(help="What you want to do: words or a command fragment.")],
     project: Annotated[str | None, typer.Option(help="Only this project (default: all).")] = None,
