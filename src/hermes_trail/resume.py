@@ -101,18 +101,40 @@ def plan_resume(
                         f"replay it with: {show}")  # fmt: skip
 
 
+def plan_by_profile(
+    session_id: str, profile: str, *, ref: str | None = None, env: Mapping[str, str] | None = None
+) -> ResumePlan:
+    """The command for a session of a database store named without its home (``--pg``): Hermes finds the
+    database through the profile's ``config.yaml``, so the profile is all there is to name.
+
+    :raises ResumeRefused: Hermes takes no profile of that name.
+    """
+    env = os.environ if env is None else env
+    flags = [] if profile == locate.DEFAULT_PROFILE else ["-p", profile]
+    if flags and (why := profiles.name_refusal(profile)) is not None:
+        raise ResumeRefused(f"Hermes cannot resume {session_id}: its profile {why}",
+                            f"replay it with: trail show {shlex.quote(ref or session_id)}")  # fmt: skip
+    home = profiles.opened_home(env, flags[1] if flags else None) or Path()
+    return ResumePlan(session_id, profile, home, [HERMES, *flags, *_resume_args(session_id)])
+
+
 def plan_for(session: Session, env: Mapping[str, str] | None = None) -> ResumePlan:
     """:func:`plan_resume` for a session of the model."""
     store = session.store
-    home = Path(store.home) if store.home else Path(store.path).parent
-    return plan_resume(session.id, home, store.profile, ref=session.ref, env=env)
+    if store.home:
+        return plan_resume(session.id, Path(store.home), store.profile, ref=session.ref, env=env)
+    if store.kind != "sqlite":
+        return plan_by_profile(session.id, store.profile, ref=session.ref, env=env)
+    return plan_resume(session.id, Path(store.path).parent, store.profile, ref=session.ref, env=env)
 
 
-def resume_line(session_id: str, store_path: str | Path, profile: str) -> str:
-    """The command line for a session of the store file at ``store_path``, or an empty string when Hermes
-    cannot reopen it (what a search hit shows)."""
+def resume_line(session_id: str, store_key: str | Path, profile: str) -> str:
+    """The command line for a session of the store ``store_key`` (a file's resolved path, or a database's
+    DSN), or an empty string when Hermes cannot reopen it (what a search hit shows)."""
     try:
-        return plan_resume(session_id, Path(store_path).parent, profile).command
+        if not Path(store_key).is_absolute():  # a database: the key is its DSN, not a file
+            return plan_by_profile(session_id, profile).command
+        return plan_resume(session_id, Path(store_key).parent, profile).command
     except ResumeRefused:
         return ""
 

@@ -105,9 +105,6 @@ class Hit:
         Hermes cannot be pointed at its store; ``trail show`` for a session only trail still holds."""
         if self.store.startswith("recovered:"):
             return f"trail show {self.ref}"
-        if "://" in self.store:  # a PostgreSQL store: Hermes finds it through the profile's config.yaml
-            profile = f" -p {self.profile}" if self.profile != "default" else ""
-            return f"hermes{profile} --resume {self.session_id}"
         from hermes_trail.resume import resume_line
 
         return resume_line(self.session_id, self.store, self.profile)
