@@ -31,6 +31,19 @@ def parse_since(value: str, now: datetime | None = None) -> datetime:
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
+def since_timestamp(value: str | None, option: str = "--since") -> float | None:
+    """:func:`parse_since` as epoch seconds for the option named ``option`` (``None`` when not given).
+
+    :raises TrailError: naming ``option`` in its message.
+    """
+    if not value:
+        return None
+    try:
+        return parse_since(value).timestamp()
+    except TrailError as exc:
+        raise TrailError(str(exc).replace("--since", option)) from None
+
+
 @dataclass(frozen=True, slots=True)
 class SessionFilter:
     """The filters a listing applies; ``None`` means "any"."""

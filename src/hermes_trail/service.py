@@ -55,14 +55,12 @@ class ServiceError(TrailError):
 
 
 def _since(value: str | None, name: str) -> float | None:
-    from hermes_trail.listing import parse_since
+    from hermes_trail.listing import since_timestamp
 
-    if not value:
-        return None
     try:
-        return parse_since(value).timestamp()
+        return since_timestamp(value, name)
     except TrailError as exc:
-        raise ServiceError(str(exc).replace("--since", name), "use 7d, 12h, 30m or an ISO date") from exc
+        raise ServiceError(str(exc), "use 7d, 12h, 30m or an ISO date") from exc
 
 
 def clip(value: Any, max_string: int = MAX_STRING, max_items: int | None = None) -> Any:

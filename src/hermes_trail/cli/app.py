@@ -180,14 +180,12 @@ def main() -> None:
 
 
 def _since_option(value: str | None, name: str) -> float | None:
-    from hermes_trail.listing import parse_since
+    from hermes_trail.listing import since_timestamp
 
-    if not value:
-        return None
     try:
-        return parse_since(value).timestamp()
+        return since_timestamp(value, name)
     except TrailError as exc:
-        fail(str(exc).replace("--since", name))
+        fail(str(exc))
 
 
 @app.command("search")
