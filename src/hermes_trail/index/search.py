@@ -235,18 +235,24 @@ def _occurrence_score(head: str, length: int, terms: list[str]) -> float:
     return -found / (1.0 + length / 4000.0)
 
 
+def _hit(row: tuple[Any, ...], score: float) -> Hit:
+    """A hit from a row of :data:`_DOC_COLUMNS`, with its score."""
+    (doc, store, sid, ref, profile, project, source, skind, root, title, mrow, part, role, kind, tool,
+     when, exit_code, path, rewound) = row[:19]  # fmt: skip
+    return Hit(doc, store, sid, ref, profile, project, source, skind, root, title, mrow, part, role, kind,
+               tool, when, exit_code, path, bool(rewound), score)  # fmt: skip
+
+
 def _score(rows: Iterable[tuple[Any, ...]], newest: float, oldest: float) -> list[Hit]:
+    """Hits of rows of :data:`_DOC_COLUMNS` and their ``bm25``-like score (lower is better), weighed by
+    what matched, the session's class and recency."""
     hits = []
     span = max(newest - oldest, 1.0)
     for row in rows:
-        (doc, store, sid, ref, profile, project, source, skind, root, title, mrow, part, role, kind, tool,
-         when, exit_code, path, rewound, bm25) = row  # fmt: skip
-        relevance = -float(bm25)
+        kind, skind, when, bm25 = row[13], row[7], row[15], row[19]
         recency = ((when or oldest) - oldest) / span
-        score = relevance * KIND_WEIGHT.get(kind, 0.8) * SESSION_WEIGHT.get(skind, 1.0)
-        score *= 1.0 + RECENCY_BOOST * recency
-        hits.append(Hit(doc, store, sid, ref, profile, project, source, skind, root, title, mrow, part, role,
-                        kind, tool, when, exit_code, path, bool(rewound), score))  # fmt: skip
+        score = -float(bm25) * KIND_WEIGHT.get(kind, 0.8) * SESSION_WEIGHT.get(skind, 1.0)
+        hits.append(_hit(row, score * (1.0 + RECENCY_BOOST * recency)))
     return hits
 
 
@@ -428,9 +434,8 @@ def _semantic(
     hits = []
     for sess, sim in chosen.items():
         if sess in first:
-            hit = _score([(*first[sess], 0.0)], 0.0, 0.0)[0]
-            hit.score = (sim - mean) / deviation * SESSION_WEIGHT.get(hit.session_kind, 1.0)
-            hits.append(hit)
+            weight = SESSION_WEIGHT.get(first[sess][7], 1.0)
+            hits.append(_hit(first[sess], (sim - mean) / deviation * weight))
     return [(conv, conv.score) for conv in sorted(_group(hits).values(), key=lambda c: -c.score)]
 
 
