@@ -7,10 +7,12 @@ from typing import Annotated
 
 import typer
 
+from hermes_trail.cli.app import app
 from hermes_trail.cli.common import EXIT_OK, DbOption, HomeOption, PgOption, fail, load
 from hermes_trail.errors import AmbiguousSession, ResumeRefused, SessionNotFound, TrailError
 
 
+@app.command("handoff")
 def handoff(
     session_id: Annotated[str, typer.Argument(help="A session id, a unique prefix, or <store>:<id>.")],
     budget: Annotated[int, typer.Option("--budget", help="At most this many bytes (400 or more).")] = 4000,

@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from hermes_trail.cli.app import app
 from hermes_trail.cli.common import DbOption, HomeOption, PgOption, err, fail
 from hermes_trail.cli.indexing import IndexOption
 from hermes_trail.errors import TrailError
@@ -18,6 +19,7 @@ DEMO_NOTE = (
 )
 
 
+@app.command("mcp")
 def mcp(
     http: Annotated[
         str | None,

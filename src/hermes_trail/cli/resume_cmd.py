@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from hermes_trail.cli.app import app
 from hermes_trail.cli.common import (
     EXIT_OK,
     DbOption,
@@ -21,6 +22,7 @@ from hermes_trail.cli.common import (
 from hermes_trail.errors import AmbiguousSession, ResumeRefused, SessionNotFound, TrailError
 
 
+@app.command("resume")
 def resume(
     session_id: Annotated[str, typer.Argument(help="A session id, a unique prefix, or <store>:<id>.")],
     run: Annotated[bool, typer.Option("--exec", help="Run the command instead of printing it.")] = False,

@@ -11,6 +11,7 @@ from typing import IO, Annotated
 
 import typer
 
+from hermes_trail.cli.app import app
 from hermes_trail.cli.common import DbOption, HomeOption, PgOption, exit_code, fail, load
 
 
@@ -43,6 +44,7 @@ def _inside_a_home(path: Path, homes: list[Path] | None, dbs: list[Path] | None)
     return None
 
 
+@app.command("timeline")
 def timeline_cmd(
     since: Annotated[str | None, typer.Option(help="Only rows from this time on (7d, 12h, a date).")] = None,
     until: Annotated[str | None, typer.Option(help="Only rows before this time (7d, 12h, a date).")] = None,
