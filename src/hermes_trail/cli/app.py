@@ -258,7 +258,10 @@ def recall_cmd(
 
 @app.command("index")
 def index_cmd(
-    rebuild: Annotated[bool, typer.Option("--rebuild", help="Throw the index away, build it anew.")] = False,
+    rebuild: Annotated[
+        bool,
+        typer.Option("--rebuild", help="Build the index anew (beside the old one, swapped in when done)."),
+    ] = False,
     include_recovered: Annotated[
         bool | None,
         typer.Option(
@@ -279,16 +282,10 @@ def index_cmd(
     Example:
         trail index --rebuild
     """
-    from hermes_trail.index.schema import default_index_path, inspect
+    from hermes_trail.index.schema import default_index_path
 
-    path = index or default_index_path()
-    if rebuild:
-        kind = inspect(path)
-        if kind is not None and not kind.startswith("trail-index"):
-            fail(f"{path} is not a hermes-trail index ({kind}); not deleting it")
-        for suffix in ("", "-wal", "-shm"):
-            Path(f"{path}{suffix}").unlink(missing_ok=True)
-    path = synced_index(path, home, db, pg, include_recovered)
+    # A rebuild is made beside the old index and swapped in: searches meanwhile still read the old one.
+    path = synced_index(index or default_index_path(), home, db, pg, include_recovered, rebuild)
     with sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True) as conn:
         stores = conn.execute("SELECT count(*) FROM stores").fetchone()[0]
         sessions = conn.execute("SELECT count(*) FROM sessions").fetchone()[0]

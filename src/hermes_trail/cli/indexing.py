@@ -41,15 +41,17 @@ def synced_index(
     dbs: list[Path] | None,
     pgs: list[str] | None = None,
     include_recovered: bool | None = None,
+    rebuild: bool = False,
 ) -> Path:
     """Bring the index up to date and return its path; the first build shows its progress on stderr.
 
     :param include_recovered: index sessions only a snapshot or divert holds too (``None``: as before).
+    :param rebuild: build a new index beside the old one and swap it in.
     """
     from hermes_trail.errors import TrailError
 
     try:
-        return _synced_index(index, homes, dbs, pgs, include_recovered)
+        return _synced_index(index, homes, dbs, pgs, include_recovered, rebuild)
     except TrailError as exc:
         fail(str(exc))
 
@@ -60,6 +62,7 @@ def _synced_index(
     dbs: list[Path] | None,
     pgs: list[str] | None,
     include_recovered: bool | None,
+    rebuild: bool = False,
 ) -> Path:
     from hermes_trail.index.schema import default_index_path
     from hermes_trail.index.sync import sync_index
@@ -67,7 +70,7 @@ def _synced_index(
     path = index or default_index_path()
     homes, dbs = _homes_or_demo(homes, dbs, pgs)
     pgs = list(pgs or ())
-    first = not path.exists()
+    first = rebuild or not path.exists()
     if first and sys.stderr.isatty():
         from rich.console import Console
         from rich.progress import (
@@ -98,12 +101,12 @@ def _synced_index(
                 bar.update(task, completed=done, total=total, rate=rate)
 
             report = sync_index(path, homes=homes, dbs=dbs, pgs=pgs, progress=progress, notify=err,
-                                include_recovered=include_recovered)  # fmt: skip
+                                include_recovered=include_recovered, rebuild=rebuild)  # fmt: skip
         err(f"indexed {report.messages_read:,} messages of {report.sessions_indexed:,} sessions "
             f"in {report.seconds:.1f} s ({path})")  # fmt: skip
     else:
         report = sync_index(path, homes=homes, dbs=dbs, pgs=pgs, notify=err,
-                            include_recovered=include_recovered)  # fmt: skip
+                            include_recovered=include_recovered, rebuild=rebuild)  # fmt: skip
     if any(stray.kind == "index" for stray in report.strays):
         err("the index is being updated by another trail; results may be behind")
     for stray in report.strays:

@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING
 
 from hermes_trail.errors import StoreUnreadable
 from hermes_trail.hermes import locate
-from hermes_trail.index.documents import session_docs
 from hermes_trail.model import Stray
 from hermes_trail.recovery import recover_home
 
@@ -61,26 +60,27 @@ def sync_recovered(
     begin: Callable[[sqlite3.Connection, str, SyncReport], bool],
 ) -> None:  # fmt: skip
     """Index one home's recovered sessions anew, in one transaction."""
-    from hermes_trail.index.sync import _delete_session, _Writer
+    from hermes_trail.index.sync import Writer, delete_session, prepare
 
     if not begin(conn, key, report):
         return
     try:
         for (sess,) in conn.execute("SELECT id FROM sessions WHERE store = ?", (key,)).fetchall():
-            _delete_session(conn, sess)
+            delete_session(conn, sess)
         recovered = recover_home(found.home, found.profile, found.live)
         report.strays.extend(recovered.strays)
-        writer = _Writer(conn, bulk=False)
+        writer = Writer(conn)
         with recovered:
-            for session in recovered.sessions:
+            for session, sess in writer.number(recovered.sessions):
                 try:
                     recovered.load(session)
                 except StoreUnreadable as exc:
                     report.strays.append(Stray(where=exc.path, reason=exc.reason, kind="store"))
                     continue
-                report.docs += writer.replace(key, session, None, session_docs(session))
+                report.docs += writer.replace(key, session, None, sess, prepare(session, sess))
                 report.sessions_indexed += 1
                 report.messages_read += len(session.turns) + len(session.hidden)
+        writer.flush()
         conn.execute(
             "INSERT OR REPLACE INTO stores (key, name, path, profile, identity, watermark, synced_at) "
             "VALUES (?, ?, ?, ?, ?, 0, strftime('%s','now'))",

@@ -123,13 +123,18 @@ def _fallback_data_dir(env: Mapping[str, str]) -> Path:
     return Path(base) / "hermes-trail"
 
 
+# The page cache of a connection that writes (kibibytes when negative): 32 MB, the build appends in rowid
+# order.
+CACHE_SIZE = -32768
+
+
 def connect(path: Path) -> sqlite3.Connection:
     """A connection tuned for one writer and many readers: WAL, a generous busy wait, no fsync per row."""
     conn = sqlite3.connect(path, timeout=30.0, isolation_level=None, check_same_thread=False)
     conn.execute("PRAGMA journal_mode = WAL")
     conn.execute("PRAGMA synchronous = NORMAL")
     conn.execute("PRAGMA temp_store = MEMORY")
-    conn.execute("PRAGMA cache_size = -32768")  # 32 MB: the build appends in rowid order
+    conn.execute(f"PRAGMA cache_size = {CACHE_SIZE}")
     return conn
 
 

@@ -11,7 +11,10 @@ be read keeps what was indexed from it.
 
 Two ``trail`` processes at once: each store's changes are written in one ``BEGIN IMMEDIATE`` transaction,
 so the second waits for the first and then finds nothing left to do. A damaged index, or one of another
-format, is rebuilt beside the old file and swapped in, with one line saying so.
+format, is rebuilt beside the old file and swapped in, with one line saying so (:mod:`.opening`).
+
+A big read (a first build) is decoded by a worker process per core while this process writes, and the new
+docs go into the full-text indexes a batch at a time as they are written, so the cores stay busy to the end.
 """
 
 from __future__ import annotations
@@ -24,13 +27,14 @@ import sqlite3
 import sys
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hermes_trail.errors import StoreUnreadable, TrailError
+from hermes_trail.errors import StoreUnreadable
 from hermes_trail.hermes import locate
 from hermes_trail.hermes.decode.conversation import read_conversation
 from hermes_trail.hermes.decode.sessions import decode_session, session_id_of
@@ -38,6 +42,7 @@ from hermes_trail.hermes.reader import StoreReader, open_store
 from hermes_trail.history import History, open_history
 from hermes_trail.index import schema, semantic
 from hermes_trail.index.documents import Doc, session_docs
+from hermes_trail.index.opening import open_index
 from hermes_trail.index.redact import redact
 from hermes_trail.model import Session, Store, Stray
 
@@ -110,65 +115,11 @@ def fingerprint(row: dict[str, Any]) -> str:
     return digest.hexdigest()
 
 
-@contextlib.contextmanager
-def _creation_lock(path: Path) -> Iterator[None]:
-    """Serialize creating or replacing the index file between processes (a lock file beside it)."""
-    try:
-        import fcntl
-    except ImportError:  # Windows: SQLite's own locking still keeps writes whole
-        yield
-        return
-    with path.with_name(path.name + ".lock").open("a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
-
-
-def _open_index(path: Path) -> tuple[sqlite3.Connection, str | None]:
-    """The index at ``path``, rebuilt beside and swapped in when it is damaged or of another format."""
-    if schema.inspect(path) == schema.FOREIGN:  # checked before the lock file, which would land beside it
-        raise TrailError(f"{path} is a database but not a hermes-trail index; refusing to touch it")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with _creation_lock(path):
-        return _open_or_create(path)
-
-
-def _open_or_create(path: Path) -> tuple[sqlite3.Connection, str | None]:
-    """The index at ``path``; another format of ours is rebuilt, a damaged file is moved aside (never
-    deleted), and a database that is not an index (a Hermes store named by mistake) is refused."""
-    found = schema.inspect(path)
-    if found == schema.FORMAT:
-        return schema.connect(path), None
-    reason: str | None = None
-    if found == schema.FOREIGN:
-        raise TrailError(f"{path} is a database but not a hermes-trail index; refusing to touch it")
-    if found == schema.DAMAGED:
-        aside = path.with_name(f"{path.name}.damaged-{int(time.time())}")
-        path.replace(aside)
-        reason = f"the index was damaged (kept as {aside.name})"
-    elif found is not None:
-        reason = f"index format {found} is not {schema.FORMAT}"
-    fresh = path.with_name(path.name + f".new-{os.getpid()}")
-    for suffix in ("", "-wal", "-shm"):
-        with contextlib.suppress(FileNotFoundError):
-            Path(f"{fresh}{suffix}").unlink()
-    conn = schema.connect(fresh)
-    schema.create(conn)
-    conn.close()
-    for suffix in ("-wal", "-shm"):  # the old index's sidecars must not be read as the new one's
-        with contextlib.suppress(FileNotFoundError):
-            Path(f"{path}{suffix}").unlink()
-    fresh.replace(path)
-    return schema.connect(path), reason
-
-
 # Each full-text index over ``docs`` and the column it reads; a doc with a NULL column is not in that index.
 FTS_INDEXES = (("docs_fts", "text"), ("docs_tri", "key"), ("docs_cjk", "cjk"))
 
 
-def _delete_session(conn: sqlite3.Connection, sess: int) -> None:
+def delete_session(conn: sqlite3.Connection, sess: int) -> None:
     for table, column in FTS_INDEXES:
         conn.execute(
             f"INSERT INTO {table} ({table}, rowid, {column}) "
@@ -187,11 +138,22 @@ def _gist(session: Session, docs: list[Doc]) -> bytes | None:
     return semantic.gist_blob([redact(session.title or ""), *prompts])
 
 
-def _session_row(session: Session, store_key: str, gist: bytes | None = None) -> tuple[Any, ...]:
+# A session made ready to write: its gist and its ``docs`` rows (the first column is its ``sessions.id``).
+# It is made where the session is decoded, in a worker process on a big read, so the writer only writes.
+Prepared = tuple[bytes | None, list[tuple[Any, ...]]]
+
+
+def prepare(session: Session, sess: int) -> Prepared:
+    """The gist and doc rows of a loaded session that will be written as ``sessions.id`` ``sess``."""
+    docs = session_docs(session)
+    return _gist(session, docs), _doc_rows(sess, docs)
+
+
+def _session_row(session: Session, store_key: str, sess: int, gist: bytes | None = None) -> tuple[Any, ...]:
     root = session.chain[0] if session.chain else session.id
     started = session.started_at.timestamp() if session.started_at else None
     last = session.last_activity_at.timestamp() if session.last_activity_at else None
-    return (store_key, session.id, session.ref, session.profile, session.project, session.source,
+    return (sess, store_key, session.id, session.ref, session.profile, session.project, session.source,
             session.kind, session.relation, root, redact(session.title) if session.title else None,
             session.model, started, last,
             fingerprint(session.raw), gist)  # fmt: skip
@@ -199,16 +161,36 @@ def _session_row(session: Session, store_key: str, gist: bytes | None = None) ->
 
 def _doc_rows(sess: int, docs: Iterable[Doc]) -> list[tuple[Any, ...]]:
     return [
-        (sess, d.row, d.part, d.role, d.kind, d.tool, d.time, d.exit_code, d.path, d.moved_to, d.action,
-         d.added, d.removed, None if d.applied is None else int(d.applied), d.command, int(d.rewound),
-         int(d.archived), d.text, d.key, d.cjk)
+        (
+            sess,
+            d.row,
+            d.part,
+            d.role,
+            d.kind,
+            d.tool,
+            d.time,
+            d.exit_code,
+            d.path,
+            d.moved_to,
+            d.action,
+            d.added,
+            d.removed,
+            None if d.applied is None else int(d.applied),
+            d.command,
+            int(d.rewound),
+            int(d.archived),
+            d.text,
+            d.key,
+            d.cjk,
+        )
         for d in docs
     ]
 
 
 _INSERT_SESSION = (
-    "INSERT INTO sessions (store, session_id, ref, profile, project, source, kind, relation, root, title, "
-    "model, started, last_activity, fingerprint, gist) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    "INSERT INTO sessions (id, store, session_id, ref, profile, project, source, kind, relation, root, "
+    "title, model, started, last_activity, fingerprint, gist) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
 _INSERT_DOC = (
     "INSERT INTO docs (sess, row, part, role, kind, tool, time, exit_code, path, moved_to, action, added, "
@@ -216,37 +198,57 @@ _INSERT_DOC = (
     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
 
+# New docs go into the full-text indexes this many at a time: while the workers decode what comes next,
+# so a first build has no long full-text pass of its own at the end.
+FTS_BATCH = 5_000
 
-class _Writer:
-    """Writes one store's changes; on an empty index it defers the full-text indexes to one bulk build."""
 
-    def __init__(self, conn: sqlite3.Connection, bulk: bool) -> None:
+class Writer:
+    """Writes one store's changes: the rows of each session, and the new docs into the full-text indexes
+    a batch at a time."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
         self.conn = conn
-        self.bulk = bulk
+        self.indexed_upto = self._top()  # every doc up to this id is in the full-text indexes
+        self.pending = 0
 
-    def replace(self, store_key: str, session: Session, old: int | None, docs: list[Doc]) -> int:
+    def number(self, sessions: Iterable[Session]) -> list[tuple[Session, int]]:
+        """Each session with the ``sessions.id`` it will be written as, given out before it is read so
+        its rows can be made where it is read."""
+        base = int(self.conn.execute("SELECT coalesce(max(id), 0) + 1 FROM sessions").fetchone()[0])
+        return [(session, base + n) for n, session in enumerate(sessions)]
+
+    def _top(self) -> int:
+        return int(self.conn.execute("SELECT coalesce(max(id), 0) FROM docs").fetchone()[0])
+
+    def replace(
+        self, store_key: str, session: Session, old: int | None, sess: int, prepared: Prepared
+    ) -> int:
+        gist, rows = prepared
         if old is not None:
-            _delete_session(self.conn, old)
-        cur = self.conn.execute(_INSERT_SESSION, _session_row(session, store_key, _gist(session, docs)))
-        sess = int(cur.lastrowid or 0)
-        rows = _doc_rows(sess, docs)
-        if not rows:
-            return 0
-        first = self.conn.execute("SELECT coalesce(max(id), 0) + 1 FROM docs").fetchone()[0]
-        self.conn.executemany(_INSERT_DOC, rows)
-        if not self.bulk:
-            for table, column in FTS_INDEXES:
-                self.conn.execute(
-                    f"INSERT INTO {table} (rowid, {column}) "
-                    f"SELECT id, {column} FROM docs WHERE id >= ? AND {column} IS NOT NULL",
-                    (first,),
-                )
+            self.flush()
+            delete_session(self.conn, old)
+            self.indexed_upto = self._top()  # the ids of the deleted docs may be given out again
+        self.conn.execute(_INSERT_SESSION, _session_row(session, store_key, sess, gist))
+        if rows:
+            self.conn.executemany(_INSERT_DOC, rows)
+            self.pending += len(rows)
+            if self.pending >= FTS_BATCH:
+                self.flush()
         return len(rows)
 
-    def finish_bulk(self) -> None:
-        if self.bulk:
-            for table, _ in FTS_INDEXES:
-                self.conn.execute(f"INSERT INTO {table} ({table}) VALUES ('rebuild')")
+    def flush(self) -> None:
+        """Put the docs written since the last flush into the full-text indexes."""
+        if not self.pending:
+            return
+        top = self._top()
+        for table, column in FTS_INDEXES:
+            self.conn.execute(
+                f"INSERT INTO {table} (rowid, {column}) "
+                f"SELECT id, {column} FROM docs WHERE id > ? AND id <= ? AND {column} IS NOT NULL",
+                (self.indexed_upto, top),
+            )
+        self.indexed_upto, self.pending = top, 0
 
 
 # Up to this many changed sessions are read by walking each one's family; more (a first build, a big
@@ -302,23 +304,23 @@ def _sync_store(
     changed.sort(key=lambda s: (s.last_activity_at.timestamp() if s.last_activity_at else 0.0, s.id))
     gone = set(indexed) - current
     total[1] += sum((s.row_stats or (0,))[0] for s in changed)
-    bulk = not indexed and conn.execute("SELECT 1 FROM docs LIMIT 1").fetchone() is None
-    writer = _Writer(conn, bulk)
     for sid in gone:
-        _delete_session(conn, indexed[sid][0])
+        delete_session(conn, indexed[sid][0])
         report.sessions_removed += 1
-    for session, docs in _read_docs(history, changed, parallel):
-        if isinstance(docs, StoreUnreadable):
-            report.strays.append(Stray(where=session.store.path, reason=docs.reason, kind="store"))
+    writer = Writer(conn)
+    for (session, sess), prepared in _prepared(history, writer.number(changed), parallel):
+        if isinstance(prepared, StoreUnreadable):
+            report.strays.append(Stray(where=session.store.path, reason=prepared.reason, kind="store"))
             continue
-        report.docs += writer.replace(store.key, session, indexed.get(session.id, (None, None))[0], docs)
+        report.docs += writer.replace(store.key, session, indexed.get(session.id, (None, None))[0], sess,
+                                      prepared)  # fmt: skip
         report.sessions_indexed += 1
         rows = (session.row_stats or (0,))[0]
         report.messages_read += rows
         total[0] += rows
         if progress is not None:
             progress(total[0], total[1])
-    writer.finish_bulk()
+    writer.flush()
     return top
 
 
@@ -327,53 +329,72 @@ PARALLEL_FROM = 20_000
 # Sessions are handed to workers in batches of about this many messages (a batch's docs are held in
 # memory twice: in the worker and in this process).
 BATCH_MESSAGES = 2_000
+# How much lower a worker's scheduling priority is than the writer's.
+WORKER_NICENESS = 10
+# Batches a worker may have made or be making that the writer has not taken yet.
+AHEAD_PER_WORKER = 2
 
 
-def _read_docs(
-    history: History, sessions: list[Session], parallel: bool = True
-) -> Iterator[tuple[Session, list[Doc] | StoreUnreadable]]:
-    """Each session's docs, in the order given: read here, or by one worker process per core when there
-    is a lot to read (decoding is the cost of a build; the writer keeps this process busy meanwhile) and
-    ``parallel`` allows it."""
-    rows = sum((s.row_stats or (0,))[0] for s in sessions)
+def _prepared(
+    history: History, sessions: list[tuple[Session, int]], parallel: bool = True
+) -> Iterator[tuple[tuple[Session, int], Prepared | StoreUnreadable]]:
+    """Each numbered session made ready to write, in the order given: here, or by one worker process per
+    core when there is a lot to read (decoding is the cost of a build; the writer keeps this process busy
+    meanwhile) and ``parallel`` allows it."""
+    rows = sum((s.row_stats or (0,))[0] for s, _ in sessions)
     # Forking a process that runs other threads (the MCP server answers in worker threads; Hermes, around
     # the plugin, has its own) can leave a child waiting forever on a lock another thread held at the
     # fork: such a process reads everything itself.
     workers = min(os.cpu_count() or 1, 2) if parallel and threading.active_count() == 1 else 1
     if rows < PARALLEL_FROM or workers < 2 or not sessions:
-        for session in sessions:
+        for item in sessions:
+            session, sess = item
             try:
                 history.load(session)
             except StoreUnreadable as exc:
-                yield session, exc
+                yield item, exc
                 continue
-            yield session, session_docs(session)
+            yield item, prepare(session, sess)
             session.turns, session.hidden, session.loaded = [], [], False  # let the rows go
         return
-    batches: list[list[Session]] = [[]]
+    batches: list[list[tuple[Session, int]]] = [[]]
     size = 0
-    for session in sessions:
+    for item in sessions:
         if size >= BATCH_MESSAGES:
             batches.append([])
             size = 0
-        batches[-1].append(session)
-        size += (session.row_stats or (0,))[0]
-    location = history.location(sessions[0].store)
+        batches[-1].append(item)
+        size += (item[0].row_stats or (0,))[0]
+    location = history.location(sessions[0][0].store)
     path = location.where
     # A worker opens the store itself (a PostgreSQL connection is never shared across fork) and keeps it for
     # its later batches.
-    jobs = [(location, [s.id for s in batch]) for batch in batches]
+    jobs = [(location, [(s.id, sess) for s, sess in batch]) for batch in batches]
+    if semantic.available():
+        semantic.warm()  # loaded once here, shared by the forked workers
     # fork on Linux: workers inherit the decoder without re-importing __main__ (which may be a -c script).
     context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        for batch, results in zip(batches, pool.map(_worker_docs, jobs), strict=True):
-            for session, docs in zip(batch, results, strict=True):
-                yield session, (StoreUnreadable(path, docs) if isinstance(docs, str) else docs)
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_worker_start) as pool:
+        # A few batches ahead of the writer, no more: results waiting to be written are held in memory.
+        ahead: deque[Future[list[Prepared | str]]] = deque()
+        queued = iter(jobs)
+        for batch in batches:
+            while len(ahead) < workers * AHEAD_PER_WORKER and (job := next(queued, None)) is not None:
+                ahead.append(pool.submit(_worker_prepare, job))
+            for item, prepared in zip(batch, ahead.popleft().result(), strict=True):
+                yield item, (StoreUnreadable(path, prepared) if isinstance(prepared, str) else prepared)
 
 
 # A worker process's open readers, by store key: opened on its first batch of a store, closed when the
 # worker exits (multiprocessing runs its finalizers then).
 _WORKER_READERS: dict[str, StoreReader] = {}
+
+
+def _worker_start() -> None:
+    """A worker yields the CPU to the writer: the writer is the build's critical path (every doc passes
+    through it), a worker that falls behind only has less made ahead."""
+    with contextlib.suppress(OSError, AttributeError):
+        os.nice(WORKER_NICENESS)
 
 
 def _worker_reader(location: locate.StoreLocation) -> StoreReader:
@@ -387,18 +408,19 @@ def _worker_reader(location: locate.StoreLocation) -> StoreReader:
     return reader
 
 
-def _worker_docs(job: tuple[locate.StoreLocation, list[str]]) -> list[list[Doc] | str]:
-    """In a worker process: the docs of some sessions of one store (or why a session could not be read)."""
-    location, ids = job
+def _worker_prepare(job: tuple[locate.StoreLocation, list[tuple[str, int]]]) -> list[Prepared | str]:
+    """In a worker process: some numbered sessions of one store made ready to write (or why a session
+    could not be read)."""
+    location, items = job
     try:
         reader = _worker_reader(location)
     except StoreUnreadable as exc:
-        return [exc.reason for _ in ids]
+        return [exc.reason for _ in items]
     path = location.where
-    out: list[list[Doc] | str] = []
+    out: list[Prepared | str] = []
     store = Store(key=path, name="", path=path, profile="", home=None, schema_version=None)
     columns = reader.columns("messages")
-    for sid in ids:
+    for sid, sess in items:
         try:
             row = reader.session_row(sid)
             if row is None:
@@ -406,7 +428,7 @@ def _worker_docs(job: tuple[locate.StoreLocation, list[str]]) -> list[list[Doc] 
                 continue
             session = decode_session(row, store)
             read_conversation(session, reader.message_rows(sid), columns)
-            out.append(session_docs(session))
+            out.append(prepare(session, sess))
         except StoreUnreadable as exc:
             out.append(exc.reason)
     return out
@@ -442,6 +464,7 @@ def sync_index(
     notify: Callable[[str], None] | None = None,
     parallel: bool = True,
     include_recovered: bool | None = None,
+    rebuild: bool = False,
 ) -> SyncReport:
     """Bring the index up to date with every store, reading only what changed.
 
@@ -450,73 +473,92 @@ def sync_index(
     :param parallel: allow worker processes for a big read (not inside a process that must not fork).
     :param include_recovered: also index sessions only a snapshot or divert holds (``None``: keep doing
         what the index already does); see :mod:`hermes_trail.index.recovered`.
+    :param rebuild: build a new index beside the old one and swap it in (searches meanwhile read the old).
+    :raises TrailError: the index path names another kind of database, or another process is building
+        the first index there (see :func:`~hermes_trail.index.opening.open_index`).
     """
     started = time.perf_counter()
     env = os.environ if env is None else env
     path = index_path or schema.default_index_path(env)
-    conn, rebuilt = _open_index(path)
-    report = SyncReport(rebuilt=rebuilt)
-    if rebuilt and notify is not None:
-        notify(f"rebuilding the search index: {rebuilt}")
+    opened = open_index(path, rebuild)
+    report = SyncReport(rebuilt=opened.rebuilt)
+    if opened.rebuilt and notify is not None:
+        notify(f"rebuilding the search index: {opened.rebuilt}")
     try:
-        known = {key: identity for key, identity in conn.execute("SELECT key, identity FROM stores")}
-        pgs = list(pgs)
-        located = locate.discover(env, homes=homes, dbs=dbs, pgs=pgs).stores
-        identities: dict[str, str] = {}
-        unreachable: set[str] = set()
-        for loc in located:
-            try:
-                identities[loc.key] = location_identity(loc)
-            except StoreUnreadable as exc:  # a database that cannot be reached keeps what was indexed
-                unreachable.add(loc.key)
-                report.strays.append(Stray(where=loc.where, reason=exc.reason, kind="store"))
-        report.stores = len(located)
-        from hermes_trail.index import recovered as rec
-
-        if include_recovered is None:
-            include_recovered = any(key.startswith(rec.PREFIX) for key in known)
-        extra = rec.recovered_homes(env, homes, dbs, store_identity) if include_recovered else {}
-        identities.update({key: found.identity for key, found in extra.items()})
-        changed = {key for key, ident in identities.items() if known.get(key) != ident}
-        for key in set(known) - set(identities) - unreachable:  # a store that is gone takes its sessions
-            if not _begin(conn, key, report):
-                continue
-            for (sess,) in conn.execute("SELECT id FROM sessions WHERE store = ?", (key,)).fetchall():
-                _delete_session(conn, sess)
-                report.sessions_removed += 1
-            conn.execute("DELETE FROM stores WHERE key = ?", (key,))
-            conn.execute("COMMIT")
-        for key in sorted(changed & set(extra)):
-            rec.sync_recovered(conn, key, extra[key], report, _begin)
-        changed -= set(extra)
-        if not changed:
-            return report
-        history = open_history(homes=homes, dbs=dbs, pgs=pgs, env=env, catalog=False,
-                               select=lambda loc: loc.key in changed)  # fmt: skip
-        report.strays.extend(history.strays)
-        total = [0, 0]
-        with history:
-            for store in history.stores:
-                if not _begin(conn, store.path, report):
-                    continue
-                try:
-                    # Another process may have synced this store while this one waited for the lock.
-                    now = conn.execute("SELECT identity FROM stores WHERE key = ?", (store.key,)).fetchone()
-                    if now is None or now[0] != identities.get(store.key):
-                        top = _sync_store(conn, history, store, report, progress, total, parallel)
-                        conn.execute(
-                            "INSERT OR REPLACE INTO stores "
-                            "(key, name, path, profile, identity, watermark, synced_at) "
-                            "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                            (store.key, store.name, store.path, store.profile, identities[store.key], top,
-                             time.time()),
-                        )
-                        report.changed_stores += 1
-                    conn.execute("COMMIT")
-                except BaseException:
-                    conn.execute("ROLLBACK")
-                    raise
-    finally:
-        conn.close()
-        report.seconds = time.perf_counter() - started
+        _sync_all(opened.conn, report, env, homes, dbs, list(pgs), progress, parallel, include_recovered)
+    except BaseException:
+        opened.abandon()
+        raise
+    opened.finish()
+    report.seconds = time.perf_counter() - started
     return report
+
+
+def _sync_all(
+    conn: sqlite3.Connection,
+    report: SyncReport,
+    env: Mapping[str, str],
+    homes: Iterable[str | Path],
+    dbs: Iterable[str | Path],
+    pgs: list[str],
+    progress: Progress | None,
+    parallel: bool,
+    include_recovered: bool | None,
+) -> None:
+    """Every store that changed since the index last saw it, read again into ``conn``."""
+    known = {key: identity for key, identity in conn.execute("SELECT key, identity FROM stores")}
+    located = locate.discover(env, homes=homes, dbs=dbs, pgs=pgs).stores
+    identities: dict[str, str] = {}
+    unreachable: set[str] = set()
+    for loc in located:
+        try:
+            identities[loc.key] = location_identity(loc)
+        except StoreUnreadable as exc:  # a database that cannot be reached keeps what was indexed
+            unreachable.add(loc.key)
+            report.strays.append(Stray(where=loc.where, reason=exc.reason, kind="store"))
+    report.stores = len(located)
+    from hermes_trail.index import recovered as rec
+
+    if include_recovered is None:
+        include_recovered = any(key.startswith(rec.PREFIX) for key in known)
+    extra = rec.recovered_homes(env, homes, dbs, store_identity) if include_recovered else {}
+    identities.update({key: found.identity for key, found in extra.items()})
+    changed = {key for key, ident in identities.items() if known.get(key) != ident}
+    for key in set(known) - set(identities) - unreachable:  # a store that is gone takes its sessions
+        if not _begin(conn, key, report):
+            continue
+        for (sess,) in conn.execute("SELECT id FROM sessions WHERE store = ?", (key,)).fetchall():
+            delete_session(conn, sess)
+            report.sessions_removed += 1
+        conn.execute("DELETE FROM stores WHERE key = ?", (key,))
+        conn.execute("COMMIT")
+    for key in sorted(changed & set(extra)):
+        rec.sync_recovered(conn, key, extra[key], report, _begin)
+    changed -= set(extra)
+    if not changed:
+        return
+    history = open_history(homes=homes, dbs=dbs, pgs=pgs, env=env, catalog=False,
+                           select=lambda loc: loc.key in changed)  # fmt: skip
+    report.strays.extend(history.strays)
+    total = [0, 0]
+    with history:
+        for store in history.stores:
+            if not _begin(conn, store.path, report):
+                continue
+            try:
+                # Another process may have synced this store while this one waited for the lock.
+                now = conn.execute("SELECT identity FROM stores WHERE key = ?", (store.key,)).fetchone()
+                if now is None or now[0] != identities.get(store.key):
+                    top = _sync_store(conn, history, store, report, progress, total, parallel)
+                    conn.execute(
+                        "INSERT OR REPLACE INTO stores "
+                        "(key, name, path, profile, identity, watermark, synced_at) "
+                        "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                        (store.key, store.name, store.path, store.profile, identities[store.key], top,
+                         time.time()),
+                    )  # fmt: skip
+                    report.changed_stores += 1
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise

@@ -1,0 +1,186 @@
+"""Building the index: beside the old one and swapped in, one build at a time, each doc in the full-text
+indexes exactly once however the docs were written (a worker pool's batches, ids given out again)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from hermes_trail.errors import TrailError
+from hermes_trail.index import opening, sync
+from hermes_trail.index.search import search
+from hermes_trail.index.sync import FTS_INDEXES, sync_index
+
+hermes_state = pytest.importorskip("hermes_state")
+
+SESSIONS = 30
+
+
+def _write_store(db_path: Path, sessions: int = SESSIONS, start: int = 0) -> list[str]:
+    db = hermes_state.SessionDB(db_path=db_path)
+    ids = []
+    for n in range(start, start + sessions):
+        sid = f"20261101_{n:06d}_abcdef"
+        ids.append(sid)
+        db.create_session(sid, "cli", cwd=f"/src/project{n % 3}")
+        base = 1_800_000_000.0 + n * 1000
+        db.append_message(sid, "user", f"Question {n}: why does the widget{n} deploy fail?", timestamp=base)
+        db.append_message(sid, "assistant", f"Because widget{n} lost its port.", timestamp=base + 10)
+        if n % 2:  # a command (for the trigram index) and CJK text (for the bigram index)
+            call = {
+                "id": f"c{n}",
+                "type": "function",
+                "function": {"name": "terminal", "arguments": json.dumps({"command": f"make w{n}"})},
+            }
+            db.append_message(sid, "assistant", "", tool_calls=[call], timestamp=base + 20)
+            result = json.dumps({"output": f"built w{n}", "exit_code": 0, "error": None})
+            db.append_message(sid, "tool", result, tool_name="terminal", tool_call_id=f"c{n}",
+                              timestamp=base + 30)  # fmt: skip
+            db.append_message(sid, "user", f"部署第{n}号", timestamp=base + 40)
+    db.close()
+    return ids
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch) -> Path:
+    root = tmp_path / "hermes"
+    root.mkdir()
+    monkeypatch.setenv("HERMES_HOME", str(root))
+    _write_store(root / "state.db")
+    return root
+
+
+@pytest.fixture
+def index(tmp_path: Path) -> Path:
+    return tmp_path / "index" / "index.db"
+
+
+def _check_full_text(index: Path) -> None:
+    """Every full-text index holds exactly the docs that have its column: SQLite's own check against the
+    docs (for the word index, where every doc has text), its docs counted, and each doc's words found."""
+    with sqlite3.connect(index) as conn:
+        conn.execute("INSERT INTO docs_fts (docs_fts, rank) VALUES ('integrity-check', 1)")
+        for table, column in FTS_INDEXES:
+            conn.execute(f"INSERT INTO {table} ({table}) VALUES ('integrity-check')")
+            indexed = conn.execute(f"SELECT count(*) FROM {table}_docsize").fetchone()[0]
+            has = conn.execute(f"SELECT count(*) FROM docs WHERE {column} IS NOT NULL").fetchone()[0]
+            assert indexed == has, table
+        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
+def _hold_build_lock(index: Path):
+    import fcntl
+
+    index.parent.mkdir(parents=True, exist_ok=True)
+    handle = index.with_name(index.name + ".lock").open("a")
+    fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    return handle
+
+
+def test_a_first_build_is_made_beside_and_ends_in_wal_mode(home, index):
+    report = sync_index(index, homes=[home])
+    assert report.sessions_indexed == SESSIONS and report.rebuilt is None
+    assert not list(index.parent.glob("index.db.new-*"))
+    with sqlite3.connect(index) as conn:
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    _check_full_text(index)
+    assert search(index, "widget7").hits
+
+
+def test_docs_written_in_batches_by_workers_are_each_indexed_once(home, index, monkeypatch):
+    monkeypatch.setattr(sync, "PARALLEL_FROM", 1)
+    monkeypatch.setattr(sync, "BATCH_MESSAGES", 3)
+    monkeypatch.setattr(sync, "FTS_BATCH", 7)  # flushes fall mid-batch and mid-session
+    sync_index(index, homes=[home])
+    _check_full_text(index)
+    for n in (0, 13, SESSIONS - 1):
+        assert search(index, f"widget{n}").hits[0].session_id == f"20261101_{n:06d}_abcdef"
+
+
+def test_ids_given_out_again_after_a_replace_are_indexed(home, index, monkeypatch):
+    """The session written last holds the highest doc ids; read again first, its new docs reuse them."""
+    monkeypatch.setattr(sync, "FTS_BATCH", 2)
+    sync_index(index, homes=[home])
+    newest = f"20261101_{SESSIONS - 1:06d}_abcdef"
+    with sqlite3.connect(index) as conn:
+        top = conn.execute("SELECT max(id) FROM docs").fetchone()[0]
+    db = hermes_state.SessionDB(db_path=home / "state.db")
+    db.append_message(newest, "user", "And the gizmo checksum?", timestamp=1_800_100_000.0)
+    db.close()
+    assert sync_index(index, homes=[home]).sessions_indexed == 1
+    with sqlite3.connect(index) as conn:
+        reused = conn.execute("SELECT min(id) FROM docs WHERE sess = (SELECT max(id) FROM sessions)")
+        assert reused.fetchone()[0] <= top  # the case this test is about
+    _check_full_text(index)
+    assert search(index, "gizmo checksum").hits[0].session_id == newest
+    assert search(index, f"make w{SESSIONS - 1}").hits[0].session_id == newest
+    db = hermes_state.SessionDB(db_path=home / "state.db")
+    db.append_message("20261101_000003_abcdef", "user", "What about sprockets?", timestamp=1_800_100_001.0)
+    db.close()
+    _write_store(home / "state.db", sessions=2, start=SESSIONS)
+    assert sync_index(index, homes=[home]).sessions_indexed == 3
+    _check_full_text(index)
+    assert search(index, "sprockets").hits and search(index, f"widget{SESSIONS + 1}").hits
+
+
+def test_a_rebuild_is_swapped_in_whole_and_searches_meanwhile_read_the_old(home, index, monkeypatch):
+    sync_index(index, homes=[home])
+    seen: list[int] = []
+
+    def progress(done: int, total: int) -> None:
+        if not seen:  # mid-rebuild: another reader still finds everything in the old index
+            seen.append(len(search(index, "widget").hits))
+
+    lines: list[str] = []
+    report = sync_index(index, homes=[home], rebuild=True, progress=progress, notify=lines.append)
+    assert seen and seen[0] > 0
+    assert report.sessions_indexed == SESSIONS and lines == [
+        "rebuilding the search index: asked to rebuild it"
+    ]
+    _check_full_text(index)
+    assert not list(index.parent.glob("index.db.new-*"))
+
+
+def test_an_interrupted_rebuild_leaves_the_old_index_and_no_trace(home, index):
+    sync_index(index, homes=[home])
+    before = index.stat().st_ino
+
+    def interrupt(done: int, total: int) -> None:
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        sync_index(index, homes=[home], rebuild=True, progress=interrupt)
+    assert index.stat().st_ino == before and search(index, "widget3").hits
+    assert not list(index.parent.glob("index.db.new-*"))
+    assert sync_index(index, homes=[home], rebuild=True).sessions_indexed == SESSIONS  # the lock was let go
+
+
+def test_while_another_process_builds_a_query_uses_the_index_in_place(home, index, monkeypatch):
+    sync_index(index, homes=[home])
+    monkeypatch.setattr(opening, "BUILD_WAIT_SECONDS", 0.2)
+    holder = _hold_build_lock(index)
+    try:
+        assert sync_index(index, homes=[home]).rebuilt is None  # nothing to build: the lock is not needed
+        with sqlite3.connect(index) as conn:
+            conn.execute("UPDATE meta SET value = 'trail-index-0' WHERE key = 'format'")
+        with pytest.raises(TrailError, match="being built by another trail"):
+            sync_index(index, homes=[home])  # no index this process can read, and the build is not its
+        with pytest.raises(TrailError, match="being built by another trail"):
+            sync_index(index, homes=[home], rebuild=True)
+    finally:
+        holder.close()
+    assert sync_index(index, homes=[home]).rebuilt  # once the other build is gone, this one builds
+
+
+def test_a_first_build_under_way_elsewhere_is_a_clear_error(home, index, monkeypatch):
+    monkeypatch.setattr(opening, "BUILD_WAIT_SECONDS", 0.2)
+    holder = _hold_build_lock(index)
+    try:
+        with pytest.raises(TrailError, match="being built by another trail process; try again"):
+            sync_index(index, homes=[home])
+        assert not index.exists()
+    finally:
+        holder.close()
