@@ -13,7 +13,10 @@ Tables:
   class and lineage root (a continuation chain is one conversation), and its *gist*: a static sentence
   vector of its title and prompts (``semantic.py``) that finds it when asked in other words.
 - ``docs``: one row per searchable thing the model yields: a prompt, a reply, a summary, a notice, a
-  command with its output and exit code, a file edit, a tool's kept output. Never raw rows.
+  command with its output and exit code, a file edit, a tool's kept output. Never raw rows. ``chars`` is
+  the length of its text, stored before the text so ranking can weigh a doc without reading its text.
+- ``meta``: the format, and ``sessions_version``, which triggers bump whenever a session row is added or
+  removed: what a long-lived process keeps derived from the sessions (the gist matrix) is stale when it moved.
 - ``docs_fts``: the word index over ``docs.text`` (unicode61, diacritics folded, Porter stemming).
 - ``docs_tri``: a trigram index over ``docs.key``: only what a word index cannot find in a word (paths,
   commands, file names): substrings.
@@ -29,7 +32,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 # Bump when the tables or what goes into them change: an index of another format is rebuilt beside.
-FORMAT = "trail-index-5"  # 5: session titles redacted
+FORMAT = "trail-index-6"  # 6: docs.chars, meta.sessions_version
 
 _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
@@ -62,6 +65,12 @@ CREATE TABLE sessions (
     UNIQUE (store, session_id)
 );
 CREATE INDEX sessions_root ON sessions (store, root);
+CREATE TRIGGER sessions_added AFTER INSERT ON sessions BEGIN
+    UPDATE meta SET value = value + 1 WHERE key = 'sessions_version';
+END;
+CREATE TRIGGER sessions_removed AFTER DELETE ON sessions BEGIN
+    UPDATE meta SET value = value + 1 WHERE key = 'sessions_version';
+END;
 CREATE TABLE docs (
     id INTEGER PRIMARY KEY,
     sess INTEGER NOT NULL,
@@ -81,6 +90,7 @@ CREATE TABLE docs (
     command TEXT,
     rewound INTEGER NOT NULL DEFAULT 0,
     archived INTEGER NOT NULL DEFAULT 0,
+    chars INTEGER NOT NULL DEFAULT 0,
     text TEXT NOT NULL,
     key TEXT,
     cjk TEXT
@@ -141,7 +151,7 @@ def connect(path: Path) -> sqlite3.Connection:
 def create(conn: sqlite3.Connection) -> None:
     """Make the tables of an empty index and record its format."""
     conn.executescript(_SCHEMA)
-    conn.execute("INSERT INTO meta (key, value) VALUES ('format', ?)", (FORMAT,))
+    conn.execute("INSERT INTO meta (key, value) VALUES ('format', ?), ('sessions_version', 0)", (FORMAT,))
 
 
 FOREIGN = "foreign"

@@ -72,6 +72,10 @@ class SearchFilters:
     session: str | None = None
     include_rewound: bool = False
 
+    def only_live(self) -> bool:
+        """No filter but the default one, leaving rewound docs out (a few in a hundred)."""
+        return not self.include_rewound and self == SearchFilters()
+
 
 @dataclass(slots=True)
 class Hit:
@@ -143,6 +147,11 @@ _DOC_COLUMNS = (
 )
 
 
+# The same, read in two steps: the docs, then their sessions (a few, each once).
+_DOC_ONLY = "d.id, d.sess, d.row, d.part, d.role, d.kind, d.tool, d.time, d.exit_code, d.path, d.rewound"
+_SESSION_COLUMNS = "id, store, session_id, ref, profile, project, source, kind, root, title"
+
+
 def _where(filters: SearchFilters) -> tuple[list[str], list[Any]]:
     clauses: list[str] = []
     params: list[Any] = []
@@ -197,42 +206,68 @@ def _candidates(
     """Scored matches of one index, lower scores first (as ``bm25`` gives them).
 
     All matches are scored with BM25 when there are fewer than :data:`WINDOW`. With more, the newest
-    :data:`WINDOW` are scored by how often the terms occur in the head of each text against its length:
-    BM25 would first count every match of each term over the whole index, which is exactly the cost this
-    avoids, and for terms that common the inverse document frequency that count buys says little.
+    :data:`WINDOW` are scored without it: BM25 would first count every match of each term over the whole
+    index, which is exactly the cost this avoids, and for terms that common the inverse document frequency
+    that count buys says little. Every doc of the window has every term, so its length tells (shorter is
+    more about them), read from ``docs.chars`` without reading its text; when any of the terms may match
+    (``OR``, the relaxed pass), how many of them occur in the head of its text counts first.
     """
     clauses, params = _where(filters)
     where = " AND ".join([f"{table} MATCH ?", *clauses])
-    join = f"FROM {table} f JOIN docs d ON d.id = f.rowid JOIN sessions s ON s.id = d.sess"
-    if clauses:
-        window_sql = f"SELECT f.rowid {join} WHERE {where} ORDER BY f.rowid DESC LIMIT ?"
-    else:  # no filter: the full-text index alone gives the newest matches, without a join per match
+    # Sessions are joined only for a filter on them; their columns are read once a session afterwards.
+    join = f"FROM {table} f JOIN docs d ON d.id = f.rowid"
+    if any("s." in clause for clause in clauses):
+        join += " JOIN sessions s ON s.id = d.sess"
+    if filters.only_live():  # the full-text index alone gives the newest matches, without a join per match
         window_sql = f"SELECT rowid FROM {table} WHERE {table} MATCH ? ORDER BY rowid DESC LIMIT ?"
-    newest = [r[0] for r in conn.execute(window_sql, (expression, *params, window))]
+        newest = [r[0] for r in conn.execute(window_sql, (expression, window))]
+    else:
+        window_sql = f"SELECT f.rowid {join} WHERE {where} ORDER BY f.rowid DESC LIMIT ?"
+        newest = [r[0] for r in conn.execute(window_sql, (expression, *params, window))]
     if len(newest) < window:
         if not newest:
             return [], False
         rows = conn.execute(
-            f"SELECT {_DOC_COLUMNS}, bm25({table}) {join} WHERE {where} ORDER BY bm25({table}) LIMIT ?",
+            f"SELECT {_DOC_ONLY}, bm25({table}) {join} WHERE {where} ORDER BY bm25({table}) LIMIT ?",
             (expression, *params, SHORTLIST),
         ).fetchall()
-        return rows, False
+        return _with_sessions(conn, rows), False
     marks = ", ".join("?" for _ in newest)
-    rows = conn.execute(
-        f"SELECT {_DOC_COLUMNS}, substr(d.text, 1, {HEAD}), length(d.text) "
-        f"FROM docs d JOIN sessions s ON s.id = d.sess WHERE d.id IN ({marks})",
-        newest,
-    ).fetchall()
+    live = "" if filters.include_rewound else " AND d.rewound = 0"  # the window may hold rewound docs
     lowered = [t.lower() for t in terms if t.strip()][:8]
-    scored = [(*row[:-2], _occurrence_score(row[-2], row[-1], lowered)) for row in rows]
-    return sorted(scored, key=lambda r: r[-1])[:SHORTLIST], True
+    if " OR " in expression:  # which of the terms a doc has tells most: count them in its start
+        head = f"substr(d.text, 1, {HEAD})"
+    else:  # every doc has every term: its length tells, read without reading its text
+        head, lowered = "''", []
+    rows = conn.execute(
+        f"SELECT {_DOC_ONLY}, {head}, d.chars FROM docs d WHERE d.id IN ({marks}){live}", newest
+    ).fetchall()
+    floor = math.log(2.0) * max(1, len([t for t in terms if t.strip()][:8]))  # each term once
+    scored = [(*row[:-2], _occurrence_score(row[-2], row[-1], lowered, floor)) for row in rows]
+    return _with_sessions(conn, sorted(scored, key=lambda r: r[-1])[:SHORTLIST]), True
 
 
-def _occurrence_score(head: str, length: int, terms: list[str]) -> float:
-    """A cheap stand-in for BM25 inside a window, lower is better like ``bm25``."""
+def _with_sessions(conn: sqlite3.Connection, rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+    """Rows of :data:`_DOC_ONLY` (and what follows) as rows of :data:`_DOC_COLUMNS`: each doc's session
+    read once for all its docs."""
+    wanted = list({row[1] for row in rows})
+    sessions: dict[int, tuple[Any, ...]] = {}
+    for start in range(0, len(wanted), 500):
+        chunk = wanted[start : start + 500]
+        marks = ", ".join("?" for _ in chunk)
+        found = conn.execute(f"SELECT {_SESSION_COLUMNS} FROM sessions WHERE id IN ({marks})", chunk)
+        sessions.update((r[0], r[1:]) for r in found)
+    return [(row[0], *sessions[row[1]], *row[2:]) for row in rows if row[1] in sessions]
+
+
+def _occurrence_score(head: str, length: int, terms: list[str], floor: float) -> float:
+    """A cheap stand-in for BM25 inside a window, lower is better like ``bm25``: how often the ``terms``
+    occur in the ``head`` of the text against its ``length``; with no terms to count, each counts once
+    (``floor``) and the length alone tells."""
+    if not terms:
+        return -floor / (1.0 + length / 4000.0)
     text = head.lower()
-    found = sum(math.log1p(text.count(t)) for t in terms) if terms else 1.0
-    return -found / (1.0 + length / 4000.0)
+    return -sum(math.log1p(text.count(t)) for t in terms) / (1.0 + length / 4000.0)
 
 
 def _hit(row: tuple[Any, ...], score: float) -> Hit:
@@ -422,15 +457,18 @@ def _semantic(
     chosen = {sessions[i]: float(similarity[i]) for i in nearest if similarity[i] >= SEMANTIC_FLOOR}
     if not chosen:
         return []
-    # Each session is reported on its first live prompt (what the gist mostly says), else its first doc.
+    # Each session is reported on its first live prompt (what the gist mostly says), else its first doc:
+    # found through the docs_sess index, not by reading every doc of a long session.
     marks = ", ".join("?" for _ in chosen)
     first: dict[int, tuple[Any, ...]] = {}
     for row in conn.execute(
-        f"SELECT {_DOC_COLUMNS}, d.sess FROM docs d JOIN sessions s ON s.id = d.sess "
-        f"WHERE d.sess IN ({marks}) ORDER BY d.sess, d.kind != 'prompt' OR d.rewound, d.id",
+        f"SELECT {_DOC_COLUMNS}, s.id FROM sessions s JOIN docs d ON d.id = coalesce("
+        "(SELECT p.id FROM docs p WHERE p.sess = s.id AND p.kind = 'prompt' AND p.rewound = 0 "
+        "ORDER BY p.id LIMIT 1), (SELECT min(a.id) FROM docs a WHERE a.sess = s.id)) "
+        f"WHERE s.id IN ({marks})",
         list(chosen),
     ):
-        first.setdefault(row[-1], row[:-1])
+        first[row[-1]] = row[:-1]
     hits = []
     for sess, sim in chosen.items():
         if sess in first:
@@ -446,16 +484,16 @@ def _gists(conn: sqlite3.Connection, where: str, params: list[Any]) -> tuple[lis
     """The gists a semantic pass compares against: session ids and one float32 matrix.
 
     A long-lived caller (the MCP server, the Hermes plugin) asks many questions of an index that seldom
-    changes, so the matrix of the last filter is kept while the sessions table is the same (a changed
-    session is a new row: its highest id and the count tell).
+    changes, so the matrix of the last filter is kept while the sessions table is the same (a trigger bumps
+    ``sessions_version`` whenever a session row is added or removed, and a changed session is a new row).
     """
     database = conn.execute("PRAGMA database_list").fetchone()[2]
     try:
         inode = Path(database).stat().st_ino if database else None  # a rebuilt index is a new file
     except OSError:
         inode = None
-    state = conn.execute("SELECT max(id), count(*) FROM sessions").fetchone()
-    key = (database, inode, where, tuple(params), *state)
+    version = conn.execute("SELECT value FROM meta WHERE key = 'sessions_version'").fetchone()
+    key = (database, inode, where, tuple(params), version)
     if key not in _GISTS:
         rows = conn.execute(f"SELECT s.id, s.gist FROM sessions s WHERE {where}", params).fetchall()
         _GISTS.clear()

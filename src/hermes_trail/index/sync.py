@@ -161,30 +161,11 @@ def _session_row(session: Session, store_key: str, sess: int, gist: bytes | None
 
 def _doc_rows(sess: int, docs: Iterable[Doc]) -> list[tuple[Any, ...]]:
     return [
-        (
-            sess,
-            d.row,
-            d.part,
-            d.role,
-            d.kind,
-            d.tool,
-            d.time,
-            d.exit_code,
-            d.path,
-            d.moved_to,
-            d.action,
-            d.added,
-            d.removed,
-            None if d.applied is None else int(d.applied),
-            d.command,
-            int(d.rewound),
-            int(d.archived),
-            d.text,
-            d.key,
-            d.cjk,
-        )
+        (sess, d.row, d.part, d.role, d.kind, d.tool, d.time, d.exit_code, d.path, d.moved_to, d.action,
+         d.added, d.removed, None if d.applied is None else int(d.applied), d.command, int(d.rewound),
+         int(d.archived), len(d.text), d.text, d.key, d.cjk)
         for d in docs
-    ]
+    ]  # fmt: skip
 
 
 _INSERT_SESSION = (
@@ -194,8 +175,8 @@ _INSERT_SESSION = (
 )
 _INSERT_DOC = (
     "INSERT INTO docs (sess, row, part, role, kind, tool, time, exit_code, path, moved_to, action, added, "
-    "removed, applied, command, rewound, archived, text, key, cjk) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    "removed, applied, command, rewound, archived, chars, text, key, cjk) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
 
 # New docs go into the full-text indexes this many at a time: while the workers decode what comes next,
