@@ -202,6 +202,7 @@ def _candidates(
     filters: SearchFilters,
     terms: list[str],
     window: int = WINDOW,
+    any_of: list[str] | None = None,
 ) -> tuple[list[tuple[Any, ...]], bool]:
     """Scored matches of one index, lower scores first (as ``bm25`` gives them).
 
@@ -209,8 +210,10 @@ def _candidates(
     :data:`WINDOW` are scored without it: BM25 would first count every match of each term over the whole
     index, which is exactly the cost this avoids, and for terms that common the inverse document frequency
     that count buys says little. Every doc of the window has every term, so its length tells (shorter is
-    more about them), read from ``docs.chars`` without reading its text; when any of the terms may match
-    (``OR``, the relaxed pass), how many of them occur in the head of its text counts first.
+    more about them), read from ``docs.chars`` without reading its text. When any of the terms may match,
+    which of them a doc has counts first: for the relaxed pass (``any_of``, its words), each word's own
+    matches within the window's span of ids, rarer words weighing more (an error's module name over
+    "error"); for an ``OR`` typed by a person, how often the terms occur in the head of its text.
     """
     clauses, params = _where(filters)
     where = " AND ".join([f"{table} MATCH ?", *clauses])
@@ -235,16 +238,38 @@ def _candidates(
     marks = ", ".join("?" for _ in newest)
     live = "" if filters.include_rewound else " AND d.rewound = 0"  # the window may hold rewound docs
     lowered = [t.lower() for t in terms if t.strip()][:8]
-    if " OR " in expression:  # which of the terms a doc has tells most: count them in its start
+    if any_of is None and " OR " in expression:  # which terms a doc has tells most: count them in its start
         head = f"substr(d.text, 1, {HEAD})"
-    else:  # every doc has every term: its length tells, read without reading its text
+    else:  # every doc has every term, or the words are counted below: read without reading texts
         head, lowered = "''", []
     rows = conn.execute(
         f"SELECT {_DOC_ONLY}, {head}, d.chars FROM docs d WHERE d.id IN ({marks}){live}", newest
     ).fetchall()
-    floor = math.log(2.0) * max(1, len([t for t in terms if t.strip()][:8]))  # each term once
-    scored = [(*row[:-2], _occurrence_score(row[-2], row[-1], lowered, floor)) for row in rows]
+    if any_of is not None:
+        has = _word_weights(conn, table, any_of, min(newest), max(newest))
+        scored = [(*row[:-2], -has.get(row[0], 0.0) / (1.0 + row[-1] / 4000.0)) for row in rows]
+    else:
+        floor = math.log(2.0) * max(1, len(lowered) or len([t for t in terms if t.strip()][:8]))
+        scored = [(*row[:-2], _occurrence_score(row[-2], row[-1], lowered, floor)) for row in rows]
     return _with_sessions(conn, sorted(scored, key=lambda r: r[-1])[:SHORTLIST]), True
+
+
+def _word_weights(
+    conn: sqlite3.Connection, table: str, words: list[str], low: int, high: int
+) -> dict[int, float]:
+    """For each doc with ids from ``low`` to ``high``: the summed weight of the ``words`` it has, each word
+    weighing by how rare it is in that span (its own matches there, read from the full-text index)."""
+    span = high - low + 1
+    weights: dict[int, float] = {}
+    for word in words[:8]:
+        found = [r[0] for r in conn.execute(
+            f"SELECT rowid FROM {table} WHERE {table} MATCH ? AND rowid >= ? AND rowid <= ?",
+            (_fts_string(word), low, high),
+        )]  # fmt: skip
+        weight = math.log1p(span / (1.0 + len(found)))
+        for doc in found:
+            weights[doc] = weights.get(doc, 0.0) + weight
+    return weights
 
 
 def _with_sessions(conn: sqlite3.Connection, rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
@@ -297,39 +322,46 @@ def _snippets(conn: sqlite3.Connection, hits: list[Hit], terms: list[str], chars
         return
     marks = ", ".join("?" for _ in hits)
     texts = dict(conn.execute(f"SELECT id, text FROM docs WHERE id IN ({marks})", [h.doc for h in hits]))
+    marker = Highlighter(terms)
     for hit in hits:
-        hit.snippet = highlight(texts.get(hit.doc, ""), terms, chars)
+        hit.snippet = marker.snippet(texts.get(hit.doc, ""), chars)
+
+
+class Highlighter:
+    """Snippets for one query's terms: two patterns made once, each text searched once for the first term
+    and its window marked in one pass (longer terms first, so a term inside another is not marked twice)."""
+
+    def __init__(self, terms: list[str]) -> None:
+        words = sorted({t for t in terms if t}, key=len, reverse=True)
+        self.first = re.compile("|".join(re.escape(t) for t in words), re.IGNORECASE) if words else None
+        # A word term marks words that start with it (stems: "test" marks "tests"), not its inside of others.
+        marked = [(r"\b" if t[:1].isalnum() else "") + re.escape(t) for t in words]
+        self.mark = re.compile("|".join(marked), re.IGNORECASE) if words else None
+
+    def snippet(self, text: str, chars: int) -> str:
+        """A window of ``text`` around the first term found, every term marked; the start when none is."""
+        found = self.first.search(text) if self.first is not None else None
+        if found is None or self.mark is None:
+            return text[:chars] + ("…" if len(text) > chars else "")
+        start = max(0, found.start() - chars // 3)
+        window = self.mark.sub(lambda m: f"{MARK_OPEN}{m.group()}{MARK_CLOSE}", text[start : start + chars])
+        return ("…" if start else "") + window + ("…" if start + chars < len(text) else "")
 
 
 def highlight(text: str, terms: list[str], chars: int) -> str:
     """A window of ``text`` around the first term found, every term marked; the start when none is."""
-    lowered = text.lower()
-    spots = [(lowered.find(t.lower()), t) for t in terms if t]
-    spots = [(i, t) for i, t in spots if i >= 0]
-    if not spots:
-        return text[:chars] + ("…" if len(text) > chars else "")
-    first = min(i for i, _ in spots)
-    start = max(0, first - chars // 3)
-    window = text[start : start + chars]
-    for term in sorted({t for _, t in spots}, key=len, reverse=True):
-        # A word term marks words that start with it (stems: "test" marks "tests"), not its inside of others.
-        edge = r"\b" if term[:1].isalnum() else ""
-        window = re.sub(edge + re.escape(term), lambda m: f"{MARK_OPEN}{m.group()}{MARK_CLOSE}", window,
-                        flags=re.IGNORECASE)  # fmt: skip
-    return ("…" if start else "") + window + ("…" if start + chars < len(text) else "")
+    return Highlighter(terms).snippet(text, chars)
 
 
 def _fts_string(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
 
-def _relaxed(parsed: query.Query, terms: list[str]) -> str | None:
-    """Any of the terms instead of all of them: for words spread over a conversation, or an error pasted
-    from another run (other line numbers, sizes, ids)."""
-    words = [t for t in terms if any(c.isalnum() for c in t) and not cjk.has_cjk(t)]
-    if len(words) < 2:
-        return None
-    return " OR ".join(_fts_string(w) for w in dict.fromkeys(words))
+def _relaxed(terms: list[str]) -> list[str]:
+    """The words to look for any of instead of all of them (none when fewer than two): for words spread
+    over a conversation, or an error pasted from another run (other line numbers, sizes, ids)."""
+    words = list(dict.fromkeys(t for t in terms if any(c.isalnum() for c in t) and not cjk.has_cjk(t)))
+    return words if len(words) >= 2 else []
 
 
 def _conversation_score(hits: list[Hit]) -> float:
@@ -374,8 +406,9 @@ def search(
         ordered = sorted(groups.values(), key=lambda c: _conversation_score(c.hits), reverse=True)
         if len(groups) < min(limit, RELAX_BELOW):
             pool: list[tuple[Conversation, float]] = []
-            if relaxed := _relaxed(parsed, terms):
-                more, cut = _ranked(conn, [("docs_fts", relaxed)], filters, terms, RELAXED_WINDOW)
+            if words := _relaxed(terms):
+                relaxed = " OR ".join(_fts_string(w) for w in words)
+                more, cut = _ranked(conn, [("docs_fts", relaxed)], filters, terms, RELAXED_WINDOW, words)
                 windowed = windowed or cut
                 found = [g for k, g in _group(more).items() if k not in groups]
                 pool += _standing(found, [_conversation_score(g.hits) for g in found], LEXICAL_SPREAD)
@@ -404,11 +437,12 @@ def _ranked(
     filters: SearchFilters,
     terms: list[str],
     window: int = WINDOW,
+    any_of: list[str] | None = None,
 ) -> tuple[list[Hit], bool]:
     rows: dict[int, tuple[Any, ...]] = {}
     windowed = False
     for table, expression in plans:
-        found, cut = _candidates(conn, table, expression, filters, terms, window)
+        found, cut = _candidates(conn, table, expression, filters, terms, window, any_of)
         windowed = windowed or cut
         for row in found:  # a doc found by two indexes keeps its better (lower) score
             if row[0] not in rows or row[-1] < rows[row[0]][-1]:

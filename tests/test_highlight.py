@@ -1,0 +1,30 @@
+"""Snippets: a window around the first term, every term marked once, word terms only at word starts."""
+
+from __future__ import annotations
+
+from hermes_trail.index.search import Highlighter, highlight
+
+
+def test_every_term_is_marked_once_longest_first():
+    text = "ran the tests: test_login passed, latest build failed"
+    assert highlight(text, ["test", "test_login"], 200) == (
+        "ran the «test»s: «test_login» passed, latest build failed"
+    )  # "latest" holds "test" but not at a word start; "test_login" is not marked twice
+
+
+def test_the_window_starts_near_the_first_term():
+    text = "x" * 500 + " connection refused " + "y" * 500
+    snippet = Highlighter(["refused", "connection"]).snippet(text, 90)
+    assert snippet.startswith("…") and snippet.endswith("…")
+    assert "«connection» «refused»" in snippet
+    assert len(snippet) == 90 + 2 + 4  # the window, two ellipses, four marks
+
+
+def test_no_term_found_gives_the_start():
+    assert highlight("nothing here to see", ["absent"], 7) == "nothing…"
+    assert highlight("short", [], 10) == "short"
+
+
+def test_symbols_are_matched_literally_and_case_is_ignored():
+    marked = highlight("Run make build (v2.1+) NOW", ["(v2.1+)", "now"], 100)
+    assert marked == "Run make build «(v2.1+)» «NOW»"
