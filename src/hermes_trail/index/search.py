@@ -357,11 +357,17 @@ def _fts_string(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
 
-def _relaxed(terms: list[str]) -> list[str]:
-    """The words to look for any of instead of all of them (none when fewer than two): for words spread
-    over a conversation, or an error pasted from another run (other line numbers, sizes, ids)."""
+def _relaxed(conn: sqlite3.Connection, terms: list[str]) -> list[str]:
+    """The words to look for any of instead of all of them: for words spread over a conversation, or an
+    error pasted from another run (other line numbers, sizes, ids). None when fewer than two of them occur
+    anywhere: any of one word is that word alone, which drops what made the query (``mutex failed`` with no
+    mutex anywhere would find every failure)."""
     words = list(dict.fromkeys(t for t in terms if any(c.isalnum() for c in t) and not cjk.has_cjk(t)))
-    return words if len(words) >= 2 else []
+    if len(words) < 2:
+        return []
+    present = [w for w in words if conn.execute(
+        "SELECT 1 FROM docs_fts WHERE docs_fts MATCH ? LIMIT 1", (_fts_string(w),)).fetchone()]  # fmt: skip
+    return words if len(present) >= 2 else []
 
 
 def _conversation_score(hits: list[Hit]) -> float:
@@ -406,7 +412,7 @@ def search(
         ordered = sorted(groups.values(), key=lambda c: _conversation_score(c.hits), reverse=True)
         if len(groups) < min(limit, RELAX_BELOW):
             pool: list[tuple[Conversation, float]] = []
-            if words := _relaxed(terms):
+            if words := _relaxed(conn, terms):
                 relaxed = " OR ".join(_fts_string(w) for w in words)
                 more, cut = _ranked(conn, [("docs_fts", relaxed)], filters, terms, RELAXED_WINDOW, words)
                 windowed = windowed or cut
@@ -442,6 +448,8 @@ def _ranked(
     rows: dict[int, tuple[Any, ...]] = {}
     windowed = False
     for table, expression in plans:
+        if table == "docs_tri" and windowed:
+            continue  # the words found a full window: the substrings of the same terms would add little
         found, cut = _candidates(conn, table, expression, filters, terms, window, any_of)
         windowed = windowed or cut
         for row in found:  # a doc found by two indexes keeps its better (lower) score
