@@ -3,17 +3,17 @@
 Ranking one BM25 over every matching row is what makes a common word slow on a big history (thousands of
 matches to score). Here each index is first asked for its newest matches only, in descending doc id order,
 which FTS5 answers without scoring (doc ids follow activity: the index writes older sessions first and
-appends what is new). When a query has fewer matches than that window, every match is scored, so rare
-terms are ranked over the whole history; when it has more, BM25 ranks the newest window, which is where a
-person's "what did I do about X" usually lives and where an updated fact is. Scores are then weighed by
-what matched (a typed prompt, a reply or a command above a tool's output) and by the session's class (cron
-runs and sub-agents lower, never hidden), and the best hit of each conversation (a continuation chain is
-one) leads its group.
+appends what is new). When a query has fewer matches than that window, every match is scored with BM25, so
+rare terms are ranked over the whole history; when it has more, the newest window is ranked without it (by
+each doc's length, or by which of the words it has), which is where a person's "what did I do about X"
+usually lives and where an updated fact is. Scores are then weighed by what matched (a typed prompt, a
+reply or a command above a tool's output) and by the session's class (cron runs and sub-agents lower,
+never hidden), and the best hit of each conversation (a continuation chain is one) leads its group.
 
 When every term together finds few conversations (a question asked in other words than the session used),
 the weaker evidence is pooled below them: conversations with any of the terms, and sessions whose gist (a
-static sentence vector of what was asked, ``semantic.py``) is close to the query's. Reciprocal-rank fusion
-orders that pool, so a session found both ways leads it.
+static sentence vector of what was asked, ``semantic.py``) is close to the query's. Each counts by how far
+it stands out from its own crowd, and ranks by its stronger evidence.
 """
 
 from __future__ import annotations
@@ -71,10 +71,6 @@ class SearchFilters:
     tool: str | None = None
     session: str | None = None
     include_rewound: bool = False
-
-    def only_live(self) -> bool:
-        """No filter but the default one, leaving rewound docs out (a few in a hundred)."""
-        return not self.include_rewound and self == SearchFilters()
 
 
 @dataclass(slots=True)
@@ -221,32 +217,26 @@ def _candidates(
     join = f"FROM {table} f JOIN docs d ON d.id = f.rowid"
     if any("s." in clause for clause in clauses):
         join += " JOIN sessions s ON s.id = d.sess"
-    if filters.only_live():  # the full-text index alone gives the newest matches, without a join per match
-        window_sql = f"SELECT rowid FROM {table} WHERE {table} MATCH ? ORDER BY rowid DESC LIMIT ?"
-        newest = [r[0] for r in conn.execute(window_sql, (expression, window))]
-    else:
-        window_sql = f"SELECT f.rowid {join} WHERE {where} ORDER BY f.rowid DESC LIMIT ?"
-        newest = [r[0] for r in conn.execute(window_sql, (expression, *params, window))]
-    if len(newest) < window:
-        if not newest:
+    lowered = [t.lower() for t in terms if t.strip()][:8]
+    if any_of is None and " OR " in expression:  # which terms a doc has tells most: count them in its start
+        head = f"substr(d.text, 1, {HEAD})"
+    else:  # every doc has every term, or the words are counted below: read without reading texts
+        head, lowered = "''", []
+    # The newest matches, in the full-text index's own order (no sort), each doc read as it comes.
+    rows = conn.execute(
+        f"SELECT {_DOC_ONLY}, {head}, d.chars {join} WHERE {where} ORDER BY f.rowid DESC LIMIT ?",
+        (expression, *params, window),
+    ).fetchall()
+    if len(rows) < window:
+        if not rows:
             return [], False
         rows = conn.execute(
             f"SELECT {_DOC_ONLY}, bm25({table}) {join} WHERE {where} ORDER BY bm25({table}) LIMIT ?",
             (expression, *params, SHORTLIST),
         ).fetchall()
         return _with_sessions(conn, rows), False
-    marks = ", ".join("?" for _ in newest)
-    live = "" if filters.include_rewound else " AND d.rewound = 0"  # the window may hold rewound docs
-    lowered = [t.lower() for t in terms if t.strip()][:8]
-    if any_of is None and " OR " in expression:  # which terms a doc has tells most: count them in its start
-        head = f"substr(d.text, 1, {HEAD})"
-    else:  # every doc has every term, or the words are counted below: read without reading texts
-        head, lowered = "''", []
-    rows = conn.execute(
-        f"SELECT {_DOC_ONLY}, {head}, d.chars FROM docs d WHERE d.id IN ({marks}){live}", newest
-    ).fetchall()
     if any_of is not None:
-        has = _word_weights(conn, table, any_of, min(newest), max(newest))
+        has = _word_weights(conn, table, any_of, rows[-1][0], rows[0][0])
         scored = [(*row[:-2], -has.get(row[0], 0.0) / (1.0 + row[-1] / 4000.0)) for row in rows]
     else:
         floor = math.log(2.0) * max(1, len(lowered) or len([t for t in terms if t.strip()][:8]))
