@@ -184,3 +184,13 @@ def test_a_first_build_under_way_elsewhere_is_a_clear_error(home, index, monkeyp
         assert not index.exists()
     finally:
         holder.close()
+
+
+def test_what_a_killed_build_left_beside_is_cleared_by_the_next(home, index):
+    index.parent.mkdir(parents=True)
+    left = index.with_name("index.db.new-999999")
+    left.write_bytes(b"half a database")
+    Path(f"{left}-journal").write_bytes(b"x")
+    sync_index(index, homes=[home])
+    assert not left.exists() and not Path(f"{left}-journal").exists()
+    assert search(index, "widget5").hits

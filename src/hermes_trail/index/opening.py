@@ -18,6 +18,7 @@ still under way when there is none to open.
 from __future__ import annotations
 
 import contextlib
+import glob
 import os
 import sqlite3
 import time
@@ -119,6 +120,10 @@ def _build_beside(path: Path, found: str | None, rebuild: bool, lock: IO[str]) -
         reason = "asked to rebuild it"
     elif found is not None:
         reason = f"index format {found} is not {schema.FORMAT}"
+    # Holding the lock, no other build is under way: a new file left beside is from one that was killed.
+    for stale in path.parent.glob(f"{glob.escape(path.name)}.new-*"):
+        if not stale.name.endswith(_SIDECARS):
+            _remove(stale)
     fresh = path.with_name(f"{path.name}.new-{os.getpid()}")
     _remove(fresh)
     conn = sqlite3.connect(fresh, isolation_level=None, check_same_thread=False)
