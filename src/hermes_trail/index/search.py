@@ -217,31 +217,61 @@ def _candidates(
     join = f"FROM {table} f JOIN docs d ON d.id = f.rowid"
     if any("s." in clause for clause in clauses):
         join += " JOIN sessions s ON s.id = d.sess"
-    lowered = [t.lower() for t in terms if t.strip()][:8]
-    if any_of is None and " OR " in expression:  # which terms a doc has tells most: count them in its start
-        head = f"substr(d.text, 1, {HEAD})"
-    else:  # every doc has every term, or the words are counted below: read without reading texts
-        head, lowered = "''", []
-    # The newest matches, in the full-text index's own order (no sort), each doc read as it comes.
-    rows = conn.execute(
-        f"SELECT {_DOC_ONLY}, {head}, d.chars {join} WHERE {where} ORDER BY f.rowid DESC LIMIT ?",
-        (expression, *params, window),
-    ).fetchall()
-    if len(rows) < window:
+    if any_of is not None:
+        newest = _newest(conn, table, expression, filters, join, where, params, window)
+        if len(newest) >= window:
+            return _with_sessions(conn, _by_words(conn, table, any_of, newest, filters)), True
+        if not newest:
+            return [], False
+    else:
+        lowered = [t.lower() for t in terms if t.strip()][:8]
+        if " OR " in expression:  # which of the terms a doc has tells most: count them in its start
+            head = f"substr(d.text, 1, {HEAD})"
+        else:  # every doc has every term: read without reading texts
+            head, lowered = "''", []
+        # The newest matches, in the full-text index's own order (no sort), each doc read as it comes.
+        rows = conn.execute(
+            f"SELECT {_DOC_ONLY}, {head}, d.chars {join} WHERE {where} ORDER BY f.rowid DESC LIMIT ?",
+            (expression, *params, window),
+        ).fetchall()
+        if len(rows) >= window:
+            floor = math.log(2.0) * max(1, len(lowered) or len([t for t in terms if t.strip()][:8]))
+            scored = [(*row[:-2], _occurrence_score(row[-2], row[-1], lowered, floor)) for row in rows]
+            return _with_sessions(conn, sorted(scored, key=lambda r: r[-1])[:SHORTLIST]), True
         if not rows:
             return [], False
-        rows = conn.execute(
-            f"SELECT {_DOC_ONLY}, bm25({table}) {join} WHERE {where} ORDER BY bm25({table}) LIMIT ?",
-            (expression, *params, SHORTLIST),
-        ).fetchall()
-        return _with_sessions(conn, rows), False
-    if any_of is not None:
-        has = _word_weights(conn, table, any_of, rows[-1][0], rows[0][0])
-        scored = [(*row[:-2], -has.get(row[0], 0.0) / (1.0 + row[-1] / 4000.0)) for row in rows]
-    else:
-        floor = math.log(2.0) * max(1, len(lowered) or len([t for t in terms if t.strip()][:8]))
-        scored = [(*row[:-2], _occurrence_score(row[-2], row[-1], lowered, floor)) for row in rows]
-    return _with_sessions(conn, sorted(scored, key=lambda r: r[-1])[:SHORTLIST]), True
+    rows = conn.execute(
+        f"SELECT {_DOC_ONLY}, bm25({table}) {join} WHERE {where} ORDER BY bm25({table}) LIMIT ?",
+        (expression, *params, SHORTLIST),
+    ).fetchall()
+    return _with_sessions(conn, rows), False
+
+
+def _newest(
+    conn: sqlite3.Connection, table: str, expression: str, filters: SearchFilters, join: str, where: str,
+    params: list[Any], window: int,
+) -> list[int]:  # fmt: skip
+    """The ids of the newest ``window`` matches; from the full-text index alone (no doc read) when no
+    filter but leaving rewound docs out applies, which the caller then does for the docs it reads."""
+    if filters == SearchFilters(include_rewound=filters.include_rewound):
+        sql = f"SELECT rowid FROM {table} WHERE {table} MATCH ? ORDER BY rowid DESC LIMIT ?"
+        return [r[0] for r in conn.execute(sql, (expression, window))]
+    sql = f"SELECT f.rowid {join} WHERE {where} ORDER BY f.rowid DESC LIMIT ?"
+    return [r[0] for r in conn.execute(sql, (expression, *params, window))]
+
+
+def _by_words(
+    conn: sqlite3.Connection, table: str, words: list[str], newest: list[int], filters: SearchFilters
+) -> list[tuple[Any, ...]]:
+    """The any-term window ranked: the docs with the most telling words first (:func:`_word_weights`, from
+    the full-text index alone), and only the best :data:`WINDOW` of them read, weighed by their length."""
+    has = _word_weights(conn, table, words, newest[-1], newest[0])
+    best = sorted(newest, key=lambda doc: (-has.get(doc, 0.0), -doc))[:WINDOW]
+    marks = ", ".join("?" for _ in best)
+    live = "" if filters.include_rewound else " AND d.rewound = 0"
+    rows = conn.execute(f"SELECT {_DOC_ONLY}, d.chars FROM docs d WHERE d.id IN ({marks}){live}", best)
+    scored = [(*row[:-1], -has.get(row[0], 0.0) / (1.0 + row[-1] / 4000.0)) for row in rows]
+    return sorted(scored, key=lambda r: r[-1])[:SHORTLIST]
 
 
 def _word_weights(
