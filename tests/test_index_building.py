@@ -194,3 +194,28 @@ def test_what_a_killed_build_left_beside_is_cleared_by_the_next(home, index):
     sync_index(index, homes=[home])
     assert not left.exists() and not Path(f"{left}-journal").exists()
     assert search(index, "widget5").hits
+
+
+def test_when_most_sessions_changed_the_index_is_built_anew(home, index, monkeypatch):
+    """After a Hermes upgrade that adds a session column every fingerprint changes: building anew beside
+    is cheaper than replacing every doc, and must give the same index."""
+    monkeypatch.setattr(sync, "REBUILD_FROM_MESSAGES", 10)
+    sync_index(index, homes=[home])
+    with sqlite3.connect(index) as conn:
+        before = conn.execute("SELECT count(*) FROM docs").fetchone()[0]
+    with sqlite3.connect(home / "state.db") as store:  # what an upgrade does to every session row
+        store.execute("UPDATE sessions SET title = 'Widget work ' || id")
+    lines: list[str] = []
+    report = sync_index(index, homes=[home], notify=lines.append)
+    assert report.rebuilt and "most of it changed" in report.rebuilt
+    assert lines == [f"rebuilding the search index: most of it changed ({SESSIONS} sessions to read again)"]
+    assert report.sessions_indexed == SESSIONS and not list(index.parent.glob("index.db.new-*"))
+    with sqlite3.connect(index) as conn:
+        assert conn.execute("SELECT count(*) FROM docs").fetchone()[0] == before
+        assert conn.execute("SELECT count(DISTINCT title) FROM sessions").fetchone()[0] == SESSIONS
+    _check_full_text(index)
+    db = hermes_state.SessionDB(db_path=home / "state.db")  # a few changes stay a few replacements
+    db.append_message("20261101_000002_abcdef", "user", "One more thing.", timestamp=1_800_200_000.0)
+    db.close()
+    again = sync_index(index, homes=[home])
+    assert again.rebuilt is None and again.sessions_indexed == 1

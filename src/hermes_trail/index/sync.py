@@ -111,7 +111,9 @@ def fingerprint(row: dict[str, Any]) -> str:
     system prompt). Hermes updates it whenever it changes old rows: a rewind bumps ``rewind_count`` and
     ``message_count``; compaction and model switches also add rows, which the watermark catches."""
     digest = hashlib.blake2b(digest_size=12)
-    digest.update(repr(sorted(row.items())).encode(errors="replace"))
+    # The values in the order of their column names (every sync digests every session row: the names
+    # themselves are left out, which halves the cost).
+    digest.update(repr([row[name] for name in sorted(row)]).encode(errors="replace"))
     return digest.hexdigest()
 
 
@@ -207,9 +209,10 @@ class Writer:
     ) -> int:
         gist, rows = prepared
         if old is not None:
-            self.flush()
-            delete_session(self.conn, old)
-            self.indexed_upto = self._top()  # the ids of the deleted docs may be given out again
+            delete_session(self.conn, old)  # its docs were indexed before this sync: none is pending
+            # With nothing pending, the deleted docs may have held the highest ids, which are then given
+            # out again; with docs pending, one of those holds the highest id and nothing is given again.
+            self.indexed_upto = min(self.indexed_upto, self._top())
         self.conn.execute(_INSERT_SESSION, _session_row(session, store_key, sess, gist))
         if rows:
             self.conn.executemany(_INSERT_DOC, rows)
@@ -260,6 +263,28 @@ def _changed_sessions(
     return changed, set(rows)
 
 
+class _MostChanged(Exception):
+    """Most of what the index holds is to be read again: building anew beside is faster than replacing."""
+
+
+# Reading again at least this many indexed messages, and at least this share of the index's docs (after a
+# Hermes upgrade that adds a session column, every session's fingerprint changes), builds a new index beside
+# instead: replacing a doc costs taking its words out of the full-text indexes and putting new ones in,
+# about twice what a fresh build pays.
+REBUILD_FROM_MESSAGES = 50_000
+REBUILD_FROM_SHARE = 0.5
+
+
+def _check_not_most(conn: sqlite3.Connection, replaced: list[Session]) -> None:
+    """:raises _MostChanged: the sessions to replace hold most of the index."""
+    messages = sum((s.row_stats or (0,))[0] for s in replaced)
+    if messages < REBUILD_FROM_MESSAGES:
+        return
+    docs = conn.execute("SELECT count(*) FROM docs").fetchone()[0]
+    if messages >= REBUILD_FROM_SHARE * docs:
+        raise _MostChanged(f"most of it changed ({len(replaced):,} sessions to read again)")
+
+
 def _sync_store(
     conn: sqlite3.Connection,
     history: History,
@@ -284,6 +309,7 @@ def _sync_store(
     # that ranking by recency leans on.
     changed.sort(key=lambda s: (s.last_activity_at.timestamp() if s.last_activity_at else 0.0, s.id))
     gone = set(indexed) - current
+    _check_not_most(conn, [s for s in changed if s.id in indexed])
     total[1] += sum((s.row_stats or (0,))[0] for s in changed)
     for sid in gone:
         delete_session(conn, indexed[sid][0])
@@ -460,19 +486,49 @@ def sync_index(
     """
     started = time.perf_counter()
     env = os.environ if env is None else env
+    homes, dbs, pgs = list(homes), list(dbs), list(pgs)
     path = index_path or schema.default_index_path(env)
     opened = open_index(path, rebuild)
+    if include_recovered is None and opened.building is not None:
+        include_recovered = _recovered_was_indexed(path)  # a rebuild keeps doing what the old index did
     report = SyncReport(rebuilt=opened.rebuilt)
     if opened.rebuilt and notify is not None:
         notify(f"rebuilding the search index: {opened.rebuilt}")
     try:
-        _sync_all(opened.conn, report, env, homes, dbs, list(pgs), progress, parallel, include_recovered)
+        _sync_all(opened.conn, report, env, homes, dbs, pgs, progress, parallel, include_recovered)
+    except _MostChanged as most:
+        opened.abandon()  # what other stores committed stays; the new index reads them again anyway
+        if notify is not None:
+            notify(f"rebuilding the search index: {most}")
+        again = sync_index(path, homes=homes, dbs=dbs, pgs=pgs, env=env, progress=progress,
+                           parallel=parallel, include_recovered=include_recovered, rebuild=True)  # fmt: skip
+        again.rebuilt = str(most)
+        again.seconds = time.perf_counter() - started
+        return again
     except BaseException:
         opened.abandon()
         raise
     opened.finish()
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _recovered_was_indexed(path: Path) -> bool | None:
+    """Whether the index at ``path`` (read as it stands) holds recovered sessions; ``None`` when it cannot
+    tell (no index, another kind of file)."""
+    from hermes_trail.index import recovered as rec
+
+    if not path.is_file():
+        return None
+    try:
+        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        try:
+            keys = [key for (key,) in conn.execute("SELECT key FROM stores")]
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return None
+    return any(key.startswith(rec.PREFIX) for key in keys)
 
 
 def _sync_all(
