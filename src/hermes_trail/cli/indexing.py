@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -70,8 +70,53 @@ def _synced_index(
     path = index or default_index_path()
     homes, dbs = _homes_or_demo(homes, dbs, pgs)
     pgs = list(pgs or ())
-    first = rebuild or not path.exists()
-    if first and sys.stderr.isatty():
+    bar = _IndexingBar(first=rebuild or not path.exists()) if sys.stderr.isatty() else None
+
+    def notify(line: str) -> None:
+        err(line)
+        if bar is not None:
+            bar.first = True  # a rebuild is a first build: it shows its progress
+
+    try:
+        report = sync_index(path, homes=homes, dbs=dbs, pgs=pgs, notify=notify, progress=bar,
+                            include_recovered=include_recovered, rebuild=rebuild)  # fmt: skip
+    finally:
+        shown = bar is not None and bar.stop()
+    if shown:
+        err(f"indexed {report.messages_read:,} messages of {report.sessions_indexed:,} sessions "
+            f"in {report.seconds:.1f} s ({path})")  # fmt: skip
+    if any(stray.kind == "index" for stray in report.strays):
+        err("the index is being updated by another trail; results may be behind")
+    for stray in report.strays:
+        if stray.kind in ("store", "directory"):
+            err(f"skipped {stray.kind} {stray.where}: {stray.reason} (what was indexed from it stays)")
+    return path
+
+
+# A sync that reads at least this many messages shows its progress too (a big import, a Hermes upgrade
+# that changed many sessions); a first build or a rebuild always does.
+BAR_FROM = 20_000
+
+
+class _IndexingBar:
+    """The progress bar of a sync on a terminal (rate and time left), started only once there is enough to
+    read to be worth it, so the syncs before ordinary queries stay silent."""
+
+    def __init__(self, first: bool) -> None:
+        self.first = first
+        self._bar: Any = None
+        self._task: Any = None
+
+    def __call__(self, done: int, total: int) -> None:
+        if self._bar is None:
+            if not (self.first or total >= BAR_FROM):
+                return
+            self._start()
+        speed = self._bar.tasks[0].speed
+        rate = f"{speed:,.0f} msg/s" if speed else ""
+        self._bar.update(self._task, completed=done, total=total, rate=rate)
+
+    def _start(self) -> None:
         from rich.console import Console
         from rich.progress import (
             BarColumn,
@@ -92,24 +137,13 @@ def _synced_index(
             TextColumn("eta"),
             TimeRemainingColumn(),
         )
-        with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
-            task = bar.add_task("index", total=None, rate="")
+        self._bar = Progress(*columns, console=Console(stderr=True), transient=True)
+        self._task = self._bar.add_task("index", total=None, rate="")
+        self._bar.start()
 
-            def progress(done: int, total: int) -> None:
-                speed = bar.tasks[0].speed
-                rate = f"{speed:,.0f} msg/s" if speed else ""
-                bar.update(task, completed=done, total=total, rate=rate)
-
-            report = sync_index(path, homes=homes, dbs=dbs, pgs=pgs, progress=progress, notify=err,
-                                include_recovered=include_recovered, rebuild=rebuild)  # fmt: skip
-        err(f"indexed {report.messages_read:,} messages of {report.sessions_indexed:,} sessions "
-            f"in {report.seconds:.1f} s ({path})")  # fmt: skip
-    else:
-        report = sync_index(path, homes=homes, dbs=dbs, pgs=pgs, notify=err,
-                            include_recovered=include_recovered, rebuild=rebuild)  # fmt: skip
-    if any(stray.kind == "index" for stray in report.strays):
-        err("the index is being updated by another trail; results may be behind")
-    for stray in report.strays:
-        if stray.kind in ("store", "directory"):
-            err(f"skipped {stray.kind} {stray.where}: {stray.reason} (what was indexed from it stays)")
-    return path
+    def stop(self) -> bool:
+        """Take the bar off the terminal; whether it was shown."""
+        if self._bar is None:
+            return False
+        self._bar.stop()
+        return True
