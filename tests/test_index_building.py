@@ -219,3 +219,27 @@ def test_when_most_sessions_changed_the_index_is_built_anew(home, index, monkeyp
     db.close()
     again = sync_index(index, homes=[home])
     assert again.rebuilt is None and again.sessions_indexed == 1
+
+
+def test_a_long_conversation_filling_the_window_does_not_hide_the_others(home, index, monkeypatch):
+    """The newest matches of a common word can all sit in one long active conversation; the window then
+    looks past its sessions, so the word finds the other conversations that have it. (Here only replies
+    have the word: no gist of what was asked can stand in for the word's own matches.)"""
+    from hermes_trail.index import search as search_module
+
+    monkeypatch.setattr(search_module, "WINDOW", 10)
+    db = hermes_state.SessionDB(db_path=home / "state.db")
+    for n in range(6):
+        db.append_message(f"20261101_{n:06d}_abcdef", "assistant", "The sprocket turned.",
+                          timestamp=1_850_000_000.0 + n)  # fmt: skip
+    db.create_session("20261201_000000_ffffff", "cli", cwd="/src/long")
+    for n in range(40):
+        db.append_message("20261201_000000_ffffff", "user", f"Step {n}?", timestamp=1_900_000_000.0 + 2 * n)
+        db.append_message("20261201_000000_ffffff", "assistant", f"Sprocket {n} done.",
+                          timestamp=1_900_000_001.0 + 2 * n)  # fmt: skip
+    db.close()
+    sync_index(index, homes=[home])
+    found = search(index, "sprocket")
+    assert found.windowed and len(found.conversations) == 7
+    assert {hit.kind for hit in found.hits} == {"reply"} and all("«" in hit.snippet for hit in found.hits)
+    assert found.hits[0].session_id == "20261201_000000_ffffff"  # the newest still leads

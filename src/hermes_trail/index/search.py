@@ -33,6 +33,9 @@ from hermes_trail.index import cjk, query, semantic
 WINDOW = 300
 # When all the terms find fewer conversations than this, any of them is looked for too.
 RELAX_BELOW = 5
+# How many more windows, each past the sessions already in, a query looks at while its matches fill the
+# window but make fewer than RELAX_BELOW conversations.
+FURTHER_WINDOWS = 3
 # Any-term matches are many: the relaxed pass looks further back before it ranks by occurrences.
 RELAXED_WINDOW = 1000
 # Sessions the semantic pass offers, and the cosine similarity below which a gist says nothing.
@@ -197,7 +200,7 @@ def _candidates(
     expression: str,
     filters: SearchFilters,
     terms: list[str],
-    window: int = WINDOW,
+    window: int | None = None,
     any_of: list[str] | None = None,
 ) -> tuple[list[tuple[Any, ...]], bool]:
     """Scored matches of one index, lower scores first (as ``bm25`` gives them).
@@ -211,6 +214,7 @@ def _candidates(
     matches within the window's span of ids, rarer words weighing more (an error's module name over
     "error"); for an ``OR`` typed by a person, how often the terms occur in the head of its text.
     """
+    window = WINDOW if window is None else window
     clauses, params = _where(filters)
     where = " AND ".join([f"{table} MATCH ?", *clauses])
     # Sessions are joined only for a filter on them; their columns are read once a session afterwards.
@@ -230,10 +234,23 @@ def _candidates(
         else:  # every doc has every term: read without reading texts
             head, lowered = "''", []
         # The newest matches, in the full-text index's own order (no sort), each doc read as it comes.
-        rows = conn.execute(
-            f"SELECT {_DOC_ONLY}, {head}, d.chars {join} WHERE {where} ORDER BY f.rowid DESC LIMIT ?",
-            (expression, *params, window),
-        ).fetchall()
+        columns = f"SELECT {_DOC_ONLY}, {head}, d.chars {join} WHERE {where}"
+        order = "ORDER BY f.rowid DESC LIMIT ?"
+        rows = conn.execute(f"{columns} {order}", (expression, *params, window)).fetchall()
+        # (Not for a prefix: each window would expand it again, the cost of such a query.)
+        further = FURTHER_WINDOWS if len(rows) >= window and '" *' not in expression else 0
+        for _ in range(further):
+            # A long active conversation can fill the window alone: look past its sessions (each session's
+            # docs have consecutive ids) until a few conversations are in, so a common word finds them.
+            sessions = list({row[1] for row in rows})
+            if _conversation_count(conn, sessions) >= RELAX_BELOW:
+                break
+            marks = ", ".join("?" for _ in sessions)
+            first = conn.execute(f"SELECT min(id) FROM docs WHERE sess IN ({marks})", sessions).fetchone()[0]
+            more = conn.execute(f"{columns} AND f.rowid < ? {order}", (expression, *params, first, window))
+            if not (past := more.fetchall()):
+                break
+            rows += past
         if len(rows) >= window:
             floor = math.log(2.0) * max(1, len(lowered) or len([t for t in terms if t.strip()][:8]))
             scored = [(*row[:-2], _occurrence_score(row[-2], row[-1], lowered, floor)) for row in rows]
@@ -245,6 +262,13 @@ def _candidates(
         (expression, *params, SHORTLIST),
     ).fetchall()
     return _with_sessions(conn, rows), False
+
+
+def _conversation_count(conn: sqlite3.Connection, sessions: list[int]) -> int:
+    """How many conversations (continuation chains) the sessions with these ids make up."""
+    marks = ", ".join("?" for _ in sessions)
+    sql = f"SELECT count(*) FROM (SELECT DISTINCT store, root FROM sessions WHERE id IN ({marks}))"
+    return int(conn.execute(sql, sessions).fetchone()[0])
 
 
 def _newest(
@@ -462,7 +486,7 @@ def _ranked(
     plans: list[tuple[str, str]],
     filters: SearchFilters,
     terms: list[str],
-    window: int = WINDOW,
+    window: int | None = None,
     any_of: list[str] | None = None,
 ) -> tuple[list[Hit], bool]:
     rows: dict[int, tuple[Any, ...]] = {}
