@@ -243,3 +243,22 @@ def test_a_long_conversation_filling_the_window_does_not_hide_the_others(home, i
     assert found.windowed and len(found.conversations) == 7
     assert {hit.kind for hit in found.hits} == {"reply"} and all("«" in hit.snippet for hit in found.hits)
     assert found.hits[0].session_id == "20261201_000000_ffffff"  # the newest still leads
+
+
+def test_a_rebuild_over_an_index_in_use_is_copied_in_not_renamed_over(home, index):
+    """Another process may hold the old index open; a database renamed over while in use can be corrupted
+    by its connections (closing one deletes the write-ahead log by name), so a rebuild copies itself in."""
+    sync_index(index, homes=[home])
+    other = sqlite3.connect(index)  # another process's connection, open across the rebuild
+    assert other.execute("SELECT count(*) FROM sessions").fetchone()[0] == SESSIONS
+    inode = index.stat().st_ino
+    assert sync_index(index, homes=[home], rebuild=True).sessions_indexed == SESSIONS
+    assert index.stat().st_ino == inode and not list(index.parent.glob("index.db.new-*"))
+    assert other.execute("SELECT count(*) FROM sessions").fetchone()[0] == SESSIONS  # sees the new one
+    other.close()
+    _check_full_text(index)
+    db = hermes_state.SessionDB(db_path=home / "state.db")
+    db.append_message("20261101_000004_abcdef", "user", "What about the flange?", timestamp=1_800_300_000.0)
+    db.close()
+    assert sync_index(index, homes=[home]).sessions_indexed == 1
+    assert search(index, "flange").hits

@@ -6,9 +6,11 @@ of the old one only when complete: a search in another process meanwhile still f
 it can read one, and an interrupted build leaves the old file as it was.
 
 The new file is seen by no other process while it is built, so it is written without a journal and
-without syncs (each page once, where the shared index's write-ahead log would write it twice), and made
-durable and switched to write-ahead logging before the swap. A damaged file is moved aside, never deleted;
-a database that is not an index (a Hermes store named by mistake) is refused untouched.
+without syncs (each page once, where the shared index's write-ahead log would write it twice). Where there
+is no index yet it is made durable and renamed into place; an index that is there, which other processes
+may have open, is overwritten through SQLite instead, in one transaction they see commit. A damaged file
+is moved aside, never deleted; a database that is not an index (a Hermes store named by mistake) is
+refused untouched.
 
 One build at a time: a lock file beside the index is held from the decision to build until the swap. A
 process that finds it held waits a while, then opens the index as it stands, or says the first build is
@@ -46,23 +48,47 @@ class OpenedIndex:
     lock: IO[str] | None = None
 
     def finish(self) -> None:
-        """Make the new file durable, switch it to write-ahead logging and put it in the old one's place."""
+        """Put the new file in the old one's place: renamed there when there is none (made durable first,
+        switched to write-ahead logging), else copied into it (:meth:`_copy_over`)."""
         if self.building is None:
             self.conn.close()
             return
         try:
             self.conn.execute("PRAGMA journal_mode = WAL")
+            if self.path.exists() and self._copy_over():
+                return
             self.conn.close()
             with self.building.open("rb+") as handle:
                 os.fsync(handle.fileno())
-            for suffix in _SIDECARS:  # the old index's sidecars must not be read as the new one's
+            for suffix in _SIDECARS:  # a removed index's sidecars must not be read as the new one's
                 with contextlib.suppress(FileNotFoundError):
                     Path(f"{self.path}{suffix}").unlink()
             self.building.replace(self.path)
             _fsync_directory(self.path.parent)
         finally:
+            with contextlib.suppress(sqlite3.Error):
+                self.conn.close()
             self._unlock()
 
+    def _copy_over(self) -> bool:
+        """Copy the new index into the old file through SQLite (its backup API, one write transaction):
+        another process may have the old index open, and a database renamed over while in use is one its
+        connections can corrupt (a connection closing on the old file deletes the write-ahead log by name).
+        Readers keep reading the old index until the copy commits. ``False`` when the old file cannot take
+        it (another page size): the new one is then renamed over it."""
+        assert self.building is not None
+        target = schema.connect(self.path)
+        try:
+            target.execute(f"PRAGMA busy_timeout = {int(BUILD_WAIT_SECONDS * 1000)}")
+            self.conn.backup(target)
+            target.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        except sqlite3.Error:
+            return False
+        finally:
+            target.close()
+        self.conn.close()
+        _remove(self.building)
+        return True
     def abandon(self) -> None:
         """Close; a new file half built is deleted, and the old index stays as it was."""
         with contextlib.suppress(sqlite3.Error):
