@@ -30,7 +30,7 @@ from typing import Any
 from hermes_trail.index import cjk, query, semantic
 
 # How many of the newest matches each index gives before scoring; a query with more is ranked in this window.
-WINDOW = 300
+WINDOW = 200
 # When all the terms find fewer conversations than this, any of them is looked for too.
 RELAX_BELOW = 5
 # How many more windows, each past the sessions already in, a query looks at while its matches fill the
