@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from datetime import UTC, datetime, tzinfo
 from pathlib import Path
 from typing import Any
@@ -41,6 +42,27 @@ def read_json(path: Path, shape: type, described: str) -> tuple[Any, list[Stray]
     if not isinstance(data, shape):
         return None, [file_stray(path, f"unparseable file (not {described})")]
     return data, []
+
+
+def json_lines(
+    path: Path, strays: list[Stray], session_id: str | None = None
+) -> Iterator[tuple[int, str, Any]]:
+    """Each non-blank line of a JSON-lines side file as ``(line number, text, value)``. Why the file cannot
+    be read, or that a line is not JSON, is added to ``strays`` as it is met, so they stay in line order
+    with the reader's own; what the value must be is the reader's to check."""
+    text, problem = read_text(path)
+    if text is None:
+        strays.extend([problem] if problem else [])
+        return
+    for number, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line)
+        except (ValueError, RecursionError) as exc:
+            strays.append(line_stray(path, number, f"unparseable line (not JSON: {exc})", line, session_id))
+            continue
+        yield number, line, value
 
 
 def file_stray(path: Path, reason: str, value: Any = None) -> Stray:

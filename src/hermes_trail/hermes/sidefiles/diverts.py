@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from hermes_trail.hermes.decode.content import CONTENT_PREFIX
-from hermes_trail.hermes.sidefiles.common import compact, line_stray, read_text
+from hermes_trail.hermes.sidefiles.common import compact, json_lines, line_stray
 from hermes_trail.model import Stray
 
 # The message keys a divert line carries that a messages row also has, under the same names.
@@ -48,20 +48,9 @@ def row_of(record: dict[str, Any], number: int, session_id: str) -> dict[str, An
 
 def read_divert(path: Path, session_id: str) -> tuple[list[dict[str, Any]], list[Stray]]:
     """The rows of one divert file in line order, and a stray for each line that is not a message object."""
-    text, problem = read_text(path)
-    if text is None:
-        return [], [problem] if problem else []
     rows: list[dict[str, Any]] = []
     strays: list[Stray] = []
-    for number, line in enumerate(text.split("\n"), start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except (ValueError, RecursionError) as exc:
-            reason = f"unparseable line (not JSON: {exc})"
-            strays.append(line_stray(path, number, reason, line, session_id=session_id))
-            continue
+    for number, _, record in json_lines(path, strays, session_id):
         if not isinstance(record, dict):
             reason = "unparseable line (not an object)"
             strays.append(line_stray(path, number, reason, compact(record), session_id=session_id))

@@ -10,12 +10,11 @@ timestamp is host-local without a zone; no session id is written.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, tzinfo
 from pathlib import Path
 
-from hermes_trail.hermes.sidefiles.common import compact, line_stray, local_to_utc, read_text
+from hermes_trail.hermes.sidefiles.common import compact, json_lines, line_stray, local_to_utc
 from hermes_trail.model import Stray
 
 
@@ -45,19 +44,9 @@ def parse_local(value: object, zone: tzinfo | None) -> datetime | None:
 
 def read_trajectories(path: Path, zone: tzinfo | None = None) -> tuple[list[Trajectory], list[Stray]]:
     """Every run of one trajectory file, and a stray for each line that is not one."""
-    text, problem = read_text(path)
-    if text is None:
-        return [], [problem] if problem else []
     runs: list[Trajectory] = []
     strays: list[Stray] = []
-    for number, line in enumerate(text.split("\n"), start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except (ValueError, RecursionError) as exc:
-            strays.append(line_stray(path, number, f"unparseable line (not JSON: {exc})", line))
-            continue
+    for number, line, record in json_lines(path, strays):
         if not isinstance(record, dict):
             strays.append(line_stray(path, number, "unparseable line (not an object)", line))
             continue
