@@ -15,8 +15,7 @@ from typing import Any
 import pytest
 
 import trailhome
-from hermes_trail.integrations.hermes import install, runtime
-from hermes_trail.service import Trail
+from hermes_trail.integrations.hermes import runtime
 
 plugins_mod = pytest.importorskip("hermes_cli.plugins")
 
@@ -43,14 +42,7 @@ def failing(output: str, code: int = 2) -> str:
 @pytest.fixture
 def installed(tmp_path: Path, monkeypatch) -> tuple[Path, Path]:
     """A home with history, its index built, and hermes-trail installed by the installer's code."""
-    runtime.forget_providers()
-    home = trailhome.write(tmp_path / "hermes")
-    index = tmp_path / "index" / "index.db"
-    monkeypatch.setenv("HERMES_HOME", str(home))
-    monkeypatch.setenv("TRAIL_INDEX", str(index))
-    Trail(index=index, homes=(home,), parallel=False).sync(force=True)
-    install.apply_install(install.plan_install(install.Target(home, "default")))
-    return home, index
+    return trailhome.installed(tmp_path, monkeypatch)
 
 
 def load() -> Any:

@@ -13,8 +13,7 @@ from typing import Any
 import pytest
 
 import trailhome
-from hermes_trail.integrations.hermes import install, runtime
-from hermes_trail.service import Trail
+from hermes_trail.integrations.hermes import runtime
 from test_hermes_plugin import turn_kwargs
 
 memory_plugins = pytest.importorskip("plugins.memory")
@@ -28,13 +27,7 @@ LOADED: list[Any] = []
 
 @pytest.fixture
 def home(tmp_path: Path, monkeypatch) -> Path:
-    runtime.forget_providers()
-    home = trailhome.write(tmp_path / "hermes")
-    index = tmp_path / "index" / "index.db"
-    monkeypatch.setenv("HERMES_HOME", str(home))
-    monkeypatch.setenv("TRAIL_INDEX", str(index))
-    Trail(index=index, homes=(home,), parallel=False).sync(force=True)
-    install.apply_install(install.plan_install(install.Target(home, "default"), memory=True))
+    home, _ = trailhome.installed(tmp_path, monkeypatch, memory=True)
     yield home
     while LOADED:  # let background syncs finish before the home goes
         for callback in LOADED.pop()._hooks.get("pre_llm_call", []):

@@ -12,6 +12,7 @@ Hermes plugin, the memory provider and the self-recall filter.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import hermesdb
 from hermesdb import T0, assistant, terminal_exchange, user
@@ -49,3 +50,20 @@ def specs() -> list[hermesdb.SessionSpec]:
 def write(home: Path) -> Path:
     """The home at ``home`` (``home/state.db``)."""
     return hermesdb.write_home(home, specs())
+
+
+def installed(root: Path, monkeypatch: Any, memory: bool = False) -> tuple[Path, Path]:
+    """The home at ``root/hermes``, its index built at ``root/index/index.db`` and hermes-trail installed
+    into it by the installer's own code (``memory``: as its memory provider too); ``HERMES_HOME`` and
+    ``TRAIL_INDEX`` point at them for the test."""
+    from hermes_trail.integrations.hermes import install, runtime
+    from hermes_trail.service import Trail
+
+    runtime.forget_providers()
+    home = write(root / "hermes")
+    index = root / "index" / "index.db"
+    monkeypatch.setenv("HERMES_HOME", str(home))
+    monkeypatch.setenv("TRAIL_INDEX", str(index))
+    Trail(index=index, homes=(home,), parallel=False).sync(force=True)
+    install.apply_install(install.plan_install(install.Target(home, "default"), memory=memory))
+    return home, index
