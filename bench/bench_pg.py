@@ -154,7 +154,7 @@ def main() -> int:
         with pgserver.running(work / "server", shared_buffers="128MB" if args.quick else "1GB") as cluster:
             started = time.perf_counter()
             log = None if args.quick else lambda m: print(m, flush=True)
-            dsn = pgserver.load_large_store(cluster, db, "bench", args.layout, log=log)
+            dsn = pgserver.load_store(cluster, db, "bench", args.layout, batch=20_000, log=log)
             load_s = time.perf_counter() - started
             print(f"loaded {meta['messages']:,} messages into PostgreSQL ({args.layout}) in {load_s:.1f} s",
                   flush=True)  # fmt: skip

@@ -249,17 +249,28 @@ def _plan(table: str, column: str, declared: str, values: list[Any], layout: str
     return "text", _text
 
 
-def load_store(cluster: Cluster, sqlite_path: Path, schema: str, layout: str = "typed") -> str:
-    """Copy Hermes' tables of ``sqlite_path`` into ``schema`` (replaced when it exists); returns its DSN."""
+def load_store(cluster: Cluster, sqlite_path: Path, schema: str, layout: str = "typed",
+               batch: int | None = None, log: Callable[[str], None] | None = None) -> str:  # fmt: skip
+    """Copy Hermes' tables of ``sqlite_path`` into ``schema`` (replaced when it exists); returns its DSN.
+
+    :param batch: stream the rows in chunks of this many (a store too big to hold in memory), each
+        column's type planned from the first chunk (the synthetic benchmark store is uniform); ``None``:
+        every row at once, each type planned from all of them. Such a store is read as immutable.
+    :param log: told how many rows of each table are copied after each chunk.
+    """
     assert layout in LAYOUTS, layout
-    source = sqlite3.connect(f"{Path(sqlite_path).resolve().as_uri()}?mode=ro", uri=True)
+    mode = "immutable=1" if batch else "mode=ro"
+    source = sqlite3.connect(f"{Path(sqlite_path).resolve().as_uri()}?{mode}", uri=True)
+    started = time.perf_counter()
     try:
         present = {r[0] for r in source.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         with cluster.connect() as conn:
             conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
             conn.execute(f'CREATE SCHEMA "{schema}"')
             for table in (t for t in TABLES if t in present):
-                _copy_table(source, conn, schema, table, layout)
+                for copied in _copy_table(source, conn, schema, table, layout, batch):
+                    if log is not None:
+                        log(f"  {table}: {copied:,} rows ({time.perf_counter() - started:.0f} s)")
             for table, columns in INDEXES:
                 if table in present and all(
                     c.strip() in {r[1] for r in source.execute(f'PRAGMA table_info("{table}")')}
@@ -273,67 +284,30 @@ def load_store(cluster: Cluster, sqlite_path: Path, schema: str, layout: str = "
     return cluster.dsn(schema)
 
 
-def _copy_table(source: sqlite3.Connection, conn: Any, schema: str, table: str, layout: str) -> None:
+def _copy_table(
+    source: sqlite3.Connection, conn: Any, schema: str, table: str, layout: str, batch: int | None
+) -> Iterator[int]:
+    """Create ``table`` in ``schema`` and copy its rows, a chunk at a time; yields the rows copied so far."""
     info = list(source.execute(f'PRAGMA table_info("{table}")'))
     names = [r[1] for r in info]
     quoted = ", ".join(f'"{n}"' for n in names)
-    rows = source.execute(f'SELECT {quoted} FROM "{table}" ORDER BY rowid').fetchall()
-    plans = [_plan(table, r[1], r[2], [row[i] for row in rows], layout) for i, r in enumerate(info)]
+    cursor = source.execute(f'SELECT {quoted} FROM "{table}" ORDER BY rowid')
+    chunk = cursor.fetchmany(batch) if batch else cursor.fetchall()
+    plans = [_plan(table, r[1], r[2], [row[i] for row in chunk], layout) for i, r in enumerate(info)]
     keys = {"sessions": ["id"], "messages": ["id"], "system_prompts": ["hash"], "state_meta": ["key"]}
     columns = [f'"{n}" {p[0]}' for n, p in zip(names, plans, strict=True)]
     if table in keys and all(k in names for k in keys[table]):
         columns.append("PRIMARY KEY (" + ", ".join(f'"{k}"' for k in keys[table]) + ")")
     conn.execute(f'CREATE TABLE "{schema}"."{table}" ({", ".join(columns)})')
     converters = [p[1] for p in plans]
+    copied = 0
     with conn.cursor() as cur, cur.copy(f'COPY "{schema}"."{table}" ({quoted}) FROM STDIN') as copy:
-        for row in rows:
-            copy.write_row([convert(value) for convert, value in zip(converters, row, strict=True)])
-
-
-def load_large_store(cluster: Cluster, sqlite_path: Path, schema: str, layout: str = "typed",
-                     batch: int = 20_000, log: Callable[[str], None] | None = None) -> str:  # fmt: skip
-    """:func:`load_store` for a store too big to hold in memory: rows stream in ``batch``-row chunks, and
-    each column's type is planned from the first chunk (the synthetic benchmark store is uniform)."""
-    assert layout in LAYOUTS, layout
-    source = sqlite3.connect(f"{Path(sqlite_path).resolve().as_uri()}?immutable=1", uri=True)
-    started = time.perf_counter()
-    try:
-        present = {r[0] for r in source.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        with cluster.connect() as conn:
-            conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
-            conn.execute(f'CREATE SCHEMA "{schema}"')
-            for table in (t for t in TABLES if t in present):
-                info = list(source.execute(f'PRAGMA table_info("{table}")'))
-                names = [r[1] for r in info]
-                quoted = ", ".join(f'"{n}"' for n in names)
-                cursor = source.execute(f'SELECT {quoted} FROM "{table}" ORDER BY rowid')
-                first = cursor.fetchmany(batch)
-                plans = [_plan(table, r[1], r[2], [row[i] for row in first], layout)
-                         for i, r in enumerate(info)]  # fmt: skip
-                key = {"sessions": '"id"', "messages": '"id"'}.get(table)
-                columns = [f'"{n}" {p[0]}' for n, p in zip(names, plans, strict=True)]
-                columns += [f"PRIMARY KEY ({key})"] if key else []
-                conn.execute(f'CREATE TABLE "{schema}"."{table}" ({", ".join(columns)})')
-                converters = [p[1] for p in plans]
-                copied = 0
-                statement = f'COPY "{schema}"."{table}" ({quoted}) FROM STDIN'
-                with conn.cursor() as cur, cur.copy(statement) as copy:
-                    chunk = first
-                    while chunk:
-                        for row in chunk:
-                            copy.write_row([c(v) for c, v in zip(converters, row, strict=True)])
-                        copied += len(chunk)
-                        if log is not None:
-                            log(f"  {table}: {copied:,} rows ({time.perf_counter() - started:.0f} s)")
-                        chunk = cursor.fetchmany(batch)
-            for table, columns_sql in INDEXES:
-                if table in present:
-                    conn.execute(f'CREATE INDEX ON "{schema}"."{table}" ({columns_sql})')
-            for table in (t for t in TABLES if t in present):
-                conn.execute(f'VACUUM ANALYZE "{schema}"."{table}"')
-    finally:
-        source.close()
-    return cluster.dsn(schema)
+        while chunk:
+            for row in chunk:
+                copy.write_row([convert(value) for convert, value in zip(converters, row, strict=True)])
+            copied += len(chunk)
+            yield copied
+            chunk = cursor.fetchmany(batch) if batch else []
 
 
 @contextlib.contextmanager
