@@ -114,6 +114,18 @@ class Cluster:
         uri = f"postgresql://{auth}@127.0.0.1:{self.port}/{database}"
         return uri + (f"?options=-csearch_path%3D{schema}" if schema else "")
 
+    def reader(self, schema: str, name: str, tables: list[str] | None = None) -> str:
+        """A login role ``name`` (made anew) that may read ``tables`` of ``schema`` (every table when
+        ``None``) and nothing else; its DSN."""
+        password = f"{name}-pw"
+        granted = ", ".join(f"{schema}.{t}" for t in tables) if tables else f"ALL TABLES IN SCHEMA {schema}"
+        with self.connect() as conn:
+            conn.execute(f"DROP ROLE IF EXISTS {name}")
+            conn.execute(f"CREATE ROLE {name} LOGIN PASSWORD '{password}'")
+            conn.execute(f"GRANT USAGE ON SCHEMA {schema} TO {name}")
+            conn.execute(f"GRANT SELECT ON {granted} TO {name}")
+        return self.dsn(schema, user=name, password=password)
+
     def connect(self, database: str = DATABASE) -> Any:
         import psycopg
 

@@ -254,12 +254,7 @@ def test_a_database_without_hermes_tables_is_not_a_store(pg_cluster, hermes_home
 def test_a_role_that_may_not_read_messages_is_told_so(pg_cluster, pg_load, hermes_home):
     dsn = pg_load(hermes_home / "state.db")
     schema = dsn.rsplit("%3D", 1)[1]
-    with pg_cluster.connect() as conn:
-        conn.execute("DROP ROLE IF EXISTS hermes_peek")
-        conn.execute("CREATE ROLE hermes_peek LOGIN PASSWORD 'peek-pw'")
-        conn.execute(f"GRANT USAGE ON SCHEMA {schema} TO hermes_peek")
-        conn.execute(f"GRANT SELECT ON {schema}.sessions TO hermes_peek")
-    peek = pg_cluster.dsn(schema, user="hermes_peek", password="peek-pw")
+    peek = pg_cluster.reader(schema, "hermes_peek", ["sessions"])
     code, listing, err = run("list", "--json", "--pg", peek, "--db", str(hermes_home / "state.db"))
     assert code == 3 and len(listing["sessions"]) == 2
     reason = "permission denied: role 'hermes_peek' may not read table messages"

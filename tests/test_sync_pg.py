@@ -103,12 +103,7 @@ def test_only_what_changed_is_read_again(pg_cluster, pg_home, tmp_path):
 
 def test_an_unreachable_database_keeps_what_was_indexed(pg_cluster, pg_home, tmp_path):
     _, schema = pg_home
-    with pg_cluster.connect() as conn:
-        conn.execute("DROP ROLE IF EXISTS hermes_gone")
-        conn.execute("CREATE ROLE hermes_gone LOGIN PASSWORD 'gone-pw'")
-        conn.execute(f"GRANT USAGE ON SCHEMA {schema} TO hermes_gone")
-        conn.execute(f"GRANT SELECT ON ALL TABLES IN SCHEMA {schema} TO hermes_gone")
-    reader = pg_cluster.dsn(schema, user="hermes_gone", password="gone-pw")
+    reader = pg_cluster.reader(schema, "hermes_gone")
     index = tmp_path / "index.db"
     assert sync_index(index, pgs=[reader]).sessions_indexed == 2
     with pg_cluster.connect() as conn:
