@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
+from hermes_trail.durable import fsync_directory
 from hermes_trail.errors import TrailError
 from hermes_trail.index import schema
 
@@ -64,7 +65,7 @@ class OpenedIndex:
                 with contextlib.suppress(FileNotFoundError):
                     Path(f"{self.path}{suffix}").unlink()
             self.building.replace(self.path)
-            _fsync_directory(self.path.parent)
+            fsync_directory(self.path.parent)
         finally:
             with contextlib.suppress(sqlite3.Error):
                 self.conn.close()
@@ -171,20 +172,6 @@ def _remove(db: Path) -> None:
     for suffix in ("", *_SIDECARS):
         with contextlib.suppress(FileNotFoundError):
             Path(f"{db}{suffix}").unlink()
-
-
-def _fsync_directory(directory: Path) -> None:
-    """Make a rename durable (POSIX); a no-op where directories cannot be opened (Windows)."""
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 def _acquire(path: Path, wait: float) -> IO[str] | None:

@@ -38,6 +38,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from hermes_trail.durable import fsync_directory
 from hermes_trail.errors import TrailError
 from hermes_trail.hermes import locate
 from hermes_trail.integrations.hermes import yamledit
@@ -478,17 +479,7 @@ def write_atomic(path: Path, data: bytes, mode: int | None = None) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-    _fsync_dir(path.parent)
-
-
-def _fsync_dir(directory: Path) -> None:
-    if sys.platform == "win32":
-        return
-    fd = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+    fsync_directory(path.parent)
 
 
 def backup(path: Path) -> Path:
@@ -550,7 +541,7 @@ def apply_uninstall(plan: Plan) -> list[Path]:
         backups.append(backup(config.path))
         if config.after is None:
             config.path.unlink()
-            _fsync_dir(config.path.parent)
+            fsync_directory(config.path.parent)
         else:
             write_atomic(config.path, config.after, _mode(config.path))
     mpath = manifest_path(plan.target.home)
