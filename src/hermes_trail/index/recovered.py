@@ -27,6 +27,11 @@ if TYPE_CHECKING:
 PREFIX = "recovered:"
 
 
+def indexes_recovered(store_keys: Iterable[str]) -> bool:
+    """Whether an index whose stores have these keys indexes recovered sessions."""
+    return any(key.startswith(PREFIX) for key in store_keys)
+
+
 @dataclass(frozen=True, slots=True)
 class RecoveredHome:
     home: Path

@@ -528,7 +528,7 @@ def _recovered_was_indexed(path: Path) -> bool | None:
             conn.close()
     except sqlite3.Error:
         return None
-    return any(key.startswith(rec.PREFIX) for key in keys)
+    return rec.indexes_recovered(keys)
 
 
 def _sync_all(
@@ -557,7 +557,7 @@ def _sync_all(
     from hermes_trail.index import recovered as rec
 
     if include_recovered is None:
-        include_recovered = any(key.startswith(rec.PREFIX) for key in known)
+        include_recovered = rec.indexes_recovered(known)
     extra = rec.recovered_homes(env, homes, dbs, store_identity) if include_recovered else {}
     identities.update({key: found.identity for key, found in extra.items()})
     changed = {key for key, ident in identities.items() if known.get(key) != ident}
