@@ -27,9 +27,14 @@ if TYPE_CHECKING:
 PREFIX = "recovered:"
 
 
+def is_recovered(store_key: str) -> bool:
+    """Whether an index's store key is a home's recovered sessions, not a store Hermes reads."""
+    return store_key.startswith(PREFIX)
+
+
 def indexes_recovered(store_keys: Iterable[str]) -> bool:
     """Whether an index whose stores have these keys indexes recovered sessions."""
-    return any(key.startswith(PREFIX) for key in store_keys)
+    return any(is_recovered(key) for key in store_keys)
 
 
 @dataclass(frozen=True, slots=True)

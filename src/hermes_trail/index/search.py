@@ -106,9 +106,11 @@ class Hit:
     def resume(self) -> str:
         """The command that reopens the conversation in Hermes (see :mod:`hermes_trail.resume`): empty when
         Hermes cannot be pointed at its store; ``trail show`` for a session only trail still holds."""
-        if self.store.startswith("recovered:"):
-            return f"trail show {self.ref}"
+        from hermes_trail.index.recovered import is_recovered
         from hermes_trail.resume import resume_line
+
+        if is_recovered(self.store):
+            return f"trail show {self.ref}"
 
         return resume_line(self.session_id, self.store, self.profile)
 
