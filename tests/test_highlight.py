@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from hermes_trail.index.search import Highlighter, highlight
+from hermes_trail.index.search import Highlighter
+
+
+def highlight(text: str, terms: list[str], chars: int) -> str:
+    return Highlighter(terms).snippet(text, chars)
 
 
 def test_every_term_is_marked_once_longest_first():

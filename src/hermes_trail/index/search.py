@@ -230,9 +230,9 @@ def _candidates(
         if not newest:
             return [], False
     else:
-        lowered = [t.lower() for t in terms if t.strip()][:8]
+        counted = [t.lower() for t in terms if t.strip()][:8]
         if " OR " in expression:  # which of the terms a doc has tells most: count them in its start
-            head = f"substr(d.text, 1, {HEAD})"
+            head, lowered = f"substr(d.text, 1, {HEAD})", counted
         else:  # every doc has every term: read without reading texts
             head, lowered = "''", []
         # The newest matches, in the full-text index's own order (no sort), each doc read as it comes.
@@ -254,7 +254,7 @@ def _candidates(
                 break
             rows += past
         if len(rows) >= window:
-            floor = math.log(2.0) * max(1, len(lowered) or len([t for t in terms if t.strip()][:8]))
+            floor = math.log(2.0) * max(1, len(counted))  # each term once, when they are not counted
             scored = [(*row[:-2], _occurrence_score(row[-2], row[-1], lowered, floor)) for row in rows]
             return _with_sessions(conn, sorted(scored, key=lambda r: r[-1])[:SHORTLIST]), True
         if not rows:
@@ -392,11 +392,6 @@ class Highlighter:
         start = max(0, found.start() - chars // 3)
         window = self.mark.sub(lambda m: f"{MARK_OPEN}{m.group()}{MARK_CLOSE}", text[start : start + chars])
         return ("…" if start else "") + window + ("…" if start + chars < len(text) else "")
-
-
-def highlight(text: str, terms: list[str], chars: int) -> str:
-    """A window of ``text`` around the first term found, every term marked; the start when none is."""
-    return Highlighter(terms).snippet(text, chars)
 
 
 def _fts_string(term: str) -> str:
