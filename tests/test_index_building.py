@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -262,3 +263,31 @@ def test_a_rebuild_over_an_index_in_use_is_copied_in_not_renamed_over(home, inde
     db.close()
     assert sync_index(index, homes=[home]).sessions_indexed == 1
     assert search(index, "flange").hits
+
+
+def test_a_rebuild_copied_into_the_same_file_is_not_served_the_old_gists(home, index):
+    """A long-lived process keeps the gist matrix while the index's sessions stay the same. A rebuild copied
+    into the old file keeps its inode, and can end with the same session count of changes; its build id
+    still tells the matrix is stale."""
+    import numpy as np
+
+    from hermes_trail.index import search as search_module
+
+    sync_index(index, homes=[home])
+
+    def gists() -> tuple[list[int], Any]:
+        with sqlite3.connect(index) as conn:
+            return search_module._gists(conn, "s.gist IS NOT NULL", [])
+
+    before_ids, _ = gists()
+    db = hermes_state.SessionDB(db_path=home / "state.db")  # one session out, another in: as many as before
+    db.delete_session("20261101_000004_abcdef")
+    db.close()
+    _write_store(home / "state.db", sessions=1, start=SESSIONS)
+    sync_index(index, homes=[home], rebuild=True)
+    ids, matrix = gists()
+    with sqlite3.connect(index) as conn:
+        rows = conn.execute("SELECT id, gist FROM sessions WHERE gist IS NOT NULL").fetchall()
+    assert len(ids) == len(before_ids) == SESSIONS
+    assert ids == [r[0] for r in rows]
+    assert np.array_equal(matrix, search_module.semantic.matrix([r[1] for r in rows]))

@@ -15,8 +15,10 @@ Tables:
 - ``docs``: one row per searchable thing the model yields: a prompt, a reply, a summary, a notice, a
   command with its output and exit code, a file edit, a tool's kept output. Never raw rows. ``chars`` is
   the length of its text, stored before the text so ranking can weigh a doc without reading its text.
-- ``meta``: the format, and ``sessions_version``, which triggers bump whenever a session row is added or
-  removed: what a long-lived process keeps derived from the sessions (the gist matrix) is stale when it moved.
+- ``meta``: the format; ``build``, a random id each new index gets (a rebuild copied into the old file
+  keeps its inode); and ``sessions_version``, which triggers bump whenever a session row is added or
+  removed. What a long-lived process keeps derived from the sessions (the gist matrix) is stale when either
+  moved.
 - ``docs_fts``: the word index over ``docs.text`` (unicode61, diacritics folded, Porter stemming).
 - ``docs_tri``: a trigram index over ``docs.key``: only what a word index cannot find in a word (paths,
   commands, file names): substrings.
@@ -27,6 +29,7 @@ Tables:
 from __future__ import annotations
 
 import os
+import secrets
 import sqlite3
 from collections.abc import Mapping
 from pathlib import Path
@@ -151,7 +154,8 @@ def connect(path: Path) -> sqlite3.Connection:
 def create(conn: sqlite3.Connection) -> None:
     """Make the tables of an empty index and record its format."""
     conn.executescript(_SCHEMA)
-    conn.execute("INSERT INTO meta (key, value) VALUES ('format', ?), ('sessions_version', 0)", (FORMAT,))
+    conn.execute("INSERT INTO meta (key, value) VALUES ('format', ?), ('build', ?), ('sessions_version', 0)",
+                 (FORMAT, secrets.token_hex(8)))  # fmt: skip
 
 
 FOREIGN = "foreign"

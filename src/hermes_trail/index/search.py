@@ -567,16 +567,13 @@ def _gists(conn: sqlite3.Connection, where: str, params: list[Any]) -> tuple[lis
     """The gists a semantic pass compares against: session ids and one float32 matrix.
 
     A long-lived caller (the MCP server, the Hermes plugin) asks many questions of an index that seldom
-    changes, so the matrix of the last filter is kept while the sessions table is the same (a trigger bumps
-    ``sessions_version`` whenever a session row is added or removed, and a changed session is a new row).
+    changes, so the matrix of the last filter is kept while the sessions table is the same: the index's
+    ``build`` id tells a rebuilt index, ``sessions_version`` (bumped by triggers) a session added or removed,
+    and a changed session is a new row.
     """
     database = conn.execute("PRAGMA database_list").fetchone()[2]
-    try:
-        inode = Path(database).stat().st_ino if database else None  # a rebuilt index is a new file
-    except OSError:
-        inode = None
-    version = conn.execute("SELECT value FROM meta WHERE key = 'sessions_version'").fetchone()
-    key = (database, inode, where, tuple(params), version)
+    state = conn.execute("SELECT key, value FROM meta WHERE key IN ('build', 'sessions_version')")
+    key = (database, tuple(sorted(state)), where, tuple(params))
     if key not in _GISTS:
         rows = conn.execute(f"SELECT s.id, s.gist FROM sessions s WHERE {where}", params).fetchall()
         _GISTS.clear()
