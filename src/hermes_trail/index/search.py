@@ -235,24 +235,8 @@ def _candidates(
             head, lowered = f"substr(d.text, 1, {HEAD})", counted
         else:  # every doc has every term: read without reading texts
             head, lowered = "''", []
-        # The newest matches, in the full-text index's own order (no sort), each doc read as it comes.
         columns = f"SELECT {_DOC_ONLY}, {head}, d.chars {join} WHERE {where}"
-        order = "ORDER BY f.rowid DESC LIMIT ?"
-        rows = conn.execute(f"{columns} {order}", (expression, *params, window)).fetchall()
-        # (Not for a prefix: each window would expand it again, the cost of such a query.)
-        further = FURTHER_WINDOWS if len(rows) >= window and '" *' not in expression else 0
-        for _ in range(further):
-            # A long active conversation can fill the window alone: look past its sessions (each session's
-            # docs have consecutive ids) until a few conversations are in, so a common word finds them.
-            sessions = list({row[1] for row in rows})
-            if _conversation_count(conn, sessions) >= RELAX_BELOW:
-                break
-            marks = ", ".join("?" for _ in sessions)
-            first = conn.execute(f"SELECT min(id) FROM docs WHERE sess IN ({marks})", sessions).fetchone()[0]
-            more = conn.execute(f"{columns} AND f.rowid < ? {order}", (expression, *params, first, window))
-            if not (past := more.fetchall()):
-                break
-            rows += past
+        rows = _newest_docs(conn, columns, expression, params, window)
         if len(rows) >= window:
             floor = math.log(2.0) * max(1, len(counted))  # each term once, when they are not counted
             scored = [(*row[:-2], _occurrence_score(row[-2], row[-1], lowered, floor)) for row in rows]
@@ -264,6 +248,30 @@ def _candidates(
         (expression, *params, SHORTLIST),
     ).fetchall()
     return _with_sessions(conn, rows), False
+
+
+def _newest_docs(
+    conn: sqlite3.Connection, columns: str, expression: str, params: list[Any], window: int
+) -> list[tuple[Any, ...]]:
+    """The rows ``columns`` selects for the newest ``window`` matches, in the full-text index's own order
+    (no sort), each doc read as it comes. A long active conversation can fill the window alone: then up to
+    :data:`FURTHER_WINDOWS` more look past its sessions (each session's docs have consecutive ids) until a
+    few conversations are in, so a common word finds them; not for a prefix, which each window would expand
+    again (the cost of such a query)."""
+    order = "ORDER BY f.rowid DESC LIMIT ?"
+    rows = conn.execute(f"{columns} {order}", (expression, *params, window)).fetchall()
+    further = FURTHER_WINDOWS if len(rows) >= window and '" *' not in expression else 0
+    for _ in range(further):
+        sessions = list({row[1] for row in rows})
+        if _conversation_count(conn, sessions) >= RELAX_BELOW:
+            break
+        marks = ", ".join("?" for _ in sessions)
+        first = conn.execute(f"SELECT min(id) FROM docs WHERE sess IN ({marks})", sessions).fetchone()[0]
+        more = conn.execute(f"{columns} AND f.rowid < ? {order}", (expression, *params, first, window))
+        if not (past := more.fetchall()):
+            break
+        rows += past
+    return rows
 
 
 def _conversation_count(conn: sqlite3.Connection, sessions: list[int]) -> int:
