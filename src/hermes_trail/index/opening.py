@@ -90,6 +90,7 @@ class OpenedIndex:
         self.conn.close()
         _remove(self.building)
         return True
+
     def abandon(self) -> None:
         """Close; a new file half built is deleted, and the old index stays as it was."""
         with contextlib.suppress(sqlite3.Error):
@@ -108,12 +109,13 @@ def open_index(path: Path, rebuild: bool = False) -> OpenedIndex:
     """The index at ``path`` to sync, or a new one beside it when it is missing, of another format or
     damaged, or ``rebuild`` is asked.
 
-    :raises TrailError: ``path`` is a database that is not an index; or another process is building the
-        first index there and did not finish within :data:`BUILD_WAIT_SECONDS`.
+    :raises TrailError: ``path`` is a database that is not an index; or another process is building an
+        index there and did not finish within :data:`BUILD_WAIT_SECONDS`, while this one has none it can
+        read or was asked to rebuild.
     """
     found = schema.inspect(path)
     if found == schema.FOREIGN:  # checked before the lock file, which would land beside it
-        raise TrailError(f"{path} is a database but not a hermes-trail index; refusing to touch it")
+        raise _foreign(path)
     if found == schema.FORMAT and not rebuild:
         return OpenedIndex(path, schema.connect(path))
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -135,9 +137,13 @@ def open_index(path: Path, rebuild: bool = False) -> OpenedIndex:
         raise
 
 
+def _foreign(path: Path) -> TrailError:
+    return TrailError(f"{path} is a database but not a hermes-trail index; refusing to touch it")
+
+
 def _build_beside(path: Path, found: str | None, rebuild: bool, lock: IO[str]) -> OpenedIndex:
-    if found == schema.FOREIGN:
-        raise TrailError(f"{path} is a database but not a hermes-trail index; refusing to touch it")
+    if found == schema.FOREIGN:  # it became one while this process waited for the lock
+        raise _foreign(path)
     reason: str | None = None
     if found == schema.DAMAGED:
         aside = path.with_name(f"{path.name}.damaged-{int(time.time())}")
