@@ -24,7 +24,6 @@ from typing import Any
 
 from hermes_trail.errors import StoreUnreadable
 from hermes_trail.hermes import locate
-from hermes_trail.hermes.decode import usage
 from hermes_trail.hermes.decode.conversation import read_conversation
 from hermes_trail.hermes.decode.sessions import decode_session, session_id_of
 from hermes_trail.hermes.sidefiles import config_yaml, state_tables
@@ -32,7 +31,7 @@ from hermes_trail.hermes.sidefiles.common import zone_named
 from hermes_trail.hermes.sidefiles.response_store import store_problem
 from hermes_trail.hermes.sidefiles.snapshots import snapshot_time
 from hermes_trail.hermes.store import SqliteStore
-from hermes_trail.history import History
+from hermes_trail.history import History, read_messages
 from hermes_trail.model import Recovery, Session, Store
 from hermes_trail.recovery import divert_session, snapshot_store
 from hermes_trail.timeline import sides
@@ -254,8 +253,8 @@ class _HomeReader:
             if first:  # a session only snapshots hold: say where it was found, as trail list --deleted does
                 held = [str(c.side.path) for c in holders] + ([str(divert.path)] if divert else [])
                 session.recovered = self._recovery(sid, "snapshot", copy.side, held)
-            self._emit_session(session, functools.partial(_load, reader=copy.reader), str(copy.side.path),
-                               seen, report=first)  # fmt: skip
+            load = functools.partial(read_messages, reader=copy.reader)
+            self._emit_session(session, load, str(copy.side.path), seen, report=first)
             first = False
         if divert is not None:
             session = divert_session(divert.path, sid, self.place.profile, self.home)
@@ -337,13 +336,6 @@ class _HomeReader:
 def _fingerprint(row: dict[str, Any]) -> int:
     """What tells two copies of a session row apart (kept instead of the rows of every snapshot)."""
     return hash(repr(sorted(row.items())))
-
-
-def _load(session: Session, reader: SqliteStore) -> Session:
-    read_conversation(session, reader.message_rows(session.id), reader.columns("messages"))
-    if reader.has_table("session_model_usage"):
-        session.model_usage = usage.model_usage(reader.model_usage_rows(session.id))
-    return session
 
 
 def _zone(home: Path, files: list[locate.SideFile]) -> tzinfo | None:
