@@ -73,7 +73,8 @@ def recall_page(result: SearchResult, budget: int = DEFAULT_BUDGET) -> str:
     used = len((head + tail).encode())
     for hit in hits:
         project = hit.project.rsplit("/", 1)[-1] or hit.project
-        line = (f"- [{_when(hit)}] {_clean(hit.session_id)} ({_clean(project)}, {_clean(_what(hit))}): "
+        where = hit.session_id if hit.origin == "session" else hit.label  # memory or skill: not a session
+        line = (f"- [{_when(hit)}] {_clean(where)} ({_clean(project)}, {_clean(_what(hit))}): "
                 f"{_clean(hit.snippet)}\n")
         size = len(line.encode())
         if used + size > budget:

@@ -300,6 +300,8 @@ def hit_json(hit: Hit) -> dict[str, Any]:
         "score": round(hit.score, 4),
         "snippet": hit.snippet,
         "resume": hit.resume,
+        "origin": hit.origin,
+        "label": hit.label,
     }
 
 
@@ -309,6 +311,9 @@ def search_json(result: SearchResult) -> dict[str, Any]:
         "matches": result.matches,
         "windowed": result.windowed,
         "seconds": round(result.seconds, 4),
+        "missing": list(result.missing),
+        "dropped": list(result.dropped),
+        "prefix": result.prefix,
         "conversations": [
             {
                 "store": c.store,

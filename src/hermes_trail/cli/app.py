@@ -288,7 +288,9 @@ def index_cmd(
     path = synced_index(index or default_index_path(), home, db, pg, include_recovered, rebuild)
     with sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True) as conn:
         stores = conn.execute("SELECT count(*) FROM stores").fetchone()[0]
-        sessions = conn.execute("SELECT count(*) FROM sessions").fetchone()[0]
+        # Hermes' memory files and skills are rows of their own pseudo-stores, not sessions.
+        own = "SELECT count(*) FROM sessions WHERE store NOT LIKE 'knowledge:%'"
+        sessions = conn.execute(own).fetchone()[0]
         docs = conn.execute("SELECT count(*) FROM docs").fetchone()[0]
     size = sum(Path(f"{path}{s}").stat().st_size for s in ("", "-wal") if Path(f"{path}{s}").exists())
     facts = {"path": str(path), "stores": stores, "sessions": sessions, "docs": docs, "bytes": size}

@@ -154,26 +154,39 @@ def print_search(out: Console, result: SearchResult) -> None:
     from rich.padding import Padding
     from rich.text import Text
 
+    from hermes_trail.index.search import COUNT_CAP
+
     if not result.conversations:
         out.print(f"No match for {safe(result.query)!r}.", highlight=False)
+        if result.missing:
+            out.print(f"[dim]Not found anywhere: {safe(', '.join(result.missing))}[/dim]", highlight=False)
         return
+    if result.missing:
+        words = ", ".join(result.missing)
+        out.print(f"[yellow]Not found anywhere: {safe(words)}; showing what the other words find.[/yellow]\n",
+                  highlight=False)  # fmt: skip
     for conversation in result.conversations:
         best = conversation.hits[0]
         head = Text(safe(best.title or "(untitled)"), style="bold")
         where = f"  {best.project} · {best.profile} · {best.source or '?'}"
+        if best.origin != "session":  # Hermes' memory or a skill: where it is, not a session's facts
+            where = f"  {best.label}"
         head.append(safe(where), style="dim")
         out.print(head)
         for hit in conversation.hits:
             when = clock(datetime.fromtimestamp(hit.time, tz=UTC) if hit.time else None, with_date=True)[:16]
             what = hit.kind + (f" exit {hit.exit_code}" if hit.kind == "command" else "")
-            line = Text(f"{when}  {safe(hit.session_id)} #{hit.row}  {what}: ", style="dim")
+            name = hit.session_id if hit.origin == "session" else hit.label
+            line = Text(f"{when}  {safe(name)} #{hit.row}  {what}: ", style="dim")
             line.append_text(_marked(hit.snippet))
             out.print(Padding(line, (0, 0, 0, 2)))
         if best.resume:
             out.print(Padding(Text(f"resume: {safe(best.resume)}", style="cyan"), (0, 0, 0, 2)))
         out.print()
     more = " (newest matches ranked)" if result.windowed else ""
-    out.print(f"[dim]{result.matches} matching turns{more} in {result.seconds * 1000:.0f} ms[/dim]")
+    at_least = "at least " if result.matches >= COUNT_CAP else ""
+    turns = "matching turn" if result.matches == 1 else "matching turns"
+    out.print(f"[dim]{at_least}{result.matches:,} {turns}{more} in {result.seconds * 1000:.0f} ms[/dim]")
 
 
 def _day(when: float | None) -> str:

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -413,3 +413,58 @@ def needs_trigram(query: Query) -> bool:
     return any(
         _UNSPACED.search(leaf.text) or _CODE_LIKE.search(leaf.text) for leaf in _positive_leaves(query.root)
     )
+
+
+# ------------------------------------------------------------------------------------------- rewriting
+
+
+def conjuncts(query: Query) -> list[Term]:
+    """The plain words every match must have: the query's own term, or the terms directly AND-ed at its
+    top (nested groups of AND included), in order. Not phrases, alternatives or exclusions: those were
+    typed as they are meant."""
+
+    def walk(node: Node | None) -> list[Term]:
+        if isinstance(node, Term):
+            return [node]
+        if isinstance(node, And):
+            return [t for n in node.nodes if not isinstance(n, Not | Or | Phrase) for t in walk(n)]
+        return []
+
+    return walk(query.root)
+
+
+def rewrite(query: Query, change: Mapping[Term, Term | None]) -> Query:
+    """The query with some of its :func:`conjuncts` replaced (``None``: dropped). A conjunction left with
+    nothing positive to find is no query (exclusions alone select nothing)."""
+
+    def walk(node: Node) -> Node | None:
+        if isinstance(node, Term):
+            return change.get(node, node)
+        if not isinstance(node, And):
+            return node
+        kept = [k for n in node.nodes if (k := walk(n) if not isinstance(n, Not | Or | Phrase) else n)]
+        if not any(not isinstance(k, Not) for k in kept):
+            return None
+        return kept[0] if len(kept) == 1 else And(tuple(kept))
+
+    return Query(None if query.root is None else walk(query.root))
+
+
+def last_term(query: Query) -> Term | None:
+    """The query's last word when it is a plain word every match must have: the one a person may still
+    be typing."""
+    leaves = _positive_leaves(query.root)
+    found = conjuncts(query)
+    if not leaves or not found or leaves[-1] is not found[-1] or found[-1].prefix:
+        return None
+    return found[-1]
+
+
+def leaf_fts(leaf: Term | Phrase) -> str | None:
+    """One term or phrase as a word-index MATCH expression (``None``: only punctuation)."""
+    return _fts_leaf(leaf)
+
+
+def leaf_needs_trigram(leaf: Term | Phrase) -> bool:
+    """Whether one term is for the trigram index (see :func:`needs_trigram`)."""
+    return bool(_UNSPACED.search(leaf.text) or _CODE_LIKE.search(leaf.text))

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hermes_trail.index import cjk, query, semantic
+from hermes_trail.index import cjk, plan, semantic
 
 # How many of the newest matches each index gives before scoring; a query with more is ranked in this window.
 WINDOW = 200
@@ -43,13 +43,15 @@ SEMANTIC_TOP = 20
 SEMANTIC_FLOOR = 0.4
 # An any-term conversation's evidence is how far it stands out from the best this many of its list.
 LEXICAL_SPREAD = 10
+# A query's matches are counted up to this many (a count past it says "at least").
+COUNT_CAP = 100_000
 # Characters of a doc's start in which a windowed query counts its terms.
 HEAD = 600
 # Hits scored in detail (snippets, grouping) after the first ranking.
 SHORTLIST = 200
 # How much each kind of doc weighs: what a person typed or was told counts most.
 KIND_WEIGHT = {"prompt": 1.3, "summary": 1.1, "reply": 1.0, "command": 1.0, "edit": 0.9, "blocked": 0.8,
-               "notice": 0.6, "system": 0.6, "tool": 0.8}  # fmt: skip
+               "notice": 0.6, "system": 0.6, "tool": 0.8, "memory": 1.2, "skill": 1.0}  # fmt: skip
 # Sessions people did not drive themselves rank lower, not out.
 SESSION_WEIGHT = {"cron": 0.55, "subagent": 0.7, "tool": 0.7}
 # Newer beats older at equal relevance; at most this much (an updated fact must win over the stale one).
@@ -111,8 +113,23 @@ class Hit:
 
         if is_recovered(self.store):
             return f"trail show {self.ref}"
+        if self.origin != "session":  # a memory entry or a skill: no conversation to reopen
+            return ""
 
         return resume_line(self.session_id, self.store, self.profile)
+
+    @property
+    def origin(self) -> str:
+        """What the hit was found in: ``session``, or Hermes' ``memory`` or a ``skill`` (not a session)."""
+        from hermes_trail.index.knowledge import origin_of
+
+        return origin_of(self.store, self.session_kind)
+
+    @property
+    def label(self) -> str:
+        """Where the hit is, for people: ``memory <profile>:MEMORY.md``, ``skill <profile>:<name>``, else the
+        session's ref."""
+        return self.ref if self.origin == "session" else f"{self.origin} {self.ref}"
 
 
 @dataclass(slots=True)
@@ -130,11 +147,19 @@ class Conversation:
 
 @dataclass(slots=True)
 class SearchResult:
+    """What a search found. ``matches`` counts the turns (docs) that matched, not the hits shown."""
+
     query: str
     conversations: list[Conversation]
     matches: int
     windowed: bool
     seconds: float
+    # Words typed that no index holds, left out of the match (the answer is what the others found).
+    missing: list[str] = field(default_factory=list)
+    # Function words left out of the match and the ranking ("how", "is", "the").
+    dropped: list[str] = field(default_factory=list)
+    # The last word, read as the start of a word (it is no word of the index as typed).
+    prefix: str | None = None
 
     @property
     def hits(self) -> list[Hit]:
@@ -274,6 +299,27 @@ def _newest_docs(
     return rows
 
 
+def _count(conn: sqlite3.Connection, plans: list[tuple[str, str]], filters: SearchFilters) -> int:
+    """How many docs match, for a query with more than a window of them (one that ranked its newest):
+    counted in the full-text index alone when no filter needs the docs, up to :data:`COUNT_CAP`. A doc
+    two indexes find is one match: the larger count stands for both."""
+    clauses, params = _where(filters)
+    best = 0
+    for table, expression in plans:
+        if filters == SearchFilters(include_rewound=filters.include_rewound):
+            sql = f"SELECT count(*) FROM (SELECT 1 FROM {table} WHERE {table} MATCH ? LIMIT ?)"
+            args: list[Any] = [expression, COUNT_CAP]
+        else:
+            join = f"FROM {table} f JOIN docs d ON d.id = f.rowid"
+            if any("s." in clause for clause in clauses):
+                join += " JOIN sessions s ON s.id = d.sess"
+            where = " AND ".join([f"{table} MATCH ?", *clauses])
+            sql = f"SELECT count(*) FROM (SELECT 1 {join} WHERE {where} LIMIT ?)"
+            args = [expression, *params, COUNT_CAP]
+        best = max(best, int(conn.execute(sql, args).fetchone()[0]))
+    return best
+
+
 def _conversation_count(conn: sqlite3.Connection, sessions: list[int]) -> int:
     """How many conversations (continuation chains) the sessions with these ids make up."""
     marks = ", ".join("?" for _ in sessions)
@@ -406,17 +452,28 @@ def _fts_string(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
 
-def _relaxed(conn: sqlite3.Connection, terms: list[str]) -> list[str]:
-    """The words to look for any of instead of all of them: for words spread over a conversation, or an
-    error pasted from another run (other line numbers, sizes, ids). None when fewer than two of them occur
-    anywhere: any of one word is that word alone, which drops what made the query (``mutex failed`` with no
-    mutex anywhere would find every failure)."""
+def _relaxed(
+    conn: sqlite3.Connection, terms: list[str], runs: list[str], loose: bool = False
+) -> list[tuple[str, list[str]]]:
+    """The words to look for any of instead of all of them, per index: for words spread over a
+    conversation, an error pasted from another run (other line numbers, sizes, ids), or a Chinese or
+    Japanese question whose wording the history does not have as it is (its bigrams, in the bigram index).
+
+    Words need two of them somewhere while all of them together found something: any of one word is that
+    word alone, which drops what made the query (``mutex failed`` with no mutex anywhere would find every
+    failure). When all together found nothing (``loose``), one is enough: something is better than "no
+    match" while a word of the query is there, and the words that were not are reported.
+    """
+    out: list[tuple[str, list[str]]] = []
     words = list(dict.fromkeys(t for t in terms if any(c.isalnum() for c in t) and not cjk.has_cjk(t)))
-    if len(words) < 2:
-        return []
     present = [w for w in words if conn.execute(
         "SELECT 1 FROM docs_fts WHERE docs_fts MATCH ? LIMIT 1", (_fts_string(w),)).fetchone()]  # fmt: skip
-    return words if len(present) >= 2 else []
+    if len(present) >= (1 if loose else 2):
+        out.append(("docs_fts", present))
+    grams = list(dict.fromkeys(g for run in runs for g in cjk.bigrams(run)))
+    if len(grams) >= 2:
+        out.append(("docs_cjk", grams))
+    return out
 
 
 def _conversation_score(hits: list[Hit]) -> float:
@@ -445,30 +502,30 @@ def search(
     filters = filters or SearchFilters()
     conn = index if isinstance(index, sqlite3.Connection) else sqlite3.connect(index)
     try:
-        parsed = query.parse(text)
-        terms = query.terms(parsed)
-        # CJK runs of the terms to find only: an excluded run must not become a required one.
-        runs = [run for term in terms for run in cjk.query_runs(term)]
-        plans: list[tuple[str, str]] = []
-        if fts := query.to_fts(parsed):
-            plans.append(("docs_fts", fts))
-        if query.needs_trigram(parsed) and (tri := query.to_trigram(parsed)):
-            plans.append(("docs_tri", tri))
-        if runs:
-            plans.append(("docs_cjk", " AND ".join(cjk.run_expression(r) for r in runs)))
-        hits, windowed = _ranked(conn, plans, filters, terms + runs)
+        reading = plan.read(conn, text)
+        terms, runs = reading.terms, reading.runs
+        # A query with words no index holds has no conversation with all of them: it is answered by the
+        # any-word and meaning passes alone, its word evidence weighed by how much of the query it covers.
+        hits: list[Hit] = []
+        windowed = False
+        if not reading.missing:
+            hits, windowed = _ranked(conn, reading.plans, filters, terms + runs)
+        matches = _count(conn, reading.plans, filters) if windowed else len({h.doc for h in hits})
         groups = _group(hits)
         ordered = sorted(groups.values(), key=lambda c: _conversation_score(c.hits), reverse=True)
+        pool: list[tuple[Conversation, float]] = []
         if len(groups) < min(limit, RELAX_BELOW):
-            pool: list[tuple[Conversation, float]] = []
-            if words := _relaxed(conn, terms):
+            coverage = len(terms) / (len(terms) + len(reading.missing)) if terms else 1.0
+            for table, words in _relaxed(conn, terms, runs, loose=not groups):
                 relaxed = " OR ".join(_fts_string(w) for w in words)
-                more, cut = _ranked(conn, [("docs_fts", relaxed)], filters, terms, RELAXED_WINDOW, words)
+                more, cut = _ranked(conn, [(table, relaxed)], filters, terms + runs, RELAXED_WINDOW, words)
                 windowed = windowed or cut
                 found = [g for k, g in _group(more).items() if k not in groups]
-                pool += _standing(found, [_conversation_score(g.hits) for g in found], LEXICAL_SPREAD)
-            if " ".join(terms).strip():
-                pool += [(g, z) for g, z in _semantic(conn, " ".join(terms), filters)
+                matches += len({h.doc for g in found for h in g.hits})
+                standing = _standing(found, [_conversation_score(g.hits) for g in found], LEXICAL_SPREAD)
+                pool += [(g, z * coverage) for g, z in standing]
+            if meaning := " ".join(reading.typed).strip():
+                pool += [(g, z) for g, z in _semantic(conn, meaning, filters)
                          if (g.store, g.root) not in groups]  # fmt: skip
             ordered += _fused(pool, floor=min((_conversation_score(c.hits) for c in ordered), default=1.0))
             for conv in ordered:
@@ -479,8 +536,9 @@ def search(
             group.hits = sorted(group.hits, key=lambda h: h.score, reverse=True)[:per_conversation]
             conversations.append(group)
         _snippets(conn, [h for c in conversations for h in c.hits], terms + runs, snippet_chars)
-        matches = sum(len(g.hits) for g in groups.values())
-        return SearchResult(text, conversations, matches, windowed, time.perf_counter() - started)
+        result = SearchResult(text, conversations, matches, windowed, time.perf_counter() - started)
+        result.missing, result.dropped, result.prefix = reading.missing, reading.dropped, reading.prefix
+        return result
     finally:
         if not isinstance(index, sqlite3.Connection):
             conn.close()

@@ -544,7 +544,8 @@ def _sync_all(
 ) -> None:
     """Every store that changed since the index last saw it, read again into ``conn``."""
     known = {key: identity for key, identity in conn.execute("SELECT key, identity FROM stores")}
-    located = locate.discover(env, homes=homes, dbs=dbs, pgs=pgs).stores
+    discovery = locate.discover(env, homes=homes, dbs=dbs, pgs=pgs)
+    located = discovery.stores
     identities: dict[str, str] = {}
     unreachable: set[str] = set()
     for loc in located:
@@ -560,6 +561,10 @@ def _sync_all(
         include_recovered = rec.indexes_recovered(known)
     extra = rec.recovered_homes(env, homes, dbs, store_identity) if include_recovered else {}
     identities.update({key: found.identity for key, found in extra.items()})
+    from hermes_trail.index import knowledge  # each home's memory and skills: a pseudo-store
+
+    knowing = knowledge.knowledge_homes(discovery)
+    identities.update({key: found.identity for key, found in knowing.items()})
     changed = {key for key, ident in identities.items() if known.get(key) != ident}
     for key in set(known) - set(identities) - unreachable:  # a store that is gone takes its sessions
         if not _begin(conn, key, report):
@@ -572,6 +577,9 @@ def _sync_all(
     for key in sorted(changed & set(extra)):
         rec.sync_recovered(conn, key, extra[key], report, _begin)
     changed -= set(extra)
+    for key in sorted(changed & set(knowing)):
+        knowledge.sync_knowledge(conn, key, knowing[key], report, _begin)
+    changed -= set(knowing)
     if not changed:
         return
     history = open_history(homes=homes, dbs=dbs, pgs=pgs, env=env, catalog=False,

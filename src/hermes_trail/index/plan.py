@@ -1,0 +1,109 @@
+"""What a typed query asks of the indexes: the words that carry it, the ones the history lacks, and the word
+a person may still be typing.
+
+People type questions, not expressions. Three things go wrong when a query is taken word for word:
+
+- function words ("how", "is", "of", "the") are required of every match and decide the ranking, though
+  they are in every turn of every history (:mod:`stopwords`); they are dropped whenever anything else
+  was typed;
+- one word the history lacks (a typo, another wording) makes the whole conjunction find nothing while
+  the other words name exactly one conversation; such a word is dropped and reported, so the answer is
+  the conversations with the words that exist, and the person sees which ones were not found;
+- the last word of a search typed as you go is unfinished ("kubern"): when it is no word of the index as
+  it is, it is read as a prefix.
+
+Each check is one lookup in a full-text index's term list, ``LIMIT 1``: microseconds, whatever the size
+of the history. A word is missing only when no index could find it: the word index, the trigram index
+for paths and commands (substrings), the bigram index for Chinese and Japanese.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass, field
+
+from hermes_trail.index import cjk, query, stopwords
+
+# A prefix shorter than this matches too much of any history to mean one word.
+PREFIX_MIN = 2
+
+
+@dataclass(slots=True)
+class Plan:
+    """One query, read: what to match in which index, and what to say about the words typed."""
+
+    parsed: query.Query
+    # The words and phrases that rank and mark hits (function words out, unless nothing else was typed).
+    terms: list[str]
+    # The parts of the query's Chinese and Japanese runs that carry meaning, each matched as a substring.
+    runs: list[str]
+    # (index table, MATCH expression), in the order the indexes are asked.
+    plans: list[tuple[str, str]] = field(default_factory=list)
+    # Words typed that no index holds (and no word starts with): left out of the match, and reported.
+    missing: list[str] = field(default_factory=list)
+    # Function words left out of the match.
+    dropped: list[str] = field(default_factory=list)
+    # The last word, read as the prefix of a word (the person may still be typing it).
+    prefix: str | None = None
+    # Every word and phrase typed to find, as typed: what the meaning of the query is read from.
+    typed: list[str] = field(default_factory=list)
+
+
+def _exists(conn: sqlite3.Connection, table: str, expression: str) -> bool:
+    sql = f"SELECT 1 FROM {table} WHERE {table} MATCH ? LIMIT 1"
+    return conn.execute(sql, (expression,)).fetchone() is not None
+
+
+def _found(conn: sqlite3.Connection, term: query.Term) -> bool:
+    """Whether any index holds ``term`` as the search would look for it."""
+    if cjk.has_cjk(term.text):
+        return True  # a run not found as it is is looked for by its bigrams (the search's any-of pass)
+    fts = query.leaf_fts(term)
+    if fts is not None and _exists(conn, "docs_fts", fts):
+        return True
+    if query.leaf_needs_trigram(term) and len(term.text) >= query.TRIGRAM_MIN:
+        return _exists(conn, "docs_tri", query.leaf_fts(query.Term(term.text)) or '""')
+    return fts is None  # punctuation alone: nothing to look for, nothing missing
+
+
+def read(conn: sqlite3.Connection, text: str) -> Plan:
+    """``text`` as a :class:`Plan` over the index open on ``conn``."""
+    parsed = query.parse(text)
+    plain = query.conjuncts(parsed)
+    every = query.terms(parsed)
+    change: dict[query.Term, query.Term | None] = {}
+    dropped: list[str] = []
+    # Function words go when anything else is left to find (a phrase, an alternative, another word).
+    stop = [t for t in plain if not t.prefix and stopwords.is_stopword(t.text)]
+    if stop and len({t.text for t in stop}) < len(every):
+        change.update((t, None) for t in stop)
+        dropped = list(dict.fromkeys(t.text for t in stop))
+    kept = [t for t in plain if t not in change]
+    missing: list[str] = []
+    prefix: str | None = None
+    last = query.last_term(parsed)
+    for term in kept:
+        if _found(conn, term):
+            continue
+        typed = query.Term(term.text, prefix=True)
+        unfinished = term is last and len(term.text) >= PREFIX_MIN and not cjk.has_cjk(term.text)
+        if unfinished and _exists(conn, "docs_fts", query.leaf_fts(typed) or '""'):
+            change[term] = typed
+            prefix = term.text
+            continue
+        missing.append(term.text)
+    left = len(every) - len(dropped) - len(missing)
+    if missing and left > 0:  # the words that exist answer; the ones no index has are reported
+        change.update((t, None) for t in kept if t.text in missing)
+    if change:
+        parsed = query.rewrite(parsed, change)
+    terms = query.terms(parsed)
+    runs = [part for term in terms for run in cjk.query_runs(term) for part in stopwords.cjk_parts(run)]
+    out = Plan(parsed, terms, runs, missing=missing, dropped=dropped, prefix=prefix, typed=every)
+    if fts := query.to_fts(parsed):
+        out.plans.append(("docs_fts", fts))
+    if query.needs_trigram(parsed) and (tri := query.to_trigram(parsed)):
+        out.plans.append(("docs_tri", tri))
+    if runs:
+        out.plans.append(("docs_cjk", " AND ".join(cjk.run_expression(r) for r in runs)))
+    return out

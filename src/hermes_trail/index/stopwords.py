@@ -1,0 +1,113 @@
+"""Function words: what a question is made of but says nothing about which conversation it means.
+
+"how much of the disk is used" names its subject with two words; the other five are in almost every
+turn of every history. Left in, they decide the ranking (the newest window is full of them, and a snippet
+marks them everywhere), so a query drops them whenever it has any other word, in every language the index
+holds words of. A query of only function words ("to be or not to be") keeps them all: then they are the
+subject.
+
+The lists are the closed classes (articles, pronouns, auxiliaries, prepositions, conjunctions, question
+words, common adverbs of degree) of English, German, French, Spanish, Italian, Portuguese and Dutch, as
+the word index reads them (lower case, diacritics folded). Chinese and Japanese have no spaces to drop a
+word at: their particles and question words split a run into the parts that carry meaning
+(:func:`cjk_parts`).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+_ENGLISH = """
+a about above after again against all am an and any are aren't as at be because been before being below
+between both but by can can't cannot could couldn't did didn't do does doesn't doing don't during
+each few for from further had hadn't has hasn't have haven't having he her here hers herself him himself
+his how i if in into is isn't it it's its itself just let's me more most much my myself no nor not now of
+on once only or other ought our ours ourselves own same she should shouldn't so some such
+than that that's the their theirs them themselves then there there's these they they're this those
+through to too until very was wasn't we were weren't what what's when where which while who whom
+why will with won't would wouldn't you your yours yourself yourselves yes also again already ever still
+get got getting gets make made many may might must shall us via per vs etc anything something thing
+things way ways one ones use used using want wanted need needed tell told know knew like please thanks
+thank okay ok hey hi hello did does done doing go going went again can could
+"""
+_GERMAN = """
+aber alle allem allen aller alles als also am an ans auch auf aus bei beim bin bis bist da dabei dafür
+damit dann das dass dein deine dem den denn der des dessen dich die dies diese diesem diesen dieser dieses
+dir doch dort du durch ein eine einem einen einer eines er es etwas euch euer für gegen gewesen hab habe
+haben hat hatte hätte ich ihr ihre im in ist ja jede jedem jeden jeder jetzt kann kein keine können könnte
+man mein meine mich mir mit muss nach nicht nichts noch nun nur ob oder ohne sehr sein seine sich sie
+sind so soll sollte sondern über um und uns unser unter vom von vor war waren warum was weil welche
+welcher wenn wer werden wie wieder will wir wird wo wurde würde zu zum zur wieso weshalb wann welches
+"""
+_FRENCH = """
+au aux avec ce ces cet cette dans de des du elle elles en est et eux il ils je la le les leur leurs lui
+ma mais me même mes moi mon ne nos notre nous on ou où par pas pour qu que quel quelle quels quelles qui
+sa sans se ses son sont sur ta te tes toi ton tu un une vos votre vous est était été être avoir ai as
+avons avez ont fait faire comment pourquoi quand combien y a c ça cela ceci d l n s t j m qu
+"""
+_SPANISH = """
+a al algo como con cual cuales cuando de del desde donde el ella ellas ellos en entre era es esa ese eso
+esta estaba estas este esto estos fue ha han hay la las le les lo los me mi mis muy más nada ni no nos
+o para pero por porque qué que quien se sea ser si sin sobre son su sus también te tengo tiene ti tu
+un una uno unos y ya yo cómo cuál cuándo dónde por qué cuánto cuánta cuántos
+"""
+_ITALIAN = """
+il lo la i gli le un uno una di da in con su per tra fra e ed o ma che chi cui non come dove quando
+perché quale quali quanto è sono era del della dei degli delle nel nella al alla ai agli alle mi ti si ci
+vi io tu lui lei noi voi loro mio tuo suo
+"""
+_PORTUGUESE = """
+o os a as um uma uns umas de do da dos das em no na nos nas por pelo pela com para que quem qual como
+onde quando porque é são foi ser estar está eu tu ele ela nós vós eles elas meu minha seu sua não sim
+"""
+_DUTCH = """
+de het een en van ik te dat die in is hij niet zijn op aan met als voor had er maar om hem dan zou of wat
+mijn men dit zo door over ze zich bij ook tot je mij uit der daar haar naar heb hoe heeft hebben deze
+u want nog zal me zij nu ge geen omdat iets worden toch al waren veel meer doen toen moet ben zonder kan
+hun dus alles onder ja eens hier wie werd altijd doch wordt wezen kunnen ons zelf tegen na reeds wil
+kon niets uw iemand geweest andere waar waarom wanneer
+"""
+
+
+def _fold(word: str) -> str:
+    """A word as the word index reads it: lower case, diacritics removed."""
+    decomposed = unicodedata.normalize("NFKD", word.lower())
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+
+
+STOPWORDS: frozenset[str] = frozenset(
+    _fold(word).replace("'", "")
+    for block in (_ENGLISH, _GERMAN, _FRENCH, _SPANISH, _ITALIAN, _PORTUGUESE, _DUTCH)
+    for word in block.split()
+)
+
+# Chinese and Japanese function words and particles: where a query's run is cut (longest first). Not the
+# single Chinese characters that are also parts of words (都 of 京都, 在 of 现在, 会 of 会议).
+_CJK_WORDS = """
+怎么样 为什么 怎么 什么 如何 哪里 哪个 多少 是否 可以 能否 的话 时候 一下
+还是 或者 以及 这个 那个 这些 那些 我们 你们 他们 问题
+的 了 吗 呢 吧 啊 请问 是不是 有没有 能不能 可不可以
+どうやって どうして どうすれば ですか ました ません ている ていた について
+として ください でした ですが する した して なに なぜ どう どこ いつ だれ どれ
+これ それ あれ この その あの ので から まで より ため です ます ない たい
+の は が を に で と も へ や か ね よ な
+"""
+_CJK_FUNCTION = sorted(_CJK_WORDS.split(), key=len, reverse=True)
+_CJK_SPLIT = re.compile("|".join(re.escape(w) for w in _CJK_FUNCTION))
+
+
+def is_stopword(term: str) -> bool:
+    """Whether ``term`` (one typed word) is a function word of a language the index holds; a word typed
+    in capitals (``GET``, ``IS``) was meant as it is."""
+    if len(term) > 1 and term.isupper():
+        return False
+    return _fold(term).replace("'", "").replace("\u2019", "") in STOPWORDS
+
+
+def cjk_parts(run: str) -> list[str]:
+    """A run of Chinese or Japanese cut at its function words: the parts that carry its meaning
+    (``如何修复数据库连接超时`` gives ``修复数据库连接超时``), the run itself when nothing is left."""
+    parts = [part for part in _CJK_SPLIT.split(run) if part]
+    words = [part for part in parts if len(part) > 1]  # a lone character left between two cuts says little
+    return words or parts or [run]

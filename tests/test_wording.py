@@ -1,0 +1,134 @@
+"""Queries as people type them: a word the history lacks, function words, an unfinished last word, titles,
+and a count of what really matched. Every store here is written by Hermes' own SessionDB."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from hermes_trail.index import plan, stopwords
+from hermes_trail.index.search import MARK_OPEN, SearchFilters, search
+from hermes_trail.index.sync import sync_index
+
+from hermesdb import chat, write_home
+
+pytest.importorskip("hermes_state")
+
+DISK = "20261101_090000_d15c00"
+KUBE = "20261102_090000_c0be00"
+NOISE = [f"20261103_{h:02d}0000_00000{h % 10}" for h in range(10, 22)]
+T = 1_800_000_000.0
+
+
+@pytest.fixture
+def index(tmp_path: Path) -> Path:
+    home = tmp_path / "hermes"
+    sessions = [
+        chat(DISK, ("The backup volume keeps filling up, check it",
+                    "The /srv/backup volume is 91% full: 4.1 TB of 4.5 TB used by restic snapshots."),
+             start=T, title="Backup volume nearly full"),  # fmt: skip
+        chat(KUBE, ("Roll out the new ingress controller", "Kubernetes ingress-nginx upgraded to 1.11."),
+             start=T + 3600),
+        # Ordinary turns full of the function words a question is made of.
+        *[
+            chat(sid, (f"How is the weather in the city of the {n}th district? It is what it is.",
+                       "It is sunny in the city; the weather of the day is what it is."),
+                 start=T + 7200 + n * 60)  # fmt: skip
+            for n, sid in enumerate(NOISE)
+        ],
+    ]
+    write_home(home, sessions)
+    path = tmp_path / "index" / "index.db"
+    sync_index(path, homes=[home], env={"HERMES_HOME": str(home), "HOME": str(tmp_path)})
+    return path
+
+
+def _first(result) -> str | None:
+    return result.conversations[0].hits[0].session_id if result.conversations else None
+
+
+def test_a_word_the_history_lacks_does_not_empty_the_result(index):
+    """One word no session has: the other words still find the session, and the lacking one is named."""
+    result = search(index, "restic zeppelin")
+    assert _first(result) == DISK
+    assert result.missing == ["zeppelin"]
+    nothing = search(index, "zeppelin")
+    assert not nothing.conversations and nothing.missing == ["zeppelin"]
+
+
+def test_function_words_neither_rank_nor_mark(index):
+    """A question as people ask it: the session that answers it comes first, and its snippet marks the
+    content words only (not «is», «of», «the»)."""
+    result = search(index, "how much of the backup volume is used")
+    assert _first(result) == DISK
+    assert set(result.dropped) >= {"how", "much", "of", "the", "is"}
+    snippet = result.conversations[0].hits[0].snippet
+    assert MARK_OPEN + "backup" in snippet.lower() or MARK_OPEN + "volume" in snippet.lower()
+    for word in ("is", "of", "the"):
+        assert f"{MARK_OPEN}{word}\u00bb" not in snippet.lower()
+
+
+def test_a_query_of_only_function_words_keeps_them(index):
+    result = search(index, "what it is")
+    assert result.conversations and not result.dropped
+
+
+def test_the_last_word_is_a_prefix_while_typing(index):
+    for typed in ("kubern", "ingress contr", "Kubernetes ingr"):
+        result = search(index, typed)
+        assert _first(result) == KUBE, typed
+        assert result.prefix and typed.endswith(result.prefix)
+    whole = search(index, "ingress")
+    assert whole.prefix is None  # a complete word is looked for as it is
+
+
+def test_matches_counts_the_turns_that_matched_not_the_hits_shown(index):
+    result = search(index, "weather", limit=2, per_conversation=1)
+    shown = sum(len(c.hits) for c in result.conversations)
+    assert shown == 2
+    # Every noise session has the word in its prompt and its reply.
+    assert result.matches == 2 * len(NOISE)
+
+
+def test_the_cli_says_which_words_were_not_found(index, tmp_path):
+    from typer.testing import CliRunner
+
+    from hermes_trail.cli.app import app
+
+    runner = CliRunner()
+    home = tmp_path / "hermes"
+    where = ["--index", str(index), "--home", str(home)]
+    out = runner.invoke(app, ["search", "restic zeppelin", *where], env={"COLUMNS": "100"})
+    assert out.exit_code == 0, out.output
+    assert "zeppelin" in out.output and "Not found" in out.output and DISK in out.output
+    data = json.loads(runner.invoke(app, ["search", "restic zeppelin", "--json", *where]).output)
+    assert data["missing"] == ["zeppelin"] and isinstance(data["dropped"], list)
+    assert data["conversations"][0]["hits"][0]["session_id"] == DISK
+
+
+def test_plan_reads_the_query_without_the_index_syntax_leaking(index):
+    import sqlite3
+
+    conn = sqlite3.connect(index)
+    try:
+        reading = plan.read(conn, 'how do I "restic snapshots" -weather')
+        assert reading.dropped == ["how", "do", "I"]
+        assert reading.plans and "weather" in reading.plans[0][1]  # the exclusion stays
+        assert search(conn, "restic", SearchFilters(profile="nobody")).conversations == []
+    finally:
+        conn.close()
+
+
+@pytest.mark.parametrize(
+    ("word", "stop"),
+    [("the", True), ("Wie", True), ("pourquoi", True), ("qué", True), ("GET", False), ("backup", False)],
+)
+def test_function_words_of_every_language_the_index_holds(word, stop):
+    assert stopwords.is_stopword(word) is stop
+
+
+def test_chinese_and_japanese_questions_are_cut_at_their_function_words():
+    assert stopwords.cjk_parts("如何修复数据库连接超时的问题") == ["修复数据库连接超时"]
+    assert stopwords.cjk_parts("京都の紅葉はいつが見頃ですか") == ["京都", "紅葉", "見頃"]
