@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 import hermesdb
-from hermes_trail.index import how
+from hermes_trail.index import how, query
 from hermes_trail.index.sync import sync_index
 
 PROJECT = "/home/dev/project"
@@ -30,6 +30,19 @@ class Session:
     def run(self, command: str, output: str = "", exit_code: int = 0) -> Session:
         ask, result = hermesdb.terminal_exchange(f"call_{len(self.messages)}", command, output, exit_code)
         ask["timestamp"], result["timestamp"] = self.t, self.t + 1
+        self.messages += [ask, result]
+        self.t += 10
+        return self
+
+    def ask(self, prompt: str) -> Session:
+        self.messages.append(hermesdb.user(prompt, timestamp=self.t))
+        self.t += 10
+        return self
+
+    def intend(self, text: str, command: str, output: str = "", exit_code: int = 0) -> Session:
+        """An assistant row saying what it is about to do, and calling ``terminal`` for it in the same row."""
+        ask, result = hermesdb.terminal_exchange(f"call_{len(self.messages)}", command, output, exit_code)
+        ask["content"], ask["timestamp"], result["timestamp"] = text, self.t, self.t + 1
         self.messages += [ask, result]
         self.t += 10
         return self
@@ -166,3 +179,96 @@ def test_rewound_runs_do_not_count(tmp_path):
 )
 def test_normalize_command(command, normalized):
     assert how.normalize_command(command) == normalized
+
+
+# --------------------------------------------------------------------------- what led to the command
+
+HEX = "printf '%x\\n' 255"
+
+
+@pytest.fixture
+def asked(tmp_path):
+    sessions = [
+        Session(1)
+        .ask("convert this number to hexadecimal")
+        .run(HEX, "ff")
+        .ask("now show the files here")
+        .run("ls -la", "total 0"),
+        Session(2)
+        .ask("What is listening on this box?")
+        .intend(
+            "I'll list the listening ports.",
+            "ss -ltnp",
+            "State Recv-Q Local Address:Port\nLISTEN 0 127.0.0.1:5432",
+        ),
+        *(
+            Session(n).ask("show me file.bin as a hexdump").run("xxd file.bin", "00000000: 7f45")
+            for n in (3, 4, 5)
+        ),
+        Session(6).run("hexdump -C file.bin", "00000000  7f 45"),
+        Session(7).run("cat NOTES", "look at it with hexdump -C"),
+        Session(8, cwd=OTHER).ask("convert the image to png").run("magick a.jpg a.png", ""),
+    ]
+    c = open_index(tmp_path, sessions)
+    yield c
+    c.close()
+
+
+def test_the_prompt_that_led_to_a_command_finds_it(asked):
+    entries = how.how(asked, "convert this number to hexadecimal")
+    assert [e.command for e in entries] == [HEX]  # not `ls -la`, which the next prompt led to
+    top = entries[0]
+    assert (top.matched_in, top.sessions, top.runs, top.ok) == ("prompt", 1, 1, 1)
+    assert top.prompt == "convert this number to hexadecimal"
+    assert [e.command for e in how.how(asked, "how do I convert a number to hexadecimal?")] == [HEX]
+    assert [e.command for e in how.how(asked, "hexadecimal", project=OTHER)] == []
+
+
+def test_the_assistants_stated_intent_finds_the_command(asked):
+    entries = how.how(asked, "list the listening ports")
+    assert [(e.command, e.matched_in) for e in entries] == [("ss -ltnp", "intent")]
+    assert entries[0].prompt == "I'll list the listening ports."
+
+
+def test_a_match_in_the_command_ranks_above_one_in_its_prompt_then_output(asked):
+    entries = how.how(asked, "hexdump")
+    # xxd ran in three sessions, hexdump in one: the command's own words still rank first.
+    assert [(e.command, e.matched_in) for e in entries] == [
+        ("hexdump -C file.bin", "command"),
+        ("xxd file.bin", "prompt"),
+        ("cat NOTES", "output"),
+    ]
+    assert entries[0].prompt is None
+    assert entries[1].sessions == 3
+    assert entries[1].prompt == "show me file.bin as a hexdump"
+
+
+def test_stop_words_do_not_make_a_prompt_match(asked):
+    assert [e.command for e in how.how(asked, "how do I convert this to hexadecimal")] == [HEX]
+    assert how.how(asked, "how do I do this") == []  # every prompt here has some of these words
+    assert how.how(asked, "how to convert this to a gif") == []  # convert, this and to: no gif
+    # Alternatives and exclusions: a stop-word alternative does not match everything, an exclusion holds.
+    assert [e.command for e in how.how(asked, "hexadecimal OR the")] == [HEX]
+    assert how.how(asked, "convert -png") and all(
+        "png" not in e.command for e in how.how(asked, "convert -png")
+    )
+
+
+@pytest.mark.parametrize(
+    ("typed", "kept"),
+    [("how do I run the tests", "run tests"), ("What's this?", None), ('"how to"', "how to"), ("th*", "th")],
+)
+def test_content_words(typed, kept):
+    root = how.content(query.parse(typed).root)
+    assert (None if root is None else " ".join(query.terms(query.Query(root)))) == kept
+
+
+def test_a_full_window_of_prompts_is_scored_without_reading_them(asked, monkeypatch):
+    # Common words: only the newest PROMPTS matching prompts are read, scored by their length.
+    monkeypatch.setattr(how, "PROMPTS", 2)
+    entries = how.how(asked, "hexdump")
+    assert [(e.command, e.matched_in, e.sessions) for e in entries] == [
+        ("hexdump -C file.bin", "command", 1),
+        ("xxd file.bin", "prompt", 2),  # sessions 5 and 4, the newest two of the three
+        ("cat NOTES", "output", 1),
+    ]

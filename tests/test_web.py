@@ -146,6 +146,8 @@ def test_search_answers_redacted_with_marks(server):
     assert all(w.SECRET not in hit["snippet"] for hit in hits)
     assert api(server, "/api/search", q="deploy", profile="work")[1]["conversations"] == []
     assert api(server, "/api/search", q="")[1]["conversations"] == []
+    typing = api(server, "/api/search", q="deplo")[1]  # the word is still being typed
+    assert typing["prefix"] == "deplo" and typing["conversations"][0]["hits"][0]["session_id"] == w.HOSTILE_ID
 
 
 def test_one_session_view(server):

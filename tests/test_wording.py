@@ -132,3 +132,32 @@ def test_function_words_of_every_language_the_index_holds(word, stop):
 def test_chinese_and_japanese_questions_are_cut_at_their_function_words():
     assert stopwords.cjk_parts("如何修复数据库连接超时的问题") == ["修复数据库连接超时"]
     assert stopwords.cjk_parts("京都の紅葉はいつが見頃ですか") == ["京都", "紅葉", "見頃"]
+
+
+def test_titles_are_searched_too(index):
+    """«nearly» is only in the session's title; a title also takes the word being typed."""
+    result = search(index, "nearly")
+    assert _first(result) == DISK and result.missing == []
+    assert _first(search(index, "backup volume nea")) == DISK
+    assert _first(search(index, "weather nearly")) is not None  # no title has both: the words answer
+
+
+def test_a_query_naming_a_profile_is_answered_from_it(tmp_path):
+    """Both profiles talked about the retry limit; the default one more recently. Naming the work profile
+    puts its conversation first, and the name is not required of a match."""
+    home = tmp_path / "hermes"
+    mine = "20261110_090000_aaaa01"
+    theirs = "20261105_090000_bbbb02"
+    write_home(
+        home,
+        [chat(mine, ("What retry limit does the billing client use?", "The billing retry limit is 5."),
+              start=T + 9 * 86400)],  # fmt: skip
+        profiles={"work": [chat(theirs, ("Billing retry limit in the payments service?",
+                                         "The payments billing retry limit is 3."), start=T)]},  # fmt: skip
+    )
+    path = tmp_path / "index.db"
+    sync_index(path, homes=[home], env={"HERMES_HOME": str(home), "HOME": str(tmp_path)})
+    assert _first(search(path, "billing retry limit")) == mine
+    named = search(path, "work billing retry limit")
+    assert _first(named) == theirs and named.missing == []
+    assert {c.hits[0].profile for c in named.conversations} == {"default", "work"}

@@ -71,9 +71,13 @@ def recall_page(result: SearchResult, budget: int = DEFAULT_BUDGET) -> str:
     tail = FRAME_CLOSE
     lines: list[str] = []
     used = len((head + tail).encode())
+    # Hits from several profiles say which profile each comes from (an id alone may be in two).
+    several = len({h.profile for h in hits}) > 1
     for hit in hits:
         project = hit.project.rsplit("/", 1)[-1] or hit.project
         where = hit.session_id if hit.origin == "session" else hit.label  # memory or skill: not a session
+        if several and hit.origin == "session":
+            where = f"{hit.profile}:{hit.session_id}"
         line = (f"- [{_when(hit)}] {_clean(where)} ({_clean(project)}, {_clean(_what(hit))}): "
                 f"{_clean(hit.snippet)}\n")
         size = len(line.encode())

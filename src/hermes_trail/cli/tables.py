@@ -248,6 +248,10 @@ def print_how(out: Console, what: str, entries: list[HowEntry]) -> None:
         line = Text("$ ", style="green")
         line.append(safe(entry.command), style="bold")
         rate = "" if entry.success_rate is None else f", {entry.success_rate:.0%} ok"
-        line.append(f"  {entry.sessions} session(s), {entry.runs} run(s){rate}, last {_day(entry.last_time)}",
-                    style="dim")  # fmt: skip
+        sessions = f"{entry.sessions} session" + ("" if entry.sessions == 1 else "s")
+        runs = f"{entry.runs} run" + ("" if entry.runs == 1 else "s")
+        line.append(f"  {sessions}, {runs}{rate}, last {_day(entry.last_time)}", style="dim")
         out.print(line)
+        if entry.prompt:  # found through what was asked (or said) before it ran
+            asked = "asked" if entry.matched_in == "prompt" else "said"
+            out.print(Text(f"    {asked}: {safe(entry.prompt)}", style="cyan"), highlight=False)

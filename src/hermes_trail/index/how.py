@@ -6,20 +6,32 @@ the best evidence for it is that many sessions ran it and it usually succeeded. 
 commands (``docs.kind = 'command'``; a ``blocked`` command never ran and is left out, and so are rewound
 ones) are grouped by their normalized text (:func:`normalize_command`) and ranked by:
 
-1. where the query matched: in the command itself before only in its output. The word index covers a
-   command's output too, so ``how pytest`` also finds ``cat pyproject.toml``, whose output names pytest;
-   that is a real answer to another question ("what produced this"), so it stays, after the commands that
-   are themselves pytest runs.
+1. where the query matched: in the command itself first; then in what led to it (``prompt``: the nearest
+   live prompt before it in its session; ``intent``: the assistant's own text in the turn that made the
+   call, "I'll list the listening ports"), ranked among themselves by how well that text matched (BM25,
+   within a tenth of the best counts as equal); last only in its output. People ask in the words of the
+   task ("convert this number to hexadecimal"), which the command (``printf '%x\n' 255``) rarely holds.
+   The word index covers a command's output too, so ``how pytest`` also finds ``cat pyproject.toml``,
+   whose output names pytest; that is a real answer to another question ("what produced this"), so it
+   stays, after the commands that are themselves pytest runs.
 2. how many distinct sessions ran it (one session looping on a command is one piece of evidence);
 3. its success rate (exit code 0 among the runs whose exit code is known);
 4. how many times it ran, then how recently.
 
 Matching: the query is read as the search box reads it (:mod:`hermes_trail.index.query`: words, quoted
-phrases, ``OR``, ``-exclusions``, ``prefix*``) and matched against the word index (``docs_fts``, over a
-command with its output: stemmed, so ``tests`` finds ``test``); and, when it looks like a command fragment
-(``manage.py``, ``--no-cache``, ``./x``: what the word index splits) or the words find nothing (the start
-of a word such as ``migrat``), its terms as substrings of the command through the trigram index over
-``docs.key`` (for a command doc, the command alone).
+phrases, ``OR``, ``-exclusions``, ``prefix*``), without its stop-words (``how do I ... the ...``:
+:mod:`~hermes_trail.index.stopwords`, never inside a quoted phrase), which would otherwise keep every
+command from matching or let any prompt match; a query of stop-words only is kept whole for the command. It is matched against
+the word index (``docs_fts``, over a command with its output: stemmed, so ``tests`` finds ``test``); and,
+when it looks like a command fragment (``manage.py``, ``--no-cache``, ``./x``: what the word index splits)
+or the words find nothing (the start of a word such as ``migrat``), its terms as substrings of the command
+through the trigram index over ``docs.key`` (for a command doc, the command alone).
+
+Prompts and intents are found in the word index too: the newest :data:`PROMPTS` live prompt and reply docs
+that have every content word (each scored with BM25), then, through ``docs_sess`` (a session's docs have
+consecutive ids in row order), the commands after each: up to the session's next live prompt for a prompt,
+in the same turn for a reply, and never more than :data:`SPAN` docs on. The cost is bounded by those two
+numbers, not by the size of the history.
 """
 
 from __future__ import annotations
@@ -30,12 +42,20 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hermes_trail.index import query
+from hermes_trail.index.stopwords import is_stopword
 
 # A leading ``cd <dir> &&`` says where a command ran, not what it was: the same fix in two checkouts is one.
 _LEADING_CD = re.compile(r"\A(?:cd\s+(?:\"[^\"]*\"|'[^']*'|[^\s;&|]+)\s*&&\s*)+")
 _SPACES = re.compile(r"\s+")
 # Endings a stemmer would drop, tried when telling whether a word matched in the command itself.
 _ENDINGS = ("ations", "ation", "ings", "ing", "ies", "ied", "ed", "es", "s")
+
+# The newest matching prompt and reply docs read, and how many docs after each the commands are looked
+# for in: what bounds the cost of the prompt pass on a large history.
+PROMPTS = 100
+SPAN = 300
+# How much of a matched prompt an entry carries.
+PROMPT_CHARS = 200
 
 
 def normalize_command(command: str) -> str:
@@ -70,14 +90,17 @@ class HowEntry:
 
     :param command: the normalized command (:func:`normalize_command`): what the entries are grouped by.
     :param example: the latest run exactly as it was typed.
-    :param matched_in: ``command`` when the query matched the command itself, ``output`` when only its
-        output (or error) matched.
+    :param matched_in: ``command`` when the query matched the command itself; else ``prompt`` when it
+        matched the prompt that led to a run, ``intent`` the assistant's text in the turn that made the call;
+        else ``output``, when only its output (or error) matched.
     :param sessions: distinct sessions that ran it.
     :param runs: times it ran; ``ok`` of them exited 0, ``failed`` with another code (killed and timed-out
         runs included); the rest have no exit code (still running in the background, no result).
     :param success_rate: ``ok / (ok + failed)``, ``None`` when no run has an exit code.
     :param last_time: when it last ran (epoch seconds), with that session's ``last_ref`` and the
         ``last_exit_code`` it had.
+    :param prompt: the best matching prompt (or intent) that led to a run, its start; ``None`` when no
+        prompt or intent matched.
     """
 
     command: str
@@ -92,6 +115,7 @@ class HowEntry:
     last_ref: str
     last_exit_code: int | None
     projects: list[str] = field(default_factory=list)
+    prompt: str | None = None
 
 
 def _stem(word: str) -> str:
@@ -117,6 +141,37 @@ def in_command(node: query.Node | None, command: str) -> bool:
     return any(results) if isinstance(node, query.Or) else all(results)
 
 
+def _bare(word: str) -> str:
+    """A word as a stop-word list spells it: lower case, no punctuation around it, no ``'s``/``n't``."""
+    word = word.lower().replace("\u2019", "'").strip("?!.,;:'\"()[]")
+    return word.split("'", 1)[0]
+
+
+def content(node: query.Node | None) -> query.Node | None:
+    """``node`` without its bare stop-words (:mod:`hermes_trail.index.stopwords`): the words a command or
+    prompt must have.
+
+    A phrase or prefix is kept as typed; an alternative that is a stop-word goes (it would match nearly
+    everything); exclusions stay. ``None`` when no word to find is left."""
+    if node is None or isinstance(node, query.Phrase | query.Not):
+        return node
+    if isinstance(node, query.Term):
+        return None if not node.prefix and is_stopword(_bare(node.text)) else node
+    kept = [c for n in node.nodes if (c := content(n)) is not None]
+    if not any(not isinstance(n, query.Not) for n in kept):
+        return None
+    if len(kept) == 1:
+        return kept[0]
+    return query.Or(tuple(kept)) if isinstance(node, query.Or) else query.And(tuple(kept))
+
+
+def _excluded(node: query.Node | None, command: str) -> bool:
+    """Whether the command text has a term the query excludes (the index applied it to the prompt only)."""
+    if not isinstance(node, query.And):
+        return False
+    return any(isinstance(n, query.Not) and in_command(n.node, command) for n in node.nodes)
+
+
 _GROUPED = """
 SELECT d.command, d.sess, s.ref, s.project, count(*), sum(d.exit_code = 0),
        sum(d.exit_code IS NOT NULL AND d.exit_code <> 0), max(d.time), d.exit_code
@@ -137,6 +192,113 @@ def _grouped(
     return conn.execute(sql, (expression, *params)).fetchall()
 
 
+# The newest matching live prompts and replies (newest first: the word index walks its ids backwards).
+_WINDOW = """
+SELECT f.rowid, d.chars{bm25} FROM docs_fts f CROSS JOIN docs d ON d.id = f.rowid {join}
+WHERE docs_fts MATCH ? AND d.kind IN ('prompt', 'reply') AND d.rewound = 0 AND {project}
+ORDER BY f.rowid DESC LIMIT ?
+"""
+# For each hit, the first doc id past what it led to: its session's next live prompt for a prompt, the next
+# doc of another turn for a reply (at most SPAN docs on); then the commands in between, through docs_sess
+# (sess, id): a session's docs have consecutive ids, in row order.
+_LED = """
+WITH hits(id, score) AS (VALUES {values}),
+spans(id, sess, kind, score, stop) AS MATERIALIZED (
+    SELECT d.id, d.sess, d.kind, hits.score, coalesce((
+        SELECT n.id FROM docs n
+        WHERE n.sess = d.sess AND n.id > d.id AND n.id <= d.id + ?
+          AND CASE WHEN d.kind = 'prompt' THEN n.kind = 'prompt' AND n.rewound = 0
+                   ELSE n.row <> d.row OR n.part <> d.part END
+        ORDER BY n.id LIMIT 1), d.id + ? + 1)
+    FROM hits CROSS JOIN docs d ON d.id = hits.id
+)
+SELECT d.id, d.command, d.sess, s.ref, s.project, d.exit_code, d.time, sp.kind, sp.score, sp.id
+FROM spans sp CROSS JOIN docs d ON d.sess = sp.sess AND d.id > sp.id AND d.id < sp.stop
+CROSS JOIN sessions s ON s.id = d.sess
+WHERE d.kind = 'command' AND d.rewound = 0 AND d.command IS NOT NULL
+"""
+
+
+@dataclass(slots=True)
+class _Led:
+    """The runs of one command in one session that followed matching prompts or intents."""
+
+    row: tuple[Any, ...]
+    kind: str
+    score: float
+    hit: int
+
+
+def _scored_hits(
+    conn: sqlite3.Connection, expression: str, project: str | None, terms: int
+) -> list[tuple[int, float]]:
+    """The newest :data:`PROMPTS` prompt and reply docs matching ``expression`` (of ``project``), each with a
+    BM25 score (lower is better).
+
+    FTS5's own ``bm25`` when fewer match: it first counts every doc having each term, which is cheap for the
+    words few prompts have. When the window is full the words are common and that count is the cost (tens
+    of milliseconds a word on a million docs), so the window is scored by BM25's own formula with one
+    occurrence of each term and equal weights: every doc in it has every term, its length tells (shorter
+    is more about them), read from ``docs.chars`` without reading its text."""
+    clause, params = project_clause("s.project", project)
+    join = "CROSS JOIN sessions s ON s.id = d.sess" if params else ""
+    window = conn.execute(_WINDOW.format(bm25="", join=join, project=clause), (expression, *params, PROMPTS))
+    rows = window.fetchall()
+    if len(rows) < PROMPTS:
+        sql = _WINDOW.format(bm25=", bm25(docs_fts)", join=join, project=clause)
+        return [(doc, float(score)) for doc, _, score in conn.execute(sql, (expression, *params, PROMPTS))]
+    average = max(1.0, sum(chars for _, chars in rows) / len(rows))
+    k1, b = 1.2, 0.75  # FTS5's bm25 constants
+    return [(doc, -terms * (k1 + 1) / (1 + k1 * (1 - b + b * chars / average))) for doc, chars in rows]
+
+
+def _led(
+    conn: sqlite3.Connection, expression: str, project: str | None, root: query.Node | None
+) -> dict[tuple[str, int], _Led]:
+    """Commands that followed a prompt or intent matching ``expression``, by (command, session): rows in
+    :data:`_GROUPED`'s shape, with the best (lowest) BM25 of what led to them, its kind and its doc id."""
+    hits = _scored_hits(conn, expression, project, max(1, len(query.terms(query.Query(root)))))
+    if not hits:
+        return {}
+    sql = _LED.format(values=", ".join("(?, ?)" for _ in hits))
+    best: dict[int, tuple[Any, ...]] = {}  # a command doc reached from two hits counts once, at its best
+    for row in conn.execute(sql, (*(v for hit in hits for v in hit), SPAN, SPAN)):
+        if _excluded(root, row[1]):
+            continue
+        if row[0] not in best or row[8] < best[row[0]][8]:
+            best[row[0]] = row
+    led: dict[tuple[str, int], _Led] = {}
+    for _doc, command, sess, ref, proj, exit_code, when, kind, score, hit in sorted(best.values()):
+        known = led.get((command, sess))
+        if known is None:
+            known = led[(command, sess)] = _Led(
+                (command, sess, ref, proj, 0, 0, 0, None, None), kind, score, hit
+            )
+        runs, ok, failed, last, last_exit = known.row[4:]
+        later = last is None or (when is not None and when >= last)
+        known.row = (command, sess, ref, proj, runs + 1, ok + (exit_code == 0),
+                     failed + (exit_code is not None and exit_code != 0), when if later else last,
+                     exit_code if later else last_exit)  # fmt: skip
+        if score < known.score:
+            known.kind, known.score, known.hit = kind, score, hit
+    return led
+
+
+def _prompt_texts(conn: sqlite3.Connection, ids: list[int]) -> dict[int, str]:
+    """The start of each matched prompt's text (its first non-empty line), read only for the entries shown."""
+    if not ids:
+        return {}
+    marks = ", ".join("?" for _ in ids)
+    rows = conn.execute(
+        f"SELECT id, substr(text, 1, ?) FROM docs WHERE id IN ({marks})", (PROMPT_CHARS * 4, *ids)
+    )
+    texts: dict[int, str] = {}
+    for doc, text in rows:
+        line = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
+        texts[doc] = line[:PROMPT_CHARS]
+    return texts
+
+
 @dataclass(slots=True)
 class _Group:
     command: str
@@ -150,6 +312,14 @@ class _Group:
     last_ref: str = ""
     last_exit: int | None = None
     example: str = ""
+    via: str | None = None
+    score: float = 0.0
+    hit: int | None = None
+
+    def led_by(self, led: _Led) -> None:
+        """Record that runs of it followed a matching prompt or intent (the best one kept)."""
+        if self.via is None or led.score < self.score:
+            self.via, self.score, self.hit = led.kind, led.score, led.hit
 
     def add(self, row: tuple[Any, ...], in_command: bool) -> None:
         command, sess, ref, project, runs, ok, failed, last, last_exit = row
@@ -162,12 +332,19 @@ class _Group:
         if not self.example or (last is not None and (self.last_time is None or last > self.last_time)):
             self.last_time, self.last_ref, self.last_exit, self.example = last, ref, last_exit, command
 
-    def entry(self) -> HowEntry:
+    def matched_in(self) -> str:
+        if self.in_command:
+            return "command"
+        if self.via is not None:
+            return "intent" if self.via == "reply" else "prompt"
+        return "output"
+
+    def entry(self, prompt: str | None) -> HowEntry:
         known = self.ok + self.failed
         return HowEntry(
             command=self.command,
             example=self.example,
-            matched_in="command" if self.in_command else "output",
+            matched_in=self.matched_in(),
             sessions=len(self.sessions),
             runs=self.runs,
             ok=self.ok,
@@ -177,6 +354,7 @@ class _Group:
             last_ref=self.last_ref,
             last_exit_code=self.last_exit,
             projects=sorted(self.projects),
+            prompt=prompt,
         )
 
 
@@ -191,28 +369,42 @@ def how(
     parsed = query.parse(what)
     if parsed.root is None:
         return []
+    words_only = content(parsed.root)
+    asked = query.Query(words_only) if words_only is not None else parsed
     rows: dict[tuple[str, int], tuple[tuple[Any, ...], bool]] = {}
-    words = query.to_fts(parsed)
+    words = query.to_fts(asked)
     if words:
         for row in _grouped(conn, "docs_fts", words, project):
-            rows[(row[0], row[1])] = (row, in_command(parsed.root, row[0]))
-    trigram = query.to_trigram(parsed)
-    if trigram and (query.needs_trigram(parsed) or not rows):
+            rows[(row[0], row[1])] = (row, in_command(asked.root, row[0]))
+    trigram = query.to_trigram(asked)
+    if trigram and (query.needs_trigram(asked) or not rows):
         for row in _grouped(conn, "docs_tri", trigram, project):
             rows[(row[0], row[1])] = (row, True)  # the trigram index holds a command doc's command only
+    # A prompt must have the content words: a query of stop-words only matches no prompt.
+    prompt_words = query.to_fts(query.Query(words_only)) if words_only is not None else None
+    led = _led(conn, prompt_words, project, words_only) if prompt_words else {}
+    for key, found in led.items():
+        # Counted by what matched it in the command pass, unless following prompts found more of its runs.
+        if key not in rows or found.row[4] > rows[key][0][4]:
+            rows[key] = (found.row, rows[key][1] if key in rows else False)
     groups: dict[str, _Group] = {}
-    for row, inside in rows.values():
-        key = normalize_command(row[0])
-        groups.setdefault(key, _Group(key)).add(row, inside)
-    entries = [g.entry() for g in groups.values()]
-    entries.sort(
-        key=lambda e: (
-            e.matched_in == "command",
-            e.sessions,
-            e.success_rate if e.success_rate is not None else -1.0,
-            e.runs,
-            e.last_time or 0.0,
-        ),
-        reverse=True,
-    )
-    return entries[:limit] if limit > 0 else entries
+    for key, (row, inside) in rows.items():
+        name = normalize_command(row[0])
+        group = groups.setdefault(name, _Group(name))
+        group.add(row, inside)
+        if key in led:
+            group.led_by(led[key])
+    best = min((g.score for g in groups.values() if g.matched_in() in ("prompt", "intent")), default=0.0)
+
+    def rank(g: _Group) -> tuple[Any, ...]:
+        tier = {"command": 2, "prompt": 1, "intent": 1}.get(g.matched_in(), 0)
+        # How well the prompt matched, as a share of the best (BM25 is negative, lower better), in tenths:
+        # prompts about as good leave the order to the evidence.
+        strength = round(g.score / best, 1) if tier == 1 and best < 0 else 0.0
+        known = g.ok + g.failed
+        return (tier, strength, len(g.sessions), g.ok / known if known else -1.0, g.runs, g.last_time or 0.0)
+
+    ranked = sorted(groups.values(), key=rank, reverse=True)
+    ranked = ranked[:limit] if limit > 0 else ranked
+    texts = _prompt_texts(conn, [g.hit for g in ranked if g.hit is not None])
+    return [g.entry(texts.get(g.hit) if g.hit is not None else None) for g in ranked]

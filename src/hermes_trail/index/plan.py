@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import sqlite3
 from dataclasses import dataclass, field
+from typing import Any
 
 from hermes_trail.index import cjk, query, stopwords
 
@@ -47,6 +48,9 @@ class Plan:
     prefix: str | None = None
     # Every word and phrase typed to find, as typed: what the meaning of the query is read from.
     typed: list[str] = field(default_factory=list)
+    # Profiles the query names ("what did the bot say", "the work billing service"): their conversations
+    # rank first; the name itself is not required of a match.
+    profiles: list[str] = field(default_factory=list)
 
 
 def _exists(conn: sqlite3.Connection, table: str, expression: str) -> bool:
@@ -66,6 +70,22 @@ def _found(conn: sqlite3.Connection, term: query.Term) -> bool:
     return fts is None  # punctuation alone: nothing to look for, nothing missing
 
 
+_PROFILES: dict[tuple[Any, ...], dict[str, str]] = {}
+
+
+def _profiles(conn: sqlite3.Connection) -> dict[str, str]:
+    """The index's profile names other than the default, by their case-folded spelling; read again only
+    when the index's sessions changed (its ``build`` id or ``sessions_version``)."""
+    database = conn.execute("PRAGMA database_list").fetchone()[2]
+    state = conn.execute("SELECT key, value FROM meta WHERE key IN ('build', 'sessions_version')")
+    key = (database, tuple(sorted(state)))
+    if key not in _PROFILES:
+        names = [r[0] for r in conn.execute("SELECT DISTINCT profile FROM sessions")]
+        _PROFILES.clear()
+        _PROFILES[key] = {n.casefold(): n for n in names if n and n != "default" and len(n) > 1}
+    return _PROFILES[key]
+
+
 def read(conn: sqlite3.Connection, text: str) -> Plan:
     """``text`` as a :class:`Plan` over the index open on ``conn``."""
     parsed = query.parse(text)
@@ -78,6 +98,11 @@ def read(conn: sqlite3.Connection, text: str) -> Plan:
     if stop and len({t.text for t in stop}) < len(every):
         change.update((t, None) for t in stop)
         dropped = list(dict.fromkeys(t.text for t in stop))
+    # A word naming a profile other than the default says where to look, not what to find.
+    named = _profiles(conn)
+    profiles = [t for t in plain if t not in change and not t.prefix and t.text.casefold() in named]
+    if profiles and len({t.text for t in profiles}) + len(dropped) < len(every):
+        change.update((t, None) for t in profiles)
     kept = [t for t in plain if t not in change]
     missing: list[str] = []
     prefix: str | None = None
@@ -99,7 +124,8 @@ def read(conn: sqlite3.Connection, text: str) -> Plan:
         parsed = query.rewrite(parsed, change)
     terms = query.terms(parsed)
     runs = [part for term in terms for run in cjk.query_runs(term) for part in stopwords.cjk_parts(run)]
-    out = Plan(parsed, terms, runs, missing=missing, dropped=dropped, prefix=prefix, typed=every)
+    out = Plan(parsed, terms, runs, missing=missing, dropped=dropped, prefix=prefix, typed=every,
+               profiles=list(dict.fromkeys(named[t.text.casefold()] for t in profiles)))
     if fts := query.to_fts(parsed):
         out.plans.append(("docs_fts", fts))
     if query.needs_trigram(parsed) and (tri := query.to_trigram(parsed)):

@@ -43,6 +43,14 @@ SEMANTIC_TOP = 20
 SEMANTIC_FLOOR = 0.4
 # An any-term conversation's evidence is how far it stands out from the best this many of its list.
 LEXICAL_SPREAD = 10
+# Sessions a query's words may find by their titles, and how much a title with every word lifts a
+# conversation the words found in its turns; one found by its title alone stands this far out (in standard
+# deviations) among the weaker evidence.
+TITLED = 50
+TITLE_BOOST = 0.25
+TITLE_STANDING = 2.5
+# How much a conversation of a profile the query names ("what did the bot say") is lifted.
+PROFILE_BOOST = 0.5
 # A query's matches are counted up to this many (a count past it says "at least").
 COUNT_CAP = 100_000
 # Characters of a doc's start in which a windowed query counts its terms.
@@ -513,12 +521,20 @@ def search(
         matches = _count(conn, reading.plans, filters) if windowed else len({h.doc for h in hits})
         groups = _group(hits)
         ordered = sorted(groups.values(), key=lambda c: _conversation_score(c.hits), reverse=True)
-        pool: list[tuple[Conversation, float]] = []
+        # A title may hold the words no turn has: every typed word is looked for there first.
+        typed = [t for t in reading.typed if t not in reading.dropped and not cjk.has_cjk(t)] + runs
+        ordered, pool = _with_titles(conn, ordered, typed, filters)
+        if pool or not reading.missing:
+            missing = [] if pool else reading.missing
+        else:
+            found_words = [t for t in terms if not cjk.has_cjk(t)] + runs
+            ordered, pool = _with_titles(conn, ordered, found_words, filters)
+            missing = reading.missing
         if len(groups) < min(limit, RELAX_BELOW):
             coverage = len(terms) / (len(terms) + len(reading.missing)) if terms else 1.0
-            for table, words in _relaxed(conn, terms, runs, loose=not groups):
-                relaxed = " OR ".join(_fts_string(w) for w in words)
-                more, cut = _ranked(conn, [(table, relaxed)], filters, terms + runs, RELAXED_WINDOW, words)
+            for table, some in _relaxed(conn, terms, runs, loose=not groups):
+                relaxed = " OR ".join(_fts_string(w) for w in some)
+                more, cut = _ranked(conn, [(table, relaxed)], filters, terms + runs, RELAXED_WINDOW, some)
                 windowed = windowed or cut
                 found = [g for k, g in _group(more).items() if k not in groups]
                 matches += len({h.doc for g in found for h in g.hits})
@@ -527,9 +543,16 @@ def search(
             if meaning := " ".join(reading.typed).strip():
                 pool += [(g, z) for g, z in _semantic(conn, meaning, filters)
                          if (g.store, g.root) not in groups]  # fmt: skip
+        if pool:
             ordered += _fused(pool, floor=min((_conversation_score(c.hits) for c in ordered), default=1.0))
             for conv in ordered:
                 groups.setdefault((conv.store, conv.root), conv)
+        if reading.profiles:  # the query names a profile: its conversations first, at equal evidence
+            for conv in ordered:
+                if conv.hits and conv.hits[0].profile in reading.profiles:
+                    for hit in conv.hits:
+                        hit.score *= 1.0 + PROFILE_BOOST
+            ordered.sort(key=lambda c: _conversation_score(c.hits), reverse=True)
         ordered = ordered[:limit]
         conversations = []
         for group in ordered:
@@ -537,7 +560,7 @@ def search(
             conversations.append(group)
         _snippets(conn, [h for c in conversations for h in c.hits], terms + runs, snippet_chars)
         result = SearchResult(text, conversations, matches, windowed, time.perf_counter() - started)
-        result.missing, result.dropped, result.prefix = reading.missing, reading.dropped, reading.prefix
+        result.missing, result.dropped, result.prefix = missing, reading.dropped, reading.prefix
         return result
     finally:
         if not isinstance(index, sqlite3.Connection):
@@ -606,24 +629,72 @@ def _semantic(
     chosen = {sessions[i]: float(similarity[i]) for i in nearest if similarity[i] >= SEMANTIC_FLOOR}
     if not chosen:
         return []
-    # Each session is reported on its first live prompt (what the gist mostly says), else its first doc:
-    # found through the docs_sess index, not by reading every doc of a long session.
-    marks = ", ".join("?" for _ in chosen)
-    first: dict[int, tuple[Any, ...]] = {}
-    for row in conn.execute(
-        f"SELECT {_DOC_COLUMNS}, s.id FROM sessions s JOIN docs d ON d.id = coalesce("
-        "(SELECT p.id FROM docs p WHERE p.sess = s.id AND p.kind = 'prompt' AND p.rewound = 0 "
-        "ORDER BY p.id LIMIT 1), (SELECT min(a.id) FROM docs a WHERE a.sess = s.id)) "
-        f"WHERE s.id IN ({marks})",
-        list(chosen),
-    ):
-        first[row[-1]] = row[:-1]
+    first = _heads(conn, list(chosen))
     hits = []
     for sess, sim in chosen.items():
         if sess in first:
             weight = SESSION_WEIGHT.get(first[sess][7], 1.0)
             hits.append(_hit(first[sess], (sim - mean) / deviation * weight))
     return [(conv, conv.score) for conv in sorted(_group(hits).values(), key=lambda c: -c.score)]
+
+
+def _heads(conn: sqlite3.Connection, sessions: list[int]) -> dict[int, tuple[Any, ...]]:
+    """Each session's first live prompt (what it was about), else its first doc, as a row of
+    :data:`_DOC_COLUMNS`: what a session found by what it is about (its gist, its title) is reported on.
+    Found through the docs_sess index, not by reading every doc of a long session."""
+    if not sessions:
+        return {}
+    marks = ", ".join("?" for _ in sessions)
+    first: dict[int, tuple[Any, ...]] = {}
+    for row in conn.execute(
+        f"SELECT {_DOC_COLUMNS}, s.id FROM sessions s JOIN docs d ON d.id = coalesce("
+        "(SELECT p.id FROM docs p WHERE p.sess = s.id AND p.kind = 'prompt' AND p.rewound = 0 "
+        "ORDER BY p.id LIMIT 1), (SELECT min(a.id) FROM docs a WHERE a.sess = s.id)) "
+        f"WHERE s.id IN ({marks})",
+        sessions,
+    ):
+        first[row[-1]] = row[:-1]
+    return first
+
+
+def _titled(conn: sqlite3.Connection, words: list[str], filters: SearchFilters) -> list[int]:
+    """The sessions whose title has every one of ``words`` in it (a substring, so the word a person is
+    still typing counts): a title is what a person remembers a session by, and the word index does not
+    hold it. At most :data:`TITLED` of them, newest first; none for a search narrowed to turns (a role, a
+    tool, a time window), which a title says nothing about."""
+    if not words or filters.role or filters.tool or filters.since is not None or filters.until is not None:
+        return []
+    clauses, params = _where(SearchFilters(project=filters.project, profile=filters.profile,
+                                           source=filters.source, session=filters.session,
+                                           include_rewound=True))  # fmt: skip
+    likes = ["s.title LIKE ? ESCAPE '\\'" for _ in words]
+    args = [*("%" + _like(w) + "%" for w in words), *params]
+    sql = f"SELECT s.id FROM sessions s WHERE {' AND '.join([*likes, *clauses])} ORDER BY s.id DESC LIMIT ?"
+    return [r[0] for r in conn.execute(sql, (*args, TITLED))]
+
+
+def _with_titles(
+    conn: sqlite3.Connection, ordered: list[Conversation], words: list[str], filters: SearchFilters
+) -> tuple[list[Conversation], list[tuple[Conversation, float]]]:
+    """Conversations whose session titles have every word: those already found rank higher
+    (:data:`TITLE_BOOST`), the others are offered as strong evidence of their own."""
+    titled = _titled(conn, words, filters)
+    if not titled:
+        return ordered, []
+    marks = ", ".join("?" for _ in titled)
+    named = {(store, sid): sess for sess, store, sid in conn.execute(
+        f"SELECT id, store, session_id FROM sessions WHERE id IN ({marks})", titled)}  # fmt: skip
+    found: set[tuple[str, str]] = set()
+    for conv in ordered:
+        keys = {(conv.store, h.session_id) for h in conv.hits}
+        found |= keys
+        if keys & named.keys():
+            for hit in conv.hits:
+                hit.score *= 1.0 + TITLE_BOOST
+    ordered.sort(key=lambda c: _conversation_score(c.hits), reverse=True)
+    heads = _heads(conn, [sess for key, sess in named.items() if key not in found])
+    hits = [_hit(row, SESSION_WEIGHT.get(row[7], 1.0)) for row in heads.values()]
+    return ordered, [(conv, TITLE_STANDING) for conv in _group(hits).values()]
 
 
 _GISTS: dict[tuple[Any, ...], tuple[list[int], Any]] = {}

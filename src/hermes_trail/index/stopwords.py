@@ -7,7 +7,8 @@ holds words of. A query of only function words ("to be or not to be") keeps them
 subject.
 
 The lists are the closed classes (articles, pronouns, auxiliaries, prepositions, conjunctions, question
-words, common adverbs of degree) of English, German, French, Spanish, Italian, Portuguese and Dutch, as
+words, common adverbs of degree) and the politeness of a request, never a word that can be a command or what
+a command does (``make``, ``get``, ``go``, ``use``, ``run``, ``list``, ``up``, ``down``), of English, German, French, Spanish, Italian, Portuguese and Dutch, as
 the word index reads them (lower case, diacritics folded). Chinese and Japanese have no spaces to drop a
 word at: their particles and question words split a run into the parts that carry meaning
 (:func:`cjk_parts`).
@@ -27,9 +28,8 @@ on once only or other ought our ours ourselves own same she should shouldn't so 
 than that that's the their theirs them themselves then there there's these they they're this those
 through to too until very was wasn't we were weren't what what's when where which while who whom
 why will with won't would wouldn't you your yours yourself yourselves yes also again already ever still
-get got getting gets make made many may might must shall us via per vs etc anything something thing
-things way ways one ones use used using want wanted need needed tell told know knew like please thanks
-thank okay ok hey hi hello did does done doing go going went again can could
+many may might must shall us via per vs etc anything something thing things way ways want wanted need
+needed tell told know knew like please thanks thank okay ok hey hi hello did does done doing whether whose
 """
 _GERMAN = """
 aber alle allem allen aller alles als also am an ans auch auf aus bei beim bin bis bist da dabei dafür

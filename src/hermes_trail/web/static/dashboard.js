@@ -198,10 +198,12 @@
     var box = $("results");
     box.textContent = "";
     box.hidden = false;
+    var missing = (result.missing || []).join(", ");
     if (!result.conversations.length) {
-      box.appendChild(el("p", "none", "No match for " + result.query + "."));
+      box.appendChild(el("p", "none", "No match for " + result.query + "." + (missing ? " Not found anywhere: " + missing + "." : "")));
       return;
     }
+    if (missing) box.appendChild(el("p", "missing", "Not found anywhere: " + missing + "; showing what the other words find."));
     result.conversations.forEach(function (c) {
       var best = c.hits[0];
       var item = el("article", "conversation");
@@ -223,7 +225,7 @@
       box.appendChild(item);
     });
     var more = result.truncated ? " (more not shown)" : "";
-    box.appendChild(el("p", "meta", result.matches + " matching turns in " + Math.round(result.seconds * 1000) + " ms" + more));
+    box.appendChild(el("p", "meta", result.matches + (result.matches === 1 ? " matching turn in " : " matching turns in ") + Math.round(result.seconds * 1000) + " ms" + more));
   }
 
   function search() {
