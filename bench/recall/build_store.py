@@ -2,8 +2,9 @@
 
 Usage::
 
-    python bench/recall/build_store.py OUT_DIR          # writes OUT_DIR/hermes_home (root and work stores)
-    python bench/recall/build_store.py --queries FILE   # (re)write the queries: bench/recall/queries.jsonl
+    python bench/recall/build_store.py OUT_DIR            # writes OUT_DIR/hermes_home (root, work and bot)
+    python bench/recall/build_store.py --queries FILE     # (re)write the queries, and summaries.jsonl beside
+    python bench/recall/build_store.py --summaries FILE   # only the targets' summaries
 
 The sessions and queries are described in ``scenarios.py`` (see ``catalog.py`` for the shapes); this
 script checks the ground truth (:meth:`Catalog.check`), then replays every session through ``SessionDB``
@@ -17,7 +18,9 @@ set them, so they are fixed by an ``UPDATE`` per session afterwards (as ``tests/
 Hermes' FTS triggers fill ``messages_fts`` and ``messages_fts_trigram`` as the rows go in, so Hermes' own
 search works on the result. Sessions are written in time order, so message ids grow with time as in a real
 store. ``OUT_DIR/meta.json`` records the counts and a fingerprint of the code that wrote the store;
-``OUT_DIR/queries.jsonl`` the queries that go with it.
+``OUT_DIR/queries.jsonl`` the queries that go with it, ``OUT_DIR/summaries.jsonl`` the summaries of the
+targets, memory entries and skills. Each profile's ``memories/MEMORY.md``, ``memories/USER.md`` and
+``skills/.../SKILL.md`` are written after the stores, as plain files, as Hermes writes them.
 """
 
 from __future__ import annotations
@@ -39,7 +42,8 @@ if str(HERE) not in sys.path:
 from catalog import END_REASONS, Catalog, Sess  # noqa: E402
 from scenarios import build  # noqa: E402
 
-PROFILE = "work"
+PROFILES = ("work", "bot")
+GATEWAYS = ("telegram", "discord")
 SOURCES = ("catalog.py", "scenarios.py", "build_store.py")
 
 
@@ -64,13 +68,13 @@ def _create(db: Any, sess: Sess) -> None:
         }
     else:
         kw["model_config"] = {"max_iterations": 90, "reasoning_config": None}
-    if sess.source == "telegram":
-        key = f"agent:main:telegram:dm:{sess.chat}"
+    if sess.source in GATEWAYS:
+        key = f"agent:main:{sess.source}:dm:{sess.chat}"
         kw.update(user_id=sess.chat, chat_id=sess.chat, chat_type="dm", session_key=key)
     db.create_session(sess.id, sess.source, **kw)
-    if sess.source == "telegram":
+    if sess.source in GATEWAYS:
         origin = {
-            "platform": "telegram",
+            "platform": sess.source,
             "chat_id": sess.chat,
             "chat_type": "dm",
             "user_id": sess.chat,
@@ -79,7 +83,7 @@ def _create(db: Any, sess: Sess) -> None:
         }
         db.record_gateway_session_peer(
             sess.id,
-            source="telegram",
+            source=sess.source,
             user_id=sess.chat,
             session_key=kw["session_key"],
             chat_id=sess.chat,
@@ -120,11 +124,12 @@ def write_session(db: Any, sess: Sess) -> None:
 
 
 def write_home(cat: Catalog, home: Path) -> dict[str, Any]:
-    """Write ``home/state.db`` and ``home/profiles/work/state.db``; returns counts per store."""
+    """Write ``home/state.db`` and ``home/profiles/<profile>/state.db``; returns counts per store."""
     os.environ["HERMES_HOME"] = str(home)  # Hermes reads it at import and may log under it
     from hermes_state import SessionDB
 
-    stores = {None: home / "state.db", PROFILE: home / "profiles" / PROFILE / "state.db"}
+    stores = {None: home / "state.db"}
+    stores.update({p: home / "profiles" / p / "state.db" for p in PROFILES})
     meta: dict[str, Any] = {}
     for profile, path in stores.items():
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -155,10 +160,41 @@ def write_home(cat: Catalog, home: Path) -> dict[str, Any]:
     return meta
 
 
-def write_queries(cat: Catalog, path: Path) -> None:
+def write_notes(cat: Catalog, home: Path) -> dict[str, int]:
+    """Write the memory files and skills of every profile, as Hermes does: plain files under its home.
+
+    ``memories/MEMORY.md`` and ``memories/USER.md`` hold entries joined by ``\\n§\\n`` (no final newline),
+    ``skills/[<category>/]<name>/SKILL.md`` YAML front matter and a body. Old ones are removed first.
+    """
+    import shutil
+
+    for profile in (None, *PROFILES):
+        base = home / "profiles" / profile if profile else home
+        for sub in ("memories", "skills"):
+            shutil.rmtree(base / sub, ignore_errors=True)
+    counts = {"memory_files": 0, "memory_entries": 0, "skills": 0}
+    for (profile, rel), text in sorted(cat.note_files().items(), key=lambda kv: (kv[0][0] or "", kv[0][1])):
+        path = (home / "profiles" / profile if profile else home) / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        if rel.startswith("memories/"):
+            counts["memory_files"] += 1
+            counts["memory_entries"] += text.count("\n§\n") + 1
+        else:
+            counts["skills"] += 1
+    return counts
+
+
+def write_jsonl(rows: list[dict[str, Any]], path: Path) -> None:
     with path.open("w", encoding="utf-8") as f:
-        for row in cat.query_rows():
+        for row in rows:
             f.write(json.dumps(row, ensure_ascii=False) + "\n")
+
+
+def write_queries(cat: Catalog, path: Path) -> None:
+    """The queries, and the targets' summaries next to them (``summaries.jsonl``)."""
+    write_jsonl(cat.query_rows(), path)
+    write_jsonl(cat.summary_rows(), path.with_name("summaries.jsonl"))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -166,10 +202,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "out_dir", nargs="?", type=Path, help="writes OUT_DIR/hermes_home and OUT_DIR/meta.json"
     )
-    parser.add_argument("--queries", type=Path, help="write the queries (JSON lines) to this file")
+    parser.add_argument(
+        "--queries", type=Path, help="write the queries (JSON lines) to this file, summaries.jsonl next to it"
+    )
+    parser.add_argument(
+        "--summaries", type=Path, help="write only the targets' summaries (JSON lines) to this file"
+    )
     args = parser.parse_args(argv)
-    if args.out_dir is None and args.queries is None:
-        parser.error("give OUT_DIR, --queries FILE, or both")
+    if args.out_dir is None and args.queries is None and args.summaries is None:
+        parser.error("give OUT_DIR, --queries FILE, --summaries FILE, or several")
     cat = build()
     problems = cat.check()
     if problems:
@@ -178,9 +219,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.queries:
         write_queries(cat, args.queries)
         print(f"{len(cat.queries)} queries -> {args.queries}")
+    if args.summaries:
+        write_jsonl(cat.summary_rows(), args.summaries)
+        print(f"{len(cat.summary_rows())} summaries -> {args.summaries}")
     if args.out_dir:
         home = args.out_dir / "hermes_home"
         stores = write_home(cat, home)
+        notes = write_notes(cat, home)
         kinds: dict[str, int] = {}
         for q in cat.queries:
             kinds[q.kind] = kinds.get(q.kind, 0) + 1
@@ -188,7 +233,17 @@ def main(argv: list[str] | None = None) -> int:
         for s in cat.sessions:
             sources[s.source] = sources.get(s.source, 0) + 1
         write_queries(cat, args.out_dir / "queries.jsonl")
-        meta = {"fingerprint": fingerprint(), "stores": stores, "sources": sources, "queries": kinds}
+        hints: dict[str, int] = {}
+        for row in cat.summary_rows():
+            hints[row["kind_hint"]] = hints.get(row["kind_hint"], 0) + 1
+        meta = {
+            "fingerprint": fingerprint(),
+            "stores": stores,
+            "sources": sources,
+            "queries": kinds,
+            "notes": notes,
+            "summaries": hints,
+        }
         (args.out_dir / "meta.json").write_text(json.dumps(meta, indent=2) + "\n")
         print(json.dumps(meta))
     return 0

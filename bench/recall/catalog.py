@@ -26,12 +26,28 @@ from typing import Any
 EPOCH = 1_767_571_200.0
 DAYS = 175
 KINDS = ("keyword", "paraphrase", "error", "path", "tool_output", "cjk", "updated_fact", "profile")
+LANGUAGES = {"zh": "Chinese", "ja": "Japanese", "de": "German", "es": "Spanish", "fr": "French"}
+# Hermes' memory files (tools/memory_tool.py): entries joined by a section sign on its own line.
+ENTRY_DELIMITER = "\n§\n"
+# The kinds a target's summary is meant to support (``summaries.jsonl``; the queries are written from them).
+HINTS = (
+    "keyword",
+    "paraphrase",
+    "cross_lingual",
+    "error",
+    "path",
+    "tool_output",
+    "update",
+    "profile",
+    "memory_skill",
+)
 MODELS = ("anthropic/claude-sonnet-4", "anthropic/claude-opus-4.1", "gpt-5", "qwen/qwen3-coder")
 END_REASONS = {
     "cli": "cli_close",
     "telegram": "session_reset",
     "cron": "cron_complete",
     "subagent": "agent_close",
+    "discord": "session_reset",
 }
 
 
@@ -79,7 +95,14 @@ class Sess:
         self.parent = parent
         self.job = job
         self.model = model
-        self.chat = chat  # a telegram chat id
+        self.chat = chat  # a telegram or discord chat id
+        # as a summarised target (summaries.jsonl): the kind of query it supports, its note, its language,
+        # a fact that must be in it and in no other session, and the sessions whose fact it replaces
+        self.hint: str | None = None
+        self.summary = ""
+        self.lang = "en"
+        self.fact: str | None = None
+        self.supersedes: list[Sess] = []
         self.messages: list[dict[str, Any]] = []
         self.texts: list[Text] = []
         self.id = ""
@@ -218,9 +241,25 @@ class Query:
 
 
 @dataclass
+class Note:
+    """A memory entry or a skill, with its summary: Hermes' files under a profile's home."""
+
+    profile: str | None
+    target: str  # memory:<profile>:MEMORY.md, memory:<profile>:USER.md, skill:<profile>:<name>
+    text: str  # the entry, or the whole SKILL.md
+    summary: str
+    fact: str  # in the text, and in no session
+    path: str = ""  # relative to the profile's home
+
+
+@dataclass
 class Catalog:
     sessions: list[Sess] = field(default_factory=list)
     queries: list[Query] = field(default_factory=list)
+    notes: list[Note] = field(default_factory=list)
+    # sessions from this index on get their times from their own random stream, so adding them leaves the
+    # ids of the sessions before them (and so queries.jsonl) as they were
+    extra_from: int | None = None
 
     def s(self, key: str, **kw: Any) -> Sess:
         return Sess(self, key, **kw)
@@ -240,20 +279,69 @@ class Catalog:
         assert len(profiles) == 1, f"targets of {query!r} span profiles"
         self.queries.append(Query(kind, query, targets, needle, profiles.pop(), note, older or []))
 
+    def target(
+        self,
+        sess: Sess,
+        hint: str,
+        summary: str,
+        *,
+        fact: str | None = None,
+        lang: str = "en",
+        supersedes: list[Sess] | None = None,
+    ) -> Sess:
+        """Mark ``sess`` as a summarised target (a line of ``summaries.jsonl``)."""
+        assert hint in HINTS, hint
+        sess.hint, sess.summary, sess.fact, sess.lang = hint, summary, fact, lang
+        sess.supersedes = supersedes or []
+        return sess
+
+    def memory(self, profile: str | None, name: str, entry: str, summary: str, fact: str) -> None:
+        """One entry of ``memories/MEMORY.md`` or ``memories/USER.md`` in ``profile``'s home."""
+        assert name in ("MEMORY.md", "USER.md"), name
+        target = f"memory:{profile or 'default'}:{name}"
+        self.notes.append(Note(profile, target, entry, summary, fact, f"memories/{name}"))
+
+    def skill(
+        self,
+        profile: str | None,
+        name: str,
+        description: str,
+        body: str,
+        summary: str,
+        fact: str,
+        category: str | None = None,
+        tags: tuple[str, ...] = (),
+    ) -> None:
+        """A ``skills/[<category>/]<name>/SKILL.md`` in ``profile``'s home, front matter as Hermes writes."""
+        front = [
+            f"name: {name}",
+            f"description: {json.dumps(description, ensure_ascii=False)}",
+            "version: 1.0.0",
+        ]
+        if tags:
+            front += ["metadata:", "  hermes:", f"    tags: [{', '.join(tags)}]"]
+        text = "---\n" + "\n".join(front) + "\n---\n\n" + body.strip() + "\n"
+        rel = f"skills/{category}/{name}/SKILL.md" if category else f"skills/{name}/SKILL.md"
+        self.notes.append(Note(profile, f"skill:{profile or 'default'}:{name}", text, summary, fact, rel))
+
     # -- times and ids ----------------------------------------------------------------------------------
     def finalize(self, seed: int = 7) -> None:
         """Give every session a start time and a Hermes-shaped id, and every message a timestamp."""
-        rng = random.Random(seed)
+        split = len(self.sessions) if self.extra_from is None else self.extra_from
         seen: set[str] = set()
-        for sess in self.sessions:
-            if sess.parent is not None:
-                continue
-            day = sess.day if sess.day is not None else rng.uniform(0, DAYS)
-            hour = 3.0 if sess.source == "cron" else rng.uniform(7.5, 23.0)
-            sess.start = EPOCH + int(day) * 86400 + int(hour * 3600) + rng.randrange(60)
-        for sess in self.sessions:
-            if sess.parent is not None:
-                sess.start = sess.parent.start + 60 + rng.randrange(600)
+        for group, rng in (
+            (self.sessions[:split], random.Random(seed)),
+            (self.sessions[split:], random.Random(f"{seed}:more")),
+        ):
+            for sess in group:
+                if sess.parent is not None:
+                    continue
+                day = sess.day if sess.day is not None else rng.uniform(0, DAYS)
+                hour = 3.0 if sess.source == "cron" else rng.uniform(7.5, 23.0)
+                sess.start = EPOCH + int(day) * 86400 + int(hour * 3600) + rng.randrange(60)
+            for sess in group:
+                if sess.parent is not None:
+                    sess.start = sess.parent.start + 60 + rng.randrange(600)
         titles: set[str] = set()
         for sess in self.sessions:
             srng = random.Random(f"times:{sess.key}")
@@ -312,7 +400,128 @@ class Catalog:
                             f"{q.query!r}: needle {q.needle!r} is not in a failing command's output"
                         )
         problems += [f"only {n} queries of kind {k}" for k, n in kinds.items() if n < 12]
+        return problems + self.check_targets()
+
+    def check_targets(self) -> list[str]:
+        """Problems with the summarised targets and the memory/skill notes.
+
+        A target's ``fact`` is in it and in no other session (a tool-output fact only in tool output, an
+        error fact in a failing command's output, a path in a tool call's arguments); a newer session is
+        newer than those it supersedes; a summary copies no message; a note's fact is in no session.
+        """
+        problems = []
+        every = {s.key: s.text_of("user", "assistant", "call", "tool").casefold() for s in self.sessions}
+        for sess in self.sessions:
+            if sess.hint is None:
+                continue
+            if not sess.summary.strip():
+                problems.append(f"{sess.key}: no summary")
+            for t in sess.texts:
+                if t.role in ("user", "assistant") and len(t.text) > 30 and t.text in sess.summary:
+                    problems.append(f"{sess.key}: the summary copies {t.text[:40]!r}")
+            for old in sess.supersedes:
+                if old.start >= sess.start:
+                    problems.append(f"{sess.key}: supersedes the newer {old.key}")
+            if not sess.fact:
+                continue
+            fact = sess.fact.casefold()
+            holders = {k for k, text in every.items() if fact in text}
+            if holders != {sess.key}:
+                problems.append(f"{sess.key}: fact {sess.fact!r} in {sorted(holders)}")
+            if sess.hint == "tool_output" and fact in sess.text_of("user", "assistant", "call").casefold():
+                problems.append(f"{sess.key}: tool-output fact {sess.fact!r} is not only in tool output")
+            if sess.hint == "error" and not any(x.failed and fact in x.text.casefold() for x in sess.texts):
+                problems.append(f"{sess.key}: error fact {sess.fact!r} is not in a failing command's output")
+            if sess.hint == "path" and fact not in sess.text_of("call").casefold():
+                problems.append(f"{sess.key}: path {sess.fact!r} is not in a tool call's arguments")
+        names = {(n.profile, n.path) for n in self.notes if n.target.startswith("skill:")}
+        if len(names) != sum(n.target.startswith("skill:") for n in self.notes):
+            problems.append("two skills share a path")
+        for note in self.notes:
+            fact = note.fact.casefold()
+            if fact not in note.text.casefold():
+                problems.append(f"{note.target}: fact {note.fact!r} is not in its text")
+            holders = sorted(k for k, text in every.items() if fact in text)
+            if holders:
+                problems.append(f"{note.target}: fact {note.fact!r} is also in sessions {holders}")
+            others = [n.target for n in self.notes if n is not note and fact in n.text.casefold()]
+            if others:
+                problems.append(f"{note.target}: fact {note.fact!r} is also in {others}")
         return problems
+
+    def summary_rows(self) -> list[dict[str, Any]]:
+        """``summaries.jsonl``: one line per summarised session, memory entry and skill.
+
+        A one-sentence summary gets a second sentence saying where its fact lives (a profile, a newer or
+        older session, a memory file or skill), so every summary has at least two.
+        """
+        rows = self._summary_rows()
+        for row in rows:
+            if len(re.findall(r"[.!?](?:\s|$)", row["summary"])) >= 2:
+                continue
+            where = {"work": "the work profile", "bot": "the bot profile"}.get(
+                row["profile"], "the root home"
+            )
+            if row["kind_hint"] == "memory_skill":
+                kind = "a skill" if row["target"].startswith("skill:") else "a memory entry"
+                extra = f"It is {kind} in {where}, not something said in any session."
+            elif row["kind_hint"] == "cross_lingual" and row["language"] != "en":
+                lang = LANGUAGES.get(row["language"], row["language"])
+                extra = f"The whole conversation is in {lang}; the query about it is to be asked in English."
+            elif row.get("supersedes"):
+                extra = "It replaces the value recorded in an earlier session."
+            elif row.get("superseded_by"):
+                extra = "A later session changed this, so it is the outdated value."
+            elif row["profile"] != "default":
+                extra = f"It is only in {where}'s history."
+            else:
+                extra = "It is in the root home's history."
+            row["summary"] = row["summary"].rstrip() + " " + extra
+        return rows
+
+    def _summary_rows(self) -> list[dict[str, Any]]:
+        rows: list[dict[str, Any]] = []
+        newer = {o.key: s for s in self.sessions for o in s.supersedes}
+        for sess in sorted((s for s in self.sessions if s.hint), key=lambda s: (s.profile or "", s.start)):
+            row: dict[str, Any] = {
+                "target": sess.id,
+                "profile": sess.profile or "default",
+                "language": sess.lang,
+                "kind_hint": sess.hint,
+                "summary": sess.summary,
+            }
+            if sess.supersedes:
+                row["supersedes"] = [o.id for o in sess.supersedes]
+            if sess.key in newer:
+                row["superseded_by"] = newer[sess.key].id
+            rows.append(row)
+        entries: dict[str, int] = {}
+        for note in self.notes:
+            row = {
+                "target": note.target,
+                "profile": note.profile or "default",
+                "language": "en",
+                "kind_hint": "memory_skill",
+                "summary": note.summary,
+                "file": note.path,
+            }
+            if note.path.startswith("memories/"):  # which §-delimited entry of the file, from 1
+                entries[note.target] = row["entry"] = entries.get(note.target, 0) + 1
+            rows.append(row)
+        return rows
+
+    def note_files(self) -> dict[tuple[str | None, str], str]:
+        """The memory and skill files to write: (profile, path under its home) -> text."""
+        from_entries: dict[tuple[str | None, str], list[str]] = {}
+        files: dict[tuple[str | None, str], str] = {}
+        for note in self.notes:
+            if note.path.startswith("memories/"):
+                from_entries.setdefault((note.profile, note.path), []).append(note.text)
+            else:
+                files[(note.profile, note.path)] = note.text
+        for key, entries in from_entries.items():
+            files[key] = ENTRY_DELIMITER.join(entries)  # as tools/memory_tool.py writes them
+        return files
 
     @staticmethod
     def _check_words(q: Query) -> list[str]:
