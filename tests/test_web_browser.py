@@ -160,7 +160,8 @@ def test_search_as_you_type_then_open_a_hit(tab, server):
     page.locator("#search").press_sequentially("deplo", delay=30)
     # The unfinished word already finds it: the last word is a prefix while it is no word yet.
     page.wait_for_selector("body[data-search=deplo] .conversation")
-    assert page.locator(".conversation").first.locator(".conv-title").inner_text().startswith("Hostile <script>")
+    title = page.locator(".conversation").first.locator(".conv-title").inner_text()
+    assert title.startswith("Hostile <script>")
     page.locator("#search").press_sequentially("y", delay=30)
     page.wait_for_selector("body[data-search=deploy] .conversation")
     first = page.locator(".conversation").first

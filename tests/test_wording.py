@@ -11,7 +11,6 @@ import pytest
 from hermes_trail.index import plan, stopwords
 from hermes_trail.index.search import MARK_OPEN, SearchFilters, search
 from hermes_trail.index.sync import sync_index
-
 from hermesdb import chat, write_home
 
 pytest.importorskip("hermes_state")
@@ -26,16 +25,30 @@ T = 1_800_000_000.0
 def index(tmp_path: Path) -> Path:
     home = tmp_path / "hermes"
     sessions = [
-        chat(DISK, ("The backup volume keeps filling up, check it",
-                    "The /srv/backup volume is 91% full: 4.1 TB of 4.5 TB used by restic snapshots."),
-             start=T, title="Backup volume nearly full"),  # fmt: skip
-        chat(KUBE, ("Roll out the new ingress controller", "Kubernetes ingress-nginx upgraded to 1.11."),
-             start=T + 3600),
+        chat(
+            DISK,
+            (
+                "The backup volume keeps filling up, check it",
+                "The /srv/backup volume is 91% full: 4.1 TB of 4.5 TB used by restic snapshots.",
+            ),
+            start=T,
+            title="Backup volume nearly full",
+        ),
+        chat(
+            KUBE,
+            ("Roll out the new ingress controller", "Kubernetes ingress-nginx upgraded to 1.11."),
+            start=T + 3600,
+        ),
         # Ordinary turns full of the function words a question is made of.
         *[
-            chat(sid, (f"How is the weather in the city of the {n}th district? It is what it is.",
-                       "It is sunny in the city; the weather of the day is what it is."),
-                 start=T + 7200 + n * 60)  # fmt: skip
+            chat(
+                sid,
+                (
+                    f"How is the weather in the city of the {n}th district? It is what it is.",
+                    "It is sunny in the city; the weather of the day is what it is.",
+                ),
+                start=T + 7200 + n * 60,
+            )
             for n, sid in enumerate(NOISE)
         ],
     ]
@@ -150,10 +163,25 @@ def test_a_query_naming_a_profile_is_answered_from_it(tmp_path):
     theirs = "20261105_090000_bbbb02"
     write_home(
         home,
-        [chat(mine, ("What retry limit does the billing client use?", "The billing retry limit is 5."),
-              start=T + 9 * 86400)],  # fmt: skip
-        profiles={"work": [chat(theirs, ("Billing retry limit in the payments service?",
-                                         "The payments billing retry limit is 3."), start=T)]},  # fmt: skip
+        [
+            chat(
+                mine,
+                ("What retry limit does the billing client use?", "The billing retry limit is 5."),
+                start=T + 9 * 86400,
+            )
+        ],
+        profiles={
+            "work": [
+                chat(
+                    theirs,
+                    (
+                        "Billing retry limit in the payments service?",
+                        "The payments billing retry limit is 3.",
+                    ),
+                    start=T,
+                )
+            ]
+        },
     )
     path = tmp_path / "index.db"
     sync_index(path, homes=[home], env={"HERMES_HOME": str(home), "HOME": str(tmp_path)})
@@ -161,3 +189,45 @@ def test_a_query_naming_a_profile_is_answered_from_it(tmp_path):
     named = search(path, "work billing retry limit")
     assert _first(named) == theirs and named.missing == []
     assert {c.hits[0].profile for c in named.conversations} == {"default", "work"}
+
+
+def test_the_newest_fact_wins(tmp_path):
+    """The old session says more about the standup (it ranks higher on words); the later one moved it:
+    the later one is the answer now and comes first. Recency alone never lifted it."""
+    home = tmp_path / "hermes"
+    old, new = "20261101_090000_01d000", "20261120_090000_0e1000"
+    write_home(
+        home,
+        [
+            chat(
+                old,
+                (
+                    "When is the standup? Put the standup in my calendar.",
+                    "Standup: Tuesday 10:00. The standup invite, standup notes and standup room are set.",
+                ),
+                ("Remind me before the standup.", "I will remind you before each standup."),
+                start=T,
+            ),
+            chat(
+                new,
+                (
+                    "The standup moved to Thursday 09:30 from now on, update the calendar invite please.",
+                    "Noted, and the invite is updated.",
+                ),
+                start=T + 19 * 86400,
+            ),
+            # Other conversations make the word rare, as it is in a real history.
+            *[
+                chat(
+                    f"20261102_{n:02d}0000_0a0a0a",
+                    (f"Order printer paper, box {n}", "Ordered."),
+                    start=T + n * 60,
+                )
+                for n in range(10, 22)
+            ],
+        ],
+    )
+    path = tmp_path / "index.db"
+    sync_index(path, homes=[home], env={"HERMES_HOME": str(home), "HOME": str(tmp_path)})
+    ranked = [c.hits[0].session_id for c in search(path, "standup").conversations]
+    assert ranked[:2] == [new, old]

@@ -270,6 +270,11 @@ def index_cmd(
             show_default=False,
         ),
     ] = None,
+    vectors: Annotated[
+        bool,
+        typer.Option("--vectors/--no-vectors",
+                     help="Then encode the passages of sessions that have none yet (search by meaning)."),
+    ] = True,
     index: IndexOption = None,
     home: HomeOption = None,
     db: DbOption = None,
@@ -286,20 +291,43 @@ def index_cmd(
 
     # A rebuild is made beside the old index and swapped in: searches meanwhile still read the old one.
     path = synced_index(index or default_index_path(), home, db, pg, include_recovered, rebuild)
+    if vectors:
+        _encode_passages(path)
     with sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True) as conn:
         stores = conn.execute("SELECT count(*) FROM stores").fetchone()[0]
         # Hermes' memory files and skills are rows of their own pseudo-stores, not sessions.
         own = "SELECT count(*) FROM sessions WHERE store NOT LIKE 'knowledge:%'"
         sessions = conn.execute(own).fetchone()[0]
         docs = conn.execute("SELECT count(*) FROM docs").fetchone()[0]
+        passages = conn.execute("SELECT count(*) FROM passages").fetchone()[0]
     size = sum(Path(f"{path}{s}").stat().st_size for s in ("", "-wal") if Path(f"{path}{s}").exists())
-    facts = {"path": str(path), "stores": stores, "sessions": sessions, "docs": docs, "bytes": size}
+    facts = {"path": str(path), "stores": stores, "sessions": sessions, "docs": docs, "passages": passages,
+             "bytes": size}  # fmt: skip
     if json_output:
         print_json(facts)
     else:
         for key, value in facts.items():
             sys.stdout.write(f"{key:>9}: {value}\n")
     raise typer.Exit(EXIT_OK)
+
+
+def _encode_passages(path: Path) -> None:
+    """The vector stage after the words (:func:`hermes_trail.index.vectors.encode_pending`): a bar on a
+    terminal; Ctrl-C keeps what was committed, and the next ``trail index`` goes on from there."""
+    from hermes_trail.cli.common import err
+    from hermes_trail.cli.progress import progress_bar
+    from hermes_trail.index.vectors import encode_pending
+
+    try:
+        with progress_bar("encoding passages of", unit="sessions") as bar:
+            report = encode_pending(path, progress=bar)
+    except KeyboardInterrupt:
+        err("interrupted: the passages encoded so far are kept; `trail index` goes on from there")
+        raise typer.Exit(130) from None
+    if report.sessions and sys.stderr.isatty():
+        err(f"encoded {report.passages:,} passages of {report.sessions:,} sessions in {report.seconds:.1f} s")
+    elif report.skipped and report.pending:
+        err(f"passages not encoded: {report.skipped}")
 
 
 def _answer(

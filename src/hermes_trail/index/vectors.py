@@ -1,0 +1,403 @@
+"""Passage vectors: each session's text in passages of about a thousand characters, each encoded by the
+full sentence model (:mod:`.encoder`), so a question asked in other words finds the session through its
+nearest passage.
+
+The word index is built and answers first; vectors fill in behind it. :func:`encode_pending` (run by
+``trail index`` after its sync) encodes the sessions that have no vectors yet, a few at a time, each batch
+committed on its own, so an interrupted run loses at most the batch under way and the next run goes on
+where it stopped. A session whose rows change is written again by the sync under a new ``sessions.id``,
+and a trigger takes a removed session's passages with it, so "no vectors yet" is exactly "changed since
+its vectors were made". The sync before an ordinary query never encodes: a query uses whatever vectors
+exist, and a session without them is compared by its static gist instead.
+
+A passage is the session's live docs joined in order of what says most about it: the prompts and
+compaction summaries, then the replies, then commands and tool outputs; a doc longer than a passage is cut
+into several. A session contributes at most :data:`MAX_PASSAGES`, which bounds a first encode of a large
+history (the figures are in ``docs/index.md``).
+
+Vectors are stored int8 (a unit vector scaled so its largest component is 127: 512 bytes a passage); a
+query compares them as one matrix kept in memory, a row a passage, in sessions order, and each session
+scores its best passage.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import sqlite3
+import sys
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+from hermes_trail.index import encoder
+
+# A passage is about this many characters: a paragraph, what one vector says well.
+PASSAGE_CHARS = 1000
+# Passages an index gets in all, about: what two cores encode in well under half an hour (about 60 a
+# second measured on a busy two-core machine, docs/index.md), and what a query compares in a few
+# milliseconds (30 MB as int8). Each session gets as many as that budget allows every session
+# (:func:`bound`), at least MIN_PASSAGES and at most MAX_PASSAGES: a history of a few hundred sessions is
+# encoded whole, a million messages in 10,000 sessions get the first six passages of each.
+PASSAGE_BUDGET = 60_000
+MIN_PASSAGES = 2
+MAX_PASSAGES = 32
+# Which docs make passages, in the order they are taken: what the person asked and what a compaction
+# kept say most about a session, then what the agent answered, then what its tools returned. Hermes'
+# memory entries and skill sections (rows of their own, ``knowledge.py``) are all they say, each one
+# fact: a passage each, never joined (a question about one is not diluted by its neighbours).
+KIND_ORDER = (("prompt", "summary", "memory", "skill"), ("reply",), ("command", "tool"))
+ALONE = frozenset({"memory", "skill"})
+# Passages encoded and committed together: a few seconds of work, what an interruption can lose.
+BATCH_PASSAGES = 48
+# A session's best passage below this cosine says nothing about the query (unrelated text scores about
+# 0.1 to 0.3 with the multilingual Universal Sentence Encoder; a paraphrase, in any language, 0.5 and more).
+PASSAGE_FLOOR = 0.3
+# Rows of the similarity matrix converted to float32 at a time (int8 is kept; a chunk is a few MB).
+CHUNK_ROWS = 16_384
+
+Progress = Callable[[int, int], None]  # (sessions done, sessions to encode)
+
+
+@dataclass(slots=True)
+class VectorReport:
+    """What a vector stage did."""
+
+    sessions: int = 0
+    passages: int = 0
+    sessions_seen: int = 0  # sessions done, those without passages or gone included
+    pending: int = 0  # sessions still without vectors (another process holds the stage, or interrupted)
+    seconds: float = 0.0
+    skipped: str | None = None  # why nothing was encoded (no encoder, another process at it)
+
+
+def passages(docs: list[tuple[int, str, str]], limit: int = MAX_PASSAGES) -> list[tuple[int, str]]:
+    """A session's passages from its live docs ``(id, kind, text)`` in id order: ``(doc, text)`` pairs, the
+    doc being where the passage starts. Docs are joined while they fit in :data:`PASSAGE_CHARS`; a longer
+    one is cut (at a space near the limit where there is one)."""
+    out: list[tuple[int, str]] = []
+    for kinds in KIND_ORDER:
+        start: int | None = None
+        current = ""
+        for doc, kind, text in docs:
+            if kind not in kinds or not (text := text.strip()):
+                continue
+            for piece in _pieces(text):
+                if current and (kind in ALONE or len(current) + 1 + len(piece) > PASSAGE_CHARS):
+                    out.append((start or doc, current))
+                    if len(out) >= limit:
+                        return out
+                    current, start = "", None
+                if not current:
+                    start = doc
+                current = f"{current}\n{piece}" if current else piece
+        if current and start is not None:
+            out.append((start, current))
+            if len(out) >= limit:
+                return out
+    return out
+
+
+def _pieces(text: str) -> Iterator[str]:
+    while len(text) > PASSAGE_CHARS:
+        cut = text.rfind(" ", PASSAGE_CHARS * 3 // 4, PASSAGE_CHARS)
+        cut = PASSAGE_CHARS if cut < 0 else cut
+        yield text[:cut]
+        text = text[cut:].lstrip()
+    if text:
+        yield text
+
+
+def quantize(vectors: Any) -> list[bytes]:
+    """Unit vectors as stored: int8, each scaled so its largest component is 127."""
+    import numpy as np
+
+    peak = np.abs(vectors).max(1, keepdims=True)
+    peak[peak == 0] = 1.0
+    return [row.tobytes() for row in np.round(vectors * (127.0 / peak)).astype(np.int8)]
+
+
+def pending_sessions(conn: sqlite3.Connection) -> list[int]:
+    """Sessions with no vectors yet, newest activity first (what a person asks about first)."""
+    return [r[0] for r in conn.execute(
+        "SELECT s.id FROM sessions s WHERE NOT EXISTS (SELECT 1 FROM encoded e WHERE e.sess = s.id) "
+        "ORDER BY s.last_activity IS NULL, s.last_activity DESC, s.id DESC"
+    )]  # fmt: skip
+
+
+def bound(conn: sqlite3.Connection, budget: int = PASSAGE_BUDGET) -> int:
+    """Passages a session gets at most: the largest number that keeps the whole index within ``budget``
+    (each session's count estimated from the length of its docs, read without their text), between
+    :data:`MIN_PASSAGES` and :data:`MAX_PASSAGES`."""
+    group = " ".join(f"WHEN '{kind}' THEN {n}" for n, kinds in enumerate(KIND_ORDER) for kind in kinds)
+    sizes = sorted(int(size) for (size,) in conn.execute(
+        f"SELECT sum(({PASSAGE_CHARS - 1} + chars) / {PASSAGE_CHARS}) FROM (SELECT sess, sum(chars) AS chars "
+        f"FROM docs WHERE rewound = 0 AND kind IN ({', '.join(repr(k) for g in KIND_ORDER for k in g)}) "
+        f"GROUP BY sess, CASE kind {group} END) GROUP BY sess"
+    ))  # fmt: skip
+    # Water-filling: with a bound of b, sessions smaller than b give all theirs, the rest b each.
+    used, level = 0, MAX_PASSAGES
+    for i, size in enumerate(sizes):
+        if used + size * (len(sizes) - i) > budget:
+            level = (budget - used) // (len(sizes) - i)
+            break
+        used += size
+    return max(MIN_PASSAGES, min(MAX_PASSAGES, level))
+
+
+def _session_docs(conn: sqlite3.Connection, sess: int) -> list[tuple[int, str, str]]:
+    kinds = [k for group in KIND_ORDER for k in group]
+    marks = ", ".join("?" for _ in kinds)
+    return conn.execute(
+        f"SELECT id, kind, text FROM docs WHERE sess = ? AND rewound = 0 AND kind IN ({marks}) ORDER BY id",
+        (sess, *kinds),
+    ).fetchall()
+
+
+def encode_pending(
+    path: Path,
+    progress: Progress | None = None,
+    limit: int | None = None,
+    wait: bool = False,
+    workers: int | None = None,
+) -> VectorReport:
+    """Encode the passages of every session of the index at ``path`` that has none yet.
+
+    One vector stage at a time per index (a lock file beside it): another finds it held and returns at
+    once (``wait``: waits for it). Each batch of sessions is committed on its own; a session gets at most
+    ``limit`` passages (default: :func:`bound`). The encoding runs in
+    one worker process a core (``workers``; at most :data:`MAX_WORKERS`), each on one BLAS thread, at a
+    lower scheduling priority, so a query meanwhile keeps its speed.
+    """
+    started = time.perf_counter()
+    report = VectorReport()
+    if not encoder.available():
+        report.skipped = "no sentence encoder here (numpy or the model is missing)"
+        return report
+    lock = _lock(path, wait)
+    if lock is None:
+        report.skipped = "another trail is encoding this index's passages"
+        return report
+    conn = sqlite3.connect(path, timeout=30.0, isolation_level=None)
+    try:
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA synchronous = NORMAL")
+        todo = pending_sessions(conn)
+        report.pending = len(todo)
+        if progress is not None:
+            progress(0, len(todo))
+        if limit is None and todo:
+            limit = bound(conn)
+        encoder.model()  # loaded here, shared by forked workers
+        auto = None if len(todo) >= PARALLEL_FROM else 1
+        with _encoders(auto if workers is None else workers) as encode:
+            ahead: deque[tuple[Batch, int, Any]] = deque()
+            for batch, done in _batches(conn, todo, limit or MAX_PASSAGES):
+                ahead.append((batch, done, encode([text for _, found in batch for _, text in found])))
+                while ahead and (len(ahead) > 2 * MAX_WORKERS or ahead[0][2].ready()):
+                    _write(conn, *_result(ahead.popleft()), report)
+                    if progress is not None:
+                        progress(report.sessions_seen, len(todo))
+            while ahead:
+                _write(conn, *_result(ahead.popleft()), report)
+                if progress is not None:
+                    progress(report.sessions_seen, len(todo))
+        report.pending = len(pending_sessions(conn))
+    finally:
+        conn.close()
+        _unlock(lock)
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+# Worker processes of a vector stage at most, and how much lower their scheduling priority is. Fewer
+# sessions than PARALLEL_FROM are encoded here: starting the workers would cost more than they save.
+MAX_WORKERS = 4
+PARALLEL_FROM = 64
+WORKER_NICENESS = 10
+
+
+def _batches(conn: sqlite3.Connection, todo: list[int], limit: int) -> Iterator[tuple[Batch, int]]:
+    """The sessions to encode in batches of about :data:`BATCH_PASSAGES` passages, each with how many
+    sessions are done once it is."""
+    batch: Batch = []
+    size = 0
+    for done, sess in enumerate(todo, 1):
+        made = passages(_session_docs(conn, sess), limit)
+        batch.append((sess, made))
+        size += len(made)
+        if size >= BATCH_PASSAGES or done == len(todo):
+            yield batch, done
+            batch, size = [], 0
+
+
+def _result(item: tuple[Batch, int, Any]) -> tuple[Batch, Any]:
+    return item[0], item[2].get()
+
+
+class _Done:
+    """A result made in this process, with the interface of a pool's pending one."""
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def ready(self) -> bool:
+        return True
+
+    def get(self) -> Any:
+        return self.value
+
+
+@contextlib.contextmanager
+def _encoders(workers: int | None) -> Iterator[Callable[[list[str]], Any]]:
+    """Something that encodes texts in the background, giving a pending result (``ready()``, ``get()``):
+    a pool of forked worker processes where there are cores for it and this process may fork (no other
+    threads: a child could inherit a held lock), else this process. However the stage ends, the workers
+    are terminated: what they were encoding is not written anyway."""
+    cores = min(os.cpu_count() or 1, MAX_WORKERS) if workers is None else workers
+    if cores < 2 or threading.active_count() > 1 or sys.platform != "linux":
+        yield lambda texts: _Done(encoder.model().encode(texts))
+        return
+    import multiprocessing
+
+    pool = multiprocessing.get_context("fork").Pool(cores, initializer=_worker_start)
+    try:
+        yield lambda texts: pool.apply_async(_worker_encode, (texts,))
+    finally:
+        pool.terminate()
+        pool.join()
+
+
+def _worker_start() -> None:
+    """A worker leaves Ctrl-C to the stage (which ends it) and yields the CPU to queries."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    with contextlib.suppress(OSError, AttributeError):
+        os.nice(WORKER_NICENESS)
+
+
+def _worker_encode(texts: list[str]) -> Any:
+    return encoder.model().encode(texts)
+
+
+Batch = list[tuple[int, list[tuple[int, str]]]]  # sessions and their passages (doc, text)
+
+
+def _write(conn: sqlite3.Connection, batch: Batch, vectors: Any, report: VectorReport) -> None:
+    """One batch's vectors, for the sessions that are still there (a sync may have replaced one since its
+    docs were read: its new row has another id and waits for the next run)."""
+    blobs = iter(quantize(vectors))
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        marks = ", ".join("?" for _ in batch)
+        alive = {r[0] for r in conn.execute(f"SELECT id FROM sessions WHERE id IN ({marks})",
+                                            [sess for sess, _ in batch])}  # fmt: skip
+        for sess, found in batch:
+            rows = [(sess, doc, next(blobs)) for doc, _ in found]
+            if sess not in alive:
+                continue
+            conn.executemany("INSERT INTO passages (sess, doc, vec) VALUES (?, ?, ?)", rows)
+            conn.execute("INSERT OR REPLACE INTO encoded (sess, passages) VALUES (?, ?)", (sess, len(rows)))
+            report.sessions += 1
+            report.passages += len(rows)
+        report.sessions_seen += len(batch)
+        conn.execute("UPDATE meta SET value = value + 1 WHERE key = 'passages_version'")
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+
+
+def _lock(path: Path, wait: bool) -> IO[str] | None:
+    """The vector stage's lock file beside the index; ``None`` when another process holds it."""
+    handle = path.with_name(path.name + ".vectors-lock").open("a")
+    try:
+        import fcntl
+    except ImportError:  # Windows: no advisory lock; two stages at once only repeat work, never corrupt
+        return handle
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+    except BlockingIOError:
+        handle.close()
+        return None
+    return handle
+
+
+def _unlock(handle: IO[str]) -> None:
+    with contextlib.suppress(ImportError, OSError):
+        import fcntl
+
+        fcntl.flock(handle, fcntl.LOCK_UN)
+    handle.close()
+
+
+def counts(conn: sqlite3.Connection) -> tuple[int, int]:
+    """(sessions with vectors, sessions in all)."""
+    row = conn.execute("SELECT (SELECT count(*) FROM encoded), (SELECT count(*) FROM sessions)").fetchone()
+    return int(row[0]), int(row[1])
+
+
+class Matrix:
+    """The passage vectors a query compares against (a filter's sessions): int8 rows in sessions order,
+    their inverse norms, and where each session's rows start."""
+
+    def __init__(self, rows: list[tuple[int, int, bytes]]) -> None:
+        import numpy as np
+
+        self.sessions: list[int] = []
+        self.docs = np.array([r[1] for r in rows], dtype=np.int64)
+        starts: list[int] = []
+        for i, (sess, _, _) in enumerate(rows):
+            if not self.sessions or self.sessions[-1] != sess:
+                self.sessions.append(sess)
+                starts.append(i)
+        self.starts = np.array(starts, dtype=np.int64)
+        dims = len(rows[0][2]) if rows else 1
+        self.vectors = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.int8).reshape(len(rows), dims)
+        norms = np.linalg.norm(self.vectors.astype(np.float32), axis=1) if rows else np.zeros(0)
+        self.inverse = (1.0 / np.where(norms > 0, norms, 1.0)).astype(np.float32)
+
+    def best(self, query: Any) -> tuple[Any, Any]:
+        """Each session's best cosine with the unit vector ``query``, and the row of that passage."""
+        import numpy as np
+
+        similarity = np.empty(len(self.vectors), dtype=np.float32)
+        for at in range(0, len(self.vectors), CHUNK_ROWS):
+            chunk = self.vectors[at : at + CHUNK_ROWS]
+            similarity[at : at + len(chunk)] = chunk.astype(np.float32) @ query
+        similarity *= self.inverse
+        if not len(similarity):
+            return similarity, np.zeros(0, dtype=np.int64)
+        best = np.maximum.reduceat(similarity, self.starts)
+        # The row of each session's best: the first row of its span that reaches its maximum.
+        hit = similarity >= np.repeat(best, np.diff(np.append(self.starts, len(similarity))))
+        positions = np.flatnonzero(hit)
+        first = positions[np.searchsorted(positions, self.starts)]
+        return best, first
+
+
+_MATRICES: dict[tuple[Any, ...], Matrix] = {}
+
+
+def matrix(conn: sqlite3.Connection, where: str, params: list[Any]) -> Matrix:
+    """The passage vectors of the sessions ``where`` selects (``s`` is ``sessions``), kept between queries
+    of a long-lived process while the index's sessions and passages are the same (its ``build`` id, its
+    ``sessions_version`` and ``passages_version``)."""
+    database = conn.execute("PRAGMA database_list").fetchone()[2]
+    state = conn.execute(
+        "SELECT key, value FROM meta WHERE key IN ('build', 'sessions_version', 'passages_version')"
+    )
+    key = (database, tuple(sorted(state)), where, tuple(params))
+    if key not in _MATRICES:
+        rows = conn.execute(
+            f"SELECT p.sess, p.doc, p.vec FROM passages p JOIN sessions s ON s.id = p.sess WHERE {where} "
+            "ORDER BY p.sess, p.id",
+            params,
+        ).fetchall()
+        _MATRICES.clear()
+        _MATRICES[key] = Matrix(rows)
+    return _MATRICES[key]

@@ -1,0 +1,218 @@
+"""Passage vectors (index/vectors.py): passages made from a session's docs, the vector stage that fills
+them in behind the word index, and the search that finds a session through its nearest passage."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from hermes_trail.index import encoder, vectors
+from hermes_trail.index import search as search_module
+from hermes_trail.index.search import search
+from hermes_trail.index.sync import sync_index
+
+hermes_state = pytest.importorskip("hermes_state")
+
+LAPTOP, BREAD, DEPLOY, HOSE = (
+    "20261101_090000_aaaaaa", "20261101_120000_bbbbbb", "20261102_090000_cccccc", "20261103_090000_dddddd"
+)  # fmt: skip
+# Shares no word with any session; what it is about is only in the hose session's reply, which its gist
+# (a vector of what was asked) never saw.
+ASKED = "dripping outdoor pipe fitting"
+
+
+def _home(root: Path) -> Path:
+    root.mkdir()
+    db = hermes_state.SessionDB(db_path=root / "state.db")
+    sessions = [
+        (LAPTOP, "My laptop battery drains overnight during sleep, find what keeps it awake.",
+         "A USB wake source kept it awake; disabled it in /proc/acpi/wakeup."),
+        (BREAD, "Give me a sourdough bread recipe with a rye starter.", "Mix 100 g starter with flour."),
+        (DEPLOY, "Deploy the billing service to staging.", "Deployed billing 1.4 to staging."),
+        (HOSE, "look at this for me",
+         "The garden hose leaks at the tap; replace the washer inside the connector."),
+    ]  # fmt: skip
+    for n, (sid, prompt, reply) in enumerate(sessions):
+        db.create_session(sid, "cli", cwd="/home/dev/notes")
+        db.append_message(sid, "user", prompt, timestamp=1_800_000_000.0 + n * 1000)
+        db.append_message(sid, "assistant", reply, timestamp=1_800_000_010.0 + n * 1000)
+    db.close()
+    return root
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch) -> Path:
+    root = _home(tmp_path / "hermes")
+    monkeypatch.setenv("HERMES_HOME", str(root))
+    return root
+
+
+def _passages(index: Path) -> dict[str, int]:
+    with sqlite3.connect(index) as conn:
+        return dict(conn.execute(
+            "SELECT s.session_id, count(p.id) FROM sessions s JOIN passages p ON p.sess = s.id GROUP BY s.id"
+        ).fetchall())  # fmt: skip
+
+
+def test_passages_take_prompts_and_summaries_first_then_replies_then_tool_output():
+    docs = [(1, "prompt", "first question"), (2, "tool", "output " * 10), (3, "reply", "an answer"),
+            (4, "summary", "what was kept"), (5, "notice", "never"),
+            (6, "prompt", "second question")]  # fmt: skip
+    made = vectors.passages(docs)
+    assert made == [(1, "first question\nwhat was kept\nsecond question"), (3, "an answer"),
+                    (2, ("output " * 10).strip())]  # fmt: skip
+
+
+def test_a_long_doc_is_cut_into_passages_and_a_session_gives_a_bounded_number():
+    words = " ".join(f"word{n}" for n in range(2000))  # about 17,000 characters
+    made = vectors.passages([(7, "reply", words)], limit=100)
+    assert len(made) > 10 and all(len(text) <= vectors.PASSAGE_CHARS for _, text in made)
+    assert {doc for doc, _ in made} == {7}
+    assert " ".join(text for _, text in made) == words  # cut at spaces, nothing lost
+    assert len(vectors.passages([(7, "reply", words)], limit=3)) == 3
+
+
+def test_the_bound_spreads_a_budget_of_passages_over_every_session(home, tmp_path):
+    index = tmp_path / "index.db"
+    sync_index(index, homes=[home])
+    with sqlite3.connect(index) as conn:
+        assert vectors.bound(conn) == vectors.MAX_PASSAGES  # a small history is encoded whole
+        assert vectors.bound(conn, budget=8) == vectors.MAX_PASSAGES  # four sessions of two passages
+        assert vectors.bound(conn, budget=7) == vectors.MIN_PASSAGES
+        conn.execute("UPDATE docs SET chars = 10000 WHERE kind = 'reply'")  # as if replies were long: 11 each
+        assert vectors.bound(conn, budget=4 * 5) == 5
+
+
+def test_a_paraphrase_finds_its_session_through_passages_where_the_gist_does_not(home, tmp_path):
+    index = tmp_path / "index.db"
+    sync_index(index, homes=[home])
+    before = [h.session_id for h in search(index, ASKED).hits]
+    assert HOSE not in before[:1]  # today's gist: only what was asked, "look at this for me"
+    report = vectors.encode_pending(index)
+    assert report.sessions == 4 and report.pending == 0
+    hits = search(index, ASKED).hits
+    assert hits and hits[0].session_id == HOSE
+    assert hits[0].kind == "reply"  # reported on the passage that matched
+
+
+def test_the_vector_stage_is_incremental(home, tmp_path):
+    index = tmp_path / "index.db"
+    sync_index(index, homes=[home])
+    first = vectors.encode_pending(index)
+    assert first.sessions == 4 and first.passages == 8  # a prompt passage and a reply passage each
+    assert vectors.encode_pending(index).sessions == 0  # nothing changed: nothing encoded
+    db = hermes_state.SessionDB(db_path=home / "state.db")
+    db.append_message(BREAD, "user", "And a rye crispbread?", timestamp=1_800_000_100.0)
+    db.delete_session(DEPLOY)
+    db.close()
+    sync_index(index, homes=[home])
+    found = _passages(index)
+    assert DEPLOY not in found and BREAD not in found  # gone with the session; replaced, not encoded yet
+    again = vectors.encode_pending(index)
+    assert again.sessions == 1
+    assert _passages(index) == {LAPTOP: 2, BREAD: 2, HOSE: 2}
+    with sqlite3.connect(index) as conn:
+        assert conn.execute("SELECT count(*) FROM passages WHERE sess NOT IN (SELECT id FROM sessions)"
+                            ).fetchone()[0] == 0  # fmt: skip
+
+
+def test_worker_processes_make_the_same_vectors(home, tmp_path):
+    one, two = tmp_path / "one.db", tmp_path / "two.db"
+    for index, workers in ((one, 1), (two, 2)):
+        sync_index(index, homes=[home])
+        assert vectors.encode_pending(index, workers=workers).passages == 8
+
+    def stored(index: Path) -> list[tuple[str, int, bytes]]:
+        sql = ("SELECT s.session_id, d.row, p.vec FROM passages p JOIN sessions s ON s.id = p.sess "
+               "JOIN docs d ON d.id = p.doc ORDER BY 1, 2")  # fmt: skip
+        with sqlite3.connect(index) as conn:
+            return conn.execute(sql).fetchall()
+
+    assert stored(one) == stored(two)
+
+
+def test_a_querys_sync_never_encodes(home, tmp_path, monkeypatch):
+    index = tmp_path / "index.db"
+    made: list[int] = []
+    real = encoder.Encoder.encode
+
+    def counted(self, texts):
+        made.append(len(texts))
+        return real(self, texts)
+
+    monkeypatch.setattr(encoder.Encoder, "encode", counted)
+    sync_index(index, homes=[home])
+    search(index, ASKED)
+    assert made == []  # no passages yet: not even the query is encoded
+    assert _passages(index) == {}
+    vectors.encode_pending(index)
+    made.clear()
+    sync_index(index, homes=[home])
+    search(index, ASKED)
+    assert made == [1]  # the query, nothing else
+
+
+def test_a_query_works_with_no_vectors_at_all(home, tmp_path, monkeypatch):
+    index = tmp_path / "index.db"
+    sync_index(index, homes=[home])
+    assert search(index, "notebook runs out of charge while suspended").hits[0].session_id == LAPTOP
+    monkeypatch.setattr(search_module.encoder, "available", lambda: False)
+    vectors.encode_pending(index)  # without the encoder: nothing made, nothing fails
+    assert _passages(index) == {}
+    assert search(index, "notebook runs out of charge while suspended").hits[0].session_id == LAPTOP
+
+
+def test_sessions_without_vectors_fall_back_to_their_gists(home, tmp_path):
+    index = tmp_path / "index.db"
+    sync_index(index, homes=[home])
+    vectors.encode_pending(index)
+    with sqlite3.connect(index) as conn:  # as if the laptop session changed and waits for the next run
+        conn.execute("DELETE FROM passages WHERE sess = (SELECT id FROM sessions WHERE session_id = ?)",
+                     (LAPTOP,))  # fmt: skip
+        conn.execute("DELETE FROM encoded WHERE sess = (SELECT id FROM sessions WHERE session_id = ?)",
+                     (LAPTOP,))  # fmt: skip
+        conn.execute("UPDATE meta SET value = value + 1 WHERE key = 'passages_version'")
+    assert search(index, "notebook runs out of charge while suspended").hits[0].session_id == LAPTOP
+    assert search(index, ASKED).hits[0].session_id == HOSE
+
+
+def test_one_vector_stage_at_a_time(home, tmp_path):
+    index = tmp_path / "index.db"
+    sync_index(index, homes=[home])
+    held = vectors._lock(index, wait=False)
+    assert held is not None
+    try:
+        report = vectors.encode_pending(index)
+        assert report.sessions == 0 and report.skipped
+    finally:
+        vectors._unlock(held)
+    assert vectors.encode_pending(index).sessions == 4
+
+
+def test_trail_index_encodes_after_the_words_unless_told_not_to(home, tmp_path):
+    from typer.testing import CliRunner
+
+    from hermes_trail.cli.app import app
+
+    runner = CliRunner()
+    index = tmp_path / "index.db"
+    where = ["--index", str(index), "--home", str(home)]
+    facts = json.loads(runner.invoke(app, ["index", "--json", "--no-vectors", *where]).stdout)
+    assert facts["passages"] == 0
+    facts = json.loads(runner.invoke(app, ["index", "--json", *where]).stdout)
+    assert facts["passages"] == 8
+
+
+def test_stored_vectors_keep_their_cosines():
+    import numpy as np
+
+    rng = np.random.default_rng(3)
+    unit = rng.normal(size=(50, 384)).astype(np.float32)
+    unit /= np.linalg.norm(unit, axis=1, keepdims=True)
+    stored = vectors.Matrix([(i, i, blob) for i, blob in enumerate(vectors.quantize(unit))])
+    best, _ = stored.best(unit[0])
+    exact = unit @ unit[0]
+    assert float(np.abs(best - exact).max()) < 0.01
