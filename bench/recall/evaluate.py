@@ -357,6 +357,13 @@ def trail_index(store_dir: Path) -> Path:
         t0 = time.perf_counter()
         report = sync_index(index, homes=[store_dir / "hermes_home"])
         print(f"trail: indexed in {time.perf_counter() - t0:.2f} s: {report}", file=sys.stderr)
+        # The vector stage, as `trail index` runs it after the words: what search by meaning reads.
+        from hermes_trail.index.vectors import encode_pending
+
+        t0 = time.perf_counter()
+        vectors = encode_pending(index)
+        took = time.perf_counter() - t0
+        print(f"trail: {vectors.passages} passages encoded in {took:.2f} s", file=sys.stderr)
         _INDEXES[store_dir] = index
     return _INDEXES[store_dir]
 

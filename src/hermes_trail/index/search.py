@@ -45,10 +45,13 @@ SEMANTIC_FLOOR = 0.4
 # conversation the words found in its turns (one found by its title alone joins the weaker evidence).
 TITLED = 50
 TITLE_BOOST = 0.25
-# Leading conversations scoring at least this share of the best answer about equally well: the newest of
-# them leads (an updated fact over the stale one).
-SUPERSEDED_BAND = 0.3
+# A later conversation about the same thing supersedes the leading one (:func:`_newest_first`) when it
+# says a fact changed and stands at least this share as far out in meaning (or, where the meaning pass
+# did not place both, answers the words at least this share as well); it is looked for among this many
+# leading conversations.
+SUPERSEDED_BAND = 0.4
 SUPERSEDED_TOP = 8
+SUPERSEDED_MEANING = 0.4
 # How much a conversation of a profile the query names ("what did the bot say") is lifted.
 PROFILE_BOOST = 0.5
 # A query's matches are counted up to this many (a count past it says "at least").
@@ -492,53 +495,87 @@ def _relaxed(
 
 
 def _newest_first(
-    conn: sqlite3.Connection, ordered: list[Conversation], strict: int, terms: list[str]
+    conn: sqlite3.Connection,
+    ordered: list[Conversation],
+    terms: list[str],
+    meaning: dict[tuple[str, str], float],
 ) -> list[Conversation]:
-    """The leading conversations about the same thing, newest first: when two sessions state the same
-    fact, the later one is the fact now (a meeting moved, a service moved host). The older one often
-    says it in more of the query's words (it asked the question as the query does), so recency alone,
-    bounded as it must be for other queries, does not lift the later one.
+    """The leading conversation, unless a later one about the same thing superseded it: when two sessions
+    state the same fact, the later one is the fact now (a meeting moved, a service moved host). The older
+    one often says it in more of the query's words (it asked the question as the query does), so neither
+    the words nor a bounded recency lift the later one.
 
-    The same thing is: among the first :data:`SUPERSEDED_TOP` conversations found with every word, those
-    scoring at least :data:`SUPERSEDED_BAND` of the best whose matching turns have the query's rarest
-    words (what the query is about, not how it is put). Sessions people drove trade places; a cron run or
-    a sub-agent keeps its place (it reports a fact more than it states one, and ranks lower for that)."""
-    last = min(len(ordered), SUPERSEDED_TOP)
-    if last < 2 or ordered[0].score <= 0:
+    About the same thing: among the first :data:`SUPERSEDED_TOP` conversations, a later one that has the
+    query's rarest word where it matched (what the query is about, not how it is put), is near the
+    query in meaning (at least :data:`SUPERSEDED_MEANING` of the leader's standing, when the meaning pass
+    ran), and either says that something changed ("moved", "now", "no longer", ...) or answers the words
+    nearly as well (:data:`SUPERSEDED_BAND` of the leader's score). The newest such conversation leads.
+    Sessions people drove only: a cron run or a sub-agent reports a fact more than it states one."""
+    if len(ordered) < 2:
         return ordered
-    best = ordered[0].score
-    band = [i for i in range(last) if ordered[i].score >= SUPERSEDED_BAND * best
-            and ordered[i].hits[0].session_kind not in SESSION_WEIGHT]  # fmt: skip
-    if len(band) < 2:
-        return ordered
+    lead = ordered[0]
     rare = _rarest(conn, [t for t in terms if t.strip()])
-    if rare:
-        docs = [h.doc for i in band for h in ordered[i].hits]
-        marks = ", ".join("?" for _ in docs)
-        texts = dict(conn.execute(f"SELECT id, lower(text) FROM docs WHERE id IN ({marks})", docs))
-        band = [i for i in band if all(any(w in texts.get(h.doc, "") for h in ordered[i].hits) for w in rare)]
-    if len(band) < 2 or band[0] != 0:
+    if not rare or lead.hits[0].session_kind in SESSION_WEIGHT:
         return ordered
-    newest = sorted((ordered[i] for i in band), key=_latest, reverse=True)
-    out = list(ordered)
-    for i, conv in zip(band, newest, strict=True):
-        out[i] = conv
-    return out
+    top = ordered[:SUPERSEDED_TOP]
+    docs = [h.doc for c in top for h in c.hits]
+    marks = ", ".join("?" for _ in docs)
+    texts = {doc: (kind, text) for doc, kind, text in conn.execute(
+        f"SELECT id, kind, lower(text) FROM docs WHERE id IN ({marks})", docs)}  # fmt: skip
+
+    def about(conv: Conversation) -> bool:
+        return any(word in texts.get(h.doc, ("", ""))[1] for h in conv.hits for word in rare)
+
+    def says_changed(conv: Conversation) -> bool:
+        """A turn a person or the agent said (not a tool's output) that names what the query is about
+        and says it changed."""
+        found = (texts.get(h.doc, ("", "")) for h in conv.hits)
+        return any(kind in STATED and _CHANGED.search(text) and any(w in text for w in rare)
+                   for kind, text in found)  # fmt: skip
+
+    if not about(lead):
+        return ordered
+    lead_z = meaning.get((lead.store, lead.root))
+    later = []
+    for conv in top[1:]:
+        if _latest(conv) <= _latest(lead) or conv.hits[0].session_kind in SESSION_WEIGHT or not about(conv):
+            continue
+        z = meaning.get((conv.store, conv.root))
+        if lead_z is not None and z is not None:
+            near = z >= SUPERSEDED_MEANING * lead_z
+        else:  # no standing in meaning to compare: the words must answer nearly as well
+            near = conv.score >= SUPERSEDED_BAND * lead.score
+        if near and says_changed(conv):
+            later.append(conv)
+    if not later:
+        return ordered
+    newest = max(later, key=_latest)
+    return [newest, *(c for c in ordered if c is not newest)]
+
+
+# What a person or the agent said (where a change of a fact is stated), as opposed to a tool's output.
+STATED = frozenset({"prompt", "reply", "summary"})
+# Words that say a fact changed: what a later session that supersedes an earlier one usually says.
+_CHANGED = re.compile(
+    r"\b(?:now|moved?|changed?|switched|migrated|no longer|instead|any ?more|updated|resized|bumped|"
+    r"replaced|renamed|from now on|new)\b"
+)
 
 
 def _rarest(conn: sqlite3.Connection, terms: list[str]) -> list[str]:
     """The query's rarest words (lower case): those matching at most twice as many docs as the rarest
-    one, counted up to a thousand each in the word index."""
+    one, and at least two, counted up to a thousand each in the word index."""
     words = [w for t in terms for w in re.findall(r"\w{2,}", t.lower()) if not stopwords.is_stopword(w)]
     counts = {}
     for term in list(dict.fromkeys(words))[:8]:
         sql = "SELECT count(*) FROM (SELECT 1 FROM docs_fts WHERE docs_fts MATCH ? LIMIT 1000)"
         counts[term.lower()] = int(conn.execute(sql, (_fts_string(term),)).fetchone()[0])
-    found = {t: n for t, n in counts.items() if n}
+    found = sorted((n, t) for t, n in counts.items() if n)
     if not found:
         return []
-    least = min(found.values())
-    return [t for t, n in found.items() if n <= 2 * least]
+    least = found[0][0]
+    rare = [t for n, t in found if n <= 2 * least]
+    return rare if len(rare) >= 2 else [t for _, t in found[:2]]
 
 
 def _latest(conv: Conversation) -> float:
@@ -582,17 +619,18 @@ def search(
             hits, windowed = _ranked(conn, reading.plans, filters, terms + runs)
         matches = _count(conn, reading.plans, filters) if windowed else len({h.doc for h in hits})
         groups = _group(hits)
-        groups_strict = dict(groups)
         ordered = sorted(groups.values(), key=lambda c: _conversation_score(c.hits), reverse=True)
         # A title may hold the words no turn has: every typed word is looked for there first.
         typed = [t for t in reading.typed if t not in reading.dropped and not cjk.has_cjk(t)] + runs
         few = len(groups) < min(limit, RELAX_BELOW)
+        meaning: dict[tuple[str, str], float] = {}  # each conversation's standing in the meaning pass
         ordered, pool = _with_titles(conn, ordered, typed, filters, few)
         if pool or not reading.missing:
             missing = [] if pool else reading.missing
-        else:
+        else:  # a title with the words that exist, when they are several (one word in a title says little)
             found_words = [t for t in terms if not cjk.has_cjk(t)] + runs
-            ordered, pool = _with_titles(conn, ordered, found_words, filters, few)
+            if len(found_words) >= 2:
+                ordered, pool = _with_titles(conn, ordered, found_words, filters, few)
             missing = reading.missing
         if few:
             # Few conversations have every word: they are one list of evidence among the others (any
@@ -609,13 +647,15 @@ def search(
                     matches = len({h.doc for h in hits} | {h.doc for h in more})
                 found.sort(key=lambda g: _conversation_score(g.hits), reverse=True)
                 pool += _reciprocal(found, LEXICAL_WEIGHT * coverage)
-            if meaning := " ".join(reading.typed).strip():
-                pool += _reciprocal([g for g, _ in _semantic(conn, meaning, filters)], SEMANTIC_WEIGHT)
+            if meaning_text := " ".join(reading.typed).strip():
+                near = _semantic(conn, meaning_text, filters)
+                meaning = {(g.store, g.root): z for g, z in near}
+                pool += _reciprocal([g for g, _ in near], SEMANTIC_WEIGHT)
         if pool:
             ordered += _fused(pool, floor=min((_conversation_score(c.hits) for c in ordered), default=1.0))
             for conv in ordered:
                 groups.setdefault((conv.store, conv.root), conv)
-        ordered = _newest_first(conn, ordered, len(groups_strict), terms)
+        ordered = _newest_first(conn, ordered, terms, meaning)
         if reading.profiles:  # the query names a profile: its conversations first, at equal evidence
             for conv in ordered:
                 if conv.hits and conv.hits[0].profile in reading.profiles:
