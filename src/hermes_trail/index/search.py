@@ -77,6 +77,8 @@ LEXICAL_WEIGHT = 1.0
 STRICT_WEIGHT = 1.5
 SEMANTIC_WEIGHT = 1.0
 TITLE_WEIGHT = 1.2
+# Hermes' memory entries and skills are what it chose to keep: their evidence counts this much more.
+KNOWLEDGE_WEIGHT = 1.0
 # Conversations found only when any term may match weigh this much less than those with every term.
 RELAXED_WEIGHT = 0.3
 
@@ -866,7 +868,8 @@ def _fused(pool: list[tuple[Conversation, float]], floor: float) -> list[Convers
     merged: dict[tuple[str, str], Conversation] = {}
     for conv, contribution in pool:
         key = (conv.store, conv.root)
-        strength[key] = strength.get(key, 0.0) + contribution
+        lift = KNOWLEDGE_WEIGHT if conv.hits and conv.hits[0].session_kind in ("memory", "skill") else 1.0
+        strength[key] = strength.get(key, 0.0) + contribution * lift
         if key in merged:
             seen = {h.doc for h in merged[key].hits}
             merged[key].hits.extend(h for h in conv.hits if h.doc not in seen)
