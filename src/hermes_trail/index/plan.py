@@ -61,7 +61,11 @@ def _exists(conn: sqlite3.Connection, table: str, expression: str) -> bool:
 def _found(conn: sqlite3.Connection, term: query.Term) -> bool:
     """Whether any index holds ``term`` as the search would look for it."""
     if cjk.has_cjk(term.text):
-        return True  # a run not found as it is is looked for by its bigrams (the search's any-of pass)
+        # A run not found as it is is looked for by its bigrams (the search's any-of pass): it is missing
+        # only when not one of them is in the history.
+        grams = {g for run in cjk.query_runs(term.text) for part in stopwords.cjk_parts(run)
+                 for g in cjk.bigrams(part)}  # fmt: skip
+        return any(_exists(conn, "docs_cjk", cjk.run_expression(g)) for g in grams)
     fts = query.leaf_fts(term)
     if fts is not None and _exists(conn, "docs_fts", fts):
         return True

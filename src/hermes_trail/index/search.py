@@ -70,11 +70,11 @@ RECENCY_BOOST = 0.35
 MARK_OPEN, MARK_CLOSE = "\u00ab", "\u00bb"
 # A conversation's further matching turns add this share of their scores to its best one.
 CORROBORATION = 0.15
-# Reciprocal rank fusion of the weak evidence: its constant, and how much each list weighs (titles are few
-# and telling; meaning is the model's; any of the words is scaled by how much of the query exists).
-RRF_K = 10
-LEXICAL_WEIGHT = 1.0
+# The weak evidence is fused by score (each list's scores against its best, :func:`_evidence`), each list
+# weighed: the conversations with every word, with any of them (scaled by how much of the query exists),
+# the nearest in meaning, and those found by their titles alone.
 STRICT_WEIGHT = 1.5
+LEXICAL_WEIGHT = 1.0
 SEMANTIC_WEIGHT = 1.0
 TITLE_WEIGHT = 1.2
 # Hermes' memory entries and skills are what it chose to keep: their evidence counts this much more.
@@ -501,6 +501,7 @@ def _newest_first(
     ordered: list[Conversation],
     terms: list[str],
     meaning: dict[tuple[str, str], float],
+    answered: dict[tuple[str, str], float],
 ) -> list[Conversation]:
     """The leading conversation, unless a later one about the same thing superseded it: when two sessions
     state the same fact, the later one is the fact now (a meeting moved, a service moved host). The older
@@ -510,8 +511,9 @@ def _newest_first(
     About the same thing: among the first :data:`SUPERSEDED_TOP` conversations, a later one that has the
     query's rarest word where it matched (what the query is about, not how it is put), is near the
     query in meaning (at least :data:`SUPERSEDED_MEANING` of the leader's standing, when the meaning pass
-    ran), and either says that something changed ("moved", "now", "no longer", ...) or answers the words
-    nearly as well (:data:`SUPERSEDED_BAND` of the leader's score). The newest such conversation leads.
+    ran) or answers its words nearly as well (:data:`SUPERSEDED_BAND` of the leader's score, both with every
+    word when both have them), and says in a turn a person or the agent said that it changed ("moved",
+    "now", "no longer", ...). The newest such conversation leads.
     Sessions people drove only: a cron run or a sub-agent reports a fact more than it states one."""
     if len(ordered) < 2:
         return ordered
@@ -543,10 +545,13 @@ def _newest_first(
         if _latest(conv) <= _latest(lead) or conv.hits[0].session_kind in SESSION_WEIGHT or not about(conv):
             continue
         z = meaning.get((conv.store, conv.root))
-        if lead_z is not None and z is not None:
-            near = z >= SUPERSEDED_MEANING * lead_z
-        else:  # no standing in meaning to compare: the words must answer nearly as well
-            near = conv.score >= SUPERSEDED_BAND * lead.score
+        # Near the query in meaning, or answering its words nearly as well as the leader.
+        near = lead_z is not None and z is not None and z >= SUPERSEDED_MEANING * lead_z
+        words, lead_words = answered.get((conv.store, conv.root)), answered.get((lead.store, lead.root))
+        if words is not None and lead_words is not None:  # both have every word: compare how well
+            near = near or words >= SUPERSEDED_BAND * lead_words
+        else:
+            near = near or conv.score >= SUPERSEDED_BAND * lead.score
         if near and says_changed(conv):
             later.append(conv)
     if not later:
@@ -622,6 +627,8 @@ def search(
         matches = _count(conn, reading.plans, filters) if windowed else len({h.doc for h in hits})
         groups = _group(hits)
         ordered = sorted(groups.values(), key=lambda c: _conversation_score(c.hits), reverse=True)
+        # How well each conversation with every word answers them, before any fusion rescales it.
+        answered = {key: _conversation_score(conv.hits) for key, conv in groups.items()}
         # A title may hold the words no turn has: every typed word is looked for there first.
         typed = [t for t in reading.typed if t not in reading.dropped and not cjk.has_cjk(t)] + runs
         few = len(groups) < min(limit, RELAX_BELOW)
@@ -637,7 +644,7 @@ def search(
         if few:
             # Few conversations have every word: they are one list of evidence among the others (any
             # of the words, meaning, titles), weighed more, not a ranking placed above them.
-            pool += _reciprocal(ordered, STRICT_WEIGHT)
+            pool += _evidence(ordered, [_conversation_score(c.hits) for c in ordered], STRICT_WEIGHT)
             ordered = []
             coverage = len(terms) / (len(terms) + len(reading.missing)) if terms else 1.0
             for table, some in _relaxed(conn, terms, runs, loose=not groups):
@@ -647,17 +654,17 @@ def search(
                 found = list(_group(more).values())
                 if not windowed:
                     matches = len({h.doc for h in hits} | {h.doc for h in more})
-                found.sort(key=lambda g: _conversation_score(g.hits), reverse=True)
-                pool += _reciprocal(found, LEXICAL_WEIGHT * coverage)
+                scores = [_conversation_score(g.hits) for g in found]
+                pool += _evidence(found, scores, LEXICAL_WEIGHT * coverage)
             if meaning_text := " ".join(reading.typed).strip():
                 near = _semantic(conn, meaning_text, filters)
                 meaning = {(g.store, g.root): z for g, z in near}
-                pool += _reciprocal([g for g, _ in near], SEMANTIC_WEIGHT)
+                pool += _evidence([g for g, _ in near], [z for _, z in near], SEMANTIC_WEIGHT)
         if pool:
             ordered += _fused(pool, floor=min((_conversation_score(c.hits) for c in ordered), default=1.0))
             for conv in ordered:
                 groups.setdefault((conv.store, conv.root), conv)
-        ordered = _newest_first(conn, ordered, terms, meaning)
+        ordered = _newest_first(conn, ordered, terms, meaning, answered)
         if reading.profiles:  # the query names a profile: its conversations first, at equal evidence
             for conv in ordered:
                 if conv.hits and conv.hits[0].profile in reading.profiles:
@@ -828,8 +835,8 @@ def _with_titles(
     rows = conn.execute(f"SELECT id, store, session_id FROM sessions WHERE id IN ({marks})", titled)
     new = [sess for sess, store, sid in rows if (store, sid) not in found]
     hits = [_hit(row, SESSION_WEIGHT.get(row[7], 1.0)) for row in _heads(conn, new).values()]
-    titled_convs = sorted(_group(hits).values(), key=_latest, reverse=True)
-    return ordered, _reciprocal(titled_convs, TITLE_WEIGHT)
+    titled_convs = list(_group(hits).values())
+    return ordered, _evidence(titled_convs, [1.0] * len(titled_convs), TITLE_WEIGHT)
 
 
 _GISTS: dict[tuple[Any, ...], tuple[list[int], Any]] = {}
@@ -853,17 +860,23 @@ def _gists(conn: sqlite3.Connection, where: str, params: list[Any]) -> tuple[lis
     return _GISTS[key]
 
 
-def _reciprocal(ranked: list[Conversation], weight: float) -> list[tuple[Conversation, float]]:
-    """One list of weak evidence as reciprocal-rank contributions: ``weight / (k + rank)``. Ranks, not
-    scores, because the lists' scores (BM25 of any of the words, cosine of meaning) are not comparable;
-    a conversation high in two lists beats one that tops only one."""
-    return [(conv, weight / (RRF_K + rank)) for rank, conv in enumerate(ranked, start=1)]
+def _evidence(
+    ranked: list[Conversation], scores: list[float], weight: float
+) -> list[tuple[Conversation, float]]:
+    """One list of weak evidence as contributions to the fusion: each conversation's score against the
+    list's best, times the list's weight. Scores against their own list's best, because the lists' scales
+    (BM25 of some of the words, standing in meaning) are not comparable; but within a list, how far the
+    first stands above the others is evidence too (a meaning far nearer than the next one's), which ranks
+    alone would lose."""
+    top = max(scores, default=0.0)
+    if top <= 0:
+        return [(conv, weight / (1.0 + rank)) for rank, conv in enumerate(ranked)]
+    return [(conv, weight * max(score, 0.0) / top) for conv, score in zip(ranked, scores, strict=True)]
 
 
 def _fused(pool: list[tuple[Conversation, float]], floor: float) -> list[Conversation]:
-    """The weak-evidence conversations in one order, by the sum of their reciprocal ranks in each list
-    (any of the words, meaning, titles), scored below ``floor`` (every conversation that had all the
-    terms) in that order."""
+    """The weak-evidence conversations in one order, by the sum of their evidence in each list (every
+    word, any of the words, meaning, titles), scored below ``floor`` in that order."""
     strength: dict[tuple[str, str], float] = {}
     merged: dict[tuple[str, str], Conversation] = {}
     for conv, contribution in pool:
