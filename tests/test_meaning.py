@@ -94,3 +94,4 @@ def _first(index: Path, query: str) -> str | None:
 )
 def test_a_question_finds_the_session_held_in_another_language(index, query, expected):
     assert _first(index, query) == expected
+    assert search(index, query).unencoded == 0  # every session has its passages

@@ -69,6 +69,9 @@ def test_a_word_the_history_lacks_does_not_empty_the_result(index):
     assert result.missing == ["zeppelin"]
     nothing = search(index, "zeppelin")
     assert not nothing.conversations and nothing.missing == ["zeppelin"]
+    # The meaning pass ran, and says how many sessions it could not read by meaning yet (no `trail index`).
+    assert result.unencoded == 2 + len(NOISE)
+    assert search(index, "weather").unencoded is None  # the words answered: no meaning pass
 
 
 def test_function_words_neither_rank_nor_mark(index):

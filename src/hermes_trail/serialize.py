@@ -314,6 +314,7 @@ def search_json(result: SearchResult) -> dict[str, Any]:
         "missing": list(result.missing),
         "dropped": list(result.dropped),
         "prefix": result.prefix,
+        "unencoded": result.unencoded,
         "conversations": [
             {
                 "store": c.store,

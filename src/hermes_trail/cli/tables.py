@@ -183,6 +183,9 @@ def print_search(out: Console, result: SearchResult) -> None:
         if best.resume:
             out.print(Padding(Text(f"resume: {safe(best.resume)}", style="cyan"), (0, 0, 0, 2)))
         out.print()
+    if result.unencoded:
+        out.print(f"[dim]{result.unencoded:,} sessions have no passages for search by meaning yet: "
+                  "`trail index` encodes them.[/dim]", highlight=False)  # fmt: skip
     more = " (newest matches ranked)" if result.windowed else ""
     at_least = "at least " if result.matches >= COUNT_CAP else ""
     turns = "matching turn" if result.matches == 1 else "matching turns"

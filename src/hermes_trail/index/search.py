@@ -180,6 +180,8 @@ class SearchResult:
     dropped: list[str] = field(default_factory=list)
     # The last word, read as the start of a word (it is no word of the index as typed).
     prefix: str | None = None
+    # When the meaning pass ran: how many sessions have no passage vectors yet (`trail index` makes them).
+    unencoded: int | None = None
 
     @property
     def hits(self) -> list[Hit]:
@@ -633,6 +635,7 @@ def search(
         typed = [t for t in reading.typed if t not in reading.dropped and not cjk.has_cjk(t)] + runs
         few = len(groups) < min(limit, RELAX_BELOW)
         meaning: dict[tuple[str, str], float] = {}  # each conversation's standing in the meaning pass
+        unencoded: int | None = None
         ordered, pool = _with_titles(conn, ordered, typed, filters, few)
         if pool or not reading.missing:
             missing = [] if pool else reading.missing
@@ -658,6 +661,9 @@ def search(
                 pool += _evidence(found, scores, LEXICAL_WEIGHT * coverage)
             if meaning_text := " ".join(reading.typed).strip():
                 near = _semantic(conn, meaning_text, filters)
+                if encoder.available():
+                    done, total = vectors.counts(conn)
+                    unencoded = max(total - done, 0)
                 meaning = {(g.store, g.root): z for g, z in near}
                 pool += _evidence([g for g, _ in near], [z for _, z in near], SEMANTIC_WEIGHT)
         if pool:
@@ -679,6 +685,7 @@ def search(
         _snippets(conn, [h for c in conversations for h in c.hits], terms + runs, snippet_chars)
         result = SearchResult(text, conversations, matches, windowed, time.perf_counter() - started)
         result.missing, result.dropped, result.prefix = missing, reading.dropped, reading.prefix
+        result.unencoded = unencoded
         return result
     finally:
         if not isinstance(index, sqlite3.Connection):
