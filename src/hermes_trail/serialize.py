@@ -315,6 +315,7 @@ def search_json(result: SearchResult) -> dict[str, Any]:
         "dropped": list(result.dropped),
         "prefix": result.prefix,
         "unencoded": result.unencoded,
+        "matches_exact": result.matches_exact,
         "conversations": [
             {
                 "store": c.store,

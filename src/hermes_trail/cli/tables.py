@@ -154,8 +154,6 @@ def print_search(out: Console, result: SearchResult) -> None:
     from rich.padding import Padding
     from rich.text import Text
 
-    from hermes_trail.index.search import COUNT_CAP
-
     if not result.conversations:
         out.print(f"No match for {safe(result.query)!r}.", highlight=False)
         if result.missing:
@@ -187,7 +185,7 @@ def print_search(out: Console, result: SearchResult) -> None:
         out.print(f"[dim]{result.unencoded:,} sessions have no passages for search by meaning yet: "
                   "`trail index` encodes them.[/dim]", highlight=False)  # fmt: skip
     more = " (newest matches ranked)" if result.windowed else ""
-    at_least = "at least " if result.matches >= COUNT_CAP else ""
+    at_least = "" if result.matches_exact else "at least "
     turns = "matching turn" if result.matches == 1 else "matching turns"
     out.print(f"[dim]{at_least}{result.matches:,} {turns}{more} in {result.seconds * 1000:.0f} ms[/dim]")
 

@@ -90,8 +90,10 @@ def _profiles(conn: sqlite3.Connection) -> dict[str, str]:
     return _PROFILES[key]
 
 
-def read(conn: sqlite3.Connection, text: str) -> Plan:
-    """``text`` as a :class:`Plan` over the index open on ``conn``."""
+def read(conn: sqlite3.Connection, text: str, checked: bool = True) -> Plan:
+    """``text`` as a :class:`Plan` over the index open on ``conn``. Unless ``checked``, its words are not
+    looked up (none is missing, none a prefix): the plan of a query whose words all turn out to match,
+    which needs no lookup at all."""
     parsed = query.parse(text)
     plain = query.conjuncts(parsed)
     every = query.terms(parsed)
@@ -111,8 +113,8 @@ def read(conn: sqlite3.Connection, text: str) -> Plan:
     missing: list[str] = []
     prefix: str | None = None
     last = query.last_term(parsed)
-    for term in kept:
-        if _found(conn, term):
+    for term in kept if checked else []:
+        if term.prefix or _found(conn, term):  # a prefix typed as one is looked for as it is
             continue
         typed = query.Term(term.text, prefix=True)
         unfinished = term is last and len(term.text) >= PREFIX_MIN and not cjk.has_cjk(term.text)

@@ -54,8 +54,9 @@ SUPERSEDED_TOP = 8
 SUPERSEDED_MEANING = 0.4
 # How much a conversation of a profile the query names ("what did the bot say") is lifted.
 PROFILE_BOOST = 0.5
-# A query's matches are counted up to this many (a count past it says "at least").
-COUNT_CAP = 10_000
+# A query's matches are counted up to this many (a count there says "at least"): counting costs about a
+# millisecond a thousand matches.
+COUNT_CAP = 500
 # Characters of a doc's start in which a windowed query counts its terms.
 HEAD = 600
 # Hits scored in detail (snippets, grouping) after the first ranking.
@@ -182,6 +183,9 @@ class SearchResult:
     prefix: str | None = None
     # When the meaning pass ran: how many sessions have no passage vectors yet (`trail index` makes them).
     unencoded: int | None = None
+    # Whether ``matches`` is every match; else it is a lower bound (a count cut at COUNT_CAP, or the
+    # window of a phrase or prefix that matched more).
+    matches_exact: bool = True
 
     @property
     def hits(self) -> list[Hit]:
@@ -321,10 +325,14 @@ def _newest_docs(
     return rows
 
 
-def _count(conn: sqlite3.Connection, plans: list[tuple[str, str]], filters: SearchFilters) -> int:
+def _count(conn: sqlite3.Connection, plans: list[tuple[str, str]], filters: SearchFilters) -> int | None:
     """How many docs match, for a query with more than a window of them (one that ranked its newest):
     counted in the full-text index alone when no filter needs the docs, up to :data:`COUNT_CAP`. A doc
-    two indexes find is one match: the larger count stands for both."""
+    two indexes find is one match: the larger count stands for both. ``None`` for a phrase or a prefix,
+    whose every match costs FTS5 a check of positions or a walk of many terms: counting them would cost
+    more than the search."""
+    if any('" *' in expression or re.search(r'"[^"]*\s[^"]*"', expression) for _, expression in plans):
+        return None
     clauses, params = _where(filters)
     best = 0
     for table, expression in plans:
@@ -520,10 +528,16 @@ def _newest_first(
     if len(ordered) < 2:
         return ordered
     lead = ordered[0]
-    rare = _rarest(conn, [t for t in terms if t.strip()])
-    if not rare or lead.hits[0].session_kind in SESSION_WEIGHT:
+    if lead.hits[0].session_kind in SESSION_WEIGHT:
         return ordered
-    top = ordered[:SUPERSEDED_TOP]
+    newer = [c for c in ordered[1:SUPERSEDED_TOP]
+             if _latest(c) > _latest(lead) and c.hits[0].session_kind not in SESSION_WEIGHT]  # fmt: skip
+    if not newer:
+        return ordered
+    rare = _rarest(conn, [t for t in terms if t.strip()])
+    if not rare:
+        return ordered
+    top = [lead, *newer]
     docs = [h.doc for c in top for h in c.hits]
     marks = ", ".join("?" for _ in docs)
     texts = {doc: (kind, text) for doc, kind, text in conn.execute(
@@ -543,8 +557,8 @@ def _newest_first(
         return ordered
     lead_z = meaning.get((lead.store, lead.root))
     later = []
-    for conv in top[1:]:
-        if _latest(conv) <= _latest(lead) or conv.hits[0].session_kind in SESSION_WEIGHT or not about(conv):
+    for conv in newer:
+        if not about(conv):
             continue
         z = meaning.get((conv.store, conv.root))
         # Near the query in meaning, or answering its words nearly as well as the leader.
@@ -573,11 +587,11 @@ _CHANGED = re.compile(
 
 def _rarest(conn: sqlite3.Connection, terms: list[str]) -> list[str]:
     """The query's rarest words (lower case): those matching at most twice as many docs as the rarest
-    one, and at least two, counted up to a thousand each in the word index."""
+    one, and at least two, counted up to 200 each in the word index (a word in more says little)."""
     words = [w for t in terms for w in re.findall(r"\w{2,}", t.lower()) if not stopwords.is_stopword(w)]
     counts = {}
     for term in list(dict.fromkeys(words))[:8]:
-        sql = "SELECT count(*) FROM (SELECT 1 FROM docs_fts WHERE docs_fts MATCH ? LIMIT 1000)"
+        sql = "SELECT count(*) FROM (SELECT 1 FROM docs_fts WHERE docs_fts MATCH ? LIMIT 200)"
         counts[term.lower()] = int(conn.execute(sql, (_fts_string(term),)).fetchone()[0])
     found = sorted((n, t) for t, n in counts.items() if n)
     if not found:
@@ -618,15 +632,24 @@ def search(
     filters = filters or SearchFilters()
     conn = index if isinstance(index, sqlite3.Connection) else sqlite3.connect(index)
     try:
-        reading = plan.read(conn, text)
+        # Words as typed first (function words out): when they find enough, every word is in the history
+        # and none needs looking up. Else each is looked up: a missing word, an unfinished last word.
+        reading = plan.read(conn, text, checked=False)
+        hits, windowed = _ranked(conn, reading.plans, filters, reading.terms + reading.runs)
+        if len(_group(hits)) < min(limit, RELAX_BELOW):
+            checked = plan.read(conn, text)
+            if checked.missing:
+                # A query with words no index holds has no conversation with all of them: it is answered
+                # by the any-word and meaning passes alone, its word evidence weighed by how much of the
+                # query it covers.
+                hits, windowed = [], False
+            elif checked.plans != reading.plans:  # the last word became a prefix
+                hits, windowed = _ranked(conn, checked.plans, filters, checked.terms + checked.runs)
+            reading = checked
         terms, runs = reading.terms, reading.runs
-        # A query with words no index holds has no conversation with all of them: it is answered by the
-        # any-word and meaning passes alone, its word evidence weighed by how much of the query it covers.
-        hits: list[Hit] = []
-        windowed = False
-        if not reading.missing:
-            hits, windowed = _ranked(conn, reading.plans, filters, terms + runs)
-        matches = _count(conn, reading.plans, filters) if windowed else len({h.doc for h in hits})
+        matches: int | None = len({h.doc for h in hits})
+        if windowed:  # more than a window matched: counted apart (None: at least the window)
+            matches = _count(conn, reading.plans, filters)
         groups = _group(hits)
         ordered = sorted(groups.values(), key=lambda c: _conversation_score(c.hits), reverse=True)
         # How well each conversation with every word answers them, before any fusion rescales it.
@@ -683,7 +706,10 @@ def search(
             group.hits = sorted(group.hits, key=lambda h: h.score, reverse=True)[:per_conversation]
             conversations.append(group)
         _snippets(conn, [h for c in conversations for h in c.hits], terms + runs, snippet_chars)
-        result = SearchResult(text, conversations, matches, windowed, time.perf_counter() - started)
+        exact = matches is not None
+        counted = matches if matches is not None else len({h.doc for h in hits})
+        result = SearchResult(text, conversations, counted, windowed, time.perf_counter() - started)
+        result.matches_exact = exact and counted < COUNT_CAP
         result.missing, result.dropped, result.prefix = missing, reading.dropped, reading.prefix
         result.unencoded = unencoded
         return result
@@ -829,11 +855,15 @@ def _with_titles(
     wanted = [w.casefold() for w in words if w.strip()]
     if not wanted:
         return ordered, []
-    for conv in ordered:
-        if any(h.title and all(w in h.title.casefold() for w in wanted) for h in conv.hits):
+    lifted = False
+    for conv in ordered[:TITLED]:  # the leading ones: a title lifts, it does not pull one from far below
+        title = conv.hits[0].title if conv.hits else None
+        if title and all(w in title.casefold() for w in wanted):
+            lifted = True
             for hit in conv.hits:
                 hit.score *= 1.0 + TITLE_BOOST
-    ordered.sort(key=lambda c: _conversation_score(c.hits), reverse=True)
+    if lifted:
+        ordered.sort(key=lambda c: _conversation_score(c.hits), reverse=True)
     titled = _titled(conn, words, filters) if few else []
     if not titled:
         return ordered, []
