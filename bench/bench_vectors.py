@@ -77,7 +77,7 @@ def load() -> str:
 def word_index(out: Path, store: Path) -> Path:
     """The words of the store indexed (kept between runs while its format is current)."""
     path = out / "words.db"
-    if not path.exists() or schema.inspect(path) is not None:
+    if schema.inspect(path) != schema.FORMAT:
         for suffix in ("", "-wal", "-shm"):
             Path(f"{path}{suffix}").unlink(missing_ok=True)
         print(f"indexing the words of {store} ...", flush=True)

@@ -39,12 +39,13 @@ from hermes_trail.index import encoder
 
 # A passage is about this many characters: a paragraph, what one vector says well.
 PASSAGE_CHARS = 1000
-# Passages an index gets in all, about: what two cores encode in well under half an hour (about 60 a
-# second measured on a busy two-core machine, docs/index.md), and what a query compares in a few
-# milliseconds (30 MB as int8). Each session gets as many as that budget allows every session
-# (:func:`bound`), at least MIN_PASSAGES and at most MAX_PASSAGES: a history of a few hundred sessions is
-# encoded whole, a million messages in 10,000 sessions get the first six passages of each.
-PASSAGE_BUDGET = 60_000
+# Passages an index gets in all, about: what a query keeps in memory as unit float32 rows (2 KB each, 80 MB
+# in all: with the model, a query process stays under 300 MB) and compares in a few milliseconds; two cores
+# encode them in about five minutes (160 a second measured, bench/README.md). Each session gets as many as
+# that budget allows every session (:func:`bound`), at least MIN_PASSAGES and at most MAX_PASSAGES: a
+# history of a few hundred sessions is encoded whole, a million messages in 10,000 sessions get the first
+# four passages of each.
+PASSAGE_BUDGET = 40_000
 MIN_PASSAGES = 2
 MAX_PASSAGES = 32
 # Which docs make passages, in the order they are taken: what the person asked and what a compaction
@@ -58,7 +59,7 @@ BATCH_PASSAGES = 48
 # A session's best passage below this cosine says nothing about the query (unrelated text scores about
 # 0.1 to 0.3 with the multilingual Universal Sentence Encoder; a paraphrase, in any language, 0.5 and more).
 PASSAGE_FLOOR = 0.3
-# Rows of the similarity matrix converted to float32 at a time (int8 is kept; a chunk is a few MB).
+# Rows of the passage matrix converted from int8 to float32 at a time when it is loaded (a few MB).
 CHUNK_ROWS = 16_384
 
 Progress = Callable[[int, int], None]  # (sessions done, sessions to encode)
@@ -342,34 +343,50 @@ def counts(conn: sqlite3.Connection) -> tuple[int, int]:
 
 
 class Matrix:
-    """The passage vectors a query compares against (a filter's sessions): int8 rows in sessions order,
-    their inverse norms, and where each session's rows start."""
+    """The passage vectors a query compares against (a filter's sessions): unit float32 rows in sessions
+    order, and where each session's rows start."""
 
-    def __init__(self, rows: list[tuple[int, int, bytes]]) -> None:
+    def __init__(self, rows: list[tuple[int, int, bytes]] | Iterator[list[tuple[int, int, bytes]]],
+                 count: int | None = None) -> None:  # fmt: skip
+        """From ``(session, doc, vector)`` rows in sessions order: a list, or chunks of one (``count``
+        rows in all), so a large index is never held as Python rows and floats at once."""
         import numpy as np
 
+        chunks = [rows] if isinstance(rows, list) else rows
+        total = len(rows) if isinstance(rows, list) else (count or 0)
         self.sessions: list[int] = []
-        self.docs = np.array([r[1] for r in rows], dtype=np.int64)
         starts: list[int] = []
-        for i, (sess, _, _) in enumerate(rows):
-            if not self.sessions or self.sessions[-1] != sess:
-                self.sessions.append(sess)
-                starts.append(i)
+        docs: list[int] = []
+        self.vectors = np.empty((0, 1), dtype=np.float32)
+        at = 0
+        for part in chunks:
+            if not part:
+                continue
+            if at == 0:
+                self.vectors = np.empty((total, len(part[0][2])), dtype=np.float32)
+            # Unit float32 rows, converted once: a query is then one matrix-vector product, bound by
+            # memory bandwidth, where converting int8 at every query cost three quarters of its time.
+            dims = self.vectors.shape[1]
+            packed = np.frombuffer(b"".join(r[2] for r in part), dtype=np.int8).reshape(len(part), dims)
+            floats = packed.astype(np.float32)
+            norms = np.linalg.norm(floats, axis=1, keepdims=True)
+            floats /= np.where(norms > 0, norms, 1.0)
+            self.vectors[at : at + len(part)] = floats
+            for i, (sess, doc, _) in enumerate(part, start=at):
+                docs.append(doc)
+                if not self.sessions or self.sessions[-1] != sess:
+                    self.sessions.append(sess)
+                    starts.append(i)
+            at += len(part)
+        self.vectors = self.vectors[:at]
+        self.docs = np.array(docs, dtype=np.int64)
         self.starts = np.array(starts, dtype=np.int64)
-        dims = len(rows[0][2]) if rows else 1
-        self.vectors = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.int8).reshape(len(rows), dims)
-        norms = np.linalg.norm(self.vectors.astype(np.float32), axis=1) if rows else np.zeros(0)
-        self.inverse = (1.0 / np.where(norms > 0, norms, 1.0)).astype(np.float32)
 
     def best(self, query: Any) -> tuple[Any, Any]:
         """Each session's best cosine with the unit vector ``query``, and the row of that passage."""
         import numpy as np
 
-        similarity = np.empty(len(self.vectors), dtype=np.float32)
-        for at in range(0, len(self.vectors), CHUNK_ROWS):
-            chunk = self.vectors[at : at + CHUNK_ROWS]
-            similarity[at : at + len(chunk)] = chunk.astype(np.float32) @ query
-        similarity *= self.inverse
+        similarity = self.vectors @ np.asarray(query, dtype=np.float32)
         if not len(similarity):
             return similarity, np.zeros(0, dtype=np.int64)
         best = np.maximum.reduceat(similarity, self.starts)
@@ -393,11 +410,9 @@ def matrix(conn: sqlite3.Connection, where: str, params: list[Any]) -> Matrix:
     )
     key = (database, tuple(sorted(state)), where, tuple(params))
     if key not in _MATRICES:
-        rows = conn.execute(
-            f"SELECT p.sess, p.doc, p.vec FROM passages p JOIN sessions s ON s.id = p.sess WHERE {where} "
-            "ORDER BY p.sess, p.id",
-            params,
-        ).fetchall()
-        _MATRICES.clear()
-        _MATRICES[key] = Matrix(rows)
+        _MATRICES.clear()  # the old one goes before the new one is made
+        join = f"FROM passages p JOIN sessions s ON s.id = p.sess WHERE {where}"
+        count = conn.execute(f"SELECT count(*) {join}", params).fetchone()[0]
+        cursor = conn.execute(f"SELECT p.sess, p.doc, p.vec {join} ORDER BY p.sess, p.id", params)
+        _MATRICES[key] = Matrix(iter(lambda: cursor.fetchmany(CHUNK_ROWS), []), count)
     return _MATRICES[key]
