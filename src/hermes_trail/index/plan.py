@@ -23,7 +23,7 @@ import sqlite3
 from dataclasses import dataclass, field
 from typing import Any
 
-from hermes_trail.index import cjk, query, stopwords
+from hermes_trail.index import cjk, query, schema, stopwords
 
 # A prefix shorter than this matches too much of any history to mean one word.
 PREFIX_MIN = 2
@@ -80,9 +80,7 @@ _PROFILES: dict[tuple[Any, ...], dict[str, str]] = {}
 def _profiles(conn: sqlite3.Connection) -> dict[str, str]:
     """The index's profile names other than the default, by their case-folded spelling; read again only
     when the index's sessions changed (its ``build`` id or ``sessions_version``)."""
-    database = conn.execute("PRAGMA database_list").fetchone()[2]
-    state = conn.execute("SELECT key, value FROM meta WHERE key IN ('build', 'sessions_version')")
-    key = (database, tuple(sorted(state)))
+    key = schema.state_key(conn, "sessions_version")
     if key not in _PROFILES:
         names = [r[0] for r in conn.execute("SELECT DISTINCT profile FROM sessions")]
         _PROFILES.clear()

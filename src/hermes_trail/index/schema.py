@@ -223,3 +223,14 @@ def format_of(conn: sqlite3.Connection) -> str | None:
     except sqlite3.DatabaseError:
         return None
     return row[0] if row else None
+
+
+def state_key(conn: sqlite3.Connection, *moved_by: str) -> tuple[object, ...]:
+    """What a long-lived process (the MCP server, the plugin, the web viewer) keys what it derives from
+    the index on: the database's file, its ``build`` id (a rebuild copied into the same file keeps the
+    inode) and the ``meta`` counters the derived data moves with (``sessions_version``,
+    ``passages_version``)."""
+    database = conn.execute("PRAGMA database_list").fetchone()[2]
+    marks = ", ".join("?" for _ in ("build", *moved_by))
+    state = conn.execute(f"SELECT key, value FROM meta WHERE key IN ({marks})", ("build", *moved_by))
+    return (database, tuple(sorted(state)))

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hermes_trail.index import cjk, encoder, plan, semantic, stopwords, vectors
+from hermes_trail.index import cjk, encoder, plan, schema, semantic, stopwords, vectors
 
 # How many of the newest matches each index gives before scoring; a query with more is ranked in this window.
 WINDOW = 200
@@ -243,6 +243,26 @@ def _where(filters: SearchFilters) -> tuple[list[str], list[Any]]:
     return clauses, params
 
 
+def _on_sessions(filters: SearchFilters) -> SearchFilters:
+    """Only the filters a whole session answers (project, profile, source, session): what a search by
+    what a session is about (its meaning, its title) can apply; a role, a tool or a time window is about
+    turns."""
+    return SearchFilters(project=filters.project, profile=filters.profile, source=filters.source,
+                         session=filters.session, include_rewound=True)  # fmt: skip
+
+
+def _unfiltered(filters: SearchFilters) -> bool:
+    """Whether no filter but leaving rewound docs out applies: then a full-text index alone answers."""
+    return filters == SearchFilters(include_rewound=filters.include_rewound)
+
+
+def _source(table: str, clauses: list[str]) -> str:
+    """The FROM of a match in ``table`` with its docs, and their sessions only for a filter on them (their
+    columns are read once a session afterwards)."""
+    join = f"FROM {table} f JOIN docs d ON d.id = f.rowid"
+    return join + " JOIN sessions s ON s.id = d.sess" if any("s." in c for c in clauses) else join
+
+
 def _like(text: str) -> str:
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
@@ -270,10 +290,7 @@ def _candidates(
     window = WINDOW if window is None else window
     clauses, params = _where(filters)
     where = " AND ".join([f"{table} MATCH ?", *clauses])
-    # Sessions are joined only for a filter on them; their columns are read once a session afterwards.
-    join = f"FROM {table} f JOIN docs d ON d.id = f.rowid"
-    if any("s." in clause for clause in clauses):
-        join += " JOIN sessions s ON s.id = d.sess"
+    join = _source(table, clauses)
     if any_of is not None:
         newest = _newest(conn, table, expression, filters, join, where, params, window)
         if len(newest) >= window:
@@ -336,15 +353,12 @@ def _count(conn: sqlite3.Connection, plans: list[tuple[str, str]], filters: Sear
     clauses, params = _where(filters)
     best = 0
     for table, expression in plans:
-        if filters == SearchFilters(include_rewound=filters.include_rewound):
+        if _unfiltered(filters):
             sql = f"SELECT count(*) FROM (SELECT 1 FROM {table} WHERE {table} MATCH ? LIMIT ?)"
             args: list[Any] = [expression, COUNT_CAP]
         else:
-            join = f"FROM {table} f JOIN docs d ON d.id = f.rowid"
-            if any("s." in clause for clause in clauses):
-                join += " JOIN sessions s ON s.id = d.sess"
             where = " AND ".join([f"{table} MATCH ?", *clauses])
-            sql = f"SELECT count(*) FROM (SELECT 1 {join} WHERE {where} LIMIT ?)"
+            sql = f"SELECT count(*) FROM (SELECT 1 {_source(table, clauses)} WHERE {where} LIMIT ?)"
             args = [expression, *params, COUNT_CAP]
         best = max(best, int(conn.execute(sql, args).fetchone()[0]))
     return best
@@ -363,7 +377,7 @@ def _newest(
 ) -> list[int]:  # fmt: skip
     """The ids of the newest ``window`` matches; from the full-text index alone (no doc read) when no
     filter but leaving rewound docs out applies, which the caller then does for the docs it reads."""
-    if filters == SearchFilters(include_rewound=filters.include_rewound):
+    if _unfiltered(filters):
         sql = f"SELECT rowid FROM {table} WHERE {table} MATCH ? ORDER BY rowid DESC LIMIT ?"
         return [r[0] for r in conn.execute(sql, (expression, window))]
     sql = f"SELECT f.rowid {join} WHERE {where} ORDER BY f.rowid DESC LIMIT ?"
@@ -757,9 +771,7 @@ def _semantic(
         return []
     if not semantic.available():
         return []
-    clauses, params = _where(SearchFilters(project=filters.project, profile=filters.profile,
-                                           source=filters.source, session=filters.session,
-                                           include_rewound=True))  # fmt: skip
+    clauses, params = _where(_on_sessions(filters))
     standing: dict[int, tuple[float, int | None]] = {}  # session: (standing, the doc it is reported on)
     encoded: set[int] = set()  # sessions with passage vectors; the others are compared by their gists
     if encoder.available():
@@ -837,9 +849,7 @@ def _titled(conn: sqlite3.Connection, words: list[str], filters: SearchFilters) 
     found = [r[0] for r in conn.execute(sql, ["%" + _like(w) + "%" for w in words])]
     if not found:
         return []
-    clauses, params = _where(SearchFilters(project=filters.project, profile=filters.profile,
-                                           source=filters.source, session=filters.session,
-                                           include_rewound=True))  # fmt: skip
+    clauses, params = _where(_on_sessions(filters))
     marks = ", ".join("?" for _ in found)
     where = " AND ".join([f"s.id IN ({marks})", *clauses])
     sql = f"SELECT s.id FROM sessions s WHERE {where} ORDER BY s.id DESC LIMIT ?"
@@ -887,9 +897,7 @@ def _gists(conn: sqlite3.Connection, where: str, params: list[Any]) -> tuple[lis
     ``build`` id tells a rebuilt index, ``sessions_version`` (bumped by triggers) a session added or removed,
     and a changed session is a new row.
     """
-    database = conn.execute("PRAGMA database_list").fetchone()[2]
-    state = conn.execute("SELECT key, value FROM meta WHERE key IN ('build', 'sessions_version')")
-    key = (database, tuple(sorted(state)), where, tuple(params))
+    key = (*schema.state_key(conn, "sessions_version"), where, tuple(params))
     if key not in _GISTS:
         rows = conn.execute(f"SELECT s.id, s.gist FROM sessions s WHERE {where}", params).fetchall()
         _GISTS.clear()

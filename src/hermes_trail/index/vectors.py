@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from hermes_trail.index import encoder
+from hermes_trail.index import encoder, schema
 
 # A passage is about this many characters: a paragraph, what one vector says well.
 PASSAGE_CHARS = 1000
@@ -404,11 +404,7 @@ def matrix(conn: sqlite3.Connection, where: str, params: list[Any]) -> Matrix:
     """The passage vectors of the sessions ``where`` selects (``s`` is ``sessions``), kept between queries
     of a long-lived process while the index's sessions and passages are the same (its ``build`` id, its
     ``sessions_version`` and ``passages_version``)."""
-    database = conn.execute("PRAGMA database_list").fetchone()[2]
-    state = conn.execute(
-        "SELECT key, value FROM meta WHERE key IN ('build', 'sessions_version', 'passages_version')"
-    )
-    key = (database, tuple(sorted(state)), where, tuple(params))
+    key = (*schema.state_key(conn, "sessions_version", "passages_version"), where, tuple(params))
     if key not in _MATRICES:
         _MATRICES.clear()  # the old one goes before the new one is made
         join = f"FROM passages p JOIN sessions s ON s.id = p.sess WHERE {where}"
