@@ -687,13 +687,15 @@ def search(
             pool += _evidence(ordered, [_conversation_score(c.hits) for c in ordered], STRICT_WEIGHT)
             ordered = []
             coverage = len(terms) / (len(terms) + len(reading.missing)) if terms else 1.0
+            matched = {h.doc for h in hits}
             for table, some in _relaxed(conn, terms, runs, loose=not groups):
                 relaxed = " OR ".join(_fts_string(w) for w in some)
                 more, cut = _ranked(conn, [(table, relaxed)], filters, terms + runs, RELAXED_WINDOW, some)
                 windowed = windowed or cut
                 found = list(_group(more).values())
-                if not windowed:
-                    matches = len({h.doc for h in hits} | {h.doc for h in more})
+                matched |= {h.doc for h in more}
+                if not windowed:  # every list was read whole: what any of them found is what matched
+                    matches = len(matched)
                 scores = [_conversation_score(g.hits) for g in found]
                 pool += _evidence(found, scores, LEXICAL_WEIGHT * coverage)
             if meaning_text := " ".join(reading.typed).strip():
