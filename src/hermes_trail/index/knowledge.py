@@ -129,7 +129,7 @@ def sync_knowledge(
 ) -> None:  # fmt: skip
     """Bring one home's memory and skills up to date in one transaction: files whose size or mtime moved
     are read again, files that are gone leave the index."""
-    from hermes_trail.index.sync import _INSERT_DOC, _INSERT_SESSION, Writer, _doc_rows, delete_session
+    from hermes_trail.index.sync import Writer, _doc_rows, delete_session
 
     if not begin(conn, key, report):
         return
@@ -149,15 +149,9 @@ def sync_knowledge(
             if provenance is None:
                 provenance = memory.read_provenance(found.home)
             read = _read(file, found, provenance)
-            if old is not None:
-                delete_session(conn, old[0])
-                writer.indexed_upto = min(writer.indexed_upto, writer._top())
-            sess = int(conn.execute("SELECT coalesce(max(id), 0) + 1 FROM sessions").fetchone()[0])
-            conn.execute(_INSERT_SESSION, _session_row(sess, key, sid, file, found, read, fp))
-            if read.docs:
-                conn.executemany(_INSERT_DOC, _doc_rows(sess, read.docs))
-                writer.pending += len(read.docs)
-                report.docs += len(read.docs)
+            sess = writer.next_id()
+            row = _session_row(sess, key, sid, file, found, read, fp)
+            report.docs += writer.write(old[0] if old else None, row, _doc_rows(sess, read.docs))
         writer.flush()
         conn.execute(
             "INSERT OR REPLACE INTO stores (key, name, path, profile, identity, watermark, synced_at) "

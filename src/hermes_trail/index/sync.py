@@ -198,8 +198,12 @@ class Writer:
     def number(self, sessions: Iterable[Session]) -> list[tuple[Session, int]]:
         """Each session with the ``sessions.id`` it will be written as, given out before it is read so
         its rows can be made where it is read."""
-        base = int(self.conn.execute("SELECT coalesce(max(id), 0) + 1 FROM sessions").fetchone()[0])
+        base = self.next_id()
         return [(session, base + n) for n, session in enumerate(sessions)]
+
+    def next_id(self) -> int:
+        """The ``sessions.id`` the next session written gets."""
+        return int(self.conn.execute("SELECT coalesce(max(id), 0) + 1 FROM sessions").fetchone()[0])
 
     def _top(self) -> int:
         return int(self.conn.execute("SELECT coalesce(max(id), 0) FROM docs").fetchone()[0])
@@ -208,12 +212,17 @@ class Writer:
         self, store_key: str, session: Session, old: int | None, sess: int, prepared: Prepared
     ) -> int:
         gist, rows = prepared
+        return self.write(old, _session_row(session, store_key, sess, gist), rows)
+
+    def write(self, old: int | None, session_row: tuple[Any, ...], rows: list[tuple[Any, ...]]) -> int:
+        """One session's rows in place of ``old`` (its ``sessions.id``, when it was indexed): the session
+        row, then its docs, put into the full-text indexes a batch at a time. Returns the docs written."""
         if old is not None:
             delete_session(self.conn, old)  # its docs were indexed before this sync: none is pending
             # With nothing pending, the deleted docs may have held the highest ids, which are then given
             # out again; with docs pending, one of those holds the highest id and nothing is given again.
             self.indexed_upto = min(self.indexed_upto, self._top())
-        self.conn.execute(_INSERT_SESSION, _session_row(session, store_key, sess, gist))
+        self.conn.execute(_INSERT_SESSION, session_row)
         if rows:
             self.conn.executemany(_INSERT_DOC, rows)
             self.pending += len(rows)
