@@ -13,6 +13,7 @@ from hermes_trail.index import encoder, vectors
 from hermes_trail.index import search as search_module
 from hermes_trail.index.search import search
 from hermes_trail.index.sync import sync_index
+from hermesdb import chat, write_home
 
 hermes_state = pytest.importorskip("hermes_state")
 
@@ -25,8 +26,6 @@ ASKED = "dripping outdoor pipe fitting"
 
 
 def _home(root: Path) -> Path:
-    root.mkdir()
-    db = hermes_state.SessionDB(db_path=root / "state.db")
     sessions = [
         (LAPTOP, "My laptop battery drains overnight during sleep, find what keeps it awake.",
          "A USB wake source kept it awake; disabled it in /proc/acpi/wakeup."),
@@ -35,12 +34,10 @@ def _home(root: Path) -> Path:
         (HOSE, "look at this for me",
          "The garden hose leaks at the tap; replace the washer inside the connector."),
     ]  # fmt: skip
-    for n, (sid, prompt, reply) in enumerate(sessions):
-        db.create_session(sid, "cli", cwd="/home/dev/notes")
-        db.append_message(sid, "user", prompt, timestamp=1_800_000_000.0 + n * 1000)
-        db.append_message(sid, "assistant", reply, timestamp=1_800_000_010.0 + n * 1000)
-    db.close()
-    return root
+    start = 1_800_000_000.0
+    specs = [chat(sid, (prompt, reply), start=start + n * 1000, cwd="/home/dev/notes")
+             for n, (sid, prompt, reply) in enumerate(sessions)]  # fmt: skip
+    return write_home(root, specs)
 
 
 @pytest.fixture

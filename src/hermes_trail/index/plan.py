@@ -53,7 +53,8 @@ class Plan:
     profiles: list[str] = field(default_factory=list)
 
 
-def _exists(conn: sqlite3.Connection, table: str, expression: str) -> bool:
+def exists(conn: sqlite3.Connection, table: str, expression: str) -> bool:
+    """Whether any doc of the full-text index ``table`` matches: one term-list lookup, ``LIMIT 1``."""
     sql = f"SELECT 1 FROM {table} WHERE {table} MATCH ? LIMIT 1"
     return conn.execute(sql, (expression,)).fetchone() is not None
 
@@ -65,12 +66,12 @@ def _found(conn: sqlite3.Connection, term: query.Term) -> bool:
         # only when not one of them is in the history.
         grams = {g for run in cjk.query_runs(term.text) for part in stopwords.cjk_parts(run)
                  for g in cjk.bigrams(part)}  # fmt: skip
-        return any(_exists(conn, "docs_cjk", cjk.run_expression(g)) for g in grams)
+        return any(exists(conn, "docs_cjk", cjk.run_expression(g)) for g in grams)
     fts = query.leaf_fts(term)
-    if fts is not None and _exists(conn, "docs_fts", fts):
+    if fts is not None and exists(conn, "docs_fts", fts):
         return True
     if query.leaf_needs_trigram(term) and len(term.text) >= query.TRIGRAM_MIN:
-        return _exists(conn, "docs_tri", query.leaf_fts(query.Term(term.text)) or '""')
+        return exists(conn, "docs_tri", query.leaf_fts(query.Term(term.text)) or '""')
     return fts is None  # punctuation alone: nothing to look for, nothing missing
 
 
@@ -116,7 +117,7 @@ def read(conn: sqlite3.Connection, text: str, checked: bool = True) -> Plan:
             continue
         typed = query.Term(term.text, prefix=True)
         unfinished = term is last and len(term.text) >= PREFIX_MIN and not cjk.has_cjk(term.text)
-        if unfinished and _exists(conn, "docs_fts", query.leaf_fts(typed) or '""'):
+        if unfinished and exists(conn, "docs_fts", query.leaf_fts(typed) or '""'):
             change[term] = typed
             prefix = term.text
             continue

@@ -510,8 +510,7 @@ def _relaxed(
     """
     out: list[tuple[str, list[str]]] = []
     words = list(dict.fromkeys(t for t in terms if any(c.isalnum() for c in t) and not cjk.has_cjk(t)))
-    present = [w for w in words if conn.execute(
-        "SELECT 1 FROM docs_fts WHERE docs_fts MATCH ? LIMIT 1", (_fts_string(w),)).fetchone()]  # fmt: skip
+    present = [w for w in words if plan.exists(conn, "docs_fts", _fts_string(w))]
     if len(present) >= (1 if loose else 2):
         out.append(("docs_fts", present))
     grams = list(dict.fromkeys(g for run in runs for g in cjk.bigrams(run)))
