@@ -31,7 +31,7 @@ from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
-from hermes_trail.index.redact import find_secrets, redact
+from hermes_trail.redact import find_secrets, redact
 
 ROW = 2_000
 CLIP = 16_000

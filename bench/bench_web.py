@@ -17,6 +17,12 @@ figures come from the page's own Performance API:
   view is kept).
 
 The exported HTML is opened from disk the same way. The last line is one JSON object with every figure.
+
+Screenshots, for a person to look at, go to ``bench/out/screens/``: the dashboard and a long compacted
+replay, each on a desktop (1280x900) and a phone (390x844) viewport, with how far each page scrolls
+sideways (it should not). The compacted session is written once into ``bench/out/compacted`` by Hermes'
+own ``SessionDB`` and ``ContextCompressor`` (its summary call answered here), when hermes-agent is
+importable; otherwise that replay is left out.
 """
 
 from __future__ import annotations
@@ -64,6 +70,105 @@ def load(browser: Any, url: str, ready: str, timeout: float = 300_000) -> dict[s
     return figures
 
 
+SIZES = {"desktop": (1280, 900), "phone": (390, 844)}
+SIDEWAYS = "() => document.documentElement.scrollWidth - document.documentElement.clientWidth"
+COMPACTED_ID = "20261120_090000_c0a7c7"
+
+
+def compacted_store(where: Path, exchanges: int = 400, every: int = 100) -> Path | None:
+    """A long session compacted in place every ``every`` exchanges, written by Hermes' own code (a request,
+    a terminal call with its output, and the answer per exchange); ``None`` without hermes-agent."""
+    db = where / "hermes_home" / "state.db"
+    if db.exists():
+        return db
+    try:
+        from types import SimpleNamespace
+
+        import agent.context_compressor as context_compressor
+        from hermes_state import SessionDB
+    except ImportError:
+        return None
+    db.parent.mkdir(parents=True, exist_ok=True)
+    old = os.environ.get("HERMES_HOME")
+    os.environ["HERMES_HOME"] = str(db.parent)
+    answered = [0]
+
+    def summarise(**_: Any) -> Any:
+        answered[0] += 1
+        body = f"## Goal\nKeep the service green (summary {answered[0]}).\n## Progress\n- ran the checks"
+        return SimpleNamespace(choices=[SimpleNamespace(message=SimpleNamespace(content=body))])
+
+    real = context_compressor.call_llm
+    context_compressor.call_llm = summarise
+    try:
+        compressor = context_compressor.ContextCompressor(
+            model="bench/model", quiet_mode=True, config_context_length=8000, protect_first_n=3,
+            protect_last_n=6,
+        )  # fmt: skip
+        store = SessionDB(db_path=db)
+        store.create_session(COMPACTED_ID, "cli", model="bench/model", cwd="/home/dev/service")
+        store.set_session_title(COMPACTED_ID, "A long compacted session")
+        clock = time.time() - exchanges * 240
+        live: list[dict[str, Any]] = []
+
+        def add(message: dict[str, Any]) -> None:
+            nonlocal clock
+            clock += 55
+            store.append_message(COMPACTED_ID, **message, timestamp=clock)
+            live.append(dict(message))
+
+        for i in range(exchanges):
+            call_id = f"call_{i}"
+            call = {
+                "id": call_id,
+                "call_id": call_id,
+                "type": "function",
+                "function": {"name": "terminal", "arguments": json.dumps({"command": f"make check-{i}"})},
+            }
+            add({"role": "user", "content": f"Step {i}: run check {i} and tell me what failed."})
+            add({"role": "assistant", "content": "", "tool_calls": [call], "finish_reason": "tool_calls"})
+            failed = i % 7 == 3
+            result = {"output": f"check {i}\n" + "ok\n" * 20, "exit_code": 1 if failed else 0, "error": None}
+            tool = {"role": "tool", "tool_call_id": call_id, "tool_name": "terminal"}
+            add({**tool, "content": json.dumps(result)})
+            answer = f"Check {i} " + ("failed once." if failed else "passed.")
+            add({"role": "assistant", "content": answer, "finish_reason": "stop"})
+            if (i + 1) % every == 0 and i + 1 < exchanges:
+                live = compressor.compress(live, force=True)
+                store.archive_and_compact(COMPACTED_ID, live)
+        store.end_session(COMPACTED_ID, "cli_close")
+        store.close()
+    finally:
+        context_compressor.call_llm = real
+        if old is None:
+            os.environ.pop("HERMES_HOME", None)
+        else:
+            os.environ["HERMES_HOME"] = old
+    return db
+
+
+def screenshots(browser: Any, pages: dict[str, str], out: Path) -> dict[str, int]:
+    """Each page at each size, as a PNG in ``out``; how far each scrolls sideways (px)."""
+    out.mkdir(parents=True, exist_ok=True)
+    sideways: dict[str, int] = {}
+    for name, (url, ready) in pages.items():
+        for size, (width, height) in SIZES.items():
+            context = browser.new_context(viewport={"width": width, "height": height}, bypass_csp=True)
+            page = context.new_page()
+            page.goto(url)
+            page.wait_for_selector(ready, timeout=300_000)
+            page.wait_for_timeout(300)
+            sideways[f"{name}_{size}"] = int(page.evaluate(SIDEWAYS))
+            page.screenshot(path=str(out / f"{name}-{size}.png"), full_page=name == "dashboard")
+            if name.startswith("replay"):
+                for _ in range(3):
+                    page.keyboard.press("j")
+                page.wait_for_timeout(300)
+                page.screenshot(path=str(out / f"{name}-{size}-stepped.png"))
+            context.close()
+    return sideways
+
+
 def median(runs: list[dict[str, Any]], key: str) -> float | None:
     values = [r[key] for r in runs if r.get(key) is not None]
     return round(statistics.median(values), 1) if values else None
@@ -93,6 +198,7 @@ def main(argv: list[str] | None = None) -> int:
     if not Path(CHROMIUM).exists():
         print(f"no Chromium at {CHROMIUM} (apt-get install chromium)", file=sys.stderr)
         return 1
+    compacted = compacted_store(BENCH_DIR / "out" / "compacted")
     scratch = Path(tempfile.mkdtemp(prefix="trail-bench-web-"))
     web = WebApp(dbs=(db,), index=scratch / "index.db")  # the index is never built: no search is timed
     server = start(web, "127.0.0.1", 0)
@@ -123,27 +229,46 @@ def main(argv: list[str] | None = None) -> int:
             # Replays first: the dashboard's charts start the background reading of every session,
             # which would share the cores with whatever is timed after it.
             replay_url = f"{base}/session?ref=default:{big}"
-            cold = load(browser, replay_url, "body[data-drawn=all]")
+            colds = []
+            for _ in range(repeat):  # cold each time: the views the viewer keeps are dropped first
+                web.forget_views()
+                colds.append(load(browser, replay_url, "body[data-drawn=all]"))
             warm = [load(browser, replay_url, "body[data-drawn=all]") for _ in range(repeat)]
             exported = [load(browser, page_path.as_uri(), "body[data-drawn=all]") for _ in range(repeat)]
             dashboard = [
                 load(browser, base + "/", "body[data-sessions=ready][data-stats]") for _ in range(repeat)
             ]
+            shots = {"dashboard": (base + "/", "body[data-sessions=ready][data-stats]"),
+                     "replay-big": (replay_url, "body[data-drawn=all]")}  # fmt: skip
+            extra = None
+            if compacted is not None:
+                extra = WebApp(dbs=(compacted,), index=scratch / "compacted-index.db")
+                other = start(extra, "127.0.0.1", 0)
+                shots["replay-compacted"] = (
+                    f"http://127.0.0.1:{other.server_address[1]}/session?ref={COMPACTED_ID}",
+                    "body[data-drawn=all]",
+                )
+            try:
+                figures["sideways_px"] = screenshots(browser, shots, BENCH_DIR / "out" / "screens")
+            finally:
+                if extra is not None:
+                    other.shutdown()
+                    extra.close()
             browser.close()
     finally:
         server.shutdown()
         web.close()
-        for leftover in scratch.iterdir():
-            leftover.unlink()
-        scratch.rmdir()
+        import shutil
+
+        shutil.rmtree(scratch, ignore_errors=True)
 
     figures.update(
         dashboard_fcp_ms=median(dashboard, "fcp"), dashboard_sessions_ms=median(dashboard, "sessions"),
         dashboard_charts_ms=median(dashboard, "charts"),
-        replay_cold_fcp_ms=round(cold["fcp"], 1), replay_cold_first_turns_ms=round(cold["first"], 1),
-        replay_cold_all_turns_ms=round(cold["all"], 1) if cold["all"] else None,
+        replay_cold_fcp_ms=median(colds, "fcp"), replay_cold_first_turns_ms=median(colds, "first"),
+        replay_cold_all_turns_ms=median(colds, "all"),
         replay_warm_fcp_ms=median(warm, "fcp"), replay_warm_first_turns_ms=median(warm, "first"),
-        replay_warm_all_turns_ms=median(warm, "all"), replay_turns=cold["turns"],
+        replay_warm_all_turns_ms=median(warm, "all"), replay_turns=colds[0]["turns"],
         export_fcp_ms=median(exported, "fcp"), export_first_turns_ms=median(exported, "first"),
         export_all_turns_ms=median(exported, "all"),
     )  # fmt: skip
@@ -165,6 +290,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"exported HTML: {figures['export_html_bytes'] / 1e6:.1f} MB "
           f"({figures['export_html_gzip_bytes'] / 1e6:.1f} MB gzipped), "
           f"written in {export_s:.2f} s")  # fmt: skip
+    print(
+        f"screenshots in {BENCH_DIR / 'out' / 'screens'}; sideways scroll (px): {figures.get('sideways_px')}"
+    )
     print(json.dumps(figures))
     ok = all(figures[k] is not None for k in ("dashboard_fcp_ms", "replay_warm_fcp_ms", "export_fcp_ms"))
     return 0 if ok else 1

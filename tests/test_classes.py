@@ -48,7 +48,7 @@ def _peer(db: Any, sid: str, source: str, origin: dict[str, Any], **row: Any) ->
     )
 
 
-# -- the shared corpus -------------------------------------------------------------------------------------
+# -- the corpus (corpusgen.py) -------------------------------------------------------------------------------
 def _scenarios(corpus_dir: Path, version: str) -> dict[str, list[str]]:
     manifest = json.loads((corpus_dir / version / "manifest.json").read_text())
     return {s["scenario"]: s["session_ids"] for s in manifest["scenarios"]}

@@ -1,6 +1,6 @@
 """Compaction: summaries, archived rows and the copies an in-place compaction writes.
 
-Stores come from Hermes' own code: the shared corpus (``/compress`` run by Hermes 0.19.0 and the schema-31
+Stores come from Hermes' own code: the corpus (``/compress`` run by Hermes 0.19.0 and the schema-31
 fork), and stores written here by ``ContextCompressor.compress`` (its summary call stubbed) handing its
 list to ``SessionDB.archive_and_compact``, exactly as ``agent/conversation_compression.py`` does in place.
 """
@@ -54,7 +54,7 @@ def _assert_copies_point_at_originals(session: Session) -> None:
             assert original.compacted and not original.rewound, turn.uid
 
 
-# -- the shared corpus -------------------------------------------------------------------------------------
+# -- the corpus (corpusgen.py) -------------------------------------------------------------------------------
 def _scenario(corpus_dir: Path, version: str, name: str) -> list[str]:
     manifest = json.loads((corpus_dir / version / "manifest.json").read_text())
     return next(s["session_ids"] for s in manifest["scenarios"] if s["scenario"] == name)

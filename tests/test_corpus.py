@@ -154,7 +154,8 @@ def test_json_prefixed_multimodal_content(corpus_dir, version):
     with history:
         session = history.load(history.find("20261130_045850_mm0json"))
         user, assistant = session.turns
-        assert user.text == "What colour is this pixel?\n[image]"
+        assert user.text == "What colour is this pixel?\n[image: image/png, 70 bytes]"
+        assert [(i.media_type, i.size) for i in user.images] == [("image/png", 70)]
         assert isinstance(user.content, list) and user.content[1]["type"] == "image_url"
         assert assistant.text == "A transparent pixel."
 

@@ -71,7 +71,25 @@ def test_parallel_calls_each_get_their_own_duration(db_path):
         ],
     )
     got = _durations(_load(db_path))
-    assert got == {"call_a": pytest.approx(2.5), "call_b": pytest.approx(4.0)}
+    assert got == {"call_a": pytest.approx(2.5), "call_b": pytest.approx(1.5)}
+
+
+def test_calls_of_one_row_are_timed_from_the_previous_result(db_path):
+    """Three calls in one assistant row whose results came 0.4, 1.4 and 2.4 s after it: each ran about
+    0.4, 1.0 and 1.0 s, not 0.4, 1.4 and 2.4 (issue 16, defect 5)."""
+    _write(
+        db_path,
+        [
+            (0, "user", {"content": "Check three things."}),
+            (1, "assistant", {"content": "", "tool_calls": [_call(f"call_{c}") for c in "abc"]}),
+            (1.4, "tool", _result("call_a")),
+            (2.4, "tool", _result("call_b")),
+            (3.4, "tool", _result("call_c")),
+            (4, "assistant", {"content": "All three pass."}),
+        ],
+    )
+    got = _durations(_load(db_path))
+    assert got == {"call_a": pytest.approx(0.4), "call_b": pytest.approx(1.0), "call_c": pytest.approx(1.0)}
 
 
 def test_a_gap_is_execution_only_within_the_bound(db_path):
@@ -205,7 +223,7 @@ def test_a_compaction_copy_takes_the_original_calls_duration():
     assert copy.tool_calls[0].duration == pytest.approx(3.0)
 
 
-# -- the shared corpus -------------------------------------------------------------------------------------
+# -- the corpus (corpusgen.py) -------------------------------------------------------------------------------
 @pytest.mark.corpus
 @pytest.mark.parametrize("version", ["corpus-v22", "corpus-v31"])
 def test_corpus_terminal_durations(corpus_dir, version):
@@ -222,7 +240,9 @@ def test_corpus_terminal_durations(corpus_dir, version):
     calls = [(t, c) for t in session.turns for c in t.tool_calls]
     assert len(calls) == 5
     for turn, call in calls:
-        expected = stamp[result_row[call.id]] - stamp[turn.source_row]
+        # From the later of the call row and the row's previous result (issue 16, defect 5).
+        earlier = [stamp[result_row[c.id]] for c in turn.tool_calls if result_row[c.id] < result_row[call.id]]
+        expected = stamp[result_row[call.id]] - max([stamp[turn.source_row], *earlier])
         assert call.duration == pytest.approx(expected, abs=1e-5)
     parallel = [c.duration for t in session.turns if len(t.tool_calls) == 2 for c in t.tool_calls]
     assert len(parallel) == 2 and parallel[0] != parallel[1]

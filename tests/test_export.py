@@ -75,6 +75,24 @@ def test_markdown_prose_is_inert():
     assert "`<code>`" in out and "<b>in a fence</b>" in out and "&lt;i&gt;x&lt;/i&gt;" in out
 
 
+
+def test_markdown_prose_cannot_restructure_the_document():
+    """Issue 19, defect 6: no heading from a prompt, no javascript: link, a literal ``&amp;`` kept."""
+    out = prose("# Title?\n## sub\nline\n---\nline\n===\n#hashtag stays\n```\n# in a fence\n```")
+    assert out.split("\n")[:6] == ["\\# Title?", "\\## sub", "line", "\\---", "line", "\\==="]
+    assert "\n#hashtag stays\n" in out and "\n# in a fence\n" in out
+    out = prose("[x](javascript:alert(1)) [y]( JavaScript:alert(2)) [ok](https://a.example/) [m](mailto:a@b)")
+    assert "\\[x\\](javascript:alert(1))" in out and "\\[y\\]( JavaScript:alert(2))" in out
+    assert "[ok](https://a.example/)" in out and "[m](mailto:a@b)" in out
+    assert prose("[r]: javascript:alert(1)") == "\\[r]: javascript:alert(1)"
+    assert prose("a &amp; b & c") == "a &amp;amp; b &amp; c"
+
+
+def test_plain_shows_bidi_controls():
+    """Issue 19, defect 10: an override cannot reorder what follows it."""
+    assert plain("Invoice \u202efdp.exe \u2066x\u2069") == "Invoice \\u202efdp.exe \\u2066x\\u2069"
+
+
 def test_markdown_export(home):
     code, out, err = run("export", w.HOSTILE_ID, "--home", str(home))
     assert code == 0, err
@@ -83,6 +101,8 @@ def test_markdown_export(home):
     assert w.SECRET not in out and "[REDACTED:" in out
     assert "$ OPENAI_API_KEY=[REDACTED:" in out and "red alert done" in out and "\x1b" not in out
     assert "<details><summary>reasoning</summary>" in out
+    readable = r"^### user · \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC · #\d+$"
+    assert re.search(readable, out, re.MULTILINE), "readable times"
     code, out, _ = run("export", w.CODING_ID, "--home", str(home))
     assert "```diff\n-a - b\n+a + b\n```" in out
     assert "*exit 1 · failed · 10 s*" in out

@@ -464,45 +464,42 @@ def test_a_store_hermes_wrote_reads_its_edits(hermes_tool, workspace, tmp_path):
     assert calls["call_t"].edits == [] and calls["call_t"].reads == []
 
 
-# -- the shared corpus ---------------------------------------------------------------------------------------
-def _file_tools_session(corpus_dir: Path, version: str) -> list[ToolCall]:
+# -- the corpus (tests/corpusgen.py) -------------------------------------------------------------------------
+def _file_tools_session(corpus_dir: Path, version: str) -> tuple[list[ToolCall], str, str]:
+    """The file_tools scenario's calls, and the two paths it names (in the workspace Hermes ran in)."""
     base = corpus_dir / version
     manifest = json.loads((base / "manifest.json").read_text())
-    (session_id,) = next(s["session_ids"] for s in manifest["scenarios"] if s["scenario"] == "file_tools")
+    scenario = next(s for s in manifest["scenarios"] if s["scenario"] == "file_tools")
+    (session_id,) = scenario["session_ids"]
     with open_history(dbs=[base / "hermes_home" / "state.db"]) as history:
         session = history.load(history.find(session_id))
-        return [c for t in session.turns for c in t.tool_calls]
-
-
-HELLO = "/tmp/hermes-oracle-workspace/hello.py"
-MISSING = "/tmp/hermes-oracle-workspace/missing.txt"
+        return [c for t in session.turns for c in t.tool_calls], scenario["hello"], scenario["missing"]
 
 
 @pytest.mark.corpus
-@pytest.mark.parametrize(("version", "patched"), [("corpus-v22", True), ("corpus-v31", False)])
-def test_corpus_file_tools_session(corpus_dir, version, patched):
-    """v22 applied both patches; on the v31 machine the V4A write failed Hermes' post-write check, and the
-    replace then found nothing to replace."""
-    calls = _file_tools_session(corpus_dir, version)
+@pytest.mark.parametrize("version", ["corpus-v22", "corpus-v31"])
+def test_corpus_file_tools_session(corpus_dir, version):
+    """Both Hermes applied both patches (a patch that did not apply: the hand-made results above)."""
+    calls, hello, missing_path = _file_tools_session(corpus_dir, version)
     assert [c.name for c in calls] == ["write_file", "read_file", "patch", "patch", "read_file"]
     write, read, v4a, replace, missing = calls
     assert write.edits == [
         FileEdit(
-            path=HELLO, action="write", added=["def greet(name):", "    return 'hi ' + name"], applied=True
+            path=hello, action="write", added=["def greet(name):", "    return 'hi ' + name"], applied=True
         )
     ]
-    assert (read.reads, read.edits) == ([HELLO], [])
+    assert (read.reads, read.edits) == ([hello], [])
     assert v4a.edits == [
         FileEdit(
-            path=HELLO,
+            path=hello,
             action="update",
             removed=["    return 'hi ' + name"],
             added=["    return 'hello, ' + name"],
-            applied=patched,
+            applied=True,
         )
     ]
     assert replace.edits == [
-        FileEdit(path=HELLO, action="replace", removed=["hello, "], added=["Hello, "], applied=patched)
+        FileEdit(path=hello, action="replace", removed=["hello, "], added=["Hello, "], applied=True)
     ]
-    assert (missing.reads, missing.edits) == ([MISSING], [])
+    assert (missing.reads, missing.edits) == ([missing_path], [])
     assert all(c.reads == [] for c in (write, v4a, replace))

@@ -49,8 +49,9 @@ def test_another_providers_memory_fence_stays():
 @pytest.mark.parametrize(
     ("name", "own"),
     [("trail_recall", True), ("trail_fix", True), ("trail_blame", True), ("mcp_trail_recall", True),
-     ("mcp_trail_search", True), ("terminal", False), ("mcp_github_search", False), (None, False),
-     ("trail", False)],
+     ("mcp_trail_search", True), ("mcp__trail__recall", True), ("mcp__trail__fix", True),
+     ("terminal", False), ("mcp_github_search", False), ("mcp__github__search", False), (None, False),
+     ("trail", False), ("mcp__trailhead__x", False)],
 )  # fmt: skip
 def test_own_tools(name, own):
     assert is_own_tool(name) is own
@@ -73,3 +74,56 @@ def test_own_tools(name, own):
 )
 def test_reading_commands(command, reading):
     assert is_reading_command(command) is reading
+
+
+def test_every_name_hermes_gives_the_mcp_servers_tools():
+    """Hermes' own naming (0.19: ``mcp__<server>__<tool>``), read from its source, for every tool trail's
+    MCP server lists, and Hermes' utility tools on that server."""
+    mcp_tool = pytest.importorskip("tools.mcp_tool")
+    from hermes_trail.mcp.tools import TOOLS
+
+    assert mcp_tool.MCP_TOOL_NAME_PREFIX == "mcp__"
+    names = [mcp_tool.mcp_prefixed_tool_name("trail", tool) for tool in TOOLS]
+    names += [u["schema"]["name"] for u in mcp_tool._build_utility_schemas("trail")]
+    assert names and all(is_own_tool(n) for n in names), names
+    assert not is_own_tool(mcp_tool.mcp_prefixed_tool_name("github", "search"))
+
+
+def test_an_mcp_answer_in_a_stored_session_is_not_indexed(tmp_path):
+    """A session where the model called trail's MCP fix, written by Hermes' SessionDB under the name
+    Hermes gives it: the answer is history already, so searching its words finds nothing."""
+    mcp_tool = pytest.importorskip("tools.mcp_tool")
+    import hermesdb
+    from hermes_trail.service import Trail
+
+    name = mcp_tool.mcp_prefixed_tool_name("trail", "fix")
+    messages = [
+        hermesdb.user("What did we decide about the ocelotfish rollout?", timestamp=hermesdb.T0),
+        hermesdb.assistant("", hermesdb.call("c1", name, error="ocelotfish rollout"),
+                           timestamp=hermesdb.T0 + 1),
+        hermesdb.tool("c1", name, {"fixes": [{"command": "pip install quillbeast", "worked": 3}]},
+                      timestamp=hermesdb.T0 + 2),
+        hermesdb.assistant("We chose the staged rollout.", timestamp=hermesdb.T0 + 3),
+    ]
+    spec = hermesdb.SessionSpec("20261105_090000_dd0004", messages)
+    home = hermesdb.write_home(tmp_path / "hermes", [spec])
+    trail = Trail(index=tmp_path / "index.db", homes=(home,), parallel=False)
+    trail.sync(force=True)
+    assert trail.search("quillbeast")["conversations"] == []
+    assert trail.search("ocelotfish")["conversations"], "the session itself is indexed"
+
+
+def test_a_recall_through_mcp_does_not_find_its_own_call_in_flight(tmp_path):
+    """The session calling trail's MCP recall is stored with the call before the answer comes (Hermes
+    writes the assistant row first); the server syncs before it answers and must not find that call."""
+    mcp_tool = pytest.importorskip("tools.mcp_tool")
+    import hermesdb
+    from hermes_trail.service import Trail
+
+    name = mcp_tool.mcp_prefixed_tool_name("trail", "recall")
+    messages = [hermesdb.user("what do we know about it", timestamp=hermesdb.T0),
+                hermesdb.assistant("", hermesdb.call("c1", name, query="pangolinwhistle deploy"),
+                                   timestamp=hermesdb.T0 + 1)]  # fmt: skip
+    spec = hermesdb.SessionSpec("20261105_090000_dd0005", messages)
+    home = hermesdb.write_home(tmp_path / "hermes", [spec])
+    assert Trail(index=tmp_path / "index.db", homes=(home,), parallel=False).recall("pangolinwhistle") == ""

@@ -138,7 +138,9 @@ def test_the_budget_is_kept_and_every_section_stays(root, budget):
 
 
 def test_below_the_shortest_form_it_cuts_but_keeps_how_to_resume(root):
-    code, out, _ = run("handoff", LONG_ID, "--budget", "100")  # raised to the 400-byte least
+    code, _, err = run("handoff", LONG_ID, "--budget", "100")  # below the least the help promises
+    assert code == 2 and "--budget" in err
+    code, out, _ = run("handoff", LONG_ID, "--budget", "400")
     assert code == 0 and len(out.encode()) <= 400
     assert "… (cut to the 400-byte budget)" in out
     assert out.rstrip().endswith(f"## Resume\n\n`hermes --resume {LONG_ID}`")

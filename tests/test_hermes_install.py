@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -90,11 +93,13 @@ def test_install_adds_the_pieces_and_keeps_the_config_as_written(root):
     entry = data["mcp_servers"]["trail"]
     assert Path(entry["command"]).is_absolute() and Path(entry["command"]).name == "trail"
     assert os.access(entry["command"], os.X_OK)
-    assert entry["args"] == ["mcp", "--home", str(root)]
+    assert entry["args"] == ["mcp", "--home", str(root), "--index", str(install.index_for(root))]
     assert data["plugins"]["enabled"] == ["disk-cleanup", "hermes-trail"]
     assert data["memory"]["provider"] == "", "the memory provider is only set with --memory"
     manifest = json.loads((root / "plugins" / "hermes-trail" / "install-manifest.json").read_text())
-    assert manifest["profile"] == "default" and manifest["config"]["original_backup"] == backup
+    assert manifest["profile"] == "default" and manifest["config"]["original_backup"] == Path(backup).name
+    assert not any(Path(p).is_absolute() for p in [*manifest["files"], *manifest["dirs"],
+                                                    manifest["config"]["path"]]), "paths are the home's own"
 
 
 def test_hermes_reads_what_install_wrote(root):
@@ -105,7 +110,7 @@ def test_hermes_reads_what_install_wrote(root):
     assert "hermes-trail" in loaded["plugins"]["enabled"]
     mcp_tool = pytest.importorskip("tools.mcp_tool")
     servers = mcp_tool._load_mcp_config()  # Hermes' own reading, its suspicious-server filter included
-    assert servers["trail"] == {"command": install.trail_command()[0], "args": ["mcp", "--home", str(root)]}
+    assert servers["trail"] == install.server_entry(root)
     prompt_builder = pytest.importorskip("agent.prompt_builder")
     prompt_builder.clear_skills_system_prompt_cache(clear_snapshot=True)
     skills = prompt_builder.build_skills_system_prompt()
@@ -118,12 +123,10 @@ def test_uninstall_puts_the_home_back_byte_for_byte(root):
     done = trail("uninstall", "hermes", "--json")
     assert done.returncode == 0, done.stderr
     [report] = json.loads(done.stdout)["homes"]
-    after = snapshot(root)
-    backups = {k for k in after if ".trail-" in k}
-    assert {k: v for k, v in after.items() if k not in backups} == before
+    assert snapshot(root) == before, "nothing left behind, install's backups neither"
     assert (root / "config.yaml").read_bytes() == CONFIG.encode()
     assert not (root / "plugins").exists() and not (root / "skills").exists()
-    assert len(backups) == 2 and {str(root / b) for b in backups} >= set(report["backups"])
+    assert report["backups"] == [] and len(report["backups_removed"]) == 1
 
 
 def test_dry_run_prints_every_diff_and_writes_nothing(root):
@@ -161,7 +164,9 @@ def test_all_profiles(root):
     assert str(root / "profiles" / "ops" / "config.yaml") in homes["ops"]["added"], "a config is created"
     for profile in ("work", "ops"):
         data = load_data((root / "profiles" / profile / "config.yaml").read_text())
-        assert data["mcp_servers"]["trail"]["args"] == ["mcp", "--home", str(root / "profiles" / profile)]
+        where = root / "profiles" / profile
+        assert data["mcp_servers"]["trail"]["args"] == ["mcp", "--home", str(where), "--index",
+                                                        str(install.index_for(root))], "one root, one index"
         assert (root / "profiles" / profile / "plugins" / "trail" / "__init__.py").is_file()
     assert trail("uninstall", "hermes", "--all-profiles").returncode == 0
     after = {k: v for k, v in snapshot(root).items() if ".trail-" not in k}
@@ -337,3 +342,159 @@ def test_a_change_between_two_installs_is_never_undone(root):
     assert data["agent"]["max_turns"] == 150, "the user's change stays"
     assert "trail" not in data["mcp_servers"] and data["plugins"]["enabled"] == ["disk-cleanup"]
     assert data["memory"]["provider"] == ""
+
+
+def hermes(*args: object, root: Path) -> subprocess.CompletedProcess[str]:
+    """Hermes' own CLI (the ``hermes`` beside this Python), on the root ``root``."""
+    command = [str(Path(sys.executable).parent / "hermes"), *map(str, args)]
+    env = {**os.environ, "HERMES_HOME": str(root), "HOME": str(root.parent)}
+    return subprocess.run(command, capture_output=True, text=True, env=env, timeout=120)
+
+
+def test_uninstall_in_a_cloned_profile_acts_on_the_clone_only(root):
+    assert trail("install", "hermes", "--memory").returncode == 0
+    done = hermes("profile", "create", "twin", "--clone-all", "--no-alias", root=root)
+    assert done.returncode == 0, done.stdout + done.stderr
+    twin = root / "profiles" / "twin"
+    assert (twin / "plugins" / "hermes-trail" / "install-manifest.json").is_file(), "Hermes copied it"
+    source = snapshot(root / "profiles" / "work") | {"root": (root / "config.yaml").read_bytes()}
+    source_plugin = snapshot(root / "plugins")
+    done = trail("uninstall", "hermes", "--profile", "twin", "--json")
+    assert done.returncode == 0, done.stderr
+    [report] = json.loads(done.stdout)["homes"]
+    touched = report["removed"] + report["changed"] + report["backups"]
+    assert touched and all(Path(p).is_relative_to(twin) for p in touched)
+    assert any("copied from" in n for n in report["notes"])
+    assert (root / "config.yaml").read_bytes() == source["root"], "the source profile is not touched"
+    assert snapshot(root / "plugins") == source_plugin
+    data = load_data((twin / "config.yaml").read_text())
+    assert "trail" not in (data.get("mcp_servers") or {})
+    assert "hermes-trail" not in (data.get("plugins") or {}).get("enabled", [])
+    assert (data.get("memory") or {}).get("provider") != "trail"
+    assert not (twin / "plugins" / "hermes-trail").exists()
+    assert not (twin / "skills" / "trail-history").exists()
+    listed = hermes("plugins", "list", root=twin)
+    assert not re.search(r"hermes-trail\s*│\s*enabled", listed.stdout), listed.stdout
+    assert trail("uninstall", "hermes", "--json").returncode == 0
+    assert (root / "config.yaml").read_bytes() == CONFIG.encode(), "the source uninstalls as its own still"
+
+
+def test_uninstall_in_a_copied_home_acts_on_the_copy_only(root, tmp_path):
+    assert trail("install", "hermes").returncode == 0
+    copy = tmp_path / "copy" / ".hermes"
+    shutil.copytree(root, copy, symlinks=True)
+    before = snapshot(root)
+    done = trail("uninstall", "hermes", "--home", copy, "--json")
+    assert done.returncode == 0, done.stderr
+    assert snapshot(root) == before
+    assert (copy / "config.yaml").read_bytes() == CONFIG.encode()
+    assert not (copy / "plugins").exists()
+
+
+def test_uninstall_takes_out_the_provider_hermes_memory_setup_chose(root):
+    """``hermes memory setup trail`` rewrites config.yaml (Hermes' save_config): install's record of its
+    edits no longer matches, and uninstall still takes out every setting pointing at trail, leaving valid
+    values."""
+    (root / "config.yaml").write_text("plugins:\n  enabled: []\nmemory:\n  provider: ''\n")
+    assert trail("install", "hermes").returncode == 0
+    done = hermes("memory", "setup", "trail", root=root)
+    assert done.returncode == 0 and "Memory provider: trail" in done.stdout, done.stdout + done.stderr
+    assert load_data((root / "config.yaml").read_text())["memory"]["provider"] == "trail"
+    done = trail("uninstall", "hermes", "--json")
+    assert done.returncode == 0, done.stderr
+    data = load_data((root / "config.yaml").read_text())
+    assert data["memory"]["provider"] == "" and data["plugins"]["enabled"] == []
+    assert "trail" not in (data.get("mcp_servers") or {})
+    status = hermes("memory", "status", root=root)
+    assert "trail" not in status.stdout.split("Provider:")[-1].splitlines()[0], status.stdout
+
+
+def test_two_hermes_roots_never_share_an_index(root, tmp_path, offline):
+    """A second root (``--home``) gets its own index in its MCP entry and its plugin; Hermes starts the
+    server with a filtered environment, so the path is in the entry itself. Each server Hermes starts
+    syncs its own index, and the first root's index is left alone."""
+    from hermes_trail.index.schema import default_index_path
+    from hermes_trail.service import Trail
+
+    other = hermesdb.write_home(tmp_path / "srv" / "hermes", [hermesdb.chat("20261104_090000_ee0005",
+                                                                           ("the wombatron deploy", "done"))])
+    assert trail("install", "hermes").returncode == 0
+    assert trail("install", "hermes", "--home", other).returncode == 0
+    first = load_data((root / "config.yaml").read_text())["mcp_servers"]["trail"]["args"]
+    second = load_data((other / "config.yaml").read_text())["mcp_servers"]["trail"]["args"]
+    assert first[first.index("--index") + 1] == str(default_index_path().absolute())
+    index = Path(second[second.index("--index") + 1])
+    assert index != Path(first[first.index("--index") + 1]) and not index.exists()
+    assert f"INDEX = {str(index)!r}" in (other / "plugins" / "hermes-trail" / "__init__.py").read_text()
+    Trail(homes=(root,), parallel=False).sync(force=True)  # the first root's index, as the shell builds it
+    default = default_index_path()
+    before = indexed(default)
+    assert "20261102_090000_aaaaaa" in before
+    env = {**os.environ, "HERMES_HOME": str(other)}
+    ask = [*offline, sys.executable, "-c", ASK_THROUGH_HERMES, "search", '{"query": "wombatron"}']
+    done = subprocess.run(ask, capture_output=True, text=True, env=env, stdin=subprocess.DEVNULL, timeout=120)
+    assert done.returncode == 0 and "20261104_090000_ee0005" in done.stdout, done.stdout + done.stderr
+    mine = indexed(index)
+    assert "20261104_090000_ee0005" in mine and "20261102_090000_aaaaaa" not in mine, "its own root, synced"
+    assert indexed(default) == before, "and left the first root's alone"
+
+
+# Hermes' MCP client, as a chat uses it: start the configured servers, call one tool by the name Hermes gives
+# it, print the answer.
+ASK_THROUGH_HERMES = """
+import json, sys
+from tools import mcp_tool
+from tools.registry import registry
+
+mcp_tool.discover_mcp_tools()
+try:
+    print(registry.dispatch(mcp_tool.mcp_prefixed_tool_name("trail", sys.argv[1]), json.loads(sys.argv[2])))
+finally:
+    mcp_tool.shutdown_mcp_servers()
+"""
+
+
+def indexed(index: Path) -> list[str]:
+    """The sessions an index holds, read as they stand (no sync)."""
+    import sqlite3
+
+    for _ in range(100):  # a server warms its index up in a thread as it starts
+        if index.exists():
+            try:
+                with contextlib.closing(sqlite3.connect(f"file:{index}?mode=ro", uri=True)) as conn:
+                    return sorted(r[0] for r in conn.execute("SELECT session_id FROM sessions"))
+            except sqlite3.OperationalError:
+                pass
+        time.sleep(0.1)
+    return []
+
+
+def test_install_says_when_hermes_has_no_mcp_client(root, tmp_path):
+    """A plain ``pip install hermes-agent`` has no MCP client: Hermes' own flag (``_MCP_AVAILABLE``, read in
+    Hermes' Python) says so, and install says what to do. Here Hermes' Python finds an ``mcp`` that cannot
+    be imported, as where the SDK is missing."""
+    no_sdk = tmp_path / "no-sdk"
+    (no_sdk / "mcp").mkdir(parents=True)
+    (no_sdk / "mcp" / "__init__.py").write_text("raise ImportError('No module named mcp')\n")
+    env = {"PYTHONPATH": str(no_sdk), "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.defpath}"}
+    done = trail("install", "hermes", "--json", env=env)
+    assert done.returncode == 0, done.stderr
+    [report] = json.loads(done.stdout)["homes"]
+    [note] = [n for n in report["notes"] if "MCP client" in n]
+    assert "pip install 'hermes-agent[mcp]'" in note and str(Path(sys.executable).parent / "hermes") in note
+    assert trail("uninstall", "hermes").returncode == 0
+    with_sdk = trail("install", "hermes", "--json", env={"PATH": env["PATH"]})
+    assert not any("MCP client" in n for n in json.loads(with_sdk.stdout)["homes"][0]["notes"])
+
+
+def test_install_says_how_long_the_first_index_build_takes_and_builds_it(root):
+    from hermes_trail.index.schema import default_index_path
+
+    done = trail("install", "hermes", "--no-build-index")
+    assert done.returncode == 0 and "is not built yet: 2 messages in 1 sessions" in done.stderr, done.stderr
+    assert "trail index --index" in done.stderr and not default_index_path().exists()
+    done = trail("install", "hermes", "--build-index")
+    assert done.returncode == 0, done.stderr
+    assert "20261102_090000_aaaaaa" in indexed(default_index_path()), "built, as `trail index` builds it"
+    again = trail("install", "hermes")
+    assert "not built yet" not in again.stderr

@@ -10,8 +10,10 @@ hermes-trail installed at all.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -112,6 +114,9 @@ def installed(tmp_path: Path) -> dict[str, str]:
 
 
 def drive(python: str, env: dict[str, str]) -> dict:
+    # What the hooks recall is checked here, not how fast: a first recall in a cold process on a busy
+    # machine can outlast the 0.5 s default deadline, and the hooks would then answer nothing.
+    env = {"TRAIL_HERMES_DEADLINE": "30", **env}
     done = subprocess.run(
         [python, "-c", DRIVER, str(SRC)], capture_output=True, text=True, env=env, timeout=120
     )
@@ -146,3 +151,121 @@ def test_in_a_newer_hermes(installed, newer_hermes):
     out = drive(newer_hermes, installed)
     check(out)
     assert out["status"][0] == "trail" and out["status"][1] >= 1
+
+
+def rebuilt(tmp_path: Path, env: dict[str, str], monkeypatch) -> Path:
+    """Install as from a hermes-trail whose environment is then rebuilt: the package directory the plugin
+    was written with is gone, and the ``trail`` command at the same path now runs a Python that has
+    hermes-trail elsewhere (this one's). Returns the launcher."""
+    old = tmp_path / "old-env" / "lib" / "python3.10" / "site-packages"
+    shutil.copytree(SRC / "hermes_trail", old / "hermes_trail")
+    launcher = tmp_path / "bin" / "trail"
+    launcher.parent.mkdir()
+    launcher.write_text(f"#!{sys.executable}\nfrom hermes_trail.__main__ import main\nmain()\n")
+    launcher.chmod(0o755)
+    monkeypatch.setattr(install, "source_dir", lambda: old)
+    monkeypatch.setattr(install, "trail_command", lambda: (str(launcher), []))
+    home = Path(env["HERMES_HOME"])
+    install.apply_install(install.plan_install(install.Target(home, "default")))
+    shutil.rmtree(tmp_path / "old-env")  # the environment is rebuilt: its old site-packages is gone
+    return launcher
+
+
+def test_the_plugin_survives_trails_environment_being_rebuilt(installed, tmp_path, monkeypatch):
+    pytest.importorskip("hermes_cli.plugins")
+    rebuilt(tmp_path, installed, monkeypatch)
+    out = drive(sys.executable, {**installed, "PATH": os.defpath})
+    check(out)
+
+
+def test_hermes_says_on_its_terminal_when_the_plugin_cannot_find_trail(installed, tmp_path, monkeypatch):
+    pytest.importorskip("hermes_cli.plugins")
+    launcher = rebuilt(tmp_path, installed, monkeypatch)
+    launcher.unlink()  # hermes-trail uninstalled altogether
+    done = subprocess.run([sys.executable, "-c", DRIVER, str(SRC)], capture_output=True, text=True,
+                          env={**installed, "PATH": os.defpath}, timeout=120)  # fmt: skip
+    assert "hermes-trail: the plugin cannot find hermes-trail" in done.stderr
+    assert "recall from past sessions is OFF" in done.stderr and "trail doctor" in done.stderr
+
+
+# Runs in the child: Hermes' Python without numpy (nor typer, platformdirs, mcp), hermes-trail loaded by the
+# plugin Hermes discovers, and the index synced as the plugin syncs it.
+SYNC_IN_HERMES = DRIVER.split("out = {}")[0] + r"""
+sys.modules["numpy"] = None  # as where it is not installed: import fails, find_spec finds nothing
+from hermes_cli import plugins as P
+
+P.discover_plugins()
+assert P.get_plugin_manager()._plugins["hermes-trail"].error is None
+from hermes_trail.integrations.hermes.runtime import Recaller, Settings
+
+recaller = Recaller(Settings(sync_every=0.01))
+recaller.sync_soon()
+recaller.wait_for_sync()
+print(json.dumps({"numpy": sys.modules.get("numpy") is not None}))
+"""
+
+
+def test_sessions_the_plugin_indexes_get_their_meaning_vectors_later(installed, tmp_path):
+    """The index is there (``trail index`` built it); a new conversation happens in Hermes, and the plugin
+    syncs it in Hermes' Python, which has no numpy: no gist. Any later sync where numpy is gives it one."""
+    pytest.importorskip("hermes_cli.plugins")
+    import sqlite3
+
+    import hermesdb
+
+    home, index = Path(installed["HERMES_HOME"]), Path(installed["TRAIL_INDEX"])
+    new = "20261120_090000_dd0009"
+    db = hermesdb.session_db(home / "state.db")
+    hermesdb.write_session(db, hermesdb.chat(new, ("How do we rotate the axolotl backups on the NAS?",
+                                                   "Run the rotate-backups job; it keeps four weeks."),
+                                             start=hermesdb.T0 + 19 * 86400))  # fmt: skip
+    db.close()
+    done = subprocess.run([sys.executable, "-c", SYNC_IN_HERMES, str(SRC)], capture_output=True, text=True,
+                          env=installed, timeout=120)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == {"numpy": False}
+
+    def gists() -> dict[str, bool]:
+        with contextlib.closing(sqlite3.connect(index)) as conn:
+            return {sid: gist is not None for sid, gist in conn.execute(
+                "SELECT session_id, gist FROM sessions WHERE store NOT LIKE 'knowledge:%'")}  # fmt: skip
+
+    assert gists()[new] is False, "synced in Hermes without numpy: no gist"
+    assert gists()[trailhome.MIGRATION_ID] is True
+    Trail(index=index, homes=(home,), parallel=False).sync()  # any later sync, where numpy is
+    assert all(gists().values()), gists()
+
+
+# Runs in the child: Hermes loads the plugin, a prompt comes, and the process ends at once (as a one-shot
+# `hermes chat -q` does), long before a large first build could be done in it.
+ONE_SHOT = DRIVER.split("out = {}")[0] + r"""
+from hermes_cli import plugins as P
+
+P.discover_plugins()
+turn = dict(session_id="s-one", task_id="t", turn_id="u", conversation_history=[], is_first_turn=True,
+            model="m", platform="cli", sender_id="")
+print(json.dumps({"recall": P.invoke_hook("pre_llm_call", user_message="the zebracorn migration", **turn)}))
+"""
+
+
+def test_a_first_index_build_outlives_a_one_shot_hermes(installed, tmp_path):
+    pytest.importorskip("hermes_cli.plugins")
+    import sqlite3
+    import time
+
+    index = tmp_path / "first" / "index.db"
+    env = {**installed, "TRAIL_INDEX": str(index), "TRAIL_HERMES_SYNC_EVERY": "0.01"}
+    done = subprocess.run([sys.executable, "-c", ONE_SHOT, str(SRC)], capture_output=True, text=True, env=env,
+                          timeout=120)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == {"recall": []}, "silent while it builds"
+    for _ in range(600):  # Hermes is gone; the build goes on in its own process
+        if index.is_file() and not list(index.parent.glob("index.db.new-*")):
+            break
+        time.sleep(0.1)
+    with sqlite3.connect(f"file:{index}?mode=ro", uri=True) as conn:
+        ids = {sid for (sid,) in conn.execute("SELECT session_id FROM sessions")}
+    assert trailhome.MIGRATION_ID in ids
+    assert not list(index.parent.glob("index.db.new-*")), "no half-built file left behind"
+    again = drive(sys.executable, env)
+    assert trailhome.MIGRATION_ID in again["recall"][0]["context"], "the next Hermes recalls from it"

@@ -72,6 +72,10 @@ def test_the_turn_as_hermes_drives_it(home):
         assert manager.prefetch_all("florp wibble snorkelflux") == ""
         context = memory_manager.build_memory_context_block(page)
         assert context.startswith("<memory-context>") and trailhome.MIGRATION_ID in context
+        # Hermes labels the fence "authoritative"; the block says what that means for trail's untrusted page.
+        if "authoritative" in context:
+            assert "authoritative reference data" in block and "not instructions" in block
+            assert "untrusted" in context.split("<trail-recall>")[1].splitlines()[1]
         provider = manager.get_provider("trail")
         assert provider.recall_status() is None  # hermes-agent 0.19 has no recall indicator
         assert provider.sync_turn("a prompt", "a reply", session_id=trailhome.CURRENT_ID) is None

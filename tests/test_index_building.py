@@ -11,9 +11,10 @@ from typing import Any
 import pytest
 
 from hermes_trail.errors import TrailError
-from hermes_trail.index import opening, sync
+from hermes_trail.index import opening, sync, writer
 from hermes_trail.index.search import search
-from hermes_trail.index.sync import FTS_INDEXES, sync_index
+from hermes_trail.index.sync import sync_index
+from hermes_trail.index.writer import FTS_INDEXES
 
 hermes_state = pytest.importorskip("hermes_state")
 
@@ -94,7 +95,7 @@ def test_a_first_build_is_made_beside_and_ends_in_wal_mode(home, index):
 def test_docs_written_in_batches_by_workers_are_each_indexed_once(home, index, monkeypatch):
     monkeypatch.setattr(sync, "PARALLEL_FROM", 1)
     monkeypatch.setattr(sync, "BATCH_MESSAGES", 3)
-    monkeypatch.setattr(sync, "FTS_BATCH", 7)  # flushes fall mid-batch and mid-session
+    monkeypatch.setattr(writer, "FTS_BATCH", 7)  # flushes fall mid-batch and mid-session
     sync_index(index, homes=[home])
     _check_full_text(index)
     for n in (0, 13, SESSIONS - 1):
@@ -103,7 +104,7 @@ def test_docs_written_in_batches_by_workers_are_each_indexed_once(home, index, m
 
 def test_ids_given_out_again_after_a_replace_are_indexed(home, index, monkeypatch):
     """The session written last holds the highest doc ids; read again first, its new docs reuse them."""
-    monkeypatch.setattr(sync, "FTS_BATCH", 2)
+    monkeypatch.setattr(writer, "FTS_BATCH", 2)
     sync_index(index, homes=[home])
     newest = f"20261101_{SESSIONS - 1:06d}_abcdef"
     with sqlite3.connect(index) as conn:

@@ -8,6 +8,7 @@ The rules come from Hermes' own ``hermes_constants`` (``_get_platform_default_he
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import json
 import os
@@ -273,13 +274,20 @@ ORACLE_CASES = [
     ".hermes-old/profiles/x",
     "profiles/x",
 ]
-HV31_CONSTANTS = Path("/tmp/hv31/lib/python3.11/site-packages/hermes_constants.py")
+@functools.cache
+def _hv31_constants_path() -> Path:
+    """Where the newer Hermes (``corpusgen.next_python``, installed by ``./run-tests``) keeps the module."""
+    import corpusgen
+
+    python = corpusgen.next_python()
+    assert python is not None, "no schema-31 Hermes beside this Python: run ./run-tests, which installs it"
+    done = subprocess.run([str(python), "-c", "import hermes_constants; print(hermes_constants.__file__)"],
+                          capture_output=True, text=True, check=True, timeout=60)  # fmt: skip
+    return Path(done.stdout.strip())
 
 
 def _load_hv31_constants():
-    if not HV31_CONSTANTS.is_file():
-        pytest.skip(f"the fork's newer hermes_constants is not at {HV31_CONSTANTS}")
-    spec = importlib.util.spec_from_file_location("hermes_constants_hv31", HV31_CONSTANTS)
+    spec = importlib.util.spec_from_file_location("hermes_constants_hv31", _hv31_constants_path())
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -1109,13 +1117,12 @@ import importlib.util, json, sys
 from pathlib import Path
 
 request = json.loads(sys.argv[1])
-try:
-    from hermes_trail.hermes import locate
-except (ImportError, OSError):  # the venv is out of reach: locate.py needs nothing beyond the stdlib
-    spec = importlib.util.spec_from_file_location("trail_locate", request["locate_py"])
-    locate = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = locate
-    spec.loader.exec_module(locate)
+# This checkout's sources, copied where this user can read them (the checkout and its venv may be behind a
+# private directory); the locate layer needs nothing beyond the standard library.
+sys.path.insert(0, request["src"])
+from hermes_trail.hermes import locate
+
+assert locate.__file__.startswith(request["src"]), locate.__file__
 locate._VOLUME_ROOTS = ()
 discovery = locate.discover(
     request["env"],
@@ -1153,23 +1160,34 @@ def _as_nobody() -> list[str]:
     )
 
 
+def _python_for_nobody(command: list[str], base: Path) -> str:
+    """An interpreter uid 65534 can start and that reads ``base``: this one, else the one it links to."""
+    tried = []
+    for python in dict.fromkeys([sys.executable, os.path.realpath(sys.executable), sys._base_executable]):
+        probe = subprocess.run(
+            [*command, python, "-c", "import os, sys; os.listdir(sys.argv[1])", str(base)],
+            capture_output=True,
+            text=True,
+            cwd=base,
+            check=False,
+        )
+        if probe.returncode == 0:
+            return python
+        tried.append(f"{python}: {probe.stderr.strip()[-200:]}")
+    pytest.skip(f"uid {NOBODY} can run no Python here to check as ({'; '.join(tried)})")
+
+
 def _discover_as_nobody(base: Path, request: dict) -> Discovery:
     command = _as_nobody()
-    probe = subprocess.run(
-        [*command, sys.executable, "-c", "import os, sys; os.listdir(sys.argv[1])", str(base)],
-        capture_output=True,
-        text=True,
-        cwd=base,
-        check=False,
-    )
-    if probe.returncode != 0:
-        pytest.skip(f"uid {NOBODY} cannot run {sys.executable} or read {base}: {probe.stderr.strip()}")
-    locate_py = base / ".child" / "locate.py"
-    locate_py.parent.mkdir()
-    shutil.copyfile(locate.__file__, locate_py)
-    request = {**request, "locate_py": str(locate_py)}
+    python = _python_for_nobody(command, base)
+    src = base / ".child"
+    package = Path(locate.__file__).parents[1]  # src/hermes_trail
+    shutil.copytree(package, src / package.name,
+                    ignore=lambda d, names: [n for n in names if n == "__pycache__" or
+                                             not (n.endswith(".py") or Path(d, n).is_dir())])  # fmt: skip
+    request = {**request, "src": str(src)}
     child = subprocess.run(
-        [*command, sys.executable, "-c", _DISCOVER_IN_CHILD, json.dumps(request)],
+        [*command, python, "-c", _DISCOVER_IN_CHILD, json.dumps(request)],
         capture_output=True,
         text=True,
         cwd=base,

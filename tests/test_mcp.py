@@ -146,6 +146,8 @@ def test_tools_are_listed_read_only_with_described_arguments(home, tmp_path):
         schema = tool.inputSchema
         assert schema["type"] == "object" and schema["additionalProperties"] is False
         assert schema["properties"] and all(p.get("description") for p in schema["properties"].values())
+        strings = [p for p in schema["properties"].values() if p["type"] == "string"]
+        assert all(0 < p["maxLength"] <= 8000 for p in strings), "every argument is bounded"
         assert set(schema["required"]) <= set(schema["properties"])
         assert tool.description and len(tool.description) > 40
     required = {t.name: t.inputSchema["required"] for t in tools}
@@ -234,7 +236,8 @@ def test_errors_come_back_as_error_results_with_a_hint(home, tmp_path):
                 await session.call_tool("search", {"query": "wal", "limit": "many"}),
                 await session.call_tool("blame", {"path": "a.py", "colour": "red"}),
                 await session.call_tool("search", {"query": "wal", "since": "last tuesday"}),
-                await session.call_tool("forget", {"query": "everything"})]  # fmt: skip
+                await session.call_tool("forget", {"query": "everything"}),
+                await session.call_tool("recall", {"query": "zebra " * 2000})]  # fmt: skip
 
     results, _ = over_stdio(where(home, tmp_path), check)
     texts = [text_of(r) for r in results]
@@ -248,6 +251,7 @@ def test_errors_come_back_as_error_results_with_a_hint(home, tmp_path):
     assert "colour" in texts[4] and "blame takes path, limit, include_rewound" in texts[4]
     assert "7d" in texts[5]
     assert "no tool 'forget'" in texts[6] and "recall, search, fix" in texts[6]
+    assert "is too long" in texts[7], texts[7][:300]
 
 
 def test_an_index_that_cannot_be_used_is_an_error_with_a_hint(home, tmp_path):
@@ -420,6 +424,15 @@ def test_http_token_from_the_environment_is_checked_and_not_printed(home, tmp_pa
         assert any("TRAIL_MCP_TOKEN" in line for line in said)
         assert post(url, {})[0] == 401
         assert over_http(url, check, token=secret).isError is False
+
+
+def test_a_short_token_is_refused(run_trail, home):
+    for short in ("12345", "a" * 40):  # too short; long but not random
+        done = run_trail("mcp", "--home", home, "--http", "0.0.0.0:0", env={"TRAIL_MCP_TOKEN": short})
+        assert done.returncode == 1 and "at least 32 random characters" in done.stderr, done.stderr
+        assert short not in done.stderr
+    done = run_trail("mcp", "--home", home, "--http", "127.0.0.1:0", "--token", "abc")
+    assert done.returncode == 1 and "at least 32" in done.stderr
 
 
 def test_http_address_errors(run_trail, home):

@@ -1,6 +1,6 @@
 """PgStore: Hermes' tables in PostgreSQL read exactly as the SQLite original.
 
-Every store here is real: the shared corpus (written by Hermes' own agent loop) and stores written in the
+Every store here is real: the corpus (written by Hermes' own agent loop) and stores written in the
 test through Hermes' ``SessionDB``, copied into a PostgreSQL server the tests start (``tests/pgserver.py``)
 in both layouts a provider may use. Every command's ``--json`` must then be the same on PostgreSQL as on
 the SQLite file, but for the fields that name the store itself (its path or DSN, and its kind).

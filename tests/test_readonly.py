@@ -3,7 +3,7 @@
 Each command runs in its own process against a home, and every file under the home (the stores, their
 ``-wal``/``-shm``/``-journal``, the directories) must keep its bytes and ``mtime_ns``, with nothing created
 or removed. The homes: one written through ``SessionDB`` and closed (no ``-wal``); the same while a
-``SessionDB`` in another process holds uncheckpointed WAL frames; and the shared corpus homes (WAL
+``SessionDB`` in another process holds uncheckpointed WAL frames; and the corpus homes (WAL
 checkpointed, and rollback journal), copied to tmp and made writable so a write would not be hidden by
 read-only files.
 """
@@ -88,8 +88,6 @@ def home_case(request, tmp_path):
     kind = request.param
     if kind.startswith("corpus"):
         corpus = request.getfixturevalue("corpus_dir") / kind
-        if not (corpus / "hermes_home").is_dir():
-            pytest.skip(f"no {kind} in the shared corpus")
         manifest = json.loads((corpus / "manifest.json").read_text())
         yield (
             copy_writable(corpus / "hermes_home", tmp_path / kind),

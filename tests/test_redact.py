@@ -22,8 +22,8 @@ from pathlib import Path
 
 import pytest
 
-from hermes_trail.index import redact as redact_module
-from hermes_trail.index.redact import KINDS, find_secrets, redact, redact_lines
+from hermes_trail import redact as redact_module
+from hermes_trail.redact import KINDS, find_secrets, redact, redact_lines
 
 DATA = Path(__file__).parent / "data" / "secrets"
 # Fresh bodies for every generated key: REDACT_CORPUS_SEED=17 pytest tests/test_redact.py

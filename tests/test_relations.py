@@ -92,7 +92,7 @@ def _branch(db: Any, parent: str, history: list[dict[str, Any]]) -> str:
     return str(cli.session_id)
 
 
-# -- the shared corpus: Hermes' own answers ----------------------------------------------------------------
+# -- the corpus (corpusgen.py): Hermes' own answers ----------------------------------------------------------
 @pytest.mark.corpus
 @pytest.mark.parametrize("version", VERSIONS)
 @pytest.mark.parametrize(("db", "expect_name"), DATABASES)

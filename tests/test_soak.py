@@ -5,9 +5,12 @@ Bounded to about 20 s here; ``bench/soak.py`` runs it longer. See ``soak.py`` fo
 
 from __future__ import annotations
 
+import pytest
+
 from soak import run_soak
 
 
+@pytest.mark.slow
 def test_every_committed_row_is_indexed_once_while_hermes_writes(tmp_path):
     home = tmp_path / "hermes_home"
     home.mkdir()

@@ -104,7 +104,8 @@ def test_trail_stats_json_by_every_grouping(home, by):
     data = json.loads(out)
     assert data["by"] == by and data["complete"] is True
     assert sum(g["sessions"] for g in data["groups"]) == data["overall"]["sessions"] == 7
-    assert data["overall"]["cost"] == {"usd": 0.25, "known": 1, "unknown": 6}
+    cost = {"usd": 0.25, "known": 1, "unknown": 6, "estimated_usd": None, "estimated": 0}
+    assert data["overall"]["cost"] == cost
     assert _keys(data) - DOCUMENTED == set(), "every key of trail stats --json is in docs/json.md"
 
 
@@ -140,3 +141,48 @@ def test_corpus_costs_and_failures(corpus_dir):
     assert report.overall.cost_unknown == report.overall.sessions - 2
     # exit codes 2, -9 (signal) and 124 (timeout), and two denied or blocked commands
     assert report.overall.failing_commands >= 3 and report.overall.blocked_commands == 2
+
+
+# -- issue 19: estimates by trail, and a budget ------------------------------------------------------------
+@pytest.fixture(scope="module")
+def priced_home(tmp_path_factory) -> Path:
+    """Three sessions: one Hermes priced, one of a model Hermes' table prices but recorded no cost for, one
+    of a model no table knows."""
+    import hermesdb as h
+
+    tokens = {"input_tokens": 1_000_000, "output_tokens": 100_000}
+    known = {
+        **tokens,
+        "estimated_cost_usd": 0.25,
+        "cost_status": "estimated",
+        "cost_source": "provider_models_api",
+    }
+    return h.write_home(
+        tmp_path_factory.mktemp("priced") / "hermes",
+        [
+            h.chat("20261120_090000_c05701", ("a", "b"), model="anthropic/claude-sonnet-4-5", tokens=known),
+            h.chat("20261120_100000_c05702", ("c", "d"), model="anthropic/claude-sonnet-4-5", tokens=tokens),
+            h.chat("20261120_110000_c05703", ("e", "f"), model="local/llama-7b", tokens=tokens),
+        ],
+    )
+
+
+def test_estimate_prices_unknown_costs_apart_from_hermes_figures(priced_home):
+    code, out, err = run("stats", "--home", str(priced_home), "--json", "--estimate")
+    assert code == 0, err
+    cost = json.loads(out)["overall"]["cost"]
+    # Hermes' table: claude-sonnet-4-5 at $3 in / $15 out per million tokens
+    assert cost == {"usd": 0.25, "known": 1, "unknown": 2, "estimated_usd": 4.5, "estimated": 1}
+    assert {"estimated_usd", "estimated", "budget"} <= DOCUMENTED
+    code, out, _ = run("stats", "--home", str(priced_home), "--json")
+    assert json.loads(out)["overall"]["cost"]["estimated_usd"] is None, "no estimate unless asked"
+    code, out, _ = run("stats", "--home", str(priced_home), "--estimate")
+    assert "$0.25 + ~$4.50 est. + 1 unknown" in out and "estimated by trail" in out
+
+
+def test_budget_exits_4_when_spending_passes_it(priced_home):
+    code, out, err = run("stats", "--home", str(priced_home), "--budget", "1")
+    assert code == 0, "$0.25 known is under $1"
+    code, out, err = run("stats", "--home", str(priced_home), "--budget", "1", "--estimate", "--json")
+    assert code == 4 and "over budget: $4.75 (of which $4.50 estimated by trail) spent" in err
+    assert json.loads(out)["budget"] == {"usd": 1.0, "spent": 4.75, "over": True}

@@ -1,6 +1,6 @@
 """``terminal`` calls as commands and permission outcomes, from results Hermes' own code produced.
 
-Sources: the shared corpus (Hermes' agent loop ran its terminal tool: exit codes 0, 2, -9, 124, a
+Sources: the corpus (Hermes' agent loop ran its terminal tool: exit codes 0, 2, -9, 124, a
 hardline block and a user's denial), and Hermes' terminal tool and approval guards run in this process
 with ``HERMES_HOME`` at a tmp directory, their results stored through ``SessionDB`` and read back. The
 guardian model of smart approval is the one outside piece: its one-word verdict is given by the test

@@ -1,6 +1,6 @@
 """What a tool result keeps as its output, on results Hermes' own tools returned and Hermes stored.
 
-Sources, in order of preference: the shared corpus (rows Hermes' agent loop wrote), results returned by
+Sources, in order of preference: the corpus (rows Hermes' agent loop wrote), results returned by
 Hermes' tools called in this process (``search_files``, ``read_file``, ``write_file``, ``tool_error``, the
 loop guardrail's appended note, the result-size budget's truncation), and hand-built strings only where
 Hermes cannot be made to produce the shape here (each says why).

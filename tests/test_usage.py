@@ -345,7 +345,7 @@ def test_a_compaction_copy_of_a_marker_is_not_a_second_switch():
     assert original.compacted and not original.rewound
 
 
-# -- the shared corpus -------------------------------------------------------------------------------------
+# -- the corpus (corpusgen.py) -------------------------------------------------------------------------------
 def _scenario(corpus: Path, name: str) -> list[str]:
     manifest = json.loads((corpus / "manifest.json").read_text())
     [ids] = [s["session_ids"] for s in manifest["scenarios"] if s["scenario"] == name]

@@ -12,8 +12,9 @@ import pytest
 
 import hermesdb as h
 import webhome as w
+from hermes_trail.loopback import is_loopback
 from hermes_trail.web.app import WebApp
-from hermes_trail.web.server import CSP, is_loopback, start
+from hermes_trail.web.server import CSP, start
 from hermesdb import sigint_as_at_a_terminal
 
 
@@ -133,7 +134,13 @@ def test_stats_are_measured_in_the_background(server):
         time.sleep(0.2)
     assert stats["complete"] and stats["measuring"] == {"done": 7, "total": 7}
     assert [g["key"] for g in stats["groups"]] == ["default", "work"]
-    assert stats["overall"]["cost"] == {"usd": 0.25, "known": 1, "unknown": 6}
+    assert stats["overall"]["cost"] == {
+        "usd": 0.25,
+        "known": 1,
+        "unknown": 6,
+        "estimated_usd": None,
+        "estimated": 0,
+    }
     assert stats["overall"]["failing_commands"] == 1 and stats["overall"]["active_seconds"] > 0
     assert api(server, "/api/stats", by="colour")[0] == 400
 
@@ -219,3 +226,99 @@ def test_trail_web_prints_its_url_and_serves_until_interrupted(home, tmp_path):
         _, err = proc.communicate(timeout=30)
     assert proc.returncode == 0, err
     assert "Traceback" not in err
+
+
+def test_methods_it_does_not_answer_get_405_with_allow_and_its_headers(server):
+    """Issue 19, defect 8: a 405 names what is allowed; OPTIONS, TRACE and WebDAV verbs get the same
+    answer with the security headers, never the standard library's bare 501 page."""
+    for method in ("POST", "DELETE", "OPTIONS", "TRACE", "PROPFIND", "BREW"):
+        status, headers, body = get(server, "/", method=method)
+        assert status == 405, (method, status)
+        assert headers.get("Allow") == "GET, HEAD", method
+        assert headers["Content-Security-Policy"] == CSP and headers["X-Content-Type-Options"] == "nosniff"
+        assert b"Unsupported method" not in body and b"Error response" not in body
+    status, headers, body = get(server, "/api/sessions", method="PROPFIND")
+    assert status == 405 and json.loads(body)["error"].startswith("read-only")
+
+
+def test_a_wildcard_bind_prints_an_address_another_machine_can_use(home, tmp_path):
+    """Issue 19, defect 8: ``--host 0.0.0.0`` is not reached at 127.0.0.1 from elsewhere."""
+    app = WebApp(homes=(home,), index=tmp_path / "index.db")
+    srv = start(app, "0.0.0.0", 0)
+    try:
+        host = urllib.parse.urlsplit(srv.url).hostname or ""
+        assert host and not is_loopback(host), srv.url
+    finally:
+        srv.shutdown()
+        app.close()
+
+
+def test_trail_web_listens_at_once_and_says_when_its_port_is_busy(home, tmp_path):
+    """Issue 19, defect 7: the URL is printed before the index is built (which is said on stderr, even
+    with no terminal), and a busy --port is said, not silently replaced."""
+    import os
+    import signal
+    import socket
+    import subprocess
+    import sys
+
+    busy = socket.socket()
+    busy.bind(("127.0.0.1", 0))
+    busy.listen(1)
+    taken = busy.getsockname()[1]
+    index = tmp_path / "index.db"
+    env = {**os.environ, "TRAIL_INDEX": str(index)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "hermes_trail", "web", "--port", str(taken), "--no-open", "--home", str(home)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True, env=env,
+        preexec_fn=sigint_as_at_a_terminal,
+    )  # fmt: skip
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        assert line.startswith("hermes-trail web: http://127.0.0.1:"), line
+        port = int(line.rsplit(":", 1)[1].split("/")[0])
+        assert port != taken
+        deadline = time.monotonic() + 30
+        while True:  # the index is built in the background; the page says how far it is
+            status, ix = api(type("S", (), {"server_address": ("127.0.0.1", port)})(), "/api/index")
+            assert status == 200 and ix["state"] in ("building", "ready")
+            if ix["state"] == "ready" or time.monotonic() > deadline:
+                break
+            time.sleep(0.1)
+        assert ix["state"] == "ready" and index.exists()
+    finally:
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+        busy.close()
+    assert proc.returncode == 0, err
+    assert f"port {taken} is in use: listening on port {port} instead" in err
+    assert "search index ready" in err or "indexing for search" in err, err
+
+
+def test_a_replay_can_be_asked_for_its_first_turns(server):
+    """The page asks for the first turns (answered once the session is read), then for the whole view."""
+    status, head = api(server, "/api/session", ref=f"default:{w.CODING_ID}", head="2")
+    assert status == 200 and head["partial"] is True
+    assert len([t for t in head["turns"] if not t["hidden"]]) == 2
+    status, whole = api(server, "/api/session", ref=f"default:{w.CODING_ID}")
+    assert status == 200 and whole["partial"] is False
+    assert whole["turns"][:2] == head["turns"] and whole["turn_counts"] == head["turn_counts"]
+    assert whole["turn_counts"]["shown"] == len(whole["turns"])
+
+
+def test_the_replay_page_preloads_its_first_request(server):
+    """The page's first request is asked for by the page itself (a preload), before its script loads; the
+    URL must be the one replay.js writes, or the browser asks twice."""
+    import re
+
+    from hermes_trail.web.server import REPLAY_HEAD
+
+    status, _, body = get(server, "/session?ref=default%3A2026%20x%22%3C")
+    assert status == 200
+    link = re.search(rb'<link rel="preload" as="fetch" crossorigin href="([^"]+)">', body)
+    assert link is not None
+    assert link.group(1) == f"/api/session?ref=default%3A2026%20x%22%3C&amp;head={REPLAY_HEAD}".encode()
+    _, _, script = get(server, "/static/replay.js")
+    assert f"var HEAD = {REPLAY_HEAD};".encode() in script, "replay.js asks for as many first turns"
+    assert b"<script" not in body.split(b"<body")[0], "no script in the head: the policy allows none inline"

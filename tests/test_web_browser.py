@@ -76,8 +76,10 @@ def server(home, tmp_path_factory):
 class Page:
     """A page in its own context, every request checked: only ``allowed`` origins are let through."""
 
-    def __init__(self, browser: Any, allowed: str) -> None:
-        self.context = browser.new_context(viewport={"width": 1280, "height": 900}, timezone_id="UTC")
+    def __init__(self, browser: Any, allowed: str, viewport: tuple[int, int] = (1280, 900)) -> None:
+        self.context = browser.new_context(
+            viewport={"width": viewport[0], "height": viewport[1]}, timezone_id="UTC"
+        )
         self.refused: list[str] = []
         self.errors: list[str] = []
         self.dialogs: list[str] = []
@@ -92,6 +94,7 @@ class Page:
         self.context.route("**/*", route)
         self.page = self.context.new_page()
         self.page.on("pageerror", lambda exc: self.errors.append(str(exc)))
+
         # a policy violation is only a console message: count it as an error
         def console(msg: Any) -> None:
             if "Content Security Policy" in msg.text:
@@ -131,7 +134,7 @@ def test_dashboard_lists_every_session_with_charts(tab, server):
     assert page.locator("#count").inner_text() == "7 sessions"
     page.wait_for_selector("body[data-stats=ready]", timeout=30_000)
     cards = page.locator("#cards").inner_text()
-    assert "6 session(s) with unknown cost (not counted as $0)" in cards and "$0.25" in cards
+    assert "6 session(s) with unknown cost, left out of the sum" in cards and "$0.25" in cards
     assert page.locator("#c-sessions svg g.bar").count() == 6, "six days with sessions"
     assert page.locator("#c-tokens svg rect.s-input").count() >= 1
     hostile = page.locator(f"tr[data-ref='default:{w.HOSTILE_ID}'] td.title").inner_text()
@@ -294,6 +297,535 @@ def test_a_long_replay_draws_in_batches_and_scrubs_into_place(browser, tmp_path)
         page.keyboard.press("k")
         assert page.locator(".position").inner_text().startswith("turn 399 of 400")
         tab.shot("replay-long")
+    finally:
+        tab.close()
+        srv.shutdown()
+        web.close()
+
+
+# -- issue 19: the viewer people come back to ---------------------------------------------------------------
+# A home of its own: cron and cli sessions sharing a word, a profile whose every cost is unknown, text with
+# guillemets and terminal escapes, a title with a bidi override, a prompt hostile to Markdown, and many
+# projects; beside it, the corpus' in-place compaction (written by Hermes' own compressor).
+PHONE = (390, 844)
+CRON_ID = "20261111_020000_c70c01"
+NOTES_ID = "20261111_090000_c11c01"
+QUOTE_ID = "20261112_090000_9e0001"
+BIDI_ID = "20261113_090000_b1d101"
+MARKDOWN_ID = "20261114_090000_3d0001"
+UNPRICED_ID = "20261114_090100_e57001"
+WORKER_IDS = ("20261115_090000_0c0c01", "20261115_100000_0c0c02")
+BIDI_TITLE = "Invoice \u202efdp.exe"
+QUOTE_TEXT = (
+    "He said \u00abquote\u00bb about the rollout, \x1b[31mred\x1b[0m \x1b]0;tab\x07then the rollout again"
+)
+MARKDOWN_TEXT = (
+    "# Not a heading\nplain line\n===\n"
+    "Click [here](javascript:alert(1)) or [there](https://example.com/ok).\n"
+    "Keep &amp; as written, and a & b."
+)
+# Ids of the corpus-v31 sessions used here (its in-place compaction, its model switch); ``corpus_db``
+# fills it.
+CORPUS: dict[str, str] = {}
+
+
+@pytest.fixture(scope="module")
+def story_home(tmp_path_factory) -> Path:
+    import hermesdb as h
+
+    day = 86400
+    t = h.T0 + 10 * day
+    priced = {"input_tokens": 900, "output_tokens": 90, "estimated_cost_usd": 0.5,
+              "cost_status": "estimated", "cost_source": "provider_models_api"}  # fmt: skip
+    sessions = [
+        h.chat(
+            CRON_ID,
+            ("Run the nightly backup.", "Backup done."),
+            start=t,
+            source="cron",
+            title="Nightly backup",
+            tokens=priced,
+        ),
+        h.chat(
+            NOTES_ID,
+            ("Write the nightly notes.", "Notes written."),
+            start=t + 3600,
+            title="Nightly notes",
+            tokens=priced,
+        ),
+        h.chat(QUOTE_ID, (QUOTE_TEXT, "Rollout noted."), start=t + day, title="Quotes"),
+        h.chat(
+            BIDI_ID, ("Open the invoice \u202efdp.exe now.", "Opened."), start=t + 2 * day, title="Invoice"
+        ),
+        h.chat(MARKDOWN_ID, (MARKDOWN_TEXT, "Done & dusted."), start=t + 3 * day, title="Markdown"),
+        # no cost recorded, for a model Hermes' own pricing table prices: $3 in, $15 out per million
+        h.chat(
+            UNPRICED_ID,
+            ("Price me.", "Priced."),
+            start=t + 3 * day + 60,
+            title="Unpriced",
+            model="anthropic/claude-sonnet-4-5",
+            tokens={"input_tokens": 1_000_000, "output_tokens": 100_000},
+        ),
+    ]
+    # sixteen projects: more than the twelve a by-project chart draws
+    sessions += [
+        h.chat(f"20261116_{i:02d}0000_9a0{i:03d}", (f"Task {i}.", "Done."), start=t + 4 * day + i * 60,
+               cwd=f"/home/dev/project-{i:02d}", title=f"Task {i}")
+        for i in range(16)
+    ]  # fmt: skip
+    workers = [h.chat(sid, ("Standup?", "Two items."), start=t + 5 * day + n * 3600, title=f"Standup {n}",
+                      tokens={"input_tokens": 100, "output_tokens": 10})
+               for n, sid in enumerate(WORKER_IDS)]  # fmt: skip
+    home = h.write_home(tmp_path_factory.mktemp("story") / "hermes", sessions, profiles={"work": workers})
+    # Hermes' set_session_title now drops bidi controls; a store written before that, or a title set by
+    # any other writer, still has them: set by SQL.
+    h.sql(home / "state.db", "UPDATE sessions SET title = ? WHERE id = ?", (BIDI_TITLE, BIDI_ID))
+    return home
+
+
+@pytest.fixture(scope="module")
+def corpus_db(story_home, corpus_dir) -> Path:
+    """The corpus-v31 store (``tests/corpusgen.py``), as the profile ``corpus`` of the story home."""
+    import json
+    import shutil
+
+    source = corpus_dir / "corpus-v31" / "hermes_home" / "state.db"
+    manifest = json.loads((corpus_dir / "corpus-v31" / "manifest.json").read_text())
+    ids = {s["scenario"]: s["session_ids"][0] for s in manifest["scenarios"]}
+    CORPUS.update(compacted=ids["compaction_in_place"], switch=ids["model_switch"])
+    target = story_home / "profiles" / "corpus" / "state.db"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy(source, target)
+    return target
+
+
+@pytest.fixture(scope="module")
+def story(story_home, corpus_db, tmp_path_factory):
+    web = WebApp(homes=(story_home,), index=tmp_path_factory.mktemp("story-index") / "i.db")
+    srv = start(web, "127.0.0.1", 0)
+    yield srv
+    srv.shutdown()
+    web.close()
+
+
+@pytest.fixture
+def story_tab(browser, story) -> Iterator[Page]:
+    page = Page(browser, origin(story) + "/")
+    yield page
+    page.close()
+
+
+def _dashboard(page: Any, url: str, stats: bool = False) -> None:
+    page.goto(url)
+    page.wait_for_selector("body[data-sessions=ready]")
+    if stats:
+        page.wait_for_selector("body[data-stats=ready]", timeout=30_000)
+
+
+def _rows(page: Any) -> list[str]:
+    return [r.get_attribute("data-ref") or "" for r in page.locator("#table tbody tr").all()]
+
+
+def _sideways(page: Any) -> int:
+    """How far the page scrolls sideways (0: not at all)."""
+    return int(page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth"))
+
+
+def test_a_bookmarked_or_reloaded_filter_reaches_the_table(story_tab, story):
+    """Defect 1: the address's filters are in the first request, selects and table alike."""
+    page = story_tab.page
+    _dashboard(page, origin(story) + "/?profile=work")
+    expect(page.locator("#table tbody tr")).to_have_count(2)
+    assert all(ref.startswith("work:") for ref in _rows(page)), _rows(page)
+    assert page.locator("#f-profile").input_value() == "work"
+    assert page.locator("#count").inner_text().startswith("2 of ")
+    _dashboard(page, origin(story) + "/?source=cron&text=nightly")
+    expect(page.locator("#table tbody tr")).to_have_count(1)
+    assert _rows(page) == [f"default:{CRON_ID}"]
+    assert page.locator("#f-source").input_value() == "cron"
+    # chosen, then reloaded
+    _dashboard(page, origin(story) + "/")
+    page.select_option("#f-profile", "work")
+    expect(page.locator("#table tbody tr")).to_have_count(2)
+    page.reload()
+    page.wait_for_selector("body[data-sessions=ready]")
+    expect(page.locator("#table tbody tr")).to_have_count(2)
+    assert all(ref.startswith("work:") for ref in _rows(page))
+
+
+def test_the_chart_tab_the_query_and_the_page_stay_in_the_address(story_tab, story):
+    page = story_tab.page
+    _dashboard(page, origin(story) + "/")
+    page.click("nav.tabs button[data-by=project]")
+    expect(page.locator("nav.tabs button.on")).to_have_attribute("data-by", "project")
+    assert "by=project" in page.url
+    page.reload()
+    page.wait_for_selector("body[data-sessions=ready]")
+    expect(page.locator("nav.tabs button.on")).to_have_attribute("data-by", "project")
+
+
+@pytest.mark.parametrize("size", [PHONE, (1280, 900)], ids=["phone", "desktop"])
+def test_no_page_scrolls_sideways(browser, story, size):
+    """Defect 2: the dashboard, search results and replays fit a 390 px phone (the table scrolls in its
+    own box)."""
+    tab = Page(browser, origin(story) + "/", viewport=size)
+    try:
+        page = tab.page
+        _dashboard(page, origin(story) + "/", stats=True)
+        assert _sideways(page) == 0, "the dashboard scrolls sideways"
+        page.locator("#search").fill("rollout")
+        page.wait_for_selector("body[data-search=rollout] .conversation")
+        assert _sideways(page) == 0, "the search results scroll sideways"
+        for ref in (f"default:{QUOTE_ID}", CORPUS["compacted"]):
+            page.goto(origin(story) + f"/session?ref={ref}")
+            page.wait_for_selector("body[data-drawn=all]")
+            assert _sideways(page) == 0, f"the replay of {ref} scrolls sideways"
+    finally:
+        tab.close()
+
+
+def test_unknown_cost_never_reads_as_zero(story_tab, story):
+    """Defect 3: a view whose every cost is unknown says "unknown", in the card and the chart."""
+    page = story_tab.page
+    _dashboard(page, origin(story) + "/?profile=work", stats=True)
+    cost = page.locator("#cards .card").nth(2)
+    assert cost.locator(".value").inner_text() == "unknown"
+    assert "$0" not in page.locator("#cards").inner_text(), "not even as 'not counted as $0'"
+    chart = page.locator("#c-cost")
+    assert "$0" not in chart.inner_text() and "unknown" in chart.inner_text()
+    assert chart.locator("svg rect.s-cost").count() == 0, "no bar of $0"
+    # beside known costs, an all-unknown group is labelled, not drawn as a zero bar
+    _dashboard(page, origin(story) + "/", stats=True)
+    page.click("nav.tabs button[data-by=profile]")
+    work = page.locator("#c-cost svg g.bar[data-label=work]")
+    expect(work).to_have_count(1)
+    assert work.locator(".value").text_content() == "unknown"
+    assert work.locator("rect.s-cost").count() == 0
+    assert "known cost: unknown" in (work.locator("title").text_content() or "")
+    assert re.search(r"\$0(?![.\d])", page.locator("#c-cost svg").text_content() or "") is None
+
+
+def test_a_compacted_replay_steps_through_what_is_replayed(story_tab, story, corpus_db):
+    """Defect 4: the cursor starts on a row on screen, j/▶ skip the rows kept aside (and do not show
+    them), every count agrees with `trail show`, and the cursor reaches the last turn."""
+    page = story_tab.page
+    page.goto(origin(story) + f"/session?ref={CORPUS['compacted']}")
+    page.wait_for_selector("body[data-drawn=all]")
+    current = page.locator("article.turn.current")
+    expect(current).to_have_count(1)
+    assert current.is_visible(), "the cursor starts on a row that is on screen"
+    shown = page.locator("article.turn:not(.hidden-row)").count()
+    assert page.locator(".position").inner_text().startswith(f"turn 1 of {shown}")
+    page.keyboard.press("j")
+    assert not page.locator("input.show-hidden").is_checked(), "j turned on the rows kept aside"
+    assert page.locator("article.turn.current").is_visible()
+    page.locator("button.next").click()
+    assert not page.locator("input.show-hidden").is_checked()
+    assert page.locator(".position").inner_text().startswith(f"turn 3 of {shown}")
+    for _ in range(shown + 3):
+        page.keyboard.press("j")
+    assert page.locator(".position").inner_text().startswith(f"turn {shown} of {shown}")
+    last = page.locator("article.turn:not(.hidden-row)").last
+    assert "current" in (last.get_attribute("class") or "")
+    # one count everywhere: the header, the checkbox and `trail show`
+    facts = dict(zip(page.locator(".facts dt").all_inner_texts(), page.locator(".facts dd").all_inner_texts(),
+                     strict=True))  # fmt: skip
+    result = CliRunner().invoke(app, ["show", CORPUS["compacted"], "--db", str(corpus_db)])
+    said = re.search(r"messages: (\d+) replayed, (\d+) kept aside", result.output)
+    assert said is not None, result.output
+    assert facts["messages"].startswith(f"{said.group(1)} replayed, {said.group(2)} kept aside")
+    assert f" {said.group(2)} rows kept aside" in page.locator("label.toggle").inner_text()
+    # shown on request, stepping goes through them too
+    page.locator("input.show-hidden").check()
+    total = page.locator("article.turn").count()
+    assert page.locator(".position").inner_text().startswith(f"turn {total} of {total}")
+
+
+def test_the_cursor_reaches_the_last_turn_when_scrolled_to_the_end(browser, tmp_path):
+    import hermesdb as h
+
+    long_id = "20261110_090000_10a901"
+    pairs = [(f"Question {i}?", f"Answer {i}.\n" + "More words. " * 30) for i in range(60)]
+    home = h.write_home(tmp_path / "hermes", [h.chat(long_id, *pairs, title="Long one")])
+    web = WebApp(homes=(home,), index=tmp_path / "index.db")
+    srv = start(web, "127.0.0.1", 0)
+    tab = Page(browser, origin(srv) + "/")
+    try:
+        page = tab.page
+        page.goto(origin(srv) + f"/session?ref=default:{long_id}")
+        page.wait_for_selector("body[data-drawn=all]")
+        for _ in range(40):
+            page.mouse.wheel(0, 4000)
+            page.wait_for_timeout(30)
+        page.wait_for_timeout(200)
+        assert page.locator(".position").inner_text().startswith("turn 120 of 120")
+    finally:
+        tab.close()
+        srv.shutdown()
+        web.close()
+
+
+def test_a_model_switch_marker_is_not_called_user(story_tab, story):
+    page = story_tab.page
+    page.goto(origin(story) + f"/session?ref={CORPUS['switch']}")
+    page.wait_for_selector("body[data-drawn=all]")
+    marker = page.locator("article.turn.marker").first
+    index = int((marker.get_attribute("id") or "t-0").removeprefix("t-"))
+    page.locator("input.scrub").fill(str(index))
+    position = page.locator(".position").inner_text()
+    assert "model switch #" in position and " user #" not in position, position
+
+
+def test_search_snippets_marks_escapes_back_and_no_match(story_tab, story):
+    """Defect 5: guillemets in the text stay text, terminal escapes are gone, Back keeps the query, and a
+    query nothing matches says so rather than counting unrelated turns."""
+    page = story_tab.page
+    _dashboard(page, origin(story) + "/")
+    page.locator("#search").fill("rollout")
+    page.wait_for_selector("body[data-search=rollout] .conversation")
+    hit = page.locator(".conversation a.hit", has_text="He said").first
+    assert [m.lower() for m in hit.locator("mark").all_inner_texts()] == ["rollout", "rollout"]
+    text = hit.locator(".snippet").inner_text()
+    assert "\u00abquote\u00bb" in text, text
+    assert "\x1b" not in text and "[31m" not in text and "]0;" not in text, text
+    hit.click()
+    page.wait_for_selector("body[data-drawn=all]")
+    page.go_back()
+    page.wait_for_selector("body[data-sessions=ready]")
+    assert page.locator("#search").input_value() == "rollout"
+    page.wait_for_selector("body[data-search=rollout] .conversation")
+    page.locator("#search").fill("qwertyuiopzz")
+    page.wait_for_selector("body[data-search=qwertyuiopzz]")
+    results = page.locator("#results").inner_text()
+    assert "No match for" in results and "matching turn" not in results, results
+
+
+def test_markdown_export_renders_without_injected_structure(browser, story_home, corpus_db, tmp_path):
+    """Defect 6: rendered by a CommonMark renderer and opened in Chromium, the export has one H1 (its
+    title), no heading from a compaction summary or a prompt, no javascript: link, and "&amp;" as typed."""
+    from markdown_it import MarkdownIt
+
+    pages = {}
+    compacted = CORPUS["compacted"]
+    for sid, where in ((MARKDOWN_ID, ["--home", str(story_home)]), (compacted, ["--db", str(corpus_db)])):
+        target = tmp_path / f"{sid}.md"
+        result = CliRunner().invoke(app, ["export", sid, "-f", "md", "-o", str(target), *where])
+        assert result.exit_code == 0, result.output
+        pages[sid] = MarkdownIt("commonmark").render(target.read_text(encoding="utf-8"))
+    tab = Page(browser, "about:blank")
+    try:
+        page = tab.page
+        page.set_content(pages[MARKDOWN_ID])
+        assert page.locator("h1").count() == 1 and page.locator("h1").inner_text() == "Markdown"
+        assert page.locator("h2").count() == 0
+        assert page.locator("a[href^='javascript']").count() == 0
+        body = page.locator("body").inner_text()
+        assert "# Not a heading" in body and "[here](javascript:alert(1))" in body
+        assert page.locator("a[href='https://example.com/ok']").count() == 1
+        assert "Keep &amp; as written, and a & b." in body
+        page.set_content(pages[compacted])
+        assert page.locator("h1").count() == 1 and page.locator("h2").count() == 0
+        headings = page.locator("h3").all_inner_texts()
+        assert any(h.startswith("compaction summary") for h in headings)
+        assert "## Goal" in page.locator("body").inner_text(), "the summary is shown as the text it is"
+    finally:
+        tab.close()
+
+
+def test_first_start_listens_at_once_and_shows_the_index_building(browser, story_home, tmp_path, monkeypatch):
+    """Defect 7: the page answers while the index is built, says how far it is, and searches after."""
+    import threading
+
+    import hermes_trail.index.sync as sync
+
+    release = threading.Event()
+    real = sync.sync_index
+
+    def slow(*args: Any, progress: Any = None, **kw: Any) -> Any:
+        progress(5, 10)
+        release.wait(30)
+        return real(*args, progress=progress, **kw)
+
+    monkeypatch.setattr(sync, "sync_index", slow)
+    web = WebApp(homes=(story_home,), index=tmp_path / "index.db")
+    srv = start(web, "127.0.0.1", 0)
+    said: list[str] = []
+    building = web.build_index(say=said.append)
+    tab = Page(browser, origin(srv) + "/")
+    try:
+        page = tab.page
+        _dashboard(page, origin(srv) + "/")
+        note = page.locator("#indexing")
+        expect(note).to_contain_text("Building the search index: 50% (5 of 10 messages)")
+        assert page.locator("#table tbody tr").count() > 0, "the sessions do not wait for the index"
+        page.locator("#search").fill("rollout")
+        expect(page.locator("#results")).to_contain_text("Building the search index")
+        release.set()
+        building.join(30)
+        expect(page.locator("body")).to_have_attribute("data-index", "ready", timeout=10_000)
+        expect(note).to_have_text("")
+        page.wait_for_selector("body[data-search=rollout] .conversation", timeout=10_000)
+        assert said and said[0].startswith("indexing for search: 5 of 10 messages")
+    finally:
+        release.set()
+        tab.close()
+        srv.shutdown()
+        web.close()
+
+
+def test_charts_label_and_tick_what_they_show(story_tab, story):
+    """Defect 9: the last date label fits, whole-number axes have whole ticks, hours are ticked in whole
+    hours, and the groups past the twelfth are counted."""
+    page = story_tab.page
+    _dashboard(page, origin(story) + "/", stats=True)
+    chart = page.locator("#c-sessions svg")
+    ticks = [t.text_content() for t in chart.locator("text.tick").all()]
+    assert len(ticks) == len(set(ticks)) and all(re.fullmatch(r"\d+", t) for t in ticks), ticks
+    box = chart.bounding_box()
+    last = chart.locator("text.label").last.bounding_box()
+    assert box is not None and last is not None and last["x"] + last["width"] <= box["x"] + box["width"] + 0.5
+    # hours: the axis reads whole hours
+    hours = page.evaluate("""() => {
+      const f = document.createElement("figure");
+      f.appendChild(document.createElement("div")).className = "plot";
+      document.body.appendChild(f);
+      TrailCharts.draw(f, {labels: ["a", "b"], horizontal: false, unit: "seconds", format: String,
+                           series: [{name: "t", cls: "s-active", values: [150120, 30000]}]});
+      const out = Array.from(f.querySelectorAll("text.tick")).map(t => t.textContent); f.remove(); return out;
+    }""")
+    assert all(re.fullmatch(r"\d+ h", t) for t in hours), hours
+    page.click("nav.tabs button[data-by=project]")
+    groups = len(page.request.get(origin(story) + "/api/stats?by=project").json()["groups"])
+    assert groups > 12
+    expect(page.locator("#c-sessions svg text.more")).to_have_text(f"and {groups - 12} more")
+
+
+def test_bidi_controls_are_shown_not_obeyed(story_tab, story, story_home, tmp_path):
+    """Defect 10: a U+202E in a title is written as its escape in the table, the replay and the exports."""
+    page = story_tab.page
+    _dashboard(page, origin(story) + "/")
+    title = page.locator(f"tr[data-ref='default:{BIDI_ID}'] td.title").inner_text()
+    assert "\u202e" not in title and "\\u202e" in title, title
+    page.goto(origin(story) + f"/session?ref=default:{BIDI_ID}")
+    page.wait_for_selector("body[data-drawn=all]")
+    heading = page.locator("h1.title").inner_text()
+    assert heading == "Invoice \\u202efdp.exe", heading
+    prompt = page.locator("article.turn .text").first.inner_text()
+    assert prompt == "Open the invoice \\u202efdp.exe now.", prompt
+    for fmt in ("md", "html"):
+        target = tmp_path / f"bidi.{fmt}"
+        result = CliRunner().invoke(
+            app, ["export", BIDI_ID, "-f", fmt, "-o", str(target), "--home", str(story_home)]
+        )
+        assert result.exit_code == 0, result.output
+        text = target.read_text(encoding="utf-8")
+        assert "\u202e" not in text and "\\u202e" in text
+
+
+def test_costs_say_actual_estimated_or_unknown_and_trail_estimates_only_when_asked(story_tab, story):
+    """Addition: each session's cost says whose figure it is; the toggle prices unknown costs from Hermes'
+    own pricing table, labelled as trail's, never added to Hermes' sum."""
+    page = story_tab.page
+    _dashboard(page, origin(story) + "/?text=unpriced", stats=True)
+    cell = page.locator(f"tr[data-ref='default:{UNPRICED_ID}'] td.num").last
+    assert cell.inner_text() == "unknown"
+    page.locator("#f-text").fill("nightly backup")
+    cron = page.locator(f"tr[data-ref='default:{CRON_ID}'] td.num").last
+    expect(cron).to_have_text("$0.50 est.")
+    assert "estimated by Hermes" in (cron.get_attribute("title") or "")
+    _dashboard(page, origin(story) + "/?text=unpriced&estimate=1", stats=True)
+    assert page.locator("#f-estimate").is_checked()
+    cell = page.locator(f"tr[data-ref='default:{UNPRICED_ID}'] td.num").last
+    expect(cell).to_have_text("~$4.50 trail")
+    assert "estimated by trail" in (cell.get_attribute("title") or "")
+    cost = page.locator("#cards .card").nth(2)
+    assert cost.locator(".value").inner_text() == "unknown", "an estimate is not Hermes' figure"
+    assert "~$4.50 estimated by trail for 1" in cost.inner_text()
+    assert page.locator("#c-cost svg rect.s-estimate").count() == 1
+
+
+def test_the_replay_summary_jumps_and_answer_times(tab, server):
+    """Addition: a summary of files touched (+/-, each a jump to its edit) and failing commands, jumps to
+    the next failure or edit, and each prompt's time to its answer."""
+    page = tab.page
+    page.goto(origin(server) + f"/session?ref=default:{w.CODING_ID}")
+    page.wait_for_selector("body[data-drawn=all]")
+    summary = page.locator("details.summary-box")
+    assert summary.locator("summary").inner_text() == "summary: 1 file(s) touched · 1 failing command(s)"
+    files = summary.locator("ul.files li")
+    assert files.count() == 1 and files.first.inner_text().endswith("+1 -1")
+    files.first.locator("button").click()
+    assert page.locator("article.turn.current details.call summary .name").first.inner_text() == "patch"
+    page.locator("button.jump-failure").click()
+    failing = page.locator("article.turn.current .badge.exit")
+    assert failing.first.inner_text() == "exit 1"
+    assert page.locator("article.turn.role-user .answered").first.inner_text().startswith("answered in ")
+
+
+def test_a_session_over_two_days_has_day_separators_and_a_gap_on_the_timeline(browser, tmp_path):
+    """Addition: the strip is on a time scale (an idle night is a gap, with its length), with a legend;
+    a session that spans days says where each day starts."""
+    import hermesdb as h
+
+    sid = "20261117_220000_da7501"
+    t = h.T0 + 20 * 86400
+    messages = [
+        h.user("Start the migration.", timestamp=t),
+        h.assistant("Started.", timestamp=t + 30),
+        h.user("Is it done?", timestamp=t + 86400),
+        h.assistant("Done.", timestamp=t + 86400 + 20),
+    ]
+    home = h.write_home(tmp_path / "hermes", [h.SessionSpec(sid, messages, started_at=t, ended_at=t + 86500)])
+    web = WebApp(homes=(home,), index=tmp_path / "index.db")
+    srv = start(web, "127.0.0.1", 0)
+    tab = Page(browser, origin(srv) + "/")
+    try:
+        page = tab.page
+        page.goto(origin(srv) + f"/session?ref=default:{sid}")
+        page.wait_for_selector("body[data-drawn=all]")
+        days = page.locator("article.turn .day").all_inner_texts()
+        assert len(days) == 2 and days[0] < days[1], days
+        gap = page.locator(".strip rect.gap")
+        idle = [g.text_content() for g in gap.locator("title").all()]
+        assert gap.count() == 1 and (idle[0] or "").startswith("idle 23 h"), idle
+        assert "idle > 10 min" in page.locator(".strip-legend").inner_text()
+        tips = [t.text_content() or "" for t in page.locator(".strip rect[class^=tick] title").all()]
+        assert tips[0].startswith("turn 1 · ") and "user #" in tips[0]
+    finally:
+        tab.close()
+        srv.shutdown()
+        web.close()
+
+
+def test_a_delegate_task_call_links_to_its_sub_agent_session(browser, tmp_path):
+    """Addition: the summary lists the sub-agent sessions and each delegate_task call links to its own."""
+    import hermesdb as h
+
+    parent_id, child_id = "20261118_090000_de1e01", "20261118_090100_de1e02"
+    t = h.T0 + 30 * 86400
+    parent = h.SessionSpec(parent_id, [
+        h.user("Review the repo with a helper.", timestamp=t),
+        h.assistant("", h.call("call_d", "delegate_task", goal="review the repo"), timestamp=t + 5),
+        h.tool("call_d", "delegate_task", {"result": "reviewed"}, timestamp=t + 60),
+        h.assistant("The helper reviewed it.", timestamp=t + 61),
+    ], title="Parent", started_at=t, ended_at=t + 70)  # fmt: skip
+    child = h.chat(child_id, ("review the repo", "Reviewed."), start=t + 10, source="subagent",
+                   parent_session_id=parent_id, title="Helper")  # fmt: skip
+    home = h.write_home(tmp_path / "hermes", [parent, child])
+    web = WebApp(homes=(home,), index=tmp_path / "index.db")
+    srv = start(web, "127.0.0.1", 0)
+    tab = Page(browser, origin(srv) + "/")
+    try:
+        page = tab.page
+        page.goto(origin(srv) + f"/session?ref=default:{parent_id}")
+        page.wait_for_selector("body[data-drawn=all]")
+        assert "1 sub-agent session(s)" in page.locator("details.summary-box summary").inner_text()
+        link = page.locator(".delegate-link a")
+        assert link.count() == 1 and link.inner_text() == f"Helper ({child_id})"
+        link.click()
+        page.wait_for_selector("body[data-drawn=all]")
+        assert page.locator("h1.title").inner_text() == "Helper"
     finally:
         tab.close()
         srv.shutdown()

@@ -7,8 +7,8 @@ hermes-trail puts history in front of the model in three ways, each marked so it
 - the note the plugin's ``transform_tool_result`` hook appends to a failing ``terminal`` result, framed
   ``<trail-fix>`` … ``</trail-fix>``;
 - answers of its own tools: the memory provider's ``trail_recall``, ``trail_fix`` and ``trail_blame``, the
-  MCP server's tools (which Hermes names ``mcp_trail_<tool>``), and the reading commands of the ``trail``
-  CLI run through Hermes' ``terminal`` tool.
+  MCP server's tools (which Hermes names ``mcp__trail__<tool>`` since 0.19, ``mcp_trail_<tool>`` before), and
+  the reading commands of the ``trail`` CLI run through Hermes' ``terminal`` tool.
 
 Where Hermes keeps what was injected (hermes-agent 0.19.0, ``agent/turn_context.py``): ``pre_llm_call``
 context and memory prefetch go into the API copy of the user message only; the stored ``content`` stays
@@ -40,10 +40,14 @@ _FRAMES = re.compile(
 _MEMORY_FENCE = re.compile(r"<memory-context>(?:(?!</memory-context>).)*?</memory-context>", re.DOTALL)
 _LEFT_BLANK = re.compile(r"\n{3,}")
 
-# The memory provider's tools; the MCP server's tools reach Hermes as mcp_<server>_<tool>, and
-# ``trail install hermes`` names the server "trail".
+# The memory provider's tools.
 PROVIDER_TOOLS = frozenset({"trail_recall", "trail_fix", "trail_blame"})
-MCP_TOOL_PREFIX = "mcp_trail_"
+# The MCP server's tools, as Hermes names them (``trail install hermes`` names the server "trail"):
+# hermes-agent 0.19 ``mcp__<server>__<tool>`` (``tools/mcp_tool.py``, ``MCP_TOOL_NAME_PREFIX = "mcp__"``,
+# the form Claude Code and Codex use too); earlier versions ``mcp_<server>_<tool>``. Both are recognised:
+# a history holds sessions from every version a person ran.
+MCP_TOOL_PREFIXES = ("mcp__trail__", "mcp_trail_")
+MCP_TOOL_PREFIX = MCP_TOOL_PREFIXES[0]
 # ``trail`` commands whose output is history already indexed.
 READING_COMMANDS = frozenset({"recall", "search", "fix", "blame", "how", "show", "handoff", "list"})
 
@@ -59,7 +63,9 @@ def strip_injected(text: str) -> str:
 
 def is_own_tool(name: str | None) -> bool:
     """Whether a tool call is one of hermes-trail's own (its output is history, not a new event)."""
-    return bool(name) and (name in PROVIDER_TOOLS or str(name).startswith(MCP_TOOL_PREFIX))
+    if not name:
+        return False
+    return name in PROVIDER_TOOLS or str(name).lower().startswith(MCP_TOOL_PREFIXES)
 
 
 def is_reading_command(command: str | None) -> bool:

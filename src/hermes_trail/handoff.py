@@ -16,9 +16,9 @@ import re
 from dataclasses import dataclass
 from datetime import datetime
 
-from hermes_trail.index.redact import redact
+from hermes_trail.formatting import safe
 from hermes_trail.model import Session, ToolCall, Turn
-from hermes_trail.transcript import safe
+from hermes_trail.redact import redact
 
 DEFAULT_BUDGET = 4000
 MIN_BUDGET = 400

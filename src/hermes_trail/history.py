@@ -11,15 +11,13 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from hermes_trail.errors import AmbiguousSession, SessionNotFound, StoreUnreadable
 from hermes_trail.hermes import locate
 from hermes_trail.hermes.decode import relations, usage
-from hermes_trail.hermes.decode.conversation import read_conversation
-from hermes_trail.hermes.decode.sessions import decode_session, session_id_of
+from hermes_trail.hermes.decode.sessions import decode_session, newest_of, session_id_of
 from hermes_trail.hermes.reader import StoreReader, open_store
 from hermes_trail.model import Session, Store, Stray
 
@@ -54,21 +52,28 @@ class History:
         :raises AmbiguousSession: more than one session matches; its ``candidates`` name them.
         """
         query = query.strip()
-        store_name, bare = "", query  # a colon may be inside an id: only a known store name qualifies
-        for name in sorted({s.name for s in self.stores}, key=len, reverse=True):
-            if query.startswith(f"{name}:"):
-                store_name, bare = name, query[len(name) + 1 :]
-                break
+        store_name, bare = split_ref(query, {s.name for s in self.stores})
         if not bare:
             raise SessionNotFound(query)
         pool = self.sessions if self.catalog_read else self._lookup(store_name, bare)
         pool = [s for s in pool if not store_name or s.store.name == store_name]
         matches = [s for s in pool if s.id == bare] or [s for s in pool if s.id.startswith(bare)]
+        if not matches and ":" in query:
+            matches = self._by_profile(*query.split(":", 1))
         if not matches:
             raise SessionNotFound(query)
         if len(matches) > 1:
             raise AmbiguousSession(query, [s.ref for s in matches])
         return matches[0]
+
+    def _by_profile(self, profile: str, bare: str) -> list[Session]:
+        """``<profile>:<id>`` as a listing shows it: a session whose profile is that, in whichever store (a
+        copy of a profile's store at a home root lists its sessions under their ``profile_name``)."""
+        if not profile or not bare:
+            return []
+        pool = self.sessions if self.catalog_read else self._lookup("", bare)
+        pool = [s for s in pool if s.profile == profile]
+        return [s for s in pool if s.id == bare] or [s for s in pool if s.id.startswith(bare)]
 
     def _lookup(self, store_name: str, bare: str) -> list[Session]:
         """Sessions whose id is ``bare`` or starts with it, read straight from each store's index."""
@@ -131,6 +136,30 @@ class History:
         relations.link(members)
         return members
 
+    def first_prompts(self, sessions: list[Session], chars: int = 200) -> dict[tuple[str, str], str]:
+        """The first prompt of each session, on one line and cut to ``chars``, by ``(store key, id)``: what
+        a list shows for a session without a title, as Hermes' own list does. One query a store; a store
+        that cannot be read now gives none."""
+        from hermes_trail.hermes.decode.content import decode_content
+
+        wanted: dict[str, list[str]] = {}
+        for session in sessions:
+            wanted.setdefault(session.store.key, []).append(session.id)
+        out: dict[tuple[str, str], str] = {}
+        for key, ids in wanted.items():
+            reader = self._readers.get(key)
+            if reader is None:
+                continue
+            try:
+                found = reader.first_prompts(ids)
+            except StoreUnreadable:
+                continue
+            for sid, raw in found.items():
+                text = " ".join(decode_content(raw, "user").text.split())
+                if text:
+                    out[(key, sid)] = text[:chars]
+        return out
+
     def conversation(self, session: Session) -> list[Session]:
         """The continuation chain ``session`` belongs to, root to tip, each session loaded."""
         family = self.family(session)
@@ -138,14 +167,16 @@ class History:
         parts = [session if sid == session.id else family.get(sid) for sid in ids]
         return [self.load(part) for part in parts if part is not None]
 
-    def load(self, session: Session) -> Session:
-        """Read a session's messages into its transcript (once)."""
+    def load(self, session: Session, *, diverts: bool = True) -> Session:
+        """Read a session's messages into its transcript (once), with the rows only its divert file holds
+        (``diverts``; the timeline reads that file on its own)."""
         if session.loaded:
             return session
         reader = self._readers.get(session.store.key)
         if reader is None:
             raise StoreUnreadable(session.store.path, "store is closed")
-        return read_messages(session, reader)
+        divert = locate.divert_file(session.store.home, session.id) if diverts else None
+        return read_messages(session, reader, divert)
 
     def close(self) -> None:
         for reader in self._readers.values():
@@ -159,16 +190,47 @@ class History:
         self.close()
 
 
-def read_messages(session: Session, reader: StoreReader) -> Session:
-    """Decode ``session``'s message rows (and its per-model usage) from ``reader`` into its transcript."""
-    read_conversation(session, reader.message_rows(session.id), reader.columns("messages"))
+def split_ref(query: str, store_names: Iterable[str]) -> tuple[str, str]:
+    """``<store>:<id>`` as ``(store name, id)``; ``("", query)`` when no known store name leads it (a colon
+    may be inside an id: only a known store name qualifies, the longest that does)."""
+    query = query.strip()
+    for name in sorted(set(store_names), key=len, reverse=True):
+        if name and query.startswith(f"{name}:"):
+            return name, query[len(name) + 1 :]
+    return "", query
+
+
+def read_messages(session: Session, reader: StoreReader, divert: Path | None = None) -> Session:
+    """Decode ``session``'s message rows (and its per-model usage) from ``reader`` into its transcript.
+
+    :param divert: the session's divert file: the lines its store lacks are replayed after its rows
+        (:mod:`~hermes_trail.hermes.decode.diverted`).
+    """
+    # The message decoders are imported here: a listing reads session rows only, and never pays for them.
+    from hermes_trail.hermes.decode import diverted
+    from hermes_trail.hermes.decode.conversation import read_conversation
+    from hermes_trail.hermes.sidefiles import diverts
+
+    rows = reader.message_rows(session.id)
+    strays: list[Stray] = []
+    if divert is not None:
+        lines, strays = diverts.read_divert(divert, session.id)
+        rows = diverted.merge_rows(rows, lines)
+    read_conversation(session, rows, reader.columns("messages"))
+    if divert is not None:
+        diverted.mark(session, divert)
+        session.strays.extend(strays)
     if reader.has_table("session_model_usage"):
         session.model_usage = usage.model_usage(reader.model_usage_rows(session.id))
+    times = (t.time for t in [*session.turns, *session.hidden])
+    session.last_activity_at = newest_of(session.last_activity_at, *times)
     return session
 
 
 def demo_home() -> Path:
     """The small demo Hermes home shipped with the package, read when the user has none."""
+    from importlib import resources
+
     return Path(str(resources.files("hermes_trail") / "demo" / "hermes_home"))
 
 
@@ -237,6 +299,8 @@ def _read_catalog(history: History, store: Store, reader: StoreReader) -> None:
         if session_stats and session_stats[2] and _may_have_compacted(reader, sid):
             # Compaction events are counted by the compaction rule itself, which needs the rows; only the
             # few sessions with archived rows pay for it, and the rows are not kept.
+            from hermes_trail.hermes.decode.conversation import read_conversation
+
             probe = decode_session(row, store, session_stats)
             read_conversation(probe, reader.message_rows(sid), reader.columns("messages"))
             session.compactions, session.compaction_events = probe.compactions, probe.compaction_events

@@ -58,7 +58,7 @@ class SessionFilter:
             return False
         if self.source is not None and (session.source or "") != self.source:
             return False
-        if self.project is not None and not _project_matches(session.project, self.project):
+        if self.project is not None and not project_matches(session.project, self.project):
             return False
         if self.since is not None:
             last = session.last_activity_at or session.started_at
@@ -67,10 +67,25 @@ class SessionFilter:
         return True
 
 
-def _project_matches(project: str, wanted: str) -> bool:
+def project_matches(project: str, wanted: str) -> bool:
     """A project matches its full path, or a trailing part of it (``trail`` matches ``/src/trail``)."""
     project, wanted = project.rstrip("/"), wanted.rstrip("/")
     return project == wanted or project.endswith("/" + wanted)
+
+
+def unknown_values(sessions: list[Session], flt: SessionFilter) -> str | None:
+    """What is wrong when ``--profile`` or ``--source`` names something no session has: the message,
+    with the known values; ``None`` when both are known (or not given). An empty history knows none."""
+    if not sessions:
+        return None
+    for option, wanted, values in (
+        ("--profile", flt.profile, {s.profile for s in sessions}),
+        ("--source", flt.source, {s.source or "" for s in sessions}),
+    ):
+        if wanted is not None and wanted not in values:
+            known = ", ".join(sorted(v for v in values if v)) or "none"
+            return f"no session has {option} {wanted!r}; known: {known}"
+    return None
 
 
 def select(sessions: list[Session], flt: SessionFilter, limit: int | None) -> list[Session]:

@@ -13,6 +13,10 @@ from typing import Any
 
 Role = str  # "user", "assistant", "tool", "system", "summary"
 
+# A row read from a divert file beside a live session's rows is numbered past every ``messages.id`` (SQLite's
+# rowids of a store Hermes writes stay far below it): its line plus this.
+DIVERT_ROW_BASE = 1 << 40
+
 
 @dataclass(frozen=True, slots=True)
 class Store:
@@ -142,6 +146,31 @@ class ToolCall:
     duration: float | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class Image:
+    """An image part of a message, kept as stored: a ``data:`` URL (or a link, for a remote image).
+
+    :param media_type: what the URL says it is (``image/png``); ``None`` when it does not say.
+    :param size: the image's size in bytes (decoded from the URL's base64); ``None`` for a link.
+    :param url: the URL itself, which holds the image when it is a ``data:`` URL.
+    """
+
+    media_type: str | None
+    size: int | None
+    url: str
+
+    @property
+    def label(self) -> str:
+        """The placeholder a terminal shows instead of the picture: ``[image: image/png, 12.3 KB]``."""
+        what = self.media_type or "image"
+        if not self.url.lower().startswith("data:"):
+            return f"[image: {self.url}]"
+        if self.size is None:
+            return f"[image: {what}]"
+        size = f"{self.size} bytes" if self.size < 1024 else f"{self.size / 1024:.1f} KB"
+        return f"[image: {what}, {size}]"
+
+
 @dataclass(slots=True)
 class Turn:
     """One message row in Hermes' order.
@@ -156,6 +185,10 @@ class Turn:
     :param copy_of: for a row an in-place compaction copied, the ``messages.id`` of the archived original
         (the content is read once: from the original).
     :param part: ``1`` for the second turn of a row that holds two (a summary merged into a message).
+    :param diverted: for a row found in the session's divert file (``sessions/<id>.jsonl``) and not in its
+        store, that file; ``divert_line`` is its line there, and ``source_row`` the line past
+        :data:`DIVERT_ROW_BASE`, so it sorts after the store's rows and never takes a ``messages.id``.
+    :param images: the image parts of its content, in order (the text holds each one's ``label``).
     """
 
     role: Role
@@ -176,12 +209,28 @@ class Turn:
     part: int = 0
     problems: list[str] = field(default_factory=list)
     raw: dict[str, Any] = field(default_factory=dict)
+    diverted: str | None = None
+    divert_line: int | None = None
+    images: list[Image] = field(default_factory=list)
 
     @property
     def uid(self) -> str:
         """``<store>/<session id>/<messages.id>``, and ``.<part>`` for the second part of a split row."""
         base = f"{self.store}/{self.session_id}/{self.source_row}"
         return f"{base}.{self.part}" if self.part else base
+
+    @property
+    def found_in(self) -> str | None:
+        """For a diverted row, where it was found: ``sessions/<id>.jsonl line 3`` (``None`` otherwise)."""
+        if self.diverted is None:
+            return None
+        parts = self.diverted.replace("\\", "/").rsplit("/", 2)
+        return f"{'/'.join(parts[-2:])} line {self.divert_line}"
+
+    @property
+    def row_label(self) -> str:
+        """How a person finds the row again: ``#<messages.id>``, or the divert file and line it is in."""
+        return f"#{self.source_row}" if self.diverted is None else f"{self.found_in}"
 
     @property
     def typed(self) -> bool:

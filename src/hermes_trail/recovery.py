@@ -3,7 +3,9 @@
 Hermes' deletes, prunes and replaced databases leave two whole copies behind: quick snapshots
 (``state-snapshots/<id>/state.db``, each the entire database at that moment) and diverts
 (``sessions/<id>.jsonl``, the messages a replaced database never received). A session is *recovered* when
-its id is in a snapshot or a divert of a home and not in that home's live ``state.db``. Several snapshots
+its id is in a snapshot or a divert of a home and not in that home's live ``state.db``, which was read: a home
+whose live store could not be read (a writer holding it locked, damage) recovers nothing, and says so, since
+every session it holds would look deleted. Several snapshots
 that hold it collapse to one: the copy with the most rows (the newest, on a tie), the others named in
 ``also_in``; a divert of the same id is named there too. A divert whose id no snapshot holds is a session
 of its own, built from its lines. The live store's deletion fence, when it kept one, says when the session
@@ -30,7 +32,7 @@ from hermes_trail.hermes.reader import StoreReader
 from hermes_trail.hermes.sidefiles import diverts, state_tables
 from hermes_trail.hermes.sidefiles.snapshots import snapshot_time
 from hermes_trail.hermes.store import SqliteStore
-from hermes_trail.history import History, read_messages
+from hermes_trail.history import History, read_messages, split_ref
 from hermes_trail.model import Recovery, Session, Store, Stray
 
 
@@ -54,19 +56,24 @@ class Recoveries:
     strays: list[Stray] = field(default_factory=list)
     _readers: dict[str, SqliteStore] = field(default_factory=dict)
 
+    def matches(self, query: str) -> list[Session]:
+        """The recovered sessions ``query`` names: its id exactly, else every one it is a prefix of."""
+        store_name, bare = split_ref(query, {s.store.name for s in self.sessions})
+        pool = [s for s in self.sessions if not store_name or s.store.name == store_name]
+        return [s for s in pool if s.id == bare] or [s for s in pool if bare and s.id.startswith(bare)]
+
     def find(self, query: str) -> Session:
         """A recovered session by id, ``<store>:<id>`` or unique prefix (as :meth:`History.find`)."""
-        query = query.strip()
-        store_name, _, bare = query.rpartition(":") if ":" in query else ("", "", query)
-        if store_name and store_name not in {s.store.name for s in self.sessions}:
-            store_name, bare = "", query
-        pool = [s for s in self.sessions if not store_name or s.store.name == store_name]
-        matches = [s for s in pool if s.id == bare] or [s for s in pool if bare and s.id.startswith(bare)]
+        matches = self.matches(query)
         if not matches:
-            raise SessionNotFound(query)
+            raise SessionNotFound(query.strip())
         if len(matches) > 1:
-            raise AmbiguousSession(query, [s.ref for s in matches])
+            raise AmbiguousSession(query.strip(), [s.ref for s in matches])
         return matches[0]
+
+    def family(self, session: Session) -> dict[str, Session]:
+        """The recovered sessions of ``session``'s copy, by id (its relations were linked within it)."""
+        return {s.id: s for s in self.sessions if s.store.key == session.store.key}
 
     def load(self, session: Session) -> Session:
         """Read a recovered session's messages (from its snapshot, or its divert's lines), once."""
@@ -125,24 +132,64 @@ def divert_session(path: Path, session_id: str, profile: str, home: Path | None)
     )  # fmt: skip
 
 
-def _live_ids(history: History) -> dict[str, tuple[Store, set[str], StoreReader]]:
-    """Per home (resolved): the live store, its session ids, and its reader."""
-    out: dict[str, tuple[Store, set[str], StoreReader]] = {}
-    for store in history.stores:
-        if store.home is None:
+Live = tuple[Store, set[str], StoreReader]
+
+
+@dataclass(frozen=True, slots=True)
+class Unread:
+    """A home's live store that could not be read: where it is and why."""
+
+    where: str
+    reason: str
+
+
+def _live_ids(history: History) -> dict[str, Live | Unread]:
+    """Per home (resolved): its live store, the session ids of every live store it has (a ``state.db``, a
+    PostgreSQL database its config names), and a reader (a ``state.db``'s first, for its fences); or why
+    one of them could not be read."""
+    out: dict[str, Live | Unread] = {}
+    opened = {store.key: store for store in history.stores}
+    for location in history.locations:
+        if location.home is None:
+            continue
+        home = _real(location.home)
+        if isinstance(out.get(home), Unread):
+            continue
+        store = opened.get(location.key)
+        if store is None:  # it could not even be opened: its stray says why
+            why = next((s.reason for s in history.strays if s.kind == "store" and s.where == location.where),
+                       "not read")  # fmt: skip
+            out[home] = Unread(location.where, why)
             continue
         reader = history.reader(store)
         try:
             ids = {sid for r in reader.session_rows(light=True) if (sid := session_id_of(r))}
-        except StoreUnreadable:
+        except StoreUnreadable as exc:
+            out[home] = Unread(store.path, exc.reason)
             continue
-        out.setdefault(_real(store.home), (store, ids, reader))
+        known = out.get(home)
+        if known is None:
+            out[home] = (store, ids, reader)
+        else:
+            assert not isinstance(known, Unread)
+            first = known if isinstance(known[2], SqliteStore) or not isinstance(reader, SqliteStore) else \
+                (store, known[1], reader)  # fmt: skip
+            out[home] = (first[0], first[1] | ids, first[2])
     return out
 
 
-def _recover_home(found: Recoveries, home: Path, profile: str,
-                  live: tuple[Store, set[str], StoreReader] | None) -> None:  # fmt: skip
+def _unread_stray(home: Path, unread: Unread) -> Stray:
+    why = f"{unread.reason}; nothing recovered from {home}: without its live sessions every copy would look"
+    return Stray(where=unread.where, reason=f"{why} deleted", kind="store")
+
+
+def _recover_home(found: Recoveries, home: Path, profile: str, live: Live | Unread | None) -> None:
+    if isinstance(live, Unread):
+        found.strays.append(_unread_stray(home, live))
+        return
     live_ids = live[1] if live else set()
+    notes = locate.side_notes(home)
+    found.strays.extend(Stray(where=n.path, reason=n.reason, kind="directory") for n in notes)
     files = locate.side_files(home, profile)
     chosen: dict[str, tuple[int, Session]] = {}  # id -> (rows, session)
     copies: dict[str, list[str]] = {}
@@ -240,7 +287,7 @@ def recover_home(home: Path, profile: str, live_path: Path | None) -> Recoveries
     """The recovered sessions of one home, against its live store at ``live_path`` (for the index, which
     reads a home at a time without a :class:`History`)."""
     found = Recoveries()
-    live: tuple[Store, set[str], StoreReader] | None = None
+    live: Live | None = None
     reader: SqliteStore | None = None
     if live_path is not None:
         try:
@@ -250,10 +297,10 @@ def recover_home(home: Path, profile: str, live_path: Path | None) -> Recoveries
                           home=str(home), schema_version=reader.schema_version)  # fmt: skip
             live = (store, ids, reader)
         except StoreUnreadable as exc:
-            found.strays.append(Stray(where=str(live_path), reason=exc.reason, kind="store"))
+            found.strays.append(_unread_stray(home, Unread(str(live_path), exc.reason)))
             if reader is not None:
                 reader.close()
-            return found  # without the live ids every copy would look deleted
+            return found
     try:
         _recover_home(found, home, profile, live)
     finally:
@@ -261,3 +308,84 @@ def recover_home(home: Path, profile: str, live_path: Path | None) -> Recoveries
             reader.close()
     _link(found)
     return found
+
+
+class Finder:
+    """Sessions as a person names them, wherever they were found: every surface that takes a session id
+    (show, export, handoff, resume, the web's replay, the MCP server's ``show``) asks here.
+
+    A name is looked up in the live stores first; the recovered sessions of the same homes are read only
+    when no live session has that name, or when it is only a prefix (a prefix that starts a live and a
+    deleted session names both, and is ambiguous).
+
+    :param homes: the ``homes``/``dbs``/``env`` ``history`` was opened with, to find the same homes' copies.
+    """
+
+    def __init__(self, history: History, *, homes: Iterable[str | Path] = (), dbs: Iterable[str | Path] = (),
+                 env: Mapping[str, str] | None = None) -> None:  # fmt: skip
+        self.history = history
+        self._where = (list(homes), list(dbs), env)
+        self._recovered: Recoveries | None = None
+        self.recovered_found: Session | None = None  # the last recovered session found, to say where from
+
+    @property
+    def recoveries(self) -> Recoveries:
+        """The recovered sessions of the history's homes (read on first use)."""
+        if self._recovered is None:
+            homes, dbs, env = self._where
+            self._recovered = recover(self.history, homes=homes, dbs=dbs, env=env)
+        return self._recovered
+
+    def find(self, query: str) -> Session:
+        """The one session ``query`` names (an id, ``<store>:<id>``, a unique prefix), live or recovered.
+
+        :raises SessionNotFound: nothing matches.
+        :raises AmbiguousSession: more than one matches; its ``candidates`` name each.
+        """
+        try:
+            live = self.history.find(query)
+        except SessionNotFound:
+            self.recovered_found = self.recoveries.find(query)
+            return self.recovered_found
+        if live.id == split_ref(query, {s.name for s in self.history.stores})[1]:
+            return live
+        deleted = self.recoveries.matches(query)
+        if deleted:
+            raise AmbiguousSession(query.strip(), [live.ref, *(s.ref for s in deleted)])
+        return live
+
+    def load(self, session: Session) -> Session:
+        """Read a session's messages (from its store, or from the copy it was recovered from)."""
+        if session.recovered is not None:
+            return self.recoveries.load(session)
+        return self.history.load(session)
+
+    def family(self, session: Session) -> dict[str, Session]:
+        """The sessions linked with ``session``, by id (a recovered one's: those of its copy)."""
+        if session.recovered is not None:
+            return self.recoveries.family(session)
+        return self.history.family(session)
+
+    def conversation(self, session: Session) -> list[Session]:
+        """The continuation chain ``session`` belongs to, root to tip, each loaded."""
+        if session.recovered is None:
+            return self.history.conversation(session)
+        family = self.recoveries.family(session)
+        parts = [family.get(sid) for sid in (session.chain or [session.id])]
+        return [self.recoveries.load(p) for p in parts if p is not None]
+
+    @property
+    def recovery_strays(self) -> list[Stray]:
+        """What could not be read among the copies (nothing when they were not read)."""
+        return list(self._recovered.strays) if self._recovered is not None else []
+
+    def close(self) -> None:
+        """Close the copies it opened (the history stays with whoever opened it)."""
+        if self._recovered is not None:
+            self._recovered.close()
+
+    def __enter__(self) -> Finder:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

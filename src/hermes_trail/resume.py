@@ -119,8 +119,17 @@ def plan_by_profile(
 
 
 def plan_for(session: Session, env: Mapping[str, str] | None = None) -> ResumePlan:
-    """:func:`plan_resume` for a session of the model."""
+    """:func:`plan_resume` for a session of the model.
+
+    :raises ResumeRefused: also for a recovered session: Hermes resumes only what its live store holds.
+    """
     store = session.store
+    found = session.recovered
+    if found is not None:
+        what = f"snapshot {found.snapshot}" if found.kind == "snapshot" else f"its divert file {found.path}"
+        raise ResumeRefused(f"Hermes cannot resume {session.id}: it is gone from its live state.db (deleted, "
+                            f"pruned or lost) and only {what} still holds it",
+                            f"replay it with: trail show {shlex.quote(session.ref)}")  # fmt: skip
     if store.home:
         return plan_resume(session.id, Path(store.home), store.profile, ref=session.ref, env=env)
     if store.kind != "sqlite":
@@ -149,9 +158,9 @@ def _in_demo(home: Path) -> bool:
 def find_retired(history: History, query: str) -> list[tuple[Store, Retirement]]:
     """Deletion fences for the session ``query`` names (an id or its start) in each store of ``history``:
     what tells a deleted session from one that never was."""
-    store_name, _, bare = query.strip().rpartition(":")
-    if store_name not in {s.name for s in history.stores}:
-        store_name, bare = "", query.strip()  # a colon inside an id, not a store qualifier
+    from hermes_trail.history import split_ref
+
+    store_name, bare = split_ref(query, {s.name for s in history.stores})
     found: list[tuple[Store, Retirement]] = []
     for store in history.stores:
         if store_name and store.name != store_name:

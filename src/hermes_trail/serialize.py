@@ -13,6 +13,7 @@ from hermes_trail.index.search import Hit, SearchResult
 from hermes_trail.model import (
     Command,
     FileEdit,
+    Image,
     ImportOrigin,
     Messaging,
     Permission,
@@ -266,7 +267,22 @@ def turn_json(turn: Turn) -> dict[str, Any]:
         "copy_of": turn.copy_of,
         "part": turn.part,
         "problems": list(turn.problems),
+        "divert": divert_json(turn),
+        "images": [image_json(i) for i in turn.images],
     }
+
+
+def divert_json(turn: Turn) -> dict[str, Any] | None:
+    """Where a row found only in its session's divert file is (``None`` for a row of the store)."""
+    if turn.diverted is None:
+        return None
+    return {"path": turn.diverted, "line": turn.divert_line}
+
+
+def image_json(image: Image) -> dict[str, Any]:
+    """An image part without its bytes: what it is and how big (the HTML export carries the image)."""
+    return {"media_type": image.media_type, "bytes": image.size, "label": image.label,
+            "url": None if image.url.lower().startswith("data:") else image.url}  # fmt: skip
 
 
 def transcript_json(session: Session) -> dict[str, Any]:

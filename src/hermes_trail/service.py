@@ -22,11 +22,11 @@ from pathlib import Path
 from typing import Any
 
 from hermes_trail.errors import AmbiguousSession, SessionNotFound, TrailError
-from hermes_trail.index.redact import redact, redact_lines
 from hermes_trail.index.schema import default_index_path
 from hermes_trail.index.search import SearchFilters, search
 from hermes_trail.index.sync import SyncReport, sync_index
-from hermes_trail.recall import DEFAULT_BUDGET, FRAME_CLOSE, FRAME_OPEN, recall_page, strip_markers
+from hermes_trail.recall import DEFAULT_BUDGET, FRAME_CLOSE, FRAME_OPEN, complete, recall_page, strip_markers
+from hermes_trail.redact import redact, redact_lines
 
 # Strings longer than this in a JSON answer are cut, with a note of how much was left out.
 MAX_STRING = 2000
@@ -244,14 +244,17 @@ class Trail:
         try:
             own = self._conversation_of(conn, exclude_session)
             wanted = _bounded(limit, 20)
+            # More conversations than the page shows: copies of one question collapse into one line, and
+            # the conversation that answered it may rank below them (recall.py).
             result = search(conn, query, SearchFilters(project=project, profile=profile),
-                            limit=wanted + (1 if own else 0))  # fmt: skip
+                            limit=wanted * 3 + (1 if own else 0))  # fmt: skip
+            if own:
+                result.conversations = [c for c in result.conversations
+                                        if not any(h.session_id in own for h in c.hits)]  # fmt: skip
+            complete(conn, result, query.split())
         finally:
             conn.close()
-        if own:
-            result.conversations = [c for c in result.conversations
-                                    if not any(h.session_id in own for h in c.hits)][:wanted]  # fmt: skip
-        return recall_page(result, budget=max(budget, 256))
+        return recall_page(result, budget=max(budget, 256), limit=wanted)
 
     def fix(
         self,
@@ -326,11 +329,14 @@ class Trail:
         _need(session_id, "session_id", "take a session id from search, recall or sessions")
         if offset < 0:
             raise ServiceError("offset must be 0 or more")
+        from hermes_trail.recovery import Finder
+
         with open_history(homes=self.homes, dbs=self.dbs, pgs=self.pgs, env=self.env, catalog=False,
-                          demo_fallback=False) as history:  # fmt: skip
+                          demo_fallback=False) as history, Finder(history, homes=self.homes, dbs=self.dbs,
+                                                                  env=self.env) as finder:  # fmt: skip
             try:
-                session = history.load(history.find(session_id))
-                history.family(session)
+                session = finder.load(finder.find(session_id))  # live, else a deleted one recovered
+                finder.family(session)
             except AmbiguousSession as exc:
                 raise ServiceError(f"session id {session_id!r} is ambiguous",
                                    "use one of: " + ", ".join(exc.candidates[:8])) from exc  # fmt: skip

@@ -10,7 +10,9 @@ Counting rules, each the model's own:
 - **Tokens** are summed kind by kind (input, output, cache read, cache write, reasoning), never into one
   figure; a counter the store lacks adds nothing.
 - **Cost** is the sum of the known costs, with the number of sessions whose cost is known and unknown
-  beside it: an unknown cost (a subscription's placeholder zero, an unpriced route) is never a $0.
+  beside it: an unknown cost (a subscription's placeholder zero, an unpriced route) is never a $0. Asked
+  for (``estimates``), sessions of unknown cost are priced from Hermes' own pricing table
+  (``pricing.py``): that sum is kept apart, labelled "estimated by trail", never added to Hermes' own.
 - **Turns** are the rows Hermes recorded, rewound and archived ones included, each compaction copy
   counted once (its original is the turn); **prompts** are the turns a person typed.
 - **Tool calls** and **commands** are counted on the same turns; a failing command ran and ended
@@ -102,12 +104,18 @@ class Group:
     cost_usd: float = 0.0
     cost_known: int = 0
     cost_unknown: int = 0
+    estimating: bool = False
+    estimated_usd: float = 0.0
+    estimated: int = 0
     active_seconds: float = 0.0
     active_unknown: int = 0
 
-    def add(self, session: Session, figures: Figures | None) -> None:
+    def add(self, session: Session, figures: Figures | None, estimate: float | None = None) -> None:
         self.sessions += 1
         usage = session.usage
+        if usage.cost_usd is None and estimate is not None:
+            self.estimated += 1
+            self.estimated_usd += estimate
         counters = (usage.input_tokens, usage.output_tokens, usage.cache_read_tokens,
                     usage.cache_write_tokens, usage.reasoning_tokens)  # fmt: skip
         for kind, value in zip(TOKEN_KINDS, counters, strict=True):
@@ -143,7 +151,13 @@ class Group:
             "failing_commands": self.failing_commands,
             "blocked_commands": self.blocked_commands,
             "tokens": dict(self.tokens),
-            "cost": {"usd": round(self.cost_usd, 6), "known": self.cost_known, "unknown": self.cost_unknown},
+            "cost": {
+                "usd": round(self.cost_usd, 6),
+                "known": self.cost_known,
+                "unknown": self.cost_unknown,
+                "estimated_usd": round(self.estimated_usd, 6) if self.estimating else None,
+                "estimated": self.estimated,
+            },
             "active_seconds": round(self.active_seconds, 3),
             "active_unknown": self.active_unknown,
         }
@@ -172,23 +186,68 @@ class Report:
 
 
 def aggregate(
-    sessions: Iterable[Session], by: str, figures: Mapping[SessionKey, Figures] | None = None
+    sessions: Iterable[Session],
+    by: str,
+    figures: Mapping[SessionKey, Figures] | None = None,
+    estimates: Mapping[SessionKey, float] | None = None,
 ) -> Report:
-    """Group ``sessions`` by ``by`` and sum them; ``figures`` holds the measured sessions, by key."""
+    """Group ``sessions`` by ``by`` and sum them; ``figures`` holds the measured sessions, by key.
+
+    :param estimates: trail's estimates of the sessions of unknown cost (:func:`estimate_costs`), summed
+        apart from Hermes' costs; ``None``: no estimate asked for.
+    """
     if by not in GROUPINGS:
         raise ValueError(f"cannot group by {by!r}; one of: {', '.join(GROUPINGS)}")
     found = figures or {}
+    priced = estimates or {}
+    estimating = estimates is not None
     groups: dict[str, Group] = {}
-    overall = Group(key="all")
+    overall = Group(key="all", estimating=estimating)
     for session in sessions:
         measured = found.get(session.key)
-        groups.setdefault(group_key(session, by), Group(key=group_key(session, by))).add(session, measured)
-        overall.add(session, measured)
+        guess = priced.get(session.key)
+        key = group_key(session, by)
+        groups.setdefault(key, Group(key=key, estimating=estimating)).add(session, measured, guess)
+        overall.add(session, measured, guess)
     if by == "day":
         ordered = sorted(groups.values(), key=lambda g: g.key)
     else:
         ordered = sorted(groups.values(), key=lambda g: (-g.sessions, g.key))
     return Report(by=by, groups=ordered, overall=overall)
+
+
+def estimate_costs(
+    sessions: Iterable[Session],
+    env: Mapping[str, str] | None = None,
+    rates_for: Callable[..., Mapping[tuple[str, str | None], Any] | None] | None = None,
+) -> dict[SessionKey, float] | None:
+    """Trail's estimate of each session of unknown cost, from Hermes' own pricing table for its model and
+    billing provider (``pricing.py``); a session the table cannot price is left out. ``None`` when no
+    Hermes is found to read the table from.
+
+    :param rates_for: looks the rates of (model, provider) pairs up (``pricing.hermes_rates``, or a cache
+        of it in a long-lived process).
+    """
+    from hermes_trail.pricing import estimate, hermes_rates
+
+    unpriced = [s for s in sessions if s.usage.cost_usd is None and s.model]
+    pairs = {s.key: (s.model or "", _provider(s)) for s in unpriced}
+    rates = (rates_for or hermes_rates)(pairs.values(), env)
+    if rates is None:
+        return None
+    out: dict[SessionKey, float] = {}
+    for session in unpriced:
+        amount = estimate(session.usage, rates.get(pairs[session.key]))
+        if amount is not None:
+            out[session.key] = amount
+    return out
+
+
+def _provider(session: Session) -> str | None:
+    value = session.raw.get("billing_provider")
+    if not isinstance(value, str):
+        return None
+    return value.strip() or None
 
 
 def measure_all(

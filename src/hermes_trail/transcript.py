@@ -8,47 +8,21 @@ visible, so a transcript cannot move the cursor or recolour the terminal.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
-from datetime import datetime
-from typing import TYPE_CHECKING
 
+from hermes_trail.formatting import clock, safe
+from hermes_trail.hermes.decode.tooloutput import replay_text
 from hermes_trail.hermes.decode.tools import call_subject
 from hermes_trail.model import Command, FileEdit, ModelChange, Permission, Session, ToolCall, Turn, Usage
-
-if TYPE_CHECKING:
-    from rich.console import RenderableType
-    from rich.text import Text
+from hermes_trail.styled import Block, Rule, Styled, indented
 
 _SUMMARY_CHARS = 400
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 _ROLE_STYLE = {
     "user": "bold cyan",
     "assistant": "bold green",
     "tool": "bold yellow",
     "summary": "bold magenta",
 }
-
-
-def safe(text: str) -> str:
-    """Text with every control character but newline and tab shown as an escape (``\\x1b``)."""
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
-
-
-_JSON_RAW = re.compile(r"[\x7f-\x9f\u2028\u2029]")
-
-
-def json_safe(text: str) -> str:
-    """JSON text (``ensure_ascii=False``) with DEL and the C1 controls written as ``\\u`` escapes too:
-    JSON escapes only C0, and a terminal reads a raw U+009B as CSI. The same JSON, decoded."""
-    return _JSON_RAW.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
-
-
-def clock(value: datetime | None, with_date: bool = False) -> str:
-    if value is None:
-        return "--:--:--"
-    local = value.astimezone()
-    return local.strftime("%Y-%m-%d %H:%M:%S" if with_date else "%H:%M:%S")
 
 
 def seconds(value: float | None) -> str:
@@ -105,16 +79,12 @@ def _clip(text: str, lines: int, full: bool) -> tuple[str, int]:
     return "\n".join(parts[:lines]), len(parts) - lines
 
 
-def _indent(renderable: RenderableType, by: int) -> RenderableType:
-    from rich.padding import Padding
-
-    return Padding(renderable, (0, 0, 0, by), expand=False)
+def _indent(block: Styled, by: int) -> Styled:
+    return indented(block, by)
 
 
-def _text(value: str, style: str = "") -> Text:
-    from rich.text import Text
-
-    return Text(safe(value), style=style)
+def _text(value: str, style: str = "") -> Styled:
+    return Styled.of(safe(value), style)
 
 
 def _call_line(call: ToolCall) -> str:
@@ -125,21 +95,18 @@ def _call_line(call: ToolCall) -> str:
     return f"{call.name or '?'}  {subject if subject is not None else call.arguments_text}"
 
 
-def render(session: Session, options: RenderOptions | None = None) -> list[RenderableType]:
-    """The transcript as rich renderables, in Hermes' order."""
+def render(session: Session, options: RenderOptions | None = None) -> list[Block]:
+    """The transcript as styled blocks (``styled.py``), in Hermes' order."""
     opts = options or RenderOptions()
-    out: list[RenderableType] = [_header(session)]
+    out: list[Block] = [_header(session)]
     out.extend(render_turns(session, opts))
     out.extend(_footer(session, opts))
     return out
 
 
-def render_turns(session: Session, opts: RenderOptions) -> list[RenderableType]:
+def render_turns(session: Session, opts: RenderOptions) -> list[Block]:
     """The turns alone, rows kept aside shown in place when asked."""
-    from rich.rule import Rule
-    from rich.text import Text
-
-    out: list[RenderableType] = []
+    out: list[Block] = []
     events = {e.summary_row: e for e in session.compaction_events if e.summary_row is not None}
     changes = {c.source_row: c for c in session.model_changes}
     turns: list[Turn] = list(session.turns)
@@ -150,12 +117,12 @@ def render_turns(session: Session, opts: RenderOptions) -> list[RenderableType]:
             continue  # shown under its call
         if turn.kind == "model_switch":
             out.append(_model_switch(turn, changes.get(turn.source_row)))
-            out.append(Text(""))
+            out.append(Styled())
             continue
         event = events.get(turn.source_row) if turn.role == "summary" else None
         if event is not None:
             note = f"compaction at {clock(event.time)}: {event.archived} rows archived (--all shows them)"
-            out.append(Rule(note, style="magenta"))
+            out.append(Rule(note, "magenta"))
         out.append(_turn_head(turn))
         if turn.reasoning:
             out.append(_indent(_reasoning(turn.reasoning, opts), 2))
@@ -180,16 +147,16 @@ def render_turns(session: Session, opts: RenderOptions) -> list[RenderableType]:
         for problem in turn.problems:
             if not problem.startswith("orphan tool result"):
                 out.append(_indent(_text(f"⚠ {problem}", "red dim"), 2))
-        out.append(Text(""))
+        out.append(Styled())
     return out
 
 
-def _turn_head(turn: Turn) -> Text:
-    from rich.text import Text
-
-    head = Text()
+def _turn_head(turn: Turn) -> Styled:
+    head = Styled()
     head.append(turn.role, style=_ROLE_STYLE.get(turn.role, "bold"))
-    head.append(f"  {clock(turn.time)}  #{turn.source_row}", style="dim")
+    head.append(f"  {clock(turn.time)}  {safe(turn.row_label)}", style="dim")
+    if turn.diverted is not None:
+        head.append("  [found in the divert file, not in the store]", style="yellow")
     if turn.role == "summary":
         head.append("  compaction summary (not a prompt)", style="magenta")
     elif turn.kind:
@@ -203,17 +170,15 @@ def _turn_head(turn: Turn) -> Text:
     return head
 
 
-def _reasoning(reasoning: str, opts: RenderOptions) -> Text:
+def _reasoning(reasoning: str, opts: RenderOptions) -> Styled:
     if opts.reasoning:
         return _text(reasoning, "italic dim")
     first = reasoning.strip().splitlines()[0] if reasoning.strip() else ""
     return _text(f"▸ reasoning: {first[:100]}", "italic dim")
 
 
-def _model_switch(turn: Turn, change: ModelChange | None) -> Text:
-    from rich.text import Text
-
-    line = Text("⇄ model switch", style="bold magenta")
+def _model_switch(turn: Turn, change: ModelChange | None) -> Styled:
+    line = Styled.of("⇄ model switch", "bold magenta")
     if change is not None:
         via = f" via {change.provider}" if change.provider else ""
         line.append(safe(f" → {change.model}{via}"), style="magenta")
@@ -223,7 +188,7 @@ def _model_switch(turn: Turn, change: ModelChange | None) -> Text:
     return line
 
 
-def _permission_line(permission: Permission, ran: bool) -> Text:
+def _permission_line(permission: Permission, ran: bool) -> Styled:
     outcome = permission.outcome
     by = f" by {permission.by}" if permission.by else ""
     if outcome == "approved":
@@ -246,7 +211,7 @@ def _permission_line(permission: Permission, ran: bool) -> Text:
     return _text(text, style)
 
 
-def _command_status(command: Command, duration: float | None) -> Text:
+def _command_status(command: Command, duration: float | None) -> Styled:
     code = command.exit_code
     style = {"ok": "green", "timeout": "yellow", "killed": "magenta", "background": "cyan"}.get(
         command.status, "red"
@@ -261,11 +226,11 @@ def _command_status(command: Command, duration: float | None) -> Text:
     return _text(label, style)
 
 
-def _edit_lines(edit: FileEdit, opts: RenderOptions) -> list[RenderableType]:
+def _edit_lines(edit: FileEdit, opts: RenderOptions) -> list[Block]:
     head = f"✎ {edit.action} {edit.path}" + (f" → {edit.moved_to}" if edit.moved_to else "")
     if edit.applied is False:
         head += "  (not applied)"
-    out: list[RenderableType] = [_indent(_text(head, "bold blue"), 4)]
+    out: list[Block] = [_indent(_text(head, "bold blue"), 4)]
     diff = [("- " + line, "red") for line in edit.removed] + [("+ " + line, "green") for line in edit.added]
     limit = len(diff) if opts.full else opts.output_lines
     for line, style in diff[:limit]:
@@ -275,12 +240,10 @@ def _edit_lines(edit: FileEdit, opts: RenderOptions) -> list[RenderableType]:
     return out
 
 
-def _render_call(call: ToolCall, opts: RenderOptions) -> list[RenderableType]:
-    from rich.text import Text
-
-    out: list[RenderableType] = []
+def _render_call(call: ToolCall, opts: RenderOptions) -> list[Block]:
+    out: list[Block] = []
     if call.name == "terminal" and (call.command is not None or call.permission is not None):
-        line = Text("$ ", style="yellow")
+        line = Styled.of("$ ", "yellow")
         shown = call.command.command if call.command else _call_line(call).removeprefix("terminal  ")
         line.append(safe(shown), style="yellow")
         out.append(_indent(line, 2))
@@ -291,7 +254,7 @@ def _render_call(call: ToolCall, opts: RenderOptions) -> list[RenderableType]:
             body = call.command.output or call.command.error or ""
             out.extend(_body(body, opts))
         return out
-    line = Text("⚙ ", style="yellow")
+    line = Styled.of("⚙ ", "yellow")
     line.append(safe(_call_line(call)), style="yellow")
     if call.duration is not None:
         line.append(f"  · {seconds(call.duration)}", style="dim")
@@ -303,25 +266,23 @@ def _render_call(call: ToolCall, opts: RenderOptions) -> list[RenderableType]:
     if call.result is None:
         out.append(_indent(_text("(no result recorded)", "dim"), 4))
     elif not call.edits or any(e.applied is False for e in call.edits):  # an edit's diff says it all
-        kept = call.result.output if call.result.output is not None else call.result.text
-        out.extend(_body(kept, opts))
+        result = call.result
+        out.extend(_body(replay_text(result.output, result.text, result.data), opts))
     return out
 
 
-def _body(text: str, opts: RenderOptions) -> list[RenderableType]:
+def _body(text: str, opts: RenderOptions) -> list[Block]:
     if not text:
         return []
     shown, more = _clip(text, opts.output_lines, opts.full)
-    out: list[RenderableType] = [_indent(_text(shown, "dim"), 4)]
+    out: list[Block] = [_indent(_text(shown, "dim"), 4)]
     if more:
         out.append(_indent(_text(f"… {more} more lines (--full)", "dim italic"), 4))
     return out
 
 
-def _footer(session: Session, opts: RenderOptions) -> list[RenderableType]:
-    from rich.text import Text
-
-    out: list[RenderableType] = []
+def _footer(session: Session, opts: RenderOptions) -> list[Block]:
+    out: list[Block] = []
     hidden = [] if opts.include_hidden else session.hidden
     if hidden:
         kinds: dict[str, int] = {}
@@ -331,13 +292,13 @@ def _footer(session: Session, opts: RenderOptions) -> list[RenderableType]:
                 key = "rewound" if turn.rewound else "archived by compaction"
             kinds[key] = kinds.get(key, 0) + 1
         summary = ", ".join(f"{n} {k}" for k, n in kinds.items())
-        out.append(Text(f"Rows kept but not replayed: {summary} (--all shows them)", style="dim"))
+        out.append(Styled.of(f"Rows kept but not replayed: {summary} (--all shows them)", "dim"))
     if session.children:
-        out.append(Text("Linked sessions:", style="bold"))
+        out.append(Styled.of("Linked sessions:", "bold"))
         for relation, child in session.children:
             out.append(_indent(_text(f"{relation}: {child}"), 2))
     if session.strays:
-        out.append(Text("Strays (rows that could not be read):", style="bold red"))
+        out.append(Styled.of("Strays (rows that could not be read):", "bold red"))
         for stray in session.strays:
             out.append(_indent(_text(f"{stray.where}: {stray.reason}", "red"), 2))
     return out
@@ -391,10 +352,8 @@ def _facts(session: Session) -> list[tuple[str, str]]:
     return facts
 
 
-def _header(session: Session) -> RenderableType:
-    from rich.text import Text
-
-    head = Text()
+def _header(session: Session) -> Styled:
+    head = Styled()
     head.append(safe(session.title or "(untitled)"), style="bold")
     head.append(f"\n{safe(session.id)}", style="dim")
     for key, value in _facts(session):
@@ -404,19 +363,17 @@ def _header(session: Session) -> RenderableType:
     return head
 
 
-def render_lineage(chain: list[Session], options: RenderOptions | None = None) -> list[RenderableType]:
+def render_lineage(chain: list[Session], options: RenderOptions | None = None) -> list[Block]:
     """A continuation chain as one conversation: each part's turns under a divider naming the part."""
-    from rich.rule import Rule
-
     opts = options or RenderOptions()
     if not chain:
         return []
-    out: list[RenderableType] = [_header(chain[-1])]
+    out: list[Block] = [_header(chain[-1])]
     for index, part in enumerate(chain, start=1):
         title = f"part {index} of {len(chain)}: {safe(part.id)}"
         if index > 1:
             title += " (continued after compaction)"
-        out.append(Rule(safe(title), style="magenta"))
+        out.append(Rule(safe(title), "magenta"))
         out.extend(render_turns(part, opts))
     out.extend(_footer(chain[-1], opts))
     return out

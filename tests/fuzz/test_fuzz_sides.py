@@ -5,6 +5,7 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
+import pytest
 from fuzzsides import build, check_home, homes
 from hypothesis import HealthCheck, given, settings
 
@@ -16,6 +17,7 @@ def run_case(spec: dict) -> None:
         check_home(home, spec)
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck), database=None)
 @given(homes())
 def test_generated_side_files_are_read_whole(spec):

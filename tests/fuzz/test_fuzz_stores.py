@@ -9,6 +9,7 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
+import pytest
 from fuzzstores import check_store, stores, write
 from hypothesis import HealthCheck, given, settings
 
@@ -20,6 +21,7 @@ def run_case(spec: dict) -> None:
         check_store(path, spec, Path(tmp))
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck), database=None)
 @given(stores())
 def test_generated_stores_are_read_whole(spec):

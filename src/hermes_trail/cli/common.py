@@ -10,18 +10,30 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 
-from hermes_trail.hermes import locate
-from hermes_trail.history import History, open_history
-from hermes_trail.model import Stray
+if TYPE_CHECKING:  # imported where used: a command's start-up pays only for what it reads
+    from hermes_trail.cli.term import Printer
+    from hermes_trail.history import History
+    from hermes_trail.model import Stray
 
 EXIT_OK = 0
 EXIT_ERROR = 1
+EXIT_USAGE = 2
 EXIT_SKIPPED = 3
+EXIT_OVER_BUDGET = 4  # trail stats --budget: spending passed the budget
+
+# Variables that name where Hermes' history is: set, they say what to read, and a missing place is an
+# error; the demo home stands in only when none of them (and no flag) names anything.
+_NAMING_VARIABLES = (
+    ("TRAIL_HERMES_DB", "file"),
+    ("TRAIL_HERMES_HOME", "directory"),
+    ("HERMES_HOME", "directory"),
+)
 
 HomeOption = Annotated[
     list[Path] | None,
@@ -65,8 +77,16 @@ def load(
 
     :param catalog: read every session row (a listing); a command about one session looks it up instead.
     """
-    history = open_history(homes=homes or (), dbs=dbs or (), pgs=pgs or (), demo_fallback=True,
-                           catalog=catalog)  # fmt: skip
+    from hermes_trail.history import open_history
+
+    check_locations(homes, dbs, pgs)
+    history = open_history(
+        homes=homes or (),
+        dbs=dbs or (),
+        pgs=pgs or (),
+        demo_fallback=not named(homes, dbs, pgs),
+        catalog=catalog,
+    )
     if history.demo:
         err("no Hermes home found; reading the demo home bundled with hermes-trail")
     for stray in history.strays:
@@ -78,15 +98,41 @@ def load(
     return history
 
 
+def named(homes: list[Path] | None, dbs: list[Path] | None, pgs: list[str] | None) -> bool:
+    """Whether a flag or a variable names what to read (then the demo home never stands in)."""
+    if homes or dbs or pgs or os.environ.get("TRAIL_HERMES_PG_DSN", "").strip():
+        return True
+    return any(os.environ.get(name, "").strip() for name, _ in _NAMING_VARIABLES)
+
+
+def check_locations(homes: list[Path] | None, dbs: list[Path] | None, pgs: list[str] | None = None) -> None:
+    """Fail (exit 2, one line) when a ``--home``, a ``--db`` or a variable names a place that is not there:
+    a typo must not quietly read something else."""
+    for path in homes or ():
+        if not path.exists():
+            fail(f"--home {path}: no such directory", EXIT_USAGE)
+    for path in dbs or ():
+        if not path.exists():
+            fail(f"--db {path}: no such file", EXIT_USAGE)
+    if homes or dbs or pgs:
+        return
+    for name, kind in _NAMING_VARIABLES:
+        value = os.environ.get(name, "").strip()
+        if value and not Path(value).expanduser().exists():
+            fail(f"{name}={value}: no such {kind}", EXIT_USAGE)
+
+
 def report_rows(strays: list[Stray], shown: int = 10) -> None:
     """Rows that could not be read: one line each, the first ``shown`` of them, then a count."""
     for stray in strays[:shown]:
         err(f"unreadable row {stray.where}: {stray.reason}")
     if len(strays) > shown:
-        err(f"... and {len(strays) - shown} more row(s) (see --json \"strays\")")
+        err(f'... and {len(strays) - shown} more row(s) (see --json "strays")')
 
 
 def _homes(homes: list[Path] | None) -> list[tuple[Path, str]]:
+    from hermes_trail.hermes import locate
+
     return locate.resolve_roots(os.environ, homes=homes or ())
 
 
@@ -95,7 +141,33 @@ def exit_code(history: History) -> int:
 
 
 def print_json(value: Any) -> None:
-    from hermes_trail.transcript import json_safe
+    from hermes_trail.formatting import json_safe
 
     sys.stdout.write(json_safe(json.dumps(value, ensure_ascii=False, indent=None)))
     sys.stdout.write("\n")
+
+
+def since_option(value: str | None, name: str) -> float | None:
+    """A ``--since``/``--until`` value as a timestamp; a value it cannot read fails the command."""
+    if value is None:
+        return None
+    from hermes_trail.errors import TrailError
+    from hermes_trail.listing import since_timestamp
+
+    try:
+        return since_timestamp(value, name)
+    except TrailError as exc:
+        fail(str(exc))
+
+
+def answer(
+    found: bool, json_output: bool, as_json: Callable[[], Any], render: Callable[[Printer], None]
+) -> NoReturn:
+    """Print a query's result (JSON, or for people) and exit ``1`` when a person got nothing."""
+    if json_output:
+        print_json(as_json())
+    else:
+        from hermes_trail.cli.term import Printer
+
+        render(Printer())
+    raise typer.Exit(EXIT_OK if found or json_output else EXIT_ERROR)

@@ -6,17 +6,17 @@ from __future__ import annotations
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from hermes_trail.cli.app import app
 from hermes_trail.cli.common import EXIT_OK, EXIT_SKIPPED, DbOption, HomeOption, PgOption, err, fail, load
-from hermes_trail.history import History
-from hermes_trail.model import Session
+
+if TYPE_CHECKING:
+    from hermes_trail.model import Session
+    from hermes_trail.recovery import Finder
 
 
-@app.command("export")
 def export_cmd(
     session_ids: Annotated[
         list[str] | None,
@@ -26,7 +26,8 @@ def export_cmd(
     fmt: Annotated[str, typer.Option("--format", "-f", help="md, html, jsonl or asf.")] = "md",
     output: Annotated[
         Path | None,
-        typer.Option("--output", "-o", help="A file (one session) or a directory.", show_default=False),
+        typer.Option("--output", "-o", help="A file (one session), a directory, or - (standard output).",
+                     show_default=False),
     ] = None,
     since: Annotated[str | None, typer.Option(help="With --all: active since 7d, 12h or a date.")] = None,
     profile: Annotated[str | None, typer.Option(help="With --all: only this profile.")] = None,
@@ -55,10 +56,16 @@ def export_cmd(
         fail("name the sessions to export, or give --all")
     if not export_all and (since or profile or project or source):
         fail("--since, --profile, --project and --source go with --all")
-    with load(home, db, pg, catalog=export_all) as listing, open_history(
-        homes=home or (), dbs=db or (), pgs=pg or (), demo_fallback=listing.demo, catalog=False
-    ) as reader:
-        chosen = _choose(listing, session_ids or [], export_all, since, profile, project, source)
+    from hermes_trail.recovery import Finder
+
+    with (
+        load(home, db, pg, catalog=export_all) as listing,
+        open_history(
+            homes=home or (), dbs=db or (), pgs=pg or (), demo_fallback=listing.demo, catalog=False
+        ) as reader,
+        Finder(listing, homes=home or (), dbs=db or ()) as finder,
+    ):
+        chosen = _choose(finder, session_ids or [], export_all, since, profile, project, source)
         if not chosen:
             fail("no session to export")
         roots = [r for s in listing.stores for r in _roots(s.path, s.home)]
@@ -69,6 +76,8 @@ def export_cmd(
             fail(f"{len(chosen)} sessions as {fmt} need a directory: add -o DIR")
 
         def read(session: Session) -> tuple[Session, Mapping[str, Session]]:
+            if session.recovered is not None:  # a deleted session: read from the copy it was found in
+                return finder.load(session), finder.family(session)
             full = reader.load(reader.find(session.ref))
             return full, reader.family(full)
 
@@ -104,7 +113,7 @@ def _roots(path: str, home: str | None) -> list[Path]:
     return out
 
 
-def _choose(listing: History, ids: list[str], every: bool, since: str | None, profile: str | None,
+def _choose(finder: Finder, ids: list[str], every: bool, since: str | None, profile: str | None,
             project: str | None, source: str | None) -> list[Session]:  # fmt: skip
     from hermes_trail.errors import AmbiguousSession, SessionNotFound, TrailError
     from hermes_trail.listing import SessionFilter, parse_since
@@ -114,11 +123,11 @@ def _choose(listing: History, ids: list[str], every: bool, since: str | None, pr
             flt = SessionFilter(profile, project, source, parse_since(since) if since else None)
         except TrailError as exc:
             fail(str(exc))
-        return [s for s in listing.sessions if flt.accepts(s)]
+        return [s for s in finder.history.sessions if flt.accepts(s)]
     chosen: list[Session] = []
     for query in ids:
         try:
-            session = listing.find(query)
+            session = finder.find(query)  # a live session, else a deleted one a snapshot or divert holds
         except AmbiguousSession as exc:
             fail(f"{query!r} is ambiguous; it could be:\n  " + "\n  ".join(exc.candidates))
         except SessionNotFound:
@@ -130,8 +139,9 @@ def _choose(listing: History, ids: list[str], every: bool, since: str | None, pr
 
 def _target(output: Path | None, count: int, every: bool) -> tuple[str, Path | None]:
     """Where to write: ``stdout``; ``file`` (one session named to a path that is not a directory); else
-    ``dir``, a directory (created when missing) that gets one file per session."""
-    if output is None:
+    ``dir``, a directory (created when missing) that gets one file per session. ``-o -`` is standard
+    output, as the shell convention has it (never a file named ``-``)."""
+    if output is None or str(output) == "-":
         return "stdout", None
     many = count > 1 or every
     if output.is_dir() or str(output).endswith(("/", "\\")):
@@ -150,7 +160,7 @@ def _emit(mode: str, target: Path | None, name: str, text: str, fmt: str, index:
         if index and fmt == "md":
             sys.stdout.write("\n---\n\n")
         sys.stdout.flush()
-        from hermes_trail.transcript import json_safe
+        from hermes_trail.formatting import json_safe
 
         # JSON lines to a terminal: C1 controls as escapes (the same JSON); Markdown is already plain
         sys.stdout.buffer.write(encode(json_safe(text) if fmt in ("jsonl", "asf") else text))

@@ -4,6 +4,7 @@ time, silent afterwards)."""
 from __future__ import annotations
 
 import os
+import sqlite3
 import sys
 from pathlib import Path
 from typing import Annotated, Any
@@ -11,7 +12,6 @@ from typing import Annotated, Any
 import typer
 
 from hermes_trail.cli.common import err, fail
-from hermes_trail.hermes import locate
 
 IndexOption = Annotated[
     Path | None,
@@ -25,9 +25,12 @@ def _homes_or_demo(
     homes: list[Path] | None, dbs: list[Path] | None, pgs: list[str] | None
 ) -> tuple[list[Path], list[Path]]:
     """The homes to index: the ones named, else Hermes' own, else the bundled demo (said on stderr)."""
+    from hermes_trail.cli.common import check_locations, named
+    from hermes_trail.hermes import locate
+
+    check_locations(homes, dbs, pgs)
     homes, dbs = list(homes or ()), list(dbs or ())
-    explicit = homes or dbs or pgs or locate.named_by_environment(os.environ)
-    if not explicit and not locate.discover(os.environ).stores:
+    if not named(homes, dbs, pgs) and not locate.discover(os.environ).stores:
         from hermes_trail.history import demo_home
 
         err("no Hermes home found; searching the demo home bundled with hermes-trail")
@@ -42,16 +45,18 @@ def synced_index(
     pgs: list[str] | None = None,
     include_recovered: bool | None = None,
     rebuild: bool = False,
+    skipped: list[Any] | None = None,
 ) -> Path:
     """Bring the index up to date and return its path; the first build shows its progress on stderr.
 
     :param include_recovered: index sessions only a snapshot or divert holds too (``None``: as before).
     :param rebuild: build a new index beside the old one and swap it in.
+    :param skipped: gets the stores and directories passed over (each also said on stderr).
     """
     from hermes_trail.errors import TrailError
 
     try:
-        return _synced_index(index, homes, dbs, pgs, include_recovered, rebuild)
+        return _synced_index(index, homes, dbs, pgs, include_recovered, rebuild, skipped)
     except TrailError as exc:
         fail(str(exc))
 
@@ -63,6 +68,7 @@ def _synced_index(
     pgs: list[str] | None,
     include_recovered: bool | None,
     rebuild: bool = False,
+    skipped: list[Any] | None = None,
 ) -> Path:
     from hermes_trail.index.schema import default_index_path
     from hermes_trail.index.sync import sync_index
@@ -90,6 +96,8 @@ def _synced_index(
     for stray in report.strays:
         if stray.kind in ("store", "directory"):
             err(f"skipped {stray.kind} {stray.where}: {stray.reason} (what was indexed from it stays)")
+            if skipped is not None:
+                skipped.append(stray)
     return path
 
 
@@ -147,3 +155,11 @@ class _IndexingBar:
             return False
         self._bar.stop()
         return True
+
+
+def read_index(
+    index: Path | None, homes: list[Path] | None, dbs: list[Path] | None, pgs: list[str] | None
+) -> sqlite3.Connection:
+    """The index, brought up to date, opened read-only."""
+    path = synced_index(index, homes, dbs, pgs)
+    return sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)

@@ -9,7 +9,6 @@ from typing import Annotated, Any
 
 import typer
 
-from hermes_trail.cli.app import app
 from hermes_trail.cli.common import EXIT_OK, fail, print_json
 
 install_app = typer.Typer(help="Connect hermes-trail to an agent: MCP, plugin, memory provider, skill.",
@@ -17,8 +16,6 @@ install_app = typer.Typer(help="Connect hermes-trail to an agent: MCP, plugin, m
                           rich_markup_mode=None)  # fmt: skip
 uninstall_app = typer.Typer(help="Take out what `trail install` put in, exactly that.", no_args_is_help=True,
                             add_completion=False, rich_markup_mode=None)  # fmt: skip
-app.add_typer(install_app, name="install")
-app.add_typer(uninstall_app, name="uninstall")
 
 ProfileOption = Annotated[
     str | None, typer.Option("--profile", "-p", help="This profile's home (default: the one hermes uses).")
@@ -26,8 +23,9 @@ ProfileOption = Annotated[
 AllProfilesOption = Annotated[bool, typer.Option("--all-profiles", help="The root home and every profile.")]
 RootOption = Annotated[
     Path | None,
-    typer.Option("--home", help="The Hermes home or root (default: HERMES_HOME, else ~/.hermes).",
-                 show_default=False),
+    typer.Option(
+        "--home", help="The Hermes home or root (default: HERMES_HOME, else ~/.hermes).", show_default=False
+    ),
 ]
 DryRunOption = Annotated[bool, typer.Option("--dry-run", help="Print the diff of every file; write nothing.")]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON (keys documented in docs/json.md).")]
@@ -56,6 +54,7 @@ def _report(plan: Any, backups: list[Path], dry_run: bool, status: str) -> dict[
         "removed": [str(c.path) for c in changes if c.after is None],
         "backups": [str(b) for b in backups],
         "notes": list(plan.notes),
+        "backups_removed": [str(b) for b in plan.stale] if status == "uninstalled" else [],
     }
 
 
@@ -72,6 +71,12 @@ def install_hermes(
         bool, typer.Option("--memory", help="Also make `trail` the memory provider (memory.provider).")
     ] = False,
     dry_run: DryRunOption = False,
+    build: Annotated[
+        bool | None,
+        typer.Option("--build-index/--no-build-index",
+                     help="Build the search index now, with a progress bar (default: ask on a terminal).",
+                     show_default=False),
+    ] = None,
     json_output: JsonOption = False,
 ) -> None:
     """Put hermes-trail into Hermes: an mcp_servers entry for `trail mcp`, the hermes-trail plugin (recall
@@ -92,6 +97,9 @@ def install_hermes(
             plans.append(inst.plan_install(target, memory=memory))
         except (inst.InstallError, ConfigEditError) as exc:
             fail(f"{target.home}: {exc} (nothing was written)")
+    about_hermes = inst.hermes_notes(inst.find_hermes())
+    for plan in plans:
+        plan.notes.extend(about_hermes)
     reports = []
     for plan in plans:
         if dry_run:
@@ -116,9 +124,53 @@ def install_hermes(
             for note in report["notes"]:
                 _say(f"note: {note}")
         if plans and any(r["added"] or r["changed"] for r in reports):
-            _say("Start a new Hermes session to load it; `hermes plugins list` shows hermes-trail. The "
-                 "search index builds in the background on first use (or now: trail index).")  # fmt: skip
+            _say("Start a new Hermes session to load it; `hermes plugins list` shows hermes-trail; "
+                 "`trail doctor` checks every piece.")  # fmt: skip
+    if not dry_run:
+        _first_builds(plans, build, json_output)
     raise typer.Exit(EXIT_OK)
+
+
+def _first_builds(plans: list[Any], build: bool | None, json_output: bool) -> None:
+    """Say how long each index not built yet takes to build, and build it now when asked (``--build-index``)
+    or when the person says yes at a terminal; ``trail index`` shows its progress bar."""
+    import subprocess
+
+    from hermes_trail.integrations.hermes import install as inst
+
+    seen: set[Path] = set()
+    for plan in plans:
+        index = inst.index_for(plan.target.home)
+        if index in seen:
+            continue
+        seen.add(index)
+        first = inst.first_build(plan.target.home, index)
+        if first is None or not first["messages"]:
+            continue
+        if not json_output:
+            _say(f"The search index {index} is not built yet: {first['messages']:,} messages in "
+                 f"{first['sessions']:,} sessions, about {_duration(first['seconds'])} with `trail index` "
+                 f"(left to the plugin, about {_duration(first['plugin_seconds'])} inside Hermes, recalling "
+                 "nothing meanwhile).")  # fmt: skip
+        asked = build
+        if asked is None:
+            asked = (not json_output and sys.stdin.isatty() and sys.stderr.isatty()
+                     and typer.confirm("Build it now?", default=True, err=True))  # fmt: skip
+        if not asked:
+            if not json_output:
+                _say(f"  to build it later: trail index --index {index} --home {plan.target.home}")
+            continue
+        command, args = inst.trail_command()
+        run = [command, *args, "index", "--index", str(index), "--home", str(plan.target.home)]
+        done = subprocess.run(run, stdout=subprocess.DEVNULL if json_output else sys.stderr.fileno())
+        if done.returncode != 0:
+            fail(f"building {index} failed (exit {done.returncode}); trail index says why")
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 5:
+        return "a few seconds"
+    return f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.0f} min"
 
 
 @uninstall_app.command("hermes")

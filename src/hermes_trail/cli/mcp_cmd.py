@@ -8,7 +8,6 @@ from typing import Annotated
 
 import typer
 
-from hermes_trail.cli.app import app
 from hermes_trail.cli.common import DbOption, HomeOption, PgOption, err, fail
 from hermes_trail.cli.indexing import IndexOption
 from hermes_trail.errors import TrailError
@@ -19,7 +18,6 @@ DEMO_NOTE = (
 )
 
 
-@app.command("mcp")
 def mcp(
     http: Annotated[
         str | None,
@@ -76,6 +74,8 @@ def mcp(
             given = False
         else:
             given = bool(token)
+        if token and given:
+            address.check_token(token)
         sock = address.bind(host, port)
     except TrailError as exc:
         fail(str(exc))

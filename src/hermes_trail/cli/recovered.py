@@ -6,11 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from hermes_trail.cli.common import err, print_json
+from hermes_trail.formatting import clock, safe
 from hermes_trail.history import History
 from hermes_trail.listing import SessionFilter, select
 from hermes_trail.model import Session
-from hermes_trail.recovery import Recoveries, recover
-from hermes_trail.transcript import clock
+from hermes_trail.recovery import Finder, Recoveries, recover
 
 
 def origin_line(session: Session) -> str:
@@ -57,31 +57,29 @@ def list_deleted(history: History, homes: list[Path] | None, dbs: list[Path] | N
                 "demo": history.demo,
             })  # fmt: skip
         else:
-            from hermes_trail.cli.tables import console, print_sessions
+            from hermes_trail.cli.tables import print_sessions
+            from hermes_trail.cli.term import Printer
 
-            out = console()
+            out = Printer()
             if not found.sessions and not found.fences_without_copy:
-                out.print("no deleted session in a snapshot, a divert or a deletion fence", markup=False)
+                out.line("no deleted session in a snapshot, a divert or a deletion fence")
                 return bool(found.strays)
-            print_sessions(chosen, total=len(found.sessions))
+            matched = sum(1 for s in found.sessions if flt.accepts(s))
+            print_sessions(chosen, matched=matched, total=len(found.sessions))
             for session in chosen:
-                out.print(f"{session.id}: {origin_line(session)}", markup=False, highlight=False)
+                out.line(f"{safe(session.id)}: {safe(origin_line(session))}")
             for fence in found.fences_without_copy:
                 when = clock(fence.deleted_at, with_date=True) if fence.deleted_at else "at a time unknown"
                 line = f"{fence.session_id}: deleted {when} ({fence.profile}); no copy found"
-                out.print(line, markup=False, highlight=False)
+                out.line(safe(line))
         return bool(found.strays)
 
 
-def show_recovered(history: History, query: str, homes: list[Path] | None, dbs: list[Path] | None) -> Session:
-    """The recovered session ``query`` names, loaded, its origin said on stderr.
+def report_recovery(finder: Finder) -> None:
+    """On stderr: the copies that could not be read, and where a recovered session that was found came
+    from (once each)."""
+    for stray in finder.recovery_strays:
+        err(f"skipped {stray.kind} {stray.where}: {stray.reason}")
+    if finder.recovered_found is not None:
+        err(origin_line(finder.recovered_found))
 
-    :raises SessionNotFound: no recovered session matches either.
-    """
-    found = recoveries(history, homes, dbs)
-    try:
-        session = found.load(found.find(query))
-    finally:
-        found.close()
-    err(origin_line(session))
-    return session

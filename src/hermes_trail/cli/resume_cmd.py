@@ -8,7 +8,6 @@ from typing import Annotated
 
 import typer
 
-from hermes_trail.cli.app import app
 from hermes_trail.cli.common import (
     EXIT_OK,
     DbOption,
@@ -22,7 +21,6 @@ from hermes_trail.cli.common import (
 from hermes_trail.errors import AmbiguousSession, ResumeRefused, SessionNotFound, TrailError
 
 
-@app.command("resume")
 def resume(
     session_id: Annotated[str, typer.Argument(help="A session id, a unique prefix, or <store>:<id>.")],
     run: Annotated[bool, typer.Option("--exec", help="Run the command instead of printing it.")] = False,
@@ -42,9 +40,14 @@ def resume(
 
     if run and json_output:
         fail("--exec runs the command and --json prints it: choose one")
-    with load(home, db, pg, catalog=False) as history:
+    from hermes_trail.recovery import Finder
+
+    with (
+        load(home, db, pg, catalog=False) as history,
+        Finder(history, homes=home or (), dbs=db or ()) as finder,
+    ):
         try:
-            session = history.find(session_id)
+            session = finder.find(session_id)  # a deleted one too: plan_for says why it cannot resume
         except AmbiguousSession as exc:
             fail(f"{session_id!r} is ambiguous; it could be:\n  " + "\n  ".join(exc.candidates))
         except SessionNotFound:

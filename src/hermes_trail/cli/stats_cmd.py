@@ -3,16 +3,17 @@ grouped by project, model, profile, source or day."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Literal
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from hermes_trail.cli.app import app
 from hermes_trail.cli.common import (
+    EXIT_OVER_BUDGET,
     DbOption,
     HomeOption,
     JsonOption,
     PgOption,
+    err,
     exit_code,
     fail,
     load,
@@ -22,8 +23,11 @@ from hermes_trail.cli.common import (
 if TYPE_CHECKING:
     from hermes_trail.stats import Group, Report
 
+ESTIMATE_HELP = ("Also price the sessions of unknown cost from Hermes' own pricing table, shown apart from "
+                 "Hermes' figures (estimated by trail).")  # fmt: skip
+BUDGET_HELP = "Exit 4 when the cost of the sessions shown (with --estimate, estimates too) passes USD."
 
-@app.command("stats")
+
 def stats_cmd(
     by: Annotated[str, typer.Option("--by", help="project, model, profile, source or day.")] = "project",
     since: Annotated[str | None, typer.Option(help="Active since: 7d, 12h, 30m or an ISO date.")] = None,
@@ -34,6 +38,8 @@ def stats_cmd(
     db: DbOption = None,
     pg: PgOption = None,
     json_output: JsonOption = False,
+    estimate: Annotated[bool, typer.Option("--estimate", help=ESTIMATE_HELP)] = False,
+    budget: Annotated[float | None, typer.Option("--budget", metavar="USD", min=0, help=BUDGET_HELP)] = None,
 ) -> None:
     """Where the work went: sessions, turns, tool calls, failing commands, tokens by kind, cost (the sum of
     the known, and how many are unknown) and active time, by project, model, profile, source or day.
@@ -41,10 +47,11 @@ def stats_cmd(
     \b
     Example:
         trail stats --by day --since 30d
-    """
+        trail stats --since 7d --estimate --budget 50   # exits 4 over $50 (for cron)
+    """  # fmt: skip
     from hermes_trail.errors import TrailError
     from hermes_trail.listing import SessionFilter, parse_since
-    from hermes_trail.stats import GROUPINGS, aggregate, measure_all
+    from hermes_trail.stats import GROUPINGS, aggregate, estimate_costs, measure_all
 
     if by not in GROUPINGS:
         fail(f"--by {by!r}: one of {', '.join(GROUPINGS)}")
@@ -58,14 +65,28 @@ def stats_cmd(
 
         with progress_bar("reading") as progress:
             figures = measure_all(history.load, chosen, progress=progress)
-        report = aggregate(chosen, by, figures)
+        estimates = estimate_costs(chosen) if estimate else None
+        if estimate and estimates is None:
+            err("no Hermes found to read its pricing table from: nothing estimated")
+        report = aggregate(chosen, by, figures, estimates)
+        spent = report.overall.cost_usd + (report.overall.estimated_usd if estimates is not None else 0.0)
+        over = budget is not None and spent > budget
         if json_output:
             out = report.as_json()
             out["since"] = flt.since.isoformat().replace("+00:00", "Z") if flt.since else None
+            limit = {"usd": budget, "spent": round(spent, 6), "over": over}
+            out["budget"] = None if budget is None else limit
             print_json(out)
         else:
             print_report(report)
-        code = exit_code(history)
+        if over:
+            from hermes_trail.formatting import dollars
+
+            guessed = report.overall.estimated_usd if estimates is not None else 0.0
+            part = f" (of which {dollars(guessed)} estimated by trail)" if guessed else ""
+            period = f" since {since}" if since else ""
+            err(f"over budget: {dollars(spent)}{part} spent{period}, budget {dollars(budget or 0.0)}")
+        code = EXIT_OVER_BUDGET if over else exit_code(history)
     raise typer.Exit(code)
 
 
@@ -78,15 +99,19 @@ def _tokens(value: int) -> str:
 
 
 def _cost(group: Group) -> str:
-    known = f"${group.cost_usd:,.2f}" if group.cost_known else ""
-    if group.cost_unknown:
-        unknown = f"{group.cost_unknown} unknown"
-        return f"{known} + {unknown}" if known else unknown
-    return known or "-"
+    from hermes_trail.formatting import dollars
+
+    parts = [dollars(group.cost_usd)] if group.cost_known else []
+    if group.estimated:
+        parts.append(f"~{dollars(group.estimated_usd)} est.")
+    if group.cost_unknown - group.estimated:
+        parts.append(f"{group.cost_unknown - group.estimated} unknown")
+    return " + ".join(parts) or "-"
 
 
 def _row(group: Group) -> list[str]:
-    from hermes_trail.transcript import safe, seconds
+    from hermes_trail.formatting import safe
+    from hermes_trail.transcript import seconds
 
     tokens = group.tokens
     active = seconds(group.active_seconds) if group.measured else ""
@@ -105,30 +130,46 @@ def _row(group: Group) -> list[str]:
 
 
 def print_report(report: Report) -> None:
-    """The groups as a table that fits the terminal (the least telling columns leave first), then the sums."""
-    from rich.table import Table
+    """The groups as a table that fits the terminal (the least telling columns leave first), then the sums
+    in a last row. Drawn without rich (``cli/term.py``), as the other listings are."""
+    import sys
 
-    from hermes_trail.cli.tables import console
+    from hermes_trail.cli import term
 
-    out = console()
+    colored = term.color_enabled()
+    width = term.width()
     names = [report.by, "sessions", "turns", "tool calls", "failing cmds", "tokens in/out", "cache r/w",
              "reasoning", "cost", "active"]  # fmt: skip
     rows = [_row(g) for g in report.groups]
     total = _row(report.overall)
     total[0] = "all"
-    widths = [max(len(names[i]), *(len(r[i]) for r in [*rows, total])) for i in range(len(names))]
+    widths = [
+        max(term.cells(names[i]), *(term.cells(r[i]) for r in [*rows, total])) for i in range(len(names))
+    ]
+    widths[0] = min(widths[0], 40)
     shown = list(range(len(names)))
     for column in ("reasoning", "cache r/w", "turns", "tool calls", "active", "failing cmds"):
-        if sum(min(widths[i], 40) + 2 for i in shown) <= out.width:
+        if sum(widths[i] + 2 for i in shown) - 2 <= width:
             break
         shown.remove(names.index(column))
-    table = Table(box=None, pad_edge=False, header_style="bold", show_footer=True, footer_style="bold")
-    for i in shown:
-        justify: Literal["left", "right"] = "left" if i == 0 else "right"
-        table.add_column(names[i], footer=total[i], justify=justify, no_wrap=True,
-                         overflow="ellipsis", max_width=40 if i == 0 else None)  # fmt: skip
-    for row in rows:
-        table.add_row(*(row[i] for i in shown))
-    out.print(table)
+    room = [widths[i] for i in shown]
+    spare = width - (sum(room) + 2 * (len(shown) - 1))
+    if spare < 0:  # the first column gives way last
+        room[0] = max(room[0] + spare, 8)
+    cut = [[term.fit(r[i], room[j]) for j, i in enumerate(shown)] for r in rows]
+    right = [i != 0 for i in shown]
+    lines = term.table([names[i] for i in shown], cut, room, right, colored)
+    if rows:
+        footer = [term.fit(total[i], room[j]) for j, i in enumerate(shown)]
+        lines.append(
+            term.style(term.table([""] * len(shown), [footer], room, right, False)[1], "bold", colored)
+        )
+    out = "\n".join(lines) + "\n"
     if not report.groups:
-        out.print("[dim]No session matches.[/dim]")
+        out += term.style("No session matches.", "dim", colored) + "\n"
+    if report.overall.estimating:
+        n = report.overall.estimated
+        note = (f"~ est.: estimated by trail from Hermes' own pricing table for {n} session(s) Hermes "
+                "recorded no cost for; never added to Hermes' figures.")  # fmt: skip
+        out += term.style(note, "dim", colored) + "\n"
+    sys.stdout.write(out)

@@ -1,30 +1,21 @@
-"""Terminal output shared by commands: the console and the session table."""
+"""Terminal output of the listing and query commands: the session table, search hits, fixes, blame, how.
+Drawn with ``cli/term.py``, without rich."""
 
 from __future__ import annotations
 
+import sys
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from hermes_trail.model import Session, Usage
-from hermes_trail.transcript import clock, safe
+from hermes_trail.cli.term import Printer, Segment
+from hermes_trail.formatting import clock, safe
 
 if TYPE_CHECKING:
-    from rich.console import Console
-    from rich.text import Text
-
     from hermes_trail.index.blame import BlameEntry
     from hermes_trail.index.fix import FixReport
     from hermes_trail.index.how import HowEntry
     from hermes_trail.index.search import SearchResult
-
-
-def console() -> Console:
-    from rich.console import Console
-
-    return Console(highlight=False, soft_wrap=False)
-
-
-_NUMERIC = frozenset({"msgs", "tokens in/out", "cost", "cmp"})
+    from hermes_trail.model import Session, Usage
 
 
 def _count(value: int | None) -> str:
@@ -43,7 +34,9 @@ def _money(usd: float | None) -> str:
     """Blank when unknown; small amounts keep their first digits instead of rounding to $0.00."""
     if usd is None:
         return ""
-    return f"${usd:.4f}" if usd < 0.01 else f"${usd:,.2f}"
+    from hermes_trail.formatting import dollars
+
+    return dollars(usd)
 
 
 def _tokens(usage: Usage) -> str:
@@ -53,206 +46,304 @@ def _tokens(usage: Usage) -> str:
 
 
 def _short_project(project: str, width: int = 28) -> str:
-    return project if len(project) <= width else "…" + project[-(width - 1):]
+    return project if len(project) <= width else "…" + project[-(width - 1) :]
 
 
-def print_sessions(sessions: list[Session], total: int) -> None:
-    """The sessions as a table that fits the terminal, newest activity first."""
-    from rich.table import Table
+def print_sessions(
+    sessions: list[Session],
+    matched: int,
+    total: int,
+    previews: dict[tuple[str, str], str] | None = None,
+) -> None:
+    """The sessions as a table that fits the terminal, newest activity first, then a line saying how many
+    of how many are shown (``matched``: those the filters let through; ``total``: every session read).
 
-    out = console()
-    rows = [
-        (
-            safe(s.id),
-            safe(s.profile),
-            safe(s.source or ""),
-            safe(s.project),
-            safe(s.title or ""),
-            safe(s.model or ""),
-            clock(s.started_at, with_date=True)[:16],
-            clock(s.last_activity_at, with_date=True)[:16],
-            "" if s.message_count is None else str(s.message_count),
-            _tokens(s.usage),
-            _money(s.usage.cost_usd),
-            str(s.compactions) if s.compactions else "",
-            "" if s.relation in (None, "root") else safe(s.relation or ""),
-        )
-        for s in sessions
+    Drawn without rich (:mod:`hermes_trail.cli.term`): a listing is the command people run most. A session
+    without a title shows its first prompt instead, as Hermes' own list does; the profile column stays
+    whenever two profiles (or two rows with one id) are on screen; times show seconds when two rows share
+    a minute.
+    """
+    from hermes_trail.cli import term
+
+    colored = term.color_enabled()
+    if not sessions:
+        sys.stdout.write(term.style(_footer(0, matched, total), "dim", colored) + "\n")
+        return
+    width = term.width()
+    previews = previews or {}
+    stamps = [s.last_activity_at.astimezone() if s.last_activity_at else None for s in sessions]
+    minutes = [t.strftime("%Y%m%d%H%M") for t in stamps if t is not None]
+    with_seconds = len(minutes) != len(set(minutes))
+    this_year = datetime.now().astimezone().year
+    short_date = width < 100 and all(t is None or t.year == this_year for t in stamps)
+    fmt = ("%m-%d %H:%M" if short_date else "%Y-%m-%d %H:%M") + (":%S" if with_seconds else "")
+    ids = [s.id for s in sessions]
+    several_profiles = len({s.profile for s in sessions}) > 1 or len(ids) != len(set(ids))
+
+    def when(value: datetime | None) -> str:
+        return value.astimezone().strftime(fmt) if value is not None else ""
+
+    def title(s: Session) -> tuple[str, bool]:
+        if s.title:
+            return safe(s.title), False
+        prompt = previews.get((s.store.key, s.id), "")
+        return safe(prompt), bool(prompt)
+
+    titles = [title(s) for s in sessions]
+    columns: list[_Column] = [
+        _Column("id", [safe(s.id) for s in sessions]),
+        _Column("profile", [safe(s.profile) for s in sessions], most=10, least=5, keep=several_profiles),
+        _Column("source", [safe(s.source or "") for s in sessions], most=8, least=4),
+        _Column("project", [safe(s.project) for s in sessions], flex=2, least=10, want=16, left=True),
+        _Column("title", [t for t, _ in titles], flex=3, least=12, want=36),
+        _Column("model", [safe(s.model or "") for s in sessions], flex=1, least=10, want=14),
+        _Column("started", [when(s.started_at) for s in sessions]),
+        _Column("last active", [when(s.last_activity_at) for s in sessions]),
+        _Column(
+            "msgs", ["" if s.message_count is None else str(s.message_count) for s in sessions], right=True
+        ),
+        _Column("tokens in/out", [_tokens(s.usage) for s in sessions], right=True),
+        _Column("cost", [_money(s.usage.cost_usd) for s in sessions], right=True),
+        _Column("cmp", [str(s.compactions) if s.compactions else "" for s in sessions], right=True),
+        _Column(
+            "relation", ["" if s.relation in (None, "root") else safe(s.relation or "") for s in sessions]
+        ),
     ]
-    names = (
-        "id", "profile", "source", "project", "title", "model", "started", "last activity", "msgs",
-        "tokens in/out", "cost", "cmp", "relation",
-    )  # fmt: skip
-    widths = [max([len(name), *(len(r[i]) for r in rows)]) for i, name in enumerate(names)]
-    flexible = {"project": 2, "title": 3, "model": 1}
-    least = {"project": 12, "title": 24, "model": 10}  # below these, a fixed column leaves instead
-    # Columns leave in this order until the table fits the terminal.
-    drop_order = (
-        "started", "model", "relation", "cmp", "tokens in/out", "cost", "profile", "source", "msgs", "project"
-    )  # fmt: skip
-    shown = list(range(len(names)))
-
-    def needed() -> int:
-        return sum(
-            min(widths[i], least[names[i]]) if names[i] in flexible else widths[i] for i in shown
-        ) + 2 * len(shown)
-
-    for i, name in enumerate(names):  # a column with nothing in it says nothing
-        if name not in ("id", "title", "project") and rows and not any(r[i] for r in rows):
-            shown.remove(i)
-    for name in drop_order:
-        if names.index(name) not in shown:
-            continue
-        if needed() <= out.width:
+    shown = [c for c in columns if c.name in ("id", "title", "last active") or c.keep or any(c.cells)]
+    shown = [c for c in shown if c.name != "profile" or several_profiles]
+    for name in ("started", "model", "relation", "cmp", "tokens in/out", "cost", "project", "msgs"):
+        if _needed(shown) <= width:
             break
-        shown.remove(names.index(name))
-    flex = [i for i in shown if names[i] in flexible]
-    spare = out.width - sum(widths[i] for i in shown if i not in flex) - 2 * (len(shown) - 1)
-    total_ratio = sum(flexible[names[i]] for i in flex) or 1
-    table = Table(box=None, pad_edge=False, header_style="bold", expand=False)
-    column_width: dict[int, int] = {}
-    for i in shown:
-        name = names[i]
-        if name in flexible:
-            width = max(8, min(widths[i], spare * flexible[name] // total_ratio))
-            column_width[i] = width
-            table.add_column(name, overflow="ellipsis", no_wrap=True, width=width)
-        else:
-            if name in _NUMERIC:
-                table.add_column(name, no_wrap=True, width=widths[i], justify="right")
-            else:
-                table.add_column(name, no_wrap=True, width=widths[i])
-    project = names.index("project")
-    for row in rows:
-        cells = list(row)
-        cells[project] = _short_project(cells[project], column_width.get(project, widths[project]))
-        table.add_row(*(cells[i] for i in shown))
-    out.print(table)
-    if len(sessions) < total:
-        out.print(f"[dim]{len(sessions)} of {total} sessions (--limit 0 shows all)[/dim]")
+        shown = [c for c in shown if c.name != name]
+    widths = _widths(shown, width)
+    rows = []
+    for i in range(len(sessions)):
+        row = []
+        for column, room in zip(shown, widths, strict=True):
+            cell = column.cells[i]
+            cell = term.fit_left(cell, room) if column.left else term.fit(cell, room)
+            if column.name == "title" and titles[i][1]:
+                cell = term.style(cell, "dim", colored) + " " * max(room - term.cells(cell), 0)
+            row.append(cell)
+        rows.append(row)
+    lines = term.table([c.name for c in shown], rows, widths, [c.right for c in shown], colored)
+    out = [line.rstrip() for line in lines]
+    footer = _footer(len(sessions), matched, total)
+    if footer:
+        out.append(term.style(footer, "dim", colored))
+    sys.stdout.write("\n".join(out) + "\n")
 
 
-def _marked(snippet: str) -> Text:
+class _Column:
+    """One column of the session table: its cells, and how it may shrink (``flex`` shares the room left,
+    ``least`` is as narrow as it gets before it leaves, ``most`` caps a fixed column)."""
+
+    def __init__(
+        self,
+        name: str,
+        cells: list[str],
+        flex: int = 0,
+        least: int = 0,
+        most: int = 0,
+        want: int = 0,
+        right: bool = False,
+        left: bool = False,
+        keep: bool = False,
+    ) -> None:
+        from hermes_trail.cli import term
+
+        self.name, self.cells, self.flex, self.right, self.left, self.keep = (
+            name,
+            cells,
+            flex,
+            right,
+            left,
+            keep,
+        )
+        self.natural = max([term.cells(name), *(term.cells(c) for c in cells)])
+        self.most = min(self.natural, most) if most else self.natural
+        self.least = min(max(least, term.cells(name)), self.most) if least else self.most
+        self.want = min(max(want, self.least), self.natural) if want else self.least
+
+
+def _needed(columns: list[_Column]) -> int:
+    """The room the columns want: an optional column stays only when the title (and project) still get
+    a readable width beside it."""
+    return sum(c.want for c in columns) + 2 * (len(columns) - 1)
+
+
+def _widths(columns: list[_Column], width: int) -> list[int]:
+    """Each column's width: fixed ones their natural width (capped), shrunk to their least when the room
+    is short; the flexible ones share what is left by weight, none past its natural width."""
+    widths = [c.most if not c.flex else c.least for c in columns]
+    spare = width - sum(widths) - 2 * (len(columns) - 1)
+    if spare < 0:  # shrink the shrinkable fixed columns (profile, source) toward their least
+        for i, c in enumerate(columns):
+            if not c.flex and c.least < widths[i] and spare < 0:
+                give = min(widths[i] - c.least, -spare)
+                widths[i] -= give
+                spare += give
+        return widths
+    flex = [i for i, c in enumerate(columns) if c.flex]
+    while spare > 0 and flex:
+        weight = sum(columns[i].flex for i in flex)
+        handed = 0
+        for i in flex:
+            share = max(spare * columns[i].flex // weight, 1)
+            grow = min(share, columns[i].natural - widths[i], spare - handed)
+            widths[i] += grow
+            handed += grow
+        spare -= handed
+        flex = [i for i in flex if widths[i] < columns[i].natural]
+        if not handed:
+            break
+    return widths
+
+
+def _footer(shown: int, matched: int, total: int) -> str:
+    """How many are shown of how many: the truth about the limit and the filters."""
+    noun = "session" if total == 1 else "sessions"
+    if total == 0:
+        return "No sessions."
+    if matched == 0 and shown == 0:
+        return f"No session matches (of {total} {noun})."
+    if shown < matched:
+        of = f"{matched} matching ({total} in all)" if matched < total else f"{total} {noun}"
+        return f"{shown} of {of} (--limit 0 shows all)"
+    if matched < total:
+        return f"{shown} of {total} {noun}"
+    return ""
+
+
+def _marked(snippet: str) -> list[Segment]:
     """A snippet with the index's match marks turned into bold, the rest shown as plain (escaped) text."""
-    from rich.text import Text
-
     from hermes_trail.index.search import MARK_CLOSE, MARK_OPEN
 
-    out = Text()
-    for i, part in enumerate(safe(snippet.replace("\n", " ")).split(MARK_OPEN)):
+    out: list[Segment] = []
+    for i, part in enumerate(safe(snippet.replace("\n", " ").replace("\t", " ")).split(MARK_OPEN)):
         if i == 0:
-            out.append(part)
+            out.append((part, ""))
             continue
         inside, _, rest = part.partition(MARK_CLOSE)
-        out.append(inside, style="bold yellow")
-        out.append(rest)
+        out += [(inside, "bold yellow"), (rest, "")]
     return out
 
 
-def print_search(out: Console, result: SearchResult) -> None:
-    """Hits grouped by conversation: title, where and when, each matching turn, and how to resume."""
-    from rich.padding import Padding
-    from rich.text import Text
+def _plural(count: int, noun: str, many: str | None = None) -> str:
+    return f"{count:,} {noun if count == 1 else (many or noun + 's')}"
 
+
+def print_search(out: Printer, result: SearchResult) -> None:
+    """Hits grouped by conversation: title, where and when, each matching turn, and how to resume."""
     if not result.conversations:
-        out.print(f"No match for {safe(result.query)!r}.", highlight=False)
+        out.line(f"No match for {safe(result.query)!r}.")
         if result.missing:
-            out.print(f"[dim]Not found anywhere: {safe(', '.join(result.missing))}[/dim]", highlight=False)
+            out.line((f"Not found anywhere: {safe(', '.join(result.missing))}", "dim"))
         return
     if result.missing:
-        words = ", ".join(result.missing)
-        out.print(f"[yellow]Not found anywhere: {safe(words)}; showing what the other words find.[/yellow]\n",
-                  highlight=False)  # fmt: skip
+        words = safe(", ".join(result.missing))
+        out.line((f"Not found anywhere: {words}; showing what the other words find.", "yellow"))
+        out.blank()
     for conversation in result.conversations:
         best = conversation.hits[0]
-        head = Text(safe(best.title or "(untitled)"), style="bold")
         where = f"  {best.project} · {best.profile} · {best.source or '?'}"
         if best.origin != "session":  # Hermes' memory or a skill: where it is, not a session's facts
             where = f"  {best.label}"
-        head.append(safe(where), style="dim")
-        out.print(head)
+        out.line((safe(best.title or "(untitled)"), "bold"), (safe(where), "dim"))
         for hit in conversation.hits:
-            when = clock(datetime.fromtimestamp(hit.time, tz=UTC) if hit.time else None, with_date=True)[:16]
             what = hit.kind + (f" exit {hit.exit_code}" if hit.kind == "command" else "")
             name = hit.session_id if hit.origin == "session" else hit.label
-            line = Text(f"{when}  {safe(name)} #{hit.row}  {what}: ", style="dim")
-            line.append_text(_marked(hit.snippet))
-            out.print(Padding(line, (0, 0, 0, 2)))
+            head = (f"{_day(hit.time)}  {safe(name)} #{hit.row}  {what}: ", "dim")
+            out.line(head, *_marked(hit.snippet), indent=2)
         if best.resume:
-            out.print(Padding(Text(f"resume: {safe(best.resume)}", style="cyan"), (0, 0, 0, 2)))
-        out.print()
+            out.line((f"resume: {safe(best.resume)}", "cyan"), indent=2)
+        out.blank()
     if result.unencoded:
-        out.print(f"[dim]{result.unencoded:,} sessions have no passages for search by meaning yet: "
-                  "`trail index` encodes them.[/dim]", highlight=False)  # fmt: skip
+        unencoded = _plural(result.unencoded, "session")
+        out.line(
+            (f"{unencoded} without passages for search by meaning yet: `trail index` encodes them.", "dim")
+        )
     more = " (newest matches ranked)" if result.windowed else ""
     at_least = "" if result.matches_exact else "at least "
-    turns = "matching turn" if result.matches == 1 else "matching turns"
-    out.print(f"[dim]{at_least}{result.matches:,} {turns}{more} in {result.seconds * 1000:.0f} ms[/dim]")
+    turns = _plural(result.matches, "matching turn")
+    out.line((f"{at_least}{turns}{more} in {result.seconds * 1000:.0f} ms", "dim"))
 
 
 def _day(when: float | None) -> str:
     return clock(datetime.fromtimestamp(when, tz=UTC) if when else None, with_date=True)[:16]
 
 
-def print_fixes(out: Console, report: FixReport) -> None:
-    """Each fix with how often it worked after the same failure, and an example of where."""
-    from rich.text import Text
-
+def print_fixes(out: Printer, report: FixReport) -> None:
+    """Each fix with how often it worked after the same failure, and an example of where; then the
+    failures it counted, so what "worked in 2" is out of can be checked."""
+    failures = _plural(report.failures_total, "matching failure")
     if not report.fixes:
-        found = f"{report.failures_total} matching failure(s)"
-        if not report.failures_total:
-            found = "no matching failure"
-        out.print(f"Nothing on record fixed this ({found}).", highlight=False)
+        found = failures if report.failures_total else "no matching failure"
+        out.line(f"Nothing on record fixed this ({found}).")
         return
     for fix in report.fixes:
-        line = Text("$ ", style="green")
-        line.append(safe(fix.command), style="bold green")
         confirmed = f", the failing command then passed {fix.confirmed}×" if fix.confirmed else ""
-        line.append(f"  worked in {fix.worked} conversation(s){confirmed}", style="dim")
-        out.print(line)
+        worked = f"  worked in {_plural(fix.worked, 'conversation')}{confirmed}"
+        out.line(("$ ", "green"), (safe(fix.command), "bold green"), (worked, "dim"))
         for example in fix.examples[:2]:
-            note = Text(f"  {_day(example.time)}  {safe(example.session_id)}  after ", style="dim")
-            note.append(safe(example.failed_command[:80]), style="red")
-            note.append(f" (exit {example.exit_code})", style="dim")
-            out.print(note)
-    total = f"{report.failures_total} matching failure(s) in {report.conversations} conversation(s)"
-    out.print(f"[dim]{total}[/]")
+            failed = example.failed_command
+            failed = failed if len(failed) <= 80 else failed[:79] + "…"
+            out.line(
+                (f"{_day(example.time)}  {safe(example.session_id)}  after ", "dim"),
+                (safe(failed), "red"),
+                (f" (exit {example.exit_code})", "dim"),
+                indent=2,
+            )
+    out.line((f"{failures} in {_plural(report.conversations, 'conversation')}:", "dim"))
+    for failure in report.failures:
+        command = failure.command if len(failure.command) <= 80 else failure.command[:79] + "…"
+        out.line(
+            (f"{_day(failure.time)}  {safe(failure.session_id)}  ", "dim"),
+            (safe(command), "red"),
+            (f" (exit {failure.exit_code})", "dim"),
+            indent=2,
+        )
+    if report.failures_total > len(report.failures):
+        out.line(
+            (f"and {report.failures_total - len(report.failures):,} more (--limit shows more)", "dim"),
+            indent=2,
+        )
 
 
-def print_blame(out: Console, path: str, entries: list[BlameEntry]) -> None:
+def print_blame(out: Printer, path: str, entries: list[BlameEntry]) -> None:
     """Each edit of the file, newest first, with the prompt that led to it."""
-    from rich.text import Text
-
     if not entries:
-        out.print(f"No edit of {safe(path)} on record.", highlight=False)
+        out.line(f"No edit of {safe(path)} on record.")
         return
     for entry in entries:
-        line = Text(f"{_day(entry.time)}  {safe(entry.session_id)}  ", style="dim")
         counts = f" +{entry.added} -{entry.removed}" if entry.added is not None else ""
         target = f" → {entry.moved_to}" if entry.moved_to else ""
-        line.append(safe(f"{entry.action} {entry.path}{target}{counts}"), style="bold")
+        segments: list[Segment] = [
+            (f"{_day(entry.time)}  {safe(entry.session_id)}  ", "dim"),
+            (safe(f"{entry.action} {entry.path}{target}{counts}"), "bold"),
+        ]
         if entry.applied is False:
-            line.append("  (not applied)", style="red")
-        out.print(line)
+            segments.append(("  (not applied)", "red"))
+        out.line(*segments)
         if entry.prompt:
-            out.print(Text("    ▸ " + safe(entry.prompt.strip().splitlines()[0][:120]), style="cyan"))
+            first = entry.prompt.strip().splitlines()[0] if entry.prompt.strip() else ""
+            first = first if len(first) <= 120 else first[:119] + "…"
+            out.line(("▸ " + safe(first), "cyan"), indent=4)
 
 
-def print_how(out: Console, what: str, entries: list[HowEntry]) -> None:
+def print_how(out: Printer, what: str, entries: list[HowEntry]) -> None:
     """Commands that match, by sessions that ran them and their success rate."""
-    from rich.text import Text
-
     if not entries:
-        out.print(f"No command on record does {safe(what)!r}.", highlight=False)
+        out.line(f"No command on record does {safe(what)!r}.")
         return
     for entry in entries:
-        line = Text("$ ", style="green")
-        line.append(safe(entry.command), style="bold")
         rate = "" if entry.success_rate is None else f", {entry.success_rate:.0%} ok"
-        sessions = f"{entry.sessions} session" + ("" if entry.sessions == 1 else "s")
-        runs = f"{entry.runs} run" + ("" if entry.runs == 1 else "s")
-        line.append(f"  {sessions}, {runs}{rate}, last {_day(entry.last_time)}", style="dim")
-        out.print(line)
+        sessions, runs = _plural(entry.sessions, "session"), _plural(entry.runs, "run")
+        out.line(
+            ("$ ", "green"),
+            (safe(entry.command), "bold"),
+            (f"  {sessions}, {runs}{rate}, last {_day(entry.last_time)}", "dim"),
+        )
         if entry.prompt:  # found through what was asked (or said) before it ran
             asked = "asked" if entry.matched_in == "prompt" else "said"
-            out.print(Text(f"    {asked}: {safe(entry.prompt)}", style="cyan"), highlight=False)
+            out.line((f"{asked}: {safe(entry.prompt)}", "cyan"), indent=4)

@@ -11,7 +11,6 @@ from typing import IO, Annotated
 
 import typer
 
-from hermes_trail.cli.app import app
 from hermes_trail.cli.common import DbOption, HomeOption, PgOption, exit_code, fail, load
 
 
@@ -44,7 +43,6 @@ def _inside_a_home(path: Path, homes: list[Path] | None, dbs: list[Path] | None)
     return None
 
 
-@app.command("timeline")
 def timeline_cmd(
     since: Annotated[str | None, typer.Option(help="Only rows from this time on (7d, 12h, a date).")] = None,
     until: Annotated[str | None, typer.Option(help="Only rows before this time (7d, 12h, a date).")] = None,
@@ -60,8 +58,12 @@ def timeline_cmd(
     fmt: Annotated[str, typer.Option("--format", help="jsonl or csv.")] = "jsonl",
     output_arg: Annotated[
         str | None,
-        typer.Option("--output", "-o", help="A file, or a directory (an existing one, or ending in /) for "
-                     "timeline.<format> and sessions.jsonl."),
+        typer.Option(
+            "--output",
+            "-o",
+            help="A file, or a directory (an existing one, or ending in /) for "
+            "timeline.<format> and sessions.jsonl.",
+        ),
     ] = None,
     home: HomeOption = None,
     db: DbOption = None,
@@ -74,7 +76,7 @@ def timeline_cmd(
     Example:
         trail timeline --since 7d -m 'rm -rf' -i --format csv -o case/
     """
-    from hermes_trail.cli.app import _since_option
+    from hermes_trail.cli.common import since_option as _since_option
     from hermes_trail.serialize import session_json
     from hermes_trail.timeline import TimelineOptions, build_timeline
     from hermes_trail.timeline.output import FORMATS, write_rows

@@ -8,12 +8,10 @@ from typing import Annotated
 
 import typer
 
-from hermes_trail.cli.app import app
 from hermes_trail.cli.common import EXIT_OK, DbOption, HomeOption, PgOption, err, fail
 from hermes_trail.cli.indexing import IndexOption
 
 
-@app.command("web")
 def web_cmd(
     host: Annotated[str, typer.Option(help="Address to listen on (not loopback: a token is needed).")] = (
         "127.0.0.1"
@@ -35,25 +33,30 @@ def web_cmd(
         trail web
         trail web --host 0.0.0.0 --port 8800 --no-open
     """
-    from hermes_trail.cli.indexing import _homes_or_demo, synced_index
+    from hermes_trail.cli.indexing import _homes_or_demo
+    from hermes_trail.index.schema import default_index_path
+    from hermes_trail.loopback import is_loopback
     from hermes_trail.web.app import WebApp
-    from hermes_trail.web.server import is_loopback, start
+    from hermes_trail.web.server import start
 
     if not 0 <= port <= 65535:
         fail("--port must be between 0 and 65535")
     homes, dbs = _homes_or_demo(home, db, pg)
-    path = synced_index(index, homes, dbs, pg)
+    # Listen at once: the search index is synced in the background and the page shows how far it is.
+    path = index or default_index_path()
     web = WebApp(homes=tuple(homes), dbs=tuple(dbs), pgs=tuple(pg or ()), index=path)
     try:
         server = start(web, host, port)
     except OSError as exc:
-        if port and exc.errno in (98, 48, 10048):  # in use: take any free port instead
+        if port and exc.errno in (98, 48, 10048):  # in use: take any free port instead, and say so
             server = start(web, host, 0)
+            err(f"port {port} is in use: listening on port {server.server_address[1]} instead")
         else:
             fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}")
     url = server.url
     sys.stdout.write(f"hermes-trail web: {url}\n")
     sys.stdout.flush()
+    web.build_index(say=err)
     if not is_loopback(host):
         err("listening beyond this machine: anyone with the URL above (and its token) can read your history")
     if open_browser:

@@ -46,8 +46,8 @@ from typing import Any
 
 from hermes_trail import __version__
 from hermes_trail.export.jcs import canonical_bytes
-from hermes_trail.index.redact import redact
 from hermes_trail.model import Permission, Session, ToolCall, Turn
+from hermes_trail.redact import redact
 from hermes_trail.serialize import cost_json, tokens_json
 
 FORMAT = "agentsession/0.10"

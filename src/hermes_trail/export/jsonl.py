@@ -36,7 +36,7 @@ class _Redactor(Cleaner):
     def __call__(self, text: str | None) -> str | None:
         if text is None or not self.redacting:
             return text
-        from hermes_trail.index.redact import redact
+        from hermes_trail.redact import redact
 
         out = redact(text)
         self.changed = self.changed or out != text

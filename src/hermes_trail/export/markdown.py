@@ -3,8 +3,12 @@ edits as ``diff`` blocks, reasoning folded in ``<details>``.
 
 Transcript text is hostile input for whatever renders the Markdown later: HTML in a prompt would become
 markup, and an image reference would load a remote picture when the file is opened. So prose keeps its
-Markdown but loses both: ``<`` and ``>`` outside code are escaped, an image ``![alt](url)`` becomes a plain
-link that loads only when clicked, and every code block is fenced longer than any backtick run inside it.
+Markdown but loses both: ``<``, ``>`` and ``&`` outside code are escaped (so a literal ``&amp;`` stays
+as written), an image ``![alt](url)`` becomes a plain link that loads only when clicked, a link to anything
+but ``http``, ``https`` or ``mailto`` (``javascript:``) is left as text, a line that would be a heading
+(``# ``, or ``===``/``---`` under a line) is escaped so a prompt cannot restructure the document, and every
+code block is fenced longer than any backtick run inside it. A compaction summary, Markdown written by a
+model, is shown as the text it is, in a fenced block.
 """
 
 from __future__ import annotations
@@ -17,7 +21,13 @@ from hermes_trail.transcript import seconds
 _IMAGE = re.compile(r"!\[([^\]\n]*)\]\(([^)\s]*)[^)\n]*\)")
 _FENCE_LINE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
 _INLINE_CODE = re.compile(r"(`+)(.+?)\1", re.DOTALL)
-_HTML_CHARS = str.maketrans({"<": "&lt;", ">": "&gt;"})
+_HTML_CHARS = str.maketrans({"<": "&lt;", ">": "&gt;", "&": "&amp;"})
+# ``[text](scheme:...`` and a reference definition ``[id]: scheme:...``, for the schemes no link may have
+_LINK = re.compile(r"\[([^\]\n]*)\]\(\s*<?\s*([A-Za-z][A-Za-z0-9+.-]*):")
+_REFERENCE = re.compile(r"^(\s{0,3})\[([^\]\n]+)\]:\s*<?\s*([A-Za-z][A-Za-z0-9+.-]*):", re.MULTILINE)
+_SAFE_SCHEMES = frozenset({"http", "https", "mailto"})
+_HEADING = re.compile(r"^(\s{0,3})(#{1,6}(?:[ \t]|$))")
+_UNDERLINE = re.compile(r"^(\s{0,3})(=+|-+)[ \t]*$")
 
 
 def fence(text: str, info: str = "") -> str:
@@ -39,9 +49,34 @@ def _escape_span(text: str) -> str:
     return "".join(out)
 
 
+def _inert_link(match: re.Match[str]) -> str:
+    if match.group(2).lower() in _SAFE_SCHEMES:
+        return match.group(0)
+    return "\\[" + match.group(1) + "\\]" + match.group(0)[len(match.group(1)) + 2 :]
+
+
+def _inert_reference(match: re.Match[str]) -> str:
+    if match.group(3).lower() in _SAFE_SCHEMES:
+        return match.group(0)
+    return match.group(1) + "\\" + match.group(0)[len(match.group(1)) :]
+
+
 def _prose(text: str) -> str:
     text = _IMAGE.sub(lambda m: f"[image: {m.group(1) or 'no description'}]({m.group(2)})", text)
-    return text.translate(_HTML_CHARS)
+    text = text.translate(_HTML_CHARS)
+    text = _LINK.sub(_inert_link, text)
+    return _REFERENCE.sub(_inert_reference, text)
+
+
+def _no_headings(lines: list[str]) -> list[str]:
+    """Lines outside code that would be headings (ATX ``# ``, or a setext underline) escaped."""
+    out = []
+    for i, line in enumerate(lines):
+        line = _HEADING.sub(lambda m: m.group(1) + "\\" + m.group(2), line)
+        if i and lines[i - 1].strip() and _UNDERLINE.match(line):
+            line = _UNDERLINE.sub(lambda m: m.group(1) + "\\" + m.group(2), line)
+        out.append(line)
+    return out
 
 
 def prose(text: str) -> str:
@@ -54,7 +89,7 @@ def prose(text: str) -> str:
         if opener is None:
             if match:
                 if block:
-                    out.append(_escape_span("\n".join(block)))
+                    out.append(_escape_span("\n".join(_no_headings(block))))
                     block = []
                 opener = match.group(1)
                 out.append(line)
@@ -65,7 +100,7 @@ def prose(text: str) -> str:
             if match and match.group(1)[0] == opener[0] and len(match.group(1)) >= len(opener):
                 opener = None
     if block:
-        out.append(_escape_span("\n".join(block)))
+        out.append(_escape_span("\n".join(_no_headings(block))))
     if opener is not None:  # an unclosed fence would swallow the rest of the file
         out.append(opener)
     return "\n".join(out)
@@ -123,9 +158,24 @@ def _call(call: dict[str, Any]) -> list[str]:
     return out
 
 
+def _when(iso: str | None) -> str | None:
+    """A time for people: ``2026-11-30 04:58:51 UTC`` (the view's times are UTC), as given when unreadable."""
+    if not iso:
+        return None
+    from datetime import UTC, datetime
+
+    try:
+        value = datetime.fromisoformat(iso)
+    except ValueError:
+        return iso
+    if value.tzinfo is not None:
+        value = value.astimezone(UTC)
+    return value.strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
 def _heading(turn: dict[str, Any]) -> str:
     role = "compaction summary (not a prompt)" if turn["role"] == "summary" else turn["role"]
-    marks = [f"#{turn['row']}"]
+    marks = [f"#{turn['row']}" if not turn.get("divert") else f"{turn['divert']} (found in the divert file)"]
     if turn["kind"] and turn["role"] != "summary":
         marks.append(turn["kind"])
     for flag, label in (("rewound", "rewound"), ("compacted", "archived by compaction")):
@@ -133,7 +183,7 @@ def _heading(turn: dict[str, Any]) -> str:
             marks.append(label)
     if turn["copy_of"] is not None:
         marks.append(f"copy of #{turn['copy_of']}")
-    return f"### {role} · {turn['time'] or 'no time'} · {' · '.join(marks)}"
+    return f"### {role} · {_when(turn['time']) or 'no time'} · {' · '.join(marks)}"
 
 
 def render(view: dict[str, Any]) -> str:
@@ -146,8 +196,8 @@ def render(view: dict[str, Any]) -> str:
         ("project", _inline(facts["project"])),
         ("source", _inline(facts["source"] or "?")),
         ("model", _inline(facts["model"] or "?")),
-        ("started", facts["started_at"] or "?"),
-        ("last activity", facts["last_activity_at"] or "?"),
+        ("started", _when(facts["started_at"]) or "?"),
+        ("last activity", _when(facts["last_activity_at"]) or "?"),
         ("tokens", ", ".join(f"{k.replace('_', ' ')} {v:,}" for k, v in facts["tokens"].items() if v)
          or "none"),
         ("cost", facts["cost_text"]),
@@ -178,7 +228,9 @@ def render(view: dict[str, Any]) -> str:
         if turn["reasoning"]:
             out.extend(["<details><summary>reasoning</summary>", "", fence(turn["reasoning"], "text"),
                         "", "</details>", ""])  # fmt: skip
-        if turn["text"]:
+        if turn["text"] and turn["role"] == "summary":
+            out.extend([fence(turn["text"], "text"), ""])
+        elif turn["text"]:
             out.extend([prose(turn["text"]), ""])
         for call in turn["calls"]:
             out.extend([*_call(call), ""])

@@ -15,11 +15,13 @@ from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
+from hermes_trail.formatting import safe
+from hermes_trail.hermes.decode.tooloutput import replay_text
 from hermes_trail.hermes.decode.tools import call_subject
-from hermes_trail.index.redact import redact, redact_lines
-from hermes_trail.model import Command, FileEdit, Permission, Session, ToolCall, Turn
+from hermes_trail.model import Command, FileEdit, Image, Permission, Session, ToolCall, Turn
+from hermes_trail.redact import redact, redact_lines
 from hermes_trail.serialize import cost_json, iso, tokens_json
-from hermes_trail.transcript import money, safe
+from hermes_trail.transcript import money
 
 VIEW_VERSION = 1
 # ESC-introduced sequences a terminal acts on: CSI (colours, cursor), OSC (titles, links), and the short
@@ -30,7 +32,8 @@ _ANSI = re.compile(
 
 
 def plain(text: str) -> str:
-    """Terminal escape sequences removed; every other control character but newline and tab made visible."""
+    """Terminal escape sequences removed; every other control character but newline and tab made visible,
+    bidirectional controls included (``formatting.safe``), so an override cannot reorder what follows."""
     return safe(_ANSI.sub("", text.replace("\r\n", "\n")))
 
 
@@ -123,7 +126,7 @@ def _call(call: ToolCall, clean: Cleaner) -> dict[str, Any]:
     if call.command is not None:
         output: str | None = call.command.output or call.command.error or ""
     elif result is not None:
-        output = result.output if result.output is not None else result.text
+        output = replay_text(result.output, result.text, result.data)
     else:
         output = None
     subject = call_subject(call)
@@ -169,7 +172,21 @@ def _turn(turn: Turn, index: int, hidden: bool, events: Mapping[int, dict[str, A
         "event": events.get(turn.source_row) if turn.part == 0 or turn.role == "summary" else None,
         "calls": [_call(c, clean) for c in turn.tool_calls],
         "orphan": orphan,
+        "divert": turn.found_in,
+        "images": [_image(i) for i in turn.images],
     }
+
+
+# A data: URL a page may load as a picture: a raster image type and base64 data, nothing else.
+_SHOWN_IMAGE = re.compile(r"\Adata:image/(?:png|jpeg|jpg|gif|webp|bmp);base64,[A-Za-z0-9+/=\s]*\Z",
+                          re.IGNORECASE)  # fmt: skip
+
+
+def _image(image: Image) -> dict[str, Any]:
+    """An image part: its label, and the image itself (``src``) when it is a raster ``data:`` URL."""
+    shown = _SHOWN_IMAGE.match(image.url) is not None
+    return {"label": plain(image.label) if not shown else image.label, "media_type": image.media_type,
+            "bytes": image.size, "src": image.url if shown else None}  # fmt: skip
 
 
 def _events(session: Session) -> dict[int, dict[str, Any]]:
@@ -212,18 +229,29 @@ def session_view(
     redacting: bool = True,
     limit: int | None = None,
     now: Callable[[], datetime] | None = None,
+    head: int | None = None,
 ) -> dict[str, Any]:
     """The replay of a loaded session, as plain data (see the module docstring).
 
     :param family: the sessions linked with it (``History.family``), for the titles of its lineage.
     :param limit: cut each string to this many characters (the web viewer); ``None`` keeps them whole.
+    :param head: only the turns up to the ``head``-th replayed one (and the rows kept aside before it),
+        marked ``partial``: what a page draws first, while the whole view is made.
     """
     clean = Cleaner(redacting=redacting, limit=limit)
     events = _events(session)
     ordered = sorted([(t, False) for t in session.turns] + [(t, True) for t in session.hidden],
                      key=lambda pair: (pair[0].source_row, pair[0].part))  # fmt: skip
-    turns = [_turn(t, i, hidden, events, clean) for i, (t, hidden) in enumerate(
-        pair for pair in ordered if _shown(pair[0]))]  # fmt: skip
+    shown = [pair for pair in ordered if _shown(pair[0])]
+    counts = {"shown": sum(1 for _, hidden in shown if not hidden), "hidden": sum(1 for _, h in shown if h)}
+    if head is not None:
+        seen = 0
+        for cut, (_, hidden) in enumerate(shown):
+            seen += not hidden
+            if seen >= head:
+                shown = shown[: cut + 1]
+                break
+    turns = [_turn(t, i, hidden, events, clean) for i, (t, hidden) in enumerate(shown)]
     hidden_counts: dict[str, int] = {}
     for turn in session.hidden:
         key = "rewound" if turn.rewound else "archived" if turn.compacted else turn.kind or "other"
@@ -249,6 +277,9 @@ def session_view(
         "relation": session.relation,
         "parent_id": session.parent_id,
         "message_count": session.message_count,
+        # as ``trail show`` counts them: the turns replayed, the rows kept aside (rewound, archived, ...)
+        "replayed": len(session.turns),
+        "kept_aside": len(session.hidden),
         "tokens": tokens_json(usage),
         "api_calls": usage.api_calls,
         "cost": cost_json(usage),
@@ -281,6 +312,8 @@ def session_view(
         "resume": resume_command(session),
         "lineage": lineage(session, family or {}),
         "turns": turns,
+        "turn_counts": counts,
+        "partial": len(turns) < counts["shown"] + counts["hidden"],
         "hidden_counts": hidden_counts,
         "strays": [{"where": clean.text(s.where), "reason": clean.text(s.reason)} for s in session.strays],
         "generated_at": iso(stamp),

@@ -508,9 +508,8 @@ def side_files(home: Path, profile: str) -> list[SideFile]:
         db = Path(entry.path) / DATABASE_NAME
         if _is_dir(entry) and _is_file(db):
             add("snapshot", db, entry.name)
-    for entry in _entries(home / DIVERTS_DIR):
-        if entry.name.endswith(".jsonl") and not entry.name.startswith(".") and _is_file(Path(entry.path)):
-            add("divert", Path(entry.path), entry.name[: -len(".jsonl")])
+    for divert in divert_files(home):
+        add("divert", divert, divert.name[: -len(".jsonl")])
     if _is_file(home / PROMPT_HISTORY):
         add("prompt_history", home / PROMPT_HISTORY)
     for job in _entries(home.joinpath(*CRON_OUTPUT_DIR)):
@@ -531,6 +530,39 @@ def side_files(home: Path, profile: str) -> list[SideFile]:
     if _is_file(home.joinpath(*PASTES_FILE)):
         add("pastes", home.joinpath(*PASTES_FILE))
     return found
+
+
+def side_notes(home: Path) -> list[Note]:
+    """The directories of a home's copies (``state-snapshots/``, ``sessions/``) that are there but cannot be
+    read: :func:`side_files` passes them over, and whoever reads the copies says so with these notes."""
+    notes: list[Note] = []
+    for name in (SNAPSHOTS_DIR, DIVERTS_DIR):
+        directory = home / name
+        try:
+            with os.scandir(directory):
+                pass
+        except FileNotFoundError:
+            continue
+        except OSError as exc:
+            notes.append(Note(str(directory), _why(exc)))
+    return notes
+
+
+def divert_file(home: str | Path | None, session_id: str) -> Path | None:
+    """The divert file of one session of a home (``sessions/<id>.jsonl``), when there is one."""
+    if home is None or not session_id or session_id.startswith(".") or any(c in session_id for c in "/\\"):
+        return None
+    path = Path(home) / DIVERTS_DIR / f"{session_id}.jsonl"
+    return path if _is_file(path) else None
+
+
+def divert_files(home: str | Path | None) -> list[Path]:
+    """Every divert file of a home (``sessions/*.jsonl``), by name."""
+    if home is None:
+        return []
+    found = [Path(e.path) for e in _entries(Path(home) / DIVERTS_DIR)
+             if e.name.endswith(".jsonl") and not e.name.startswith(".")]  # fmt: skip
+    return [path for path in found if _is_file(path)]
 
 
 def homes_of(discovery: Discovery) -> list[tuple[Path, str]]:

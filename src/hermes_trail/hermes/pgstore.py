@@ -340,6 +340,19 @@ class PgStore:
         return self._table_rows("state_meta", '"key" >= %s AND "key" < %s', (prefix, prefix + "\U0010ffff"),
                                 order='"key"')  # fmt: skip
 
+    def first_prompts(self, session_ids: list[str]) -> dict[str, Any]:
+        if not session_ids:
+            return {}
+        columns = self.columns("messages")
+        live = ' AND "active" = 1' if "active" in columns else ""
+        order = '"timestamp", "id"' if "timestamp" in columns else '"id"'
+        sql = (
+            'SELECT DISTINCT ON ("session_id") "session_id", "content" FROM "messages"'
+            f' WHERE "session_id" = ANY(%s) AND "role" = \'user\' AND "content" IS NOT NULL{live}'
+            f' ORDER BY "session_id", {order}'
+        )
+        return {r[0]: r[1] for r in self._fetch(sql, (list(session_ids),))}
+
     def max_message_id(self) -> int:
         return int(self._scalar('SELECT coalesce(max("id"), 0) FROM "messages"'))
 

@@ -69,6 +69,11 @@ class StoreReader(Protocol):
 
     def compacted_flags(self, session_id: str) -> list[int]: ...
 
+    def first_prompts(self, session_ids: list[str]) -> dict[str, Any]:
+        """Each session's first live ``user`` row's ``content`` (raw, not decoded), by ``timestamp`` then
+        ``id`` as Hermes' own list picks its preview; sessions without one are left out."""
+        ...
+
     def close(self) -> None: ...
 
 

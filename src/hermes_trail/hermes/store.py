@@ -344,6 +344,27 @@ class SqliteStore:
         sql = "SELECT coalesce(compacted, 0) FROM messages WHERE session_id = ? AND active = 0 ORDER BY id"
         return [r[0] for r in self._query(sql, (session_id,))]
 
+    def first_prompts(self, session_ids: list[str]) -> dict[str, Any]:
+        if not session_ids:
+            return {}
+        columns = self.columns("messages")
+        live = " AND active = 1" if "active" in columns else ""
+        order = "timestamp, id" if "timestamp" in columns else "id"
+        out: dict[str, Any] = {}
+        for start in range(0, len(session_ids), 500):  # SQLite's bound parameters, in chunks
+            chunk = session_ids[start : start + 500]
+            marks = ", ".join("?" for _ in chunk)
+            sql = (
+                "SELECT session_id, (SELECT m.content FROM messages m WHERE m.session_id = s.session_id"
+                f" AND m.role = 'user' AND m.content IS NOT NULL{live} ORDER BY {order} LIMIT 1)"
+                f" FROM (SELECT DISTINCT session_id FROM messages WHERE session_id IN ({marks})) s"
+            )
+            try:
+                out.update({r[0]: r[1] for r in self._query(sql, tuple(chunk)) if r[1] is not None})
+            except sqlite3.Error as exc:
+                raise self._error(exc) from exc
+        return out
+
     def close(self) -> None:
         if self._conn is not None:
             with contextlib.suppress(sqlite3.Error):

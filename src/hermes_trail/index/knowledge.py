@@ -28,10 +28,9 @@ from hermes_trail.hermes import locate
 from hermes_trail.hermes.decode.sessions import project_of
 from hermes_trail.hermes.sidefiles import memory
 from hermes_trail.index import semantic
-from hermes_trail.index.documents import Doc, _clip
-from hermes_trail.index.redact import redact
 
 if TYPE_CHECKING:
+    from hermes_trail.index.documents import Doc
     from hermes_trail.index.sync import SyncReport
 
 PREFIX = "knowledge:"
@@ -95,6 +94,9 @@ class _Read:
 
 def _read(file: memory.KnowledgeFile, found: KnowledgeHome, provenance: memory.Provenance) -> _Read:
     """One file's row and docs (no docs for a skill Hermes did not write, or a file that cannot be read)."""
+    from hermes_trail.index.documents import Doc, _clip  # only for a file that changed
+    from hermes_trail.redact import redact
+
     when = file.mtime
     if file.kind == "memory":
         entries, _ = memory.read_memory(file.path)
@@ -116,6 +118,8 @@ def _read(file: memory.KnowledgeFile, found: KnowledgeHome, provenance: memory.P
 def _session_row(
     sess: int, key: str, sid: str, file: memory.KnowledgeFile, found: KnowledgeHome, read: _Read, fp: str
 ) -> tuple[Any, ...]:
+    from hermes_trail.redact import redact
+
     gist = None
     if read.docs and semantic.available():
         gist = semantic.gist_blob([redact(read.title), *(d.text for d in read.docs)])
@@ -129,7 +133,7 @@ def sync_knowledge(
 ) -> None:  # fmt: skip
     """Bring one home's memory and skills up to date in one transaction: files whose size or mtime moved
     are read again, files that are gone leave the index."""
-    from hermes_trail.index.sync import Writer, _doc_rows, delete_session
+    from hermes_trail.index.writer import Writer, delete_session, doc_rows
 
     if not begin(conn, key, report):
         return
@@ -151,7 +155,7 @@ def sync_knowledge(
             read = _read(file, found, provenance)
             sess = writer.next_id()
             row = _session_row(sess, key, sid, file, found, read, fp)
-            report.docs += writer.write(old[0] if old else None, row, _doc_rows(sess, read.docs))
+            report.docs += writer.write(old[0] if old else None, row, doc_rows(sess, read.docs))
         writer.flush()
         conn.execute(
             "INSERT OR REPLACE INTO stores (key, name, path, profile, identity, watermark, synced_at) "

@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING
 from hermes_trail.errors import StoreUnreadable
 from hermes_trail.hermes import locate
 from hermes_trail.model import Stray
-from hermes_trail.recovery import recover_home
 
 if TYPE_CHECKING:
     from hermes_trail.index.sync import SyncReport
@@ -70,13 +69,15 @@ def sync_recovered(
     begin: Callable[[sqlite3.Connection, str, SyncReport], bool],
 ) -> None:  # fmt: skip
     """Index one home's recovered sessions anew, in one transaction."""
-    from hermes_trail.index.sync import Writer, delete_session, prepare
+    from hermes_trail.index.writer import Writer, delete_session, prepare
 
     if not begin(conn, key, report):
         return
     try:
         for (sess,) in conn.execute("SELECT id FROM sessions WHERE store = ?", (key,)).fetchall():
             delete_session(conn, sess)
+        from hermes_trail.recovery import recover_home  # only when a home has copies to read
+
         recovered = recover_home(found.home, found.profile, found.live)
         report.strays.extend(recovered.strays)
         writer = Writer(conn)

@@ -35,7 +35,6 @@ Tables:
 from __future__ import annotations
 
 import os
-import secrets
 import sqlite3
 from collections.abc import Mapping
 from pathlib import Path
@@ -172,10 +171,12 @@ def connect(path: Path) -> sqlite3.Connection:
 
 def create(conn: sqlite3.Connection) -> None:
     """Make the tables of an empty index and record its format."""
+    from secrets import token_hex
+
     conn.executescript(_SCHEMA)
     conn.execute("INSERT INTO meta (key, value) VALUES ('format', ?), ('build', ?), ('sessions_version', 0), "
                  "('passages_version', 0)",
-                 (FORMAT, secrets.token_hex(8)))  # fmt: skip
+                 (FORMAT, token_hex(8)))  # fmt: skip
 
 
 FOREIGN = "foreign"

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hermes_trail.index import cjk, encoder, plan, schema, semantic, stopwords, vectors
+from hermes_trail.index import cjk, encoder, meaning_client, plan, schema, semantic, stopwords, vectors
 
 # How many of the newest matches each index gives before scoring; a query with more is ranked in this window.
 WINDOW = 200
@@ -770,10 +770,39 @@ def _semantic(
     """
     if filters.role or filters.tool or filters.since is not None or filters.until is not None:
         return []
-    if not semantic.available():
+    served = meaning_client.standing(conn, text, _on_sessions(filters))
+    standing = served if served is not None else meaning_standing(conn, text, _on_sessions(filters))
+    if not standing:
         return []
-    clauses, params = _where(_on_sessions(filters))
-    standing: dict[int, tuple[float, int | None]] = {}  # session: (standing, the doc it is reported on)
+    # Each session is reported on its best passage's first doc; one compared by its gist (or whose doc is
+    # gone) on its first live prompt.
+    docs = [doc for _, doc in standing.values() if doc is not None]
+    marks = ", ".join("?" for _ in docs)
+    found = {row[0]: row for row in conn.execute(
+        f"SELECT {_DOC_COLUMNS} FROM docs d JOIN sessions s ON s.id = d.sess WHERE d.id IN ({marks})", docs)
+    } if docs else {}  # fmt: skip
+    heads = _heads(conn, [sess for sess, (_, doc) in standing.items() if doc is None or doc not in found])
+    hits = []
+    for sess, (z, doc) in standing.items():
+        row = found.get(doc) if doc is not None else None
+        if row is None:
+            row = heads.get(sess)
+        if row is not None:
+            hits.append(_hit(row, z * SESSION_WEIGHT.get(row[7], 1.0)))
+    return [(conv, conv.score) for conv in sorted(_group(hits).values(), key=lambda c: -c.score)]
+
+
+def meaning_standing(
+    conn: sqlite3.Connection, text: str, filters: SearchFilters
+) -> dict[int, tuple[float, int | None]]:
+    """Each session near the query's meaning: how far it stands out from its crowd (standard deviations
+    above the mean) and the doc it is reported on (its best passage's first doc; ``None`` for a session
+    compared by its gist). The part of the meaning pass that needs numpy and the model: a one-shot
+    command has the meaning server run it (``meaning_client``), a long-lived process runs it here."""
+    if not semantic.available():
+        return {}
+    clauses, params = _where(filters)
+    standing: dict[int, tuple[float, int | None]] = {}
     encoded: set[int] = set()  # sessions with passage vectors; the others are compared by their gists
     if encoder.available():
         try:
@@ -798,24 +827,7 @@ def _semantic(
                 sess = sessions[i]
                 if similarity[i] >= SEMANTIC_FLOOR and sess not in encoded and sess not in standing:
                     standing[sess] = ((float(similarity[i]) - mean) / deviation, None)
-    if not standing:
-        return []
-    # Each session is reported on its best passage's first doc; one compared by its gist (or whose doc is
-    # gone) on its first live prompt.
-    docs = [doc for _, doc in standing.values() if doc is not None]
-    marks = ", ".join("?" for _ in docs)
-    found = {row[0]: row for row in conn.execute(
-        f"SELECT {_DOC_COLUMNS} FROM docs d JOIN sessions s ON s.id = d.sess WHERE d.id IN ({marks})", docs)
-    } if docs else {}  # fmt: skip
-    heads = _heads(conn, [sess for sess, (_, doc) in standing.items() if doc is None or doc not in found])
-    hits = []
-    for sess, (z, doc) in standing.items():
-        row = found.get(doc) if doc is not None else None
-        if row is None:
-            row = heads.get(sess)
-        if row is not None:
-            hits.append(_hit(row, z * SESSION_WEIGHT.get(row[7], 1.0)))
-    return [(conv, conv.score) for conv in sorted(_group(hits).values(), key=lambda c: -c.score)]
+    return standing
 
 
 def _heads(conn: sqlite3.Connection, sessions: list[int]) -> dict[int, tuple[Any, ...]]:

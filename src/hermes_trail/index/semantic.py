@@ -36,12 +36,11 @@ _SPECIAL = frozenset({"[CLS]", "[SEP]", "[PAD]", "[UNK]", "[MASK]"})
 
 @functools.cache
 def available() -> bool:
-    """Whether semantic vectors can be made here (numpy importable and the table shipped)."""
-    try:
-        import numpy  # noqa: F401
-    except ImportError:
-        return False
-    return DATA.is_file()
+    """Whether semantic vectors can be made here (numpy installed and the table shipped). Told without
+    importing numpy, which a search whose meaning pass runs elsewhere never needs."""
+    from importlib.util import find_spec
+
+    return find_spec("numpy") is not None and DATA.is_file()
 
 
 class _Table:

@@ -20,8 +20,6 @@ docs go into the full-text indexes a batch at a time as they are written, so the
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import multiprocessing
 import os
 import sqlite3
 import sys
@@ -29,22 +27,31 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from hermes_trail.errors import StoreUnreadable
 from hermes_trail.hermes import locate
-from hermes_trail.hermes.decode.conversation import read_conversation
 from hermes_trail.hermes.decode.sessions import decode_session, session_id_of
 from hermes_trail.hermes.reader import StoreReader, open_store
-from hermes_trail.history import History, open_history
 from hermes_trail.index import schema, semantic
-from hermes_trail.index.documents import Doc, session_docs
 from hermes_trail.index.opening import open_index
-from hermes_trail.index.redact import redact
+from hermes_trail.index.writer import (
+    Prepared,
+    Writer,
+    delete_session,
+    divert_identity,
+    file_identity,
+    fingerprint,
+    prepare,
+)
 from hermes_trail.model import Session, Store, Stray
+
+if TYPE_CHECKING:  # what a sync with changes needs is imported when it comes: a no-change sync stays light
+    from concurrent.futures import Future
+
+    from hermes_trail.history import History
 
 Progress = Callable[[int, int], None]  # (messages done, messages in all)
 
@@ -99,149 +106,13 @@ def location_identity(location: locate.StoreLocation) -> str:
     """
     if location.dsn is None:
         assert location.path is not None
-        return store_identity(location.path)
+        # A divert file beside the store holds rows of its sessions too (decode/diverted.py).
+        diverted = [f"{p.name}={file_identity(p)}" for p in locate.divert_files(location.home)]
+        return "|".join([store_identity(location.path), *diverted])
     from hermes_trail.hermes.pgstore import PgStore
 
     with PgStore(location.dsn) as reader:
         return reader.change_marker()
-
-
-def fingerprint(row: dict[str, Any]) -> str:
-    """What tells that a session changed besides new rows: its ``sessions`` row (the catalog's, without the
-    system prompt). Hermes updates it whenever it changes old rows: a rewind bumps ``rewind_count`` and
-    ``message_count``; compaction and model switches also add rows, which the watermark catches."""
-    digest = hashlib.blake2b(digest_size=12)
-    # The values in the order of their column names (every sync digests every session row: the names
-    # themselves are left out, which halves the cost).
-    digest.update(repr([row[name] for name in sorted(row)]).encode(errors="replace"))
-    return digest.hexdigest()
-
-
-# Each full-text index over ``docs`` and the column it reads; a doc with a NULL column is not in that index.
-FTS_INDEXES = (("docs_fts", "text"), ("docs_tri", "key"), ("docs_cjk", "cjk"))
-
-
-def delete_session(conn: sqlite3.Connection, sess: int) -> None:
-    for table, column in FTS_INDEXES:
-        conn.execute(
-            f"INSERT INTO {table} ({table}, rowid, {column}) "
-            f"SELECT 'delete', id, {column} FROM docs WHERE sess = ? AND {column} IS NOT NULL",
-            (sess,),
-        )
-    conn.execute("DELETE FROM docs WHERE sess = ?", (sess,))
-    conn.execute("DELETE FROM sessions WHERE id = ?", (sess,))
-
-
-def _gist(session: Session, docs: list[Doc]) -> bytes | None:
-    """The session's gist: what the person asked (its live prompts, redacted) and its title."""
-    if not semantic.available():
-        return None
-    prompts = [d.text for d in docs if d.kind == "prompt" and not d.rewound]
-    return semantic.gist_blob([redact(session.title or ""), *prompts])
-
-
-# A session made ready to write: its gist and its ``docs`` rows (the first column is its ``sessions.id``).
-# It is made where the session is decoded, in a worker process on a big read, so the writer only writes.
-Prepared = tuple[bytes | None, list[tuple[Any, ...]]]
-
-
-def prepare(session: Session, sess: int) -> Prepared:
-    """The gist and doc rows of a loaded session that will be written as ``sessions.id`` ``sess``."""
-    docs = session_docs(session)
-    return _gist(session, docs), _doc_rows(sess, docs)
-
-
-def _session_row(session: Session, store_key: str, sess: int, gist: bytes | None = None) -> tuple[Any, ...]:
-    root = session.chain[0] if session.chain else session.id
-    started = session.started_at.timestamp() if session.started_at else None
-    last = session.last_activity_at.timestamp() if session.last_activity_at else None
-    return (sess, store_key, session.id, session.ref, session.profile, session.project, session.source,
-            session.kind, session.relation, root, redact(session.title) if session.title else None,
-            session.model, started, last,
-            fingerprint(session.raw), gist)  # fmt: skip
-
-
-def _doc_rows(sess: int, docs: Iterable[Doc]) -> list[tuple[Any, ...]]:
-    return [
-        (sess, d.row, d.part, d.role, d.kind, d.tool, d.time, d.exit_code, d.path, d.moved_to, d.action,
-         d.added, d.removed, None if d.applied is None else int(d.applied), d.command, int(d.rewound),
-         int(d.archived), len(d.text), d.text, d.key, d.cjk)
-        for d in docs
-    ]  # fmt: skip
-
-
-_INSERT_SESSION = (
-    "INSERT INTO sessions (id, store, session_id, ref, profile, project, source, kind, relation, root, "
-    "title, model, started, last_activity, fingerprint, gist) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-)
-_INSERT_DOC = (
-    "INSERT INTO docs (sess, row, part, role, kind, tool, time, exit_code, path, moved_to, action, added, "
-    "removed, applied, command, rewound, archived, chars, text, key, cjk) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-)
-
-# New docs go into the full-text indexes this many at a time: while the workers decode what comes next,
-# so a first build has no long full-text pass of its own at the end.
-FTS_BATCH = 5_000
-
-
-class Writer:
-    """Writes one store's changes: the rows of each session, and the new docs into the full-text indexes
-    a batch at a time."""
-
-    def __init__(self, conn: sqlite3.Connection) -> None:
-        self.conn = conn
-        self.indexed_upto = self._top()  # every doc up to this id is in the full-text indexes
-        self.pending = 0
-
-    def number(self, sessions: Iterable[Session]) -> list[tuple[Session, int]]:
-        """Each session with the ``sessions.id`` it will be written as, given out before it is read so
-        its rows can be made where it is read."""
-        base = self.next_id()
-        return [(session, base + n) for n, session in enumerate(sessions)]
-
-    def next_id(self) -> int:
-        """The ``sessions.id`` the next session written gets."""
-        return int(self.conn.execute("SELECT coalesce(max(id), 0) + 1 FROM sessions").fetchone()[0])
-
-    def _top(self) -> int:
-        return int(self.conn.execute("SELECT coalesce(max(id), 0) FROM docs").fetchone()[0])
-
-    def replace(
-        self, store_key: str, session: Session, old: int | None, sess: int, prepared: Prepared
-    ) -> int:
-        gist, rows = prepared
-        return self.write(old, _session_row(session, store_key, sess, gist), rows)
-
-    def write(self, old: int | None, session_row: tuple[Any, ...], rows: list[tuple[Any, ...]]) -> int:
-        """One session's rows in place of ``old`` (its ``sessions.id``, when it was indexed): the session
-        row, then its docs, put into the full-text indexes a batch at a time. Returns the docs written."""
-        if old is not None:
-            delete_session(self.conn, old)  # its docs were indexed before this sync: none is pending
-            # With nothing pending, the deleted docs may have held the highest ids, which are then given
-            # out again; with docs pending, one of those holds the highest id and nothing is given again.
-            self.indexed_upto = min(self.indexed_upto, self._top())
-        self.conn.execute(_INSERT_SESSION, session_row)
-        if rows:
-            self.conn.executemany(_INSERT_DOC, rows)
-            self.pending += len(rows)
-            if self.pending >= FTS_BATCH:
-                self.flush()
-        return len(rows)
-
-    def flush(self) -> None:
-        """Put the docs written since the last flush into the full-text indexes."""
-        if not self.pending:
-            return
-        top = self._top()
-        for table, column in FTS_INDEXES:
-            self.conn.execute(
-                f"INSERT INTO {table} (rowid, {column}) "
-                f"SELECT id, {column} FROM docs WHERE id > ? AND id <= ? AND {column} IS NOT NULL",
-                (self.indexed_upto, top),
-            )
-        self.indexed_upto, self.pending = top, 0
 
 
 # Up to this many changed sessions are read by walking each one's family; more (a first build, a big
@@ -259,8 +130,10 @@ def _changed_sessions(
     """
     rows = {sid: row for row in reader.session_rows(light=True) if (sid := session_id_of(row)) is not None}
     fresh = reader.sessions_with_messages_after(watermark) if indexed else set(rows)
+    diverted = {p.name[: -len(".jsonl")] for p in locate.divert_files(store.home)}
     wanted = [sid for sid, row in rows.items()
-              if sid in fresh or indexed.get(sid, (0, ""))[1] != fingerprint(row)]  # fmt: skip
+              if sid in fresh or indexed.get(sid, (0, ""))[1] != fingerprint(
+                  row, divert_identity(store.home, sid) if sid in diverted else "")]  # fmt: skip
     if len(wanted) > TARGETED_LIMIT:
         chosen = set(wanted)
         return [s for s in history.read_catalog(store) if s.id in chosen], set(rows)
@@ -357,6 +230,8 @@ def _prepared(
     """Each numbered session made ready to write, in the order given: here, or by one worker process per
     core when there is a lot to read (decoding is the cost of a build; the writer keeps this process busy
     meanwhile) and ``parallel`` allows it."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
     rows = sum((s.row_stats or (0,))[0] for s, _ in sessions)
     # Forking a process that runs other threads (the MCP server answers in worker threads; Hermes, around
     # the plugin, has its own) can leave a child waiting forever on a lock another thread held at the
@@ -427,6 +302,7 @@ def _worker_reader(location: locate.StoreLocation) -> StoreReader:
 def _worker_prepare(job: tuple[locate.StoreLocation, list[tuple[str, int]]]) -> list[Prepared | str]:
     """In a worker process: some numbered sessions of one store made ready to write (or why a session
     could not be read)."""
+    from hermes_trail.history import read_messages
     location, items = job
     try:
         reader = _worker_reader(location)
@@ -435,7 +311,6 @@ def _worker_prepare(job: tuple[locate.StoreLocation, list[tuple[str, int]]]) -> 
     path = location.where
     out: list[Prepared | str] = []
     store = Store(key=path, name="", path=path, profile="", home=None, schema_version=None)
-    columns = reader.columns("messages")
     for sid, sess in items:
         try:
             row = reader.session_row(sid)
@@ -443,7 +318,7 @@ def _worker_prepare(job: tuple[locate.StoreLocation, list[tuple[str, int]]]) -> 
                 out.append("session vanished while indexing")
                 continue
             session = decode_session(row, store)
-            read_conversation(session, reader.message_rows(sid), columns)
+            read_messages(session, reader, locate.divert_file(location.home, sid))
             out.append(prepare(session, sess))
         except StoreUnreadable as exc:
             out.append(exc.reason)
@@ -505,6 +380,7 @@ def sync_index(
         notify(f"rebuilding the search index: {opened.rebuilt}")
     try:
         _sync_all(opened.conn, report, env, homes, dbs, pgs, progress, parallel, include_recovered)
+        fill_gists(opened.conn)
     except _MostChanged as most:
         opened.abandon()  # what other stores committed stays; the new index reads them again anyway
         if notify is not None:
@@ -520,6 +396,40 @@ def sync_index(
     opened.finish()
     report.seconds = time.perf_counter() - started
     return report
+
+
+def fill_gists(conn: sqlite3.Connection) -> int:
+    """Give a gist to every session synced where none could be made (by the Hermes plugin, in a Python
+    without numpy: issue 17), from its title and prompts as the index holds them (redacted already); how
+    many got one. A session is written again only when its rows change, so without this its gist would
+    wait for a rebuild."""
+    if not semantic.available():
+        return 0
+    todo = conn.execute(
+        "SELECT s.id, s.title FROM sessions s WHERE s.gist IS NULL AND (coalesce(s.title, '') != '' OR "
+        "EXISTS (SELECT 1 FROM docs d WHERE d.sess = s.id AND d.kind = 'prompt' AND d.rewound = 0))"
+    ).fetchall()  # fmt: skip
+    if not todo:
+        return 0
+    from hermes_trail.redact import redact
+
+    filled = 0
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        for sess, title in todo:
+            prompts = [t for (t,) in conn.execute("SELECT text FROM docs WHERE sess = ? AND kind = 'prompt' "
+                                                  "AND rewound = 0 ORDER BY row, part", (sess,))]  # fmt: skip
+            gist = semantic.gist_blob([redact(title or ""), *prompts])
+            if gist is not None:
+                conn.execute("UPDATE sessions SET gist = ? WHERE id = ?", (gist, sess))
+                filled += 1
+        if filled:  # what long-lived processes derive from the gists is stale now (schema.state_key)
+            conn.execute("UPDATE meta SET value = value + 1 WHERE key = 'sessions_version'")
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    return filled
 
 
 def _recovered_was_indexed(path: Path) -> bool | None:
@@ -552,8 +462,12 @@ def _sync_all(
     include_recovered: bool | None,
 ) -> None:
     """Every store that changed since the index last saw it, read again into ``conn``."""
+    from hermes_trail.history import open_history
     known = {key: identity for key, identity in conn.execute("SELECT key, identity FROM stores")}
     discovery = locate.discover(env, homes=homes, dbs=dbs, pgs=pgs)
+    # What could not be looked into (a profile denied, a symlink loop) is said on every sync, not only on
+    # the one that first read the stores around it: a search must never be silently short of a profile.
+    report.strays.extend(Stray(where=n.path, reason=n.reason, kind="directory") for n in discovery.notes)
     located = discovery.stores
     identities: dict[str, str] = {}
     unreachable: set[str] = set()
@@ -593,7 +507,7 @@ def _sync_all(
         return
     history = open_history(homes=homes, dbs=dbs, pgs=pgs, env=env, catalog=False,
                            select=lambda loc: loc.key in changed)  # fmt: skip
-    report.strays.extend(history.strays)
+    report.strays.extend(s for s in history.strays if s.kind != "directory")  # those are said above
     total = [0, 0]
     with history:
         for store in history.stores:

@@ -6,11 +6,12 @@ before any client connects, and report an address in use as one line instead of 
 
 from __future__ import annotations
 
-import ipaddress
-import secrets
 import socket
 
 from hermes_trail.errors import TrailError
+from hermes_trail.loopback import MIN_TOKEN_CHARS, check_token, is_loopback, new_token
+
+__all__ = ["MIN_TOKEN_CHARS", "bind", "check_token", "is_loopback", "new_token", "parse_address", "url"]
 
 LOOPBACK = "127.0.0.1"
 
@@ -34,16 +35,6 @@ def parse_address(value: str) -> tuple[str, int]:
     if not host or not 0 <= port <= 65535:
         raise TrailError(f"--http {value!r}: give [HOST:]PORT, like 8765, 127.0.0.1:8765 or [::1]:8765")
     return host, port
-
-
-def is_loopback(host: str) -> bool:
-    """Whether only this machine can reach ``host``: ``localhost`` or a loopback address."""
-    if host.lower() == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def bind(host: str, port: int) -> socket.socket:
@@ -73,8 +64,3 @@ def url(host: str, port: int, path: str) -> str:
         host = socket.gethostname()
     shown = f"[{host}]" if ":" in host else host
     return f"http://{shown}:{port}{path}"
-
-
-def new_token() -> str:
-    """A bearer token for a server other machines can reach."""
-    return secrets.token_urlsafe(32)

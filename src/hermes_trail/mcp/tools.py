@@ -42,8 +42,15 @@ _SOURCE = "Only sessions from this front end: cli, tui, cron, telegram, discord,
 _WHEN = "a duration back from now (7d, 12h, 30m) or an ISO date (2026-11-01)"
 
 
-def _text(description: str, **extra: Any) -> dict[str, Any]:
-    return {"type": "string", "description": description, **extra}
+# The longest a string argument may be, in characters: a name, a path or a filter; words to look for; an
+# error (the end of a failing output). Longer is refused before anything is read (docs/mcp.md).
+NAME_CHARS = 500
+QUERY_CHARS = 2000
+ERROR_CHARS = 8000
+
+
+def _text(description: str, most: int = NAME_CHARS, **extra: Any) -> dict[str, Any]:
+    return {"type": "string", "description": description, "maxLength": most, **extra}
 
 
 def _count(description: str, default: int, most: int, least: int = 1) -> dict[str, Any]:
@@ -146,7 +153,8 @@ TOOLS: dict[str, ToolSpec] = {
             "Start here for background on a task.",
             _schema(
                 ["query"],
-                query=_text("What to remember, in plain words: 'how we deploy staging', 'the flaky test'."),
+                query=_text("What to remember, in plain words: 'how we deploy staging', 'the flaky test'.",
+                            QUERY_CHARS),
                 project=_text(_PROJECT),
                 profile=_text(_PROFILE),
                 limit=_count("Conversations to draw from.", 8, 20),
@@ -161,7 +169,8 @@ TOOLS: dict[str, ToolSpec] = {
             "« and », and the command that resumes its session.",
             _schema(
                 ["query"],
-                query=_text('Words, "exact phrases", OR, -word to exclude, prefix*, paths or any text.'),
+                query=_text('Words, "exact phrases", OR, -word to exclude, prefix*, paths or any text.',
+                            QUERY_CHARS),
                 project=_text(_PROJECT),
                 profile=_text(_PROFILE),
                 source=_text(_SOURCE),
@@ -182,7 +191,8 @@ TOOLS: dict[str, ToolSpec] = {
             "that then worked, most often first.",
             _schema(
                 ["error"],
-                error=_text("The error message or the failing output (its last lines are enough)."),
+                error=_text("The error message or the failing output (its last lines are enough).",
+                            ERROR_CHARS),
                 project=_text(_PROJECT),
                 limit=_count("Fixes and failures to return.", 5, 20),
             ),
@@ -208,7 +218,8 @@ TOOLS: dict[str, ToolSpec] = {
             "they succeeded, with an example run of each.",
             _schema(
                 ["what"],
-                what=_text("What to do ('run the migrations') or a command fragment ('alembic')."),
+                what=_text("What to do ('run the migrations') or a command fragment ('alembic').",
+                           QUERY_CHARS),
                 project=_text(_PROJECT),
                 limit=_count("Commands to return.", 10, 50),
             ),

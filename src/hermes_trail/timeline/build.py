@@ -238,7 +238,9 @@ class _HomeReader:
         seen: set[tuple[Any, ...]] | None = set() if holders or divert is not None else None
         previous: tuple[int, Any] | None = None
         if live is not None:
-            self._emit_session(live, self.history.load, str(live.store.path), seen)
+            # The divert's lines are read below, as rows of the divert file.
+            load = functools.partial(self.history.load, diverts=False)
+            self._emit_session(live, load, str(live.store.path), seen)
             previous = (_fingerprint(live.raw), live.row_stats)
         first = live is None
         for copy in holders:

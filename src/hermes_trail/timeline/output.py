@@ -7,8 +7,8 @@ import json
 from collections.abc import Iterable
 from typing import IO, Any
 
+from hermes_trail.formatting import json_safe, safe
 from hermes_trail.timeline.build import FIELDS
-from hermes_trail.transcript import json_safe, safe
 
 FORMATS = ("jsonl", "csv")
 

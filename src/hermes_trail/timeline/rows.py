@@ -24,6 +24,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from hermes_trail.hermes.decode import tools
 from hermes_trail.hermes.decode.conversation import KIND_SESSION_META
 from hermes_trail.hermes.decode.relations import json_object
 from hermes_trail.hermes.decode.usage import KIND_MODEL_SWITCH, parse_marker
@@ -31,7 +32,6 @@ from hermes_trail.hermes.sidefiles.common import compact
 from hermes_trail.model import Permission, Session, ToolCall, Turn
 
 # The arguments that say best what a call was about, first found wins.
-IDENTIFYING_ARGUMENTS = ("command", "path", "file_path", "url", "query")
 SCRATCH_DIRS = (("cache", "scratch"), ("sandboxes",))
 REWOUND = "[rewound] "
 COMPACTED = "[compacted] "
@@ -225,13 +225,10 @@ class SessionRows:
 
 
 def call_subject(call: ToolCall) -> str:
-    """The most identifying argument of a call: the first of command, path, file_path, url and query."""
-    args = call.arguments or {}
-    for key in IDENTIFYING_ARGUMENTS:
-        value = args.get(key)
-        if isinstance(value, str) and value:
-            return value
-    return call.arguments_text
+    """A ``tool_use`` row's text: the call's subject (:func:`~hermes_trail.hermes.decode.tools.call_subject`,
+    the replay's rule), else its arguments as stored."""
+    subject = tools.call_subject(call)
+    return subject if subject is not None else call.arguments_text
 
 
 def permission_text(permission: Permission) -> str:

@@ -10,17 +10,19 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from pathlib import Path
 from typing import Any
 
 from hermes_trail.errors import AmbiguousSession, SessionNotFound, TrailError
+from hermes_trail.listing import project_matches
 from hermes_trail.model import Session
 from hermes_trail.serialize import iso, tokens_json
 from hermes_trail.web.catalog import Catalog, Measurer
 
+MARK_OPEN, MARK_CLOSE = "\u00ab", "\u00bb"  # as index/search.py marks a match
 # Strings longer than this are cut in a replay served to the browser (an export keeps them whole).
 VIEW_STRING_LIMIT = 100_000
 PAGE_MAX = 500
@@ -86,8 +88,8 @@ class Filters:
     def accepts(self, session: Session) -> bool:
         if self.profile is not None and session.profile != self.profile:
             return False
-        if self.project is not None and session.project != self.project:
-            return False
+        if self.project is not None and not project_matches(session.project, self.project):
+            return False  # the CLI's rule: the full path, or its last parts
         if self.source is not None and (session.source or "") != self.source:
             return False
         if self.model is not None and (session.model or "") != self.model:
@@ -110,16 +112,55 @@ class Filters:
         return True
 
 
+def snippet_parts(snippet: str, query: str) -> list[list[Any]]:
+    """A search snippet as ``[text, marked]`` parts, terminal escapes removed and controls made visible.
+
+    The search marks each match between ``«`` and ``»`` without escaping the text's own guillemets, so a
+    pair is a mark only when what it holds is a word of the query (the search marks only those) and holds
+    no ``«`` itself; any other guillemet is text.
+    """
+    from hermes_trail.export.view import plain
+
+    wanted = query.casefold()
+    parts: list[list[Any]] = []
+
+    def add(text: str, marked: bool) -> None:
+        if not text:
+            return
+        if parts and parts[-1][1] == marked and not marked:
+            parts[-1][0] += text
+        else:
+            parts.append([text, marked])
+
+    i, size = 0, len(snippet)
+    while i < size:
+        start = snippet.find(MARK_OPEN, i)
+        if start < 0:
+            add(snippet[i:], False)
+            break
+        end = snippet.find(MARK_CLOSE, start + 1)
+        inner = snippet[start + 1 : end] if end > start + 1 else ""
+        if inner and MARK_OPEN not in inner and inner.casefold() in wanted:
+            add(snippet[i:start], False)
+            add(inner, True)
+            i = end + 1
+        else:
+            add(snippet[i : start + 1], False)
+            i = start + 1
+    return [[plain(text), marked] for text, marked in parts]
+
+
 def _row(session: Session) -> dict[str, Any]:
     """One line of the session table: what the table shows, nothing more."""
-    from hermes_trail.index.redact import redact
+    from hermes_trail.export.view import plain
+    from hermes_trail.redact import redact
     from hermes_trail.transcript import money
 
     usage = session.usage
     return {
         "ref": session.ref,
         "id": session.id,
-        "title": redact(session.title) if session.title else None,
+        "title": redact(plain(session.title)) if session.title else None,
         "profile": session.profile,
         "project": session.project,
         "source": session.source,
@@ -132,7 +173,35 @@ def _row(session: Session) -> dict[str, Any]:
         "tokens": tokens_json(usage),
         "cost": usage.cost_usd,
         "cost_text": money(usage),
+        "cost_kind": usage.cost_kind,
     }
+
+
+class Indexing:
+    """The search index's first sync in the background, as the page shows it: ``building`` (messages
+    read of those to read), then ``ready``, or ``failed`` with why. A viewer that never started one is
+    ready: its searches sync as every query does."""
+
+    def __init__(self) -> None:
+        self.state = "ready"
+        self.done = 0
+        self.total = 0
+        self.error: str | None = None
+        self.seconds: float | None = None
+        self._lock = threading.Lock()
+
+    def as_json(self) -> dict[str, Any]:
+        with self._lock:
+            return {"state": self.state, "done": self.done, "total": self.total, "error": self.error,
+                    "seconds": self.seconds}  # fmt: skip
+
+    def progress(self, done: int, total: int) -> None:
+        with self._lock:
+            self.done, self.total = done, total
+
+    @property
+    def ready(self) -> bool:
+        return self.state != "building"
 
 
 class WebApp:
@@ -148,6 +217,59 @@ class WebApp:
         self.trail = Trail(index=index, homes=homes, dbs=dbs, pgs=pgs, env=env)
         self._views: OrderedDict[tuple[str, int, tuple[object, ...]], bytes] = OrderedDict()
         self._views_lock = threading.Lock()
+        self._making: dict[tuple[str, int, tuple[object, ...]], threading.Event] = {}
+        self._facet_cache: tuple[Any, list[Session], dict[str, list[list[Any]]]] | None = None
+        self._rates: dict[Any, Any] = {}
+        self._heads: OrderedDict[tuple[Any, int], bytes] = OrderedDict()
+        self._local = threading.local()
+        self.indexing = Indexing()
+
+    def build_index(self, say: Callable[[str], None] | None = None) -> threading.Thread:
+        """Sync the search index in a background thread (the server already listens); the page shows
+        its progress and search answers once it is done. ``say`` gets a line at the start, about every
+        tenth of the way, and at the end, for a log with no terminal."""
+        import time
+
+        from hermes_trail.index.sync import sync_index
+
+        state = self.indexing
+        with state._lock:
+            state.state, state.done, state.total, state.error = "building", 0, 0, None
+        trail = self.trail
+        said = [-1]
+
+        def progress(done: int, total: int) -> None:
+            state.progress(done, total)
+            tenth = done * 10 // total if total else 0
+            if say is not None and total and tenth > said[0]:
+                said[0] = tenth
+                say(f"indexing for search: {done:,} of {total:,} messages")
+
+        def run() -> None:
+            started = time.perf_counter()
+            try:
+                trail.index_path.parent.mkdir(parents=True, exist_ok=True)
+                report = sync_index(trail.index_path, homes=trail.homes, dbs=trail.dbs, pgs=trail.pgs,
+                                    env=trail.env, parallel=trail.parallel, progress=progress,
+                                    notify=say)  # fmt: skip
+            except Exception as exc:  # shown in the page and said; the viewer itself keeps working
+                with state._lock:
+                    state.state, state.error = "failed", str(exc) or type(exc).__name__
+                if say is not None:
+                    say(f"the search index could not be built: {state.error}")
+                return
+            with state._lock:
+                state.state, state.seconds = "ready", round(time.perf_counter() - started, 3)
+            if say is not None and report.messages_read:
+                say(f"search index ready: {report.messages_read:,} messages read in {state.seconds:.1f} s")
+
+        thread = threading.Thread(target=run, name="trail-index", daemon=True)
+        thread.start()
+        return thread
+
+    def index_status(self, query: Mapping[str, str]) -> dict[str, Any]:
+        """The search index's sync: ``building`` with its progress, ``ready`` or ``failed``."""
+        return self.indexing.as_json()
 
     def close(self) -> None:
         self.measurer.stop()
@@ -160,23 +282,22 @@ class WebApp:
         offset = _int(query.get("offset"), "offset", 0, 0, 10**9)
         limit = _int(query.get("limit"), "limit", 100, 1, PAGE_MAX)
         history = self.catalog.history()
-        everything = list(history.sessions)
-        chosen = [s for s in everything if flt.accepts(s)]
-        facets: dict[str, dict[str, int]] = {name: {} for name in FACETS}
-        for session in everything:
-            for name in FACETS:
-                value = getattr(session, name) or ""
-                facets[name][value] = facets[name].get(value, 0) + 1
+        everything, facets = self._facets(history)
+        chosen = [s for s in everything if flt.accepts(s)] if flt != Filters() else everything
+        page = chosen[offset : offset + limit]
+        rows = [_row(s) for s in page]
+        if query.get("estimate") == "1":  # trail's estimate beside each unknown cost, labelled so
+            guesses = self.estimates(page)
+            for row, session in zip(rows, page, strict=True):
+                row["estimate"] = guesses.get(session.key)
         return {
-            "sessions": [_row(s) for s in chosen[offset : offset + limit]],
+            "sessions": rows,
             "total": len(chosen),
             "all": len(everything),
             "offset": offset,
-            "facets": {
-                name: sorted(([k, n] for k, n in counts.items()), key=lambda kv: (-kv[1], kv[0]))
-                for name, counts in facets.items()
-            },
+            "facets": facets,
             "demo": history.demo,
+            "index": self.indexing.as_json(),
             "stores": [{"name": s.name, "profile": s.profile, "path": s.path} for s in history.stores],
             "skipped": [
                 {"where": s.where, "reason": s.reason}
@@ -184,6 +305,25 @@ class WebApp:
                 if s.kind in ("store", "directory")
             ],
         }
+
+    def _facets(self, history: Any) -> tuple[list[Session], dict[str, list[list[Any]]]]:
+        """Every session and each filter's values with their counts, made once per reading of the stores."""
+        with self._views_lock:
+            if self._facet_cache is not None and self._facet_cache[0] is history:
+                return self._facet_cache[1], self._facet_cache[2]
+        everything = list(history.sessions)
+        counts: dict[str, dict[str, int]] = {name: {} for name in FACETS}
+        for session in everything:
+            for name in FACETS:
+                value = getattr(session, name) or ""
+                counts[name][value] = counts[name].get(value, 0) + 1
+        facets: dict[str, list[list[Any]]] = {
+            name: [[k, n] for k, n in sorted(values.items(), key=lambda kv: (-kv[1], kv[0]))]
+            for name, values in counts.items()
+        }
+        with self._views_lock:
+            self._facet_cache = (history, everything, facets)
+        return everything, facets
 
     def stats(self, query: Mapping[str, str]) -> dict[str, Any]:
         """``trail stats --json`` of the sessions that pass the filters (message figures: those measured)."""
@@ -194,21 +334,48 @@ class WebApp:
             raise BadRequest(f"by must be one of: {', '.join(GROUPINGS)}")
         flt = Filters.parse(query)
         chosen = [s for s in self.catalog.sessions() if flt.accepts(s)]
-        report = aggregate(chosen, by, self.measurer.figures(chosen))
+        estimates = self.estimates(chosen) if query.get("estimate") == "1" else None
+        report = aggregate(chosen, by, self.measurer.figures(chosen), estimates)
         out = report.as_json()
         out["measuring"] = {"done": report.overall.measured, "total": report.overall.sessions}
         return out
 
+    def estimates(self, sessions: list[Session]) -> dict[tuple[str, str], float]:
+        """Trail's estimates of the sessions of unknown cost (``stats.estimate_costs``), the rates of each
+        model asked of Hermes once; none when no Hermes is found."""
+        from hermes_trail.stats import estimate_costs
+
+        return estimate_costs(sessions, rates_for=self._rates_for) or {}
+
+    def _rates_for(self, pairs: Any, env: Any = None) -> dict[Any, Any] | None:
+        from hermes_trail.pricing import hermes_rates
+
+        wanted = set(pairs)
+        with self._views_lock:
+            missing = wanted - set(self._rates)
+        if missing:
+            found = hermes_rates(missing, env)
+            if found is None:
+                return None
+            with self._views_lock:
+                self._rates.update(found)
+        with self._views_lock:
+            return {pair: self._rates.get(pair) for pair in wanted}
+
     def search(self, query: Mapping[str, str]) -> dict[str, Any]:
         """``trail search --json`` (redacted, budgeted), with the dashboard's filters."""
+        from hermes_trail.export.view import plain
         from hermes_trail.service import ServiceError
 
         words = (query.get("q") or "").strip()
         if not words:
             return {"query": "", "matches": 0, "windowed": False, "seconds": 0, "conversations": []}
+        if not self.indexing.ready:  # the first build: say how far it is rather than wait for it
+            return {"query": words, "matches": 0, "windowed": False, "seconds": 0, "conversations": [],
+                    "indexing": self.indexing.as_json()}  # fmt: skip
         flt = Filters.parse(query)
         try:
-            return self.trail.search(
+            result = self.trail.search(
                 words, project=flt.project, profile=flt.profile, source=flt.source,
                 since=flt.start.isoformat() if flt.start else None,
                 until=(flt.end + timedelta(days=1)).isoformat() if flt.end else None,
@@ -216,6 +383,12 @@ class WebApp:
             )  # fmt: skip
         except ServiceError as exc:
             raise BadRequest(str(exc)) from exc
+        for conversation in result.get("conversations", []):
+            for hit in conversation.get("hits", []):
+                hit["snippet_parts"] = snippet_parts(hit.get("snippet") or "", words)
+                if hit.get("title"):
+                    hit["title"] = plain(hit["title"])
+        return result
 
     # -- one session ----------------------------------------------------------------------------------
     def session(self, query: Mapping[str, str]) -> dict[str, Any]:
@@ -225,7 +398,12 @@ class WebApp:
         return dict(json.loads(self.session_body(query)))
 
     def session_body(self, query: Mapping[str, str]) -> bytes:
-        """:meth:`session` as the JSON bytes served (the last few are kept ready)."""
+        """:meth:`session` as the JSON bytes served (the last few are kept ready).
+
+        With ``head=N`` only the first N replayed turns (``partial``), answered as soon as the session is
+        read; the whole view is then made in the background, so the page's next request for it finds it
+        ready or nearly.
+        """
         import json
 
         from hermes_trail.export.view import session_view
@@ -233,26 +411,90 @@ class WebApp:
         ref = (query.get("ref") or "").strip()
         if not ref:
             raise BadRequest("ref names no session")
+        head = _int(query.get("head"), "head", 0, 0, 10_000) or None
+        from hermes_trail.recovery import Finder
+
         generation = self.catalog.generation
-        with self.catalog.reader() as reader:
+        catalog = self.catalog
+        with catalog.reader() as history, Finder(history, homes=catalog.homes, dbs=catalog.dbs,
+                                                 env=catalog.env) as reader:  # fmt: skip
             try:
-                session = reader.find(ref)
+                session = reader.find(ref)  # a live session, else a deleted one a snapshot or divert holds
             except AmbiguousSession as exc:
                 raise BadRequest(f"{ref!r} names several sessions: {', '.join(exc.candidates[:8])}") from exc
             except SessionNotFound as exc:
                 raise NotFound(f"no session {ref!r}") from exc
             key = (session.ref, generation, (session.last_activity_at, session.message_count))
-            with self._views_lock:
-                cached = self._views.get(key)
-                if cached is not None:
-                    self._views.move_to_end(key)
-                    return cached
+            cached = self._cached(key, wait=head is None) if head is None else self._heads.get((key, head))
+            if cached is not None:
+                return cached
             reader.load(session)
             family = reader.family(session)
-            view = session_view(session, family, limit=VIEW_STRING_LIMIT)
+        if head is None:
+            return self._whole(key, session, family)
+        with self._views_lock:
+            start = key not in self._making  # else another request is making it already
+            if start:
+                self._making[key] = threading.Event()
+        view = session_view(session, family, limit=VIEW_STRING_LIMIT, head=head)
+        if start:  # made once this answer is out (the server says so), or after half a second
+            answered = threading.Event()
+            self._local.answered = answered
+            threading.Thread(target=self._whole, args=(key, session, family, answered), daemon=True).start()
         body = json.dumps(view, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "replace")
         with self._views_lock:
-            self._views[key] = body
-            while len(self._views) > VIEW_CACHE:
-                self._views.popitem(last=False)
+            self._heads[(key, head)] = body
+            while len(self._heads) > VIEW_CACHE:
+                self._heads.popitem(last=False)
         return body
+
+    def _cached(self, key: tuple[str, int, tuple[object, ...]], wait: bool) -> bytes | None:
+        """The view kept for ``key``; with ``wait``, one being made is waited for (up to a minute)."""
+        with self._views_lock:
+            cached = self._views.get(key)
+            if cached is not None:
+                self._views.move_to_end(key)
+                return cached
+            making = self._making.get(key)
+        if making is None or not wait:
+            return None
+        making.wait(60)
+        with self._views_lock:
+            return self._views.get(key)
+
+    def forget_views(self) -> None:
+        """Drop the replays kept ready (the next request for one reads its session again)."""
+        with self._views_lock:
+            self._views.clear()
+            self._heads.clear()
+
+    def answered(self) -> None:
+        """Called by the server once the answer of this thread's request is sent: the whole view that a
+        first-turns answer put off is made now, without slowing that answer down."""
+        event = getattr(self._local, "answered", None)
+        if event is not None:
+            event.set()
+            self._local.answered = None
+
+    def _whole(self, key: tuple[str, int, tuple[object, ...]], session: Session,
+               family: Mapping[str, Session], after: threading.Event | None = None) -> bytes:  # fmt: skip
+        """The whole view of a loaded session, made and kept (once ``after`` is set, when given)."""
+        import json
+
+        from hermes_trail.export.view import session_view
+
+        try:
+            if after is not None:
+                after.wait(0.5)
+            view = session_view(session, family, limit=VIEW_STRING_LIMIT)
+            body = json.dumps(view, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "replace")
+            with self._views_lock:
+                self._views[key] = body
+                while len(self._views) > VIEW_CACHE:
+                    self._views.popitem(last=False)
+            return body
+        finally:
+            with self._views_lock:
+                making = self._making.pop(key, None)
+            if making is not None:
+                making.set()

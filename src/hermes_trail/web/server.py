@@ -11,10 +11,9 @@ from ``data:`` URLs, and never send a referrer, so a token in the address does n
 from __future__ import annotations
 
 import hmac
-import ipaddress
+import html
 import json
 import mimetypes
-import secrets
 import socket
 import sys
 import threading
@@ -28,6 +27,7 @@ from importlib import resources
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
+from hermes_trail.loopback import is_loopback, new_token
 from hermes_trail.web.app import BadRequest, NotFound, WebApp
 
 CSP = (
@@ -35,6 +35,7 @@ CSP = (
     "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 )
 COOKIE = "trail_token"
+ALLOW = "GET, HEAD"
 PAGES = {"/": "index.html", "/session": "session.html"}
 # Files served under /static/: the dashboard's own, and the replay's, shared with the HTML export.
 STATIC = {
@@ -51,13 +52,35 @@ def _file(package: str, name: str) -> bytes:
     return (resources.files(f"hermes_trail.{package}") / name).read_bytes()
 
 
-def is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
+# The first turns a replay page asks for (replay.js: HEAD), asked for by the page itself before its
+# script has loaded, so the server reads the session meanwhile.
+REPLAY_HEAD = 30
+
+
+def _preloading(page: bytes, ref: str) -> bytes:
+    """The replay page with a preload of its first request, written as replay.js writes that URL
+    (``encodeURIComponent``), so the browser uses the preloaded answer."""
+    from urllib.parse import quote
+
+    unreserved = "-_.!~*'()"  # what encodeURIComponent leaves as it is
+    url = f"/api/session?ref={quote(ref, safe=unreserved)}&head={REPLAY_HEAD}"
+    link = f'<link rel="preload" as="fetch" crossorigin href="{html.escape(url)}">\n'.encode()
+    return page.replace(b'<link rel="stylesheet"', link + b'<link rel="stylesheet"', 1)
+
+
+def machine_address(ipv6: bool = False) -> str:
+    """This machine's address on its network: the one it would send from (a UDP connect sends nothing),
+    else its host name."""
+    family, probe = (socket.AF_INET6, "2001:db8::1") if ipv6 else (socket.AF_INET, "192.0.2.1")
     try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
+        with socket.socket(family, socket.SOCK_DGRAM) as sock:
+            sock.connect((probe, 9))
+            address = str(sock.getsockname()[0])
+        if not is_loopback(address):
+            return address
+    except OSError:
+        pass
+    return socket.gethostname() or ("::1" if ipv6 else "127.0.0.1")
 
 
 class Server(ThreadingHTTPServer):
@@ -76,8 +99,12 @@ class Server(ThreadingHTTPServer):
 
     @property
     def url(self) -> str:
+        """The address to open: for a wildcard bind (``0.0.0.0``, ``::``), this machine's own address on
+        its network, which is what another machine reaches (loopback is never that)."""
         host, port = self.server_address[:2]
-        shown = "127.0.0.1" if host in ("", "0.0.0.0") else str(host)
+        shown = str(host)
+        if host in ("", "0.0.0.0", "::"):
+            shown = machine_address(ipv6=host == "::")
         if ":" in shown:
             shown = f"[{shown}]"
         query = f"/?token={self.token}" if self.token else "/"
@@ -124,12 +151,29 @@ class Handler(BaseHTTPRequestHandler):
         body = json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "replace")
         self._send(status, body, "application/json; charset=utf-8")
 
-    def _error(self, status: int, message: str) -> None:
-        if self.path.startswith("/api/"):
-            self._json(status, {"error": message})
+    def _error(self, status: int, message: str, extra: dict[str, str] | None = None) -> None:
+        if getattr(self, "path", "").startswith("/api/"):
+            body = json.dumps({"error": message}, ensure_ascii=False).encode("utf-8", "replace")
+            self._send(status, body, "application/json; charset=utf-8", extra)
         else:
-            body = f"<!doctype html><meta charset=utf-8><title>hermes-trail</title><p>{message}</p>"
-            self._send(status, body.encode(), "text/html; charset=utf-8")
+            head = "<!doctype html><meta charset=utf-8><title>hermes-trail</title>"
+            page = f"{head}<p>{html.escape(message)}</p>"
+            self._send(status, page.encode("utf-8", "replace"), "text/html; charset=utf-8", extra)
+
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        """Every error the standard library answers itself (a bad request line, a method no ``do_*``
+        handles) with this server's headers; a method it does not know is a 405 naming the ones it does."""
+        self.close_connection = True
+        extra = {"Connection": "close"}
+        if code == HTTPStatus.NOT_IMPLEMENTED and self.command:
+            extra["Allow"] = ALLOW
+            self._error(HTTPStatus.METHOD_NOT_ALLOWED, f"read-only: {ALLOW} only", extra)
+            return
+        try:
+            text = message or HTTPStatus(code).phrase
+        except ValueError:
+            text = message or "error"
+        self._error(code, text, extra)
 
     def _authorized(self, query: dict[str, str]) -> tuple[bool, dict[str, str]]:
         token = self.server.token
@@ -178,6 +222,8 @@ class Handler(BaseHTTPRequestHandler):
             return
         if path in PAGES:
             page = _file("web", f"static/{PAGES[path]}")
+            if path == "/session" and query.get("ref"):
+                page = _preloading(page, query["ref"])
             self._send(HTTPStatus.OK, page, "text/html; charset=utf-8", cookie)
             return
         if path.startswith("/static/"):
@@ -192,11 +238,16 @@ class Handler(BaseHTTPRequestHandler):
             "/api/sessions": self.server.app.sessions,
             "/api/stats": self.server.app.stats,
             "/api/search": self.server.app.search,
+            "/api/index": self.server.app.index_status,
         }
         try:
             if path == "/api/session":
                 body = self.server.app.session_body(query)
-                self._send(HTTPStatus.OK, body, "application/json; charset=utf-8", cookie)
+                try:
+                    self._send(HTTPStatus.OK, body, "application/json; charset=utf-8", cookie)
+                    self.wfile.flush()
+                finally:
+                    self.server.app.answered()
             elif path in api:
                 self._json(HTTPStatus.OK, api[path](query))
             else:
@@ -207,13 +258,11 @@ class Handler(BaseHTTPRequestHandler):
             self._error(HTTPStatus.NOT_FOUND, str(exc))
 
     def _not_allowed(self) -> None:
-        self._error(HTTPStatus.METHOD_NOT_ALLOWED, "read-only: GET only")
+        self.close_connection = True  # its body, if any, is never read
+        extra = {"Allow": ALLOW, "Connection": "close"}
+        self._error(HTTPStatus.METHOD_NOT_ALLOWED, f"read-only: {ALLOW} only", extra)
 
     do_POST = do_PUT = do_DELETE = do_PATCH = _not_allowed
-
-
-def make_token() -> str:
-    return secrets.token_urlsafe(18)
 
 
 def start(app: WebApp, host: str = "127.0.0.1", port: int = 0, token: str | None = None,
@@ -223,7 +272,7 @@ def start(app: WebApp, host: str = "127.0.0.1", port: int = 0, token: str | None
     A token is made when ``host`` is not loopback and none was given.
     """
     if token is None and not is_loopback(host):
-        token = make_token()
+        token = new_token()
     server = Server((host, port), app, token, quiet)
     threading.Thread(target=server.serve_forever, name="trail-web", daemon=True).start()
     return server

@@ -59,6 +59,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
+from hermes_trail.hermes.decode.content import IMAGE_LABEL
 from hermes_trail.hermes.decode.values import flag
 from hermes_trail.model import CompactionEvent, Session, Turn
 
@@ -308,7 +309,7 @@ def _tool_name(turn: Turn) -> str | None:
 
 def _comparable(text: str, role: str) -> str:
     """Text as a copy and its original share it: stubs, image placeholders and spacing aside."""
-    value = drop_image_placeholders(text).replace("[image]", "")
+    value = IMAGE_LABEL.sub("", drop_image_placeholders(text))
     if role == "system":
         value = _SYSTEM_NOTE.sub("", value)
     if role == "assistant" and value.strip() == _CALL_REMOVED:

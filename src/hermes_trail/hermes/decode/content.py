@@ -5,19 +5,30 @@ Hermes binds structured content (multimodal part lists, dicts) as ``"\\x00json:"
 stays the raw string it is (``_decode_content`` fails closed). When it loads a conversation it cleans
 user and assistant text with ``sanitize_context`` (recalled ``<memory-context>`` blocks and their system
 note removed) and strips it: the transcript is compared through the same lens.
+
+An image part is read as Hermes' adapters read it (``run_agent``, ``agent/anthropic_adapter.py``): the URL
+of an ``image_url``/``input_image`` part is ``image_url.url``, or ``image_url`` itself when it is a string;
+an Anthropic ``image`` part holds a ``source`` (base64 ``data`` and ``media_type``, or a ``url``). The part
+is kept whole (:class:`~hermes_trail.model.Image`: media type, size, the URL) and the text holds a label
+naming it.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from hermes_trail.hermes.decode.values import text as text_cell
+from hermes_trail.model import Image
 
 CONTENT_PREFIX = "\x00json:"
 IMAGE_PLACEHOLDER = "[image]"
+# The placeholder an image leaves in a turn's text: ``[image]`` when the part names nothing, else its label.
+IMAGE_LABEL = re.compile(r"\[image(?:: [^\]\n]*)?\]")
 _IMAGE_PART_TYPES = frozenset({"image_url", "image", "input_image"})
 _TEXT_PART_TYPES = frozenset({"text", "input_text", "output_text"})
 
@@ -38,6 +49,7 @@ class Content:
     structured: Any = None
     null: bool = False
     problems: list[str] = field(default_factory=list)
+    images: list[Image] = field(default_factory=list)
 
 
 def sanitize_context(value: str) -> str:
@@ -47,15 +59,56 @@ def sanitize_context(value: str) -> str:
     return _MEMORY_TAG.sub("", value)
 
 
+_DATA_URL = re.compile(r"\Adata:([^;,]*)((?:;[^;,]*)*),", re.IGNORECASE)
+
+
+def _data_size(url: str) -> tuple[str | None, int | None]:
+    """A ``data:`` URL's media type and the size of what it holds (``None`` when it cannot tell)."""
+    found = _DATA_URL.match(url)
+    if found is None:
+        return None, None
+    media = found.group(1).strip().lower() or None
+    payload = url[found.end() :]
+    if ";base64" not in found.group(2).lower():
+        return media, len(payload.encode())
+    try:
+        return media, len(base64.b64decode(payload + "=" * (-len(payload) % 4), validate=False))
+    except (binascii.Error, ValueError):
+        return media, None
+
+
+def image_of(part: Any) -> Image | None:
+    """The image an image content part holds, by the rule in the module docstring; ``None`` for others."""
+    if not isinstance(part, dict) or part.get("type") not in _IMAGE_PART_TYPES:
+        return None
+    value = part.get("image_url")
+    url = value.get("url") if isinstance(value, dict) else value
+    media: str | None = None
+    source = part.get("source")
+    if not isinstance(url, str) and isinstance(source, dict):
+        media = source.get("media_type") if isinstance(source.get("media_type"), str) else None
+        if isinstance(source.get("data"), str):
+            url = f"data:{media or 'application/octet-stream'};base64,{source['data']}"
+        elif isinstance(source.get("url"), str):
+            url = source["url"]
+    if not isinstance(url, str) or not url:
+        return Image(media_type=media, size=None, url="")
+    if url.lower().startswith("data:"):
+        found, size = _data_size(url)
+        return Image(media_type=media or found, size=size, url=url)
+    return Image(media_type=media, size=None, url=url)
+
+
 def part_text(part: Any) -> str | None:
-    """The text one content part contributes: its text, ``[image]`` for an image, nothing otherwise."""
+    """The text one content part contributes: its text, an image's label, nothing otherwise."""
     if isinstance(part, str):
         return part
     if not isinstance(part, dict):
         return None
     kind = part.get("type")
     if kind in _IMAGE_PART_TYPES:
-        return IMAGE_PLACEHOLDER
+        image = image_of(part)
+        return image.label if image is not None and image.url else IMAGE_PLACEHOLDER
     value = part.get("text")
     if isinstance(value, str) and (kind in _TEXT_PART_TYPES or kind is None):
         return value
@@ -80,6 +133,12 @@ def structured_text(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
+def images_of(value: Any) -> list[Image]:
+    """The images of decoded structured content, in order (a part list's, or a single part's)."""
+    parts = value if isinstance(value, list) else [value]
+    return [image for image in (image_of(p) for p in parts) if image is not None and image.url]
+
+
 def decode_content(value: Any, role: str | None = None) -> Content:
     """Decode a ``messages.content`` cell as Hermes' conversation loader does.
 
@@ -96,7 +155,8 @@ def decode_content(value: Any, role: str | None = None) -> Content:
         except (ValueError, RecursionError):
             problems.append("content has the \\x00json: prefix but no valid JSON after it; kept as text")
             return Content(text=raw, problems=problems)
-        return Content(text=structured_text(structured), structured=structured, problems=problems)
+        return Content(text=structured_text(structured), structured=structured, problems=problems,
+                       images=images_of(structured))  # fmt: skip
     if role in ("user", "assistant"):
         raw = sanitize_context(raw).strip()
     return Content(text=raw, problems=problems)

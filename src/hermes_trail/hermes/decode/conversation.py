@@ -65,6 +65,7 @@ def decode_message(row: dict[str, Any], session: Session, store_name: str) -> Tu
         reasoning=reasoning,
         tool_calls=calls.calls,
         content=content.structured,
+        images=content.images,
         kind=_text_or_none(row.get("display_kind")),
         finish_reason=_text_or_none(row.get("finish_reason")),
         problems=problems,

@@ -6,9 +6,11 @@ Follows when hermes-agent stamps its rows (``run_agent._flush_messages_to_sessio
 * The assistant row holding ``tool_calls`` is flushed *before* any tool runs (``conversation_loop``:
   "Persist the assistant tool-call turn before any tool side effects run"), and each ``tool`` row is
   flushed as soon as its result is appended (``tool_executor._flush_session_db_after_tool_progress``).
-  So a call's duration is its result row's timestamp minus its call row's. Parallel calls share one
-  call row and each has its own result row, so each gets its own duration; a concurrent batch appends
-  its results once the batch is done, so each of them reads as the batch's wall time up to its write.
+  So a call's duration is its result row's timestamp minus its call row's. Calls of one row share
+  that row, and each has its own result row: a call is timed from the later of the call row and the
+  previous result of the same row (in ``messages.id`` order), since Hermes runs a row's calls one after
+  another unless it batches them, and a batch appends its results once it is done. Timed from the call
+  row alone, the third of three one-second calls would read three seconds.
 * The gap is execution only while it is within what Hermes lets one call take: :data:`TOOL_GAP_MAX`.
   The longest bounded waits inside a call are the terminal tool's foreground cap (600 s,
   ``FOREGROUND_MAX_TIMEOUT``) plus an approval prompt (``approvals.timeout``, 60 s), the concurrent batch
@@ -73,10 +75,22 @@ def _apply_tool_durations(session: Session) -> None:
         if turn.copy_of is not None:
             continue
         for call in turn.tool_calls:
+            call.duration = None
+        answered = sorted((c for c in turn.tool_calls if c.result is not None),
+                          key=lambda c: c.result.source_row if c.result is not None else 0)  # fmt: skip
+        previous: datetime | None = None  # the end of the row's previous call: the next one starts there
+        for call in answered:
             result = call.result
+            assert result is not None
             # A result row that is a compaction copy carries the compaction's stamp, not the call's end.
-            copied = result is not None and result.source_row in copies
-            call.duration = None if copied else tool_duration(turn.time, result)
+            if result.source_row in copies:
+                continue
+            start = turn.time
+            if start is not None and previous is not None and previous > start:
+                start = previous
+            call.duration = tool_duration(start, result)
+            if result.time is not None and (previous is None or result.time > previous):
+                previous = result.time
     for turn in turns:
         if turn.copy_of is None:
             continue

@@ -8,6 +8,7 @@ real session class (cron, Bot Chat, gateway), not missing data.
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from hermes_trail.hermes.decode import classes, usage
@@ -45,6 +46,13 @@ def session_id_of(row: dict[str, Any]) -> str | None:
     return None
 
 
+def newest_of(*times: datetime | None) -> datetime | None:
+    """The latest of the times that are known: a session's last activity is the newest of its
+    ``last_activity_at`` and its messages' timestamps (a store may stamp the column behind its rows)."""
+    known = [t for t in times if t is not None]
+    return max(known) if known else None
+
+
 def decode_session(
     row: dict[str, Any], store: Store, stats: tuple[int, Any, int] | None = None
 ) -> Session:
@@ -58,7 +66,7 @@ def decode_session(
     last, p3 = epoch(row.get("last_activity_at"), "last_activity_at")
     newest, p4 = epoch(stats[1], "messages.timestamp") if stats else (None, None)
     problems.extend(p for p in (p1, p2, p3, p4) if p)
-    last = last or newest or ended or started
+    last = newest_of(last, newest) or ended or started
     cwd = _text_col(row, "cwd", problems)
     repo = _text_col(row, "git_repo_root", problems)
     profile_name = _text_col(row, "profile_name", problems)

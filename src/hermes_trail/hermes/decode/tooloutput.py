@@ -88,3 +88,39 @@ def kept_output(text: str) -> tuple[str, Any]:
     if value is None or isinstance(value, bool | int | float):
         return text.strip(), value
     return kept_text(value), value
+
+
+def _scalar(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _outline(value: Any, depth: int = 0) -> Iterator[str]:
+    """A JSON value as indented ``key: value`` lines (a list's items after ``-``), every key kept."""
+    pad = "  " * depth
+    items: list[tuple[str, Any]]
+    if isinstance(value, dict):
+        items = [(f"{key}:", item) for key, item in value.items()]
+    elif isinstance(value, list):
+        items = [("-", item) for item in value]
+    else:
+        yield pad + _scalar(value).replace("\n", "\n" + pad)
+        return
+    for label, item in items:
+        if isinstance(item, dict | list) and item:
+            yield pad + label
+            yield from _outline(item, depth + 1)
+        else:
+            text = _scalar(item) if not isinstance(item, dict | list) else json.dumps(item)
+            yield f"{pad}{label} " + text.replace("\n", "\n" + pad + "  ")
+
+
+def replay_text(output: str | None, text: str, data: Any) -> str:
+    """What a replay shows of a result: what it keeps (``output``, else its ``text``), except a document
+    with none of the output keys, which is kept by its strings alone and so would lose what they are (a
+    ``delegate_task`` result's ``count: 1``, each task's ``status``): that one is shown whole, as
+    indented ``key: value`` lines."""
+    if isinstance(data, dict) and data and not any(k in data for k in OUTPUT_KEYS):
+        return "\n".join(_outline(data))
+    return output if output is not None else text

@@ -8,14 +8,16 @@ from hermes_trail.hermes.decode.tooloutput import kept_output
 from hermes_trail.model import Session, ToolCall, Turn
 
 FILE_TOOLS = frozenset({"read_file", "write_file", "patch"})
-# The argument that says what a call was about, in the order a person would name it.
-SUBJECT_KEYS = ("command", "path", "file_path", "query", "url", "pattern", "goal")
+# The argument that says what a call was about, in the order a person would name it. The one rule for the
+# replay, the exports and the timeline (whose rows document this order).
+SUBJECT_KEYS = ("command", "path", "file_path", "url", "query", "pattern", "goal")
 
 
 def call_subject(call: ToolCall) -> str | None:
-    """What a call was about: its command, path, query or URL argument, as given."""
+    """What a call was about: the first non-empty of its command, path, URL, query (...) arguments, as
+    given; ``None`` when it has none."""
     args = call.arguments or {}
-    return next((args[k] for k in SUBJECT_KEYS if isinstance(args.get(k), str)), None)
+    return next((args[k] for k in SUBJECT_KEYS if isinstance(args.get(k), str) and args[k]), None)
 
 
 def interpret(session: Session, turns: list[Turn]) -> None:

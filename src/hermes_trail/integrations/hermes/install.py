@@ -3,19 +3,23 @@
 Into each home named (the active one by default, as a bare ``hermes`` picks it; ``--profile``;
 ``--all-profiles``; ``--home``):
 
-- ``config.yaml``: ``mcp_servers.trail`` launching ``trail mcp`` over stdio, and ``hermes-trail`` in
-  ``plugins.enabled``; with ``--memory``, ``memory.provider: trail`` too. Edited on the text
-  (:mod:`.yamledit`), so comments, key order and quoting stay.
+- ``config.yaml``: ``mcp_servers.trail`` launching ``trail mcp`` over stdio on this home and its index
+  (:func:`index_for`), and ``hermes-trail`` in ``plugins.enabled``; with ``--memory``,
+  ``memory.provider: trail`` too. Edited on the text (:mod:`.yamledit`), so comments, key order and
+  quoting stay.
 - ``plugins/hermes-trail/``: the plugin (``plugin.yaml``, an ``__init__.py`` that loads hermes-trail).
 - ``plugins/trail/``: the memory provider ``trail`` (Hermes looks providers up by directory name).
 - ``skills/trail-history/SKILL.md``: a top-level skill (a plugin's own skills never reach the prompt).
-- ``plugins/hermes-trail/install-manifest.json``: what was added, so uninstall removes exactly that.
+- ``plugins/hermes-trail/install-manifest.json``: what was added, so uninstall removes exactly that. Its
+  paths are relative to the home it sits in: a profile cloned with ``hermes profile create --clone-all``,
+  or a home copied by hand, carries it along, and uninstall there acts on that home only.
 
 Every file is written atomically (a temporary file in the same directory, flushed to disk, then
 ``os.replace``): killing the installer at any point leaves each file whole, old or new. A file that is
 changed gets a timestamped backup beside it first (``config.yaml.trail-YYYYmmdd-HHMMSS.bak``). Uninstall
-puts ``config.yaml`` back byte for byte when nothing else changed it since; otherwise it takes out only
-what install added. A file install would add that is already there and not its own is not touched.
+puts ``config.yaml`` back byte for byte when nothing else changed it since (and then removes install's
+backups); otherwise it takes out what install added and every setting still pointing at hermes-trail,
+leaving valid values. A file install would add that is already there and not its own is not touched.
 """
 
 from __future__ import annotations
@@ -49,7 +53,9 @@ PROVIDER = "trail"
 SKILL = "trail-history"
 MANIFEST = "install-manifest.json"
 CONFIG = "config.yaml"
-MANIFEST_FORMAT = 1
+# 2: every path in the manifest is relative to the home it sits in (1 kept absolute ones, which a cloned
+# or copied home carried along, so uninstall there edited the home it was copied from).
+MANIFEST_FORMAT = 2
 # Hermes' own rule for a profile's name (hermes_cli/profiles.py, _PROFILE_ID_RE).
 PROFILE_NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")
 
@@ -87,6 +93,7 @@ class Plan:
     notes: list[str] = field(default_factory=list)
     rewritten: bool = False  # config.yaml went through ruamel.yaml's whole-file round trip
     restored: bool = False  # uninstall: config.yaml goes back to its bytes from before install
+    stale: list[Path] = field(default_factory=list)  # uninstall: install's backups, removed once restored
     first: bool = False  # install: no earlier install in this home
 
     @property
@@ -176,11 +183,165 @@ def source_dir() -> Path:
     return Path(hermes_trail.__file__).resolve().parent.parent
 
 
-def server_entry(home: Path) -> dict[str, Any]:
-    """The ``mcp_servers.trail`` entry: ``trail mcp`` over stdio, reading this home's Hermes root.
-    ``--home`` is given because Hermes starts MCP servers with a filtered environment (no ``HERMES_HOME``)."""
+def index_for(home: Path, env: Mapping[str, str] | None = None) -> Path:
+    """The index the MCP server and the plugin of ``home`` use.
+
+    ``TRAIL_INDEX`` when it is set. Else the default index when ``home`` is in the root ``trail`` reads by
+    default here (``HERMES_HOME``'s root, else the platform's), so Hermes and the shell share one index;
+    another root gets an index of its own beside it (``homes/<name>-<hash>/index.db``). A sync drops what is
+    not in the stores it reads, so two roots syncing one index would take turns emptying it (issue 17).
+    """
+    from hermes_trail.index.schema import default_index_path
+
+    env = os.environ if env is None else env
+    if env.get("TRAIL_INDEX", "").strip():
+        return default_index_path(env).absolute()
+    default = default_index_path(env).absolute()
+    native = locate.platform_default_home(env)
+    own_root = locate.root_for(Path(env["HERMES_HOME"]), native) if env.get("HERMES_HOME", "").strip() \
+        else native  # fmt: skip
+    root = locate.root_for(home.absolute(), native)
+    if _same(root, own_root):
+        return default
+    name = re.sub(r"[^A-Za-z0-9_.-]", "_", root.name.lstrip(".") or "hermes")[:32]
+    digest = hashlib.sha256(str(root.absolute()).encode()).hexdigest()[:10]
+    return default.parent / "homes" / f"{name}-{digest}" / "index.db"
+
+
+def server_entry(home: Path, index: Path | None = None) -> dict[str, Any]:
+    """The ``mcp_servers.trail`` entry: ``trail mcp`` over stdio, reading this home's Hermes root into this
+    home's index. ``--home`` and ``--index`` are given because Hermes starts MCP servers with a filtered
+    environment (no ``HERMES_HOME``, no ``TRAIL_INDEX``)."""
     command, args = trail_command()
-    return {"command": command, "args": [*args, "mcp", "--home", str(home.absolute())]}
+    index = index_for(home) if index is None else index
+    return {"command": command, "args": [*args, "mcp", "--home", str(home.absolute()), "--index", str(index)]}
+
+
+# -- the Hermes that will load it ------------------------------------------------------------------------
+# Asked of Hermes' own Python: its version, whether its MCP client can run (Hermes' own flag, set when the
+# optional 'mcp' SDK imports), and its plugin API.
+_HERMES_FACTS = """
+import json, importlib.metadata as md
+facts = {"version": None, "mcp": None}
+try:
+    facts["version"] = md.version("hermes-agent")
+except Exception:
+    pass
+try:
+    import tools.mcp_tool as mcp_tool
+    facts["mcp"] = bool(mcp_tool._MCP_AVAILABLE)
+except Exception:
+    import importlib.util
+    facts["mcp"] = importlib.util.find_spec("mcp") is not None
+print(json.dumps(facts))
+"""
+
+
+@dataclass
+class HermesFound:
+    """The ``hermes`` command on ``PATH`` and what its Python has."""
+
+    command: Path | None = None
+    python: str | None = None
+    version: str | None = None
+    mcp: bool | None = None  # None: could not tell
+
+    @property
+    def mcp_fix(self) -> str:
+        """How to give this Hermes its MCP client."""
+        where = f"{self.python} -m pip install 'hermes-agent[mcp]'" if self.python else \
+            "pip install 'hermes-agent[mcp]' in Hermes' environment"  # fmt: skip
+        return (f"{where} (installed with pipx: pipx inject hermes-agent mcp; with uv: uv tool install "
+                "--force 'hermes-agent[mcp]')")  # fmt: skip
+
+
+def interpreter_of(command: Path) -> str | None:
+    """The Python a console script runs (its ``#!`` line; ``/usr/bin/env python3`` looked up)."""
+    try:
+        with command.open("rb") as script:
+            first = script.readline(4096)
+    except OSError:
+        return None
+    if not first.startswith(b"#!"):
+        return None
+    words = first[2:].decode("utf-8", "replace").split()
+    if not words:
+        return None
+    if Path(words[0]).name == "env" and len(words) > 1:
+        return shutil.which(words[1])
+    return words[0]
+
+
+def find_hermes(env: Mapping[str, str] | None = None, *, ask: bool = True) -> HermesFound:
+    """The ``hermes`` a person runs (the first on ``PATH``), its Python, and (``ask``) its version and
+    whether its MCP client can run, asked of that Python (about a second)."""
+    import subprocess
+
+    env = os.environ if env is None else env
+    found = shutil.which("hermes", path=env.get("PATH"))
+    if found is None:
+        return HermesFound()
+    hermes = HermesFound(Path(found), interpreter_of(Path(found).resolve()) or interpreter_of(Path(found)))
+    if not ask or hermes.python is None:
+        return hermes
+    try:
+        done = subprocess.run([hermes.python, "-c", _HERMES_FACTS], capture_output=True, text=True,
+                              env=dict(env), timeout=60, stdin=subprocess.DEVNULL)  # fmt: skip
+        facts = json.loads(done.stdout.strip().splitlines()[-1]) if done.returncode == 0 else {}
+    except (OSError, subprocess.SubprocessError, ValueError, IndexError):
+        facts = {}
+    hermes.version, hermes.mcp = facts.get("version"), facts.get("mcp")
+    return hermes
+
+
+def hermes_notes(hermes: HermesFound) -> list[str]:
+    """What install says about the Hermes it found: none on PATH, or one without an MCP client."""
+    if hermes.command is None:
+        return ["no hermes command on PATH: the plugin, the provider and the skill load when Hermes starts "
+                "in these homes; check with `trail doctor` once it is installed"]  # fmt: skip
+    if hermes.mcp is False:
+        return [f"{hermes.command} (hermes-agent {hermes.version or '?'}) has no MCP client (the optional "
+                "'mcp' Python SDK), so mcp_servers.trail cannot connect; the plugin, the provider and the "
+                f"skill work without it. To add it: {hermes.mcp_fix}"]  # fmt: skip
+    return []
+
+
+# -- the first index build ----------------------------------------------------------------------------
+# Seconds per million messages for a first build of the word index (docs/index.md, bench/README.md, two
+# cores): ``trail index`` with its worker processes, and the plugin alone in Hermes' process on one core.
+BUILD_SECONDS_PER_MILLION = 45.0
+PLUGIN_SECONDS_PER_MILLION = 110.0
+
+
+def first_build(home: Path, index: Path) -> dict[str, Any] | None:
+    """What building ``index`` for the first time would read, and about how long it takes: ``None`` when
+    it is built already. The stores of ``home``'s root (its ``state.db`` and each profile's) are counted,
+    as they are on disk (an estimate: what is still in a write-ahead log is not counted)."""
+    import sqlite3
+
+    from hermes_trail.index import schema
+
+    if index.is_file() and schema.inspect(index) == schema.FORMAT:
+        return None
+    root = locate.root_for(home.absolute(), locate.platform_default_home(os.environ))
+    stores = [root / "state.db", *sorted((root / locate.PROFILES_DIR).glob("*/state.db"))]
+    messages = sessions = 0
+    for store in stores:
+        if not store.is_file():
+            continue
+        try:
+            # immutable: an estimate needs no WAL, and opening creates no -wal/-shm beside a store
+            conn = sqlite3.connect(f"{store.resolve().as_uri()}?immutable=1", uri=True, timeout=1.0)
+            try:
+                messages += conn.execute("SELECT count(*) FROM messages").fetchone()[0]
+                sessions += conn.execute("SELECT count(*) FROM sessions").fetchone()[0]
+            finally:
+                conn.close()
+        except sqlite3.Error:
+            continue
+    return {"messages": messages, "sessions": sessions,
+            "seconds": round(messages / 1e6 * BUILD_SECONDS_PER_MILLION, 1),
+            "plugin_seconds": round(messages / 1e6 * PLUGIN_SECONDS_PER_MILLION, 1)}  # fmt: skip
 
 
 def _asset(name: str) -> str:
@@ -199,11 +360,16 @@ def _fill(text: str, **values: str) -> str:
     return text
 
 
-def shim(module: str, doc: str) -> str:
+def shim(module: str, doc: str, index: Path) -> str:
     """The ``__init__.py`` Hermes imports: it loads hermes-trail, then takes ``register`` from ``module``."""
-    line = f"from hermes_trail.integrations.hermes.{module} import register  # noqa: E402"
+    line = (f"from hermes_trail.integrations.hermes.{module} import register as _register  # noqa: E402\n\n\n"
+            "def register(ctx):\n"
+            "    # The index and the trail command of this home (a TRAIL_INDEX set for Hermes wins).\n"
+            "    return _register(ctx, index=INDEX, command=TRAIL)")
     source = repr(str(source_dir()))
-    return _fill(_asset("shim.py.in"), DOC=doc, VERSION=_version(), SOURCE=source, IMPORT=line)
+    command = repr(trail_command()[0])
+    return _fill(_asset("shim.py.in"), DOC=doc, VERSION=_version(), SOURCE=source, TRAIL=command,
+                 INDEX=repr(str(index)), IMPORT=line)  # fmt: skip
 
 
 def added_files(home: Path) -> dict[Path, bytes]:
@@ -217,9 +383,9 @@ def added_files(home: Path) -> dict[Path, bytes]:
                     "index.")  # fmt: skip
     files = {
         Path("plugins", PLUGIN, "plugin.yaml"): _fill(_asset("plugin.yaml.in"), VERSION=_version()),
-        Path("plugins", PLUGIN, "__init__.py"): shim("plugin", plugin_doc),
+        Path("plugins", PLUGIN, "__init__.py"): shim("plugin", plugin_doc, index_for(home)),
         Path("plugins", PROVIDER, "plugin.yaml"): _fill(_asset("provider.yaml.in"), VERSION=_version()),
-        Path("plugins", PROVIDER, "__init__.py"): shim("provider", provider_doc),
+        Path("plugins", PROVIDER, "__init__.py"): shim("provider", provider_doc, index_for(home)),
         Path("skills", SKILL, "SKILL.md"): _fill(_asset("SKILL.md.in"), TRAIL=trail),
     }
     return {home / rel: text.encode() for rel, text in files.items()}
@@ -237,6 +403,42 @@ def read_manifest(home: Path) -> dict[str, Any] | None:
     except (OSError, ValueError) as exc:
         raise InstallError(f"{manifest_path(home)} cannot be read ({exc}); remove it to start over") from exc
     return data if isinstance(data, dict) else None
+
+
+def _own_path(home: Path, manifest: Mapping[str, Any], value: str | None, base: Path) -> Path | None:
+    """A path the manifest names, as a path of ``home`` (the home the manifest sits in now).
+
+    Relative paths (format 2) are taken from ``base``. An absolute one (format 1) is the home's only when the
+    manifest was written in this very home; written in another (this home is a clone or a copy of it), a path
+    under that home is taken to the same place in this one, and any other is not this home's (``None``).
+    """
+    if not value:
+        return None
+    path = Path(value)
+    if not path.is_absolute():
+        return base / path
+    written = Path(str(manifest.get("home") or ""))
+    if not written.is_absolute() or _same(written, home):
+        return path
+    try:
+        return home / path.relative_to(written)
+    except ValueError:
+        return None
+
+
+def _same(a: Path, b: Path) -> bool:
+    try:
+        return a.resolve() == b.resolve()
+    except OSError:
+        return a.absolute() == b.absolute()
+
+
+def copied_from(home: Path, manifest: Mapping[str, Any] | None) -> Path | None:
+    """The home an install manifest was written in, when it is not ``home`` (a clone or a copy)."""
+    written = str((manifest or {}).get("home") or "")
+    if not written or _same(Path(written), home):
+        return None
+    return Path(written)
 
 
 def _sha(data: bytes | None) -> str | None:
@@ -297,6 +499,10 @@ def plan_install(target: Target, *, memory: bool = False) -> Plan:
     restorable = prior.get("restorable", False) and prior.get("written_sha256") == _sha(before) \
         if previous else True
     files = {str(p.relative_to(home)): _sha(c.after) for p, c in ((c.path, c) for c in plan.files)}
+    backup_name = (prior.get("original_backup") if restorable else None) if previous else None
+    if backup_name:
+        local = _own_path(home, previous or {}, backup_name, config_path.parent)
+        backup_name = local.name if local is not None else None
     plan.manifest = {
         "format": MANIFEST_FORMAT,
         "tool": "hermes-trail",
@@ -308,12 +514,13 @@ def plan_install(target: Target, *, memory: bool = False) -> Plan:
         "files": files,
         "dirs": old_dirs + [d for d in created_dirs if d not in old_dirs],
         "config": {
-            "path": str(config_path),
+            "path": CONFIG,
             "existed": existed,
             "restorable": restorable,
             "original_sha256": (prior.get("original_sha256") if restorable else None) if previous
             else _sha(before),
-            "original_backup": (prior.get("original_backup") if restorable else None) if previous else None,
+            "original_backup": backup_name,  # a file name beside config.yaml
+            "backups": list(prior.get("backups") or []) if previous else [],  # every one install made
             "written_sha256": _sha(plan.config.after) if plan.config else _sha(before),
             "edits": edits,
         },
@@ -406,8 +613,14 @@ def plan_uninstall(target: Target) -> Plan:
     if manifest is None:
         return plan
     plan.manifest = manifest
+    source = copied_from(home, manifest)
+    if source is not None:
+        plan.notes.append(f"{home} was copied from {source} (a cloned profile or a copied home): only {home} "
+                          "is changed")  # fmt: skip
     for rel, sha in (manifest.get("files") or {}).items():
-        path = home / rel
+        path = _own_path(home, manifest, rel, home)
+        if path is None:
+            continue
         before = _read(path)
         if before is None:
             continue
@@ -417,27 +630,34 @@ def plan_uninstall(target: Target) -> Plan:
         plan.files.append(FileChange(path, before, None))
     mpath = manifest_path(home)
     plan.files.append(FileChange(mpath, _read(mpath), None))
-    dirs = {home / d for d in manifest.get("dirs") or []}
+    dirs = {p for d in manifest.get("dirs") or [] if (p := _own_path(home, manifest, d, home)) is not None}
     dirs |= {home / "plugins" / PLUGIN, home / "plugins" / PROVIDER, home / "skills" / SKILL}
     plan.dirs = sorted(dirs, key=lambda d: len(d.parts), reverse=True)  # removed only when left empty
 
     config = manifest.get("config") or {}
-    config_path = Path(config.get("path") or _config_path(home))
+    config_path = _config_path(home)  # this home's, whatever home the manifest was written in
     before = _read(config_path)
     if before is None:
         return plan
-    backup = config.get("original_backup")
-    original = _read(Path(backup)) if backup else None
+    backup_path = _own_path(home, manifest, config.get("original_backup"), config_path.parent)
+    original = _read(backup_path) if backup_path is not None else None
     if config.get("restorable", True) and _sha(before) == config.get("written_sha256") and (
         (config.get("existed") and original is not None and _sha(original) == config.get("original_sha256"))
         or not config.get("existed")
     ):
         plan.config = FileChange(config_path, before, original if config.get("existed") else None)
         plan.restored = True
+        names = {*(config.get("backups") or []), *([backup_path.name] if backup_path is not None else [])}
+        for name in sorted(names):
+            own = _own_path(home, manifest, name, config_path.parent)
+            if own is None or own.parent != config_path.parent or not own.name.startswith(f"{CONFIG}.trail-"):
+                continue
+            if own.is_file():
+                plan.stale.append(own)
         return plan
     edits = [(e[0], e[1], e[2]) for e in reversed(config.get("edits") or [])]
     removal = [e for e in edits if e[0] != "prune"] + [e for e in edits if e[0] == "prune"]
-    text = yamledit.remove(before.decode("utf-8"), removal)
+    text = _without_trail(yamledit.remove(before.decode("utf-8"), removal))
     after: bytes | None = text.encode("utf-8")
     if not config.get("existed") and not text.strip():
         after = None  # install made the file, and nothing else is in it
@@ -445,6 +665,27 @@ def plan_uninstall(target: Target) -> Plan:
     plan.rewritten = after != before
     plan.notes.append(f"{config_path} was changed since install: only hermes-trail's settings are taken out")
     return plan
+
+
+def _without_trail(text: str) -> str:
+    """``text`` with every setting that still points at hermes-trail taken out, whoever wrote it
+    (``hermes memory setup`` rewrites the whole file, so install's record of its edits cannot find its
+    own), and valid values left behind: ``memory.provider: ''`` (Hermes' own "no provider") and
+    ``plugins.enabled: []``, never a null."""
+    data = yamledit.load_data(text) or {}
+    if not isinstance(data, dict):
+        return text
+    memory = data.get("memory")
+    if isinstance(memory, dict) and memory.get("provider") == PROVIDER:
+        text, _ = yamledit.set_scalar(text, ["memory", "provider"], "")
+    for _ in range(8):  # the plugin named more than once
+        plugins = (yamledit.load_data(text) or {}).get("plugins")
+        enabled = plugins.get("enabled") if isinstance(plugins, dict) else None
+        if not isinstance(enabled, list) or PLUGIN not in enabled:
+            break
+        text = yamledit.remove(text, [("item", ["plugins", "enabled"], PLUGIN)])
+    text, _ = yamledit.empty_list(text, ["plugins", "enabled"])
+    return text
 
 
 # -- showing and doing ----------------------------------------------------------------------------------
@@ -522,8 +763,9 @@ def apply_install(plan: Plan) -> list[Path]:
     if config is not None and config.before != config.after and config.before is not None:
         made = backup(config.path)
         backups.append(made)
-        if plan.first:  # the copy uninstall puts back
-            plan.manifest["config"]["original_backup"] = str(made)
+        plan.manifest["config"].setdefault("backups", []).append(made.name)
+        if plan.first:  # the copy uninstall puts back, named beside config.yaml
+            plan.manifest["config"]["original_backup"] = made.name
     pending = json.loads(json.dumps(plan.manifest))
     pending["config"]["written_sha256"] = None  # until config.yaml is written
     write_atomic(mpath, (json.dumps(pending, indent=2) + "\n").encode())
@@ -534,11 +776,13 @@ def apply_install(plan: Plan) -> list[Path]:
 
 
 def apply_uninstall(plan: Plan) -> list[Path]:
-    """Write an uninstall plan: ``config.yaml`` first (backed up), then the files, the manifest last."""
+    """Write an uninstall plan: ``config.yaml`` first (backed up, unless it goes back to its bytes from
+    before install: then install's own backups go too), then the files, the manifest last."""
     backups: list[Path] = []
     config = plan.config
     if config is not None and config.before != config.after:
-        backups.append(backup(config.path))
+        if not plan.restored:
+            backups.append(backup(config.path))
         if config.after is None:
             config.path.unlink()
             fsync_directory(config.path.parent)
@@ -554,4 +798,6 @@ def apply_uninstall(plan: Plan) -> list[Path]:
     for directory in plan.dirs:
         with contextlib.suppress(OSError):  # not empty (the user's files) or gone: left as it is
             directory.rmdir()
+    for stale in plan.stale:
+        stale.unlink(missing_ok=True)
     return backups

@@ -31,8 +31,9 @@ log = logging.getLogger("hermes_trail.hermes")
 class Plugin:
     """The hooks and the command, over one :class:`Recaller`."""
 
-    def __init__(self, recaller: Recaller | None = None) -> None:
-        self.recaller = recaller or Recaller(Settings.from_env())
+    def __init__(self, recaller: Recaller | None = None, *, index: str | None = None,
+                 command: str | None = None) -> None:  # fmt: skip
+        self.recaller = recaller or Recaller(Settings.from_env(), index=index, command=command)
 
     def pre_llm_call(self, **kwargs: Any) -> dict[str, str] | None:
         """Recall for the prompt, as ``{"context": page}``; ``None`` for nothing."""
@@ -78,9 +79,11 @@ class Plugin:
         return page or f"Nothing on record about {what!r}."
 
 
-def register(ctx: Any) -> Plugin:
-    """Register the hooks and ``/trail`` on Hermes' plugin context; returns the plugin (for tests)."""
-    plugin = Plugin()
+def register(ctx: Any, *, index: str | None = None, command: str | None = None) -> Plugin:
+    """Register the hooks and ``/trail`` on Hermes' plugin context; returns the plugin (for tests).
+    ``index`` and ``command``: the index and the ``trail`` command install wrote for the home (the
+    plugin's ``__init__.py`` passes them)."""
+    plugin = Plugin(index=index, command=command)
     # Import what a first recall needs now, at start-up, not inside the first turn's deadline.
     import hermes_trail.index.fix
     import hermes_trail.index.search

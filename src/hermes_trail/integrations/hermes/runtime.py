@@ -7,6 +7,11 @@ date runs in one background thread at a time, at most every :attr:`Settings.sync
 worker processes (Hermes' process must not be forked). The conversation being recalled for is left out of
 what is recalled: the model already has it.
 
+A first build is not made in Hermes' process: a one-shot ``hermes chat -q`` ends long before a large
+history is read, and the build would start over at every run (issue 17). It is handed to ``trail index``
+in a process of its own (detached, at a lower priority), which outlives Hermes; until it is done, recall
+is silent.
+
 Settings come from the environment (Hermes loads ``$HERMES_HOME/.env`` into it), see ``docs/hermes.md``.
 """
 
@@ -18,11 +23,15 @@ import json
 import logging
 import os
 import re
+import shutil
+import subprocess
+import sys
 import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, TypeVar
 
 from hermes_trail.frames import FIX_CLOSE, FIX_OPEN
@@ -266,17 +275,42 @@ def fix_note(report: Mapping[str, Any], budget: int = NOTE_BUDGET) -> str:
     return head + "".join(lines) + FIX_CLOSE
 
 
+def build_command(index: Path, trail: str | None = None) -> list[str] | None:
+    """``trail index`` for ``index`` without its vector stage (minutes of every core, for a person to ask
+    for), niced: ``trail`` (the command the plugin was installed with), else the one on ``PATH``; ``None``
+    when there is none."""
+    if not trail or not os.access(trail, os.X_OK):
+        trail = shutil.which("trail") or ""
+    if not trail:
+        return None
+    command = [trail, "index", "--index", str(index), "--no-vectors"]
+    if Path(trail).name.lower().startswith("python"):
+        command[1:1] = ["-m", "hermes_trail"]
+    nice = shutil.which("nice") if sys.platform != "win32" else None
+    return [nice, "-n", "10", *command] if nice else command
+
+
 # -- the recaller ----------------------------------------------------------------------------------------
 class Recaller:
     """One Hermes process's access to the index: bounded questions, background syncs, answers remembered
     per prompt."""
 
-    def __init__(self, settings: Settings | None = None, trail: Trail | None = None) -> None:
+    def __init__(self, settings: Settings | None = None, trail: Trail | None = None, *,
+                 index: str | Path | None = None, command: str | None = None) -> None:  # fmt: skip
+        """``index``: the home's index as install wrote it (``TRAIL_INDEX`` wins when set); ``command``:
+        the ``trail`` command that builds a first index outside this process."""
         self.settings = settings or Settings.from_env()
-        self.trail = trail or Trail(parallel=False, sync_interval=0.0)
+        if trail is None:
+            named = os.environ.get("TRAIL_INDEX", "").strip() or index
+            trail = Trail(index=Path(named) if named else None, parallel=False, sync_interval=0.0)
+        self.trail = trail
+        self.command = command
         self._lock = threading.Lock()
         self._syncing = False
         self._synced_at = -1e9
+        self._building: subprocess.Popen[bytes] | None = None
+        self._build_tried = False
+        self._build_lock = threading.Lock()  # the first build is started once, from a prompt or a sync
         self._prompts: OrderedDict[tuple[str, str], str] = OrderedDict()
         self._errors: OrderedDict[tuple[str, str], None] = OrderedDict()
 
@@ -293,6 +327,8 @@ class Recaller:
 
     def _sync(self) -> None:
         try:
+            if self._first_build():
+                return
             report = self.trail.sync(force=True)
             log.debug("hermes-trail: index synced (%s)", report)
         except Exception as exc:  # a failed sync leaves the index as it was
@@ -300,6 +336,37 @@ class Recaller:
         finally:
             with self._lock:
                 self._syncing = False
+
+    def _first_build(self) -> bool:
+        """Whether the index is not built yet: then ``trail index`` is started to build it, once per
+        process, in a process of its own that outlives Hermes; ``False`` when the index is there (or no
+        ``trail`` command can be found: then this process builds it, as before)."""
+        from hermes_trail.index import schema
+
+        path = self.trail.index_path
+        if path.is_file() and schema.inspect(path) == schema.FORMAT:
+            return False
+        if self.trail.homes or self.trail.dbs or self.trail.pgs or self.trail.demo:
+            return False  # `trail index` would read the homes this process is told of, not these
+        if self._building is not None:
+            if self._building.poll() is None:
+                return True  # still building
+            self._building = None
+            return False  # it failed: this process builds it, as before
+        command = build_command(path, self.command)
+        with self._build_lock:
+            if command is None or self._build_tried:
+                return self._building is not None and self._building.poll() is None
+            self._build_tried = True
+        try:
+            self._building = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                              stderr=subprocess.DEVNULL, start_new_session=True,
+                                              close_fds=True)  # fmt: skip
+        except OSError as exc:
+            log.debug("hermes-trail: could not start trail index: %s", exc)
+            return False
+        log.debug("hermes-trail: building the index in its own process: %s", command)
+        return True
 
     def wait_for_sync(self, seconds: float = 60.0) -> bool:
         """Wait until no background sync runs (tests, benchmarks); whether none does now."""
@@ -323,6 +390,10 @@ class Recaller:
             if remember and key in self._prompts:
                 self._prompts.move_to_end(key)
                 return self._prompts[key]
+        if not self.trail.index_path.is_file() and self._first_build():
+            # No index yet: its first build was started here and now, in a process of its own, not left to
+            # a background thread that a one-shot `hermes chat -q` could end before it starts one.
+            return ""
         seconds = self.settings.deadline if deadline is None else deadline
         size = self.settings.budget if budget is None else budget
         page = within(seconds, lambda: self.trail.recall(query, budget=size, exclude_session=session_id,

@@ -421,6 +421,39 @@ def set_scalar(text: str, path: Sequence[str], value: str) -> tuple[str, bool]:
     return _checked(text, expected, lambda: _set_scalar(text, path, value), fallback)
 
 
+def _empty_list(text: str, path: Sequence[str]) -> str | None:
+    """``text`` with the null at ``path`` (``key:`` left with nothing) written ``key: []``."""
+    doc = load_rt(text)
+    parent = _node_at(doc, path[:-1])
+    name = path[-1]
+    if not isinstance(parent, dict) or name not in parent or parent[name] is not None:
+        return None
+    lines = _Text(text)
+    key_line, key_col = _key_at(parent, name)
+    line, newline = _split_newline(lines.lines[key_line])
+    start = _after_key(line, key_col)
+    m = re.match(r"[ \t]*(?:~|null|Null|NULL)?([ \t]*(?:#.*)?)$", line[start:])
+    if m is None:
+        return None
+    lines.lines[key_line] = line[:start] + " []" + m.group(1) + newline
+    return lines.text()
+
+
+def empty_list(text: str, path: Sequence[str]) -> tuple[str, bool]:
+    """Make a null at ``path`` an empty list (a list setting must stay a list: ``plugins.enabled: []``)."""
+    data = load_data(text) or {}
+    parent = _node_at(data, path[:-1])
+    if not isinstance(parent, dict) or path[-1] not in parent or parent[path[-1]] is not None:
+        return text, False
+    expected = copy.deepcopy(data)
+    _walk(expected, path[:-1], create=False)[path[-1]] = []
+
+    def fallback(doc: Any) -> None:
+        _walk(doc, path[:-1], create=False)[path[-1]] = []
+
+    return _checked(text, expected, lambda: _empty_list(text, path), fallback)
+
+
 def _block_end(lines: list[str], key_line: int, key_col: int) -> int:
     """The index just past the last line of the entry whose key is at ``key_line``/``key_col``: the lines
     indented deeper (and a block list's items at the key's own column), blank lines inside included."""

@@ -11,30 +11,65 @@
     return node;
   }
 
-  function nice(max) {
-    if (max <= 0) return 1;
-    var step = Math.pow(10, Math.floor(Math.log10(max)));
-    var top = Math.ceil(max / step) * step;
-    return top;
+  // A step of 1, 2 or 5 times a power of ten that covers ``max`` in at most ``count`` steps; whole
+  // numbers never get a fractional step (no "0, 1, 1" axis for counts).
+  function niceStep(max, count, integer) {
+    if (!(max > 0)) return 1;
+    var raw = max / count;
+    var power = Math.pow(10, Math.floor(Math.log10(raw)));
+    var step = [1, 2, 5, 10].map(function (m) { return m * power; }).filter(function (s) { return s >= raw; })[0];
+    return integer ? Math.max(1, Math.round(step)) : step;
+  }
+
+  // The axis: its top, its ticks, and how a tick reads. A duration in seconds is ticked in the unit its
+  // size reads in (whole hours, minutes or seconds), never "41.7 h".
+  function axis(max, data) {
+    var scale = 1, suffix = null;
+    if (data.unit === "seconds") {
+      if (max >= 5400) { scale = 3600; suffix = " h"; }
+      else if (max >= 90) { scale = 60; suffix = " min"; }
+      else { suffix = " s"; }
+    }
+    var step = niceStep(max / scale, 4, data.integer || suffix !== null) * scale;
+    var top = Math.max(step, Math.ceil(max / step - 1e-9) * step);
+    var ticks = [];
+    for (var v = 0; v <= top + step / 2; v += step) ticks.push(v);
+    var label = suffix === null ? data.format : function (v) {
+      var n = v / scale;
+      return (Math.abs(n - Math.round(n)) < 1e-9 ? String(Math.round(n)) : n.toFixed(1)) + suffix;
+    };
+    return {top: top, ticks: ticks, label: label};
+  }
+
+  // Drawn at the width it is shown at (text keeps its size on a phone), 560 when not laid out yet.
+  function plotWidth(plot) {
+    var w = Math.round(plot.getBoundingClientRect().width);
+    return w >= 240 ? Math.min(w, 900) : 560;
   }
 
   function total(series, i) {
     return series.reduce(function (sum, s) { return sum + (s.values[i] || 0); }, 0);
   }
 
+  // every series has no value here (an unknown cost): no bar, and it reads "unknown"
+  function unknown(series, i) {
+    return series.every(function (s) { return s.values[i] === null || s.values[i] === undefined; }) &&
+      series.some(function (s) { return s.values[i] === null; });
+  }
+
   // Vertical stacked bars over an ordered axis (days).
   function columns(plot, data) {
     var labels = data.labels, series = data.series, fmt = data.format;
-    var W = 560, H = 200, left = 56, bottom = 22, top = 8;
+    var W = plotWidth(plot), H = 200, left = 56, bottom = 22, top = 8;
     var chart = svg("svg", {viewBox: "0 0 " + W + " " + H, class: "bars", role: "img"});
     var max = 0;
     labels.forEach(function (_, i) { max = Math.max(max, total(series, i)); });
-    var peak = nice(max);
+    var scale = axis(max, data), peak = scale.top;
     var innerH = H - bottom - top, innerW = W - left - 4;
-    [0, 0.5, 1].forEach(function (f) {
-      var y = top + innerH * (1 - f);
+    scale.ticks.forEach(function (v) {
+      var y = top + innerH * (1 - v / peak);
       chart.appendChild(svg("line", {x1: left, x2: W - 4, y1: y, y2: y, class: "grid"}));
-      chart.appendChild(svg("text", {x: left - 6, y: y + 4, class: "axis", "text-anchor": "end"}, fmt(peak * f)));
+      chart.appendChild(svg("text", {x: left - 6, y: y + 4, class: "axis tick", "text-anchor": "end"}, scale.label(v)));
     });
     var slot = innerW / Math.max(labels.length, 1);
     var width = Math.max(Math.min(slot * 0.8, 40), 1);
@@ -50,7 +85,7 @@
           group.appendChild(svg("rect", {x: x, y: base - h, width: width, height: h, class: s.cls}));
           base -= h;
         }
-        tip.push(s.name + ": " + fmt(v));
+        tip.push(s.name + ": " + fmt(s.values[i]));
       });
       if (data.notes && data.notes[i]) tip.push(data.notes[i]);
       group.appendChild(svg("rect", {x: left + slot * i, y: top, width: slot, height: innerH, class: "hit"}));
@@ -60,8 +95,10 @@
     var shown = labels.length <= 8 ? labels.map(function (_, i) { return i; })
       : [0, Math.floor((labels.length - 1) / 2), labels.length - 1];
     shown.forEach(function (i) {
-      chart.appendChild(svg("text", {x: left + slot * (i + 0.5), y: H - 6, class: "axis", "text-anchor": "middle"},
-                            labels[i]));
+      // kept inside the chart: a label near an edge is moved in, not cut off
+      var half = String(labels[i]).length * 3.2 + 2;
+      var x = Math.min(Math.max(left + slot * (i + 0.5), half), W - half);
+      chart.appendChild(svg("text", {x: x, y: H - 6, class: "axis label", "text-anchor": "middle"}, labels[i]));
     });
     plot.appendChild(chart);
   }
@@ -69,16 +106,19 @@
   // Horizontal stacked bars over categories (projects, models, profiles), biggest first.
   function rows(plot, data) {
     var labels = data.labels, series = data.series, fmt = data.format;
-    var order = labels.map(function (_, i) { return i; })
-      .sort(function (a, b) { return total(series, b) - total(series, a); }).slice(0, 12);
-    var W = 560, row = 20, labelW = 190, H = Math.max(order.length, 1) * row + 4;
+    var all = labels.map(function (_, i) { return i; })
+      .sort(function (a, b) { return total(series, b) - total(series, a); });
+    var order = all.slice(0, 12), rest = all.length - order.length;
+    var W = plotWidth(plot), row = 20, labelW = Math.min(190, Math.round(W * 0.36));
+    var H = (Math.max(order.length, 1) + (rest ? 1 : 0)) * row + 4;
     var chart = svg("svg", {viewBox: "0 0 " + W + " " + H, class: "bars horizontal", role: "img"});
     var max = 0;
     order.forEach(function (i) { max = Math.max(max, total(series, i)); });
     var innerW = W - labelW - 80;
     order.forEach(function (i, r) {
       var y = r * row + 2;
-      var label = labels[i].length > 30 ? "…" + labels[i].slice(-29) : labels[i];
+      var room = Math.max(8, Math.floor(labelW / 6.2));
+      var label = labels[i].length > room ? "…" + labels[i].slice(1 - room) : labels[i];
       var group = svg("g", {class: "bar", "data-label": labels[i]});
       group.appendChild(svg("text", {x: labelW - 6, y: y + 13, class: "axis", "text-anchor": "end"}, label));
       var x = labelW;
@@ -90,13 +130,18 @@
           group.appendChild(svg("rect", {x: x, y: y + 2, width: w, height: row - 6, class: s.cls}));
           x += w;
         }
-        tip.push(s.name + ": " + fmt(v));
+        tip.push(s.name + ": " + fmt(s.values[i]));
       });
-      group.appendChild(svg("text", {x: x + 4, y: y + 13, class: "value"}, fmt(total(series, i))));
+      group.appendChild(svg("text", {x: x + 4, y: y + 13, class: "value"},
+                            unknown(series, i) ? fmt(null) : fmt(total(series, i))));
       if (data.notes && data.notes[i]) tip.push(data.notes[i]);
       group.appendChild(svg("title", {}, tip.join("\n")));
       chart.appendChild(group);
     });
+    if (rest) {  // the groups past the first twelve are not drawn: say how many
+      chart.appendChild(svg("text", {x: labelW - 6, y: order.length * row + 15, class: "axis more", "text-anchor": "end"},
+                            "and " + rest + " more"));
+    }
     plot.appendChild(chart);
   }
 
@@ -109,7 +154,12 @@
       plot.appendChild(document.createTextNode("No sessions."));
       return;
     }
-    (data.horizontal ? rows : columns)(plot, data);
+    var none = data.series.every(function (s) { return s.values.every(function (v) { return v === null; }); });
+    if (none) {  // nothing known to draw (every cost unknown): said, never an axis of $0
+      plot.appendChild(document.createTextNode("unknown for every session here"));
+    } else {
+      (data.horizontal ? rows : columns)(plot, data);
+    }
     if (data.series.length > 1 || data.caption) {
       legend = document.createElement("div");
       legend.className = "legend";

@@ -6,6 +6,8 @@
   var PAGE = 100;
   var state = {offset: 0, by: "day", facetsDrawn: false, searchSeq: 0, statsTimer: null};
   var FILTERS = ["profile", "project", "source", "model", "from", "to", "text"];
+  var SELECTS = ["profile", "project", "source", "model"];
+  var BYS = ["day", "project", "model", "profile", "source"];
 
   function $(id) { return document.getElementById(id); }
   function el(tag, cls, text) {
@@ -13,6 +15,14 @@
     if (cls) node.className = cls;
     if (text !== undefined && text !== null) node.textContent = String(text);
     return node;
+  }
+
+  // Bidirectional controls in a value shown (a project path, a model name) written as escapes, as the
+  // server writes them in titles: a U+202E cannot reorder what follows it.
+  function shown(text) {
+    return String(text).replace(/[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, function (c) {
+      return "\\u" + c.charCodeAt(0).toString(16);
+    });
   }
 
   function compact(n) {
@@ -23,7 +33,9 @@
     if (n >= 1e3) return (n / 1e3).toFixed(1) + "k";
     return String(Math.round(n));
   }
+  // null is an unknown cost: never written as $0
   function usd(n) {
+    if (n === null || n === undefined) return "unknown";
     if (!n) return "$0";
     return n < 0.01 ? "$" + n.toFixed(4) : "$" + n.toLocaleString("en-US", {minimumFractionDigits: 2, maximumFractionDigits: 2});
   }
@@ -46,6 +58,7 @@
       var v = $("f-" + name).value;
       if (v) out[name] = v;
     });
+    if ($("f-estimate").checked) out.estimate = "1";
     return out;
   }
 
@@ -75,12 +88,41 @@
       var keep = select.value;
       while (select.options.length > 1) select.remove(1);
       (facets[name] || []).forEach(function (pair) {
-        var option = el("option", null, (pair[0] || "(none)") + " (" + pair[1] + ")");
+        var option = el("option", null, shown(pair[0] || "(none)") + " (" + pair[1] + ")");
         option.value = pair[0];
         select.appendChild(option);
       });
+      keepOption(select, keep);
       select.value = keep;
     });
+  }
+
+  // A select takes a value only when it has that option: one for a value from the address, before the
+  // facets arrive (or when no session has it any more), so the first request already carries it.
+  function keepOption(select, value) {
+    if (!value) return;
+    for (var i = 0; i < select.options.length; i++) if (select.options[i].value === value) return;
+    var option = el("option", null, value + " (0)");
+    option.value = value;
+    select.appendChild(option);
+  }
+
+  // A session's cost: Hermes' actual figure, Hermes' estimate ("est."), or unknown, with trail's estimate
+  // beside an unknown one only when asked, and always said to be trail's.
+  function costCell(s) {
+    if (s.cost !== null) {
+      var td = el("td", "num cost-" + (s.cost_kind || "known"), usd(s.cost) + (s.cost_kind === "estimated" ? " est." : ""));
+      td.title = s.cost_kind === "estimated" ? "estimated by Hermes" : s.cost_kind === "zero" ? "a real $0 Hermes vouches for" : "actual cost, as Hermes recorded it";
+      return td;
+    }
+    if (s.estimate !== undefined && s.estimate !== null) {
+      var guess = el("td", "num unknown estimate", "~" + usd(s.estimate) + " trail");
+      guess.title = "unknown to Hermes; estimated by trail from Hermes' pricing table";
+      return guess;
+    }
+    var none = el("td", "num unknown", "unknown");
+    none.title = "Hermes recorded no cost for this session";
+    return none;
   }
 
   function drawTable(data) {
@@ -95,9 +137,9 @@
       title.appendChild(a);
       if (s.relation && s.relation !== "root") title.appendChild(el("span", "rel", s.relation));
       var tokens = s.tokens.input === null && s.tokens.output === null ? "" : compact(s.tokens.input) + "/" + compact(s.tokens.output);
-      [el("td", "when", when(s.last_activity_at)), title, el("td", "project", s.project), el("td", null, s.profile),
-       el("td", null, s.source || ""), el("td", null, s.model || ""), el("td", "num", s.messages === null ? "" : s.messages),
-       el("td", "num", tokens), el("td", "num" + (s.cost === null ? " unknown" : ""), s.cost === null ? "unknown" : usd(s.cost))
+      [el("td", "when", when(s.last_activity_at)), title, el("td", "project", shown(s.project)), el("td", null, s.profile),
+       el("td", null, shown(s.source || "")), el("td", null, shown(s.model || "")), el("td", "num", s.messages === null ? "" : s.messages),
+       el("td", "num", tokens), costCell(s)
       ].forEach(function (td) { tr.appendChild(td); });
       tr.addEventListener("click", function (ev) { if (ev.target.tagName !== "A") location.href = sessionHref(s.ref); });
       body.appendChild(tr);
@@ -111,11 +153,39 @@
     notes.textContent = "";
     if (data.demo) notes.appendChild(el("p", "note", "No Hermes home was found: this is the demo home bundled with hermes-trail."));
     data.skipped.forEach(function (s) { notes.appendChild(el("p", "note warn", "skipped " + s.where + ": " + s.reason)); });
+    var indexNote = el("p", "note indexing");
+    indexNote.id = "indexing";
+    notes.appendChild(indexNote);
+    if (data.index) drawIndexing(data.index);
+  }
+
+  // ---- the search index's first build -----------------------------------------------------------------
+  function indexingText(ix) {
+    if (ix.state === "failed") return "The search index could not be built: " + ix.error;
+    if (ix.state !== "building") return "";
+    var part = ix.total ? Math.floor(ix.done * 100 / ix.total) + "% (" + ix.done.toLocaleString("en-US") + " of " +
+      ix.total.toLocaleString("en-US") + " messages)" : "starting";
+    return "Building the search index: " + part + ". The sessions and charts are ready; search works when it is done.";
+  }
+
+  function drawIndexing(ix) {
+    var note = $("indexing");
+    if (note) note.textContent = indexingText(ix);
+    document.body.setAttribute("data-index", ix.state);
+    clearTimeout(state.indexTimer);
+    if (ix.state === "building") {
+      state.indexTimer = setTimeout(function () {
+        getJSON("/api/index").then(function (next) {
+          drawIndexing(next);
+          if (next.state !== "building" && $("search").value.trim()) search();
+        }).catch(function () { state.indexTimer = setTimeout(function () { drawIndexing(ix); }, 3000); });
+      }, 1000);
+    }
   }
 
   function loadSessions() {
     return getJSON("/api/sessions?" + query({offset: state.offset, limit: PAGE})).then(function (data) {
-      if (!state.facetsDrawn) { drawFacets(data.facets); state.facetsDrawn = true; applyUrl(); }
+      if (!state.facetsDrawn) { drawFacets(data.facets); state.facetsDrawn = true; }
       drawTable(data);
       if (document.body.getAttribute("data-sessions") !== "ready" && window.performance && performance.mark) {
         performance.mark("trail-sessions");
@@ -143,28 +213,39 @@
     cards.appendChild(card("tokens", compact(t.input + t.output + t.reasoning),
       "in " + compact(t.input) + " · out " + compact(t.output) + " · reasoning " + compact(t.reasoning) +
       " · cache read " + compact(t.cache_read) + " · write " + compact(t.cache_write)));
-    cards.appendChild(card("cost", usd(all.cost.usd),
-      all.cost.unknown ? all.cost.unknown + " session(s) with unknown cost (not counted as $0)" : "every cost known"));
+    var known = all.cost.known !== undefined ? all.cost.known : all.sessions - all.cost.unknown;
+    var guessed = all.cost.estimated_usd !== null && all.cost.estimated_usd !== undefined && all.cost.estimated;
+    cards.appendChild(card("cost", known ? usd(all.cost.usd) : (all.sessions ? "unknown" : "none"),
+      (all.cost.unknown ? (known ? "known for " + known + "; " : "") + all.cost.unknown +
+        " session(s) with unknown cost, left out of the sum" : "every cost known") +
+      (guessed ? " · ~" + usd(all.cost.estimated_usd) + " estimated by trail for " + all.cost.estimated : "")));
     cards.appendChild(card("active time", all.measured ? hours(all.active_seconds) : "…",
       all.measured < all.sessions ? "measured " + all.measured + " of " + all.sessions + " sessions" : all.failing_commands + " failing command(s)"));
     var groups = stats.groups;
-    var labels = groups.map(function (g) { return g.key; });
+    var labels = groups.map(function (g) { return shown(g.key); });
     var horizontal = stats.by !== "day";
     var pick = function (f) { return groups.map(f); };
     var notes = pick(function (g) { return g.cost.unknown ? g.cost.unknown + " with unknown cost" : ""; });
-    TrailCharts.draw($("c-sessions"), {labels: labels, horizontal: horizontal, format: compact,
+    // a group whose every cost is unknown has no bar and reads "unknown", not $0
+    var costs = pick(function (g) { return g.cost.unknown >= g.sessions ? null : g.cost.usd; });
+    var costSeries = [{name: "known cost", cls: "s-cost", values: costs}];
+    if (all.cost.estimated_usd !== null && all.cost.estimated_usd !== undefined) {
+      costSeries.push({name: "estimated by trail", cls: "s-estimate",
+                       values: pick(function (g) { return g.cost.estimated ? g.cost.estimated_usd : null; })});
+    }
+    TrailCharts.draw($("c-sessions"), {labels: labels, horizontal: horizontal, format: compact, integer: true,
       series: [{name: "sessions", cls: "s-sessions", values: pick(function (g) { return g.sessions; })}]});
-    TrailCharts.draw($("c-tokens"), {labels: labels, horizontal: horizontal, format: compact, series: [
+    TrailCharts.draw($("c-tokens"), {labels: labels, horizontal: horizontal, format: compact, integer: true, series: [
       {name: "input", cls: "s-input", values: pick(function (g) { return g.tokens.input; })},
       {name: "output", cls: "s-output", values: pick(function (g) { return g.tokens.output; })},
       {name: "reasoning", cls: "s-reasoning", values: pick(function (g) { return g.tokens.reasoning; })}]});
-    TrailCharts.draw($("c-cache"), {labels: labels, horizontal: horizontal, format: compact, series: [
+    TrailCharts.draw($("c-cache"), {labels: labels, horizontal: horizontal, format: compact, integer: true, series: [
       {name: "cache read", cls: "s-cache-read", values: pick(function (g) { return g.tokens.cache_read; })},
       {name: "cache write", cls: "s-cache-write", values: pick(function (g) { return g.tokens.cache_write; })}]});
     TrailCharts.draw($("c-cost"), {labels: labels, horizontal: horizontal, format: usd, notes: notes,
       caption: all.cost.unknown ? all.cost.unknown + " session(s) of unknown cost are not in these bars" : "",
-      series: [{name: "known cost", cls: "s-cost", values: pick(function (g) { return g.cost.usd; })}]});
-    TrailCharts.draw($("c-active"), {labels: labels, horizontal: horizontal, format: hours,
+      series: costSeries});
+    TrailCharts.draw($("c-active"), {labels: labels, horizontal: horizontal, format: hours, unit: "seconds",
       caption: all.measured < all.sessions ? "measuring: " + all.measured + " of " + all.sessions + " sessions read" : "",
       series: [{name: "active time", cls: "s-active", values: pick(function (g) { return g.active_seconds; })}]});
     var m = stats.measuring;
@@ -181,49 +262,62 @@
   }
 
   // ---- search -------------------------------------------------------------------------------------
-  function snippet(text) {
-    // «» mark the matches: each marked part becomes a <mark>, the rest stays text
+  function snippet(hit) {
+    // the server splits each snippet into [text, marked] parts (a guillemet in the text is only text)
     var box = el("span", "snippet");
-    text.replace(/\n/g, " ").split("\u00ab").forEach(function (part, i) {
-      if (i === 0) { box.appendChild(document.createTextNode(part)); return; }
-      var end = part.indexOf("\u00bb");
-      if (end < 0) { box.appendChild(document.createTextNode(part)); return; }
-      box.appendChild(el("mark", null, part.slice(0, end)));
-      box.appendChild(document.createTextNode(part.slice(end + 1)));
+    var parts = hit.snippet_parts || [[hit.snippet, false]];
+    parts.forEach(function (part) {
+      var text = String(part[0]).replace(/\n/g, " ");
+      box.appendChild(part[1] ? el("mark", null, text) : document.createTextNode(text));
     });
     return box;
+  }
+
+  function conversation(c) {
+    var best = c.hits[0];
+    var item = el("article", "conversation");
+    var head = el("div", "conv-head");
+    var a = el("a", "conv-title", best.title || "(untitled) " + best.session_id);
+    a.href = sessionHref(best.ref, best.row);
+    head.appendChild(a);
+    head.appendChild(el("span", "where", shown([best.project, best.profile, best.source || "?"].join(" · "))));
+    item.appendChild(head);
+    c.hits.forEach(function (h) {
+      var line = el("a", "hit");
+      line.href = sessionHref(h.ref, h.row);
+      line.appendChild(el("span", "when", when(h.time)));
+      line.appendChild(el("span", "kind", h.kind + (h.kind === "command" && h.exit_code !== null ? " exit " + h.exit_code : "")));
+      line.appendChild(snippet(h));
+      item.appendChild(line);
+    });
+    if (best.resume) item.appendChild(el("code", "resume", best.resume));
+    return item;
   }
 
   function drawResults(result) {
     var box = $("results");
     box.textContent = "";
     box.hidden = false;
+    if (result.indexing) {  // asked during the first build: said, and asked again when it is done
+      box.appendChild(el("p", "none", indexingText(result.indexing) || "The search index is being built."));
+      drawIndexing(result.indexing);
+      return;
+    }
     var missing = (result.missing || []).join(", ");
-    if (!result.conversations.length) {
-      box.appendChild(el("p", "none", "No match for " + result.query + "." + (missing ? " Not found anywhere: " + missing + "." : "")));
+    if (!result.matches || !result.conversations.length) {
+      // nothing has the words: say so, and keep what is only near in meaning folded away, never counted
+      box.appendChild(el("p", "none", "No match for \u201c" + result.query + "\u201d." +
+        (missing ? " Not found anywhere: " + missing + "." : "")));
+      if (result.conversations.length) {
+        var near = el("details", "near");
+        near.appendChild(el("summary", null, result.conversations.length + " conversation(s) near it in meaning (no word matched)"));
+        result.conversations.forEach(function (c) { near.appendChild(conversation(c)); });
+        box.appendChild(near);
+      }
       return;
     }
     if (missing) box.appendChild(el("p", "missing", "Not found anywhere: " + missing + "; showing what the other words find."));
-    result.conversations.forEach(function (c) {
-      var best = c.hits[0];
-      var item = el("article", "conversation");
-      var head = el("div", "conv-head");
-      var a = el("a", "conv-title", best.title || "(untitled) " + best.session_id);
-      a.href = sessionHref(best.ref, best.row);
-      head.appendChild(a);
-      head.appendChild(el("span", "where", [best.project, best.profile, best.source || "?"].join(" · ")));
-      item.appendChild(head);
-      c.hits.forEach(function (h) {
-        var line = el("a", "hit");
-        line.href = sessionHref(h.ref, h.row);
-        line.appendChild(el("span", "when", when(h.time)));
-        line.appendChild(el("span", "kind", h.kind + (h.kind === "command" && h.exit_code !== null ? " exit " + h.exit_code : "")));
-        line.appendChild(snippet(h.snippet));
-        item.appendChild(line);
-      });
-      item.appendChild(el("code", "resume", best.resume));
-      box.appendChild(item);
-    });
+    result.conversations.forEach(function (c) { box.appendChild(conversation(c)); });
     var more = result.truncated ? " (more not shown)" : "";
     box.appendChild(el("p", "meta", result.matches + (result.matches === 1 ? " matching turn in " : " matching turns in ") + Math.round(result.seconds * 1000) + " ms" + more));
   }
@@ -231,6 +325,7 @@
   function search() {
     var words = $("search").value.trim();
     var seq = ++state.searchSeq;
+    syncUrl();
     if (!words) { $("results").hidden = true; $("results").textContent = ""; return; }
     getJSON("/api/search?" + query({q: words, limit: 10})).then(function (result) {
       if (seq === state.searchSeq) { drawResults(result); document.body.setAttribute("data-search", words); }
@@ -240,15 +335,42 @@
   }
 
   // ---- wiring -------------------------------------------------------------------------------------
+  // The address holds the filters, the query, the page and the chart tab, so a bookmark, a reload and
+  // Back all come back to the same view.
   function applyUrl() {
     var params = new URLSearchParams(location.search);
-    FILTERS.forEach(function (name) { if (params.get(name)) $("f-" + name).value = params.get(name); });
+    FILTERS.forEach(function (name) {
+      var value = params.get(name);
+      if (!value) return;
+      if (SELECTS.indexOf(name) >= 0) keepOption($("f-" + name), value);
+      $("f-" + name).value = value;
+    });
+    if (params.get("q")) $("search").value = params.get("q");
+    $("f-estimate").checked = params.get("estimate") === "1";
+    var by = params.get("by");
+    if (by && BYS.indexOf(by) >= 0) setTab(by);
+    var offset = parseInt(params.get("offset") || "0", 10);
+    state.offset = offset > 0 ? offset - offset % PAGE : 0;
+  }
+
+  function syncUrl() {
+    var params = new URLSearchParams(filters());
+    var words = $("search").value.trim();
+    if (words) params.set("q", words);
+    if (state.by !== "day") params.set("by", state.by);
+    if (state.offset) params.set("offset", state.offset);
+    var text = params.toString();
+    history.replaceState(null, "", text ? "?" + text : location.pathname);
+  }
+
+  function setTab(by) {
+    state.by = by;
+    document.querySelectorAll(".tabs button").forEach(function (b) { b.classList.toggle("on", b.getAttribute("data-by") === by); });
   }
 
   function refresh() {
     state.offset = 0;
-    var params = new URLSearchParams(filters());
-    history.replaceState(null, "", params.toString() ? "?" + params.toString() : location.pathname);
+    syncUrl();
     loadSessions();
     loadStats();
     if ($("search").value.trim()) search();
@@ -263,17 +385,23 @@
       timer = setTimeout(refresh, name === "text" ? 200 : 0);
     });
   });
-  $("f-clear").addEventListener("click", function () { FILTERS.forEach(function (n) { $("f-" + n).value = ""; }); refresh(); });
-  $("prev").addEventListener("click", function () { state.offset = Math.max(0, state.offset - PAGE); loadSessions(); });
-  $("next").addEventListener("click", function () { state.offset += PAGE; loadSessions(); });
+  $("f-clear").addEventListener("click", function () {
+    FILTERS.forEach(function (n) { $("f-" + n).value = ""; });
+    $("f-estimate").checked = false;
+    refresh();
+  });
+  $("f-estimate").addEventListener("change", refresh);
+  $("prev").addEventListener("click", function () { state.offset = Math.max(0, state.offset - PAGE); syncUrl(); loadSessions(); });
+  $("next").addEventListener("click", function () { state.offset += PAGE; syncUrl(); loadSessions(); });
   document.querySelectorAll(".tabs button").forEach(function (button) {
     button.addEventListener("click", function () {
-      document.querySelectorAll(".tabs button").forEach(function (b) { b.classList.toggle("on", b === button); });
-      state.by = button.getAttribute("data-by");
+      setTab(button.getAttribute("data-by"));
+      syncUrl();
       loadStats();
     });
   });
 
   applyUrl();
   loadSessions().then(function () { loadStats(); });
+  if ($("search").value.trim()) search();
 })();

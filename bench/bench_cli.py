@@ -1,0 +1,182 @@
+"""How long a ``trail`` command takes as a whole process, against the interpreter floor (issue 15).
+
+Usage::
+
+    python bench/bench_cli.py [--quick] [--repeat 7] [--out-dir bench/out/cli]
+
+A history tool is run dozens of times a day from the shell, so what counts is the whole process: start-up,
+imports, reading, printing. Each command runs on the bundled demo home and on a synthetic store of 10,000
+sessions (``synthetic_store.py``; ``--quick``: the demo home only), alternately with the floor
+``python -c "import sqlite3, json"`` in the same run, so a busy machine slows both alike; the ratio is
+the median of the pairs' ratios.
+
+Targets: ``--help``, ``list``, ``show``, ``stats`` and a ``search`` the words answer at most 4x the
+floor; a ``search`` that needs the meaning model at most 5x; ``list`` of 10k sessions at most 8x.
+
+Each home gets its index (words and vectors) built once before timing (``trail index``), as a person's
+would be after the first search. The meaning search is timed warm: its first run (untimed) starts the
+meaning server (``index/meaning_server.py``) that later commands reuse.
+
+Prints the load average, an aligned table (command, trail ms, floor ms, ratio, target) and one JSON line.
+Exits 1 when a command fails, never on a ratio (the figures are for people to read).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from bench_reader import trail_command
+
+BENCH_DIR = Path(__file__).resolve().parent
+REPO = BENCH_DIR.parent
+GENERATOR = BENCH_DIR / "synthetic_store.py"
+DEMO_HOME = REPO / "src" / "hermes_trail" / "demo" / "hermes_home"
+FLOOR = [sys.executable, "-c", "import sqlite3, json"]
+BIG = {"sessions": 10_000, "messages": 120_000, "big": 2_000}
+
+
+@dataclass
+class Case:
+    """One command on one home, with its target ratio."""
+
+    home: str
+    name: str
+    argv: list[str]
+    target: float
+    warm: bool = False  # run once untimed first (starts what later runs reuse)
+    trail_ms: float = 0.0
+    floor_ms: float = 0.0
+    ratio: float = 0.0
+
+
+def run(argv: list[str], env: dict[str, str]) -> float:
+    """Seconds one run takes, output discarded; raises naming the command when it fails."""
+    began = time.perf_counter()
+    done = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, check=False)
+    took = time.perf_counter() - began
+    if done.returncode not in (0, 1):  # 1: a search that found nothing, which is still an answer
+        raise RuntimeError(f"{' '.join(argv[1:4])} exited {done.returncode}: {done.stderr.decode()[-400:]}")
+    return took
+
+
+def ensure_big(out: Path) -> Path:
+    """The 10k-session store's Hermes home, generated once."""
+    home = out / "big" / "hermes_home"
+    if not (home / "state.db").exists():
+        print(f"building a store of {BIG['sessions']:,} sessions in {out / 'big'} ...", flush=True)
+        cmd = [sys.executable, str(GENERATOR), str(out / "big"), "--sessions", str(BIG["sessions"]),
+               "--messages", str(BIG["messages"]), "--big-session", str(BIG["big"])]  # fmt: skip
+        subprocess.run(cmd, check=True)
+    return home
+
+
+def first_session(trail: list[str], home: Path, env: dict[str, str]) -> str:
+    """The newest session's id: what ``show`` replays."""
+    done = subprocess.run([*trail, "list", "--json", "-n", "1", "--home", str(home)], env=env,
+                          capture_output=True, check=True)  # fmt: skip
+    return str(json.loads(done.stdout)["sessions"][0]["id"])
+
+
+def cases_for(name: str, home: Path, index: Path, trail: list[str], env: dict[str, str]) -> list[Case]:
+    """The commands timed on one home; its index is built (words, then vectors) first."""
+    where = ["--home", str(home)]
+    print(f"indexing {name} ...", flush=True)
+    subprocess.run(
+        [*trail, "index", "--index", str(index), *where], env=env, check=True, stdout=subprocess.DEVNULL
+    )
+    sid = first_session(trail, home, env)
+    indexed = [*where, "--index", str(index)]
+    cases = [
+        Case(name, "--help", [*trail, "--help"], 4.0),
+        Case(name, "list", [*trail, "list", *where], 8.0 if name == "10k" else 4.0),
+        Case(name, "show", [*trail, "show", sid, *where], 4.0),
+        Case(name, "stats", [*trail, "stats", *where], 4.0),
+        Case(name, "search (words)", [*trail, "search", "error", *indexed], 4.0),
+        # Words no session has together: the meaning pass runs (and the model encodes the query).
+        Case(
+            name,
+            "search (meaning)",
+            [*trail, "search", "my editor takes ages to open", *indexed],
+            5.0,
+            warm=True,
+        ),
+    ]
+    if name == "10k":
+        cases = [c for c in cases if c.name != "--help"]  # --help reads no home: timed once, on the demo
+    return cases
+
+
+def measure(case: Case, repeat: int, env: dict[str, str]) -> None:
+    """Median of trail's and the floor's runs, alternating; the ratio is the median of pair ratios."""
+    if case.warm:
+        run(case.argv, env)
+    run(case.argv, env)  # page cache, .pyc files
+    trail_s, floor_s, ratios = [], [], []
+    for _ in range(repeat):
+        a = run(case.argv, env)
+        b = run(FLOOR, env)
+        trail_s.append(a)
+        floor_s.append(b)
+        ratios.append(a / b)
+    case.trail_ms = statistics.median(trail_s) * 1000
+    case.floor_ms = statistics.median(floor_s) * 1000
+    case.ratio = statistics.median(ratios)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="the demo home only, 3 runs a command")
+    parser.add_argument("--repeat", type=int, default=None)
+    parser.add_argument("--out-dir", type=Path, default=BENCH_DIR / "out" / "cli")
+    args = parser.parse_args(argv)
+    repeat = args.repeat or (3 if args.quick else 7)
+    out: Path = args.out_dir
+    out.mkdir(parents=True, exist_ok=True)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("HERMES_", "TRAIL_"))}
+    # Installed code runs from compiled .pyc files; a setting that forbids writing them would have every
+    # run compile the sources it imports, which no user's install does.
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    subprocess.run(
+        [sys.executable, "-m", "compileall", "-q", str(REPO / "src")], check=False, stdout=subprocess.DEVNULL
+    )
+    env.update(COLUMNS="80", NO_COLOR="1", HOME=str(out / "user"), TRAIL_MEANING_SOCKET_DIR=str(out / "run"))
+    trail = trail_command()
+    print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}   cores: {os.cpu_count()}")
+    homes = [("demo", DEMO_HOME)]
+    if not args.quick:
+        homes.append(("10k", ensure_big(out)))
+    cases: list[Case] = []
+    try:
+        for name, home in homes:
+            cases += cases_for(name, home, out / f"index-{name}.db", trail, env)
+        for case in cases:
+            measure(case, repeat, env)
+    except (RuntimeError, subprocess.CalledProcessError) as exc:
+        print(f"failed: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        subprocess.run([*trail, "index", "--stop-server"], env=env, check=False,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    print(f"\n{'home':<5} {'command':<17} {'trail ms':>9} {'floor ms':>9} {'ratio':>7} {'target':>7}")
+    for c in cases:
+        mark = "" if c.ratio <= c.target else "  over"
+        figures = f"{c.trail_ms:9.0f} {c.floor_ms:9.1f} {c.ratio:6.1f}x {c.target:6.0f}x"
+        print(f"{c.home:<5} {c.name:<17} {figures}{mark}")
+    print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    figures = [{"home": c.home, "command": c.name, "trail_ms": round(c.trail_ms, 1),
+                "floor_ms": round(c.floor_ms, 1), "ratio": round(c.ratio, 2), "target": c.target}
+               for c in cases]  # fmt: skip
+    print(json.dumps({"repeat": repeat, "cases": figures}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,114 @@
+"""``trail index``: bring the search index up to date, then fill in its meaning vectors."""
+
+import sqlite3
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from hermes_trail.cli.common import (
+    EXIT_OK,
+    EXIT_SKIPPED,
+    DbOption,
+    HomeOption,
+    JsonOption,
+    PgOption,
+    err,
+    print_json,
+)
+from hermes_trail.cli.indexing import IndexOption, synced_index
+
+
+def index(
+    rebuild: Annotated[
+        bool,
+        typer.Option("--rebuild", help="Build the index anew (beside the old one, swapped in when done)."),
+    ] = False,
+    include_recovered: Annotated[
+        bool | None,
+        typer.Option(
+            "--include-recovered/--no-recovered",
+            help="Also index deleted sessions a snapshot or divert holds (kept on once set).",
+            show_default=False,
+        ),
+    ] = None,
+    vectors: Annotated[
+        bool,
+        typer.Option(
+            "--vectors/--no-vectors",
+            help="Then encode the passages of sessions that have none yet (search by meaning).",
+        ),
+    ] = True,
+    stop_server: Annotated[
+        bool,
+        typer.Option("--stop-server", help="Stop the meaning server searches started, and do nothing else."),
+    ] = False,
+    index: IndexOption = None,
+    home: HomeOption = None,
+    db: DbOption = None,
+    pg: PgOption = None,
+    json_output: JsonOption = False,
+) -> None:
+    """Bring the search index up to date and say where it is and what it holds.
+
+    \b
+    Example:
+        trail index --rebuild
+    """
+    if stop_server:
+        from hermes_trail.index import meaning_client
+
+        stopped = meaning_client.stop()
+        if json_output:
+            print_json({"stopped": stopped})
+        else:
+            err("the meaning server was stopped" if stopped else "no meaning server was running")
+        raise typer.Exit(EXIT_OK)
+    from hermes_trail.index.schema import default_index_path
+
+    # A rebuild is made beside the old index and swapped in: searches meanwhile still read the old one.
+    skipped: list[object] = []  # a store or directory passed over: exit 3, as every other command
+    path = synced_index(index or default_index_path(), home, db, pg, include_recovered, rebuild, skipped)
+    if vectors:
+        _encode_passages(path)
+    with sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True) as conn:
+        stores = conn.execute("SELECT count(*) FROM stores").fetchone()[0]
+        # Hermes' memory files and skills are rows of their own pseudo-stores, not sessions.
+        own = "SELECT count(*) FROM sessions WHERE store NOT LIKE 'knowledge:%'"
+        sessions = conn.execute(own).fetchone()[0]
+        docs = conn.execute("SELECT count(*) FROM docs").fetchone()[0]
+        passages = conn.execute("SELECT count(*) FROM passages").fetchone()[0]
+    size = sum(Path(f"{path}{s}").stat().st_size for s in ("", "-wal") if Path(f"{path}{s}").exists())
+    facts = {
+        "path": str(path),
+        "stores": stores,
+        "sessions": sessions,
+        "docs": docs,
+        "passages": passages,
+        "bytes": size,
+    }
+    if json_output:
+        print_json(facts)
+    else:
+        for key, value in facts.items():
+            sys.stdout.write(f"{key:>9}: {value}\n")
+    raise typer.Exit(EXIT_SKIPPED if skipped else EXIT_OK)
+
+
+def _encode_passages(path: Path) -> None:
+    """The vector stage after the words (:func:`hermes_trail.index.vectors.encode_pending`): a bar on a
+    terminal; Ctrl-C keeps what was committed, and the next ``trail index`` goes on from there."""
+    from hermes_trail.cli.progress import progress_bar
+    from hermes_trail.index.vectors import encode_pending
+
+    try:
+        with progress_bar("encoding passages of", unit="sessions") as bar:
+            report = encode_pending(path, progress=bar)
+    except KeyboardInterrupt:
+        err("interrupted: the passages encoded so far are kept; `trail index` goes on from there")
+        raise typer.Exit(130) from None
+    if report.sessions and sys.stderr.isatty():
+        err(f"encoded {report.passages:,} passages of {report.sessions:,} sessions in {report.seconds:.1f} s")
+    elif report.skipped and report.pending:
+        err(f"passages not encoded: {report.skipped}")

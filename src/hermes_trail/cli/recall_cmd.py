@@ -1,0 +1,43 @@
+"""``trail recall``: a compact page of past sessions about a question, framed for an agent."""
+
+import sys
+from typing import Annotated
+
+import typer
+
+from hermes_trail.cli.common import EXIT_OK, DbOption, HomeOption, JsonOption, PgOption, print_json
+from hermes_trail.cli.indexing import IndexOption, synced_index
+
+
+def recall(
+    query: Annotated[str, typer.Argument(help="What to remember.")],
+    budget: Annotated[
+        int, typer.Option("--budget", min=256, help="At most this many bytes (256 or more).")
+    ] = 4096,
+    project: Annotated[str | None, typer.Option(help="Only this project.")] = None,
+    profile: Annotated[str | None, typer.Option(help="Only this profile.")] = None,
+    index: IndexOption = None,
+    home: HomeOption = None,
+    db: DbOption = None,
+    pg: PgOption = None,
+    json_output: JsonOption = False,
+) -> None:
+    """A compact page of past sessions about QUERY, for an agent: framed as untrusted history.
+
+    \b
+    Example:
+        trail recall "how did we deploy the staging db" --budget 2000
+    """
+    from hermes_trail.index import meaning_client
+    from hermes_trail.index.search import SearchFilters, search
+    from hermes_trail.recall import recall_page
+
+    path = synced_index(index, home, db, pg)
+    with meaning_client.served():
+        result = search(path, query, SearchFilters(project=project, profile=profile), limit=8)
+    page = recall_page(result, budget=budget)
+    if json_output:
+        print_json({"query": query, "budget": budget, "page": page, "bytes": len(page.encode())})
+    elif page:
+        sys.stdout.write(page + "\n")
+    raise typer.Exit(EXIT_OK)

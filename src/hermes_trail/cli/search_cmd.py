@@ -1,0 +1,61 @@
+"""``trail search``: everything Hermes recorded, by words and by meaning."""
+
+from typing import Annotated
+
+import typer
+
+from hermes_trail.cli.common import DbOption, HomeOption, JsonOption, PgOption, answer, since_option
+from hermes_trail.cli.indexing import IndexOption, synced_index
+
+
+def search(
+    query: Annotated[str, typer.Argument(help='Words, "phrases", OR, NOT/-word, prefix*, paths, any text.')],
+    project: Annotated[str | None, typer.Option(help="Only this project (a path, or its end).")] = None,
+    profile: Annotated[str | None, typer.Option(help="Only this profile (default: all).")] = None,
+    source: Annotated[str | None, typer.Option(help="Only this source (cli, cron, telegram, ...).")] = None,
+    since: Annotated[str | None, typer.Option(help="Only from this time on: 7d, 12h or an ISO date.")] = None,
+    until: Annotated[str | None, typer.Option(help="Only before this time: 7d, 12h or an ISO date.")] = None,
+    role: Annotated[str | None, typer.Option(help="user, assistant, tool (tool output), summary.")] = None,
+    tool: Annotated[str | None, typer.Option(help="Only this tool's calls (terminal, patch, ...).")] = None,
+    session: Annotated[str | None, typer.Option(help="Only this session (id or prefix).")] = None,
+    include_rewound: Annotated[bool, typer.Option("--include-rewound", help="Also rewound rows.")] = False,
+    limit: Annotated[int, typer.Option("--limit", "-n", help="Conversations to show.")] = 10,
+    index: IndexOption = None,
+    home: HomeOption = None,
+    db: DbOption = None,
+    pg: PgOption = None,
+    json_output: JsonOption = False,
+) -> None:
+    """Search everything Hermes recorded: prompts, replies, summaries, commands, edits, tool output.
+
+    \b
+    Example:
+        trail search "connection refused" --project api --since 30d
+    """
+    from hermes_trail.index import meaning_client
+    from hermes_trail.index.search import SearchFilters
+    from hermes_trail.index.search import search as run_search
+
+    filters = SearchFilters(
+        project=project,
+        profile=profile,
+        source=source,
+        since=since_option(since, "--since"),
+        until=since_option(until, "--until"),
+        role=role,
+        tool=tool,
+        session=session,
+        include_rewound=include_rewound,
+    )
+    path = synced_index(index, home, db, pg)
+    with meaning_client.served():  # a one-shot command asks the meaning server, not a model of its own
+        result = run_search(path, query, filters, limit=max(limit, 1))
+    from hermes_trail.cli.tables import print_search
+    from hermes_trail.serialize import search_json
+
+    answer(
+        bool(result.conversations),
+        json_output,
+        lambda: search_json(result),
+        lambda out: print_search(out, result),
+    )

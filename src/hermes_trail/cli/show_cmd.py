@@ -1,0 +1,87 @@
+"""``trail show``: replay one session (or its whole chain)."""
+
+from typing import Annotated
+
+import typer
+
+from hermes_trail.cli.common import (
+    EXIT_SKIPPED,
+    DbOption,
+    HomeOption,
+    JsonOption,
+    PgOption,
+    exit_code,
+    fail,
+    load,
+    print_json,
+    report_rows,
+)
+
+
+def show(
+    session_id: Annotated[str, typer.Argument(help="A session id, a unique prefix, or <store>:<id>.")],
+    reasoning: Annotated[bool, typer.Option("--reasoning", help="Unfold reasoning.")] = False,
+    full: Annotated[bool, typer.Option("--full", help="Show whole tool outputs.")] = False,
+    show_all: Annotated[
+        bool, typer.Option("--all", help="Also show rewound and archived rows, marked.")
+    ] = False,
+    lineage: Annotated[
+        bool, typer.Option("--lineage", help="Show the whole conversation: every part of its chain.")
+    ] = False,
+    home: HomeOption = None,
+    db: DbOption = None,
+    pg: PgOption = None,
+    json_output: JsonOption = False,
+) -> None:
+    """Replay one session: prompts, replies, reasoning folded, each tool call with what it did.
+
+    \b
+    Example:
+        trail show 20261130_0458 --lineage
+    """
+    from hermes_trail.errors import AmbiguousSession, SessionNotFound, TrailError
+    from hermes_trail.recovery import Finder
+
+    with (
+        load(home, db, pg, catalog=False) as history,
+        Finder(history, homes=home or (), dbs=db or ()) as finder,
+    ):
+        try:
+            try:
+                # a live session, else a deleted one a snapshot or divert holds
+                session = finder.load(finder.find(session_id))
+                finder.family(session)
+                chain = finder.conversation(session) if lineage else [session]
+            finally:
+                from hermes_trail.cli.recovered import report_recovery
+
+                report_recovery(finder)
+        except AmbiguousSession as exc:
+            fail(f"{session_id!r} is ambiguous; it could be:\n  " + "\n  ".join(exc.candidates))
+        except SessionNotFound:
+            fail(
+                f"no session {session_id!r} (trail list shows the sessions, trail list --deleted the "
+                "deleted ones a snapshot or divert holds)"
+            )
+        except TrailError as exc:
+            fail(str(exc))
+        if json_output:
+            from hermes_trail.serialize import transcript_json
+
+            if lineage:
+                print_json({"chain": [transcript_json(part) for part in chain]})
+            else:
+                print_json(transcript_json(session))
+        else:
+            from hermes_trail.cli.term import Printer, show
+            from hermes_trail.transcript import RenderOptions, render, render_lineage
+
+            out = Printer()
+            options = RenderOptions(reasoning=reasoning, full=full, include_hidden=show_all)
+            parts = render_lineage(chain, options) if lineage else render(session, options)
+            for part in parts:
+                show(out, part)
+        strays = [stray for part in chain for stray in part.strays]
+        report_rows(strays)
+        code = EXIT_SKIPPED if strays else exit_code(history)
+    raise typer.Exit(code)

@@ -1,0 +1,46 @@
+"""Text for people and for JSON, shared by every surface: untrusted text made inert, and local times.
+
+Kept apart from the transcript (which needs rich and the decoders) so a listing can use it cheaply.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+
+# C0 and C1 controls but newline and tab; and the bidirectional controls (embeddings, overrides,
+# isolates, marks), which reorder what follows them on screen, so a title could show as something else.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_JSON_RAW = re.compile(r"[\x7f-\x9f\u2028\u2029]")
+
+
+def safe(text: str) -> str:
+    """Text with every control character but newline and tab shown as an escape (``\\x1b``, ``\\u202e``)."""
+    return _CONTROL.sub(_escape, text)
+
+
+def _escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def json_safe(text: str) -> str:
+    """JSON text (``ensure_ascii=False``) with DEL and the C1 controls written as ``\\u`` escapes too:
+    JSON escapes only C0, and a terminal reads a raw U+009B as CSI. The same JSON, decoded."""
+    return _JSON_RAW.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def clock(value: datetime | None, with_date: bool = False) -> str:
+    """A time in the machine's zone: ``HH:MM:SS``, with the date before it when asked."""
+    if value is None:
+        return "--:--:--"
+    local = value.astimezone()
+    return local.strftime("%Y-%m-%d %H:%M:%S" if with_date else "%H:%M:%S")
+
+
+def dollars(amount: float) -> str:
+    """A known cost for people: cents for a dollar amount, the first digits of a smaller one (``$0.0009``,
+    never a known cost rounded to ``$0.00``)."""
+    if 0 < abs(amount) < 0.01:
+        return f"${amount:.4f}" if abs(amount) >= 0.0001 else f"${amount:.2g}"
+    return f"${amount:,.2f}"

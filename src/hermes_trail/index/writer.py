@@ -1,0 +1,180 @@
+"""Writing sessions into the index: their rows, their docs into the full-text indexes a batch at a time,
+and the fingerprint that tells a session changed.
+
+Shared by every source of sessions the index holds: the live stores (``sync.py``), the sessions recovered
+from snapshots and diverts (``recovered.py``) and Hermes' memory and skills (``knowledge.py``); so none of
+those imports another to write.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from hermes_trail.hermes import locate
+from hermes_trail.index import semantic
+
+if TYPE_CHECKING:
+    from hermes_trail.index.documents import Doc
+    from hermes_trail.model import Session
+
+
+def file_identity(path: Path) -> str:
+    """A file's size and mtime: what tells cheaply that it changed ("-" when it is not there)."""
+    try:
+        st = path.stat()
+    except OSError:
+        return "-"
+    return f"{st.st_size}:{st.st_mtime_ns}"
+
+
+def divert_identity(home: str | Path | None, session_id: str) -> str:
+    """What tells that a session's divert file changed (empty when it has none)."""
+    path = locate.divert_file(home, session_id)
+    return file_identity(path) if path is not None else ""
+
+
+def fingerprint(row: dict[str, Any], divert: str = "") -> str:
+    """What tells that a session changed besides new rows: its ``sessions`` row (the catalog's, without the
+    system prompt). Hermes updates it whenever it changes old rows: a rewind bumps ``rewind_count`` and
+    ``message_count``; compaction and model switches also add rows, which the watermark catches."""
+    digest = hashlib.blake2b(digest_size=12)
+    # The values in the order of their column names (every sync digests every session row: the names
+    # themselves are left out, which halves the cost).
+    digest.update(repr([row[name] for name in sorted(row)]).encode(errors="replace"))
+    if divert:  # and its divert file's identity, when it has one (:func:`divert_identity`)
+        digest.update(divert.encode())
+    return digest.hexdigest()
+
+
+# Each full-text index over ``docs`` and the column it reads; a doc with a NULL column is not in that index.
+FTS_INDEXES = (("docs_fts", "text"), ("docs_tri", "key"), ("docs_cjk", "cjk"))
+
+
+def delete_session(conn: sqlite3.Connection, sess: int) -> None:
+    for table, column in FTS_INDEXES:
+        conn.execute(
+            f"INSERT INTO {table} ({table}, rowid, {column}) "
+            f"SELECT 'delete', id, {column} FROM docs WHERE sess = ? AND {column} IS NOT NULL",
+            (sess,),
+        )
+    conn.execute("DELETE FROM docs WHERE sess = ?", (sess,))
+    conn.execute("DELETE FROM sessions WHERE id = ?", (sess,))
+
+
+def _gist(session: Session, docs: list[Doc]) -> bytes | None:
+    """The session's gist: what the person asked (its live prompts, redacted) and its title."""
+    from hermes_trail.redact import redact
+    if not semantic.available():
+        return None
+    prompts = [d.text for d in docs if d.kind == "prompt" and not d.rewound]
+    return semantic.gist_blob([redact(session.title or ""), *prompts])
+
+
+# A session made ready to write: its gist and its ``docs`` rows (the first column is its ``sessions.id``).
+# It is made where the session is decoded, in a worker process on a big read, so the writer only writes.
+Prepared = tuple[bytes | None, list[tuple[Any, ...]]]
+
+
+def prepare(session: Session, sess: int) -> Prepared:
+    """The gist and doc rows of a loaded session that will be written as ``sessions.id`` ``sess``."""
+    from hermes_trail.index.documents import session_docs
+    docs = session_docs(session)
+    return _gist(session, docs), doc_rows(sess, docs)
+
+
+def _session_row(session: Session, store_key: str, sess: int, gist: bytes | None = None) -> tuple[Any, ...]:
+    from hermes_trail.redact import redact
+    root = session.chain[0] if session.chain else session.id
+    started = session.started_at.timestamp() if session.started_at else None
+    last = session.last_activity_at.timestamp() if session.last_activity_at else None
+    return (sess, store_key, session.id, session.ref, session.profile, session.project, session.source,
+            session.kind, session.relation, root, redact(session.title) if session.title else None,
+            session.model, started, last,
+            fingerprint(session.raw, divert_identity(session.store.home, session.id)), gist)  # fmt: skip
+
+
+def doc_rows(sess: int, docs: Iterable[Doc]) -> list[tuple[Any, ...]]:
+    return [
+        (sess, d.row, d.part, d.role, d.kind, d.tool, d.time, d.exit_code, d.path, d.moved_to, d.action,
+         d.added, d.removed, None if d.applied is None else int(d.applied), d.command, int(d.rewound),
+         int(d.archived), len(d.text), d.text, d.key, d.cjk)
+        for d in docs
+    ]  # fmt: skip
+
+
+_INSERT_SESSION = (
+    "INSERT INTO sessions (id, store, session_id, ref, profile, project, source, kind, relation, root, "
+    "title, model, started, last_activity, fingerprint, gist) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+_INSERT_DOC = (
+    "INSERT INTO docs (sess, row, part, role, kind, tool, time, exit_code, path, moved_to, action, added, "
+    "removed, applied, command, rewound, archived, chars, text, key, cjk) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+
+# New docs go into the full-text indexes this many at a time: while the workers decode what comes next,
+# so a first build has no long full-text pass of its own at the end.
+FTS_BATCH = 5_000
+
+
+class Writer:
+    """Writes one store's changes: the rows of each session, and the new docs into the full-text indexes
+    a batch at a time."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+        self.indexed_upto = self._top()  # every doc up to this id is in the full-text indexes
+        self.pending = 0
+
+    def number(self, sessions: Iterable[Session]) -> list[tuple[Session, int]]:
+        """Each session with the ``sessions.id`` it will be written as, given out before it is read so
+        its rows can be made where it is read."""
+        base = self.next_id()
+        return [(session, base + n) for n, session in enumerate(sessions)]
+
+    def next_id(self) -> int:
+        """The ``sessions.id`` the next session written gets."""
+        return int(self.conn.execute("SELECT coalesce(max(id), 0) + 1 FROM sessions").fetchone()[0])
+
+    def _top(self) -> int:
+        return int(self.conn.execute("SELECT coalesce(max(id), 0) FROM docs").fetchone()[0])
+
+    def replace(
+        self, store_key: str, session: Session, old: int | None, sess: int, prepared: Prepared
+    ) -> int:
+        gist, rows = prepared
+        return self.write(old, _session_row(session, store_key, sess, gist), rows)
+
+    def write(self, old: int | None, session_row: tuple[Any, ...], rows: list[tuple[Any, ...]]) -> int:
+        """One session's rows in place of ``old`` (its ``sessions.id``, when it was indexed): the session
+        row, then its docs, put into the full-text indexes a batch at a time. Returns the docs written."""
+        if old is not None:
+            delete_session(self.conn, old)  # its docs were indexed before this sync: none is pending
+            # With nothing pending, the deleted docs may have held the highest ids, which are then given
+            # out again; with docs pending, one of those holds the highest id and nothing is given again.
+            self.indexed_upto = min(self.indexed_upto, self._top())
+        self.conn.execute(_INSERT_SESSION, session_row)
+        if rows:
+            self.conn.executemany(_INSERT_DOC, rows)
+            self.pending += len(rows)
+            if self.pending >= FTS_BATCH:
+                self.flush()
+        return len(rows)
+
+    def flush(self) -> None:
+        """Put the docs written since the last flush into the full-text indexes."""
+        if not self.pending:
+            return
+        top = self._top()
+        for table, column in FTS_INDEXES:
+            self.conn.execute(
+                f"INSERT INTO {table} (rowid, {column}) "
+                f"SELECT id, {column} FROM docs WHERE id > ? AND id <= ? AND {column} IS NOT NULL",
+                (self.indexed_upto, top),
+            )
+        self.indexed_upto, self.pending = top, 0

