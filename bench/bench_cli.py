@@ -72,16 +72,26 @@ def ensure_big(out: Path) -> Path:
     home = out / "big" / "hermes_home"
     if not (home / "state.db").exists():
         print(f"building a store of {BIG['sessions']:,} sessions in {out / 'big'} ...", flush=True)
-        cmd = [sys.executable, str(GENERATOR), str(out / "big"), "--sessions", str(BIG["sessions"]),
-               "--messages", str(BIG["messages"]), "--big-session", str(BIG["big"])]  # fmt: skip
+        cmd = [
+            sys.executable,
+            str(GENERATOR),
+            str(out / "big"),
+            "--sessions",
+            str(BIG["sessions"]),
+            "--messages",
+            str(BIG["messages"]),
+            "--big-session",
+            str(BIG["big"]),
+        ]
         subprocess.run(cmd, check=True)
     return home
 
 
 def first_session(trail: list[str], home: Path, env: dict[str, str]) -> str:
     """The newest session's id: what ``show`` replays."""
-    done = subprocess.run([*trail, "list", "--json", "-n", "1", "--home", str(home)], env=env,
-                          capture_output=True, check=True)  # fmt: skip
+    done = subprocess.run(
+        [*trail, "list", "--json", "-n", "1", "--home", str(home)], env=env, capture_output=True, check=True
+    )
     return str(json.loads(done.stdout)["sessions"][0]["id"])
 
 
@@ -163,17 +173,30 @@ def main(argv: list[str] | None = None) -> int:
         print(f"failed: {exc}", file=sys.stderr)
         return 1
     finally:
-        subprocess.run([*trail, "index", "--stop-server"], env=env, check=False,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+        subprocess.run(
+            [*trail, "index", "--stop-server"],
+            env=env,
+            check=False,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
     print(f"\n{'home':<5} {'command':<17} {'trail ms':>9} {'floor ms':>9} {'ratio':>7} {'target':>7}")
     for c in cases:
         mark = "" if c.ratio <= c.target else "  over"
         figures = f"{c.trail_ms:9.0f} {c.floor_ms:9.1f} {c.ratio:6.1f}x {c.target:6.0f}x"
         print(f"{c.home:<5} {c.name:<17} {figures}{mark}")
     print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    figures = [{"home": c.home, "command": c.name, "trail_ms": round(c.trail_ms, 1),
-                "floor_ms": round(c.floor_ms, 1), "ratio": round(c.ratio, 2), "target": c.target}
-               for c in cases]  # fmt: skip
+    figures = [
+        {
+            "home": c.home,
+            "command": c.name,
+            "trail_ms": round(c.trail_ms, 1),
+            "floor_ms": round(c.floor_ms, 1),
+            "ratio": round(c.ratio, 2),
+            "target": c.target,
+        }
+        for c in cases
+    ]
     print(json.dumps({"repeat": repeat, "cases": figures}))
     return 0
 

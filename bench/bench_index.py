@@ -65,8 +65,23 @@ WARMUP_QUERIES = 10
 TOKENIZER = "porter unicode61 remove_diacritics 2"  # docs_fts's, see hermes_trail.index.schema
 RAW_SQL = "SELECT rowid, bm25(docs_fts) FROM docs_fts WHERE docs_fts MATCH ? ORDER BY rank LIMIT 20"
 # Words no synthetic store holds (its vocabulary is synthetic_store.WORDS and their fragments).
-ABSENT = ("kubernetes", "terraform", "segfault", "haskell", "postgres", "webpack", "nginx", "oauth",
-          "deadlock", "mutex", "zxqvbn", "florp", "grpc", "unicode", "quux")  # fmt: skip
+ABSENT = (
+    "kubernetes",
+    "terraform",
+    "segfault",
+    "haskell",
+    "postgres",
+    "webpack",
+    "nginx",
+    "oauth",
+    "deadlock",
+    "mutex",
+    "zxqvbn",
+    "florp",
+    "grpc",
+    "unicode",
+    "quux",
+)
 
 # The trail build, run as a subprocess so its peak memory is its own (and its workers').
 BUILD_CHILD = """
@@ -207,8 +222,10 @@ def check_format(index: Path, where: str) -> None:
     finally:
         conn.close()
     if found != trail_schema.FORMAT:
-        raise RuntimeError(f"{where}: the index is {found}, this code writes {trail_schema.FORMAT}; "
-                           "was hermes_trail edited during the run? Run again.")  # fmt: skip
+        raise RuntimeError(
+            f"{where}: the index is {found}, this code writes {trail_schema.FORMAT}; "
+            "was hermes_trail edited during the run? Run again."
+        )
 
 
 def load_average() -> float | None:
@@ -399,16 +416,26 @@ def vocabulary(index: Path) -> Vocabulary:
         paths = [
             p for (p,) in conn.execute("SELECT DISTINCT path FROM docs WHERE path IS NOT NULL LIMIT 200")
         ]
-        commands = [c for (c,) in conn.execute(
-            "SELECT DISTINCT command FROM docs WHERE command IS NOT NULL LIMIT 200"
-        )]  # fmt: skip
+        commands = [
+            c
+            for (c,) in conn.execute("SELECT DISTINCT command FROM docs WHERE command IS NOT NULL LIMIT 200")
+        ]
     finally:
         conn.close()
     words = [(t, d) for t, d in rows if t.isalpha() and len(t) >= 2]
     n_common = max(3, len(words) // 10)
     n_rare = max(3, len(words) // 4)
-    return Vocabulary(words[:n_common], words[n_common:-n_rare], words[-n_rare:], texts, errors,
-                      sorted(paths), sorted(commands), docs, sample)  # fmt: skip
+    return Vocabulary(
+        words[:n_common],
+        words[n_common:-n_rare],
+        words[-n_rare:],
+        texts,
+        errors,
+        sorted(paths),
+        sorted(commands),
+        docs,
+        sample,
+    )
 
 
 def _tokens(text: str) -> list[str]:
@@ -667,43 +694,74 @@ def search_figures(timed: list[Timed]) -> dict[str, Any]:
 
 
 def report(
-    meta: dict[str, Any], paths: dict[str, Path], b: Build, nc: NoChange, a: Append, v: Vocabulary,
-    hermes: HermesFts, timed: list[Timed], quick: bool,
-) -> None:  # fmt: skip
+    meta: dict[str, Any],
+    paths: dict[str, Path],
+    b: Build,
+    nc: NoChange,
+    a: Append,
+    v: Vocabulary,
+    hermes: HermesFts,
+    timed: list[Timed],
+    quick: bool,
+) -> None:
     """The aligned table, then one JSON line with every figure."""
     store_size, index_size = paths["store"].stat().st_size, db_bytes(paths["index"])
     nc_p95 = percentile(nc.runs_ms, 0.95)
     ok = nc.median_ms <= NOCHANGE_TARGET_MS
     scale = v.docs / max(v.sample, 1)
     f: dict[str, Any] = {
-        "build_trail_s": r(b.trail_s, 3), "build_trail_wall_s": r(b.trail_wall_s, 3),
-        "build_trail_msgs_per_s": r(b.trail_rate, 1), "build_raw_s": r(b.raw_s, 3),
-        "build_raw_fill_s": r(b.raw_fill_s, 3), "build_raw_fts_s": r(b.raw_fts_s, 3),
-        "build_raw_rows_per_s": r(b.raw_rate, 1), "build_ratio": r(ratio(b.trail_s, b.raw_s), 3),
-        "build_messages": b.messages, "build_docs": b.docs, "build_sessions": b.sessions,
-        "build_raw_rows": b.raw_rows, "build_rss_writer_bytes": b.rss_writer,
-        "build_rss_worker_bytes": b.rss_worker, "build_tree_pss_bytes": b.tree_pss,
+        "build_trail_s": r(b.trail_s, 3),
+        "build_trail_wall_s": r(b.trail_wall_s, 3),
+        "build_trail_msgs_per_s": r(b.trail_rate, 1),
+        "build_raw_s": r(b.raw_s, 3),
+        "build_raw_fill_s": r(b.raw_fill_s, 3),
+        "build_raw_fts_s": r(b.raw_fts_s, 3),
+        "build_raw_rows_per_s": r(b.raw_rate, 1),
+        "build_ratio": r(ratio(b.trail_s, b.raw_s), 3),
+        "build_messages": b.messages,
+        "build_docs": b.docs,
+        "build_sessions": b.sessions,
+        "build_raw_rows": b.raw_rows,
+        "build_rss_writer_bytes": b.rss_writer,
+        "build_rss_worker_bytes": b.rss_worker,
+        "build_tree_pss_bytes": b.tree_pss,
         "build_raw_rss_bytes": b.raw_rss,
-        "nochange_sync_median_ms": r(nc.median_ms, 3), "nochange_sync_p95_ms": r(nc_p95, 3),
-        "nochange_sync_runs": NOCHANGE_RUNS, "nochange_target_ms": NOCHANGE_TARGET_MS, "nochange_ok": ok,
+        "nochange_sync_median_ms": r(nc.median_ms, 3),
+        "nochange_sync_p95_ms": r(nc_p95, 3),
+        "nochange_sync_runs": NOCHANGE_RUNS,
+        "nochange_target_ms": NOCHANGE_TARGET_MS,
+        "nochange_ok": ok,
         "search_process_s": r(statistics.median(nc.process_s), 4),
-        "python_startup_s": r(statistics.median(nc.python_s), 4), "process_runs": PROCESS_RUNS,
-        "append_messages": a.messages, "append_sessions": a.sessions, "append_sync_s": r(a.sync_s, 4),
-        "append_messages_read": a.messages_read, "append_sessions_indexed": a.sessions_indexed,
+        "python_startup_s": r(statistics.median(nc.python_s), 4),
+        "process_runs": PROCESS_RUNS,
+        "append_messages": a.messages,
+        "append_sessions": a.sessions,
+        "append_sync_s": r(a.sync_s, 4),
+        "append_messages_read": a.messages_read,
+        "append_sessions_indexed": a.sessions_indexed,
         "append_docs": a.docs,
         **search_figures(timed),
         "vocab_words": len(v.common) + len(v.mid) + len(v.rare),
         "vocab_common_min_docs": round(v.common[-1][1] * scale) if v.common else None,
         "vocab_rare_docs": [round(v.rare[-1][1] * scale), round(v.rare[0][1] * scale)] if v.rare else None,
-        "hermes_fts_fill_s": r(hermes.fill_s, 2), "hermes_fts_optimize_s": r(hermes.optimize_s, 2),
-        "hermes_fts_cached": hermes.cached, "hermes_open_s": r(hermes.open_s, 3),
-        "index_bytes": index_size, "store_bytes": store_size,
+        "hermes_fts_fill_s": r(hermes.fill_s, 2),
+        "hermes_fts_optimize_s": r(hermes.optimize_s, 2),
+        "hermes_fts_cached": hermes.cached,
+        "hermes_open_s": r(hermes.open_s, 3),
+        "index_bytes": index_size,
+        "store_bytes": store_size,
         "index_store_ratio": r(ratio(index_size, store_size), 4),
-        "index_parts_bytes": table_sizes(paths["index"]), "raw_db_bytes": db_bytes(paths["raw"]),
+        "index_parts_bytes": table_sizes(paths["index"]),
+        "raw_db_bytes": db_bytes(paths["raw"]),
         "hermes_fts_bytes": db_bytes(hermes.db) - store_size,
-        "sessions": meta["sessions"], "messages": meta["messages"], "docs": v.docs, "quick": quick,
-        "cpus": os.cpu_count(), "load_start": meta.get("load_start"), "load_end": load_average(),
-    }  # fmt: skip
+        "sessions": meta["sessions"],
+        "messages": meta["messages"],
+        "docs": v.docs,
+        "quick": quick,
+        "cpus": os.cpu_count(),
+        "load_start": meta.get("load_start"),
+        "load_end": load_average(),
+    }
     out = [
         f"store     {paths['store']}  {mb(store_size)}, {meta['sessions']:,} sessions, "
         f"{meta['messages']:,} messages",

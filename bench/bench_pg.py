@@ -114,9 +114,15 @@ def time_build(db: Path, dsn: str, work: Path) -> tuple[dict[str, Any], Path, Pa
     a, b = results["sqlite"], results["pg"]
     same = (a["docs"], a["messages"], a["sessions"]) == (b["docs"], b["messages"], b["sessions"])
     same = same and not a["strays"] and not b["strays"]
-    figures = {"case": "index build", "sqlite_s": a["wall"], "pg_s": b["wall"],
-               "ratio": b["wall"] / a["wall"], "same": same, "docs": a["docs"],
-               "messages": a["messages"]}  # fmt: skip
+    figures = {
+        "case": "index build",
+        "sqlite_s": a["wall"],
+        "pg_s": b["wall"],
+        "ratio": b["wall"] / a["wall"],
+        "same": same,
+        "docs": a["docs"],
+        "messages": a["messages"],
+    }
     return figures, indexes["sqlite"], indexes["pg"]
 
 
@@ -132,8 +138,15 @@ def time_nochange(db: Path, dsn: str, sqlite_index: Path, pg_index: Path) -> dic
         queries, rows = COUNTS["queries"] - before["queries"], COUNTS["rows"] - before["rows"]
         assert report.sessions_indexed == 0, "a sync found changes in a store nothing wrote to"
     a, b = statistics.median(runs["sqlite"]), statistics.median(runs["pg"])
-    return {"case": "sync, nothing new", "sqlite_s": a, "pg_s": b, "ratio": b / a if a else None,
-            "same": True, "pg_queries": queries, "pg_rows": rows}  # fmt: skip
+    return {
+        "case": "sync, nothing new",
+        "sqlite_s": a,
+        "pg_s": b,
+        "ratio": b / a if a else None,
+        "same": True,
+        "pg_queries": queries,
+        "pg_rows": rows,
+    }
 
 
 def main() -> int:
@@ -156,8 +169,10 @@ def main() -> int:
             log = None if args.quick else lambda m: print(m, flush=True)
             dsn = pgserver.load_store(cluster, db, "bench", args.layout, batch=20_000, log=log)
             load_s = time.perf_counter() - started
-            print(f"loaded {meta['messages']:,} messages into PostgreSQL ({args.layout}) in {load_s:.1f} s",
-                  flush=True)  # fmt: skip
+            print(
+                f"loaded {meta['messages']:,} messages into PostgreSQL ({args.layout}) in {load_s:.1f} s",
+                flush=True,
+            )
             results.append(time_command("list", ["list", "--json", "--limit", "0"], db, dsn, args.repeat))
             show = ["show", meta["big_session_id"], "--json"]
             results.append(time_command("show", show, db, dsn, args.repeat))
@@ -171,15 +186,25 @@ def main() -> int:
         ratio = r["ratio"] or 0.0
         print(f"{r['case']:<20}{r['sqlite_s']:>10.3f}{r['pg_s']:>12.3f}{ratio:>8.2f}x  {r['same']}")
     nochange = results[-1]
-    print(f"\nno-change sync on PostgreSQL: {nochange['pg_queries']} queries, "
-          f"{nochange['pg_rows']} rows read (the table catalog and one marker row)")
+    print(
+        f"\nno-change sync on PostgreSQL: {nochange['pg_queries']} queries, "
+        f"{nochange['pg_rows']} rows read (the table catalog and one marker row)"
+    )
     summary = {
-        "quick": args.quick, "layout": args.layout, "messages": meta["messages"],
+        "quick": args.quick,
+        "layout": args.layout,
+        "messages": meta["messages"],
         "sessions": meta["sessions"],
-        "load_s": round(load_s, 2), "pg_bytes": pg_bytes, "store_bytes": db.stat().st_size,
-        **{f"{r['case'].split(',')[0].replace(' ', '_')}_{k}": (round(v, 4) if isinstance(v, float) else v)
-           for r in results for k, v in r.items() if k != "case"},
-    }  # fmt: skip
+        "load_s": round(load_s, 2),
+        "pg_bytes": pg_bytes,
+        "store_bytes": db.stat().st_size,
+        **{
+            f"{r['case'].split(',')[0].replace(' ', '_')}_{k}": (round(v, 4) if isinstance(v, float) else v)
+            for r in results
+            for k, v in r.items()
+            if k != "case"
+        },
+    }
     print(json.dumps(summary))
     return 0 if all(r["same"] for r in results) else 1
 

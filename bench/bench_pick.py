@@ -107,8 +107,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"floor (python -c 'import sqlite3, json'): {floor * 1000:.0f} ms")
     for name, values in (("first frame", firsts), ("picker reads keys", drawns), ("preview shown", ups)):
         median = statistics.median(values)
-        print(f"{name}: {median * 1000:.0f} ms, {median / floor:.1f}x the floor "
-              f"(min {min(values) * 1000:.0f}, max {max(values) * 1000:.0f})")  # fmt: skip
+        print(
+            f"{name}: {median * 1000:.0f} ms, {median / floor:.1f}x the floor "
+            f"(min {min(values) * 1000:.0f}, max {max(values) * 1000:.0f})"
+        )
     return 0
 
 

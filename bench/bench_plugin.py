@@ -122,14 +122,19 @@ def failures(store: Path, count: int) -> list[tuple[str, str]]:
     seed: ``(command, result JSON)``."""
     conn = sqlite3.connect(f"{store.resolve().as_uri()}?immutable=1", uri=True)
     try:
-        rows = conn.execute("SELECT id, session_id, tool_call_id, content FROM messages WHERE role = 'tool' "
-                            "AND tool_name = 'terminal' AND content LIKE '%\"exit_code\": %' AND content NOT "
-                            "LIKE '%\"exit_code\": 0%' AND content NOT LIKE '%\"exit_code\": -1%'").fetchall()
+        rows = conn.execute(
+            "SELECT id, session_id, tool_call_id, content FROM messages WHERE role = 'tool' "
+            "AND tool_name = 'terminal' AND content LIKE '%\"exit_code\": %' AND content NOT "
+            "LIKE '%\"exit_code\": 0%' AND content NOT LIKE '%\"exit_code\": -1%'"
+        ).fetchall()
         chosen = random.Random(SEED).sample(rows, min(len(rows), count))
         found: list[tuple[str, str]] = []
         for row_id, session, call_id, content in chosen:
-            ran = conn.execute("SELECT tool_calls FROM messages WHERE session_id = ? AND id < ? AND role = "
-                               "'assistant' ORDER BY id DESC LIMIT 1", (session, row_id)).fetchone()
+            ran = conn.execute(
+                "SELECT tool_calls FROM messages WHERE session_id = ? AND id < ? AND role = "
+                "'assistant' ORDER BY id DESC LIMIT 1",
+                (session, row_id),
+            ).fetchone()
             command = ""
             for call in json.loads(ran[0] or "[]") if ran else []:
                 if call.get("id") == call_id:
@@ -143,9 +148,20 @@ def failures(store: Path, count: int) -> list[tuple[str, str]]:
 
 def tool_result(command: str, result: str, session: str) -> dict[str, Any]:
     """``transform_tool_result``'s keyword arguments as hermes-agent 0.19 passes them (``model_tools.py``)."""
-    return {"tool_name": "terminal", "args": {"command": command}, "result": result, "task_id": "bench",
-            "session_id": session, "tool_call_id": "call_bench", "turn_id": "turn", "api_request_id": "",
-            "duration_ms": 5, "status": "ok", "error_type": None, "error_message": None}  # fmt: skip
+    return {
+        "tool_name": "terminal",
+        "args": {"command": command},
+        "result": result,
+        "task_id": "bench",
+        "session_id": session,
+        "tool_call_id": "call_bench",
+        "turn_id": "turn",
+        "api_request_id": "",
+        "duration_ms": 5,
+        "status": "ok",
+        "error_type": None,
+        "error_message": None,
+    }
 
 
 def hermes_home(out: Path, index: Path, store: Path) -> Path:
@@ -164,14 +180,26 @@ def hermes_home(out: Path, index: Path, store: Path) -> Path:
 
 def turn(prompt: str) -> dict[str, Any]:
     """``pre_llm_call``'s keyword arguments as hermes-agent 0.19 passes them (``agent/turn_context.py``)."""
-    return {"session_id": SESSION, "task_id": "bench", "turn_id": "turn", "user_message": prompt,
-            "conversation_history": [{"role": "user", "content": prompt}], "is_first_turn": False,
-            "model": "bench/model", "platform": "cli", "sender_id": ""}  # fmt: skip
+    return {
+        "session_id": SESSION,
+        "task_id": "bench",
+        "turn_id": "turn",
+        "user_message": prompt,
+        "conversation_history": [{"role": "user", "content": prompt}],
+        "is_first_turn": False,
+        "model": "bench/model",
+        "platform": "cli",
+        "sender_id": "",
+    }
 
 
 def summary(ms: list[float]) -> dict[str, float]:
-    return {"p50": percentile(ms, 0.5), "p95": percentile(ms, 0.95), "max": max(ms) if ms else float("nan"),
-            "mean": statistics.fmean(ms) if ms else float("nan")}  # fmt: skip
+    return {
+        "p50": percentile(ms, 0.5),
+        "p95": percentile(ms, 0.95),
+        "max": max(ms) if ms else float("nan"),
+        "mean": statistics.fmean(ms) if ms else float("nan"),
+    }
 
 
 def main() -> None:
@@ -221,8 +249,17 @@ def main() -> None:
     same = 0
     for prompt, page in list(zip(timed, pages, strict=True))[:in_subprocess]:
         query = runtime.prompt_query(prompt)
-        cmd = [*trail_command(), "recall", query, "--budget", str(recaller.settings.budget), "--index",
-               str(index), "--db", str(store)]  # fmt: skip
+        cmd = [
+            *trail_command(),
+            "recall",
+            query,
+            "--budget",
+            str(recaller.settings.budget),
+            "--index",
+            str(index),
+            "--db",
+            str(store),
+        ]
         began = time.perf_counter()
         done = subprocess.run(cmd, capture_output=True, text=True, check=False)
         sub_ms.append((time.perf_counter() - began) * 1000)
@@ -257,33 +294,51 @@ def main() -> None:
     size = store.stat().st_size / 1e6
     print(f"\nrecall for {len(timed)} prompts, {store} ({size:,.0f} MB), index {index}")
     print(f"{'':24} {'p50 ms':>9} {'p95 ms':>9} {'max ms':>9} {'mean ms':>9}")
-    rows = [("hook (Hermes invoke)", hook), ("recall, no deadline", free),
-            (f"trail recall x{len(sub_ms)}", sub), (f"fix note x{len(fix_ms)}", fix),
-            ("fix, no deadline", fix_free)]  # fmt: skip
+    rows = [
+        ("hook (Hermes invoke)", hook),
+        ("recall, no deadline", free),
+        (f"trail recall x{len(sub_ms)}", sub),
+        (f"fix note x{len(fix_ms)}", fix),
+        ("fix, no deadline", fix_free),
+    ]
     for name, s in rows:
         print(f"{name:24} {s['p50']:9.1f} {s['p95']:9.1f} {s['max']:9.1f} {s['mean']:9.1f}")
     p50, p95 = ratio(sub["p50"], hook["p50"]), ratio(sub["p95"], hook["p95"])
     print(f"\nsubprocess / hook: p50 {p50:.1f}x, p95 {p95:.1f}x")
     deadline = recaller.settings.deadline
-    print(f"recall added to {found} of {len(timed)} prompts; {cut} cut by the {deadline:g} s deadline; "
-          f"same page as `trail recall` for {same} of {len(sub_ms)}")  # fmt: skip
+    print(
+        f"recall added to {found} of {len(timed)} prompts; {cut} cut by the {deadline:g} s deadline; "
+        f"same page as `trail recall` for {same} of {len(sub_ms)}"
+    )
     verdict = "met" if hook["p95"] <= TARGET_P95_MS else "NOT met"
     print(f"target p95 <= {TARGET_P95_MS:g} ms in process: {verdict}")
     fix_verdict = "met" if fix["p95"] <= TARGET_P95_MS else "NOT met"
-    print(f"fix notes on {noted} of {len(fix_ms)} failing commands; target p95 <= {TARGET_P95_MS:g} ms: "
-          f"{fix_verdict}")  # fmt: skip
+    print(
+        f"fix notes on {noted} of {len(fix_ms)} failing commands; target p95 <= {TARGET_P95_MS:g} ms: "
+        f"{fix_verdict}"
+    )
     figures = {
-        "prompts": len(timed), "store_bytes": store.stat().st_size, "quick": args.quick,
+        "prompts": len(timed),
+        "store_bytes": store.stat().st_size,
+        "quick": args.quick,
         **{f"hook_{k}_ms": r(hook[k], 2) for k in ("p50", "p95", "max")},
         **{f"recall_{k}_ms": r(free[k], 2) for k in ("p50", "p95", "max")},
         **{f"subprocess_{k}_ms": r(sub[k], 2) for k in ("p50", "p95")},
-        "ratio_p50": r(p50, 2), "ratio_p95": r(p95, 2),
-        "recalled": found, "cut_by_deadline": cut, "same_page": same, "compared": len(sub_ms),
-        "target_met": hook["p95"] <= TARGET_P95_MS, "load_average": load_average(),
+        "ratio_p50": r(p50, 2),
+        "ratio_p95": r(p95, 2),
+        "recalled": found,
+        "cut_by_deadline": cut,
+        "same_page": same,
+        "compared": len(sub_ms),
+        "target_met": hook["p95"] <= TARGET_P95_MS,
+        "load_average": load_average(),
         **{f"fix_{k}_ms": r(fix[k], 2) for k in ("p50", "p95", "max")},
         **{f"fix_free_{k}_ms": r(fix_free[k], 2) for k in ("p50", "p95", "max")},
-        "failures": len(fix_ms), "noted": noted, "fix_target_met": fix["p95"] <= TARGET_P95_MS, **facts,
-    }  # fmt: skip
+        "failures": len(fix_ms),
+        "noted": noted,
+        "fix_target_met": fix["p95"] <= TARGET_P95_MS,
+        **facts,
+    }
     print(json.dumps(figures))
     if found == 0:
         raise SystemExit("the hook recalled nothing for any prompt")

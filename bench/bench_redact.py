@@ -117,7 +117,7 @@ def scan_files(show: int) -> dict[str, int]:
             if sum(found.values()) <= show:
                 start = text.rfind("\n", 0, s) + 1
                 end = text.find("\n", e)
-                print(f"  {kind}: {path.name}: {text[start: end if end != -1 else len(text)][:140]!r}")
+                print(f"  {kind}: {path.name}: {text[start : end if end != -1 else len(text)][:140]!r}")
     print(f"scan    {total / 1e6:7.2f} MB {len(paths):7d} files findings {sum(found.values())} {dict(found)}")
     return dict(found)
 
@@ -144,15 +144,22 @@ def measure(name: str, rows: list[str], repeat: int, show: int) -> dict[str, obj
             if len(examples) < show:
                 line_start = r.rfind("\n", 0, s) + 1
                 line_end = r.find("\n", e)
-                examples.append(f"  {kind}: {r[line_start: line_end if line_end != -1 else len(r)][:160]!r}")
-    print(f"{name:7} {nbytes / 1e6:7.2f} MB {len(rows):7d} rows  "
-          f"rows {nbytes / row_s / 1e6:7.1f} MB/s  blob {nbytes / blob_s / 1e6:7.1f} MB/s  "
-          f"findings {sum(found.values())} {dict(found) if found else ''}")
+                examples.append(f"  {kind}: {r[line_start : line_end if line_end != -1 else len(r)][:160]!r}")
+    print(
+        f"{name:7} {nbytes / 1e6:7.2f} MB {len(rows):7d} rows  "
+        f"rows {nbytes / row_s / 1e6:7.1f} MB/s  blob {nbytes / blob_s / 1e6:7.1f} MB/s  "
+        f"findings {sum(found.values())} {dict(found) if found else ''}"
+    )
     for line in examples:
         print(line)
-    return {"corpus": name, "mb": round(nbytes / 1e6, 3), "rows": len(rows),
-            "rows_mb_s": round(nbytes / row_s / 1e6, 1), "blob_mb_s": round(nbytes / blob_s / 1e6, 1),
-            "findings": dict(found)}
+    return {
+        "corpus": name,
+        "mb": round(nbytes / 1e6, 3),
+        "rows": len(rows),
+        "rows_mb_s": round(nbytes / row_s / 1e6, 1),
+        "blob_mb_s": round(nbytes / blob_s / 1e6, 1),
+        "findings": dict(found),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -166,8 +173,10 @@ def main(argv: list[str] | None = None) -> int:
     corpora = {"code": code_corpus(limit), "prose": prose_corpus(limit // 4), "hermes": hermes_corpus() * 25}
     results = [measure(name, rows, args.repeat, args.show) for name, rows in corpora.items() if rows]
     speeds = [float(str(r["rows_mb_s"])) for r in results]
-    summary: dict[str, object] = {"results": results,
-                                  "median_rows_mb_s": statistics.median(speeds) if speeds else None}
+    summary: dict[str, object] = {
+        "results": results,
+        "median_rows_mb_s": statistics.median(speeds) if speeds else None,
+    }
     if args.scan:
         summary["scan_findings"] = scan_files(args.show)
     print(json.dumps(summary))

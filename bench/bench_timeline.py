@@ -88,10 +88,17 @@ def main(argv: list[str] | None = None) -> int:
     ratio = t_s / r_s if r_s and ok else None
     shown = f"{ratio:.2f}x (trail seconds / raw seconds)" if ratio else "- (trail failed)"
     print(f"ratio      {shown}")
-    figures.update(trail_s=round(t_s, 3), trail_rows=t_rows, trail_rows_per_s=round(t_rows / t_s),
-                   trail_peak_rss_kb=t_rss, raw_s=round(r_s, 3), raw_rows=r_rows,
-                   raw_rows_per_s=round(r_rows / r_s), raw_peak_rss_kb=r_rss,
-                   ratio=round(ratio, 3) if ratio else None)  # fmt: skip
+    figures.update(
+        trail_s=round(t_s, 3),
+        trail_rows=t_rows,
+        trail_rows_per_s=round(t_rows / t_s),
+        trail_peak_rss_kb=t_rss,
+        raw_s=round(r_s, 3),
+        raw_rows=r_rows,
+        raw_rows_per_s=round(r_rows / r_s),
+        raw_peak_rss_kb=r_rss,
+        ratio=round(ratio, 3) if ratio else None,
+    )
     print(json.dumps(figures))
     return 0 if ok else 1
 

@@ -179,16 +179,21 @@ def main(argv: list[str] | None = None) -> int:
     rate = result["passages"] / max(result["seconds"], 1e-9)
     projected = min(PASSAGE_BUDGET, result["passages"] * 1_000_000 / max(messages, 1)) / max(rate, 1e-9)
     f = {
-        "messages": messages, "sessions": meta.get("sessions", spec["sessions"]),
-        "stage_s": round(result["seconds"], 1), "stage_passages": result["passages"],
+        "messages": messages,
+        "sessions": meta.get("sessions", spec["sessions"]),
+        "stage_s": round(result["seconds"], 1),
+        "stage_passages": result["passages"],
         "stage_passages_per_s": round(result["passages"] / max(result["seconds"], 1e-9), 1),
-        "stage_projected_1m_s": round(projected, 1), "stage_target_s": TARGET_S,
+        "stage_projected_1m_s": round(projected, 1),
+        "stage_target_s": TARGET_S,
         "stage_rss_mb": round(result["rss_self_kb"] / 1024, 1),
-        "stage_worker_rss_mb": round(result["rss_children_kb"] / 1024, 1), "rss_target_mb": TARGET_RSS_MB,
+        "stage_worker_rss_mb": round(result["rss_children_kb"] / 1024, 1),
+        "rss_target_mb": TARGET_RSS_MB,
         "words_before_p50_ms": round(percentile(before, 0.5), 2),
         "words_before_p95_ms": round(percentile(before, 0.95), 2),
         "words_during_p50_ms": round(percentile(during, 0.5), 2),
-        "words_during_p95_ms": round(percentile(during, 0.95), 2), "words_during_n": len(during),
+        "words_during_p95_ms": round(percentile(during, 0.95), 2),
+        "words_during_n": len(during),
         "model_first_s": round(first_model_s, 3),
         "model_p50_ms": round(percentile(model_ms, 0.5), 2),
         "model_p95_ms": round(percentile(model_ms, 0.95), 2),
@@ -197,23 +202,44 @@ def main(argv: list[str] | None = None) -> int:
         "raw_p50_ms": round(percentile(raw_ms, 0.5), 2),
         # This process answered the model queries: the model and the passage matrix are in its peak.
         "query_process_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
-        "index_bytes": index_bytes, "store_bytes": store_bytes,
+        "index_bytes": index_bytes,
+        "store_bytes": store_bytes,
         "index_store_ratio": round(index_bytes / store_bytes, 3),
-    }  # fmt: skip
+    }
     rows = [
-        ("vector stage", f"{f['stage_s']:,.0f} s for {f['stage_passages']:,} passages "
-                         f"({f['stage_passages_per_s']:,.0f}/s)", f"1M messages ~{projected / 60:.1f} min",
-         f"target {TARGET_S // 60} min"),
-        ("peak RSS", f"stage {f['stage_rss_mb']} MB, workers {f['stage_worker_rss_mb']} MB",
-         f"queries {f['query_process_rss_mb']} MB", f"target {TARGET_RSS_MB} MB"),
-        ("word queries", f"before p50 {f['words_before_p50_ms']} ms",
-         f"during p50 {f['words_during_p50_ms']} ms p95 {f['words_during_p95_ms']}", "never blocked"),
-        ("model queries", f"p50 {f['model_p50_ms']} ms p95 {f['model_p95_ms']} ms",
-         f"first {f['model_first_s']} s (load)", "target p95 60 ms"),
+        (
+            "vector stage",
+            f"{f['stage_s']:,.0f} s for {f['stage_passages']:,} passages "
+            f"({f['stage_passages_per_s']:,.0f}/s)",
+            f"1M messages ~{projected / 60:.1f} min",
+            f"target {TARGET_S // 60} min",
+        ),
+        (
+            "peak RSS",
+            f"stage {f['stage_rss_mb']} MB, workers {f['stage_worker_rss_mb']} MB",
+            f"queries {f['query_process_rss_mb']} MB",
+            f"target {TARGET_RSS_MB} MB",
+        ),
+        (
+            "word queries",
+            f"before p50 {f['words_before_p50_ms']} ms",
+            f"during p50 {f['words_during_p50_ms']} ms p95 {f['words_during_p95_ms']}",
+            "never blocked",
+        ),
+        (
+            "model queries",
+            f"p50 {f['model_p50_ms']} ms p95 {f['model_p95_ms']} ms",
+            f"first {f['model_first_s']} s (load)",
+            "target p95 60 ms",
+        ),
         ("word / raw", f"p50 {f['words_p50_ms']} ms / {f['raw_p50_ms']} ms", "", ""),
-        ("size", f"index {index_bytes / 1e6:,.0f} MB", f"store {store_bytes / 1e6:,.0f} MB",
-         f"{f['index_store_ratio']}x (target 1.5x)"),
-    ]  # fmt: skip
+        (
+            "size",
+            f"index {index_bytes / 1e6:,.0f} MB",
+            f"store {store_bytes / 1e6:,.0f} MB",
+            f"{f['index_store_ratio']}x (target 1.5x)",
+        ),
+    ]
     for row in rows:
         print("  ".join(f"{c:<34}" if i else f"{c:<14}" for i, c in enumerate(row)).rstrip())
     print(f"load average {load()}")

@@ -44,8 +44,15 @@ sys.path.insert(0, str(BENCH_DIR))
 from bench_reader import FULL, QUICK, ensure_store  # noqa: E402
 
 CHROMIUM = os.environ.get("TRAIL_CHROMIUM", "/usr/bin/chromium")
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--no-first-run", "--disable-dev-shm-usage"]  # fmt: skip
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-dev-shm-usage",
+]
 TIMING = """() => {
   const mark = (name) => {
     const e = performance.getEntriesByName(name);
@@ -102,9 +109,12 @@ def compacted_store(where: Path, exchanges: int = 400, every: int = 100) -> Path
     context_compressor.call_llm = summarise
     try:
         compressor = context_compressor.ContextCompressor(
-            model="bench/model", quiet_mode=True, config_context_length=8000, protect_first_n=3,
+            model="bench/model",
+            quiet_mode=True,
+            config_context_length=8000,
+            protect_first_n=3,
             protect_last_n=6,
-        )  # fmt: skip
+        )
         store = SessionDB(db_path=db)
         store.create_session(COMPACTED_ID, "cli", model="bench/model", cwd="/home/dev/service")
         store.set_session_title(COMPACTED_ID, "A long compacted session")
@@ -220,8 +230,11 @@ def main(argv: list[str] | None = None) -> int:
         page_path = scratch / "big.html"
         page_path.write_text(html, encoding="utf-8")
         raw = html.encode("utf-8")
-        figures.update(export_html_bytes=len(raw), export_html_gzip_bytes=len(gzip.compress(raw, 6)),
-                       export_seconds=round(export_s, 3))  # fmt: skip
+        figures.update(
+            export_html_bytes=len(raw),
+            export_html_gzip_bytes=len(gzip.compress(raw, 6)),
+            export_seconds=round(export_s, 3),
+        )
 
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
@@ -238,8 +251,10 @@ def main(argv: list[str] | None = None) -> int:
             dashboard = [
                 load(browser, base + "/", "body[data-sessions=ready][data-stats]") for _ in range(repeat)
             ]
-            shots = {"dashboard": (base + "/", "body[data-sessions=ready][data-stats]"),
-                     "replay-big": (replay_url, "body[data-drawn=all]")}  # fmt: skip
+            shots = {
+                "dashboard": (base + "/", "body[data-sessions=ready][data-stats]"),
+                "replay-big": (replay_url, "body[data-drawn=all]"),
+            }
             extra = None
             if compacted is not None:
                 extra = WebApp(dbs=(compacted,), index=scratch / "compacted-index.db")
@@ -263,33 +278,44 @@ def main(argv: list[str] | None = None) -> int:
         shutil.rmtree(scratch, ignore_errors=True)
 
     figures.update(
-        dashboard_fcp_ms=median(dashboard, "fcp"), dashboard_sessions_ms=median(dashboard, "sessions"),
+        dashboard_fcp_ms=median(dashboard, "fcp"),
+        dashboard_sessions_ms=median(dashboard, "sessions"),
         dashboard_charts_ms=median(dashboard, "charts"),
-        replay_cold_fcp_ms=median(colds, "fcp"), replay_cold_first_turns_ms=median(colds, "first"),
+        replay_cold_fcp_ms=median(colds, "fcp"),
+        replay_cold_first_turns_ms=median(colds, "first"),
         replay_cold_all_turns_ms=median(colds, "all"),
-        replay_warm_fcp_ms=median(warm, "fcp"), replay_warm_first_turns_ms=median(warm, "first"),
-        replay_warm_all_turns_ms=median(warm, "all"), replay_turns=colds[0]["turns"],
-        export_fcp_ms=median(exported, "fcp"), export_first_turns_ms=median(exported, "first"),
+        replay_warm_fcp_ms=median(warm, "fcp"),
+        replay_warm_first_turns_ms=median(warm, "first"),
+        replay_warm_all_turns_ms=median(warm, "all"),
+        replay_turns=colds[0]["turns"],
+        export_fcp_ms=median(exported, "fcp"),
+        export_first_turns_ms=median(exported, "first"),
         export_all_turns_ms=median(exported, "all"),
-    )  # fmt: skip
+    )
     print(f"store      {db}: {meta['sessions']:,} sessions, {meta['messages']:,} messages")
     print(
         f"big        {big} ({meta['big_session_messages']:,} messages, "
         f"{figures['replay_turns']:,} turns shown)"
     )
     print(f"{'page':<22}{'FCP ms':>9}{'content ms':>12}{'all turns ms':>14}")
-    print(f"{'dashboard':<22}{figures['dashboard_fcp_ms']:>9}{figures['dashboard_sessions_ms']:>12}"
-          f"{'':>14}   charts {figures['dashboard_charts_ms']} ms")  # fmt: skip
+    print(
+        f"{'dashboard':<22}{figures['dashboard_fcp_ms']:>9}{figures['dashboard_sessions_ms']:>12}"
+        f"{'':>14}   charts {figures['dashboard_charts_ms']} ms"
+    )
     for name, key in (
         ("replay, cold", "replay_cold"),
         ("replay, warm", "replay_warm"),
         ("exported HTML", "export"),
     ):
-        print(f"{name:<22}{figures[key + '_fcp_ms']:>9}{figures[key + '_first_turns_ms']:>12}"
-              f"{figures[key + '_all_turns_ms']!s:>14}")  # fmt: skip
-    print(f"exported HTML: {figures['export_html_bytes'] / 1e6:.1f} MB "
-          f"({figures['export_html_gzip_bytes'] / 1e6:.1f} MB gzipped), "
-          f"written in {export_s:.2f} s")  # fmt: skip
+        print(
+            f"{name:<22}{figures[key + '_fcp_ms']:>9}{figures[key + '_first_turns_ms']:>12}"
+            f"{figures[key + '_all_turns_ms']!s:>14}"
+        )
+    print(
+        f"exported HTML: {figures['export_html_bytes'] / 1e6:.1f} MB "
+        f"({figures['export_html_gzip_bytes'] / 1e6:.1f} MB gzipped), "
+        f"written in {export_s:.2f} s"
+    )
     print(
         f"screenshots in {BENCH_DIR / 'out' / 'screens'}; sideways scroll (px): {figures.get('sideways_px')}"
     )

@@ -31,8 +31,14 @@ from hypothesis import HealthCheck, given, settings
 def _run(name: str, strategy: Any, case: Any, examples: int, seed: int) -> tuple[int, list[str]]:
     ran = [0]
 
-    @settings(max_examples=examples, deadline=None, database=None, derandomize=False,
-              suppress_health_check=list(HealthCheck), report_multiple_bugs=True)  # fmt: skip
+    @settings(
+        max_examples=examples,
+        deadline=None,
+        database=None,
+        derandomize=False,
+        suppress_health_check=list(HealthCheck),
+        report_multiple_bugs=True,
+    )
     @given(strategy)
     def prop(spec: Any) -> None:
         ran[0] += 1
@@ -73,8 +79,10 @@ def main() -> int:
     started = time.monotonic()
     report: dict[str, Any] = {}
     failed = 0
-    for name, strategy, case, share in (("stores", fuzzstores.stores(), _store, 0.7),
-                                        ("side files", fuzzsides.homes(), _home, 0.3)):  # fmt: skip
+    for name, strategy, case, share in (
+        ("stores", fuzzstores.stores(), _store, 0.7),
+        ("side files", fuzzsides.homes(), _home, 0.3),
+    ):
         ran, failures = _run(name, strategy, case, int(total * share), args.seed)
         for text in failures:
             print(f"--- failure ({name})\n{text[-4000:]}", file=sys.stderr)

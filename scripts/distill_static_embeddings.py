@@ -114,8 +114,9 @@ def main() -> None:
     scale[scale == 0] = 1.0
     quantized = np.round(reduced / scale[:, None]).astype(np.int8)
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    np.savez_compressed(args.out, vectors=quantized, scale=scale.astype(np.float16),
-                        vocab=np.array("\n".join(vocab)))  # fmt: skip
+    np.savez_compressed(
+        args.out, vectors=quantized, scale=scale.astype(np.float16), vocab=np.array("\n".join(vocab))
+    )
     print(f"wrote {args.out} ({args.out.stat().st_size / 1e6:.1f} MB, {args.dims} dims)")
 
 

@@ -22,8 +22,23 @@ TS = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:[0-5]\d:[0-5]\d(\.\d{0,8}[1-9])?Z$")
 RFC3339 = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$")
 ENVELOPE = ("id", "type", "parent", "parents", "ts")
 RESERVED = {"id", "type", "parent", "parents", "ts", "content"}
-CORE = {"item", "response", "config", "compaction", "branch_summary", "run", "dispatch", "decision", "queued",
-        "label", "info", "env", "outcome", "link", "custom"}  # fmt: skip
+CORE = {
+    "item",
+    "response",
+    "config",
+    "compaction",
+    "branch_summary",
+    "run",
+    "dispatch",
+    "decision",
+    "queued",
+    "label",
+    "info",
+    "env",
+    "outcome",
+    "link",
+    "custom",
+}
 NAME = re.compile(r"^[a-zA-Z0-9_-]+$")
 
 
@@ -63,8 +78,12 @@ def _content(entry: dict[str, Any]) -> dict[str, Any]:
 
 
 def entry_id(entry: dict[str, Any]) -> str:
-    envelope = {"type": entry["type"], "parent": entry["parent"], "ts": entry["ts"],
-                "content": sha(_content(entry))}  # fmt: skip
+    envelope = {
+        "type": entry["type"],
+        "parent": entry["parent"],
+        "ts": entry["ts"],
+        "content": sha(_content(entry)),
+    }
     if entry.get("parents"):
         envelope["parents"] = entry["parents"]
     return sha(envelope)

@@ -45,8 +45,9 @@ def pg_cluster(tmp_path_factory):
 
     required = os.environ.get("TRAIL_REQUIRE_PG") == "1"
     if pgserver.find_bin_dir() is None and not required:
-        pytest.skip("no PostgreSQL server binaries (initdb, pg_ctl); apt-get install postgresql, "
-                    "or run .ci/run")  # fmt: skip
+        pytest.skip(
+            "no PostgreSQL server binaries (initdb, pg_ctl); apt-get install postgresql, or run .ci/run"
+        )
     try:
         cluster = pgserver.start_cluster(tmp_path_factory.mktemp("postgres"))
     except Exception as exc:
@@ -196,4 +197,3 @@ def offline() -> list[str]:
     if not (Path(sys.executable).parent / "hermes").exists():
         pytest.skip("no hermes command beside this Python")
     return [unshare, "-n"]
-

@@ -50,8 +50,17 @@ INDEXES = (
     ("sessions", "started_at"),
     ("session_model_usage", "session_id"),
 )
-FLAGS = {"active", "compacted", "archived", "auto_archived", "pinned", "hidden", "observed",
-         "expiry_finalized", "_compressed_summary"}  # fmt: skip
+FLAGS = {
+    "active",
+    "compacted",
+    "archived",
+    "auto_archived",
+    "pinned",
+    "hidden",
+    "observed",
+    "expiry_finalized",
+    "_compressed_summary",
+}
 JSON_MARKER = "\x00json:"
 
 
@@ -66,8 +75,10 @@ def find_bin_dir() -> Path | None:
         bindir = Path(out.stdout.strip())
         if out.returncode == 0 and (bindir / "initdb").exists():
             return bindir
-    versions = sorted(Path("/usr/lib/postgresql").glob("*/bin/initdb"),
-                      key=lambda p: int(p.parts[-3]) if p.parts[-3].isdigit() else 0)  # fmt: skip
+    versions = sorted(
+        Path("/usr/lib/postgresql").glob("*/bin/initdb"),
+        key=lambda p: int(p.parts[-3]) if p.parts[-3].isdigit() else 0,
+    )
     return versions[-1].parent if versions else None
 
 
@@ -104,11 +115,24 @@ class Cluster:
         extra: dict[str, Any] = {}
         if self.user is not None:
             extra = {"user": self.user.pw_uid, "group": self.user.pw_gid, "extra_groups": []}
-        return subprocess.run([str(self.bin_dir / args[0]), *args[1:]], capture_output=True, text=True,
-                              check=check, timeout=120, cwd=self.base, **extra)  # fmt: skip
+        return subprocess.run(
+            [str(self.bin_dir / args[0]), *args[1:]],
+            capture_output=True,
+            text=True,
+            check=check,
+            timeout=120,
+            cwd=self.base,
+            **extra,
+        )
 
-    def dsn(self, schema: str | None = None, *, user: str = SUPERUSER, password: str | None = None,
-            database: str = DATABASE) -> str:  # fmt: skip
+    def dsn(
+        self,
+        schema: str | None = None,
+        *,
+        user: str = SUPERUSER,
+        password: str | None = None,
+        database: str = DATABASE,
+    ) -> str:
         """A URI for ``database`` (as ``user``), with ``search_path`` set to ``schema`` when given."""
         auth = quote(user) + (":" + quote(password, safe="") if password else "")
         uri = f"postgresql://{auth}@127.0.0.1:{self.port}/{database}"
@@ -153,16 +177,39 @@ def start_cluster(base_dir: Path | None = None, *, shared_buffers: str = "128MB"
     base.chmod(0o700)
     cluster = Cluster(bin_dir, base, 0, user)
     try:
-        cluster._run("initdb", "-D", str(cluster.data), "-U", SUPERUSER, "--auth=trust", "--encoding=UTF8",
-                     "--no-locale", "--no-sync")  # fmt: skip
+        cluster._run(
+            "initdb",
+            "-D",
+            str(cluster.data),
+            "-U",
+            SUPERUSER,
+            "--auth=trust",
+            "--encoding=UTF8",
+            "--no-locale",
+            "--no-sync",
+        )
         last = ""
         for _ in range(5):  # the port is free when chosen; another process may take it before the server
             cluster.port = _free_port()
-            options = (f"-c listen_addresses=127.0.0.1 -c port={cluster.port} -c unix_socket_directories='' "
-                       f"-c fsync=off -c synchronous_commit=off -c full_page_writes=off "
-                       f"-c shared_buffers={shared_buffers} -c max_connections=60")  # fmt: skip
-            started = cluster._run("pg_ctl", "start", "-D", str(cluster.data), "-w", "-t", "60",
-                                   "-l", str(base / "server.log"), "-o", options, check=False)  # fmt: skip
+            options = (
+                f"-c listen_addresses=127.0.0.1 -c port={cluster.port} -c unix_socket_directories='' "
+                f"-c fsync=off -c synchronous_commit=off -c full_page_writes=off "
+                f"-c shared_buffers={shared_buffers} -c max_connections=60"
+            )
+            started = cluster._run(
+                "pg_ctl",
+                "start",
+                "-D",
+                str(cluster.data),
+                "-w",
+                "-t",
+                "60",
+                "-l",
+                str(base / "server.log"),
+                "-o",
+                options,
+                check=False,
+            )
             if started.returncode == 0:
                 break
             last = started.stderr + _tail(base / "server.log")
@@ -222,7 +269,7 @@ def _content_json(value: Any) -> Any:
     if value is None:
         return None
     if value.startswith(JSON_MARKER):
-        return value[len(JSON_MARKER):]
+        return value[len(JSON_MARKER) :]
     return json.dumps(value, ensure_ascii=False)
 
 
@@ -261,8 +308,14 @@ def _plan(table: str, column: str, declared: str, values: list[Any], layout: str
     return "text", _text
 
 
-def load_store(cluster: Cluster, sqlite_path: Path, schema: str, layout: str = "typed",
-               batch: int | None = None, log: Callable[[str], None] | None = None) -> str:  # fmt: skip
+def load_store(
+    cluster: Cluster,
+    sqlite_path: Path,
+    schema: str,
+    layout: str = "typed",
+    batch: int | None = None,
+    log: Callable[[str], None] | None = None,
+) -> str:
     """Copy Hermes' tables of ``sqlite_path`` into ``schema`` (replaced when it exists); returns its DSN.
 
     :param batch: stream the rows in chunks of this many (a store too big to hold in memory), each

@@ -69,8 +69,13 @@ def run_soak(home: Path, index: Path, seconds: float) -> SoakReport:
     lock = threading.Lock()
     env = {**os.environ, "HERMES_HOME": str(home)}
     started = time.monotonic()
-    child = subprocess.Popen([sys.executable, "-c", _WRITER, str(home / "state.db"), str(seconds)],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)  # fmt: skip
+    child = subprocess.Popen(
+        [sys.executable, "-c", _WRITER, str(home / "state.db"), str(seconds)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
 
     def pump() -> None:
         assert child.stdout is not None
@@ -127,8 +132,9 @@ def _check(index: Path, committed: list[tuple[str, int, str]], problems: list[st
             "SELECT s.session_id, d.row, d.part, d.role, d.kind, count(*) FROM docs d"
             " JOIN sessions s ON s.id = d.sess GROUP BY s.session_id, d.row, d.part, d.role, d.kind"
         ).fetchall()
-        twice = conn.execute("SELECT store, session_id FROM sessions GROUP BY store, session_id"
-                             " HAVING count(*) > 1").fetchall()  # fmt: skip
+        twice = conn.execute(
+            "SELECT store, session_id FROM sessions GROUP BY store, session_id HAVING count(*) > 1"
+        ).fetchall()
     finally:
         conn.close()
     indexed = {(sid, row) for sid, row, _part, _role, _kind, _n in docs}

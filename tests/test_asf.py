@@ -59,8 +59,11 @@ def test_every_entry_verifies_and_the_context_is_what_hermes_replays(home):
     assert [c["call_id"] for c in calls] == ["call_t1", "call_r1", "call_p1", "call_t2"]
     output = next(i for i in context if i["type"] == "function_call_output")
     assert json.loads(output["output"])["exit_code"] == 1
-    durations = [e["hermes"].get("duration") for e in asf.entries if e.get("item", {}).get("type") ==
-                 "function_call_output"]  # fmt: skip
+    durations = [
+        e["hermes"].get("duration")
+        for e in asf.entries
+        if e.get("item", {}).get("type") == "function_call_output"
+    ]
     assert durations == [10, 10, 10, 10]
 
 
@@ -168,5 +171,7 @@ def test_in_place_compaction_writes_each_row_once(corpus_dir, version):
     assert context[0] == fold["summary"] and len(context) - 1 == sum(
         (bool(t.text) or not t.tool_calls) + len(t.tool_calls) if t.role == "assistant" else 1 for t in replay
     )
-    assert _texts(context)[-2:] == ["Remind me what we did before the compaction.",
-                                    "We ran echo (exit 0) and ls on a missing directory (exit 2)."]
+    assert _texts(context)[-2:] == [
+        "Remind me what we did before the compaction.",
+        "We ran echo (exit 0) and ls on a missing directory (exit 2).",
+    ]

@@ -42,17 +42,25 @@ class Session:
         return self
 
     def write(self, path: str, content: str) -> Session:
-        return self._call("write_file", {"bytes_written": len(content), "dirs_created": False}, path=path,
-                          content=content)  # fmt: skip
+        return self._call(
+            "write_file", {"bytes_written": len(content), "dirs_created": False}, path=path, content=content
+        )
 
     def replace(self, path: str, old: str, new: str) -> Session:
         diff = f"--- a/{path}\n+++ b/{path}\n-{old}\n+{new}\n"
-        return self._call("patch", {"success": True, "diff": diff, "files_modified": [path]}, mode="replace",
-                          path=path, old_string=old, new_string=new)  # fmt: skip
+        return self._call(
+            "patch",
+            {"success": True, "diff": diff, "files_modified": [path]},
+            mode="replace",
+            path=path,
+            old_string=old,
+            new_string=new,
+        )
 
     def v4a(self, patch: str, modified: list[str]) -> Session:
-        return self._call("patch", {"success": True, "diff": "", "files_modified": modified}, mode="patch",
-                          patch=patch)  # fmt: skip
+        return self._call(
+            "patch", {"success": True, "diff": "", "files_modified": modified}, mode="patch", patch=patch
+        )
 
     def spec(self) -> hermesdb.SessionSpec:
         kw = {"started_at": self.start, "ended_at": self.t, **self.spec_kw}
@@ -209,8 +217,10 @@ def test_the_prompt_of_a_continuation_is_in_the_part_before(tmp_path):
     child.replace(f"{PROJECT}/app.py", "a", "b")
     conn = open_index(tmp_path, [parent, child])
     entries = blame.blame(conn, "app.py")
-    assert [(e.session_id, e.prompt) for e in entries] == [(child.id, "Refactor app.py"),
-                                                           (parent.id, "Refactor app.py")]  # fmt: skip
+    assert [(e.session_id, e.prompt) for e in entries] == [
+        (child.id, "Refactor app.py"),
+        (parent.id, "Refactor app.py"),
+    ]
 
 
 def test_counts_action_and_outcome_come_from_the_index(conn):

@@ -126,23 +126,51 @@ def test_gateway_session_store_session_is_messaging(monkeypatch, hermes_sandbox)
 def test_row_columns_come_before_origin_json(tmp_path):
     def build(db: Any) -> None:
         db.create_session("s", "slack", user_id="U1", chat_id="C1", chat_type="thread", thread_id="T1")
-        origin = {"platform": "slack", "chat_id": "C-old", "chat_name": "#ops (old)", "chat_type": "channel",
-                  "user_id": "U-old", "user_name": "kim", "thread_id": "T-old"}  # fmt: skip
-        _peer(db, "s", "slack", origin, display_name="#ops", chat_id="C1", user_id="U1", chat_type="thread",
-              thread_id="T1")  # fmt: skip
+        origin = {
+            "platform": "slack",
+            "chat_id": "C-old",
+            "chat_name": "#ops (old)",
+            "chat_type": "channel",
+            "user_id": "U-old",
+            "user_name": "kim",
+            "thread_id": "T-old",
+        }
+        _peer(
+            db,
+            "s",
+            "slack",
+            origin,
+            display_name="#ops",
+            chat_id="C1",
+            user_id="U1",
+            chat_type="thread",
+            thread_id="T1",
+        )
 
     session = _read(_write(tmp_path, build))["s"]
     assert session.messaging == Messaging(
-        platform="slack", chat_id="C1", chat_name="#ops", chat_type="thread", user_id="U1", user_name="kim",
+        platform="slack",
+        chat_id="C1",
+        chat_name="#ops",
+        chat_type="thread",
+        user_id="U1",
+        user_name="kim",
         thread_id="T1",
-    )  # fmt: skip
+    )
 
 
 def test_origin_json_fills_what_the_row_lacks(tmp_path):
     def build(db: Any) -> None:
         db.create_session("s", "matrix")
-        origin = {"platform": "matrix", "chat_id": "!room:hs", "chat_name": "Ops", "chat_type": "group",
-                  "user_id": 7, "user_name": "kim", "thread_id": None}  # fmt: skip
+        origin = {
+            "platform": "matrix",
+            "chat_id": "!room:hs",
+            "chat_name": "Ops",
+            "chat_type": "group",
+            "user_id": 7,
+            "user_name": "kim",
+            "thread_id": None,
+        }
         _peer(db, "s", "matrix", origin)
 
     session = _read(_write(tmp_path, build))["s"]
@@ -240,8 +268,13 @@ def test_subagent_and_tool_sessions(tmp_path):
 
 # -- imported sessions --------------------------------------------------------------------------------------
 def test_imported_session_names_tool_path_and_original_id(tmp_path):
-    origin = {"imported_from": {"tool": "claude-code", "path": "/home/ada/.claude/projects/app/c0ffee.jsonl",
-                                "foreign_session_id": "c0ffee-1"}}  # fmt: skip
+    origin = {
+        "imported_from": {
+            "tool": "claude-code",
+            "path": "/home/ada/.claude/projects/app/c0ffee.jsonl",
+            "foreign_session_id": "c0ffee-1",
+        }
+    }
 
     def build(db: Any) -> None:
         db.create_session("imp", "claude-code", cwd="/home/ada/app")
@@ -311,24 +344,44 @@ def test_a_model_config_that_is_no_json_object_reads_as_empty(tmp_path):
     ("cwd", "branch", "worktree", "project"),
     [
         # hermes -w (TUI): the row's cwd is the tree Hermes made, or a directory inside it.
-        ("/home/ada/app/.worktrees/fix-login", "hermes/fix-login", "/home/ada/app/.worktrees/fix-login",
-         "/home/ada/app"),
-        ("/home/ada/app/.worktrees/fix-login/src/pkg", "hermes/fix-login",
-         "/home/ada/app/.worktrees/fix-login", "/home/ada/app"),
+        (
+            "/home/ada/app/.worktrees/fix-login",
+            "hermes/fix-login",
+            "/home/ada/app/.worktrees/fix-login",
+            "/home/ada/app",
+        ),
+        (
+            "/home/ada/app/.worktrees/fix-login/src/pkg",
+            "hermes/fix-login",
+            "/home/ada/app/.worktrees/fix-login",
+            "/home/ada/app",
+        ),
         # A delegated sub-agent's tree (tools/subagent_worktree.py).
-        ("/home/ada/app/.worktrees/subagent-1a2b3c4d", "hermes-subagent/subagent-1a2b3c4d",
-         "/home/ada/app/.worktrees/subagent-1a2b3c4d", "/home/ada/app"),
+        (
+            "/home/ada/app/.worktrees/subagent-1a2b3c4d",
+            "hermes-subagent/subagent-1a2b3c4d",
+            "/home/ada/app/.worktrees/subagent-1a2b3c4d",
+            "/home/ada/app",
+        ),
         # The innermost tree wins when a repository sits inside another's worktree.
-        ("/home/ada/app/.worktrees/a/vendor/lib/.worktrees/b", "hermes/b",
-         "/home/ada/app/.worktrees/a/vendor/lib/.worktrees/b", "/home/ada/app/.worktrees/a/vendor/lib"),
-        ("C:\\Users\\ada\\app\\.worktrees\\x", "hermes/x", "C:\\Users\\ada\\app\\.worktrees\\x",
-         "C:\\Users\\ada\\app"),
+        (
+            "/home/ada/app/.worktrees/a/vendor/lib/.worktrees/b",
+            "hermes/b",
+            "/home/ada/app/.worktrees/a/vendor/lib/.worktrees/b",
+            "/home/ada/app/.worktrees/a/vendor/lib",
+        ),
+        (
+            "C:\\Users\\ada\\app\\.worktrees\\x",
+            "hermes/x",
+            "C:\\Users\\ada\\app\\.worktrees\\x",
+            "C:\\Users\\ada\\app",
+        ),
         # Not a tree Hermes made: a user's own branch, a classic -w row (the repository root), no tree.
         ("/home/ada/app/.worktrees/fix-login", "main", None, "/home/ada/app/.worktrees/fix-login"),
         ("/home/ada/app", "hermes/fix-login", None, "/home/ada/app"),
         ("/home/ada/app/worktrees/x", "hermes/x", None, "/home/ada/app/worktrees/x"),
     ],
-)  # fmt: skip
+)
 def test_worktree_sessions_belong_to_their_repository(tmp_path, cwd, branch, worktree, project):
     def build(db: Any) -> None:
         db.create_session("s", "tui")
@@ -425,18 +478,38 @@ print(json.dumps(ids))
 """
 
 _CLAUDE_JSONL = [
-    {"type": "user", "sessionId": "c0ffee-1", "cwd": "/home/ada/app",
-     "message": {"role": "user", "content": "Why does the build fail?"}},
-    {"type": "assistant", "sessionId": "c0ffee-1", "cwd": "/home/ada/app",
-     "message": {"role": "assistant", "content": [{"type": "text", "text": "A missing import."}]}},
-]  # fmt: skip
+    {
+        "type": "user",
+        "sessionId": "c0ffee-1",
+        "cwd": "/home/ada/app",
+        "message": {"role": "user", "content": "Why does the build fail?"},
+    },
+    {
+        "type": "assistant",
+        "sessionId": "c0ffee-1",
+        "cwd": "/home/ada/app",
+        "message": {"role": "assistant", "content": [{"type": "text", "text": "A missing import."}]},
+    },
+]
 _CODEX_JSONL = [
     {"type": "session_meta", "payload": {"id": "rollout-abc", "cwd": "/home/ada/app"}},
-    {"type": "response_item", "payload": {"type": "message", "role": "user",
-                                          "content": [{"type": "input_text", "text": "List the files."}]}},
-    {"type": "response_item", "payload": {"type": "message", "role": "assistant",
-                                          "content": [{"type": "output_text", "text": "Two files."}]}},
-]  # fmt: skip
+    {
+        "type": "response_item",
+        "payload": {
+            "type": "message",
+            "role": "user",
+            "content": [{"type": "input_text", "text": "List the files."}],
+        },
+    },
+    {
+        "type": "response_item",
+        "payload": {
+            "type": "message",
+            "role": "assistant",
+            "content": [{"type": "output_text", "text": "Two files."}],
+        },
+    },
+]
 
 
 def test_newer_hermes_importer_yolo_and_hidden_bot_chat(tmp_path, newer_hermes):

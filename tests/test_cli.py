@@ -46,8 +46,12 @@ def test_list_shows_every_store_newest_activity_first(home):
     assert code == 0, err
     data = json.loads(out)
     ids = [s["id"] for s in data["sessions"]]
-    assert ids == ["20261103_080000_cccccc", "20261102_090000_bbbbbb",
-                   "20261101_100000_aaaabb", "20261101_100000_aaaaaa"]
+    assert ids == [
+        "20261103_080000_cccccc",
+        "20261102_090000_bbbbbb",
+        "20261101_100000_aaaabb",
+        "20261101_100000_aaaaaa",
+    ]
     work = data["sessions"][0]
     assert work["profile"] == "work" and work["project"] == "profiles/work"
     alpha = data["sessions"][-1]
@@ -98,7 +102,9 @@ def test_show_json(home):
     data = json.loads(out)
     assert data["session"]["id"] == "20261101_100000_aaaaaa"
     assert [(t["role"], t["text"]) for t in data["turns"]] == [
-        ("user", "alpha question"), ("assistant", "alpha answer")]
+        ("user", "alpha question"),
+        ("assistant", "alpha answer"),
+    ]
     assert data["turns"][0]["uid"].endswith("/20261101_100000_aaaaaa/1")
 
 
@@ -149,8 +155,14 @@ def test_show_folds_reasoning_and_marks_rows_kept_aside(home):
 def test_list_reports_cost_compactions_and_relation(home):
     parent, child = "20261101_100000_aaaaaa", "20261104_100000_dddddd"
     db = hermes_state.SessionDB(db_path=home / "state.db")
-    db.update_token_counts(parent, input_tokens=1200, output_tokens=300, estimated_cost_usd=0.25,
-                           cost_status="estimated", cost_source="provider_models_api")
+    db.update_token_counts(
+        parent,
+        input_tokens=1200,
+        output_tokens=300,
+        estimated_cost_usd=0.25,
+        cost_status="estimated",
+        cost_source="provider_models_api",
+    )
     db.end_session(parent, "compression")
     db.create_session(child, "cli", parent_session_id=parent)
     db.append_message(child, "user", "carry on", timestamp=1_800_300_000.0)

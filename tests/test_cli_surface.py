@@ -155,8 +155,10 @@ def test_version_and_json_on_recall(home, tmp_path):
 
 def test_bounds_the_help_promises_are_enforced(home, tmp_path):
     index = ["--index", str(tmp_path / "index.db"), "--home", str(home)]
-    for args in (["recall", "x", "--budget", "10", *index], ["handoff", "20270115_080100", "--budget", "10",
-                                                              "--home", str(home)]):  # fmt: skip
+    for args in (
+        ["recall", "x", "--budget", "10", *index],
+        ["handoff", "20270115_080100", "--budget", "10", "--home", str(home)],
+    ):
         done = trail(*args)
         assert done.returncode == 2, (args, done.stderr)
         assert "--budget" in done.stderr
@@ -216,7 +218,10 @@ def test_help_lists_every_command_once_without_building_them():
 def test_export_to_dash_writes_standard_output_not_a_file(home, tmp_path):
     done = subprocess.run(
         [sys.executable, "-m", "hermes_trail", "export", "20270115_080100", "-o", "-", "--home", str(home)],
-        capture_output=True, text=True, cwd=tmp_path, check=False,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("# Groceries") and not (tmp_path / "-").exists()

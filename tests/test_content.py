@@ -33,7 +33,9 @@ def test_text_parts_are_joined_and_images_are_placeholders():
     assert content.text == "look\n[image: image/png, 3 bytes]\n[image: x]\ntwice"
     assert content.structured == parts and not content.problems
     assert [(i.media_type, i.size, i.url) for i in content.images] == [
-        ("image/png", 3, "data:image/png;base64,AAAA"), (None, None, "x")]
+        ("image/png", 3, "data:image/png;base64,AAAA"),
+        (None, None, "x"),
+    ]
 
 
 def test_a_dict_is_kept_whole():

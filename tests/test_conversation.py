@@ -13,8 +13,13 @@ hermes_state = pytest.importorskip("hermes_state")
 
 
 def _call(call_id: str, name: str = "terminal", **extra: str) -> dict:
-    return {"id": call_id, "call_id": call_id, "type": "function",
-            "function": {"name": name, "arguments": json.dumps({"command": "echo hi"})}, **extra}
+    return {
+        "id": call_id,
+        "call_id": call_id,
+        "type": "function",
+        "function": {"name": name, "arguments": json.dumps({"command": "echo hi"})},
+        **extra,
+    }
 
 
 @pytest.fixture
@@ -26,8 +31,9 @@ def store(tmp_path: Path, monkeypatch) -> Path:
     db.append_message("s1", "user", "first")
     # A bridge id "<call_id>|<item id>": the result names only the item id.
     db.append_message("s1", "assistant", "", tool_calls=[_call("call_1|fc_1")])
-    db.append_message("s1", "tool", '{"output": "hi", "exit_code": 0}', tool_name="terminal",
-                      tool_call_id="fc_1")
+    db.append_message(
+        "s1", "tool", '{"output": "hi", "exit_code": 0}', tool_name="terminal", tool_call_id="fc_1"
+    )
     # The same provider id reused later in the turn: the later call shadows the earlier one.
     db.append_message("s1", "assistant", "", tool_calls=[_call("dup")])
     db.append_message("s1", "tool", "one", tool_name="terminal", tool_call_id="dup")

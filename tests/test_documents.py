@@ -43,18 +43,23 @@ def injected_home(tmp_path: Path) -> tuple[Path, Path]:
     page = trail.recall(trailhome.WORD)
     assert "<trail-recall>" in page and trailhome.WORD in page
     failing = json.dumps({"output": f"E   {trailhome.ERROR}", "exit_code": 2, "error": None})
-    transformed = Plugin(recaller).transform_tool_result(tool_name="terminal", args={"command": "pytest -q"},
-                                                         result=failing, session_id=INJECTED_ID)  # fmt: skip
+    transformed = Plugin(recaller).transform_tool_result(
+        tool_name="terminal", args={"command": "pytest -q"}, result=failing, session_id=INJECTED_ID
+    )
     assert transformed is not None and "<trail-fix>" in transformed and "pip install quagga" in transformed
     tool_answer = TrailMemoryProvider(recaller).handle_tool_call("trail_recall", {"query": trailhome.WORD})
     assert trailhome.WORD in tool_answer
 
     prompt = "Ping the quokka service before the release"
-    multimodal = [{"type": "text", "text": "Look at this quokka screenshot"},
-                  {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}}]  # fmt: skip
+    multimodal = [
+        {"type": "text", "text": "Look at this quokka screenshot"},
+        {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}},
+    ]
     assert turn_context.append_notes_to_multimodal_content(multimodal, page)
-    fenced = [{"type": "text", "text": "Summarise the quokka incident"},
-              {"type": "text", "text": memory_manager.build_memory_context_block(page)}]  # fmt: skip
+    fenced = [
+        {"type": "text", "text": "Summarise the quokka incident"},
+        {"type": "text", "text": memory_manager.build_memory_context_block(page)},
+    ]
     messages = [
         hermesdb.user(prompt, api_content=turn_context.compose_user_api_content(prompt, "", page)),
         hermesdb.assistant(f"Here is what I found:\n{page}\nNothing else about quokka."),
@@ -83,7 +88,9 @@ def _docs(index: Path, session_id: str) -> list[tuple[str, str, str | None]]:
     with sqlite3.connect(index) as conn:
         return conn.execute(
             "SELECT d.kind, d.text, d.tool FROM docs d JOIN sessions s ON s.id = d.sess "
-            "WHERE s.session_id = ? ORDER BY d.row", (session_id,)).fetchall()  # fmt: skip
+            "WHERE s.session_id = ? ORDER BY d.row",
+            (session_id,),
+        ).fetchall()
 
 
 # What the model itself asked hermes-trail (a tool's argument, a command line) is the session's own: kept.
@@ -117,8 +124,11 @@ def test_a_recall_never_finds_the_earlier_recall(injected_home):
     hits = [h for c in search(index, trailhome.WORD).conversations for h in c.hits]
     assert trailhome.MIGRATION_ID in {h.session_id for h in hits}
     with sqlite3.connect(index) as conn:
-        texts = {conn.execute("SELECT text FROM docs WHERE id = ?", (h.doc,)).fetchone()[0]
-                 for h in hits if h.session_id == INJECTED_ID}  # fmt: skip
+        texts = {
+            conn.execute("SELECT text FROM docs WHERE id = ?", (h.doc,)).fetchone()[0]
+            for h in hits
+            if h.session_id == INJECTED_ID
+        }
     assert texts <= OWN_CALLS, "the injected session is found only by what its model asked"
     # The fix note named `pip install quagga`; only the session that ran it has it.
     found = search(index, '"pip install quagga"').conversations

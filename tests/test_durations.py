@@ -184,11 +184,25 @@ def test_active_time_of_one_row_and_of_none(db_path):
 # -- compaction copies ---------------------------------------------------------------------------------
 def _session(store: Store, turns: list[Turn], hidden: list[Turn]) -> Session:
     return Session(
-        id=SID, store=store, source="cli", title=None, model="m", cwd=None, git_branch=None,
-        git_repo_root=None, profile="default", project="hermes", started_at=None, ended_at=None,
-        last_activity_at=None, end_reason=None, parent_id=None, message_count=None,
-        turns=turns, hidden=hidden,
-    )  # fmt: skip
+        id=SID,
+        store=store,
+        source="cli",
+        title=None,
+        model="m",
+        cwd=None,
+        git_branch=None,
+        git_repo_root=None,
+        profile="default",
+        project="hermes",
+        started_at=None,
+        ended_at=None,
+        last_activity_at=None,
+        end_reason=None,
+        parent_id=None,
+        message_count=None,
+        turns=turns,
+        hidden=hidden,
+    )
 
 
 def _at(seconds: float) -> datetime:

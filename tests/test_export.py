@@ -51,8 +51,14 @@ def test_the_view_pairs_outputs_under_calls_and_keeps_hidden_rows(home):
     with open_history(homes=[home], catalog=False) as history:
         session = history.load(history.find(w.REWIND_ID))
         view = session_view(session, history.family(session))
-    assert [t["text"] for t in view["turns"]] == ["Pick a number.", "Seven.", "Double it.", "Fourteen.",
-                                                  "Triple it instead.", "Twenty-one."]  # fmt: skip
+    assert [t["text"] for t in view["turns"]] == [
+        "Pick a number.",
+        "Seven.",
+        "Double it.",
+        "Fourteen.",
+        "Triple it instead.",
+        "Twenty-one.",
+    ]
     assert [t["hidden"] for t in view["turns"]] == [False, False, True, True, False, False]
     assert view["hidden_counts"] == {"rewound": 2}
     with open_history(homes=[home], catalog=False) as history:
@@ -73,7 +79,6 @@ def test_markdown_prose_is_inert():
     assert "<script>" not in out and "&lt;script&gt;" in out
     assert "![" not in out and "[image: tracker](http://127.0.0.9:9/md.png)" in out
     assert "`<code>`" in out and "<b>in a fence</b>" in out and "&lt;i&gt;x&lt;/i&gt;" in out
-
 
 
 def test_markdown_prose_cannot_restructure_the_document():
@@ -132,7 +137,11 @@ def test_jsonl_export_is_the_model(home):
     assert kinds.count("session") == 2 and kinds.count("hidden") == 2
     rewind = [r for r in records if r.get("ref") == f"default:{w.REWIND_ID}"]
     assert [r["turn"]["text"] for r in rewind if r["record"] == "turn"] == [
-        "Pick a number.", "Seven.", "Triple it instead.", "Twenty-one."]  # fmt: skip
+        "Pick a number.",
+        "Seven.",
+        "Triple it instead.",
+        "Twenty-one.",
+    ]
     assert _keys(records) - DOCUMENTED == set()
 
 
@@ -157,8 +166,9 @@ def test_export_all_into_a_directory_with_progress_quietly(home, tmp_path):
     for path in out_dir.iterdir():
         asfcheck.read(path.read_text())
     md = str(tmp_path / "md")
-    code, _, err = run("export", "--all", "--since", "2026-11-09", "--format", "md", "-o", md,
-                       "--home", str(home))  # fmt: skip
+    code, _, err = run(
+        "export", "--all", "--since", "2026-11-09", "--format", "md", "-o", md, "--home", str(home)
+    )
     assert code == 0 and len(list((tmp_path / "md").iterdir())) == 2
 
 
@@ -169,8 +179,10 @@ def test_html_links_to_sessions_exported_beside_it(home, tmp_path):
     assert code == 0, err
     page = (tmp_path / f"default_{w.PARENT_ID}.html").read_text()
     links = json.loads(page.split('id="trail-data">')[1].split("</script>")[0])["links"]
-    assert links == {f"default:{w.PARENT_ID}": f"default_{w.PARENT_ID}.html",
-                     f"default:{w.CHILD_ID}": f"default_{w.CHILD_ID}.html"}  # fmt: skip
+    assert links == {
+        f"default:{w.PARENT_ID}": f"default_{w.PARENT_ID}.html",
+        f"default:{w.CHILD_ID}": f"default_{w.CHILD_ID}.html",
+    }
 
 
 def test_many_sessions_of_a_one_file_format_need_a_directory(home):

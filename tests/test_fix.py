@@ -295,8 +295,22 @@ def test_error_words_drop_what_differs_between_occurrences():
     )
     assert "bar" in words and "py" in words  # a path keeps its file name
     assert "e501" in words and "error" in words and "request" in words
-    for noise_word in ("usr", "lib", "python3", "site", "packages", "foo", "0x7ffdeadbeef", "60s", "123",
-                       "example", "docs", "3fa85f64", "9f8e7d6c5b4a", "7ffdeadbeef"):  # fmt: skip
+    for noise_word in (
+        "usr",
+        "lib",
+        "python3",
+        "site",
+        "packages",
+        "foo",
+        "0x7ffdeadbeef",
+        "60s",
+        "123",
+        "example",
+        "docs",
+        "3fa85f64",
+        "9f8e7d6c5b4a",
+        "7ffdeadbeef",
+    ):
         assert noise_word not in words
 
 

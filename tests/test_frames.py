@@ -21,8 +21,10 @@ def test_text_without_frames_is_the_same_object():
 
 
 def test_recall_and_fix_frames_are_cut_out_whole():
-    text = (f"Why does deploy fail?\n\n{FRAME_OPEN}\nRecords …\n- [2026-11-02] s1: zebracorn\n{FRAME_CLOSE}"
-            f"\n\nthen {FIX_OPEN}\n- `pip install zebracorn`\n{FIX_CLOSE} done")  # fmt: skip
+    text = (
+        f"Why does deploy fail?\n\n{FRAME_OPEN}\nRecords …\n- [2026-11-02] s1: zebracorn\n{FRAME_CLOSE}"
+        f"\n\nthen {FIX_OPEN}\n- `pip install zebracorn`\n{FIX_CLOSE} done"
+    )
     assert strip_injected(text) == "Why does deploy fail?\n\nthen  done"
 
 
@@ -35,8 +37,10 @@ def test_markers_in_any_case_and_with_attributes():
 
 
 def test_hermes_memory_fence_around_a_recall_goes_with_it():
-    fence = ("<memory-context>\n[System note: The following is recalled memory context, NOT new user input.]"
-             f"\n\n{FRAME_OPEN}\n- zebracorn\n{FRAME_CLOSE}\n</memory-context>")  # fmt: skip
+    fence = (
+        "<memory-context>\n[System note: The following is recalled memory context, NOT new user input.]"
+        f"\n\n{FRAME_OPEN}\n- zebracorn\n{FRAME_CLOSE}\n</memory-context>"
+    )
     assert strip_injected(f"Fix the build\n\n{fence}") == "Fix the build"
 
 
@@ -48,11 +52,22 @@ def test_another_providers_memory_fence_stays():
 
 @pytest.mark.parametrize(
     ("name", "own"),
-    [("trail_recall", True), ("trail_fix", True), ("trail_blame", True), ("mcp_trail_recall", True),
-     ("mcp_trail_search", True), ("mcp__trail__recall", True), ("mcp__trail__fix", True),
-     ("terminal", False), ("mcp_github_search", False), ("mcp__github__search", False), (None, False),
-     ("trail", False), ("mcp__trailhead__x", False)],
-)  # fmt: skip
+    [
+        ("trail_recall", True),
+        ("trail_fix", True),
+        ("trail_blame", True),
+        ("mcp_trail_recall", True),
+        ("mcp_trail_search", True),
+        ("mcp__trail__recall", True),
+        ("mcp__trail__fix", True),
+        ("terminal", False),
+        ("mcp_github_search", False),
+        ("mcp__github__search", False),
+        (None, False),
+        ("trail", False),
+        ("mcp__trailhead__x", False),
+    ],
+)
 def test_own_tools(name, own):
     assert is_own_tool(name) is own
 
@@ -99,10 +114,15 @@ def test_an_mcp_answer_in_a_stored_session_is_not_indexed(tmp_path):
     name = mcp_tool.mcp_prefixed_tool_name("trail", "fix")
     messages = [
         hermesdb.user("What did we decide about the ocelotfish rollout?", timestamp=hermesdb.T0),
-        hermesdb.assistant("", hermesdb.call("c1", name, error="ocelotfish rollout"),
-                           timestamp=hermesdb.T0 + 1),
-        hermesdb.tool("c1", name, {"fixes": [{"command": "pip install quillbeast", "worked": 3}]},
-                      timestamp=hermesdb.T0 + 2),
+        hermesdb.assistant(
+            "", hermesdb.call("c1", name, error="ocelotfish rollout"), timestamp=hermesdb.T0 + 1
+        ),
+        hermesdb.tool(
+            "c1",
+            name,
+            {"fixes": [{"command": "pip install quillbeast", "worked": 3}]},
+            timestamp=hermesdb.T0 + 2,
+        ),
         hermesdb.assistant("We chose the staged rollout.", timestamp=hermesdb.T0 + 3),
     ]
     spec = hermesdb.SessionSpec("20261105_090000_dd0004", messages)
@@ -121,9 +141,12 @@ def test_a_recall_through_mcp_does_not_find_its_own_call_in_flight(tmp_path):
     from hermes_trail.service import Trail
 
     name = mcp_tool.mcp_prefixed_tool_name("trail", "recall")
-    messages = [hermesdb.user("what do we know about it", timestamp=hermesdb.T0),
-                hermesdb.assistant("", hermesdb.call("c1", name, query="pangolinwhistle deploy"),
-                                   timestamp=hermesdb.T0 + 1)]  # fmt: skip
+    messages = [
+        hermesdb.user("what do we know about it", timestamp=hermesdb.T0),
+        hermesdb.assistant(
+            "", hermesdb.call("c1", name, query="pangolinwhistle deploy"), timestamp=hermesdb.T0 + 1
+        ),
+    ]
     spec = hermesdb.SessionSpec("20261105_090000_dd0005", messages)
     home = hermesdb.write_home(tmp_path / "hermes", [spec])
     assert Trail(index=tmp_path / "index.db", homes=(home,), parallel=False).recall("pangolinwhistle") == ""

@@ -33,28 +33,44 @@ def compressed() -> list[hermesdb.SessionSpec]:
     from agent.context_compressor import SUMMARY_PREFIX
 
     t = hermesdb.T0 + 8 * 86400
-    parent = [hermesdb.user("Migrate the billing tables to the new schema.", timestamp=t),
-              *hermesdb.terminal_exchange("call_m1", "alembic upgrade head", "ERROR: column exists", 1),
-              hermesdb.assistant("The column already exists; I will write a guard.",
-                                 timestamp=t + 30)]  # fmt: skip
+    parent = [
+        hermesdb.user("Migrate the billing tables to the new schema.", timestamp=t),
+        *hermesdb.terminal_exchange("call_m1", "alembic upgrade head", "ERROR: column exists", 1),
+        hermesdb.assistant("The column already exists; I will write a guard.", timestamp=t + 30),
+    ]
     drop = hermesdb.call("call_d1", "terminal", command=f"psql -c 'drop table old' {TOKEN}")
-    child = [hermesdb.user(f"{SUMMARY_PREFIX} The user wants the billing migration; it failed once.",
-                           timestamp=t + 100),
-             hermesdb.assistant("", hermesdb.call("call_p1", "write_file", path="/srv/billing/migrate.py",
-                                                  content="guard = True\n"), timestamp=t + 110),
-             hermesdb.tool("call_p1", "write_file", {"bytes_written": 13}, timestamp=t + 111),
-             *hermesdb.terminal_exchange("call_m2", "alembic upgrade head", "OK", 0),
-             hermesdb.assistant("The migration ran: billing is on the new schema.", timestamp=t + 200),
-             hermesdb.user("Good. Now drop the old tables.", timestamp=t + 300),
-             hermesdb.assistant("", drop, timestamp=t + 310),
-             hermesdb.tool("call_d1", "terminal", {"output": "", "exit_code": -1, "status": "blocked",
-                                                   "error": "BLOCKED: User denied this command."},
-                           timestamp=t + 311),
-             hermesdb.assistant("You denied the drop; the old tables stay.", timestamp=t + 320)]  # fmt: skip
+    child = [
+        hermesdb.user(
+            f"{SUMMARY_PREFIX} The user wants the billing migration; it failed once.", timestamp=t + 100
+        ),
+        hermesdb.assistant(
+            "",
+            hermesdb.call("call_p1", "write_file", path="/srv/billing/migrate.py", content="guard = True\n"),
+            timestamp=t + 110,
+        ),
+        hermesdb.tool("call_p1", "write_file", {"bytes_written": 13}, timestamp=t + 111),
+        *hermesdb.terminal_exchange("call_m2", "alembic upgrade head", "OK", 0),
+        hermesdb.assistant("The migration ran: billing is on the new schema.", timestamp=t + 200),
+        hermesdb.user("Good. Now drop the old tables.", timestamp=t + 300),
+        hermesdb.assistant("", drop, timestamp=t + 310),
+        hermesdb.tool(
+            "call_d1",
+            "terminal",
+            {
+                "output": "",
+                "exit_code": -1,
+                "status": "blocked",
+                "error": "BLOCKED: User denied this command.",
+            },
+            timestamp=t + 311,
+        ),
+        hermesdb.assistant("You denied the drop; the old tables stay.", timestamp=t + 320),
+    ]
     return [
         hermesdb.SessionSpec(ROOT_ID, parent, cwd="/srv/billing", end_reason="compression", started_at=t),
-        hermesdb.SessionSpec(CHILD_ID, child, cwd="/srv/billing", parent_session_id=ROOT_ID,
-                             started_at=t + 90),
+        hermesdb.SessionSpec(
+            CHILD_ID, child, cwd="/srv/billing", parent_session_id=ROOT_ID, started_at=t + 90
+        ),
     ]
 
 
@@ -70,13 +86,16 @@ def template(tmp_path_factory) -> Path:
     ``work``, written once."""
     return hermesdb.write_home(
         tmp_path_factory.mktemp("handoff") / "home",
-        [hermesdb.chat(CHAT_ID, ("What is WAL?", "A write-ahead log."), title="About WAL"),
-         hermesdb.coding(CODING_ID, start=hermesdb.T0 + 3600),
-         *compressed(),
-         hermesdb.long_chat(LONG_ID, start=hermesdb.T0 + 9 * 86400)],
-        profiles={"work": [hermesdb.chat(WORK_ID, ("Standup notes?", "Three items."),
-                                         start=hermesdb.T0 + 86400)]},
-    )  # fmt: skip
+        [
+            hermesdb.chat(CHAT_ID, ("What is WAL?", "A write-ahead log."), title="About WAL"),
+            hermesdb.coding(CODING_ID, start=hermesdb.T0 + 3600),
+            *compressed(),
+            hermesdb.long_chat(LONG_ID, start=hermesdb.T0 + 9 * 86400),
+        ],
+        profiles={
+            "work": [hermesdb.chat(WORK_ID, ("Standup notes?", "Three items."), start=hermesdb.T0 + 86400)]
+        },
+    )
 
 
 def sections(text: str) -> dict[str, str]:
@@ -94,8 +113,10 @@ def test_a_coding_session(root):
     assert list(part) == HEADINGS
     assert part["## Goal"] == "> Run the tests and fix what fails."
     assert part["## Where it stands"].endswith("> All four tests pass now.")
-    assert re.fullmatch(r"- `/home/dev/project/app.py`: replace \(\+1 −1\), last 2026-11-02 10:\d\d UTC",
-                        part["## Files in flight"])  # fmt: skip
+    assert re.fullmatch(
+        r"- `/home/dev/project/app.py`: replace \(\+1 −1\), last 2026-11-02 10:\d\d UTC",
+        part["## Files in flight"],
+    )
     assert part["## Last commands"] == "- `pytest -q` → exit 1 (failed)\n- `pytest -q` → exit 0"
     assert part["## Resume"] == f"`hermes --resume {CODING_ID}`"
 

@@ -32,8 +32,13 @@ def by_name(checks: list[doctor.Check]) -> dict[str, doctor.Check]:
 
 
 def test_a_working_install_checks_out(home):
-    done = subprocess.run([sys.executable, "-m", "hermes_trail", "doctor", "--json"], capture_output=True,
-                          text=True, env=dict(os.environ), timeout=300)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-m", "hermes_trail", "doctor", "--json"],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ),
+        timeout=300,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     report = json.loads(done.stdout)
     checks = {c["name"]: c for c in report["checks"]}

@@ -61,8 +61,13 @@ def snapshot(root: Path) -> dict[str, bytes]:
 
 
 def trail(*args: object, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "hermes_trail", *map(str, args)], capture_output=True,
-                          text=True, env={**os.environ, **(env or {})}, timeout=60)  # fmt: skip
+    return subprocess.run(
+        [sys.executable, "-m", "hermes_trail", *map(str, args)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **(env or {})},
+        timeout=60,
+    )
 
 
 def test_install_adds_the_pieces_and_keeps_the_config_as_written(root):
@@ -98,8 +103,9 @@ def test_install_adds_the_pieces_and_keeps_the_config_as_written(root):
     assert data["memory"]["provider"] == "", "the memory provider is only set with --memory"
     manifest = json.loads((root / "plugins" / "hermes-trail" / "install-manifest.json").read_text())
     assert manifest["profile"] == "default" and manifest["config"]["original_backup"] == Path(backup).name
-    assert not any(Path(p).is_absolute() for p in [*manifest["files"], *manifest["dirs"],
-                                                    manifest["config"]["path"]]), "paths are the home's own"
+    assert not any(
+        Path(p).is_absolute() for p in [*manifest["files"], *manifest["dirs"], manifest["config"]["path"]]
+    ), "paths are the home's own"
 
 
 def test_hermes_reads_what_install_wrote(root):
@@ -165,8 +171,13 @@ def test_all_profiles(root):
     for profile in ("work", "ops"):
         data = load_data((root / "profiles" / profile / "config.yaml").read_text())
         where = root / "profiles" / profile
-        assert data["mcp_servers"]["trail"]["args"] == ["mcp", "--home", str(where), "--index",
-                                                        str(install.index_for(root))], "one root, one index"
+        assert data["mcp_servers"]["trail"]["args"] == [
+            "mcp",
+            "--home",
+            str(where),
+            "--index",
+            str(install.index_for(root)),
+        ], "one root, one index"
         assert (root / "profiles" / profile / "plugins" / "trail" / "__init__.py").is_file()
     assert trail("uninstall", "hermes", "--all-profiles").returncode == 0
     after = {k: v for k, v in snapshot(root).items() if ".trail-" not in k}
@@ -182,9 +193,12 @@ def test_one_profile_and_no_other_home(root):
 
 @pytest.mark.parametrize(
     ("args", "message"),
-    [(["--profile", "nope"], "no profile 'nope'"), (["--profile", "Bad Name"], "not a Hermes profile name"),
-     (["--profile", "work", "--all-profiles"], "cannot go together")],
-)  # fmt: skip
+    [
+        (["--profile", "nope"], "no profile 'nope'"),
+        (["--profile", "Bad Name"], "not a Hermes profile name"),
+        (["--profile", "work", "--all-profiles"], "cannot go together"),
+    ],
+)
 def test_bad_targets_are_refused(root, args, message):
     before = snapshot(root)
     done = trail("install", "hermes", *args)
@@ -297,8 +311,11 @@ def test_killing_the_installer_leaves_config_yaml_whole(root):
         for leftover in (root / "plugins", root / "skills"):
             if leftover.exists():
                 subprocess.run(["rm", "-rf", str(leftover)], check=True)
-        child = subprocess.Popen([sys.executable, "-m", "hermes_trail", "install", "hermes"],
-                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+        child = subprocess.Popen(
+            [sys.executable, "-m", "hermes_trail", "install", "hermes"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         time.sleep(whole * (0.2 + 1.2 * run / KILL_RUNS))
         child.send_signal(signal.SIGKILL)
         child.wait()
@@ -416,8 +433,10 @@ def test_two_hermes_roots_never_share_an_index(root, tmp_path, offline):
     from hermes_trail.index.schema import default_index_path
     from hermes_trail.service import Trail
 
-    other = hermesdb.write_home(tmp_path / "srv" / "hermes", [hermesdb.chat("20261104_090000_ee0005",
-                                                                           ("the wombatron deploy", "done"))])
+    other = hermesdb.write_home(
+        tmp_path / "srv" / "hermes",
+        [hermesdb.chat("20261104_090000_ee0005", ("the wombatron deploy", "done"))],
+    )
     assert trail("install", "hermes").returncode == 0
     assert trail("install", "hermes", "--home", other).returncode == 0
     first = load_data((root / "config.yaml").read_text())["mcp_servers"]["trail"]["args"]

@@ -182,15 +182,22 @@ def test_hermes_says_on_its_terminal_when_the_plugin_cannot_find_trail(installed
     pytest.importorskip("hermes_cli.plugins")
     launcher = rebuilt(tmp_path, installed, monkeypatch)
     launcher.unlink()  # hermes-trail uninstalled altogether
-    done = subprocess.run([sys.executable, "-c", DRIVER, str(SRC)], capture_output=True, text=True,
-                          env={**installed, "PATH": os.defpath}, timeout=120)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-c", DRIVER, str(SRC)],
+        capture_output=True,
+        text=True,
+        env={**installed, "PATH": os.defpath},
+        timeout=120,
+    )
     assert "hermes-trail: the plugin cannot find hermes-trail" in done.stderr
     assert "recall from past sessions is OFF" in done.stderr and "trail doctor" in done.stderr
 
 
 # Runs in the child: Hermes' Python without numpy (nor typer, platformdirs, mcp), hermes-trail loaded by the
 # plugin Hermes discovers, and the index synced as the plugin syncs it.
-SYNC_IN_HERMES = DRIVER.split("out = {}")[0] + r"""
+SYNC_IN_HERMES = (
+    DRIVER.split("out = {}")[0]
+    + r"""
 sys.modules["numpy"] = None  # as where it is not installed: import fails, find_spec finds nothing
 from hermes_cli import plugins as P
 
@@ -203,6 +210,7 @@ recaller.sync_soon()
 recaller.wait_for_sync()
 print(json.dumps({"numpy": sys.modules.get("numpy") is not None}))
 """
+)
 
 
 def test_sessions_the_plugin_indexes_get_their_meaning_vectors_later(installed, tmp_path):
@@ -216,19 +224,36 @@ def test_sessions_the_plugin_indexes_get_their_meaning_vectors_later(installed, 
     home, index = Path(installed["HERMES_HOME"]), Path(installed["TRAIL_INDEX"])
     new = "20261120_090000_dd0009"
     db = hermesdb.session_db(home / "state.db")
-    hermesdb.write_session(db, hermesdb.chat(new, ("How do we rotate the axolotl backups on the NAS?",
-                                                   "Run the rotate-backups job; it keeps four weeks."),
-                                             start=hermesdb.T0 + 19 * 86400))  # fmt: skip
+    hermesdb.write_session(
+        db,
+        hermesdb.chat(
+            new,
+            (
+                "How do we rotate the axolotl backups on the NAS?",
+                "Run the rotate-backups job; it keeps four weeks.",
+            ),
+            start=hermesdb.T0 + 19 * 86400,
+        ),
+    )
     db.close()
-    done = subprocess.run([sys.executable, "-c", SYNC_IN_HERMES, str(SRC)], capture_output=True, text=True,
-                          env=installed, timeout=120)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-c", SYNC_IN_HERMES, str(SRC)],
+        capture_output=True,
+        text=True,
+        env=installed,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     assert json.loads(done.stdout.strip().splitlines()[-1]) == {"numpy": False}
 
     def gists() -> dict[str, bool]:
         with contextlib.closing(sqlite3.connect(index)) as conn:
-            return {sid: gist is not None for sid, gist in conn.execute(
-                "SELECT session_id, gist FROM sessions WHERE store NOT LIKE 'knowledge:%'")}  # fmt: skip
+            return {
+                sid: gist is not None
+                for sid, gist in conn.execute(
+                    "SELECT session_id, gist FROM sessions WHERE store NOT LIKE 'knowledge:%'"
+                )
+            }
 
     assert gists()[new] is False, "synced in Hermes without numpy: no gist"
     assert gists()[trailhome.MIGRATION_ID] is True
@@ -238,7 +263,9 @@ def test_sessions_the_plugin_indexes_get_their_meaning_vectors_later(installed, 
 
 # Runs in the child: Hermes loads the plugin, a prompt comes, and the process ends at once (as a one-shot
 # `hermes chat -q` does), long before a large first build could be done in it.
-ONE_SHOT = DRIVER.split("out = {}")[0] + r"""
+ONE_SHOT = (
+    DRIVER.split("out = {}")[0]
+    + r"""
 from hermes_cli import plugins as P
 
 P.discover_plugins()
@@ -246,6 +273,7 @@ turn = dict(session_id="s-one", task_id="t", turn_id="u", conversation_history=[
             model="m", platform="cli", sender_id="")
 print(json.dumps({"recall": P.invoke_hook("pre_llm_call", user_message="the zebracorn migration", **turn)}))
 """
+)
 
 
 def test_a_first_index_build_outlives_a_one_shot_hermes(installed, tmp_path):
@@ -255,8 +283,9 @@ def test_a_first_index_build_outlives_a_one_shot_hermes(installed, tmp_path):
 
     index = tmp_path / "first" / "index.db"
     env = {**installed, "TRAIL_INDEX": str(index), "TRAIL_HERMES_SYNC_EVERY": "0.01"}
-    done = subprocess.run([sys.executable, "-c", ONE_SHOT, str(SRC)], capture_output=True, text=True, env=env,
-                          timeout=120)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-c", ONE_SHOT, str(SRC)], capture_output=True, text=True, env=env, timeout=120
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     assert json.loads(done.stdout.strip().splitlines()[-1]) == {"recall": []}, "silent while it builds"
     for _ in range(600):  # Hermes is gone; the build goes on in its own process

@@ -22,17 +22,37 @@ plugins_mod = pytest.importorskip("hermes_cli.plugins")
 
 def turn_kwargs(prompt: Any, session_id: str = trailhome.CURRENT_ID) -> dict[str, Any]:
     """What Hermes 0.19 passes to ``pre_llm_call`` (``agent/turn_context.py``)."""
-    return {"session_id": session_id, "task_id": "task-1", "turn_id": "turn-1", "user_message": prompt,
-            "conversation_history": [{"role": "user", "content": prompt}], "is_first_turn": False,
-            "model": "anthropic/claude-sonnet-4", "platform": "cli", "sender_id": ""}  # fmt: skip
+    return {
+        "session_id": session_id,
+        "task_id": "task-1",
+        "turn_id": "turn-1",
+        "user_message": prompt,
+        "conversation_history": [{"role": "user", "content": prompt}],
+        "is_first_turn": False,
+        "model": "anthropic/claude-sonnet-4",
+        "platform": "cli",
+        "sender_id": "",
+    }
 
 
-def tool_kwargs(result: str, tool: str = "terminal", command: str = "pytest -q",
-                session_id: str = trailhome.CURRENT_ID) -> dict[str, Any]:  # fmt: skip
+def tool_kwargs(
+    result: str, tool: str = "terminal", command: str = "pytest -q", session_id: str = trailhome.CURRENT_ID
+) -> dict[str, Any]:
     """What Hermes 0.19 passes to ``transform_tool_result`` (``model_tools.py``)."""
-    return {"tool_name": tool, "args": {"command": command}, "result": result, "task_id": "task-1",
-            "session_id": session_id, "tool_call_id": "call_9", "turn_id": "turn-1", "api_request_id": "",
-            "duration_ms": 12, "status": "ok", "error_type": None, "error_message": None}  # fmt: skip
+    return {
+        "tool_name": tool,
+        "args": {"command": command},
+        "result": result,
+        "task_id": "task-1",
+        "session_id": session_id,
+        "tool_call_id": "call_9",
+        "turn_id": "turn-1",
+        "api_request_id": "",
+        "duration_ms": 12,
+        "status": "ok",
+        "error_type": None,
+        "error_message": None,
+    }
 
 
 def failing(output: str, code: int = 2) -> str:
@@ -83,8 +103,10 @@ def test_recall_before_the_prompt(manager):
 
 
 def test_a_multimodal_prompt_is_read_for_its_text(manager):
-    prompt = [{"type": "text", "text": "the zebracorn migration again"},
-              {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}}]  # fmt: skip
+    prompt = [
+        {"type": "text", "text": "the zebracorn migration again"},
+        {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}},
+    ]
     [result] = manager.invoke_hook("pre_llm_call", **turn_kwargs(prompt))
     assert trailhome.MIGRATION_ID in result["context"]
 
@@ -131,8 +153,9 @@ def test_the_deadline_holds_when_the_index_is_locked(installed, monkeypatch):
     _, index = installed
     monkeypatch.setenv("TRAIL_HERMES_DEADLINE", "0.3")
     manager = load()
-    holder = subprocess.Popen([sys.executable, "-c", LOCK, str(index)], stdin=subprocess.PIPE,
-                              stdout=subprocess.PIPE, text=True)  # fmt: skip
+    holder = subprocess.Popen(
+        [sys.executable, "-c", LOCK, str(index)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
         started = time.monotonic()

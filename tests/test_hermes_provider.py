@@ -109,8 +109,9 @@ def test_the_plugin_stands_aside_once_the_provider_is_loaded(home):
         assert plugins.invoke_hook("pre_llm_call", **prompt) == [], "the provider's prefetch recalls"
         other = turn_kwargs("zebracorn migration once more", session_id="20261112_090000_ee0005")
         assert plugins.invoke_hook("pre_llm_call", **other), "a session without the provider still gets it"
-        manager.on_session_switch("20261112_090000_ff0006", parent_session_id=trailhome.CURRENT_ID,
-                                  reset=True)  # fmt: skip
+        manager.on_session_switch(
+            "20261112_090000_ff0006", parent_session_id=trailhome.CURRENT_ID, reset=True
+        )
         switched = turn_kwargs("zebracorn migration", session_id="20261112_090000_ff0006")
         assert plugins.invoke_hook("pre_llm_call", **switched) == []
         assert plugins.invoke_hook("pre_llm_call", **turn_kwargs("zebracorn again")), "left behind"

@@ -32,20 +32,28 @@ def trail(tmp_path: Path) -> Trail:
         ("ok", ""),
         ("/model gpt-5", ""),
         ("", ""),
-        ("Why does src/app.py fail with ConnectionRefusedError on port 5432 when staging deploy runs again?",
-         "src/app.py fail ConnectionRefusedError 5432 staging deploy"),
+        (
+            "Why does src/app.py fail with ConnectionRefusedError on port 5432 "
+            "when staging deploy runs again?",
+            "src/app.py fail ConnectionRefusedError 5432 staging deploy",
+        ),
         ("数据库备份脚本 在哪里", "数据库备份脚本 在哪里"),
         ('fix "OR" -flag NOT the build', "fix flag build"),
     ],
-)  # fmt: skip
+)
 def test_prompt_query(prompt, query):
     assert runtime.prompt_query(prompt) == query
 
 
 def test_settings_from_the_environment():
     assert Settings.from_env({}) == Settings()
-    env = {"TRAIL_HERMES_RECALL": "no", "TRAIL_HERMES_FIX": "1", "TRAIL_HERMES_DEADLINE": "0.25",
-           "TRAIL_HERMES_BUDGET": "100", "TRAIL_HERMES_SYNC_EVERY": "bad"}  # fmt: skip
+    env = {
+        "TRAIL_HERMES_RECALL": "no",
+        "TRAIL_HERMES_FIX": "1",
+        "TRAIL_HERMES_DEADLINE": "0.25",
+        "TRAIL_HERMES_BUDGET": "100",
+        "TRAIL_HERMES_SYNC_EVERY": "bad",
+    }
     assert Settings.from_env(env) == Settings(
         recall=False, fix=True, deadline=0.25, budget=256, sync_every=10.0
     )
@@ -55,8 +63,10 @@ def test_settings_from_the_environment():
     ("result", "error"),
     [
         (json.dumps({"output": "boom", "exit_code": 2, "error": None}), "make test\nboom"),
-        (json.dumps({"output": "boom", "exit_code": 2, "error": None}) + "\n\n[Tool loop warning: x]",
-         "make test\nboom"),
+        (
+            json.dumps({"output": "boom", "exit_code": 2, "error": None}) + "\n\n[Tool loop warning: x]",
+            "make test\nboom",
+        ),
         (json.dumps({"output": "", "exit_code": -9, "error": "killed"}), "make test\nkilled"),
         (json.dumps({"output": "ok", "exit_code": 0, "error": None}), None),
         (json.dumps({"output": "", "exit_code": -1, "error": "denied"}), None),
@@ -65,7 +75,7 @@ def test_settings_from_the_environment():
         ("<persisted-output> 12 MB", None),
         (None, None),
     ],
-)  # fmt: skip
+)
 def test_failed_terminal(result, error):
     assert runtime.failed_terminal({"command": "make test"}, result) == error
 
@@ -136,9 +146,17 @@ def test_the_recaller_syncs_in_the_background_once_at_a_time(tmp_path):
 
 
 def test_fix_note_shape():
-    report = {"fixes": [{"command": "pip install quagga", "worked": 3, "confirmed": 2,
-                         "examples": [{"time": "2026-11-03T09:00:00Z", "session_id": "s1"}]},
-                        {"command": "x" * 5000, "worked": 1, "confirmed": 0, "examples": []}]}  # fmt: skip
+    report = {
+        "fixes": [
+            {
+                "command": "pip install quagga",
+                "worked": 3,
+                "confirmed": 2,
+                "examples": [{"time": "2026-11-03T09:00:00Z", "session_id": "s1"}],
+            },
+            {"command": "x" * 5000, "worked": 1, "confirmed": 0, "examples": []},
+        ]
+    }
     note = runtime.fix_note(report)
     assert note.startswith("<trail-fix>\n") and note.endswith("</trail-fix>")
     assert (

@@ -49,10 +49,15 @@ class Session:
 
     def blocked(self, command: str) -> Session:
         call_id = f"call_{len(self.messages)}"
-        result = {"output": "", "exit_code": -1, "status": "blocked",
-                  "error": "BLOCKED: User denied this command. Do NOT retry."}  # fmt: skip
-        self.messages.append(hermesdb.assistant("", hermesdb.call(call_id, "terminal", command=command),
-                                                timestamp=self.t))  # fmt: skip
+        result = {
+            "output": "",
+            "exit_code": -1,
+            "status": "blocked",
+            "error": "BLOCKED: User denied this command. Do NOT retry.",
+        }
+        self.messages.append(
+            hermesdb.assistant("", hermesdb.call(call_id, "terminal", command=command), timestamp=self.t)
+        )
         self.messages.append(hermesdb.tool(call_id, "terminal", result, timestamp=self.t + 1))
         self.t += 10
         return self
@@ -113,8 +118,10 @@ def test_a_command_matching_only_in_its_output_comes_after(conn):
     assert cat.matched_in == "output"
     assert cat.sessions == 5  # more sessions than some pytest runs, still after them
     assert [e.command for e in entries if e.matched_in == "command"] == [
-        "pytest -q", "python -m pytest", "pytest -x",
-    ]  # fmt: skip
+        "pytest -q",
+        "python -m pytest",
+        "pytest -x",
+    ]
 
 
 def test_blocked_commands_never_ran_and_timeouts_failed(conn):

@@ -19,10 +19,12 @@ from hermes_trail import open_history
 from hermes_trail.cli.app import app
 
 SID = "20261102_090000_1a9e00"
-PIXEL = base64.b64encode(bytes.fromhex(
-    "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
-    "1f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082"
-)).decode()  # fmt: skip
+PIXEL = base64.b64encode(
+    bytes.fromhex(
+        "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+        "1f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082"
+    )
+).decode()
 URL = f"data:image/png;base64,{PIXEL}"
 SIZE = len(base64.b64decode(PIXEL))
 LABEL = f"[image: image/png, {SIZE} bytes]"
@@ -30,8 +32,10 @@ LABEL = f"[image: image/png, {SIZE} bytes]"
 
 @pytest.fixture
 def home(tmp_path):
-    parts = [{"type": "text", "text": "What colour is this pixel?"},
-             {"type": "image_url", "image_url": {"url": URL}}]  # fmt: skip
+    parts = [
+        {"type": "text", "text": "What colour is this pixel?"},
+        {"type": "image_url", "image_url": {"url": URL}},
+    ]
     messages = [h.user(parts, timestamp=h.T0), h.assistant("Transparent.", timestamp=h.T0 + 3)]
     return h.write_home(tmp_path / "hermes", [h.SessionSpec(SID, messages, started_at=h.T0)])
 
@@ -85,8 +89,10 @@ def test_a_link_is_named_not_loaded():
     from hermes_trail.export.view import _image
     from hermes_trail.hermes.decode.content import CONTENT_PREFIX, decode_content
 
-    parts = [{"type": "input_image", "image_url": "https://example.com/cat.png"},
-             {"type": "image_url", "image_url": {"url": "data:text/html;base64,PHNjcmlwdD4="}}]  # fmt: skip
+    parts = [
+        {"type": "input_image", "image_url": "https://example.com/cat.png"},
+        {"type": "image_url", "image_url": {"url": "data:text/html;base64,PHNjcmlwdD4="}},
+    ]
     content = decode_content(CONTENT_PREFIX + json.dumps(parts), "user")
     assert content.text == "[image: https://example.com/cat.png]\n[image: text/html, 8 bytes]"
     assert [_image(i)["src"] for i in content.images] == [None, None]

@@ -24,8 +24,12 @@ WORK = "20261104_080000_dddddd"
 
 
 def _call(call_id: str, command: str) -> dict:
-    return {"id": call_id, "call_id": call_id, "type": "function",
-            "function": {"name": "terminal", "arguments": json.dumps({"command": command})}}  # fmt: skip
+    return {
+        "id": call_id,
+        "call_id": call_id,
+        "type": "function",
+        "function": {"name": "terminal", "arguments": json.dumps({"command": command})},
+    }
 
 
 @pytest.fixture
@@ -36,11 +40,17 @@ def home(tmp_path: Path, monkeypatch) -> Path:
     db = hermes_state.SessionDB(db_path=root / "state.db")
     db.create_session(ROOT, "cli", cwd="/src/api")
     db.append_message(ROOT, "user", "Why does the staging deploy fail?", timestamp=1_800_000_000.0)
-    db.append_message(ROOT, "assistant", "", tool_calls=[_call("c1", "make deploy")],
-                      timestamp=1_800_000_010.0)  # fmt: skip
-    db.append_message(ROOT, "tool", json.dumps({"output": "psycopg.OperationalError: connection refused",
-                                                 "exit_code": 2, "error": None}),
-                      tool_name="terminal", tool_call_id="c1", timestamp=1_800_000_020.0)  # fmt: skip
+    db.append_message(
+        ROOT, "assistant", "", tool_calls=[_call("c1", "make deploy")], timestamp=1_800_000_010.0
+    )
+    db.append_message(
+        ROOT,
+        "tool",
+        json.dumps({"output": "psycopg.OperationalError: connection refused", "exit_code": 2, "error": None}),
+        tool_name="terminal",
+        tool_call_id="c1",
+        timestamp=1_800_000_020.0,
+    )
     db.append_message(ROOT, "assistant", "The database port changed.", timestamp=1_800_000_030.0)
     db.end_session(ROOT, "compression")
     db.create_session(CHILD, "cli", cwd="/src/api", parent_session_id=ROOT)
@@ -198,8 +208,9 @@ def test_search_and_recall_commands(home, index, monkeypatch):
     assert text.exit_code == 0 and "hermes -p work --resume" in text.stdout
     none = runner.invoke(app, ["search", "zebra-unicorn", "--index", str(index), "--home", str(home)])
     assert none.exit_code == 1 and "No match" in none.stdout
-    page = runner.invoke(app, ["recall", "staging port", "--budget", "600", "--index", str(index),
-                               "--home", str(home)])  # fmt: skip
+    page = runner.invoke(
+        app, ["recall", "staging port", "--budget", "600", "--index", str(index), "--home", str(home)]
+    )
     assert page.exit_code == 0
     assert page.stdout.startswith(FRAME_OPEN) and FRAME_CLOSE in page.stdout
     assert len(page.stdout.strip().encode()) <= 600 and "untrusted" in page.stdout
@@ -228,15 +239,24 @@ def test_fix_blame_and_how_commands(home, index):
     sid = "20261105_100000_ffffff"
     db.create_session(sid, "cli", cwd="/src/api")
     db.append_message(sid, "user", "Deploy again", timestamp=1_800_400_000.0)
-    for n, (command, output, code) in enumerate([
-        ("make deploy", "psycopg.OperationalError: connection refused", 2),
-        ("pip install psycopg-binary", "Successfully installed psycopg-binary", 0),
-        ("make deploy", "deployed", 0),
-    ]):  # fmt: skip
-        db.append_message(sid, "assistant", "", tool_calls=[_call(f"f{n}", command)],
-                          timestamp=1_800_400_010.0 + 20 * n)  # fmt: skip
-        db.append_message(sid, "tool", json.dumps({"output": output, "exit_code": code, "error": None}),
-                          tool_name="terminal", tool_call_id=f"f{n}", timestamp=1_800_400_020.0 + 20 * n)
+    for n, (command, output, code) in enumerate(
+        [
+            ("make deploy", "psycopg.OperationalError: connection refused", 2),
+            ("pip install psycopg-binary", "Successfully installed psycopg-binary", 0),
+            ("make deploy", "deployed", 0),
+        ]
+    ):
+        db.append_message(
+            sid, "assistant", "", tool_calls=[_call(f"f{n}", command)], timestamp=1_800_400_010.0 + 20 * n
+        )
+        db.append_message(
+            sid,
+            "tool",
+            json.dumps({"output": output, "exit_code": code, "error": None}),
+            tool_name="terminal",
+            tool_call_id=f"f{n}",
+            timestamp=1_800_400_020.0 + 20 * n,
+        )
     db.close()
     runner = CliRunner()
     where = ["--index", str(index), "--home", str(home)]

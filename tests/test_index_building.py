@@ -39,8 +39,9 @@ def _write_store(db_path: Path, sessions: int = SESSIONS, start: int = 0) -> lis
             }
             db.append_message(sid, "assistant", "", tool_calls=[call], timestamp=base + 20)
             result = json.dumps({"output": f"built w{n}", "exit_code": 0, "error": None})
-            db.append_message(sid, "tool", result, tool_name="terminal", tool_call_id=f"c{n}",
-                              timestamp=base + 30)  # fmt: skip
+            db.append_message(
+                sid, "tool", result, tool_name="terminal", tool_call_id=f"c{n}", timestamp=base + 30
+            )
             db.append_message(sid, "user", f"部署第{n}号", timestamp=base + 40)
     db.close()
     return ids
@@ -232,13 +233,15 @@ def test_a_long_conversation_filling_the_window_does_not_hide_the_others(home, i
     monkeypatch.setattr(search_module, "WINDOW", 10)
     db = hermes_state.SessionDB(db_path=home / "state.db")
     for n in range(6):
-        db.append_message(f"20261101_{n:06d}_abcdef", "assistant", "The sprocket turned.",
-                          timestamp=1_850_000_000.0 + n)  # fmt: skip
+        db.append_message(
+            f"20261101_{n:06d}_abcdef", "assistant", "The sprocket turned.", timestamp=1_850_000_000.0 + n
+        )
     db.create_session("20261201_000000_ffffff", "cli", cwd="/src/long")
     for n in range(40):
         db.append_message("20261201_000000_ffffff", "user", f"Step {n}?", timestamp=1_900_000_000.0 + 2 * n)
-        db.append_message("20261201_000000_ffffff", "assistant", f"Sprocket {n} done.",
-                          timestamp=1_900_000_001.0 + 2 * n)  # fmt: skip
+        db.append_message(
+            "20261201_000000_ffffff", "assistant", f"Sprocket {n} done.", timestamp=1_900_000_001.0 + 2 * n
+        )
     db.close()
     sync_index(index, homes=[home])
     found = search(index, "sprocket")

@@ -28,8 +28,13 @@ def _trail_on_a_terminal(*args: str, env: dict[str, str]) -> tuple[int, str]:
     """Run ``trail`` with stderr on a pseudo-terminal; its exit code and all it wrote there."""
     leader, follower = pty.openpty()
     try:
-        proc = subprocess.Popen([sys.executable, "-m", "hermes_trail", *args], stdin=subprocess.DEVNULL,
-                                stdout=subprocess.DEVNULL, stderr=follower, env=env)  # fmt: skip
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "hermes_trail", *args],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=follower,
+            env=env,
+        )
         os.close(follower)
         chunks = []
         while True:
@@ -51,8 +56,13 @@ def env(tmp_path: Path) -> dict[str, str]:
     root = tmp_path / "hermes"
     root.mkdir()
     _write_home(root)
-    return {**os.environ, "HERMES_HOME": str(root), "TRAIL_INDEX": str(tmp_path / "index.db"),
-            "COLUMNS": "120", "TERM": "xterm"}  # fmt: skip
+    return {
+        **os.environ,
+        "HERMES_HOME": str(root),
+        "TRAIL_INDEX": str(tmp_path / "index.db"),
+        "COLUMNS": "120",
+        "TERM": "xterm",
+    }
 
 
 def test_a_first_build_shows_its_progress_then_later_syncs_are_silent(env):

@@ -227,8 +227,6 @@ def test_surrounding_whitespace_in_hermes_home_is_stripped(tmp_path):
         ("$HT_NESTED/data", "nested/dir/data"),
     ],
 )
-
-
 def test_tilde_and_variables_in_hermes_home_are_expanded(tmp_path, monkeypatch, value, root):
     monkeypatch.setenv("HOME", str(tmp_path))
     monkeypatch.setenv("HT_BASE", str(tmp_path / "base"))
@@ -274,6 +272,8 @@ ORACLE_CASES = [
     ".hermes-old/profiles/x",
     "profiles/x",
 ]
+
+
 @functools.cache
 def _hv31_constants_path() -> Path:
     """Where the newer Hermes (``corpusgen.next_python``, installed by ``./run-tests``) keeps the module."""
@@ -281,8 +281,13 @@ def _hv31_constants_path() -> Path:
 
     python = corpusgen.next_python()
     assert python is not None, "no schema-31 Hermes beside this Python: run ./run-tests, which installs it"
-    done = subprocess.run([str(python), "-c", "import hermes_constants; print(hermes_constants.__file__)"],
-                          capture_output=True, text=True, check=True, timeout=60)  # fmt: skip
+    done = subprocess.run(
+        [str(python), "-c", "import hermes_constants; print(hermes_constants.__file__)"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
     return Path(done.stdout.strip())
 
 
@@ -320,8 +325,6 @@ def test_root_agrees_with_installed_hermes(tmp_path, monkeypatch, value, exists)
 @pytest.mark.parametrize(
     "value", [*ORACLE_CASES, ".hermes-canary/profiles/x", "~/opt/data", "$HT_BASE/profiles/x"]
 )
-
-
 def test_root_agrees_with_the_forks_newer_hermes(tmp_path, monkeypatch, value, suffix):
     hermes_constants = _load_hv31_constants()
     monkeypatch.setenv("HT_BASE", str(tmp_path / "base"))
@@ -643,8 +646,6 @@ def test_trail_hermes_home_is_never_suffixed(tmp_path, suffix):
 @pytest.mark.parametrize(
     ("value", "root"), [("~/data", "data"), ("~/.hermes/profiles/x", ".hermes"), ("$HT_BASE", "base")]
 )
-
-
 def test_trail_hermes_home_is_expanded(tmp_path, monkeypatch, value, root):
     monkeypatch.setenv("HOME", str(tmp_path))
     monkeypatch.setenv("HT_BASE", str(tmp_path / "base"))
@@ -853,8 +854,6 @@ def test_a_missing_pinned_database_is_noted_and_the_rest_are_kept(tmp_path, via)
     "spelling",
     ["the same path", "the directory and the file", "a dot segment", "a symlink beside it"],
 )
-
-
 def test_a_database_pinned_twice_is_listed_once(tmp_path, spelling):
     home = make_home(tmp_path / "h")
     db = home / DATABASE_NAME
@@ -916,8 +915,6 @@ def test_pinned_databases_are_expanded(tmp_path, monkeypatch, via):
         ("h/profiles/coder/other.db", "coder", "h/profiles/coder"),
     ],
 )
-
-
 def test_profile_of_a_pinned_file_is_judged_by_where_it_lies(tmp_path, file, profile, home):
     assert profile_of_file(tmp_path / file) == (profile, tmp_path / home)
 
@@ -1182,9 +1179,13 @@ def _discover_as_nobody(base: Path, request: dict) -> Discovery:
     python = _python_for_nobody(command, base)
     src = base / ".child"
     package = Path(locate.__file__).parents[1]  # src/hermes_trail
-    shutil.copytree(package, src / package.name,
-                    ignore=lambda d, names: [n for n in names if n == "__pycache__" or
-                                             not (n.endswith(".py") or Path(d, n).is_dir())])  # fmt: skip
+    shutil.copytree(
+        package,
+        src / package.name,
+        ignore=lambda d, names: [
+            n for n in names if n == "__pycache__" or not (n.endswith(".py") or Path(d, n).is_dir())
+        ],
+    )
     request = {**request, "src": str(src)}
     child = subprocess.run(
         [*command, python, "-c", _DISCOVER_IN_CHILD, json.dumps(request)],
@@ -1341,13 +1342,26 @@ def test_discover_reads_os_environ_when_no_env_is_given(tmp_path, monkeypatch):
 
 def _side_home(home: Path) -> Path:
     """Every side file Hermes keeps, as empty files (locate only lists), and the credentials beside them."""
-    for rel in ("state-snapshots/20261130-080044-a/state.db", "state-snapshots/20261130-080044-a/.env",
-                "state-snapshots/notes.txt", "sessions/s1.jsonl", "sessions/s1.json", "sessions/.tmp.jsonl",
-                ".hermes_history", "cron/output/job1/2026-11-30_08-00-00.md",
-                "cron/output/job1/.output_x.tmp",
-                "response_store.db", "config.yaml", "pairing/discord-approved.json",
-                "pairing/discord-pending.json", "pairing/_rate_limits.json",
-                "platforms/pairing/slack-approved.json", "pastes/pending.json", ".env", "auth.json"):
+    for rel in (
+        "state-snapshots/20261130-080044-a/state.db",
+        "state-snapshots/20261130-080044-a/.env",
+        "state-snapshots/notes.txt",
+        "sessions/s1.jsonl",
+        "sessions/s1.json",
+        "sessions/.tmp.jsonl",
+        ".hermes_history",
+        "cron/output/job1/2026-11-30_08-00-00.md",
+        "cron/output/job1/.output_x.tmp",
+        "response_store.db",
+        "config.yaml",
+        "pairing/discord-approved.json",
+        "pairing/discord-pending.json",
+        "pairing/_rate_limits.json",
+        "platforms/pairing/slack-approved.json",
+        "pastes/pending.json",
+        ".env",
+        "auth.json",
+    ):
         path = home / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.touch()
@@ -1381,13 +1395,23 @@ def test_every_home_form_has_its_side_files(tmp_path):
     discovery = run(tmp_path, homes=[root, volume])
     homes = locate.homes_of(discovery)
     assert [(p.relative_to(tmp_path).as_posix(), profile) for p, profile in homes] == [
-        (".hermes", "default"), (".hermes/profiles/work", "work"), ("volumes/hermes-data/_data", "default"),
+        (".hermes", "default"),
+        (".hermes/profiles/work", "work"),
+        ("volumes/hermes-data/_data", "default"),
         (".hermes/profiles/bare", "bare"),
-    ]  # fmt: skip
+    ]
     for home, profile in homes[:3]:
         kinds = {f.kind for f in locate.side_files(home, profile)}
-        assert kinds == {"snapshot", "divert", "prompt_history", "cron_run", "response_store", "config",
-                         "pairing", "pastes"}  # fmt: skip
+        assert kinds == {
+            "snapshot",
+            "divert",
+            "prompt_history",
+            "cron_run",
+            "response_store",
+            "config",
+            "pairing",
+            "pastes",
+        }
 
 
 def test_trajectory_files_in_project_directories(tmp_path):
@@ -1395,8 +1419,7 @@ def test_trajectory_files_in_project_directories(tmp_path):
     (tmp_path / "a" / "trajectory_samples.jsonl").touch()
     (tmp_path / "a" / "failed_trajectories.jsonl").touch()
     a = str(tmp_path / "a")
-    found = locate.project_side_files([a, str(tmp_path / "missing"), "", a],
-                                      {str(tmp_path / "a"): "work"})  # fmt: skip
+    found = locate.project_side_files([a, str(tmp_path / "missing"), "", a], {str(tmp_path / "a"): "work"})
     assert [(f.kind, f.path.name, f.profile) for f in found] == [
         ("trajectory", "trajectory_samples.jsonl", "work"),
         ("trajectory", "failed_trajectories.jsonl", "work"),
@@ -1426,7 +1449,9 @@ def test_a_profile_config_naming_postgres_adds_that_store_beside_its_state_db(tm
 def test_profiles_sharing_one_database_read_it_once_as_the_default_profile(tmp_path):
     home = make_home(tmp_path / ".hermes", "work", "play")
     for profile in ("work", "play"):
-        (home / "profiles" / profile / "config.yaml").write_text(PG_CONFIG.format(dsn="postgresql://db/shared"))
+        (home / "profiles" / profile / "config.yaml").write_text(
+            PG_CONFIG.format(dsn="postgresql://db/shared")
+        )
     assert pg_stores(run(tmp_path)) == [(DEFAULT_PROFILE, "postgresql://db/shared", "config.yaml")]
 
 

@@ -46,8 +46,11 @@ from mcp.client.stdio import stdio_client  # noqa: E402
 from mcp.client.streamable_http import streamable_http_client  # noqa: E402
 
 # The keys docs/mcp.md documents for the answers' structured content.
-MCP_KEYS = set(re.findall(r"^\| `([a-z_]+)` \|", (Path(__file__).parents[1] / "docs" / "mcp.md").read_text(),
-                          flags=re.MULTILINE))  # fmt: skip
+MCP_KEYS = set(
+    re.findall(
+        r"^\| `([a-z_]+)` \|", (Path(__file__).parents[1] / "docs" / "mcp.md").read_text(), flags=re.MULTILINE
+    )
+)
 
 
 @pytest.fixture(scope="module")
@@ -96,11 +99,14 @@ def over_stdio(args: list[str], check: Check, env: dict[str, str] | None = None)
     """Spawn ``trail mcp ARGS`` and run ``check`` with an initialized client session."""
 
     async def main() -> Any:
-        params = StdioServerParameters(command=sys.executable, args=["-m", "hermes_trail", "mcp", *args],
-                                       env=env or trail_env())  # fmt: skip
+        params = StdioServerParameters(
+            command=sys.executable, args=["-m", "hermes_trail", "mcp", *args], env=env or trail_env()
+        )
         with open(os.devnull, "w") as quiet:
-            async with stdio_client(params, errlog=quiet) as (read, write), \
-                    ClientSession(read, write) as session:  # fmt: skip
+            async with (
+                stdio_client(params, errlog=quiet) as (read, write),
+                ClientSession(read, write) as session,
+            ):
                 with anyio.fail_after(120):
                     init = await session.initialize()
                     return await check(session), init
@@ -142,7 +148,11 @@ def test_tools_are_listed_read_only_with_described_arguments(home, tmp_path):
         notes = tool.annotations
         assert notes is not None and notes.title == tool.title and tool.title
         assert (notes.readOnlyHint, notes.destructiveHint, notes.idempotentHint, notes.openWorldHint) == (
-            True, False, True, False)  # fmt: skip
+            True,
+            False,
+            True,
+            False,
+        )
         schema = tool.inputSchema
         assert schema["type"] == "object" and schema["additionalProperties"] is False
         assert schema["properties"] and all(p.get("description") for p in schema["properties"].values())
@@ -151,8 +161,15 @@ def test_tools_are_listed_read_only_with_described_arguments(home, tmp_path):
         assert set(schema["required"]) <= set(schema["properties"])
         assert tool.description and len(tool.description) > 40
     required = {t.name: t.inputSchema["required"] for t in tools}
-    assert required == {"recall": ["query"], "search": ["query"], "fix": ["error"], "blame": ["path"],
-                        "how": ["what"], "show": ["session_id"], "sessions": []}  # fmt: skip
+    assert required == {
+        "recall": ["query"],
+        "search": ["query"],
+        "fix": ["error"],
+        "blame": ["path"],
+        "how": ["what"],
+        "show": ["session_id"],
+        "sessions": [],
+    }
     assert init.serverInfo.name == "hermes-trail"
     assert "untrusted" in init.instructions and all(name in init.instructions for name in TOOLS)
     assert "demo" not in init.instructions
@@ -189,8 +206,14 @@ def test_every_tool_answers_framed_within_budget(home, tmp_path):
     assert body(text_of(fixed))["failures"][0]["session_id"] == CODING_ID
     assert blamed.structuredContent == {"edits": 1, "sessions": [CODING_ID], "truncated": False}
     assert how.structuredContent["commands"] >= 1 and "pytest" in body(text_of(how))["commands"][0]["command"]
-    assert chat.structuredContent == {"session_id": CHAT_ID, "offset": 0, "turns": 2, "total_turns": 2,
-                                      "next_offset": None, "truncated": False}  # fmt: skip
+    assert chat.structuredContent == {
+        "session_id": CHAT_ID,
+        "offset": 0,
+        "turns": 2,
+        "total_turns": 2,
+        "next_offset": None,
+        "truncated": False,
+    }
     assert body(text_of(chat))["turns"][1]["text"] == "A write-ahead log."
     assert wide.structuredContent["truncated"] is True
     assert sessions.structuredContent["total"] == 7 and sessions.structuredContent["sessions"][0] == WIDE_ID
@@ -215,10 +238,12 @@ def test_show_pages_through_a_long_session(home, tmp_path):
 
 def test_history_is_redacted_and_cannot_close_the_frame(home, tmp_path):
     async def check(session: ClientSession) -> Any:
-        return [await session.call_tool("search", {"query": "mirror token"}),
-                await session.call_tool("show", {"session_id": SECRET_ID}),
-                await session.call_tool("show", {"session_id": FORGED_ID}),
-                await session.call_tool("recall", {"query": "obey me"})]  # fmt: skip
+        return [
+            await session.call_tool("search", {"query": "mirror token"}),
+            await session.call_tool("show", {"session_id": SECRET_ID}),
+            await session.call_tool("show", {"session_id": FORGED_ID}),
+            await session.call_tool("recall", {"query": "obey me"}),
+        ]
 
     results, _ = over_stdio(where(home, tmp_path), check)
     for result in results:
@@ -230,14 +255,16 @@ def test_history_is_redacted_and_cannot_close_the_frame(home, tmp_path):
 
 def test_errors_come_back_as_error_results_with_a_hint(home, tmp_path):
     async def check(session: ClientSession) -> Any:
-        return [await session.call_tool("show", {"session_id": "19990101"}),
-                await session.call_tool("show", {"session_id": "2026110"}),
-                await session.call_tool("search", {"query": "  "}),
-                await session.call_tool("search", {"query": "wal", "limit": "many"}),
-                await session.call_tool("blame", {"path": "a.py", "colour": "red"}),
-                await session.call_tool("search", {"query": "wal", "since": "last tuesday"}),
-                await session.call_tool("forget", {"query": "everything"}),
-                await session.call_tool("recall", {"query": "zebra " * 2000})]  # fmt: skip
+        return [
+            await session.call_tool("show", {"session_id": "19990101"}),
+            await session.call_tool("show", {"session_id": "2026110"}),
+            await session.call_tool("search", {"query": "  "}),
+            await session.call_tool("search", {"query": "wal", "limit": "many"}),
+            await session.call_tool("blame", {"path": "a.py", "colour": "red"}),
+            await session.call_tool("search", {"query": "wal", "since": "last tuesday"}),
+            await session.call_tool("forget", {"query": "everything"}),
+            await session.call_tool("recall", {"query": "zebra " * 2000}),
+        ]
 
     results, _ = over_stdio(where(home, tmp_path), check)
     texts = [text_of(r) for r in results]
@@ -277,17 +304,33 @@ def test_nothing_found_is_said_not_an_error(home, tmp_path):
 def test_with_no_hermes_home_the_demo_is_served_and_stdout_holds_only_protocol(isolated_env, tmp_path):
     """Raw JSON-RPC over the pipes: every stdout line is a protocol message, the demo note is on stderr
     and in the instructions."""
-    proc = subprocess.Popen([sys.executable, "-m", "hermes_trail", "mcp", "--index", str(tmp_path / "i.db")],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env=trail_env())  # fmt: skip
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "hermes_trail", "mcp", "--index", str(tmp_path / "i.db")],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=trail_env(),
+    )
     messages = [
-        {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-         "params": {"protocolVersion": "2025-06-18", "capabilities": {},
-                    "clientInfo": {"name": "test", "version": "0"}}},
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "test", "version": "0"},
+            },
+        },
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
-        {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-         "params": {"name": "sessions", "arguments": {"limit": 2}}},
-    ]  # fmt: skip
+        {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tools/call",
+            "params": {"name": "sessions", "arguments": {"limit": 2}},
+        },
+    ]
     assert proc.stdin is not None and proc.stdout is not None
     out = Lines(proc.stdout)
     lines: list[dict[str, Any]] = []
@@ -315,9 +358,15 @@ def test_with_no_hermes_home_the_demo_is_served_and_stdout_holds_only_protocol(i
 def http_server(args: list[str], env: dict[str, str] | None = None) -> Iterator[tuple[str, list[str]]]:
     """``trail mcp --http ...`` in a child process; yields its URL and what it printed on stderr by then.
     It is stopped with SIGINT and must exit cleanly."""
-    proc = subprocess.Popen([sys.executable, "-m", "hermes_trail", "mcp", *args], stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env=env or trail_env(), preexec_fn=sigint_as_at_a_terminal)  # fmt: skip
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "hermes_trail", "mcp", *args],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env or trail_env(),
+        preexec_fn=sigint_as_at_a_terminal,
+    )
     assert proc.stderr is not None
     err = Lines(proc.stderr)
     said: list[str] = []
@@ -347,9 +396,11 @@ def over_http(url: str, check: Check, token: str | None = None) -> Any:
 
     async def main() -> Any:
         headers = {"Authorization": f"Bearer {token}"} if token else {}
-        async with httpx.AsyncClient(headers=headers, timeout=60) as client, \
-                streamable_http_client(url, http_client=client) as (read, write, _), \
-                ClientSession(read, write) as session:  # fmt: skip
+        async with (
+            httpx.AsyncClient(headers=headers, timeout=60) as client,
+            streamable_http_client(url, http_client=client) as (read, write, _),
+            ClientSession(read, write) as session,
+        ):
             with anyio.fail_after(120):
                 await session.initialize()
                 return await check(session)
@@ -359,9 +410,16 @@ def over_http(url: str, check: Check, token: str | None = None) -> Any:
 
 def post(url: str, headers: dict[str, str]) -> tuple[int, str]:
     """One raw JSON-RPC POST (an initialize request); the status and body."""
-    payload = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-               "params": {"protocolVersion": "2025-06-18", "capabilities": {},
-                          "clientInfo": {"name": "raw", "version": "0"}}}  # fmt: skip
+    payload = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "0"},
+        },
+    }
     headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream", **headers}
     request = urllib.request.Request(url, data=json.dumps(payload).encode(), method="POST", headers=headers)
     try:
@@ -374,8 +432,11 @@ def post(url: str, headers: dict[str, str]) -> tuple[int, str]:
 def test_http_on_loopback(home, tmp_path):
     async def check(session: ClientSession) -> Any:
         tools = (await session.list_tools()).tools
-        return tools, await session.call_tool("recall", {"query": "write-ahead"}), \
-            await session.call_tool("show", {"session_id": "nope"})  # fmt: skip
+        return (
+            tools,
+            await session.call_tool("recall", {"query": "write-ahead"}),
+            await session.call_tool("show", {"session_id": "nope"}),
+        )
 
     with http_server([*where(home, tmp_path), "--http", "127.0.0.1:0"]) as (url, said):
         assert not any("warning" in line or "Authorization" in line for line in said)
@@ -446,9 +507,17 @@ def test_http_address_errors(run_trail, home):
 
 @pytest.mark.parametrize(
     ("value", "expected"),
-    [("8765", ("127.0.0.1", 8765)), ("0.0.0.0:80", ("0.0.0.0", 80)), ("localhost:9", ("localhost", 9)),
-     ("[::1]:8765", ("::1", 8765)), (":0", None), ("host:", None), ("x:70000", None), ("8765x", None)],
-)  # fmt: skip
+    [
+        ("8765", ("127.0.0.1", 8765)),
+        ("0.0.0.0:80", ("0.0.0.0", 80)),
+        ("localhost:9", ("localhost", 9)),
+        ("[::1]:8765", ("::1", 8765)),
+        (":0", None),
+        ("host:", None),
+        ("x:70000", None),
+        ("8765x", None),
+    ],
+)
 def test_parse_address(value, expected):
     if expected is None:
         with pytest.raises(TrailError):
@@ -459,9 +528,18 @@ def test_parse_address(value, expected):
 
 @pytest.mark.parametrize(
     ("host", "loopback"),
-    [("127.0.0.1", True), ("127.3.2.1", True), ("::1", True), ("localhost", True), ("LOCALHOST", True),
-     ("0.0.0.0", False), ("::", False), ("192.168.1.20", False), ("my-laptop", False)],
-)  # fmt: skip
+    [
+        ("127.0.0.1", True),
+        ("127.3.2.1", True),
+        ("::1", True),
+        ("localhost", True),
+        ("LOCALHOST", True),
+        ("0.0.0.0", False),
+        ("::", False),
+        ("192.168.1.20", False),
+        ("my-laptop", False),
+    ],
+)
 def test_is_loopback(host, loopback):
     assert address.is_loopback(host) is loopback
 
@@ -481,8 +559,14 @@ def hermes_command() -> str:
 def test_hermes_connects_over_stdio_and_finds_the_tools(home, isolated_env, offline):
     trail = str(Path(sys.executable).parent / "trail")
     hermes_config(isolated_env, {"command": trail, "args": ["mcp", *where(home, isolated_env)]})
-    done = subprocess.run([*offline, hermes_command(), "mcp", "test", "trail"], capture_output=True,
-                          text=True, env=trail_env(), stdin=subprocess.DEVNULL, timeout=120)  # fmt: skip
+    done = subprocess.run(
+        [*offline, hermes_command(), "mcp", "test", "trail"],
+        capture_output=True,
+        text=True,
+        env=trail_env(),
+        stdin=subprocess.DEVNULL,
+        timeout=120,
+    )
     out = done.stdout + done.stderr
     assert "Connected" in out and "Tools discovered: 7" in out, out
     assert all(name in out for name in TOOLS)
@@ -494,8 +578,15 @@ def test_hermes_connects_over_http_with_the_token(home, isolated_env, offline):
     token = "tok-0123456789abcdef0123456789abcdef"
     headers = {"Authorization": f"Bearer {token}"}
     hermes_config(isolated_env, {"url": "http://127.0.0.1:8765/mcp", "headers": headers})
-    trail = [sys.executable, "-m", "hermes_trail", "mcp", *where(home, isolated_env),
-             "--http", "127.0.0.1:8765"]  # fmt: skip
+    trail = [
+        sys.executable,
+        "-m",
+        "hermes_trail",
+        "mcp",
+        *where(home, isolated_env),
+        "--http",
+        "127.0.0.1:8765",
+    ]
     script = f"""
 ip link set lo up || exit 77
 TRAIL_MCP_TOKEN={token} {" ".join(trail)} 2> "$1" &
@@ -505,8 +596,14 @@ for i in $(seq 100); do grep -q "serving MCP" "$1" && break; sleep 0.1; done
 kill -INT $server; wait $server
 """
     log = isolated_env / "server.log"
-    done = subprocess.run([*offline, "sh", "-c", script, "sh", str(log)], capture_output=True, text=True,
-                          env=trail_env(), stdin=subprocess.DEVNULL, timeout=120)  # fmt: skip
+    done = subprocess.run(
+        [*offline, "sh", "-c", script, "sh", str(log)],
+        capture_output=True,
+        text=True,
+        env=trail_env(),
+        stdin=subprocess.DEVNULL,
+        timeout=120,
+    )
     if done.returncode == 77:
         pytest.skip("cannot bring up the namespace's loopback")
     assert "Connected" in done.stdout and "Tools discovered: 7" in done.stdout, (done.stdout, log.read_text())
@@ -538,9 +635,22 @@ def test_a_first_index_build_large_enough_for_worker_processes_finishes(tmp_path
     from hermes_trail.index.sync import PARALLEL_FROM
 
     repo = Path(__file__).parents[1]
-    subprocess.run([sys.executable, str(repo / "bench" / "synthetic_store.py"), str(tmp_path / "big"),
-                    "--sessions", "200", "--messages", str(PARALLEL_FROM + 5000), "--big-session", "2000"],
-                   check=True, capture_output=True, timeout=300)  # fmt: skip
+    subprocess.run(
+        [
+            sys.executable,
+            str(repo / "bench" / "synthetic_store.py"),
+            str(tmp_path / "big"),
+            "--sessions",
+            "200",
+            "--messages",
+            str(PARALLEL_FROM + 5000),
+            "--big-session",
+            "2000",
+        ],
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
 
     async def check(session: ClientSession) -> Any:
         with anyio.fail_after(120):  # waits for the build

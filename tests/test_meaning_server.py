@@ -22,8 +22,14 @@ QUERY = "my editor takes ages to open"  # words no session has together: the mea
 
 
 def trail(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "hermes_trail", *args], capture_output=True, text=True,
-                          env={**os.environ, **env}, timeout=300, check=False)  # fmt: skip
+    return subprocess.run(
+        [sys.executable, "-m", "hermes_trail", *args],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **env},
+        timeout=300,
+        check=False,
+    )
 
 
 def ranking(done: subprocess.CompletedProcess[str]) -> list[tuple[str, int, float]]:

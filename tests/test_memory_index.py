@@ -86,8 +86,12 @@ def test_memory_entry_is_found_and_labelled_memory(home: Path, tmp_path: Path) -
     hits = _hits(index, home, "Octarine migration")
     assert len(hits) == 1
     hit = hits[0]
-    assert (hit.origin, hit.profile, hit.kind, hit.label) == ("memory", "default", "memory",
-                                                               "memory default:MEMORY.md")  # fmt: skip
+    assert (hit.origin, hit.profile, hit.kind, hit.label) == (
+        "memory",
+        "default",
+        "memory",
+        "memory default:MEMORY.md",
+    )
     assert hit.resume == "" and "«Octarine»" in hit.snippet
     user = _hits(index, home, "Lisbon")
     assert [(h.origin, h.label) for h in user] == [("memory", "memory default:USER.md")]
@@ -129,8 +133,9 @@ def test_changed_memory_is_read_again_and_a_deleted_one_leaves(
 def test_memory_of_profile_work_is_attributed_to_work(home: Path, tmp_path: Path) -> None:
     work = home / "profiles" / "work"
     _remember(work, "memory", "Invoices are numbered by the Wombat service.")
-    _write_skill(work, SKILL.replace("deploy-staging", "ship-invoices").replace("flux", "numbat"),
-                 name="ship-invoices")  # fmt: skip
+    _write_skill(
+        work, SKILL.replace("deploy-staging", "ship-invoices").replace("flux", "numbat"), name="ship-invoices"
+    )
     index = tmp_path / "index.db"
     hits = _hits(index, home, "Wombat")
     assert [(h.origin, h.profile, h.label) for h in hits] == [("memory", "work", "memory work:MEMORY.md")]
@@ -146,7 +151,11 @@ def test_search_json_and_text_label_memory_not_session(home: Path, tmp_path: Pat
     assert out.exit_code == 0, out.output
     hit = json.loads(out.stdout)["conversations"][0]["hits"][0]
     assert (hit["origin"], hit["label"], hit["profile"], hit["resume"]) == (
-        "memory", "memory default:MEMORY.md", "default", "")  # fmt: skip
+        "memory",
+        "memory default:MEMORY.md",
+        "default",
+        "",
+    )
     session = json.loads(runner.invoke(app, ["search", "write-ahead", "--json", *where]).stdout)
     assert session["conversations"][0]["hits"][0]["origin"] == "session"
     text = runner.invoke(app, ["search", "flux capacitor", *where])
@@ -160,8 +169,9 @@ def test_search_json_and_text_label_memory_not_session(home: Path, tmp_path: Pat
 def test_unchanged_bundled_skill_is_not_indexed_until_changed(home: Path, tmp_path: Path) -> None:
     from tools.skills_sync import _dir_hash
 
-    bundled = _write_skill(home, SKILL.replace("deploy-staging", "stock-skill").replace("flux", "gizmo"),
-                           name="stock-skill")  # fmt: skip
+    bundled = _write_skill(
+        home, SKILL.replace("deploy-staging", "stock-skill").replace("flux", "gizmo"), name="stock-skill"
+    )
     (home / "skills" / ".bundled_manifest").write_text(f"stock-skill:{_dir_hash(bundled)}\n")
     index = tmp_path / "index.db"
     assert _hits(index, home, "gizmo") == []

@@ -41,8 +41,14 @@ def test_a_symlinked_profile_is_read_and_never_written(root, isolated_env, monke
     before = (snapshot(home), snapshot(target))
     code, out = run("list", "--json", "--home", str(home))
     assert code == 0 and PROFILE_ID in out and ID in out, "the linked profile's sessions are listed"
-    for args in (["show", PROFILE_ID], ["search", "work"], ["timeline", "-o", str(root / "out" / "t.jsonl")],
-                 ["export", "--all", "-o", str(root / "out" / "x")], ["handoff", PROFILE_ID], ["stats"]):
+    for args in (
+        ["show", PROFILE_ID],
+        ["search", "work"],
+        ["timeline", "-o", str(root / "out" / "t.jsonl")],
+        ["export", "--all", "-o", str(root / "out" / "x")],
+        ["handoff", PROFILE_ID],
+        ["stats"],
+    ):
         code, out = run(*args, "--home", str(home))
         assert code in (0, 3), (args, out)
     assert (snapshot(home), snapshot(target)) == before
@@ -80,8 +86,9 @@ def test_timeline_does_not_write_through_a_link_at_its_file_name(root):
 def test_export_names_stay_in_the_directory_named(root, tmp_path):
     """Odd but legal ids (dots, separators, spaces, control characters): every file lands in ``-o``."""
     ids = ["..", "../../up", "a/b/../../../c", " lead", "tab\there", "nl\nx", "\x1b[2Jesc", "é/ü", "x" * 300]
-    home = h.write_home(tmp_path / "odd", [h.chat(sid, ("hi", "hello"), start=h.T0 + i)
-                                           for i, sid in enumerate(ids)])  # fmt: skip
+    home = h.write_home(
+        tmp_path / "odd", [h.chat(sid, ("hi", "hello"), start=h.T0 + i) for i, sid in enumerate(ids)]
+    )
     out = root / "out" / "odd"
     code, text = run("export", "--all", "-o", str(out), "--home", str(home))
     assert code == 0, text

@@ -84,8 +84,10 @@ def home_naming(tmp_path: Path, profile: str, dsn: str) -> Path:
     home = tmp_path / "pg-home"
     config = home / "profiles" / profile / "config.yaml" if profile != "default" else home / "config.yaml"
     config.parent.mkdir(parents=True, exist_ok=True)
-    config.write_text(f"model:\n  default: x\nsessiondb:\n  provider: postgresql\n  postgresql:\n"
-                      f"    dsn: {json.dumps(dsn)}\n    pool_size: 5\n")  # fmt: skip
+    config.write_text(
+        f"model:\n  default: x\nsessiondb:\n  provider: postgresql\n  postgresql:\n"
+        f"    dsn: {json.dumps(dsn)}\n    pool_size: 5\n"
+    )
     return home
 
 
@@ -144,8 +146,13 @@ def test_stores_written_by_sessiondb_read_the_same(hermes_home, pg_load, tmp_pat
     """Hermes' own writer: a titled chat, a coding session with commands and edits, a rewind."""
     for db in (hermes_home / "state.db", hermes_home / "profiles" / "work" / "state.db"):
         dsn = pg_load(db, layout)
-        queries = (("search", "WAL"), ("search", "pytest"), ("fix", "1 failed, 3 passed"),
-                   ("blame", "app.py"), ("how", "run the tests"))  # fmt: skip
+        queries = (
+            ("search", "WAL"),
+            ("search", "pytest"),
+            ("fix", "1 failed, 3 passed"),
+            ("blame", "app.py"),
+            ("how", "run the tests"),
+        )
         sessions, answered = assert_same_everywhere(db, dsn, tmp_path / db.parent.name, queries=queries)
         assert sessions >= 1 and answered >= (4 if db.parent == hermes_home else 0)
 
@@ -156,15 +163,26 @@ def test_compaction_rewind_lineage_and_strays_read_the_same(tmp_path, pg_load):
     specs = [
         hermesdb.coding(hermesdb.CODING_ID),
         hermesdb.chat(hermesdb.CHAT_ID, ("One", "1"), ("Two", "2"), ("Three", "3"), rewind_to=2),
-        hermesdb.chat("20261102_120000_aaaaaa", ("Plan the release", "Three steps."),
-                      end_reason="compression", start=hermesdb.T0 + 7200),
-        hermesdb.chat("20261102_130000_bbbbbb", ("Continue", "Step two done."), start=hermesdb.T0 + 7300,
-                      parent_session_id="20261102_120000_aaaaaa"),
-    ]  # fmt: skip
+        hermesdb.chat(
+            "20261102_120000_aaaaaa",
+            ("Plan the release", "Three steps."),
+            end_reason="compression",
+            start=hermesdb.T0 + 7200,
+        ),
+        hermesdb.chat(
+            "20261102_130000_bbbbbb",
+            ("Continue", "Step two done."),
+            start=hermesdb.T0 + 7300,
+            parent_session_id="20261102_120000_aaaaaa",
+        ),
+    ]
     db = hermesdb.write_store(tmp_path / "state.db", specs)
     # A row Hermes cannot be made to write: its session is gone.
-    hermesdb.sql(db, "INSERT INTO messages (session_id, role, content, timestamp) "
-                     "VALUES ('gone_session', 'user', 'orphan', 1793610000.0)")  # fmt: skip
+    hermesdb.sql(
+        db,
+        "INSERT INTO messages (session_id, role, content, timestamp) "
+        "VALUES ('gone_session', 'user', 'orphan', 1793610000.0)",
+    )
     dsn = pg_load(db)
     assert assert_same_everywhere(db, dsn, tmp_path, queries=(("search", "release"),)) == (4, 1)
     code, listing, err = run("list", "--json", "--pg", dsn)
@@ -195,20 +213,28 @@ def test_rows_keep_sqlite_storage_classes_in_both_layouts(hermes_home, pg_load):
             assert pg.message_stats() == stats
             for sid, rows in expected.items():
                 assert _comparable(pg.message_rows(sid)) == _comparable(rows)
-                assert all(type(a) is type(b) for x, y in zip(pg.message_rows(sid), rows, strict=True)
-                           for a, b in zip(x.values(), y.values(), strict=True))  # fmt: skip
-            assert pg.sessions_by_prefix("20261102_") == [r for r in pg.session_rows() if r["id"].startswith(
-                "20261102_")]  # fmt: skip
+                assert all(
+                    type(a) is type(b)
+                    for x, y in zip(pg.message_rows(sid), rows, strict=True)
+                    for a, b in zip(x.values(), y.values(), strict=True)
+                )
+            assert pg.sessions_by_prefix("20261102_") == [
+                r for r in pg.session_rows() if r["id"].startswith("20261102_")
+            ]
             assert pg.schema_version == 22 and pg.has_table("session_model_usage")
 
 
 def test_structured_content_survives_both_layouts(tmp_path, pg_load):
     """Hermes' ``\\x00json:`` content (a multimodal message) cannot be PostgreSQL text: ``jsonb`` holds
     it as JSON and ``bytea`` as Hermes' bytes; both read back as Hermes' marked text."""
-    parts = [{"type": "text", "text": "What is in this picture?"},
-             {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}}]  # fmt: skip
-    messages = [hermesdb.user(parts, timestamp=hermesdb.T0),
-                hermesdb.assistant("A cat.", timestamp=hermesdb.T0 + 1)]  # fmt: skip
+    parts = [
+        {"type": "text", "text": "What is in this picture?"},
+        {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}},
+    ]
+    messages = [
+        hermesdb.user(parts, timestamp=hermesdb.T0),
+        hermesdb.assistant("A cat.", timestamp=hermesdb.T0 + 1),
+    ]
     spec = hermesdb.SessionSpec("20261105_100000_abcdef", messages)
     db = hermesdb.write_store(tmp_path / "state.db", [spec])
     with SqliteStore(db) as sqlite:
@@ -230,10 +256,21 @@ def test_a_dsn_that_does_not_connect_is_skipped_and_its_password_never_shown(her
     (stray,) = listing["strays"]
     assert stray["kind"] == "store" and stray["where"] == "postgresql://hermes:***@127.0.0.1:1/hermes"
     assert stray["reason"].startswith("cannot connect (")
-    assert err.count("\n") == 1 and err.startswith("trail: skipped store postgresql://hermes:***@127.0.0.1:1/")
+    assert err.count("\n") == 1 and err.startswith(
+        "trail: skipped store postgresql://hermes:***@127.0.0.1:1/"
+    )
     assert "s3cret" not in err + json.dumps(listing)
-    code, out, err = run("search", "WAL", "--json", "--index", str(tmp_path / "i.db"), "--pg", dsn,
-                         "--db", str(hermes_home / "state.db"))  # fmt: skip
+    code, out, err = run(
+        "search",
+        "WAL",
+        "--json",
+        "--index",
+        str(tmp_path / "i.db"),
+        "--pg",
+        dsn,
+        "--db",
+        str(hermes_home / "state.db"),
+    )
     assert code == 0 and out["conversations"] and "s3cret" not in err + json.dumps(out)
     assert "skipped store postgresql://hermes:***@127.0.0.1:1/hermes: cannot connect" in err
 
@@ -294,18 +331,22 @@ def test_without_psycopg_a_postgres_store_is_skipped_and_sqlite_still_reads(herm
     blocker = tmp_path / "blocker"
     blocker.mkdir()
     (blocker / "psycopg.py").write_text("raise ImportError('no psycopg here')\n")
-    script = ("import json, sys; from hermes_trail import open_history\n"
-              f"h = open_history(dbs=[{str(hermes_home / 'state.db')!r}], pgs=['postgresql://x@127.0.0.1:1/h'])\n"
-              "print(json.dumps([len(h.sessions), [s.reason for s in h.strays]]))")  # fmt: skip
+    script = (
+        "import json, sys; from hermes_trail import open_history\n"
+        f"h = open_history(dbs=[{str(hermes_home / 'state.db')!r}], pgs=['postgresql://x@127.0.0.1:1/h'])\n"
+        "print(json.dumps([len(h.sessions), [s.reason for s in h.strays]]))"
+    )
     env = {**os.environ, "PYTHONPATH": f"{blocker}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True)
     assert json.loads(out.stdout) == [2, ["psycopg is not installed (pip install 'psycopg[binary]')"]]
 
 
 def test_listing_sqlite_stores_never_imports_psycopg_or_yaml(hermes_home):
-    script = ("import sys; from typer.testing import CliRunner; from hermes_trail.cli.app import app\n"
-              f"r = CliRunner().invoke(app, ['list', '--home', {str(hermes_home)!r}])\n"
-              "print(r.exit_code, 'psycopg' in sys.modules, 'yaml' in sys.modules)")  # fmt: skip
+    script = (
+        "import sys; from typer.testing import CliRunner; from hermes_trail.cli.app import app\n"
+        f"r = CliRunner().invoke(app, ['list', '--home', {str(hermes_home)!r}])\n"
+        "print(r.exit_code, 'psycopg' in sys.modules, 'yaml' in sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["0", "False", "False"]
 
@@ -365,16 +406,22 @@ def test_trail_finds_a_profiles_postgres_store_without_flags(hermes_home, pg_loa
     in the home's ``.env``, as Hermes keeps secrets) lists both that store and the files beside it."""
     dsn = pg_load(hermes_home / "profiles" / "work" / "state.db")
     (hermes_home / "profiles" / "work" / "config.yaml").write_text(
-        "sessiondb:\n  provider: postgresql\n  postgresql:\n    dsn: ${WORK_PG_DSN}\n")
+        "sessiondb:\n  provider: postgresql\n  postgresql:\n    dsn: ${WORK_PG_DSN}\n"
+    )
     (hermes_home / "profiles" / "work" / ".env").write_text(f"WORK_PG_DSN={dsn}\n")
     monkeypatch.setenv("HERMES_HOME", str(hermes_home))
     code, listing, err = run("list", "--json")
     assert (code, err) == (0, "")
     stores = sorted({(s["store"], s["store_kind"], s["profile"]) for s in listing["sessions"]})
-    assert stores == [("default", "sqlite", "default"), ("work", "sqlite", "work"),
-                      ("work~2", "postgresql", "work")]  # fmt: skip
+    assert stores == [
+        ("default", "sqlite", "default"),
+        ("work", "sqlite", "work"),
+        ("work~2", "postgresql", "work"),
+    ]
     code, shown_session, _ = run("show", f"work~2:{hermesdb.WORK_ID}", "--json")
     assert code == 0 and shown_session["session"]["store_path"] == shown(dsn)
     code, found, _ = run("search", "standup", "--json", "--index", str(tmp_path / "i.db"))
     assert code == 0 and {c["store"] for c in found["conversations"]} == {
-        str(hermes_home / "profiles" / "work" / "state.db"), shown(dsn)}
+        str(hermes_home / "profiles" / "work" / "state.db"),
+        shown(dsn),
+    }

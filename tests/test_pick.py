@@ -34,14 +34,23 @@ def write(tmp_path: Path) -> tuple[Path, Path]:
     home = hermesdb.write_home(
         tmp_path / "hermes",
         [
-            hermesdb.chat(ROOT_ID, ("Plan the release notes", f"Sure; the {INSIDE_WORD} goes last."),
-                          start=T0 + 2 * 86400, title="Release notes", cwd=str(proj)),
-            hermesdb.chat(WAL_ID, ("What is WAL in SQLite?", "A write-ahead log."), start=T0 + 86400,
-                          cwd=str(proj)),
+            hermesdb.chat(
+                ROOT_ID,
+                ("Plan the release notes", f"Sure; the {INSIDE_WORD} goes last."),
+                start=T0 + 2 * 86400,
+                title="Release notes",
+                cwd=str(proj),
+            ),
+            hermesdb.chat(
+                WAL_ID, ("What is WAL in SQLite?", "A write-ahead log."), start=T0 + 86400, cwd=str(proj)
+            ),
         ],
-        profiles={"work": [hermesdb.chat(WORK_ID, ("Standup notes for Monday?", "Three items."), start=T0,
-                                         cwd=str(proj))]},
-    )  # fmt: skip
+        profiles={
+            "work": [
+                hermesdb.chat(WORK_ID, ("Standup notes for Monday?", "Three items."), start=T0, cwd=str(proj))
+            ]
+        },
+    )
     return home, proj
 
 
@@ -119,8 +128,16 @@ def drive(history, keys: list[str], index: Path | None = None, wait=None, query:
 
             threading.Thread(target=typing, daemon=True).start()
 
-        return pick.run_picker(history, choices, full=True, index=index, query=query, input=pipe,
-                               output=DummyOutput(), ready=ready)  # fmt: skip
+        return pick.run_picker(
+            history,
+            choices,
+            full=True,
+            index=index,
+            query=query,
+            input=pipe,
+            output=DummyOutput(),
+            ready=ready,
+        )
 
 
 def test_typing_then_enter_resumes_the_match(home):
@@ -150,8 +167,10 @@ def test_the_rest_of_a_long_history_is_read_while_the_picker_runs(tmp_path, monk
     from prompt_toolkit.input import create_pipe_input
     from prompt_toolkit.output import DummyOutput
 
-    specs = [hermesdb.chat(f"20261101_{n:06d}_ee{n:04d}", (f"Question q{n:02d}x", "Answer."),
-                           start=T0 + n * 60) for n in range(40)]  # fmt: skip
+    specs = [
+        hermesdb.chat(f"20261101_{n:06d}_ee{n:04d}", (f"Question q{n:02d}x", "Answer."), start=T0 + n * 60)
+        for n in range(40)
+    ]
     monkeypatch.setenv("HERMES_HOME", str(hermesdb.write_home(tmp_path / "long", specs)))
 
     def typing(picker):
@@ -220,8 +239,10 @@ def pick_errors():
 
 
 def test_importing_the_cli_does_not_import_prompt_toolkit():
-    code = ("import sys, hermes_trail, hermes_trail.cli.app, hermes_trail.cli.commands, hermes_trail.pick, "
-            "hermes_trail.cli.pick_cmd; assert 'prompt_toolkit' not in sys.modules")  # fmt: skip
+    code = (
+        "import sys, hermes_trail, hermes_trail.cli.app, hermes_trail.cli.commands, hermes_trail.pick, "
+        "hermes_trail.cli.pick_cmd; assert 'prompt_toolkit' not in sys.modules"
+    )
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
@@ -233,8 +254,15 @@ class Terminal:
         self.master, slave = pty.openpty()
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 120, 0, 0))
         self.started = time.perf_counter()
-        self.proc = subprocess.Popen([sys.executable, "-m", "hermes_trail", *args], stdin=slave, stdout=slave,
-                                     stderr=slave, env=env, cwd=cwd, start_new_session=True)  # fmt: skip
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "hermes_trail", *args],
+            stdin=slave,
+            stdout=slave,
+            stderr=slave,
+            env=env,
+            cwd=cwd,
+            start_new_session=True,
+        )
         os.close(slave)
         self.screen = b""
 
@@ -285,8 +313,13 @@ def terminal(tmp_path, monkeypatch):
     fake.chmod(0o755)
     here = tmp_path / "here"
     here.mkdir()
-    env = {**os.environ, "HERMES_HOME": str(home), "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
-           "TERM": "xterm-256color", "TRAIL_INDEX": str(tmp_path / "no-index.db")}  # fmt: skip
+    env = {
+        **os.environ,
+        "HERMES_HOME": str(home),
+        "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
+        "TERM": "xterm-256color",
+        "TRAIL_INDEX": str(tmp_path / "no-index.db"),
+    }
     env.pop("NO_COLOR", None)
 
     def start(*args: str) -> Terminal:
@@ -340,7 +373,11 @@ def test_in_a_terminal_escape_leaves_and_ctrl_c_exits_130(terminal):
 
 
 def test_without_a_terminal_it_says_so_and_exits_2(home):
-    done = subprocess.run([sys.executable, "-m", "hermes_trail", "pick"], stdin=subprocess.DEVNULL,
-                          capture_output=True, text=True)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-m", "hermes_trail", "pick"],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and "needs a terminal" in done.stderr

@@ -48,11 +48,18 @@ Case = tuple[dict[str, str], list[str], str | None]
 
 
 def hermes_opens(cases: list[Case], marker: Path, sandbox: Path) -> list[Path | None]:
-    payload = json.dumps([{"env": env, "args": args, "active": active, "marker": str(marker)}
-                          for env, args, active in cases])  # fmt: skip
+    payload = json.dumps(
+        [{"env": env, "args": args, "active": active, "marker": str(marker)} for env, args, active in cases]
+    )
     child_env = {**os.environ, "HERMES_HOME": str(sandbox)}  # importing Hermes sets up logs under it
-    done = subprocess.run([sys.executable, "-c", _ORACLE, payload], capture_output=True, text=True,
-                          env=child_env, timeout=60, check=True)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-c", _ORACLE, payload],
+        capture_output=True,
+        text=True,
+        env=child_env,
+        timeout=60,
+        check=True,
+    )
     answers = json.loads(done.stdout.strip().splitlines()[-1])
     opened: list[Path | None] = []
     for (env, _, _), answer in zip(cases, answers, strict=True):
@@ -109,9 +116,20 @@ def test_opened_home_agrees_with_hermes(root, isolated_env, tmp_path):
 
 @pytest.mark.parametrize(
     ("name", "refused"),
-    [("work", False), ("a_b-9", False), ("chat", False), ("tmp", True), ("default", True), ("hermes", True),
-     ("Caps", True), ("-x", True), ("a.b", True), ("x" * 64, False), ("x" * 65, True)],
-)  # fmt: skip
+    [
+        ("work", False),
+        ("a_b-9", False),
+        ("chat", False),
+        ("tmp", True),
+        ("default", True),
+        ("hermes", True),
+        ("Caps", True),
+        ("-x", True),
+        ("a.b", True),
+        ("x" * 64, False),
+        ("x" * 65, True),
+    ],
+)
 def test_name_refusal_follows_hermes_validation(name, refused):
     from hermes_cli.profiles import validate_profile_name
 

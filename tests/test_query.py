@@ -351,11 +351,47 @@ def test_terms(text, expected):
 # Pieces people (and pastes) put into a search box, to be combined in any order.
 PIECES = st.sampled_from(
     [
-        '"', "'", "(", ")", "OR", "AND", "NOT", "NEAR", "NEAR(", "-", "--", "*", "|", "^", "+", ":",
-        "col:", "{", "}", ",", ".", "\\", "\x00", "\n", "\t", "\ud800", " ", "  ", "a", "fox", "qu",
-        "中文", "東京タワー", "é", "🦊", "src/a.py", "'; DROP TABLE x; --", "\u200d", "\ufffe",
+        '"',
+        "'",
+        "(",
+        ")",
+        "OR",
+        "AND",
+        "NOT",
+        "NEAR",
+        "NEAR(",
+        "-",
+        "--",
+        "*",
+        "|",
+        "^",
+        "+",
+        ":",
+        "col:",
+        "{",
+        "}",
+        ",",
+        ".",
+        "\\",
+        "\x00",
+        "\n",
+        "\t",
+        "\ud800",
+        " ",
+        "  ",
+        "a",
+        "fox",
+        "qu",
+        "中文",
+        "東京タワー",
+        "é",
+        "🦊",
+        "src/a.py",
+        "'; DROP TABLE x; --",
+        "\u200d",
+        "\ufffe",
     ]
-)  # fmt: skip
+)
 TEXTS = st.one_of(st.text(), st.lists(PIECES, max_size=40).map("".join))
 
 

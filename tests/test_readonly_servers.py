@@ -60,15 +60,28 @@ def test_web_leaves_the_home_untouched(home_case, tmp_path):
     home, session_id = home_case
     env = {**os.environ, "TRAIL_HERMES_HOME": str(home), "TRAIL_INDEX": str(tmp_path / "index.db")}
     before = snapshot(home)
-    proc = subprocess.Popen([sys.executable, "-m", "hermes_trail", "web", "--port", "0", "--no-open"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
-                            text=True, env=env, preexec_fn=sigint_as_at_a_terminal)  # fmt: skip
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "hermes_trail", "web", "--port", "0", "--no-open"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        text=True,
+        env=env,
+        preexec_fn=sigint_as_at_a_terminal,
+    )
     try:
         assert proc.stdout is not None
         port = int(proc.stdout.readline().rsplit(":", 1)[1].split("/")[0])
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-        for path in ("/", "/session?ref=x", "/api/sessions", "/api/stats?by=day", "/api/search?q=git",
-                     f"/api/session?ref=default:{session_id}", "/static/replay.js"):  # fmt: skip
+        for path in (
+            "/",
+            "/session?ref=x",
+            "/api/sessions",
+            "/api/stats?by=day",
+            "/api/search?q=git",
+            f"/api/session?ref=default:{session_id}",
+            "/static/replay.js",
+        ):
             conn.request("GET", path)
             response = conn.getresponse()
             body = response.read()

@@ -23,8 +23,13 @@ def home(tmp_path: Path) -> Path:
     specs = [hermesdb.chat(ANSWERED, (QUESTION, ANSWER), start=T0 - 20 * 86400)]
     for i in range(10):  # asked again and again later, never answered again
         asked = QUESTION if i % 2 else QUESTION.lower().rstrip("?") + " ?"
-        specs.append(hermesdb.chat(f"202611{i + 1:02d}_090000_aa00{i:02d}", (asked, "Let me look into that."),
-                                   start=T0 + i * 86400))  # fmt: skip
+        specs.append(
+            hermesdb.chat(
+                f"202611{i + 1:02d}_090000_aa00{i:02d}",
+                (asked, "Let me look into that."),
+                start=T0 + i * 86400,
+            )
+        )
     summary = f"{compressor.SUMMARY_PREFIX}\nThe user moved the grafana dashboards to the new folder."
     specs.append(hermesdb.chat("20261125_090000_cc0001", (summary, "ok"), start=T0 + 23 * 86400))
     return hermesdb.write_home(tmp_path / "hermes", specs)
@@ -57,9 +62,11 @@ def test_neighbours_that_share_a_word_stay_off_the_page(tmp_path):
     pytest.importorskip("hermes_state")
     chess = ("Who is the admin of the chess club mailing list?", "Marta runs it.")
     wifi = ("Change the wifi password at the office", "Done via the router page.")
-    specs = [hermesdb.chat(ANSWERED, (QUESTION, ANSWER), start=T0),
-             hermesdb.chat("20261013_090000_bb0002", chess, start=T0 + 86400),
-             hermesdb.chat("20261014_090000_bb0003", wifi, start=T0 + 2 * 86400)]  # fmt: skip
+    specs = [
+        hermesdb.chat(ANSWERED, (QUESTION, ANSWER), start=T0),
+        hermesdb.chat("20261013_090000_bb0002", chess, start=T0 + 86400),
+        hermesdb.chat("20261014_090000_bb0003", wifi, start=T0 + 2 * 86400),
+    ]
     page = recall(hermesdb.write_home(tmp_path / "hermes", specs), "grafana admin password")
     assert ANSWERED in page and "grafana-cli" in page
     assert "chess club" not in page and "wifi" not in page, page

@@ -28,11 +28,19 @@ GONE_WORDS = "wombatlantern migration"
 
 
 def _write(home: Path, journal: str = "wal") -> Path:
-    h.write_store(home / "state.db", [
-        h.chat(KEPT_ID, ("What is WAL?", "A write-ahead log.")),
-        h.chat(GONE_ID, (f"Plan the {GONE_WORDS}.", "Three steps, then a check."), start=h.T0 + 1800,
-               title="Wombat plan"),
-    ], journal=journal)  # fmt: skip
+    h.write_store(
+        home / "state.db",
+        [
+            h.chat(KEPT_ID, ("What is WAL?", "A write-ahead log.")),
+            h.chat(
+                GONE_ID,
+                (f"Plan the {GONE_WORDS}.", "Three steps, then a check."),
+                start=h.T0 + 1800,
+                title="Wombat plan",
+            ),
+        ],
+        journal=journal,
+    )
     return home
 
 

@@ -67,17 +67,20 @@ def b64url(data: bytes) -> str:
 
 def jwt(rng: random.Random, header: dict[str, str]) -> str:
     payload = {"sub": pick(rng, DIGITS, 10), "iat": 1735689600, "exp": 1735693200, "scope": "read write"}
-    parts = [b64url(json.dumps(header, separators=(",", ":")).encode()),
-             b64url(json.dumps(payload, separators=(",", ":")).encode())]
+    parts = [
+        b64url(json.dumps(header, separators=(",", ":")).encode()),
+        b64url(json.dumps(payload, separators=(",", ":")).encode()),
+    ]
     sig = b64url(rng.randbytes(32)) if header["alg"] != "none" else ""
     return ".".join([*parts, sig])
 
 
-def pem(rng: random.Random, label: str, size: int, *, newline: str = "\n", armor: str = "",
-        end: bool = True) -> tuple[str, int, int]:
+def pem(
+    rng: random.Random, label: str, size: int, *, newline: str = "\n", armor: str = "", end: bool = True
+) -> tuple[str, int, int]:
     """A PEM block of random base64; the secret is its body, between the BEGIN and END lines."""
     data = b64(rng.randbytes(size))
-    lines = [data[i:i + 64] for i in range(0, len(data), 64)]
+    lines = [data[i : i + 64] for i in range(0, len(data), 64)]
     if not end:
         lines = lines[:3]
     head = f"-----BEGIN {label}-----{newline}"
@@ -92,11 +95,17 @@ def whole(value: str) -> tuple[str, int, int]:
 
 def png(rng: random.Random) -> str:
     """A real 32x32 RGB PNG of noise, in base64: what a screenshot tool result carries."""
+
     def chunk(kind: bytes, data: bytes) -> bytes:
         return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
     raw = b"".join(b"\x00" + rng.randbytes(32 * 3) for _ in range(32))
-    image = (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 32, 32, 8, 2, 0, 0, 0))
-             + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+    image = (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", struct.pack(">IIBBBBB", 32, 32, 8, 2, 0, 0, 0))
+        + chunk(b"IDAT", zlib.compress(raw))
+        + chunk(b"IEND", b"")
+    )
     return b64(image)
 
 
@@ -109,12 +118,15 @@ GENERATORS: dict[str, Gen] = {
     "github-pat": lambda r: whole("github_pat_" + mixed(r, ALNUM, 22) + "_" + mixed(r, ALNUM, 59)),
     "glpat": lambda r: whole("glpat-" + with_dash(r, 20)),
     "xoxb": lambda r: whole(f"xoxb-{pick(r, DIGITS, 12)}-{pick(r, DIGITS, 13)}-{mixed(r, ALNUM, 24)}"),
-    "xoxp": lambda r: whole(f"xoxp-{pick(r, DIGITS, 12)}-{pick(r, DIGITS, 12)}-{pick(r, DIGITS, 13)}-"
-                            f"{pick(r, HEX, 32)}"),
-    "xapp": lambda r: whole(f"xapp-1-A{pick(r, UPPER + DIGITS, 10)}-{pick(r, DIGITS, 13)}-"
-                            f"{pick(r, HEX, 64)}"),
-    "slack-webhook": lambda r: whole(f"T{pick(r, UPPER + DIGITS, 8)}/B{pick(r, UPPER + DIGITS, 10)}/"
-                                     f"{mixed(r, ALNUM, 24)}"),
+    "xoxp": lambda r: whole(
+        f"xoxp-{pick(r, DIGITS, 12)}-{pick(r, DIGITS, 12)}-{pick(r, DIGITS, 13)}-{pick(r, HEX, 32)}"
+    ),
+    "xapp": lambda r: whole(
+        f"xapp-1-A{pick(r, UPPER + DIGITS, 10)}-{pick(r, DIGITS, 13)}-{pick(r, HEX, 64)}"
+    ),
+    "slack-webhook": lambda r: whole(
+        f"T{pick(r, UPPER + DIGITS, 8)}/B{pick(r, UPPER + DIGITS, 10)}/{mixed(r, ALNUM, 24)}"
+    ),
     "sk-live": lambda r: whole("sk_live_" + mixed(r, ALNUM, 99)),
     "sk-test": lambda r: whole("sk_test_" + mixed(r, ALNUM, 24)),
     "rk-live": lambda r: whole("rk_live_" + mixed(r, ALNUM, 24)),
@@ -146,8 +158,12 @@ GENERATORS: dict[str, Gen] = {
     "pem-ec": lambda r: pem(r, "EC PRIVATE KEY", 121),
     "pem-pkcs8": lambda r: pem(r, "PRIVATE KEY", 1217),
     "pem-openssh": lambda r: pem(r, "OPENSSH PRIVATE KEY", 400),
-    "pem-encrypted": lambda r: pem(r, "RSA PRIVATE KEY", 1190, armor="Proc-Type: 4,ENCRYPTED\n"
-                                   f"DEK-Info: AES-128-CBC,{pick(r, HEX, 32)}\n\n"),
+    "pem-encrypted": lambda r: pem(
+        r,
+        "RSA PRIVATE KEY",
+        1190,
+        armor=f"Proc-Type: 4,ENCRYPTED\nDEK-Info: AES-128-CBC,{pick(r, HEX, 32)}\n\n",
+    ),
     "pem-pgp": lambda r: pem(r, "PGP PRIVATE KEY BLOCK", 900, armor="Version: GnuPG v2\n\n"),
     "pem-json": lambda r: pem(r, "PRIVATE KEY", 1217, newline="\\n"),
     "pem-truncated": lambda r: pem(r, "OPENSSH PRIVATE KEY", 400, end=False),
@@ -162,8 +178,9 @@ GENERATORS: dict[str, Gen] = {
     "basic": lambda r: whole(b64(f"svc-{pick(r, HEX, 4)}:{mixed(r, ALNUM, 16)}".encode())),
     "basic-b64": lambda r: whole(b64(f"acme-bot:{mixed(r, ALNUM, 20)}".encode())),
     "password": lambda r: whole(mixed(r, ALNUM, 8) + r.choice("-_.!*~") + mixed(r, ALNUM, 6)),
-    "django": lambda r: whole(r.choice(string.ascii_lowercase)
-                              + pick(r, string.ascii_lowercase + DIGITS + "!@#%^&*(-_=+)", 49)),
+    "django": lambda r: whole(
+        r.choice(string.ascii_lowercase) + pick(r, string.ascii_lowercase + DIGITS + "!@#%^&*(-_=+)", 49)
+    ),
     # Not secrets: what secrets are easily mistaken for.
     "sha40": lambda r: whole(pick(r, HEX, 40)),
     "sha7": lambda r: whole(pick(r, HEX, 7)),
@@ -202,7 +219,7 @@ def load(name: str) -> list[Sample]:
         rng = random.Random(f"{name}:{number}:{SEED}" if SEED else f"{name}:{number}")
         text, secrets, pos = "", [], 0
         for m in PLACEHOLDER.finditer(line):
-            text += line[pos:m.start()].replace("⏎", "\n")
+            text += line[pos : m.start()].replace("⏎", "\n")
             if m["literal"] is not None:
                 value, s, e = whole(m["literal"])
             else:
@@ -253,8 +270,11 @@ def test_positives_are_found(capsys):
             if not any(s < secret.end and secret.start < e for secret in sample.secrets):
                 extra.append(f"{sample.where}: {kind} {sample.text[s:e]!r}")
     expected = Counter(secret.kind for sample in POSITIVES for secret in sample.secrets)
-    report = "\n".join(f"  {kind:18} found {found[kind]:3d} / {expected[kind]:3d}  missed "
-                       f"{expected[kind] - found[kind]}" for kind in KINDS if expected[kind])
+    report = "\n".join(
+        f"  {kind:18} found {found[kind]:3d} / {expected[kind]:3d}  missed {expected[kind] - found[kind]}"
+        for kind in KINDS
+        if expected[kind]
+    )
     with capsys.disabled():
         print(f"\nsecrets per kind ({sum(found.values())} found of {sum(expected.values())}):\n{report}")
     assert not missed, "\n".join(missed)
@@ -262,8 +282,11 @@ def test_positives_are_found(capsys):
 
 
 def test_negatives_are_left_alone(capsys):
-    false_positives = [f"{sample.where}: {kind} {sample.text[s:e][:60]!r}"
-                       for sample in NEGATIVES for kind, s, e in find_secrets(sample.text)]
+    false_positives = [
+        f"{sample.where}: {kind} {sample.text[s:e][:60]!r}"
+        for sample in NEGATIVES
+        for kind, s, e in find_secrets(sample.text)
+    ]
     with capsys.disabled():
         print(f"\nnegatives: {len(NEGATIVES)} samples, {len(false_positives)} false positives")
     assert not false_positives, "\n".join(false_positives)
@@ -275,7 +298,7 @@ def test_redacted_text_keeps_the_context_and_hides_the_secret():
     for sample in POSITIVES:
         out = redact(sample.text)
         for secret in sample.secrets:
-            value = sample.text[secret.start:secret.end]
+            value = sample.text[secret.start : secret.end]
             if len(value) >= 8:
                 assert value not in out, sample.where
             assert f"[REDACTED:{secret.kind}]" in out, sample.where
@@ -289,15 +312,23 @@ def test_redacted_text_keeps_the_context_and_hides_the_secret():
 EC_BEGIN, EC_END = (f"-----{edge} EC {'PRIVATE'} KEY-----" for edge in ("BEGIN", "END"))
 
 
-@pytest.mark.parametrize(("text", "expected"), [
-    ("Authorization: Bearer abcDEF0123456789ghiJKL", "Authorization: Bearer [REDACTED:bearer-token]"),
-    ("https://user:s3cret-Pass@host/", "https://user:[REDACTED:url-password]@host/"),
-    ("OPENAI_API_KEY=abcdef0123456789", "OPENAI_API_KEY=[REDACTED:env-secret]"),
-    ('{"password": "hunter2!", "user": "bob"}', '{"password": "[REDACTED:config-secret]", "user": "bob"}'),
-    ("mysql --password hunter22 app", "mysql --password [REDACTED:cli-secret] app"),
-    (f"{EC_BEGIN}\nMHcCAQEEIAbCdEfGhIjKlMnOpQrStUvWxYz0123456789\n{EC_END}\n",
-     f"{EC_BEGIN}\n[REDACTED:private-key]\n{EC_END}\n"),
-])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Authorization: Bearer abcDEF0123456789ghiJKL", "Authorization: Bearer [REDACTED:bearer-token]"),
+        ("https://user:s3cret-Pass@host/", "https://user:[REDACTED:url-password]@host/"),
+        ("OPENAI_API_KEY=abcdef0123456789", "OPENAI_API_KEY=[REDACTED:env-secret]"),
+        (
+            '{"password": "hunter2!", "user": "bob"}',
+            '{"password": "[REDACTED:config-secret]", "user": "bob"}',
+        ),
+        ("mysql --password hunter22 app", "mysql --password [REDACTED:cli-secret] app"),
+        (
+            f"{EC_BEGIN}\nMHcCAQEEIAbCdEfGhIjKlMnOpQrStUvWxYz0123456789\n{EC_END}\n",
+            f"{EC_BEGIN}\n[REDACTED:private-key]\n{EC_END}\n",
+        ),
+    ],
+)
 def test_markers_read_in_place(text, expected):
     assert redact(text) == expected
 
@@ -330,14 +361,35 @@ def test_offsets_survive_wide_characters():
         assert redact(text) == f"{prefix}GITHUB_TOKEN=[REDACTED:github-token] done"
 
 
-@pytest.mark.parametrize("text", [
-    "", "\x00", "\ud800", "a" * 100_000, "eyJ" * 20_000, "-----BEGIN PRIVATE KEY-----" * 2_000,
-    "-----BEGIN PRIVATE KEY-----\n" + "QUJD\n" * 20_000, "token=" * 20_000, "://:@" * 20_000,
-    "Authorization: " * 10_000, "curl -u " * 10_000, "password: " * 10_000, '"key": "' * 10_000,
-    "sk-" + "a" * 100_000, "AKIA" * 25_000, ":AA" * 30_000, "=" * 100_000, 'token="' + "a" * 100_000,
-    "token: " + "a" * 100_000, "x " * 200 + "password: " * 10_000, "--password " * 10_000,
-    "https://" + "a" * 100_000, "ghp_" * 30_000, "Authorization: Bearer " + "a" * 100_000,
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "\x00",
+        "\ud800",
+        "a" * 100_000,
+        "eyJ" * 20_000,
+        "-----BEGIN PRIVATE KEY-----" * 2_000,
+        "-----BEGIN PRIVATE KEY-----\n" + "QUJD\n" * 20_000,
+        "token=" * 20_000,
+        "://:@" * 20_000,
+        "Authorization: " * 10_000,
+        "curl -u " * 10_000,
+        "password: " * 10_000,
+        '"key": "' * 10_000,
+        "sk-" + "a" * 100_000,
+        "AKIA" * 25_000,
+        ":AA" * 30_000,
+        "=" * 100_000,
+        'token="' + "a" * 100_000,
+        "token: " + "a" * 100_000,
+        "x " * 200 + "password: " * 10_000,
+        "--password " * 10_000,
+        "https://" + "a" * 100_000,
+        "ghp_" * 30_000,
+        "Authorization: Bearer " + "a" * 100_000,
+    ],
+)
 def test_never_raises_on_odd_input(text):
     out = redact(text)
     assert isinstance(out, str)

@@ -27,15 +27,19 @@ def run(*args: str) -> tuple[int, str, str]:
 
 def write(root: Path, profiles: dict[str, list[hermesdb.SessionSpec]] | None = None) -> Path:
     """A home at ``root``: the chat and the coding session, and the ``work`` profile's standup."""
-    profiles = profiles if profiles is not None else {
-        "work": [hermesdb.chat(WORK_ID, ("Standup notes?", "Three items."), start=hermesdb.T0 + 86400)]
-    }  # fmt: skip
+    profiles = (
+        profiles
+        if profiles is not None
+        else {"work": [hermesdb.chat(WORK_ID, ("Standup notes?", "Three items."), start=hermesdb.T0 + 86400)]}
+    )
     return hermesdb.write_home(
         root,
-        [hermesdb.chat(CHAT_ID, ("What is WAL?", "A write-ahead log."), title="About WAL"),
-         hermesdb.coding(CODING_ID, start=hermesdb.T0 + 3600)],
+        [
+            hermesdb.chat(CHAT_ID, ("What is WAL?", "A write-ahead log."), title="About WAL"),
+            hermesdb.coding(CODING_ID, start=hermesdb.T0 + 3600),
+        ],
         profiles=profiles,
-    )  # fmt: skip
+    )
 
 
 @pytest.fixture
@@ -85,11 +89,14 @@ def test_json(root):
     code, out, _ = run("resume", WORK_ID, "--json")
     assert code == 0
     assert json.loads(out) == {
-        "session_id": WORK_ID, "ref": f"work:{WORK_ID}", "profile": "work",
-        "home": str(root / "profiles" / "work"), "hermes_home": None,
+        "session_id": WORK_ID,
+        "ref": f"work:{WORK_ID}",
+        "profile": "work",
+        "home": str(root / "profiles" / "work"),
+        "hermes_home": None,
         "argv": ["hermes", "-p", "work", "--resume", WORK_ID],
         "command": f"hermes -p work --resume {WORK_ID}",
-    }  # fmt: skip
+    }
 
 
 @pytest.mark.parametrize("profile", ["tmp", "Caps", "default"])
@@ -120,8 +127,11 @@ def test_a_deleted_session_with_a_deletion_fence_says_when(root):
     # Hermes 0.19 leaves no trace of a delete; newer Hermes writes this fence before it deletes
     # (hermes_state_mutation_retirement.py), which 0.19's SessionDB has no method to write.
     fence = json.dumps({"retired_at": hermesdb.T0, "own": True})
-    hermesdb.sql(root / "state.db", "INSERT INTO state_meta (key, value) VALUES (?, ?)",
-                 (f"gateway.retired_session.v1.{CODING_ID}", fence))  # fmt: skip
+    hermesdb.sql(
+        root / "state.db",
+        "INSERT INTO state_meta (key, value) VALUES (?, ?)",
+        (f"gateway.retired_session.v1.{CODING_ID}", fence),
+    )
     code, _, err = run("resume", CODING_ID)
     assert code == 1
     assert f"{CODING_ID} was deleted with hermes sessions delete on 2026-11-02 09:00 UTC" in err
@@ -163,11 +173,20 @@ def test_exec_without_hermes_on_path_says_what_to_run(root, run_trail):
 def resume_in_hermes(offline: list[str], session_id: str, env: dict[str, str]) -> str:
     """``trail resume <id> --exec``: trail replaces itself with the real ``hermes``, which starts, reopens
     the session and, its standard input closed, leaves; what it printed is returned."""
-    child_env = {**env, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}",
-                 "OPENROUTER_API_KEY": "sk-test-not-a-key", "NO_COLOR": "1"}  # fmt: skip
-    done = subprocess.run([*offline, sys.executable, "-m", "hermes_trail", "resume", session_id, "--exec"],
-                          capture_output=True, text=True, env=child_env, stdin=subprocess.DEVNULL,
-                          timeout=120)  # fmt: skip
+    child_env = {
+        **env,
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}",
+        "OPENROUTER_API_KEY": "sk-test-not-a-key",
+        "NO_COLOR": "1",
+    }
+    done = subprocess.run(
+        [*offline, sys.executable, "-m", "hermes_trail", "resume", session_id, "--exec"],
+        capture_output=True,
+        text=True,
+        env=child_env,
+        stdin=subprocess.DEVNULL,
+        timeout=120,
+    )
     return done.stdout + done.stderr
 
 
@@ -183,6 +202,12 @@ def test_hermes_resumes_a_root_session_under_an_active_profile(root, offline):
     # Without the -p default that trail adds, Hermes looks in the active profile and finds nothing.
     env = {**os.environ, "OPENROUTER_API_KEY": "sk-test-not-a-key", "NO_COLOR": "1"}
     hermes = str(Path(sys.executable).parent / "hermes")
-    bare = subprocess.run([*offline, hermes, "--resume", CHAT_ID], capture_output=True, text=True, env=env,
-                          stdin=subprocess.DEVNULL, timeout=120)  # fmt: skip
+    bare = subprocess.run(
+        [*offline, hermes, "--resume", CHAT_ID],
+        capture_output=True,
+        text=True,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        timeout=120,
+    )
     assert f"Session not found: {CHAT_ID}" in bare.stdout + bare.stderr

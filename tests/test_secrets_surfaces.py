@@ -60,10 +60,14 @@ def spec(i: int, sample: Sample) -> h.SessionSpec:
     text, t = sample.text, h.T0 + 20 * 86400 + 3600 * i
     msgs = [
         h.user(f"{WORD} prompt {i}: {text}"),
-        h.assistant(f"{WORD} reply {i}: {text}",
-                    h.call(f"call_a{i}", "terminal", command=f"echo {WORD} {text}")),
-        h.tool(f"call_a{i}", "terminal",
-               {"output": f"Error: {WORD} refused\n{text}", "exit_code": 1, "error": None}),
+        h.assistant(
+            f"{WORD} reply {i}: {text}", h.call(f"call_a{i}", "terminal", command=f"echo {WORD} {text}")
+        ),
+        h.tool(
+            f"call_a{i}",
+            "terminal",
+            {"output": f"Error: {WORD} refused\n{text}", "exit_code": 1, "error": None},
+        ),
         h.assistant("", h.call(f"call_w{i}", "write_file", path=PATH, content=f"# {WORD}\n{text}\n")),
         h.tool(f"call_w{i}", "write_file", {"bytes_written": len(text), "note": f"{WORD} {text}"}),
         *h.terminal_exchange(f"call_b{i}", f"{WORD} deploy --again {text}", f"{WORD} ok {text}", 0),
@@ -72,14 +76,16 @@ def spec(i: int, sample: Sample) -> h.SessionSpec:
     for n, msg in enumerate(msgs):
         msg["timestamp"] = t + 10 * n
     title = f"{WORD} {i} {text}" if len(text) <= 80 and "\n" not in text else None
-    return h.SessionSpec(session_id(i), msgs, cwd="/home/dev/vault", title=title, started_at=t,
-                         ended_at=t + 200)
+    return h.SessionSpec(
+        session_id(i), msgs, cwd="/home/dev/vault", title=title, started_at=t, ended_at=t + 200
+    )
 
 
 @pytest.fixture(scope="module")
 def template(tmp_path_factory) -> Path:
-    return h.write_home(tmp_path_factory.mktemp("secrets") / "home",
-                        [spec(i, s) for i, s in enumerate(SAMPLES)])  # fmt: skip
+    return h.write_home(
+        tmp_path_factory.mktemp("secrets") / "home", [spec(i, s) for i, s in enumerate(SAMPLES)]
+    )
 
 
 @pytest.fixture
@@ -158,8 +164,11 @@ def test_cli_search_recall_fix_blame_how(home):
     check("search --json", run("search", WORD, "--json", "-n", "50", "--home", str(home)), 30)
     check("search", run("search", WORD, "-n", "50", "--home", str(home)), 30)
     for role in ("user", "assistant", "tool"):
-        check(f"search --role {role}", run("search", WORD, "--role", role, "--json", "-n", "50",
-                                           "--home", str(home)), 20)  # fmt: skip
+        check(
+            f"search --role {role}",
+            run("search", WORD, "--role", role, "--json", "-n", "50", "--home", str(home)),
+            20,
+        )
     check("recall", run("recall", WORD, "--budget", "100000", "--home", str(home)), 5)
     check("fix --json", run("fix", f"Error: {WORD} refused", "--json", "-n", "20", "--home", str(home)), 5)
     check("blame --json", run("blame", PATH, "--json", "--home", str(home)), 20)
@@ -239,4 +248,3 @@ def test_show_and_timeline_are_the_owners_faithful_view(home, tmp_path):
     out = tmp_path / "t.jsonl"
     run("timeline", "-o", str(out), "--home", str(home))
     assert leaks(out.read_text(encoding="utf-8"))
-

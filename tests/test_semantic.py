@@ -20,8 +20,21 @@ hermes_state = pytest.importorskip("hermes_state")
 REFERENCE_IDS = {
     "laptop battery drains during sleep": [12191, 6046, 18916, 2076, 3637],
     "Café naïve": [7668, 15743],
-    "pytest -q tests/test_app.py": [1052, 17250, 3367, 1011, 1053, 5852, 1013, 3231, 1035, 10439, 1012, 1052,
-                                    2100],
+    "pytest -q tests/test_app.py": [
+        1052,
+        17250,
+        3367,
+        1011,
+        1053,
+        5852,
+        1013,
+        3231,
+        1035,
+        10439,
+        1012,
+        1052,
+        2100,
+    ],
     "东京": [100, 1755],  # 东 is not in the vocabulary: [UNK]
 }
 
@@ -62,11 +75,14 @@ def home(tmp_path: Path, monkeypatch) -> Path:
     monkeypatch.setenv("HERMES_HOME", str(root))
     db = hermes_state.SessionDB(db_path=root / "state.db")
     sessions = [
-        (LAPTOP, "My laptop battery drains overnight during sleep, find what keeps it awake.",
-         "A USB wake source kept it awake; disabled it in /proc/acpi/wakeup."),
+        (
+            LAPTOP,
+            "My laptop battery drains overnight during sleep, find what keeps it awake.",
+            "A USB wake source kept it awake; disabled it in /proc/acpi/wakeup.",
+        ),
         (BREAD, "Give me a sourdough bread recipe with a rye starter.", "Mix 100 g starter with..."),
         (DEPLOY, "Deploy the billing service to staging.", "Deployed billing 1.4 to staging."),
-    ]  # fmt: skip
+    ]
     for n, (sid, prompt, reply) in enumerate(sessions):
         db.create_session(sid, "cli", cwd="/home/dev/notes")
         db.append_message(sid, "user", prompt, timestamp=1_800_000_000.0 + n * 1000)

@@ -168,8 +168,13 @@ trail = Trail(homes=(Path(sys.argv[1]),))
 print(json.dumps([trail.search("write-ahead")["conversations"][0]["hits"][0]["session_id"],
                   trail.show(sys.argv[2])["total_turns"], trail.sessions()["total"]]))
 """
-    done = subprocess.run([sys.executable, "-c", script, str(home), CHAT_ID], capture_output=True, text=True,
-                          env=dict(os.environ), timeout=120)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(home), CHAT_ID],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ),
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == [CHAT_ID, 2, 7]
     assert (isolated_env / ".local" / "share" / "hermes-trail" / "index.db").is_file()

@@ -45,11 +45,14 @@ def test_the_rfc_layout_gives_its_dsn(tmp_path):
     [
         ("  provider: postgres\n  dsn: host=db dbname=hermes\n", "host=db dbname=hermes"),
         ("  provider: PostgreSQL\n  url: postgresql://db/hermes\n", "postgresql://db/hermes"),
-        ("  provider: postgresql\n  postgresql:\n    host: db\n    port: 5433\n    user: h\n"
-         "    database: hermes\n", "postgresql://h@db:5433/hermes"),
+        (
+            "  provider: postgresql\n  postgresql:\n    host: db\n    port: 5433\n    user: h\n"
+            "    database: hermes\n",
+            "postgresql://h@db:5433/hermes",
+        ),
         ("  {provider: postgresql, postgresql: {dsn: 'postgresql://db/x'}}\n", "postgresql://db/x"),
     ],
-)  # fmt: skip
+)
 def test_other_spellings_of_the_section(tmp_path, section, dsn):
     if section.lstrip().startswith("{"):
         text = "sessiondb: " + section.strip() + "\n"
@@ -63,7 +66,9 @@ def test_env_references_resolve_from_the_environment_then_the_homes_dotenv(tmp_p
     home = write(tmp_path, RFC_CONFIG.format(dsn="${HERMES_PG_DSN}"))
     setting = read_setting(home, {"HERMES_PG_DSN": "postgresql://from-env/h"})
     assert setting is not None and setting.dsn == "postgresql://from-env/h"
-    (home / ".env").write_text("# secrets\nOPENAI_API_KEY=sk-x\nexport HERMES_PG_DSN='postgresql://from-dotenv/h'\n")
+    (home / ".env").write_text(
+        "# secrets\nOPENAI_API_KEY=sk-x\nexport HERMES_PG_DSN='postgresql://from-dotenv/h'\n"
+    )
     setting = read_setting(home, {})
     assert setting is not None and setting.dsn == "postgresql://from-dotenv/h"
 
@@ -71,8 +76,10 @@ def test_env_references_resolve_from_the_environment_then_the_homes_dotenv(tmp_p
 def test_an_unresolved_reference_is_a_problem_not_a_guess(tmp_path):
     setting = read_setting(write(tmp_path, RFC_CONFIG.format(dsn="postgresql://h:${PG_PASSWORD}@db/h")), {})
     assert setting is not None and setting.dsn is None
-    assert setting.problem == ("sessiondb DSN refers to ${PG_PASSWORD}, not set here (set it, or name the "
-                               "store with --pg or TRAIL_HERMES_PG_DSN)")  # fmt: skip
+    assert setting.problem == (
+        "sessiondb DSN refers to ${PG_PASSWORD}, not set here (set it, or name the "
+        "store with --pg or TRAIL_HERMES_PG_DSN)"
+    )
 
 
 def test_unknown_provider_missing_dsn_and_broken_yaml_are_problems(tmp_path):

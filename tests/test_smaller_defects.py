@@ -43,8 +43,9 @@ def test_a_session_listed_under_its_profile_name_is_shown_by_it(tmp_path):
 
 
 def test_stats_keeps_a_cost_below_a_cent(tmp_path):
-    spec = h.chat(SID, ("hi", "hello"), tokens={"input_tokens": 12, "output_tokens": 3,
-                                                "estimated_cost_usd": 0.0009})  # fmt: skip
+    spec = h.chat(
+        SID, ("hi", "hello"), tokens={"input_tokens": 12, "output_tokens": 3, "estimated_cost_usd": 0.0009}
+    )
     home = h.write_home(tmp_path / "hermes", [spec])
     code, out, err = run("stats", "--by", "model", "--home", home)
     assert code == 0, err
@@ -52,12 +53,16 @@ def test_stats_keeps_a_cost_below_a_cent(tmp_path):
 
 
 def test_a_json_result_keeps_its_keys_in_the_replay(tmp_path):
-    result = {"results": [{"task_index": 0, "status": "completed", "summary": "Found the config."}],
-              "count": 1}  # fmt: skip
-    messages = [h.user("Look into it.", timestamp=h.T0),
-                h.assistant("", h.call("call_d1", "delegate_task", goal="find it"), timestamp=h.T0 + 1),
-                h.tool("call_d1", "delegate_task", result, timestamp=h.T0 + 9),
-                h.assistant("Found it.", timestamp=h.T0 + 10)]  # fmt: skip
+    result = {
+        "results": [{"task_index": 0, "status": "completed", "summary": "Found the config."}],
+        "count": 1,
+    }
+    messages = [
+        h.user("Look into it.", timestamp=h.T0),
+        h.assistant("", h.call("call_d1", "delegate_task", goal="find it"), timestamp=h.T0 + 1),
+        h.tool("call_d1", "delegate_task", result, timestamp=h.T0 + 9),
+        h.assistant("Found it.", timestamp=h.T0 + 10),
+    ]
     home = h.write_home(tmp_path / "hermes", [h.SessionSpec(SID, messages, started_at=h.T0)])
     with open_history(homes=[home], catalog=False) as history:
         session = history.load(history.find(SID))
@@ -74,7 +79,8 @@ def test_an_unreadable_snapshots_folder_is_said(tmp_path):
     with open_history(homes=[home]) as history, recover(history, homes=[home]) as found:
         notes = [s for s in found.strays if s.kind == "directory"]
     assert [(n.where, n.reason) for n in notes] == [
-        (str(home / "state-snapshots"), "symlink loop, passed over")]
+        (str(home / "state-snapshots"), "symlink loop, passed over")
+    ]
 
 
 def test_a_profile_passed_over_is_said_on_every_sync(tmp_path):

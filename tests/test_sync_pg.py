@@ -68,9 +68,11 @@ def test_only_what_changed_is_read_again(pg_cluster, pg_home, tmp_path):
     with pg_cluster.connect() as conn:
         conn.execute(f"SET search_path = {schema}")
         top = conn.execute("SELECT max(id) FROM messages").fetchone()[0]
-        conn.execute("INSERT INTO messages (id, session_id, role, content, timestamp, active, compacted) "
-                     "VALUES (%s, %s, 'user', to_jsonb('Is the zeppelin ready?'::text), now(), true, false)",
-                     (top + 1, hermesdb.CHAT_ID))  # fmt: skip
+        conn.execute(
+            "INSERT INTO messages (id, session_id, role, content, timestamp, active, compacted) "
+            "VALUES (%s, %s, 'user', to_jsonb('Is the zeppelin ready?'::text), now(), true, false)",
+            (top + 1, hermesdb.CHAT_ID),
+        )
         chat = (hermesdb.CHAT_ID,)
         conn.execute("UPDATE sessions SET message_count = message_count + 1 WHERE id = %s", chat)
         rows = conn.execute("SELECT count(*) FROM messages WHERE session_id = %s", chat).fetchone()
@@ -88,8 +90,9 @@ def test_only_what_changed_is_read_again(pg_cluster, pg_home, tmp_path):
 
     with pg_cluster.connect() as conn:  # a rewind: old rows flip inactive, the session row says so
         conn.execute(f"UPDATE {schema}.messages SET active = false WHERE id = %s", (top + 1,))
-        conn.execute(f"UPDATE {schema}.sessions SET rewind_count = rewind_count + 1 WHERE id = %s",
-                     (hermesdb.CHAT_ID,))  # fmt: skip
+        conn.execute(
+            f"UPDATE {schema}.sessions SET rewind_count = rewind_count + 1 WHERE id = %s", (hermesdb.CHAT_ID,)
+        )
     assert sync_index(index, pgs=[dsn]).sessions_indexed == 1
     assert _found(index, "zeppelin") == set()  # rewound rows are searched only when asked for
 

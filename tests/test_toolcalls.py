@@ -17,7 +17,7 @@ CALL = {
     "call_id": "call_a",
     "response_item_id": "fc_b",
     "type": "function",
-    "function": {"name": "terminal", "arguments": "{\"command\": \"ls\"}"},
+    "function": {"name": "terminal", "arguments": '{"command": "ls"}'},
 }
 
 
@@ -61,8 +61,9 @@ def test_arguments_that_are_not_json_are_kept_as_text():
 
 
 def test_responses_style_entries_name_the_function_at_the_top():
-    (call,) = decode_tool_calls([{"type": "function_call", "call_id": "c1", "name": "web_search",
-                                  "arguments": {"q": "x"}}]).calls
+    (call,) = decode_tool_calls(
+        [{"type": "function_call", "call_id": "c1", "name": "web_search", "arguments": {"q": "x"}}]
+    ).calls
     assert call.name == "web_search" and call.arguments == {"q": "x"} and call.id == "c1"
 
 

@@ -334,11 +334,25 @@ def test_a_compaction_copy_of_a_marker_is_not_a_second_switch():
     original, copy = turn(3), turn(9, copy_of=3)
     original.compacted = True
     session = Session(
-        id=SID, store=store, source="tui", title=None, model="m", cwd=None, git_branch=None,
-        git_repo_root=None, profile="default", project="hermes", started_at=None, ended_at=None,
-        last_activity_at=None, end_reason=None, parent_id=None, message_count=None,
-        turns=[copy], hidden=[original],
-    )  # fmt: skip
+        id=SID,
+        store=store,
+        source="tui",
+        title=None,
+        model="m",
+        cwd=None,
+        git_branch=None,
+        git_repo_root=None,
+        profile="default",
+        project="hermes",
+        started_at=None,
+        ended_at=None,
+        last_activity_at=None,
+        end_reason=None,
+        parent_id=None,
+        message_count=None,
+        turns=[copy],
+        hidden=[original],
+    )
     usage_rules.apply_markers(session)
     assert [(c.model, c.provider, c.source_row) for c in session.model_changes] == [("model-b", "nous", 3)]
     assert copy.kind == original.kind == "model_switch"

@@ -18,8 +18,11 @@ from hermesdb import chat, write_home
 hermes_state = pytest.importorskip("hermes_state")
 
 LAPTOP, BREAD, DEPLOY, HOSE = (
-    "20261101_090000_aaaaaa", "20261101_120000_bbbbbb", "20261102_090000_cccccc", "20261103_090000_dddddd"
-)  # fmt: skip
+    "20261101_090000_aaaaaa",
+    "20261101_120000_bbbbbb",
+    "20261102_090000_cccccc",
+    "20261103_090000_dddddd",
+)
 # Shares no word with any session; what it is about is only in the hose session's reply, which its gist
 # (a vector of what was asked) never saw.
 ASKED = "dripping outdoor pipe fitting"
@@ -27,16 +30,24 @@ ASKED = "dripping outdoor pipe fitting"
 
 def _home(root: Path) -> Path:
     sessions = [
-        (LAPTOP, "My laptop battery drains overnight during sleep, find what keeps it awake.",
-         "A USB wake source kept it awake; disabled it in /proc/acpi/wakeup."),
+        (
+            LAPTOP,
+            "My laptop battery drains overnight during sleep, find what keeps it awake.",
+            "A USB wake source kept it awake; disabled it in /proc/acpi/wakeup.",
+        ),
         (BREAD, "Give me a sourdough bread recipe with a rye starter.", "Mix 100 g starter with flour."),
         (DEPLOY, "Deploy the billing service to staging.", "Deployed billing 1.4 to staging."),
-        (HOSE, "look at this for me",
-         "The garden hose leaks at the tap; replace the washer inside the connector."),
-    ]  # fmt: skip
+        (
+            HOSE,
+            "look at this for me",
+            "The garden hose leaks at the tap; replace the washer inside the connector.",
+        ),
+    ]
     start = 1_800_000_000.0
-    specs = [chat(sid, (prompt, reply), start=start + n * 1000, cwd="/home/dev/notes")
-             for n, (sid, prompt, reply) in enumerate(sessions)]  # fmt: skip
+    specs = [
+        chat(sid, (prompt, reply), start=start + n * 1000, cwd="/home/dev/notes")
+        for n, (sid, prompt, reply) in enumerate(sessions)
+    ]
     return write_home(root, specs)
 
 
@@ -49,18 +60,29 @@ def home(tmp_path: Path, monkeypatch) -> Path:
 
 def _passages(index: Path) -> dict[str, int]:
     with sqlite3.connect(index) as conn:
-        return dict(conn.execute(
-            "SELECT s.session_id, count(p.id) FROM sessions s JOIN passages p ON p.sess = s.id GROUP BY s.id"
-        ).fetchall())  # fmt: skip
+        return dict(
+            conn.execute(
+                "SELECT s.session_id, count(p.id) FROM sessions s "
+                "JOIN passages p ON p.sess = s.id GROUP BY s.id"
+            ).fetchall()
+        )
 
 
 def test_passages_take_prompts_and_summaries_first_then_replies_then_tool_output():
-    docs = [(1, "prompt", "first question"), (2, "tool", "output " * 10), (3, "reply", "an answer"),
-            (4, "summary", "what was kept"), (5, "notice", "never"),
-            (6, "prompt", "second question")]  # fmt: skip
+    docs = [
+        (1, "prompt", "first question"),
+        (2, "tool", "output " * 10),
+        (3, "reply", "an answer"),
+        (4, "summary", "what was kept"),
+        (5, "notice", "never"),
+        (6, "prompt", "second question"),
+    ]
     made = vectors.passages(docs)
-    assert made == [(1, "first question\nwhat was kept\nsecond question"), (3, "an answer"),
-                    (2, ("output " * 10).strip())]  # fmt: skip
+    assert made == [
+        (1, "first question\nwhat was kept\nsecond question"),
+        (3, "an answer"),
+        (2, ("output " * 10).strip()),
+    ]
 
 
 def test_a_long_doc_is_cut_into_passages_and_a_session_gives_a_bounded_number():
@@ -112,8 +134,12 @@ def test_the_vector_stage_is_incremental(home, tmp_path):
     assert again.sessions == 1
     assert _passages(index) == {LAPTOP: 2, BREAD: 2, HOSE: 2}
     with sqlite3.connect(index) as conn:
-        assert conn.execute("SELECT count(*) FROM passages WHERE sess NOT IN (SELECT id FROM sessions)"
-                            ).fetchone()[0] == 0  # fmt: skip
+        assert (
+            conn.execute(
+                "SELECT count(*) FROM passages WHERE sess NOT IN (SELECT id FROM sessions)"
+            ).fetchone()[0]
+            == 0
+        )
 
 
 def test_worker_processes_make_the_same_vectors(home, tmp_path):
@@ -123,8 +149,10 @@ def test_worker_processes_make_the_same_vectors(home, tmp_path):
         assert vectors.encode_pending(index, workers=workers).passages == 8
 
     def stored(index: Path) -> list[tuple[str, int, bytes]]:
-        sql = ("SELECT s.session_id, d.row, p.vec FROM passages p JOIN sessions s ON s.id = p.sess "
-               "JOIN docs d ON d.id = p.doc ORDER BY 1, 2")  # fmt: skip
+        sql = (
+            "SELECT s.session_id, d.row, p.vec FROM passages p JOIN sessions s ON s.id = p.sess "
+            "JOIN docs d ON d.id = p.doc ORDER BY 1, 2"
+        )
         with sqlite3.connect(index) as conn:
             return conn.execute(sql).fetchall()
 
@@ -167,10 +195,12 @@ def test_sessions_without_vectors_fall_back_to_their_gists(home, tmp_path):
     sync_index(index, homes=[home])
     vectors.encode_pending(index)
     with sqlite3.connect(index) as conn:  # as if the laptop session changed and waits for the next run
-        conn.execute("DELETE FROM passages WHERE sess = (SELECT id FROM sessions WHERE session_id = ?)",
-                     (LAPTOP,))  # fmt: skip
-        conn.execute("DELETE FROM encoded WHERE sess = (SELECT id FROM sessions WHERE session_id = ?)",
-                     (LAPTOP,))  # fmt: skip
+        conn.execute(
+            "DELETE FROM passages WHERE sess = (SELECT id FROM sessions WHERE session_id = ?)", (LAPTOP,)
+        )
+        conn.execute(
+            "DELETE FROM encoded WHERE sess = (SELECT id FROM sessions WHERE session_id = ?)", (LAPTOP,)
+        )
         conn.execute("UPDATE meta SET value = value + 1 WHERE key = 'passages_version'")
     assert search(index, "notebook runs out of charge while suspended").hits[0].session_id == LAPTOP
     assert search(index, ASKED).hits[0].session_id == HOSE

@@ -193,8 +193,13 @@ def test_answering_every_page_writes_nothing_in_the_home(home, server):
     from test_readonly import snapshot
 
     before = snapshot(home)
-    for path in ("/", "/api/sessions?profile=work", "/api/stats?by=day", "/api/search?q=plan",
-                 f"/api/session?ref=default:{w.PARENT_ID}"):  # fmt: skip
+    for path in (
+        "/",
+        "/api/sessions?profile=work",
+        "/api/stats?by=day",
+        "/api/search?q=plan",
+        f"/api/session?ref=default:{w.PARENT_ID}",
+    ):
         assert get(server, path)[0] == 200
     assert snapshot(home) == before
 
@@ -208,9 +213,13 @@ def test_trail_web_prints_its_url_and_serves_until_interrupted(home, tmp_path):
     env = {**os.environ, "TRAIL_INDEX": str(tmp_path / "index.db")}
     proc = subprocess.Popen(
         [sys.executable, "-m", "hermes_trail", "web", "--port", "0", "--no-open", "--home", str(home)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True, env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        text=True,
+        env=env,
         preexec_fn=sigint_as_at_a_terminal,
-    )  # fmt: skip
+    )
     try:
         assert proc.stdout is not None
         line = proc.stdout.readline()
@@ -270,9 +279,13 @@ def test_trail_web_listens_at_once_and_says_when_its_port_is_busy(home, tmp_path
     env = {**os.environ, "TRAIL_INDEX": str(index)}
     proc = subprocess.Popen(
         [sys.executable, "-m", "hermes_trail", "web", "--port", str(taken), "--no-open", "--home", str(home)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True, env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        text=True,
+        env=env,
         preexec_fn=sigint_as_at_a_terminal,
-    )  # fmt: skip
+    )
     try:
         assert proc.stdout is not None
         line = proc.stdout.readline()

@@ -29,8 +29,15 @@ from hermes_trail.web.server import start
 REPO = Path(__file__).resolve().parents[1]
 ARTIFACTS = REPO / "test-artifacts"
 CHROMIUM = os.environ.get("TRAIL_CHROMIUM", "/usr/bin/chromium")
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--no-first-run", "--disable-dev-shm-usage"]  # fmt: skip
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-dev-shm-usage",
+]
 
 
 def expect(locator: Any) -> Any:
@@ -273,8 +280,10 @@ def test_a_long_replay_draws_in_batches_and_scrubs_into_place(browser, tmp_path)
     import hermesdb as h
 
     long_id = "20261110_090000_10a900"
-    pairs = [(f"Question {i}: what is {i} squared?", f"Answer {i}: {i * i}.\n" + "More words. " * 40)
-             for i in range(200)]  # fmt: skip
+    pairs = [
+        (f"Question {i}: what is {i} squared?", f"Answer {i}: {i * i}.\n" + "More words. " * 40)
+        for i in range(200)
+    ]
     home = h.write_home(tmp_path / "hermes", [h.chat(long_id, *pairs, title="Long one")])
     web = WebApp(homes=(home,), index=tmp_path / "index.db")
     srv = start(web, "127.0.0.1", 0)
@@ -335,8 +344,13 @@ def story_home(tmp_path_factory) -> Path:
 
     day = 86400
     t = h.T0 + 10 * day
-    priced = {"input_tokens": 900, "output_tokens": 90, "estimated_cost_usd": 0.5,
-              "cost_status": "estimated", "cost_source": "provider_models_api"}  # fmt: skip
+    priced = {
+        "input_tokens": 900,
+        "output_tokens": 90,
+        "estimated_cost_usd": 0.5,
+        "cost_status": "estimated",
+        "cost_source": "provider_models_api",
+    }
     sessions = [
         h.chat(
             CRON_ID,
@@ -370,13 +384,25 @@ def story_home(tmp_path_factory) -> Path:
     ]
     # sixteen projects: more than the twelve a by-project chart draws
     sessions += [
-        h.chat(f"20261116_{i:02d}0000_9a0{i:03d}", (f"Task {i}.", "Done."), start=t + 4 * day + i * 60,
-               cwd=f"/home/dev/project-{i:02d}", title=f"Task {i}")
+        h.chat(
+            f"20261116_{i:02d}0000_9a0{i:03d}",
+            (f"Task {i}.", "Done."),
+            start=t + 4 * day + i * 60,
+            cwd=f"/home/dev/project-{i:02d}",
+            title=f"Task {i}",
+        )
         for i in range(16)
-    ]  # fmt: skip
-    workers = [h.chat(sid, ("Standup?", "Two items."), start=t + 5 * day + n * 3600, title=f"Standup {n}",
-                      tokens={"input_tokens": 100, "output_tokens": 10})
-               for n, sid in enumerate(WORKER_IDS)]  # fmt: skip
+    ]
+    workers = [
+        h.chat(
+            sid,
+            ("Standup?", "Two items."),
+            start=t + 5 * day + n * 3600,
+            title=f"Standup {n}",
+            tokens={"input_tokens": 100, "output_tokens": 10},
+        )
+        for n, sid in enumerate(WORKER_IDS)
+    ]
     home = h.write_home(tmp_path_factory.mktemp("story") / "hermes", sessions, profiles={"work": workers})
     # Hermes' set_session_title now drops bidi controls; a store written before that, or a title set by
     # any other writer, still has them: set by SQL.
@@ -529,8 +555,13 @@ def test_a_compacted_replay_steps_through_what_is_replayed(story_tab, story, cor
     last = page.locator("article.turn:not(.hidden-row)").last
     assert "current" in (last.get_attribute("class") or "")
     # one count everywhere: the header, the checkbox and `trail show`
-    facts = dict(zip(page.locator(".facts dt").all_inner_texts(), page.locator(".facts dd").all_inner_texts(),
-                     strict=True))  # fmt: skip
+    facts = dict(
+        zip(
+            page.locator(".facts dt").all_inner_texts(),
+            page.locator(".facts dd").all_inner_texts(),
+            strict=True,
+        )
+    )
     result = CliRunner().invoke(app, ["show", CORPUS["compacted"], "--db", str(corpus_db)])
     said = re.search(r"messages: (\d+) replayed, (\d+) kept aside", result.output)
     assert said is not None, result.output
@@ -804,14 +835,26 @@ def test_a_delegate_task_call_links_to_its_sub_agent_session(browser, tmp_path):
 
     parent_id, child_id = "20261118_090000_de1e01", "20261118_090100_de1e02"
     t = h.T0 + 30 * 86400
-    parent = h.SessionSpec(parent_id, [
-        h.user("Review the repo with a helper.", timestamp=t),
-        h.assistant("", h.call("call_d", "delegate_task", goal="review the repo"), timestamp=t + 5),
-        h.tool("call_d", "delegate_task", {"result": "reviewed"}, timestamp=t + 60),
-        h.assistant("The helper reviewed it.", timestamp=t + 61),
-    ], title="Parent", started_at=t, ended_at=t + 70)  # fmt: skip
-    child = h.chat(child_id, ("review the repo", "Reviewed."), start=t + 10, source="subagent",
-                   parent_session_id=parent_id, title="Helper")  # fmt: skip
+    parent = h.SessionSpec(
+        parent_id,
+        [
+            h.user("Review the repo with a helper.", timestamp=t),
+            h.assistant("", h.call("call_d", "delegate_task", goal="review the repo"), timestamp=t + 5),
+            h.tool("call_d", "delegate_task", {"result": "reviewed"}, timestamp=t + 60),
+            h.assistant("The helper reviewed it.", timestamp=t + 61),
+        ],
+        title="Parent",
+        started_at=t,
+        ended_at=t + 70,
+    )
+    child = h.chat(
+        child_id,
+        ("review the repo", "Reviewed."),
+        start=t + 10,
+        source="subagent",
+        parent_session_id=parent_id,
+        title="Helper",
+    )
     home = h.write_home(tmp_path / "hermes", [parent, child])
     web = WebApp(homes=(home,), index=tmp_path / "index.db")
     srv = start(web, "127.0.0.1", 0)

@@ -93,7 +93,7 @@ def test_a_scalar_is_replaced_in_place_with_its_comment():
         ("a:\n    b: 1\n", 'a:\n    b: 1\nmcp_servers:\n    trail:\n        command: "/x"\n'),
         ("model: m\r\nx: 1\r\n", 'model: m\r\nx: 1\r\nmcp_servers:\r\n  trail:\r\n    command: "/x"\r\n'),
     ],
-)  # fmt: skip
+)
 def test_put_key_on_the_text(before, after):
     assert yamledit.put_key(before, ["mcp_servers"], "trail", {"command": "/x"}) == (after, False)
 
@@ -103,22 +103,29 @@ def test_put_key_on_the_text(before, after):
     [
         ("plugins:\n  enabled: []\n", "plugins:\n  enabled: [hermes-trail]\n"),
         ("plugins:\n  enabled: [a, 'b']  # two\n", "plugins:\n  enabled: [a, 'b', hermes-trail]  # two\n"),
-        ("plugins:\n  enabled:\n    - a\n  x: 1\n",
-         "plugins:\n  enabled:\n    - a\n    - hermes-trail\n  x: 1\n"),
+        (
+            "plugins:\n  enabled:\n    - a\n  x: 1\n",
+            "plugins:\n  enabled:\n    - a\n    - hermes-trail\n  x: 1\n",
+        ),
         ("plugins:\n  enabled:\n", "plugins:\n  enabled:\n    - hermes-trail\n"),
         ("plugins:\n  disabled: [x]\n", "plugins:\n  enabled: [hermes-trail]\n  disabled: [x]\n"),
         ("model: m\n", "model: m\nplugins:\n  enabled: [hermes-trail]\n"),
     ],
-)  # fmt: skip
+)
 def test_append_item_on_the_text(before, after):
     assert yamledit.append_item(before, ["plugins", "enabled"], "hermes-trail") == (after, False)
 
 
 @pytest.mark.parametrize(
     "before",
-    ["mcp_servers: ~\n", "mcp_servers: null  # nothing\n", "{model: m}\n", "plugins: {enabled: [a]}\n",
-     "mcp_servers: {github: {command: npx}}\n"],
-)  # fmt: skip
+    [
+        "mcp_servers: ~\n",
+        "mcp_servers: null  # nothing\n",
+        "{model: m}\n",
+        "plugins: {enabled: [a]}\n",
+        "mcp_servers: {github: {command: npx}}\n",
+    ],
+)
 def test_shapes_left_to_the_round_trip_still_come_out_right(before):
     text, _ = yamledit.put_key(before, ["mcp_servers"], "trail", ENTRY)
     text, _ = yamledit.append_item(text, ["plugins", "enabled"], "hermes-trail")
@@ -163,7 +170,7 @@ def test_removal_by_round_trip():
         "model: m\r\nx: 1\r\n",
         "",
     ],
-)  # fmt: skip
+)
 def test_removal_on_the_text_gives_back_the_text(before):
     text, _ = yamledit.put_key(before, ["mcp_servers"], "trail", ENTRY)
     text, _ = yamledit.append_item(text, ["plugins", "enabled"], "hermes-trail")

@@ -27,10 +27,14 @@ ERROR = "ModuleNotFoundError: No module named 'quagga'"
 def specs() -> list[hermesdb.SessionSpec]:
     migration = hermesdb.chat(
         MIGRATION_ID,
-        ("How do we run the zebracorn migration on the staging database?",
-         "Run `make migrate-zebracorn STAGE=staging` after taking a snapshot; it takes about ten minutes."),
-        start=T0, title="Zebracorn migration", cwd="/home/dev/api",
-    )  # fmt: skip
+        (
+            "How do we run the zebracorn migration on the staging database?",
+            "Run `make migrate-zebracorn STAGE=staging` after taking a snapshot; it takes about ten minutes.",
+        ),
+        start=T0,
+        title="Zebracorn migration",
+        cwd="/home/dev/api",
+    )
     fix_msgs = [
         user("Run the test suite", timestamp=T0 + 86400),
         *terminal_exchange("call_f1", "pytest -q", f"E   {ERROR}\n1 error in 0.12s", exit_code=2),
@@ -40,10 +44,15 @@ def specs() -> list[hermesdb.SessionSpec]:
     ]
     for i, msg in enumerate(fix_msgs):
         msg.setdefault("timestamp", T0 + 86400 + i)
-    fix = hermesdb.SessionSpec(FIX_ID, fix_msgs, cwd="/home/dev/api", started_at=T0 + 86400,
-                               ended_at=T0 + 86400 + 60)  # fmt: skip
-    current = hermesdb.chat(CURRENT_ID, ("Earlier today we talked about zebracorn tables.", "Yes."),
-                            start=T0 + 8 * 86400, cwd="/home/dev/api")  # fmt: skip
+    fix = hermesdb.SessionSpec(
+        FIX_ID, fix_msgs, cwd="/home/dev/api", started_at=T0 + 86400, ended_at=T0 + 86400 + 60
+    )
+    current = hermesdb.chat(
+        CURRENT_ID,
+        ("Earlier today we talked about zebracorn tables.", "Yes."),
+        start=T0 + 8 * 86400,
+        cwd="/home/dev/api",
+    )
     return [migration, fix, current]
 
 

@@ -32,9 +32,7 @@ FIX_OPEN = "<trail-fix>"
 FIX_CLOSE = "</trail-fix>"
 
 # A frame up to its close, or to the end of the text when it was cut (Hermes truncates long tool results).
-_FRAMES = re.compile(
-    r"<trail-(recall|fix)\b[^>]*>.*?(?:</trail-\1\s*>|\Z)", re.IGNORECASE | re.DOTALL
-)
+_FRAMES = re.compile(r"<trail-(recall|fix)\b[^>]*>.*?(?:</trail-\1\s*>|\Z)", re.IGNORECASE | re.DOTALL)
 # Hermes fences a memory provider's prefetch as <memory-context>…</memory-context>; a fence holding a
 # recall page is the trail provider's and goes whole, its "[System note…]" line with it.
 _MEMORY_FENCE = re.compile(r"<memory-context>(?:(?!</memory-context>).)*?</memory-context>", re.DOTALL)

@@ -44,8 +44,9 @@ _DETAIL = (
     _Detail(160, 1, 5, 4, 70),
     _Detail(80, 1, 3, 2, 50, footer=False),
 )
-FOOTER = ("_Brief by hermes-trail from the Hermes session record; quotes are what was said then, "
-          "secrets redacted._")
+FOOTER = (
+    "_Brief by hermes-trail from the Hermes session record; quotes are what was said then, secrets redacted._"
+)
 
 
 @dataclass(slots=True)

@@ -242,9 +242,7 @@ def _store_name(profile: str, taken: set[str]) -> str:
     return name
 
 
-def _read_store(
-    history: History, location: locate.StoreLocation, taken: set[str], catalog: bool
-) -> None:
+def _read_store(history: History, location: locate.StoreLocation, taken: set[str], catalog: bool) -> None:
     try:
         reader = open_store(location)
     except StoreUnreadable as exc:

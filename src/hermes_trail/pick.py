@@ -106,11 +106,15 @@ def _sql(columns: list[str], limit: int | None) -> tuple[str, tuple[Any, ...]]:
     def col(name: str) -> str:
         return f"s.{name}" if name in columns else "NULL"
 
-    prompt = ("(SELECT substr(m.content, 1, ?) FROM messages m WHERE m.session_id = s.id AND m.role = 'user' "
-              "AND m.content IS NOT NULL ORDER BY m.timestamp, m.id LIMIT 1)")  # fmt: skip
+    prompt = (
+        "(SELECT substr(m.content, 1, ?) FROM messages m WHERE m.session_id = s.id AND m.role = 'user' "
+        "AND m.content IS NOT NULL ORDER BY m.timestamp, m.id LIMIT 1)"
+    )
     active = "(SELECT max(m.timestamp) FROM messages m WHERE m.session_id = s.id)"
-    sql = (f"SELECT s.id, {col('title')}, {col('source')}, {col('cwd')}, {col('started_at')}, "
-           f"{prompt}, {active} FROM sessions s")  # fmt: skip
+    sql = (
+        f"SELECT s.id, {col('title')}, {col('source')}, {col('cwd')}, {col('started_at')}, "
+        f"{prompt}, {active} FROM sessions s"
+    )
     params: tuple[Any, ...] = (PROMPT_CHARS + 40,)
     if limit is not None:  # the newest sessions, through Hermes' index on started_at
         sql += f" ORDER BY {col('started_at')} DESC LIMIT ?"
@@ -132,15 +136,25 @@ def _store_choices(history: History, store: Store, limit: int | None) -> list[Ch
         rows = [tuple(r.values()) for r in reader.rows(sql, params)]
     else:  # a database store: its sessions rows, without prompts
         light = reader.session_rows(light=True)
-        rows = [(r.get("id"), r.get("title"), r.get("source"), r.get("cwd"), r.get("started_at"), None, None)
-                for r in light]  # fmt: skip
+        rows = [
+            (r.get("id"), r.get("title"), r.get("source"), r.get("cwd"), r.get("started_at"), None, None)
+            for r in light
+        ]
     for sid, title, source, cwd, started, prompt, active in rows:
         if not isinstance(sid, str) or not sid:
             continue  # a row no command could name
-        out.append(Choice(store, sid, one_line(title if isinstance(title, str) else None),
-                          one_line(prompt if isinstance(prompt, str) else None),
-                          source if isinstance(source, str) else "", cwd if isinstance(cwd, str) else "",
-                          _number(started), _number(active)))  # fmt: skip
+        out.append(
+            Choice(
+                store,
+                sid,
+                one_line(title if isinstance(title, str) else None),
+                one_line(prompt if isinstance(prompt, str) else None),
+                source if isinstance(source, str) else "",
+                cwd if isinstance(cwd, str) else "",
+                _number(started),
+                _number(active),
+            )
+        )
     return out
 
 
@@ -195,8 +209,20 @@ def merge_hits(shown: list[Choice], every: list[Choice], hits: Mapping[tuple[str
         found = by_key.get(key)
         if found is None or key in have:
             continue
-        extra.append(Choice(found.store, found.id, found.title, found.prompt, found.source, found.cwd,
-                            found.started, found.active, hit=snippet, haystack=found.haystack))  # fmt: skip
+        extra.append(
+            Choice(
+                found.store,
+                found.id,
+                found.title,
+                found.prompt,
+                found.source,
+                found.cwd,
+                found.started,
+                found.active,
+                hit=snippet,
+                haystack=found.haystack,
+            )
+        )
     return shown + extra
 
 
@@ -262,8 +288,9 @@ def preview(history: History, choice: Choice) -> list[tuple[str, str]]:
     out.append(("", "\n"))
     reader = history.reader(session.store)
     if isinstance(reader, SqliteStore):
-        rows = reader.rows("SELECT * FROM messages WHERE session_id = ? ORDER BY id LIMIT ?",
-                           (session.id, PREVIEW_ROWS))  # fmt: skip
+        rows = reader.rows(
+            "SELECT * FROM messages WHERE session_id = ? ORDER BY id LIMIT ?", (session.id, PREVIEW_ROWS)
+        )
     else:
         rows = reader.message_rows(session.id)[:PREVIEW_ROWS]
     read_conversation(session, rows, reader.columns("messages"))
@@ -419,8 +446,9 @@ def first_frame(choices: list[Choice], width: int, height: int, query: str = "",
     body = "\r\n".join(line[:width] for line in lines)
     help_line = KEYS_HELP[: width - 1]
     # Alternate screen, home, clear; no wrapping while drawing; keys on the last line; cursor on the query.
-    return (f"\x1b[?1049h\x1b[H\x1b[2J\x1b[?7l{body}\x1b[{height};1H{help_line}\x1b[?7h"
-            f"\x1b[1;{3 + len(query)}H")  # fmt: skip
+    return (
+        f"\x1b[?1049h\x1b[H\x1b[2J\x1b[?7l{body}\x1b[{height};1H{help_line}\x1b[?7h\x1b[1;{3 + len(query)}H"
+    )
 
 
 # Width from which the preview stands beside the list instead of below it, and the list's share (%).
@@ -716,27 +744,41 @@ class _Picker:
         from prompt_toolkit.layout.processors import BeforeInput
         from prompt_toolkit.styles import Style
 
-        self.buffer = Buffer(document=Document(self.initial, len(self.initial)), multiline=False,
-                             on_text_changed=lambda _: self.on_typed())  # fmt: skip
-        self.list_window = Window(FormattedTextControl(self.list_text), wrap_lines=False,
-                                  width=Dimension(weight=LIST_SHARE))  # fmt: skip
-        preview_window = Window(FormattedTextControl(self.preview_text), wrap_lines=True,
-                                width=Dimension(weight=100 - LIST_SHARE))  # fmt: skip
+        self.buffer = Buffer(
+            document=Document(self.initial, len(self.initial)),
+            multiline=False,
+            on_text_changed=lambda _: self.on_typed(),
+        )
+        self.list_window = Window(
+            FormattedTextControl(self.list_text), wrap_lines=False, width=Dimension(weight=LIST_SHARE)
+        )
+        preview_window = Window(
+            FormattedTextControl(self.preview_text), wrap_lines=True, width=Dimension(weight=100 - LIST_SHARE)
+        )
         wide, narrow_ = Condition(self.wide), ~Condition(self.wide)
-        body = HSplit([
-            VSplit([self.list_window,
-                    ConditionalContainer(Window(width=1, char="│", style="class:dim"), filter=wide),
-                    ConditionalContainer(preview_window, filter=wide)]),
-            ConditionalContainer(Window(height=1, char="─", style="class:dim"), filter=narrow_),
-            ConditionalContainer(Window(FormattedTextControl(self.preview_text), wrap_lines=True),
-                                 filter=narrow_),
-        ])  # fmt: skip
-        root = HSplit([
-            Window(BufferControl(self.buffer, input_processors=[BeforeInput("> ")]), height=1),
-            Window(FormattedTextControl(self.status_text), height=1),
-            body,
-            Window(FormattedTextControl([("class:dim", KEYS_HELP)]), height=1),
-        ])  # fmt: skip
+        body = HSplit(
+            [
+                VSplit(
+                    [
+                        self.list_window,
+                        ConditionalContainer(Window(width=1, char="│", style="class:dim"), filter=wide),
+                        ConditionalContainer(preview_window, filter=wide),
+                    ]
+                ),
+                ConditionalContainer(Window(height=1, char="─", style="class:dim"), filter=narrow_),
+                ConditionalContainer(
+                    Window(FormattedTextControl(self.preview_text), wrap_lines=True), filter=narrow_
+                ),
+            ]
+        )
+        root = HSplit(
+            [
+                Window(BufferControl(self.buffer, input_processors=[BeforeInput("> ")]), height=1),
+                Window(FormattedTextControl(self.status_text), height=1),
+                body,
+                Window(FormattedTextControl([("class:dim", KEYS_HELP)]), height=1),
+            ]
+        )
         keys = KeyBindings()
 
         def leave(action: str) -> Callable[[Any], None]:
@@ -757,14 +799,27 @@ class _Picker:
             keys.add(key, eager=True)(lambda event, by=by: self.move(by))
         keys.add("pageup", eager=True)(lambda event: self.move(-self.list_height()))
         keys.add("pagedown", eager=True)(lambda event: self.move(self.list_height()))
-        style = Style.from_dict({
-            "selected": "reverse", "dim": "#888888", "head": "bold", "hit": "#5fafd7",
-            "you": "bold #5faf5f", "agent": "bold #d7af5f", "tool": "#888888", "cmd": "#5fafd7",
-        })  # fmt: skip
+        style = Style.from_dict(
+            {
+                "selected": "reverse",
+                "dim": "#888888",
+                "head": "bold",
+                "hit": "#5fafd7",
+                "you": "bold #5faf5f",
+                "agent": "bold #d7af5f",
+                "tool": "#888888",
+                "cmd": "#5fafd7",
+            }
+        )
         app: Application[Picked | None] = Application(
-            layout=Layout(root, focused_element=self.buffer), key_bindings=keys, style=style,
-            full_screen=True, input=input, output=output, erase_when_done=False,
-        )  # fmt: skip
+            layout=Layout(root, focused_element=self.buffer),
+            key_bindings=keys,
+            style=style,
+            full_screen=True,
+            input=input,
+            output=output,
+            erase_when_done=False,
+        )
         app.ttimeoutlen = 0.05  # Esc alone leaves at once, not after half a second
         self.app = app
 

@@ -110,8 +110,14 @@ def hermes_rates(
     if python is None:
         return None
     try:
-        done = subprocess.run([python, "-c", _LOOKUP], input=json.dumps(asked), capture_output=True,
-                              text=True, timeout=120, check=False)  # fmt: skip
+        done = subprocess.run(
+            [python, "-c", _LOOKUP],
+            input=json.dumps(asked),
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
         answer = json.loads(done.stdout or "null")
     except (OSError, subprocess.SubprocessError, ValueError):
         return None

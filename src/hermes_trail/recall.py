@@ -139,9 +139,19 @@ def _answer_to(conn: sqlite3.Connection, prompt: Hit, marker: Highlighter) -> Hi
     if found is None:
         return None
     doc, row, part, role, kind, when, text = found
-    return dataclasses.replace(prompt, doc=doc, row=row, part=part, role=role, kind=kind, tool=None,
-                               time=when, exit_code=None, path=None,
-                               snippet=marker.snippet(text, SNIPPET_CHARS))  # fmt: skip
+    return dataclasses.replace(
+        prompt,
+        doc=doc,
+        row=row,
+        part=part,
+        role=role,
+        kind=kind,
+        tool=None,
+        time=when,
+        exit_code=None,
+        path=None,
+        snippet=marker.snippet(text, SNIPPET_CHARS),
+    )
 
 
 def _words(text: str) -> frozenset[str]:
@@ -212,8 +222,10 @@ def recall_page(result: SearchResult, budget: int = DEFAULT_BUDGET, limit: int |
         if several and hit.origin == "session":
             where = f"{hit.profile}:{hit.session_id}"
         also = f" (the same in {more} more session{'s' if more > 1 else ''})" if more else ""
-        line = (f"- [{_when(hit)}] {_clean(where)} ({_clean(project)}, {_clean(_what(hit))}): "
-                f"{_clean(hit.snippet)}{also}\n")
+        line = (
+            f"- [{_when(hit)}] {_clean(where)} ({_clean(project)}, {_clean(_what(hit))}): "
+            f"{_clean(hit.snippet)}{also}\n"
+        )
         size = len(line.encode())
         if used + size > budget:
             room = budget - used - len(" …\n".encode())

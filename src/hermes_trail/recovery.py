@@ -112,24 +112,50 @@ def snapshot_store(
     path: Path, profile: str, home: Path | None, snapshot_id: str, version: int | None
 ) -> Store:
     """The :class:`Store` a snapshot's sessions belong to: named ``<profile>@<snapshot id>``."""
-    return Store(key=_real(path), name=f"{profile}@{snapshot_id}", path=str(path), profile=profile,
-                 home=str(home) if home else None, schema_version=version, kind="snapshot")  # fmt: skip
+    return Store(
+        key=_real(path),
+        name=f"{profile}@{snapshot_id}",
+        path=str(path),
+        profile=profile,
+        home=str(home) if home else None,
+        schema_version=version,
+        kind="snapshot",
+    )
 
 
 def divert_session(path: Path, session_id: str, profile: str, home: Path | None) -> Session:
     """A session known only from its divert lines: its times are the lines' first and last timestamps."""
     rows, _strays = diverts.read_divert(path, session_id)
     times = [t for t in (epoch(r.get("timestamp"), "timestamp")[0] for r in rows) if t is not None]
-    store = Store(key=_real(path), name=f"{profile}@divert", path=str(path), profile=profile,
-                  home=str(home) if home else None, schema_version=None, kind="divert")  # fmt: skip
+    store = Store(
+        key=_real(path),
+        name=f"{profile}@divert",
+        path=str(path),
+        profile=profile,
+        home=str(home) if home else None,
+        schema_version=None,
+        kind="divert",
+    )
     return Session(
-        id=session_id, store=store, source=None, title=None, model=None, cwd=None, git_branch=None,
-        git_repo_root=None, profile=profile, project=project_of(None, None, profile),
-        started_at=min(times) if times else None, ended_at=None,
-        last_activity_at=max(times) if times else None, end_reason=None, parent_id=None,
-        message_count=len(rows), relation="root",
+        id=session_id,
+        store=store,
+        source=None,
+        title=None,
+        model=None,
+        cwd=None,
+        git_branch=None,
+        git_repo_root=None,
+        profile=profile,
+        project=project_of(None, None, profile),
+        started_at=min(times) if times else None,
+        ended_at=None,
+        last_activity_at=max(times) if times else None,
+        end_reason=None,
+        parent_id=None,
+        message_count=len(rows),
+        relation="root",
         recovered=Recovery(kind="divert", path=str(path)),
-    )  # fmt: skip
+    )
 
 
 Live = tuple[Store, set[str], StoreReader]
@@ -157,8 +183,10 @@ def _live_ids(history: History) -> dict[str, Live | Unread]:
             continue
         store = opened.get(location.key)
         if store is None:  # it could not even be opened: its stray says why
-            why = next((s.reason for s in history.strays if s.kind == "store" and s.where == location.where),
-                       "not read")  # fmt: skip
+            why = next(
+                (s.reason for s in history.strays if s.kind == "store" and s.where == location.where),
+                "not read",
+            )
             out[home] = Unread(location.where, why)
             continue
         reader = history.reader(store)
@@ -172,8 +200,11 @@ def _live_ids(history: History) -> dict[str, Live | Unread]:
             out[home] = (store, ids, reader)
         else:
             assert not isinstance(known, Unread)
-            first = known if isinstance(known[2], SqliteStore) or not isinstance(reader, SqliteStore) else \
-                (store, known[1], reader)  # fmt: skip
+            first = (
+                known
+                if isinstance(known[2], SqliteStore) or not isinstance(reader, SqliteStore)
+                else (store, known[1], reader)
+            )
             out[home] = (first[0], first[1] | ids, first[2])
     return out
 
@@ -211,8 +242,12 @@ def _recover_home(found: Recoveries, home: Path, profile: str, live: Live | Unre
                 if sid in chosen and chosen[sid][0] > stats[0]:
                     continue
                 session = decode_session(row, store, stats)
-                session.recovered = Recovery(kind="snapshot", path=str(side.path), snapshot=side.name,
-                                             taken_at=snapshot_time(side.name))  # fmt: skip
+                session.recovered = Recovery(
+                    kind="snapshot",
+                    path=str(side.path),
+                    snapshot=side.name,
+                    taken_at=snapshot_time(side.name),
+                )
                 chosen[sid] = (stats[0], session)
                 kept = True
         except StoreUnreadable as exc:
@@ -243,8 +278,9 @@ def _recover_home(found: Recoveries, home: Path, profile: str, live: Live | Unre
         found.sessions.append(session)
     for fence in fences.values():
         if fence.session_id not in live_ids and live is not None:
-            found.fences_without_copy.append(FenceOnly(fence.session_id, profile, live[0].path,
-                                                       fence.retired_at, fence.swept))  # fmt: skip
+            found.fences_without_copy.append(
+                FenceOnly(fence.session_id, profile, live[0].path, fence.retired_at, fence.swept)
+            )
 
 
 def recover(
@@ -269,8 +305,9 @@ def recover(
     for home, profile in locate.homes_of(discovery):
         _recover_home(found, home, profile, live.get(_real(home)))
     _link(found)
-    found.sessions.sort(key=lambda s: (s.last_activity_at.timestamp() if s.last_activity_at else 0.0, s.id),
-                        reverse=True)  # fmt: skip
+    found.sessions.sort(
+        key=lambda s: (s.last_activity_at.timestamp() if s.last_activity_at else 0.0, s.id), reverse=True
+    )
     return found
 
 
@@ -293,8 +330,14 @@ def recover_home(home: Path, profile: str, live_path: Path | None) -> Recoveries
         try:
             reader = SqliteStore(live_path)
             ids = {sid for r in reader.rows("SELECT id FROM sessions") if (sid := session_id_of(r))}
-            store = Store(key=_real(live_path), name=profile, path=str(live_path), profile=profile,
-                          home=str(home), schema_version=reader.schema_version)  # fmt: skip
+            store = Store(
+                key=_real(live_path),
+                name=profile,
+                path=str(live_path),
+                profile=profile,
+                home=str(home),
+                schema_version=reader.schema_version,
+            )
             live = (store, ids, reader)
         except StoreUnreadable as exc:
             found.strays.append(_unread_stray(home, Unread(str(live_path), exc.reason)))
@@ -321,8 +364,14 @@ class Finder:
     :param homes: the ``homes``/``dbs``/``env`` ``history`` was opened with, to find the same homes' copies.
     """
 
-    def __init__(self, history: History, *, homes: Iterable[str | Path] = (), dbs: Iterable[str | Path] = (),
-                 env: Mapping[str, str] | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        history: History,
+        *,
+        homes: Iterable[str | Path] = (),
+        dbs: Iterable[str | Path] = (),
+        env: Mapping[str, str] | None = None,
+    ) -> None:
         self.history = history
         self._where = (list(homes), list(dbs), env)
         self._recovered: Recoveries | None = None

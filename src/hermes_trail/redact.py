@@ -37,11 +37,37 @@ __all__ = ["KINDS", "find_secrets", "redact"]
 #: Every kind a marker can name (docs/secrets.md has each). ``unreadable`` is the whole text, reported only
 #: if scanning itself failed.
 KINDS = (
-    "aws-access-key-id", "aws-secret-key", "github-token", "gitlab-token", "slack-token", "slack-webhook",
-    "stripe-key", "openai-key", "anthropic-key", "openrouter-key", "google-api-key", "google-oauth",
-    "huggingface-token", "npm-token", "pypi-token", "twilio-key", "sendgrid-key", "telegram-token",
-    "provider-key", "jwt", "private-key", "bearer-token", "basic-auth", "header-secret", "url-password",
-    "url-param", "cli-secret", "env-secret", "config-secret", "high-entropy", "unreadable",
+    "aws-access-key-id",
+    "aws-secret-key",
+    "github-token",
+    "gitlab-token",
+    "slack-token",
+    "slack-webhook",
+    "stripe-key",
+    "openai-key",
+    "anthropic-key",
+    "openrouter-key",
+    "google-api-key",
+    "google-oauth",
+    "huggingface-token",
+    "npm-token",
+    "pypi-token",
+    "twilio-key",
+    "sendgrid-key",
+    "telegram-token",
+    "provider-key",
+    "jwt",
+    "private-key",
+    "bearer-token",
+    "basic-auth",
+    "header-secret",
+    "url-password",
+    "url-param",
+    "cli-secret",
+    "env-secret",
+    "config-secret",
+    "high-entropy",
+    "unreadable",
 )
 
 # (start, end, rank, kind): a lower rank names the secret more precisely and wins when spans overlap.
@@ -71,8 +97,9 @@ def _left_ok(text: str, start: int) -> bool:
 # the prefixes. Text with no such run (most prose, most short rows) costs one translation and one find.
 
 _B64URL = "[A-Za-z0-9_-]"
-_RUN_TABLE = bytes(ord("a") if chr(b).isascii() and (chr(b).isalnum() or chr(b) in "_-") else ord(" ")
-                   for b in range(256))
+_RUN_TABLE = bytes(
+    ord("a") if chr(b).isascii() and (chr(b).isalnum() or chr(b) in "_-") else ord(" ") for b in range(256)
+)
 _RUN = b"a" * 20
 
 
@@ -81,8 +108,9 @@ class _Vendor:
 
     __slots__ = ("check", "kind", "prefixes", "regex")
 
-    def __init__(self, kind: str, prefixes: tuple[str, ...], pattern: str,
-                 check: Callable[[str], bool] | None = None) -> None:
+    def __init__(
+        self, kind: str, prefixes: tuple[str, ...], pattern: str, check: Callable[[str], bool] | None = None
+    ) -> None:
         self.kind = kind
         self.prefixes = prefixes
         self.regex = re.compile(pattern)
@@ -100,28 +128,40 @@ def _pem_in_base64(value: str) -> bool:
 
 _VENDORS: tuple[_Vendor, ...] = (
     _Vendor("aws-access-key-id", ("AKIA", "ASIA"), r"A(?:KIA|SIA)[A-Z0-9]{16}(?![A-Za-z0-9])"),
-    _Vendor("github-token", ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
-            r"gh[pousr]_[A-Za-z0-9]{36,251}(?![A-Za-z0-9])"),
+    _Vendor(
+        "github-token",
+        ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
+        r"gh[pousr]_[A-Za-z0-9]{36,251}(?![A-Za-z0-9])",
+    ),
     _Vendor("github-token", ("github_pat_",), r"github_pat_[A-Za-z0-9]{20,}_[A-Za-z0-9]{30,}"),
     _Vendor("gitlab-token", ("glpat-",), rf"glpat-{_B64URL}{{20,}}(?:\.{_B64URL}+)*"),
     _Vendor("slack-token", ("xox",), r"xox[abposre]-[0-9][A-Za-z0-9-]{9,}"),
     _Vendor("slack-token", ("xapp-",), r"xapp-[0-9]-[A-Za-z0-9-]{10,}"),
     # Stripe's publishable keys (pk_live_) are public by design and stay.
-    _Vendor("stripe-key", ("sk_live_", "sk_test_", "rk_live_", "rk_test_"),
-            r"[sr]k_(?:live|test)_[A-Za-z0-9]{16,}"),
+    _Vendor(
+        "stripe-key",
+        ("sk_live_", "sk_test_", "rk_live_", "rk_test_"),
+        r"[sr]k_(?:live|test)_[A-Za-z0-9]{16,}",
+    ),
     _Vendor("stripe-key", ("whsec_",), r"whsec_[A-Za-z0-9]{24,}"),
-    _Vendor("openai-key", ("sk-",),
-            rf"sk-(?:(?P<anthropic>ant-[a-z]+[0-9]*-{_B64URL}{{20,}})|(?P<openrouter>or-v1-[a-f0-9]{{64}})"
-            rf"|(?:proj|svcacct|admin)-{_B64URL}{{20,}}|[A-Za-z0-9]{{32,}}(?![A-Za-z0-9_-]))"),
+    _Vendor(
+        "openai-key",
+        ("sk-",),
+        rf"sk-(?:(?P<anthropic>ant-[a-z]+[0-9]*-{_B64URL}{{20,}})|(?P<openrouter>or-v1-[a-f0-9]{{64}})"
+        rf"|(?:proj|svcacct|admin)-{_B64URL}{{20,}}|[A-Za-z0-9]{{32,}}(?![A-Za-z0-9_-]))",
+    ),
     _Vendor("google-api-key", ("AIza",), rf"AIza{_B64URL}{{35}}(?!{_B64URL})"),
     _Vendor("google-oauth", ("GOCSPX-",), rf"GOCSPX-{_B64URL}{{20,}}"),
     _Vendor("huggingface-token", ("hf_",), r"hf_[A-Za-z0-9]{30,}(?![A-Za-z0-9])"),
     _Vendor("npm-token", ("npm_",), r"npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])"),
     _Vendor("pypi-token", ("pypi-AgE",), rf"pypi-AgE{_B64URL}{{50,}}"),
     _Vendor("twilio-key", ("SK",), r"SK[0-9a-fA-F]{32}(?![A-Za-z0-9])"),
-    _Vendor("provider-key", ("gsk_", "xai-", "pplx-", "tvly-", "r8_", "dop_v1_"),
-            r"(?:gsk_[A-Za-z0-9]{48,}|xai-[A-Za-z0-9]{60,}|pplx-[A-Za-z0-9]{40,}"
-            r"|tvly-(?:dev-|prod-)?[A-Za-z0-9]{28,}|r8_[A-Za-z0-9]{30,}|dop_v1_[a-f0-9]{64})(?![A-Za-z0-9])"),
+    _Vendor(
+        "provider-key",
+        ("gsk_", "xai-", "pplx-", "tvly-", "r8_", "dop_v1_"),
+        r"(?:gsk_[A-Za-z0-9]{48,}|xai-[A-Za-z0-9]{60,}|pplx-[A-Za-z0-9]{40,}"
+        r"|tvly-(?:dev-|prod-)?[A-Za-z0-9]{28,}|r8_[A-Za-z0-9]{30,}|dop_v1_[a-f0-9]{64})(?![A-Za-z0-9])",
+    ),
     # base64 of "-----BEGIN ...PRIVATE KEY-----", as kubeconfig and some CI variables hold a key
     _Vendor("private-key", ("LS0tLS1CRUdJTi",), r"LS0tLS1CRUdJTi[A-Za-z0-9+/]{20,}={0,2}", _pem_in_base64),
     _Vendor("jwt", ("eyJ",), rf"eyJ{_B64URL}{{8,}}\.eyJ{_B64URL}{{8,}}\.{_B64URL}*"),
@@ -213,8 +253,7 @@ _PEM_BEGIN = re.compile(r"-----BEGIN (?P<label>(?:[A-Z0-9]+ )*PRIVATE KEY(?: BLO
 # Without its END line (a clipped tool output, ``head id_rsa``), the body is the run of base64 and
 # armor-header lines (``Proc-Type: 4,ENCRYPTED``) after BEGIN, newlines real or JSON-escaped.
 _PEM_BASE64 = re.compile(r"[A-Za-z0-9+/=]{16}")
-_PEM_ARMOR = re.compile(
-    r"(?:(?:\r?\n|\\r?\\n)[ \t]*(?:[A-Za-z][A-Za-z0-9-]*: [^\n\\]*|[A-Za-z0-9+/=]+)?)*")
+_PEM_ARMOR = re.compile(r"(?:(?:\r?\n|\\r?\\n)[ \t]*(?:[A-Za-z][A-Za-z0-9-]*: [^\n\\]*|[A-Za-z0-9+/=]+)?)*")
 
 
 def _trim(text: str, s: int, e: int) -> tuple[int, int]:
@@ -252,7 +291,8 @@ def _scan_private_keys(text: str, out: list[_Cand]) -> None:
 # --- URLs ----------------------------------------------------------------------------------------------
 
 _URL_USERINFO = re.compile(
-    r"://(?:(?P<user>[^\s:/?#@\"'<>\[\]{}]*):(?P<pw>[^\s/?#@\"'<>]+)|(?P<tok>[A-Za-z0-9._~%-]{16,}))@")
+    r"://(?:(?P<user>[^\s:/?#@\"'<>\[\]{}]*):(?P<pw>[^\s/?#@\"'<>]+)|(?P<tok>[A-Za-z0-9._~%-]{16,}))@"
+)
 
 
 # A signature in a query string is the credential of a pre-signed URL (S3, GCS, Azure SAS): whoever
@@ -298,15 +338,47 @@ _KEYWORDS: tuple[tuple[bytes, tuple[bytes, ...]], ...] = (
 )
 _NAME_SET = frozenset(b"abcdefghijklmnopqrstuvwxyz0123456789_.-")
 
-_KEY_QUALIFIERS = ("api", "access", "secret", "private", "client", "auth", "signing", "encryption", "master",
-                   "app", "consumer", "license", "account", "service", "storage", "subscription", "webhook",
-                   "deploy", "admin", "sas", "shared")
+_KEY_QUALIFIERS = (
+    "api",
+    "access",
+    "secret",
+    "private",
+    "client",
+    "auth",
+    "signing",
+    "encryption",
+    "master",
+    "app",
+    "consumer",
+    "license",
+    "account",
+    "service",
+    "storage",
+    "subscription",
+    "webhook",
+    "deploy",
+    "admin",
+    "sas",
+    "shared",
+)
 # A name that ends with one of these says its value is a secret.
-_STRONG = tuple(w.encode() for w in (
-    "token", "secret", "password", "passwd", "passphrase", "_pass", "-pass", ".pass",
-    "_pwd", "-pwd", ".pwd",
-    *(q + sep + "key" for q in _KEY_QUALIFIERS for sep in ("", "_", "-", ".")),
-))
+_STRONG = tuple(
+    w.encode()
+    for w in (
+        "token",
+        "secret",
+        "password",
+        "passwd",
+        "passphrase",
+        "_pass",
+        "-pass",
+        ".pass",
+        "_pwd",
+        "-pwd",
+        ".pwd",
+        *(q + sep + "key" for q in _KEY_QUALIFIERS for sep in ("", "_", "-", ".")),
+    )
+)
 # A name that ends with one of these may hold a secret: only a high-entropy value is redacted.
 _WEAK = (b"key", b"auth")
 # Public halves of key pairs are no secret.
@@ -323,7 +395,8 @@ _ASSIGN_TAIL = re.compile(
     re.VERBOSE,
 )
 _FLAG_TAIL = re.compile(
-    r"""[ \t]+(?:(?P<q>["'])(?P<qv>[^"'\n]{0,4096})(?P=q)|(?P<uv>[^\s"'`;&|<>\\-][^\s"'`;&|<>\\]{0,1023}))""")
+    r"""[ \t]+(?:(?P<q>["'])(?P<qv>[^"'\n]{0,4096})(?P=q)|(?P<uv>[^\s"'`;&|<>\\-][^\s"'`;&|<>\\]{0,1023}))"""
+)
 # What may stand before a name that starts a line of a config file, and after its value.
 _LINE_LEAD_COLON = re.compile(r"[ \t]*(?:- )?")
 _LINE_LEAD_EQUALS = re.compile(r"(?:(?:export|set|ENV|ARG)[ \t]+)?")
@@ -338,7 +411,8 @@ _PLACEHOLDER = re.compile(
       | your[-_ ]|os\.(?:environ|getenv)|process\.env|getenv\(|env\(|env\[|secrets\.
       | (?:none|null|nil|true|false|undefined|yes|no|on|off|empty|required|optional|changeme|redacted
           |str|string|int|bool|bytes|float|number|any|secretstr|secret_str
-          |password|passwd|pass|pw|pwd|secret|token|key|apikey|api_key|api-key)\Z)""")
+          |password|passwd|pass|pw|pwd|secret|token|key|apikey|api_key|api-key)\Z)"""
+)
 # Filler inside a value: hf_xxxx..., sk-abc...wxyz, ***, a {template} or a $(command) / ${variable}
 _FILLERS = ("xxxx", "XXXX", "****", "...", "…", "$(", "${")
 _TEMPLATE = re.compile(r"\{[^{}\s]*\}")
@@ -370,8 +444,11 @@ def _high_entropy(value: str) -> bool:
     n = len(value)
     if n < 20 or _HEXISH.fullmatch(value) or not _TOKENISH.fullmatch(value):
         return False
-    if not (any(c.isdigit() for c in value) and any(c.islower() for c in value)
-            and any(c.isupper() for c in value)):
+    if not (
+        any(c.isdigit() for c in value)
+        and any(c.islower() for c in value)
+        and any(c.isupper() for c in value)
+    ):
         return False
     if _NAME_LIKE.fullmatch(value):
         return False  # PKCS12PrivateKeyTypes: words, not noise
@@ -381,8 +458,10 @@ def _high_entropy(value: str) -> bool:
 
 def _strip_closers(value: str) -> str:
     """``f(token=abc123):`` gives ``abc123):``: drop brackets the value did not open, and ``.`` or ``:``."""
-    while value and value[-1] in ")]}.:" and (
-        value[-1] in ".:" or value.count(value[-1]) > value.count(_CLOSERS[value[-1]])
+    while (
+        value
+        and value[-1] in ")]}.:"
+        and (value[-1] in ".:" or value.count(value[-1]) > value.count(_CLOSERS[value[-1]]))
     ):
         value = value[:-1]
     return value
@@ -403,8 +482,18 @@ class _Assignment:
 
     __slots__ = ("constant", "env", "flag", "header", "line", "name", "quoted", "strong", "url", "value")
 
-    def __init__(self, name: str, name_quoted: bool, strong: bool, sep: str, spaced: bool, quoted: bool,
-                 value: str, line: bool, url: bool) -> None:
+    def __init__(
+        self,
+        name: str,
+        name_quoted: bool,
+        strong: bool,
+        sep: str,
+        spaced: bool,
+        quoted: bool,
+        value: str,
+        line: bool,
+        url: bool,
+    ) -> None:
         low = name.lower()
         self.name = low
         self.strong = strong
@@ -414,8 +503,9 @@ class _Assignment:
         self.url = url
         # a flag or a header as written on a command line or in a request, not a key of a dict naming one
         self.flag = name.startswith("--") and not name_quoted
-        self.header = (sep == ":" and not name_quoted
-                       and (low.startswith("x-") or low in ("api-key", "private-token")))
+        self.header = (
+            sep == ":" and not name_quoted and (low.startswith("x-") or low in ("api-key", "private-token"))
+        )
         # NAME = value: an environment variable or a constant, named as such; NAME=value in a .env file or
         # a shell: whatever follows the = is the value
         self.constant = sep == "=" and not name_quoted and _ENV_NAME.fullmatch(name) is not None
@@ -474,8 +564,12 @@ class _Assignment:
         if self.flag:
             return _looks_random(value)  # "the --password option" in prose
         # In code a bare word is a variable (api_key=api_key, token=user_token); hunter2 is not, nor noise.
-        return _high_entropy(value) or (any(c.isdigit() for c in value) and any(c.islower() for c in value)
-                                        and "_" not in value and not value[0].isupper())
+        return _high_entropy(value) or (
+            any(c.isdigit() for c in value)
+            and any(c.islower() for c in value)
+            and "_" not in value
+            and not value[0].isupper()
+        )
 
 
 def _scan_names(text: str, low: bytes, out: list[_Cand]) -> None:
@@ -552,10 +646,12 @@ def _judge_name(text: str, low: bytes, i: int, ne: int, out: list[_Cand]) -> Non
         elif sep == "=" and _LINE_END.match(text, ve) is not None:
             # INI and .properties; ``name = value`` at the start of a line is also Python, so a spaced
             # one counts only if its value is no name (aws_secret_access_key = wJalr...)
-            line = (_LINE_LEAD_EQUALS.fullmatch(text, line_start, ns) is not None
-                    and (not spaced or (_looks_random(value) and not _DOTTED.fullmatch(value))))
-    kind = _Assignment(name, m is not None and bool(m["nq"]), strong, sep, spaced, quoted, value, line,
-                       url and sep == "=").kind()
+            line = _LINE_LEAD_EQUALS.fullmatch(text, line_start, ns) is not None and (
+                not spaced or (_looks_random(value) and not _DOTTED.fullmatch(value))
+            )
+    kind = _Assignment(
+        name, m is not None and bool(m["nq"]), strong, sep, spaced, quoted, value, line, url and sep == "="
+    ).kind()
     if kind is not None:
         rank = {"high-entropy": _RANK_ENTROPY, "aws-secret-key": _RANK_AWS_SECRET}.get(kind, _RANK_ASSIGNMENT)
         out.append((vs, ve, rank, kind))
@@ -565,11 +661,29 @@ def _judge_name(text: str, low: bytes, i: int, ne: int, out: list[_Cand]) -> Non
 
 _AUTH_TAIL = re.compile(
     r"""\\?["']?[ \t]*[:=][ \t]*\\?["']?[ \t]*"""
-    r"""(?:(?P<scheme>[A-Za-z][A-Za-z0-9_-]*)[ \t]+)?(?P<v>[A-Za-z0-9._~+/=-]+)(?![^\s"'\\,;])""")
-_AUTH_SCHEMES = frozenset({"bearer", "token", "bot", "basic", "apikey", "api-key", "key", "sso-key", "oauth",
-                           "jwt", "negotiate", "mac", "hmac", "splunk"})
+    r"""(?:(?P<scheme>[A-Za-z][A-Za-z0-9_-]*)[ \t]+)?(?P<v>[A-Za-z0-9._~+/=-]+)(?![^\s"'\\,;])"""
+)
+_AUTH_SCHEMES = frozenset(
+    {
+        "bearer",
+        "token",
+        "bot",
+        "basic",
+        "apikey",
+        "api-key",
+        "key",
+        "sso-key",
+        "oauth",
+        "jwt",
+        "negotiate",
+        "mac",
+        "hmac",
+        "splunk",
+    }
+)
 _CURL_USER = re.compile(
-    r"""(?:^|[ \t])(?:-u|--user)(?:[ \t]+|=)(?P<q>["']?)(?P<user>[^\s:"']*):(?P<pw>[^\s"']+)(?P=q)""")
+    r"""(?:^|[ \t])(?:-u|--user)(?:[ \t]+|=)(?P<q>["']?)(?P<user>[^\s:"']*):(?P<pw>[^\s"']+)(?P=q)"""
+)
 
 
 def _scan_authorization(text: str, at: int, out: list[_Cand]) -> None:
@@ -601,6 +715,7 @@ def _scan_curl(text: str, low: bytes, out: list[_Cand]) -> None:
 
 
 # --- putting it together -------------------------------------------------------------------------------
+
 
 def _candidates(text: str) -> list[_Cand]:
     out: list[_Cand] = []

@@ -76,15 +76,18 @@ def plan_resume(
     home = Path(home)
     show = f"trail show {shlex.quote(ref or session_id)}"
     if _in_demo(home):
-        raise ResumeRefused(f"{session_id} is in the demo home bundled with hermes-trail, not in Hermes",
-                            f"replay it with: {show}")  # fmt: skip
+        raise ResumeRefused(
+            f"{session_id} is in the demo home bundled with hermes-trail, not in Hermes",
+            f"replay it with: {show}",
+        )
     # A directory profiles/default is a profile's store too, one Hermes never opens by name.
     named_default = home.name == locate.DEFAULT_PROFILE and home.parent.name == locate.PROFILES_DIR
     if profile != locate.DEFAULT_PROFILE or named_default:
         why = profiles.name_refusal(profile)
         if why is not None:
-            raise ResumeRefused(f"Hermes cannot resume {session_id}: its profile {why}",
-                                f"replay it with: {show}")  # fmt: skip
+            raise ResumeRefused(
+                f"Hermes cannot resume {session_id}: its profile {why}", f"replay it with: {show}"
+            )
         candidates = [(["-p", profile], {}), ([], {"HERMES_HOME": str(home)})]
     else:
         candidates = [
@@ -97,8 +100,9 @@ def plan_resume(
         opened = profiles.opened_home({**env, **extra}, flags[1] if flags else None)
         if opened is not None and profiles.same_dir(opened, home):
             return ResumePlan(session_id, profile, home, [HERMES, *flags, *_resume_args(session_id)], extra)
-    raise ResumeRefused(f"Hermes cannot be pointed at {home}, which holds {session_id}",
-                        f"replay it with: {show}")  # fmt: skip
+    raise ResumeRefused(
+        f"Hermes cannot be pointed at {home}, which holds {session_id}", f"replay it with: {show}"
+    )
 
 
 def plan_by_profile(
@@ -112,8 +116,10 @@ def plan_by_profile(
     env = os.environ if env is None else env
     flags = [] if profile == locate.DEFAULT_PROFILE else ["-p", profile]
     if flags and (why := profiles.name_refusal(profile)) is not None:
-        raise ResumeRefused(f"Hermes cannot resume {session_id}: its profile {why}",
-                            f"replay it with: trail show {shlex.quote(ref or session_id)}")  # fmt: skip
+        raise ResumeRefused(
+            f"Hermes cannot resume {session_id}: its profile {why}",
+            f"replay it with: trail show {shlex.quote(ref or session_id)}",
+        )
     home = profiles.opened_home(env, flags[1] if flags else None) or Path()
     return ResumePlan(session_id, profile, home, [HERMES, *flags, *_resume_args(session_id)])
 
@@ -127,9 +133,11 @@ def plan_for(session: Session, env: Mapping[str, str] | None = None) -> ResumePl
     found = session.recovered
     if found is not None:
         what = f"snapshot {found.snapshot}" if found.kind == "snapshot" else f"its divert file {found.path}"
-        raise ResumeRefused(f"Hermes cannot resume {session.id}: it is gone from its live state.db (deleted, "
-                            f"pruned or lost) and only {what} still holds it",
-                            f"replay it with: trail show {shlex.quote(session.ref)}")  # fmt: skip
+        raise ResumeRefused(
+            f"Hermes cannot resume {session.id}: it is gone from its live state.db (deleted, "
+            f"pruned or lost) and only {what} still holds it",
+            f"replay it with: trail show {shlex.quote(session.ref)}",
+        )
     if store.home:
         return plan_resume(session.id, Path(store.home), store.profile, ref=session.ref, env=env)
     if store.kind != "sqlite":

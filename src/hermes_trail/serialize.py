@@ -281,8 +281,12 @@ def divert_json(turn: Turn) -> dict[str, Any] | None:
 
 def image_json(image: Image) -> dict[str, Any]:
     """An image part without its bytes: what it is and how big (the HTML export carries the image)."""
-    return {"media_type": image.media_type, "bytes": image.size, "label": image.label,
-            "url": None if image.url.lower().startswith("data:") else image.url}  # fmt: skip
+    return {
+        "media_type": image.media_type,
+        "bytes": image.size,
+        "label": image.label,
+        "url": None if image.url.lower().startswith("data:") else image.url,
+    }
 
 
 def transcript_json(session: Session) -> dict[str, Any]:

@@ -160,8 +160,14 @@ class Trail:
             now = time.monotonic()
             if force or now - self._synced_at >= self.sync_interval:
                 self.index_path.parent.mkdir(parents=True, exist_ok=True)
-                self.last_sync = sync_index(self.index_path, homes=self.homes, dbs=self.dbs, pgs=self.pgs,
-                                            env=self.env, parallel=self.parallel)  # fmt: skip
+                self.last_sync = sync_index(
+                    self.index_path,
+                    homes=self.homes,
+                    dbs=self.dbs,
+                    pgs=self.pgs,
+                    env=self.env,
+                    parallel=self.parallel,
+                )
                 self._synced_at = time.monotonic()
         return self.index_path
 
@@ -211,10 +217,16 @@ class Trail:
 
         _need(query, "query", "give the words to look for")
         filters = SearchFilters(
-            project=project, profile=profile, source=source, since=_since(since, "since"),
-            until=_since(until, "until"), role=role, tool=tool, session=session,
+            project=project,
+            profile=profile,
+            source=source,
+            since=_since(since, "since"),
+            until=_since(until, "until"),
+            role=role,
+            tool=tool,
+            session=session,
             include_rewound=include_rewound,
-        )  # fmt: skip
+        )
         with self._read() as conn:
             result = search_json(search(conn, query, filters, limit=_bounded(limit, 50)))
         result = clip(result)
@@ -246,11 +258,16 @@ class Trail:
             wanted = _bounded(limit, 20)
             # More conversations than the page shows: copies of one question collapse into one line, and
             # the conversation that answered it may rank below them (recall.py).
-            result = search(conn, query, SearchFilters(project=project, profile=profile),
-                            limit=wanted * 3 + (1 if own else 0))  # fmt: skip
+            result = search(
+                conn,
+                query,
+                SearchFilters(project=project, profile=profile),
+                limit=wanted * 3 + (1 if own else 0),
+            )
             if own:
-                result.conversations = [c for c in result.conversations
-                                        if not any(h.session_id in own for h in c.hits)]  # fmt: skip
+                result.conversations = [
+                    c for c in result.conversations if not any(h.session_id in own for h in c.hits)
+                ]
             complete(conn, result, query.split())
         finally:
             conn.close()
@@ -331,18 +348,23 @@ class Trail:
             raise ServiceError("offset must be 0 or more")
         from hermes_trail.recovery import Finder
 
-        with open_history(homes=self.homes, dbs=self.dbs, pgs=self.pgs, env=self.env, catalog=False,
-                          demo_fallback=False) as history, Finder(history, homes=self.homes, dbs=self.dbs,
-                                                                  env=self.env) as finder:  # fmt: skip
+        with (
+            open_history(
+                homes=self.homes, dbs=self.dbs, pgs=self.pgs, env=self.env, catalog=False, demo_fallback=False
+            ) as history,
+            Finder(history, homes=self.homes, dbs=self.dbs, env=self.env) as finder,
+        ):
             try:
                 session = finder.load(finder.find(session_id))  # live, else a deleted one recovered
                 finder.family(session)
             except AmbiguousSession as exc:
-                raise ServiceError(f"session id {session_id!r} is ambiguous",
-                                   "use one of: " + ", ".join(exc.candidates[:8])) from exc  # fmt: skip
+                raise ServiceError(
+                    f"session id {session_id!r} is ambiguous", "use one of: " + ", ".join(exc.candidates[:8])
+                ) from exc
             except SessionNotFound as exc:
-                raise ServiceError(f"no session {session_id!r}",
-                                   "take an id from search, recall or sessions") from exc  # fmt: skip
+                raise ServiceError(
+                    f"no session {session_id!r}", "take an id from search, recall or sessions"
+                ) from exc
             except TrailError as exc:  # the store went away, or a writer held it locked too long
                 hint = "try again in a moment; search answers from the index meanwhile"
                 raise ServiceError(f"session {session_id!r} cannot be read: {exc}", hint) from exc
@@ -377,10 +399,12 @@ class Trail:
         from hermes_trail.serialize import session_json
 
         stamp = _since(since, "since")
-        flt = SessionFilter(profile, project, source,
-                            datetime.fromtimestamp(stamp, tz=UTC) if stamp is not None else None)  # fmt: skip
-        with open_history(homes=self.homes, dbs=self.dbs, pgs=self.pgs, env=self.env,
-                          demo_fallback=False) as history:  # fmt: skip
+        flt = SessionFilter(
+            profile, project, source, datetime.fromtimestamp(stamp, tz=UTC) if stamp is not None else None
+        )
+        with open_history(
+            homes=self.homes, dbs=self.dbs, pgs=self.pgs, env=self.env, demo_fallback=False
+        ) as history:
             chosen = select(history.sessions, flt, _bounded(limit, 200))
             items, cut = fit(clip([session_json(s) for s in chosen]), DEFAULT_JSON_BUDGET)
             total = sum(1 for s in history.sessions if flt.accepts(s))

@@ -61,9 +61,10 @@ def measure(session: Session) -> Figures:
     calls = [c for t in turns for c in t.tool_calls]
     ran = [c.command for c in calls if c.command is not None]
     blocked = sum(
-        1 for c in calls
+        1
+        for c in calls
         if c.command is None and c.permission is not None and c.permission.outcome == "blocked"
-    )  # fmt: skip
+    )
     return Figures(
         turns=len(turns),
         prompts=sum(1 for t in turns if t.typed),
@@ -80,8 +81,12 @@ def group_key(session: Session, by: str) -> str:
     if by == "day":
         when = session.started_at or session.last_activity_at
         return when.astimezone().date().isoformat() if when else UNKNOWN_KEY
-    value = {"project": session.project, "model": session.model, "profile": session.profile,
-             "source": session.source}.get(by)  # fmt: skip
+    value = {
+        "project": session.project,
+        "model": session.model,
+        "profile": session.profile,
+        "source": session.source,
+    }.get(by)
     if by not in GROUPINGS:
         raise ValueError(f"cannot group by {by!r}; one of: {', '.join(GROUPINGS)}")
     return value if value else UNKNOWN_KEY
@@ -116,8 +121,13 @@ class Group:
         if usage.cost_usd is None and estimate is not None:
             self.estimated += 1
             self.estimated_usd += estimate
-        counters = (usage.input_tokens, usage.output_tokens, usage.cache_read_tokens,
-                    usage.cache_write_tokens, usage.reasoning_tokens)  # fmt: skip
+        counters = (
+            usage.input_tokens,
+            usage.output_tokens,
+            usage.cache_read_tokens,
+            usage.cache_write_tokens,
+            usage.reasoning_tokens,
+        )
         for kind, value in zip(TOKEN_KINDS, counters, strict=True):
             self.tokens[kind] += value or 0
         if usage.cost_usd is None:

@@ -333,8 +333,15 @@ def _facts(session: Session) -> list[tuple[str, str]]:
         n = use.usage.api_calls
         calls = f", {n} call{'s' if n != 1 else ''}" if n else ""
         facts.append(("model usage", f"{use.model} ({role}{calls}) {tokens(use.usage)} · {money(use.usage)}"))
-    flags = [name for name, on in (("archived", session.archived), ("pinned", session.pinned),
-                                   ("hidden", session.hidden_flag)) if on]  # fmt: skip
+    flags = [
+        name
+        for name, on in (
+            ("archived", session.archived),
+            ("pinned", session.pinned),
+            ("hidden", session.hidden_flag),
+        )
+        if on
+    ]
     if flags:
         facts.append(("flags", ", ".join(flags)))
     for change in session.model_changes:

@@ -32,17 +32,55 @@ from hermes_trail.hermes.sidefiles import (
 from hermes_trail.history import open_history
 from hermes_trail.timeline.build import build_timeline
 
-_KEYS = ["role", "content", "timestamp", "tool_calls", "tool_call_id", "tool_name", "id", "session_id",
-         "conversations", "from", "value", "completed", "model", "url", "created_at", "expires_at",
-         "user_name", "approved_at", "name", "token", "headers", "prompt_index", "partial"]  # fmt: skip
-_RECORD = st.dictionaries(st.sampled_from(_KEYS), _JSON_SHAPES | st.sampled_from([1793610000, -1e300]),
-                          max_size=6)  # fmt: skip
+_KEYS = [
+    "role",
+    "content",
+    "timestamp",
+    "tool_calls",
+    "tool_call_id",
+    "tool_name",
+    "id",
+    "session_id",
+    "conversations",
+    "from",
+    "value",
+    "completed",
+    "model",
+    "url",
+    "created_at",
+    "expires_at",
+    "user_name",
+    "approved_at",
+    "name",
+    "token",
+    "headers",
+    "prompt_index",
+    "partial",
+]
+_RECORD = st.dictionaries(
+    st.sampled_from(_KEYS), _JSON_SHAPES | st.sampled_from([1793610000, -1e300]), max_size=6
+)
 _LINE = st.one_of(
     _RECORD.map(json.dumps),
     _JSON_SHAPES.map(json.dumps),
     st.text(max_size=60),
-    st.sampled_from(["", "{", "# 2026-11-02 09:00:00.123456", "+ls -la", "+", "#", "\x00", "\ufeff{}",
-                     "---", "command_allowlist:", "  - rm -rf /", "timezone: Mars/Olympus", "\x1b[31mred"]),
+    st.sampled_from(
+        [
+            "",
+            "{",
+            "# 2026-11-02 09:00:00.123456",
+            "+ls -la",
+            "+",
+            "#",
+            "\x00",
+            "\ufeff{}",
+            "---",
+            "command_allowlist:",
+            "  - rm -rf /",
+            "timezone: Mars/Olympus",
+            "\x1b[31mred",
+        ]
+    ),
     st.binary(max_size=30).map(lambda b: b.decode("latin-1")),
 )
 
@@ -58,8 +96,13 @@ def _lines(draw: st.DrawFn) -> bytes:
 
 
 def _json_doc(draw: st.DrawFn, shape: st.SearchStrategy[Any]) -> bytes:
-    return draw(st.one_of(shape.map(lambda v: json.dumps(v).encode()), st.binary(max_size=40),
-                          st.sampled_from([b"", b"{", b"[", b"null", b"\xff"])))  # fmt: skip
+    return draw(
+        st.one_of(
+            shape.map(lambda v: json.dumps(v).encode()),
+            st.binary(max_size=40),
+            st.sampled_from([b"", b"{", b"[", b"null", b"\xff"]),
+        )
+    )
 
 
 _PASTES = st.lists(_RECORD | _JSON_SHAPES, max_size=5)
@@ -73,17 +116,33 @@ _DESKTOP = st.dictionaries(_DESKTOP_KEYS, _DESKTOP_VALUES, max_size=3)
 def homes(draw: st.DrawFn) -> dict[str, Any]:
     """Every side file of a home as bytes (``None``: absent), and the specs of its SQLite stores."""
     files: dict[str, bytes | None] = {}
-    for rel in ["sessions/20261102_090000_c4a7f1.jsonl", ".hermes_history", "config.yaml",
-                "cron/output/job1/2026-11-02_09-00-00.md", "project/trajectory_samples.jsonl"]:  # fmt: skip
+    for rel in [
+        "sessions/20261102_090000_c4a7f1.jsonl",
+        ".hermes_history",
+        "config.yaml",
+        "cron/output/job1/2026-11-02_09-00-00.md",
+        "project/trajectory_samples.jsonl",
+    ]:
         absent = draw(st.integers(0, 8)) == 0
         files[rel] = draw(st.none() | st.just(b"")) if absent else _lines(draw)
     files["pastes/pending.json"] = _json_doc(draw, _PASTES)
     files["pairing/telegram-approved.json"] = _json_doc(draw, _PAIRING)
     files["platforms/pairing/discord-approved.json"] = _json_doc(draw, _PAIRING)
     files["desktop/connections.json"] = _json_doc(draw, _DESKTOP)
-    responses = draw(st.lists(st.fixed_dictionaries({}, optional={
-        "response_id": VALUES, "data": _RECORD.map(json.dumps) | VALUES, "accessed_at": VALUES,
-        "created_at": VALUES}), max_size=5))  # fmt: skip
+    responses = draw(
+        st.lists(
+            st.fixed_dictionaries(
+                {},
+                optional={
+                    "response_id": VALUES,
+                    "data": _RECORD.map(json.dumps) | VALUES,
+                    "accessed_at": VALUES,
+                    "created_at": VALUES,
+                },
+            ),
+            max_size=5,
+        )
+    )
     return {"files": files, "snapshot": draw(stores()), "responses": responses, "store": draw(stores())}
 
 
@@ -97,8 +156,10 @@ def build(home: Path, spec: dict[str, Any]) -> None:
     con.execute("CREATE TABLE responses (response_id, data, accessed_at, created_at)")
     for row in spec["responses"]:
         names = list(row) or ["response_id"]
-        con.execute(f"INSERT INTO responses ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})",
-                    [row.get(n) for n in names])  # fmt: skip
+        con.execute(
+            f"INSERT INTO responses ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})",
+            [row.get(n) for n in names],
+        )
     con.commit()
     con.close()
     for rel, data in spec["files"].items():

@@ -40,14 +40,49 @@ IDS = ["20261102_090000_c4a7f1", "20261102_100000_9b2e55", "a", "b", "c", "", " 
 
 _JSON_SHAPES = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.sampled_from(
-        ["id", "call_id", "type", "function", "name", "arguments", "text", "content", "role", "output",
-         "exit_code", "error", "diff", "path", "image_url", "url"]), inner, max_size=5),
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(
+            st.sampled_from(
+                [
+                    "id",
+                    "call_id",
+                    "type",
+                    "function",
+                    "name",
+                    "arguments",
+                    "text",
+                    "content",
+                    "role",
+                    "output",
+                    "exit_code",
+                    "error",
+                    "diff",
+                    "path",
+                    "image_url",
+                    "url",
+                ]
+            ),
+            inner,
+            max_size=5,
+        )
+    ),
     max_leaves=12,
 )
-_BAD_JSON = st.sampled_from(['{"a":', "[", "{]", "null", "[null]", '[{"function": 5}]',
-                             '[{"function": {"name": null, "arguments": "{"}}]', '"\\ud800"', "NaN",
-                             '{"type": "image_url", "image_url": {"url": "http://x/y.png"}}'])
+_BAD_JSON = st.sampled_from(
+    [
+        '{"a":',
+        "[",
+        "{]",
+        "null",
+        "[null]",
+        '[{"function": 5}]',
+        '[{"function": {"name": null, "arguments": "{"}}]',
+        '"\\ud800"',
+        "NaN",
+        '{"type": "image_url", "image_url": {"url": "http://x/y.png"}}',
+    ]
+)
 VALUES = st.one_of(
     st.none(),
     st.integers(min_value=-(2**63), max_value=2**63 - 1),
@@ -96,8 +131,12 @@ def stores(draw: st.DrawFn) -> dict[str, Any]:
             elif draw(st.integers(0, 2)) > 0:
                 row[name] = draw(VALUES)
         messages.append(row)
-    return {"typed": typed, "sessions": (s_cols, sessions), "messages": (m_cols, messages),
-            "version": draw(st.sampled_from([None, 22, 31, -1, "x"]))}  # fmt: skip
+    return {
+        "typed": typed,
+        "sessions": (s_cols, sessions),
+        "messages": (m_cols, messages),
+        "version": draw(st.sampled_from([None, 22, 31, -1, "x"])),
+    }
 
 
 def write(path: Path, spec: dict[str, Any]) -> None:

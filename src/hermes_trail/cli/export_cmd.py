@@ -26,8 +26,12 @@ def export_cmd(
     fmt: Annotated[str, typer.Option("--format", "-f", help="md, html, jsonl or asf.")] = "md",
     output: Annotated[
         Path | None,
-        typer.Option("--output", "-o", help="A file (one session), a directory, or - (standard output).",
-                     show_default=False),
+        typer.Option(
+            "--output",
+            "-o",
+            help="A file (one session), a directory, or - (standard output).",
+            show_default=False,
+        ),
     ] = None,
     since: Annotated[str | None, typer.Option(help="With --all: active since 7d, 12h or a date.")] = None,
     profile: Annotated[str | None, typer.Option(help="With --all: only this profile.")] = None,
@@ -99,8 +103,10 @@ def export_cmd(
             fail(str(exc))
         if target is not None:
             where = written[0] if mode == "file" else target
-            err(f"exported {len(written)} session(s) as {fmt} to {where}"
-                + ("" if no_redact else " (secrets redacted)"))  # fmt: skip
+            err(
+                f"exported {len(written)} session(s) as {fmt} to {where}"
+                + ("" if no_redact else " (secrets redacted)")
+            )
         code = EXIT_SKIPPED if listing.skipped or reader.skipped else EXIT_OK
     raise typer.Exit(code)
 
@@ -113,8 +119,15 @@ def _roots(path: str, home: str | None) -> list[Path]:
     return out
 
 
-def _choose(finder: Finder, ids: list[str], every: bool, since: str | None, profile: str | None,
-            project: str | None, source: str | None) -> list[Session]:  # fmt: skip
+def _choose(
+    finder: Finder,
+    ids: list[str],
+    every: bool,
+    since: str | None,
+    profile: str | None,
+    project: str | None,
+    source: str | None,
+) -> list[Session]:
     from hermes_trail.errors import AmbiguousSession, SessionNotFound, TrailError
     from hermes_trail.listing import SessionFilter, parse_since
 

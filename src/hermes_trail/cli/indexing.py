@@ -84,13 +84,23 @@ def _synced_index(
             bar.first = True  # a rebuild is a first build: it shows its progress
 
     try:
-        report = sync_index(path, homes=homes, dbs=dbs, pgs=pgs, notify=notify, progress=bar,
-                            include_recovered=include_recovered, rebuild=rebuild)  # fmt: skip
+        report = sync_index(
+            path,
+            homes=homes,
+            dbs=dbs,
+            pgs=pgs,
+            notify=notify,
+            progress=bar,
+            include_recovered=include_recovered,
+            rebuild=rebuild,
+        )
     finally:
         shown = bar is not None and bar.stop()
     if shown:
-        err(f"indexed {report.messages_read:,} messages of {report.sessions_indexed:,} sessions "
-            f"in {report.seconds:.1f} s ({path})")  # fmt: skip
+        err(
+            f"indexed {report.messages_read:,} messages of {report.sessions_indexed:,} sessions "
+            f"in {report.seconds:.1f} s ({path})"
+        )
     if any(stray.kind == "index" for stray in report.strays):
         err("the index is being updated by another trail; results may be behind")
     for stray in report.strays:

@@ -11,11 +11,18 @@ import typer
 
 from hermes_trail.cli.common import EXIT_OK, fail, print_json
 
-install_app = typer.Typer(help="Connect hermes-trail to an agent: MCP, plugin, memory provider, skill.",
-                          no_args_is_help=True, add_completion=False,
-                          rich_markup_mode=None)  # fmt: skip
-uninstall_app = typer.Typer(help="Take out what `trail install` put in, exactly that.", no_args_is_help=True,
-                            add_completion=False, rich_markup_mode=None)  # fmt: skip
+install_app = typer.Typer(
+    help="Connect hermes-trail to an agent: MCP, plugin, memory provider, skill.",
+    no_args_is_help=True,
+    add_completion=False,
+    rich_markup_mode=None,
+)
+uninstall_app = typer.Typer(
+    help="Take out what `trail install` put in, exactly that.",
+    no_args_is_help=True,
+    add_completion=False,
+    rich_markup_mode=None,
+)
 
 ProfileOption = Annotated[
     str | None, typer.Option("--profile", "-p", help="This profile's home (default: the one hermes uses).")
@@ -73,9 +80,11 @@ def install_hermes(
     dry_run: DryRunOption = False,
     build: Annotated[
         bool | None,
-        typer.Option("--build-index/--no-build-index",
-                     help="Build the search index now, with a progress bar (default: ask on a terminal).",
-                     show_default=False),
+        typer.Option(
+            "--build-index/--no-build-index",
+            help="Build the search index now, with a progress bar (default: ask on a terminal).",
+            show_default=False,
+        ),
     ] = None,
     json_output: JsonOption = False,
 ) -> None:
@@ -124,8 +133,10 @@ def install_hermes(
             for note in report["notes"]:
                 _say(f"note: {note}")
         if plans and any(r["added"] or r["changed"] for r in reports):
-            _say("Start a new Hermes session to load it; `hermes plugins list` shows hermes-trail; "
-                 "`trail doctor` checks every piece.")  # fmt: skip
+            _say(
+                "Start a new Hermes session to load it; `hermes plugins list` shows hermes-trail; "
+                "`trail doctor` checks every piece."
+            )
     if not dry_run:
         _first_builds(plans, build, json_output)
     raise typer.Exit(EXIT_OK)
@@ -148,14 +159,20 @@ def _first_builds(plans: list[Any], build: bool | None, json_output: bool) -> No
         if first is None or not first["messages"]:
             continue
         if not json_output:
-            _say(f"The search index {index} is not built yet: {first['messages']:,} messages in "
-                 f"{first['sessions']:,} sessions, about {_duration(first['seconds'])} with `trail index` "
-                 f"(left to the plugin, about {_duration(first['plugin_seconds'])} inside Hermes, recalling "
-                 "nothing meanwhile).")  # fmt: skip
+            _say(
+                f"The search index {index} is not built yet: {first['messages']:,} messages in "
+                f"{first['sessions']:,} sessions, about {_duration(first['seconds'])} with `trail index` "
+                f"(left to the plugin, about {_duration(first['plugin_seconds'])} inside Hermes, recalling "
+                "nothing meanwhile)."
+            )
         asked = build
         if asked is None:
-            asked = (not json_output and sys.stdin.isatty() and sys.stderr.isatty()
-                     and typer.confirm("Build it now?", default=True, err=True))  # fmt: skip
+            asked = (
+                not json_output
+                and sys.stdin.isatty()
+                and sys.stderr.isatty()
+                and typer.confirm("Build it now?", default=True, err=True)
+            )
         if not asked:
             if not json_output:
                 _say(f"  to build it later: trail index --index {index} --home {plan.target.home}")

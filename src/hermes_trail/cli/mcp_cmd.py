@@ -81,8 +81,10 @@ def mcp(
         fail(str(exc))
     port = sock.getsockname()[1]
     if not loopback:
-        err(f"warning: {host} is reachable from other machines; anyone with the token can read your "
-            "Hermes history (secrets redacted)")  # fmt: skip
+        err(
+            f"warning: {host} is reachable from other machines; anyone with the token can read your "
+            "Hermes history (secrets redacted)"
+        )
     if token:
         shown = "<the token given with --token or TRAIL_MCP_TOKEN>" if given else token
         err(f"every request must carry the header  Authorization: Bearer {shown}")

@@ -38,8 +38,10 @@ def pick(
         trail pick zebracorn
     """
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
-        fail("trail pick needs a terminal (stdin and stdout); trail list and trail search print instead",
-             EXIT_USAGE)  # fmt: skip
+        fail(
+            "trail pick needs a terminal (stdin and stdout); trail list and trail search print instead",
+            EXIT_USAGE,
+        )
     from hermes_trail import pick as picker
 
     history = load(home, db, pg, catalog=False)

@@ -35,8 +35,15 @@ def progress_bar(label: str, unit: str = "sessions") -> Iterator[Progress]:
     )
 
     started = time.monotonic()
-    columns = (TextColumn(label), BarColumn(), MofNCompleteColumn(), TextColumn(unit), TimeElapsedColumn(),
-               TextColumn("eta"), TimeRemainingColumn())  # fmt: skip
+    columns = (
+        TextColumn(label),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn(unit),
+        TimeElapsedColumn(),
+        TextColumn("eta"),
+        TimeRemainingColumn(),
+    )
     bar = Bar(*columns, console=Console(stderr=True), transient=True)
     task = bar.add_task(label, total=None)
     shown = False

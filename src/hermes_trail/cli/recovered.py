@@ -35,27 +35,40 @@ def recoveries(history: History, homes: list[Path] | None, dbs: list[Path] | Non
     return found
 
 
-def list_deleted(history: History, homes: list[Path] | None, dbs: list[Path] | None, flt: SessionFilter,
-                 limit: int, json_output: bool) -> bool:  # fmt: skip
+def list_deleted(
+    history: History,
+    homes: list[Path] | None,
+    dbs: list[Path] | None,
+    flt: SessionFilter,
+    limit: int,
+    json_output: bool,
+) -> bool:
     """Print the recovered sessions; returns whether something was passed over."""
     from hermes_trail.serialize import iso, note_json, session_json, stray_json
 
     with recoveries(history, homes, dbs) as found:
         chosen = select(found.sessions, flt, limit)
         if json_output:
-            print_json({
-                "sessions": [session_json(s) for s in chosen],
-                "total": sum(1 for s in found.sessions if flt.accepts(s)),
-                "fences_without_copy": [
-                    {"session_id": f.session_id, "profile": f.profile, "store_path": f.store_path,
-                     "deleted_at": iso(f.deleted_at), "swept": f.swept}
-                    for f in found.fences_without_copy
-                    if flt.profile is None or f.profile == flt.profile
-                ],
-                "strays": [stray_json(s) for s in [*history.strays, *found.strays]],
-                "notes": [note_json(n) for n in history.notes],
-                "demo": history.demo,
-            })  # fmt: skip
+            print_json(
+                {
+                    "sessions": [session_json(s) for s in chosen],
+                    "total": sum(1 for s in found.sessions if flt.accepts(s)),
+                    "fences_without_copy": [
+                        {
+                            "session_id": f.session_id,
+                            "profile": f.profile,
+                            "store_path": f.store_path,
+                            "deleted_at": iso(f.deleted_at),
+                            "swept": f.swept,
+                        }
+                        for f in found.fences_without_copy
+                        if flt.profile is None or f.profile == flt.profile
+                    ],
+                    "strays": [stray_json(s) for s in [*history.strays, *found.strays]],
+                    "notes": [note_json(n) for n in history.notes],
+                    "demo": history.demo,
+                }
+            )
         else:
             from hermes_trail.cli.tables import print_sessions
             from hermes_trail.cli.term import Printer
@@ -82,4 +95,3 @@ def report_recovery(finder: Finder) -> None:
         err(f"skipped {stray.kind} {stray.where}: {stray.reason}")
     if finder.recovered_found is not None:
         err(origin_line(finder.recovered_found))
-

@@ -56,10 +56,14 @@ def resume(
                 store, fence = gone[0]
                 when = f" on {fence.retired_at:%Y-%m-%d %H:%M} UTC" if fence.retired_at else ""
                 how = "pruned by Hermes" if fence.swept else "deleted with hermes sessions delete"
-                fail(f"{fence.session_id} was {how}{when} (store {store.name}); its rows are gone and "
-                     "Hermes cannot resume it (trail list shows the sessions left)")  # fmt: skip
-            fail(f"no session {session_id!r} in any store (deleted, or never there); "
-                 "trail list shows the sessions, trail show replays one")  # fmt: skip
+                fail(
+                    f"{fence.session_id} was {how}{when} (store {store.name}); its rows are gone and "
+                    "Hermes cannot resume it (trail list shows the sessions left)"
+                )
+            fail(
+                f"no session {session_id!r} in any store (deleted, or never there); "
+                "trail list shows the sessions, trail show replays one"
+            )
         try:
             plan = plan_for(session)
         except ResumeRefused as exc:

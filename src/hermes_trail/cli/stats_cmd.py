@@ -23,8 +23,10 @@ from hermes_trail.cli.common import (
 if TYPE_CHECKING:
     from hermes_trail.stats import Group, Report
 
-ESTIMATE_HELP = ("Also price the sessions of unknown cost from Hermes' own pricing table, shown apart from "
-                 "Hermes' figures (estimated by trail).")  # fmt: skip
+ESTIMATE_HELP = (
+    "Also price the sessions of unknown cost from Hermes' own pricing table, shown apart from "
+    "Hermes' figures (estimated by trail)."
+)
 BUDGET_HELP = "Exit 4 when the cost of the sessions shown (with --estimate, estimates too) passes USD."
 
 
@@ -48,7 +50,7 @@ def stats_cmd(
     Example:
         trail stats --by day --since 30d
         trail stats --since 7d --estimate --budget 50   # exits 4 over $50 (for cron)
-    """  # fmt: skip
+    """
     from hermes_trail.errors import TrailError
     from hermes_trail.listing import SessionFilter, parse_since
     from hermes_trail.stats import GROUPINGS, aggregate, estimate_costs, measure_all
@@ -138,8 +140,18 @@ def print_report(report: Report) -> None:
 
     colored = term.color_enabled()
     width = term.width()
-    names = [report.by, "sessions", "turns", "tool calls", "failing cmds", "tokens in/out", "cache r/w",
-             "reasoning", "cost", "active"]  # fmt: skip
+    names = [
+        report.by,
+        "sessions",
+        "turns",
+        "tool calls",
+        "failing cmds",
+        "tokens in/out",
+        "cache r/w",
+        "reasoning",
+        "cost",
+        "active",
+    ]
     rows = [_row(g) for g in report.groups]
     total = _row(report.overall)
     total[0] = "all"
@@ -169,7 +181,9 @@ def print_report(report: Report) -> None:
         out += term.style("No session matches.", "dim", colored) + "\n"
     if report.overall.estimating:
         n = report.overall.estimated
-        note = (f"~ est.: estimated by trail from Hermes' own pricing table for {n} session(s) Hermes "
-                "recorded no cost for; never added to Hermes' figures.")  # fmt: skip
+        note = (
+            f"~ est.: estimated by trail from Hermes' own pricing table for {n} session(s) Hermes "
+            "recorded no cost for; never added to Hermes' figures."
+        )
         out += term.style(note, "dim", colored) + "\n"
     sys.stdout.write(out)

@@ -84,10 +84,12 @@ def timeline_cmd(
     if fmt not in FORMATS:
         fail(f"--format must be one of {', '.join(FORMATS)}")
     options = TimelineOptions(
-        since=_since_option(since, "--since"), until=_since_option(until, "--until"),
-        patterns=tuple(_pattern(m, ignore_case) for m in match or ()), profile=profile,
+        since=_since_option(since, "--since"),
+        until=_since_option(until, "--until"),
+        patterns=tuple(_pattern(m, ignore_case) for m in match or ()),
+        profile=profile,
         include_thinking=include_thinking,
-    )  # fmt: skip
+    )
     target, sessions_path = None, None
     if output_arg:
         output = Path(output_arg).expanduser()
@@ -119,8 +121,13 @@ def timeline_cmd(
 
     try:
         with load(home, db, pg) as history:
-            tl = build_timeline(history, homes=home or (), dbs=db or (), options=options,
-                                on_session=on_session if sessions_file is not None else None)  # fmt: skip
+            tl = build_timeline(
+                history,
+                homes=home or (),
+                dbs=db or (),
+                options=options,
+                on_session=on_session if sessions_file is not None else None,
+            )
             if target is None:
                 write_rows(tl.rows(), sys.stdout, fmt)
             else:

@@ -60,8 +60,9 @@ def render(
     if fmt == "jsonl":
         from hermes_trail.export import jsonl
 
-        return Rendered("".join(line + "\n" for line in jsonl.session_lines(session, redacting=redacting)),
-                        redacting)  # fmt: skip
+        return Rendered(
+            "".join(line + "\n" for line in jsonl.session_lines(session, redacting=redacting)), redacting
+        )
     from hermes_trail.export.view import session_view
 
     view = session_view(session, family, redacting=redacting)

@@ -308,19 +308,34 @@ class _Converter:
         suffix = f"{turn.source_row}" + (f"_{turn.part}" if turn.part else "")
         if turn.reasoning:
             text = self.text(turn.reasoning)
-            reasoning = {"type": "reasoning", "id": f"rs_{suffix}", "summary": [],
-                         "content": [{"type": "reasoning_text", "text": text}]}  # fmt: skip
+            reasoning = {
+                "type": "reasoning",
+                "id": f"rs_{suffix}",
+                "summary": [],
+                "content": [{"type": "reasoning_text", "text": text}],
+            }
             self.item(reasoning, turn)
         if turn.text or not turn.tool_calls:
             self.item(_message("assistant", self.text(turn.text)), turn, finish_reason=turn.finish_reason)
         for index, call in enumerate(turn.tool_calls):
             call_id = self.call_id(call, turn.source_row, index)
-            name = call.name if _FUNCTION_NAME.match(call.name or "") else (
-                re.sub(r"[^A-Za-z0-9_-]", "_", call.name or "")[:64] or "unknown")  # fmt: skip
-            item = {"type": "function_call", "call_id": call_id, "name": name,
-                    "arguments": self.text(call.arguments_text)}  # fmt: skip
-            entry = self.item(item, turn, call_id=call.id if call.id != call_id else None,
-                              name=call.name if call.name != name else None)  # fmt: skip
+            name = (
+                call.name
+                if _FUNCTION_NAME.match(call.name or "")
+                else (re.sub(r"[^A-Za-z0-9_-]", "_", call.name or "")[:64] or "unknown")
+            )
+            item = {
+                "type": "function_call",
+                "call_id": call_id,
+                "name": name,
+                "arguments": self.text(call.arguments_text),
+            }
+            entry = self.item(
+                item,
+                turn,
+                call_id=call.id if call.id != call_id else None,
+                name=call.name if call.name != name else None,
+            )
             if call.result is not None:
                 self.calls_by_result[call.result.source_row] = _Call(call_id, entry, call)
 
@@ -328,10 +343,17 @@ class _Converter:
         result = turn.result
         paired = self.calls_by_result.get(result.source_row) if result is not None else None
         if result is None or result.orphan or paired is None:
-            self.custom({"event": "orphan_result", "row": turn.source_row,
-                         "call_id": result.call_id if result else None,
-                         "tool_name": result.tool_name if result else None, "text": self.text(turn.text),
-                         "rewound": turn.rewound or None}, turn)  # fmt: skip
+            self.custom(
+                {
+                    "event": "orphan_result",
+                    "row": turn.source_row,
+                    "call_id": result.call_id if result else None,
+                    "tool_name": result.tool_name if result else None,
+                    "text": self.text(turn.text),
+                    "rewound": turn.rewound or None,
+                },
+                turn,
+            )
             return
         call = paired.call
         if call.permission is not None:
@@ -348,9 +370,13 @@ class _Converter:
                 self.put("decision", body, turn)
         command = call.command
         output = {"type": "function_call_output", "call_id": paired.call_id, "output": self.text(turn.text)}
-        self.item(output, turn, duration=call.duration,
-                  exit_code=command.exit_code if command else None,
-                  status=command.status if command else None)  # fmt: skip
+        self.item(
+            output,
+            turn,
+            duration=call.duration,
+            exit_code=command.exit_code if command else None,
+            status=command.status if command else None,
+        )
 
     def plain_turn(self, turn: Turn) -> None:
         role = turn.role if turn.role in ("user", "system", "developer") else "user"
@@ -404,12 +430,14 @@ class _Converter:
             body["first_kept"] = kept[0]
         else:
             # Nothing before the compaction is kept: the first kept entry is a record holding no item.
-            body["first_kept"] = self.custom({"event": "compaction_boundary", "row": summary.source_row},
-                                             summary)  # fmt: skip
+            body["first_kept"] = self.custom(
+                {"event": "compaction_boundary", "row": summary.source_row}, summary
+            )
         if pinned:
             body["pinned"] = [self.out.items[e] for e in pinned]
-        body["hermes"] = self.hermes(summary, event=event.kind if event else None,
-                                     archived=event.archived if event else None)  # fmt: skip
+        body["hermes"] = self.hermes(
+            summary, event=event.kind if event else None, archived=event.archived if event else None
+        )
         self.put("compaction", body, summary)
         leftover = [] if kept_ok else list(tail)
         if pinned is None:
@@ -422,14 +450,30 @@ class _Converter:
 
     def write_turn(self, turn: Turn, hidden: bool) -> None:
         if hidden and not (turn.rewound or turn.compacted) and turn.kind != "model_switch":
-            self.custom({"event": "not_replayed", "row": turn.source_row, "role": turn.role,
-                         "kind": turn.kind, "text": self.text(turn.text)}, turn)  # fmt: skip
+            self.custom(
+                {
+                    "event": "not_replayed",
+                    "row": turn.source_row,
+                    "role": turn.role,
+                    "kind": turn.kind,
+                    "text": self.text(turn.text),
+                },
+                turn,
+            )
             return
         if turn.kind == "model_switch":
             self.model_switch(turn)
             if hidden and not turn.rewound:
-                self.custom({"event": "not_replayed", "row": turn.source_row, "role": turn.role,
-                             "kind": turn.kind, "text": self.text(turn.text)}, turn)  # fmt: skip
+                self.custom(
+                    {
+                        "event": "not_replayed",
+                        "row": turn.source_row,
+                        "role": turn.role,
+                        "kind": turn.kind,
+                        "text": self.text(turn.text),
+                    },
+                    turn,
+                )
                 return
         if turn.role == "assistant":
             self.assistant(turn)
@@ -488,8 +532,10 @@ class _Converter:
             self.out.append("info", {"name": self.text(session.title)}, start)
         if session.relation == "branch" and session.parent_id:
             self.link("fork_of", session.parent_id, start)
-        ordered = sorted([(t, False) for t in session.turns] + [(t, True) for t in session.hidden],
-                         key=lambda pair: (pair[0].source_row, pair[0].part))  # fmt: skip
+        ordered = sorted(
+            [(t, False) for t in session.turns] + [(t, True) for t in session.hidden],
+            key=lambda pair: (pair[0].source_row, pair[0].part),
+        )
         replayed = [t for t, hidden in ordered if not hidden]
         boundary = 0  # index in ``replayed`` after the last compaction summary
         index = 0
@@ -519,8 +565,12 @@ class _Converter:
         for stray in session.strays:
             self.custom({"event": "stray", "where": self.text(stray.where), "reason": stray.reason}, None)
         for relation, child in session.children:
-            rel = {"continuation": "continued_in", "reset": "continued_in", "delegate": "subsession",
-                   "tool": "subsession"}.get(relation)  # fmt: skip
+            rel = {
+                "continuation": "continued_in",
+                "reset": "continued_in",
+                "delegate": "subsession",
+                "tool": "subsession",
+            }.get(relation)
             if rel:
                 self.link(rel, child, None, relation)
         live = self.out.leaf
@@ -529,8 +579,11 @@ class _Converter:
         return self.out.lines
 
     def link(self, rel: str, other: str, ts: str | None, relation: str | None = None) -> None:
-        body = {"rel": rel, "session": _uuid(self.session.profile, other),
-                "hermes": {"session_id": other, "relation": relation}}  # fmt: skip
+        body = {
+            "rel": rel,
+            "session": _uuid(self.session.profile, other),
+            "hermes": {"session_id": other, "relation": relation},
+        }
         self.out.append("link", body, ts)
 
 

@@ -44,12 +44,12 @@ def render(view: dict[str, Any], links: dict[str, str] | None = None) -> str:
     title = view["session"]["title"] or view["session"]["id"]
     data = script_json({"view": view, "links": links or {}})
     return (
-        "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-        f"<meta http-equiv=\"Content-Security-Policy\" content=\"{escape(policy, quote=False)}\">\n"
-        "<meta name=\"referrer\" content=\"no-referrer\">\n"
-        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-        f"<meta name=\"generator\" content=\"hermes-trail\">\n<title>{escape(title)} · hermes-trail</title>\n"
-        f"<style>{style}</style>\n</head>\n<body>\n<div id=\"app\"><p>Loading the replay…</p></div>\n"
-        f"<script type=\"application/json\" id=\"trail-data\">{data}</script>\n"
+        '<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        f'<meta http-equiv="Content-Security-Policy" content="{escape(policy, quote=False)}">\n'
+        '<meta name="referrer" content="no-referrer">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        f'<meta name="generator" content="hermes-trail">\n<title>{escape(title)} · hermes-trail</title>\n'
+        f'<style>{style}</style>\n</head>\n<body>\n<div id="app"><p>Loading the replay…</p></div>\n'
+        f'<script type="application/json" id="trail-data">{data}</script>\n'
         f"<script>{script}</script>\n</body>\n</html>\n"
     )

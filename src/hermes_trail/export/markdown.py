@@ -198,8 +198,10 @@ def render(view: dict[str, Any]) -> str:
         ("model", _inline(facts["model"] or "?")),
         ("started", _when(facts["started_at"]) or "?"),
         ("last activity", _when(facts["last_activity_at"]) or "?"),
-        ("tokens", ", ".join(f"{k.replace('_', ' ')} {v:,}" for k, v in facts["tokens"].items() if v)
-         or "none"),
+        (
+            "tokens",
+            ", ".join(f"{k.replace('_', ' ')} {v:,}" for k, v in facts["tokens"].items() if v) or "none",
+        ),
         ("cost", facts["cost_text"]),
         ("active time", seconds(facts["active_seconds"]) or "?"),
         ("resume", _inline(view["resume"])),
@@ -226,8 +228,16 @@ def render(view: dict[str, Any]) -> str:
             continue
         out.extend([_heading(turn), ""])
         if turn["reasoning"]:
-            out.extend(["<details><summary>reasoning</summary>", "", fence(turn["reasoning"], "text"),
-                        "", "</details>", ""])  # fmt: skip
+            out.extend(
+                [
+                    "<details><summary>reasoning</summary>",
+                    "",
+                    fence(turn["reasoning"], "text"),
+                    "",
+                    "</details>",
+                    "",
+                ]
+            )
         if turn["text"] and turn["role"] == "summary":
             out.extend([fence(turn["text"], "text"), ""])
         elif turn["text"]:
@@ -235,8 +245,13 @@ def render(view: dict[str, Any]) -> str:
         for call in turn["calls"]:
             out.extend([*_call(call), ""])
         if turn["orphan"]:
-            out.extend([f"*orphan result for {_inline(turn['orphan']['call_id'] or 'no id')}*",
-                        fence(turn["orphan"]["output"] or "", "text"), ""])  # fmt: skip
+            out.extend(
+                [
+                    f"*orphan result for {_inline(turn['orphan']['call_id'] or 'no id')}*",
+                    fence(turn["orphan"]["output"] or "", "text"),
+                    "",
+                ]
+            )
     counts = view["hidden_counts"]
     if counts:
         kept = ", ".join(f"{n} {k}" for k, n in counts.items())

@@ -148,8 +148,9 @@ def _call(call: ToolCall, clean: Cleaner) -> dict[str, Any]:
     }
 
 
-def _turn(turn: Turn, index: int, hidden: bool, events: Mapping[int, dict[str, Any]],
-          clean: Cleaner) -> dict[str, Any]:  # fmt: skip
+def _turn(
+    turn: Turn, index: int, hidden: bool, events: Mapping[int, dict[str, Any]], clean: Cleaner
+) -> dict[str, Any]:
     orphan = None
     if turn.result is not None and turn.result.orphan:
         kept = turn.result.output if turn.result.output is not None else turn.text
@@ -178,15 +179,20 @@ def _turn(turn: Turn, index: int, hidden: bool, events: Mapping[int, dict[str, A
 
 
 # A data: URL a page may load as a picture: a raster image type and base64 data, nothing else.
-_SHOWN_IMAGE = re.compile(r"\Adata:image/(?:png|jpeg|jpg|gif|webp|bmp);base64,[A-Za-z0-9+/=\s]*\Z",
-                          re.IGNORECASE)  # fmt: skip
+_SHOWN_IMAGE = re.compile(
+    r"\Adata:image/(?:png|jpeg|jpg|gif|webp|bmp);base64,[A-Za-z0-9+/=\s]*\Z", re.IGNORECASE
+)
 
 
 def _image(image: Image) -> dict[str, Any]:
     """An image part: its label, and the image itself (``src``) when it is a raster ``data:`` URL."""
     shown = _SHOWN_IMAGE.match(image.url) is not None
-    return {"label": plain(image.label) if not shown else image.label, "media_type": image.media_type,
-            "bytes": image.size, "src": image.url if shown else None}  # fmt: skip
+    return {
+        "label": plain(image.label) if not shown else image.label,
+        "media_type": image.media_type,
+        "bytes": image.size,
+        "src": image.url if shown else None,
+    }
 
 
 def _events(session: Session) -> dict[int, dict[str, Any]]:
@@ -194,11 +200,19 @@ def _events(session: Session) -> dict[int, dict[str, Any]]:
     out: dict[int, dict[str, Any]] = {}
     for event in session.compaction_events:
         if event.summary_row is not None:
-            out[event.summary_row] = {"type": "compaction", "kind": event.kind, "time": iso(event.time),
-                                      "archived": event.archived}  # fmt: skip
+            out[event.summary_row] = {
+                "type": "compaction",
+                "kind": event.kind,
+                "time": iso(event.time),
+                "archived": event.archived,
+            }
     for change in session.model_changes:
-        out[change.source_row] = {"type": "model_switch", "model": change.model, "provider": change.provider,
-                                  "time": iso(change.time)}  # fmt: skip
+        out[change.source_row] = {
+            "type": "model_switch",
+            "model": change.model,
+            "provider": change.provider,
+            "time": iso(change.time),
+        }
     return out
 
 
@@ -240,8 +254,10 @@ def session_view(
     """
     clean = Cleaner(redacting=redacting, limit=limit)
     events = _events(session)
-    ordered = sorted([(t, False) for t in session.turns] + [(t, True) for t in session.hidden],
-                     key=lambda pair: (pair[0].source_row, pair[0].part))  # fmt: skip
+    ordered = sorted(
+        [(t, False) for t in session.turns] + [(t, True) for t in session.hidden],
+        key=lambda pair: (pair[0].source_row, pair[0].part),
+    )
     shown = [pair for pair in ordered if _shown(pair[0])]
     counts = {"shown": sum(1 for _, hidden in shown if not hidden), "hidden": sum(1 for _, h in shown if h)}
     if head is not None:
@@ -291,11 +307,19 @@ def session_view(
             for c in session.model_changes
         ],
         "model_usage": [
-            {"model": m.model, "task": m.task, "tokens": tokens_json(m.usage), "api_calls": m.usage.api_calls,
-             "cost": cost_json(m.usage), "cost_text": money(m.usage)}
+            {
+                "model": m.model,
+                "task": m.task,
+                "tokens": tokens_json(m.usage),
+                "api_calls": m.usage.api_calls,
+                "cost": cost_json(m.usage),
+                "cost_text": money(m.usage),
+            }
             for m in session.model_usage
         ],
-        "messaging": None if session.messaging is None else {
+        "messaging": None
+        if session.messaging is None
+        else {
             "platform": session.messaging.platform,
             "chat": clean(session.messaging.chat_name or session.messaging.chat_id),
             "user": clean(session.messaging.user_name or session.messaging.user_id),

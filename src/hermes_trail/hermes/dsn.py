@@ -19,9 +19,23 @@ URI_SCHEMES = ("postgresql", "postgres")
 # libpq's key=value form: a key, '=', then a single-quoted value (with \' and \\ escapes) or a bare word.
 _PAIR = re.compile(r"(?P<key>[A-Za-z_]+)\s*=\s*(?P<value>'(?:[^'\\]|\\.)*'|\S*)")
 # Fields of a config section that libpq takes as they are (``dbname`` also answers to ``database``).
-_FIELDS = ("host", "hostaddr", "port", "user", "password", "dbname", "sslmode", "options",
-           "application_name", "connect_timeout", "sslrootcert", "sslcert", "sslkey", "target_session_attrs",
-           "service")  # fmt: skip
+_FIELDS = (
+    "host",
+    "hostaddr",
+    "port",
+    "user",
+    "password",
+    "dbname",
+    "sslmode",
+    "options",
+    "application_name",
+    "connect_timeout",
+    "sslrootcert",
+    "sslcert",
+    "sslkey",
+    "target_session_attrs",
+    "service",
+)
 
 
 def is_uri(dsn: str) -> bool:

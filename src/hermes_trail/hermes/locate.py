@@ -193,8 +193,10 @@ def resolve_roots(
         return [(root_for(p, native), origin) for p, origin in named]
     trail_home = env.get("TRAIL_HERMES_HOME", "").strip()
     if trail_home:
-        return [(root_for(volume_data_root(_expand(p)), native), "TRAIL_HERMES_HOME")
-                for p in _split_paths(trail_home)]
+        return [
+            (root_for(volume_data_root(_expand(p)), native), "TRAIL_HERMES_HOME")
+            for p in _split_paths(trail_home)
+        ]
     hermes_home = env.get("HERMES_HOME", "").strip()
     roots = [(root_for(hermes_home, native), "HERMES_HOME")] if hermes_home else [(native, "default")]
     if include_volumes:
@@ -560,8 +562,11 @@ def divert_files(home: str | Path | None) -> list[Path]:
     """Every divert file of a home (``sessions/*.jsonl``), by name."""
     if home is None:
         return []
-    found = [Path(e.path) for e in _entries(Path(home) / DIVERTS_DIR)
-             if e.name.endswith(".jsonl") and not e.name.startswith(".")]  # fmt: skip
+    found = [
+        Path(e.path)
+        for e in _entries(Path(home) / DIVERTS_DIR)
+        if e.name.endswith(".jsonl") and not e.name.startswith(".")
+    ]
     return [path for path in found if _is_file(path)]
 
 

@@ -170,13 +170,17 @@ class PgStore:
                 self._types.setdefault(name, {})[column] = type_name
         missing = [t for t in REQUIRED if t not in found]
         if missing:
-            raise StoreUnreadable(self.path, "not a Hermes store: no " + " or ".join(missing) + " table "
-                                  f"(search_path: {self._search_path()})")  # fmt: skip
+            raise StoreUnreadable(
+                self.path,
+                "not a Hermes store: no " + " or ".join(missing) + " table "
+                f"(search_path: {self._search_path()})",
+            )
         blocked = [t for t in REQUIRED if t in denied]
         if blocked:
             role = self._scalar("SELECT current_user")
-            raise StoreUnreadable(self.path, f"permission denied: role {role!r} may not read table "
-                                  + " or ".join(blocked))  # fmt: skip
+            raise StoreUnreadable(
+                self.path, f"permission denied: role {role!r} may not read table " + " or ".join(blocked)
+            )
 
     def _search_path(self) -> str:
         try:
@@ -256,8 +260,16 @@ class PgStore:
             return _CASTS[kind].format(body)
         return body if kind in _AS_IS else f"({body})::text"
 
-    def _table_rows(self, table: str, where: str = "", params: tuple[Any, ...] = (), *, order: str = "",
-                    light: bool = False, stream: bool = False) -> list[Row]:  # fmt: skip
+    def _table_rows(
+        self,
+        table: str,
+        where: str = "",
+        params: tuple[Any, ...] = (),
+        *,
+        order: str = "",
+        light: bool = False,
+        stream: bool = False,
+    ) -> list[Row]:
         select, names = self._select(table, light)
         if not names:
             return []
@@ -337,8 +349,9 @@ class PgStore:
         """``state_meta`` rows whose key starts with ``prefix`` (none when the store has no such table)."""
         if not self.has_table("state_meta") or "key" not in self.columns("state_meta"):
             return []
-        return self._table_rows("state_meta", '"key" >= %s AND "key" < %s', (prefix, prefix + "\U0010ffff"),
-                                order='"key"')  # fmt: skip
+        return self._table_rows(
+            "state_meta", '"key" >= %s AND "key" < %s', (prefix, prefix + "\U0010ffff"), order='"key"'
+        )
 
     def first_prompts(self, session_ids: list[str]) -> dict[str, Any]:
         if not session_ids:
@@ -365,8 +378,10 @@ class PgStore:
         if "compacted" not in columns or "active" not in columns:
             return []
         compacted, active = self._expr("messages", "compacted"), self._expr("messages", "active")
-        sql = (f'SELECT coalesce({compacted}, 0) FROM "messages" WHERE "session_id" = %s AND {active} = 0 '
-               'ORDER BY "id"')  # fmt: skip
+        sql = (
+            f'SELECT coalesce({compacted}, 0) FROM "messages" WHERE "session_id" = %s AND {active} = 0 '
+            'ORDER BY "id"'
+        )
         return [int(r[0]) for r in self._fetch(sql, (session_id,))]
 
     def change_marker(self) -> str:

@@ -67,8 +67,9 @@ def read_setting(home: Path, env: Mapping[str, str]) -> Setting | None:
     if provider == "sqlite":
         return None
     if provider not in POSTGRES_PROVIDERS:
-        return Setting(config, problem=f"sessiondb.provider {provider!r} is not one trail reads "
-                                       "(sqlite, postgresql)")  # fmt: skip
+        return Setting(
+            config, problem=f"sessiondb.provider {provider!r} is not one trail reads (sqlite, postgresql)"
+        )
     nested: dict[str, Any] = next(
         (section[k] for k in POSTGRES_PROVIDERS if isinstance(section.get(k), dict)), {}
     )
@@ -78,8 +79,11 @@ def read_setting(home: Path, env: Mapping[str, str]) -> Setting | None:
     expanded, missing = _expand(value, env, home)
     if missing:
         names = ", ".join("${" + m + "}" for m in missing)
-        return Setting(config, problem=f"sessiondb DSN refers to {names}, not set here (set it, or name the "
-                                       "store with --pg or TRAIL_HERMES_PG_DSN)")  # fmt: skip
+        return Setting(
+            config,
+            problem=f"sessiondb DSN refers to {names}, not set here (set it, or name the "
+            "store with --pg or TRAIL_HERMES_PG_DSN)",
+        )
     return Setting(config, dsn=expanded)
 
 

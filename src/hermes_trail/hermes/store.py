@@ -379,4 +379,3 @@ class SqliteStore:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-

@@ -35,8 +35,22 @@ from typing import Any
 
 from hermes_trail.index.how import fts_string
 
-_COLUMNS = ("id", "sess", "row", "time", "tool", "path", "moved_to", "rewound", "store", "session_id", "ref",
-            "title", "project", "root")  # fmt: skip
+_COLUMNS = (
+    "id",
+    "sess",
+    "row",
+    "time",
+    "tool",
+    "path",
+    "moved_to",
+    "rewound",
+    "store",
+    "session_id",
+    "ref",
+    "title",
+    "project",
+    "root",
+)
 _TABLE_OF = {"store": "s", "session_id": "s", "ref": "s", "title": "s", "project": "s", "root": "s"}
 # Columns a later index format may add to ``docs`` for edits; read when present.
 _EXTRA_COLUMNS = ("action", "added", "removed", "applied")
@@ -122,9 +136,11 @@ def _candidates(
         params: tuple[Any, ...] = (fts_string(name),)
     else:
         # ``path IS NOT NULL`` lets SQLite walk the partial index of paths instead of every doc's text.
-        sql = (f"SELECT {cols} FROM docs d JOIN sessions s ON s.id = d.sess WHERE d.path IS NOT NULL "
-               f"AND d.kind = 'edit'{rewound} "
-               "AND (substr(d.path, -length(?)) = ? OR substr(d.moved_to, -length(?)) = ?)")  # fmt: skip
+        sql = (
+            f"SELECT {cols} FROM docs d JOIN sessions s ON s.id = d.sess WHERE d.path IS NOT NULL "
+            f"AND d.kind = 'edit'{rewound} "
+            "AND (substr(d.path, -length(?)) = ? OR substr(d.moved_to, -length(?)) = ?)"
+        )
         params = (name, name, name, name)
     return [dict(zip(names, row, strict=True)) for row in conn.execute(sql, params)]
 

@@ -88,23 +88,65 @@ def _call_docs(call: ToolCall, turn: Turn, base: Doc) -> Iterator[Doc]:
         if is_reading_command(cmd.command):
             output, error = "", ""
         body = "\n".join(p for p in (cmd.command, output, error) if p)
-        yield Doc(turn.source_row, turn.part, "tool", "command", redact(_clip(body)), time, "terminal",
-                  cmd.exit_code, None, None, redact(cmd.command), base.rewound, base.archived,
-                  _key_of(cmd.command))  # fmt: skip
+        yield Doc(
+            turn.source_row,
+            turn.part,
+            "tool",
+            "command",
+            redact(_clip(body)),
+            time,
+            "terminal",
+            cmd.exit_code,
+            None,
+            None,
+            redact(cmd.command),
+            base.rewound,
+            base.archived,
+            _key_of(cmd.command),
+        )
         return
     if call.permission is not None and call.name == "terminal":
         command = str((call.arguments or {}).get("command") or call.arguments_text)
         reason = call.permission.message or call.permission.outcome
-        yield Doc(turn.source_row, turn.part, "tool", "blocked", redact(f"{command}\n{reason}"), time,
-                  "terminal", -1, None, None, redact(command), base.rewound, base.archived,
-                  _key_of(command))  # fmt: skip
+        yield Doc(
+            turn.source_row,
+            turn.part,
+            "tool",
+            "blocked",
+            redact(f"{command}\n{reason}"),
+            time,
+            "terminal",
+            -1,
+            None,
+            None,
+            redact(command),
+            base.rewound,
+            base.archived,
+            _key_of(command),
+        )
         return
     for edit in call.edits:
         body = "\n".join([edit.path, edit.moved_to or "", *edit.removed, *edit.added]).strip()
-        yield Doc(turn.source_row, turn.part, "tool", "edit", redact(_clip(body)), time, call.name, None,
-                  edit.path, edit.moved_to, None, base.rewound, base.archived,
-                  _key_of(edit.path, edit.moved_to), edit.action, len(edit.added), len(edit.removed),
-                  edit.applied)  # fmt: skip
+        yield Doc(
+            turn.source_row,
+            turn.part,
+            "tool",
+            "edit",
+            redact(_clip(body)),
+            time,
+            call.name,
+            None,
+            edit.path,
+            edit.moved_to,
+            None,
+            base.rewound,
+            base.archived,
+            _key_of(edit.path, edit.moved_to),
+            edit.action,
+            len(edit.added),
+            len(edit.removed),
+            edit.applied,
+        )
     if call.edits:
         return
     # A call of hermes-trail's own tools keeps its name only: its arguments are a question asked of the index
@@ -116,8 +158,22 @@ def _call_docs(call: ToolCall, turn: Turn, base: Doc) -> Iterator[Doc]:
         output = strip_injected(call.result.output if call.result.output is not None else call.result.text)
     body = "\n".join(p for p in (call.name, subject, output) if p)
     path = subject if call.reads or call.name == "read_file" else None
-    yield Doc(turn.source_row, turn.part, "tool", "tool", redact(_clip(body)), time, call.name, None, path,
-              None, None, base.rewound, base.archived, _key_of(subject))  # fmt: skip
+    yield Doc(
+        turn.source_row,
+        turn.part,
+        "tool",
+        "tool",
+        redact(_clip(body)),
+        time,
+        call.name,
+        None,
+        path,
+        None,
+        None,
+        base.rewound,
+        base.archived,
+        _key_of(subject),
+    )
 
 
 def session_docs(session: Session) -> list[Doc]:
@@ -128,19 +184,40 @@ def session_docs(session: Session) -> list[Doc]:
         if turn.copy_of is not None or turn.kind in _SKIPPED_KINDS:
             continue
         time = turn.time.timestamp() if turn.time else None
-        base = Doc(turn.source_row, turn.part, turn.role, "", "", time, rewound=turn.rewound,
-                   archived=turn.compacted)  # fmt: skip
+        base = Doc(
+            turn.source_row, turn.part, turn.role, "", "", time, rewound=turn.rewound, archived=turn.compacted
+        )
         kind = _turn_kind(turn)
         own_text = strip_injected(turn.text)
         if kind is not None and own_text.strip():
             text = _clip(own_text)
-            docs.append(Doc(turn.source_row, turn.part, turn.role, kind, redact(text), time,
-                            rewound=turn.rewound, archived=turn.compacted))  # fmt: skip
+            docs.append(
+                Doc(
+                    turn.source_row,
+                    turn.part,
+                    turn.role,
+                    kind,
+                    redact(text),
+                    time,
+                    rewound=turn.rewound,
+                    archived=turn.compacted,
+                )
+            )
         for call in turn.tool_calls:
             docs.extend(_call_docs(call, turn, base))
         if turn.result is not None and turn.result.orphan and not is_own_tool(turn.result.tool_name):
             text = _clip(strip_injected(turn.result.output if turn.result.output is not None else turn.text))
-            docs.append(Doc(turn.source_row, turn.part, "tool", "tool", redact(text), time,
-                            turn.result.tool_name, rewound=turn.rewound,
-                            archived=turn.compacted))  # fmt: skip
+            docs.append(
+                Doc(
+                    turn.source_row,
+                    turn.part,
+                    "tool",
+                    "tool",
+                    redact(text),
+                    time,
+                    turn.result.tool_name,
+                    rewound=turn.rewound,
+                    archived=turn.compacted,
+                )
+            )
     return docs

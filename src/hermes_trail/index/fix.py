@@ -73,17 +73,100 @@ FOLLOW = 8
 EXAMPLES = 3
 # Programs that look around and change nothing: a command made only of these is no fix.
 LOOKING = frozenset(
-    {"ls", "ll", "la", "dir", "cat", "less", "more", "head", "tail", "pwd", "echo", "printf", "which",
-     "whereis", "type", "file", "stat", "wc", "grep", "egrep", "rg", "ag", "find", "fd", "tree", "du", "df",
-     "env", "printenv", "whoami", "id", "date", "uname", "true", "cd", "clear", "history", "sleep"}
-)  # fmt: skip
+    {
+        "ls",
+        "ll",
+        "la",
+        "dir",
+        "cat",
+        "less",
+        "more",
+        "head",
+        "tail",
+        "pwd",
+        "echo",
+        "printf",
+        "which",
+        "whereis",
+        "type",
+        "file",
+        "stat",
+        "wc",
+        "grep",
+        "egrep",
+        "rg",
+        "ag",
+        "find",
+        "fd",
+        "tree",
+        "du",
+        "df",
+        "env",
+        "printenv",
+        "whoami",
+        "id",
+        "date",
+        "uname",
+        "true",
+        "cd",
+        "clear",
+        "history",
+        "sleep",
+    }
+)
 LOOKING_GIT = frozenset({"status", "diff", "log", "show", "blame"})
 _STOPWORDS = frozenset(
-    {"the", "a", "an", "of", "to", "in", "on", "at", "for", "and", "or", "is", "are", "was", "were", "be",
-     "been", "it", "its", "this", "that", "with", "as", "by", "from", "but", "if", "then", "than", "so",
-     "do", "does", "did", "has", "have", "had", "you", "your", "we", "our", "please", "see", "above",
-     "traceback", "most", "recent", "call", "last"}
-)  # fmt: skip
+    {
+        "the",
+        "a",
+        "an",
+        "of",
+        "to",
+        "in",
+        "on",
+        "at",
+        "for",
+        "and",
+        "or",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "it",
+        "its",
+        "this",
+        "that",
+        "with",
+        "as",
+        "by",
+        "from",
+        "but",
+        "if",
+        "then",
+        "than",
+        "so",
+        "do",
+        "does",
+        "did",
+        "has",
+        "have",
+        "had",
+        "you",
+        "your",
+        "we",
+        "our",
+        "please",
+        "see",
+        "above",
+        "traceback",
+        "most",
+        "recent",
+        "call",
+        "last",
+    }
+)
 
 # What differs between two occurrences of one error, in the order it is removed.
 # A Python frame (its header and the indented source and caret lines under it: the user's own code, which
@@ -276,9 +359,11 @@ def _matching(
     clause, params = project_clause("s.project", project)
     # CROSS JOIN keeps the full-text match the outer loop: SQLite would otherwise walk every failed command
     # and run the MATCH for each.
-    sql = (f"SELECT {_FAILURE_COLUMNS} FROM docs_fts f CROSS JOIN docs d ON d.id = f.rowid "
-           "CROSS JOIN sessions s ON s.id = d.sess WHERE docs_fts MATCH ? AND d.kind = 'command' "
-           f"AND d.exit_code <> 0 AND d.rewound = 0 AND d.command IS NOT NULL AND {clause}")  # fmt: skip
+    sql = (
+        f"SELECT {_FAILURE_COLUMNS} FROM docs_fts f CROSS JOIN docs d ON d.id = f.rowid "
+        "CROSS JOIN sessions s ON s.id = d.sess WHERE docs_fts MATCH ? AND d.kind = 'command' "
+        f"AND d.exit_code <> 0 AND d.rewound = 0 AND d.command IS NOT NULL AND {clause}"
+    )
     rows: dict[int, tuple[Any, ...]] = {}
     matched: dict[int, list[Term]] = defaultdict(list)
     rare = [t for t in terms if t.docs < DF_CAP]
@@ -320,8 +405,11 @@ def _failures(
     passing = passing[:SCORED]
     wanted = set(passing)
     rare = [t for t in terms if t.docs < DF_CAP]
-    expression = (" OR ".join(fts_string(t.word) for t in rare) if rare
-                  else " AND ".join(fts_string(t.word) for t in terms))  # fmt: skip
+    expression = (
+        " OR ".join(fts_string(t.word) for t in rare)
+        if rare
+        else " AND ".join(fts_string(t.word) for t in terms)
+    )
     bm25 = {
         rowid: score
         for rowid, score in conn.execute(
@@ -333,9 +421,25 @@ def _failures(
     failures = []
     for doc in passing:
         (doc_id, store, sid, ref, title, proj, root, row, part, when, command, exit_code) = rows[doc]
-        failures.append(Failure(doc_id, store, sid, ref, title, proj, root, row, part, when, command,
-                                exit_code, coverage[doc], float(bm25.get(doc, 0.0)),
-                                [t.word for t in matched[doc]]))  # fmt: skip
+        failures.append(
+            Failure(
+                doc_id,
+                store,
+                sid,
+                ref,
+                title,
+                proj,
+                root,
+                row,
+                part,
+                when,
+                command,
+                exit_code,
+                coverage[doc],
+                float(bm25.get(doc, 0.0)),
+                [t.word for t in matched[doc]],
+            )
+        )
     failures.sort(key=lambda f: (-f.coverage, f.bm25, -(f.time or 0.0), -f.doc))
     return failures, total, conversations
 
@@ -402,8 +506,15 @@ class _Tally:
     def fix(self) -> Fix:
         examples = sorted(self.examples, key=lambda e: e.time or 0.0, reverse=True)
         last = examples[0].time if examples else None
-        return Fix(self.command, len(self.worked), len(self.confirmed), len(self.tried), self.best_coverage,
-                   last, examples[:EXAMPLES])  # fmt: skip
+        return Fix(
+            self.command,
+            len(self.worked),
+            len(self.confirmed),
+            len(self.tried),
+            self.best_coverage,
+            last,
+            examples[:EXAMPLES],
+        )
 
 
 def _window(steps: list[_Step], failure: Failure) -> tuple[list[_Step], bool]:
@@ -446,9 +557,19 @@ def _tally(conn: sqlite3.Connection, failures: list[Failure]) -> dict[str, _Tall
                 tally.best_coverage = max(tally.best_coverage, failure.coverage)
                 if not any(e.session_id == step.session_id and e.store == step.store for e in tally.examples):
                     tally.examples.append(
-                        FixExample(step.ref, step.store, step.session_id, step.title, step.time, step.command,
-                                   failure.command, failure.exit_code, failure.time, confirmed)
-                    )  # fmt: skip
+                        FixExample(
+                            step.ref,
+                            step.store,
+                            step.session_id,
+                            step.title,
+                            step.time,
+                            step.command,
+                            failure.command,
+                            failure.exit_code,
+                            failure.time,
+                            confirmed,
+                        )
+                    )
     return tallies
 
 
@@ -462,7 +583,15 @@ def find_fixes(
     failures, total, conversations = _failures(conn, terms, least, project) if terms else ([], 0, 0)
     tallies = _tally(conn, failures[:MAX_FAILURES])
     fixes = [t.fix() for t in tallies.values() if t.worked]
-    fixes.sort(key=lambda f: (-f.worked, -f.confirmed, f.tried - f.worked, -f.best_coverage,
-                              -(f.last_time or 0.0), f.command))  # fmt: skip
+    fixes.sort(
+        key=lambda f: (
+            -f.worked,
+            -f.confirmed,
+            f.tried - f.worked,
+            -f.best_coverage,
+            -(f.last_time or 0.0),
+            f.command,
+        )
+    )
     cut = limit if limit > 0 else None
     return FixReport(error, terms, failures[:cut], total, conversations, fixes[:cut])

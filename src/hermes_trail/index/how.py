@@ -276,9 +276,17 @@ def _led(
             )
         runs, ok, failed, last, last_exit = known.row[4:]
         later = last is None or (when is not None and when >= last)
-        known.row = (command, sess, ref, proj, runs + 1, ok + (exit_code == 0),
-                     failed + (exit_code is not None and exit_code != 0), when if later else last,
-                     exit_code if later else last_exit)  # fmt: skip
+        known.row = (
+            command,
+            sess,
+            ref,
+            proj,
+            runs + 1,
+            ok + (exit_code == 0),
+            failed + (exit_code is not None and exit_code != 0),
+            when if later else last,
+            exit_code if later else last_exit,
+        )
         if score < known.score:
             known.kind, known.score, known.hit = kind, score, hit
     return led

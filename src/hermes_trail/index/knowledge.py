@@ -100,8 +100,10 @@ def _read(file: memory.KnowledgeFile, found: KnowledgeHome, provenance: memory.P
     when = file.mtime
     if file.kind == "memory":
         entries, _ = memory.read_memory(file.path)
-        docs = [Doc(n, 0, "memory", "memory", redact(_clip(e)), when, key=redact(_clip(e)))
-                for n, e in enumerate(entries, start=1)]  # fmt: skip
+        docs = [
+            Doc(n, 0, "memory", "memory", redact(_clip(e)), when, key=redact(_clip(e)))
+            for n, e in enumerate(entries, start=1)
+        ]
         return _Read(f"{found.profile}:{file.name}", _TITLES.get(file.name, file.name), docs)
     skill, _ = memory.read_skill(file.path)
     name = skill.name if skill is not None else file.path.parent.name
@@ -123,14 +125,33 @@ def _session_row(
     gist = None
     if read.docs and semantic.available():
         gist = semantic.gist_blob([redact(read.title), *(d.text for d in read.docs)])
-    return (sess, key, sid, read.ref, found.profile, project_of(None, None, found.profile), file.kind,
-            file.kind, None, sid, redact(read.title), None, file.mtime, file.mtime, fp, gist)  # fmt: skip
+    return (
+        sess,
+        key,
+        sid,
+        read.ref,
+        found.profile,
+        project_of(None, None, found.profile),
+        file.kind,
+        file.kind,
+        None,
+        sid,
+        redact(read.title),
+        None,
+        file.mtime,
+        file.mtime,
+        fp,
+        gist,
+    )
 
 
 def sync_knowledge(
-    conn: sqlite3.Connection, key: str, found: KnowledgeHome, report: SyncReport,
+    conn: sqlite3.Connection,
+    key: str,
+    found: KnowledgeHome,
+    report: SyncReport,
     begin: Callable[[sqlite3.Connection, str, SyncReport], bool],
-) -> None:  # fmt: skip
+) -> None:
     """Bring one home's memory and skills up to date in one transaction: files whose size or mtime moved
     are read again, files that are gone leave the index."""
     from hermes_trail.index.writer import Writer, delete_session, doc_rows
@@ -138,8 +159,12 @@ def sync_knowledge(
     if not begin(conn, key, report):
         return
     try:
-        indexed = {sid: (sess, fp) for sess, sid, fp in conn.execute(
-            "SELECT id, session_id, fingerprint FROM sessions WHERE store = ?", (key,))}  # fmt: skip
+        indexed = {
+            sid: (sess, fp)
+            for sess, sid, fp in conn.execute(
+                "SELECT id, session_id, fingerprint FROM sessions WHERE store = ?", (key,)
+            )
+        }
         current = {_session_id(f): f for f in found.files}
         for sid in set(indexed) - set(current):
             delete_session(conn, indexed[sid][0])

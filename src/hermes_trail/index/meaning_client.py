@@ -169,8 +169,15 @@ def _start(where: Path) -> None:
     """Start the server in its own session, detached from this command's terminal and output."""
     import subprocess
 
-    command = [sys.executable, "-m", "hermes_trail.index.meaning_server", "--socket", str(where),
-               "--idle", str(float(os.environ.get("TRAIL_MEANING_IDLE", IDLE_SECONDS)))]  # fmt: skip
+    command = [
+        sys.executable,
+        "-m",
+        "hermes_trail.index.meaning_server",
+        "--socket",
+        str(where),
+        "--idle",
+        str(float(os.environ.get("TRAIL_MEANING_IDLE", IDLE_SECONDS))),
+    ]
     with contextlib.suppress(OSError):
         subprocess.Popen(
             command,

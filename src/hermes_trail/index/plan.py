@@ -64,8 +64,12 @@ def _found(conn: sqlite3.Connection, term: query.Term) -> bool:
     if cjk.has_cjk(term.text):
         # A run not found as it is is looked for by its bigrams (the search's any-of pass): it is missing
         # only when not one of them is in the history.
-        grams = {g for run in cjk.query_runs(term.text) for part in stopwords.cjk_parts(run)
-                 for g in cjk.bigrams(part)}  # fmt: skip
+        grams = {
+            g
+            for run in cjk.query_runs(term.text)
+            for part in stopwords.cjk_parts(run)
+            for g in cjk.bigrams(part)
+        }
         return any(exists(conn, "docs_cjk", cjk.run_expression(g)) for g in grams)
     fts = query.leaf_fts(term)
     if fts is not None and exists(conn, "docs_fts", fts):
@@ -129,8 +133,16 @@ def read(conn: sqlite3.Connection, text: str, checked: bool = True) -> Plan:
         parsed = query.rewrite(parsed, change)
     terms = query.terms(parsed)
     runs = [part for term in terms for run in cjk.query_runs(term) for part in stopwords.cjk_parts(run)]
-    out = Plan(parsed, terms, runs, missing=missing, dropped=dropped, prefix=prefix, typed=every,
-               profiles=list(dict.fromkeys(named[t.text.casefold()] for t in profiles)))
+    out = Plan(
+        parsed,
+        terms,
+        runs,
+        missing=missing,
+        dropped=dropped,
+        prefix=prefix,
+        typed=every,
+        profiles=list(dict.fromkeys(named[t.text.casefold()] for t in profiles)),
+    )
     if fts := query.to_fts(parsed):
         out.plans.append(("docs_fts", fts))
     if query.needs_trigram(parsed) and (tri := query.to_trigram(parsed)):

@@ -38,8 +38,19 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import NamedTuple
 
-__all__ = ["And", "Not", "Or", "Phrase", "Query", "Term", "needs_trigram", "parse", "terms", "to_fts",
-           "to_trigram"]  # fmt: skip
+__all__ = [
+    "And",
+    "Not",
+    "Or",
+    "Phrase",
+    "Query",
+    "Term",
+    "needs_trigram",
+    "parse",
+    "terms",
+    "to_fts",
+    "to_trigram",
+]
 
 # Deeper pairs are read as text. FTS5's own parser overflows near 100 levels of parentheses, and each
 # level here can become three in the expression; nobody types eight.

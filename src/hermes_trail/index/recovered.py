@@ -45,9 +45,11 @@ class RecoveredHome:
 
 
 def recovered_homes(
-    env: Mapping[str, str], homes: Iterable[str | Path], dbs: Iterable[str | Path],
+    env: Mapping[str, str],
+    homes: Iterable[str | Path],
+    dbs: Iterable[str | Path],
     identity_of: Callable[[Path], str],
-) -> dict[str, RecoveredHome]:  # fmt: skip
+) -> dict[str, RecoveredHome]:
     """Per index key, each home that has snapshots or diverts, with what tells that they changed."""
     from hermes_trail.hermes.locate import DATABASE_NAME
 
@@ -65,9 +67,12 @@ def recovered_homes(
 
 
 def sync_recovered(
-    conn: sqlite3.Connection, key: str, found: RecoveredHome, report: SyncReport,
+    conn: sqlite3.Connection,
+    key: str,
+    found: RecoveredHome,
+    report: SyncReport,
     begin: Callable[[sqlite3.Connection, str, SyncReport], bool],
-) -> None:  # fmt: skip
+) -> None:
     """Index one home's recovered sessions anew, in one transaction."""
     from hermes_trail.index.writer import Writer, delete_session, prepare
 

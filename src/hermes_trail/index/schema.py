@@ -174,9 +174,11 @@ def create(conn: sqlite3.Connection) -> None:
     from secrets import token_hex
 
     conn.executescript(_SCHEMA)
-    conn.execute("INSERT INTO meta (key, value) VALUES ('format', ?), ('build', ?), ('sessions_version', 0), "
-                 "('passages_version', 0)",
-                 (FORMAT, token_hex(8)))  # fmt: skip
+    conn.execute(
+        "INSERT INTO meta (key, value) VALUES ('format', ?), ('build', ?), ('sessions_version', 0), "
+        "('passages_version', 0)",
+        (FORMAT, token_hex(8)),
+    )
 
 
 FOREIGN = "foreign"

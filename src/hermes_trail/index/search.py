@@ -62,8 +62,19 @@ HEAD = 600
 # Hits scored in detail (snippets, grouping) after the first ranking.
 SHORTLIST = 200
 # How much each kind of doc weighs: what a person typed or was told counts most.
-KIND_WEIGHT = {"prompt": 1.3, "summary": 1.1, "reply": 1.0, "command": 1.0, "edit": 0.9, "blocked": 0.8,
-               "notice": 0.6, "system": 0.6, "tool": 0.8, "memory": 1.0, "skill": 0.9}  # fmt: skip
+KIND_WEIGHT = {
+    "prompt": 1.3,
+    "summary": 1.1,
+    "reply": 1.0,
+    "command": 1.0,
+    "edit": 0.9,
+    "blocked": 0.8,
+    "notice": 0.6,
+    "system": 0.6,
+    "tool": 0.8,
+    "memory": 1.0,
+    "skill": 0.9,
+}
 # Sessions people did not drive themselves rank lower, not out.
 SESSION_WEIGHT = {"cron": 0.55, "subagent": 0.7, "tool": 0.7}
 # Newer beats older at equal relevance; at most this much (an updated fact must win over the stale one).
@@ -247,8 +258,13 @@ def _on_sessions(filters: SearchFilters) -> SearchFilters:
     """Only the filters a whole session answers (project, profile, source, session): what a search by
     what a session is about (its meaning, its title) can apply; a role, a tool or a time window is about
     turns."""
-    return SearchFilters(project=filters.project, profile=filters.profile, source=filters.source,
-                         session=filters.session, include_rewound=True)  # fmt: skip
+    return SearchFilters(
+        project=filters.project,
+        profile=filters.profile,
+        source=filters.source,
+        session=filters.session,
+        include_rewound=True,
+    )
 
 
 def _unfiltered(filters: SearchFilters) -> bool:
@@ -372,9 +388,15 @@ def _conversation_count(conn: sqlite3.Connection, sessions: list[int]) -> int:
 
 
 def _newest(
-    conn: sqlite3.Connection, table: str, expression: str, filters: SearchFilters, join: str, where: str,
-    params: list[Any], window: int,
-) -> list[int]:  # fmt: skip
+    conn: sqlite3.Connection,
+    table: str,
+    expression: str,
+    filters: SearchFilters,
+    join: str,
+    where: str,
+    params: list[Any],
+    window: int,
+) -> list[int]:
     """The ids of the newest ``window`` matches; from the full-text index alone (no doc read) when no
     filter but leaving rewound docs out applies, which the caller then does for the docs it reads."""
     if _unfiltered(filters):
@@ -406,10 +428,13 @@ def _word_weights(
     span = high - low + 1
     weights: dict[int, float] = {}
     for word in words[:8]:
-        found = [r[0] for r in conn.execute(
-            f"SELECT rowid FROM {table} WHERE {table} MATCH ? AND rowid >= ? AND rowid <= ?",
-            (_fts_string(word), low, high),
-        )]  # fmt: skip
+        found = [
+            r[0]
+            for r in conn.execute(
+                f"SELECT rowid FROM {table} WHERE {table} MATCH ? AND rowid >= ? AND rowid <= ?",
+                (_fts_string(word), low, high),
+            )
+        ]
         weight = math.log1p(span / (1.0 + len(found)))
         for doc in found:
             weights[doc] = weights.get(doc, 0.0) + weight
@@ -441,10 +466,49 @@ def _occurrence_score(head: str, length: int, terms: list[str], floor: float) ->
 
 def _hit(row: tuple[Any, ...], score: float) -> Hit:
     """A hit from a row of :data:`_DOC_COLUMNS`, with its score."""
-    (doc, store, sid, ref, profile, project, source, skind, root, title, mrow, part, role, kind, tool,
-     when, exit_code, path, rewound) = row[:19]  # fmt: skip
-    return Hit(doc, store, sid, ref, profile, project, source, skind, root, title, mrow, part, role, kind,
-               tool, when, exit_code, path, bool(rewound), score)  # fmt: skip
+    (
+        doc,
+        store,
+        sid,
+        ref,
+        profile,
+        project,
+        source,
+        skind,
+        root,
+        title,
+        mrow,
+        part,
+        role,
+        kind,
+        tool,
+        when,
+        exit_code,
+        path,
+        rewound,
+    ) = row[:19]
+    return Hit(
+        doc,
+        store,
+        sid,
+        ref,
+        profile,
+        project,
+        source,
+        skind,
+        root,
+        title,
+        mrow,
+        part,
+        role,
+        kind,
+        tool,
+        when,
+        exit_code,
+        path,
+        bool(rewound),
+        score,
+    )
 
 
 def _score(rows: Iterable[tuple[Any, ...]], newest: float, oldest: float) -> list[Hit]:
@@ -543,8 +607,11 @@ def _newest_first(
     lead = ordered[0]
     if lead.hits[0].session_kind in SESSION_WEIGHT:
         return ordered
-    newer = [c for c in ordered[1:SUPERSEDED_TOP]
-             if _latest(c) > _latest(lead) and c.hits[0].session_kind not in SESSION_WEIGHT]  # fmt: skip
+    newer = [
+        c
+        for c in ordered[1:SUPERSEDED_TOP]
+        if _latest(c) > _latest(lead) and c.hits[0].session_kind not in SESSION_WEIGHT
+    ]
     if not newer:
         return ordered
     rare = _rarest(conn, [t for t in terms if t.strip()])
@@ -553,8 +620,12 @@ def _newest_first(
     top = [lead, *newer]
     docs = [h.doc for c in top for h in c.hits]
     marks = ", ".join("?" for _ in docs)
-    texts = {doc: (kind, text) for doc, kind, text in conn.execute(
-        f"SELECT id, kind, lower(text) FROM docs WHERE id IN ({marks})", docs)}  # fmt: skip
+    texts = {
+        doc: (kind, text)
+        for doc, kind, text in conn.execute(
+            f"SELECT id, kind, lower(text) FROM docs WHERE id IN ({marks})", docs
+        )
+    }
 
     def about(conv: Conversation) -> bool:
         return any(word in texts.get(h.doc, ("", ""))[1] for h in conv.hits for word in rare)
@@ -563,8 +634,9 @@ def _newest_first(
         """A turn a person or the agent said (not a tool's output) that names what the query is about
         and says it changed."""
         found = (texts.get(h.doc, ("", "")) for h in conv.hits)
-        return any(kind in STATED and _CHANGED.search(text) and any(w in text for w in rare)
-                   for kind, text in found)  # fmt: skip
+        return any(
+            kind in STATED and _CHANGED.search(text) and any(w in text for w in rare) for kind, text in found
+        )
 
     if not about(lead):
         return ordered
@@ -778,9 +850,17 @@ def _semantic(
     # gone) on its first live prompt.
     docs = [doc for _, doc in standing.values() if doc is not None]
     marks = ", ".join("?" for _ in docs)
-    found = {row[0]: row for row in conn.execute(
-        f"SELECT {_DOC_COLUMNS} FROM docs d JOIN sessions s ON s.id = d.sess WHERE d.id IN ({marks})", docs)
-    } if docs else {}  # fmt: skip
+    found = (
+        {
+            row[0]: row
+            for row in conn.execute(
+                f"SELECT {_DOC_COLUMNS} FROM docs d JOIN sessions s ON s.id = d.sess WHERE d.id IN ({marks})",
+                docs,
+            )
+        }
+        if docs
+        else {}
+    )
     heads = _heads(conn, [sess for sess, (_, doc) in standing.items() if doc is None or doc not in found])
     hits = []
     for sess, (z, doc) in standing.items():

@@ -92,9 +92,12 @@ def _is_punctuation(char: str) -> bool:
 
 def _is_cjk(code: int) -> bool:
     return (
-        0x4E00 <= code <= 0x9FFF or 0x3400 <= code <= 0x4DBF or 0x20000 <= code <= 0x2A6DF
-        or 0xF900 <= code <= 0xFAFF or 0x2F800 <= code <= 0x2FA1F
-    )  # fmt: skip
+        0x4E00 <= code <= 0x9FFF
+        or 0x3400 <= code <= 0x4DBF
+        or 0x20000 <= code <= 0x2A6DF
+        or 0xF900 <= code <= 0xFAFF
+        or 0x2F800 <= code <= 0x2FA1F
+    )
 
 
 # ASCII text (most of what agents and people type) takes a regular expression instead of a loop over

@@ -131,9 +131,13 @@ def _changed_sessions(
     rows = {sid: row for row in reader.session_rows(light=True) if (sid := session_id_of(row)) is not None}
     fresh = reader.sessions_with_messages_after(watermark) if indexed else set(rows)
     diverted = {p.name[: -len(".jsonl")] for p in locate.divert_files(store.home)}
-    wanted = [sid for sid, row in rows.items()
-              if sid in fresh or indexed.get(sid, (0, ""))[1] != fingerprint(
-                  row, divert_identity(store.home, sid) if sid in diverted else "")]  # fmt: skip
+    wanted = [
+        sid
+        for sid, row in rows.items()
+        if sid in fresh
+        or indexed.get(sid, (0, ""))[1]
+        != fingerprint(row, divert_identity(store.home, sid) if sid in diverted else "")
+    ]
     if len(wanted) > TARGETED_LIMIT:
         chosen = set(wanted)
         return [s for s in history.read_catalog(store) if s.id in chosen], set(rows)
@@ -201,8 +205,9 @@ def _sync_store(
         if isinstance(prepared, StoreUnreadable):
             report.strays.append(Stray(where=session.store.path, reason=prepared.reason, kind="store"))
             continue
-        report.docs += writer.replace(store.key, session, indexed.get(session.id, (None, None))[0], sess,
-                                      prepared)  # fmt: skip
+        report.docs += writer.replace(
+            store.key, session, indexed.get(session.id, (None, None))[0], sess, prepared
+        )
         report.sessions_indexed += 1
         rows = (session.row_stats or (0,))[0]
         report.messages_read += rows
@@ -232,6 +237,7 @@ def _prepared(
     meanwhile) and ``parallel`` allows it."""
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
+
     rows = sum((s.row_stats or (0,))[0] for s, _ in sessions)
     # Forking a process that runs other threads (the MCP server answers in worker threads; Hermes, around
     # the plugin, has its own) can leave a child waiting forever on a lock another thread held at the
@@ -303,6 +309,7 @@ def _worker_prepare(job: tuple[locate.StoreLocation, list[tuple[str, int]]]) -> 
     """In a worker process: some numbered sessions of one store made ready to write (or why a session
     could not be read)."""
     from hermes_trail.history import read_messages
+
     location, items = job
     try:
         reader = _worker_reader(location)
@@ -385,8 +392,17 @@ def sync_index(
         opened.abandon()  # what other stores committed stays; the new index reads them again anyway
         if notify is not None:
             notify(f"rebuilding the search index: {most}")
-        again = sync_index(path, homes=homes, dbs=dbs, pgs=pgs, env=env, progress=progress,
-                           parallel=parallel, include_recovered=include_recovered, rebuild=True)  # fmt: skip
+        again = sync_index(
+            path,
+            homes=homes,
+            dbs=dbs,
+            pgs=pgs,
+            env=env,
+            progress=progress,
+            parallel=parallel,
+            include_recovered=include_recovered,
+            rebuild=True,
+        )
         again.rebuilt = str(most)
         again.seconds = time.perf_counter() - started
         return again
@@ -408,7 +424,7 @@ def fill_gists(conn: sqlite3.Connection) -> int:
     todo = conn.execute(
         "SELECT s.id, s.title FROM sessions s WHERE s.gist IS NULL AND (coalesce(s.title, '') != '' OR "
         "EXISTS (SELECT 1 FROM docs d WHERE d.sess = s.id AND d.kind = 'prompt' AND d.rewound = 0))"
-    ).fetchall()  # fmt: skip
+    ).fetchall()
     if not todo:
         return 0
     from hermes_trail.redact import redact
@@ -417,8 +433,14 @@ def fill_gists(conn: sqlite3.Connection) -> int:
     conn.execute("BEGIN IMMEDIATE")
     try:
         for sess, title in todo:
-            prompts = [t for (t,) in conn.execute("SELECT text FROM docs WHERE sess = ? AND kind = 'prompt' "
-                                                  "AND rewound = 0 ORDER BY row, part", (sess,))]  # fmt: skip
+            prompts = [
+                t
+                for (t,) in conn.execute(
+                    "SELECT text FROM docs WHERE sess = ? AND kind = 'prompt' "
+                    "AND rewound = 0 ORDER BY row, part",
+                    (sess,),
+                )
+            ]
             gist = semantic.gist_blob([redact(title or ""), *prompts])
             if gist is not None:
                 conn.execute("UPDATE sessions SET gist = ? WHERE id = ?", (gist, sess))
@@ -463,6 +485,7 @@ def _sync_all(
 ) -> None:
     """Every store that changed since the index last saw it, read again into ``conn``."""
     from hermes_trail.history import open_history
+
     known = {key: identity for key, identity in conn.execute("SELECT key, identity FROM stores")}
     discovery = locate.discover(env, homes=homes, dbs=dbs, pgs=pgs)
     # What could not be looked into (a profile denied, a symlink loop) is said on every sync, not only on
@@ -505,8 +528,9 @@ def _sync_all(
     changed -= set(knowing)
     if not changed:
         return
-    history = open_history(homes=homes, dbs=dbs, pgs=pgs, env=env, catalog=False,
-                           select=lambda loc: loc.key in changed)  # fmt: skip
+    history = open_history(
+        homes=homes, dbs=dbs, pgs=pgs, env=env, catalog=False, select=lambda loc: loc.key in changed
+    )
     report.strays.extend(s for s in history.strays if s.kind != "directory")  # those are said above
     total = [0, 0]
     with history:
@@ -522,9 +546,16 @@ def _sync_all(
                         "INSERT OR REPLACE INTO stores "
                         "(key, name, path, profile, identity, watermark, synced_at) "
                         "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                        (store.key, store.name, store.path, store.profile, identities[store.key], top,
-                         time.time()),
-                    )  # fmt: skip
+                        (
+                            store.key,
+                            store.name,
+                            store.path,
+                            store.profile,
+                            identities[store.key],
+                            top,
+                            time.time(),
+                        ),
+                    )
                     report.changed_stores += 1
                 conn.execute("COMMIT")
             except BaseException:

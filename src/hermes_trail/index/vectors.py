@@ -125,10 +125,13 @@ def quantize(vectors: Any) -> list[bytes]:
 
 def pending_sessions(conn: sqlite3.Connection) -> list[int]:
     """Sessions with no vectors yet, newest activity first (what a person asks about first)."""
-    return [r[0] for r in conn.execute(
-        "SELECT s.id FROM sessions s WHERE NOT EXISTS (SELECT 1 FROM encoded e WHERE e.sess = s.id) "
-        "ORDER BY s.last_activity IS NULL, s.last_activity DESC, s.id DESC"
-    )]  # fmt: skip
+    return [
+        r[0]
+        for r in conn.execute(
+            "SELECT s.id FROM sessions s WHERE NOT EXISTS (SELECT 1 FROM encoded e WHERE e.sess = s.id) "
+            "ORDER BY s.last_activity IS NULL, s.last_activity DESC, s.id DESC"
+        )
+    ]
 
 
 def bound(conn: sqlite3.Connection, budget: int = PASSAGE_BUDGET) -> int:
@@ -136,11 +139,15 @@ def bound(conn: sqlite3.Connection, budget: int = PASSAGE_BUDGET) -> int:
     (each session's count estimated from the length of its docs, read without their text), between
     :data:`MIN_PASSAGES` and :data:`MAX_PASSAGES`."""
     group = " ".join(f"WHEN '{kind}' THEN {n}" for n, kinds in enumerate(KIND_ORDER) for kind in kinds)
-    sizes = sorted(int(size) for (size,) in conn.execute(
-        f"SELECT sum(({PASSAGE_CHARS - 1} + chars) / {PASSAGE_CHARS}) FROM (SELECT sess, sum(chars) AS chars "
-        f"FROM docs WHERE rewound = 0 AND kind IN ({', '.join(repr(k) for g in KIND_ORDER for k in g)}) "
-        f"GROUP BY sess, CASE kind {group} END) GROUP BY sess"
-    ))  # fmt: skip
+    sizes = sorted(
+        int(size)
+        for (size,) in conn.execute(
+            f"SELECT sum(({PASSAGE_CHARS - 1} + chars) / {PASSAGE_CHARS}) "
+            "FROM (SELECT sess, sum(chars) AS chars "
+            f"FROM docs WHERE rewound = 0 AND kind IN ({', '.join(repr(k) for g in KIND_ORDER for k in g)}) "
+            f"GROUP BY sess, CASE kind {group} END) GROUP BY sess"
+        )
+    )
     # Water-filling: with a bound of b, sessions smaller than b give all theirs, the rest b each.
     used, level = 0, MAX_PASSAGES
     for i, size in enumerate(sizes):
@@ -295,8 +302,12 @@ def _write(conn: sqlite3.Connection, batch: Batch, vectors: Any, report: VectorR
     conn.execute("BEGIN IMMEDIATE")
     try:
         marks = ", ".join("?" for _ in batch)
-        alive = {r[0] for r in conn.execute(f"SELECT id FROM sessions WHERE id IN ({marks})",
-                                            [sess for sess, _ in batch])}  # fmt: skip
+        alive = {
+            r[0]
+            for r in conn.execute(
+                f"SELECT id FROM sessions WHERE id IN ({marks})", [sess for sess, _ in batch]
+            )
+        }
         for sess, found in batch:
             rows = [(sess, doc, next(blobs)) for doc, _ in found]
             if sess not in alive:
@@ -346,8 +357,11 @@ class Matrix:
     """The passage vectors a query compares against (a filter's sessions): unit float32 rows in sessions
     order, and where each session's rows start."""
 
-    def __init__(self, rows: list[tuple[int, int, bytes]] | Iterator[list[tuple[int, int, bytes]]],
-                 count: int | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        rows: list[tuple[int, int, bytes]] | Iterator[list[tuple[int, int, bytes]]],
+        count: int | None = None,
+    ) -> None:
         """From ``(session, doc, vector)`` rows in sessions order: a list, or chunks of one (``count``
         rows in all), so a large index is never held as Python rows and floats at once."""
         import numpy as np

@@ -68,6 +68,7 @@ def delete_session(conn: sqlite3.Connection, sess: int) -> None:
 def _gist(session: Session, docs: list[Doc]) -> bytes | None:
     """The session's gist: what the person asked (its live prompts, redacted) and its title."""
     from hermes_trail.redact import redact
+
     if not semantic.available():
         return None
     prompts = [d.text for d in docs if d.kind == "prompt" and not d.rewound]
@@ -82,28 +83,64 @@ Prepared = tuple[bytes | None, list[tuple[Any, ...]]]
 def prepare(session: Session, sess: int) -> Prepared:
     """The gist and doc rows of a loaded session that will be written as ``sessions.id`` ``sess``."""
     from hermes_trail.index.documents import session_docs
+
     docs = session_docs(session)
     return _gist(session, docs), doc_rows(sess, docs)
 
 
 def _session_row(session: Session, store_key: str, sess: int, gist: bytes | None = None) -> tuple[Any, ...]:
     from hermes_trail.redact import redact
+
     root = session.chain[0] if session.chain else session.id
     started = session.started_at.timestamp() if session.started_at else None
     last = session.last_activity_at.timestamp() if session.last_activity_at else None
-    return (sess, store_key, session.id, session.ref, session.profile, session.project, session.source,
-            session.kind, session.relation, root, redact(session.title) if session.title else None,
-            session.model, started, last,
-            fingerprint(session.raw, divert_identity(session.store.home, session.id)), gist)  # fmt: skip
+    return (
+        sess,
+        store_key,
+        session.id,
+        session.ref,
+        session.profile,
+        session.project,
+        session.source,
+        session.kind,
+        session.relation,
+        root,
+        redact(session.title) if session.title else None,
+        session.model,
+        started,
+        last,
+        fingerprint(session.raw, divert_identity(session.store.home, session.id)),
+        gist,
+    )
 
 
 def doc_rows(sess: int, docs: Iterable[Doc]) -> list[tuple[Any, ...]]:
     return [
-        (sess, d.row, d.part, d.role, d.kind, d.tool, d.time, d.exit_code, d.path, d.moved_to, d.action,
-         d.added, d.removed, None if d.applied is None else int(d.applied), d.command, int(d.rewound),
-         int(d.archived), len(d.text), d.text, d.key, d.cjk)
+        (
+            sess,
+            d.row,
+            d.part,
+            d.role,
+            d.kind,
+            d.tool,
+            d.time,
+            d.exit_code,
+            d.path,
+            d.moved_to,
+            d.action,
+            d.added,
+            d.removed,
+            None if d.applied is None else int(d.applied),
+            d.command,
+            int(d.rewound),
+            int(d.archived),
+            len(d.text),
+            d.text,
+            d.key,
+            d.cjk,
+        )
         for d in docs
-    ]  # fmt: skip
+    ]
 
 
 _INSERT_SESSION = (

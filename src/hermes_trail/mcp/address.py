@@ -43,8 +43,9 @@ def bind(host: str, port: int) -> socket.socket:
     :raises TrailError: the address cannot be resolved or taken.
     """
     try:
-        family, kind, proto, _, where = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM,
-                                                           flags=socket.AI_PASSIVE)[0]  # fmt: skip
+        family, kind, proto, _, where = socket.getaddrinfo(
+            host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )[0]
         sock = socket.socket(family, kind, proto)
     except OSError as exc:
         raise TrailError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from exc

@@ -32,8 +32,12 @@ from hermes_trail.service import Trail
 
 ENDPOINT = "/mcp"
 # Every tool only reads, gives the same answer to the same call, and reaches nothing beyond this machine.
-_ANNOTATIONS = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True,
-                "openWorldHint": False}  # fmt: skip
+_ANNOTATIONS = {
+    "readOnlyHint": True,
+    "destructiveHint": False,
+    "idempotentHint": True,
+    "openWorldHint": False,
+}
 
 
 def build_server(trail: Trail, note: str = "") -> Server[Any, Any]:
@@ -77,8 +81,10 @@ def _checked(name: str, arguments: dict[str, Any]) -> Answer | None:
     except jsonschema.ValidationError as exc:
         where = ".".join(str(p) for p in exc.absolute_path) or "arguments"
         allowed = ", ".join(spec.schema["properties"])
-        return error_answer(f"{where}: {exc.message}", f"{name} takes {allowed or 'no arguments'}; "
-                            f"see its input schema for types and ranges")  # fmt: skip
+        return error_answer(
+            f"{where}: {exc.message}",
+            f"{name} takes {allowed or 'no arguments'}; see its input schema for types and ranges",
+        )
     return None
 
 
@@ -128,11 +134,16 @@ class TokenGate:
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] == "http" and not self._allowed(scope):
-            hint = ("send the header Authorization: Bearer <token> that trail mcp printed when it "
-                    "started (or the TRAIL_MCP_TOKEN it was given)")  # fmt: skip
+            hint = (
+                "send the header Authorization: Bearer <token> that trail mcp printed when it "
+                "started (or the TRAIL_MCP_TOKEN it was given)"
+            )
             body = json.dumps({"error": "missing or wrong bearer token", "hint": hint}).encode()
-            headers = [(b"content-type", b"application/json"), (b"www-authenticate", b'Bearer realm="trail"'),
-                       (b"content-length", str(len(body)).encode())]  # fmt: skip
+            headers = [
+                (b"content-type", b"application/json"),
+                (b"www-authenticate", b'Bearer realm="trail"'),
+                (b"content-length", str(len(body)).encode()),
+            ]
             await send({"type": "http.response.start", "status": 401, "headers": headers})
             await send({"type": "http.response.body", "body": body})
             return
@@ -172,8 +183,9 @@ def http_app(server: Server[Any, Any], *, loopback: bool, host: str, port: int, 
         allowed_origins=[f"http://{n}" for n in names],
     )
     # Stateless, plain JSON answers: the tools keep no state between calls, so no session, no open stream.
-    manager = StreamableHTTPSessionManager(app=server, security_settings=security, stateless=True,
-                                           json_response=True)  # fmt: skip
+    manager = StreamableHTTPSessionManager(
+        app=server, security_settings=security, stateless=True, json_response=True
+    )
 
     @asynccontextmanager
     async def lifespan(_: Any) -> AsyncIterator[None]:

@@ -54,8 +54,13 @@ def _text(description: str, most: int = NAME_CHARS, **extra: Any) -> dict[str, A
 
 
 def _count(description: str, default: int, most: int, least: int = 1) -> dict[str, Any]:
-    return {"type": "integer", "description": description, "default": default, "minimum": least,
-            "maximum": most}  # fmt: skip
+    return {
+        "type": "integer",
+        "description": description,
+        "default": default,
+        "minimum": least,
+        "maximum": most,
+    }
 
 
 def _flag(description: str) -> dict[str, Any]:
@@ -98,29 +103,39 @@ def _framed(answer: dict[str, Any], summary: dict[str, Any]) -> Answer:
 def _recall(trail: Trail, args: dict[str, Any]) -> Answer:
     page = trail.recall(**args)
     if not page:
-        return Answer("Nothing in the Hermes history matches this. Try other words, or search with fewer "
-                      "filters.", {"found": False})  # fmt: skip
+        return Answer(
+            "Nothing in the Hermes history matches this. Try other words, or search with fewer filters.",
+            {"found": False},
+        )
     return Answer(page, {"found": True})
 
 
 def _search(trail: Trail, args: dict[str, Any]) -> Answer:
     answer = trail.search(**args)
     sessions = [c["hits"][0]["session_id"] for c in answer["conversations"] if c["hits"]]
-    return _framed(answer, {"matches": answer["matches"], "sessions": sessions,
-                            "truncated": answer["truncated"]})  # fmt: skip
+    return _framed(
+        answer, {"matches": answer["matches"], "sessions": sessions, "truncated": answer["truncated"]}
+    )
 
 
 def _fix(trail: Trail, args: dict[str, Any]) -> Answer:
     answer = trail.fix(**args)
-    return _framed(answer, {"fixes": len(answer["fixes"]), "failures": len(answer["failures"]),
-                            "truncated": answer["truncated"]})  # fmt: skip
+    return _framed(
+        answer,
+        {
+            "fixes": len(answer["fixes"]),
+            "failures": len(answer["failures"]),
+            "truncated": answer["truncated"],
+        },
+    )
 
 
 def _blame(trail: Trail, args: dict[str, Any]) -> Answer:
     answer = trail.blame(**args)
     sessions = list(dict.fromkeys(e["session_id"] for e in answer["edits"]))
-    return _framed(answer, {"edits": len(answer["edits"]), "sessions": sessions,
-                            "truncated": answer["truncated"]})  # fmt: skip
+    return _framed(
+        answer, {"edits": len(answer["edits"]), "sessions": sessions, "truncated": answer["truncated"]}
+    )
 
 
 def _how(trail: Trail, args: dict[str, Any]) -> Answer:
@@ -130,16 +145,27 @@ def _how(trail: Trail, args: dict[str, Any]) -> Answer:
 
 def _show(trail: Trail, args: dict[str, Any]) -> Answer:
     answer = trail.show(**args)
-    summary = {"session_id": answer["session"]["id"], "offset": answer["offset"],
-               "turns": len(answer["turns"]), "total_turns": answer["total_turns"],
-               "next_offset": answer["next_offset"], "truncated": answer["truncated"]}  # fmt: skip
+    summary = {
+        "session_id": answer["session"]["id"],
+        "offset": answer["offset"],
+        "turns": len(answer["turns"]),
+        "total_turns": answer["total_turns"],
+        "next_offset": answer["next_offset"],
+        "truncated": answer["truncated"],
+    }
     return _framed(answer, summary)
 
 
 def _sessions(trail: Trail, args: dict[str, Any]) -> Answer:
     answer = trail.sessions(**args)
-    return _framed(answer, {"total": answer["total"], "sessions": [s["id"] for s in answer["sessions"]],
-                            "truncated": answer["truncated"]})  # fmt: skip
+    return _framed(
+        answer,
+        {
+            "total": answer["total"],
+            "sessions": [s["id"] for s in answer["sessions"]],
+            "truncated": answer["truncated"],
+        },
+    )
 
 
 TOOLS: dict[str, ToolSpec] = {
@@ -153,8 +179,10 @@ TOOLS: dict[str, ToolSpec] = {
             "Start here for background on a task.",
             _schema(
                 ["query"],
-                query=_text("What to remember, in plain words: 'how we deploy staging', 'the flaky test'.",
-                            QUERY_CHARS),
+                query=_text(
+                    "What to remember, in plain words: 'how we deploy staging', 'the flaky test'.",
+                    QUERY_CHARS,
+                ),
                 project=_text(_PROJECT),
                 profile=_text(_PROFILE),
                 limit=_count("Conversations to draw from.", 8, 20),
@@ -169,8 +197,9 @@ TOOLS: dict[str, ToolSpec] = {
             "« and », and the command that resumes its session.",
             _schema(
                 ["query"],
-                query=_text('Words, "exact phrases", OR, -word to exclude, prefix*, paths or any text.',
-                            QUERY_CHARS),
+                query=_text(
+                    'Words, "exact phrases", OR, -word to exclude, prefix*, paths or any text.', QUERY_CHARS
+                ),
                 project=_text(_PROJECT),
                 profile=_text(_PROFILE),
                 source=_text(_SOURCE),
@@ -191,8 +220,9 @@ TOOLS: dict[str, ToolSpec] = {
             "that then worked, most often first.",
             _schema(
                 ["error"],
-                error=_text("The error message or the failing output (its last lines are enough).",
-                            ERROR_CHARS),
+                error=_text(
+                    "The error message or the failing output (its last lines are enough).", ERROR_CHARS
+                ),
                 project=_text(_PROJECT),
                 limit=_count("Fixes and failures to return.", 5, 20),
             ),
@@ -218,8 +248,9 @@ TOOLS: dict[str, ToolSpec] = {
             "they succeeded, with an example run of each.",
             _schema(
                 ["what"],
-                what=_text("What to do ('run the migrations') or a command fragment ('alembic').",
-                           QUERY_CHARS),
+                what=_text(
+                    "What to do ('run the migrations') or a command fragment ('alembic').", QUERY_CHARS
+                ),
                 project=_text(_PROJECT),
                 limit=_count("Commands to return.", 10, 50),
             ),
@@ -274,9 +305,13 @@ def answer(trail: Trail, name: str, arguments: dict[str, Any]) -> Answer:
     except ServiceError as exc:
         return error_answer(exc.args[0] if exc.args else str(exc), exc.hint)
     except TrailError as exc:  # the index or a store: nothing the caller can change by asking again
-        return error_answer(str(exc), "the index or a store could not be read; `trail index` run by the "
-                            "user on this machine says more")  # fmt: skip
+        return error_answer(
+            str(exc),
+            "the index or a store could not be read; `trail index` run by the user on this machine says more",
+        )
     except Exception as exc:  # a bug: said to the caller, the traceback left on stderr for the user
         traceback.print_exc(file=sys.stderr)
-        return error_answer(f"hermes-trail failed: {type(exc).__name__}: {exc}",
-                            "other tools may still answer; the server's stderr has the details")  # fmt: skip
+        return error_answer(
+            f"hermes-trail failed: {type(exc).__name__}: {exc}",
+            "other tools may still answer; the server's stderr has the details",
+        )

@@ -39,8 +39,23 @@ from hermes_trail.timeline.pairing import Matcher
 from hermes_trail.timeline.rows import Row, SessionRows, ts_of
 from hermes_trail.timeline.sort import ExternalSort
 
-FIELDS = ("timestamp_utc", "host", "user", "agent", "session_id", "project_path", "git_branch", "turn_type",
-          "model", "tool_name", "tool_use_id", "text", "source_file", "source_line", "profile")  # fmt: skip
+FIELDS = (
+    "timestamp_utc",
+    "host",
+    "user",
+    "agent",
+    "session_id",
+    "project_path",
+    "git_branch",
+    "turn_type",
+    "model",
+    "tool_name",
+    "tool_use_id",
+    "text",
+    "source_file",
+    "source_line",
+    "profile",
+)
 AGENT = "hermes"
 
 
@@ -135,8 +150,13 @@ class Timeline:
             return
         self._seq += 1
         undated = row.ts is None
-        key = (undated, 0.0 if undated else row.ts, row.source_file,
-               -1 if row.source_line is None else row.source_line, self._seq)  # fmt: skip
+        key = (
+            undated,
+            0.0 if undated else row.ts,
+            row.source_file,
+            -1 if row.source_line is None else row.source_line,
+            self._seq,
+        )
         self.sorter.add(key, tuple(row), len(row.text))
 
     def emit_all(self, rows: Iterable[Row]) -> None:
@@ -148,19 +168,36 @@ class Timeline:
         for values in self.sorter:
             row = Row(*values)
             yield {
-                "timestamp_utc": iso(row.ts), "host": self.host, "user": row.user, "agent": AGENT,
-                "session_id": row.session_id, "project_path": row.project_path, "git_branch": row.git_branch,
-                "turn_type": row.turn_type, "model": row.model, "tool_name": row.tool_name,
-                "tool_use_id": row.tool_use_id, "text": row.text, "source_file": row.source_file,
-                "source_line": row.source_line, "profile": row.profile,
-            }  # fmt: skip
+                "timestamp_utc": iso(row.ts),
+                "host": self.host,
+                "user": row.user,
+                "agent": AGENT,
+                "session_id": row.session_id,
+                "project_path": row.project_path,
+                "git_branch": row.git_branch,
+                "turn_type": row.turn_type,
+                "model": row.model,
+                "tool_name": row.tool_name,
+                "tool_use_id": row.tool_use_id,
+                "text": row.text,
+                "source_file": row.source_file,
+                "source_line": row.source_line,
+                "profile": row.profile,
+            }
 
 
 class _HomeReader:
     """One home's sessions, their copies, and the rows of its state tables."""
 
-    def __init__(self, tl: Timeline, history: History, home: Path, place: sides.Place,
-                 live: Store | None, files: list[locate.SideFile]) -> None:  # fmt: skip
+    def __init__(
+        self,
+        tl: Timeline,
+        history: History,
+        home: Path,
+        place: sides.Place,
+        live: Store | None,
+        files: list[locate.SideFile],
+    ) -> None:
         self.tl = tl
         self.history = history
         self.home = home
@@ -216,24 +253,27 @@ class _HomeReader:
             try:
                 reader = SqliteStore(side.path)
             except StoreUnreadable as exc:
-                self.tl.emit(sides.row(self.place, None, "system", f"parser: {store_problem(exc.reason)}",
-                                       side.path))  # fmt: skip
+                self.tl.emit(
+                    sides.row(self.place, None, "system", f"parser: {store_problem(exc.reason)}", side.path)
+                )
                 continue
             try:
                 light = reader.session_rows(light=True)
                 rows = {sid: _fingerprint(r) for r in light if (sid := session_id_of(r))}
                 stats = reader.message_stats()
             except StoreUnreadable as exc:
-                self.tl.emit(sides.row(self.place, None, "system", f"parser: {store_problem(exc.reason)}",
-                                       side.path))  # fmt: skip
+                self.tl.emit(
+                    sides.row(self.place, None, "system", f"parser: {store_problem(exc.reason)}", side.path)
+                )
                 reader.close()
                 continue
             store = snapshot_store(side.path, self.place.profile, self.home, side.name, reader.schema_version)
             copies.append(_Copy(side, reader, store, rows, stats))
         return copies
 
-    def _session(self, sid: str, live: Session | None, copies: list[_Copy],
-                 divert: locate.SideFile | None) -> None:  # fmt: skip
+    def _session(
+        self, sid: str, live: Session | None, copies: list[_Copy], divert: locate.SideFile | None
+    ) -> None:
         holders = [c for c in copies if sid in c.rows]
         seen: set[tuple[Any, ...]] | None = set() if holders or divert is not None else None
         previous: tuple[int, Any] | None = None
@@ -275,13 +315,27 @@ class _HomeReader:
             found.deleted_at, found.swept = fence.retired_at, fence.swept
         return found
 
-    def _emit_session(self, session: Session, load: Callable[[Session], Any], source: str,
-                      seen: set[tuple[Any, ...]] | None, report: bool = True) -> None:  # fmt: skip
+    def _emit_session(
+        self,
+        session: Session,
+        load: Callable[[Session], Any],
+        source: str,
+        seen: set[tuple[Any, ...]] | None,
+        report: bool = True,
+    ) -> None:
         try:
             load(session)
         except StoreUnreadable as exc:
-            self.tl.emit(sides.row(self.place, None, "system", f"parser: {store_problem(exc.reason)}",
-                                   source, session_id=session.id))  # fmt: skip
+            self.tl.emit(
+                sides.row(
+                    self.place,
+                    None,
+                    "system",
+                    f"parser: {store_problem(exc.reason)}",
+                    source,
+                    session_id=session.id,
+                )
+            )
             return
         if report and self.tl.on_session is not None:
             self.tl.on_session(session)
@@ -318,8 +372,11 @@ class _HomeReader:
         fences, strays = state_tables.read_fences(reader)
         fresh = [f for f in fences if self._new(("fence", f.session_id, ts_of(f.retired_at), f.swept))]
         self.tl.emit_all(sides.fence_rows(self.place, source, fresh))
-        gens = [g for g in state_tables.read_generations(reader)
-                if self._new(("generation", g.source, g.session_key, g.generation))]  # fmt: skip
+        gens = [
+            g
+            for g in state_tables.read_generations(reader)
+            if self._new(("generation", g.source, g.session_key, g.generation))
+        ]
         self.tl.emit_all(sides.generation_rows(self.place, source, gens))
         events, more = state_tables.read_room_events(reader)
         fresh_events = [e for e in events if self._new(("room", e.room_id, e.seq, e.kind))]
@@ -384,11 +441,13 @@ def build_timeline(
             continue
         else:
             text = f"parser: {stray.reason}"
-        tl.emit(sides.row(place, None, "system", text, source, line=stray.row,
-                          session_id=stray.session_id or ""))  # fmt: skip
+        tl.emit(
+            sides.row(place, None, "system", text, source, line=stray.row, session_id=stray.session_id or "")
+        )
     readers: list[_HomeReader] = []
-    sessions_facts = {s.id: (s.cwd or s.git_repo_root or "", s.git_branch or "", s.model or "")
-                      for s in history.sessions}  # fmt: skip
+    sessions_facts = {
+        s.id: (s.cwd or s.git_repo_root or "", s.git_branch or "", s.model or "") for s in history.sessions
+    }
     for home, profile in locate.homes_of(discovery):
         files = locate.side_files(home, profile)
         place = sides.Place(str(home), profile, owner_of(home))
@@ -417,8 +476,13 @@ def build_timeline(
     return tl
 
 
-def _side_rows(tl: Timeline, place: sides.Place, side: locate.SideFile, zone: tzinfo | None,
-               sessions: dict[str, tuple[str, str, str]]) -> None:  # fmt: skip
+def _side_rows(
+    tl: Timeline,
+    place: sides.Place,
+    side: locate.SideFile,
+    zone: tzinfo | None,
+    sessions: dict[str, tuple[str, str, str]],
+) -> None:
     """The rows of one home side file; copies that may pair with a session row wait in the matcher."""
     found: sides.SideRows | None = None
     if side.kind == "prompt_history":

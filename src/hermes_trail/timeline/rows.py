@@ -63,8 +63,14 @@ def ts_of(moment: datetime | None) -> float | None:
 class SessionRows:
     """Makes one session's rows (see the module docstring)."""
 
-    def __init__(self, session: Session, source_file: str, user: str, home: str | None = None,
-                 include_thinking: bool = False) -> None:  # fmt: skip
+    def __init__(
+        self,
+        session: Session,
+        source_file: str,
+        user: str,
+        home: str | None = None,
+        include_thinking: bool = False,
+    ) -> None:
         self.session = session
         self.source_file = source_file
         self.user = user
@@ -73,12 +79,35 @@ class SessionRows:
         self.project = session.cwd or session.git_repo_root or ""
         self.out: list[Row] = []
 
-    def add(self, ts: float | None, turn_type: str, text: str, *, model: str | None = None,
-            tool_name: str = "", tool_use_id: str = "", line: int | None = None) -> None:  # fmt: skip
+    def add(
+        self,
+        ts: float | None,
+        turn_type: str,
+        text: str,
+        *,
+        model: str | None = None,
+        tool_name: str = "",
+        tool_use_id: str = "",
+        line: int | None = None,
+    ) -> None:
         s = self.session
-        self.out.append(Row(ts, self.user, s.id, self.project, s.git_branch or "", turn_type,
-                            model if model is not None else (s.model or ""), tool_name, tool_use_id, text,
-                            self.source_file, line, s.profile))  # fmt: skip
+        self.out.append(
+            Row(
+                ts,
+                self.user,
+                s.id,
+                self.project,
+                s.git_branch or "",
+                turn_type,
+                model if model is not None else (s.model or ""),
+                tool_name,
+                tool_use_id,
+                text,
+                self.source_file,
+                line,
+                s.profile,
+            )
+        )
 
     def build(self) -> list[Row]:
         s = self.session
@@ -93,15 +122,21 @@ class SessionRows:
         config, problem = json_object(s.raw.get("model_config"), "model_config")
         if "yolo_mode" in config:
             value = "true" if config["yolo_mode"] else "false"
-            self.add(start, "system", f"permission setting: yolo_mode={value} (from state.db "
-                                      "sessions.model_config, started_at)")  # fmt: skip
+            self.add(
+                start,
+                "system",
+                f"permission setting: yolo_mode={value} (from state.db sessions.model_config, started_at)",
+            )
         origin_problem = json_object(s.raw.get("origin_json"), "origin_json")[1]
         bad = [(c, p) for c, p in (("model_config", problem), ("origin_json", origin_problem)) if p]
         self.messages()
         for column, why in bad:
             why = why.removeprefix(f"{column} ")
-            self.add(None, "system", f"parser: unparseable record {s.id} (sessions.{column}: {why}): "
-                                     f"{compact(s.raw.get(column))}")  # fmt: skip
+            self.add(
+                None,
+                "system",
+                f"parser: unparseable record {s.id} (sessions.{column}: {why}): {compact(s.raw.get(column))}",
+            )
         return self.out
 
     # -- session rows ----------------------------------------------------------------------------------
@@ -121,8 +156,10 @@ class SessionRows:
 
     def model_rows(self, start: float | None) -> None:
         s = self.session
-        main = sorted((m for m in s.model_usage if not m.auxiliary),
-                      key=lambda m: (m.first_seen is None, ts_of(m.first_seen) or 0.0))  # fmt: skip
+        main = sorted(
+            (m for m in s.model_usage if not m.auxiliary),
+            key=lambda m: (m.first_seen is None, ts_of(m.first_seen) or 0.0),
+        )
         previous: str | None = None
         for usage in main:
             same = previous is None or previous == usage.model  # a new billing route of the same model
@@ -138,16 +175,20 @@ class SessionRows:
         s = self.session
         m = s.messaging
         assert m is not None
-        return (f"session relayed: {s.source or m.platform} chat {m.chat_id or '-'} "
-                f"type {m.chat_type or '-'} thread {m.thread_id or '-'} user {m.user_id or '-'} "
-                f"name {m.user_name or '-'} display {m.chat_name or '-'} "
-                "(from state.db sessions, started_at)")  # fmt: skip
+        return (
+            f"session relayed: {s.source or m.platform} chat {m.chat_id or '-'} "
+            f"type {m.chat_type or '-'} thread {m.thread_id or '-'} user {m.user_id or '-'} "
+            f"name {m.user_name or '-'} display {m.chat_name or '-'} "
+            "(from state.db sessions, started_at)"
+        )
 
     def scratch_text(self) -> str | None:
         s = self.session
         if s.worktree and s.cwd:
-            return (f"scratch directory: {s.cwd} (git worktree the agent created in {s.project}, "
-                    f"branch {s.git_branch})")  # fmt: skip
+            return (
+                f"scratch directory: {s.cwd} (git worktree the agent created in {s.project}, "
+                f"branch {s.git_branch})"
+            )
         if s.cwd and self.home:
             for parts in SCRATCH_DIRS:
                 base = str(Path(self.home).joinpath(*parts))
@@ -161,8 +202,10 @@ class SessionRows:
         turns = sorted([*s.turns, *s.hidden], key=lambda t: (t.source_row, t.part))
         calls_of: dict[int, ToolCall] = {}
         previous_model: str | None = None
-        main = sorted((m for m in s.model_usage if not m.auxiliary),
-                      key=lambda m: (m.first_seen is None, ts_of(m.first_seen) or 0.0))  # fmt: skip
+        main = sorted(
+            (m for m in s.model_usage if not m.auxiliary),
+            key=lambda m: (m.first_seen is None, ts_of(m.first_seen) or 0.0),
+        )
         for turn in turns:
             if turn.copy_of is not None or turn.kind == KIND_SESSION_META:
                 continue
@@ -179,8 +222,14 @@ class SessionRows:
                     self.add(ts, "thinking", mark + turn.reasoning, line=line)
                 for call in turn.tool_calls:
                     calls_of[id(call.result)] = call
-                    self.add(ts, "tool_use", mark + call_subject(call), tool_name=call.name,
-                             tool_use_id=call.id or "", line=line)  # fmt: skip
+                    self.add(
+                        ts,
+                        "tool_use",
+                        mark + call_subject(call),
+                        tool_name=call.name,
+                        tool_use_id=call.id or "",
+                        line=line,
+                    )
             elif turn.role == "tool":
                 result = turn.result
                 paired = calls_of.get(id(result)) if result is not None else None
@@ -188,8 +237,14 @@ class SessionRows:
                 use_id = (result.call_id if result else None) or ""
                 self.add(ts, "tool_result", mark + turn.text, tool_name=name, tool_use_id=use_id, line=line)
                 if paired is not None and paired.permission is not None:
-                    self.add(ts, "system", permission_text(paired.permission), tool_name=name,
-                             tool_use_id=use_id, line=line)  # fmt: skip
+                    self.add(
+                        ts,
+                        "system",
+                        permission_text(paired.permission),
+                        tool_name=name,
+                        tool_use_id=use_id,
+                        line=line,
+                    )
             elif turn.role == "user" and turn.kind is None:
                 self.add(ts, "user", mark + turn.text, line=line)
             elif turn.role == "summary":
@@ -203,8 +258,12 @@ class SessionRows:
             if stray.row is None or stray.table != "messages":
                 continue
             value = raws.get(stray.row, {}).get("tool_calls")
-            self.add(None, "system", f"parser: unparseable record {stray.row} ({stray.reason}): "
-                                     f"{compact(value)}", line=stray.row)  # fmt: skip
+            self.add(
+                None,
+                "system",
+                f"parser: unparseable record {stray.row} ({stray.reason}): {compact(value)}",
+                line=stray.row,
+            )
 
     def switch_row(self, turn: Turn, ts: float | None, previous: str | None, main: list[Any]) -> str | None:
         parsed = parse_marker(turn.text)
@@ -214,8 +273,14 @@ class SessionRows:
         model, provider = parsed
         old = previous
         if old is None:
-            earlier = [m.model for m in main if m.first_seen is not None and ts is not None
-                       and ts_of(m.first_seen) is not None and (ts_of(m.first_seen) or 0.0) < ts]  # fmt: skip
+            earlier = [
+                m.model
+                for m in main
+                if m.first_seen is not None
+                and ts is not None
+                and ts_of(m.first_seen) is not None
+                and (ts_of(m.first_seen) or 0.0) < ts
+            ]
             old = earlier[-1] if earlier else None
         text = f"model: {model}" if old is None or old == model else f"model: {old} -> {model}"
         if provider:

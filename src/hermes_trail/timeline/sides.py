@@ -53,11 +53,36 @@ class SideRows:
     pending: list[Pending]
 
 
-def row(place: Place, ts: float | None, turn_type: str, text: str, source: str | Path, *,
-        line: int | None = None, session_id: str = "", project: str = "", branch: str = "", model: str = "",
-        tool_name: str = "", tool_use_id: str = "") -> Row:  # fmt: skip
-    return Row(ts, place.user, session_id, project, branch, turn_type, model, tool_name, tool_use_id, text,
-               str(source), line, place.profile)  # fmt: skip
+def row(
+    place: Place,
+    ts: float | None,
+    turn_type: str,
+    text: str,
+    source: str | Path,
+    *,
+    line: int | None = None,
+    session_id: str = "",
+    project: str = "",
+    branch: str = "",
+    model: str = "",
+    tool_name: str = "",
+    tool_use_id: str = "",
+) -> Row:
+    return Row(
+        ts,
+        place.user,
+        session_id,
+        project,
+        branch,
+        turn_type,
+        model,
+        tool_name,
+        tool_use_id,
+        text,
+        str(source),
+        line,
+        place.profile,
+    )
 
 
 def stray_row(place: Place, stray: Stray, source: str | Path | None = None) -> Row:
@@ -94,14 +119,22 @@ def cron_rows(place: Place, path: Path, job_id: str, zone: tzinfo | None) -> Sid
     if run.prompt is None:
         out.rows.append(row(place, ts, "system", f"cron run output: {run.document}", path))
         return out
-    out.rows.append(row(place, ts, "system", f"cron run: job {job_id} (from cron/output, file name time, "
-                                             "host-local)", path))  # fmt: skip
+    out.rows.append(
+        row(
+            place,
+            ts,
+            "system",
+            f"cron run: job {job_id} (from cron/output, file name time, host-local)",
+            path,
+        )
+    )
     for turn_type, text in (("user", run.prompt), ("assistant", run.response)):
         if text is None:
             continue
         made = row(place, ts, turn_type, text, path)
-        out.pending.append(Pending(made, normalized(text), window=LOCAL_TOLERANCE, home=place.home,
-                                   cron_only=True))  # fmt: skip
+        out.pending.append(
+            Pending(made, normalized(text), window=LOCAL_TOLERANCE, home=place.home, cron_only=True)
+        )
     if run.rest:
         out.rows.append(row(place, ts, "system", f"cron run output: {run.rest}", path))
     return out
@@ -123,8 +156,14 @@ def _message_rows(message: dict[str, Any]) -> list[tuple[str, str, str, str]]:
     elif role == "tool":
         name = message.get("name") or message.get("tool_name")
         call_id = message.get("tool_call_id")
-        out.append(("tool_result", text, name if isinstance(name, str) else "",
-                    call_id if isinstance(call_id, str) else ""))  # fmt: skip
+        out.append(
+            (
+                "tool_result",
+                text,
+                name if isinstance(name, str) else "",
+                call_id if isinstance(call_id, str) else "",
+            )
+        )
     elif role == "user":
         out.append(("user", text, "", ""))
     else:
@@ -139,11 +178,19 @@ def response_store_rows(place: Place, path: Path, sessions: dict[str, tuple[str,
     held: dict[str, int] = {}  # per session: how many history positions earlier responses held
     for stored in responses:
         conversation = ",".join(stored.conversations) or "-"
-        out.rows.append(row(place, ts_of(stored.created_at), "system",
-                            f"api server response {stored.response_id} status={stored.status or '-'} "
-                            f"model={stored.model or '-'} conversation={conversation} "
-                            "(from response_store.db responses, created_at)", path, line=stored.row,
-                            session_id=stored.session_id or ""))  # fmt: skip
+        out.rows.append(
+            row(
+                place,
+                ts_of(stored.created_at),
+                "system",
+                f"api server response {stored.response_id} status={stored.status or '-'} "
+                f"model={stored.model or '-'} conversation={conversation} "
+                "(from response_store.db responses, created_at)",
+                path,
+                line=stored.row,
+                session_id=stored.session_id or "",
+            )
+        )
         sid = stored.session_id or f"#{stored.row}"
         start = held.get(sid, 0)
         held[sid] = max(start, len(stored.history))
@@ -152,9 +199,20 @@ def response_store_rows(place: Place, path: Path, sessions: dict[str, tuple[str,
             if message is None:
                 continue
             for turn_type, text, tool, use_id in _message_rows(message):
-                made = row(place, None, turn_type, text, path, line=stored.row,
-                           session_id=stored.session_id or "", project=project, branch=branch, model=model,
-                           tool_name=tool, tool_use_id=use_id)  # fmt: skip
+                made = row(
+                    place,
+                    None,
+                    turn_type,
+                    text,
+                    path,
+                    line=stored.row,
+                    session_id=stored.session_id or "",
+                    project=project,
+                    branch=branch,
+                    model=model,
+                    tool_name=tool,
+                    tool_use_id=use_id,
+                )
                 if turn_type == "system":
                     out.rows.append(made)
                 else:
@@ -168,18 +226,48 @@ def trajectory_rows(place: Place, path: Path, zone: tzinfo | None) -> SideRows:
     project = str(path.parent)
     for run in runs:
         completed = "-" if run.completed is None else str(run.completed).lower()
-        out.rows.append(row(place, ts_of(run.time), "system", f"trajectory: model={run.model or '-'} "
-                            f"completed={completed} (from {path.name}, timestamp host-local)", path,
-                            line=run.line, project=project, model=run.model or ""))  # fmt: skip
+        out.rows.append(
+            row(
+                place,
+                ts_of(run.time),
+                "system",
+                f"trajectory: model={run.model or '-'} "
+                f"completed={completed} (from {path.name}, timestamp host-local)",
+                path,
+                line=run.line,
+                project=project,
+                model=run.model or "",
+            )
+        )
         for origin, value in run.turns:
             if origin == "system":
-                out.rows.append(row(place, None, "system", f"trajectory system prompt: {value}", path,
-                                    line=run.line, project=project, model=run.model or ""))  # fmt: skip
+                out.rows.append(
+                    row(
+                        place,
+                        None,
+                        "system",
+                        f"trajectory system prompt: {value}",
+                        path,
+                        line=run.line,
+                        project=project,
+                        model=run.model or "",
+                    )
+                )
                 continue
             turn_type = _TRAJECTORY_TYPES.get(origin)
             if turn_type is None:
-                out.rows.append(row(place, None, "system", f"trajectory {origin}: {value}", path,
-                                    line=run.line, project=project, model=run.model or ""))  # fmt: skip
+                out.rows.append(
+                    row(
+                        place,
+                        None,
+                        "system",
+                        f"trajectory {origin}: {value}",
+                        path,
+                        line=run.line,
+                        project=project,
+                        model=run.model or "",
+                    )
+                )
                 continue
             made = row(
                 place, None, turn_type, value, path, line=run.line, project=project, model=run.model or ""
@@ -196,8 +284,10 @@ def allowlist_rows(place: Place, path: Path) -> list[Row]:
         return [row(place, None, "system", f"parser: {problem}", path)]
     ts = ts_of(file_mtime(path))
     basis = "(from config.yaml, file mtime)"
-    out = [row(place, ts, "system", f"permission setting: command_allowlist={entry} {basis}", path, line=line)
-           for entry, line in found.entries]  # fmt: skip
+    out = [
+        row(place, ts, "system", f"permission setting: command_allowlist={entry} {basis}", path, line=line)
+        for entry, line in found.entries
+    ]
     if found.problem is not None:
         text = f"parser: config.yaml command_allowlist is not a flat list ({found.problem})"
         out.append(row(place, None, "system", text, path, line=found.problem_line))
@@ -209,8 +299,10 @@ def pairing_rows(place: Place, path: Path, platform: str) -> list[Row]:
     where = "platforms/pairing" if path.parent.parent.name == "platforms" else "pairing"
     out = [stray_row(place, s, path) for s in strays]
     for user in users:
-        text = (f"permission setting: pairing.{platform}.{user.user_id} user_name={user.user_name or '-'} "
-                f"(from {where}/{platform}-approved.json, approved_at)")  # fmt: skip
+        text = (
+            f"permission setting: pairing.{platform}.{user.user_id} user_name={user.user_name or '-'} "
+            f"(from {where}/{platform}-approved.json, approved_at)"
+        )
         out.append(row(place, ts_of(user.approved_at), "system", text, path, line=user.number))
     return out
 
@@ -229,8 +321,15 @@ def desktop_rows(place: Place, path: Path) -> list[Row]:
                 text += f" {key}={value}"
         out.append(row(place, ts, "system", text, path, line=conn.number))
     for reason in registry.quarantined:
-        out.append(row(place, ts, "system", f"remote backend quarantined by the app: {reason} (from "
-                                            "connections.json, file mtime)", path))  # fmt: skip
+        out.append(
+            row(
+                place,
+                ts,
+                "system",
+                f"remote backend quarantined by the app: {reason} (from connections.json, file mtime)",
+                path,
+            )
+        )
     return out
 
 
@@ -244,16 +343,32 @@ def pastes_rows(place: Place, path: Path) -> list[Row]:
 
 
 def fence_rows(place: Place, source: str, fences: list[state_tables.Fence]) -> list[Row]:
-    return [row(place, ts_of(f.retired_at), "system",
-                f"session deleted: {f.session_id}{' sweep' if f.swept else ''} (from state.db state_meta "
-                "gateway.retired_session.v1, retired_at)", source, session_id=f.session_id)
-            for f in fences]  # fmt: skip
+    return [
+        row(
+            place,
+            ts_of(f.retired_at),
+            "system",
+            f"session deleted: {f.session_id}{' sweep' if f.swept else ''} (from state.db state_meta "
+            "gateway.retired_session.v1, retired_at)",
+            source,
+            session_id=f.session_id,
+        )
+        for f in fences
+    ]
 
 
 def generation_rows(place: Place, source: str, generations: list[state_tables.Generation]) -> list[Row]:
-    return [row(place, None, "system", f"relay peer: {g.source} {g.session_key} generation {g.generation} "
-                                       "(from state.db conversation_generations)", source)
-            for g in generations]  # fmt: skip
+    return [
+        row(
+            place,
+            None,
+            "system",
+            f"relay peer: {g.source} {g.session_key} generation {g.generation} "
+            "(from state.db conversation_generations)",
+            source,
+        )
+        for g in generations
+    ]
 
 
 def room_rows(place: Place, source: str, events: list[state_tables.RoomEvent]) -> list[Row]:
@@ -268,7 +383,14 @@ def room_rows(place: Place, source: str, events: list[state_tables.RoomEvent]) -
             said = body if isinstance(body, str) else compact(event.payload)
         else:
             said = compact(event.payload)
-        out.append(row(place, ts_of(event.created_at), "system",
-                       f"bot mode room {event.room_name or '-'} ({event.room_id}) seq {event.seq} "
-                       f"{event.kind} actor {who}: {said}", source))  # fmt: skip
+        out.append(
+            row(
+                place,
+                ts_of(event.created_at),
+                "system",
+                f"bot mode room {event.room_name or '-'} ({event.room_id}) seq {event.seq} "
+                f"{event.kind} actor {who}: {said}",
+                source,
+            )
+        )
     return out

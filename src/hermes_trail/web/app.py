@@ -192,8 +192,13 @@ class Indexing:
 
     def as_json(self) -> dict[str, Any]:
         with self._lock:
-            return {"state": self.state, "done": self.done, "total": self.total, "error": self.error,
-                    "seconds": self.seconds}  # fmt: skip
+            return {
+                "state": self.state,
+                "done": self.done,
+                "total": self.total,
+                "error": self.error,
+                "seconds": self.seconds,
+            }
 
     def progress(self, done: int, total: int) -> None:
         with self._lock:
@@ -207,9 +212,14 @@ class Indexing:
 class WebApp:
     """The answers of one running viewer, over one catalog and one index."""
 
-    def __init__(self, homes: tuple[str | Path, ...] = (), dbs: tuple[str | Path, ...] = (),
-                 index: Path | None = None, env: Mapping[str, str] | None = None,
-                 pgs: tuple[str, ...] = ()) -> None:  # fmt: skip
+    def __init__(
+        self,
+        homes: tuple[str | Path, ...] = (),
+        dbs: tuple[str | Path, ...] = (),
+        index: Path | None = None,
+        env: Mapping[str, str] | None = None,
+        pgs: tuple[str, ...] = (),
+    ) -> None:
         from hermes_trail.service import Trail
 
         self.catalog = Catalog(homes=homes, dbs=dbs, pgs=pgs, env=env)
@@ -249,9 +259,16 @@ class WebApp:
             started = time.perf_counter()
             try:
                 trail.index_path.parent.mkdir(parents=True, exist_ok=True)
-                report = sync_index(trail.index_path, homes=trail.homes, dbs=trail.dbs, pgs=trail.pgs,
-                                    env=trail.env, parallel=trail.parallel, progress=progress,
-                                    notify=say)  # fmt: skip
+                report = sync_index(
+                    trail.index_path,
+                    homes=trail.homes,
+                    dbs=trail.dbs,
+                    pgs=trail.pgs,
+                    env=trail.env,
+                    parallel=trail.parallel,
+                    progress=progress,
+                    notify=say,
+                )
             except Exception as exc:  # shown in the page and said; the viewer itself keeps working
                 with state._lock:
                     state.state, state.error = "failed", str(exc) or type(exc).__name__
@@ -371,16 +388,25 @@ class WebApp:
         if not words:
             return {"query": "", "matches": 0, "windowed": False, "seconds": 0, "conversations": []}
         if not self.indexing.ready:  # the first build: say how far it is rather than wait for it
-            return {"query": words, "matches": 0, "windowed": False, "seconds": 0, "conversations": [],
-                    "indexing": self.indexing.as_json()}  # fmt: skip
+            return {
+                "query": words,
+                "matches": 0,
+                "windowed": False,
+                "seconds": 0,
+                "conversations": [],
+                "indexing": self.indexing.as_json(),
+            }
         flt = Filters.parse(query)
         try:
             result = self.trail.search(
-                words, project=flt.project, profile=flt.profile, source=flt.source,
+                words,
+                project=flt.project,
+                profile=flt.profile,
+                source=flt.source,
                 since=flt.start.isoformat() if flt.start else None,
                 until=(flt.end + timedelta(days=1)).isoformat() if flt.end else None,
                 limit=_int(query.get("limit"), "limit", 10, 1, 50),
-            )  # fmt: skip
+            )
         except ServiceError as exc:
             raise BadRequest(str(exc)) from exc
         for conversation in result.get("conversations", []):
@@ -416,8 +442,10 @@ class WebApp:
 
         generation = self.catalog.generation
         catalog = self.catalog
-        with catalog.reader() as history, Finder(history, homes=catalog.homes, dbs=catalog.dbs,
-                                                 env=catalog.env) as reader:  # fmt: skip
+        with (
+            catalog.reader() as history,
+            Finder(history, homes=catalog.homes, dbs=catalog.dbs, env=catalog.env) as reader,
+        ):
             try:
                 session = reader.find(ref)  # a live session, else a deleted one a snapshot or divert holds
             except AmbiguousSession as exc:
@@ -476,8 +504,13 @@ class WebApp:
             event.set()
             self._local.answered = None
 
-    def _whole(self, key: tuple[str, int, tuple[object, ...]], session: Session,
-               family: Mapping[str, Session], after: threading.Event | None = None) -> bytes:  # fmt: skip
+    def _whole(
+        self,
+        key: tuple[str, int, tuple[object, ...]],
+        session: Session,
+        family: Mapping[str, Session],
+        after: threading.Event | None = None,
+    ) -> bytes:
         """The whole view of a loaded session, made and kept (once ``after`` is set, when given)."""
         import json
 

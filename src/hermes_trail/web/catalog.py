@@ -134,8 +134,7 @@ class Measurer:
     def _measure_pending(self) -> None:
         sessions = self.catalog.sessions()
         with self._lock:
-            pending = [s for s in sessions
-                       if self._figures.get(s.key, ((), None))[0] != _fingerprint(s)]  # fmt: skip
+            pending = [s for s in sessions if self._figures.get(s.key, ((), None))[0] != _fingerprint(s)]
         if not pending:
             return
         with self.catalog.reader() as reader:

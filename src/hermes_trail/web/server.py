@@ -265,8 +265,9 @@ class Handler(BaseHTTPRequestHandler):
     do_POST = do_PUT = do_DELETE = do_PATCH = _not_allowed
 
 
-def start(app: WebApp, host: str = "127.0.0.1", port: int = 0, token: str | None = None,
-          quiet: bool = True) -> Server:  # fmt: skip
+def start(
+    app: WebApp, host: str = "127.0.0.1", port: int = 0, token: str | None = None, quiet: bool = True
+) -> Server:
     """A server listening (in a background thread) on ``host:port`` (0: any free port).
 
     A token is made when ``host`` is not loopback and none was given.

@@ -66,11 +66,30 @@ IMPORT_SOURCES = frozenset({"claude-code", "codex-cli"})
 NOT_MESSAGING = frozenset({"local", "api_server"})
 MESSAGING_PLATFORMS = frozenset(
     {
-        "telegram", "discord", "whatsapp", "whatsapp_cloud", "slack", "signal", "mattermost", "matrix",
-        "homeassistant", "email", "sms", "dingtalk", "webhook", "msgraph_webhook", "feishu", "wecom",
-        "wecom_callback", "weixin", "bluebubbles", "qqbot", "yuanbao", "relay",
+        "telegram",
+        "discord",
+        "whatsapp",
+        "whatsapp_cloud",
+        "slack",
+        "signal",
+        "mattermost",
+        "matrix",
+        "homeassistant",
+        "email",
+        "sms",
+        "dingtalk",
+        "webhook",
+        "msgraph_webhook",
+        "feishu",
+        "wecom",
+        "wecom_callback",
+        "weixin",
+        "bluebubbles",
+        "qqbot",
+        "yuanbao",
+        "relay",
     }
-)  # fmt: skip
+)
 # Sources Hermes' own front ends and automations write: a chat id on such a row names no platform.
 OWN_SOURCES = frozenset(
     {"cli", "tui", "desktop", "webapp", "acp", "cron", "kanban", "subagent", "tool", "recovered"}

@@ -151,12 +151,16 @@ def decode_content(value: Any, role: str | None = None) -> Content:
     assert raw is not None
     if raw.startswith(CONTENT_PREFIX):
         try:
-            structured = json.loads(raw[len(CONTENT_PREFIX):])
+            structured = json.loads(raw[len(CONTENT_PREFIX) :])
         except (ValueError, RecursionError):
             problems.append("content has the \\x00json: prefix but no valid JSON after it; kept as text")
             return Content(text=raw, problems=problems)
-        return Content(text=structured_text(structured), structured=structured, problems=problems,
-                       images=images_of(structured))  # fmt: skip
+        return Content(
+            text=structured_text(structured),
+            structured=structured,
+            problems=problems,
+            images=images_of(structured),
+        )
     if role in ("user", "assistant"):
         raw = sanitize_context(raw).strip()
     return Content(text=raw, problems=problems)

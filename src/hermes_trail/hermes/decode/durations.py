@@ -76,8 +76,10 @@ def _apply_tool_durations(session: Session) -> None:
             continue
         for call in turn.tool_calls:
             call.duration = None
-        answered = sorted((c for c in turn.tool_calls if c.result is not None),
-                          key=lambda c: c.result.source_row if c.result is not None else 0)  # fmt: skip
+        answered = sorted(
+            (c for c in turn.tool_calls if c.result is not None),
+            key=lambda c: c.result.source_row if c.result is not None else 0,
+        )
         previous: datetime | None = None  # the end of the row's previous call: the next one starts there
         for call in answered:
             result = call.result

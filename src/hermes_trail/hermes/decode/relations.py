@@ -247,9 +247,7 @@ def link(sessions: list[Session]) -> None:
 _SAME_WORKSPACE = frozenset({CONTINUATION, DELEGATE})
 
 
-def _inherit_projects(
-    sessions: list[Session], parent_of: dict[str, Session], start_key: Any
-) -> None:
+def _inherit_projects(sessions: list[Session], parent_of: dict[str, Session], start_key: Any) -> None:
     """A continuation or sub-agent with no workspace of its own belongs to its parent's project, so a
     conversation is not split across a project and the generic bucket."""
     for session in sorted(sessions, key=start_key):  # parents start first, so they are settled first

@@ -53,9 +53,7 @@ def newest_of(*times: datetime | None) -> datetime | None:
     return max(known) if known else None
 
 
-def decode_session(
-    row: dict[str, Any], store: Store, stats: tuple[int, Any, int] | None = None
-) -> Session:
+def decode_session(row: dict[str, Any], store: Store, stats: tuple[int, Any, int] | None = None) -> Session:
     """Build a session from its row; ``stats`` is ``(row count, newest timestamp, inactive rows)`` of its
     messages."""
     problems: list[str] = []

@@ -70,18 +70,31 @@ def file_stray(path: Path, reason: str, value: Any = None) -> Stray:
 
 
 def line_stray(path: Path, line: int, reason: str, value: Any = None, session_id: str | None = None) -> Stray:
-    return Stray(where=f"{path}:{line}", reason=reason, kind="line", row=line, value=value,
-                 session_id=session_id)  # fmt: skip
+    return Stray(
+        where=f"{path}:{line}", reason=reason, kind="line", row=line, value=value, session_id=session_id
+    )
 
 
 def record_stray(
-    path: Path | str, number: int | str, reason: str, value: Any = None, *, table: str | None = None,
+    path: Path | str,
+    number: int | str,
+    reason: str,
+    value: Any = None,
+    *,
+    table: str | None = None,
     session_id: str | None = None,
-) -> Stray:  # fmt: skip
+) -> Stray:
     """An entry that is not what Hermes writes: ``unparseable record <number> (<reason>)``."""
     row = number if isinstance(number, int) else None
-    return Stray(where=f"{path}#{number}", reason=f"unparseable record {number} ({reason})", kind="record",
-                 row=row, table=table, value=value, session_id=session_id)  # fmt: skip
+    return Stray(
+        where=f"{path}#{number}",
+        reason=f"unparseable record {number} ({reason})",
+        kind="record",
+        row=row,
+        table=table,
+        value=value,
+        session_id=session_id,
+    )
 
 
 def compact(value: Any) -> str:

@@ -23,8 +23,21 @@ from hermes_trail.hermes.sidefiles.common import read_text
 
 _KEY = re.compile(r"\A(?P<key>[A-Za-z_][\w-]*)\s*:(?P<value>.*)\Z")
 _ITEM = re.compile(r"\A(?P<indent>\s*)-(?:\s+(?P<value>.*))?\Z")
-_DOUBLE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "\\": "\\", "/": "/", "0": "\0", " ": " ",
-                   "a": "\a", "b": "\b", "e": "\x1b", "f": "\f", "v": "\v"}  # fmt: skip
+_DOUBLE_ESCAPES = {
+    "n": "\n",
+    "t": "\t",
+    "r": "\r",
+    '"': '"',
+    "\\": "\\",
+    "/": "/",
+    "0": "\0",
+    " ": " ",
+    "a": "\a",
+    "b": "\b",
+    "e": "\x1b",
+    "f": "\f",
+    "v": "\v",
+}
 # Leading characters that start a YAML construct other than a plain scalar.
 _NOT_PLAIN = tuple("[]{}&*!|>%@`")
 

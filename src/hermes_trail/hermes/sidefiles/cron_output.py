@@ -91,8 +91,9 @@ def _framed(run: CronRun, text: str, frame: re.Match[str]) -> None:
     tail = text[response.end() :]
     wanted = int(response.group(1))
     if len(tail) != wanted + len(_AFTER_RESPONSE) or not tail.endswith(_AFTER_RESPONSE):
-        run.problems.append(f"the response is {len(tail)} characters, not the {wanted} its frame says "
-                            "(a truncated write)")  # fmt: skip
+        run.problems.append(
+            f"the response is {len(tail)} characters, not the {wanted} its frame says (a truncated write)"
+        )
         run.response = tail.rstrip("\n")
         return
     run.response = tail[:wanted]
@@ -123,8 +124,14 @@ def read_cron_run(path: Path, job_id: str, zone: tzinfo | None = None) -> tuple[
     if text is None:
         return None, [problem] if problem else []
     title = _TITLE.search(text)
-    run = CronRun(path=path, job_id=job_id, time=run_time(path.name, zone),
-                  name=title.group(1).strip() if title else None, shape="output", document=text)  # fmt: skip
+    run = CronRun(
+        path=path,
+        job_id=job_id,
+        time=run_time(path.name, zone),
+        name=title.group(1).strip() if title else None,
+        shape="output",
+        document=text,
+    )
     frame = _PROMPT_FRAME.search(text)
     if frame is not None and text.find(_PROMPT_HEADING) == frame.end() - len(_PROMPT_HEADING):
         _framed(run, text, frame)

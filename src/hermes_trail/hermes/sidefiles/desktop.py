@@ -69,13 +69,20 @@ def read_connections(path: Path) -> tuple[Registry, list[Stray]]:
             strays.append(record_stray(path, number, "not an object"))
             continue
         port = entry.get("port")
-        registry.connections.append(Connection(
-            number=number, kind=_text(entry.get("kind")) or "-", label=_text(entry.get("label")),
-            url=_text(entry.get("url")), user=_text(entry.get("user")), host=_text(entry.get("host")),
-            port=port if isinstance(port, int) and not isinstance(port, bool) else None,
-            org=_text(entry.get("org")), name=_text(entry.get("name")),
-            remote_profile=_text(entry.get("remoteProfile")),
-        ))  # fmt: skip
+        registry.connections.append(
+            Connection(
+                number=number,
+                kind=_text(entry.get("kind")) or "-",
+                label=_text(entry.get("label")),
+                url=_text(entry.get("url")),
+                user=_text(entry.get("user")),
+                host=_text(entry.get("host")),
+                port=port if isinstance(port, int) and not isinstance(port, bool) else None,
+                org=_text(entry.get("org")),
+                name=_text(entry.get("name")),
+                remote_profile=_text(entry.get("remoteProfile")),
+            )
+        )
     quarantined = data.get("quarantined")
     for number, entry in enumerate(quarantined if isinstance(quarantined, list) else [], start=1):
         reason = entry.get("reason") if isinstance(entry, dict) else None

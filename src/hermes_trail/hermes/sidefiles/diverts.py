@@ -23,8 +23,18 @@ from hermes_trail.hermes.sidefiles.common import compact, json_lines, line_stray
 from hermes_trail.model import Stray
 
 # The message keys a divert line carries that a messages row also has, under the same names.
-_KEYS = ("role", "tool_call_id", "tool_name", "timestamp", "reasoning", "reasoning_content", "finish_reason",
-         "display_kind", "token_count", "platform_message_id")  # fmt: skip
+_KEYS = (
+    "role",
+    "tool_call_id",
+    "tool_name",
+    "timestamp",
+    "reasoning",
+    "reasoning_content",
+    "finish_reason",
+    "display_kind",
+    "token_count",
+    "platform_message_id",
+)
 # What a row read from a divert has, for the reader's column checks (no ``compacted``: a divert holds no
 # archived rows).
 COLUMNS = ["id", "session_id", "role", "content", "tool_calls", *_KEYS[1:], "active"]
@@ -37,8 +47,11 @@ def row_of(record: dict[str, Any], number: int, session_id: str) -> dict[str, An
     row["session_id"] = session_id
     row["active"] = 1
     content = record.get("content")
-    row["content"] = content if content is None or isinstance(content, str) else (
-        CONTENT_PREFIX + json.dumps(content, ensure_ascii=False))  # fmt: skip
+    row["content"] = (
+        content
+        if content is None or isinstance(content, str)
+        else (CONTENT_PREFIX + json.dumps(content, ensure_ascii=False))
+    )
     calls = record.get("tool_calls")
     if calls is not None and not isinstance(calls, str):
         calls = json.dumps(calls, ensure_ascii=False)

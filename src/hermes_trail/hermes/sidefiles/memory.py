@@ -40,9 +40,24 @@ SKILL_FILE = "SKILL.md"
 BUNDLED_MANIFEST = ".bundled_manifest"  # tools/skills_sync.py
 HUB_LOCK = (".hub", "lock.json")  # tools/skills_hub.py
 # agent/skill_utils.py: directories no skill scanner walks, and a skill's own support directories.
-EXCLUDED_DIRS = frozenset({".git", ".github", ".hub", ".archive", ".venv", "venv", "node_modules",
-                           "site-packages", "__pycache__", ".tox", ".nox", ".pytest_cache", ".mypy_cache",
-                           ".ruff_cache"})  # fmt: skip
+EXCLUDED_DIRS = frozenset(
+    {
+        ".git",
+        ".github",
+        ".hub",
+        ".archive",
+        ".venv",
+        "venv",
+        "node_modules",
+        "site-packages",
+        "__pycache__",
+        ".tox",
+        ".nox",
+        ".pytest_cache",
+        ".mypy_cache",
+        ".ruff_cache",
+    }
+)
 SUPPORT_DIRS = frozenset({"references", "templates", "assets", "scripts"})
 # A skill's SKILL.md larger than this is not Hermes' doing (its own limit is 100,000 characters).
 MAX_SKILL_BYTES = 4 * 1024 * 1024
@@ -125,8 +140,10 @@ def knowledge_files(home: Path) -> list[KnowledgeFile]:
 def provenance_files(home: Path) -> list[KnowledgeFile]:
     """The files that say which skills Hermes did not write (the bundled manifest, the hub's lock)."""
     skills = home / SKILLS_DIR
-    found = [_stat("provenance", BUNDLED_MANIFEST, skills / BUNDLED_MANIFEST),
-             _stat("provenance", "/".join(HUB_LOCK), skills.joinpath(*HUB_LOCK))]  # fmt: skip
+    found = [
+        _stat("provenance", BUNDLED_MANIFEST, skills / BUNDLED_MANIFEST),
+        _stat("provenance", "/".join(HUB_LOCK), skills.joinpath(*HUB_LOCK)),
+    ]
     return [f for f in found if f is not None]
 
 

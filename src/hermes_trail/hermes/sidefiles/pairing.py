@@ -37,6 +37,13 @@ def read_approved(path: Path, platform: str) -> tuple[list[ApprovedUser], list[S
             strays.append(record_stray(path, number, "not an object", compact({user_id: entry})))
             continue
         name = entry.get("user_name")
-        users.append(ApprovedUser(platform, user_id, name if isinstance(name, str) and name else None,
-                                  epoch_time(entry.get("approved_at")), number))  # fmt: skip
+        users.append(
+            ApprovedUser(
+                platform,
+                user_id,
+                name if isinstance(name, str) and name else None,
+                epoch_time(entry.get("approved_at")),
+                number,
+            )
+        )
     return users, strays

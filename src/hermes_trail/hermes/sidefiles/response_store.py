@@ -76,12 +76,16 @@ def read_response_store(path: Path) -> tuple[list[StoredResponse], list[Stray]]:
         try:
             data = json.loads(raw) if isinstance(raw, str | bytes) else None
         except (ValueError, RecursionError) as exc:
-            strays.append(record_stray(path, number, f"responses.data: not JSON: {exc}", compact(raw),
-                                       table="responses"))  # fmt: skip
+            strays.append(
+                record_stray(
+                    path, number, f"responses.data: not JSON: {exc}", compact(raw), table="responses"
+                )
+            )
             continue
         if not isinstance(data, dict):
-            strays.append(record_stray(path, number, "responses.data: not an object", compact(raw),
-                                       table="responses"))  # fmt: skip
+            strays.append(
+                record_stray(path, number, "responses.data: not an object", compact(raw), table="responses")
+            )
             continue
         found = data.get("response")
         envelope: dict[str, Any] = found if isinstance(found, dict) else {}
@@ -99,9 +103,16 @@ def read_response_store(path: Path) -> tuple[list[StoredResponse], list[Stray]]:
             if isinstance(message, dict):
                 stored.history.append(message)
             else:
-                strays.append(record_stray(path, number, f"responses.data conversation_history {index}: "
-                                           "not an object", compact(message), table="responses",
-                                           session_id=stored.session_id))  # fmt: skip
+                strays.append(
+                    record_stray(
+                        path,
+                        number,
+                        f"responses.data conversation_history {index}: not an object",
+                        compact(message),
+                        table="responses",
+                        session_id=stored.session_id,
+                    )
+                )
                 stored.history.append(None)
         out.append(stored)
     out.sort(key=lambda r: (r.created_at is None, r.created_at.timestamp() if r.created_at else 0.0, r.row))

@@ -72,8 +72,10 @@ def read_fences(reader: SqliteStore) -> tuple[list[Fence], list[Stray]]:
     if not reader.has_table("state_meta") or not {"key", "value"} <= set(reader.columns("state_meta")):
         return [], []
     try:
-        rows = reader.rows("SELECT rowid AS _row, key, value FROM state_meta WHERE key >= ? AND key < ? "
-                           "ORDER BY rowid", (FENCE_PREFIX, FENCE_PREFIX + "\U0010ffff"))  # fmt: skip
+        rows = reader.rows(
+            "SELECT rowid AS _row, key, value FROM state_meta WHERE key >= ? AND key < ? ORDER BY rowid",
+            (FENCE_PREFIX, FENCE_PREFIX + "\U0010ffff"),
+        )
     except StoreUnreadable as exc:
         return [], [Stray(where=str(reader.path), reason=f"SQLite error: {exc.reason}", kind="file")]
     fences: list[Fence] = []
@@ -83,8 +85,16 @@ def read_fences(reader: SqliteStore) -> tuple[list[Fence], list[Stray]]:
         value, problem = _object(row["value"])
         if value is None:
             reason = f"state_meta.value: {problem}"
-            strays.append(record_stray(reader.path, row["_row"], reason, compact(row["value"]),
-                                       table="state_meta", session_id=sid))  # fmt: skip
+            strays.append(
+                record_stray(
+                    reader.path,
+                    row["_row"],
+                    reason,
+                    compact(row["value"]),
+                    table="state_meta",
+                    session_id=sid,
+                )
+            )
             continue
         swept = value.get("expires") is True
         fences.append(Fence(sid, epoch_time(value.get("retired_at")), swept, row["_row"]))
@@ -99,8 +109,10 @@ def read_generations(reader: SqliteStore) -> list[Generation]:
         rows = reader.rows("SELECT * FROM conversation_generations ORDER BY rowid")
     except StoreUnreadable:
         return []
-    return [Generation(str(r.get("source") or "-"), str(r.get("session_key") or "-"), r.get("generation"))
-            for r in rows]  # fmt: skip
+    return [
+        Generation(str(r.get("source") or "-"), str(r.get("session_key") or "-"), r.get("generation"))
+        for r in rows
+    ]
 
 
 def read_room_events(reader: SqliteStore) -> tuple[list[RoomEvent], list[Stray]]:
@@ -122,11 +134,22 @@ def read_room_events(reader: SqliteStore) -> tuple[list[RoomEvent], list[Stray]]
             value, problem = _object(row.get(column))
             if value is None:
                 reason = f"hosted_room_events.{column}: {problem}"
-                strays.append(record_stray(reader.path, row["_row"], reason, compact(row.get(column)),
-                                           table="hosted_room_events"))  # fmt: skip
+                strays.append(
+                    record_stray(
+                        reader.path, row["_row"], reason, compact(row.get(column)), table="hosted_room_events"
+                    )
+                )
             parsed[column] = value or {}
         name = names.get(row.get("room_id"))
-        events.append(RoomEvent(str(row.get("room_id") or "-"), name if isinstance(name, str) else None,
-                                row.get("seq"), str(row.get("kind") or "-"), parsed["actor_json"],
-                                parsed["payload_json"], epoch_time(row.get("created_at"))))  # fmt: skip
+        events.append(
+            RoomEvent(
+                str(row.get("room_id") or "-"),
+                name if isinstance(name, str) else None,
+                row.get("seq"),
+                str(row.get("kind") or "-"),
+                parsed["actor_json"],
+                parsed["payload_json"],
+                epoch_time(row.get("created_at")),
+            )
+        )
     return events, strays

@@ -56,9 +56,12 @@ def read_trajectories(path: Path, zone: tzinfo | None = None) -> tuple[list[Traj
             continue
         model = record.get("model")
         completed = record.get("completed")
-        run = Trajectory(number, parse_local(record.get("timestamp"), zone),
-                         model if isinstance(model, str) else None,
-                         completed if isinstance(completed, bool) else None)  # fmt: skip
+        run = Trajectory(
+            number,
+            parse_local(record.get("timestamp"), zone),
+            model if isinstance(model, str) else None,
+            completed if isinstance(completed, bool) else None,
+        )
         for index, turn in enumerate(conversations):
             if isinstance(turn, dict) and isinstance(turn.get("from"), str):
                 value = turn.get("value")

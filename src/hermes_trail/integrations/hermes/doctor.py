@@ -56,22 +56,41 @@ class Check:
     home: str | None = None
 
     def as_json(self) -> dict[str, Any]:
-        return {"name": self.name, "status": self.status, "detail": self.detail, "fix": self.fix,
-                "home": self.home}  # fmt: skip
+        return {
+            "name": self.name,
+            "status": self.status,
+            "detail": self.detail,
+            "fix": self.fix,
+            "home": self.home,
+        }
 
 
 def check_hermes(hermes: install.HermesFound) -> list[Check]:
     """The ``hermes`` command and its MCP client (machine-wide)."""
     if hermes.command is None:
-        return [Check("hermes", FAIL, "no hermes command on PATH",
-                      "install Hermes Agent (pipx install 'hermes-agent[mcp]'), or put its bin on PATH")]
-    found = Check("hermes", OK, f"{hermes.command} (hermes-agent {hermes.version or '?'}, Python "
-                                f"{hermes.python or '?'})")  # fmt: skip
+        return [
+            Check(
+                "hermes",
+                FAIL,
+                "no hermes command on PATH",
+                "install Hermes Agent (pipx install 'hermes-agent[mcp]'), or put its bin on PATH",
+            )
+        ]
+    found = Check(
+        "hermes",
+        OK,
+        f"{hermes.command} (hermes-agent {hermes.version or '?'}, Python {hermes.python or '?'})",
+    )
     if hermes.version is None:
         found.status, found.fix = WARN, f"{hermes.command} did not answer: run it once to see why"
     if hermes.mcp is False:
-        client = Check("mcp client", FAIL, "Hermes has no MCP client (the optional 'mcp' Python SDK): its "
-                       "mcp_servers entries cannot connect", hermes.mcp_fix)  # fmt: skip
+        client = Check(
+            "mcp client",
+            FAIL,
+            "Hermes has no MCP client (the optional 'mcp' Python SDK): its "
+            "mcp_servers entries cannot connect",
+            hermes.mcp_fix,
+        )
     elif hermes.mcp is None:
         client = Check("mcp client", WARN, "could not tell whether Hermes has its MCP client", hermes.mcp_fix)
     else:
@@ -96,18 +115,36 @@ def check_home(target: install.Target, hermes: install.HermesFound, env: Mapping
     except install.InstallError as exc:
         return [Check("installed", FAIL, str(exc), f"trail install hermes --home {home}", where)]
     if manifest is None:
-        return [Check("installed", FAIL, f"hermes-trail is not installed in {home}",
-                      f"trail install hermes --home {home}", where)]  # fmt: skip
-    checks = [Check("installed", OK, f"hermes-trail {manifest.get('version', '?')} installed in {home}",
-                    home=where)]  # fmt: skip
+        return [
+            Check(
+                "installed",
+                FAIL,
+                f"hermes-trail is not installed in {home}",
+                f"trail install hermes --home {home}",
+                where,
+            )
+        ]
+    checks = [
+        Check("installed", OK, f"hermes-trail {manifest.get('version', '?')} installed in {home}", home=where)
+    ]
     config = _config(home)
     source = install.copied_from(home, manifest)
-    entry = (config.get("mcp_servers") or {}).get(install.SERVER) if isinstance(config.get("mcp_servers"),
-                                                                                 dict) else None  # fmt: skip
+    entry = (
+        (config.get("mcp_servers") or {}).get(install.SERVER)
+        if isinstance(config.get("mcp_servers"), dict)
+        else None
+    )
     args = [str(a) for a in (entry or {}).get("args") or []] if isinstance(entry, dict) else []
-    if source is not None or (args and "--home" in args and args[args.index("--home") + 1:][:1] != [where]):
-        checks.append(Check("installed", WARN, f"{home} was copied from {source or 'another home'}: its MCP "
-                            "entry still reads that home", f"trail install hermes --home {home}", where))
+    if source is not None or (args and "--home" in args and args[args.index("--home") + 1 :][:1] != [where]):
+        checks.append(
+            Check(
+                "installed",
+                WARN,
+                f"{home} was copied from {source or 'another home'}: its MCP entry still reads that home",
+                f"trail install hermes --home {home}",
+                where,
+            )
+        )
     checks.append(_plugin(home, hermes, config, env))
     checks.append(_mcp_entry(home, entry, hermes))
     index = Path(args[args.index("--index") + 1]) if "--index" in args[:-1] else install.index_for(home, env)
@@ -117,8 +154,15 @@ def check_home(target: install.Target, hermes: install.HermesFound, env: Mapping
     if provider == install.PROVIDER:
         checks.append(Check("provider", OK, "memory.provider is trail", home=where))
     else:
-        checks.append(Check("provider", OK, f"memory.provider is {provider or 'not set'} (optional: the "
-                            "plugin recalls before each prompt without it)", home=where))  # fmt: skip
+        checks.append(
+            Check(
+                "provider",
+                OK,
+                f"memory.provider is {provider or 'not set'} (optional: the "
+                "plugin recalls before each prompt without it)",
+                home=where,
+            )
+        )
     return checks
 
 
@@ -126,41 +170,71 @@ def _plugin(home: Path, hermes: install.HermesFound, config: dict[str, Any], env
     where = str(home)
     plugins: dict[str, Any] = config["plugins"] if isinstance(config.get("plugins"), dict) else {}
     if install.PLUGIN not in (plugins.get("enabled") or []):
-        return Check("plugin", FAIL, f"{install.PLUGIN} is not in plugins.enabled",
-                     f"hermes plugins enable {install.PLUGIN}  (or trail install hermes --home {home})",
-                     where)  # fmt: skip
+        return Check(
+            "plugin",
+            FAIL,
+            f"{install.PLUGIN} is not in plugins.enabled",
+            f"hermes plugins enable {install.PLUGIN}  (or trail install hermes --home {home})",
+            where,
+        )
     if hermes.python is None:
         return Check("plugin", WARN, "enabled; not tried (no Hermes Python found)", home=where)
     try:
-        done = subprocess.run([hermes.python, "-c", _PLUGIN_CHECK], capture_output=True, text=True,
-                              env={**env, "HERMES_HOME": str(home)}, timeout=120,
-                              stdin=subprocess.DEVNULL)  # fmt: skip
+        done = subprocess.run(
+            [hermes.python, "-c", _PLUGIN_CHECK],
+            capture_output=True,
+            text=True,
+            env={**env, "HERMES_HOME": str(home)},
+            timeout=120,
+            stdin=subprocess.DEVNULL,
+        )
         out = json.loads(done.stdout.strip().splitlines()[-1])
     except (OSError, subprocess.SubprocessError, ValueError, IndexError):
-        return Check("plugin", WARN, "enabled; Hermes' plugin loader could not be asked",
-                     "start hermes and look for a line from hermes-trail", where)
+        return Check(
+            "plugin",
+            WARN,
+            "enabled; Hermes' plugin loader could not be asked",
+            "start hermes and look for a line from hermes-trail",
+            where,
+        )
     said = [line for line in done.stderr.splitlines() if line.startswith("hermes-trail:")]
     loaded = out.get("plugin")
     if loaded and loaded.get("enabled") and not loaded.get("error"):
         return Check("plugin", OK, "loads in Hermes' Python", home=where)
     reason = (loaded or {}).get("error") or "not found by Hermes' plugin loader"
     detail = f"does not load in Hermes: {reason}" + (f" ({said[0]})" if said else "")
-    return Check("plugin", FAIL, detail, f"reinstall hermes-trail if it is gone, then trail install hermes "
-                 f"--home {home}", where)  # fmt: skip
+    return Check(
+        "plugin",
+        FAIL,
+        detail,
+        f"reinstall hermes-trail if it is gone, then trail install hermes --home {home}",
+        where,
+    )
 
 
 def _mcp_entry(home: Path, entry: Any, hermes: install.HermesFound) -> Check:
     where = str(home)
     if not isinstance(entry, dict):
-        return Check("mcp", FAIL, f"no mcp_servers.{install.SERVER} entry",
-                     f"trail install hermes --home {home}", where)  # fmt: skip
+        return Check(
+            "mcp",
+            FAIL,
+            f"no mcp_servers.{install.SERVER} entry",
+            f"trail install hermes --home {home}",
+            where,
+        )
     command = Path(str(entry.get("command") or ""))
     if not (command.is_file() and os.access(command, os.X_OK)):
-        return Check("mcp", FAIL, f"the entry runs {command}, which is not there (hermes-trail moved?)",
-                     f"trail install hermes --home {home}", where)  # fmt: skip
+        return Check(
+            "mcp",
+            FAIL,
+            f"the entry runs {command}, which is not there (hermes-trail moved?)",
+            f"trail install hermes --home {home}",
+            where,
+        )
     if hermes.mcp is False:
-        return Check("mcp", FAIL, "the entry is there but Hermes cannot start MCP servers", hermes.mcp_fix,
-                     where)  # fmt: skip
+        return Check(
+            "mcp", FAIL, "the entry is there but Hermes cannot start MCP servers", hermes.mcp_fix, where
+        )
     return Check("mcp", OK, f"mcp_servers.{install.SERVER} runs {command}", home=where)
 
 
@@ -170,27 +244,50 @@ def _index(index: Path, home: Path) -> list[Check]:
 
     where = str(home)
     if not index.is_file():
-        return [Check("index", FAIL, f"no index at {index} yet (the plugin builds it in the background, "
-                      "slowly)", f"trail index --index {index} --home {home}", where)]  # fmt: skip
+        return [
+            Check(
+                "index",
+                FAIL,
+                f"no index at {index} yet (the plugin builds it in the background, slowly)",
+                f"trail index --index {index} --home {home}",
+                where,
+            )
+        ]
     try:
         conn = sqlite3.connect(f"{index.resolve().as_uri()}?mode=ro", uri=True)
     except sqlite3.Error as exc:
-        return [Check("index", FAIL, f"{index} cannot be opened: {exc}",
-                      f"trail index --rebuild --index {index}", where)]  # fmt: skip
+        return [
+            Check(
+                "index",
+                FAIL,
+                f"{index} cannot be opened: {exc}",
+                f"trail index --rebuild --index {index}",
+                where,
+            )
+        ]
     try:
         if schema.format_of(conn) != schema.FORMAT:
-            return [Check("index", WARN, f"{index} is of another format: the next sync rebuilds it",
-                          f"trail index --index {index} --home {home}", where)]  # fmt: skip
+            return [
+                Check(
+                    "index",
+                    WARN,
+                    f"{index} is of another format: the next sync rebuilds it",
+                    f"trail index --index {index} --home {home}",
+                    where,
+                )
+            ]
         stores = conn.execute("SELECT path, synced_at FROM stores WHERE path IS NOT NULL").fetchall()
         own = "store NOT LIKE 'knowledge:%'"
         sessions = conn.execute(f"SELECT count(*) FROM sessions WHERE {own}").fetchone()[0]
-        no_gist = conn.execute(f"SELECT count(*) FROM sessions WHERE {own} AND gist IS NULL AND EXISTS "
-                               "(SELECT 1 FROM docs d WHERE d.sess = sessions.id AND d.kind = 'prompt')"
-                               ).fetchone()[0]  # fmt: skip
+        no_gist = conn.execute(
+            f"SELECT count(*) FROM sessions WHERE {own} AND gist IS NULL AND EXISTS "
+            "(SELECT 1 FROM docs d WHERE d.sess = sessions.id AND d.kind = 'prompt')"
+        ).fetchone()[0]
         try:
-            no_passages = conn.execute(f"SELECT count(*) FROM sessions s WHERE {own} AND NOT EXISTS "
-                                       "(SELECT 1 FROM encoded e WHERE e.sess = s.id)"
-                                       ).fetchone()[0]  # fmt: skip
+            no_passages = conn.execute(
+                f"SELECT count(*) FROM sessions s WHERE {own} AND NOT EXISTS "
+                "(SELECT 1 FROM encoded e WHERE e.sess = s.id)"
+            ).fetchone()[0]
         except sqlite3.OperationalError:
             no_passages = sessions
     finally:
@@ -207,16 +304,30 @@ def _index(index: Path, home: Path) -> list[Check]:
     last = max((float(s) for _, s in stores if s is not None), default=None)
     age = f"synced {(time.time() - last) / 60:.0f} min ago" if last else "never synced"
     since = f"; {len(stale)} store(s) changed since (synced before the next question)" if stale else ""
-    checks = [Check("index", WARN if stale else OK, f"{index}: {sessions:,} sessions, {age}{since}",
-                    f"trail index --index {index} --home {home}" if stale else "", where)]  # fmt: skip
+    checks = [
+        Check(
+            "index",
+            WARN if stale else OK,
+            f"{index}: {sessions:,} sessions, {age}{since}",
+            f"trail index --index {index} --home {home}" if stale else "",
+            where,
+        )
+    ]
     missing = []
     if no_gist and semantic.available():
         missing.append(f"{no_gist:,} without a gist")
     if no_passages and encoder.available():
         missing.append(f"{no_passages:,} without passage vectors")
     if missing:
-        checks.append(Check("vectors", WARN, "sessions " + ", ".join(missing) + " (search by meaning misses "
-                            "them)", f"trail index --index {index} --home {home}", where))  # fmt: skip
+        checks.append(
+            Check(
+                "vectors",
+                WARN,
+                "sessions " + ", ".join(missing) + " (search by meaning misses them)",
+                f"trail index --index {index} --home {home}",
+                where,
+            )
+        )
     else:
         checks.append(Check("vectors", OK, "every session has its meaning vectors", home=where))
     return checks

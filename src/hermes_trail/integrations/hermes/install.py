@@ -106,8 +106,11 @@ class Plan:
 def _root(env: Mapping[str, str], home: Path | None) -> tuple[Path, Path | None]:
     """The root whose profiles are listed, and the home ``HERMES_HOME`` (or ``--home``) names, if any."""
     native = locate.platform_default_home(env)
-    named = home if home is not None else (Path(env["HERMES_HOME"]) if env.get("HERMES_HOME", "").strip()
-                                           else None)  # fmt: skip
+    named = (
+        home
+        if home is not None
+        else (Path(env["HERMES_HOME"]) if env.get("HERMES_HOME", "").strip() else None)
+    )
     if named is None:
         return native, None
     named = Path(os.path.expandvars(str(named))).expanduser()
@@ -198,8 +201,9 @@ def index_for(home: Path, env: Mapping[str, str] | None = None) -> Path:
         return default_index_path(env).absolute()
     default = default_index_path(env).absolute()
     native = locate.platform_default_home(env)
-    own_root = locate.root_for(Path(env["HERMES_HOME"]), native) if env.get("HERMES_HOME", "").strip() \
-        else native  # fmt: skip
+    own_root = (
+        locate.root_for(Path(env["HERMES_HOME"]), native) if env.get("HERMES_HOME", "").strip() else native
+    )
     root = locate.root_for(home.absolute(), native)
     if _same(root, own_root):
         return default
@@ -249,10 +253,15 @@ class HermesFound:
     @property
     def mcp_fix(self) -> str:
         """How to give this Hermes its MCP client."""
-        where = f"{self.python} -m pip install 'hermes-agent[mcp]'" if self.python else \
-            "pip install 'hermes-agent[mcp]' in Hermes' environment"  # fmt: skip
-        return (f"{where} (installed with pipx: pipx inject hermes-agent mcp; with uv: uv tool install "
-                "--force 'hermes-agent[mcp]')")  # fmt: skip
+        where = (
+            f"{self.python} -m pip install 'hermes-agent[mcp]'"
+            if self.python
+            else "pip install 'hermes-agent[mcp]' in Hermes' environment"
+        )
+        return (
+            f"{where} (installed with pipx: pipx inject hermes-agent mcp; with uv: uv tool install "
+            "--force 'hermes-agent[mcp]')"
+        )
 
 
 def interpreter_of(command: Path) -> str | None:
@@ -285,8 +294,14 @@ def find_hermes(env: Mapping[str, str] | None = None, *, ask: bool = True) -> He
     if not ask or hermes.python is None:
         return hermes
     try:
-        done = subprocess.run([hermes.python, "-c", _HERMES_FACTS], capture_output=True, text=True,
-                              env=dict(env), timeout=60, stdin=subprocess.DEVNULL)  # fmt: skip
+        done = subprocess.run(
+            [hermes.python, "-c", _HERMES_FACTS],
+            capture_output=True,
+            text=True,
+            env=dict(env),
+            timeout=60,
+            stdin=subprocess.DEVNULL,
+        )
         facts = json.loads(done.stdout.strip().splitlines()[-1]) if done.returncode == 0 else {}
     except (OSError, subprocess.SubprocessError, ValueError, IndexError):
         facts = {}
@@ -297,12 +312,16 @@ def find_hermes(env: Mapping[str, str] | None = None, *, ask: bool = True) -> He
 def hermes_notes(hermes: HermesFound) -> list[str]:
     """What install says about the Hermes it found: none on PATH, or one without an MCP client."""
     if hermes.command is None:
-        return ["no hermes command on PATH: the plugin, the provider and the skill load when Hermes starts "
-                "in these homes; check with `trail doctor` once it is installed"]  # fmt: skip
+        return [
+            "no hermes command on PATH: the plugin, the provider and the skill load when Hermes starts "
+            "in these homes; check with `trail doctor` once it is installed"
+        ]
     if hermes.mcp is False:
-        return [f"{hermes.command} (hermes-agent {hermes.version or '?'}) has no MCP client (the optional "
-                "'mcp' Python SDK), so mcp_servers.trail cannot connect; the plugin, the provider and the "
-                f"skill work without it. To add it: {hermes.mcp_fix}"]  # fmt: skip
+        return [
+            f"{hermes.command} (hermes-agent {hermes.version or '?'}) has no MCP client (the optional "
+            "'mcp' Python SDK), so mcp_servers.trail cannot connect; the plugin, the provider and the "
+            f"skill work without it. To add it: {hermes.mcp_fix}"
+        ]
     return []
 
 
@@ -339,9 +358,12 @@ def first_build(home: Path, index: Path) -> dict[str, Any] | None:
                 conn.close()
         except sqlite3.Error:
             continue
-    return {"messages": messages, "sessions": sessions,
-            "seconds": round(messages / 1e6 * BUILD_SECONDS_PER_MILLION, 1),
-            "plugin_seconds": round(messages / 1e6 * PLUGIN_SECONDS_PER_MILLION, 1)}  # fmt: skip
+    return {
+        "messages": messages,
+        "sessions": sessions,
+        "seconds": round(messages / 1e6 * BUILD_SECONDS_PER_MILLION, 1),
+        "plugin_seconds": round(messages / 1e6 * PLUGIN_SECONDS_PER_MILLION, 1),
+    }
 
 
 def _asset(name: str) -> str:
@@ -362,25 +384,38 @@ def _fill(text: str, **values: str) -> str:
 
 def shim(module: str, doc: str, index: Path) -> str:
     """The ``__init__.py`` Hermes imports: it loads hermes-trail, then takes ``register`` from ``module``."""
-    line = (f"from hermes_trail.integrations.hermes.{module} import register as _register  # noqa: E402\n\n\n"
-            "def register(ctx):\n"
-            "    # The index and the trail command of this home (a TRAIL_INDEX set for Hermes wins).\n"
-            "    return _register(ctx, index=INDEX, command=TRAIL)")
+    line = (
+        f"from hermes_trail.integrations.hermes.{module} import register as _register  # noqa: E402\n\n\n"
+        "def register(ctx):\n"
+        "    # The index and the trail command of this home (a TRAIL_INDEX set for Hermes wins).\n"
+        "    return _register(ctx, index=INDEX, command=TRAIL)"
+    )
     source = repr(str(source_dir()))
     command = repr(trail_command()[0])
-    return _fill(_asset("shim.py.in"), DOC=doc, VERSION=_version(), SOURCE=source, TRAIL=command,
-                 INDEX=repr(str(index)), IMPORT=line)  # fmt: skip
+    return _fill(
+        _asset("shim.py.in"),
+        DOC=doc,
+        VERSION=_version(),
+        SOURCE=source,
+        TRAIL=command,
+        INDEX=repr(str(index)),
+        IMPORT=line,
+    )
 
 
 def added_files(home: Path) -> dict[Path, bytes]:
     """Every file install puts into ``home`` (the manifest aside), with its content."""
     command, args = trail_command()
     trail = " ".join([command, *args])
-    plugin_doc = ("The Hermes plugin hermes-trail: recall from past sessions before each prompt, past\n"
-                  "fixes on a failing command, and /trail.")  # fmt: skip
-    provider_doc = ("The memory provider trail (hermes-trail): register(ctx) calls\n"
-                    "ctx.register_memory_provider with a MemoryProvider over hermes-trail's "
-                    "index.")  # fmt: skip
+    plugin_doc = (
+        "The Hermes plugin hermes-trail: recall from past sessions before each prompt, past\n"
+        "fixes on a failing command, and /trail."
+    )
+    provider_doc = (
+        "The memory provider trail (hermes-trail): register(ctx) calls\n"
+        "ctx.register_memory_provider with a MemoryProvider over hermes-trail's "
+        "index."
+    )
     files = {
         Path("plugins", PLUGIN, "plugin.yaml"): _fill(_asset("plugin.yaml.in"), VERSION=_version()),
         Path("plugins", PLUGIN, "__init__.py"): shim("plugin", plugin_doc, index_for(home)),
@@ -472,11 +507,17 @@ def plan_install(target: Target, *, memory: bool = False) -> Plan:
         before = _read(path)
         rel = str(path.relative_to(home))
         if before is not None and before != content and rel not in own:
-            raise InstallError(f"{path} is there already and was not written by trail install; move it away "
-                               "first")  # fmt: skip
+            raise InstallError(
+                f"{path} is there already and was not written by trail install; move it away first"
+            )
         plan.files.append(FileChange(path, before, content))
-    for sub in (Path("plugins"), Path("plugins", PLUGIN), Path("plugins", PROVIDER), Path("skills"),
-                Path("skills", SKILL)):  # fmt: skip
+    for sub in (
+        Path("plugins"),
+        Path("plugins", PLUGIN),
+        Path("plugins", PROVIDER),
+        Path("skills"),
+        Path("skills", SKILL),
+    ):
         if not (home / sub).is_dir():
             plan.dirs.append(home / sub)
     created_dirs = [str(d.relative_to(home)) for d in plan.dirs]
@@ -496,8 +537,9 @@ def plan_install(target: Target, *, memory: bool = False) -> Plan:
     existed = prior.get("existed", before is not None) if previous else before is not None
     # config.yaml can be put back byte for byte on uninstall only while hermes-trail is the only one that
     # changed it since the first install.
-    restorable = prior.get("restorable", False) and prior.get("written_sha256") == _sha(before) \
-        if previous else True
+    restorable = (
+        prior.get("restorable", False) and prior.get("written_sha256") == _sha(before) if previous else True
+    )
     files = {str(p.relative_to(home)): _sha(c.after) for p, c in ((c.path, c) for c in plan.files)}
     backup_name = (prior.get("original_backup") if restorable else None) if previous else None
     if backup_name:
@@ -517,7 +559,8 @@ def plan_install(target: Target, *, memory: bool = False) -> Plan:
             "path": CONFIG,
             "existed": existed,
             "restorable": restorable,
-            "original_sha256": (prior.get("original_sha256") if restorable else None) if previous
+            "original_sha256": (prior.get("original_sha256") if restorable else None)
+            if previous
             else _sha(before),
             "original_backup": backup_name,  # a file name beside config.yaml
             "backups": list(prior.get("backups") or []) if previous else [],  # every one install made
@@ -551,8 +594,10 @@ def _install_config(plan: Plan, text: str, edits: list[list[Any]], home: Path, *
     current = (servers or {}).get(SERVER)
     if current != entry:
         if current is not None and ("key", ("mcp_servers", SERVER)) not in ours:
-            raise InstallError(f"{home / CONFIG} has an mcp_servers.{SERVER} entry trail install did not "
-                               "add; remove or rename it first")  # fmt: skip
+            raise InstallError(
+                f"{home / CONFIG} has an mcp_servers.{SERVER} entry trail install did not "
+                "add; remove or rename it first"
+            )
         if servers is None and "mcp_servers" not in data:
             record("prune", ["mcp_servers"], None)
         if current is not None:  # our own entry, from an older install: replace it
@@ -578,8 +623,10 @@ def _install_config(plan: Plan, text: str, edits: list[list[Any]], home: Path, *
         record("item", ["plugins", "enabled"], PLUGIN)
         data = yamledit.load_data(text) or {}
     if PLUGIN in ((data.get("plugins") or {}).get("disabled") or []):
-        plan.notes.append(f"{PLUGIN} is in plugins.disabled of {home / CONFIG}: Hermes will not load it "
-                          f"until you take it out (hermes plugins enable {PLUGIN})")  # fmt: skip
+        plan.notes.append(
+            f"{PLUGIN} is in plugins.disabled of {home / CONFIG}: Hermes will not load it "
+            f"until you take it out (hermes plugins enable {PLUGIN})"
+        )
 
     if memory:
         mem = data.get("memory")
@@ -588,9 +635,11 @@ def _install_config(plan: Plan, text: str, edits: list[list[Any]], home: Path, *
         provider = (mem or {}).get("provider")
         if provider != PROVIDER:
             if provider:
-                raise InstallError(f"memory.provider is {provider!r} in {home / CONFIG}; Hermes runs one "
-                                   f"memory provider: set it to {PROVIDER!r} yourself (hermes memory setup) "
-                                   "if you want hermes-trail's instead")  # fmt: skip
+                raise InstallError(
+                    f"memory.provider is {provider!r} in {home / CONFIG}; Hermes runs one "
+                    f"memory provider: set it to {PROVIDER!r} yourself (hermes memory setup) "
+                    "if you want hermes-trail's instead"
+                )
             if mem is None and "memory" not in data:
                 record("prune", ["memory"], None)
             had = "provider" in (mem or {})
@@ -615,8 +664,9 @@ def plan_uninstall(target: Target) -> Plan:
     plan.manifest = manifest
     source = copied_from(home, manifest)
     if source is not None:
-        plan.notes.append(f"{home} was copied from {source} (a cloned profile or a copied home): only {home} "
-                          "is changed")  # fmt: skip
+        plan.notes.append(
+            f"{home} was copied from {source} (a cloned profile or a copied home): only {home} is changed"
+        )
     for rel, sha in (manifest.get("files") or {}).items():
         path = _own_path(home, manifest, rel, home)
         if path is None:
@@ -641,9 +691,17 @@ def plan_uninstall(target: Target) -> Plan:
         return plan
     backup_path = _own_path(home, manifest, config.get("original_backup"), config_path.parent)
     original = _read(backup_path) if backup_path is not None else None
-    if config.get("restorable", True) and _sha(before) == config.get("written_sha256") and (
-        (config.get("existed") and original is not None and _sha(original) == config.get("original_sha256"))
-        or not config.get("existed")
+    if (
+        config.get("restorable", True)
+        and _sha(before) == config.get("written_sha256")
+        and (
+            (
+                config.get("existed")
+                and original is not None
+                and _sha(original) == config.get("original_sha256")
+            )
+            or not config.get("existed")
+        )
     ):
         plan.config = FileChange(config_path, before, original if config.get("existed") else None)
         plan.restored = True

@@ -31,8 +31,9 @@ log = logging.getLogger("hermes_trail.hermes")
 class Plugin:
     """The hooks and the command, over one :class:`Recaller`."""
 
-    def __init__(self, recaller: Recaller | None = None, *, index: str | None = None,
-                 command: str | None = None) -> None:  # fmt: skip
+    def __init__(
+        self, recaller: Recaller | None = None, *, index: str | None = None, command: str | None = None
+    ) -> None:
         self.recaller = recaller or Recaller(Settings.from_env(), index=index, command=command)
 
     def pre_llm_call(self, **kwargs: Any) -> dict[str, str] | None:
@@ -69,11 +70,14 @@ class Plugin:
         """``/trail <what>``: the recall page, or how to use the command."""
         what = (raw_args or "").strip()
         if not what:
-            return ("Usage: /trail <what to remember>: what past Hermes sessions say about it "
-                    f"(hermes-trail).\nIndex: {self.recaller.trail.index_path}")  # fmt: skip
+            return (
+                "Usage: /trail <what to remember>: what past Hermes sessions say about it "
+                f"(hermes-trail).\nIndex: {self.recaller.trail.index_path}"
+            )
         trail = self.recaller.trail
-        page = runtime.within(COMMAND_DEADLINE,
-                              lambda: trail.recall(what, budget=4096, timeout=COMMAND_DEADLINE), "command")
+        page = runtime.within(
+            COMMAND_DEADLINE, lambda: trail.recall(what, budget=4096, timeout=COMMAND_DEADLINE), "command"
+        )
         if page is None:
             return f"hermes-trail could not answer within {COMMAND_DEADLINE:g} s (the index may be building)."
         return page or f"Nothing on record about {what!r}."
@@ -91,6 +95,10 @@ def register(ctx: Any, *, index: str | None = None, command: str | None = None) 
 
     ctx.register_hook("pre_llm_call", plugin.pre_llm_call)
     ctx.register_hook("transform_tool_result", plugin.transform_tool_result)
-    ctx.register_command(COMMAND, plugin.command, description="Recall what past Hermes sessions say",
-                         args_hint="<what to remember>")  # fmt: skip
+    ctx.register_command(
+        COMMAND,
+        plugin.command,
+        description="Recall what past Hermes sessions say",
+        args_hint="<what to remember>",
+    )
     return plugin

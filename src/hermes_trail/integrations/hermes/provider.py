@@ -99,8 +99,9 @@ TOOLS: list[dict[str, Any]] = [
 class TrailMemoryProvider(MemoryProviderBase):
     """Hermes' ``MemoryProvider`` over the hermes-trail index."""
 
-    def __init__(self, recaller: Recaller | None = None, *, index: str | None = None,
-                 command: str | None = None) -> None:  # fmt: skip
+    def __init__(
+        self, recaller: Recaller | None = None, *, index: str | None = None, command: str | None = None
+    ) -> None:
         self._recaller = recaller
         self._installed = (index, command)  # what `trail install hermes` wrote for this home
         self._sessions: list[str] = []
@@ -193,8 +194,14 @@ class TrailMemoryProvider(MemoryProviderBase):
             project = args.get("project") or None
 
             def recall(trail: Any) -> dict[str, Any]:
-                page = trail.recall(query, project=project, limit=limit, exclude_session=session_id,
-                                    fresh=False, timeout=TOOL_DEADLINE)  # fmt: skip
+                page = trail.recall(
+                    query,
+                    project=project,
+                    limit=limit,
+                    exclude_session=session_id,
+                    fresh=False,
+                    timeout=TOOL_DEADLINE,
+                )
                 return {"query": query, "found": bool(page), "recall": page}
 
             return self.recaller.answer(recall, deadline=TOOL_DEADLINE, what="trail_recall")
@@ -202,15 +209,18 @@ class TrailMemoryProvider(MemoryProviderBase):
             error = str(args.get("error") or "")
             project = args.get("project") or None
             return self.recaller.answer(
-                lambda trail: trail.fix(error, project=project, exclude_session=session_id, fresh=False,
-                                        timeout=TOOL_DEADLINE),
-                deadline=TOOL_DEADLINE, what="trail_fix",
-            )  # fmt: skip
+                lambda trail: trail.fix(
+                    error, project=project, exclude_session=session_id, fresh=False, timeout=TOOL_DEADLINE
+                ),
+                deadline=TOOL_DEADLINE,
+                what="trail_fix",
+            )
         if tool_name == "trail_blame":
             path = str(args.get("path") or "")
             limit = _integer(args.get("limit"), 20)
-            return self.recaller.answer(lambda trail: trail.blame(path, limit=limit), deadline=TOOL_DEADLINE,
-                                        what="trail_blame")  # fmt: skip
+            return self.recaller.answer(
+                lambda trail: trail.blame(path, limit=limit), deadline=TOOL_DEADLINE, what="trail_blame"
+            )
         return json.dumps({"error": f"hermes-trail has no tool {tool_name!r}"})
 
     # Setup: nothing to configure

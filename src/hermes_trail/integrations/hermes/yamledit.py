@@ -219,8 +219,9 @@ def block_path(path: Sequence[str], value: Any, indent: int, step: int) -> list[
     return [f"{' ' * indent}{_key(path[0])}:", *block_path(path[1:], value, indent + step, step)]
 
 
-def _insert_entry(lines: _Text, mapping: Any, key_line: int, key_col: int, step: int, keys: list[str],
-                  value: Any) -> str | None:  # fmt: skip
+def _insert_entry(
+    lines: _Text, mapping: Any, key_line: int, key_col: int, step: int, keys: list[str], value: Any
+) -> str | None:
     """Put ``keys: value`` into the block ``mapping`` whose own key is at ``key_line``/``key_col``: at the
     end of the file for the top level, else first, just under its key (comments above a child stay with
     it), at its children's column."""
@@ -316,8 +317,9 @@ def _set_scalar(text: str, path: Sequence[str], value: str) -> str | None:
 
 
 # -- checked edits ---------------------------------------------------------------------------------------
-def _checked(text: str, expected: Any, attempt: Callable[[], str | None], fallback: Callable[[Any], None]
-             ) -> tuple[str, bool]:  # fmt: skip
+def _checked(
+    text: str, expected: Any, attempt: Callable[[], str | None], fallback: Callable[[Any], None]
+) -> tuple[str, bool]:
     """The text edit when it parses to ``expected``, else ruamel's round trip of ``fallback`` applied."""
     try:
         edited = attempt()
