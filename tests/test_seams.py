@@ -85,3 +85,32 @@ def test_the_web_and_the_mcp_server_share_one_loopback_and_token_rule():
         and loopback.is_loopback("LOCALHOST")
         and not loopback.is_loopback("0.0.0.0")
     )
+
+
+def test_each_question_is_described_once_for_the_cli_and_the_mcp_tools():
+    """The command line's options and the MCP tools' schemas are made from one declaration
+    (questions.py): the same words, the same least value, for every argument both take."""
+    import typer
+
+    from hermes_trail.cli.commands import app, command_function
+    from hermes_trail.mcp.tools import TOOLS
+    from hermes_trail.questions import QUESTIONS
+
+    group = typer.main.get_command(app)
+    commands = {name: name for name in QUESTIONS} | {"sessions": "list"}
+    compared = 0
+    for name, question in QUESTIONS.items():
+        schema = TOOLS[name].schema["properties"]
+        assert TOOLS[name].description == question.description
+        command = group.get_command(None, commands[name])
+        assert command is not None and command_function(commands[name]) is not None
+        for param in command.params:
+            if param.name in schema:
+                said = question.help(param.name)
+                assert schema[param.name]["description"] == said, param.name
+                assert param.help.startswith(said), param.name  # a person may be told a little more
+                least = getattr(param.type, "min", None)
+                if least is not None:
+                    assert least == schema[param.name]["minimum"], (name, param.name)
+                compared += 1
+    assert compared >= 25

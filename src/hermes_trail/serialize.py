@@ -9,7 +9,6 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from hermes_trail.hermes.locate import Note
-from hermes_trail.index.search import Hit, SearchResult
 from hermes_trail.model import (
     Command,
     FileEdit,
@@ -27,6 +26,7 @@ from hermes_trail.model import (
 )
 
 if TYPE_CHECKING:
+    from hermes_trail.index.search import Hit, SearchResult
     from hermes_trail.resume import ResumePlan
 
 
@@ -348,18 +348,105 @@ def search_json(result: SearchResult) -> dict[str, Any]:
     }
 
 
+def _same(*keys: str) -> dict[str, str]:
+    return {key: key for key in keys}
+
+
+# The public keys of each result of the index's questions (fix, blame, how), as docs/json.md lists them, each
+# with the attribute it is read from. Written out, not derived from the dataclasses: renaming an attribute
+# then fails loudly instead of renaming a key of the contract, and a new attribute stays private until it is
+# added here (and documented).
+RECORD_KEYS: dict[str, dict[str, str]] = {
+    "FixReport": _same("error", "terms", "failures", "failures_total", "conversations", "fixes"),
+    "Term": _same("word", "docs", "weight"),
+    "Failure": _same(
+        "doc",
+        "store",
+        "session_id",
+        "ref",
+        "title",
+        "project",
+        "root",
+        "row",
+        "part",
+        "time",
+        "command",
+        "exit_code",
+        "coverage",
+        "bm25",
+        "matched",
+    ),
+    "Fix": _same("command", "worked", "confirmed", "tried", "best_coverage", "last_time", "examples"),
+    "FixExample": _same(
+        "ref",
+        "store",
+        "session_id",
+        "title",
+        "time",
+        "command",
+        "failed_command",
+        "exit_code",
+        "failed_time",
+        "confirmed",
+    ),
+    "BlameEntry": _same(
+        "doc",
+        "store",
+        "session_id",
+        "ref",
+        "title",
+        "project",
+        "time",
+        "row",
+        "tool",
+        "path",
+        "moved_to",
+        "resolved",
+        "via",
+        "action",
+        "added",
+        "removed",
+        "applied",
+        "rewound",
+        "prompt",
+        "prompt_time",
+    ),
+    "HowEntry": _same(
+        "command",
+        "example",
+        "matched_in",
+        "sessions",
+        "runs",
+        "ok",
+        "failed",
+        "success_rate",
+        "last_time",
+        "last_ref",
+        "last_exit_code",
+        "projects",
+        "prompt",
+    ),
+}
+
+
 def record_json(value: Any) -> Any:
-    """A result dataclass of the index (fix, blame, how) as JSON: its fields by name, times as ISO 8601."""
+    """A result of the index (fix, blame, how) as JSON, by :data:`RECORD_KEYS`; times as ISO 8601.
+
+    :raises TypeError: for a result type the map does not name (its keys must be chosen, not guessed).
+    """
     import dataclasses
 
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        keys = RECORD_KEYS.get(type(value).__name__)
+        if keys is None:
+            raise TypeError(f"no --json keys are declared for {type(value).__name__} (serialize.RECORD_KEYS)")
         out: dict[str, Any] = {}
-        for f in dataclasses.fields(value):
-            item = getattr(value, f.name)
-            if (f.name == "time" or f.name.endswith("_time")) and isinstance(item, int | float):
-                out[f.name] = iso(datetime.fromtimestamp(item, tz=UTC))
+        for key, attribute in keys.items():
+            item = getattr(value, attribute)
+            if (key == "time" or key.endswith("_time")) and isinstance(item, int | float):
+                out[key] = iso(datetime.fromtimestamp(item, tz=UTC))
             else:
-                out[f.name] = record_json(item)
+                out[key] = record_json(item)
         return out
     if isinstance(value, list | tuple):
         return [record_json(v) for v in value]

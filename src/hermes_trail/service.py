@@ -24,7 +24,8 @@ from typing import Any
 from hermes_trail.errors import AmbiguousSession, SessionNotFound, TrailError
 from hermes_trail.index.schema import default_index_path
 from hermes_trail.index.search import SearchFilters, search
-from hermes_trail.index.sync import SyncReport, sync_index
+from hermes_trail.index.sync import sync_index
+from hermes_trail.index.writer import SyncReport
 from hermes_trail.recall import DEFAULT_BUDGET, FRAME_CLOSE, FRAME_OPEN, complete, recall_page, strip_markers
 from hermes_trail.redact import redact, redact_lines
 

@@ -6,12 +6,17 @@ import typer
 
 from hermes_trail.cli.common import DbOption, HomeOption, JsonOption, PgOption, answer
 from hermes_trail.cli.indexing import IndexOption, read_index
+from hermes_trail.questions import QUESTIONS
+
+_Q = QUESTIONS["blame"]  # its words and bounds, shared with the MCP tool (questions.py)
 
 
 def blame(
-    path: Annotated[str, typer.Argument(help="A file: its full path, or its end (src/app.py).")],
-    limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="Edits to show.")] = 50,
-    include_rewound: Annotated[bool, typer.Option("--include-rewound", help="Also rewound edits.")] = False,
+    path: Annotated[str, typer.Argument(help=_Q.help("path"))],
+    limit: Annotated[int, typer.Option("--limit", "-n", min=1, help=_Q.help("limit"))] = 50,
+    include_rewound: Annotated[
+        bool, typer.Option("--include-rewound", help=_Q.help("include_rewound"))
+    ] = False,
     index: IndexOption = None,
     home: HomeOption = None,
     db: DbOption = None,

@@ -7,12 +7,15 @@ import typer
 
 from hermes_trail.cli.common import DbOption, HomeOption, JsonOption, PgOption, answer, fail
 from hermes_trail.cli.indexing import IndexOption, read_index
+from hermes_trail.questions import QUESTIONS
+
+_Q = QUESTIONS["fix"]  # its words and bounds, shared with the MCP tool (questions.py)
 
 
 def fix(
-    error: Annotated[str | None, typer.Argument(help="The error text (or pipe the output in).")] = None,
-    project: Annotated[str | None, typer.Option(help="Only this project.")] = None,
-    limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="Fixes to show.")] = 5,
+    error: Annotated[str | None, typer.Argument(help=_Q.help("error") + " Or pipe it in.")] = None,
+    project: Annotated[str | None, typer.Option(help=_Q.help("project"))] = None,
+    limit: Annotated[int, typer.Option("--limit", "-n", min=1, help=_Q.help("limit"))] = 5,
     index: IndexOption = None,
     home: HomeOption = None,
     db: DbOption = None,

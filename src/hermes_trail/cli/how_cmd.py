@@ -6,12 +6,15 @@ import typer
 
 from hermes_trail.cli.common import DbOption, HomeOption, JsonOption, PgOption, answer
 from hermes_trail.cli.indexing import IndexOption, read_index
+from hermes_trail.questions import QUESTIONS
+
+_Q = QUESTIONS["how"]  # its words and bounds, shared with the MCP tool (questions.py)
 
 
 def how(
-    what: Annotated[str, typer.Argument(help="What you want to do: words or a command fragment.")],
-    project: Annotated[str | None, typer.Option(help="Only this project (default: all).")] = None,
-    limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="Commands to show.")] = 10,
+    what: Annotated[str, typer.Argument(help=_Q.help("what"))],
+    project: Annotated[str | None, typer.Option(help=_Q.help("project"))] = None,
+    limit: Annotated[int, typer.Option("--limit", "-n", min=1, help=_Q.help("limit"))] = 10,
     index: IndexOption = None,
     home: HomeOption = None,
     db: DbOption = None,

@@ -15,16 +15,17 @@ from hermes_trail.cli.common import (
     load,
     print_json,
 )
+from hermes_trail.questions import QUESTIONS
+
+_Q = QUESTIONS["sessions"]  # its words and bounds, shared with the MCP tool (questions.py)
 
 
 def list_sessions(
-    profile: Annotated[str | None, typer.Option(help="Only this profile ('default' for the root).")] = None,
-    project: Annotated[
-        str | None, typer.Option(help="Only this project (a path, or its last parts).")
-    ] = None,
-    source: Annotated[str | None, typer.Option(help="Only this source (cli, cron, telegram, ...).")] = None,
-    since: Annotated[str | None, typer.Option(help="Active since: 7d, 12h, 30m or an ISO date.")] = None,
-    limit: Annotated[int, typer.Option("--limit", "-n", help="At most this many (0: all).")] = 50,
+    profile: Annotated[str | None, typer.Option(help=_Q.help("profile"))] = None,
+    project: Annotated[str | None, typer.Option(help=_Q.help("project"))] = None,
+    source: Annotated[str | None, typer.Option(help=_Q.help("source"))] = None,
+    since: Annotated[str | None, typer.Option(help=_Q.help("since"))] = None,
+    limit: Annotated[int, typer.Option("--limit", "-n", help=_Q.help("limit") + " 0: all of them.")] = 50,
     deleted: Annotated[
         bool, typer.Option("--deleted", help="Sessions gone from state.db that a snapshot or divert holds.")
     ] = False,

@@ -7,15 +7,18 @@ import typer
 
 from hermes_trail.cli.common import EXIT_OK, DbOption, HomeOption, JsonOption, PgOption, print_json
 from hermes_trail.cli.indexing import IndexOption, synced_index
+from hermes_trail.questions import QUESTIONS
+
+_Q = QUESTIONS["recall"]  # its words and bounds, shared with the MCP tool (questions.py)
 
 
 def recall(
-    query: Annotated[str, typer.Argument(help="What to remember.")],
+    query: Annotated[str, typer.Argument(help=_Q.help("query"))],
     budget: Annotated[
         int, typer.Option("--budget", min=256, help="At most this many bytes (256 or more).")
     ] = 4096,
-    project: Annotated[str | None, typer.Option(help="Only this project.")] = None,
-    profile: Annotated[str | None, typer.Option(help="Only this profile.")] = None,
+    project: Annotated[str | None, typer.Option(help=_Q.help("project"))] = None,
+    profile: Annotated[str | None, typer.Option(help=_Q.help("profile"))] = None,
     index: IndexOption = None,
     home: HomeOption = None,
     db: DbOption = None,

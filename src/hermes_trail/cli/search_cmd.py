@@ -6,20 +6,25 @@ import typer
 
 from hermes_trail.cli.common import DbOption, HomeOption, JsonOption, PgOption, answer, since_option
 from hermes_trail.cli.indexing import IndexOption, synced_index
+from hermes_trail.questions import QUESTIONS
+
+_Q = QUESTIONS["search"]  # its words and bounds, shared with the MCP tool (questions.py)
 
 
 def search(
-    query: Annotated[str, typer.Argument(help='Words, "phrases", OR, NOT/-word, prefix*, paths, any text.')],
-    project: Annotated[str | None, typer.Option(help="Only this project (a path, or its end).")] = None,
-    profile: Annotated[str | None, typer.Option(help="Only this profile (default: all).")] = None,
-    source: Annotated[str | None, typer.Option(help="Only this source (cli, cron, telegram, ...).")] = None,
-    since: Annotated[str | None, typer.Option(help="Only from this time on: 7d, 12h or an ISO date.")] = None,
-    until: Annotated[str | None, typer.Option(help="Only before this time: 7d, 12h or an ISO date.")] = None,
-    role: Annotated[str | None, typer.Option(help="user, assistant, tool (tool output), summary.")] = None,
-    tool: Annotated[str | None, typer.Option(help="Only this tool's calls (terminal, patch, ...).")] = None,
-    session: Annotated[str | None, typer.Option(help="Only this session (id or prefix).")] = None,
-    include_rewound: Annotated[bool, typer.Option("--include-rewound", help="Also rewound rows.")] = False,
-    limit: Annotated[int, typer.Option("--limit", "-n", help="Conversations to show.")] = 10,
+    query: Annotated[str, typer.Argument(help=_Q.help("query"))],
+    project: Annotated[str | None, typer.Option(help=_Q.help("project"))] = None,
+    profile: Annotated[str | None, typer.Option(help=_Q.help("profile"))] = None,
+    source: Annotated[str | None, typer.Option(help=_Q.help("source"))] = None,
+    since: Annotated[str | None, typer.Option(help=_Q.help("since"))] = None,
+    until: Annotated[str | None, typer.Option(help=_Q.help("until"))] = None,
+    role: Annotated[str | None, typer.Option(help=_Q.help("role"))] = None,
+    tool: Annotated[str | None, typer.Option(help=_Q.help("tool"))] = None,
+    session: Annotated[str | None, typer.Option(help=_Q.help("session"))] = None,
+    include_rewound: Annotated[
+        bool, typer.Option("--include-rewound", help=_Q.help("include_rewound"))
+    ] = False,
+    limit: Annotated[int, typer.Option("--limit", "-n", min=1, help=_Q.help("limit"))] = 10,
     index: IndexOption = None,
     home: HomeOption = None,
     db: DbOption = None,

@@ -16,10 +16,13 @@ from hermes_trail.cli.common import (
     print_json,
     report_rows,
 )
+from hermes_trail.questions import QUESTIONS
+
+_Q = QUESTIONS["show"]  # its words and bounds, shared with the MCP tool (questions.py)
 
 
 def show(
-    session_id: Annotated[str, typer.Argument(help="A session id, a unique prefix, or <store>:<id>.")],
+    session_id: Annotated[str, typer.Argument(help=_Q.help("session_id"))],
     reasoning: Annotated[bool, typer.Option("--reasoning", help="Unfold reasoning.")] = False,
     full: Annotated[bool, typer.Option("--full", help="Show whole tool outputs.")] = False,
     show_all: Annotated[

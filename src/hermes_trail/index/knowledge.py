@@ -31,7 +31,7 @@ from hermes_trail.index import semantic
 
 if TYPE_CHECKING:
     from hermes_trail.index.documents import Doc
-    from hermes_trail.index.sync import SyncReport
+    from hermes_trail.index.writer import SyncReport
 
 PREFIX = "knowledge:"
 KINDS = ("memory", "skill")

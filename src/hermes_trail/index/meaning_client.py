@@ -25,7 +25,7 @@ if TYPE_CHECKING:  # the rest is imported when a server is asked: a search the w
     import socket
     import sqlite3
 
-    from hermes_trail.index.search import SearchFilters
+    from hermes_trail.index.filters import SearchFilters
 
 IDLE_SECONDS = 600.0  # the server exits after this long without a question
 START_SECONDS = 60.0  # how long a command waits for a server it started to load the model

@@ -21,7 +21,7 @@ from hermes_trail.hermes import locate
 from hermes_trail.model import Stray
 
 if TYPE_CHECKING:
-    from hermes_trail.index.sync import SyncReport
+    from hermes_trail.index.writer import SyncReport
 
 PREFIX = "recovered:"
 

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from hermes_trail.index import cjk, encoder, meaning_client, plan, schema, semantic, stopwords, vectors
+from hermes_trail.index.filters import SearchFilters as SearchFilters
 
 # How many of the newest matches each index gives before scoring; a query with more is ranked in this window.
 WINDOW = 200
@@ -93,21 +94,6 @@ TITLE_WEIGHT = 1.2
 KNOWLEDGE_WEIGHT = 1.0
 # Conversations found only when any term may match weigh this much less than those with every term.
 RELAXED_WEIGHT = 0.3
-
-
-@dataclass(frozen=True, slots=True)
-class SearchFilters:
-    """Which docs a search may return. ``None`` means any; times are epoch seconds."""
-
-    project: str | None = None
-    profile: str | None = None
-    source: str | None = None
-    since: float | None = None
-    until: float | None = None
-    role: str | None = None
-    tool: str | None = None
-    session: str | None = None
-    include_rewound: bool = False
 
 
 @dataclass(slots=True)

@@ -27,7 +27,6 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -39,6 +38,7 @@ from hermes_trail.index import schema, semantic
 from hermes_trail.index.opening import open_index
 from hermes_trail.index.writer import (
     Prepared,
+    SyncReport,
     Writer,
     delete_session,
     divert_identity,
@@ -54,21 +54,6 @@ if TYPE_CHECKING:  # what a sync with changes needs is imported when it comes: a
     from hermes_trail.history import History
 
 Progress = Callable[[int, int], None]  # (messages done, messages in all)
-
-
-@dataclass(slots=True)
-class SyncReport:
-    """What a sync did."""
-
-    stores: int = 0
-    changed_stores: int = 0
-    sessions_indexed: int = 0
-    sessions_removed: int = 0
-    messages_read: int = 0
-    docs: int = 0
-    seconds: float = 0.0
-    rebuilt: str | None = None
-    strays: list[Stray] = field(default_factory=list)
 
 
 def store_identity(path: Path) -> str:

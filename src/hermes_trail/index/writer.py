@@ -11,15 +11,32 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hermes_trail.hermes import locate
 from hermes_trail.index import semantic
+from hermes_trail.model import Stray
 
 if TYPE_CHECKING:
     from hermes_trail.index.documents import Doc
     from hermes_trail.model import Session
+
+
+@dataclass(slots=True)
+class SyncReport:
+    """What a sync did."""
+
+    stores: int = 0
+    changed_stores: int = 0
+    sessions_indexed: int = 0
+    sessions_removed: int = 0
+    messages_read: int = 0
+    docs: int = 0
+    seconds: float = 0.0
+    rebuilt: str | None = None
+    strays: list[Stray] = field(default_factory=list)
 
 
 def file_identity(path: Path) -> str:

@@ -1,0 +1,239 @@
+"""The questions trail answers, each declared once: its name, what it does, and its arguments with their
+words and bounds. The surfaces are made from these declarations: the MCP tools' schemas
+(``mcp/tools.py``) and the command line's options (``cli/*_cmd.py``), so one question is never described
+twice in different words, nor bounded differently in two places.
+
+Standard library only: the command line reads it at start-up.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+# The longest a string argument may be, in characters: a name, a path or a filter; words to look for; an
+# error (the end of a failing output). Longer is refused before anything is read (docs/mcp.md).
+NAME_CHARS = 500
+QUERY_CHARS = 2000
+ERROR_CHARS = 8000
+
+_WHEN = "a duration back from now (7d, 12h, 30m) or an ISO date (2026-11-01)"
+
+
+@dataclass(frozen=True, slots=True)
+class Param:
+    """One argument: ``text`` (a string of at most ``chars``), ``count`` (an integer from ``least`` to
+    ``most``) or ``flag``; ``default`` is an agent's (a surface for people may show more)."""
+
+    name: str
+    kind: Literal["text", "count", "flag"]
+    help: str
+    default: Any = None
+    least: int = 1
+    most: int | None = None
+    chars: int = NAME_CHARS
+    choices: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Question:
+    """One question: its name, a title, what it answers, its arguments (``required`` first)."""
+
+    name: str
+    title: str
+    description: str
+    params: tuple[Param, ...]
+    required: tuple[str, ...] = ()
+    _by_name: dict[str, Param] = field(default_factory=dict, compare=False, repr=False)
+
+    def param(self, name: str) -> Param:
+        """The argument ``name`` (a ``KeyError`` for a name the question does not take)."""
+        if not self._by_name:
+            self._by_name.update({p.name: p for p in self.params})
+        return self._by_name[name]
+
+    def help(self, name: str) -> str:
+        return self.param(name).help
+
+
+def _project() -> Param:
+    return Param("project", "text", "Only this project: its directory, or the end of it ('api', 'work/api').")
+
+
+def _profile() -> Param:
+    return Param("profile", "text", "Only this Hermes profile ('default' is the root profile).")
+
+
+def _source() -> Param:
+    return Param(
+        "source", "text", "Only sessions from this front end: cli, tui, cron, telegram, discord, slack, ..."
+    )
+
+
+QUESTIONS: dict[str, Question] = {
+    q.name: q
+    for q in (
+        Question(
+            "recall",
+            "Recall past sessions",
+            "What past Hermes sessions said or did about something: a compact page of the best-matching "
+            "prompts, replies, commands (with exit codes) and edits, each with its session id and time. "
+            "Start here for background on a task.",
+            (
+                Param(
+                    "query",
+                    "text",
+                    "What to remember, in plain words: 'how we deploy staging', 'the flaky test'.",
+                    chars=QUERY_CHARS,
+                ),
+                _project(),
+                _profile(),
+                Param("limit", "count", "Conversations to draw from.", 8, most=20),
+            ),
+            ("query",),
+        ),
+        Question(
+            "search",
+            "Search the history",
+            "Full-text search of everything Hermes recorded (prompts, replies, summaries, commands, edits, "
+            "tool output), grouped by conversation, best first; each hit has a snippet with matches between "
+            "« and », and the command that resumes its session.",
+            (
+                Param(
+                    "query",
+                    "text",
+                    'Words, "exact phrases", OR, -word to exclude, prefix*, paths or any text.',
+                    chars=QUERY_CHARS,
+                ),
+                _project(),
+                _profile(),
+                _source(),
+                Param("since", "text", f"Only from this time on: {_WHEN}."),
+                Param("until", "text", f"Only before this time: {_WHEN}."),
+                Param(
+                    "role",
+                    "text",
+                    "Only turns of this role.",
+                    choices=("user", "assistant", "tool", "summary"),
+                ),
+                Param("tool", "text", "Only calls of this tool: terminal, patch, write_file, read_file, ..."),
+                Param("session", "text", "Only this session: its id or the start of it."),
+                Param("include_rewound", "flag", "Also turns the user rewound (undid).", False),
+                Param("limit", "count", "Conversations to return.", 10, most=50),
+            ),
+            ("query",),
+        ),
+        Question(
+            "fix",
+            "What fixed this error",
+            "What fixed an error before: past commands that failed with the same error, and the commands "
+            "that then worked, most often first.",
+            (
+                Param(
+                    "error",
+                    "text",
+                    "The error message or the failing output (its last lines are enough).",
+                    chars=ERROR_CHARS,
+                ),
+                _project(),
+                Param("limit", "count", "Fixes and failures to return.", 5, most=20),
+            ),
+            ("error",),
+        ),
+        Question(
+            "blame",
+            "Who changed this file",
+            "Every edit Hermes made to a file, following renames, newest first: the session, what changed "
+            "(lines added and removed) and the typed prompt behind it.",
+            (
+                Param("path", "text", "The file: its full path, or the end of it ('src/app.py')."),
+                Param("limit", "count", "Edits to return.", 20, most=200),
+                Param("include_rewound", "flag", "Also edits the user rewound (undid).", False),
+            ),
+            ("path",),
+        ),
+        Question(
+            "how",
+            "How this was done before",
+            "The commands really run to do something, ranked by how many sessions ran them and how often "
+            "they succeeded, with an example run of each.",
+            (
+                Param(
+                    "what",
+                    "text",
+                    "What to do ('run the migrations') or a command fragment ('alembic').",
+                    chars=QUERY_CHARS,
+                ),
+                _project(),
+                Param("limit", "count", "Commands to return.", 10, most=50),
+            ),
+            ("what",),
+        ),
+        Question(
+            "show",
+            "Read a session",
+            "One session: its details and a page of its turns (prompts, replies, reasoning, tool calls with "
+            "their results). Long sessions come a page at a time: next_offset is where the next page starts "
+            "(null at the end).",
+            (
+                Param(
+                    "session_id",
+                    "text",
+                    "A session id from another answer, a unique start of one, or <store>:<id>.",
+                ),
+                Param(
+                    "offset",
+                    "count",
+                    "The first turn to return (0 is the first).",
+                    0,
+                    least=0,
+                    most=1_000_000,
+                ),
+                Param(
+                    "limit",
+                    "count",
+                    "Turns to return at most; long turns make the page shorter.",
+                    40,
+                    most=200,
+                ),
+            ),
+            ("session_id",),
+        ),
+        Question(
+            "sessions",
+            "List sessions",
+            "Sessions of every profile, newest activity first: id, title, project, profile, source, model, "
+            "times, messages, tokens and cost.",
+            (
+                _profile(),
+                _project(),
+                _source(),
+                Param("since", "text", f"Only sessions active since: {_WHEN}."),
+                Param("limit", "count", "Sessions to return.", 20, most=200),
+            ),
+        ),
+    )
+}
+
+
+def schema(question: Question) -> dict[str, Any]:
+    """The question's arguments as a JSON Schema object (what an MCP client is shown and checked with)."""
+    properties: dict[str, Any] = {}
+    for p in question.params:
+        if p.kind == "text":
+            prop: dict[str, Any] = {"type": "string", "description": p.help, "maxLength": p.chars}
+            if p.choices:
+                prop["enum"] = list(p.choices)
+        elif p.kind == "count":
+            prop = {"type": "integer", "description": p.help, "default": p.default, "minimum": p.least}
+            if p.most is not None:
+                prop["maximum"] = p.most
+        else:
+            prop = {"type": "boolean", "description": p.help, "default": bool(p.default)}
+        properties[p.name] = prop
+    return {
+        "type": "object",
+        "properties": properties,
+        "required": list(question.required),
+        "additionalProperties": False,
+    }
