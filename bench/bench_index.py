@@ -871,6 +871,8 @@ def main(argv: list[str] | None = None) -> int:
     (out_dir / "queries.json").write_text(json.dumps([t.__dict__ for t in timed], indent=1) + "\n")
     paths = {"store": store_db, "index": index, "raw": raw_db}
     report(meta, paths, build, nochange, append, vocab, hermes, timed, args.quick)
+    # The `trail search` processes of step 2 may have started the meaning server: leave none behind.
+    subprocess.run([*trail_command(), "index", "--stop-server"], capture_output=True, check=False)
     return 0
 
 

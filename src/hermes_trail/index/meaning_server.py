@@ -22,7 +22,7 @@ from typing import Any
 MAX_REQUEST = 1 << 20  # a question is a query and its filters: a megabyte is far past any real one
 
 
-def answer(request: dict[str, Any], connections: dict[str, sqlite3.Connection]) -> dict[str, Any]:
+def answer(request: dict[str, Any]) -> dict[str, Any]:
     """The answer to one request (``{"standing": [[session, z, doc], ...]}``), or ``{"error": ...}``."""
     from hermes_trail.index.search import SearchFilters, meaning_standing
 
@@ -33,22 +33,18 @@ def answer(request: dict[str, Any], connections: dict[str, sqlite3.Connection]) 
         filters = SearchFilters(**fields)
     except TypeError as exc:
         return {"error": f"filters: {exc}"}
-    try:
-        key = f"{index}:{Path(index).stat().st_ino}"  # a rebuilt index is a new file: opened anew
-    except OSError:
+    if not Path(index).is_file():
         return {"error": f"no index at {index}"}
-    conn = connections.get(key)
-    if conn is None:
-        for old in [k for k in connections if k.startswith(f"{index}:")]:
-            connections.pop(old).close()
-        conn = sqlite3.connect(f"{Path(index).resolve().as_uri()}?mode=ro", uri=True, check_same_thread=False)
-        connections[key] = conn
+    # Opened for each question and closed after it: an index this server held open between questions would
+    # keep its write-ahead log on disk at its largest. What costs (the passage and gist matrices) is kept by
+    # the search module, keyed by the index's state, not by the connection.
+    conn = sqlite3.connect(f"{Path(index).resolve().as_uri()}?mode=ro", uri=True)
     try:
         found = meaning_standing(conn, text, filters)
     except sqlite3.Error as exc:
-        connections.pop(key, None)
-        conn.close()
         return {"error": f"index: {exc}"}
+    finally:
+        conn.close()
     return {"standing": [[sess, z, doc] for sess, (z, doc) in found.items()]}
 
 
@@ -77,7 +73,6 @@ def serve(where: Path, idle: float) -> int:
     server.listen(8)
     server.settimeout(idle)
     identity = where.stat().st_ino
-    connections: dict[str, sqlite3.Connection] = {}
     try:
         while True:
             try:
@@ -93,7 +88,7 @@ def serve(where: Path, idle: float) -> int:
                     _send(client, {"stopped": True})
                     return 0
                 try:
-                    reply = answer(request, connections)
+                    reply = answer(request)
                 except Exception as exc:  # one bad question must not end the server for the next
                     reply = {"error": f"{type(exc).__name__}: {exc}"}
                 _send(client, reply)
