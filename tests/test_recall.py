@@ -70,3 +70,10 @@ def test_neighbours_that_share_a_word_stay_off_the_page(tmp_path):
     page = recall(hermesdb.write_home(tmp_path / "hermes", specs), "grafana admin password")
     assert ANSWERED in page and "grafana-cli" in page
     assert "chess club" not in page and "wifi" not in page, page
+
+
+def test_a_session_of_another_profile_is_named_with_its_profile(hermes_home):
+    """A page of one hit from the profile ``work`` names it ``work:<id>``: a bare id may also be the root
+    profile's (issue 16, 7)."""
+    page = recall(hermes_home, "standup notes")
+    assert f"work:{hermesdb.WORK_ID}" in page

@@ -214,12 +214,13 @@ def recall_page(result: SearchResult, budget: int = DEFAULT_BUDGET, limit: int |
     tail = FRAME_CLOSE
     lines: list[str] = []
     used = len((head + tail).encode())
-    # Hits from several profiles say which profile each comes from (an id alone may be in two).
+    # Hits from several profiles say which profile each comes from (an id alone may be in two); a hit of a
+    # profile other than the root's always does, so its bare id never meets the root's same id elsewhere.
     several = len({h.profile for h, _ in hits}) > 1
     for hit, more in hits:
         project = hit.project.rsplit("/", 1)[-1] or hit.project
         where = hit.session_id if hit.origin == "session" else hit.label  # memory or skill: not a session
-        if several and hit.origin == "session":
+        if hit.origin == "session" and (several or hit.profile != "default"):
             where = f"{hit.profile}:{hit.session_id}"
         also = f" (the same in {more} more session{'s' if more > 1 else ''})" if more else ""
         line = (
