@@ -74,7 +74,7 @@ def pg_load(pg_cluster, request):
 
 
 @pytest.fixture(autouse=True)
-def isolated_env(monkeypatch, tmp_path_factory):
+def isolated_env(monkeypatch, tmp_path_factory, meaning_sockets):
     """No location variable from the machine, and a HOME of our own: ``~/.hermes`` is never the real one."""
     for name in LOCATION_VARS:
         monkeypatch.delenv(name, raising=False)
@@ -82,10 +82,30 @@ def isolated_env(monkeypatch, tmp_path_factory):
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.delenv("XDG_DATA_HOME", raising=False)
     monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
-    # A search run through the CLI would start the meaning server, a process that outlives the test:
-    # tests compute the meaning pass in-process, except those about the server (test_meaning_server.py).
-    monkeypatch.setenv("TRAIL_MEANING_SERVER", "0")
+    # A `trail` process that needs the meaning model asks the meaning server, as a person's would: one per
+    # worker, in a folder of the worker's own (meaning_sockets), stopped when the worker's tests end.
+    monkeypatch.setenv("TRAIL_MEANING_SERVER", "1")
+    monkeypatch.setenv("TRAIL_MEANING_SOCKET_DIR", str(meaning_sockets))
     return home
+
+
+@pytest.fixture(scope="session")
+def meaning_sockets():
+    """The meaning server's folder for this worker's tests (a short path: a socket's must stay under about
+    100 bytes), and the server stopped afterwards, so none outlives the test run."""
+    import shutil
+    import tempfile
+
+    folder = Path(tempfile.mkdtemp(prefix="trail-m-")) / "run"
+    yield folder
+    subprocess.run(
+        [sys.executable, "-m", "hermes_trail", "index", "--stop-server"],
+        env={**os.environ, "TRAIL_MEANING_SOCKET_DIR": str(folder)},
+        capture_output=True,
+        check=False,
+        timeout=60,
+    )
+    shutil.rmtree(folder.parent, ignore_errors=True)
 
 
 @pytest.fixture

@@ -34,7 +34,7 @@ COMMANDS = {
     "fix": ["fix", "No such file or directory"],
     "blame": ["blame", "hello.py"],
     "how": ["how", "echo"],
-    "index": ["index", "--json"],
+    "index": ["index", "--json", "--no-vectors"],  # the vector stage runs under index-recovered
     # Side stores (issue 6): the forensic home with every side store is covered by test_readonly_sides.py.
     "timeline": ["timeline"],
     "list-deleted": ["list", "--deleted", "--json"],

@@ -53,10 +53,12 @@ def web_cmd(
             err(f"port {port} is in use: listening on port {server.server_address[1]} instead")
         else:
             fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}")
+    # The build starts (and the page says "building") before the address is printed: whoever opens it
+    # must never see "ready" from before the first sync began.
+    web.build_index(say=err)
     url = server.url
     sys.stdout.write(f"hermes-trail web: {url}\n")
     sys.stdout.flush()
-    web.build_index(say=err)
     if not is_loopback(host):
         err("listening beyond this machine: anyone with the URL above (and its token) can read your history")
     if open_browser:
