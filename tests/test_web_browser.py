@@ -668,17 +668,17 @@ def test_first_start_listens_at_once_and_shows_the_index_building(browser, story
     """Defect 7: the page answers while the index is built, says how far it is, and searches after."""
     import threading
 
-    import hermes_trail.index.sync as sync
+    import hermes_trail.service as service  # the viewer syncs through its Trail
 
     release = threading.Event()
-    real = sync.sync_index
+    real = service.sync_index
 
     def slow(*args: Any, progress: Any = None, **kw: Any) -> Any:
         progress(5, 10)
         release.wait(30)
         return real(*args, progress=progress, **kw)
 
-    monkeypatch.setattr(sync, "sync_index", slow)
+    monkeypatch.setattr(service, "sync_index", slow)
     web = WebApp(homes=(story_home,), index=tmp_path / "index.db")
     srv = start(web, "127.0.0.1", 0)
     said: list[str] = []

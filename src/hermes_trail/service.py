@@ -16,7 +16,7 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -155,8 +155,16 @@ class Trail:
     def index_path(self) -> Path:
         return self.index or default_index_path(os.environ if self.env is None else self.env)
 
-    def sync(self, force: bool = False) -> Path:
-        """Bring the index up to date (unless it was within ``sync_interval``); return its path."""
+    def sync(
+        self,
+        force: bool = False,
+        *,
+        progress: Callable[[int, int], None] | None = None,
+        notify: Callable[[str], None] | None = None,
+    ) -> Path:
+        """Bring the index up to date (unless it was within ``sync_interval``); return its path. What the
+        sync did is in :attr:`last_sync`; ``progress`` and ``notify`` are passed to it
+        (:func:`~hermes_trail.index.sync.sync_index`)."""
         with self._lock:
             now = time.monotonic()
             if force or now - self._synced_at >= self.sync_interval:
@@ -168,6 +176,8 @@ class Trail:
                     pgs=self.pgs,
                     env=self.env,
                     parallel=self.parallel,
+                    progress=progress,
+                    notify=notify,
                 )
                 self._synced_at = time.monotonic()
         return self.index_path

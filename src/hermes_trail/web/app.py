@@ -240,8 +240,6 @@ class WebApp:
         tenth of the way, and at the end, for a log with no terminal."""
         import time
 
-        from hermes_trail.index.sync import sync_index
-
         state = self.indexing
         with state._lock:
             state.state, state.done, state.total, state.error = "building", 0, 0, None
@@ -258,17 +256,9 @@ class WebApp:
         def run() -> None:
             started = time.perf_counter()
             try:
-                trail.index_path.parent.mkdir(parents=True, exist_ok=True)
-                report = sync_index(
-                    trail.index_path,
-                    homes=trail.homes,
-                    dbs=trail.dbs,
-                    pgs=trail.pgs,
-                    env=trail.env,
-                    parallel=trail.parallel,
-                    progress=progress,
-                    notify=say,
-                )
+                # Through Trail's own sync: the searches after it then know the index is fresh.
+                trail.sync(force=True, progress=progress, notify=say)
+                report = trail.last_sync
             except Exception as exc:  # shown in the page and said; the viewer itself keeps working
                 with state._lock:
                     state.state, state.error = "failed", str(exc) or type(exc).__name__
@@ -277,7 +267,7 @@ class WebApp:
                 return
             with state._lock:
                 state.state, state.seconds = "ready", round(time.perf_counter() - started, 3)
-            if say is not None and report.messages_read:
+            if say is not None and report is not None and report.messages_read:
                 say(f"search index ready: {report.messages_read:,} messages read in {state.seconds:.1f} s")
 
         thread = threading.Thread(target=run, name="trail-index", daemon=True)
