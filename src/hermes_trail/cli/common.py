@@ -27,9 +27,9 @@ EXIT_USAGE = 2
 EXIT_SKIPPED = 3
 EXIT_OVER_BUDGET = 4  # trail stats --budget: spending passed the budget
 
-# Variables that name where Hermes' history is: set, they say what to read, and a missing place is an
-# error; the demo home stands in only when none of them (and no flag) names anything.
-_NAMING_VARIABLES = (
+# The variables of locate.NAMING_VARIABLES that name a path, with what kind: one that is set but names no
+# such place is an error, said with the kind (the DSN one names no path).
+_PATH_VARIABLES = (
     ("TRAIL_HERMES_DB", "file"),
     ("TRAIL_HERMES_HOME", "directory"),
     ("HERMES_HOME", "directory"),
@@ -84,7 +84,7 @@ def load(
         homes=homes or (),
         dbs=dbs or (),
         pgs=pgs or (),
-        demo_fallback=not named(homes, dbs, pgs),
+        demo_fallback=True,  # open_history asks the same rule (locate.named_by_environment)
         catalog=catalog,
     )
     if history.demo:
@@ -100,9 +100,9 @@ def load(
 
 def named(homes: list[Path] | None, dbs: list[Path] | None, pgs: list[str] | None) -> bool:
     """Whether a flag or a variable names what to read (then the demo home never stands in)."""
-    if homes or dbs or pgs or os.environ.get("TRAIL_HERMES_PG_DSN", "").strip():
-        return True
-    return any(os.environ.get(name, "").strip() for name, _ in _NAMING_VARIABLES)
+    from hermes_trail.hermes import locate
+
+    return bool(homes or dbs or pgs) or locate.named_by_environment(os.environ)
 
 
 def check_locations(homes: list[Path] | None, dbs: list[Path] | None, pgs: list[str] | None = None) -> None:
@@ -116,7 +116,7 @@ def check_locations(homes: list[Path] | None, dbs: list[Path] | None, pgs: list[
             fail(f"--db {path}: no such file", EXIT_USAGE)
     if homes or dbs or pgs:
         return
-    for name, kind in _NAMING_VARIABLES:
+    for name, kind in _PATH_VARIABLES:
         value = os.environ.get(name, "").strip()
         if value and not Path(value).expanduser().exists():
             fail(f"{name}={value}: no such {kind}", EXIT_USAGE)

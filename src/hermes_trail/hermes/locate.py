@@ -368,10 +368,14 @@ def profile_of_file(path: Path) -> tuple[str, Path | None]:
     return DEFAULT_PROFILE, parent
 
 
+# Variables that name what to read: set, no demo home stands in for a missing or empty one. HERMES_HOME
+# too: it is Hermes' own, and a person who set it means that home, even one with no history yet.
+NAMING_VARIABLES = ("TRAIL_HERMES_DB", "TRAIL_HERMES_HOME", "TRAIL_HERMES_PG_DSN", "HERMES_HOME")
+
+
 def named_by_environment(env: Mapping[str, str]) -> bool:
     """Whether the environment names what to read (then no demo home stands in for a missing one)."""
-    names = ("TRAIL_HERMES_DB", "TRAIL_HERMES_HOME", "TRAIL_HERMES_PG_DSN")
-    return any(env.get(name, "").strip() for name in names)
+    return any(env.get(name, "").strip() for name in NAMING_VARIABLES)
 
 
 def discover(
