@@ -173,9 +173,7 @@ def print_report(report: Report) -> None:
     lines = term.table([names[i] for i in shown], cut, room, right, colored)
     if rows:
         footer = [term.fit(total[i], room[j]) for j, i in enumerate(shown)]
-        lines.append(
-            term.style(term.table([""] * len(shown), [footer], room, right, False)[1], "bold", colored)
-        )
+        lines.append(term.style(term.row(footer, room, right), "bold", colored))
     out = "\n".join(lines) + "\n"
     if not report.groups:
         out += term.style("No session matches.", "dim", colored) + "\n"

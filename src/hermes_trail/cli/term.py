@@ -107,6 +107,13 @@ def pad(text: str, room: int, right: bool = False) -> str:
     return " " * gap + text if right else text + " " * gap
 
 
+def row(cells_: Sequence[str], widths: Sequence[int], right: Sequence[bool], gap: int = 2) -> str:
+    """One line of a table: cell ``i`` padded to ``widths[i]`` (right-aligned where ``right[i]``), the
+    cells already cut to fit; no trailing spaces."""
+    parts = [pad(cell, widths[j], right[j]) for j, cell in enumerate(cells_)]
+    return (" " * gap).join(parts).rstrip()
+
+
 def table(
     headers: Sequence[str],
     rows: Sequence[Sequence[str]],
@@ -115,14 +122,10 @@ def table(
     colored: bool,
     gap: int = 2,
 ) -> list[str]:
-    """Lines of a table whose column ``i`` is ``widths[i]`` columns wide (cells already cut to fit), its
-    header in bold; no line ends in spaces."""
-    lines = []
-    for i, row in enumerate([list(headers), *[list(r) for r in rows]]):
-        parts = [pad(cell, widths[j], right[j]) for j, cell in enumerate(row)]
-        line = (" " * gap).join(parts).rstrip()
-        lines.append(style(line, "bold", colored) if i == 0 else line)
-    return lines
+    """Lines of a table (:func:`row` each), its header in bold."""
+    return [style(row(headers, widths, right, gap), "bold", colored)] + [
+        row(r, widths, right, gap) for r in rows
+    ]
 
 
 Segment = tuple[str, str]  # (text, style name or "")
