@@ -123,11 +123,10 @@ def print_sessions(
             cell = column.cells[i]
             cell = term.fit_left(cell, room) if column.left else term.fit(cell, room)
             if column.name == "title" and titles[i][1]:
-                cell = term.style(cell, "dim", colored) + " " * max(room - term.cells(cell), 0)
+                cell = term.style(cell, "dim", colored)
             row.append(cell)
         rows.append(row)
-    lines = term.table([c.name for c in shown], rows, widths, [c.right for c in shown], colored)
-    out = [line.rstrip() for line in lines]
+    out = term.table([c.name for c in shown], rows, widths, [c.right for c in shown], colored)
     footer = _footer(len(sessions), matched, total)
     if footer:
         out.append(term.style(footer, "dim", colored))

@@ -9,6 +9,7 @@ unless standard output is a terminal that wants them.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import sys
 import unicodedata
@@ -20,6 +21,7 @@ from hermes_trail.styled import Block, Rule
 DEFAULT_WIDTH = 80
 ELLIPSIS = "…"
 
+_SGR = re.compile(r"\x1b\[[0-9;]*m")
 _STYLES = {"bold": "1", "dim": "2", "yellow": "33", "bold yellow": "1;33", "red": "31", "green": "32"}
 
 
@@ -58,7 +60,10 @@ def style(text: str, name: str, enabled: bool) -> str:
 
 
 def cells(text: str) -> int:
-    """How many terminal columns ``text`` takes: wide East Asian characters two, combining marks none."""
+    """How many terminal columns ``text`` takes: wide East Asian characters two, combining marks none, the
+    style escapes :func:`style` adds none (text from the history never holds one: ``formatting.safe``)."""
+    if "\x1b" in text:
+        text = _SGR.sub("", text)
     if text.isascii():
         return len(text)
     total = 0
