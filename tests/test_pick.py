@@ -381,3 +381,34 @@ def test_without_a_terminal_it_says_so_and_exits_2(home):
     )
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and "needs a terminal" in done.stderr
+
+
+def test_a_rewound_first_prompt_is_not_the_preview_in_the_picker_nor_the_list(tmp_path, monkeypatch):
+    """The picker and `trail list` show an untitled session by its first live prompt (the one rule,
+    History.first_prompts): a prompt the user rewound is not it (Hermes' own rewind_to_message)."""
+    import subprocess
+    import sys
+
+    hermes_state = pytest.importorskip("hermes_state")
+    home = tmp_path / "hermes"
+    home.mkdir()
+    db = hermes_state.SessionDB(db_path=home / "state.db")
+    sid = "20261105_090000_abcdef"
+    db.create_session(sid, "cli")
+    undone = db.append_message(sid, "user", "delete the production database", timestamp=1_800_000_000.0)
+    db.append_message(sid, "assistant", "Are you sure?", timestamp=1_800_000_005.0)
+    db.rewind_to_message(sid, undone)
+    db.append_message(sid, "user", "list the staging tables instead", timestamp=1_800_000_060.0)
+    db.close()
+    monkeypatch.setenv("HERMES_HOME", str(home))
+    with open_history(catalog=False) as history:
+        (choice,) = pick.list_choices(history)
+    assert choice.prompt.startswith("list the staging tables")
+    listed = subprocess.run(
+        [sys.executable, "-m", "hermes_trail", "list", "--home", str(home)],
+        capture_output=True,
+        text=True,
+        env={**__import__("os").environ, "COLUMNS": "200"},
+        check=True,
+    )
+    assert "list the staging tables" in listed.stdout and "delete the production" not in listed.stdout

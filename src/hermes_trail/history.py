@@ -136,15 +136,17 @@ class History:
         relations.link(members)
         return members
 
-    def first_prompts(self, sessions: list[Session], chars: int = 200) -> dict[tuple[str, str], str]:
-        """The first prompt of each session, on one line and cut to ``chars``, by ``(store key, id)``: what
-        a list shows for a session without a title, as Hermes' own list does. One query a store; a store
-        that cannot be read now gives none."""
+    def first_prompts(
+        self, refs: Iterable[tuple[Store, str]], chars: int = 200
+    ) -> dict[tuple[str, str], str]:
+        """The first prompt of each session named by ``(store, id)``, on one line and cut to ``chars``, by
+        ``(store key, id)``: what a list shows for a session without a title, as Hermes' own list does (its
+        first live ``user`` row, decoded). One query a store; a store that cannot be read now gives none."""
         from hermes_trail.hermes.decode.content import decode_content
 
         wanted: dict[str, list[str]] = {}
-        for session in sessions:
-            wanted.setdefault(session.store.key, []).append(session.id)
+        for store, sid in refs:
+            wanted.setdefault(store.key, []).append(sid)
         out: dict[tuple[str, str], str] = {}
         for key, ids in wanted.items():
             reader = self._readers.get(key)

@@ -106,16 +106,12 @@ def _sql(columns: list[str], limit: int | None) -> tuple[str, tuple[Any, ...]]:
     def col(name: str) -> str:
         return f"s.{name}" if name in columns else "NULL"
 
-    prompt = (
-        "(SELECT substr(m.content, 1, ?) FROM messages m WHERE m.session_id = s.id AND m.role = 'user' "
-        "AND m.content IS NOT NULL ORDER BY m.timestamp, m.id LIMIT 1)"
-    )
-    active = "(SELECT max(m.timestamp) FROM messages m WHERE m.session_id = s.id)"
+    newest = "(SELECT max(m.timestamp) FROM messages m WHERE m.session_id = s.id)"
     sql = (
         f"SELECT s.id, {col('title')}, {col('source')}, {col('cwd')}, {col('started_at')}, "
-        f"{prompt}, {active} FROM sessions s"
+        f"{col('last_activity_at')}, {newest} FROM sessions s"
     )
-    params: tuple[Any, ...] = (PROMPT_CHARS + 40,)
+    params: tuple[Any, ...] = ()
     if limit is not None:  # the newest sessions, through Hermes' index on started_at
         sql += f" ORDER BY {col('started_at')} DESC LIMIT ?"
         params += (limit,)
@@ -134,25 +130,30 @@ def _store_choices(history: History, store: Store, limit: int | None) -> list[Ch
     if isinstance(reader, SqliteStore):
         sql, params = _sql(reader.columns("sessions"), limit)
         rows = [tuple(r.values()) for r in reader.rows(sql, params)]
-    else:  # a database store: its sessions rows, without prompts
+    else:  # a database store: its sessions rows
         light = reader.session_rows(light=True)
         rows = [
             (r.get("id"), r.get("title"), r.get("source"), r.get("cwd"), r.get("started_at"), None, None)
             for r in light
         ]
-    for sid, title, source, cwd, started, prompt, active in rows:
+    ids = [sid for sid, *_ in rows if isinstance(sid, str) and sid]
+    # The first prompt by the rule every list follows (History.first_prompts: the first live user row).
+    prompts = history.first_prompts(((store, sid) for sid in ids), PROMPT_CHARS)
+    for sid, title, source, cwd, started, column, newest in rows:
         if not isinstance(sid, str) or not sid:
             continue  # a row no command could name
+        # Last activity: the newest of the column (schema 31) and the messages, as a session's is.
+        times = [t for t in (_number(column), _number(newest)) if t is not None]
         out.append(
             Choice(
                 store,
                 sid,
                 one_line(title if isinstance(title, str) else None),
-                one_line(prompt if isinstance(prompt, str) else None),
+                one_line(prompts.get((store.key, sid))),
                 source if isinstance(source, str) else "",
                 cwd if isinstance(cwd, str) else "",
                 _number(started),
-                _number(active),
+                max(times) if times else None,
             )
         )
     return out

@@ -78,7 +78,7 @@ def list_sessions(
             from hermes_trail.cli.tables import print_sessions
 
             untitled = [s for s in chosen if not s.title]
-            previews = history.first_prompts(untitled) if untitled else {}
+            previews = history.first_prompts((s.store, s.id) for s in untitled) if untitled else {}
             print_sessions(chosen, matched=matched, total=len(history.sessions), previews=previews)
         code = exit_code(history)
     raise typer.Exit(code)
