@@ -8,7 +8,7 @@ Standard library only: the command line reads it at start-up.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal
 
 # The longest a string argument may be, in characters: a name, a path or a filter; words to look for; an
@@ -44,13 +44,13 @@ class Question:
     description: str
     params: tuple[Param, ...]
     required: tuple[str, ...] = ()
-    _by_name: dict[str, Param] = field(default_factory=dict, compare=False, repr=False)
 
     def param(self, name: str) -> Param:
         """The argument ``name`` (a ``KeyError`` for a name the question does not take)."""
-        if not self._by_name:
-            self._by_name.update({p.name: p for p in self.params})
-        return self._by_name[name]
+        for p in self.params:
+            if p.name == name:
+                return p
+        raise KeyError(name)
 
     def help(self, name: str) -> str:
         return self.param(name).help
