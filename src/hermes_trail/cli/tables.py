@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from hermes_trail.cli.term import Printer, Segment
-from hermes_trail.formatting import clock, safe
+from hermes_trail.formatting import clock, dollars, safe
 
 if TYPE_CHECKING:
     from hermes_trail.index.blame import BlameEntry
@@ -32,21 +32,13 @@ def _count(value: int | None) -> str:
 
 def _money(usd: float | None) -> str:
     """Blank when unknown; small amounts keep their first digits instead of rounding to $0.00."""
-    if usd is None:
-        return ""
-    from hermes_trail.formatting import dollars
-
-    return dollars(usd)
+    return "" if usd is None else dollars(usd)
 
 
 def _tokens(usage: Usage) -> str:
     if usage.input_tokens is None and usage.output_tokens is None:
         return ""
     return f"{_count(usage.input_tokens)}/{_count(usage.output_tokens)}"
-
-
-def _short_project(project: str, width: int = 28) -> str:
-    return project if len(project) <= width else "…" + project[-(width - 1) :]
 
 
 def print_sessions(
