@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 
 from hermes_trail.index import plan, stopwords
+from hermes_trail.index import search as search_module
 from hermes_trail.index.search import MARK_OPEN, SearchFilters, search
 from hermes_trail.index.sync import sync_index
-from hermesdb import chat, write_home
+from hermesdb import SessionSpec, assistant, call, chat, tool, user, write_home
 
 pytest.importorskip("hermes_state")
 
@@ -235,3 +236,136 @@ def test_the_newest_fact_wins(tmp_path):
     sync_index(path, homes=[home], env={"HERMES_HOME": str(home), "HOME": str(tmp_path)})
     ranked = [c.hits[0].session_id for c in search(path, "standup").conversations]
     assert ranked[:2] == [new, old]
+
+
+def _index_of(tmp_path: Path, sessions: list) -> Path:
+    home = tmp_path / "hermes"
+    write_home(home, sessions)
+    path = tmp_path / "index.db"
+    sync_index(path, homes=[home], env={"HERMES_HOME": str(home), "HOME": str(tmp_path)})
+    return path
+
+
+def _errands(count: int = 12) -> list:
+    """Conversations that make the words of the tests below rare, as they are in a real history."""
+    return [
+        chat(f"20261102_{n:02d}0000_0b0b0b", (f"Order printer paper, box {n}", "Ordered."), start=T + n * 60)
+        for n in range(10, 10 + count)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("word", "query", "stop"),
+    [
+        ("nas", "which paths are in last night's restic snapshots on the nas", False),
+        ("dir", "why is the build dir so big", False),
+        ("nas", "os backups nas nuvens", True),
+        ("die", "wie lange läuft die Sicherung", True),
+        ("the", "the nas", True),
+    ],
+)
+def test_a_word_of_another_language_is_a_function_word_only_among_that_language(word, query, stop):
+    """``nas`` is Portuguese for "in the" and, in an English question, the machine the backups are on."""
+    assert stopwords.is_stopword(word, query.split()) is stop
+
+
+def test_a_foreign_function_word_in_an_english_question_is_searched(tmp_path):
+    """Dropped as Portuguese, ``nas`` would leave "uptime", and the newer web server's uptime would lead."""
+    nas, web = "20261105_090000_0a5000", "20261105_100000_0b5000"
+    path = _index_of(
+        tmp_path,
+        [
+            chat(nas, ("How long has the NAS been up?", "The NAS uptime is 41 days."), start=T),
+            chat(web, ("What's the web server's uptime?", "Its uptime is 3 days."), start=T + 3600),
+            *_errands(),
+        ],
+    )
+    result = search(path, "nas uptime")
+    assert "nas" not in result.dropped
+    assert _first(result) == nas
+
+
+def test_a_path_remembered_wrong_is_looked_for_by_its_parts(tmp_path, monkeypatch):
+    """The file was ``internal/tax/rates_eu.yaml``; the person remembers ``tax/vat_rates.yaml``. No index
+    has that path, but its parts name the session that moved the VAT rates into a YAML file: the words
+    find it, without the meaning pass."""
+    monkeypatch.setattr(search_module, "_semantic", lambda *a, **k: [])
+    moved = "20261106_090000_7a7000"
+    messages = [
+        user("Move the EU VAT rates out of the code into a YAML file.", timestamp=T),
+        assistant(
+            "",
+            call(
+                "call_w1",
+                "write_file",
+                path="/home/dev/work/billing/internal/tax/rates_eu.yaml",
+                content="AT: 20\nDE: 19\nFR: 20\n",
+            ),
+            timestamp=T + 5,
+        ),
+        tool("call_w1", "write_file", {"bytes_written": 21}, timestamp=T + 6),
+        assistant("The rates load from the YAML at startup.", timestamp=T + 10),
+    ]
+    others = [
+        chat("20261106_100000_7a7001", ("Run the tax tests.", "All 12 pass."), start=T + 3600),
+        chat("20261106_110000_7a7002", ("Did the tax refund arrive?", "Not yet."), start=T + 7200),
+    ]
+    spec = SessionSpec(moved, messages, started_at=T, ended_at=T + 10)
+    path = _index_of(tmp_path, [spec, *others, *_errands()])
+    assert _first(search(path, "tax/vat_rates.yaml")) == moved
+
+
+def test_a_conversation_that_covers_more_of_the_question_outranks_one_lucky_turn(tmp_path, monkeypatch):
+    """No turn has every word. One short reply has two of the rarer ones; the backup check has all of them,
+    spread over its prompt and its reply: it covers the question, so the words alone (no meaning pass) put
+    it first."""
+    monkeypatch.setattr(search_module, "_semantic", lambda *a, **k: [])
+    lucky, check = "20261107_090000_1c1000", "20261107_100000_ccc000"
+    path = _index_of(
+        tmp_path,
+        [
+            chat(lucky, ("Is the backup tool installed?", "Yes: restic 0.16, 40 snapshots so far."), start=T),
+            chat(
+                check,
+                (
+                    "Which paths did last night's backup include?",
+                    "Both: the restic snapshots of 03:00 hold /srv/photos and /srv/docs, 2.1 GB added.",
+                ),
+                start=T + 3600,
+            ),
+            *_errands(),
+        ],
+    )
+    result = search(path, "which paths are in last night's restic snapshots")
+    assert _first(result) == check
+
+
+def test_a_change_said_beside_the_subject_does_not_supersede_it(tmp_path):
+    """The later conversation says "now" of something else (a jail that now bans), and names the
+    password in another sentence: it did not change what the query asks about, so it does not replace
+    the conversation that answers it."""
+    answer, beside = "20261108_090000_a00000", "20261120_090000_b00000"
+    path = _index_of(
+        tmp_path,
+        [
+            chat(
+                answer,
+                (
+                    "The weekly report fails: password authentication failed for user reporting.",
+                    "The reporting password was rotated; update ~/.pgpass from the vault.",
+                ),
+                start=T,
+            ),
+            chat(
+                beside,
+                (
+                    "auth.log is full of failed password logins for user root, add fail2ban.",
+                    "The sshd jail now bans an address after 5 bad logins. Password authentication is off.",
+                ),
+                start=T + 12 * 86400,
+            ),
+            *_errands(),
+        ],
+    )
+    result = search(path, "password authentication failed for user reporting")
+    assert _first(result) == answer

@@ -103,7 +103,8 @@ def read(conn: sqlite3.Connection, text: str, checked: bool = True) -> Plan:
     change: dict[query.Term, query.Term | None] = {}
     dropped: list[str] = []
     # Function words go when anything else is left to find (a phrase, an alternative, another word).
-    stop = [t for t in plain if not t.prefix and stopwords.is_stopword(t.text)]
+    said = [t.text for t in plain]
+    stop = [t for t in plain if not t.prefix and stopwords.is_stopword(t.text, said)]
     if stop and len({t.text for t in stop}) < len(every):
         change.update((t, None) for t in stop)
         dropped = list(dict.fromkeys(t.text for t in stop))

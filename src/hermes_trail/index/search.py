@@ -88,12 +88,18 @@ CORROBORATION = 0.15
 # the nearest in meaning, and those found by their titles alone.
 STRICT_WEIGHT = 1.5
 LEXICAL_WEIGHT = 1.0
-SEMANTIC_WEIGHT = 1.0
+SEMANTIC_WEIGHT = 0.75
 TITLE_WEIGHT = 1.2
 # Hermes' memory entries and skills are what it chose to keep: their evidence counts this much more.
 KNOWLEDGE_WEIGHT = 1.0
 # Conversations found only when any term may match weigh this much less than those with every term.
 RELAXED_WEIGHT = 0.3
+# How much an edit of the file a query names weighs more than the other turns that matched it.
+EDIT_LIFT = 1.6
+# A term that names a file: a path, or a name with an extension.
+_FILE_LIKE = re.compile(r"[/\\]|\w\.[A-Za-z][A-Za-z0-9]{0,7}$")
+# How strongly the share of the query a conversation covers weighs its any-word score.
+COVERAGE_POWER = 2
 
 
 @dataclass(slots=True)
@@ -427,6 +433,41 @@ def _word_weights(
     return weights
 
 
+def _lift_edits(hits: list[Hit], terms: list[str]) -> None:
+    """A query naming a file asks, most of the time, where that file was changed: an edit of a path that
+    ends with the named one outweighs a prompt or a reply that mentions it (:data:`EDIT_LIFT`)."""
+    named = [t.strip().lstrip("~.").lstrip("/").replace("\\", "/") for t in terms if _FILE_LIKE.search(t)]
+    named = [n for n in named if n]
+    if not named:
+        return
+    for hit in hits:
+        if hit.kind == "edit" and hit.path and any(hit.path.endswith(n) for n in named):
+            hit.score *= EDIT_LIFT
+
+
+def _coverage(conn: sqlite3.Connection, found: list[Conversation], words: list[str]) -> list[float]:
+    """How much of the query each conversation covers, anywhere in its matching turns: the share of the
+    ``words`` it has, each word weighing by how rare it is among the docs in reach (as
+    :func:`_word_weights`). One turn with one rare word should not outrank a conversation that has most of
+    what was asked, spread over its prompt, a command and its output."""
+    docs = [h.doc for conv in found for h in conv.hits]
+    if not docs:
+        return [0.0] * len(found)
+    low, high = min(docs), max(docs)
+    span = high - low + 1
+    having: list[tuple[set[int], float]] = []
+    for word in words[:8]:
+        sql = "SELECT rowid FROM docs_fts WHERE docs_fts MATCH ? AND rowid >= ? AND rowid <= ?"
+        ids = {r[0] for r in conn.execute(sql, (_fts_string(word), low, high))}
+        having.append((ids, math.log1p(span / (1.0 + len(ids)))))
+    total = sum(weight for _, weight in having) or 1.0
+    shares = []
+    for conv in found:
+        mine = {h.doc for h in conv.hits}
+        shares.append(sum(weight for ids, weight in having if not ids.isdisjoint(mine)) / total)
+    return shares
+
+
 def _with_sessions(conn: sqlite3.Connection, rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
     """Rows of :data:`_DOC_ONLY` (and what follows) as rows of :data:`_DOC_COLUMNS`: each doc's session
     read once for all its docs."""
@@ -543,13 +584,29 @@ def _relaxed(
     """
     out: list[tuple[str, list[str]]] = []
     words = list(dict.fromkeys(t for t in terms if any(c.isalnum() for c in t) and not cjk.has_cjk(t)))
-    present = [w for w in words if plan.exists(conn, "docs_fts", _fts_string(w))]
+    present = []
+    for word in words:
+        if plan.exists(conn, "docs_fts", _fts_string(word)):
+            present.append(word)
+            continue
+        # A path or name remembered wrong (``tax/vat_rates.yaml`` for ``tax/rates_eu.yaml``): its parts.
+        parts = _parts(word)
+        if len(parts) > 1:
+            found = [part for part in parts if plan.exists(conn, "docs_fts", _fts_string(part))]
+            present += [part for part in found if part not in present]
     if len(present) >= (1 if loose else 2):
         out.append(("docs_fts", present))
     grams = list(dict.fromkeys(g for run in runs for g in cjk.bigrams(run)))
     if len(grams) >= 2:
         out.append(("docs_cjk", grams))
     return out
+
+
+def _parts(term: str) -> list[str]:
+    """The words a compound term is made of (``tax/vat_rates.yaml``: tax, vat, rates, yaml), function
+    words and single characters left out."""
+    found = re.findall(r"[^\W_]{2,}", term)
+    return list(dict.fromkeys(w for w in found if not stopwords.is_stopword(w, found)))
 
 
 def _newest_first(
@@ -604,7 +661,10 @@ def _newest_first(
         and says it changed."""
         found = (texts.get(h.doc, ("", "")) for h in conv.hits)
         return any(
-            kind in STATED and _CHANGED.search(text) and any(w in text for w in rare) for kind, text in found
+            _CHANGED.search(sentence) and any(w in sentence for w in rare)
+            for kind, text in found
+            if kind in STATED
+            for sentence in _SENTENCE.split(text)
         )
 
     if not about(lead):
@@ -632,6 +692,8 @@ def _newest_first(
 
 # What a person or the agent said (where a change of a fact is stated), as opposed to a tool's output.
 STATED = frozenset({"prompt", "reply", "summary"})
+# Where one sentence ends: the change must be said of what the query is about, not beside it.
+_SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
 # Words that say a fact changed: what a later session that supersedes an earlier one usually says.
 _CHANGED = re.compile(
     r"\b(?:now|moved?|changed?|switched|migrated|no longer|instead|any ?more|updated|resized|bumped|"
@@ -642,7 +704,8 @@ _CHANGED = re.compile(
 def _rarest(conn: sqlite3.Connection, terms: list[str]) -> list[str]:
     """The query's rarest words (lower case): those matching at most twice as many docs as the rarest
     one, and at least two, counted up to 200 each in the word index (a word in more says little)."""
-    words = [w for t in terms for w in re.findall(r"\w{2,}", t.lower()) if not stopwords.is_stopword(w)]
+    said = [w for t in terms for w in re.findall(r"\w{2,}", t.lower())]
+    words = [w for w in said if not stopwords.is_stopword(w, said)]
     counts = {}
     for term in list(dict.fromkeys(words))[:8]:
         sql = "SELECT count(*) FROM (SELECT 1 FROM docs_fts WHERE docs_fts MATCH ? LIMIT 200)"
@@ -701,6 +764,7 @@ def search(
                 hits, windowed = _ranked(conn, checked.plans, filters, checked.terms + checked.runs)
             reading = checked
         terms, runs = reading.terms, reading.runs
+        _lift_edits(hits, terms)
         matches: int | None = len({h.doc for h in hits})
         if windowed:  # more than a window matched: counted apart (None: at least the window)
             matches = _count(conn, reading.plans, filters)
@@ -737,6 +801,9 @@ def search(
                 if not windowed:  # every list was read whole: what any of them found is what matched
                     matches = len(matched)
                 scores = [_conversation_score(g.hits) for g in found]
+                if table == "docs_fts" and len(some) > 1:
+                    shares = _coverage(conn, found, some)
+                    scores = [s * share**COVERAGE_POWER for s, share in zip(scores, shares, strict=True)]
                 pool += _evidence(found, scores, LEXICAL_WEIGHT * coverage)
             if meaning_text := " ".join(reading.typed).strip():
                 near = _semantic(conn, meaning_text, filters)

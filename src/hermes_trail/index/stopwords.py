@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterable
 
 _ENGLISH = """
 a about above after again against all am an and any are aren't as at be because been before being below
@@ -76,11 +77,18 @@ def _fold(word: str) -> str:
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
 
 
-STOPWORDS: frozenset[str] = frozenset(
-    _fold(word).replace("'", "")
-    for block in (_ENGLISH, _GERMAN, _FRENCH, _SPANISH, _ITALIAN, _PORTUGUESE, _DUTCH)
-    for word in block.split()
+def _words(block: str) -> frozenset[str]:
+    return frozenset(_fold(word).replace("'", "") for word in block.split())
+
+
+_ENGLISH_WORDS = _words(_ENGLISH)
+# The other languages' function words that are not English ones: ``die``, ``dir``, ``man``, ``nas``,
+# ``son`` and ``war`` are also words an English question about a machine is made of.
+_FOREIGN = tuple(
+    _words(block) - _ENGLISH_WORDS for block in (_GERMAN, _FRENCH, _SPANISH, _ITALIAN, _PORTUGUESE, _DUTCH)
 )
+STOPWORDS: frozenset[str] = _ENGLISH_WORDS.union(*_FOREIGN)
+
 
 # Chinese and Japanese function words and particles: where a query's run is cut (longest first). Not the
 # single Chinese characters that are also parts of words (都 of 京都, 在 of 现在, 会 of 会议).
@@ -97,12 +105,29 @@ _CJK_FUNCTION = sorted(_CJK_WORDS.split(), key=len, reverse=True)
 _CJK_SPLIT = re.compile("|".join(re.escape(w) for w in _CJK_FUNCTION))
 
 
-def is_stopword(term: str) -> bool:
+def _key(word: str) -> str:
+    return _fold(word).replace("'", "").replace("\u2019", "")
+
+
+def is_stopword(term: str, among: Iterable[str] | None = None) -> bool:
     """Whether ``term`` (one typed word) is a function word of a language the index holds; a word typed
-    in capitals (``GET``, ``IS``) was meant as it is."""
+    in capitals (``GET``, ``IS``) was meant as it is.
+
+    With ``among`` (the query's words), a function word of another language than English counts as one
+    only when the query has a second function word of that language: in "restic snapshots on the nas",
+    ``nas`` is the machine, not Portuguese for "in the"; in "os backups nas nuvens" both are Portuguese.
+    """
     if len(term) > 1 and term.isupper():
         return False
-    return _fold(term).replace("'", "").replace("\u2019", "") in STOPWORDS
+    key = _key(term)
+    if key in _ENGLISH_WORDS:
+        return True
+    if key not in STOPWORDS:
+        return False
+    if among is None:
+        return True
+    others = {_key(word) for word in among if not (len(word) > 1 and word.isupper())} - {key}
+    return any(key in language and not others.isdisjoint(language) for language in _FOREIGN)
 
 
 def cjk_parts(run: str) -> list[str]:
