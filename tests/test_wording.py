@@ -369,3 +369,52 @@ def test_a_change_said_beside_the_subject_does_not_supersede_it(tmp_path):
     )
     result = search(path, "password authentication failed for user reporting")
     assert _first(result) == answer
+
+
+@pytest.mark.parametrize(
+    ("text", "code"),
+    [
+        ("Wir wollen im Juni drei Tage im Harz wandern. Welche Route?", "de"),
+        ("Le serveur ne démarre pas après la mise à jour", "fr"),
+        ("京都の紅葉はいつが見頃ですか", "cjk"),
+        ("How long has the NAS been up?", "en"),
+        ("die process", "en"),
+    ],
+)
+def test_the_language_a_text_is_in(text, code):
+    assert stopwords.language(text) == code
+
+
+def test_meaning_counts_more_for_a_conversation_no_word_of_the_question_can_reach(tmp_path, monkeypatch):
+    """An English question; a German conversation is nearly as near in meaning as an English one, and
+    neither shares a word with it. The English one could have, the German one never can: its meaning is all the
+    evidence it can have, and it counts for more."""
+    english, german = "20261109_090000_e00000", "20261109_100000_d00000"
+    path = _index_of(
+        tmp_path,
+        [
+            chat(english, ("Pick up the kids on Friday.", "Added to the calendar."), start=T),
+            chat(
+                german,
+                (
+                    "Die Kita ist im Mai wegen einer Fortbildung zwei Tage zu. Wer übernimmt welchen Tag?",
+                    "Du übernimmst den Montag, deine Mutter den Dienstag.",
+                ),
+                start=T - 3600,
+            ),
+            *_errands(),
+        ],
+    )
+    real = search_module._semantic
+
+    def equally_near(conn, text, filters):
+        found = {c.hits[0].session_id: (c, z) for c, z in real(conn, text, filters) if c.hits}
+        if english not in found or german not in found:  # no model here: build the two from their heads
+            heads = search_module._heads(conn, [r[0] for r in conn.execute("SELECT id FROM sessions")])
+            hits = [search_module._hit(row, 1.0) for row in heads.values()]
+            found = {h.session_id: (c, 1.0) for h in hits for c in search_module._group([h]).values()}
+        return [(found[english][0], 3.0), (found[german][0], 2.8)]
+
+    monkeypatch.setattr(search_module, "_semantic", equally_near)
+    result = search(path, "who covers the daycare closure for staff training in may")
+    assert _first(result) == german

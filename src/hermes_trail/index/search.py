@@ -98,6 +98,8 @@ RELAXED_WEIGHT = 0.3
 EDIT_LIFT = 1.6
 # A term that names a file: a path, or a name with an extension.
 _FILE_LIKE = re.compile(r"[/\\]|\w\.[A-Za-z][A-Za-z0-9]{0,7}$")
+# How much more the meaning of a conversation held in another language than the question counts.
+CROSS_LINGUAL_LIFT = 1.2
 # How strongly the share of the query a conversation covers weighs its any-word score.
 COVERAGE_POWER = 2
 
@@ -431,6 +433,29 @@ def _word_weights(
         for doc in found:
             weights[doc] = weights.get(doc, 0.0) + weight
     return weights
+
+
+def _across_languages(
+    conn: sqlite3.Connection, near: list[tuple[Conversation, float]], text: str
+) -> list[float]:
+    """How much each conversation's meaning counts: more (:data:`CROSS_LINGUAL_LIFT`) for one held in
+    another language than the question. Words cannot meet across languages, so such a conversation never
+    has the word evidence the others add to their meaning; its meaning is all the evidence there can be."""
+    if not near or not CROSS_LINGUAL_LIFT:
+        return [1.0] * len(near)
+    asked = stopwords.language(text)
+    docs = [c.hits[0].doc for c, _ in near if c.hits]
+    marks = ", ".join("?" for _ in docs)
+    texts = (
+        dict(conn.execute(f"SELECT id, text FROM docs WHERE id IN ({marks})", docs).fetchall())
+        if docs
+        else {}
+    )
+    out = []
+    for conv, _ in near:
+        said = texts.get(conv.hits[0].doc, "") if conv.hits else ""
+        out.append(CROSS_LINGUAL_LIFT if said and stopwords.language(said[:2000]) != asked else 1.0)
+    return out
 
 
 def _lift_edits(hits: list[Hit], terms: list[str]) -> None:
@@ -811,7 +836,15 @@ def search(
                     done, total = vectors.counts(conn)
                     unencoded = max(total - done, 0)
                 meaning = {(g.store, g.root): z for g, z in near}
-                pool += _evidence([g for g, _ in near], [z for _, z in near], SEMANTIC_WEIGHT)
+                lifts = _across_languages(conn, near, meaning_text)
+                pool += [
+                    (conv, part * lift)
+                    for (conv, part), lift in zip(
+                        _evidence([g for g, _ in near], [z for _, z in near], SEMANTIC_WEIGHT),
+                        lifts,
+                        strict=True,
+                    )
+                ]
         if pool:
             ordered += _fused(pool, floor=min((_conversation_score(c.hits) for c in ordered), default=1.0))
             for conv in ordered:

@@ -130,6 +130,26 @@ def is_stopword(term: str, among: Iterable[str] | None = None) -> bool:
     return any(key in language and not others.isdisjoint(language) for language in _FOREIGN)
 
 
+_LANGUAGES = ("de", "fr", "es", "it", "pt", "nl")
+_WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
+
+
+def language(text: str) -> str:
+    """The language a text is written in, as far as its function words tell: ``cjk`` for Chinese or
+    Japanese script, a code for the other languages the index knows the function words of when the text
+    has at least two of that language's own, else ``en``. What the search needs to know is only whether
+    a question and a conversation can share words at all."""
+    if _CJK_SPLIT.search(text) or any("\u3040" <= ch <= "\u9fff" for ch in text):
+        return "cjk"
+    keys = [_key(word) for word in _WORD.findall(text)]
+    counts = {
+        code: sum(key in words for key in keys) for code, words in zip(_LANGUAGES, _FOREIGN, strict=True)
+    }
+    code, count = max(counts.items(), key=lambda item: item[1])
+    english = sum(key in _ENGLISH_WORDS for key in keys)
+    return code if count >= 2 and count >= english else "en"
+
+
 def cjk_parts(run: str) -> list[str]:
     """A run of Chinese or Japanese cut at its function words: the parts that carry its meaning
     (``如何修复数据库连接超时`` gives ``修复数据库连接超时``), the run itself when nothing is left."""
