@@ -454,7 +454,7 @@ def _across_languages(
     out = []
     for conv, _ in near:
         said = texts.get(conv.hits[0].doc, "") if conv.hits else ""
-        out.append(CROSS_LINGUAL_LIFT if said and stopwords.language(said[:2000]) != asked else 1.0)
+        out.append(CROSS_LINGUAL_LIFT if said and stopwords.language(said) != asked else 1.0)
     return out
 
 

@@ -106,7 +106,8 @@ _CJK_SPLIT = re.compile("|".join(re.escape(w) for w in _CJK_FUNCTION))
 
 
 def _key(word: str) -> str:
-    return _fold(word).replace("'", "").replace("\u2019", "")
+    word = word.lower() if word.isascii() else _fold(word)
+    return word.replace("'", "").replace("\u2019", "")
 
 
 def is_stopword(term: str, among: Iterable[str] | None = None) -> bool:
@@ -131,6 +132,9 @@ def is_stopword(term: str, among: Iterable[str] | None = None) -> bool:
 
 
 _LANGUAGES = ("de", "fr", "es", "it", "pt", "nl")
+_CJK_SCRIPT = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]")
+# How much of a text tells its language: a few sentences.
+LANGUAGE_CHARS = 600
 _WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
 
 
@@ -139,9 +143,10 @@ def language(text: str) -> str:
     Japanese script, a code for the other languages the index knows the function words of when the text
     has at least two of that language's own, else ``en``. What the search needs to know is only whether
     a question and a conversation can share words at all."""
-    if _CJK_SPLIT.search(text) or any("\u3040" <= ch <= "\u9fff" for ch in text):
+    text = text[:LANGUAGE_CHARS]
+    if _CJK_SCRIPT.search(text):
         return "cjk"
-    keys = [_key(word) for word in _WORD.findall(text)]
+    keys = [_key(word) for word in _WORD.findall(text) if len(word) <= 12]  # function words are short
     counts = {
         code: sum(key in words for key in keys) for code, words in zip(_LANGUAGES, _FOREIGN, strict=True)
     }
