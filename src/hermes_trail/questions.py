@@ -8,6 +8,7 @@ Standard library only: the command line reads it at start-up.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -237,3 +238,41 @@ def schema(question: Question) -> dict[str, Any]:
         "required": list(question.required),
         "additionalProperties": False,
     }
+
+
+def arguments(question: Question, given: Mapping[str, str]) -> dict[str, Any]:
+    """A question's arguments from text (a web request's query string), read and bounded by its
+    declaration as the MCP schema bounds them: what a surface that receives strings asks the service.
+    Raises :class:`ValueError` with a sentence a person can act on: an argument the question does not
+    take, a required one missing, a number out of its bounds, a text too long or not one of its choices."""
+    out: dict[str, Any] = {}
+    known = {p.name: p for p in question.params}
+    for name, raw in given.items():
+        param = known.get(name)
+        if param is None:
+            raise ValueError(f"{question.name} takes no argument {name!r} (it takes: {', '.join(known)})")
+        if param.kind == "text":
+            if len(raw) > param.chars:
+                raise ValueError(f"{name} is longer than {param.chars} characters")
+            if param.choices and raw not in param.choices:
+                raise ValueError(f"{name} must be one of: {', '.join(param.choices)}")
+            out[name] = raw
+        elif param.kind == "count":
+            try:
+                value = int(raw)
+            except ValueError:
+                raise ValueError(f"{name} must be a whole number, not {raw[:40]!r}") from None
+            if value < param.least or (param.most is not None and value > param.most):
+                bound = (
+                    f"from {param.least} to {param.most}" if param.most is not None else f">= {param.least}"
+                )
+                raise ValueError(f"{name} must be {bound}")
+            out[name] = value
+        else:
+            if raw.lower() not in ("1", "true", "yes", "on", "0", "false", "no", "off", ""):
+                raise ValueError(f"{name} is a yes/no flag (1 or 0), not {raw[:40]!r}")
+            out[name] = raw.lower() in ("1", "true", "yes", "on")
+    missing = [name for name in question.required if not str(out.get(name, "")).strip()]
+    if missing:
+        raise ValueError(f"{question.name} needs {', '.join(missing)}")
+    return out

@@ -406,6 +406,31 @@ class WebApp:
                     hit["title"] = plain(hit["title"])
         return result
 
+    # -- any question ---------------------------------------------------------------------------------
+    def ask(self, name: str, query: Mapping[str, str]) -> dict[str, Any]:
+        """``/api/ask/<question>``: any question of ``questions.py`` (recall, search, fix, blame, how,
+        show, sessions), its arguments read and bounded by the same declaration the MCP tools and the
+        command line are made from, answered by the same :class:`~hermes_trail.service.Trail` call, in the
+        same JSON (recall's page as ``{"page": ...}``; an empty page for nothing found)."""
+        from hermes_trail.questions import QUESTIONS, arguments
+        from hermes_trail.service import ServiceError
+
+        question = QUESTIONS.get(name)
+        if question is None:
+            raise NotFound(f"there is no question {name!r}; the questions are {', '.join(QUESTIONS)}")
+        given = {key: value for key, value in query.items() if key != "token"}
+        try:
+            args = arguments(question, given)
+        except ValueError as exc:
+            raise BadRequest(str(exc)) from exc
+        if not self.indexing.ready and name != "show" and name != "sessions":
+            return {"indexing": self.indexing.as_json()}
+        try:
+            answer = getattr(self.trail, name)(**args)
+        except ServiceError as exc:  # a session no store holds is not found; the rest is a bad request
+            raise (NotFound if isinstance(exc.__cause__, SessionNotFound) else BadRequest)(str(exc)) from exc
+        return {"page": answer or ""} if isinstance(answer, str) or answer is None else dict(answer)
+
     # -- one session ----------------------------------------------------------------------------------
     def session(self, query: Mapping[str, str]) -> dict[str, Any]:
         """One session's replay view (``export/view.py``), redacted, long strings cut."""

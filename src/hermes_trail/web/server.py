@@ -250,6 +250,8 @@ class Handler(BaseHTTPRequestHandler):
                     self.server.app.answered()
             elif path in api:
                 self._json(HTTPStatus.OK, api[path](query))
+            elif path.startswith("/api/ask/"):  # every question, generated from its declaration
+                self._json(HTTPStatus.OK, self.server.app.ask(path.removeprefix("/api/ask/"), query))
             else:
                 self._error(HTTPStatus.NOT_FOUND, "no such page")
         except BadRequest as exc:
