@@ -3,7 +3,9 @@ Hermes' ``SessionDB`` and indexed by ``sync_index``."""
 
 from __future__ import annotations
 
+import json
 import sqlite3
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -387,3 +389,161 @@ def test_an_error_of_common_words_only_needs_them_all(conn, monkeypatch):
     assert all(t.docs >= 1 for t in report.terms)
     assert {f.command for f in report.failures} == {"git commit -m wip"}
     assert report.fixes[0].command == "git init"
+
+
+def test_a_note_for_an_error_of_common_words_fixed_in_a_later_session(tmp_path, monkeypatch):
+    """As on a million messages: every word of the error is in more docs than are counted, more failures
+    hold them all than the window reads, and the fix ran in the continuation of the conversation that
+    failed (a later session). The plugin's hook still notes it."""
+    from hermes_trail.integrations.hermes.plugin import Plugin
+    from hermes_trail.integrations.hermes.runtime import Recaller, Settings
+    from hermes_trail.service import Trail
+
+    monkeypatch.setattr(fix, "COUNTED", 2, raising=False)
+    monkeypatch.setattr(fix, "COMMON", 3, raising=False)
+    monkeypatch.setattr(fix, "DF_CAP", 3)
+    monkeypatch.setattr(fix, "WINDOW", 3)
+    refused = "could not connect to the server: connection refused"
+    older = [
+        Conversation(sid(n), hour(n))
+        .prompt("Check the server")
+        .run("./serve --check", refused, exit_code=1)
+        .prompt("Leave it for now")
+        for n in range(1, 7)
+    ]
+    parent = (
+        Conversation(sid(7), hour(7), end_reason="compression")
+        .prompt("Start the server")
+        .run("./serve --check", refused, exit_code=1)
+    )
+    child = Conversation(sid(8), parent.t + 5, parent_session_id=sid(7))
+    child.run("sudo systemctl start postgresql", "").run("./serve --check", "ok")
+    home = hermesdb.write_home(tmp_path / "home", [c.spec() for c in [*older, parent, child]])
+    trail = Trail(index=tmp_path / "index.db", homes=(home,), parallel=False)
+    trail.sync(force=True)
+
+    with closing(sqlite3.connect(f"{(tmp_path / 'index.db').as_uri()}?mode=ro", uri=True)) as conn:
+        report = fix.find_fixes(conn, f"./serve --check\n{refused}")
+    assert report.terms and all(t.docs >= fix.DF_CAP for t in report.terms), "common words only"
+    assert report.failures_total == fix.WINDOW
+    assert [(f.command, f.worked, f.confirmed) for f in report.fixes] == [
+        ("sudo systemctl start postgresql", 1, 1)
+    ]
+    assert report.fixes[0].examples[0].session_id == sid(8)
+
+    failing = json.dumps({"output": refused, "exit_code": 1, "error": None})
+    hook = Plugin(Recaller(Settings(sync_every=3600), trail)).transform_tool_result
+    changed = hook(tool_name="terminal", args={"command": "./serve --check"}, result=failing, session_id="x")
+    assert changed is not None and changed.startswith(failing + "\n\n<trail-fix>\n")
+    assert "`sudo systemctl start postgresql`" in changed and sid(8) in changed
+
+
+def test_a_word_in_more_failures_than_the_window_is_looked_for_among_the_newest(tmp_path, monkeypatch):
+    """Each term's newest WINDOW failures are read, and every term among failures as new as those: the
+    cost is bounded however many failures hold a word, and the coverage of those read stays exact."""
+    monkeypatch.setattr(fix, "WINDOW", 3)
+    conn = open_index(tmp_path, [fixed_by(n, "pip install requests") for n in range(1, 6)])
+    report = fix.find_fixes(conn, missing("requests"))
+    assert report.failures_total == 3
+    assert {f.session_id for f in report.failures} == {sid(3), sid(4), sid(5)}
+    assert all(f.coverage == pytest.approx(1.0) for f in report.failures)
+    assert (report.fixes[0].command, report.fixes[0].worked) == ("pip install requests", 3)
+
+
+def test_the_failures_index_follows_sessions_rewritten(tmp_path):
+    """``fails`` and ``fails_fts`` are kept by triggers on ``docs``: a session indexed again (here rewound)
+    takes its old failures with it, and a rewound failure is not one."""
+    home = hermesdb.write_home(
+        tmp_path / "home", [fixed_by(1, "pip install requests").spec(), noise(2).spec()]
+    )
+    path = tmp_path / "index.db"
+    sync_index(path, homes=[home], env={})
+
+    def failures() -> tuple[list[str], int, int]:
+        with closing(sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True)) as conn:
+            commands = [c for (c,) in conn.execute("SELECT command FROM fails ORDER BY id")]
+            indexed = conn.execute("SELECT count(*) FROM fails_fts_docsize").fetchone()[0]
+            found = conn.execute(
+                "SELECT count(*) FROM fails_fts WHERE fails_fts MATCH 'requests'"
+            ).fetchone()[0]
+            assert fix._total(conn) == conn.execute("SELECT count(*) FROM docs").fetchone()[0]
+        return commands, indexed, found
+
+    assert failures() == (["python app.py", "git commit -m wip"], 2, 1)
+    store = home / "state.db"
+    with closing(sqlite3.connect(store)) as conn:
+        first = conn.execute(
+            "SELECT min(id) FROM messages WHERE session_id = ? AND role = 'user'", (sid(1),)
+        ).fetchone()[0]
+    with hermesdb.hermes_env(home):
+        db = hermesdb.session_db(store)
+        try:
+            db.rewind_to_message(sid(1), first)
+        finally:
+            db.close()
+    sync_index(path, homes=[home], env={})
+    assert failures() == (["git commit -m wip"], 1, 0)
+
+
+def test_an_index_of_another_format_finds_nothing(tmp_path):
+    """An older index has no ``fails_fts``: until the next sync rebuilds it, nothing is found in it, and
+    nothing fails."""
+    open_index(tmp_path, [fixed_by(1, "pip install requests")]).close()
+    with closing(sqlite3.connect(tmp_path / "index.db")) as conn:
+        conn.execute("UPDATE meta SET value = 'trail-index-7' WHERE key = 'format'")
+        conn.commit()
+    with closing(sqlite3.connect(f"{(tmp_path / 'index.db').as_uri()}?mode=ro", uri=True)) as conn:
+        report = fix.find_fixes(conn, missing("requests"))
+    assert (report.terms, report.failures, report.fixes) == ([], [], [])
+
+
+def test_a_common_word_is_told_from_one_bunched_at_one_end(monkeypatch):
+    """A word counted to COUNTED is estimated from both ends of the index: dense at both, common without
+    being counted; bunched at the oldest end (the first sessions' subject) or the newest, not."""
+    monkeypatch.setattr(fix, "COUNTED", 4)
+    monkeypatch.setattr(fix, "COMMON", 50)
+    monkeypatch.setattr(fix, "DF_CAP", 40)
+    conn = sqlite3.connect(":memory:")
+    conn.execute("CREATE VIRTUAL TABLE docs_fts USING fts5(text)")
+    for i in range(1, 1001):
+        words = ["filler"]
+        words += ["alpha"] if i <= 8 else []
+        words += ["beta"] if i % 10 == 0 else []
+        words += ["gamma"] if i > 992 else []
+        conn.execute("INSERT INTO docs_fts (rowid, text) VALUES (?, ?)", (i, " ".join(words)))
+    ids = (1, 1000)
+
+    def estimate(word: str) -> tuple[int, bool]:
+        n, last = fix._counted(conn, word, fix.COUNTED)
+        assert n == fix.COUNTED and last is not None
+        return fix._estimate(conn, word, last, ids)
+
+    assert estimate("beta") == (fix.DF_CAP, True)  # in 100 docs, both ends
+    assert estimate("alpha") == (fix.COUNTED, False)  # 8 docs, the oldest
+    assert estimate("gamma") == (fix.COUNTED, False)  # 8 docs, the newest
+
+
+def test_the_terms_do_not_depend_on_what_the_process_remembers(conn, monkeypatch):
+    """Common words' estimates and counts are remembered per index; the terms chosen are the same whether
+    they were remembered or not."""
+    monkeypatch.setattr(fix, "COUNTED", 2)
+    errors = [missing("requests"), missing("numpy"), "fatal: not a git repository", missing("requests")]
+    cold = []
+    for error in errors:
+        fix.forget()
+        cold.append([(t.word, t.docs) for t in fix.distinctive_terms(conn, error)])
+    warm = [[(t.word, t.docs) for t in fix.distinctive_terms(conn, error)] for error in errors]
+    assert warm == cold
+
+
+def test_the_failures_naming_the_error_are_read_at_any_age(tmp_path, monkeypatch):
+    """A term in more failures than the window narrows to the newest only the failures that lack every
+    rarer term: the old failures holding the error's own word (``requests``) are still read whole."""
+    monkeypatch.setattr(fix, "WINDOW", 3)
+    sessions = [fixed_by(n, "pip install requests") for n in (1, 2)]
+    sessions += [fixed_by(n, "pip install numpy", module="numpy") for n in range(3, 8)]
+    conn = open_index(tmp_path, sessions)
+    report = fix.find_fixes(conn, missing("requests"))
+    assert {f.session_id for f in report.failures} == {sid(1), sid(2)}
+    assert all(f.coverage == pytest.approx(1.0) for f in report.failures)
+    assert [(f.command, f.worked) for f in report.fixes] == [("pip install requests", 2)]

@@ -7,11 +7,14 @@ dropping what differs between two occurrences of the same error: URLs, paths (a 
 UUIDs, hex addresses and hashes, numbers and anything starting with a digit (``60s``, ``3rd``), the
 frames of a Python traceback (with the user's source lines under them) or a JavaScript stack, and a few
 English function words. What is left is weighed by rarity: each term's
-document frequency is counted in the word index (an FTS5 count, stopped at :data:`DF_CAP`, so a common
+document frequency is counted in the word index (an FTS5 count, stopped at :data:`COUNTED`, so a common
 word costs little, and a word counts as the index stems it: ``modules`` as ``module``). Terms no doc has
 cannot help and are dropped; the :data:`MAX_TERMS` rarest are the error's distinctive terms, each weighted
-by BM25's idf (a word in half the docs weighs next to nothing; one counted to the cap, as if the cap were
-its count). No vocabulary table is needed, so the connection is only read.
+by BM25's idf (a word in half the docs weighs next to nothing; one in :data:`DF_CAP` docs or more, as if
+the cap were its count). A word counted to COUNTED is rarer than none of those under it, so it is only
+looked at when fewer than MAX_TERMS are: it is then ranked by an estimate from both ends of the index
+(:func:`_estimate`), and counted up to DF_CAP if chosen. What a process learns of the common words is
+remembered per index (:data:`REMEMBERED`). No vocabulary table is needed, so the connection is only read.
 
 **Matching failures.** A failure is a ``terminal`` command that ran and did not exit 0 (``kind =
 'command'``, an exit code that is not 0 nor null: failed, killed and timed-out runs; a blocked command
@@ -26,9 +29,16 @@ in a real history), yet is taken when nothing closer is. Ties are broken by FTS5
 terms, then recency. (The share, not BM25, decides: BM25 rewards a short output repeating one word,
 while the same error is the one showing the same words.)
 
-**What followed.** After each matching failure, its conversation (the same store and continuation root,
-in ``messages.id`` order, which is insertion order across a chain) is read forward, command by command,
-until the first of: the failing command succeeding again (the fix worked; that run confirms, it is not a
+The failures are read from their own word index (``fails_fts`` and ``fails``, a few percent of the docs),
+and never more than :data:`WINDOW` of them for a term: a term in more failures than that (``failed``,
+``error``; or every word of an error of common words) is looked for among its newest failures and among
+the failures holding the error's rarer terms, at any age (:func:`_matching`). So the reading is bounded
+on any history, and every failure read is scored on all of the error's terms it shows.
+
+**What followed.** After each of the best :data:`MAX_FAILURES` matching failures, its conversation (the
+same store and continuation root, in ``messages.id`` order, which is insertion order across a chain) is
+read forward, command by command (from ``docs_steps``, a few at a time, no further than needed), until
+the first of: the failing command succeeding again (the fix worked; that run confirms, it is not a
 fix itself), the next typed user prompt (what the person asks next is another step of the work, or a
 change of plan whose commands belong to it), or :data:`FOLLOW` commands. Within that window every command
 that exited 0 is a candidate fix, grouped across conversations by its normalized text
@@ -47,10 +57,14 @@ from __future__ import annotations
 import math
 import re
 import sqlite3
+import threading
 from collections import defaultdict
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
+from hermes_trail.index import schema
 from hermes_trail.index.how import fts_string, normalize_command, project_clause
 
 # Error terms searched for, the rarest; each more is one more query and rarely changes the matches.
@@ -59,16 +73,27 @@ MAX_TERMS = 8
 MAX_WORDS = 60
 # Document frequencies are counted up to this; a word in more docs is common however many more.
 DF_CAP = 20_000
+# Each word's docs are counted one by one up to this many; a word in more is ranked by an estimate
+# (:func:`_estimate`): one dense enough at both ends of the index for COMMON docs counts as DF_CAP.
+COUNTED = 256
+COMMON = DF_CAP * 5 // 4
 # A failure must show this share of the error's weighted terms, and this share of the best failure's.
 MIN_COVERAGE = 0.5
 RELATIVE = 0.85
-# An error of common words only is looked for among this many of the newest failures holding them all.
-WINDOW = 2000
-# Failures given a BM25 score (the best by coverage), and those whose conversations are read for fixes.
-SCORED = 1000
+# Failures read per term at most, the newest: an error of common words only is looked for among this many
+# of the newest failures holding them all, and a term in more failures among its newest this many and
+# among the failures holding the error's rarer terms (:func:`_matching`).
+WINDOW = 500
+# Failures whose conversations are read for fixes (the best by coverage, the newest first among equals),
+# the same ones given a BM25 score; BM25 is computed over at most BM25_ROWS failures of their rowid range.
 MAX_FAILURES = 200
+SCORED = MAX_FAILURES
+BM25_ROWS = 5 * SCORED
 # Commands read after a failure at most.
 FOLLOW = 8
+# Docs after each failure whose steps are read for all the failures in one statement (a window usually
+# ends within them); a window still open after them is read on from its session, a few steps at a time.
+AHEAD = 8
 # Examples kept per fix.
 EXAMPLES = 3
 # Programs that look around and change nothing: a command made only of these is no fix.
@@ -309,7 +334,72 @@ def _same_stem(a: str, b: str) -> bool:
     return common >= 3 and common >= max(len(a), len(b)) - 3
 
 
-def _df(conn: sqlite3.Connection, word: str) -> int:
+def _varint(data: bytes) -> int | None:
+    """The varint (SQLite's: big-endian, 7 bits a byte, the ninth byte whole) at the start of ``data``."""
+    value = 0
+    for i, byte in enumerate(data[:9]):
+        if i == 8:
+            return (value << 8) | byte
+        value = (value << 7) | (byte & 0x7F)
+        if byte < 0x80:
+            return value
+    return None
+
+
+def _total(conn: sqlite3.Connection) -> int:
+    """How many docs the word index holds. FTS5 keeps the number in its averages record (rowid 1 of
+    ``docs_fts_data``, a varint first: the N its own BM25 uses), one read; ``count(*)`` over ``docs``
+    reads the whole table (tens of milliseconds on a million messages) and is the fallback."""
+    try:
+        row = conn.execute("SELECT block FROM docs_fts_data WHERE id = 1").fetchone()
+    except sqlite3.DatabaseError:
+        row = None
+    if row is not None and isinstance(row[0], bytes) and row[0]:
+        found = _varint(row[0])
+        if found is not None:
+            return found
+    if row is None and conn.execute("SELECT 1 FROM docs LIMIT 1").fetchone() is None:
+        return 0
+    return int(conn.execute("SELECT count(*) FROM docs").fetchone()[0])
+
+
+def _counted(conn: sqlite3.Connection, word: str, cap: int) -> tuple[int, int | None]:
+    """The docs holding ``word`` counted up to ``cap``, and the rowid of the last one counted."""
+    n, last = conn.execute(
+        "SELECT count(*), max(rowid) FROM (SELECT rowid FROM docs_fts WHERE docs_fts MATCH ? LIMIT ?)",
+        (fts_string(word), cap),
+    ).fetchone()
+    return int(n), last
+
+
+def _estimate(conn: sqlite3.Connection, word: str, last: int, ids: tuple[int, int]) -> tuple[int, bool]:
+    """How many docs hold a word counted to :data:`COUNTED` (``last``: the rowid of the last one counted;
+    ``ids``: the lowest and highest doc id), and whether that is final.
+
+    Counting a common word walks its posting list (2 ms to the cap of 20,000; sixty words would be the
+    whole budget), so it is estimated instead, from how densely it fills both ends of the index: its
+    COUNTED oldest docs span ``reach`` rowids, and the newest ``reach`` rowids are counted (up to COUNTED)
+    too. Dense enough at both ends for :data:`COMMON` docs or more, it counts as :data:`DF_CAP`, final.
+    Otherwise the lower of the two ends' estimates is its estimate (a word bunched at the old end, the
+    first sessions' subject, is not taken for common): good enough to rank it, and a word chosen by it is
+    counted. (Both ends are read upwards: FTS5 walks a posting list backwards several times slower.)"""
+    lo, hi = ids
+    span = max(1, hi - lo + 1)
+    reach = max(1, last - lo + 1)
+    newest = int(
+        conn.execute(
+            "SELECT count(*) FROM (SELECT 1 FROM docs_fts WHERE docs_fts MATCH ? AND rowid > ? LIMIT ?)",
+            (fts_string(word), hi - reach, COUNTED),
+        ).fetchone()[0]
+    )
+    oldest_estimate, newest_estimate = COUNTED * span // reach, newest * span // reach
+    if min(oldest_estimate, newest_estimate) >= COMMON:
+        return DF_CAP, True
+    return max(COUNTED, min(DF_CAP, oldest_estimate, newest_estimate)), False
+
+
+def _count(conn: sqlite3.Connection, word: str) -> int:
+    """The docs holding ``word``, counted up to :data:`DF_CAP`."""
     return int(
         conn.execute(
             "SELECT count(*) FROM (SELECT 1 FROM docs_fts WHERE docs_fts MATCH ? LIMIT ?)",
@@ -318,21 +408,107 @@ def _df(conn: sqlite3.Connection, word: str) -> int:
     )
 
 
-def distinctive_terms(conn: sqlite3.Connection, error: str) -> list[Term]:
-    """The error's distinctive terms, rarest first, as this module's docstring chooses them."""
-    total = int(conn.execute("SELECT count(*) FROM docs").fetchone()[0])
-    if total == 0:
-        return []
-    counted = [(w, _df(conn, w)) for w in _error_words(error)]
-    counted = [(w, n) for w, n in counted if n > 0]
-    # Two spellings the stemmer folds together (module, modules; failed, failing) count the same docs and
-    # differ only in their endings: keep one.
+def _rarest(counted: list[tuple[str, int]], words: list[str]) -> list[tuple[str, int]]:
+    """The :data:`MAX_TERMS` rarest words, one of two spellings the stemmer folds together (``module``,
+    ``modules``; ``failed``, ``failing``: they count the same docs and differ only in their endings). At
+    equal counts the longer first, then the one nearer the end of the error (first in ``words``)."""
+    place = {word: i for i, word in enumerate(words)}
     kept: list[tuple[str, int]] = []
-    for word, n in sorted(counted, key=lambda wn: (wn[1], -len(wn[0]))):  # at equal counts, longer first
+    for word, n in sorted(counted, key=lambda wn: (wn[1], -len(wn[0]), place.get(wn[0], 0))):
         if any(n == m and _same_stem(word, k) for k, m in kept):
             continue
         kept.append((word, n))
-    chosen = kept[:MAX_TERMS]
+        if len(kept) == MAX_TERMS:
+            break
+    return kept
+
+
+# What this process remembers of the words of an index counted to COUNTED or more (common words): from one
+# error to the next they are the same (error, failed, not, found), and each is one or two FTS5 queries of
+# fixed cost (a term is looked up in every segment). Per index (its file and build), forgotten when its docs
+# move by more than FORGET or REMEMBERED words are held. Rare words are always counted: they are what
+# names an error, and their counts move.
+REMEMBERED = 20_000
+FORGET = 0.05
+# word -> (rowid of the last doc of the first COUNTED, what it is ranked by (None: not yet), its count
+# up to DF_CAP (None: not counted))
+_Memory = dict[str, tuple[int, int | None, int | None]]
+_memories: dict[tuple[object, ...], tuple[int, _Memory]] = {}
+_memories_lock = threading.Lock()
+
+
+def _memory(conn: sqlite3.Connection, total: int) -> _Memory:
+    """This process's memory of the index's common words (:data:`REMEMBERED`)."""
+    key = (schema.state_key(conn), COUNTED, DF_CAP)
+    with _memories_lock:
+        found = _memories.get(key)
+        if found is None or abs(total - found[0]) > found[0] * FORGET or len(found[1]) > REMEMBERED:
+            if len(_memories) >= 4:
+                _memories.clear()
+            found = _memories[key] = (total, {})
+        return found[1]
+
+
+def forget() -> None:
+    """Forget what this process remembers of every index's common words (benchmarks time a first sight)."""
+    with _memories_lock:
+        _memories.clear()
+
+
+def distinctive_terms(conn: sqlite3.Connection, error: str, words: list[str] | None = None) -> list[Term]:
+    """The error's distinctive terms, rarest first, as this module's docstring chooses them (``words``:
+    :func:`_error_words` of it, when the caller has them).
+
+    Each word's docs are counted up to :data:`COUNTED` (one short FTS5 query). A word in more is in more
+    docs than any of those, so its count matters only when fewer than :data:`MAX_TERMS` are rarer: then
+    the rarest are chosen by estimates (:func:`_estimate`, the same whatever this process remembers),
+    and the chosen are counted (up to :data:`DF_CAP`) unless the estimate is the cap itself."""
+    total = _total(conn)
+    if total == 0:
+        return []
+    words = _error_words(error) if words is None else words
+    memory = _memory(conn, total)
+    cap = min(COUNTED, DF_CAP)
+    rare: list[tuple[str, int]] = []
+    many: list[str] = []
+    for word in words:
+        if word in memory:
+            many.append(word)
+            continue
+        n, last = _counted(conn, word, cap)
+        if 0 < n < cap:
+            rare.append((word, n))
+        elif n and last is not None:
+            memory[word] = (last, None, None)
+            many.append(word)
+    chosen = _rarest(rare, words)
+    if len(chosen) < MAX_TERMS and many:
+        ids: tuple[int, int] | None = None
+        ranked = []
+        for word in many:
+            last, rank, count = memory[word]
+            if rank is None and cap == DF_CAP:  # counted to the cap itself
+                rank = count = DF_CAP
+            elif rank is None:
+                if ids is None:
+                    lo = int(conn.execute("SELECT min(id) FROM docs").fetchone()[0] or 0)
+                    ids = (lo, int(conn.execute("SELECT max(id) FROM docs").fetchone()[0] or 0))
+                rank, final = _estimate(conn, word, last, ids)
+                count = rank if final else None
+            memory[word] = (last, rank, count)
+            ranked.append((word, rank))
+        counts = dict(rare)
+        chosen = []
+        for word, n in _rarest(rare + ranked, words):
+            if word not in counts:
+                last, rank, count = memory[word]
+                if count is None:
+                    count = _count(conn, word)
+                    memory[word] = (last, rank, count)
+                n = count
+            chosen.append((word, n))
+        place = {word: i for i, word in enumerate(words)}
+        chosen.sort(key=lambda wn: (wn[1], -len(wn[0]), place[wn[0]]))
 
     def idf(n: int) -> float:
         return math.log((total - n + 0.5) / (n + 0.5) + 1.0)
@@ -341,86 +517,148 @@ def distinctive_terms(conn: sqlite3.Connection, error: str) -> list[Term]:
 
 
 _FAILURE_COLUMNS = (
-    "d.id, s.store, s.session_id, s.ref, s.title, s.project, s.root, d.row, d.part, d.time, d.command, "
-    "d.exit_code"
+    "f.id, s.store, s.session_id, s.ref, s.title, s.project, s.root, f.row, f.part, f.time, f.command, "
+    "f.exit_code, f.sess"
 )
+# Doc ids bound into one statement at most (SQLite before 3.32 allows 999 parameters).
+_CHUNK = 500
 
 
-def _matching(
-    conn: sqlite3.Connection, terms: list[Term], project: str | None
-) -> tuple[dict[int, tuple[Any, ...]], dict[int, list[Term]]]:
-    """Failed commands holding the terms, and which terms each holds.
-
-    Each rare term's failures are one query (fewer than :data:`DF_CAP` docs hold it). A common word is only
-    looked for among failures holding a rare one (``(rare OR ...) AND common``: FTS5 walks the rare lists),
-    since common words alone do not name an error; an error of common words only is matched by all of them
-    at once, among the newest :data:`WINDOW` failures.
-    """
+def _holding(
+    conn: sqlite3.Connection, expression: str, project: str | None, *, floor: int = 0, limit: int = -1
+) -> list[int]:
+    """The failures (doc ids, newest first) matching ``expression`` in ``fails_fts``, of ``project``'s
+    sessions when given, from doc ``floor`` on, at most ``limit`` (-1: all)."""
     clause, params = project_clause("s.project", project)
-    # CROSS JOIN keeps the full-text match the outer loop: SQLite would otherwise walk every failed command
-    # and run the MATCH for each.
-    sql = (
-        f"SELECT {_FAILURE_COLUMNS} FROM docs_fts f CROSS JOIN docs d ON d.id = f.rowid "
-        "CROSS JOIN sessions s ON s.id = d.sess WHERE docs_fts MATCH ? AND d.kind = 'command' "
-        f"AND d.exit_code <> 0 AND d.rewound = 0 AND d.command IS NOT NULL AND {clause}"
-    )
-    rows: dict[int, tuple[Any, ...]] = {}
+    if params:
+        # CROSS JOIN keeps the full-text match the outer loop, in its own (rowid) order.
+        sql = (
+            "SELECT m.rowid FROM fails_fts m CROSS JOIN fails f ON f.id = m.rowid CROSS JOIN sessions s "
+            f"ON s.id = f.sess WHERE fails_fts MATCH ? AND m.rowid >= ? AND {clause} "
+            "ORDER BY m.rowid DESC LIMIT ?"
+        )
+    else:
+        sql = "SELECT rowid FROM fails_fts WHERE fails_fts MATCH ? AND rowid >= ? ORDER BY rowid DESC LIMIT ?"
+    return [doc for (doc,) in conn.execute(sql, (expression, floor, *params, limit))]
+
+
+def _matching(conn: sqlite3.Connection, terms: list[Term], project: str | None) -> dict[int, list[Term]]:
+    """Failed commands holding the terms (doc ids), and which terms each holds.
+
+    Only ``fails_fts`` is read: the failures, a few percent of the docs. A common word (in :data:`DF_CAP`
+    docs or more) is only looked for among failures holding a rarer term (``(rare OR ...) AND common``:
+    FTS5 walks the rare lists), since common words alone do not name an error; an error of common words
+    only is matched by all of them at once, among the newest :data:`WINDOW` failures.
+
+    A word rare among the docs may still be in most failures (``failed``, ``error``). So each rare term's
+    failures are read newest first, at most WINDOW of them. A term in no more than that (``exact``) is
+    read whole, at any age: these are what name the error. A term in more (``often``) is read among its
+    WINDOW newest failures and, at any age, among the failures holding an exact term; and every term is
+    looked for in both sets (from the oldest of those windows on, ``floor``, for the second). So every
+    failure holding an exact term, and every recent one holding an often term, is matched on all the
+    terms it holds: its coverage is exact. Only old failures holding none of the exact terms are passed
+    over, and the reading is bounded however many failures hold a word.
+    """
     matched: dict[int, list[Term]] = defaultdict(list)
     rare = [t for t in terms if t.docs < DF_CAP]
     common = [t for t in terms if t.docs >= DF_CAP]
     if not rare:
         every = " AND ".join(fts_string(t.word) for t in common)
-        for row in conn.execute(sql + " ORDER BY f.rowid DESC LIMIT ?", (every, *params, WINDOW)):
-            rows[row[0]] = row
-            matched[row[0]] = list(common)
-        return rows, matched
-    anchor = "(" + " OR ".join(fts_string(t.word) for t in rare) + ")"
-    queries = [(t, fts_string(t.word)) for t in rare]
-    queries += [(t, f"{anchor} AND {fts_string(t.word)}") for t in common]
-    for term, expression in queries:
-        for row in conn.execute(sql, (expression, *params)):
-            rows[row[0]] = row
-            matched[row[0]].append(term)
-    return rows, matched
+        for doc in _holding(conn, every, project, limit=WINDOW):
+            matched[doc] = list(common)
+        return matched
+    holding: dict[str, set[int]] = {}  # term -> the failures read holding it
+    exact: list[Term] = []
+    often: list[tuple[Term, list[int]]] = []
+    for term in rare:
+        docs = _holding(conn, fts_string(term.word), project, limit=WINDOW + 1)
+        if len(docs) <= WINDOW:
+            exact.append(term)
+            holding[term.word] = set(docs)
+        else:
+            often.append((term, docs[:WINDOW]))
+    floor = max((docs[-1] for _, docs in often), default=0)
+    for term, docs in often:
+        holding[term.word] = {doc for doc in docs if doc >= floor}
+    named = "(" + " OR ".join(fts_string(t.word) for t in exact) + ")" if exact else ""
+    recent = "(" + " OR ".join(fts_string(t.word) for t, _ in often) + ")" if often else ""
+    for term in [t for t, _ in often] + common:
+        word = fts_string(term.word)
+        held = holding.setdefault(term.word, set())
+        if named:  # every failure naming the error, at any age
+            held.update(_holding(conn, f"{named} AND {word}", project))
+        if recent and term in common:  # the recent ones holding an often term (an often term's own are read)
+            held.update(_holding(conn, f"{recent} AND {word}", project, floor=floor))
+    for term in terms:
+        for doc in holding.get(term.word, ()):
+            matched[doc].append(term)
+    return matched
 
 
-def _failures(
-    conn: sqlite3.Connection, terms: list[Term], least: int, project: str | None
-) -> tuple[list[Failure], int, int]:
-    """The failures matching ``terms``, best first (at most :data:`SCORED`), how many matched in all and in
-    how many conversations."""
-    rows, matched = _matching(conn, terms, project)
-    whole = sum(t.weight for t in terms)
-    coverage = {doc: sum(t.weight for t in found) / whole for doc, found in matched.items()}
-    passing = [doc for doc, c in coverage.items() if c >= MIN_COVERAGE and len(matched[doc]) >= least]
-    if not passing:
-        return [], 0, 0
-    best = max(coverage[doc] for doc in passing)
-    passing = [doc for doc in passing if coverage[doc] >= RELATIVE * best - 1e-9]
-    conversations = len({(rows[doc][1], rows[doc][6]) for doc in passing})
-    total = len(passing)
-    # BM25 breaks ties among the best only. One statement over their rowid range, not a MATCH per doc: FTS5
-    # counts each phrase's docs for BM25 at every MATCH it runs.
-    passing.sort(key=lambda doc: (-coverage[doc], -(rows[doc][9] or 0.0), -doc))
-    passing = passing[:SCORED]
-    wanted = set(passing)
+def _rows(conn: sqlite3.Connection, docs: list[int]) -> dict[int, tuple[Any, ...]]:
+    """The failures' own and session columns (:data:`_FAILURE_COLUMNS`), by doc id, from ``fails`` (a
+    doc's row carries its text: a page or more each)."""
+    rows: dict[int, tuple[Any, ...]] = {}
+    for i in range(0, len(docs), _CHUNK):
+        chunk = docs[i : i + _CHUNK]
+        marks = ", ".join("?" for _ in chunk)
+        sql = (
+            f"SELECT {_FAILURE_COLUMNS} FROM fails f CROSS JOIN sessions s ON s.id = f.sess "
+            f"WHERE f.id IN ({marks})"
+        )
+        for row in conn.execute(sql, chunk):
+            rows[row[0]] = row
+    return rows
+
+
+def _bm25(conn: sqlite3.Connection, terms: list[Term], docs: list[int]) -> dict[int, float]:
+    """FTS5's BM25 (over ``fails_fts``) of the error's rare terms, or of all of its terms when none is
+    rare, for ``docs``: one statement over their rowid range, newest first, at most :data:`BM25_ROWS`
+    rows (FTS5 scores every failure it walks in the range, and counts each phrase's docs at every MATCH it
+    runs, so one statement, bounded, not one per doc). A doc it did not reach has no score (0)."""
+    if not docs:
+        return {}
     rare = [t for t in terms if t.docs < DF_CAP]
     expression = (
         " OR ".join(fts_string(t.word) for t in rare)
         if rare
         else " AND ".join(fts_string(t.word) for t in terms)
     )
-    bm25 = {
-        rowid: score
-        for rowid, score in conn.execute(
-            "SELECT rowid, bm25(docs_fts) FROM docs_fts WHERE docs_fts MATCH ? AND rowid BETWEEN ? AND ?",
-            (expression, min(passing), max(passing)),
-        )
-        if rowid in wanted
-    }
+    wanted = set(docs)
+    rows = conn.execute(
+        "SELECT rowid, bm25(fails_fts) FROM fails_fts WHERE fails_fts MATCH ? AND rowid BETWEEN ? AND ? "
+        "ORDER BY rowid DESC LIMIT ?",
+        (expression, min(docs), max(docs), BM25_ROWS),
+    )
+    return {doc: float(score) for doc, score in rows if doc in wanted}
+
+
+def _failures(
+    conn: sqlite3.Connection, terms: list[Term], least: int, project: str | None
+) -> tuple[list[Failure], int, int, dict[int, int]]:
+    """The failures matching ``terms``, best first (at most :data:`SCORED`), how many matched in all and in
+    how many conversations, and each failure's ``docs.sess``."""
+    matched = _matching(conn, terms, project)
+    whole = sum(t.weight for t in terms)
+    coverage = {doc: sum(t.weight for t in found) / whole for doc, found in matched.items()}
+    passing = [doc for doc, c in coverage.items() if c >= MIN_COVERAGE and len(matched[doc]) >= least]
+    if not passing:
+        return [], 0, 0, {}
+    best = max(coverage[doc] for doc in passing)
+    passing = [doc for doc in passing if coverage[doc] >= RELATIVE * best - 1e-9]
+    rows = _rows(conn, passing)
+    passing = [doc for doc in passing if doc in rows]
+    conversations = len({(rows[doc][1], rows[doc][6]) for doc in passing})
+    total = len(passing)
+    # The best by coverage, the newest first among equals, are read for their fixes; BM25 orders them.
+    passing.sort(key=lambda doc: (-coverage[doc], -(rows[doc][9] or 0.0), -doc))
+    passing = passing[:SCORED]
+    bm25 = _bm25(conn, terms, passing)
     failures = []
+    sessions: dict[int, int] = {}
     for doc in passing:
-        (doc_id, store, sid, ref, title, proj, root, row, part, when, command, exit_code) = rows[doc]
+        (doc_id, store, sid, ref, title, proj, root, row, part, when, command, exit_code, sess) = rows[doc]
+        sessions[doc_id] = sess
         failures.append(
             Failure(
                 doc_id,
@@ -436,12 +674,16 @@ def _failures(
                 command,
                 exit_code,
                 coverage[doc],
-                float(bm25.get(doc, 0.0)),
+                bm25.get(doc, 0.0),
                 [t.word for t in matched[doc]],
             )
         )
     failures.sort(key=lambda f: (-f.coverage, f.bm25, -(f.time or 0.0), -f.doc))
-    return failures, total, conversations
+    return failures, total, conversations, sessions
+
+
+# The same commands follow failures again and again: each is normalized and judged once per process.
+_normalized = lru_cache(maxsize=4096)(normalize_command)
 
 
 def is_looking(command: str) -> bool:
@@ -462,36 +704,114 @@ def is_looking(command: str) -> bool:
     return True
 
 
+_looking = lru_cache(maxsize=4096)(is_looking)
+
+
+# Where a step ran: its session's ref, store, session_id and title.
+_Names = tuple[str, str, str, str | None]
+# A step (a live command or typed prompt) as read: id, kind, exit_code, command, time.
+_Row = tuple[int, str, int | None, str | None, float | None]
+
+
 @dataclass(slots=True)
 class _Step:
-    doc: int
-    sess: int
-    row: int
-    part: int
     kind: str
     exit_code: int | None
     command: str | None
     time: float | None
-    ref: str
-    store: str
-    session_id: str
-    title: str | None
-
-    @property
-    def order(self) -> tuple[int, int, int]:
-        return (self.row, self.part, self.doc)
+    names: _Names
 
 
-def _conversation(conn: sqlite3.Connection, store: str, root: str) -> list[_Step]:
-    """The commands and typed prompts of one conversation, in order."""
-    rows = conn.execute(
-        "SELECT d.id, d.sess, d.row, d.part, d.kind, d.exit_code, d.command, d.time, s.ref, s.store, "
-        "s.session_id, s.title FROM sessions s CROSS JOIN docs d ON d.sess = s.id "
-        "WHERE s.store = ? AND s.root = ? AND d.rewound = 0 AND d.kind IN ('command', 'prompt') "
-        "ORDER BY d.row, d.part, d.id",
-        (store, root),
-    ).fetchall()
-    return [_Step(*row) for row in rows]
+# Steps read at a time after a failure: most windows end within a few (at the next prompt).
+_BATCH = 4
+_STEPS = (
+    "SELECT id, kind, exit_code, command, time FROM docs WHERE sess = ? AND id > ? AND row >= ? "
+    "AND rewound = 0 AND kind IN ('command', 'prompt') ORDER BY id LIMIT ?"
+)
+# A conversation's sessions besides the first: (sessions.id, first row, last row, ref, session_id, title).
+_Chain = list[tuple[int, int, int, str, str, str | None]]
+
+
+def _session_steps(conn: sqlite3.Connection, sess: int, after: int, row: int) -> Iterator[_Row]:
+    """Session ``sess``'s live commands and typed prompts after doc ``after`` and from row ``row`` on, in
+    order, read a batch at a time (as far as the window goes). A session's docs are written together, in
+    row order, so within a session doc ids follow ``(row, part)``; ``docs_steps`` holds what is read, in
+    that order, so no doc's row (with its text) is read."""
+    batch = _BATCH
+    while True:
+        rows = conn.execute(_STEPS, (sess, after, row, batch)).fetchall()
+        yield from rows
+        if len(rows) < batch:
+            return
+        after, batch = rows[-1][0], FOLLOW + 4
+
+
+def _chain(conn: sqlite3.Connection, store: str, root: str, chains: dict[tuple[str, str], _Chain]) -> _Chain:
+    """The sessions of a conversation (its continuation chain) with their first and last rows, in order."""
+    key = (store, root)
+    if key not in chains:
+        found: _Chain = []
+        sessions = conn.execute(
+            "SELECT id, ref, session_id, title FROM sessions WHERE store = ? AND root = ?", key
+        ).fetchall()
+        if len(sessions) > 1:
+            for sess, ref, session_id, title in sessions:
+                first = conn.execute(
+                    "SELECT row FROM docs WHERE sess = ? ORDER BY id LIMIT 1", (sess,)
+                ).fetchone()
+                last = conn.execute(
+                    "SELECT row FROM docs WHERE sess = ? ORDER BY id DESC LIMIT 1", (sess,)
+                ).fetchone()
+                if first is not None and last is not None:
+                    found.append((sess, first[0], last[0], ref, session_id, title))
+            found.sort(key=lambda c: c[1])
+        chains[key] = found
+    return chains[key]
+
+
+def _ahead(
+    conn: sqlite3.Connection, failures: list[Failure], sessions: dict[int, int]
+) -> dict[int, list[_Row]]:
+    """Each failure's next steps in its session (its live commands and typed prompts among the
+    :data:`AHEAD` docs after it, from ``docs_steps``), for all the failures in one statement a chunk."""
+    ahead: dict[int, list[_Row]] = defaultdict(list)
+    step = _CHUNK // 2
+    for i in range(0, len(failures), step):
+        chunk = failures[i : i + step]
+        values = ", ".join("(?, ?)" for _ in chunk)
+        sql = (
+            f"WITH w (sess, doc) AS (VALUES {values}) SELECT w.doc, d.id, d.kind, d.exit_code, d.command, "
+            "d.time FROM w CROSS JOIN docs d ON d.sess = w.sess AND d.id > w.doc AND d.id <= w.doc + ? "
+            "WHERE d.rewound = 0 AND d.kind IN ('command', 'prompt')"
+        )
+        params = [n for f in chunk for n in (sessions[f.doc], f.doc)]
+        for doc, d, kind, exit_code, command, when in conn.execute(sql, (*params, AHEAD)):
+            ahead[doc].append((d, kind, exit_code, command, when))
+    for rows in ahead.values():
+        rows.sort()
+    return ahead
+
+
+def _following(
+    conn: sqlite3.Connection,
+    failure: Failure,
+    sess: int,
+    ahead: list[_Row],
+    chains: dict[tuple[str, str], _Chain],
+) -> Iterator[tuple[_Row, _Names]]:
+    """What its conversation did after ``failure``, in order, read only as far as it is consumed: the steps
+    ``ahead`` (:func:`_ahead`), the rest of its session, then the sessions of its chain that come after it
+    (a continuation starts after the session it continues; messages.id, the row, is insertion order
+    across a chain); each with where it ran."""
+    names = (failure.ref, failure.store, failure.session_id, failure.title)
+    for step in ahead:
+        yield step, names
+    for step in _session_steps(conn, sess, failure.doc + AHEAD, failure.row):
+        yield step, names
+    for other, _first, last, ref, session_id, title in _chain(conn, failure.store, failure.root, chains):
+        if other != sess and last > failure.row:
+            for step in _session_steps(conn, other, 0, failure.row + 1):
+                yield step, (ref, failure.store, session_id, title)
 
 
 @dataclass(slots=True)
@@ -517,36 +837,39 @@ class _Tally:
         )
 
 
-def _window(steps: list[_Step], failure: Failure) -> tuple[list[_Step], bool]:
-    """The commands after ``failure`` that may have fixed it, and whether the failing command then
-    succeeded (the end of the window)."""
-    after = [s for s in steps if s.order > (failure.row, failure.part, failure.doc)]
-    failing = normalize_command(failure.command)
+def _window(after: Iterable[tuple[_Row, _Names]], failure: Failure) -> tuple[list[_Step], bool]:
+    """Of the steps ``after`` the failure (in order, read only as far as needed), the commands that may
+    have fixed it, and whether the failing command then succeeded (the end of the window)."""
+    failing = _normalized(failure.command)
     window: list[_Step] = []
-    for step in after:
-        if step.kind == "prompt" or len(window) >= FOLLOW:
+    for (_doc, kind, exit_code, command, when), names in after:
+        if kind == "prompt" or len(window) >= FOLLOW:
             break
-        if step.command is not None and normalize_command(step.command) == failing:
-            if step.exit_code == 0:
+        if command is not None and _normalized(command) == failing:
+            if exit_code == 0:
                 return window, True
             continue  # a retry that failed again: not a fix, and not counted against the window
-        window.append(step)
+        window.append(_Step(kind, exit_code, command, when, names))
     return window, False
 
 
-def _tally(conn: sqlite3.Connection, failures: list[Failure]) -> dict[str, _Tally]:
+def _tally(conn: sqlite3.Connection, failures: list[Failure], sessions: dict[int, int]) -> dict[str, _Tally]:
+    """The fixes that followed ``failures`` (``sessions``: each failure's ``docs.sess``), read from what
+    came after each, as far as its window goes: never a whole conversation."""
     tallies: dict[str, _Tally] = {}
+    chains: dict[tuple[str, str], _Chain] = {}
     by_conversation: dict[tuple[str, str], list[Failure]] = defaultdict(list)
     for failure in failures:
         by_conversation[(failure.store, failure.root)].append(failure)
+    ahead = _ahead(conn, failures, sessions)
     for key, found in by_conversation.items():
-        steps = _conversation(conn, *key)
         for failure in found:
+            steps = _following(conn, failure, sessions[failure.doc], ahead.get(failure.doc, []), chains)
             window, confirmed = _window(steps, failure)
             for step in window:
-                if step.command is None or is_looking(step.command):
+                if step.command is None or _looking(step.command):
                     continue
-                command = normalize_command(step.command)
+                command = _normalized(step.command)
                 tally = tallies.setdefault(command, _Tally(command))
                 tally.tried.add(key)
                 if step.exit_code != 0:
@@ -555,13 +878,14 @@ def _tally(conn: sqlite3.Connection, failures: list[Failure]) -> dict[str, _Tall
                 if confirmed:
                     tally.confirmed.add(key)
                 tally.best_coverage = max(tally.best_coverage, failure.coverage)
-                if not any(e.session_id == step.session_id and e.store == step.store for e in tally.examples):
+                ref, store, session_id, title = step.names
+                if not any(e.session_id == session_id and e.store == store for e in tally.examples):
                     tally.examples.append(
                         FixExample(
-                            step.ref,
-                            step.store,
-                            step.session_id,
-                            step.title,
+                            ref,
+                            store,
+                            session_id,
+                            title,
                             step.time,
                             step.command,
                             failure.command,
@@ -573,15 +897,24 @@ def _tally(conn: sqlite3.Connection, failures: list[Failure]) -> dict[str, _Tall
     return tallies
 
 
+def _searchable(conn: sqlite3.Connection) -> bool:
+    """Whether the index is of this code's format: an older one has no ``fails_fts`` (it is rebuilt by the
+    next sync, and until then nothing is found in it rather than something misread)."""
+    return schema.format_of(conn) == schema.FORMAT
+
+
 def find_fixes(
     conn: sqlite3.Connection, error: str, *, project: str | None = None, limit: int = 10
 ) -> FixReport:
     """Past failures matching ``error`` (of ``project``'s sessions, when given) and the commands that fixed
     them, best first, at most ``limit`` of each (0: all). How, in this module's docstring. Reads only."""
-    terms = distinctive_terms(conn, error)
-    least = min(2, len(_error_words(error)))
-    failures, total, conversations = _failures(conn, terms, least, project) if terms else ([], 0, 0)
-    tallies = _tally(conn, failures[:MAX_FAILURES])
+    words = _error_words(error)
+    terms = distinctive_terms(conn, error, words) if _searchable(conn) else []
+    least = min(2, len(words))
+    failures, total, conversations, sessions = (
+        _failures(conn, terms, least, project) if terms else ([], 0, 0, {})
+    )
+    tallies = _tally(conn, failures[:MAX_FAILURES], sessions)
     fixes = [t.fix() for t in tallies.values() if t.worked]
     fixes.sort(
         key=lambda f: (

@@ -12,7 +12,8 @@ Tables:
   (row count, newest timestamp, inactive rows, Hermes' own counters), its project, profile, source,
   class and lineage root (a continuation chain is one conversation), and its *gist*: a static sentence
   vector of its title and prompts (``semantic.py``) that finds it when asked in other words. Its titles
-  are indexed alone (``sessions_title``), so a search reads every title without reading the rows.
+  are indexed alone (``sessions_title``), so a search reads every title without reading the rows; its id
+  too (``sessions_session``): the conversation a hook is called in is found by its id alone, in any store.
 - ``docs``: one row per searchable thing the model yields: a prompt, a reply, a summary, a notice, a
   command with its output and exit code, a file edit, a tool's kept output. Never raw rows. ``chars`` is
   the length of its text, stored before the text so ranking can weigh a doc without reading its text.
@@ -26,6 +27,14 @@ Tables:
   with none is not encoded again. Both are filled after the word index, by ``trail index``; a trigger
   takes a removed session's rows with it (a changed session comes back under a new id, unencoded).
 - ``docs_fts``: the word index over ``docs.text`` (unicode61, diacritics folded, Porter stemming).
+- ``fails`` and ``fails_fts``: the failed commands only (``kind = 'command'``, an exit code other than 0,
+  not rewound), what ``trail fix`` and the plugin's fix notes search: their few columns (a doc's row
+  carries its text, a page or more) and the same word index as ``docs_fts`` over their text. A few
+  percent of the docs, so an error made of common words reads short posting lists. Triggers on ``docs``
+  keep both, so every writer of docs keeps them without knowing of them. What came after a failure is
+  read from ``docs_steps``: each session's live commands and prompts, in order, with what is read of them
+  (``rewound`` too, though always 0: SQLite reads the row for a column the query names and the index
+  lacks, even one its condition fixes).
 - ``docs_tri``: a trigram index over ``docs.key``: only what a word index cannot find in a word (paths,
   commands, file names): substrings.
 - ``docs_cjk``: character bigrams of text in scripts without spaces between words (Chinese, Japanese,
@@ -40,7 +49,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 # Bump when the tables or what goes into them change: an index of another format is rebuilt beside.
-FORMAT = "trail-index-7"  # 7: passages, encoded, meta.passages_version, sessions_title; 6: docs.chars
+FORMAT = "trail-index-8"  # 8: fails, fails_fts, docs_steps, sessions_session; 7: passages, encoded
 
 _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
@@ -73,6 +82,7 @@ CREATE TABLE sessions (
     UNIQUE (store, session_id)
 );
 CREATE INDEX sessions_root ON sessions (store, root);
+CREATE INDEX sessions_session ON sessions (session_id);
 CREATE INDEX sessions_title ON sessions (title) WHERE title IS NOT NULL;
 CREATE TRIGGER sessions_added AFTER INSERT ON sessions BEGIN
     UPDATE meta SET value = value + 1 WHERE key = 'sessions_version';
@@ -107,6 +117,8 @@ CREATE TABLE docs (
 CREATE INDEX docs_sess ON docs (sess);
 CREATE INDEX docs_path ON docs (path) WHERE path IS NOT NULL;
 CREATE INDEX docs_command ON docs (kind, exit_code) WHERE kind = 'command';
+CREATE INDEX docs_steps ON docs (sess, id, kind, rewound, exit_code, row, part, time, command)
+WHERE kind IN ('command', 'prompt') AND rewound = 0;
 CREATE TABLE passages (
     id INTEGER PRIMARY KEY,
     sess INTEGER NOT NULL,
@@ -124,6 +136,39 @@ CREATE VIRTUAL TABLE docs_fts USING fts5(
 );
 CREATE VIRTUAL TABLE docs_tri USING fts5(key, content='docs', content_rowid='id', tokenize='trigram');
 CREATE VIRTUAL TABLE docs_cjk USING fts5(cjk, content='docs', content_rowid='id', tokenize='unicode61');
+CREATE TABLE fails (
+    id INTEGER PRIMARY KEY,
+    sess INTEGER NOT NULL,
+    row INTEGER NOT NULL,
+    part INTEGER NOT NULL,
+    time REAL,
+    exit_code INTEGER NOT NULL,
+    command TEXT NOT NULL
+);
+CREATE VIRTUAL TABLE fails_fts USING fts5(
+    text, content='docs', content_rowid='id', tokenize='porter unicode61 remove_diacritics 2'
+);
+CREATE TRIGGER docs_failed AFTER INSERT ON docs
+WHEN new.kind = 'command' AND new.exit_code <> 0 AND new.rewound = 0 AND new.command IS NOT NULL BEGIN
+    INSERT INTO fails VALUES (new.id, new.sess, new.row, new.part, new.time, new.exit_code, new.command);
+    INSERT INTO fails_fts (rowid, text) VALUES (new.id, new.text);
+END;
+CREATE TRIGGER docs_failed_removed AFTER DELETE ON docs
+WHEN old.kind = 'command' AND old.exit_code <> 0 AND old.rewound = 0 AND old.command IS NOT NULL BEGIN
+    DELETE FROM fails WHERE id = old.id;
+    INSERT INTO fails_fts (fails_fts, rowid, text) VALUES ('delete', old.id, old.text);
+END;
+CREATE TRIGGER docs_failed_changed AFTER UPDATE ON docs
+WHEN (old.kind = 'command' AND old.exit_code <> 0 AND old.rewound = 0 AND old.command IS NOT NULL)
+    OR (new.kind = 'command' AND new.exit_code <> 0 AND new.rewound = 0 AND new.command IS NOT NULL) BEGIN
+    DELETE FROM fails WHERE id = old.id;
+    INSERT INTO fails_fts (fails_fts, rowid, text) SELECT 'delete', old.id, old.text
+    WHERE old.kind = 'command' AND old.exit_code <> 0 AND old.rewound = 0 AND old.command IS NOT NULL;
+    INSERT INTO fails SELECT new.id, new.sess, new.row, new.part, new.time, new.exit_code, new.command
+    WHERE new.kind = 'command' AND new.exit_code <> 0 AND new.rewound = 0 AND new.command IS NOT NULL;
+    INSERT INTO fails_fts (rowid, text) SELECT new.id, new.text
+    WHERE new.kind = 'command' AND new.exit_code <> 0 AND new.rewound = 0 AND new.command IS NOT NULL;
+END;
 """
 
 
