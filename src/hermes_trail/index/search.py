@@ -29,6 +29,7 @@ from typing import Any
 
 from hermes_trail.index import cjk, encoder, meaning_client, plan, schema, semantic, stopwords, vectors
 from hermes_trail.index.filters import SearchFilters as SearchFilters
+from hermes_trail.index.filters import like
 
 # How many of the newest matches each index gives before scoring; a query with more is ranked in this window.
 WINDOW = 200
@@ -210,42 +211,7 @@ _SESSION_COLUMNS = "id, store, session_id, ref, profile, project, source, kind, 
 
 
 def _where(filters: SearchFilters) -> tuple[list[str], list[Any]]:
-    clauses: list[str] = []
-    params: list[Any] = []
-    if not filters.include_rewound:
-        clauses.append("d.rewound = 0")
-    if filters.project:
-        clauses.append("(s.project = ? OR s.project LIKE ? ESCAPE '\\')")
-        wanted = filters.project.rstrip("/")
-        params += [wanted, "%/" + _like(wanted)]
-    if filters.profile:
-        clauses.append("s.profile = ?")
-        params.append(filters.profile)
-    if filters.source:
-        clauses.append("s.source = ?")
-        params.append(filters.source)
-    if filters.since is not None:
-        clauses.append("d.time >= ?")
-        params.append(filters.since)
-    if filters.until is not None:
-        clauses.append("d.time < ?")
-        params.append(filters.until)
-    if filters.role:
-        role = filters.role
-        if role in ("tool", "output", "tool-output"):
-            clauses.append("d.role = 'tool'")
-        elif role in ("prompt", "user"):
-            clauses.append("d.kind = 'prompt'")
-        else:
-            clauses.append("(d.role = ? OR d.kind = ?)")
-            params += [role, role]
-    if filters.tool:
-        clauses.append("d.tool = ?")
-        params.append(filters.tool)
-    if filters.session:
-        clauses.append("(s.session_id = ? OR s.session_id LIKE ? ESCAPE '\\')")
-        params += [filters.session, _like(filters.session) + "%"]
-    return clauses, params
+    return filters.clauses("?")
 
 
 def _on_sessions(filters: SearchFilters) -> SearchFilters:
@@ -271,10 +237,6 @@ def _source(table: str, clauses: list[str]) -> str:
     columns are read once a session afterwards)."""
     join = f"FROM {table} f JOIN docs d ON d.id = f.rowid"
     return join + " JOIN sessions s ON s.id = d.sess" if any("s." in c for c in clauses) else join
-
-
-def _like(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
 def _candidates(
@@ -1008,7 +970,7 @@ def _titled(conn: sqlite3.Connection, words: list[str], filters: SearchFilters) 
         return []
     likes = " AND ".join("title LIKE ? ESCAPE '\\'" for _ in words)
     sql = f"SELECT id FROM sessions INDEXED BY sessions_title WHERE title IS NOT NULL AND {likes}"
-    found = [r[0] for r in conn.execute(sql, ["%" + _like(w) + "%" for w in words])]
+    found = [r[0] for r in conn.execute(sql, ["%" + like(w) + "%" for w in words])]
     if not found:
         return []
     clauses, params = _where(_on_sessions(filters))
