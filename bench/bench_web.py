@@ -13,8 +13,8 @@ figures come from the page's own Performance API:
 - **FCP**: ``first-contentful-paint``, the first time the browser painted any content;
 - **dashboard**: ``trail-sessions`` (the session table drawn) and ``trail-charts`` (the first charts);
 - **replay**: ``trail-first-turns`` (the first turns drawn) and ``trail-all-turns`` (every turn in the
-  page), for the first load (the server reads and decodes the session: *cold*) and the next (*warm*: the
-  view is kept).
+  page), for the first load (*cold*: the server decodes the session's first rows for the first turns,
+  then reads and decodes it whole) and the next (*warm*: the view is kept).
 
 The exported HTML is opened from disk the same way. The last line is one JSON object with every figure.
 

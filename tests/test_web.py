@@ -335,3 +335,77 @@ def test_the_replay_page_preloads_its_first_request(server):
     _, _, script = get(server, "/static/replay.js")
     assert f"var HEAD = {REPLAY_HEAD};".encode() in script, "replay.js asks for as many first turns"
     assert b"<script" not in body.split(b"<body")[0], "no script in the head: the policy allows none inline"
+
+
+FIRST_ROWS_ID = "20261120_090000_f1a501"
+REWOUND_LONG_ID = "20261120_100000_f1a502"
+
+
+def first_rows_home(root: Path) -> Path:
+    """A long session that opens with one prompt answered by 25 calls (their results follow the call row),
+    with a model switch and a background review (rows kept aside) at its end; and a long one rewound."""
+    calls = [h.call(f"call_{i}", "terminal", command=f"echo {i}") for i in range(25)]
+    opening = [h.user("Run them all.", timestamp=h.T0), h.assistant("Running.", *calls, timestamp=h.T0 + 1)]
+    opening += [
+        h.tool(
+            f"call_{i}", "terminal", {"output": f"out {i}", "exit_code": 0, "error": None}, timestamp=h.T0 + 2
+        )
+        for i in range(25)
+    ]
+    opening.append(h.assistant("All ran.", timestamp=h.T0 + 3))
+    long = h.long_chat(FIRST_ROWS_ID, turns=40, start=h.T0 + 60, title="First rows")
+    late = h.T0 + 7200
+    long.messages = [
+        *opening,
+        *long.messages,
+        h.user(
+            "[System: The active model for this chat has changed to big-model via provider acme. "
+            "From this point forward, answer as big-model.]",
+            timestamp=late,
+        ),
+        h.user("Review the conversation above and consider saving to memory.", timestamp=late + 1),
+        h.assistant("Nothing to save.", timestamp=late + 2),
+    ]
+    rewound = h.long_chat(REWOUND_LONG_ID, turns=40, start=h.T0 + 9000, rewind_to=70)
+    return h.write_home(root, [long, rewound])
+
+
+def first_and_whole(server, ref: str, head: int) -> tuple[dict, dict]:
+    status, first = api(server, "/api/session", ref=ref, head=str(head))
+    assert status == 200 and first["partial"] is True
+    status, whole = api(server, "/api/session", ref=ref)
+    assert status == 200 and whole["partial"] is False and whole["counted"] is True
+    assert whole["turns"][: len(first["turns"])] == first["turns"], (
+        "the first turns as the whole view shows them"
+    )
+    return first, whole
+
+
+def test_a_long_replay_answers_its_first_turns_from_its_first_rows(tmp_path):
+    """Issue 19: the first turns of a long session come from its first rows alone, each as the whole view
+    shows it (a call with every result, read up to the next prompt); what only every row tells is left to
+    the whole view. A session with rows kept aside by a rewind is read whole, counts and all."""
+    home = first_rows_home(tmp_path / "hermes")
+    app = WebApp(homes=(home,), index=tmp_path / "index.db")
+    srv = start(app, "127.0.0.1", 0)
+    try:
+        for head in (1, 2, 3, 5):
+            first, whole = first_and_whole(srv, f"default:{FIRST_ROWS_ID}", head)
+            assert first["counted"] is False and len([t for t in first["turns"] if not t["hidden"]]) == head
+            assert first["turn_counts"] is None and first["hidden_counts"] is None and first["strays"] is None
+            facts = first["session"]
+            assert (
+                facts["replayed"] is None and facts["kept_aside"] is None and facts["model_changes"] is None
+            )
+            assert facts["message_count"] == whole["session"]["message_count"] == 28 + 80 + 3
+            assert {k: v for k, v in facts.items() if v is not None}.items() <= whole["session"].items()
+        outputs = [c["output"] for c in first["turns"][1]["calls"]]
+        assert outputs == [f"out {i}" for i in range(25)], "every result, though they follow the call"
+        assert whole["session"]["kept_aside"] == 2 and whole["hidden_counts"] == {"review_harness": 2}
+        assert [c["model"] for c in whole["session"]["model_changes"]] == ["big-model"]
+        first, whole = first_and_whole(srv, f"default:{REWOUND_LONG_ID}", 2)
+        assert first["counted"] is True and first["turn_counts"] == whole["turn_counts"]
+        assert whole["hidden_counts"]["rewound"] == 10
+    finally:
+        srv.shutdown()
+        app.close()

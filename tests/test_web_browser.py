@@ -873,3 +873,57 @@ def test_a_delegate_task_call_links_to_its_sub_agent_session(browser, tmp_path):
         tab.close()
         srv.shutdown()
         web.close()
+
+
+def test_a_replay_drawn_from_its_first_rows_is_counted_when_the_whole_view_comes(browser, tmp_path):
+    """Issue 19: a long session's first turns come from its first rows while the header says it is still
+    counting; with the whole view, the header and the checkbox of the rows kept aside agree with `trail
+    show`, and a first turn is drawn again where only the later rows tell (a day separator)."""
+    import hermesdb as h
+
+    sid = "20261119_090000_f1a503"
+    spec = h.long_chat(sid, turns=70, start=h.T0, title="Counted later")
+    late = h.T0 + 86400  # the next day: the first turn gets a day separator, which the first rows lack
+    spec.messages += [
+        h.user("Review the conversation above and consider saving to memory.", timestamp=late),
+        h.assistant("Nothing to save.", timestamp=late + 1),
+    ]
+    home = h.write_home(tmp_path / "hermes", [spec])
+    web = WebApp(homes=(home,), index=tmp_path / "index.db")
+    srv = start(web, "127.0.0.1", 0)
+    tab = Page(browser, origin(srv) + "/")
+    held: list[Any] = []
+    try:
+        page = tab.page
+        page.route(lambda url: "/api/session?" in url and "head=" not in url, lambda r: held.append(r))
+        page.goto(origin(srv) + f"/session?ref=default:{sid}")
+        expect(page.locator(".facts")).to_contain_text("counting… (142 rows)")
+        assert page.locator(".position").inner_text().startswith("turn 1 of …")
+        assert page.locator("label.toggle").count() == 0 and page.locator("article#t-0 .day").count() == 0
+        for _ in range(100):  # the whole view, asked for once the first turns are drawn, is held here
+            if held:
+                break
+            page.wait_for_timeout(50)
+        held[0].continue_()
+        page.wait_for_selector("body[data-drawn=all]")
+        facts = dict(
+            zip(
+                page.locator(".facts dt").all_inner_texts(),
+                page.locator(".facts dd").all_inner_texts(),
+                strict=True,
+            )
+        )
+        result = CliRunner().invoke(app, ["show", f"default:{sid}", "--db", str(home / "state.db")])
+        said = re.search(r"messages: (\d+) replayed, (\d+) kept aside", result.output)
+        assert said is not None and said.group(2) == "2", result.output
+        assert facts["messages"] == f"{said.group(1)} replayed, 2 kept aside"
+        assert (
+            page.locator("label.toggle").inner_text().strip()
+            == "show the 2 rows kept aside (2 review_harness)"
+        )
+        assert page.locator(".position").inner_text().startswith("turn 1 of 140")
+        expect(page.locator("article#t-0 .day")).to_have_count(1)
+    finally:
+        tab.close()
+        srv.shutdown()
+        web.close()

@@ -221,6 +221,27 @@ def _shown(turn: Turn) -> bool:
     return not (turn.role == "tool" and turn.result is not None and not turn.result.orphan)
 
 
+def replay_order(session: Session) -> list[tuple[Turn, bool]]:
+    """The turns a replay shows, each with whether it is kept aside, in ``messages.id`` order (a paired
+    tool row is shown under its call)."""
+    ordered = sorted(
+        [(t, False) for t in session.turns] + [(t, True) for t in session.hidden],
+        key=lambda pair: (pair[0].source_row, pair[0].part),
+    )
+    return [pair for pair in ordered if _shown(pair[0])]
+
+
+def cut_head(shown: list[tuple[Turn, bool]], head: int) -> list[tuple[Turn, bool]]:
+    """``shown`` up to its ``head``-th replayed turn, with the rows kept aside before it (all of it when it
+    has fewer)."""
+    seen = 0
+    for cut, (_, hidden) in enumerate(shown):
+        seen += not hidden
+        if seen >= head:
+            return shown[: cut + 1]
+    return shown
+
+
 def _link(member: Session | None, sid: str, store: str, **extra: Any) -> dict[str, Any]:
     return {"id": sid, "ref": f"{store}:{sid}", "title": member.title if member else None, **extra}
 
@@ -244,6 +265,7 @@ def session_view(
     limit: int | None = None,
     now: Callable[[], datetime] | None = None,
     head: int | None = None,
+    counted: bool = True,
 ) -> dict[str, Any]:
     """The replay of a loaded session, as plain data (see the module docstring).
 
@@ -251,22 +273,18 @@ def session_view(
     :param limit: cut each string to this many characters (the web viewer); ``None`` keeps them whole.
     :param head: only the turns up to the ``head``-th replayed one (and the rows kept aside before it),
         marked ``partial``: what a page draws first, while the whole view is made.
+    :param counted: ``False`` when only the session's first rows were decoded (enough for ``head``, as
+        ``web/first_turns.py`` reads them): what only every row tells (the turn and row counts, the
+        active time, the compactions and model switches, the rows that could not be read) is ``None``, so
+        a page says it is still counting rather than show the first rows' figures, until the whole view
+        comes.
     """
     clean = Cleaner(redacting=redacting, limit=limit)
     events = _events(session)
-    ordered = sorted(
-        [(t, False) for t in session.turns] + [(t, True) for t in session.hidden],
-        key=lambda pair: (pair[0].source_row, pair[0].part),
-    )
-    shown = [pair for pair in ordered if _shown(pair[0])]
+    shown = replay_order(session)
     counts = {"shown": sum(1 for _, hidden in shown if not hidden), "hidden": sum(1 for _, h in shown if h)}
     if head is not None:
-        seen = 0
-        for cut, (_, hidden) in enumerate(shown):
-            seen += not hidden
-            if seen >= head:
-                shown = shown[: cut + 1]
-                break
+        shown = cut_head(shown, head)
     turns = [_turn(t, i, hidden, events, clean) for i, (t, hidden) in enumerate(shown)]
     hidden_counts: dict[str, int] = {}
     for turn in session.hidden:
@@ -337,11 +355,18 @@ def session_view(
         "lineage": lineage(session, family or {}),
         "turns": turns,
         "turn_counts": counts,
-        "partial": len(turns) < counts["shown"] + counts["hidden"],
+        "partial": len(turns) < counts["shown"] + counts["hidden"] or not counted,
+        "counted": counted,
         "hidden_counts": hidden_counts,
-        "strays": [{"where": clean.text(s.where), "reason": clean.text(s.reason)} for s in session.strays],
+        "strays": [{"where": clean.text(s.where), "reason": clean.text(s.reason)} for s in session.strays]
+        if counted
+        else None,
         "generated_at": iso(stamp),
         "redacted": redacting,
     }
+    if not counted:  # the first rows' figures are not the session's
+        for name in ("replayed", "kept_aside", "active_seconds", "compactions", "model_changes"):
+            facts[name] = None
+        view["turn_counts"] = view["hidden_counts"] = None
     view["redactions"] = clean.changed
     return view

@@ -10,17 +10,22 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hermes_trail.errors import AmbiguousSession, SessionNotFound, TrailError
 from hermes_trail.listing import project_matches
 from hermes_trail.model import Session
 from hermes_trail.serialize import iso, tokens_json
 from hermes_trail.web.catalog import Catalog, Measurer
+
+if TYPE_CHECKING:
+    from hermes_trail.history import History
+    from hermes_trail.recovery import Finder
 
 MARK_OPEN, MARK_CLOSE = "\u00ab", "\u00bb"  # as index/search.py marks a match
 # Strings longer than this are cut in a replay served to the browser (an export keeps them whole).
@@ -29,6 +34,12 @@ PAGE_MAX = 500
 FACETS = ("profile", "project", "source", "model")
 # Replays kept ready, newest use last; a 5,000-message session's view is a few megabytes.
 VIEW_CACHE = 4
+# A replay kept: the session's ref, the catalog's generation, and what changes when the session grows.
+ViewKey = tuple[str, int, tuple[object, ...]]
+
+
+def _view_key(session: Session, generation: int) -> ViewKey:
+    return (session.ref, generation, (session.last_activity_at, session.message_count))
 
 
 class BadRequest(TrailError):
@@ -225,12 +236,12 @@ class WebApp:
         self.catalog = Catalog(homes=homes, dbs=dbs, pgs=pgs, env=env)
         self.measurer = Measurer(self.catalog)
         self.trail = Trail(index=index, homes=homes, dbs=dbs, pgs=pgs, env=env)
-        self._views: OrderedDict[tuple[str, int, tuple[object, ...]], bytes] = OrderedDict()
+        self._views: OrderedDict[ViewKey, bytes] = OrderedDict()
         self._views_lock = threading.Lock()
-        self._making: dict[tuple[str, int, tuple[object, ...]], threading.Event] = {}
+        self._making: dict[ViewKey, threading.Event] = {}
         self._facet_cache: tuple[Any, list[Session], dict[str, list[list[Any]]]] | None = None
         self._rates: dict[Any, Any] = {}
-        self._heads: OrderedDict[tuple[Any, int], bytes] = OrderedDict()
+        self._heads: OrderedDict[tuple[ViewKey, int], bytes] = OrderedDict()
         self._local = threading.local()
         self.indexing = Indexing()
 
@@ -441,49 +452,53 @@ class WebApp:
     def session_body(self, query: Mapping[str, str]) -> bytes:
         """:meth:`session` as the JSON bytes served (the last few are kept ready).
 
-        With ``head=N`` only the first N replayed turns (``partial``), answered as soon as the session is
-        read; the whole view is then made in the background, so the page's next request for it finds it
-        ready or nearly.
+        With ``head=N`` only the first N replayed turns (``partial``), answered as soon as they are read:
+        from the session's first rows alone when those settle them (``first_turns``; the figures only
+        every row tells are then left out), else once the whole session is read. The whole view is then
+        made in the background, so the page's next request for it finds it ready or nearly.
         """
         import json
 
         from hermes_trail.export.view import session_view
+        from hermes_trail.web.first_turns import first_rows
 
         ref = (query.get("ref") or "").strip()
         if not ref:
             raise BadRequest("ref names no session")
         head = _int(query.get("head"), "head", 0, 0, 10_000) or None
-        from hermes_trail.recovery import Finder
-
         generation = self.catalog.generation
-        catalog = self.catalog
-        with (
-            catalog.reader() as history,
-            Finder(history, homes=catalog.homes, dbs=catalog.dbs, env=catalog.env) as reader,
-        ):
-            try:
-                session = reader.find(ref)  # a live session, else a deleted one a snapshot or divert holds
-            except AmbiguousSession as exc:
-                raise BadRequest(f"{ref!r} names several sessions: {', '.join(exc.candidates[:8])}") from exc
-            except SessionNotFound as exc:
-                raise NotFound(f"no session {ref!r}") from exc
-            key = (session.ref, generation, (session.last_activity_at, session.message_count))
+        with self._finder() as (history, reader):
+            session = self._find(reader, ref)
+            key = _view_key(session, generation)
             cached = self._cached(key, wait=head is None) if head is None else self._heads.get((key, head))
             if cached is not None:
                 return cached
-            reader.load(session)
-            family = reader.family(session)
+            first = None
+            if head is not None:
+                family = reader.family(session)  # linked before the copy first_rows decodes into
+                first = first_rows(history, session, head)
+            if first is None:
+                reader.load(session)
+                family = reader.family(session)
         if head is None:
             return self._whole(key, session, family)
         with self._views_lock:
             start = key not in self._making  # else another request is making it already
             if start:
                 self._making[key] = threading.Event()
-        view = session_view(session, family, limit=VIEW_STRING_LIMIT, head=head)
+        if first is None:
+            view = session_view(session, family, limit=VIEW_STRING_LIMIT, head=head)
+        else:
+            view = session_view(first, family, limit=VIEW_STRING_LIMIT, head=head, counted=False)
         if start:  # made once this answer is out (the server says so), or after half a second
             answered = threading.Event()
             self._local.answered = answered
-            threading.Thread(target=self._whole, args=(key, session, family, answered), daemon=True).start()
+            if first is None:
+                made = threading.Thread(target=self._whole, args=(key, session, family, answered))
+            else:  # read again, whole, in a history of that thread's own
+                made = threading.Thread(target=self._read_whole, args=(key, session.ref, answered))
+            made.daemon = True
+            made.start()
         body = json.dumps(view, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "replace")
         with self._views_lock:
             self._heads[(key, head)] = body
@@ -491,7 +506,48 @@ class WebApp:
                 self._heads.popitem(last=False)
         return body
 
-    def _cached(self, key: tuple[str, int, tuple[object, ...]], wait: bool) -> bytes | None:
+    @contextmanager
+    def _finder(self) -> Iterator[tuple[History, Finder]]:
+        """A history of its own (``Catalog.reader``) and the finder over it, closed after use."""
+        from hermes_trail.recovery import Finder
+
+        catalog = self.catalog
+        with (
+            catalog.reader() as history,
+            Finder(history, homes=catalog.homes, dbs=catalog.dbs, env=catalog.env) as reader,
+        ):
+            yield history, reader
+
+    @staticmethod
+    def _find(reader: Finder, ref: str) -> Session:
+        """The session ``ref`` names: a live one, else a deleted one a snapshot or divert holds."""
+        try:
+            return reader.find(ref)
+        except AmbiguousSession as exc:
+            raise BadRequest(f"{ref!r} names several sessions: {', '.join(exc.candidates[:8])}") from exc
+        except SessionNotFound as exc:
+            raise NotFound(f"no session {ref!r}") from exc
+
+    def _read_whole(self, key: ViewKey, ref: str, after: threading.Event) -> None:
+        """The whole view of a session whose first turns were answered from its first rows: read whole
+        (once that answer is out), made and kept. A failure is left to the page's request for the whole
+        view, which reads the session again and says what went wrong."""
+        try:
+            after.wait(0.5)
+            generation = self.catalog.generation
+            with self._finder() as (_, reader):
+                session = reader.load(self._find(reader, ref))
+                family = reader.family(session)
+            self._whole(_view_key(session, generation), session, family)  # kept under what it read
+        except Exception:
+            return
+        finally:
+            with self._views_lock:
+                making = self._making.pop(key, None)
+            if making is not None:
+                making.set()
+
+    def _cached(self, key: ViewKey, wait: bool) -> bytes | None:
         """The view kept for ``key``; with ``wait``, one being made is waited for (up to a minute)."""
         with self._views_lock:
             cached = self._views.get(key)
@@ -521,7 +577,7 @@ class WebApp:
 
     def _whole(
         self,
-        key: tuple[str, int, tuple[object, ...]],
+        key: ViewKey,
         session: Session,
         family: Mapping[str, Session],
         after: threading.Event | None = None,

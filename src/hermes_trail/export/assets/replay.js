@@ -63,8 +63,10 @@
 
   // ---- header -------------------------------------------------------------------------------------
   // Counted as `trail show` counts them: turns replayed, rows kept aside (older views: from the turns).
+  // A view made from the session's first rows (``counted`` false) has no counts yet: the whole view does.
   function messagesText(view) {
     var s = view.session;
+    if (view.counted === false) return "counting…" + (s.message_count ? " (" + number(s.message_count) + " rows)" : "");
     var replayed = s.replayed, aside = s.kept_aside;
     if (replayed === undefined || aside === undefined) {
       replayed = view.turns.filter(function (t) { return !t.hidden; }).length;
@@ -81,16 +83,10 @@
     return turn.role;
   }
 
-  function renderHeader(view, links, root) {
+  // The facts under the title; drawn again when a view made from the first rows gets its counts.
+  function renderFacts(view) {
     var s = view.session;
-    var head = el("header", "session-head");
-    if (!links) {
-      var back = el("a", "back", "← all sessions");
-      back.href = "/";
-      head.appendChild(back);
-    }
-    head.appendChild(el("h1", "title", s.title || "(untitled)"));
-    head.appendChild(el("div", "sid", s.ref));
+    var counting = view.counted === false;
     var facts = [
       ["project", s.project], ["profile", s.profile],
       ["source", (s.source || "?") + (s.kind !== "interactive" ? " · " + s.kind : "")],
@@ -98,7 +94,7 @@
       ["last activity", clock(s.last_activity_at, true)],
       ["messages", messagesText(view)],
       ["tokens", tokensText(s.tokens)], ["cost", s.cost_text],
-      ["active time", s.active_seconds === null ? "unknown" : seconds(s.active_seconds)]
+      ["active time", counting ? "counting…" : s.active_seconds === null ? "unknown" : seconds(s.active_seconds)]
     ];
     if (s.compactions) facts.push(["compactions", String(s.compactions)]);
     (s.model_changes || []).forEach(function (c) {
@@ -114,7 +110,20 @@
     if (s.end_reason) facts.push(["ended", s.end_reason]);
     var dl = el("dl", "facts");
     facts.forEach(function (f) { dl.appendChild(el("dt", null, f[0])); dl.appendChild(el("dd", null, f[1])); });
-    head.appendChild(dl);
+    return dl;
+  }
+
+  function renderHeader(view, links, root) {
+    var s = view.session;
+    var head = el("header", "session-head");
+    if (!links) {
+      var back = el("a", "back", "← all sessions");
+      back.href = "/";
+      head.appendChild(back);
+    }
+    head.appendChild(el("h1", "title", s.title || "(untitled)"));
+    head.appendChild(el("div", "sid", s.ref));
+    head.appendChild(renderFacts(view));
 
     var resume = el("div", "resume");
     resume.appendChild(el("span", "label", "resume"));
@@ -478,7 +487,9 @@
     this.drawn = 0;
     this.current = -1;
     this.nodes = [];
+    this.delegatesBefore = [];  // the sub-agent links given out before each turn drawn (redraw)
     this.partial = !!view.partial;  // the first turns only: the rest comes with extend()
+    this.counted = view.counted !== false;  // false: made from the first rows, no counts yet
     this.info = turnInfo(this.turns);
     this.byRow = {};
     var self = this;
@@ -486,13 +497,23 @@
     this.renav();
   }
 
-  // The whole view, after a partial one was drawn: its first turns are the ones already on the page.
+  // The whole view, after a partial one was drawn: its first turns are the ones already on the page,
+  // drawn again where the whole view shows them otherwise (a reply's answer time or a day separator only
+  // the later turns tell; anything a view made from the first rows could not know).
   Replay.prototype.extend = function (view) {
-    var self = this;
+    var self = this, before = this.turns, known = this.info;
     this.view = view;
     this.turns = view.turns;
     this.partial = false;
     this.info = turnInfo(this.turns);
+    if (!this.counted) {
+      this.counted = true;
+      var facts = this.root.querySelector("dl.facts");
+      if (facts) facts.parentNode.replaceChild(renderFacts(view), facts);
+      this.drawToggle();
+      this.drawStrays();
+    }
+    this.redraw(before, known);
     this.drawSummary();
     this.drawJumps();
     this.byRow = {};
@@ -581,23 +602,7 @@
     next.addEventListener("click", function () { self.step(1); });
     controls.appendChild(prev);
     controls.appendChild(next);
-    var hiddenTotal = this.view.turn_counts ? this.view.turn_counts.hidden : this.turns.filter(function (t) { return t.hidden; }).length;
-    if (hiddenTotal) {
-      var toggle = el("label", "toggle");
-      var box = el("input");
-      box.type = "checkbox";
-      box.className = "show-hidden";
-      box.addEventListener("change", function () {
-        document.body.classList.toggle("show-hidden", box.checked);
-        self.renav();
-      });
-      toggle.appendChild(box);
-      var counts = this.view.hidden_counts || {};
-      var what = Object.keys(counts).map(function (k) { return counts[k] + " " + k; }).join(", ");
-      var aside = this.view.session.kept_aside !== undefined ? this.view.session.kept_aside : hiddenTotal;
-      toggle.appendChild(document.createTextNode(" show the " + aside + " rows kept aside (" + what + ")"));
-      controls.appendChild(toggle);
-    }
+    this.controls = controls;
     var expand = el("button", "expand", "expand all"); expand.type = "button";
     expand.addEventListener("click", function () {
       self.drawAll();
@@ -606,6 +611,8 @@
       expand.textContent = open ? "collapse all" : "expand all";
     });
     controls.appendChild(expand);
+    this.expand = expand;
+    this.drawToggle();
     this.jumps = el("span", "jumps");
     this.drawJumps();
     controls.appendChild(this.jumps);
@@ -613,12 +620,7 @@
     this.root.appendChild(bar);
     this.list = el("main", "turns");
     this.root.appendChild(this.list);
-    if (this.view.strays && this.view.strays.length) {
-      var strays = el("section", "strays");
-      strays.appendChild(el("h2", null, "Rows that could not be read"));
-      this.view.strays.forEach(function (s) { strays.appendChild(el("div", "problem", s.where + ": " + s.reason)); });
-      this.root.appendChild(strays);
-    }
+    this.drawStrays();
     range.addEventListener("input", function () { self.goTo(self.nav[parseInt(range.value, 10)], true); });
     strip.addEventListener("click", function (ev) {
       var box = strip.getBoundingClientRect();
@@ -636,6 +638,56 @@
       pending = true;
       requestAnimationFrame(function () { pending = false; self.follow(); });
     }, {passive: true});
+  };
+
+  // The checkbox that shows the rows kept aside, when the session has any (once counted).
+  Replay.prototype.drawToggle = function () {
+    var self = this, view = this.view;
+    if (!this.controls || !this.counted) return;
+    var hiddenTotal = view.turn_counts ? view.turn_counts.hidden : this.turns.filter(function (t) { return t.hidden; }).length;
+    if (!hiddenTotal) return;
+    var toggle = el("label", "toggle");
+    var box = el("input");
+    box.type = "checkbox";
+    box.className = "show-hidden";
+    box.checked = document.body.classList.contains("show-hidden");
+    box.addEventListener("change", function () {
+      document.body.classList.toggle("show-hidden", box.checked);
+      self.renav();
+    });
+    toggle.appendChild(box);
+    var counts = view.hidden_counts || {};
+    var what = Object.keys(counts).map(function (k) { return counts[k] + " " + k; }).join(", ");
+    var aside = view.session.kept_aside !== undefined ? view.session.kept_aside : hiddenTotal;
+    toggle.appendChild(document.createTextNode(" show the " + aside + " rows kept aside (" + what + ")"));
+    this.controls.insertBefore(toggle, this.expand);
+  };
+
+  // The rows that could not be read, under the turns (once counted).
+  Replay.prototype.drawStrays = function () {
+    if (!this.counted || !this.view.strays || !this.view.strays.length) return;
+    var strays = el("section", "strays");
+    strays.appendChild(el("h2", null, "Rows that could not be read"));
+    this.view.strays.forEach(function (s) { strays.appendChild(el("div", "problem", s.where + ": " + s.reason)); });
+    this.root.appendChild(strays);
+  };
+
+  // Draw again each drawn turn the whole view shows otherwise than the first turns (``before``, with
+  // what ``known`` said beside them) did.
+  Replay.prototype.redraw = function (before, known) {
+    var same = function (a, b) { return JSON.stringify(a) === JSON.stringify(b); };
+    var drawn = Math.min(this.drawn, this.turns.length);
+    for (var i = 0; i < drawn; i++) {
+      if (same(before[i], this.turns[i]) && same(known[i], this.info[i])) continue;
+      var node = renderTurn(this.turns[i], this.info[i]);
+      var seen = this.delegateSeen;
+      this.delegateSeen = this.delegatesBefore[i];
+      this.linkDelegates(node, this.turns[i]);
+      this.delegateSeen = seen;
+      if (this.nodes[i].classList.contains("current")) node.classList.add("current");
+      this.nodes[i].parentNode.replaceChild(node, this.nodes[i]);
+      this.nodes[i] = node;
+    }
   };
 
   // A jump for each kind of turn the session has (all four while only its first turns are here).
@@ -787,6 +839,7 @@
     var frag = document.createDocumentFragment();
     for (var i = this.drawn; i < end; i++) {
       var node = renderTurn(this.turns[i], this.info[i]);
+      this.delegatesBefore[i] = this.delegateSeen || 0;
       this.linkDelegates(node, this.turns[i]);
       this.nodes.push(node);
       frag.appendChild(node);
@@ -819,6 +872,7 @@
     if (this.place && this.place.x[r] !== undefined) this.cursor.setAttribute("x", String(this.place.x[r]));
     var of = this.nav.length, counts = this.view.turn_counts;
     if (this.partial && counts) of = counts.shown + (document.body.classList.contains("show-hidden") ? counts.hidden : 0);
+    else if (this.partial) of = "…";  // not counted yet
     this.position.textContent = "turn " + (r + 1) + " of " + of + " · " + clock(turn.time) + " · " +
       roleLabel(turn) + " #" + turn.row;
   };
