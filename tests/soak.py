@@ -100,7 +100,7 @@ def run_soak(home: Path, index: Path, seconds: float) -> SoakReport:
             with lock:
                 before = list(committed)
             try:
-                sync_index(index, homes=[home], env={}, parallel=False)
+                synced = sync_index(index, homes=[home], env={}, parallel=False)
                 if before:
                     search(index, before[-1][2])  # may be rewound or archived by now: only must answer
                     report.searches += 1
@@ -108,7 +108,8 @@ def run_soak(home: Path, index: Path, seconds: float) -> SoakReport:
                 report.problems.append(f"{type(exc).__name__}: {exc}")
                 continue
             report.syncs += 1
-            report.rows_checked += _check(index, before, report.problems)
+            said = [f"{stray.where}: {stray.reason}" for stray in synced.strays]
+            report.rows_checked += _check(index, before, report.problems, said)
             if done:
                 break
     finally:
@@ -124,8 +125,9 @@ def run_soak(home: Path, index: Path, seconds: float) -> SoakReport:
     return report
 
 
-def _check(index: Path, committed: list[tuple[str, int, str]], problems: list[str]) -> int:
-    """Every committed row is in the index; none is there twice. Returns the rows checked."""
+def _check(index: Path, committed: list[tuple[str, int, str]], problems: list[str], said: list[str]) -> int:
+    """Every committed row is in the index; none is there twice. Returns the rows checked. ``said``: what
+    the sync reported passing over, which a missing row's problem repeats (it is most often why)."""
     conn = sqlite3.connect(index)
     try:
         docs = conn.execute(
@@ -142,5 +144,6 @@ def _check(index: Path, committed: list[tuple[str, int, str]], problems: list[st
     problems.extend(f"session indexed twice: {t}" for t in twice)
     missing = [(sid, row) for sid, row, _w in committed if (sid, row) not in indexed]
     if missing:
-        problems.append(f"{len(missing)} committed rows not found by the next sync, e.g. {missing[:3]}")
+        why = f" (the sync said: {'; '.join(said)})" if said else ""
+        problems.append(f"{len(missing)} committed rows not found by the next sync, e.g. {missing[:3]}{why}")
     return len(committed)

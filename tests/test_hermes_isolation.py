@@ -289,12 +289,19 @@ def test_a_first_index_build_outlives_a_one_shot_hermes(installed, tmp_path):
     assert done.returncode == 0, done.stderr[-3000:]
     assert json.loads(done.stdout.strip().splitlines()[-1]) == {"recall": []}, "silent while it builds"
     for _ in range(600):  # Hermes is gone; the build goes on in its own process
-        if index.is_file() and not list(index.parent.glob("index.db.new-*")):
+        if index.is_file() and not _half_built(index):
             break
         time.sleep(0.1)
     with sqlite3.connect(f"file:{index}?mode=ro", uri=True) as conn:
         ids = {sid for (sid,) in conn.execute("SELECT session_id FROM sessions")}
     assert trailhome.MIGRATION_ID in ids
-    assert not list(index.parent.glob("index.db.new-*")), "no half-built file left behind"
+    assert not _half_built(index), "no half-built file left behind"
     again = drive(sys.executable, env)
     assert trailhome.MIGRATION_ID in again["recall"][0]["context"], "the next Hermes recalls from it"
+
+
+def _half_built(index: Path) -> list[Path]:
+    """What a build in progress (or cut short) leaves beside the index: ``index.db.building`` (and the
+    ``index.db.new-<pid>`` files earlier versions made)."""
+    return [*index.parent.glob(index.name + ".building"), *index.parent.glob(index.name + ".new-*")]
+

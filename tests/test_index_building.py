@@ -1,10 +1,15 @@
 """Building the index: beside the old one and swapped in, one build at a time, each doc in the full-text
-indexes exactly once however the docs were written (a worker pool's batches, ids given out again)."""
+indexes exactly once however the docs were written (a worker pool's batches, ids given out again); a build
+cut short, even killed, is taken up where it stopped by the next."""
 
 from __future__ import annotations
 
 import json
+import os
+import signal
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -147,18 +152,197 @@ def test_a_rebuild_is_swapped_in_whole_and_searches_meanwhile_read_the_old(home,
     assert not list(index.parent.glob("index.db.new-*"))
 
 
-def test_an_interrupted_rebuild_leaves_the_old_index_and_no_trace(home, index):
+def test_an_interrupted_rebuild_leaves_the_old_index_and_what_it_committed(home, index, monkeypatch):
     sync_index(index, homes=[home])
     before = index.stat().st_ino
+    monkeypatch.setattr(sync, "COMMIT_SECONDS", 0.0)  # a commit after every session
 
     def interrupt(done: int, total: int) -> None:
-        raise KeyboardInterrupt
+        if done >= 21:  # sessions of 2 and 5 messages in turn: 6 of them
+            raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
         sync_index(index, homes=[home], rebuild=True, progress=interrupt)
     assert index.stat().st_ino == before and search(index, "widget3").hits
     assert not list(index.parent.glob("index.db.new-*"))
-    assert sync_index(index, homes=[home], rebuild=True).sessions_indexed == SESSIONS  # the lock was let go
+    assert opening.build_progress(index) == (6, 21)
+    lines: list[str] = []
+    again = sync_index(index, homes=[home], rebuild=True, notify=lines.append)  # the lock was let go
+    assert again.sessions_indexed == SESSIONS - 6
+    assert lines[-1] == (
+        "taking up the index build that was cut short: 21 messages of 6 sessions are indexed already"
+    )
+    assert index.stat().st_ino == before and not opening.building_path(index).exists()
+    _check_full_text(index)
+
+
+# Runs in a child: builds the index committing after every session, and stops dead once it has committed
+# as many sessions as asked and written one more (still in the journal), for the test to kill it there.
+KILLED_BUILD = r"""
+import sys, time
+from pathlib import Path
+from hermes_trail.index import sync, writer
+
+index, home, committed = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+sync.COMMIT_SECONDS = 0.0
+real = writer.Writer.replace
+written = [0]
+
+def replace(self, *args, **kwargs):
+    docs = real(self, *args, **kwargs)
+    written[0] += 1
+    if written[0] > committed:
+        print("stopped", flush=True)
+        time.sleep(600)
+    return docs
+
+writer.Writer.replace = replace
+sync.sync_index(index, homes=[home], parallel=False)
+"""
+
+
+def _killed_build(index: Path, home: Path, committed: int) -> None:
+    """A build of ``index`` in another process, killed (SIGKILL) after ``committed`` sessions."""
+    child = subprocess.Popen(
+        [sys.executable, "-c", KILLED_BUILD, str(index), str(home), str(committed)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert child.stdout is not None and child.stderr is not None
+        stopped = child.stdout.readline()
+        assert stopped == "stopped\n", child.stderr.read()[-3000:]
+    finally:
+        os.kill(child.pid, signal.SIGKILL)
+        child.communicate(timeout=60)
+    assert child.returncode == -signal.SIGKILL
+
+
+def _contents(index: Path, exact: bool = True) -> dict[str, list[tuple[Any, ...]]]:
+    """What an index holds, to compare two; ``exact``: with the ids (else keyed by session id, as a session
+    read again gets new ids)."""
+    columns = [c for (c,) in _query(index, "SELECT name FROM pragma_table_info('docs')")]
+    doc_columns = ", ".join(f"d.{c}" for c in columns if exact or c not in ("id", "sess"))
+    sess_columns = "s.*" if exact else "s.store, s.session_id, s.title, s.started, s.fingerprint, s.gist"
+    skip = ("build",) if exact else ("build", "sessions_version")
+    return {
+        "sessions": sorted(_query(index, f"SELECT {sess_columns} FROM sessions s")),
+        "docs": sorted(
+            _query(index, f"SELECT s.session_id, {doc_columns} FROM docs d JOIN sessions s ON s.id = d.sess"),
+            key=repr,
+        ),
+        "stores": sorted(_query(index, "SELECT key, name, path, profile, identity, watermark FROM stores")),
+        "meta": sorted(r for r in _query(index, "SELECT key, value FROM meta") if r[0] not in skip),
+    }
+
+
+def _query(index: Path, sql: str) -> list[tuple[Any, ...]]:
+    conn = sqlite3.connect(f"{index.resolve().as_uri()}?mode=ro", uri=True)
+    try:
+        return conn.execute(sql).fetchall()
+    finally:
+        conn.close()
+
+
+def test_a_build_killed_mid_way_is_taken_up_where_it_stopped(home, index, tmp_path):
+    """A first build killed (a one-shot Hermes ends, a reboot) after ten sessions were committed and one
+    more written: the next build reads only the twenty left, and ends with the same index as a build that
+    was never stopped."""
+    _killed_build(index, home, committed=10)
+    building = opening.building_path(index)
+    assert not index.exists() and building.is_file()
+    assert Path(f"{building}-journal").stat().st_size > 0, "the eleventh session, not committed"
+    totals: list[int] = []
+    report = sync_index(index, homes=[home], progress=lambda done, total: totals.append(total))
+    assert report.sessions_indexed == SESSIONS - 10 and totals[-1] == 70  # 10 sessions of 2, 10 of 5
+    assert sorted(p.name for p in index.parent.iterdir()) == ["index.db", "index.db.lock"]
+    whole = tmp_path / "whole" / "index.db"
+    sync_index(whole, homes=[home])
+    assert _contents(index) == _contents(whole)
+    _check_full_text(index)
+    assert search(index, "widget3").hits[0].session_id == "20261101_000003_abcdef"
+
+
+def test_what_changed_after_a_build_was_cut_short_is_read_when_it_is_taken_up(
+    home, index, tmp_path, monkeypatch
+):
+    """Between the cut and the next build, Hermes wrote on: a row added to a session committed already,
+    another one retitled, one deleted, new sessions. The build taken up reads each of those again, as the
+    incremental sync would, and ends as a build made after them."""
+    monkeypatch.setattr(sync, "COMMIT_SECONDS", 0.0)
+
+    def interrupt(done: int, total: int) -> None:
+        if done >= 35:  # ten sessions
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        sync_index(index, homes=[home], progress=interrupt)
+    assert opening.build_progress(index) == (10, 35)
+    db = hermes_state.SessionDB(db_path=home / "state.db")
+    db.append_message("20261101_000002_abcdef", "user", "And the gizmo checksum?", timestamp=1_800_100_000.0)
+    db.set_session_title("20261101_000006_abcdef", "Flange work")
+    db.delete_session("20261101_000004_abcdef")
+    db.close()
+    _write_store(home / "state.db", sessions=2, start=SESSIONS)
+    report = sync_index(index, homes=[home])
+    assert report.sessions_removed == 1 and report.sessions_indexed == SESSIONS - 10 + 2 + 2
+    whole = tmp_path / "whole" / "index.db"
+    sync_index(whole, homes=[home])
+    assert _contents(index, exact=False) == _contents(whole, exact=False)
+    _check_full_text(index)
+    assert search(index, "gizmo checksum").hits[0].session_id == "20261101_000002_abcdef"
+    assert ("20261101_000004_abcdef",) not in _query(index, "SELECT session_id FROM sessions")
+
+
+def test_a_build_left_from_an_earlier_boot_is_checked_before_it_is_taken_up(home, index, monkeypatch):
+    """A build's commits are not synced to disk: a power cut can leave its file damaged. One left over from
+    an earlier boot of the machine is taken up when SQLite's check finds it whole, else built anew."""
+    monkeypatch.setattr(sync, "COMMIT_SECONDS", 0.0)
+    building = opening.building_path(index)
+
+    def cut_short_before_a_reboot() -> None:
+        def interrupt(done: int, total: int) -> None:
+            if done >= 35:  # ten sessions
+                raise KeyboardInterrupt
+
+        with pytest.raises(KeyboardInterrupt):
+            sync_index(index, homes=[home], progress=interrupt)
+        with sqlite3.connect(building) as conn:
+            conn.execute("UPDATE meta SET value = 'an-earlier-boot' WHERE key = ?", (opening.BUILD_BOOT,))
+        conn.close()
+
+    cut_short_before_a_reboot()
+    assert sync_index(index, homes=[home]).sessions_indexed == SESSIONS - 10  # whole: taken up
+    _check_full_text(index)
+    index.unlink()
+    cut_short_before_a_reboot()
+    with sqlite3.connect(building) as conn:  # a page the power cut left half written
+        size = conn.execute("PRAGMA page_size").fetchone()[0]
+        root = conn.execute("SELECT rootpage FROM sqlite_master WHERE name = 'docs'").fetchone()[0]
+    conn.close()
+    with building.open("r+b") as fh:
+        fh.seek((root - 1) * size)
+        fh.write(b"\xff" * 64)
+    assert sync_index(index, homes=[home]).sessions_indexed == SESSIONS  # damaged: built anew
+    _check_full_text(index)
+
+
+def test_a_build_left_by_another_format_or_damaged_is_made_anew(home, index):
+    building = opening.building_path(index)
+    index.parent.mkdir(parents=True)
+    for left in (b"half a database", None):
+        if left is None:  # an index file of an older format
+            with sqlite3.connect(building) as conn:
+                conn.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)")
+                conn.execute("INSERT INTO meta VALUES ('format', 'trail-index-0')")
+            conn.close()
+        else:
+            building.write_bytes(left)
+        assert sync_index(index, homes=[home]).sessions_indexed == SESSIONS
+        assert not building.exists()
+        _check_full_text(index)
+        index.unlink()
 
 
 def test_while_another_process_builds_a_query_uses_the_index_in_place(home, index, monkeypatch):
@@ -295,3 +479,66 @@ def test_a_rebuild_copied_into_the_same_file_is_not_served_the_old_gists(home, i
     assert len(ids) == len(before_ids) == SESSIONS
     assert ids == [r[0] for r in rows]
     assert np.array_equal(matrix, search_module.semantic.matrix([r[1] for r in rows]))
+
+
+def test_install_says_how_much_of_a_build_cut_short_is_left(home, index, monkeypatch, capsys):
+    """``trail install hermes`` estimates the first build from the messages it has to read, at the measured
+    rate, less what a build cut short has indexed already; without a terminal it only says how to run it."""
+    from types import SimpleNamespace
+
+    from hermes_trail.cli import install as cli_install
+    from hermes_trail.integrations.hermes import install as inst
+
+    monkeypatch.setattr(inst, "index_for", lambda home, env=None: index)
+    monkeypatch.setattr(inst, "BUILD_SECONDS_PER_MILLION", 4e5)  # 0.4 s a message, to read the figures
+    plans = [SimpleNamespace(target=SimpleNamespace(home=home))]
+    cli_install._first_builds(plans, None, False)
+    said = capsys.readouterr().err.splitlines()
+    assert said == [
+        f"The search index {index} is not built yet: 105 messages in 30 sessions. `trail index` builds it "
+        "in about 42 s; left to Hermes, the plugin starts that build in the background the first time "
+        "Hermes runs, and recalls nothing until it is done.",
+        f"  to build it later: trail index --index {index} --home {home}",
+    ]
+    _killed_build(index, home, committed=10)  # its journal left hot: the eleventh session is not counted
+    assert inst.first_build(home, index) == {"messages": 105, "sessions": 30, "done": 35, "seconds": 28.0}
+    cli_install._first_builds(plans, False, False)
+    assert capsys.readouterr().err.splitlines()[0] == (
+        f"The search index {index} is not built yet: 105 messages in 30 sessions, 35 of them indexed by a "
+        "build that was cut short. `trail index` builds the rest in about 28 s; left to Hermes, the plugin "
+        "starts that build in the background the first time Hermes runs, and recalls nothing until it is "
+        "done."
+    )
+    holder = _hold_build_lock(index)
+    try:
+        cli_install._first_builds(plans, True, False)  # not started twice: the other finishes it
+        assert capsys.readouterr().err.splitlines()[1:] == ["  another trail process is building it now"]
+    finally:
+        holder.close()
+    sync_index(index, homes=[home])
+    assert inst.first_build(home, index) is None
+
+
+def test_the_plugin_leaves_a_first_build_under_way_elsewhere_to_finish(home, index, tmp_path):
+    """An earlier Hermes started ``trail index``, which is still at it: a new Hermes does not start
+    another (it would only wait for the lock and give up), and recalls nothing until it is done."""
+    from hermes_trail.integrations.hermes.runtime import Recaller, Settings
+    from hermes_trail.service import Trail
+
+    started = tmp_path / "started"
+    fake = tmp_path / "trail"
+    fake.write_text(f"#!/bin/sh\ntouch {started}\n")
+    fake.chmod(0o755)
+    recaller = Recaller(Settings(), Trail(index=index, parallel=False), command=str(fake))
+    holder = _hold_build_lock(index)
+    try:
+        assert opening.build_under_way(index)
+        assert recaller.recall("why does the widget7 deploy fail") == ""
+        assert recaller._building is None
+    finally:
+        holder.close()
+    assert not opening.build_under_way(index)
+    assert recaller.recall("why does the widget7 deploy fail") == ""  # now it starts one
+    assert recaller._building is not None
+    recaller._building.wait(timeout=30)
+    assert started.exists()

@@ -147,6 +147,7 @@ def _first_builds(plans: list[Any], build: bool | None, json_output: bool) -> No
     or when the person says yes at a terminal; ``trail index`` shows its progress bar."""
     import subprocess
 
+    from hermes_trail.index.opening import build_under_way
     from hermes_trail.integrations.hermes import install as inst
 
     seen: set[Path] = set()
@@ -159,12 +160,11 @@ def _first_builds(plans: list[Any], build: bool | None, json_output: bool) -> No
         if first is None or not first["messages"]:
             continue
         if not json_output:
-            _say(
-                f"The search index {index} is not built yet: {first['messages']:,} messages in "
-                f"{first['sessions']:,} sessions, about {_duration(first['seconds'])} with `trail index` "
-                f"(left to the plugin, about {_duration(first['plugin_seconds'])} inside Hermes, recalling "
-                "nothing meanwhile)."
-            )
+            _say(_first_build_line(index, first))
+        if build_under_way(index):
+            if not json_output:
+                _say("  another trail process is building it now")
+            continue
         asked = build
         if asked is None:
             asked = (
@@ -182,6 +182,18 @@ def _first_builds(plans: list[Any], build: bool | None, json_output: bool) -> No
         done = subprocess.run(run, stdout=subprocess.DEVNULL if json_output else sys.stderr.fileno())
         if done.returncode != 0:
             fail(f"building {index} failed (exit {done.returncode}); trail index says why")
+
+
+def _first_build_line(index: Path, first: dict[str, Any]) -> str:
+    """The line that says how long the first build of ``index`` takes (:func:`first_build`'s estimate)."""
+    done = f", {first['done']:,} of them indexed by a build that was cut short" if first["done"] else ""
+    rest = "the rest" if first["done"] else "it"
+    return (
+        f"The search index {index} is not built yet: {first['messages']:,} messages in "
+        f"{first['sessions']:,} sessions{done}. `trail index` builds {rest} in about "
+        f"{_duration(first['seconds'])}; left to Hermes, the plugin starts that build in the background "
+        "the first time Hermes runs, and recalls nothing until it is done."
+    )
 
 
 def _duration(seconds: float) -> str:

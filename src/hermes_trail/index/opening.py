@@ -1,20 +1,35 @@
 """Opening the index file, or building a new one beside it and swapping it in.
 
 An index of this format is opened as it is. Anything else (no index yet, another format, a damaged file,
-``trail index --rebuild``) gets a new file built beside it, ``index.db.new-<pid>``, which takes the place
+``trail index --rebuild``) gets a new file built beside it, ``index.db.building``, which takes the place
 of the old one only when complete: a search in another process meanwhile still finds the old index where
 it can read one, and an interrupted build leaves the old file as it was.
 
-The new file is seen by no other process while it is built, so it is written without a journal and
-without syncs (each page once, where the shared index's write-ahead log would write it twice). Where there
-is no index yet it is made durable and renamed into place; an index that is there, which other processes
-may have open, is overwritten through SQLite instead, in one transaction they see commit. A damaged file
-is moved aside, never deleted; a database that is not an index (a Hermes store named by mistake) is
-refused untouched.
+A build is cut short more often than not on a large history (a one-shot ``hermes chat -q`` ends, a laptop
+sleeps, Ctrl-C), so it commits what it wrote every few seconds (``sync.COMMIT_SECONDS``) into that file,
+under a rollback journal: a build killed at any point leaves the file as of its last commit (the journal
+a kill leaves hot is rolled back when the file is next opened). The next build takes it up where it stopped
+instead of starting over: the file already holds what the incremental sync needs to skip what is done (each
+session's fingerprint, and a ``stores`` row per store, complete or, with an empty identity, begun). The
+name is the same for every build, so nothing piles up beside the index. A rollback journal rather than
+the shared index's write-ahead log: a build mostly appends, and pages added after a commit are not
+journaled, where a write-ahead log would write each page twice.
 
-One build at a time: a lock file beside the index is held from the decision to build until the swap. A
-process that finds it held waits a while, then opens the index as it stands, or says the first build is
-still under way when there is none to open.
+Nobody else reads the file while it is built, so its commits are not synced to disk: what a killed process
+wrote is the kernel's to write, and a clean shutdown writes it. Syncing at each commit (and before each
+spill of the page cache) made a build on a busy disk a third slower. Only a power cut or a crash of the
+machine can leave the file damaged, so a build left over from an earlier boot of the machine is checked
+(``PRAGMA quick_check``) before it is taken up, and built anew when it fails. The finished file is synced
+before it takes the index's place.
+
+Where there is no index yet the finished file is made durable and renamed into place; an index that is
+there, which other processes may have open, is overwritten through SQLite instead, in one transaction they
+see commit. A damaged file is moved aside, never deleted; a database that is not an index (a Hermes store
+named by mistake) is refused untouched.
+
+One build at a time: a lock file beside the index is held from the decision to build until the swap (the
+operating system lets it go when a build is killed). A process that finds it held waits a while, then
+opens the index as it stands, or says the first build is still under way when there is none to open.
 """
 
 from __future__ import annotations
@@ -34,19 +49,27 @@ from hermes_trail.index import schema
 
 # How long a process waits for another's build of the index before going on without it.
 BUILD_WAIT_SECONDS = 10.0
+# The name a build's file gets beside the index (``index.db`` + this), the same for every build.
+BUILDING = ".building"
+# ``meta`` keys of a file being built: the messages read into it so far (an estimate of what is done, for
+# the line that says a build is taken up again and for ``trail install``'s estimate of what is left), and
+# the boot of the machine it was last written in (:func:`_boot_id`).
+BUILD_MESSAGES = "build_messages"
+BUILD_BOOT = "build_boot"
 _SIDECARS = ("-wal", "-shm", "-journal")
 
 
 @dataclass
 class OpenedIndex:
     """The index to sync: the file in place, or a new one being built beside it (then :meth:`finish`
-    swaps it in, :meth:`abandon` throws it away)."""
+    swaps it in, :meth:`abandon` leaves it for the next build to take up)."""
 
     path: Path
     conn: sqlite3.Connection
     rebuilt: str | None = None  # why a new index is being built, for the one line that says so
     building: Path | None = None
     lock: IO[str] | None = None
+    resumed: tuple[int, int] | None = None  # (sessions, messages) a build cut short had committed
 
     def finish(self) -> None:
         """Put the new file in the old one's place: renamed there when there is none (made durable first,
@@ -55,6 +78,7 @@ class OpenedIndex:
             self.conn.close()
             return
         try:
+            self.conn.execute("DELETE FROM meta WHERE key IN (?, ?)", (BUILD_MESSAGES, BUILD_BOOT))
             self.conn.execute("PRAGMA journal_mode = WAL")
             if self.path.exists() and self._copy_over():
                 return
@@ -65,6 +89,7 @@ class OpenedIndex:
                 with contextlib.suppress(FileNotFoundError):
                     Path(f"{self.path}{suffix}").unlink()
             self.building.replace(self.path)
+            _remove(self.building)  # its closed journal, if one was left
             fsync_directory(self.path.parent)
         finally:
             with contextlib.suppress(sqlite3.Error):
@@ -91,12 +116,14 @@ class OpenedIndex:
         _remove(self.building)
         return True
 
-    def abandon(self) -> None:
-        """Close; a new file half built is deleted, and the old index stays as it was."""
+    def abandon(self, discard: bool = False) -> None:
+        """Close, leaving the old index as it was. A new file half built stays for the next build to take
+        up from its last commit, unless ``discard`` (it cannot be built on: damaged)."""
         with contextlib.suppress(sqlite3.Error):
             self.conn.close()
         if self.building is not None:
-            _remove(self.building)
+            if discard:
+                _remove(self.building)
             self._unlock()
 
     def _unlock(self) -> None:
@@ -107,7 +134,7 @@ class OpenedIndex:
 
 def open_index(path: Path, rebuild: bool = False) -> OpenedIndex:
     """The index at ``path`` to sync, or a new one beside it when it is missing, of another format or
-    damaged, or ``rebuild`` is asked.
+    damaged, or ``rebuild`` is asked (taking up the one a build cut short left, when there is one).
 
     :raises TrailError: ``path`` is a database that is not an index; or another process is building an
         index there and did not finish within :data:`BUILD_WAIT_SECONDS`, while this one has none it can
@@ -137,6 +164,51 @@ def open_index(path: Path, rebuild: bool = False) -> OpenedIndex:
         raise
 
 
+def building_path(path: Path) -> Path:
+    """The file a build of the index at ``path`` writes, and a build cut short leaves."""
+    return path.with_name(path.name + BUILDING)
+
+
+def build_under_way(path: Path) -> bool:
+    """Whether another process holds the build lock of the index at ``path`` now (without waiting)."""
+    if not path.with_name(path.name + ".lock").exists():
+        return False
+    lock = _acquire(path, 0.0)
+    if lock is None:
+        return True
+    _release(lock)
+    return False
+
+
+def build_progress(path: Path) -> tuple[int, int] | None:
+    """The (sessions, messages) a build of the index at ``path`` cut short has committed; ``None`` when
+    there is no such build to take up (or it cannot be read). When no build is under way, what a killed
+    one had not committed is rolled back first, as the next build would (read-only, SQLite refuses to read
+    past a journal left hot); one under way is read as it has committed so far."""
+    building = building_path(path)
+    if not building.is_file():
+        return None
+    lock = _acquire(path, 0.0)
+    try:
+        if lock is not None:
+            conn = sqlite3.connect(building, timeout=1.0)
+        else:
+            conn = sqlite3.connect(f"{building.resolve().as_uri()}?mode=ro", uri=True, timeout=1.0)
+        try:
+            if schema.format_of(conn) != schema.FORMAT:
+                return None
+            sessions = conn.execute("SELECT count(*) FROM sessions").fetchone()[0]
+            done = _meta(conn, BUILD_MESSAGES)
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return None
+    finally:
+        if lock is not None:
+            _release(lock)
+    return int(sessions), int(done or 0)
+
+
 def _foreign(path: Path) -> TrailError:
     return TrailError(f"{path} is a database but not a hermes-trail index; refusing to touch it")
 
@@ -153,25 +225,84 @@ def _build_beside(path: Path, found: str | None, rebuild: bool, lock: IO[str]) -
         reason = "asked to rebuild it"
     elif found is not None:
         reason = f"index format {found} is not {schema.FORMAT}"
-    # Holding the lock, no other build is under way: a new file left beside is from one that was killed.
+    # Holding the lock, no other build is under way: a file left beside under the name each build gave
+    # its own (``index.db.new-<pid>``, before builds were taken up again) is from one that was killed.
     for stale in path.parent.glob(f"{glob.escape(path.name)}.new-*"):
         if not stale.name.endswith(_SIDECARS):
             _remove(stale)
-    fresh = path.with_name(f"{path.name}.new-{os.getpid()}")
-    _remove(fresh)
-    conn = sqlite3.connect(fresh, isolation_level=None, check_same_thread=False)
+    building = building_path(path)
+    conn, resumed = _take_up(building)
+    return OpenedIndex(path, conn, reason, building, lock, resumed)
+
+
+def _take_up(building: Path) -> tuple[sqlite3.Connection, tuple[int, int] | None]:
+    """The file a build cut short left, to go on with, and what it holds (sessions, messages); else a new
+    one. A file that is not an index of this format (an older trail's, damaged) is built anew."""
+    boot = _boot_id()
+    if building.exists():
+        conn = None
+        try:
+            conn = _connect_building(building)  # rolls back what a killed build had not committed
+            if schema.format_of(conn) == schema.FORMAT and (
+                _meta(conn, BUILD_BOOT) == boot != "" or _sound(conn)
+            ):
+                sessions = conn.execute("SELECT count(*) FROM sessions").fetchone()[0]
+                done = _meta(conn, BUILD_MESSAGES)  # none: cut short when complete, before the swap
+                conn.execute(
+                    "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?), (?, ?)",
+                    (BUILD_MESSAGES, done or 0, BUILD_BOOT, boot),
+                )
+                return conn, (int(sessions), int(done or 0))
+        except sqlite3.DatabaseError:
+            pass
+        if conn is not None:
+            conn.close()
+    _remove(building)
+    conn = _connect_building(building)
+    try:  # a file cut short while made has no format yet, and is made anew
+        schema.create(conn)
+        conn.execute(
+            "INSERT INTO meta (key, value) VALUES (?, 0), (?, ?)", (BUILD_MESSAGES, BUILD_BOOT, boot)
+        )
+    except BaseException:
+        conn.close()
+        _remove(building)
+        raise
+    return conn, None
+
+
+def _meta(conn: sqlite3.Connection, key: str) -> str | None:
+    row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+    return None if row is None else str(row[0])
+
+
+def _boot_id() -> str:
+    """This boot of the machine (Linux); empty where it cannot be told, and then every build left is
+    checked before it is taken up."""
     try:
-        # Nobody else sees this file until it is complete; a failed build deletes it.
-        conn.execute("PRAGMA journal_mode = OFF")
+        return Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+    except OSError:
+        return ""
+
+
+def _sound(conn: sqlite3.Connection) -> bool:
+    """Whether a file written without syncs, in an earlier boot of the machine, came through whole."""
+    return bool(conn.execute("PRAGMA quick_check").fetchone()[0] == "ok")
+
+
+def _connect_building(building: Path) -> sqlite3.Connection:
+    """A connection to a file being built: seen by no other process until complete, so its commits need
+    to survive the build being killed (a rollback journal), not a power cut (no syncs)."""
+    conn = sqlite3.connect(building, isolation_level=None, check_same_thread=False)
+    try:
+        conn.execute("PRAGMA journal_mode = TRUNCATE")
         conn.execute("PRAGMA synchronous = OFF")
         conn.execute("PRAGMA temp_store = MEMORY")
         conn.execute(f"PRAGMA cache_size = {schema.CACHE_SIZE}")
-        schema.create(conn)
     except BaseException:
         conn.close()
-        _remove(fresh)
         raise
-    return OpenedIndex(path, conn, reason, fresh, lock)
+    return conn
 
 
 def _remove(db: Path) -> None:

@@ -9,12 +9,24 @@ newest timestamp and inactive rows (a rewind or a compaction flips ``active``/``
 and its ``sessions`` row. Sessions that disappeared (deleted, pruned) leave the index; a store that cannot
 be read keeps what was indexed from it.
 
+A store Hermes is writing can fail a read for a moment: a read-only reader that finds the write-ahead log's
+index mid-update is answered ``SQLITE_READONLY_RECOVERY``. A read is tried again (:data:`READ_TRIES`), and
+a session still unread is not passed over: the store is recorded with an empty identity (so the next sync
+looks at it even if nothing changes) and the session without a fingerprint (so it is read then), while the
+watermark moves on for the others. Recording the store as read up to its newest row lost the session's
+new rows until Hermes next changed it.
+
 Two ``trail`` processes at once: each store's changes are written in one ``BEGIN IMMEDIATE`` transaction,
 so the second waits for the first and then finds nothing left to do. A damaged index, or one of another
 format, is rebuilt beside the old file and swapped in, with one line saying so (:mod:`.opening`).
 
 A big read (a first build) is decoded by a worker process per core while this process writes, and the new
 docs go into the full-text indexes a batch at a time as they are written, so the cores stay busy to the end.
+
+A build (a new index beside, :mod:`.opening`) commits every :data:`COMMIT_SECONDS` instead of once a store,
+so that one cut short is taken up where it stopped: a store begun is recorded with an empty identity (it
+still counts as changed) and the watermark it was begun at, and the build that takes it up reads it as any
+sync reads a store that changed, skipping each session whose fingerprint it already holds.
 """
 
 from __future__ import annotations
@@ -30,12 +42,12 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from hermes_trail.errors import StoreUnreadable
+from hermes_trail.errors import StoreLocked, StoreUnreadable
 from hermes_trail.hermes import locate
 from hermes_trail.hermes.decode.sessions import decode_session, session_id_of
 from hermes_trail.hermes.reader import StoreReader, open_store
 from hermes_trail.index import schema, semantic
-from hermes_trail.index.opening import open_index
+from hermes_trail.index.opening import BUILD_MESSAGES, open_index
 from hermes_trail.index.writer import (
     Prepared,
     SyncReport,
@@ -156,6 +168,41 @@ def _check_not_most(conn: sqlite3.Connection, replaced: list[Session]) -> None:
         raise _MostChanged(f"most of it changed ({len(replaced):,} sessions to read again)")
 
 
+# A read of a store is tried this many times before what it was for is left to the next sync, the tries
+# this many seconds apart (times the try's number).
+READ_TRIES = 3
+READ_PAUSE = 0.05
+
+
+def _load(history: History, session: Session) -> StoreUnreadable | None:
+    """Read a session's messages, again when a read fails (:data:`READ_TRIES`); why it could not be read."""
+    attempt = 1
+    while True:
+        try:
+            history.load(session)
+            return None
+        except StoreUnreadable as exc:
+            session.turns, session.hidden, session.loaded = [], [], False
+            if attempt == READ_TRIES or isinstance(exc, StoreLocked):  # locked: it waited for the writer
+                return exc
+        time.sleep(READ_PAUSE * attempt)
+        attempt += 1
+
+
+# A build commits what it wrote at least this often (seconds), so one cut short loses no more. Each commit
+# ends a transaction, and the next copies into the journal each page it changes that was there before (the
+# full-text indexes' merges free pages that later ones fill): some megabytes, a page at a time, and about
+# 45 ms of the writer's time (200,000 messages built with and without commits, side by side).
+COMMIT_SECONDS = 10.0
+
+
+def _commit_batch(conn: sqlite3.Connection, messages: int) -> None:
+    """Commit what a build wrote so far (its docs all in the full-text indexes) and go on writing."""
+    conn.execute("UPDATE meta SET value = value + ? WHERE key = ?", (messages, BUILD_MESSAGES))
+    conn.execute("COMMIT")
+    conn.execute("BEGIN IMMEDIATE")
+
+
 def _sync_store(
     conn: sqlite3.Connection,
     history: History,
@@ -164,8 +211,14 @@ def _sync_store(
     progress: Progress | None,
     total: list[int],
     parallel: bool = True,
-) -> int:
-    """Index what changed in one store; returns the store's newest message id (the next watermark)."""
+    building: bool = False,
+) -> tuple[int, bool]:
+    """Index what changed in one store; returns the store's newest message id (the next watermark), and
+    whether every session to read was read (else the ones that were not have lost their fingerprint).
+
+    :param building: ``conn`` is a build's (:mod:`.opening`): commit every :data:`COMMIT_SECONDS`, and
+        mark the store begun so that the build that takes this one up reads what is left of it.
+    """
     reader = history.reader(store)
     top = reader.max_message_id()
     indexed = {
@@ -180,15 +233,28 @@ def _sync_store(
     # that ranking by recency leans on.
     changed.sort(key=lambda s: (s.last_activity_at.timestamp() if s.last_activity_at else 0.0, s.id))
     gone = set(indexed) - current
-    _check_not_most(conn, [s for s in changed if s.id in indexed])
+    if not building:  # a build replaces as it goes: there is nothing cheaper to fall back on
+        _check_not_most(conn, [s for s in changed if s.id in indexed])
     total[1] += sum((s.row_stats or (0,))[0] for s in changed)
     for sid in gone:
         delete_session(conn, indexed[sid][0])
         report.sessions_removed += 1
+    if building:
+        # Begun: changed until it is complete (no identity matches ''), read again from the watermark it
+        # had, or this read's when it had none: a session written before a commit and changed after it has
+        # rows above that, or another fingerprint.
+        conn.execute(
+            "INSERT INTO stores (key, name, path, profile, identity, watermark, synced_at) "
+            "VALUES (?, ?, ?, ?, '', ?, ?) ON CONFLICT (key) DO UPDATE SET identity = ''",
+            (store.key, store.name, store.path, store.profile, top, time.time()),
+        )
     writer = Writer(conn)
+    committed_at, uncommitted = time.monotonic(), 0
+    unread: list[str] = []
     for (session, sess), prepared in _prepared(history, writer.number(changed), parallel):
         if isinstance(prepared, StoreUnreadable):
             report.strays.append(Stray(where=session.store.path, reason=prepared.reason, kind="store"))
+            unread.append(session.id)
             continue
         report.docs += writer.replace(
             store.key, session, indexed.get(session.id, (None, None))[0], sess, prepared
@@ -197,10 +263,21 @@ def _sync_store(
         rows = (session.row_stats or (0,))[0]
         report.messages_read += rows
         total[0] += rows
+        if building:
+            uncommitted += rows
+            if time.monotonic() - committed_at >= COMMIT_SECONDS:
+                writer.flush()
+                _commit_batch(conn, uncommitted)
+                committed_at, uncommitted = time.monotonic(), 0
         if progress is not None:
             progress(total[0], total[1])
     writer.flush()
-    return top
+    if building:  # committed with the store's row, by the caller
+        conn.execute("UPDATE meta SET value = value + ? WHERE key = ?", (uncommitted, BUILD_MESSAGES))
+    for sid in unread:  # read by the next sync, whatever the watermark says (one not indexed yet is anyway)
+        if sid in indexed:
+            conn.execute("UPDATE sessions SET fingerprint = '' WHERE id = ?", (indexed[sid][0],))
+    return top, not unread
 
 
 # Below this many messages to read, starting worker processes costs more than it saves.
@@ -231,10 +308,9 @@ def _prepared(
     if rows < PARALLEL_FROM or workers < 2 or not sessions:
         for item in sessions:
             session, sess = item
-            try:
-                history.load(session)
-            except StoreUnreadable as exc:
-                yield item, exc
+            failed = _load(history, session)
+            if failed is not None:
+                yield item, failed
                 continue
             yield item, prepare(session, sess)
             session.turns, session.hidden, session.loaded = [], [], False  # let the rows go
@@ -304,16 +380,21 @@ def _worker_prepare(job: tuple[locate.StoreLocation, list[tuple[str, int]]]) -> 
     out: list[Prepared | str] = []
     store = Store(key=path, name="", path=path, profile="", home=None, schema_version=None)
     for sid, sess in items:
-        try:
-            row = reader.session_row(sid)
-            if row is None:
-                out.append("session vanished while indexing")
-                continue
-            session = decode_session(row, store)
-            read_messages(session, reader, locate.divert_file(location.home, sid))
-            out.append(prepare(session, sess))
-        except StoreUnreadable as exc:
-            out.append(exc.reason)
+        for attempt in range(1, READ_TRIES + 1):  # as :func:`_load` does
+            try:
+                row = reader.session_row(sid)
+                if row is None:
+                    out.append("session vanished while indexing")
+                    break
+                session = decode_session(row, store)
+                read_messages(session, reader, locate.divert_file(location.home, sid))
+                out.append(prepare(session, sess))
+                break
+            except StoreUnreadable as exc:
+                if attempt == READ_TRIES or isinstance(exc, StoreLocked):
+                    out.append(exc.reason)
+                    break
+                time.sleep(READ_PAUSE * attempt)
     return out
 
 
@@ -370,8 +451,15 @@ def sync_index(
     report = SyncReport(rebuilt=opened.rebuilt)
     if opened.rebuilt and notify is not None:
         notify(f"rebuilding the search index: {opened.rebuilt}")
+    if opened.resumed and notify is not None:
+        sessions, messages = opened.resumed
+        notify(
+            f"taking up the index build that was cut short: {messages:,} messages of {sessions:,} sessions "
+            "are indexed already"
+        )
+    building = opened.building is not None
     try:
-        _sync_all(opened.conn, report, env, homes, dbs, pgs, progress, parallel, include_recovered)
+        _sync_all(opened.conn, report, env, homes, dbs, pgs, progress, parallel, include_recovered, building)
         fill_gists(opened.conn)
     except _MostChanged as most:
         opened.abandon()  # what other stores committed stays; the new index reads them again anyway
@@ -391,12 +479,19 @@ def sync_index(
         again.rebuilt = str(most)
         again.seconds = time.perf_counter() - started
         return again
-    except BaseException:
-        opened.abandon()
+    except BaseException as exc:
+        # What a build committed stays for the next one to take up, unless it cannot be built on.
+        opened.abandon(discard=_damaged(exc))
         raise
     opened.finish()
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _damaged(exc: BaseException) -> bool:
+    """Whether ``exc`` says the database itself is unusable (malformed, not a database), as opposed to a
+    failure of the moment (locked, disk full, interrupted) after which the build can be taken up."""
+    return isinstance(exc, sqlite3.DatabaseError) and not isinstance(exc, sqlite3.OperationalError)
 
 
 def fill_gists(conn: sqlite3.Connection) -> int:
@@ -467,8 +562,10 @@ def _sync_all(
     progress: Progress | None,
     parallel: bool,
     include_recovered: bool | None,
+    building: bool = False,
 ) -> None:
-    """Every store that changed since the index last saw it, read again into ``conn``."""
+    """Every store that changed since the index last saw it, read again into ``conn`` (a build's when
+    ``building``: see :func:`_sync_store`)."""
     from hermes_trail.history import open_history
 
     known = {key: identity for key, identity in conn.execute("SELECT key, identity FROM stores")}
@@ -513,36 +610,87 @@ def _sync_all(
     changed -= set(knowing)
     if not changed:
         return
-    history = open_history(
-        homes=homes, dbs=dbs, pgs=pgs, env=env, catalog=False, select=lambda loc: loc.key in changed
-    )
-    report.strays.extend(s for s in history.strays if s.kind != "directory")  # those are said above
     total = [0, 0]
-    with history:
-        for store in history.stores:
-            if not _begin(conn, store.path, report):
-                continue
-            try:
-                # Another process may have synced this store while this one waited for the lock.
-                now = conn.execute("SELECT identity FROM stores WHERE key = ?", (store.key,)).fetchone()
-                if now is None or now[0] != identities.get(store.key):
-                    top = _sync_store(conn, history, store, report, progress, total, parallel)
-                    conn.execute(
-                        "INSERT OR REPLACE INTO stores "
-                        "(key, name, path, profile, identity, watermark, synced_at) "
-                        "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                        (
-                            store.key,
-                            store.name,
-                            store.path,
-                            store.profile,
-                            identities[store.key],
-                            top,
-                            time.time(),
-                        ),
-                    )
-                    report.changed_stores += 1
-                conn.execute("COMMIT")
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
+    pending = set(changed)
+    for attempt in range(1, READ_TRIES + 1):  # a store that could not be opened is tried again
+        history = open_history(
+            homes=homes, dbs=dbs, pgs=pgs, env=env, catalog=False, select=_among(frozenset(pending))
+        )
+        pending -= {store.key for store in history.stores}
+        if not pending or attempt == READ_TRIES:  # directories are said above
+            report.strays.extend(s for s in history.strays if s.kind != "directory")
+        with history:
+            for store in history.stores:
+                _sync_one(conn, history, store, identities, report, progress, total, parallel, building)
+        if not pending:
+            return
+        time.sleep(READ_PAUSE * attempt)
+
+
+def _among(keys: frozenset[str]) -> Callable[[locate.StoreLocation], bool]:
+    """Which stores to open: the ones with these keys."""
+    return lambda location: location.key in keys
+
+
+def _sync_one(
+    conn: sqlite3.Connection,
+    history: History,
+    store: Store,
+    identities: dict[str, str],
+    report: SyncReport,
+    progress: Progress | None,
+    total: list[int],
+    parallel: bool,
+    building: bool,
+) -> None:
+    """One store that changed, in a transaction of its own (a build's commits along the way); its
+    catalog read again when it fails, and left as indexed when it fails every time."""
+    for attempt in range(1, READ_TRIES + 1):
+        if not _begin(conn, store.path, report):
+            return
+        try:
+            _sync_changed(conn, history, store, identities, report, progress, total, parallel, building)
+            conn.execute("COMMIT")
+            return
+        except StoreUnreadable as exc:
+            conn.execute("ROLLBACK")
+            if attempt == READ_TRIES or isinstance(exc, StoreLocked):
+                report.strays.append(Stray(where=store.path, reason=exc.reason, kind="store"))
+                return
+            time.sleep(READ_PAUSE * attempt)
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+
+
+def _sync_changed(
+    conn: sqlite3.Connection,
+    history: History,
+    store: Store,
+    identities: dict[str, str],
+    report: SyncReport,
+    progress: Progress | None,
+    total: list[int],
+    parallel: bool,
+    building: bool,
+) -> None:
+    """Read one store again, in the transaction begun, unless another process did while this one waited
+    for the lock; then record what the next sync compares."""
+    now = conn.execute("SELECT identity FROM stores WHERE key = ?", (store.key,)).fetchone()
+    if now is not None and now[0] == identities.get(store.key):
+        return
+    top, complete = _sync_store(conn, history, store, report, progress, total, parallel, building)
+    conn.execute(
+        "INSERT OR REPLACE INTO stores (key, name, path, profile, identity, watermark, synced_at) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (
+            store.key,
+            store.name,
+            store.path,
+            store.profile,
+            identities[store.key] if complete else "",  # '' matches no store: looked at again next time
+            top,
+            time.time(),
+        ),
+    )
+    report.changed_stores += 1

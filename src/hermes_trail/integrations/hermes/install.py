@@ -326,19 +326,19 @@ def hermes_notes(hermes: HermesFound) -> list[str]:
 
 
 # -- the first index build ----------------------------------------------------------------------------
-# Seconds per million messages for a first build of the word index (docs/index.md, bench/README.md, two
-# cores): ``trail index`` with its worker processes, and the plugin alone in Hermes' process on one core.
+# Seconds per million messages for a first build of the word index by ``trail index`` with its worker
+# processes, on two cores (docs/index.md, bench/README.md).
 BUILD_SECONDS_PER_MILLION = 45.0
-PLUGIN_SECONDS_PER_MILLION = 110.0
 
 
 def first_build(home: Path, index: Path) -> dict[str, Any] | None:
     """What building ``index`` for the first time would read, and about how long it takes: ``None`` when
     it is built already. The stores of ``home``'s root (its ``state.db`` and each profile's) are counted,
-    as they are on disk (an estimate: what is still in a write-ahead log is not counted)."""
+    as they are on disk (an estimate: what is still in a write-ahead log is not counted); ``done``: the
+    messages a build cut short has indexed already, which the next build does not read again."""
     import sqlite3
 
-    from hermes_trail.index import schema
+    from hermes_trail.index import opening, schema
 
     if index.is_file() and schema.inspect(index) == schema.FORMAT:
         return None
@@ -358,11 +358,13 @@ def first_build(home: Path, index: Path) -> dict[str, Any] | None:
                 conn.close()
         except sqlite3.Error:
             continue
+    progress = opening.build_progress(index)
+    done = min(progress[1], messages) if progress else 0
     return {
         "messages": messages,
         "sessions": sessions,
-        "seconds": round(messages / 1e6 * BUILD_SECONDS_PER_MILLION, 1),
-        "plugin_seconds": round(messages / 1e6 * PLUGIN_SECONDS_PER_MILLION, 1),
+        "done": done,
+        "seconds": round((messages - done) / 1e6 * BUILD_SECONDS_PER_MILLION, 1),
     }
 
 

@@ -8,9 +8,10 @@ worker processes (Hermes' process must not be forked). The conversation being re
 what is recalled: the model already has it.
 
 A first build is not made in Hermes' process: a one-shot ``hermes chat -q`` ends long before a large
-history is read, and the build would start over at every run (issue 17). It is handed to ``trail index``
-in a process of its own (detached, at a lower priority), which outlives Hermes; until it is done, recall
-is silent.
+history is read (issue 17). It is handed to ``trail index`` in a process of its own (detached, at a lower
+priority), which outlives Hermes; until it is done, recall is silent. One that is killed all the same (a
+reboot) is taken up where it stopped by the next, and one still under way (started by an earlier Hermes)
+is left to finish rather than started again.
 
 Settings come from the environment (Hermes loads ``$HERMES_HOME/.env`` into it), see ``docs/hermes.md``.
 """
@@ -361,6 +362,10 @@ class Recaller:
                 return True  # still building
             self._building = None
             return False  # it failed: this process builds it, as before
+        from hermes_trail.index.opening import build_under_way
+
+        if build_under_way(path):  # the `trail index` an earlier Hermes started, still at it
+            return True
         command = build_command(path, self.command)
         with self._build_lock:
             if command is None or self._build_tried:
