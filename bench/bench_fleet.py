@@ -1,0 +1,230 @@
+"""Benchmark the shared index (issue 20): many hosts pushing into one PostgreSQL, then searching it.
+
+Usage::
+
+    python bench/bench_fleet.py [--hosts 20] [--messages 50000] [--queries 200] [--parallel 2] [--quick]
+
+Each simulated host is a synthetic Hermes store (``bench/synthetic_store.py``, its own seed) with its own
+local index, built once into ``bench/out/fleet/`` (``fleet-quick/`` with ``--quick``: 3 hosts of 5,000
+messages, 50 queries). A throwaway PostgreSQL server (``tests/pgserver.py``) holds the shared index. In
+one run it measures:
+
+1. the first push of one host alone (docs a second; the issue's goal: 20,000);
+2. the first push of the other hosts, ``--parallel`` at a time (docs a second in all);
+3. an incremental push after 1,000 new messages in one session of the first host (goal: 1 s or less);
+4. searches over every host's data (one connection kept open, as a long-lived caller keeps it), p50 and
+   p95 of ``--queries`` queries (goals: 30 ms and 150 ms), and the same queries against the first host's
+   local index, as a ratio.
+
+Recall quality on ``bench/recall`` pushed from three hosts is not measured here yet. Prints a table, then
+one JSON line with every figure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import shutil
+import sqlite3
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+BENCH_DIR = Path(__file__).resolve().parent
+sys.path.insert(0, str(BENCH_DIR.parent / "tests"))  # the throwaway server the tests use
+
+import pgserver  # noqa: E402
+from hermes_trail.fleet import schema  # noqa: E402
+from hermes_trail.fleet.connection import connect  # noqa: E402
+from hermes_trail.fleet.push import push  # noqa: E402
+from hermes_trail.fleet.search import search as fleet_search  # noqa: E402
+from hermes_trail.index.search import search as local_search  # noqa: E402
+from hermes_trail.index.sync import sync_index  # noqa: E402
+
+GOALS = {"push_docs_per_s": 20_000, "incremental_s": 1.0, "search_p50_ms": 30, "search_p95_ms": 150}
+NEW_MESSAGES = 1_000
+
+
+def _host(base: Path, n: int, messages: int) -> tuple[Path, Path]:
+    """Host ``n``'s store and local index, made when missing."""
+    out = base / f"host{n:02d}"
+    home = out / "hermes_home"
+    index = out / "index.db"
+    if not (home / "state.db").exists():
+        sessions = max(messages // 100, 10)
+        big = str(min(2000, messages // 10))
+        subprocess.run(
+            [sys.executable, str(BENCH_DIR / "synthetic_store.py"), str(out), "--sessions", str(sessions),
+             "--messages", str(messages), "--big-session", big, "--seed", str(100 + n)],
+            check=True, capture_output=True,
+        )  # fmt: skip
+    if not index.exists():
+        sync_index(index, homes=[home])
+    return home, index
+
+
+def _add_messages(home: Path, count: int) -> str:
+    """Append ``count`` messages to the newest session, as Hermes would: copies of its rows with new ids
+    and times after its last one. Returns the session's id."""
+    conn = sqlite3.connect(home / "state.db")
+    try:
+        sid = conn.execute("SELECT id FROM sessions ORDER BY started_at DESC LIMIT 1").fetchone()[0]
+        names = [r[1] for r in conn.execute("PRAGMA table_info(messages)")]
+        rows = conn.execute("SELECT * FROM messages WHERE session_id = ? ORDER BY id", (sid,)).fetchall()
+        top, last = conn.execute("SELECT max(id), max(timestamp) FROM messages").fetchone()
+        at_id, at_time = names.index("id"), names.index("timestamp")
+        new = []
+        for i in range(count):
+            row = list(rows[i % len(rows)])
+            row[at_id], row[at_time] = top + 1 + i, last + 1 + i
+            new.append(row)
+        marks = ", ".join("?" for _ in names)
+        conn.execute("BEGIN")
+        conn.executemany(f"INSERT INTO messages ({', '.join(names)}) VALUES ({marks})", new)
+        conn.execute("UPDATE sessions SET message_count = message_count + ? WHERE id = ?", (count, sid))
+        conn.execute("COMMIT")
+    finally:
+        conn.close()
+    return str(sid)
+
+
+def _queries(index: Path, count: int, seed: int = 5) -> list[str]:
+    """Queries as people type them, from words of the first host's history: one word, two, a phrase."""
+    rng = random.Random(seed)
+    with sqlite3.connect(f"{index.resolve().as_uri()}?mode=ro", uri=True) as conn:
+        texts = [
+            r[0] for r in conn.execute("SELECT text FROM docs WHERE kind IN ('prompt', 'reply') LIMIT 3000")
+        ]
+    words = sorted({w for t in texts for w in t.split() if w.isalpha() and len(w) > 3})
+    out = []
+    for i in range(count):
+        shape = i % 3
+        if shape == 0:
+            out.append(rng.choice(words))
+        elif shape == 1:
+            out.append(" ".join(rng.sample(words, 2)))
+        else:
+            text = rng.choice(texts).split()
+            start = rng.randrange(max(len(text) - 2, 1))
+            out.append('"' + " ".join(text[start : start + 2]) + '"')
+    return out
+
+
+def _percentiles(seconds: list[float]) -> tuple[float, float]:
+    ordered = sorted(seconds)
+    p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
+    return statistics.median(ordered) * 1000, p95 * 1000
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--hosts", type=int, default=20)
+    parser.add_argument("--messages", type=int, default=50_000, help="messages per host")
+    parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--parallel", type=int, default=2, help="hosts pushing at once after the first")
+    parser.add_argument("--quick", action="store_true", help="3 hosts of 5,000 messages, 50 queries")
+    parser.add_argument("--out-dir", type=Path, default=None)
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.hosts, args.messages, args.queries = 3, 5_000, 50
+    base = args.out_dir or BENCH_DIR / "out" / ("fleet-quick" if args.quick else "fleet")
+    base.mkdir(parents=True, exist_ok=True)
+    print(f"hosts: {args.hosts} x {args.messages:,} messages in {base}", file=sys.stderr)
+    hosts = [_host(base, n, args.messages) for n in range(args.hosts)]
+    figures: dict[str, Any] = {"hosts": args.hosts, "messages_per_host": args.messages}
+    with pgserver.running(base / "pg", shared_buffers="512MB") as cluster:
+        dsn = cluster.dsn()
+        with connect(dsn) as conn:
+            figures["vector"] = schema.migrate(conn, dsn).vector
+        # 1. One host alone.
+        first = push(hosts[0][1], dsn, "host00")
+        figures["push_one_docs"] = first.docs
+        figures["push_one_s"] = round(first.seconds, 2)
+        figures["push_docs_per_s"] = round(first.docs / first.seconds)
+        # 2. The others, a few at once.
+        started = time.perf_counter()
+        docs = 0
+        lock = threading.Lock()
+        pending = list(enumerate(hosts))[1:]
+
+        def worker() -> None:
+            nonlocal docs
+            while True:
+                with lock:
+                    if not pending:
+                        return
+                    n, (_, index) = pending.pop(0)
+                report = push(index, dsn, f"host{n:02d}")
+                with lock:
+                    docs += report.docs
+
+        threads = [threading.Thread(target=worker) for _ in range(max(args.parallel, 1))]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        elapsed = time.perf_counter() - started
+        figures["push_rest_docs"] = docs
+        figures["push_rest_s"] = round(elapsed, 2)
+        figures["push_rest_docs_per_s"] = round(docs / elapsed) if elapsed else 0
+        # 3. An incremental push of 1,000 new messages (on a copy of the first host, kept as built).
+        home, index = hosts[0]
+        copy = base / "incremental"
+        shutil.rmtree(copy, ignore_errors=True)
+        shutil.copytree(home, copy / "hermes_home")
+        shutil.copy(index, copy / "index.db")
+        # The copy's sessions are the same sessions: the shared index is told their store moved.
+        moved = (str((copy / "hermes_home" / "state.db").resolve()), str((home / "state.db").resolve()))
+        with connect(dsn) as conn:
+            conn.execute(
+                "UPDATE trail_fleet.sessions SET store = %s WHERE host = 'host00' AND store = %s", moved
+            )
+        _add_messages(copy / "hermes_home", NEW_MESSAGES)
+        sync_index(copy / "index.db", homes=[copy / "hermes_home"])
+        again = push(copy / "index.db", dsn, "host00")
+        figures["incremental_sessions"] = again.pushed
+        figures["incremental_docs"] = again.docs
+        figures["incremental_s"] = round(again.seconds, 3)
+        # 4. Searches: every host's data from the shared index, the first host's locally.
+        queries = _queries(hosts[0][1], args.queries)
+        with connect(dsn) as conn:
+            conn.execute("ANALYZE")
+            fleet_search(dsn, queries[0], conn=conn)  # the connection's caches warmed
+            shared = []
+            for text in queries:
+                t = time.perf_counter()
+                fleet_search(dsn, text, limit=10, conn=conn)
+                shared.append(time.perf_counter() - t)
+        local = []
+        local_search(hosts[0][1], queries[0])
+        for text in queries:
+            t = time.perf_counter()
+            local_search(hosts[0][1], text, limit=10)
+            local.append(time.perf_counter() - t)
+    figures["search_p50_ms"], figures["search_p95_ms"] = (round(v, 1) for v in _percentiles(shared))
+    figures["local_p50_ms"], figures["local_p95_ms"] = (round(v, 1) for v in _percentiles(local))
+    figures["fleet_vs_local_p50"] = round(figures["search_p50_ms"] / max(figures["local_p50_ms"], 0.01), 1)
+    rows = [
+        ("first push, one host", f"{figures['push_docs_per_s']:,} docs/s",
+         f"goal >= {GOALS['push_docs_per_s']:,}"),
+        (f"first push, {args.hosts - 1} more hosts", f"{figures['push_rest_docs_per_s']:,} docs/s", ""),
+        (f"incremental push ({NEW_MESSAGES:,} messages)", f"{figures['incremental_s']:.2f} s",
+         f"goal <= {GOALS['incremental_s']} s"),
+        ("search p50 / p95 (shared)", f"{figures['search_p50_ms']} / {figures['search_p95_ms']} ms",
+         f"goal <= {GOALS['search_p50_ms']} / {GOALS['search_p95_ms']} ms"),
+        ("search p50 / p95 (local, one host)", f"{figures['local_p50_ms']} / {figures['local_p95_ms']} ms",
+         f"shared/local p50 = {figures['fleet_vs_local_p50']}x"),
+    ]  # fmt: skip
+    for name, value, note in rows:
+        print(f"{name:<40} {value:>22}  {note}")
+    print(json.dumps(figures))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

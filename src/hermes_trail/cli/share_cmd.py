@@ -1,0 +1,227 @@
+"""``trail share``: push this machine's index into a shared PostgreSQL index, and the ``--fleet`` side of
+``trail search`` and ``trail recall`` (docs/fleet.md)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, NoReturn
+
+from hermes_trail.cli.common import EXIT_OK, DbOption, HomeOption, JsonOption, PgOption, err, fail, print_json
+from hermes_trail.cli.indexing import IndexOption
+from hermes_trail.cli.params import Argument, Exit, Option
+
+if TYPE_CHECKING:
+    from hermes_trail.index.filters import SearchFilters
+    from hermes_trail.index.search import SearchResult
+
+# The shared index `--fleet` answers from, when no `--index postgresql://…` names one.
+FLEET_VARIABLE = "TRAIL_FLEET"
+
+HostOption = Annotated[
+    str | None,
+    Option(
+        "--host",
+        help="Push as this host (default: the host the login is registered for, else this machine's name).",
+        show_default=False,
+    ),
+]
+HostsOption = Annotated[
+    list[str] | None,
+    Option("--host", help="With --fleet: only what these hosts pushed (repeatable).", show_default=False),
+]
+FleetOption = Annotated[
+    bool,
+    Option("--fleet", help=f"Answer from the shared index ${FLEET_VARIABLE} names (see docs/fleet.md)."),
+]
+
+
+def share(
+    dsn: Annotated[
+        str,
+        Argument(
+            help="The shared index's PostgreSQL database (URI or key=value); its password is never printed."
+        ),
+    ],
+    migrate: Annotated[
+        bool,
+        Option(
+            "--migrate",
+            help="Create or migrate the shared index's tables and roles (administrator), then stop.",
+        ),
+    ] = False,
+    host: HostOption = None,
+    index: IndexOption = None,
+    home: HomeOption = None,
+    db: DbOption = None,
+    pg: PgOption = None,
+    json_output: JsonOption = False,
+) -> None:
+    """Push this machine's search index (redacted as it is) into a shared PostgreSQL index.
+
+    Only the sessions that changed since the last push are sent; a push cut short and run again ends
+    the same. Other machines then find them with `trail search --fleet`.
+
+    \b
+    Examples:
+        trail share "postgresql://trail_laptop@db.example.com/trail?sslmode=require"
+        trail share "postgresql://admin@db.example.com/trail" --migrate
+    """
+    from hermes_trail.errors import TrailError
+    from hermes_trail.hermes import dsn as dsns
+
+    if migrate:
+        try:
+            _migrate(dsn, json_output)
+        except TrailError as exc:
+            fail(str(exc))
+        raise Exit(EXIT_OK)
+    from hermes_trail.cli.indexing import synced_index
+    from hermes_trail.cli.progress import progress_bar
+    from hermes_trail.fleet.push import push
+    from hermes_trail.fleet.serialize import push_json
+
+    path = synced_index(index, home, db, pg)
+    try:
+        with progress_bar(f"pushing to {dsns.shown(dsn)}", unit="sessions") as bar:
+            report = push(path, dsn, host, progress=lambda done, total, _docs: bar(done, total))
+    except TrailError as exc:
+        fail(str(exc))
+    except KeyboardInterrupt:
+        err(
+            "interrupted: what was pushed is kept whole, session by session; `trail share` goes on from there"
+        )
+        raise Exit(130) from None
+    for note in report.notes:
+        err(note)
+    if json_output:
+        print_json(push_json(report))
+    else:
+        sent = f"{report.pushed:,} session{'s' if report.pushed != 1 else ''}"
+        vectors = f", {report.passages:,} passages" if report.vector else ""
+        more = f", {report.vectors_only:,} with new passages" if report.vectors_only else ""
+        err(
+            f"pushed {sent} ({report.docs:,} docs{vectors}{more}) as host {report.host!r} to {report.dsn}; "
+            f"{report.unchanged:,} unchanged, {report.removed:,} removed, in {report.seconds:.1f} s"
+        )
+    raise Exit(EXIT_OK)
+
+
+def _migrate(dsn: str, json_output: bool) -> None:
+    from hermes_trail.fleet import schema
+    from hermes_trail.fleet.connection import connect
+    from hermes_trail.hermes import dsn as dsns
+
+    conn = connect(dsn)
+    try:
+        report = schema.migrate(conn, dsn)
+    finally:
+        conn.close()
+    if json_output:
+        print_json(
+            {
+                "dsn": dsns.shown(dsn),
+                "before": report.before,
+                "after": report.after,
+                "vector": report.vector,
+                "notes": report.notes,
+            }
+        )
+    else:
+        for note in report.notes:
+            err(note)
+        done = "already at" if report.before == report.after else f"migrated from {report.before} to"
+        err(f"shared index at {dsns.shown(dsn)}: {done} version {report.after}")
+
+
+# -- the --fleet side of search and recall -----------------------------------------------------------------
+def fleet_dsn(index: Path | str | None, fleet: bool) -> str | None:
+    """The shared index a query answers from: ``--index`` naming a PostgreSQL database, else with
+    ``--fleet`` the one :data:`FLEET_VARIABLE` names; ``None``: the local index answers.
+
+    A ``Path`` option folds the URI's ``//`` into ``/``; it is put back here (a ``str`` option avoids it).
+    """
+    from hermes_trail.fleet.connection import is_fleet_dsn
+
+    if index is not None:
+        text = str(index)
+        for scheme in ("postgresql:/", "postgres:/"):
+            if text.startswith(scheme) and not text.startswith(scheme + "/"):
+                text = scheme + "/" + text[len(scheme) :]
+        if is_fleet_dsn(text):
+            return text
+        if fleet:
+            fail("--fleet answers from the shared index: give --index a postgresql:// DSN or leave it out")
+        return None
+    if not fleet:
+        return None
+    value = os.environ.get(FLEET_VARIABLE, "").strip()
+    if not value:
+        fail(f"--fleet: set {FLEET_VARIABLE} to the shared index's DSN, or give --index postgresql://…")
+    return value
+
+
+def fleet_result(
+    dsn: str, query: str, filters: SearchFilters, hosts: list[str] | None, limit: int
+) -> SearchResult:
+    """What the shared index answers; a problem with it ends the command with one line (password hidden)."""
+    from hermes_trail.errors import TrailError
+    from hermes_trail.fleet.search import search
+
+    try:
+        return search(dsn, query, filters, hosts=hosts, limit=max(limit, 1))
+    except TrailError as exc:
+        fail(str(exc))
+
+
+def search_fleet(
+    dsn: str, query: str, filters: SearchFilters, hosts: list[str] | None, limit: int, json_output: bool
+) -> NoReturn:
+    """``trail search --fleet``: as ``trail search`` prints, each conversation saying its host."""
+    from hermes_trail.cli.common import answer
+    from hermes_trail.cli.tables import print_search
+    from hermes_trail.fleet.serialize import fleet_search_json
+
+    result = fleet_result(dsn, query, filters, hosts, limit)
+    answer(
+        bool(result.conversations),
+        json_output,
+        lambda: fleet_search_json(result),
+        lambda out: print_search(out, _for_people(result)),
+    )
+
+
+def recall_fleet(
+    dsn: str, query: str, filters: SearchFilters, hosts: list[str] | None, budget: int, json_output: bool
+) -> NoReturn:
+    """``trail recall --fleet``: the same page, each line's session named with its host
+    (``laptop/default:<id>``)."""
+    from hermes_trail.recall import recall_page
+
+    result = fleet_result(dsn, query, filters, hosts, 8)
+    page = recall_page(_for_people(result, resume=False), budget=budget)
+    if json_output:
+        print_json({"query": query, "budget": budget, "page": page, "bytes": len(page.encode())})
+    elif page:
+        sys.stdout.write(page + "\n")
+    raise Exit(EXIT_OK)
+
+
+def _for_people(result: SearchResult, resume: bool = True) -> SearchResult:
+    """A copy of ``result`` whose hits name their host where a person reads them: in the profile
+    (``laptop/default``) and before the command that resumes them (``on laptop: hermes --resume …``)."""
+    from dataclasses import replace
+
+    from hermes_trail.fleet.search import FleetHit
+
+    conversations = []
+    for conversation in result.conversations:
+        hits = []
+        for hit in conversation.hits:
+            if isinstance(hit, FleetHit):
+                command = f"on {hit.host}: {hit.resume_command}" if resume and hit.resume_command else ""
+                hit = replace(hit, profile=f"{hit.host}/{hit.profile}", resume_command=command)
+            hits.append(hit)
+        conversations.append(replace(conversation, hits=hits))
+    return replace(result, conversations=conversations)

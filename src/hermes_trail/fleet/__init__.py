@@ -1,0 +1,6 @@
+"""The fleet: many machines' indexes shared in one PostgreSQL database (``trail share``, ``--fleet``).
+
+Each module does one job: :mod:`.connection` opens the database without ever showing the DSN's password,
+:mod:`.schema` creates and migrates the shared tables and the roles, :mod:`.push` copies this machine's
+index there, :mod:`.search` answers a search from it. See docs/fleet.md.
+"""

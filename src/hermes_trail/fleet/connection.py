@@ -1,0 +1,66 @@
+"""Opening the shared database: one place where a DSN becomes a connection, so its password never reaches
+a message, an error or ``--json`` (only :func:`hermes_trail.hermes.dsn.shown` forms are kept).
+
+TLS settings (``sslmode``, ``sslrootcert``, ``sslcert``, ``sslkey``) are libpq's: they pass through in the
+DSN as they are, and so do libpq's ``PG*`` variables (``PGSSLMODE``, ``PGPASSFILE``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from hermes_trail.errors import TrailError
+from hermes_trail.hermes import dsn as dsns
+
+if TYPE_CHECKING:
+    import psycopg
+
+# A fleet database is across a network: a connection that cannot be made in this long is reported.
+CONNECT_TIMEOUT_SECONDS = 10
+
+
+class FleetError(TrailError):
+    """The shared index could not be reached, is not migrated, or refused what was asked. The message
+    names the database by its shown DSN (password as ``***``)."""
+
+
+def first_line(exc: BaseException) -> str:
+    """A driver error's first line: what a person needs, without the server's context lines."""
+    text = str(exc).strip()
+    return text.splitlines()[0].strip() if text else type(exc).__name__
+
+
+def clean(exc: BaseException, dsn: str) -> str:
+    """A driver error as one line with every password of ``dsn`` replaced (libpq may echo the DSN)."""
+    return dsns.scrub(first_line(exc), dsn)
+
+
+def is_fleet_dsn(value: str) -> bool:
+    """Whether ``value`` names a PostgreSQL database (a ``postgresql://`` URI or libpq's ``key=value``)."""
+    text = value.strip()
+    return dsns.is_uri(text) or ("=" in text and ("dbname=" in text or "host=" in text))
+
+
+def connect(dsn: str) -> psycopg.Connection[Any]:
+    """An autocommit connection to the shared database (transactions are opened where they are needed).
+
+    :raises FleetError: psycopg is missing, the DSN is not one, or the server cannot be reached.
+    """
+    shown = dsns.shown(dsn)
+    try:
+        import psycopg
+    except ImportError as exc:  # pragma: no cover - a dependency of hermes-trail
+        raise FleetError(f"{shown}: psycopg is not installed (pip install 'psycopg[binary]')") from exc
+    try:
+        given = psycopg.conninfo.conninfo_to_dict(dsn)
+    except psycopg.ProgrammingError as exc:
+        raise FleetError(f"{shown}: not a valid PostgreSQL DSN ({clean(exc, dsn)})") from exc
+    extra: dict[str, Any] = {}
+    if "connect_timeout" not in given:
+        extra["connect_timeout"] = CONNECT_TIMEOUT_SECONDS
+    if "application_name" not in given:
+        extra["application_name"] = "hermes-trail fleet"
+    try:
+        return psycopg.connect(dsn, autocommit=True, **extra)
+    except psycopg.Error as exc:
+        raise FleetError(f"{shown}: cannot connect ({clean(exc, dsn)})") from exc

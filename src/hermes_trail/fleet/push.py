@@ -1,0 +1,474 @@
+"""Pushing this machine's index into the shared one: only the sessions that changed, whole sessions at a
+time, so a push cut short and run again ends with the same rows.
+
+The local index is read, never written: opened read-only, in one read transaction (a sync in another
+process meanwhile does not tear what is pushed). What it holds is already redacted (docs/secrets.md), so
+nothing a local search would not show leaves the machine.
+
+What changed is told by the fingerprints the local sync keeps per session (with the index's format, so an
+upgrade of trail that changes what a doc holds pushes everything again): a session whose fingerprint the
+shared index already has for this host is not sent; a new or changed one replaces its old rows; one gone
+from the local index (deleted, pruned in Hermes) is deleted there. Passage vectors are made after the
+words (``trail index``), so a session whose vectors came later is sent its passages alone.
+
+Each transaction holds whole sessions (delete the old rows, insert the new, up to :data:`BATCH_DOCS` docs):
+a push killed at any point leaves every session either as it was or as it is now, and the next push
+compares fingerprints again and sends what is left. Several hosts push at once without waiting on each
+other (each writes only its own rows); two pushes of one host take turns on an advisory lock, and the
+second finds nothing left to send.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import socket
+import sqlite3
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from hermes_trail.fleet import schema
+from hermes_trail.fleet.connection import FleetError, clean, connect
+from hermes_trail.hermes import dsn as dsns
+
+if TYPE_CHECKING:
+    import psycopg
+
+# Docs and sessions per transaction: big enough that a commit's round trips do not dominate, small enough
+# that a push cut short loses little and a transaction's locks are short.
+BATCH_DOCS = 5_000
+BATCH_SESSIONS = 500
+# A word as the local word index (unicode61) counts one: a run of letters and digits. What a search's
+# BM25 measures a doc's length in (each session's count, and each host's, are kept).
+TOKEN = re.compile(r"[^\W_]+")
+# Sessions deleted per statement.
+DELETE_CHUNK = 1_000
+
+# (sessions sent so far, sessions to send, docs written so far)
+Progress = Callable[[int, int, int], None]
+
+_SESSION_COLUMNS = (
+    "id, store, session_id, ref, profile, project, source, kind, relation, root, title, model, started, "
+    "last_activity, fingerprint"
+)
+_DOC_COLUMNS = (
+    "row, part, role, kind, tool, time, exit_code, path, moved_to, action, added, removed, applied, "
+    "command, rewound, archived, chars, text, key"
+)
+
+
+@dataclass(slots=True)
+class PushReport:
+    """What a push did. ``dsn`` is the shown form (password as ``***``)."""
+
+    dsn: str
+    host: str
+    sessions: int = 0  # sessions the local index holds
+    pushed: int = 0  # sessions written (new or changed)
+    vectors_only: int = 0  # sessions unchanged but for passages made since
+    removed: int = 0  # sessions deleted there (gone from the local index)
+    unchanged: int = 0
+    docs: int = 0  # docs written
+    passages: int = 0  # passages written
+    vector: bool = False  # whether the shared index holds passages (pgvector)
+    seconds: float = 0.0
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class _Local:
+    """One local session to send: its row and how many docs and passages it has."""
+
+    row: tuple[Any, ...]
+    docs: int
+    chars: int
+    passages: int
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.row[1], self.row[2])
+
+
+def _text(value: Any) -> Any:
+    """PostgreSQL text cannot hold NUL: a NUL a tool's output carried is shown as U+FFFD."""
+    return value.replace("\x00", "\ufffd") if isinstance(value, str) and "\x00" in value else value
+
+
+def open_local(index: Path) -> sqlite3.Connection:
+    """The local index, read-only (a push never writes it).
+
+    :raises FleetError: there is no index there, or the file is no hermes-trail index.
+    """
+    from hermes_trail.index import schema as local_schema
+
+    found = local_schema.inspect(index)
+    if found is None:
+        raise FleetError(f"{index}: no index yet (`trail index` builds it)")
+    if not found.startswith("trail-index"):
+        raise FleetError(f"{index}: not a hermes-trail index ({found})")
+    conn = sqlite3.connect(f"{index.resolve().as_uri()}?mode=ro", uri=True, isolation_level=None)
+    conn.execute("PRAGMA query_only = 1")
+    return conn
+
+
+def resolve_host(conn: psycopg.Connection[Any], wanted: str | None) -> str:
+    """The host this push writes as: the one registered for the login role (it may push no other), else
+    ``wanted``, else this machine's name (an administrator's login pushing for a host it names)."""
+    row = conn.execute(f"SELECT {schema.SCHEMA}.my_host(), current_user").fetchone()
+    mine, role = (row[0], row[1]) if row else (None, "?")
+    if mine is not None:
+        if wanted and wanted != mine:
+            raise FleetError(f"role {role!r} pushes for host {mine!r} only, not {wanted!r}")
+        return str(mine)
+    return wanted or socket.gethostname()
+
+
+class _Resumes:
+    """The command that reopens each session on its own machine, made here (where Hermes' homes are)
+    and shipped with it: a fleet hit of another host cannot work it out there. Made once per store and
+    profile: only the session id differs between a store's sessions."""
+
+    _PLACEHOLDER = "TRAILFLEETSESSION"
+
+    def __init__(self) -> None:
+        self.templates: dict[tuple[str, str, str, str], str] = {}
+
+    def __call__(self, row: tuple[Any, ...]) -> str:
+        from hermes_trail.index.recovered import is_recovered
+        from hermes_trail.index.search import Hit
+
+        _, store, session_id, ref, profile, project, source, kind, _rel, root = row[:10]
+        if is_recovered(store):
+            return f"trail show {ref}"
+        key = (store, profile, kind, source or "")
+        if key not in self.templates:
+            probe = Hit(
+                0, store, self._PLACEHOLDER, ref, profile, project, source, kind, root, None, 0, 0,
+                "user", "prompt", None, None, None, None, False, 0.0,
+            )  # fmt: skip
+            try:
+                self.templates[key] = probe.resume
+            except Exception:  # a home that is gone, a profile refused: no command, as a local hit says
+                self.templates[key] = ""
+        return self.templates[key].replace(self._PLACEHOLDER, shlex.quote(session_id))
+
+
+def push(
+    index: Path,
+    dsn: str,
+    host: str | None = None,
+    progress: Progress | None = None,
+    batch_docs: int = BATCH_DOCS,
+) -> PushReport:
+    """Send what changed in the local ``index`` to the shared index at ``dsn``, as ``host``.
+
+    :raises FleetError: the index or the database cannot be read, the shared index is not migrated, or
+        the login may not push for ``host`` (every message with the DSN's password hidden).
+    """
+    import psycopg
+
+    started = time.perf_counter()
+    local = open_local(index)
+    conn = connect(dsn)
+    try:
+        info = schema.require(conn, dsn)
+        name = resolve_host(conn, host)
+        report = PushReport(dsns.shown(dsn), name, vector=info.vector)
+        if not info.vector:
+            report.notes.append("the shared index has no pgvector: passages are not sent (words only)")
+        conn.execute("SELECT pg_advisory_lock(hashtextextended(%s, 0))", (f"trail_fleet:host:{name}",))
+        _register(conn, name)
+        _staging(conn)
+        _push(local, conn, name, info, report, progress, batch_docs)
+        _record(conn, name)
+    except psycopg.errors.InsufficientPrivilege as exc:
+        raise FleetError(
+            f"{dsns.shown(dsn)}: permission denied ({clean(exc, dsn)}): this login may push only for the "
+            "host registered for it (trail_fleet.add_host), a reader login for none"
+        ) from exc
+    except psycopg.Error as exc:
+        raise FleetError(f"{dsns.shown(dsn)}: push stopped ({clean(exc, dsn)})") from exc
+    finally:
+        local.close()
+        conn.close()  # also releases the advisory lock
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+# What a push copies first: PostgreSQL refuses COPY into a table under row-level security, so the rows
+# are copied into a temporary table of the connection's own (as fast) and inserted from there in one
+# statement, which the policies check. The docs are inserted in their local order (``local_id``, the
+# doc's id in the local index), not in the order a scan of that table gives them (which depends on how
+# their rows fit its pages, so on their lengths): the shared index's doc ids follow activity as the local
+# ones do, and a search's window of the newest matches is the local one.
+_DOCS_IN = "pg_temp.trail_docs_in"
+_PASSAGES_IN = "pg_temp.trail_passages_in"
+
+
+def _staging(conn: psycopg.Connection[Any]) -> None:
+    """The connection's temporary tables for :data:`_DOCS_IN` and :data:`_PASSAGES_IN`."""
+    conn.execute(
+        f"CREATE TEMPORARY TABLE IF NOT EXISTS {_DOCS_IN.split('.')[1]} (local_id bigint, sess bigint, "
+        "host text, profile text, store text, fingerprint text, seq integer, row bigint, part integer, "
+        "role text, kind text, tool text, time double precision, exit_code integer, path text, "
+        "moved_to text, action text, added integer, removed integer, applied boolean, command text, "
+        "rewound boolean, archived boolean, chars integer, text text, key text)"
+    )
+    conn.execute(
+        f"CREATE TEMPORARY TABLE IF NOT EXISTS {_PASSAGES_IN.split('.')[1]} "
+        "(sess bigint, host text, seq integer, vec text)"
+    )
+
+
+def _register(conn: psycopg.Connection[Any], host: str) -> None:
+    """The ``hosts`` row, made by an administrator's push for a host not registered (a registered host's
+    role has its row already and may not insert one)."""
+    found = conn.execute(f"SELECT 1 FROM {schema.SCHEMA}.hosts WHERE host = %s", (host,)).fetchone()
+    if found is None:
+        conn.execute(
+            f"INSERT INTO {schema.SCHEMA}.hosts (host) VALUES (%s) ON CONFLICT (host) DO NOTHING", (host,)
+        )
+
+
+def _record(conn: psycopg.Connection[Any], host: str) -> None:
+    from hermes_trail import __version__
+
+    s = schema.SCHEMA
+    conn.execute(
+        f"UPDATE {s}.hosts h SET pushed_at = now(), trail_version = %s, sessions = t.sessions, "
+        "docs = t.docs, chars = t.chars, tokens = t.tokens, passages = t.passages FROM (SELECT "
+        "count(*) AS sessions, coalesce(sum(docs), 0) AS docs, coalesce(sum(chars), 0) AS chars, "
+        "coalesce(sum(tokens), 0) AS tokens, "
+        "coalesce(sum(passages), 0) AS passages "
+        f"FROM {s}.sessions WHERE host = %s) t WHERE h.host = %s",
+        (__version__, host, host),
+    )
+
+
+def _local_sessions(local: sqlite3.Connection, vector: bool) -> list[_Local]:
+    from hermes_trail.index import schema as local_schema
+
+    format_ = local_schema.format_of(local) or "?"
+    docs = {
+        sess: (int(n), int(chars or 0))
+        for sess, n, chars in local.execute("SELECT sess, count(*), sum(chars) FROM docs GROUP BY sess")
+    }
+    passages = (
+        dict(local.execute("SELECT sess, count(*) FROM passages GROUP BY sess").fetchall()) if vector else {}
+    )
+    out = []
+    for row in local.execute(f"SELECT {_SESSION_COLUMNS} FROM sessions ORDER BY id"):
+        # The format with the fingerprint: a trail whose docs hold something else sends every session again.
+        shared = (*row[:14], f"{format_}:{row[14]}")
+        n, chars = docs.get(row[0], (0, 0))
+        out.append(_Local(shared, n, chars, passages.get(row[0], 0)))
+    return out
+
+
+def _push(
+    local: sqlite3.Connection,
+    conn: psycopg.Connection[Any],
+    host: str,
+    info: schema.Info,
+    report: PushReport,
+    progress: Progress | None,
+    batch_docs: int,
+) -> None:
+    s = schema.SCHEMA
+    local.execute("BEGIN")  # one snapshot of the local index for the whole push
+    try:
+        mine = _local_sessions(local, info.vector)
+        remote = {
+            (store, sid): (fingerprint, passages, sess)
+            for store, sid, fingerprint, passages, sess in conn.execute(
+                f"SELECT store, session_id, fingerprint, passages, id FROM {s}.sessions WHERE host = %s",
+                (host,),
+            )
+        }
+        report.sessions = len(mine)
+        changed, vectors_only = [], []
+        for item in mine:
+            there = remote.get(item.key)
+            if there is None or there[0] != item.row[14]:
+                changed.append(item)
+            elif info.vector and there[1] != item.passages:
+                vectors_only.append((item, int(there[2])))
+            else:
+                report.unchanged += 1
+        gone = sorted(set(remote) - {item.key for item in mine})
+        for start in range(0, len(gone), DELETE_CHUNK):
+            chunk = gone[start : start + DELETE_CHUNK]
+            with conn.transaction():
+                _delete(conn, host, chunk)
+            report.removed += len(chunk)
+        total = len(changed) + len(vectors_only)
+        resumes = _Resumes()
+        for batch in _batches(changed, batch_docs):
+            with conn.transaction():
+                _delete(conn, host, [item.key for item in batch])
+                ids = _insert_sessions(conn, host, batch, resumes)
+                report.docs += _copy_docs(local, conn, host, batch, ids)
+                if info.vector:
+                    report.passages += _copy_passages(
+                        local, conn, host, info, [(i, ids[i.key]) for i in batch]
+                    )
+            report.pushed += len(batch)
+            if progress is not None:
+                progress(report.pushed, total, report.docs)
+        for start in range(0, len(vectors_only), BATCH_SESSIONS):
+            pairs = vectors_only[start : start + BATCH_SESSIONS]
+            with conn.transaction():
+                sess = [remote_id for _, remote_id in pairs]
+                conn.execute(f"DELETE FROM {s}.passages WHERE sess = ANY(%s)", (sess,))
+                report.passages += _copy_passages(local, conn, host, info, [(i, r) for i, r in pairs])
+            report.vectors_only += len(pairs)
+            if progress is not None:
+                progress(report.pushed + report.vectors_only, total, report.docs)
+    finally:
+        local.execute("ROLLBACK")
+
+
+def _batches(items: list[_Local], batch_docs: int) -> Iterator[list[_Local]]:
+    """Whole sessions, up to ``batch_docs`` docs (a longer session alone) or :data:`BATCH_SESSIONS`."""
+    batch: list[_Local] = []
+    docs = 0
+    for item in items:
+        if batch and (docs + item.docs > batch_docs or len(batch) >= BATCH_SESSIONS):
+            yield batch
+            batch, docs = [], 0
+        batch.append(item)
+        docs += item.docs
+    if batch:
+        yield batch
+
+
+def _delete(conn: psycopg.Connection[Any], host: str, keys: list[tuple[str, str]]) -> None:
+    """Delete these sessions of ``host`` (their docs and passages go with them)."""
+    conn.execute(
+        f"DELETE FROM {schema.SCHEMA}.sessions s USING unnest(%s::text[], %s::text[]) AS k(store, sid) "
+        "WHERE s.host = %s AND s.store = k.store AND s.session_id = k.sid",
+        ([k[0] for k in keys], [k[1] for k in keys], host),
+    )
+
+
+def _insert_sessions(
+    conn: psycopg.Connection[Any], host: str, batch: list[_Local], resumes: _Resumes
+) -> dict[tuple[str, str], int]:
+    """Insert the batch's session rows; each one's id in the shared index, by (store, session_id)."""
+    columns = list(zip(*(item.row[1:] for item in batch), strict=True))
+    resume = [resumes(item.row) for item in batch]
+    docs = [item.docs for item in batch]
+    chars = [item.chars for item in batch]
+    passages = [item.passages for item in batch]
+    text = "::text[], ".join(["%s"] * 11) + "::text[]"
+    sql = (
+        f"INSERT INTO {schema.SCHEMA}.sessions (host, store, session_id, ref, profile, project, source, "
+        "kind, relation, root, title, model, started, last_activity, fingerprint, resume, docs, chars, "
+        f"passages) SELECT %s, * FROM unnest({text}, %s::float8[], %s::float8[], %s::text[], %s::text[], "
+        "%s::int[], %s::bigint[], %s::int[]) RETURNING id, store, session_id"
+    )
+    params: list[Any] = [host, *[[_text(v) for v in col] for col in columns[:11]]]
+    params += [list(columns[11]), list(columns[12]), list(columns[13]), resume, docs, chars, passages]
+    cur = conn.execute(sql, params)
+    return {(store, sid): int(sess) for sess, store, sid in cur.fetchall()}
+
+
+def _copy_docs(
+    local: sqlite3.Connection,
+    conn: psycopg.Connection[Any],
+    host: str,
+    batch: list[_Local],
+    ids: dict[tuple[str, str], int],
+) -> int:
+    """Copy the batch's docs, each session's in their local order (``seq``), their ids given in the order
+    of the local ones; how many."""
+    by_local = {item.row[0]: item for item in batch}
+    marks = ", ".join("?" for _ in by_local)
+    rows = local.execute(
+        f"SELECT id, sess, {_DOC_COLUMNS} FROM docs WHERE sess IN ({marks}) ORDER BY sess, id", list(by_local)
+    )
+    copied = 0
+    tokens: dict[int, int] = {}
+    columns = f"sess, host, profile, store, fingerprint, seq, {_DOC_COLUMNS}"
+    with conn.cursor() as cur, cur.copy(f"COPY {_DOCS_IN} (local_id, {columns}) FROM STDIN") as copy:
+        last, seq = None, 0
+        for doc, sess, *row in rows:
+            item = by_local[sess]
+            seq = seq + 1 if sess == last else 0
+            last = sess
+            session = item.row
+            values = [_text(v) for v in row]
+            values[12] = None if values[12] is None else bool(values[12])  # applied
+            values[14], values[15] = bool(values[14]), bool(values[15])  # rewound, archived
+            remote = ids[item.key]
+            copy.write_row([doc, remote, host, session[4], session[1], session[14], seq, *values])
+            tokens[remote] = tokens.get(remote, 0) + len(TOKEN.findall(values[17]))
+            copied += 1
+    conn.execute(
+        f"INSERT INTO {schema.SCHEMA}.docs ({columns}) SELECT {columns} FROM {_DOCS_IN} ORDER BY local_id"
+    )
+    conn.execute(f"TRUNCATE {_DOCS_IN}")
+    conn.execute(
+        f"UPDATE {schema.SCHEMA}.sessions s SET tokens = t.n FROM unnest(%s::bigint[], %s::bigint[]) "
+        "AS t(id, n) WHERE s.id = t.id",
+        (list(tokens), list(tokens.values())),
+    )
+    return copied
+
+
+def _copy_passages(
+    local: sqlite3.Connection,
+    conn: psycopg.Connection[Any],
+    host: str,
+    info: schema.Info,
+    pairs: list[tuple[_Local, int]],
+) -> int:
+    """Copy the passage vectors of these sessions (each with its id in the shared index), each passage
+    pointing at the doc it starts in by its place in the session; how many, and each session's count set."""
+    import numpy as np
+
+    wanted = {item.row[0]: remote for item, remote in pairs if item.passages}
+    if not wanted:
+        return 0
+    marks = ", ".join("?" for _ in wanted)
+    seqs: dict[int, int] = {}
+    last, seq = None, 0
+    for doc, sess in local.execute(
+        f"SELECT id, sess FROM docs WHERE sess IN ({marks}) ORDER BY sess, id", list(wanted)
+    ):
+        seq = seq + 1 if sess == last else 0
+        last = sess
+        seqs[doc] = seq
+    rows = local.execute(
+        f"SELECT sess, doc, vec FROM passages WHERE sess IN ({marks}) ORDER BY sess, id", list(wanted)
+    )
+    copied = 0
+    counts: dict[int, int] = {}
+    with (
+        conn.cursor() as cur,
+        cur.copy(f"COPY {_PASSAGES_IN} (sess, host, seq, vec) FROM STDIN") as copy,
+    ):
+        for sess, doc, vec in rows:
+            floats = np.frombuffer(vec, dtype=np.int8).astype(np.float32)
+            if len(floats) != schema.DIMENSIONS:
+                continue  # a model of other dimensions than the shared index holds
+            norm = float(np.linalg.norm(floats)) or 1.0
+            literal = "[" + ",".join(f"{x:.5f}" for x in floats / norm) + "]"
+            copy.write_row([wanted[sess], host, seqs.get(doc, 0), literal])
+            counts[wanted[sess]] = counts.get(wanted[sess], 0) + 1
+            copied += 1
+    conn.execute(
+        f"INSERT INTO {schema.SCHEMA}.passages (sess, host, seq, vec) "
+        f"SELECT sess, host, seq, vec::{info.vector_schema}.vector FROM {_PASSAGES_IN}"
+    )
+    conn.execute(f"TRUNCATE {_PASSAGES_IN}")
+    if counts:
+        conn.execute(
+            f"UPDATE {schema.SCHEMA}.sessions s SET passages = c.n FROM unnest(%s::bigint[], %s::int[]) "
+            "AS c(id, n) WHERE s.id = c.id",
+            (list(counts), list(counts.values())),
+        )
+    return copied

@@ -1,0 +1,434 @@
+"""The shared index's tables in PostgreSQL: versioned, migrated forward by ``trail share --migrate``, and
+guarded by row-level security so a pushing host can write only its own rows.
+
+Unlike the local index (derived data, rebuilt beside when its format changes), the shared index is many
+machines' data in a database someone administers: it is never rebuilt, only migrated. ``fleet_meta``
+holds the schema's ``version``; each step of :data:`MIGRATIONS` takes it one version forward, all of them
+in one transaction under an advisory lock, so two hosts migrating at once do it once.
+
+Tables, in the schema :data:`SCHEMA`:
+
+- ``fleet_meta``: ``version``, and the schemas the ``pg_trgm`` and ``vector`` extensions live in (a
+  managed server may have installed them anywhere), ``vector`` = ``on`` once passages can be held.
+- ``hosts``: each machine that pushes, the login role that may push for it (``NULL`` for a host only
+  the administrator pushes), and what its last push left (its sessions, docs, their characters and words:
+  what a search's BM25 needs of the whole collection, without counting it).
+- ``sessions``: one row per session of each host, keyed by (host, store, session_id), with the local
+  index's fingerprint (which a push compares to send only what changed), the command that resumes it
+  on its own machine, and how many docs and passages it has.
+- ``docs``: what the local index holds for each session, already redacted there (nothing is redacted
+  again, nothing unredacted ever leaves the machine), with the host, profile, store and fingerprint of
+  its session; ``seq`` is its place in the session. ``tsv`` is a generated ``tsvector`` of its text in
+  every configuration of :data:`LANGUAGES` (English stems, plus ``simple``: every word as written, for
+  names, identifiers and languages English stemming would mangle), under a GIN index; ``key`` (paths,
+  commands, file names) has a ``pg_trgm`` GIN index for substrings.
+- ``passages`` (only with the ``vector`` extension): each session's passage vectors, ``vector(512)``,
+  for search by meaning, with an HNSW index when the extension's version has one.
+
+Roles (``NOLOGIN`` groups; logins are made by :data:`ROLE_FUNCTIONS`): :data:`PUSHER` may read every row
+and insert, update and delete the rows of the host ``hosts`` registers for it, nothing else;
+:data:`READER` may only read. The tables' owner (whoever ran ``--migrate``) bypasses the policies: it
+can push for any host, and must never be registered as a host.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from hermes_trail.fleet.connection import FleetError, clean
+
+if TYPE_CHECKING:
+    import psycopg
+
+SCHEMA = "trail_fleet"
+PUSHER = "trail_fleet_pusher"
+READER = "trail_fleet_reader"
+# The text search configurations every doc is indexed in (their vectors are concatenated in one column).
+LANGUAGES = ("english", "simple")
+# Passage vectors: the sentence model's dimensions (Universal Sentence Encoder multilingual, index/encoder).
+DIMENSIONS = 512
+# A doc's text is indexed up to this many characters (a tsvector holds at most 1 MB).
+TSV_CHARS = 200_000
+# The version this code reads and writes; --migrate brings a database to it.
+VERSION = 1
+
+
+def _tsv_expression() -> str:
+    text = f"left(text, {TSV_CHARS})"
+    return " || ".join(f"to_tsvector('{lang}'::regconfig, {text})" for lang in LANGUAGES)
+
+
+# Who a pushing login pushes for: an uncorrelated subquery in a policy is one InitPlan per statement.
+_MINE = f"host = (SELECT {SCHEMA}.my_host())"
+
+
+def _policies(table: str) -> list[str]:
+    """Every role may read every row of ``table``; a pusher may write only rows of its own host."""
+    t = f"{SCHEMA}.{table}"
+    return [
+        f"ALTER TABLE {t} ENABLE ROW LEVEL SECURITY",
+        f"CREATE POLICY read_all ON {t} FOR SELECT USING (true)",
+        f"CREATE POLICY insert_own ON {t} FOR INSERT TO {PUSHER} WITH CHECK ({_MINE})",
+        f"CREATE POLICY update_own ON {t} FOR UPDATE TO {PUSHER} USING ({_MINE}) WITH CHECK ({_MINE})",
+        f"CREATE POLICY delete_own ON {t} FOR DELETE TO {PUSHER} USING ({_MINE})",
+    ]
+
+
+def _group_roles() -> str:
+    """The two group roles, made once per server (roles are the cluster's, not one database's)."""
+    # Another database of the server may be migrating at once (its advisory lock is its own): a role
+    # made meanwhile is the same role.
+    made = " ".join(
+        f"IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '{name}') THEN BEGIN CREATE ROLE {name} "
+        "NOLOGIN; EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END; END IF;"
+        for name in (PUSHER, READER)
+    )
+    return f"DO $$ BEGIN {made} END $$"
+
+
+# The functions an administrator runs to make the logins (see docs/fleet.md); executable by nobody else.
+ROLE_FUNCTIONS = f"""
+CREATE FUNCTION {SCHEMA}.add_host(host_name text, role_name name, secret text DEFAULT NULL)
+RETURNS void LANGUAGE plpgsql AS $fn$
+BEGIN
+    IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = role_name) THEN
+        IF secret IS NULL THEN
+            EXECUTE format('CREATE ROLE %I LOGIN', role_name);
+        ELSE
+            EXECUTE format('CREATE ROLE %I LOGIN PASSWORD %L', role_name, secret);
+        END IF;
+    END IF;
+    EXECUTE format('GRANT {PUSHER} TO %I', role_name);
+    INSERT INTO {SCHEMA}.hosts (host, role) VALUES (host_name, role_name)
+    ON CONFLICT (host) DO UPDATE SET role = excluded.role;
+END
+$fn$;
+CREATE FUNCTION {SCHEMA}.add_reader(role_name name, secret text DEFAULT NULL)
+RETURNS void LANGUAGE plpgsql AS $fn$
+BEGIN
+    IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = role_name) THEN
+        IF secret IS NULL THEN
+            EXECUTE format('CREATE ROLE %I LOGIN', role_name);
+        ELSE
+            EXECUTE format('CREATE ROLE %I LOGIN PASSWORD %L', role_name, secret);
+        END IF;
+    END IF;
+    EXECUTE format('GRANT {READER} TO %I', role_name);
+END
+$fn$;
+REVOKE ALL ON FUNCTION {SCHEMA}.add_host(text, name, text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION {SCHEMA}.add_reader(name, text) FROM PUBLIC;
+"""
+
+
+def _version_1(trgm: str) -> list[str]:
+    s = SCHEMA
+    return [
+        _group_roles(),
+        f"""CREATE TABLE {s}.hosts (
+            host text PRIMARY KEY CHECK (host <> ''),
+            role name UNIQUE,
+            pushed_at timestamptz,
+            sessions integer NOT NULL DEFAULT 0,
+            docs bigint NOT NULL DEFAULT 0,
+            chars bigint NOT NULL DEFAULT 0,
+            tokens bigint NOT NULL DEFAULT 0,
+            passages bigint NOT NULL DEFAULT 0,
+            trail_version text
+        )""",
+        f"""CREATE FUNCTION {s}.my_host() RETURNS text LANGUAGE sql STABLE AS
+            $fn$ SELECT host FROM {s}.hosts WHERE role = current_user $fn$""",
+        f"""CREATE TABLE {s}.sessions (
+            id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            host text NOT NULL REFERENCES {s}.hosts (host) ON DELETE CASCADE,
+            store text NOT NULL,
+            session_id text NOT NULL,
+            ref text NOT NULL,
+            profile text NOT NULL,
+            project text NOT NULL,
+            source text,
+            kind text NOT NULL,
+            relation text,
+            root text NOT NULL,
+            title text,
+            model text,
+            started double precision,
+            last_activity double precision,
+            fingerprint text NOT NULL,
+            resume text NOT NULL DEFAULT '',
+            docs integer NOT NULL DEFAULT 0,
+            chars bigint NOT NULL DEFAULT 0,
+            tokens bigint NOT NULL DEFAULT 0,
+            passages integer NOT NULL DEFAULT 0,
+            pushed_at timestamptz NOT NULL DEFAULT now(),
+            UNIQUE (host, store, session_id),
+            UNIQUE (id, host),
+            UNIQUE (id, host, fingerprint)
+        )""",
+        f"CREATE INDEX sessions_root ON {s}.sessions (host, store, root)",
+        f"CREATE INDEX sessions_title ON {s}.sessions USING gin (title {trgm}.gin_trgm_ops)",
+        f"""CREATE TABLE {s}.docs (
+            id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            sess bigint NOT NULL,
+            host text NOT NULL,
+            profile text NOT NULL,
+            store text NOT NULL,
+            fingerprint text NOT NULL,
+            seq integer NOT NULL,
+            row bigint NOT NULL,
+            part integer NOT NULL DEFAULT 0,
+            role text NOT NULL,
+            kind text NOT NULL,
+            tool text,
+            time double precision,
+            exit_code integer,
+            path text,
+            moved_to text,
+            action text,
+            added integer,
+            removed integer,
+            applied boolean,
+            command text,
+            rewound boolean NOT NULL DEFAULT false,
+            archived boolean NOT NULL DEFAULT false,
+            chars integer NOT NULL DEFAULT 0,
+            text text NOT NULL,
+            key text,
+            tsv tsvector GENERATED ALWAYS AS ({_tsv_expression()}) STORED,
+            UNIQUE (sess, seq),
+            FOREIGN KEY (sess, host, fingerprint) REFERENCES {s}.sessions (id, host, fingerprint)
+                ON DELETE CASCADE
+        )""",
+        f"CREATE INDEX docs_tsv ON {s}.docs USING gin (tsv)",
+        f"CREATE INDEX docs_key ON {s}.docs USING gin (key {trgm}.gin_trgm_ops) WHERE key IS NOT NULL",
+        f"CREATE INDEX docs_host ON {s}.docs (host)",
+        *_policies("sessions"),
+        *_policies("docs"),
+        f"ALTER TABLE {s}.hosts ENABLE ROW LEVEL SECURITY",
+        f"CREATE POLICY read_all ON {s}.hosts FOR SELECT USING (true)",
+        f"CREATE POLICY update_own ON {s}.hosts FOR UPDATE TO {PUSHER} "
+        "USING (role = current_user) WITH CHECK (role = current_user)",
+        ROLE_FUNCTIONS,
+        f"GRANT USAGE ON SCHEMA {s} TO {PUSHER}, {READER}",
+        f"GRANT SELECT ON ALL TABLES IN SCHEMA {s} TO {PUSHER}, {READER}",
+        f"GRANT INSERT, UPDATE, DELETE ON {s}.sessions, {s}.docs TO {PUSHER}",
+        f"GRANT UPDATE (pushed_at, sessions, docs, chars, tokens, passages, trail_version) "
+        f"ON {s}.hosts TO {PUSHER}",
+    ]
+
+
+def _passages(vector: str) -> list[str]:
+    """The passage vectors' table, made when the ``vector`` extension is there (at any --migrate)."""
+    s = SCHEMA
+    return [
+        f"""CREATE TABLE {s}.passages (
+            id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            sess bigint NOT NULL,
+            host text NOT NULL,
+            seq integer NOT NULL,
+            vec {vector}.vector({DIMENSIONS}) NOT NULL,
+            FOREIGN KEY (sess, host) REFERENCES {s}.sessions (id, host) ON DELETE CASCADE
+        )""",
+        f"CREATE INDEX passages_sess ON {s}.passages (sess)",
+        *_policies("passages"),
+        f"GRANT SELECT ON {s}.passages TO {PUSHER}, {READER}",
+        f"GRANT INSERT, UPDATE, DELETE ON {s}.passages TO {PUSHER}",
+    ]
+
+
+# Each version's statements, given the schemas the extensions live in; index = version - 1.
+MIGRATIONS = (_version_1,)
+assert len(MIGRATIONS) == VERSION
+
+
+@dataclass(slots=True)
+class Info:
+    """What a migrated shared index is: its version, whether it holds passages (``vector``), and where
+    the extensions' types and functions are."""
+
+    version: int
+    vector: bool
+    trgm_schema: str
+    vector_schema: str | None
+
+
+@dataclass(slots=True)
+class MigrateReport:
+    before: int
+    after: int
+    vector: bool
+    # What a person should know: the vector extension missing (no search by meaning), an index skipped.
+    notes: list[str]
+
+
+def _meta(conn: psycopg.Connection[Any]) -> dict[str, str] | None:
+    exists = conn.execute("SELECT to_regclass(%s)", (f"{SCHEMA}.fleet_meta",)).fetchone()
+    if exists is None or exists[0] is None:
+        return None
+    return {str(k): str(v) for k, v in conn.execute(f"SELECT key, value FROM {SCHEMA}.fleet_meta")}
+
+
+def _extension_schema(conn: psycopg.Connection[Any], name: str) -> str | None:
+    row = conn.execute(
+        "SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace "
+        "WHERE e.extname = %s",
+        (name,),
+    ).fetchone()
+    return None if row is None else str(row[0])
+
+
+def _quoted(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _try(conn: psycopg.Connection[Any], sql: str) -> str | None:
+    """Run ``sql`` in a savepoint; the error's first line when it fails (the transaction goes on)."""
+    import psycopg
+
+    try:
+        with conn.transaction():
+            conn.execute(sql)
+    except psycopg.Error as exc:
+        return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return None
+
+
+def migrate(conn: psycopg.Connection[Any], dsn: str = "") -> MigrateReport:
+    """Bring the shared index to :data:`VERSION` (creating it in an empty database), in one transaction.
+
+    Needs a role that may create a schema and extensions in the database and roles in the server (the
+    database's owner with ``CREATEROLE``; on a managed server, its administrator login). Also adds the
+    passages table as soon as the ``vector`` extension can be created.
+
+    :raises FleetError: the database refused (the reason, without the DSN's password), or it holds a
+        newer version than this trail knows.
+    """
+    import psycopg
+
+    notes: list[str] = []
+    try:
+        with conn.transaction():
+            conn.execute("SELECT pg_advisory_xact_lock(hashtextextended('trail_fleet:migrate', 0))")
+            meta = _meta(conn)
+            before = int(meta["version"]) if meta else 0
+            if before > VERSION:
+                raise FleetError(
+                    f"the shared index is at version {before}, newer than this trail's {VERSION}: "
+                    "upgrade hermes-trail"
+                )
+            if meta is None:
+                conn.execute(f"CREATE SCHEMA IF NOT EXISTS {SCHEMA}")
+                conn.execute(f"CREATE TABLE {SCHEMA}.fleet_meta (key text PRIMARY KEY, value text NOT NULL)")
+                meta = {}
+            conn.execute("CREATE EXTENSION IF NOT EXISTS pg_trgm")
+            trgm = _extension_schema(conn, "pg_trgm") or "public"
+            for version in range(before + 1, VERSION + 1):
+                for statement in MIGRATIONS[version - 1](_quoted(trgm)):
+                    conn.execute(statement)
+            vector = meta.get("vector") == "on"
+            vector_schema = meta.get("vector_schema")
+            if not vector:
+                failed = _try(conn, "CREATE EXTENSION IF NOT EXISTS vector")
+                vector_schema = _extension_schema(conn, "vector")
+                if vector_schema is None:
+                    notes.append(
+                        "the vector extension (pgvector) is not available"
+                        + (f" ({failed})" if failed else "")
+                        + ": the shared index has no passage vectors, so --fleet searches by words only "
+                        "(no search by meaning); install pgvector and run --migrate again to add them"
+                    )
+                else:
+                    for statement in _passages(_quoted(vector_schema)):
+                        conn.execute(statement)
+                    hnsw = (
+                        f"CREATE INDEX passages_vec ON {SCHEMA}.passages "
+                        f"USING hnsw (vec {_quoted(vector_schema)}.vector_cosine_ops)"
+                    )
+                    if (why := _try(conn, hnsw)) is not None:
+                        notes.append(f"no HNSW index on the passages ({why}): meaning is searched exactly")
+                    vector = True
+            rows = {"version": str(VERSION), "trgm_schema": trgm, "vector": "on" if vector else "off"}
+            if vector_schema:
+                rows["vector_schema"] = vector_schema
+            for key, value in rows.items():
+                conn.execute(
+                    f"INSERT INTO {SCHEMA}.fleet_meta (key, value) VALUES (%s, %s) "
+                    "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                    (key, value),
+                )
+            conn.execute(f"GRANT SELECT ON {SCHEMA}.fleet_meta TO {PUSHER}, {READER}")
+    except psycopg.Error as exc:
+        raise FleetError(f"cannot migrate the shared index: {clean(exc, dsn)}") from exc
+    _INFO.clear()
+    return MigrateReport(before, VERSION, vector, notes)
+
+
+# What a long-lived caller's connection found at its last question: read again after this many seconds.
+INFO_SECONDS = 30.0
+_INFO: dict[tuple[int, int], tuple[float, Info]] = {}
+
+
+def connection_key(conn: psycopg.Connection[Any]) -> tuple[int, int]:
+    """What tells one open connection from another, also one made later at the same address."""
+    return (id(conn), conn.info.backend_pid)
+
+
+def require(conn: psycopg.Connection[Any], dsn: str = "") -> Info:
+    """The shared index's :class:`Info`, when it is at this trail's version (kept a while per
+    connection: a long-lived caller asks many questions of a schema that seldom changes).
+
+    :raises FleetError: not migrated (an administrator runs ``trail share DSN --migrate``), older or newer.
+    """
+    import time
+
+    now = time.monotonic()
+    kept = _INFO.get(connection_key(conn))
+    if kept is not None and now - kept[0] < INFO_SECONDS:
+        return kept[1]
+    info = _read_info(conn, dsn)
+    _INFO.clear()
+    _INFO[connection_key(conn)] = (now, info)
+    return info
+
+
+def _read_info(conn: psycopg.Connection[Any], dsn: str) -> Info:
+    import psycopg
+
+    try:
+        meta = _meta(conn)
+    except psycopg.Error as exc:
+        raise FleetError(f"cannot read the shared index: {clean(exc, dsn)}") from exc
+    if meta is None:
+        raise FleetError(
+            f"no shared index in this database (no {SCHEMA}.fleet_meta): "
+            "its administrator runs `trail share DSN --migrate` first"
+        )
+    version = int(meta.get("version", "0"))
+    if version < VERSION:
+        raise FleetError(
+            f"the shared index is at version {version}, this trail needs {VERSION}: "
+            "its administrator runs `trail share DSN --migrate`"
+        )
+    if version > VERSION:
+        raise FleetError(
+            f"the shared index is at version {version}, newer than this trail's {VERSION}: "
+            "upgrade hermes-trail"
+        )
+    return Info(
+        version,
+        meta.get("vector") == "on",
+        _quoted(meta.get("trgm_schema", "public")),
+        _quoted(meta["vector_schema"]) if meta.get("vector_schema") else None,
+    )
+
+
+def add_host(conn: psycopg.Connection[Any], host: str, role: str, password: str | None = None) -> None:
+    """Register ``host`` with a login ``role`` that may push for it only (what an administrator runs as
+    ``SELECT trail_fleet.add_host('laptop', 'trail_laptop', 'secret')``)."""
+    conn.execute(f"SELECT {SCHEMA}.add_host(%s, %s, %s)", (host, role, password))
+
+
+def add_reader(conn: psycopg.Connection[Any], role: str, password: str | None = None) -> None:
+    """A login ``role`` that may only search (``SELECT trail_fleet.add_reader('trail_search', 'secret')``)."""
+    conn.execute(f"SELECT {SCHEMA}.add_reader(%s, %s)", (role, password))

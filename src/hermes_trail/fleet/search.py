@@ -1,0 +1,845 @@
+"""Search the shared index: the local search's rules, on PostgreSQL's own full-text search.
+
+The query is read as the local search reads it (:mod:`hermes_trail.index.query`: phrases, ``OR``,
+exclusions, prefixes; function words dropped when anything else was typed), and each word or phrase
+becomes ``websearch_to_tsquery`` in every configuration the docs are indexed in (English stems, and
+``simple`` for the word as written), so ``deploying`` finds ``deployed`` and an identifier is found as
+it is. Words that look like paths, file names or commands are also looked for as substrings of the
+``key`` column (``pg_trgm``), as the local trigram index does.
+
+Ranking follows the local one: the newest :data:`WINDOW` matches (a common word is ranked where "what did
+I do about X" usually is; a full window by length), fewer by BM25 computed here from the terms' counts
+(PostgreSQL has none, and ``ts_rank_cd`` ordered the same history otherwise), times what matched (a prompt
+over a tool's output), the session's class (cron runs and sub-agents lower) and a bounded recency lift;
+hits grouped by conversation, a title with every word lifting it. When every word together finds fewer
+than five conversations, the weaker evidence is fused as locally (any of the words, weighed by how much
+of the query a conversation covers; the nearest in meaning when the shared index has pgvector; titles).
+Not done here: the local "newest fact" reordering and the Chinese/Japanese bigram index (CJK text is
+found only as whole space-separated runs).
+
+Hits are the local :class:`~hermes_trail.index.search.Hit` with the host they come from
+(:class:`FleetHit`), in the local :class:`~hermes_trail.index.search.SearchResult`: ``--json`` has the
+local shape plus ``host``.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from hermes_trail.fleet import schema
+from hermes_trail.fleet.connection import FleetError, clean, connect
+from hermes_trail.fleet.push import TOKEN
+from hermes_trail.hermes import dsn as dsns
+from hermes_trail.index import query, stopwords
+from hermes_trail.index.filters import SearchFilters, like
+from hermes_trail.index.search import (
+    COUNT_CAP,
+    COVERAGE_POWER,
+    FURTHER_WINDOWS,
+    HEAD,
+    KIND_WEIGHT,
+    LEXICAL_WEIGHT,
+    RECENCY_BOOST,
+    RELAX_BELOW,
+    RELAXED_WINDOW,
+    SEMANTIC_WEIGHT,
+    SESSION_WEIGHT,
+    SHORTLIST,
+    STRICT_WEIGHT,
+    TITLE_BOOST,
+    TITLE_WEIGHT,
+    TITLED,
+    Conversation,
+    Highlighter,
+    Hit,
+    SearchResult,
+    _conversation_score,
+    _evidence,
+    _fused,
+    _lift_edits,
+    _occurrence_score,
+    _parts,
+)
+from hermes_trail.index.search import WINDOW as LOCAL_WINDOW
+
+if TYPE_CHECKING:
+    import psycopg
+
+# The newest matches ranked, as the local search's window: with more matches, the newest this many are
+# ranked by their length (and, for an OR, how often the words occur in their start), as locally.
+WINDOW = LOCAL_WINDOW
+# A substring match that the words did not find: ranked as a weak word match.
+TRIGRAM_RANK = 0.05
+# BM25 as FTS5 computes it (k1, b), and the most docs a term's frequency is counted up to (past that, a
+# word that common weighs next to nothing anyway).
+BM25_K1 = 1.2
+BM25_B = 0.75
+DF_CAP = 20_000
+# Passages the meaning pass reads (nearest first), and the cosine below which a passage says nothing.
+MEANING_TOP = 200
+PASSAGE_FLOOR = 0.3
+SEMANTIC_TOP = 20
+
+
+@dataclass(slots=True)
+class FleetHit(Hit):
+    """A hit of the shared index: the local hit's fields, the host it was pushed from, and the command
+    that resumes it there (made on that host when it pushed)."""
+
+    host: str = ""
+    resume_command: str = ""
+
+    @property
+    def resume(self) -> str:
+        """The command that reopens the conversation in Hermes, on its host (empty when there is none)."""
+        return self.resume_command
+
+
+_D = f"{schema.SCHEMA}.docs"
+_S = f"{schema.SCHEMA}.sessions"
+_DOC_COLUMNS = "d.id, d.sess, d.row, d.part, d.role, d.kind, d.tool, d.time, d.exit_code, d.path, d.rewound"
+_SESSION_COLUMNS = "id, host, store, session_id, ref, profile, project, source, kind, root, title, resume"
+
+
+def _where(filters: SearchFilters, hosts: list[str] | None) -> tuple[list[str], list[Any]]:
+    """The filters as SQL on ``d`` (docs) and ``s`` (sessions), as the local search applies them
+    (:meth:`SearchFilters.clauses`), and the hosts asked for."""
+    clauses, params = filters.clauses("%s")
+    if hosts:
+        clauses.insert(0, "d.host = ANY(%s)")
+        params.insert(0, list(hosts))
+    return clauses, params
+
+
+# -- the query as a tsquery ------------------------------------------------------------------------------
+def _leaf_sql(leaf: query.Term | query.Phrase) -> tuple[str, list[Any]] | None:
+    """One word or phrase as a tsquery expression: ``websearch_to_tsquery`` in every language, OR-ed (a
+    prefix: the word's start in ``simple``, which every doc is indexed in too)."""
+    if leaf.prefix:
+        words = re.findall(r"\w+", leaf.text.lower())
+        if not words:
+            return None
+        expression = " <-> ".join(f"'{w}'" for w in words[:-1]) + (" <-> " if len(words) > 1 else "")
+        return "to_tsquery('simple', %s)", [expression + f"'{words[-1]}':*"]
+    quoted = '"' + leaf.text.replace('"', " ") + '"'
+    parts = [f"websearch_to_tsquery('{lang}', %s)" for lang in schema.LANGUAGES]
+    return "(" + " || ".join(parts) + ")", [quoted] * len(parts)
+
+
+def _tsquery_sql(node: query.Node | None) -> tuple[str, list[Any]] | None:
+    """The parsed query as one tsquery expression, its AND, OR and exclusions kept (``None``: nothing)."""
+    if node is None or isinstance(node, query.Not):
+        return None
+    if isinstance(node, query.Term | query.Phrase):
+        return _leaf_sql(node)
+    parts = [p for n in node.nodes if not isinstance(n, query.Not) and (p := _tsquery_sql(n)) is not None]
+    if not parts:
+        return None
+    operator = " || " if isinstance(node, query.Or) else " && "
+    sql = "(" + operator.join(p[0] for p in parts) + ")"
+    params = [v for p in parts for v in p[1]]
+    if isinstance(node, query.And):
+        for n in node.nodes:
+            if isinstance(n, query.Not) and (excluded := _tsquery_sql(n.node)) is not None:
+                sql = f"({sql} && !!{excluded[0]})"
+                params += excluded[1]
+    return sql, params
+
+
+def _trigram_sql(node: query.Node | None) -> tuple[str, list[Any]] | None:
+    """The parsed query as substrings of ``d.key`` (paths, commands, file names): ``None`` when a term is
+    shorter than a trigram, as the local trigram index refuses it."""
+    if node is None or isinstance(node, query.Not):
+        return None
+    if isinstance(node, query.Term | query.Phrase):
+        if len(node.text) < query.TRIGRAM_MIN:
+            raise _TooShort
+        return "d.key ILIKE %s", ["%" + like(node.text) + "%"]
+    parts = [p for n in node.nodes if not isinstance(n, query.Not) and (p := _trigram_sql(n)) is not None]
+    if not parts:
+        return None
+    sql = "(" + (" OR " if isinstance(node, query.Or) else " AND ").join(p[0] for p in parts) + ")"
+    params = [v for p in parts for v in p[1]]
+    if isinstance(node, query.And):
+        for n in node.nodes:
+            if isinstance(n, query.Not) and (excluded := _trigram_sql(n.node)) is not None:
+                sql = f"({sql} AND NOT coalesce({excluded[0]}, false))"
+                params += excluded[1]
+    return sql, params
+
+
+class _TooShort(Exception):
+    pass
+
+
+@dataclass(slots=True)
+class _Plan:
+    """A query read for the shared index: its tsquery (as text, made once by the server) and the
+    substring condition, the terms that mark snippets, and what to say about the words typed."""
+
+    tsquery: str | None
+    trigram: tuple[str, list[Any]] | None
+    terms: list[str]
+    typed: list[str]
+    dropped: list[str]
+    missing: list[str]
+    prefix: str | None
+    # Whether the query has alternatives (an OR): a full window is then ranked by the words' occurrences.
+    alternatives: bool = False
+
+
+def _plan(conn: psycopg.Connection[Any], text: str, checked: bool, profiles: set[str] | None = None) -> _Plan:
+    """``text`` read as :func:`hermes_trail.index.plan.read` reads it; unless ``checked``, no word is
+    looked up (the words as typed, when they find enough)."""
+    parsed = query.parse(text)
+    plain = query.conjuncts(parsed)
+    every = query.terms(parsed)
+    change: dict[query.Term, query.Term | None] = {}
+    said = [t.text for t in plain]
+    stop = [t for t in plain if not t.prefix and stopwords.is_stopword(t.text, said)]
+    dropped: list[str] = []
+    if stop and len({t.text for t in stop}) < len(every):
+        change.update((t, None) for t in stop)
+        dropped = list(dict.fromkeys(t.text for t in stop))
+    kept = [t for t in plain if t not in change]
+    missing: list[str] = []
+    prefix: str | None = None
+    if checked and kept:
+        found = _exist(conn, kept)
+        last = query.last_term(parsed)
+        for term, there in zip(kept, found, strict=True):
+            if there or term.prefix:
+                continue
+            typed = query.Term(term.text, prefix=True)
+            if term is last and len(term.text) >= 2 and _exist(conn, [typed])[0]:
+                change[term] = typed
+                prefix = term.text
+                continue
+            missing.append(term.text)
+        if missing and len(every) - len(dropped) - len(missing) > 0:
+            change.update((t, None) for t in kept if t.text in missing)
+    if change:
+        parsed = query.rewrite(parsed, change)
+    tsquery = None
+    if (made := _tsquery_sql(parsed.root)) is not None:
+        row = conn.execute(f"SELECT ({made[0]})::text", made[1]).fetchone()
+        tsquery = row[0] if row and row[0] else None
+    trigram = None
+    if query.needs_trigram(parsed):
+        try:
+            trigram = _trigram_sql(parsed.root)
+        except _TooShort:
+            trigram = None
+    alternatives = _has_or(parsed.root)
+    return _Plan(tsquery, trigram, query.terms(parsed), every, dropped, missing, prefix, alternatives)
+
+
+def _has_or(node: query.Node | None) -> bool:
+    if isinstance(node, query.Or):
+        return True
+    if isinstance(node, query.And):
+        return any(_has_or(n) for n in node.nodes)
+    return False
+
+
+def _exist(conn: psycopg.Connection[Any], terms: list[query.Term]) -> list[bool]:
+    """Whether any doc has each term (a word, or a substring of a path-like one): one GIN lookup each."""
+    checks: list[str] = []
+    params: list[Any] = []
+    for term in terms:
+        leaf = _leaf_sql(term)
+        if leaf is None:
+            checks.append("false")
+            continue
+        check = f"EXISTS (SELECT 1 FROM {_D} d WHERE d.tsv @@ {leaf[0]})"
+        params += leaf[1]
+        if query.leaf_needs_trigram(term) and len(term.text) >= query.TRIGRAM_MIN:
+            check = f"({check} OR EXISTS (SELECT 1 FROM {_D} d WHERE d.key ILIKE %s))"
+            params.append("%" + like(term.text) + "%")
+        checks.append(check)
+    row = conn.execute("SELECT " + ", ".join(checks), params).fetchone()
+    return [bool(v) for v in row] if row else [False] * len(terms)
+
+
+# -- candidates ------------------------------------------------------------------------------------------
+def _candidates(
+    conn: psycopg.Connection[Any],
+    reading: _Plan,
+    filters: SearchFilters,
+    hosts: list[str] | None,
+    window: int = WINDOW,
+    words: list[str] | None = None,
+) -> tuple[list[tuple[Any, ...]], bool]:
+    """The newest ``window`` matching docs, each with its rank, and whether the window was full.
+
+    Fewer matches than the window: each ranked by BM25 (:func:`_bm25`; a substring match alone ranks
+    weakly). A full window is ranked as the local search ranks one, without reading ranks:
+    by the doc's length, and for an ``OR`` by how often the words occur in its start; and when its
+    matches make fewer than five conversations (one long conversation filling it), up to
+    :data:`FURTHER_WINDOWS` more windows look past their sessions. With ``words`` (the any-word pass),
+    each row ends with which of the words the doc has.
+    """
+    if reading.tsquery is None and reading.trigram is None:
+        return [], False
+    clauses, params = _where(filters, hosts)
+    match: list[str] = []
+    match_params: list[Any] = []
+    if reading.tsquery is not None:
+        match.append("d.tsv @@ %s::tsquery")
+        match_params.append(reading.tsquery)
+    if reading.trigram is not None:
+        match.append(reading.trigram[0])
+        match_params += reading.trigram[1]
+    where = " AND ".join(["(" + " OR ".join(match) + ")", *clauses])
+    join = f" JOIN {_S} s ON s.id = d.sess" if any("s." in c for c in clauses) else ""
+    # Whether a doc matched the words (its BM25 is counted) or only as a substring: a question only when
+    # substrings were looked for too. Ranks are computed here, not by PostgreSQL (see _bm25).
+    rank, rank_params = "1.0::real", list[Any]()
+    if reading.trigram is not None:
+        rank, rank_params = "NULL::real", []
+        if reading.tsquery is not None:
+            rank, rank_params = "CASE WHEN d.tsv @@ %s::tsquery THEN 1.0::real END", [reading.tsquery]
+    counted = [t.lower() for t in reading.terms if t.strip()][:8] if reading.alternatives else []
+    head = f"left(d.text, {HEAD})" if counted else "''"
+    has, has_params = "", []
+    if words:
+        has = ", ARRAY[" + ", ".join("d.tsv @@ %s::tsquery" for _ in words) + "]"
+        has_params = list(words)
+    late = bool(counted or words)  # what reads the text or the tsvector again: only for the window's rows
+
+    def read(below: int | None) -> list[tuple[Any, ...]]:
+        past = " AND d.id < %s" if below is not None else ""
+        filtered = [*match_params, *params, *([below] if past else []), window]
+        if not late:
+            sql = (
+                f"SELECT {_DOC_COLUMNS}, {rank}, d.chars, '' FROM {_D} d{join} WHERE {where}{past} "
+                f"{_NEWEST} LIMIT %s"
+            )
+            return conn.execute(sql, [*rank_params, *filtered]).fetchall()
+        inner = (
+            f"SELECT {_DOC_COLUMNS}, {rank}, d.chars FROM {_D} d{join} WHERE {where}{past} {_NEWEST} LIMIT %s"
+        )
+        sql = f"SELECT m.*, {head}{has} FROM ({inner}) m JOIN {_D} d ON d.id = m.id"
+        return conn.execute(sql, [*has_params, *rank_params, *filtered]).fetchall()
+
+    rows = read(None)
+    windowed = len(rows) >= window
+    if words is not None:
+        if windowed:
+            return _by_words(rows), True
+        base = _bm25(conn, reading, [r[:12] for r in rows])
+        ranked = sorted(zip(base, rows, strict=True), key=lambda pair: -(pair[0][11] or 0.0))
+        return [(*b, r[14]) for b, r in ranked[:SHORTLIST]], False
+    if not windowed:
+        return _bm25(conn, reading, [r[:12] for r in rows]), False
+    for _ in range(FURTHER_WINDOWS):
+        sessions = list({int(r[1]) for r in rows})
+        if _conversations(conn, sessions) >= RELAX_BELOW:
+            break
+        first = conn.execute(f"SELECT min(id) FROM {_D} WHERE sess = ANY(%s)", (sessions,)).fetchone()
+        more = read(int(first[0])) if first and first[0] is not None else []
+        if not more:
+            break
+        rows += more
+    floor = math.log(2.0) * max(1, len(counted))
+    scored = [(*r[:11], -_occurrence_score(r[13], r[12], counted, floor)) for r in rows]
+    return sorted(scored, key=lambda r: -r[11])[:SHORTLIST], True
+
+
+def _by_words(rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+    """A full any-word window ranked as the local one is: the docs with the most telling words first
+    (each word weighing by how rare it is in the window's span of ids; every doc of the span with any of
+    them is in the window), the best :data:`WINDOW` of those weighed by their length."""
+    ids = [int(r[0]) for r in rows]
+    span = max(ids) - min(ids) + 1
+    present = [sum(1 for r in rows if r[14][i]) for i in range(len(rows[0][14]))]
+    weights = [math.log1p(span / (1.0 + n)) for n in present]
+    has = {int(r[0]): sum(w for w, h in zip(weights, r[14], strict=True) if h) for r in rows}
+    best = sorted(rows, key=lambda r: (-has[int(r[0])], -int(r[0])))[:WINDOW]
+    scored = [(*r[:11], has[int(r[0])] / (1.0 + r[12] / 4000.0), r[14]) for r in best]
+    return sorted(scored, key=lambda r: -r[11])[:SHORTLIST]
+
+
+def _bm25(
+    conn: psycopg.Connection[Any], reading: _Plan, rows: list[tuple[Any, ...]]
+) -> list[tuple[Any, ...]]:
+    """The rows (fewer than a window) ranked by BM25, as the local search ranks them (FTS5's formula and
+    constants), which PostgreSQL does not have: each term's docs counted (up to :data:`DF_CAP`), the
+    collection's size and mean length in words read from ``hosts``, a doc's words as the local word
+    index counts them, a term's occurrences as the words that start with it (the stems' stand-in). A
+    doc found by its substrings alone keeps its weak rank."""
+    terms = [t for t in reading.terms if t.strip()][:8]
+    if not rows or not terms or reading.tsquery is None:
+        return rows
+    counts = _doc_frequencies(conn, terms, reading.prefix)
+    total, words = _collection(conn)
+    total = max(total, len(rows))
+    mean = float(words) / total if words else 100.0
+    ids = [r[0] for r in rows]
+    texts = dict(conn.execute(f"SELECT id, lower(text) FROM {_D} WHERE id = ANY(%s)", (ids,)))
+    wanted = [TOKEN.findall(t.lower()) for t in terms]
+    idfs = [max(math.log((total - n + 0.5) / (n + 0.5)), 1e-6) for n in counts]
+    out = []
+    for r in rows:
+        if r[11] is None:  # a substring match alone
+            out.append(r)
+            continue
+        tokens = TOKEN.findall(texts.get(r[0], ""))
+        length = max(len(tokens), 1)
+        score = 0.0
+        for phrase, idf in zip(wanted, idfs, strict=True):
+            tf = _occurrences(tokens, phrase)
+            score += idf * tf * (BM25_K1 + 1) / (tf + BM25_K1 * (1 - BM25_B + BM25_B * length / mean))
+        out.append((*r[:11], score or float(r[11])))
+    return out
+
+
+def _occurrences(tokens: list[str], phrase: list[str]) -> int:
+    """How often the words of ``phrase`` follow each other in ``tokens``, each a word's start."""
+    if not phrase:
+        return 0
+    first, rest = phrase[0], phrase[1:]
+    found = 0
+    for i, token in enumerate(tokens):
+        if token.startswith(first) and all(
+            i + j + 1 < len(tokens) and tokens[i + j + 1].startswith(w) for j, w in enumerate(rest)
+        ):
+            found += 1
+    return found
+
+
+def _doc_frequencies(conn: psycopg.Connection[Any], terms: list[str], prefix: str | None) -> list[int]:
+    """How many docs have each term. A word among the collection's most common (the statistics
+    ``ANALYZE`` keeps of the ``tsv`` column) is estimated from its share, which counting would cost most;
+    any other is counted through the GIN index, up to :data:`DF_CAP`; a phrase (words with spaces) as
+    its rarest word."""
+    phrases = {t: TOKEN.findall(t) for t in terms if " " in t.strip()}
+    if phrases:  # a phrase is in at most as many docs as its rarest word: counting it reads positions
+        words = list(dict.fromkeys(w for parts in phrases.values() for w in parts))
+        rest = [t for t in terms if t not in phrases]
+        counts = dict(zip(rest + words, _doc_frequencies(conn, rest + words, prefix), strict=True))
+        return [min((counts[w] for w in phrases[t]), default=0) if t in phrases else counts[t] for t in terms]
+    total = _collection(conn)[0]
+    # Estimates save counting where counting costs (a word in most of a large index); a smaller index is
+    # counted exactly, so its ranking does not change with when PostgreSQL last analyzed the table.
+    common = _common_lexemes(conn) if total >= ESTIMATE_FROM else {}
+    plain = [t for t in terms if t != prefix]
+    lexemes: dict[str, list[str]] = {}
+    if common and plain:
+        made = [f"tsvector_to_array({_tsvector_sql()})" for _ in plain]
+        row = conn.execute("SELECT " + ", ".join(made), [t for t in plain for _ in schema.LANGUAGES])
+        lexemes = dict(zip(plain, row.fetchone() or [], strict=False))
+    known: list[int | None] = []
+    for term in terms:
+        shares = [common[x] for x in lexemes.get(term) or [] if x in common]
+        known.append(round(max(shares) * total) if shares else None)
+    selects: list[str] = []
+    params: list[Any] = []
+    for term, estimate in zip(terms, known, strict=True):
+        if estimate is not None:
+            continue
+        made_leaf = _leaf_sql(query.Term(term, prefix=term == prefix))
+        if made_leaf is None:
+            selects.append("0")
+            continue
+        selects.append(
+            f"(SELECT count(*) FROM (SELECT 1 FROM {_D} d WHERE d.tsv @@ {made_leaf[0]} LIMIT {DF_CAP}) c)"
+        )
+        params += made_leaf[1]
+    counted: list[Any] = []
+    if selects:
+        counted = list(conn.execute("SELECT " + ", ".join(selects), params).fetchone() or [])
+    found = iter(counted)
+    return [int(next(found, 0)) if estimate is None else estimate for estimate in known]
+
+
+def _tsvector_sql() -> str:
+    """A text's tsvector as the docs' generated column makes it (one parameter per language)."""
+    return " || ".join(f"to_tsvector('{lang}', %s)" for lang in schema.LANGUAGES)
+
+
+# The newest matches first, by when they were said: doc ids follow the order each host pushed in, so
+# across hosts the newest ids are the last host's push, not the latest activity.
+_NEWEST = "ORDER BY d.time DESC NULLS LAST, d.id DESC"
+# Docs from which a common word's count is estimated from the table's statistics rather than counted.
+ESTIMATE_FROM = 100_000
+# Each connection's view of the most common lexemes, read again after this many seconds.
+COMMON_SECONDS = 60.0
+_COMMON: dict[tuple[int, int], tuple[float, dict[str, float]]] = {}
+
+
+def _common_lexemes(conn: psycopg.Connection[Any]) -> dict[str, float]:
+    """The most common lexemes of the docs and the share of docs each is in (``pg_stats``), empty until
+    the table was analyzed."""
+    now = time.monotonic()
+    cached = _COMMON.get(schema.connection_key(conn))
+    if cached is not None and now - cached[0] < COMMON_SECONDS:
+        return cached[1]
+    row = conn.execute(
+        "SELECT most_common_elems::text::text[], most_common_elem_freqs FROM pg_stats "
+        "WHERE schemaname = %s AND tablename = 'docs' AND attname = 'tsv'",
+        (schema.SCHEMA,),
+    ).fetchone()
+    found = dict(zip(row[0], row[1], strict=False)) if row and row[0] and row[1] else {}
+    _COMMON.clear()  # one connection's at a time: a long-lived caller's
+    _COMMON[schema.connection_key(conn)] = (now, found)
+    return found
+
+
+def _collection(conn: psycopg.Connection[Any]) -> tuple[int, float]:
+    """How many docs the shared index holds and how many words they have, from what each host's last
+    push recorded (no count of the docs)."""
+    row = conn.execute(f"SELECT coalesce(sum(docs), 0), coalesce(sum(tokens), 0) FROM {schema.SCHEMA}.hosts")
+    total, words = row.fetchone() or (0, 0)
+    return int(total), float(words)
+
+
+def _conversations(conn: psycopg.Connection[Any], sessions: list[int]) -> int:
+    """How many conversations (continuation chains) these sessions make."""
+    sql = f"SELECT count(*) FROM (SELECT DISTINCT host, store, root FROM {_S} WHERE id = ANY(%s)) c"
+    row = conn.execute(sql, (sessions,)).fetchone()
+    return int(row[0]) if row else 0
+
+
+def _sessions(conn: psycopg.Connection[Any], ids: set[int]) -> dict[int, tuple[Any, ...]]:
+    if not ids:
+        return {}
+    sql = f"SELECT {_SESSION_COLUMNS} FROM {_S} WHERE id = ANY(%s)"
+    return {int(r[0]): r[1:] for r in conn.execute(sql, (list(ids),))}
+
+
+def _hit(doc: tuple[Any, ...], session: tuple[Any, ...], score: float) -> FleetHit:
+    """A hit from a row of :data:`_DOC_COLUMNS` and one of :data:`_SESSION_COLUMNS` (without its id)."""
+    host, store, session_id, ref, profile, project, source, kind, root, title, resume = session
+    return FleetHit(
+        doc[0], store, session_id, ref, profile, project, source, kind, root, title, doc[2], doc[3],
+        doc[4], doc[5], doc[6], doc[7], doc[8], doc[9], bool(doc[10]), score,
+        host=host, resume_command=resume,
+    )  # fmt: skip
+
+
+def _scored(conn: psycopg.Connection[Any], rows: list[tuple[Any, ...]]) -> list[FleetHit]:
+    """Hits of candidate rows, scored as the local search scores them: rank times what matched, the
+    session's class and a bounded recency lift."""
+    sessions = _sessions(conn, {int(r[1]) for r in rows})
+    times = [r[7] for r in rows if r[7] is not None]
+    newest, oldest = (max(times), min(times)) if times else (0.0, 0.0)
+    span = max(newest - oldest, 1.0)
+    hits = []
+    for row in rows:
+        session = sessions.get(int(row[1]))
+        if session is None:  # pushed again meanwhile
+            continue
+        rank = float(row[11]) if row[11] is not None else TRIGRAM_RANK
+        recency = ((row[7] or oldest) - oldest) / span
+        score = rank * KIND_WEIGHT.get(row[5], 0.8) * SESSION_WEIGHT.get(session[7], 1.0)
+        hits.append(_hit(row, session, score * (1.0 + RECENCY_BOOST * recency)))
+    return sorted(hits, key=lambda h: h.score, reverse=True)
+
+
+def _group(hits: list[FleetHit]) -> dict[tuple[str, str], Conversation]:
+    """Hits by conversation (a continuation chain), a conversation of each host apart: its store key is
+    ``host`` + store, so two hosts' stores at the same path stay two."""
+    groups: dict[tuple[str, str], Conversation] = {}
+    for hit in hits:
+        key = (f"{hit.host}\x00{hit.store}", hit.root)
+        groups.setdefault(key, Conversation(key[0], hit.root)).hits.append(hit)
+    return groups
+
+
+def _lift_titles(ordered: list[Conversation], words: list[str]) -> None:
+    """A conversation whose title has every word is lifted (:data:`TITLE_BOOST`), as locally."""
+    wanted = [w.casefold() for w in words if w.strip()]
+    if not wanted:
+        return
+    lifted = False
+    for conv in ordered[:TITLED]:
+        title = conv.hits[0].title if conv.hits else None
+        if title and all(w in title.casefold() for w in wanted):
+            lifted = True
+            for hit in conv.hits:
+                hit.score *= 1.0 + TITLE_BOOST
+    if lifted:
+        ordered.sort(key=lambda c: _conversation_score(c.hits), reverse=True)
+
+
+# -- the weaker evidence ---------------------------------------------------------------------------------
+def _any_words(
+    conn: psycopg.Connection[Any],
+    words: list[str],
+    filters: SearchFilters,
+    hosts: list[str] | None,
+    info: schema.Info,
+    coverage: float,
+) -> tuple[list[tuple[Conversation, float]], set[int]]:
+    """Conversations with any of ``words``, each weighed by how much of the query it covers (rarer words
+    more, as the local any-word pass): one list of the fused evidence, and the docs it matched."""
+    singles = []
+    for word in words[:8]:
+        leaf = _leaf_sql(query.Term(word))
+        if leaf is None:
+            continue
+        row = conn.execute(f"SELECT ({leaf[0]})::text", leaf[1]).fetchone()
+        if row and row[0]:
+            singles.append(str(row[0]))
+    if len(singles) < 1:
+        return [], set()
+    either = " | ".join(f"({q})" for q in singles)
+    plan = _Plan(either, None, words[:8], [], [], [], None, alternatives=True)
+    rows, _ = _candidates(conn, plan, filters, hosts, RELAXED_WINDOW, words=singles)
+    hits = _scored(conn, rows)
+    has = {int(r[0]): list(r[12]) for r in rows}
+    present = [sum(1 for r in rows if r[12][i]) for i in range(len(singles))]
+    weights = [math.log1p(len(rows) / (1.0 + n)) for n in present]
+    total = sum(weights) or 1.0
+    found = list(_group(hits).values())
+    scores = []
+    for conv in found:
+        covered = [
+            any(has.get(h.doc, [False] * len(singles))[i] for h in conv.hits) for i in range(len(singles))
+        ]
+        share = sum(w for w, c in zip(weights, covered, strict=True) if c) / total
+        scores.append(_conversation_score(conv.hits) * share**COVERAGE_POWER)
+    return _evidence(found, scores, LEXICAL_WEIGHT * coverage), set(has)
+
+
+def _present(conn: psycopg.Connection[Any], terms: list[str]) -> list[str]:
+    """The words of ``terms`` some doc has; for one none has (a path remembered wrong,
+    ``tax/vat_rates.yaml``), those of its parts that some doc has, as the local any-word pass does."""
+    if not terms:
+        return []
+    found = _exist(conn, [query.Term(t) for t in terms])
+    out: list[str] = []
+    for term, there in zip(terms, found, strict=True):
+        if there:
+            out.append(term)
+            continue
+        parts = [p for p in _parts(term) if p not in out]
+        if len(parts) > 1:
+            out += [
+                p for p, ok in zip(parts, _exist(conn, [query.Term(p) for p in parts]), strict=True) if ok
+            ]
+    return list(dict.fromkeys(out))
+
+
+def _titled(
+    conn: psycopg.Connection[Any], words: list[str], filters: SearchFilters, hosts: list[str] | None
+) -> list[tuple[Conversation, float]]:
+    """Sessions whose title has every word (a substring, through the title's trigram index), reported on
+    their first live prompt: strong evidence of their own when the words found few conversations."""
+    if not words or filters.role or filters.tool or filters.since is not None or filters.until is not None:
+        return []
+    clauses = ["s.title ILIKE %s" for _ in words]
+    params: list[Any] = ["%" + like(w) + "%" for w in words]
+    if hosts:
+        clauses.append("s.host = ANY(%s)")
+        params.append(list(hosts))
+    for name, value in (("profile", filters.profile), ("source", filters.source)):
+        if value:
+            clauses.append(f"s.{name} = %s")
+            params.append(value)
+    sql = (
+        f"SELECT {_DOC_COLUMNS} FROM {_S} s CROSS JOIN LATERAL (SELECT * FROM {_D} d WHERE d.sess = s.id "
+        "ORDER BY (d.kind = 'prompt' AND NOT d.rewound) DESC, d.seq LIMIT 1) d "
+        f"WHERE {' AND '.join(clauses)} ORDER BY s.id DESC LIMIT {TITLED}"
+    )
+    # The newest that have them, then in the order they were pushed, as the local search lists them.
+    rows = sorted(conn.execute(sql, params).fetchall(), key=lambda r: int(r[1]))
+    sessions = _sessions(conn, {int(r[1]) for r in rows})
+    hits = [_hit(r, sessions[int(r[1])], SESSION_WEIGHT.get(sessions[int(r[1])][7], 1.0)) for r in rows]
+    titled = list(_group(hits).values())
+    return _evidence(titled, [1.0] * len(titled), TITLE_WEIGHT)
+
+
+def _meaning(
+    conn: psycopg.Connection[Any],
+    text: str,
+    filters: SearchFilters,
+    hosts: list[str] | None,
+    info: schema.Info,
+) -> list[tuple[Conversation, float]]:
+    """Conversations nearest the query's meaning, through pgvector: each session's best passage among the
+    :data:`MEANING_TOP` nearest, standing in standard deviations above those sessions' mean (the local
+    pass stands each against every session; here only the nearest are read). None without pgvector."""
+    from hermes_trail.index import encoder
+
+    if not info.vector or info.vector_schema is None or not encoder.available():
+        return []
+    if filters.role or filters.tool or filters.since is not None or filters.until is not None:
+        return []
+    vector = encoder.model().encode([text])[0]
+    literal = "[" + ",".join(f"{float(x):.6f}" for x in vector) + "]"
+    op = f"OPERATOR({info.vector_schema}.<=>)"
+    clauses: list[str] = []
+    params: list[Any] = []
+    if hosts:
+        clauses.append("p.host = ANY(%s)")
+        params.append(list(hosts))
+    for name, value in (("profile", filters.profile), ("source", filters.source)):
+        if value:
+            clauses.append(f"s.{name} = %s")
+            params.append(value)
+    where = ("WHERE " + " AND ".join(clauses)) if clauses else ""
+    sql = (
+        f"SELECT p.sess, p.seq, 1 - (p.vec {op} %s::{info.vector_schema}.vector) FROM "
+        f"{schema.SCHEMA}.passages p JOIN {_S} s ON s.id = p.sess {where} "
+        f"ORDER BY p.vec {op} %s::{info.vector_schema}.vector LIMIT {MEANING_TOP}"
+    )
+    best: dict[int, tuple[float, int]] = {}
+    for sess, seq, similarity in conn.execute(sql, [literal, *params, literal]):
+        if int(sess) not in best or float(similarity) > best[int(sess)][0]:
+            best[int(sess)] = (float(similarity), int(seq))
+    if len(best) < 2:
+        return []
+    values = [v for v, _ in best.values()]
+    mean = sum(values) / len(values)
+    deviation = math.sqrt(sum((v - mean) ** 2 for v in values) / len(values)) or 1.0
+    chosen = sorted(((v, s, q) for s, (v, q) in best.items() if v >= PASSAGE_FLOOR), reverse=True)
+    chosen = chosen[:SEMANTIC_TOP]
+    if not chosen:
+        return []
+    rows = conn.execute(
+        f"SELECT {_DOC_COLUMNS} FROM {_D} d JOIN unnest(%s::bigint[], %s::int[]) AS k(sess, seq) "
+        "ON d.sess = k.sess AND d.seq = k.seq",
+        ([s for _, s, _ in chosen], [q for _, _, q in chosen]),
+    ).fetchall()
+    sessions = _sessions(conn, {int(r[1]) for r in rows})
+    standing = {s: (v - mean) / deviation for v, s, _ in chosen}
+    hits = [
+        _hit(r, sessions[int(r[1])], standing[int(r[1])] * SESSION_WEIGHT.get(sessions[int(r[1])][7], 1.0))
+        for r in rows
+        if int(r[1]) in sessions
+    ]
+    near = sorted(_group(hits).values(), key=lambda c: -c.score)
+    return _evidence(near, [c.score for c in near], SEMANTIC_WEIGHT)
+
+
+# -- the search ------------------------------------------------------------------------------------------
+def search(
+    dsn: str,
+    text: str,
+    filters: SearchFilters | None = None,
+    hosts: list[str] | None = None,
+    limit: int = 20,
+    per_conversation: int = 3,
+    snippet_chars: int = 160,
+    conn: psycopg.Connection[Any] | None = None,
+) -> SearchResult:
+    """Search the shared index at ``dsn`` for ``text`` (anything a person types), in the hosts named
+    (every host when ``None``). Same result as the local search, each hit a :class:`FleetHit`.
+
+    :param conn: an open connection to use (a long-lived caller); else one is opened and closed.
+    :raises FleetError: the database cannot be reached or read, or is not migrated.
+    """
+    import psycopg
+
+    started = time.perf_counter()
+    filters = filters or SearchFilters()
+    own = conn is None
+    conn = connect(dsn) if conn is None else conn
+    try:
+        info = schema.require(conn, dsn)
+        return _search(conn, info, text, filters, hosts, limit, per_conversation, snippet_chars, started)
+    except psycopg.Error as exc:
+        raise FleetError(f"{dsns.shown(dsn)}: search failed ({clean(exc, dsn)})") from exc
+    finally:
+        if own:
+            conn.close()
+
+
+def _search(
+    conn: psycopg.Connection[Any],
+    info: schema.Info,
+    text: str,
+    filters: SearchFilters,
+    hosts: list[str] | None,
+    limit: int,
+    per_conversation: int,
+    snippet_chars: int,
+    started: float,
+) -> SearchResult:
+    reading = _plan(conn, text, checked=False)
+    rows, windowed = _candidates(conn, reading, filters, hosts)
+    hits = _scored(conn, rows)
+    if len(_group(hits)) < min(limit, RELAX_BELOW):
+        checked = _plan(conn, text, checked=True)
+        if checked.missing:
+            hits, windowed, rows = [], False, []
+            if len(checked.missing) < len(checked.typed) - len(checked.dropped):
+                rows, windowed = _candidates(conn, checked, filters, hosts)
+                hits = _scored(conn, rows)
+        elif (checked.tsquery, checked.trigram) != (reading.tsquery, reading.trigram):
+            rows, windowed = _candidates(conn, checked, filters, hosts)
+            hits = _scored(conn, rows)
+        reading = checked
+    terms = reading.terms
+    as_hits: list[Hit] = list(hits)
+    _lift_edits(as_hits, terms)
+    matched = {h.doc for h in hits}
+    groups = _group(hits)
+    ordered = sorted(groups.values(), key=lambda c: _conversation_score(c.hits), reverse=True)
+    typed = [t for t in reading.typed if t not in reading.dropped]
+    _lift_titles(ordered, typed)
+    few = len(groups) < min(limit, RELAX_BELOW)
+    unencoded: int | None = None
+    missing = reading.missing
+    if few:
+        # Sessions whose titles have the words typed (or, when some are nowhere, the words that exist):
+        # a title with the words answers, and nothing is said missing.
+        pool = _titled(conn, typed, filters, hosts)
+        if pool:
+            missing = []
+        elif reading.missing and len(found := [t for t in terms if t.strip()]) >= 2:
+            pool = _titled(conn, found, filters, hosts)
+        pool += _evidence(ordered, [_conversation_score(c.hits) for c in ordered], STRICT_WEIGHT)
+        ordered = []
+        words = _present(conn, [t for t in terms if any(c.isalnum() for c in t)])
+        if len(words) >= (1 if not groups else 2):
+            coverage = len(terms) / (len(terms) + len(reading.missing)) if terms else 1.0
+            evidence, docs = _any_words(conn, words, filters, hosts, info, coverage)
+            pool += evidence
+            matched |= docs
+        if info.vector and (meaning_text := " ".join(reading.typed).strip()):
+            near = _meaning(conn, meaning_text, filters, hosts, info)
+            pool += near
+            row = conn.execute(f"SELECT count(*) FROM {_S} WHERE passages = 0").fetchone()
+            unencoded = int(row[0]) if row else None
+        if pool:
+            ordered = _fused(pool, floor=1.0)
+    ordered = ordered[:limit]
+    conversations = []
+    for group in ordered:
+        group.hits = sorted(group.hits, key=lambda h: h.score, reverse=True)[:per_conversation]
+        group.store = group.hits[0].store if group.hits else group.store
+        conversations.append(group)
+    _snippets(conn, [h for c in conversations for h in c.hits], terms, snippet_chars)
+    counted = len(matched)
+    result = SearchResult(
+        text, conversations, min(counted, COUNT_CAP), windowed, time.perf_counter() - started
+    )
+    result.matches_exact = not windowed and counted < COUNT_CAP
+    result.missing, result.dropped, result.prefix = missing, reading.dropped, reading.prefix
+    result.unencoded = unencoded
+    return result
+
+
+def _snippets(conn: psycopg.Connection[Any], hits: list[Hit], terms: list[str], chars: int) -> None:
+    """Each hit's snippet, made as the local search makes it (one read of the texts)."""
+    if not hits:
+        return
+    rows = conn.execute(f"SELECT id, text FROM {_D} WHERE id = ANY(%s)", ([h.doc for h in hits],))
+    texts = {int(doc): str(body) for doc, body in rows}
+    marker = Highlighter(terms)
+    for hit in hits:
+        hit.snippet = marker.snippet(texts.get(hit.doc, ""), chars)
+
+
+def hosts_of(result: SearchResult) -> list[str]:
+    """The hosts a result's hits come from, in order of first appearance."""
+    return list(
+        dict.fromkeys(h.host for c in result.conversations for h in c.hits if isinstance(h, FleetHit))
+    )

@@ -1,0 +1,459 @@
+"""The shared index on a real PostgreSQL server (issue 20): pushes that are incremental, concurrent and
+resumable, row-level security that keeps each host to its own rows and a reader to reading, and searches
+that answer as the local index does.
+
+Two synthetic Hermes homes (``bench/synthetic_store.py``) stand for two machines, each with its own local
+index. Each test gets a database of its own on the run's throwaway server (``pg_cluster``).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from hermes_trail.fleet import schema
+from hermes_trail.fleet.connection import FleetError, connect
+from hermes_trail.fleet.push import push
+from hermes_trail.fleet.search import FleetHit
+from hermes_trail.fleet.search import search as fleet_search
+from hermes_trail.fleet.serialize import fleet_search_json
+from hermes_trail.index.search import SearchFilters
+from hermes_trail.index.search import search as local_search
+from hermes_trail.index.sync import sync_index
+from hermes_trail.serialize import search_json
+
+pytestmark = pytest.mark.pg
+
+REPO = Path(__file__).resolve().parents[1]
+_DATABASES = itertools.count()
+
+
+def _synthetic_home(out: Path, seed: int, sessions: int, messages: int) -> Path:
+    subprocess.run(
+        [
+            sys.executable,
+            str(REPO / "bench" / "synthetic_store.py"),
+            str(out),
+            "--sessions",
+            str(sessions),
+            "--messages",
+            str(messages),
+            "--big-session",
+            "150",
+            "--seed",
+            str(seed),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
+    return out / "hermes_home"
+
+
+@pytest.fixture(scope="module")
+def machines(tmp_path_factory) -> dict[str, tuple[Path, Path]]:
+    """Two machines' Hermes homes and local indexes: ``alpha`` and ``beta``, host name to (home, index)."""
+    out: dict[str, tuple[Path, Path]] = {}
+    for host, seed in (("alpha", 3), ("beta", 11)):
+        base = tmp_path_factory.mktemp(host)
+        home = _synthetic_home(base, seed, 60, 2400)
+        index = base / "index.db"
+        sync_index(index, homes=[home], parallel=False)
+        out[host] = (home, index)
+    return out
+
+
+class Fleet:
+    """A migrated shared index in a database of its own; logins made on demand (roles are the server's,
+    so their names carry the database's)."""
+
+    def __init__(self, cluster, database: str) -> None:
+        self.cluster = cluster
+        self.database = database
+        self.admin = cluster.dsn(database=database)
+
+    def connect(self):
+        return connect(self.admin)
+
+    def host_login(self, host: str) -> str:
+        role = f"{self.database}_{host}"
+        with self.connect() as conn:
+            schema.add_host(conn, host, role, f"{role}-pw")
+        return self.cluster.dsn(user=role, password=f"{role}-pw", database=self.database)
+
+    def reader_login(self) -> str:
+        role = f"{self.database}_reader"
+        with self.connect() as conn:
+            schema.add_reader(conn, role, f"{role}-pw")
+        return self.cluster.dsn(user=role, password=f"{role}-pw", database=self.database)
+
+    def rows(self, host: str | None = None) -> tuple[list[tuple], list[tuple]]:
+        """Every session and doc row (of ``host``), without what differs between two equal pushes (ids,
+        times), sorted: what two pushes that should end the same are compared by."""
+        where = "WHERE host = %s" if host else ""
+        args = (host,) if host else ()
+        with self.connect() as conn:
+            sessions = conn.execute(
+                "SELECT host, store, session_id, ref, profile, project, source, kind, root, title, "
+                "fingerprint, resume, docs, chars, passages "
+                f"FROM trail_fleet.sessions {where} ORDER BY 1, 2, 3",
+                args,
+            ).fetchall()
+            docs = conn.execute(
+                "SELECT d.host, s.store, s.session_id, d.seq, d.profile, d.fingerprint, d.row, d.part, "
+                "d.kind, d.role, d.tool, d.time, d.exit_code, d.path, d.command, d.rewound, d.chars, "
+                "d.text, d.key "
+                f"FROM trail_fleet.docs d JOIN trail_fleet.sessions s ON s.id = d.sess "
+                f"{where.replace('host', 'd.host')} ORDER BY 1, 2, 3, 4",
+                args,
+            ).fetchall()
+        return sessions, docs
+
+
+@pytest.fixture
+def fleet(pg_cluster) -> Fleet:
+    name = f"fleet{os.getpid()}_{next(_DATABASES)}"
+    with pg_cluster.connect("postgres") as conn:
+        conn.execute(f"CREATE DATABASE {name}")
+    made = Fleet(pg_cluster, name)
+    with made.connect() as conn:
+        report = schema.migrate(conn, made.admin)
+    assert (report.before, report.after) == (0, schema.VERSION)
+    return made
+
+
+def _local_counts(index: Path) -> tuple[int, int]:
+    with sqlite3.connect(f"{index.resolve().as_uri()}?mode=ro", uri=True) as conn:
+        return conn.execute("SELECT (SELECT count(*) FROM sessions), (SELECT count(*) FROM docs)").fetchone()
+
+
+# -- schema ----------------------------------------------------------------------------------------------
+def test_migrate_is_versioned_and_runs_once(fleet, pg_cluster, machines):
+    with fleet.connect() as conn:
+        again = schema.migrate(conn, fleet.admin)
+        assert (again.before, again.after) == (schema.VERSION, schema.VERSION)
+        info = schema.require(conn)
+        meta = dict(conn.execute("SELECT key, value FROM trail_fleet.fleet_meta").fetchall())
+    assert info.version == schema.VERSION == int(meta["version"])
+    assert meta["vector"] in ("on", "off")
+    # A database nobody migrated: a push or a search says what to run, and writes nothing.
+    with pg_cluster.connect("postgres") as conn:
+        conn.execute(f"CREATE DATABASE {fleet.database}_bare")
+    bare = pg_cluster.dsn(database=f"{fleet.database}_bare")
+    with pytest.raises(FleetError, match="--migrate"):
+        push(machines["alpha"][1], bare)
+    with pytest.raises(FleetError, match="--migrate"):
+        fleet_search(bare, "pytest")
+
+
+def test_without_pgvector_the_migration_says_what_is_lost(fleet):
+    with fleet.connect() as conn:
+        if schema.require(conn).vector:
+            pytest.skip("pgvector is installed on this server: nothing is lost")
+        fresh = conn.execute("SELECT to_regclass('trail_fleet.passages')").fetchone()[0]
+    assert fresh is None
+    # What --migrate said the first time (a later one has nothing new to say but the same state).
+    with fleet.connect() as conn:
+        conn.execute("DELETE FROM trail_fleet.fleet_meta WHERE key = 'vector'")
+        report = schema.migrate(conn, fleet.admin)
+    assert any("no search by meaning" in note for note in report.notes)
+
+
+# -- pushing ---------------------------------------------------------------------------------------------
+def test_a_push_sends_what_changed_only_and_deletes_what_is_gone(fleet, machines, tmp_path):
+    _, original = machines["alpha"]
+    index = tmp_path / "index.db"
+    shutil.copy(original, index)
+    sessions, docs = _local_counts(index)
+    first = push(index, fleet.admin, "alpha")
+    assert (first.pushed, first.removed, first.docs) == (sessions, 0, docs)
+    again = push(index, fleet.admin, "alpha")
+    assert (again.pushed, again.unchanged, again.docs) == (0, sessions, 0)
+    # Locally (as a sync would): one session changed, one deleted.
+    with sqlite3.connect(index) as conn:
+        changed, gone = [r[0] for r in conn.execute("SELECT id FROM sessions ORDER BY id LIMIT 2")]
+        conn.execute(
+            "UPDATE sessions SET fingerprint = 'changed', title = 'A new title' WHERE id = ?", (changed,)
+        )
+        gone_id = conn.execute("SELECT session_id FROM sessions WHERE id = ?", (gone,)).fetchone()[0]
+        from hermes_trail.index.writer import delete_session
+
+        delete_session(conn, gone)
+    third = push(index, fleet.admin, "alpha")
+    assert (third.pushed, third.removed, third.unchanged) == (1, 1, sessions - 2)
+    rows, _ = fleet.rows("alpha")
+    assert len(rows) == sessions - 1
+    assert gone_id not in {r[2] for r in rows}
+    assert "A new title" in {r[9] for r in rows}
+
+
+def test_two_hosts_push_at_once(fleet, machines):
+    alpha = fleet.host_login("alpha")
+    beta = fleet.host_login("beta")
+    reports, errors = {}, []
+
+    def run(host: str, dsn: str) -> None:
+        try:  # small transactions, so the two interleave
+            reports[host] = push(machines[host][1], dsn, batch_docs=50)
+        except Exception as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=run, args=(h, d)) for h, d in (("alpha", alpha), ("beta", beta))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=300)
+    assert not errors, errors
+    for host in ("alpha", "beta"):
+        sessions, docs = _local_counts(machines[host][1])
+        assert reports[host].host == host  # the login says which host it pushes for
+        assert (reports[host].pushed, reports[host].docs) == (sessions, docs)
+        rows, doc_rows = fleet.rows(host)
+        assert (len(rows), len(doc_rows)) == (sessions, docs)
+    with fleet.connect() as conn:
+        hosts = dict(conn.execute("SELECT host, sessions FROM trail_fleet.hosts").fetchall())
+    assert hosts == {h: _local_counts(machines[h][1])[0] for h in ("alpha", "beta")}
+    # A search of both, and of one.
+    both = fleet_search(fleet.admin, "pytest", limit=20)
+    assert {h.host for h in both.hits} == {"alpha", "beta"}
+    only = fleet_search(fleet.admin, "pytest", hosts=["beta"], limit=20)
+    assert only.hits and {h.host for h in only.hits} == {"beta"}
+
+
+_KILLABLE = """
+import sys, time
+from pathlib import Path
+from hermes_trail.fleet.push import push
+
+def progress(done, total, docs):
+    print(done, flush=True)
+    time.sleep(0.05)
+
+push(Path(sys.argv[1]), sys.argv[2], "alpha", progress=progress, batch_docs=1)
+"""
+
+
+def test_a_push_killed_midway_and_run_again_ends_with_the_same_rows(fleet, machines, pg_cluster):
+    index = machines["alpha"][1]
+    sessions, _ = _local_counts(index)
+    child = subprocess.Popen(
+        [sys.executable, "-c", _KILLABLE, str(index), fleet.admin],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert child.stdout is not None
+    for _ in range(8):  # eight sessions committed, one at a time; then killed without warning
+        assert child.stdout.readline().strip(), child.stderr.read() if child.stderr else ""
+    child.send_signal(signal.SIGKILL)
+    child.wait(timeout=30)
+    cut, cut_docs = fleet.rows("alpha")
+    assert 8 <= len(cut) < sessions
+    by_session = {}
+    for row in cut_docs:
+        by_session[row[2]] = by_session.get(row[2], 0) + 1
+    assert all(by_session.get(r[2], 0) == r[12] for r in cut), "every session there is whole"
+    resumed = push(index, fleet.admin, "alpha")
+    assert resumed.pushed == sessions - len(cut) and resumed.unchanged == len(cut)
+    # The same rows as one push that was never cut, into another database.
+    with pg_cluster.connect("postgres") as conn:
+        conn.execute(f"CREATE DATABASE {fleet.database}_clean")
+    clean = Fleet(pg_cluster, f"{fleet.database}_clean")
+    with clean.connect() as conn:
+        schema.migrate(conn, clean.admin)
+    push(index, clean.admin, "alpha")
+    assert fleet.rows("alpha") == clean.rows("alpha")
+
+
+# -- access ----------------------------------------------------------------------------------------------
+def test_a_host_may_not_write_another_hosts_rows(fleet, machines):
+    import psycopg
+
+    alpha = fleet.host_login("alpha")
+    # Its own rows it pushes (the host comes from the login).
+    mine = push(machines["alpha"][1], alpha)
+    assert mine.host == "alpha" and mine.pushed == _local_counts(machines["alpha"][1])[0]
+    push(machines["beta"][1], fleet.admin, "beta")  # the administrator pushes beta
+    before = fleet.rows("beta")
+    with pytest.raises(FleetError, match="pushes for host 'alpha' only"):
+        push(machines["beta"][1], alpha, "beta")
+    with psycopg.connect(alpha, autocommit=True) as conn:
+        beta_session = conn.execute(
+            "SELECT id, fingerprint FROM trail_fleet.sessions WHERE host = 'beta' LIMIT 1"
+        ).fetchone()
+        assert beta_session is not None, "a host may read every host's rows"
+        assert conn.execute("DELETE FROM trail_fleet.docs WHERE host = 'beta'").rowcount == 0
+        assert conn.execute("DELETE FROM trail_fleet.sessions WHERE host = 'beta'").rowcount == 0
+        assert conn.execute("UPDATE trail_fleet.docs SET text = 'x' WHERE host = 'beta'").rowcount == 0
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):
+            conn.execute(
+                "INSERT INTO trail_fleet.sessions (host, store, session_id, ref, profile, project, kind, "
+                "root, fingerprint) VALUES ('beta', 's', 'x', 'r', 'p', 'p', 'k', 'x', 'f')"
+            )
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):
+            conn.execute("UPDATE trail_fleet.docs SET host = 'beta' WHERE host = 'alpha'")
+        # Its own host's name on a doc of beta's session: the session's key says whose it is.
+        with pytest.raises(psycopg.errors.ForeignKeyViolation):
+            conn.execute(
+                "INSERT INTO trail_fleet.docs (sess, host, profile, store, fingerprint, seq, row, role, "
+                "kind, text) VALUES (%s, 'alpha', 'p', 's', %s, 9999, 1, 'user', 'prompt', 'planted')",
+                beta_session,
+            )
+        assert conn.execute("UPDATE trail_fleet.hosts SET sessions = 0 WHERE host = 'beta'").rowcount == 0
+    assert fleet.rows("beta") == before
+
+
+def test_a_reader_may_search_and_write_nothing(fleet, machines):
+    import psycopg
+
+    push(machines["alpha"][1], fleet.admin, "alpha")
+    reader = fleet.reader_login()
+    before = fleet.rows()
+    found = fleet_search(reader, "pytest", limit=5)
+    assert found.hits
+    with pytest.raises(FleetError, match="permission denied") as refused:
+        push(machines["alpha"][1], reader, "alpha")
+    assert "-pw" not in str(refused.value)
+    with psycopg.connect(reader, autocommit=True) as conn:
+        for sql in (
+            "DELETE FROM trail_fleet.docs",
+            "DELETE FROM trail_fleet.sessions",
+            "UPDATE trail_fleet.sessions SET title = 'x'",
+            "UPDATE trail_fleet.hosts SET sessions = 0",
+            "INSERT INTO trail_fleet.hosts (host) VALUES ('mallory')",
+            "DELETE FROM trail_fleet.fleet_meta",
+        ):
+            with pytest.raises(psycopg.errors.InsufficientPrivilege):
+                conn.execute(sql)
+    assert fleet.rows() == before
+
+
+def test_the_password_is_never_shown(fleet, machines, pg_cluster):
+    login = fleet.host_login("alpha")
+    assert "-pw@" in login
+    report = push(machines["alpha"][1], login)
+    assert "***" in report.dsn and "-pw" not in report.dsn
+    wrong = pg_cluster.dsn(user="nobody_here", password="s3cret-value", database=fleet.database)
+    with pytest.raises(FleetError) as failed:
+        fleet_search(wrong, "pytest")
+    assert "s3cret-value" not in str(failed.value) and "***" in str(failed.value)
+
+
+# -- searching -------------------------------------------------------------------------------------------
+# Queries of each way the local search answers without its meaning pass (which the shared index has only
+# with pgvector): a word in more docs than a window, words found together (BM25), a phrase, an exclusion
+# that leaves titles alone to answer, a path, an OR, a question of function words.
+QUERIES = (
+    "pytest",
+    "docker compose",
+    '"connection refused"',
+    "migration -docker",
+    "src/app/main.py",
+    "package OR venv",
+    "how do I fix the failed merge",
+)
+
+
+def test_the_fleet_answers_as_the_local_index_for_one_hosts_data(fleet, machines):
+    _, index = machines["alpha"]
+    push(index, fleet.admin, "alpha")
+    push(machines["beta"][1], fleet.admin, "beta")
+    compared = 0
+    for text in QUERIES:
+        local = local_search(index, text, SearchFilters(), limit=10)
+        shared = fleet_search(fleet.admin, text, SearchFilters(), hosts=["alpha"], limit=10)
+        assert [h.session_id for h in shared.hits] == [h.session_id for h in local.hits], text
+        assert (shared.missing, shared.dropped, shared.prefix) == (local.missing, local.dropped, local.prefix)
+        compared += bool(local.hits)
+        if local.hits:
+            mine, theirs = fleet_search_json(shared), search_json(local)
+            assert set(mine) == set(theirs)
+            for conversation in mine["conversations"]:
+                assert conversation["host"] == "alpha"
+                for hit in conversation["hits"]:
+                    assert hit["host"] == "alpha"
+                    assert set(hit) == set(theirs["conversations"][0]["hits"][0]) | {"host"}
+    assert compared == len(QUERIES), "every query finds something"
+
+
+def test_filters_apply_as_locally(fleet, machines):
+    _, index = machines["alpha"]
+    push(index, fleet.admin, "alpha")
+    for filters in (
+        SearchFilters(source="cron"),
+        SearchFilters(role="tool"),
+        SearchFilters(include_rewound=True),
+    ):
+        local = local_search(index, "docker compose", filters, limit=10)
+        shared = fleet_search(fleet.admin, "docker compose", filters, limit=10)
+        assert local.hits, filters
+        assert [h.session_id for h in shared.hits] == [h.session_id for h in local.hits], filters
+
+
+def test_a_hit_carries_its_host_and_how_to_resume_it_there(fleet, machines):
+    push(machines["alpha"][1], fleet.admin, "alpha")
+    result = fleet_search(fleet.admin, "pytest", limit=3)
+    hit = result.hits[0]
+    assert isinstance(hit, FleetHit) and hit.host == "alpha"
+    local = local_search(machines["alpha"][1], "pytest", limit=3).hits[0]
+    assert hit.resume == local.resume  # made on the host, where its Hermes home is
+
+
+# -- the command -----------------------------------------------------------------------------------------
+def test_trail_share_pushes_and_prints_json(fleet, machines, capsys):
+    from hermes_trail.cli import params
+    from hermes_trail.cli.share_cmd import share
+
+    home, original = machines["alpha"]
+    index = original.parent / "cli-index.db"
+    shutil.copy(original, index)
+    argv = [fleet.host_login("alpha"), "--index", str(index), "--home", str(home), "--json"]
+    kwargs = params.parse(share, argv)
+    assert kwargs is not None, "the quick path reads the command line"
+    assert params.invoke(share, kwargs) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert printed["host"] == "alpha" and printed["pushed"] == _local_counts(index)[0]
+    assert "-pw" not in printed["dsn"]
+    assert params.invoke(share, kwargs) == 0
+    assert json.loads(capsys.readouterr().out)["pushed"] == 0
+
+
+def test_fleet_dsn_reads_index_and_variable(monkeypatch):
+    from hermes_trail.cli.share_cmd import fleet_dsn
+
+    uri = "postgresql://u:p@db.example.com:5432/trail?sslmode=require"
+    assert fleet_dsn(Path(uri), False) == uri  # a Path folds the // of the URI; it is put back
+    assert fleet_dsn(uri, False) == uri
+    assert fleet_dsn(Path("/tmp/index.db"), False) is None
+    assert fleet_dsn(None, False) is None
+    monkeypatch.setenv("TRAIL_FLEET", uri)
+    assert fleet_dsn(None, True) == uri
+
+
+def test_search_and_recall_fleet_print_as_the_local_commands(fleet, machines, capsys):
+    from hermes_trail.cli.share_cmd import recall_fleet, search_fleet
+
+    push(machines["alpha"][1], fleet.admin, "alpha")
+    with pytest.raises(SystemExit) as done:
+        search_fleet(fleet.admin, "docker compose", SearchFilters(), ["alpha"], 5, True)
+    assert done.value.code == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert printed["conversations"] and all(c["host"] == "alpha" for c in printed["conversations"])
+    with pytest.raises(SystemExit):
+        search_fleet(fleet.admin, "docker compose", SearchFilters(), None, 5, False)
+    shown = " ".join(capsys.readouterr().out.split())  # as read, whatever the wrapping
+    assert "alpha/" in shown and "on alpha: " in shown  # whose it is, and where it resumes
+    with pytest.raises(SystemExit) as done:
+        recall_fleet(fleet.admin, "docker compose", SearchFilters(), None, 2000, True)
+    page = json.loads(capsys.readouterr().out)
+    assert done.value.code == 0 and "alpha/" in page["page"] and page["bytes"] <= 2000
