@@ -304,4 +304,3 @@ def _half_built(index: Path) -> list[Path]:
     """What a build in progress (or cut short) leaves beside the index: ``index.db.building`` (and the
     ``index.db.new-<pid>`` files earlier versions made)."""
     return [*index.parent.glob(index.name + ".building"), *index.parent.glob(index.name + ".new-*")]
-

@@ -387,8 +387,8 @@ def test_the_language_a_text_is_in(text, code):
 
 def test_meaning_counts_more_for_a_conversation_no_word_of_the_question_can_reach(tmp_path, monkeypatch):
     """An English question; a German conversation is nearly as near in meaning as an English one, and
-    neither shares a word with it. The English one could have, the German one never can: its meaning is all the
-    evidence it can have, and it counts for more."""
+    neither shares a word with it. The English one could have, the German one never can: its meaning is
+    all the evidence it can have, and it counts for more."""
     english, german = "20261109_090000_e00000", "20261109_100000_d00000"
     path = _index_of(
         tmp_path,

@@ -9,20 +9,26 @@ on the result, and the rest is still read.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, Final, Literal
 
 from hermes_trail.errors import AmbiguousSession, SessionNotFound, StoreUnreadable
 from hermes_trail.hermes import locate
 from hermes_trail.hermes.decode import relations, usage
 from hermes_trail.hermes.decode.sessions import decode_session, newest_of, session_id_of
-from hermes_trail.hermes.reader import StoreReader, open_store
+from hermes_trail.hermes.decode.values import EPOCH_MAX, EPOCH_MIN, text
+from hermes_trail.hermes.reader import MessageStats, StoreReader, open_store
 from hermes_trail.model import Session, Store, Stray
 
 # Sessions with no time at all sort last in a newest-first listing.
 _EPOCH_ZERO = 0.0
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+# open_history(catalog=PAGE): every session row as an Entry, decoded only when shown (History.page).
+PAGE: Final = "page"
+Catalog = bool | Literal["page"]
 
 
 @dataclass(slots=True)
@@ -36,7 +42,10 @@ class History:
     demo: bool = False
     locations: list[locate.StoreLocation] = field(default_factory=list)
     catalog_read: bool = True
+    entries: list[Entry] = field(default_factory=list)
     _readers: dict[str, StoreReader] = field(default_factory=dict)
+    _stats: dict[str, dict[Any, MessageStats]] = field(default_factory=dict)
+    _positions: dict[str, dict[str, int]] = field(default_factory=dict)
     _located: dict[str, locate.StoreLocation] = field(default_factory=dict)
     _families: dict[str, dict[str, Session]] = field(default_factory=dict)
 
@@ -180,6 +189,49 @@ class History:
         divert = locate.divert_file(session.store.home, session.id) if diverts else None
         return read_messages(session, reader, divert)
 
+    def page(self, entries: Sequence[Entry]) -> list[Session]:
+        """The sessions of ``entries`` (a history opened with ``catalog=PAGE``), in their order, decoded as
+        the whole catalog decodes them and linked with their families as the whole store would link them
+        (:func:`_family_rows`: the connected sessions, in the store's row order), so a listing of a page
+        says what a listing of every session says about it."""
+        wanted = [e for e in entries if e.session is None]
+        decoded: dict[tuple[str, str], Session] = {}
+        for key in dict.fromkeys(e.store.key for e in wanted):
+            reader = self._readers[key]
+            mine = [e for e in wanted if e.store.key == key]
+            rows = _rows_by_rowid(reader, [e.rowid for e in mine])
+            stats = self._stats.get(key, {})
+            for entry in mine:
+                row = rows[entry.rowid]
+                decoded[(key, entry.id)] = _decoded(entry.store, reader, row, stats.get(row.get("id")))
+            linked: set[str] = set()
+            positions = self._positions.get(key, {})
+            for entry in mine:
+                if entry.id in linked:
+                    continue
+                members = []
+                for row in _family_rows(reader, entry.id):
+                    sid = session_id_of(row)
+                    if sid is None or sid not in positions:
+                        continue
+                    members.append(decoded.get((key, sid)) or decode_session(row, entry.store))
+                if not any(s is decoded[(key, entry.id)] for s in members):
+                    members.append(decoded[(key, entry.id)])  # a row its own id does not find
+                members.sort(key=lambda s: positions.get(s.id, -1))
+                relations.link(members)
+                linked.update(s.id for s in members)
+        return [e.session or decoded[(e.store.key, e.id)] for e in entries]
+
+    def read_profiles(self) -> None:
+        """Give every entry its profile (``profile_name`` of a home's own store, read now)."""
+        for key in dict.fromkeys(e.store.key for e in self.entries if e.known_profile is None):
+            reader: Any = self._readers[key]
+            names = _column_by_rowid(reader, "profile_name", None)
+            for entry in self.entries:
+                if entry.store.key == key and entry.known_profile is None:
+                    name, _ = text(names.get(entry.rowid), "profile_name")
+                    entry.known_profile = name or locate.DEFAULT_PROFILE
+
     def close(self) -> None:
         for reader in self._readers.values():
             reader.close()
@@ -244,7 +296,7 @@ def _store_name(profile: str, taken: set[str]) -> str:
     return name
 
 
-def _read_store(history: History, location: locate.StoreLocation, taken: set[str], catalog: bool) -> None:
+def _read_store(history: History, location: locate.StoreLocation, taken: set[str], catalog: Catalog) -> None:
     try:
         reader = open_store(location)
     except StoreUnreadable as exc:
@@ -262,7 +314,9 @@ def _read_store(history: History, location: locate.StoreLocation, taken: set[str
     history.stores.append(store)
     history._readers[store.key] = reader
     history._located[store.key] = location
-    if catalog:
+    if catalog == PAGE:
+        _read_entries(history, store, reader)
+    elif catalog:
         _read_catalog(history, store, reader)
 
 
@@ -282,29 +336,43 @@ def _read_catalog(history: History, store: Store, reader: StoreReader) -> None:
     for index, row in enumerate(rows, start=1):
         sid = session_id_of(row)
         if sid is None or sid in known:
-            why = "session row has no id" if sid is None else f"duplicate session id {sid!r}"
-            history.strays.append(
-                Stray(
-                    where=f"{store.path}:sessions/#{index}",
-                    reason=why,
-                    kind="session",
-                    store=store.name,
-                    table="sessions",
-                )
-            )
+            history.strays.append(_row_stray(store, index, sid))
             continue
         known.add(sid)
-        session_stats = stats.get(row.get("id"))
-        session = decode_session(row, store, session_stats)
-        if session_stats and session_stats[2] and _may_have_compacted(reader, sid):
-            # Compaction events are counted by the compaction rule itself, which needs the rows; only the
-            # few sessions with archived rows pay for it, and the rows are not kept.
-            from hermes_trail.hermes.decode.conversation import read_conversation
+        history.sessions.append(_decoded(store, reader, row, stats.get(row.get("id"))))
+    _orphan_strays(history, store, reader, stats, known)
 
-            probe = decode_session(row, store, session_stats)
-            read_conversation(probe, reader.message_rows(sid), reader.columns("messages"))
-            session.compactions, session.compaction_events = probe.compactions, probe.compaction_events
-        history.sessions.append(session)
+
+def _row_stray(store: Store, index: int, sid: str | None) -> Stray:
+    """The stray of the ``index``-th session row (from 1), which has no id or repeats one."""
+    why = "session row has no id" if sid is None else f"duplicate session id {sid!r}"
+    return Stray(
+        where=f"{store.path}:sessions/#{index}",
+        reason=why,
+        kind="session",
+        store=store.name,
+        table="sessions",
+    )
+
+
+def _decoded(store: Store, reader: StoreReader, row: dict[str, Any], stats: MessageStats | None) -> Session:
+    """A catalog row as its session, with the compaction events of one that has archived rows."""
+    session = decode_session(row, store, stats)
+    if stats and stats[2] and _may_have_compacted(reader, session.id):
+        # Compaction events are counted by the compaction rule itself, which needs the rows; only the
+        # few sessions with archived rows pay for it, and the rows are not kept.
+        from hermes_trail.hermes.decode.conversation import read_conversation
+
+        probe = decode_session(row, store, stats)
+        read_conversation(probe, reader.message_rows(session.id), reader.columns("messages"))
+        session.compactions, session.compaction_events = probe.compactions, probe.compaction_events
+    return session
+
+
+def _orphan_strays(
+    history: History, store: Store, reader: StoreReader, stats: Mapping[Any, MessageStats], known: set[str]
+) -> None:
+    """A stray for each message row whose session has no ``sessions`` row."""
     for orphan_id in stats:
         if isinstance(orphan_id, str) and orphan_id in known:
             continue
@@ -324,6 +392,185 @@ def _read_catalog(history: History, store: Store, reader: StoreReader) -> None:
                     table="messages",
                 )
             )
+
+
+@dataclass(slots=True)
+class Entry:
+    """A session row as a listing orders and filters it, before it is decoded (:meth:`History.page`).
+
+    Its times are those the decoded session would have (:func:`micros`), as microseconds since 1970;
+    ``last_activity_at`` and ``started_at`` give them as the session's datetimes, so a
+    :class:`~hermes_trail.listing.SessionFilter` without ``project`` reads an entry as it reads a session.
+    ``session`` is set when the row was decoded already (a store that is not SQLite, or whose rows have
+    strays).
+    """
+
+    store: Store
+    id: str
+    source: str | None
+    known_profile: str | None  # None until read (History.read_profiles)
+    last_us: int | None
+    start_us: int | None
+    rowid: Any = None
+    session: Session | None = None
+
+    @property
+    def profile(self) -> str:
+        if self.known_profile is None:
+            raise ValueError("a root store's entry knows its profile once read (History.read_profiles)")
+        return self.known_profile
+
+    @property
+    def key(self) -> tuple[float, float, str]:
+        """:func:`_activity_key` of the decoded session."""
+        if self.session is not None:
+            return _activity_key(self.session)
+        last = self.last_us / 1_000_000 if self.last_us else _EPOCH_ZERO
+        start = self.start_us / 1_000_000 if self.start_us else _EPOCH_ZERO
+        return (last, start, self.id)
+
+    @property
+    def project(self) -> str:
+        if self.session is None:
+            raise ValueError("an entry's project is known once it is decoded (History.page)")
+        return self.session.project
+
+    @property
+    def last_activity_at(self) -> datetime | None:
+        if self.session is not None:
+            return self.session.last_activity_at
+        return None if self.last_us is None else _EPOCH + timedelta(microseconds=self.last_us)
+
+    @property
+    def started_at(self) -> datetime | None:
+        if self.session is not None:
+            return self.session.started_at
+        return None if self.start_us is None else _EPOCH + timedelta(microseconds=self.start_us)
+
+
+def micros(value: Any) -> int | None:
+    """What :func:`~hermes_trail.hermes.decode.values.epoch` makes of a cell, as whole microseconds since
+    1970 (``None`` where it gives none): the same window, and the same rounding to the microsecond as
+    ``datetime.fromtimestamp`` (half to even), without making a datetime."""
+    if type(value) is not float:
+        if value is None or isinstance(value, bool) or not isinstance(value, int | float):
+            return None
+        value = float(value)  # an int, or a float subclass, as epoch() converts it
+    if not EPOCH_MIN <= value <= EPOCH_MAX:  # NaN fails this too
+        return None
+    whole = int(value)
+    return int(whole * 1_000_000 + round((value - whole) * 1e6))
+
+
+def _read_entries(history: History, store: Store, reader: StoreReader) -> None:
+    """Every session row of a store as an :class:`Entry`, with the strays a catalog read gives.
+
+    A SQLite store answers the few columns an entry needs (:func:`_entry_rows`); the rows are read whole
+    (light) when shown. A store of another kind, or one with rows a catalog passes over, is read as the
+    catalog reads it (:func:`_read_catalog`), each session an entry already decoded.
+    """
+    from hermes_trail.hermes.store import SqliteStore
+
+    try:
+        found = _entry_rows(reader) if isinstance(reader, SqliteStore) else None
+    except StoreUnreadable as exc:
+        history.strays.append(Stray(where=store.path, reason=exc.reason, kind="store", store=store.name))
+        return
+    rows, stats, started = found if found is not None else ([], {}, {})
+    ids = [session_id_of(r) for r in rows]
+    if found is None or None in ids or len(set(ids)) != len(ids):
+        start = len(history.sessions)
+        _read_catalog(history, store, reader)
+        members = history.sessions[start:]
+        del history.sessions[start:]
+        relations.link(members)
+        history.entries.extend(
+            Entry(store, s.id, s.source, s.profile, None, None, session=s) for s in members
+        )
+        return
+    history._stats[store.key] = stats
+    positions: dict[str, int] = {}
+    history._positions[store.key] = positions
+    # A profile's own store names its sessions' profile; a home's root store reads each row's
+    # profile_name, a late column, only when asked (History.read_profiles).
+    profile = store.profile if store.profile != locate.DEFAULT_PROFILE else None
+    append = history.entries.append
+    undated: list[Entry] = []
+    for row, sid in zip(rows, ids, strict=True):  # a few microseconds a row: a store may hold 100k
+        assert sid is not None
+        positions[sid] = len(positions)
+        last = micros(row["last_activity_at"])
+        newest = micros(row["newest"])
+        if newest is not None and (last is None or newest > last):
+            last = newest
+        source = row["source"]
+        if type(source) is not str and source is not None:
+            source = text(source, "source")[0]
+        rowid = row["_rowid"]
+        entry = Entry(store, sid, source, profile, last, micros(started.get(rowid)), rowid)
+        append(entry)
+        if last is None:
+            undated.append(entry)
+    if undated:  # no activity recorded: the last is the end, else the start (as decode_session has it)
+        ended = _column_by_rowid(reader, "ended_at", [e.rowid for e in undated])
+        for entry in undated:
+            stamp = micros(ended.get(entry.rowid))
+            entry.last_us = stamp if stamp is not None else entry.start_us
+    _orphan_strays(history, store, reader, stats, set(positions))
+
+
+def _entry_rows(reader: Any) -> tuple[list[dict[str, Any]], dict[Any, MessageStats], dict[Any, Any]]:
+    """A SQLite store's session rows in table order with only what an entry needs (``id``, ``source``,
+    ``last_activity_at``, its newest message time), every session's message statistics, and
+    ``started_at`` by rowid.
+
+    No column past the system prompt (kilobytes a row, often in overflow pages) is read unless it has to
+    be: ``last_activity_at`` (schema 31) is; ``started_at`` comes from its own index where Hermes made
+    one; ``ended_at`` is read later for the few sessions without a newer time.
+    """
+    columns = set(reader.columns("sessions"))
+    last = '"last_activity_at"' if "last_activity_at" in columns else "NULL"
+    source = '"source"' if "source" in columns else "NULL"
+    stats = reader.message_stats()
+    started = _column_by_rowid(reader, "started_at", None)
+    sql = f'SELECT rowid AS _rowid, "id", {source} AS source, {last} AS last_activity_at FROM sessions'
+    rows = reader.rows(sql + " ORDER BY rowid")
+    for row in rows:
+        found = stats.get(row["id"])
+        row["newest"] = found[1] if found else None
+    return rows, stats, started
+
+
+def _column_by_rowid(reader: Any, column: str, rowids: list[Any] | None) -> dict[Any, Any]:
+    """One column of session rows by rowid: those of ``rowids``, or every row's (``None``)."""
+    if column not in reader.columns("sessions"):
+        return {}
+    if rowids is None:
+        sql = f'SELECT rowid AS _rowid, "{column}" AS value FROM sessions'
+        return {r["_rowid"]: r["value"] for r in reader.rows(sql)}
+    out: dict[Any, Any] = {}
+    for start in range(0, len(rowids), 500):  # SQLite's bound parameters, in chunks
+        chunk = rowids[start : start + 500]
+        marks = ", ".join("?" for _ in chunk)
+        sql = f'SELECT rowid AS _rowid, "{column}" AS value FROM sessions WHERE rowid IN ({marks})'
+        out.update((r["_rowid"], r["value"]) for r in reader.rows(sql, tuple(chunk)))
+    return out
+
+
+def _rows_by_rowid(reader: Any, rowids: list[Any]) -> dict[Any, dict[str, Any]]:
+    """Whole session rows (without ``system_prompt``, as the catalog reads them) by rowid."""
+    columns = reader.columns("sessions")
+    picked = (
+        ", ".join(f'"{c}"' for c in columns if c != "system_prompt") if "system_prompt" in columns else "*"
+    )
+    out: dict[Any, dict[str, Any]] = {}
+    for start in range(0, len(rowids), 500):  # SQLite's bound parameters, in chunks
+        chunk = rowids[start : start + 500]
+        marks = ", ".join("?" for _ in chunk)
+        sql = f"SELECT rowid AS _rowid, {picked} FROM sessions WHERE rowid IN ({marks})"
+        for row in reader.rows(sql, tuple(chunk)):
+            out[row.pop("_rowid")] = row
+    return out
 
 
 # A family larger than this is read whole instead of by walking its links one level at a time.
@@ -381,7 +628,7 @@ def open_history(
     pgs: Iterable[str] = (),
     env: Mapping[str, str] | None = None,
     demo_fallback: bool = False,
-    catalog: bool = True,
+    catalog: Catalog = True,
     select: Callable[[locate.StoreLocation], bool] | None = None,
 ) -> History:
     """Locate and read every Hermes store.
@@ -392,13 +639,15 @@ def open_history(
     :param env: environment to resolve homes from; ``os.environ`` by default.
     :param demo_fallback: when no store and no explicit location is found, read the bundled demo home.
     :param catalog: read every session row now; without it ``sessions`` stays empty and :meth:`History.find`
-        looks sessions up in the stores' indexes, which is what showing one session needs.
+        looks sessions up in the stores' indexes, which is what showing one session needs. :data:`PAGE`:
+        every session row as an :class:`Entry` in ``entries`` (newest activity first), which
+        :meth:`History.page` decodes, which is what a listing of a few sessions of many needs.
     :param select: read only the stores it accepts (the index skips stores that did not change).
     """
     env = os.environ if env is None else env
     homes, dbs, pgs = list(homes), list(dbs), list(pgs)
     discovery = locate.discover(env, homes=homes, dbs=dbs, pgs=pgs)
-    history = History(notes=list(discovery.notes), catalog_read=catalog)
+    history = History(notes=list(discovery.notes), catalog_read=catalog is True)
     history.strays.extend(Stray(where=n.path, reason=n.reason, kind="directory") for n in discovery.notes)
     explicit = bool(homes or dbs or pgs or locate.named_by_environment(env))
     if demo_fallback and not discovery.stores and not explicit:
@@ -412,4 +661,5 @@ def open_history(
     for store in history.stores:
         relations.link([s for s in history.sessions if s.store.key == store.key])
     history.sessions.sort(key=_activity_key, reverse=True)
+    history.entries.sort(key=lambda e: e.key, reverse=True)
     return history

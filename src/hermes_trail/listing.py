@@ -3,11 +3,31 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from typing import Protocol, TypeVar
 
 from hermes_trail.errors import TrailError
-from hermes_trail.model import Session
+
+
+class Listed(Protocol):
+    """What the filters read: a :class:`~hermes_trail.model.Session`, or a
+    :class:`~hermes_trail.history.Entry` of one not yet decoded (which knows its project once decoded)."""
+
+    @property
+    def profile(self) -> str: ...
+    @property
+    def source(self) -> str | None: ...
+    @property
+    def project(self) -> str: ...
+    @property
+    def last_activity_at(self) -> datetime | None: ...
+    @property
+    def started_at(self) -> datetime | None: ...
+
+
+L = TypeVar("L", bound=Listed)
 
 _RELATIVE = re.compile(r"^\s*(\d+)\s*([smhdw])\s*$")
 _UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
@@ -53,7 +73,7 @@ class SessionFilter:
     source: str | None = None
     since: datetime | None = None
 
-    def accepts(self, session: Session) -> bool:
+    def accepts(self, session: Listed) -> bool:
         if self.profile is not None and session.profile != self.profile:
             return False
         if self.source is not None and (session.source or "") != self.source:
@@ -73,22 +93,24 @@ def project_matches(project: str, wanted: str) -> bool:
     return project == wanted or project.endswith("/" + wanted)
 
 
-def unknown_values(sessions: list[Session], flt: SessionFilter) -> str | None:
+def unknown_values(sessions: Sequence[Listed], flt: SessionFilter) -> str | None:
     """What is wrong when ``--profile`` or ``--source`` names something no session has: the message,
     with the known values; ``None`` when both are known (or not given). An empty history knows none."""
     if not sessions:
         return None
-    for option, wanted, values in (
-        ("--profile", flt.profile, {s.profile for s in sessions}),
-        ("--source", flt.source, {s.source or "" for s in sessions}),
-    ):
-        if wanted is not None and wanted not in values:
+    for option, wanted in (("--profile", flt.profile), ("--source", flt.source)):
+        if wanted is None:  # gathered only for an option given: a page reads its profiles only then
+            continue
+        values = (
+            {s.profile for s in sessions} if option == "--profile" else {s.source or "" for s in sessions}
+        )
+        if wanted not in values:
             known = ", ".join(sorted(v for v in values if v)) or "none"
             return f"no session has {option} {wanted!r}; known: {known}"
     return None
 
 
-def select(sessions: list[Session], flt: SessionFilter, limit: int | None) -> list[Session]:
+def select(sessions: Sequence[L], flt: SessionFilter, limit: int | None) -> list[L]:
     """Sessions that pass the filter, in the given order, at most ``limit`` (``None`` or 0: all)."""
     chosen = [s for s in sessions if flt.accepts(s)]
     return chosen[:limit] if limit else chosen

@@ -17,7 +17,9 @@ Counting rules, each the model's own:
   counted once (its original is the turn); **prompts** are the turns a person typed.
 - **Tool calls** and **commands** are counted on the same turns; a failing command ran and ended
   ``failed``, ``killed`` or ``timeout``; a blocked command never ran (a denial, a policy).
-- **Active time** is the session's own (``hermes/decode/durations.py``): its rows' gaps, each capped.
+- **Active time** is the session's own (``hermes/decode/durations.py``): its rows' gaps, each capped,
+  added up in whole microseconds (the rows' times are kept to the microsecond), so the sum is exact and
+  the same whether Python adds the gaps or the store does (:mod:`hermes_trail.stats_sql`).
 - **Day** is the local date a session started (else its last activity).
 """
 
@@ -25,9 +27,35 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from datetime import datetime, timedelta
+from typing import Any, Protocol
 
-from hermes_trail.model import Session, Turn
+from hermes_trail.model import Session, Turn, Usage
+
+
+class Counted(Protocol):
+    """What a report reads of a session: a :class:`~hermes_trail.model.Session`, or a
+    :class:`~hermes_trail.stats_sql.Brief` read from a few columns of its row."""
+
+    @property
+    def key(self) -> tuple[str, str]: ...
+    @property
+    def usage(self) -> Usage: ...
+    @property
+    def project(self) -> str: ...
+    @property
+    def model(self) -> str | None: ...
+    @property
+    def profile(self) -> str: ...
+    @property
+    def source(self) -> str | None: ...
+    @property
+    def started_at(self) -> datetime | None: ...
+    @property
+    def last_activity_at(self) -> datetime | None: ...
+    @property
+    def raw(self) -> dict[str, Any]: ...
+
 
 GROUPINGS = ("project", "model", "profile", "source", "day")
 TOKEN_KINDS = ("input", "output", "cache_read", "cache_write", "reasoning")
@@ -72,11 +100,33 @@ def measure(session: Session) -> Figures:
         commands=len(ran),
         failing_commands=sum(1 for c in ran if c.status in FAILING),
         blocked_commands=blocked,
-        active_seconds=session.active_seconds,
+        active_seconds=active_seconds(session),
     )
 
 
-def group_key(session: Session, by: str) -> str:
+_MICROSECOND = timedelta(microseconds=1)
+
+
+def active_seconds(session: Session) -> float | None:
+    """The session's active time by the rule of ``durations.active_seconds`` (every row read, each gap
+    capped by who wrote the row that ends it), its gaps added as whole microseconds; ``None`` when no row
+    has a time."""
+    from hermes_trail.hermes.decode.durations import AGENT_GAP_CAP, HUMAN_GAP_CAP
+
+    rows = (*session.turns, *session.hidden)
+    points = sorted(((t.time, t.role) for t in rows if t.time is not None), key=lambda p: p[0])
+    if not points:
+        return None
+    human, agent = round(HUMAN_GAP_CAP * 1_000_000), round(AGENT_GAP_CAP * 1_000_000)
+    total = 0
+    previous = points[0][0]
+    for when, role in points[1:]:
+        total += min((when - previous) // _MICROSECOND, human if role == "user" else agent)
+        previous = when
+    return total / 1_000_000
+
+
+def group_key(session: Counted, by: str) -> str:
     """The group a session falls in: its project, model, profile, source, or the local day it started."""
     if by == "day":
         when = session.started_at or session.last_activity_at
@@ -115,21 +165,18 @@ class Group:
     active_seconds: float = 0.0
     active_unknown: int = 0
 
-    def add(self, session: Session, figures: Figures | None, estimate: float | None = None) -> None:
+    def add(self, session: Counted, figures: Figures | None, estimate: float | None = None) -> None:
         self.sessions += 1
         usage = session.usage
         if usage.cost_usd is None and estimate is not None:
             self.estimated += 1
             self.estimated_usd += estimate
-        counters = (
-            usage.input_tokens,
-            usage.output_tokens,
-            usage.cache_read_tokens,
-            usage.cache_write_tokens,
-            usage.reasoning_tokens,
-        )
-        for kind, value in zip(TOKEN_KINDS, counters, strict=True):
-            self.tokens[kind] += value or 0
+        tokens = self.tokens  # added kind by kind, written out: a report adds every session twice
+        tokens["input"] += usage.input_tokens or 0
+        tokens["output"] += usage.output_tokens or 0
+        tokens["cache_read"] += usage.cache_read_tokens or 0
+        tokens["cache_write"] += usage.cache_write_tokens or 0
+        tokens["reasoning"] += usage.reasoning_tokens or 0
         if usage.cost_usd is None:
             self.cost_unknown += 1
         else:
@@ -196,7 +243,7 @@ class Report:
 
 
 def aggregate(
-    sessions: Iterable[Session],
+    sessions: Iterable[Counted],
     by: str,
     figures: Mapping[SessionKey, Figures] | None = None,
     estimates: Mapping[SessionKey, float] | None = None,
@@ -227,7 +274,7 @@ def aggregate(
 
 
 def estimate_costs(
-    sessions: Iterable[Session],
+    sessions: Iterable[Counted],
     env: Mapping[str, str] | None = None,
     rates_for: Callable[..., Mapping[tuple[str, str | None], Any] | None] | None = None,
 ) -> dict[SessionKey, float] | None:
@@ -253,7 +300,7 @@ def estimate_costs(
     return out
 
 
-def _provider(session: Session) -> str | None:
+def _provider(session: Counted) -> str | None:
     value = session.raw.get("billing_provider")
     if not isinstance(value, str):
         return None

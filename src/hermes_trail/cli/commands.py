@@ -1,136 +1,66 @@
-"""The ``trail`` command line: one Typer application, each command registered once from its own module.
+"""The ``trail`` command line: every command registered once, each in its own module.
 
 Typer turns a function into a click command by reading its signature and evaluating its annotations,
-about 5 ms a command; doing that for all of them on every run cost more than the rest of ``trail
-list``. So the group builds only the command that runs (:class:`_OnDemandGroup`), and ``trail --help``
-lists the commands from their docstrings without building any. A command's module imports only Typer
-and the option types at load time; what it reads with (the history, the index, rich, numpy) it imports
-when it runs.
+about 5 ms a command, and importing Typer itself costs more than a bare Python process. So a command line
+that names a command and only options it knows is read here (:mod:`hermes_trail.cli.params`) and the
+command runs without Typer being imported; anything else (``--help``, a usage error, ``--version``, an
+install group) goes to the Typer application (:mod:`hermes_trail.cli.typer_app`), which builds only the
+command that runs and lists the others from their docstrings. A command's module imports only its option
+declarations at load time; what it reads with (the history, the index, rich, numpy) it imports when it
+runs.
 """
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Callable
-from importlib import import_module
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Any
 
-import typer
-from typer.core import TyperGroup
+from hermes_trail.cli.registry import COMMANDS, DEFAULT_LISTING, command_function
 
-# Every command, once, in the order `trail --help` lists them: (module, function) under hermes_trail.cli.
-# A value naming a Typer instance (install, uninstall) is a group of subcommands.
-COMMANDS: dict[str, tuple[str, str]] = {
-    "list": ("list_cmd", "list_sessions"),
-    "show": ("show_cmd", "show"),
-    "search": ("search_cmd", "search"),
-    "recall": ("recall_cmd", "recall"),
-    "fix": ("fix_cmd", "fix"),
-    "blame": ("blame_cmd", "blame"),
-    "how": ("how_cmd", "how"),
-    "timeline": ("timeline", "timeline_cmd"),
-    "stats": ("stats_cmd", "stats_cmd"),
-    "export": ("export_cmd", "export_cmd"),
-    "handoff": ("handoff_cmd", "handoff"),
-    "resume": ("resume_cmd", "resume"),
-    "pick": ("pick_cmd", "pick"),
-    "index": ("index_cmd", "index"),
-    "web": ("web_cmd", "web_cmd"),
-    "mcp": ("mcp_cmd", "mcp"),
-    "install": ("install", "install_app"),
-    "uninstall": ("install", "uninstall_app"),
-    "doctor": ("doctor_cmd", "doctor"),
-}
+if TYPE_CHECKING:
+    import typer
+
+    app: typer.Typer
+
+__all__ = ["COMMANDS", "DEFAULT_LISTING", "app", "command_function", "run"]
 
 
-def command_function(name: str) -> Any:
-    """The function (or Typer group) behind command ``name``."""
-    module, attribute = COMMANDS[name]
-    return getattr(import_module(f"hermes_trail.cli.{module}"), attribute)
+def __getattr__(name: str) -> Any:
+    if name == "app":
+        from hermes_trail.cli.typer_app import app
+
+        return app
+    raise AttributeError(name)
 
 
-class _OnDemandGroup(TyperGroup):
-    """The root group: a command is built from its function when it is asked for, not before."""
+def _quick(argv: list[str]) -> int | None:
+    """Run a command line that needs nothing of Typer's and return its exit code; ``None`` when Typer
+    must read it."""
+    from hermes_trail.cli import params
 
-    def list_commands(self, ctx: Any) -> list[str]:
-        return list(COMMANDS)
-
-    def get_command(self, ctx: Any, cmd_name: str) -> Any:
-        if cmd_name not in self.commands and cmd_name in COMMANDS:
-            target = command_function(cmd_name)
-            built: Any
-            if isinstance(target, typer.Typer):
-                built = typer.main.get_group(target)
-            else:
-                single = typer.Typer(
-                    add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None
-                )
-                single.command(cmd_name)(target)
-                built = typer.main.get_command(single)
-            built.name = cmd_name
-            self.commands[cmd_name] = built
-        return self.commands.get(cmd_name)
-
-    def format_commands(self, ctx: Any, formatter: Any) -> None:
-        """The command list of ``trail --help``: each command's first docstring line, none built."""
-        rows = []
-        for name in self.list_commands(ctx):
-            target = command_function(name)
-            doc = (target.info.help if isinstance(target, typer.Typer) else target.__doc__) or ""
-            first = doc.strip().split("\n\n")[0].replace("\n", " ")
-            rows.append((name, _shorten(first, formatter.width - 6 - max(map(len, COMMANDS)))))
-        with formatter.section("Commands"):
-            formatter.write_dl(rows)
-
-
-def _shorten(text: str, limit: int) -> str:
-    """A help line cut at a word to fit ``limit`` characters, marked with "…" when cut."""
-    text = " ".join(str(text).split())
-    if len(text) <= limit:
-        return text
-    cut = text[: max(limit - 1, 1)].rsplit(" ", 1)[0].rstrip(" ,.;:")
-    return cut + "…"
-
-
-app = typer.Typer(
-    name="trail",
-    cls=_OnDemandGroup,
-    help="Read everything Hermes Agent recorded: list and replay its sessions, faithfully and read-only.",
-    no_args_is_help=False,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    rich_markup_mode=None,
-)
-
-
-def _version(value: bool) -> None:
-    if value:
-        from hermes_trail import __version__
-
-        sys.stdout.write(f"trail (hermes-trail) {__version__}\n")
-        raise typer.Exit(0)
-
-
-@app.callback(invoke_without_command=True)
-def _root(
-    ctx: typer.Context,
-    version: Annotated[
-        bool,
-        typer.Option("--version", is_eager=True, callback=_version, help="Print the version and exit."),
-    ] = False,
-) -> None:
-    """With no command, list the most recent sessions."""
-    if ctx.invoked_subcommand is None:
-        listing: Callable[..., None] = command_function("list")
-        ctx.invoke(listing, limit=20)
+    if not argv:
+        return params.invoke(command_function("list"), dict(DEFAULT_LISTING))
+    if argv[0] not in COMMANDS:
+        return None
+    target = command_function(argv[0])
+    if not callable(target) or not hasattr(target, "__code__"):
+        return None  # a group of subcommands
+    kwargs = params.parse(target, argv[1:])
+    if kwargs is None:
+        return None
+    return params.invoke(target, kwargs)
 
 
 def run(argv: list[str]) -> int:
     """Run the command line on ``argv``; the exit code (usage errors: click's message and 2; Ctrl-C
     while a command runs: 130, as Typer maps it)."""
+    code = _quick(argv)
+    if code is not None:
+        return code
+    from hermes_trail.cli.typer_app import app
+
     try:
         app(argv, prog_name="trail")
     except SystemExit as done:
-        code = done.code
-        return code if isinstance(code, int) else (0 if code is None else 1)
+        status = done.code
+        return status if isinstance(status, int) else (0 if status is None else 1)
     return 0

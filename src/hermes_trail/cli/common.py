@@ -12,9 +12,9 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, Literal, NoReturn
 
-import typer
+from hermes_trail.cli.params import Exit, Option
 
 if TYPE_CHECKING:  # imported where used: a command's start-up pays only for what it reads
     from hermes_trail.cli.term import Printer
@@ -37,7 +37,7 @@ _PATH_VARIABLES = (
 
 HomeOption = Annotated[
     list[Path] | None,
-    typer.Option(
+    Option(
         "--home",
         help="A Hermes home or root to read (repeatable). Default: resolved as Hermes resolves HERMES_HOME.",
         show_default=False,
@@ -45,11 +45,11 @@ HomeOption = Annotated[
 ]
 DbOption = Annotated[
     list[Path] | None,
-    typer.Option("--db", help="Read only this state.db (repeatable).", show_default=False),
+    Option("--db", help="Read only this state.db (repeatable).", show_default=False),
 ]
 PgOption = Annotated[
     list[str] | None,
-    typer.Option(
+    Option(
         "--pg",
         metavar="DSN",
         help="Read only this PostgreSQL database, by DSN (repeatable; combines with --db). Its password is "
@@ -57,7 +57,7 @@ PgOption = Annotated[
         show_default=False,
     ),
 ]
-JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON (keys documented in docs/json.md).")]
+JsonOption = Annotated[bool, Option("--json", help="Print JSON (keys documented in docs/json.md).")]
 
 
 def err(message: str) -> None:
@@ -67,15 +67,19 @@ def err(message: str) -> None:
 
 def fail(message: str, code: int = EXIT_ERROR) -> NoReturn:
     err(message)
-    raise typer.Exit(code)
+    raise Exit(code)
 
 
 def load(
-    homes: list[Path] | None, dbs: list[Path] | None, pgs: list[str] | None = None, catalog: bool = True
+    homes: list[Path] | None,
+    dbs: list[Path] | None,
+    pgs: list[str] | None = None,
+    catalog: bool | Literal["page"] = True,
 ) -> History:
     """Open every store, telling the user on stderr about the demo and anything passed over.
 
-    :param catalog: read every session row (a listing); a command about one session looks it up instead.
+    :param catalog: read every session row (a listing); a command about one session looks it up instead;
+        ``"page"``: order every row, decode only what is shown (``History.page``).
     """
     from hermes_trail.history import open_history
 
@@ -170,4 +174,4 @@ def answer(
         from hermes_trail.cli.term import Printer
 
         render(Printer())
-    raise typer.Exit(EXIT_OK if found or json_output else EXIT_ERROR)
+    raise Exit(EXIT_OK if found or json_output else EXIT_ERROR)

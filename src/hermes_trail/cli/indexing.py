@@ -9,13 +9,12 @@ import sys
 from pathlib import Path
 from typing import Annotated, Any
 
-import typer
-
 from hermes_trail.cli.common import err, fail
+from hermes_trail.cli.params import Option
 
 IndexOption = Annotated[
     Path | None,
-    typer.Option(
+    Option(
         "--index", help="The index file (default: TRAIL_INDEX, else the user data dir).", show_default=False
     ),
 ]

@@ -2,8 +2,6 @@
 
 from typing import Annotated
 
-import typer
-
 from hermes_trail.cli.common import (
     EXIT_SKIPPED,
     DbOption,
@@ -16,20 +14,19 @@ from hermes_trail.cli.common import (
     print_json,
     report_rows,
 )
+from hermes_trail.cli.params import Argument, Exit, Option
 from hermes_trail.questions import QUESTIONS
 
 _Q = QUESTIONS["show"]  # its words and bounds, shared with the MCP tool (questions.py)
 
 
 def show(
-    session_id: Annotated[str, typer.Argument(help=_Q.help("session_id"))],
-    reasoning: Annotated[bool, typer.Option("--reasoning", help="Unfold reasoning.")] = False,
-    full: Annotated[bool, typer.Option("--full", help="Show whole tool outputs.")] = False,
-    show_all: Annotated[
-        bool, typer.Option("--all", help="Also show rewound and archived rows, marked.")
-    ] = False,
+    session_id: Annotated[str, Argument(help=_Q.help("session_id"))],
+    reasoning: Annotated[bool, Option("--reasoning", help="Unfold reasoning.")] = False,
+    full: Annotated[bool, Option("--full", help="Show whole tool outputs.")] = False,
+    show_all: Annotated[bool, Option("--all", help="Also show rewound and archived rows, marked.")] = False,
     lineage: Annotated[
-        bool, typer.Option("--lineage", help="Show the whole conversation: every part of its chain.")
+        bool, Option("--lineage", help="Show the whole conversation: every part of its chain.")
     ] = False,
     home: HomeOption = None,
     db: DbOption = None,
@@ -87,4 +84,4 @@ def show(
         strays = [stray for part in chain for stray in part.strays]
         report_rows(strays)
         code = EXIT_SKIPPED if strays else exit_code(history)
-    raise typer.Exit(code)
+    raise Exit(code)

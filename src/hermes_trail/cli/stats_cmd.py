@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated
 
-import typer
-
 from hermes_trail.cli.common import (
     EXIT_OVER_BUDGET,
     DbOption,
@@ -19,6 +17,7 @@ from hermes_trail.cli.common import (
     load,
     print_json,
 )
+from hermes_trail.cli.params import Exit, Option
 
 if TYPE_CHECKING:
     from hermes_trail.stats import Group, Report
@@ -31,17 +30,17 @@ BUDGET_HELP = "Exit 4 when the cost of the sessions shown (with --estimate, esti
 
 
 def stats_cmd(
-    by: Annotated[str, typer.Option("--by", help="project, model, profile, source or day.")] = "project",
-    since: Annotated[str | None, typer.Option(help="Active since: 7d, 12h, 30m or an ISO date.")] = None,
-    profile: Annotated[str | None, typer.Option(help="Only this profile.")] = None,
-    project: Annotated[str | None, typer.Option(help="Only this project (a path, or its end).")] = None,
-    source: Annotated[str | None, typer.Option(help="Only this source (cli, cron, telegram, ...).")] = None,
+    by: Annotated[str, Option("--by", help="project, model, profile, source or day.")] = "project",
+    since: Annotated[str | None, Option(help="Active since: 7d, 12h, 30m or an ISO date.")] = None,
+    profile: Annotated[str | None, Option(help="Only this profile.")] = None,
+    project: Annotated[str | None, Option(help="Only this project (a path, or its end).")] = None,
+    source: Annotated[str | None, Option(help="Only this source (cli, cron, telegram, ...).")] = None,
     home: HomeOption = None,
     db: DbOption = None,
     pg: PgOption = None,
     json_output: JsonOption = False,
-    estimate: Annotated[bool, typer.Option("--estimate", help=ESTIMATE_HELP)] = False,
-    budget: Annotated[float | None, typer.Option("--budget", metavar="USD", min=0, help=BUDGET_HELP)] = None,
+    estimate: Annotated[bool, Option("--estimate", help=ESTIMATE_HELP)] = False,
+    budget: Annotated[float | None, Option("--budget", metavar="USD", min=0, help=BUDGET_HELP)] = None,
 ) -> None:
     """Where the work went: sessions, turns, tool calls, failing commands, tokens by kind, cost (the sum of
     the known, and how many are unknown) and active time, by project, model, profile, source or day.
@@ -52,8 +51,10 @@ def stats_cmd(
         trail stats --since 7d --estimate --budget 50   # exits 4 over $50 (for cron)
     """
     from hermes_trail.errors import TrailError
+    from hermes_trail.history import PAGE
     from hermes_trail.listing import SessionFilter, parse_since
-    from hermes_trail.stats import GROUPINGS, aggregate, estimate_costs, measure_all
+    from hermes_trail.stats import GROUPINGS, aggregate, estimate_costs
+    from hermes_trail.stats_sql import counted_sessions, figures_of
 
     if by not in GROUPINGS:
         fail(f"--by {by!r}: one of {', '.join(GROUPINGS)}")
@@ -61,12 +62,13 @@ def stats_cmd(
         flt = SessionFilter(profile, project, source, parse_since(since) if since else None)
     except TrailError as exc:
         fail(str(exc))
-    with load(home, db, pg) as history:
-        chosen = [s for s in history.sessions if flt.accepts(s)]
+    with load(home, db, pg, catalog=PAGE) as history:
+        # The store counts what it can (stats_sql); the sessions it cannot are read, with a progress bar.
+        chosen = [s for s in counted_sessions(history) if flt.accepts(s)]
         from hermes_trail.cli.progress import progress_bar
 
         with progress_bar("reading") as progress:
-            figures = measure_all(history.load, chosen, progress=progress)
+            figures = figures_of(history, chosen, progress=progress)
         estimates = estimate_costs(chosen) if estimate else None
         if estimate and estimates is None:
             err("no Hermes found to read its pricing table from: nothing estimated")
@@ -89,7 +91,7 @@ def stats_cmd(
             period = f" since {since}" if since else ""
             err(f"over budget: {dollars(spent)}{part} spent{period}, budget {dollars(budget or 0.0)}")
         code = EXIT_OVER_BUDGET if over else exit_code(history)
-    raise typer.Exit(code)
+    raise Exit(code)
 
 
 def _tokens(value: int) -> str:

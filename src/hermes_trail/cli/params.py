@@ -1,0 +1,331 @@
+"""Options and arguments declared without Typer, and the quick way a plain command line reaches them.
+
+Importing Typer (and the click it carries) costs about 40 ms, more than the floor of a whole Python
+process, and ``trail list`` runs dozens of times a day. So a command declares its parameters with
+:class:`Option` and :class:`Argument`, which take the same arguments as ``typer.Option`` and
+``typer.Argument`` and only remember them, and ends with :class:`Exit`, a :class:`SystemExit`.
+
+Two ways then lead to the same call:
+
+- :func:`typer_function` hands Typer a copy of the function whose annotations hold the real
+  ``typer.Option``/``typer.Argument``: help, usage errors, ``--help`` and completions are Typer's.
+- :func:`parse` reads a command line that needs none of that (known options, values that convert,
+  no ``--help``) into the keyword arguments Typer would pass, or answers ``None``, and the command
+  line then goes to Typer, which says what is wrong exactly as before. Only what Typer does
+  identically is read here: ``--name value``, ``--name=value``, ``-n value``, flags, ``--`` and
+  positional arguments; a setting it does not know (an environment variable, a callback, a range
+  that clamps) makes the command Typer's alone.
+"""
+
+from __future__ import annotations
+
+import errno
+import sys
+import types
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, NamedTuple, Union, get_args, get_origin
+
+# Settings that change nothing about how a value is read from the command line.
+_DESCRIPTIVE = frozenset({"help", "show_default", "metavar", "hidden", "rich_help_panel"})
+_RANGE = frozenset({"min", "max"})
+_SCALARS = (str, int, float, Path)
+
+
+class Option:
+    """``typer.Option``'s arguments, kept until Typer (or :func:`parse`) needs them."""
+
+    __slots__ = ("decls", "settings")
+
+    def __init__(self, *decls: str, **settings: Any) -> None:
+        self.decls = decls
+        self.settings = settings
+
+    def to_typer(self) -> Any:
+        import typer
+
+        return typer.Option(*self.decls, **self.settings)
+
+
+class Argument:
+    """``typer.Argument``'s arguments, kept until Typer (or :func:`parse`) needs them."""
+
+    __slots__ = ("decls", "settings")
+
+    def __init__(self, *decls: str, **settings: Any) -> None:
+        self.decls = decls
+        self.settings = settings
+
+    def to_typer(self) -> Any:
+        import typer
+
+        return typer.Argument(*self.decls, **self.settings)
+
+
+class Exit(SystemExit):
+    """End a command with an exit code (``typer.Exit``'s role): Typer lets a ``SystemExit`` through to
+    :func:`hermes_trail.cli.commands.run`, and so does the quick path."""
+
+    def __init__(self, code: int = 0) -> None:
+        super().__init__(code)
+        self.exit_code = code
+
+
+def _hints(func: Callable[..., Any]) -> dict[str, Any]:
+    import typing
+
+    return typing.get_type_hints(func, include_extras=True)
+
+
+def _declared(annotation: Any) -> tuple[Any, Any]:
+    """``(type, declaration)`` of an ``Annotated[type, Option(...)]``; ``(annotation, None)`` otherwise."""
+    from typing import Annotated
+
+    if get_origin(annotation) is Annotated:
+        base, *extras = get_args(annotation)
+        for extra in extras:
+            if isinstance(extra, Option | Argument):
+                return base, extra
+    return annotation, None
+
+
+def typer_function(func: Callable[..., Any], call: Callable[..., Any] | None = None) -> Callable[..., Any]:
+    """``func`` as Typer reads it: the same name, docstring and defaults, each :class:`Option` or
+    :class:`Argument` in its annotations turned into Typer's own. ``call`` runs instead of ``func`` (tests
+    compare what each way passes)."""
+    import functools
+    import inspect
+    from typing import Annotated
+
+    hints = _hints(func)
+    signature = inspect.signature(func)
+    target = call or func
+
+    @functools.wraps(func)
+    def wrapper(**kwargs: Any) -> Any:
+        return target(**kwargs)
+
+    params = []
+    annotations: dict[str, Any] = {}
+    for param in signature.parameters.values():
+        annotation = hints.get(param.name, param.annotation)
+        base, declared = _declared(annotation)
+        if declared is not None:
+            annotation = Annotated[base, declared.to_typer()]
+        annotations[param.name] = annotation
+        params.append(param.replace(annotation=annotation))
+    if "return" in hints:
+        annotations["return"] = hints["return"]
+    wrapper.__signature__ = signature.replace(parameters=params)  # type: ignore[attr-defined]
+    wrapper.__annotations__ = annotations
+    return wrapper
+
+
+class _Param(NamedTuple):
+    """One parameter as :func:`parse` reads it."""
+
+    name: str
+    kind: type  # str, int, float, Path or bool
+    many: bool  # a repeatable option: a list, or None when never given
+    default: Any
+    low: float | None
+    high: float | None
+    argument: bool
+    required: bool
+
+
+class _Spec(NamedTuple):
+    params: list[_Param]
+    flags: dict[str, tuple[_Param, Any]]  # option name -> (parameter, the value a flag name sets)
+
+
+_SPECS: dict[Callable[..., Any], _Spec | None] = {}
+
+
+def _kind(base: Any) -> tuple[type, bool] | None:
+    """``(scalar type, repeatable)`` of a parameter's type; ``None`` for one :func:`parse` leaves alone."""
+    origin = get_origin(base)
+    if origin in (Union, types.UnionType):
+        inner = [a for a in get_args(base) if a is not type(None)]
+        if len(inner) != 1 or len(get_args(base)) != 2:
+            return None
+        base, origin = inner[0], get_origin(inner[0])
+    if origin is list:
+        (item,) = get_args(base) or (None,)
+        return (item, True) if item in (str, Path) else None
+    if base is bool or base in _SCALARS:
+        return base, False
+    return None
+
+
+def _spec(func: Callable[..., Any]) -> _Spec | None:
+    """How :func:`parse` reads ``func``'s command line; ``None`` when any parameter needs Typer."""
+    if func not in _SPECS:
+        _SPECS[func] = _read_spec(func)
+    return _SPECS[func]
+
+
+def _read_spec(func: Callable[..., Any]) -> _Spec | None:
+    import inspect
+
+    spec = _Spec([], {})
+    hints = _hints(func)
+    for param in inspect.signature(func).parameters.values():
+        base, declared = _declared(hints.get(param.name))
+        kind = _kind(base)
+        if declared is None or kind is None:
+            return None
+        settings = declared.settings
+        has_default = param.default is not inspect.Parameter.empty
+        if set(settings) - _DESCRIPTIVE - _RANGE or "default" in settings:
+            return None
+        scalar, many = kind
+        argument = isinstance(declared, Argument)
+        if argument and (many or scalar is bool or declared.decls):
+            return None
+        if not argument and not has_default:
+            return None
+        item = _Param(
+            name=param.name,
+            kind=scalar,
+            many=many,
+            default=param.default if has_default else None,
+            low=settings.get("min"),
+            high=settings.get("max"),
+            argument=argument,
+            required=not has_default,
+        )
+        spec.params.append(item)
+        if argument:
+            continue
+        lone = not any("/" in d for d in declared.decls)
+        if scalar is bool and lone and (not declared.decls or param.default is not False):
+            # Typer makes --name/--no-name of an undeclared flag, and click has a lone flag whose default
+            # is true set false: neither is read here.
+            return None
+        for decl in declared.decls or ("--" + param.name.replace("_", "-"),):
+            on, slash, off = (part.strip() for part in decl.partition("/"))
+            if slash and (scalar is not bool or not on or not off):
+                return None
+            spec.flags[on] = (item, True)
+            if off:
+                spec.flags[off] = (item, False)
+    return spec
+
+
+def _convert(param: _Param, text: str) -> tuple[bool, Any]:
+    """``(True, value)`` for a value Typer would take as it is, ``(False, None)`` for one it refuses
+    (or might: a value out of range)."""
+    try:
+        value: Any = param.kind(text)
+    except ValueError:
+        return False, None
+    if param.low is not None and not value >= param.low:
+        return False, None
+    if param.high is not None and not value <= param.high:
+        return False, None
+    return True, value
+
+
+def parse(func: Callable[..., Any], argv: list[str]) -> dict[str, Any] | None:
+    """The keyword arguments Typer would call ``func`` with for ``argv``, or ``None`` when Typer must
+    read it (help, a usage error, anything this reader does not know)."""
+    spec = _spec(func)
+    if spec is None:
+        return None
+    given: dict[str, Any] = {}
+    positional: list[str] = []
+    rest = list(argv)
+    only_arguments = False
+    while rest:
+        token = rest.pop(0)
+        if only_arguments or token == "-" or not token.startswith("-"):
+            positional.append(token)
+            continue
+        if token == "--":
+            only_arguments = True
+            continue
+        if token.startswith("--"):
+            name, equals, attached = token.partition("=")
+        elif len(token) == 2:
+            name, equals, attached = token, "", ""
+        else:
+            return None  # -n5, -ab: click reads these its own way
+        found = spec.flags.get(name)
+        if found is None:
+            return None  # --help, an unknown option: Typer's to answer
+        param, flag_value = found
+        if param.kind is bool:
+            if equals:
+                return None
+            given[param.name] = flag_value
+            continue
+        if equals:
+            text = attached
+        elif rest:
+            text = rest.pop(0)
+        else:
+            return None
+        ok, value = _convert(param, text)
+        if not ok:
+            return None
+        if param.many:
+            given.setdefault(param.name, []).append(value)
+        else:
+            given[param.name] = value
+    kwargs: dict[str, Any] = {}
+    for param in spec.params:
+        if not param.argument:
+            kwargs[param.name] = given.get(param.name, param.default)
+            continue
+        if positional:
+            ok, value = _convert(param, positional.pop(0))
+            if not ok:
+                return None
+            kwargs[param.name] = value
+        elif param.required:
+            return None
+        else:
+            kwargs[param.name] = param.default
+    if positional:
+        return None  # extra arguments: Typer's usage error
+    return kwargs
+
+
+def invoke(func: Callable[..., Any], kwargs: dict[str, Any]) -> int:
+    """Call a command as Typer's ``main`` would in a process, and its exit code: ``SystemExit`` gives
+    its code, Ctrl-C 130, end of input "Aborted!" and 1, a closed standard output 1."""
+    try:
+        func(**kwargs)
+    except SystemExit as done:
+        code = done.code
+        return code if isinstance(code, int) else (0 if code is None else 1)
+    except KeyboardInterrupt:
+        return 130
+    except EOFError:
+        sys.stderr.write("\nAborted!\n")
+        return 1
+    except OSError as exc:
+        if exc.errno != errno.EPIPE:
+            raise
+        sys.stdout = _Pacified(sys.stdout)
+        sys.stderr = _Pacified(sys.stderr)
+        return 1
+    return 0
+
+
+class _Pacified:
+    """A stream whose flush ignores a closed pipe, as click leaves standard output after one."""
+
+    def __init__(self, wrapped: Any) -> None:
+        self._wrapped = wrapped
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._wrapped, name)
+
+    def flush(self) -> None:
+        try:
+            self._wrapped.flush()
+        except OSError as exc:
+            if exc.errno != errno.EPIPE:
+                raise
