@@ -50,7 +50,6 @@ from hermes_trail.index.search import (
     SESSION_WEIGHT,
     SHORTLIST,
     STRICT_WEIGHT,
-    TITLE_BOOST,
     TITLE_WEIGHT,
     TITLED,
     Conversation,
@@ -63,6 +62,7 @@ from hermes_trail.index.search import (
     _lift_edits,
     _occurrence_score,
     _parts,
+    lift_titled,
 )
 from hermes_trail.index.search import WINDOW as LOCAL_WINDOW
 
@@ -552,19 +552,8 @@ def _group(hits: list[FleetHit]) -> dict[tuple[str, str], Conversation]:
 
 
 def _lift_titles(ordered: list[Conversation], words: list[str]) -> None:
-    """A conversation whose title has every word is lifted (:data:`TITLE_BOOST`), as locally."""
-    wanted = [w.casefold() for w in words if w.strip()]
-    if not wanted:
-        return
-    lifted = False
-    for conv in ordered[:TITLED]:
-        title = conv.hits[0].title if conv.hits else None
-        if title and all(w in title.casefold() for w in wanted):
-            lifted = True
-            for hit in conv.hits:
-                hit.score *= 1.0 + TITLE_BOOST
-    if lifted:
-        ordered.sort(key=lambda c: _conversation_score(c.hits), reverse=True)
+    """A conversation whose title has every word is lifted, as locally (:func:`lift_titled`)."""
+    lift_titled(ordered, words)
 
 
 # -- the weaker evidence ---------------------------------------------------------------------------------

@@ -980,17 +980,15 @@ def _titled(conn: sqlite3.Connection, words: list[str], filters: SearchFilters) 
     return [r[0] for r in conn.execute(sql, (*found, *params, TITLED))]
 
 
-def _with_titles(
-    conn: sqlite3.Connection, ordered: list[Conversation], words: list[str], filters: SearchFilters, few: bool
-) -> tuple[list[Conversation], list[tuple[Conversation, float]]]:
-    """Conversations whose session titles have every word: those already found rank higher
-    (:data:`TITLE_BOOST`, told from the titles their hits carry); when the words found ``few``, the
-    sessions found by their titles alone are offered as strong evidence of their own."""
+def lift_titled(ordered: list[Conversation], words: list[str]) -> bool:
+    """Lift the leading conversations whose title has every one of ``words`` (:data:`TITLE_BOOST`) and
+    sort again; only the leading ones: a title lifts, it does not pull one from far below. ``False`` when
+    no word is left to look for (the local index and the shared one lift alike)."""
     wanted = [w.casefold() for w in words if w.strip()]
     if not wanted:
-        return ordered, []
+        return False
     lifted = False
-    for conv in ordered[:TITLED]:  # the leading ones: a title lifts, it does not pull one from far below
+    for conv in ordered[:TITLED]:
         title = conv.hits[0].title if conv.hits else None
         if title and all(w in title.casefold() for w in wanted):
             lifted = True
@@ -998,6 +996,17 @@ def _with_titles(
                 hit.score *= 1.0 + TITLE_BOOST
     if lifted:
         ordered.sort(key=lambda c: _conversation_score(c.hits), reverse=True)
+    return True
+
+
+def _with_titles(
+    conn: sqlite3.Connection, ordered: list[Conversation], words: list[str], filters: SearchFilters, few: bool
+) -> tuple[list[Conversation], list[tuple[Conversation, float]]]:
+    """Conversations whose session titles have every word: those already found rank higher
+    (:data:`TITLE_BOOST`, told from the titles their hits carry); when the words found ``few``, the
+    sessions found by their titles alone are offered as strong evidence of their own."""
+    if not lift_titled(ordered, words):
+        return ordered, []
     titled = _titled(conn, words, filters) if few else []
     if not titled:
         return ordered, []
