@@ -6,8 +6,27 @@ command does first, costs nothing until a name is needed.
 
 from __future__ import annotations
 
+import signal as _signal
+import sys as _sys
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
+
+
+def _starting_trail() -> bool:
+    """Whether this process is the ``trail`` command starting: its console script, or ``python -m
+    hermes_trail`` while the module is being located (``sys.argv[0]`` is ``-m`` until then)."""
+    first = _sys.argv[0] if _sys.argv else ""
+    return first == "-m" or first.replace("\\", "/").rsplit("/", 1)[-1] in ("trail", "trail.exe")
+
+
+def _interrupted_while_starting(signum: int, frame: object) -> None:
+    """Ctrl-C before the command's own handling is in place: exit 130, no traceback
+    (``cli/app.main`` puts Python's handler back, and its own exit, once it runs)."""
+    raise SystemExit(130)
+
+
+if _starting_trail() and _signal.getsignal(_signal.SIGINT) is _signal.default_int_handler:
+    _signal.signal(_signal.SIGINT, _interrupted_while_starting)
 
 if TYPE_CHECKING:
     from hermes_trail.errors import AmbiguousSession, SessionNotFound, StoreUnreadable, TrailError

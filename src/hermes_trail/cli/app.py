@@ -7,6 +7,7 @@ ends as cleanly as one while they run (exit 130, no traceback). The Typer applic
 
 from __future__ import annotations
 
+import signal
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -29,6 +30,8 @@ def __getattr__(name: str) -> Any:
 def main() -> None:
     """Console-script entry point."""
     try:
+        if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:  # from here Ctrl-C is handled below
+            signal.signal(signal.SIGINT, signal.default_int_handler)
         from hermes_trail.cli.commands import run
 
         code = run(sys.argv[1:])
