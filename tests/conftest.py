@@ -34,6 +34,15 @@ def pytest_report_header() -> str:
     return f"sqlite: {sqlite3.sqlite_version}; {server}{required}"
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The modules that read the fidelity corpus run last: ``./run-tests`` writes it in the background on a
+    first run while the others run (a module's tests stay together, in their order)."""
+    reads = {
+        getattr(item, "module", None) for item in items if "corpus_dir" in getattr(item, "fixturenames", ())
+    }
+    items.sort(key=lambda item: getattr(item, "module", None) in reads)
+
+
 @pytest.fixture(scope="session")
 def pg_cluster(tmp_path_factory):
     """A throwaway PostgreSQL server on loopback for the whole run (``tests/pgserver.py``).
@@ -73,20 +82,35 @@ def pg_load(pg_cluster, request):
     return load
 
 
+def hermetic(mp: pytest.MonkeyPatch, home: Path, meaning_sockets: Path) -> None:
+    """No location variable from the machine, and ``home`` as HOME: ``~/.hermes`` is never the real one."""
+    for name in LOCATION_VARS:
+        mp.delenv(name, raising=False)
+    mp.setenv("HOME", str(home))
+    mp.delenv("XDG_DATA_HOME", raising=False)
+    mp.delenv("XDG_CACHE_HOME", raising=False)
+    # A `trail` process that needs the meaning model asks the meaning server, as a person's would: one per
+    # worker, in a folder of the worker's own (meaning_sockets), stopped when the worker's tests end.
+    mp.setenv("TRAIL_MEANING_SERVER", "1")
+    mp.setenv("TRAIL_MEANING_SOCKET_DIR", str(meaning_sockets))
+
+
 @pytest.fixture(autouse=True)
 def isolated_env(monkeypatch, tmp_path_factory, meaning_sockets):
     """No location variable from the machine, and a HOME of our own: ``~/.hermes`` is never the real one."""
-    for name in LOCATION_VARS:
-        monkeypatch.delenv(name, raising=False)
     home = tmp_path_factory.mktemp("user-home")
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.delenv("XDG_DATA_HOME", raising=False)
-    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
-    # A `trail` process that needs the meaning model asks the meaning server, as a person's would: one per
-    # worker, in a folder of the worker's own (meaning_sockets), stopped when the worker's tests end.
-    monkeypatch.setenv("TRAIL_MEANING_SERVER", "1")
-    monkeypatch.setenv("TRAIL_MEANING_SOCKET_DIR", str(meaning_sockets))
+    hermetic(monkeypatch, home, meaning_sockets)
     return home
+
+
+@pytest.fixture(scope="module")
+def module_env(tmp_path_factory, meaning_sockets):
+    """``isolated_env`` for a whole module, for its module-scoped fixtures that start a process or run
+    Hermes' code (they are set up before any test's own environment): its HOME, returned."""
+    home = tmp_path_factory.mktemp("module-home")
+    with pytest.MonkeyPatch.context() as mp:
+        hermetic(mp, home, meaning_sockets)
+        yield home
 
 
 @pytest.fixture(scope="session")
@@ -155,6 +179,22 @@ def run_trail():
             stdin=subprocess.DEVNULL,
             timeout=60,
         )
+
+    return run
+
+
+@pytest.fixture
+def trail_here():
+    """Run ``trail`` in this process (Typer's ``CliRunner``), for what a new process would add nothing to:
+    the same ``returncode``, ``stdout`` and ``stderr`` as ``run_trail``, without the start-up."""
+    from typer.testing import CliRunner
+
+    from hermes_trail.cli.app import app
+
+    def run(*args: object, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+        argv = [str(a) for a in args]
+        done = CliRunner().invoke(app, argv, env=env, catch_exceptions=False)
+        return subprocess.CompletedProcess(argv, done.exit_code, done.stdout, done.stderr)
 
     return run
 

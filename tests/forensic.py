@@ -52,8 +52,10 @@ class Forensic:
     project: Path
     snapshots: list[str] = field(default_factory=list)
     cron_files: dict[str, str] = field(default_factory=dict)
+    cron_window: tuple[float, float] = (0.0, 0.0)  # the clock before and after the cron runs
     cron_sessions: dict[str, str] = field(default_factory=dict)
     trajectory_session: str = ""
+    trajectory_window: tuple[float, float] = (0.0, 0.0)  # the clock before and after the agent run
     tui_time: float = 0.0
     credential_files: list[Path] = field(default_factory=list)
 
@@ -190,6 +192,7 @@ def build(root: Path) -> Forensic:
     script.parent.mkdir()
     script.write_text("#!/bin/sh\necho disk at 91%\n")
     script.chmod(0o755)
+    before = time.time()
     runs = hs.run_plan(
         home,
         [
@@ -236,6 +239,7 @@ def build(root: Path) -> Forensic:
             },
         ],
     )
+    f.cron_window = (before, time.time())
     f.cron_files = dict(zip(("keep01", "gone01", "fail01", "script01"), runs, strict=True))
     conn = sqlite3.connect(home / "state.db")
     f.cron_sessions = {
@@ -245,7 +249,6 @@ def build(root: Path) -> Forensic:
         if job in sid
     }
     conn.close()
-    hs.run_plan(home, [{"op": "delete", "session": f.cron_sessions["gone01"]}])
 
     # Prompt history: the TUI's writer, then the sessions those prompts belong to, written at its times.
     hs.tui_history(home, ["/model anthropic/claude-opus-4.1", "deploy the docs", "a TUI prompt never stored"])
@@ -258,10 +261,11 @@ def build(root: Path) -> Forensic:
     hs.run_plan(
         home,
         [
+            {"op": "delete", "session": f.cron_sessions["gone01"]},  # the cron run whose session is gone
             {
                 "op": "cli_history",
                 "entries": ["classic typed prompt", "/yolo", "a classic prompt never stored"],
-            }
+            },
         ],
     )
     with h.hermes_env(home):
@@ -275,8 +279,10 @@ def build(root: Path) -> Forensic:
         db.append_message(API_ID, "assistant", "99.9% this month.")
         db.close()
 
-    # The API server's response store: one response of a live session, one of a session no store has.
-    hs.run_plan(
+    # The API server's response store: one response of a live session, one of a session no store has;
+    # then an agent run, the standing settings and the uploads (one Hermes process for them all).
+    before = time.time()
+    after = hs.run_plan(
         home,
         [
             {
@@ -318,26 +324,14 @@ def build(root: Path) -> Forensic:
                     "session_id": "api-deleted-0002",
                 },
             },
-        ],
-    )
-
-    # A real agent run with --save-trajectories in the project directory.
-    [f.trajectory_session] = hs.run_plan(
-        home,
-        [
+            # A real agent run with --save-trajectories in the project directory.
             {
                 "op": "trajectory",
                 "cwd": str(project),
                 "prompt": "What does this project do?",
                 "reply": "It counts lines.",
-            }
-        ],
-    )
-
-    # Standing settings and uploads, by Hermes' writers.
-    hs.run_plan(
-        home,
-        [
+            },
+            # Standing settings and uploads, by Hermes' writers.
             {"op": "allowlist", "patterns": ["recursive delete", "podman *"]},
             {
                 "op": "pairing",
@@ -349,6 +343,8 @@ def build(root: Path) -> Forensic:
             {"op": "paste", "urls": ["https://paste.rs/Xq3vT"]},
         ],
     )
+    f.trajectory_session = after[2]
+    f.trajectory_window = (before, time.time())
 
     _hand_built(f)
     _credentials(f)

@@ -16,12 +16,17 @@ Hermes resolves ``HERMES_HOME`` when it is imported and may log under it, so eve
 
 from __future__ import annotations
 
+import atexit
 import contextlib
+import dataclasses
+import hashlib
 import json
 import os
+import shutil
 import sqlite3
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -222,11 +227,30 @@ def write_session(db: Any, spec: SessionSpec) -> list[int]:
 def write_store(path: str | Path, sessions: Iterable[SessionSpec] = (), *, journal: str = "wal") -> Path:
     """Write ``sessions`` into the store at ``path`` through ``SessionDB`` and close it (checkpointed).
 
+    Specs that fix every time (:func:`_fixed_times`), written into a new folder, are written by Hermes once
+    per test process: a second store of the same specs is a copy of the first (the same bytes, a new file).
+
     :param journal: ``"wal"`` as Hermes normally leaves it, or ``"delete"``: the rollback journal Hermes
         falls back to where WAL is refused (NFS, SMB, the corpus-v31 machine); set with a PRAGMA after
         Hermes closed the store, since this machine's SQLite accepts WAL.
     """
     path = Path(path)
+    sessions = list(sessions)
+    new = not path.parent.exists() or not any(path.parent.iterdir())  # nothing Hermes could read there
+    key = _store_key(sessions, journal) if new else None
+    written = _WRITTEN.get(key) if key else None
+    if written is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(written, path)
+        return path
+    _write_store(path, sessions, journal)
+    sides = [path.with_name(path.name + side) for side in ("-wal", "-shm", "-journal")]
+    if key and not any(side.exists() for side in sides):  # the store is its one file
+        _WRITTEN[key] = _keep(path)
+    return path
+
+
+def _write_store(path: Path, sessions: list[SessionSpec], journal: str) -> None:
     with hermes_env(path.parent):
         db = session_db(path)
         try:
@@ -240,7 +264,39 @@ def write_store(path: str | Path, sessions: Iterable[SessionSpec] = (), *, journ
             conn.execute(f"PRAGMA journal_mode={journal}")
         finally:
             conn.close()
-    return path
+
+
+# Stores written in this process, by the digest of their specs: later ones of the same specs are copies.
+_WRITTEN: dict[str, Path] = {}
+
+
+def _fixed_times(spec: SessionSpec) -> bool:
+    """Whether nothing in the session is stamped with Hermes' clock: every message has its timestamp, the
+    start and (when Hermes ends it) the end are given. Only the token rows' bookkeeping stamps remain."""
+    ended = spec.end_reason is None or spec.ended_at is not None
+    return spec.started_at is not None and ended and all("timestamp" in m for m in spec.messages)
+
+
+def _store_key(sessions: list[SessionSpec], journal: str) -> str | None:
+    if not all(_fixed_times(spec) for spec in sessions):
+        return None
+    specs = [dataclasses.asdict(spec) for spec in sessions]
+    text = json.dumps([specs, journal], sort_keys=True, default=repr)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _keep(path: Path) -> Path:
+    """A copy of the store just written, for later stores of the same specs (removed when the process
+    ends)."""
+    if not _KEPT:
+        _KEPT.append(Path(tempfile.mkdtemp(prefix="trail-stores-")))
+        atexit.register(shutil.rmtree, _KEPT[0], True)
+    kept = _KEPT[0] / f"{len(_WRITTEN)}.db"
+    shutil.copyfile(path, kept)
+    return kept
+
+
+_KEPT: list[Path] = []
 
 
 def write_home(

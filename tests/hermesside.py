@@ -121,6 +121,7 @@ for step in json.loads(sys.argv[1]):
         from run_agent import AIAgent
         from hermes_state import SessionDB
         REPLIES[:] = [step["reply"]]
+        here = os.getcwd()
         os.chdir(step["cwd"])
         db = SessionDB(db_path=home / "state.db")
         agent = AIAgent(base_url=BASE_URL, api_key="sk-loopback", provider="custom", model="loopback-model",
@@ -129,6 +130,7 @@ for step in json.loads(sys.argv[1]):
         agent.run_conversation(step["prompt"])
         results.append(agent.session_id)
         db.close()
+        os.chdir(here)  # the steps after it run where the plan started
     elif op == "response":
         from gateway.platforms.api_server import ResponseStore
         store = ResponseStore(db_path=str(home / "response_store.db"))

@@ -3,7 +3,6 @@ framed documents of newer writers."""
 
 from __future__ import annotations
 
-import time
 from datetime import UTC, datetime
 from pathlib import Path
 from zoneinfo import ZoneInfo
@@ -17,58 +16,34 @@ PROMPT = "Check the services.\n\n## Response\nquoted heading"
 
 
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory):
-    """Three runs written by Hermes 0.19's ``run_job`` and ``save_job_output``: an agent run answered by a
-    loopback model (its prompt quotes a ``## Response`` heading), a failed run and a script-only run."""
-    root = tmp_path_factory.mktemp("cron")
-    script = root / "home" / "scripts" / "tick.sh"  # Hermes runs only scripts of its own scripts directory
-    script.parent.mkdir(parents=True)
-    script.write_text("#!/bin/sh\necho disk at 91%\n")
-    script.chmod(0o755)
-    before = time.time()
-    paths = hs.run_plan(
-        root / "home",
-        [
-            {
-                "op": "cron",
-                "job": {"id": "job1", "name": "health", "prompt": PROMPT, "schedule_display": "1h"},
-                "reply": "All green.",
-            },
-            {
-                "op": "cron",
-                "job": {"id": "job2", "name": "broken", "prompt": "Summarize."},
-                "loopback": False,
-            },
-            {
-                "op": "cron",
-                "job": {"id": "job3", "name": "disk", "no_agent": True, "script": str(script)},
-                "loopback": False,
-            },
-        ],
-        env={"HOME": str(root)},
-    )
-    return before, time.time(), [Path(p) for p in paths]
+def runs(forensic):
+    """Hermes 0.19's own ``run_job`` and ``save_job_output`` documents, from the forensic home
+    (``tests/forensic.py``): an agent run answered by a loopback model (its prompt quotes a ``## Response``
+    heading), a failed run and a script-only run; the clock before and after them."""
+    before, after = forensic.cron_window
+    files = forensic.cron_files
+    return before, after, [Path(files[job]) for job in ("keep01", "fail01", "script01")]
 
 
 def test_unframed_run_splits_at_the_last_response_heading(runs):
     before, after, paths = runs
-    run, strays = read_cron_run(paths[0], "job1")
+    run, strays = read_cron_run(paths[0], "keep01")
     assert strays == []
-    assert run.shape == "unframed" and run.name == "health" and run.job_id == "job1"
+    assert run.shape == "unframed" and run.name == "health" and run.job_id == "keep01"
     assert run.prompt.endswith(PROMPT)  # Hermes prefixes its cron instructions; the quoted heading stays
-    assert run.response == "All green."
+    assert run.response == "All green: 3 services up."
     assert before - 1 <= run.time.timestamp() <= after + 1  # the name's host-local time, as UTC
 
 
 def test_failed_run_keeps_its_prompt_and_error(runs):
-    run, strays = read_cron_run(runs[2][1], "job2")
+    run, strays = read_cron_run(runs[2][1], "fail01")
     assert strays == [] and run.name == "broken (FAILED)"
-    assert run.prompt.endswith("Summarize.") and run.response is None
+    assert run.prompt.endswith("Summarize the logs.") and run.response is None
     assert run.rest.startswith("## Error") and "no model configured" in run.rest
 
 
 def test_script_run_has_no_prompt_section(runs):
-    run, strays = read_cron_run(runs[2][2], "job3")
+    run, strays = read_cron_run(runs[2][2], "script01")
     assert strays == [] and run.shape == "output" and run.prompt is None
     assert "disk at 91%" in run.document and "**Mode:** no_agent (script)" in run.document
 

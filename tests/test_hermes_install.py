@@ -14,8 +14,10 @@ import time
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
 import hermesdb
+from hermes_trail.cli.app import app
 from hermes_trail.integrations.hermes import install
 from hermes_trail.integrations.hermes.yamledit import load_data
 
@@ -60,7 +62,8 @@ def snapshot(root: Path) -> dict[str, bytes]:
     return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
 
 
-def trail(*args: object, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def trail_process(*args: object, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """``trail ARGS`` in a process of its own, as a person starts it."""
     return subprocess.run(
         [sys.executable, "-m", "hermes_trail", *map(str, args)],
         capture_output=True,
@@ -70,9 +73,18 @@ def trail(*args: object, env: dict[str, str] | None = None) -> subprocess.Comple
     )
 
 
+def trail(*args: object, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """``trail ARGS`` in this process (Typer's ``CliRunner``): the same exit code and output without a
+    process start-up. What is about the process itself (the first install and uninstall, the kill, Hermes'
+    Python probed for its MCP client, the index built on install's stderr) uses ``trail_process``."""
+    argv = [str(a) for a in args]
+    done = CliRunner().invoke(app, argv, env=env, catch_exceptions=False)
+    return subprocess.CompletedProcess(argv, done.exit_code, done.stdout, done.stderr)
+
+
 def test_install_adds_the_pieces_and_keeps_the_config_as_written(root):
     before = snapshot(root)
-    done = trail("install", "hermes", "--json")
+    done = trail_process("install", "hermes", "--json")
     assert done.returncode == 0, done.stderr
     [report] = json.loads(done.stdout)["homes"]
     assert report["home"] == str(root) and report["profile"] == "default" and report["status"] == "installed"
@@ -125,8 +137,8 @@ def test_hermes_reads_what_install_wrote(root):
 
 def test_uninstall_puts_the_home_back_byte_for_byte(root):
     before = snapshot(root)
-    assert trail("install", "hermes").returncode == 0
-    done = trail("uninstall", "hermes", "--json")
+    assert trail_process("install", "hermes").returncode == 0
+    done = trail_process("uninstall", "hermes", "--json")
     assert done.returncode == 0, done.stderr
     [report] = json.loads(done.stdout)["homes"]
     assert snapshot(root) == before, "nothing left behind, install's backups neither"
@@ -302,7 +314,7 @@ KILL_RUNS = 12
 
 def test_killing_the_installer_leaves_config_yaml_whole(root):
     started = time.monotonic()
-    assert trail("install", "hermes", "--dry-run").returncode == 0
+    assert trail_process("install", "hermes", "--dry-run").returncode == 0
     whole = time.monotonic() - started  # about how long an install takes here
     installed_bytes = None
     outcomes = set()
@@ -496,13 +508,13 @@ def test_install_says_when_hermes_has_no_mcp_client(root, tmp_path):
     (no_sdk / "mcp").mkdir(parents=True)
     (no_sdk / "mcp" / "__init__.py").write_text("raise ImportError('No module named mcp')\n")
     env = {"PYTHONPATH": str(no_sdk), "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.defpath}"}
-    done = trail("install", "hermes", "--json", env=env)
+    done = trail_process("install", "hermes", "--json", env=env)
     assert done.returncode == 0, done.stderr
     [report] = json.loads(done.stdout)["homes"]
     [note] = [n for n in report["notes"] if "MCP client" in n]
     assert "pip install 'hermes-agent[mcp]'" in note and str(Path(sys.executable).parent / "hermes") in note
-    assert trail("uninstall", "hermes").returncode == 0
-    with_sdk = trail("install", "hermes", "--json", env={"PATH": env["PATH"]})
+    assert trail_process("uninstall", "hermes").returncode == 0
+    with_sdk = trail_process("install", "hermes", "--json", env={"PATH": env["PATH"]})
     assert not any("MCP client" in n for n in json.loads(with_sdk.stdout)["homes"][0]["notes"])
 
 
@@ -512,7 +524,7 @@ def test_install_says_how_long_the_first_index_build_takes_and_builds_it(root):
     done = trail("install", "hermes", "--no-build-index")
     assert done.returncode == 0 and "is not built yet: 2 messages in 1 sessions" in done.stderr, done.stderr
     assert "trail index --index" in done.stderr and not default_index_path().exists()
-    done = trail("install", "hermes", "--build-index")
+    done = trail_process("install", "hermes", "--build-index")  # it runs `trail index` on its stderr
     assert done.returncode == 0, done.stderr
     assert "20261102_090000_aaaaaa" in indexed(default_index_path()), "built, as `trail index` builds it"
     again = trail("install", "hermes")

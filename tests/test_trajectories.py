@@ -1,29 +1,21 @@
-"""Trajectory files, written by a real ``AIAgent(save_trajectories=True)`` run."""
+"""Trajectory files, written by a real ``AIAgent(save_trajectories=True)`` run (the forensic home's)."""
 
 from __future__ import annotations
 
-import time
-
-import hermesside as hs
 from hermes_trail.hermes.sidefiles.trajectories import read_trajectories
 
 
-def test_an_agent_run_saves_one_line(tmp_path):
-    project = tmp_path / "project"
-    project.mkdir()
-    before = time.time()
-    hs.run_plan(
-        tmp_path / "home",
-        [{"op": "trajectory", "cwd": str(project), "prompt": "What is here?", "reply": "Two files."}],
-        env={"HOME": str(tmp_path)},
-    )
-    runs, strays = read_trajectories(project / "trajectory_samples.jsonl")
+def test_an_agent_run_saves_one_line(forensic):
+    """The run of the forensic home (``tests/forensic.py``): in its project directory, asked what the
+    project does."""
+    before, after = forensic.trajectory_window
+    runs, strays = read_trajectories(forensic.project / "trajectory_samples.jsonl")
     assert strays == [] and len(runs) == 1
     run = runs[0]
     assert run.model == "loopback-model" and run.completed is True and run.line == 1
-    assert before - 1 <= run.time.timestamp() <= time.time() + 1  # local ISO time, read as this host's
+    assert before - 1 <= run.time.timestamp() <= after + 1  # local ISO time, read as this host's
     assert [origin for origin, _ in run.turns] == ["system", "human", "gpt"]
-    assert run.turns[1][1] == "What is here?" and run.turns[2][1].endswith("Two files.")
+    assert run.turns[1][1] == "What does this project do?" and run.turns[2][1].endswith("It counts lines.")
 
 
 def test_bad_lines(tmp_path):

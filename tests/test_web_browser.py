@@ -4,7 +4,7 @@
 Chromium is Debian's (``/usr/bin/chromium``, or ``TRAIL_CHROMIUM``); Playwright never downloads a browser
 here. Without Chromium these tests skip, unless ``TRAIL_REQUIRE_BROWSER=1`` (set by ``.ci/run``) makes
 that a failure. Screenshots land in ``test-artifacts/`` (git-ignored). Every request a page makes is
-routed through the test: anything not to the viewer itself (or the exported file) is refused and fails
+checked: anything not to the viewer itself (or the exported file) is routed to the test, refused, and fails
 the test.
 """
 
@@ -91,14 +91,13 @@ class Page:
         self.errors: list[str] = []
         self.dialogs: list[str] = []
 
-        def route(route: Any) -> None:
-            if route.request.url.startswith(allowed):
-                route.continue_()
-            else:
-                self.refused.append(route.request.url)
-                route.abort()
+        def refuse(route: Any) -> None:
+            self.refused.append(route.request.url)
+            route.abort()
 
-        self.context.route("**/*", route)
+        # Playwright matches the pattern itself: a request to ``allowed`` goes on untouched, any other comes
+        # here to be refused (and counted) without being sent.
+        self.context.route(re.compile(f"^(?!{re.escape(allowed)})"), refuse)
         self.page = self.context.new_page()
         self.page.on("pageerror", lambda exc: self.errors.append(str(exc)))
 

@@ -6,10 +6,10 @@ command does first, costs nothing until a name is needed.
 
 from __future__ import annotations
 
-import signal as _signal
+# Before any other import: the quiet Ctrl-C handler below must be in place as early as the package runs.
+# ``_signal`` (built in) rather than ``signal``, which would import ``enum`` first.
+import _signal
 import sys as _sys
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
 
 
 def _starting_trail() -> bool:
@@ -27,6 +27,9 @@ def _interrupted_while_starting(signum: int, frame: object) -> None:
 
 if _starting_trail() and _signal.getsignal(_signal.SIGINT) is _signal.default_int_handler:
     _signal.signal(_signal.SIGINT, _interrupted_while_starting)
+
+from importlib import import_module  # noqa: E402  (after the handler, on purpose)
+from typing import TYPE_CHECKING, Any  # noqa: E402
 
 if TYPE_CHECKING:
     from hermes_trail.errors import AmbiguousSession, SessionNotFound, StoreUnreadable, TrailError
