@@ -146,9 +146,27 @@ class _Resumes:
         key = (store, profile, kind, source or "")
         if key not in self.templates:
             probe = Hit(
-                0, store, self._PLACEHOLDER, ref, profile, project, source, kind, root, None, 0, 0,
-                "user", "prompt", None, None, None, None, False, 0.0,
-            )  # fmt: skip
+                doc=0,
+                store=store,
+                session_id=self._PLACEHOLDER,
+                ref=ref,
+                profile=profile,
+                project=project,
+                source=source,
+                session_kind=kind,
+                root=root,
+                title=None,
+                row=0,
+                part=0,
+                role="user",
+                kind="prompt",
+                tool=None,
+                time=None,
+                exit_code=None,
+                path=None,
+                rewound=False,
+                score=0.0,
+            )
             try:
                 self.templates[key] = probe.resume
             except Exception:  # a home that is gone, a profile refused: no command, as a local hit says

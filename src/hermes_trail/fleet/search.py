@@ -515,11 +515,31 @@ def _sessions(conn: psycopg.Connection[Any], ids: set[int]) -> dict[int, tuple[A
 def _hit(doc: tuple[Any, ...], session: tuple[Any, ...], score: float) -> FleetHit:
     """A hit from a row of :data:`_DOC_COLUMNS` and one of :data:`_SESSION_COLUMNS` (without its id)."""
     host, store, session_id, ref, profile, project, source, kind, root, title, resume = session
+    row, part, role, doc_kind, tool, at, exit_code, path, rewound = doc[2:11]
     return FleetHit(
-        doc[0], store, session_id, ref, profile, project, source, kind, root, title, doc[2], doc[3],
-        doc[4], doc[5], doc[6], doc[7], doc[8], doc[9], bool(doc[10]), score,
-        host=host, resume_command=resume,
-    )  # fmt: skip
+        doc=doc[0],
+        store=store,
+        session_id=session_id,
+        ref=ref,
+        profile=profile,
+        project=project,
+        source=source,
+        session_kind=kind,
+        root=root,
+        title=title,
+        row=row,
+        part=part,
+        role=role,
+        kind=doc_kind,
+        tool=tool,
+        time=at,
+        exit_code=exit_code,
+        path=path,
+        rewound=bool(rewound),
+        score=score,
+        host=host,
+        resume_command=resume,
+    )
 
 
 def _scored(conn: psycopg.Connection[Any], rows: list[tuple[Any, ...]]) -> list[FleetHit]:
