@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 from hermes_trail.cli import params
 from hermes_trail.cli.commands import command_function
 
-QUICK = ["list", "show", "search", "stats"]
+QUICK = ["list", "show", "search", "stats", "recall", "fix", "blame", "how"]
 
 # Command lines and whether the quick reader must take them (True) or leave them to Typer (False).
 LINES: dict[str, list[tuple[list[str], bool]]] = {
@@ -54,6 +54,25 @@ LINES: dict[str, list[tuple[list[str], bool]]] = {
         (["x", "--limit", "0"], False),  # below its least value: Typer's error
         (["x", "--until", "2026-01-01", "--session", "s", "--json"], True),
     ],
+    # The question commands whose options are made from questions.py (cli/params.asked): read as Typer does.
+    "recall": [
+        (["how we deploy", "-n", "3", "--budget", "512", "--project", "api"], True),
+        (["x", "--limit", "21"], False),  # above the most the declaration gives: Typer's error
+        (["x", "--budget", "10"], False),
+    ],
+    "fix": [
+        (["boom", "--limit", "50", "--json"], True),
+        ([], True),  # the error comes from standard input
+        (["boom", "-n", "0"], False),
+    ],
+    "blame": [
+        (["src/app.py", "--include-rewound", "-n", "500"], True),
+        (["src/app.py", "--limit", "0"], False),
+    ],
+    "how": [
+        (["run the migrations", "--project", "api", "-n", "2"], True),
+        ([], False),
+    ],
     "stats": [
         ([], True),
         (["--by", "day", "--since", "30d", "--estimate", "--budget", "50"], True),
@@ -87,7 +106,7 @@ def test_quick_reader_calls_as_typer_does_or_leaves_the_line_to_it(name, argv, q
 def test_the_hot_commands_are_read_without_typer():
     for name in QUICK:
         assert (
-            params.parse(command_function(name), ["x"] if name in ("show", "search") else ["--json"])
+            params.parse(command_function(name), ["--json"] if name in ("list", "stats") else ["x"])
             is not None
         )
 

@@ -1,7 +1,9 @@
 """The questions trail answers, each declared once: its name, what it does, and its arguments with their
 words and bounds. The surfaces are made from these declarations: the MCP tools' schemas
-(``mcp/tools.py``) and the command line's options (``cli/*_cmd.py``), so one question is never described
-twice in different words, nor bounded differently in two places.
+(``mcp/tools.py``), the web's ``/api/ask/<question>`` route (:func:`arguments`) and the command line's
+options (``cli/params.asked``), so one question is never described twice in different words, nor bounded
+differently in two places. Where a person on a terminal is served differently from an agent (more rows by
+default, no upper bound, a paging argument a pager does better), the argument's :class:`Cli` says so here.
 
 Standard library only: the command line reads it at start-up.
 """
@@ -21,10 +23,33 @@ ERROR_CHARS = 8000
 _WHEN = "a duration back from now (7d, 12h, 30m) or an ISO date (2026-11-01)"
 
 
+class _Same:
+    """The agent's value, kept on the command line (:data:`SAME`)."""
+
+    def __repr__(self) -> str:
+        return "SAME"
+
+
+SAME: Any = _Same()
+
+
+@dataclass(frozen=True, slots=True)
+class Cli:
+    """How the command line offers an argument, where a person is served differently from an agent
+    (:data:`SAME` where not): another ``default``; other bounds (``None``: none the option enforces, the
+    command may check its own); a ``note`` said after the help, for what only the command line does."""
+
+    default: Any = SAME
+    least: Any = SAME
+    most: Any = SAME
+    note: str = ""
+
+
 @dataclass(frozen=True, slots=True)
 class Param:
     """One argument: ``text`` (a string of at most ``chars``), ``count`` (an integer from ``least`` to
-    ``most``) or ``flag``; ``default`` is an agent's (a surface for people may show more)."""
+    ``most``) or ``flag``; ``default`` is an agent's. ``cli`` is how the command line offers it (``None``:
+    it does not, as for a model's paging through a session, which a person's pager does)."""
 
     name: str
     kind: Literal["text", "count", "flag"]
@@ -34,17 +59,48 @@ class Param:
     most: int | None = None
     chars: int = NAME_CHARS
     choices: tuple[str, ...] = ()
+    cli: Cli | None = Cli()
+
+    @property
+    def cli_default(self) -> Any:
+        """The option's default on the command line."""
+        return self.default if self.cli is None or self.cli.default is SAME else self.cli.default
+
+    @property
+    def cli_bounds(self) -> tuple[int | None, int | None]:
+        """The least and most values the command line's option takes (a count's; ``None``: no bound)."""
+        if self.kind != "count":
+            return None, None
+        cli = self.cli or Cli()
+        return (
+            self.least if cli.least is SAME else cli.least,
+            self.most if cli.most is SAME else cli.most,
+        )
+
+    @property
+    def cli_help(self) -> str:
+        """The option's help on the command line: the words an agent is given, and the command line's own
+        note after them."""
+        note = self.cli.note if self.cli is not None else ""
+        return f"{self.help} {note}" if note else self.help
 
 
 @dataclass(frozen=True, slots=True)
 class Question:
-    """One question: its name, a title, what it answers, its arguments (``required`` first)."""
+    """One question: its name, a title, what it answers, its arguments (``required`` first), and the
+    ``trail`` command that asks it (``command``: its name unless said)."""
 
     name: str
     title: str
     description: str
     params: tuple[Param, ...]
     required: tuple[str, ...] = ()
+    command: str = ""
+
+    @property
+    def cli_command(self) -> str:
+        """The ``trail`` command that asks this question."""
+        return self.command or self.name
 
     def param(self, name: str) -> Param:
         """The argument ``name`` (a ``KeyError`` for a name the question does not take)."""
@@ -55,6 +111,10 @@ class Question:
 
     def help(self, name: str) -> str:
         return self.param(name).help
+
+
+# A person may ask a terminal for more rows than an agent's budget holds: no upper bound on the command line.
+_MORE = Cli(most=None)
 
 
 def _project() -> Param:
@@ -120,7 +180,7 @@ QUESTIONS: dict[str, Question] = {
                 Param("tool", "text", "Only calls of this tool: terminal, patch, write_file, read_file, ..."),
                 Param("session", "text", "Only this session: its id or the start of it."),
                 Param("include_rewound", "flag", "Also turns the user rewound (undid).", False),
-                Param("limit", "count", "Conversations to return.", 10, most=50),
+                Param("limit", "count", "Conversations to return.", 10, most=50, cli=_MORE),
             ),
             ("query",),
         ),
@@ -135,9 +195,10 @@ QUESTIONS: dict[str, Question] = {
                     "text",
                     "The error message or the failing output (its last lines are enough).",
                     chars=ERROR_CHARS,
+                    cli=Cli(note="Or pipe it in."),
                 ),
                 _project(),
-                Param("limit", "count", "Fixes and failures to return.", 5, most=20),
+                Param("limit", "count", "Fixes and failures to return.", 5, most=20, cli=_MORE),
             ),
             ("error",),
         ),
@@ -148,7 +209,7 @@ QUESTIONS: dict[str, Question] = {
             "(lines added and removed) and the typed prompt behind it.",
             (
                 Param("path", "text", "The file: its full path, or the end of it ('src/app.py')."),
-                Param("limit", "count", "Edits to return.", 20, most=200),
+                Param("limit", "count", "Edits to return.", 20, most=200, cli=Cli(default=50, most=None)),
                 Param("include_rewound", "flag", "Also edits the user rewound (undid).", False),
             ),
             ("path",),
@@ -166,7 +227,7 @@ QUESTIONS: dict[str, Question] = {
                     chars=QUERY_CHARS,
                 ),
                 _project(),
-                Param("limit", "count", "Commands to return.", 10, most=50),
+                Param("limit", "count", "Commands to return.", 10, most=50, cli=_MORE),
             ),
             ("what",),
         ),
@@ -189,6 +250,7 @@ QUESTIONS: dict[str, Question] = {
                     0,
                     least=0,
                     most=1_000_000,
+                    cli=None,
                 ),
                 Param(
                     "limit",
@@ -196,6 +258,7 @@ QUESTIONS: dict[str, Question] = {
                     "Turns to return at most; long turns make the page shorter.",
                     40,
                     most=200,
+                    cli=None,
                 ),
             ),
             ("session_id",),
@@ -210,8 +273,17 @@ QUESTIONS: dict[str, Question] = {
                 _project(),
                 _source(),
                 Param("since", "text", f"Only sessions active since: {_WHEN}."),
-                Param("limit", "count", "Sessions to return.", 20, most=200),
+                Param(
+                    "limit",
+                    "count",
+                    "Sessions to return.",
+                    20,
+                    most=200,
+                    # 0 is every session; a negative count is refused by the command, in its words.
+                    cli=Cli(default=50, least=None, most=None, note="0: all of them."),
+                ),
             ),
+            command="list",
         ),
     )
 }

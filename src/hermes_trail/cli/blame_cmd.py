@@ -2,21 +2,18 @@
 
 from typing import Annotated
 
-import typer
-
 from hermes_trail.cli.common import DbOption, HomeOption, JsonOption, PgOption, answer
-from hermes_trail.cli.indexing import IndexOption, read_index
+from hermes_trail.cli.indexing import IndexOption, indexed
+from hermes_trail.cli.params import asked
 from hermes_trail.questions import QUESTIONS
 
-_Q = QUESTIONS["blame"]  # its words and bounds, shared with the MCP tool (questions.py)
+_Q = QUESTIONS["blame"]  # its arguments: words, bounds and defaults shared with the MCP tool
 
 
 def blame(
-    path: Annotated[str, typer.Argument(help=_Q.help("path"))],
-    limit: Annotated[int, typer.Option("--limit", "-n", min=1, help=_Q.help("limit"))] = 50,
-    include_rewound: Annotated[
-        bool, typer.Option("--include-rewound", help=_Q.help("include_rewound"))
-    ] = False,
+    path: Annotated[str, asked(_Q, "path")],
+    limit: Annotated[int, asked(_Q, "limit", "-n")] = _Q.param("limit").cli_default,
+    include_rewound: Annotated[bool, asked(_Q, "include_rewound")] = _Q.param("include_rewound").cli_default,
     index: IndexOption = None,
     home: HomeOption = None,
     db: DbOption = None,
@@ -30,11 +27,9 @@ def blame(
         trail blame src/app.py
     """
     from hermes_trail.cli.tables import print_blame
-    from hermes_trail.index.blame import blame as find_edits
     from hermes_trail.serialize import record_json
 
-    with read_index(index, home, db, pg) as conn:
-        entries = find_edits(conn, path, limit=limit, include_rewound=include_rewound)
+    entries = indexed(index, home, db, pg).blame_edits(path, limit=limit, include_rewound=include_rewound)
     answer(
         bool(entries),
         json_output,

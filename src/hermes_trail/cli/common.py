@@ -20,6 +20,7 @@ if TYPE_CHECKING:  # imported where used: a command's start-up pays only for wha
     from hermes_trail.cli.term import Printer
     from hermes_trail.history import History
     from hermes_trail.model import Stray
+    from hermes_trail.service import Trail
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -100,6 +101,14 @@ def load(
     if not history.stores and not history.demo and not history.strays:
         err("no Hermes store found (looked at: " + ", ".join(str(h) for h, _ in _homes(homes)) + ")")
     return history
+
+
+def store_door(homes: list[Path] | None, dbs: list[Path] | None, pgs: list[str] | None = None) -> Trail:
+    """The front door over the stores ``--home``, ``--db`` and ``--pg`` name, for a command that reads them
+    rather than the index (``list``, ``show``): it asks its question of a history :func:`load` opened."""
+    from hermes_trail.service import Trail
+
+    return Trail(homes=tuple(homes or ()), dbs=tuple(dbs or ()), pgs=tuple(pgs or ()))
 
 
 def named(homes: list[Path] | None, dbs: list[Path] | None, pgs: list[str] | None) -> bool:

@@ -3,19 +3,18 @@
 import sys
 from typing import Annotated
 
-import typer
-
 from hermes_trail.cli.common import DbOption, HomeOption, JsonOption, PgOption, answer, fail
-from hermes_trail.cli.indexing import IndexOption, read_index
+from hermes_trail.cli.indexing import IndexOption, indexed
+from hermes_trail.cli.params import asked
 from hermes_trail.questions import QUESTIONS
 
-_Q = QUESTIONS["fix"]  # its words and bounds, shared with the MCP tool (questions.py)
+_Q = QUESTIONS["fix"]  # its arguments: words, bounds and defaults shared with the MCP tool
 
 
 def fix(
-    error: Annotated[str | None, typer.Argument(help=_Q.help("error") + " Or pipe it in.")] = None,
-    project: Annotated[str | None, typer.Option(help=_Q.help("project"))] = None,
-    limit: Annotated[int, typer.Option("--limit", "-n", min=1, help=_Q.help("limit"))] = 5,
+    error: Annotated[str | None, asked(_Q, "error")] = None,  # None: read it from standard input
+    project: Annotated[str | None, asked(_Q, "project")] = _Q.param("project").cli_default,
+    limit: Annotated[int, asked(_Q, "limit", "-n")] = _Q.param("limit").cli_default,
     index: IndexOption = None,
     home: HomeOption = None,
     db: DbOption = None,
@@ -32,9 +31,7 @@ def fix(
     if not text.strip():
         fail("give the error text as an argument or on standard input")
     from hermes_trail.cli.tables import print_fixes
-    from hermes_trail.index.fix import find_fixes
     from hermes_trail.serialize import record_json
 
-    with read_index(index, home, db, pg) as conn:
-        report = find_fixes(conn, text, project=project, limit=limit)
+    report = indexed(index, home, db, pg).fix_report(text, project=project, limit=limit)
     answer(bool(report.fixes), json_output, lambda: record_json(report), lambda out: print_fixes(out, report))

@@ -2,19 +2,18 @@
 
 from typing import Annotated
 
-import typer
-
 from hermes_trail.cli.common import DbOption, HomeOption, JsonOption, PgOption, answer
-from hermes_trail.cli.indexing import IndexOption, read_index
+from hermes_trail.cli.indexing import IndexOption, indexed
+from hermes_trail.cli.params import asked
 from hermes_trail.questions import QUESTIONS
 
-_Q = QUESTIONS["how"]  # its words and bounds, shared with the MCP tool (questions.py)
+_Q = QUESTIONS["how"]  # its arguments: words, bounds and defaults shared with the MCP tool
 
 
 def how(
-    what: Annotated[str, typer.Argument(help=_Q.help("what"))],
-    project: Annotated[str | None, typer.Option(help=_Q.help("project"))] = None,
-    limit: Annotated[int, typer.Option("--limit", "-n", min=1, help=_Q.help("limit"))] = 10,
+    what: Annotated[str, asked(_Q, "what")],
+    project: Annotated[str | None, asked(_Q, "project")] = _Q.param("project").cli_default,
+    limit: Annotated[int, asked(_Q, "limit", "-n")] = _Q.param("limit").cli_default,
     index: IndexOption = None,
     home: HomeOption = None,
     db: DbOption = None,
@@ -28,11 +27,9 @@ def how(
         trail how "run the migrations" --project api
     """
     from hermes_trail.cli.tables import print_how
-    from hermes_trail.index.how import how as find_commands
     from hermes_trail.serialize import record_json
 
-    with read_index(index, home, db, pg) as conn:
-        entries = find_commands(conn, what, project=project, limit=limit)
+    entries = indexed(index, home, db, pg).how_commands(what, project=project, limit=limit)
     answer(
         bool(entries),
         json_output,

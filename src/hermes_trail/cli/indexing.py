@@ -1,16 +1,19 @@
-"""What the index commands share: ``--index``, and a sync before every query (with a progress bar the first
-time, silent afterwards)."""
+"""What the index commands share: ``--index``, the front door (:class:`~hermes_trail.service.Trail`) over
+what the options name, and a sync before every query (with a progress bar the first time, silent
+afterwards)."""
 
 from __future__ import annotations
 
 import os
-import sqlite3
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from hermes_trail.cli.common import err, fail
 from hermes_trail.cli.params import Option
+
+if TYPE_CHECKING:
+    from hermes_trail.service import Trail
 
 IndexOption = Annotated[
     Path | None,
@@ -37,6 +40,35 @@ def _homes_or_demo(
     return homes, dbs
 
 
+def door(
+    index: Path | None, homes: list[Path] | None, dbs: list[Path] | None, pgs: list[str] | None
+) -> Trail:
+    """The front door over what ``--index``, ``--home``, ``--db`` and ``--pg`` name (the bundled demo home
+    when nothing is named and Hermes has none, said on stderr), for one command: it syncs once, when
+    :func:`synced` asks, and never again for the questions after."""
+    import math
+
+    from hermes_trail.errors import TrailError
+    from hermes_trail.service import Trail
+
+    try:
+        homes, dbs = _homes_or_demo(homes, dbs, pgs)
+    except TrailError as exc:  # a home that cannot be looked into
+        fail(str(exc))
+    return Trail(
+        index=index, homes=tuple(homes), dbs=tuple(dbs), pgs=tuple(pgs or ()), sync_interval=math.inf
+    )
+
+
+def indexed(
+    index: Path | None, homes: list[Path] | None, dbs: list[Path] | None, pgs: list[str] | None
+) -> Trail:
+    """:func:`door`, its index brought up to date (:func:`synced`): what a query command asks."""
+    trail = door(index, homes, dbs, pgs)
+    synced(trail)
+    return trail
+
+
 def synced_index(
     index: Path | None,
     homes: list[Path] | None,
@@ -46,7 +78,18 @@ def synced_index(
     rebuild: bool = False,
     skipped: list[Any] | None = None,
 ) -> Path:
-    """Bring the index up to date and return its path; the first build shows its progress on stderr.
+    """Bring the index of what the options name up to date and return its path (:func:`synced`)."""
+    return synced(door(index, homes, dbs, pgs), include_recovered, rebuild, skipped)
+
+
+def synced(
+    trail: Trail,
+    include_recovered: bool | None = None,
+    rebuild: bool = False,
+    skipped: list[Any] | None = None,
+) -> Path:
+    """Bring ``trail``'s index up to date and return its path; the first build shows its progress on
+    stderr, and what was passed over is said there. A sync that fails fails the command.
 
     :param include_recovered: index sessions only a snapshot or divert holds too (``None``: as before).
     :param rebuild: build a new index beside the old one and swap it in.
@@ -54,27 +97,7 @@ def synced_index(
     """
     from hermes_trail.errors import TrailError
 
-    try:
-        return _synced_index(index, homes, dbs, pgs, include_recovered, rebuild, skipped)
-    except TrailError as exc:
-        fail(str(exc))
-
-
-def _synced_index(
-    index: Path | None,
-    homes: list[Path] | None,
-    dbs: list[Path] | None,
-    pgs: list[str] | None,
-    include_recovered: bool | None,
-    rebuild: bool = False,
-    skipped: list[Any] | None = None,
-) -> Path:
-    from hermes_trail.index.schema import default_index_path
-    from hermes_trail.index.sync import sync_index
-
-    path = index or default_index_path()
-    homes, dbs = _homes_or_demo(homes, dbs, pgs)
-    pgs = list(pgs or ())
+    path = trail.index_path
     bar = _IndexingBar(first=rebuild or not path.exists()) if sys.stderr.isatty() else None
 
     def notify(line: str) -> None:
@@ -82,19 +105,18 @@ def _synced_index(
         if bar is not None:
             bar.first = True  # a rebuild is a first build: it shows its progress
 
+    failed: TrailError | None = None
     try:
-        report = sync_index(
-            path,
-            homes=homes,
-            dbs=dbs,
-            pgs=pgs,
-            notify=notify,
-            progress=bar,
-            include_recovered=include_recovered,
-            rebuild=rebuild,
+        trail.sync(
+            force=True, progress=bar, notify=notify, include_recovered=include_recovered, rebuild=rebuild
         )
+    except TrailError as exc:
+        failed = exc
     finally:
         shown = bar is not None and bar.stop()
+    report = trail.last_sync
+    if failed is not None or report is None:  # said once the bar is off the terminal
+        fail(str(failed or "the index was not brought up to date"))
     if shown:
         err(
             f"indexed {report.messages_read:,} messages of {report.sessions_indexed:,} sessions "
@@ -164,11 +186,3 @@ class _IndexingBar:
             return False
         self._bar.stop()
         return True
-
-
-def read_index(
-    index: Path | None, homes: list[Path] | None, dbs: list[Path] | None, pgs: list[str] | None
-) -> sqlite3.Connection:
-    """The index, brought up to date, opened read-only."""
-    path = synced_index(index, homes, dbs, pgs)
-    return sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, NoReturn
+from typing import TYPE_CHECKING, Annotated
 
 from hermes_trail.cli.common import (
     EXIT_SKIPPED,
@@ -15,24 +14,25 @@ from hermes_trail.cli.common import (
     fail,
     load,
     print_json,
+    since_option,
+    store_door,
 )
-from hermes_trail.cli.params import Exit, Option
+from hermes_trail.cli.params import Exit, Option, asked
 from hermes_trail.questions import QUESTIONS
 
 if TYPE_CHECKING:
     from hermes_trail.history import History
-    from hermes_trail.listing import SessionFilter
     from hermes_trail.model import Session
 
-_Q = QUESTIONS["sessions"]  # its words and bounds, shared with the MCP tool (questions.py)
+_Q = QUESTIONS["sessions"]  # its arguments: words, bounds and defaults shared with the MCP tool
 
 
 def list_sessions(
-    profile: Annotated[str | None, Option(help=_Q.help("profile"))] = None,
-    project: Annotated[str | None, Option(help=_Q.help("project"))] = None,
-    source: Annotated[str | None, Option(help=_Q.help("source"))] = None,
-    since: Annotated[str | None, Option(help=_Q.help("since"))] = None,
-    limit: Annotated[int, Option("--limit", "-n", help=_Q.help("limit") + " 0: all of them.")] = 50,
+    profile: Annotated[str | None, asked(_Q, "profile")] = _Q.param("profile").cli_default,
+    project: Annotated[str | None, asked(_Q, "project")] = _Q.param("project").cli_default,
+    source: Annotated[str | None, asked(_Q, "source")] = _Q.param("source").cli_default,
+    since: Annotated[str | None, asked(_Q, "since")] = _Q.param("since").cli_default,
+    limit: Annotated[int, asked(_Q, "limit", "-n")] = _Q.param("limit").cli_default,
     deleted: Annotated[
         bool, Option("--deleted", help="Sessions gone from state.db that a snapshot or divert holds.")
     ] = False,
@@ -47,60 +47,30 @@ def list_sessions(
     Example:
         trail list --since 7d --project hermes-trail
     """
-    from hermes_trail.errors import TrailError
-    from hermes_trail.listing import SessionFilter, parse_since, select, unknown_values
-
-    try:
-        flt = SessionFilter(profile, project, source, parse_since(since) if since else None)
-    except TrailError as exc:
-        fail(str(exc))
+    stamp = since_option(since, "--since")  # a time it cannot read fails the command, in the option's words
     if limit < 0:
         fail("--limit must be 0 (all) or more")
     if deleted:
-        from hermes_trail.cli.recovered import list_deleted
+        from datetime import UTC, datetime
 
+        from hermes_trail.cli.recovered import list_deleted
+        from hermes_trail.listing import SessionFilter
+
+        when = datetime.fromtimestamp(stamp, tz=UTC) if stamp is not None else None
         with load(home, db, pg) as history:
-            skipped = list_deleted(history, home, db, flt, limit, json_output)
+            skipped = list_deleted(
+                history, home, db, SessionFilter(profile, project, source, when), limit, json_output
+            )
             code = EXIT_SKIPPED if skipped else exit_code(history)
         raise Exit(code)
-    if flt.project is None and 0 < limit <= PAGE_MOST:
-        _list_page(home, db, pg, flt, limit, json_output)
-    with load(home, db, pg) as history:
-        unknown = unknown_values(history.sessions, flt)
-        if unknown:
-            fail(unknown)
-        chosen = select(history.sessions, flt, limit)
-        matched = sum(1 for s in history.sessions if flt.accepts(s))
-        _print(history, chosen, matched, len(history.sessions), json_output)
-        code = exit_code(history)
-    raise Exit(code)
-
-
-# A listing of at most this many sessions decodes only those (History.page); one of more reads them all.
-PAGE_MOST = 1000
-
-
-def _list_page(
-    home: list[Path] | None,
-    db: list[Path] | None,
-    pg: list[str] | None,
-    flt: SessionFilter,
-    limit: int,
-    json_output: bool,
-) -> NoReturn:
-    """The listing of a page of sessions: every row ordered and counted, only the page decoded."""
-    from hermes_trail.history import PAGE
-    from hermes_trail.listing import select, unknown_values
-
-    with load(home, db, pg, catalog=PAGE) as history:
-        if flt.profile is not None:
-            history.read_profiles()
-        unknown = unknown_values(history.entries, flt)
-        if unknown:
-            fail(unknown)
-        chosen = history.page(select(history.entries, flt, limit))
-        matched = sum(1 for e in history.entries if flt.accepts(e))
-        _print(history, chosen, matched, len(history.entries), json_output)
+    trail = store_door(home, db, pg)
+    with load(home, db, pg, catalog=trail.catalog_for(project, limit)) as history:
+        listing = trail.listing(
+            history, profile=profile, project=project, source=source, since=since, limit=limit
+        )
+        if listing.unknown:
+            fail(listing.unknown)
+        _print(history, listing.sessions, listing.matched, listing.total, json_output)
         code = exit_code(history)
     raise Exit(code)
 

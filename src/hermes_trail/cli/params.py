@@ -15,6 +15,11 @@ Two ways then lead to the same call:
   identically is read here: ``--name value``, ``--name=value``, ``-n value``, flags, ``--`` and
   positional arguments; a setting it does not know (an environment variable, a callback, a range
   that clamps) makes the command Typer's alone.
+
+A parameter that is an argument of a question (``questions.py``) is declared with :func:`asked`, which
+makes its option from the question's declaration (name, help, bounds), and takes its default from
+:meth:`~hermes_trail.questions.Param.cli_default`: the command line and the MCP tools then say and bound it
+alike, and ``tests/test_front_door.py`` checks that every such argument is an option of its command.
 """
 
 from __future__ import annotations
@@ -24,7 +29,10 @@ import sys
 import types
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, NamedTuple, Union, get_args, get_origin
+from typing import TYPE_CHECKING, Any, NamedTuple, Union, get_args, get_origin
+
+if TYPE_CHECKING:
+    from hermes_trail.questions import Question
 
 # Settings that change nothing about how a value is read from the command line.
 _DESCRIPTIVE = frozenset({"help", "show_default", "metavar", "hidden", "rich_help_panel"})
@@ -60,6 +68,22 @@ class Argument:
         import typer
 
         return typer.Argument(*self.decls, **self.settings)
+
+
+def asked(question: Question, name: str, *short: str) -> Option | Argument:
+    """The command line's declaration of the question's argument ``name``: a positional argument for a
+    required one, else ``--name`` (its underscores as dashes), with the help and a count's bounds the
+    question gives the command line. ``short`` adds short names (``-n``): the command line's own."""
+    param = question.param(name)
+    if name in question.required:
+        return Argument(help=param.cli_help)
+    settings: dict[str, Any] = {"help": param.cli_help}
+    least, most = param.cli_bounds
+    if least is not None:
+        settings["min"] = least
+    if most is not None:
+        settings["max"] = most
+    return Option("--" + name.replace("_", "-"), *short, **settings)
 
 
 class Exit(SystemExit):

@@ -3,23 +3,21 @@
 import sys
 from typing import Annotated
 
-import typer
-
 from hermes_trail.cli.common import EXIT_OK, DbOption, HomeOption, JsonOption, PgOption, print_json
-from hermes_trail.cli.indexing import IndexOption, synced_index
+from hermes_trail.cli.indexing import IndexOption, indexed
+from hermes_trail.cli.params import Exit, Option, asked
 from hermes_trail.cli.share_cmd import FleetOption, HostsOption
 from hermes_trail.questions import QUESTIONS
 
-_Q = QUESTIONS["recall"]  # its words and bounds, shared with the MCP tool (questions.py)
+_Q = QUESTIONS["recall"]  # its arguments: words, bounds and defaults shared with the MCP tool
 
 
 def recall(
-    query: Annotated[str, typer.Argument(help=_Q.help("query"))],
-    budget: Annotated[
-        int, typer.Option("--budget", min=256, help="At most this many bytes (256 or more).")
-    ] = 4096,
-    project: Annotated[str | None, typer.Option(help=_Q.help("project"))] = None,
-    profile: Annotated[str | None, typer.Option(help=_Q.help("profile"))] = None,
+    query: Annotated[str, asked(_Q, "query")],
+    budget: Annotated[int, Option("--budget", min=256, help="At most this many bytes (256 or more).")] = 4096,
+    project: Annotated[str | None, asked(_Q, "project")] = _Q.param("project").cli_default,
+    profile: Annotated[str | None, asked(_Q, "profile")] = _Q.param("profile").cli_default,
+    limit: Annotated[int, asked(_Q, "limit", "-n")] = _Q.param("limit").cli_default,
     index: IndexOption = None,
     home: HomeOption = None,
     db: DbOption = None,
@@ -36,18 +34,16 @@ def recall(
     """
     from hermes_trail.cli.share_cmd import fleet_dsn, recall_fleet
     from hermes_trail.index import meaning_client
-    from hermes_trail.index.search import SearchFilters, search
-    from hermes_trail.recall import recall_page
 
-    filters = SearchFilters(project=project, profile=profile)
     if (dsn := fleet_dsn(index, fleet)) is not None:  # the shared index of many machines (docs/fleet.md)
-        recall_fleet(dsn, query, filters, host, budget, json_output)
-    path = synced_index(index, home, db, pg)
+        from hermes_trail.service import search_filters
+
+        recall_fleet(dsn, query, search_filters(project=project, profile=profile), host, budget, json_output)
+    trail = indexed(index, home, db, pg)
     with meaning_client.served():
-        result = search(path, query, filters, limit=8)
-    page = recall_page(result, budget=budget)
+        page = trail.recall_page(query, project=project, profile=profile, limit=limit, budget=budget)
     if json_output:
         print_json({"query": query, "budget": budget, "page": page, "bytes": len(page.encode())})
     elif page:
         sys.stdout.write(page + "\n")
-    raise typer.Exit(EXIT_OK)
+    raise Exit(EXIT_OK)

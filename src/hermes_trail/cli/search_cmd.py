@@ -1,28 +1,28 @@
 """``trail search``: everything Hermes recorded, by words and by meaning."""
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from hermes_trail.cli.common import DbOption, HomeOption, JsonOption, PgOption, answer, since_option
-from hermes_trail.cli.indexing import IndexOption, synced_index
-from hermes_trail.cli.params import Argument, Option
+from hermes_trail.cli.indexing import IndexOption, indexed
+from hermes_trail.cli.params import asked
 from hermes_trail.cli.share_cmd import FleetOption, HostsOption
 from hermes_trail.questions import QUESTIONS
 
-_Q = QUESTIONS["search"]  # its words and bounds, shared with the MCP tool (questions.py)
+_Q = QUESTIONS["search"]  # its arguments: words, bounds and defaults shared with the MCP tool
 
 
 def search(
-    query: Annotated[str, Argument(help=_Q.help("query"))],
-    project: Annotated[str | None, Option(help=_Q.help("project"))] = None,
-    profile: Annotated[str | None, Option(help=_Q.help("profile"))] = None,
-    source: Annotated[str | None, Option(help=_Q.help("source"))] = None,
-    since: Annotated[str | None, Option(help=_Q.help("since"))] = None,
-    until: Annotated[str | None, Option(help=_Q.help("until"))] = None,
-    role: Annotated[str | None, Option(help=_Q.help("role"))] = None,
-    tool: Annotated[str | None, Option(help=_Q.help("tool"))] = None,
-    session: Annotated[str | None, Option(help=_Q.help("session"))] = None,
-    include_rewound: Annotated[bool, Option("--include-rewound", help=_Q.help("include_rewound"))] = False,
-    limit: Annotated[int, Option("--limit", "-n", min=1, help=_Q.help("limit"))] = 10,
+    query: Annotated[str, asked(_Q, "query")],
+    project: Annotated[str | None, asked(_Q, "project")] = _Q.param("project").cli_default,
+    profile: Annotated[str | None, asked(_Q, "profile")] = _Q.param("profile").cli_default,
+    source: Annotated[str | None, asked(_Q, "source")] = _Q.param("source").cli_default,
+    since: Annotated[str | None, asked(_Q, "since")] = _Q.param("since").cli_default,
+    until: Annotated[str | None, asked(_Q, "until")] = _Q.param("until").cli_default,
+    role: Annotated[str | None, asked(_Q, "role")] = _Q.param("role").cli_default,
+    tool: Annotated[str | None, asked(_Q, "tool")] = _Q.param("tool").cli_default,
+    session: Annotated[str | None, asked(_Q, "session")] = _Q.param("session").cli_default,
+    include_rewound: Annotated[bool, asked(_Q, "include_rewound")] = _Q.param("include_rewound").cli_default,
+    limit: Annotated[int, asked(_Q, "limit", "-n")] = _Q.param("limit").cli_default,
     index: IndexOption = None,
     home: HomeOption = None,
     db: DbOption = None,
@@ -38,27 +38,29 @@ def search(
         trail search "connection refused" --project api --since 30d
     """
     from hermes_trail.index import meaning_client
-    from hermes_trail.index.search import SearchFilters
-    from hermes_trail.index.search import search as run_search
 
-    filters = SearchFilters(
-        project=project,
-        profile=profile,
-        source=source,
-        since=since_option(since, "--since"),
-        until=since_option(until, "--until"),
-        role=role,
-        tool=tool,
-        session=session,
-        include_rewound=include_rewound,
-    )
+    since_option(since, "--since")  # a time it cannot read fails the command, in the option's words
+    since_option(until, "--until")
+    asked_for: dict[str, Any] = {  # the question's filters, as declared
+        "project": project,
+        "profile": profile,
+        "source": source,
+        "since": since,
+        "until": until,
+        "role": role,
+        "tool": tool,
+        "session": session,
+        "include_rewound": include_rewound,
+    }
     from hermes_trail.cli.share_cmd import fleet_dsn, search_fleet
 
     if (dsn := fleet_dsn(index, fleet)) is not None:  # the shared index of many machines (docs/fleet.md)
-        search_fleet(dsn, query, filters, host, limit, json_output)
-    path = synced_index(index, home, db, pg)
+        from hermes_trail.service import search_filters
+
+        search_fleet(dsn, query, search_filters(**asked_for), host, limit, json_output)
+    trail = indexed(index, home, db, pg)
     with meaning_client.served():  # a one-shot command asks the meaning server, not a model of its own
-        result = run_search(path, query, filters, limit=max(limit, 1))
+        result = trail.search_result(query, limit=limit, **asked_for)
     from hermes_trail.cli.tables import print_search
     from hermes_trail.serialize import search_json
 

@@ -13,15 +13,17 @@ from hermes_trail.cli.common import (
     load,
     print_json,
     report_rows,
+    store_door,
 )
-from hermes_trail.cli.params import Argument, Exit, Option
+from hermes_trail.cli.params import Exit, Option, asked
 from hermes_trail.questions import QUESTIONS
 
-_Q = QUESTIONS["show"]  # its words and bounds, shared with the MCP tool (questions.py)
+# Its arguments, shared with the MCP tool; an agent's paging (offset, limit) is a person's pager.
+_Q = QUESTIONS["show"]
 
 
 def show(
-    session_id: Annotated[str, Argument(help=_Q.help("session_id"))],
+    session_id: Annotated[str, asked(_Q, "session_id")],
     reasoning: Annotated[bool, Option("--reasoning", help="Unfold reasoning.")] = False,
     full: Annotated[bool, Option("--full", help="Show whole tool outputs.")] = False,
     show_all: Annotated[bool, Option("--all", help="Also show rewound and archived rows, marked.")] = False,
@@ -40,18 +42,13 @@ def show(
         trail show 20261130_0458 --lineage
     """
     from hermes_trail.errors import AmbiguousSession, SessionNotFound, TrailError
-    from hermes_trail.recovery import Finder
 
-    with (
-        load(home, db, pg, catalog=False) as history,
-        Finder(history, homes=home or (), dbs=db or ()) as finder,
-    ):
+    trail = store_door(home, db, pg)
+    with load(home, db, pg, catalog=False) as history, trail.finder(history) as finder:
         try:
             try:
                 # a live session, else a deleted one a snapshot or divert holds
-                session = finder.load(finder.find(session_id))
-                finder.family(session)
-                chain = finder.conversation(session) if lineage else [session]
+                replay = trail.replay(finder, session_id, lineage=lineage)
             finally:
                 from hermes_trail.cli.recovered import report_recovery
 
@@ -65,6 +62,7 @@ def show(
             )
         except TrailError as exc:
             fail(str(exc))
+        session, chain = replay.session, replay.chain
         if json_output:
             from hermes_trail.serialize import transcript_json
 
