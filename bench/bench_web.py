@@ -22,7 +22,9 @@ Screenshots, for a person to look at, go to ``bench/out/screens/``: the dashboar
 replay, each on a desktop (1280x900) and a phone (390x844) viewport, with how far each page scrolls
 sideways (it should not). The compacted session is written once into ``bench/out/compacted`` by Hermes'
 own ``SessionDB`` and ``ContextCompressor`` (its summary call answered here), when hermes-agent is
-importable; otherwise that replay is left out.
+importable; otherwise that replay is left out. Its rows span two working days with a night between (the
+day separators and the idle gap on the timeline show in the screenshots); each compaction's copies carry
+the time it happened.
 """
 
 from __future__ import annotations
@@ -82,23 +84,52 @@ SIDEWAYS = "() => document.documentElement.scrollWidth - document.documentElemen
 COMPACTED_ID = "20261120_090000_c0a7c7"
 
 
+# The shape of the compacted session; a store written to an older one is written again.
+COMPACTED_SHAPE = "two-days-2"
+
+
+class _Clock:
+    """``time`` as hermes_state sees it while the session is written: ``time()`` reads the session's own
+    clock (so its start, its rows and the copies each compaction makes carry the times of a working day,
+    a night, and the next morning), everything else is the real module."""
+
+    def __init__(self, start: float) -> None:
+        self.now = start
+
+    def time(self) -> float:
+        return self.now
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(time, name)
+
+
 def compacted_store(where: Path, exchanges: int = 400, every: int = 100) -> Path | None:
     """A long session compacted in place every ``every`` exchanges, written by Hermes' own code (a request,
-    a terminal call with its output, and the answer per exchange); ``None`` without hermes-agent."""
+    a terminal call with its output, and the answer per exchange) over two days with a night between;
+    ``None`` without hermes-agent."""
     db = where / "hermes_home" / "state.db"
-    if db.exists():
+    shape = where / "shape"
+    if db.exists() and shape.exists() and shape.read_text() == COMPACTED_SHAPE:
         return db
     try:
         from types import SimpleNamespace
 
         import agent.context_compressor as context_compressor
+        import hermes_state
         from hermes_state import SessionDB
     except ImportError:
         return None
+    import shutil
+
+    shutil.rmtree(db.parent, ignore_errors=True)
     db.parent.mkdir(parents=True, exist_ok=True)
     old = os.environ.get("HERMES_HOME")
     os.environ["HERMES_HOME"] = str(db.parent)
     answered = [0]
+    # 09:00 UTC three days ago, a message every 20 s, and a 20-hour night near the end
+    clock = _Clock((int(time.time()) // 86400 - 3) * 86400 + 9 * 3600)
+    real_time = hermes_state.time
+    hermes_state.time = clock  # type: ignore[assignment]
 
     def summarise(**_: Any) -> Any:
         answered[0] += 1
@@ -118,16 +149,16 @@ def compacted_store(where: Path, exchanges: int = 400, every: int = 100) -> Path
         store = SessionDB(db_path=db)
         store.create_session(COMPACTED_ID, "cli", model="bench/model", cwd="/home/dev/service")
         store.set_session_title(COMPACTED_ID, "A long compacted session")
-        clock = time.time() - exchanges * 240
         live: list[dict[str, Any]] = []
 
         def add(message: dict[str, Any]) -> None:
-            nonlocal clock
-            clock += 55
-            store.append_message(COMPACTED_ID, **message, timestamp=clock)
+            clock.now += 20
+            store.append_message(COMPACTED_ID, **message, timestamp=clock.now)
             live.append(dict(message))
 
         for i in range(exchanges):
+            if i == exchanges - exchanges // 8:  # after the last compaction: the night is replayed
+                clock.now += 20 * 3600
             call_id = f"call_{i}"
             call = {
                 "id": call_id,
@@ -148,8 +179,10 @@ def compacted_store(where: Path, exchanges: int = 400, every: int = 100) -> Path
                 store.archive_and_compact(COMPACTED_ID, live)
         store.end_session(COMPACTED_ID, "cli_close")
         store.close()
+        shape.write_text(COMPACTED_SHAPE)
     finally:
         context_compressor.call_llm = real
+        hermes_state.time = real_time  # type: ignore[assignment]
         if old is None:
             os.environ.pop("HERMES_HOME", None)
         else:
@@ -175,6 +208,18 @@ def screenshots(browser: Any, pages: dict[str, str], out: Path) -> dict[str, int
                     page.keyboard.press("j")
                 page.wait_for_timeout(300)
                 page.screenshot(path=str(out / f"{name}-{size}-stepped.png"))
+                days = page.locator("article.turn .day")
+                if days.count() > 1:  # where the next day starts, after the night (a gap on the strip)
+                    turn = days.nth(1).locator("xpath=..")
+                    page.locator("input.scrub").fill(
+                        str(
+                            page.locator("article.turn:not(.hidden-row)").evaluate_all(
+                                "(all, id) => all.findIndex(t => t.id === id)", turn.get_attribute("id")
+                            )
+                        )
+                    )
+                    page.wait_for_timeout(300)
+                    page.screenshot(path=str(out / f"{name}-{size}-next-day.png"))
             context.close()
     return sideways
 

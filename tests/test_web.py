@@ -337,6 +337,32 @@ def test_the_replay_page_preloads_its_first_request(server):
     assert b"<script" not in body.split(b"<body")[0], "no script in the head: the policy allows none inline"
 
 
+def test_the_dashboard_preloads_its_first_page_of_sessions(server):
+    """The dashboard asks for its first page of sessions itself, with its address's query as it came, as
+    dashboard.js writes that URL; the answer names the view it is, so the page can tell a stale one."""
+    import re
+
+    from hermes_trail.web.server import DASHBOARD_PAGE
+
+    status, _, body = get(server, "/?profile=work&offset=0&text=a%20b%22%3C")
+    assert status == 200
+    link = re.search(rb'<link rel="preload" as="fetch" crossorigin href="([^"]+)">', body)
+    assert link is not None
+    url = f"/api/sessions?profile=work&amp;offset=0&amp;text=a%20b%22%3C&amp;limit={DASHBOARD_PAGE}"
+    assert link.group(1) == url.encode()
+    _, _, script = get(server, "/static/dashboard.js")
+    assert f"var PAGE = {DASHBOARD_PAGE};".encode() in script
+    assert b'"limit=" + PAGE' in script, "dashboard.js writes the preloaded URL the same way"
+    _, _, plain = get(server, "/")
+    assert f'href="/api/sessions?limit={DASHBOARD_PAGE}"'.encode() in plain
+    fragment = w.WORK_ID[-6:].upper()  # echoed as sent, matched without case
+    status, view = api(server, "/api/sessions", profile="work", text=fragment, estimate="1")
+    assert status == 200 and view["total"] == 1
+    want = dict.fromkeys(("profile", "project", "source", "model", "from", "to"), "")
+    want.update(profile="work", text=fragment)
+    assert view["view"] == {"filters": want, "offset": 0, "estimate": True}
+
+
 FIRST_ROWS_ID = "20261120_090000_f1a501"
 REWOUND_LONG_ID = "20261120_100000_f1a502"
 

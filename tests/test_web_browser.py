@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterator
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -141,7 +142,8 @@ def test_dashboard_lists_every_session_with_charts(tab, server):
     page.wait_for_selector("body[data-stats=ready]", timeout=30_000)
     cards = page.locator("#cards").inner_text()
     assert "6 session(s) with unknown cost, left out of the sum" in cards and "$0.25" in cards
-    assert page.locator("#c-sessions svg g.bar").count() == 6, "six days with sessions"
+    assert page.locator("#c-sessions svg g.bar").count() == 9, "nine days from the first to the last"
+    assert page.locator("#c-sessions svg g.bar rect.s-sessions").count() == 6, "six days with sessions"
     assert page.locator("#c-tokens svg rect.s-input").count() >= 1
     hostile = page.locator(f"tr[data-ref='default:{w.HOSTILE_ID}'] td.title").inner_text()
     assert hostile == "Hostile <script>alert(1)</script> title", "a title is text, not markup"
@@ -490,6 +492,58 @@ def test_the_chart_tab_the_query_and_the_page_stay_in_the_address(story_tab, sto
     expect(page.locator("nav.tabs button.on")).to_have_attribute("data-by", "project")
 
 
+def test_the_query_and_the_page_stay_in_the_address_and_the_table_comes_first(browser, tmp_path):
+    """Addition: a search and a page of the table survive a reload and a bookmark; the table is above
+    the charts."""
+    import hermesdb as h
+
+    chats = [
+        h.chat(
+            f"20261001_{i:06d}_aa{i:04d}",
+            (f"Question {i}?", "Answer."),
+            start=h.T0 + i * 60,
+            title=f"Chat {i}",
+        )
+        for i in range(105)
+    ]
+    home = h.write_home(tmp_path / "hermes", chats)
+    web = WebApp(homes=(home,), index=tmp_path / "index.db")
+    srv = start(web, "127.0.0.1", 0)
+    tab = Page(browser, origin(srv) + "/")
+    asked: list[str] = []
+    try:
+        page = tab.page
+        page.on("request", lambda r: asked.append(r.url) if "/api/sessions" in r.url else None)
+        _dashboard(page, origin(srv) + "/")
+        assert len(asked) == 1, f"the preloaded first page is the one used: {asked}"
+        table = page.locator("#table").bounding_box()
+        charts = page.locator("section.charts").bounding_box()
+        assert table is not None and charts is not None and table["y"] < charts["y"]
+        page.click("#next")
+        expect(page.locator("#page")).to_have_text("101–105")
+        assert "offset=100" in page.url
+        page.locator("#search").fill("question")
+        page.wait_for_selector("body[data-search=question] .conversation")
+        assert "q=question" in page.url
+        bookmark = page.url
+        page.reload()
+        page.wait_for_selector("body[data-search=question] .conversation")
+        expect(page.locator("#page")).to_have_text("101–105")
+        assert page.locator("#search").input_value() == "question"
+        assert _rows(page) == [f"default:20261001_{i:06d}_aa{i:04d}" for i in range(4, -1, -1)]
+        _dashboard(page, bookmark)  # opened afresh from the address
+        expect(page.locator("#page")).to_have_text("101–105")
+        # an address whose view the page shows otherwise (an offset between pages): asked for again
+        asked.clear()
+        _dashboard(page, origin(srv) + "/?offset=150")
+        expect(page.locator("#page")).to_have_text("101–105")
+        assert len(asked) == 2 and "offset=100" in asked[1], asked
+    finally:
+        tab.close()
+        srv.shutdown()
+        web.close()
+
+
 @pytest.mark.parametrize("size", [PHONE, (1280, 900)], ids=["phone", "desktop"])
 def test_no_page_scrolls_sideways(browser, story, size):
     """Defect 2: the dashboard, search results and replays fit a 390 px phone (the table scrolls in its
@@ -607,6 +661,39 @@ def test_a_model_switch_marker_is_not_called_user(story_tab, story):
     assert "model switch #" in position and " user #" not in position, position
 
 
+def test_jumps_reach_the_next_compaction_and_model_switch_on_screen(story_tab, story):
+    """Addition: the timeline's jumps go to the next compaction and model switch among the turns replayed
+    (rows kept aside stay aside)."""
+    page = story_tab.page
+    page.goto(origin(story) + f"/session?ref={CORPUS['compacted']}")
+    page.wait_for_selector("body[data-drawn=all]")
+    page.locator("button.jump-compaction").click()
+    current = page.locator("article.turn.current")
+    expect(current.locator(".event.compaction")).to_have_count(1)
+    assert current.is_visible() and not page.locator("input.show-hidden").is_checked()
+    assert "compaction summary #" in page.locator(".position").inner_text()
+    page.goto(origin(story) + f"/session?ref={CORPUS['switch']}")
+    page.wait_for_selector("body[data-drawn=all]")
+    page.locator("button.jump-switch").click()
+    expect(page.locator("article.turn.current.marker")).to_have_count(1)
+    assert "model switch #" in page.locator(".position").inner_text()
+
+
+def test_the_scrubber_leaves_a_phone_screen_to_the_turns(browser, story):
+    """On a phone the sticky bar (strip, legend, slider, controls) leaves the turns nearly four fifths of
+    the screen (it took a quarter: each control on its own line)."""
+    tab = Page(browser, origin(story) + "/", viewport=PHONE)
+    try:
+        page = tab.page
+        page.goto(origin(story) + f"/session?ref={CORPUS['compacted']}")
+        page.wait_for_selector("body[data-drawn=all]")
+        page.keyboard.press("j")
+        bar = page.locator(".scrubber").bounding_box()
+        assert bar is not None and bar["height"] <= PHONE[1] * 0.22, bar
+    finally:
+        tab.close()
+
+
 def test_search_snippets_marks_escapes_back_and_no_match(story_tab, story):
     """Defect 5: guillemets in the text stay text, terminal escapes are gone, Back keeps the query, and a
     query nothing matches says so rather than counting unrelated turns."""
@@ -629,6 +716,24 @@ def test_search_snippets_marks_escapes_back_and_no_match(story_tab, story):
     page.wait_for_selector("body[data-search=qwertyuiopzz]")
     results = page.locator("#results").inner_text()
     assert "No match for" in results and "matching turn" not in results, results
+
+
+def test_search_keeps_what_only_meaning_found_apart_and_counts_a_title_as_a_match(story_tab, story):
+    """Defect 5, beside word matches: a conversation no word of the query reaches (found only by meaning)
+    is folded away under the matches, never listed among them; a session the query names by its title is
+    a match, not "No match"."""
+    page = story_tab.page
+    _dashboard(page, origin(story) + "/?q=invoice")
+    page.wait_for_selector("body[data-search=invoice] .conversation")
+    listed = page.locator("#results > .conversation .conv-title").all_inner_texts()
+    assert listed == ["Invoice \\u202efdp.exe"], listed
+    assert page.locator("#results > .conversation", has_text="Price me.").count() == 0
+    page.locator("#search").fill("unpriced")
+    page.wait_for_selector("body[data-search=unpriced] .conversation")
+    results = page.locator("#results")
+    assert "No match" not in results.inner_text(), results.inner_text()
+    assert page.locator("#results > .conversation .conv-title").all_inner_texts() == ["Unpriced"]
+    assert "1 conversation(s) by title" in results.inner_text()
 
 
 def test_markdown_export_renders_without_injected_structure(browser, story_home, corpus_db, tmp_path):
@@ -729,6 +834,65 @@ def test_charts_label_and_tick_what_they_show(story_tab, story):
     groups = len(page.request.get(origin(story) + "/api/stats?by=project").json()["groups"])
     assert groups > 12
     expect(page.locator("#c-sessions svg text.more")).to_have_text(f"and {groups - 12} more")
+
+
+def _boxes(locator: Any) -> list[dict[str, float]]:
+    return [b for b in (item.bounding_box() for item in locator.all()) if b is not None]
+
+
+def test_chart_labels_fit_side_by_side_on_a_phone(browser, story):
+    """Defect 9 on a phone: the date labels under the columns never overlap (there are as many as fit),
+    the last one is among them, and an axis of whole thousands reads "5k", not "5.0k"."""
+    tab = Page(browser, origin(story) + "/", viewport=PHONE)
+    try:
+        page = tab.page
+        _dashboard(page, origin(story) + "/", stats=True)
+        days = page.request.get(origin(story) + "/api/stats?by=day").json()["groups"]
+        for chart in ("#c-sessions", "#c-tokens", "#c-cache", "#c-cost", "#c-active"):
+            labels = page.locator(f"{chart} svg text.label")
+            boxes = _boxes(labels)
+            assert len(boxes) >= 2, chart
+            for a, b in pairwise(boxes):
+                assert a["x"] + a["width"] <= b["x"], f"{chart}: labels overlap: {labels.all_text_contents()}"
+            assert labels.last.text_content() == days[-1]["key"]
+        ticks = page.locator("svg text.tick").all_text_contents()
+        assert not [t for t in ticks if re.fullmatch(r"\d+\.0[kMB]", t)], ticks
+    finally:
+        tab.close()
+
+
+def test_the_day_charts_are_a_calendar(story_tab, story):
+    """Defect 9's axes: a day with no session is an empty column, so days a fortnight apart are not drawn
+    side by side (and an empty day says so, not "unknown" nor "$0")."""
+    from datetime import date
+
+    page = story_tab.page
+    _dashboard(page, origin(story) + "/", stats=True)
+    days = [g["key"] for g in page.request.get(origin(story) + "/api/stats?by=day").json()["groups"]]
+    span = (date.fromisoformat(days[-1]) - date.fromisoformat(days[0])).days + 1
+    assert span > len(days), "the story home has days without a session"
+    for chart in ("#c-sessions", "#c-cost", "#c-active"):
+        expect(page.locator(f"{chart} svg g.bar")).to_have_count(span)
+    quiet = page.locator("#c-cost svg g.bar[data-label='2026-11-20'] title")
+    assert quiet.text_content() == "2026-11-20\nno session"
+
+
+def test_trail_estimates_are_said_apart_beside_a_bar_and_the_cost_column_is_in_view(story_tab, story):
+    """Addition: a bar's figure never adds trail's estimate to Hermes' costs, and it is not cut off; on a
+    desktop the table shows its cost column without scrolling, however long the project paths."""
+    page = story_tab.page
+    _dashboard(page, origin(story) + "/?estimate=1&by=profile", stats=True)
+    bar = page.locator("#c-cost svg g.bar[data-label=default]")
+    assert bar.locator(".value").text_content() == "$1.00 + ~$4.50 trail"
+    svg = page.locator("#c-cost svg").bounding_box()
+    figure = bar.locator(".value").bounding_box()
+    assert svg is not None and figure is not None
+    assert figure["x"] + figure["width"] <= svg["x"] + svg["width"], "the figure is cut off"
+    assert "1 estimated by trail (drawn apart)" in page.locator("#c-cost .legend").inner_text()
+    wrap = page.locator(".table-wrap")
+    assert wrap.evaluate("w => w.scrollWidth - w.clientWidth") == 0, "the cost column is out of view"
+    project = page.locator("#table tbody td.project").first
+    assert project.get_attribute("title") == project.text_content(), "a path cut short keeps its tooltip"
 
 
 def test_bidi_controls_are_shown_not_obeyed(story_tab, story, story_home, tmp_path):

@@ -32,6 +32,8 @@ MARK_OPEN, MARK_CLOSE = "\u00ab", "\u00bb"  # as index/search.py marks a match
 VIEW_STRING_LIMIT = 100_000
 PAGE_MAX = 500
 FACETS = ("profile", "project", "source", "model")
+# The filters the dashboard sends (dashboard.js: FILTERS), echoed in the sessions' answer.
+VIEW_FILTERS = (*FACETS, "from", "to", "text")
 # Replays kept ready, newest use last; a 5,000-message session's view is a few megabytes.
 VIEW_CACHE = 4
 # A replay kept: the session's ref, the catalog's generation, and what changes when the session grows.
@@ -313,6 +315,13 @@ class WebApp:
             "total": len(chosen),
             "all": len(everything),
             "offset": offset,
+            # the view answered, as asked: the page uses a preloaded answer only when it is the view its
+            # filters show
+            "view": {
+                "filters": {name: query.get(name) or "" for name in VIEW_FILTERS},
+                "offset": offset,
+                "estimate": query.get("estimate") == "1",
+            },
             "facets": facets,
             "demo": history.demo,
             "index": self.indexing.as_json(),

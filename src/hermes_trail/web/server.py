@@ -68,6 +68,19 @@ def _preloading(page: bytes, ref: str) -> bytes:
     return page.replace(b'<link rel="stylesheet"', link + b'<link rel="stylesheet"', 1)
 
 
+# The dashboard's page of sessions (dashboard.js: PAGE).
+DASHBOARD_PAGE = 100
+
+
+def _preloading_dashboard(page: bytes, query: str) -> bytes:
+    """The dashboard with a preload of its first request: the sessions of the view its address names,
+    written as dashboard.js writes that URL (the address's query as it came, then the page size), so the
+    list is read while the page's scripts load."""
+    url = f"/api/sessions?{query + '&' if query else ''}limit={DASHBOARD_PAGE}"
+    link = f'<link rel="preload" as="fetch" crossorigin href="{html.escape(url)}">\n'.encode()
+    return page.replace(b'<link rel="stylesheet"', link + b'<link rel="stylesheet"', 1)
+
+
 def machine_address(ipv6: bool = False) -> str:
     """This machine's address on its network: the one it would send from (a UDP connect sends nothing),
     else its host name."""
@@ -224,6 +237,8 @@ class Handler(BaseHTTPRequestHandler):
             page = _file("web", f"static/{PAGES[path]}")
             if path == "/session" and query.get("ref"):
                 page = _preloading(page, query["ref"])
+            elif path == "/":
+                page = _preloading_dashboard(page, parts.query)
             self._send(HTTPStatus.OK, page, "text/html; charset=utf-8", cookie)
             return
         if path.startswith("/static/"):

@@ -3,6 +3,7 @@
 (function () {
   "use strict";
   var NS = "http://www.w3.org/2000/svg";
+  var LETTER = 6.4;  // the advance of one character of a 10 px axis label, a little over a digit's
 
   function svg(tag, attrs, text) {
     var node = document.createElementNS(NS, tag);
@@ -57,6 +58,18 @@
       series.some(function (s) { return s.values[i] === null; });
   }
 
+  // The figure beside a bar: the sum of its series, "unknown" when none has a value, and a series drawn
+  // ``apart`` (trail's estimate beside Hermes' costs) said after it, never added in.
+  function valueText(series, i, fmt) {
+    var own = series.filter(function (s) { return !s.apart; });
+    var text = unknown(own, i) ? fmt(null) : fmt(total(own, i));
+    series.forEach(function (s) {
+      var v = s.values[i];
+      if (s.apart && v !== null && v !== undefined) text += " + ~" + fmt(v) + " " + s.apart;
+    });
+    return text;
+  }
+
   // Vertical stacked bars over an ordered axis (days).
   function columns(plot, data) {
     var labels = data.labels, series = data.series, fmt = data.format;
@@ -88,19 +101,40 @@
         tip.push(s.name + ": " + fmt(s.values[i]));
       });
       if (data.notes && data.notes[i]) tip.push(data.notes[i]);
+      if (data.empty && data.empty[i]) tip = [label, "no session"];
       group.appendChild(svg("rect", {x: left + slot * i, y: top, width: slot, height: innerH, class: "hit"}));
       group.appendChild(svg("title", {}, tip.join("\n")));
       chart.appendChild(group);
     });
-    var shown = labels.length <= 8 ? labels.map(function (_, i) { return i; })
-      : [0, Math.floor((labels.length - 1) / 2), labels.length - 1];
-    shown.forEach(function (i) {
-      // kept inside the chart: a label near an edge is moved in, not cut off
-      var half = String(labels[i]).length * 3.2 + 2;
-      var x = Math.min(Math.max(left + slot * (i + 0.5), half), W - half);
-      chart.appendChild(svg("text", {x: x, y: H - 6, class: "axis label", "text-anchor": "middle"}, labels[i]));
-    });
+    labelsUnder(chart, labels, {left: left, slot: slot, W: W, y: H - 6});
     plot.appendChild(chart);
+  }
+
+  // The labels under the columns: as many as fit side by side at the width drawn (at most seven), every
+  // k-th one and always the last, each kept inside the chart (moved in near an edge, never cut off).
+  function labelsUnder(chart, labels, at) {
+    var width = function (i) { return String(labels[i]).length * LETTER + 2; };
+    var widest = labels.reduce(function (m, _, i) { return Math.max(m, width(i)); }, 0);
+    var every = Math.max(1, Math.ceil((widest + 12) / at.slot), Math.ceil(labels.length / 7));
+    var shown = [];
+    for (var i = 0; i < labels.length; i += every) shown.push(i);
+    var last = labels.length - 1;
+    if (shown[shown.length - 1] !== last) {
+      if (shown.length > 1 && last - shown[shown.length - 1] < every) shown.pop();
+      shown.push(last);
+    }
+    var placed = shown.map(function (i) {
+      var half = width(i) / 2;
+      return {i: i, x: Math.min(Math.max(at.left + at.slot * (i + 0.5), half), at.W - half), half: half};
+    });
+    // moved in at an edge, the last label may now touch the one before it: that one gives way
+    if (placed.length > 1) {
+      var a = placed[placed.length - 2], b = placed[placed.length - 1];
+      if (a.x + a.half + 6 > b.x - b.half) placed.splice(placed.length - 2, 1);
+    }
+    placed.forEach(function (p) {
+      chart.appendChild(svg("text", {x: p.x, y: at.y, class: "axis label", "text-anchor": "middle"}, labels[p.i]));
+    });
   }
 
   // Horizontal stacked bars over categories (projects, models, profiles), biggest first.
@@ -114,7 +148,10 @@
     var chart = svg("svg", {viewBox: "0 0 " + W + " " + H, class: "bars horizontal", role: "img"});
     var max = 0;
     order.forEach(function (i) { max = Math.max(max, total(series, i)); });
-    var innerW = W - labelW - 80;
+    // room after the longest bar for the longest figure ("$1.00 + ~$4.50 trail" is wider than "22")
+    var figures = order.map(function (i) { return valueText(series, i, fmt); });
+    var figureRoom = figures.reduce(function (m, t) { return Math.max(m, t.length * LETTER + 8); }, 48);
+    var innerW = Math.max(W - labelW - Math.min(figureRoom, W * 0.4), 20);
     order.forEach(function (i, r) {
       var y = r * row + 2;
       var room = Math.max(8, Math.floor(labelW / 6.2));
@@ -132,8 +169,7 @@
         }
         tip.push(s.name + ": " + fmt(s.values[i]));
       });
-      group.appendChild(svg("text", {x: x + 4, y: y + 13, class: "value"},
-                            unknown(series, i) ? fmt(null) : fmt(total(series, i))));
+      group.appendChild(svg("text", {x: x + 4, y: y + 13, class: "value"}, figures[r]));
       if (data.notes && data.notes[i]) tip.push(data.notes[i]);
       group.appendChild(svg("title", {}, tip.join("\n")));
       chart.appendChild(group);

@@ -25,12 +25,14 @@
     });
   }
 
+  // 1.2M, 15k, 5k (not "5.0k": an axis of whole thousands reads 0, 5k, 10k)
   function compact(n) {
     n = n || 0;
-    if (n >= 1e9) return (n / 1e9).toFixed(1) + "B";
-    if (n >= 1e6) return (n / 1e6).toFixed(1) + "M";
+    var one = function (v, unit) { return v.toFixed(1).replace(/\.0$/, "") + unit; };
+    if (n >= 1e9) return one(n / 1e9, "B");
+    if (n >= 1e6) return one(n / 1e6, "M");
     if (n >= 1e4) return Math.round(n / 1e3) + "k";
-    if (n >= 1e3) return (n / 1e3).toFixed(1) + "k";
+    if (n >= 1e3) return one(n / 1e3, "k");
     return String(Math.round(n));
   }
   // null is an unknown cost: never written as $0
@@ -102,7 +104,7 @@
   function keepOption(select, value) {
     if (!value) return;
     for (var i = 0; i < select.options.length; i++) if (select.options[i].value === value) return;
-    var option = el("option", null, value + " (0)");
+    var option = el("option", null, shown(value) + " (0)");
     option.value = value;
     select.appendChild(option);
   }
@@ -125,6 +127,13 @@
     return none;
   }
 
+  // A cell cut short by the column's width keeps its whole text in its tooltip.
+  function cell(cls, text) {
+    var td = el("td", cls, text);
+    td.title = text;
+    return td;
+  }
+
   function drawTable(data) {
     var body = $("table").querySelector("tbody");
     body.textContent = "";
@@ -134,11 +143,12 @@
       var title = el("td", "title");
       var a = el("a", null, s.title || "(untitled) " + s.id);
       a.href = sessionHref(s.ref);
+      title.title = a.textContent;
       title.appendChild(a);
       if (s.relation && s.relation !== "root") title.appendChild(el("span", "rel", s.relation));
       var tokens = s.tokens.input === null && s.tokens.output === null ? "" : compact(s.tokens.input) + "/" + compact(s.tokens.output);
-      [el("td", "when", when(s.last_activity_at)), title, el("td", "project", shown(s.project)), el("td", null, s.profile),
-       el("td", null, shown(s.source || "")), el("td", null, shown(s.model || "")), el("td", "num", s.messages === null ? "" : s.messages),
+      [el("td", "when", when(s.last_activity_at)), title, cell("project", shown(s.project)), el("td", null, s.profile),
+       el("td", null, shown(s.source || "")), cell("model", shown(s.model || "")), el("td", "num", s.messages === null ? "" : s.messages),
        el("td", "num", tokens), costCell(s)
       ].forEach(function (td) { tr.appendChild(td); });
       tr.addEventListener("click", function (ev) { if (ev.target.tagName !== "A") location.href = sessionHref(s.ref); });
@@ -183,15 +193,34 @@
     }
   }
 
-  function loadSessions() {
-    return getJSON("/api/sessions?" + query({offset: state.offset, limit: PAGE})).then(function (data) {
+  // The first page is asked for by the page itself, before its scripts load (a preload of
+  // /api/sessions with the address's own query, web/server.py); its answer says which view it is, and is
+  // used only when that is the view the filters now show.
+  function preloaded() {
+    var q = location.search.slice(1);
+    return "/api/sessions?" + (q ? q + "&" : "") + "limit=" + PAGE;
+  }
+
+  function sameView(view) {
+    var mine = filters();
+    if (!view || view.offset !== state.offset || !!view.estimate !== (mine.estimate === "1")) return false;
+    return FILTERS.every(function (name) { return (view.filters[name] || "") === (mine[name] || ""); });
+  }
+
+  function loadSessions(first) {
+    var url = first ? preloaded() : "/api/sessions?" + query({offset: state.offset, limit: PAGE});
+    return getJSON(url).then(function (data) {
+      if (first && !sameView(data.view)) return loadSessions(false);
       if (!state.facetsDrawn) { drawFacets(data.facets); state.facetsDrawn = true; }
       drawTable(data);
       if (document.body.getAttribute("data-sessions") !== "ready" && window.performance && performance.mark) {
         performance.mark("trail-sessions");
       }
       document.body.setAttribute("data-sessions", "ready");
-    }).catch(function (e) { $("notes").textContent = "Could not list the sessions: " + e.message; });
+    }).catch(function (e) {
+      if (first) return loadSessions(false);
+      $("notes").textContent = "Could not list the sessions: " + e.message;
+    });
   }
 
   // ---- stats --------------------------------------------------------------------------------------
@@ -201,6 +230,29 @@
     box.appendChild(el("div", "value", value));
     if (sub) box.appendChild(el("div", "sub", sub));
     return box;
+  }
+
+  // The days between the first and the last that have no session, as empty days: the axis is a calendar,
+  // so two days a fortnight apart are not drawn side by side. (Not for a span of over ten years.)
+  var DAY_KEY = /^(\d{4})-(\d{2})-(\d{2})$/;
+  function calendar(groups) {
+    var dated = groups.filter(function (g) { return DAY_KEY.test(g.key); });
+    var others = groups.filter(function (g) { return !DAY_KEY.test(g.key); });
+    if (dated.length < 2) return groups;
+    var time = function (key) { var m = DAY_KEY.exec(key); return Date.UTC(+m[1], +m[2] - 1, +m[3]); };
+    var first = time(dated[0].key), last = time(dated[dated.length - 1].key);
+    if (last <= first || (last - first) / 864e5 > 3660) return groups;
+    var byKey = {};
+    dated.forEach(function (g) { byKey[g.key] = g; });
+    var pad = function (n) { return (n < 10 ? "0" : "") + n; };
+    var out = [];
+    for (var t = first; t <= last; t += 864e5) {
+      var d = new Date(t), key = d.getUTCFullYear() + "-" + pad(d.getUTCMonth() + 1) + "-" + pad(d.getUTCDate());
+      out.push(byKey[key] || {key: key, empty: true, sessions: 0, active_seconds: 0,
+        tokens: {input: 0, output: 0, reasoning: 0, cache_read: 0, cache_write: 0},
+        cost: {usd: 0, known: 0, unknown: 0, estimated_usd: null, estimated: 0}});
+    }
+    return out.concat(others);
   }
 
   function drawStats(stats) {
@@ -221,7 +273,7 @@
       (guessed ? " · ~" + usd(all.cost.estimated_usd) + " estimated by trail for " + all.cost.estimated : "")));
     cards.appendChild(card("active time", all.measured ? hours(all.active_seconds) : "…",
       all.measured < all.sessions ? "measured " + all.measured + " of " + all.sessions + " sessions" : all.failing_commands + " failing command(s)"));
-    var groups = stats.groups;
+    var groups = stats.by === "day" ? calendar(stats.groups) : stats.groups;
     var labels = groups.map(function (g) { return shown(g.key); });
     var horizontal = stats.by !== "day";
     var pick = function (f) { return groups.map(f); };
@@ -230,27 +282,38 @@
     var costs = pick(function (g) { return g.cost.unknown >= g.sessions ? null : g.cost.usd; });
     var costSeries = [{name: "known cost", cls: "s-cost", values: costs}];
     if (all.cost.estimated_usd !== null && all.cost.estimated_usd !== undefined) {
-      costSeries.push({name: "estimated by trail", cls: "s-estimate",
+      costSeries.push({name: "estimated by trail", cls: "s-estimate", apart: "trail",
                        values: pick(function (g) { return g.cost.estimated ? g.cost.estimated_usd : null; })});
     }
-    TrailCharts.draw($("c-sessions"), {labels: labels, horizontal: horizontal, format: compact, integer: true,
+    var empty = pick(function (g) { return !!g.empty; });
+    TrailCharts.draw($("c-sessions"), {labels: labels, horizontal: horizontal, format: compact, integer: true, empty: empty,
       series: [{name: "sessions", cls: "s-sessions", values: pick(function (g) { return g.sessions; })}]});
-    TrailCharts.draw($("c-tokens"), {labels: labels, horizontal: horizontal, format: compact, integer: true, series: [
+    TrailCharts.draw($("c-tokens"), {labels: labels, horizontal: horizontal, format: compact, integer: true, empty: empty, series: [
       {name: "input", cls: "s-input", values: pick(function (g) { return g.tokens.input; })},
       {name: "output", cls: "s-output", values: pick(function (g) { return g.tokens.output; })},
       {name: "reasoning", cls: "s-reasoning", values: pick(function (g) { return g.tokens.reasoning; })}]});
-    TrailCharts.draw($("c-cache"), {labels: labels, horizontal: horizontal, format: compact, integer: true, series: [
+    TrailCharts.draw($("c-cache"), {labels: labels, horizontal: horizontal, format: compact, integer: true, empty: empty, series: [
       {name: "cache read", cls: "s-cache-read", values: pick(function (g) { return g.tokens.cache_read; })},
       {name: "cache write", cls: "s-cache-write", values: pick(function (g) { return g.tokens.cache_write; })}]});
-    TrailCharts.draw($("c-cost"), {labels: labels, horizontal: horizontal, format: usd, notes: notes,
-      caption: all.cost.unknown ? all.cost.unknown + " session(s) of unknown cost are not in these bars" : "",
+    TrailCharts.draw($("c-cost"), {labels: labels, horizontal: horizontal, format: usd, notes: notes, empty: empty,
+      caption: costCaption(all.cost),
       series: costSeries});
-    TrailCharts.draw($("c-active"), {labels: labels, horizontal: horizontal, format: hours, unit: "seconds",
+    TrailCharts.draw($("c-active"), {labels: labels, horizontal: horizontal, format: hours, unit: "seconds", empty: empty,
       caption: all.measured < all.sessions ? "measuring: " + all.measured + " of " + all.sessions + " sessions read" : "",
       series: [{name: "active time", cls: "s-active", values: pick(function (g) { return g.active_seconds; })}]});
     var m = stats.measuring;
     $("measuring").textContent = m.done < m.total ? "reading messages: " + m.done + " / " + m.total : "";
     document.body.setAttribute("data-stats", m.done < m.total ? "partial" : "ready");
+  }
+
+  // What the cost bars leave out: Hermes' unknown costs, with the ones trail estimated drawn apart.
+  function costCaption(cost) {
+    var guessed = cost.estimated_usd !== null && cost.estimated_usd !== undefined ? cost.estimated || 0 : 0;
+    if (!cost.unknown) return "";
+    if (!guessed) return cost.unknown + " session(s) of unknown cost are not in these bars";
+    var left = cost.unknown - guessed;
+    return cost.unknown + " session(s) of unknown cost: " + guessed + " estimated by trail (drawn apart)" +
+      (left ? ", " + left + " not in these bars" : "");
   }
 
   function loadStats() {
@@ -304,22 +367,49 @@
       return;
     }
     var missing = (result.missing || []).join(", ");
-    if (!result.matches || !result.conversations.length) {
+    var words = queryWords(result.query);
+    var matched = result.conversations.filter(function (c) { return hasWords(c, words); });
+    var nearOnly = result.conversations.filter(function (c) { return !hasWords(c, words); });
+    if (!matched.length) {
       // nothing has the words: say so, and keep what is only near in meaning folded away, never counted
       box.appendChild(el("p", "none", "No match for \u201c" + result.query + "\u201d." +
         (missing ? " Not found anywhere: " + missing + "." : "")));
-      if (result.conversations.length) {
-        var near = el("details", "near");
-        near.appendChild(el("summary", null, result.conversations.length + " conversation(s) near it in meaning (no word matched)"));
-        result.conversations.forEach(function (c) { near.appendChild(conversation(c)); });
-        box.appendChild(near);
-      }
+      box.appendChild(nearFold(nearOnly));
       return;
     }
     if (missing) box.appendChild(el("p", "missing", "Not found anywhere: " + missing + "; showing what the other words find."));
-    result.conversations.forEach(function (c) { box.appendChild(conversation(c)); });
+    matched.forEach(function (c) { box.appendChild(conversation(c)); });
+    box.appendChild(nearFold(nearOnly));
     var more = result.truncated ? " (more not shown)" : "";
-    box.appendChild(el("p", "meta", result.matches + (result.matches === 1 ? " matching turn in " : " matching turns in ") + Math.round(result.seconds * 1000) + " ms" + more));
+    var counted = result.matches ? result.matches + (result.matches === 1 ? " matching turn" : " matching turns")
+      : matched.length + " conversation(s) by title";
+    box.appendChild(el("p", "meta", counted + " in " + Math.round(result.seconds * 1000) + " ms" + more));
+  }
+
+  // The query's words, lower-cased, without the quotes and signs around them.
+  function queryWords(q) {
+    return String(q || "").toLowerCase().split(/\s+/).map(function (w) {
+      return w.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, "");
+    }).filter(Boolean);
+  }
+
+  // A conversation the words reach: a word marked in a snippet, or one in a title (the search lifts a
+  // session its title names). Anything else came only by meaning.
+  function hasWords(c, words) {
+    return c.hits.some(function (h) {
+      if ((h.snippet_parts || []).some(function (part) { return part[1]; })) return true;
+      var title = String(h.title || "").toLowerCase();
+      return words.some(function (w) { return title.indexOf(w) >= 0; });
+    });
+  }
+
+  // What is only near in meaning: folded away under the matches, never counted as one.
+  function nearFold(conversations) {
+    var near = el("details", "near");
+    if (!conversations.length) return document.createTextNode("");
+    near.appendChild(el("summary", null, conversations.length + " conversation(s) near it in meaning (no word matched)"));
+    conversations.forEach(function (c) { near.appendChild(conversation(c)); });
+    return near;
   }
 
   function search() {
@@ -402,6 +492,6 @@
   });
 
   applyUrl();
-  loadSessions().then(function () { loadStats(); });
+  loadSessions(true).then(function () { loadStats(); });
   if ($("search").value.trim()) search();
 })();
