@@ -983,7 +983,10 @@ def test_a_session_over_two_days_has_day_separators_and_a_gap_on_the_timeline(br
         gap = page.locator(".strip rect.gap")
         idle = [g.text_content() for g in gap.locator("title").all()]
         assert gap.count() == 1 and (idle[0] or "").startswith("idle 23 h"), idle
-        assert "idle > 10 min" in page.locator(".strip-legend").inner_text()
+        legend = page.locator(".strip-legend").inner_text()
+        assert "idle > 10 min" in legend and "prompt" in legend and "reply" in legend
+        for absent in ("compaction", "model switch", "failure", "tool call"):  # the session has none
+            assert absent not in legend, legend
         tips = [t.text_content() or "" for t in page.locator(".strip rect[class^=tick] title").all()]
         assert tips[0].startswith("turn 1 · ") and "user #" in tips[0]
     finally:

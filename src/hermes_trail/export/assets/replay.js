@@ -577,13 +577,14 @@
     this.cursor.setAttribute("class", "cursor");
     this.cursor.setAttribute("y", "0");
     this.cursor.setAttribute("height", "10");
-    this.drawStrip();
-    bar.appendChild(strip);
-    var legend = el("div", "strip-legend");
+    // The legend names only the kinds the strip draws (drawStrip shows and hides its keys).
+    var legend = el("div", "strip-legend"), keys = this.keys = {};
     [["tick-user", "prompt"], ["tick-assistant", "reply"], ["tick-tool", "tool call"], ["tick-fail", "failure"],
      ["tick-compaction", "compaction"], ["tick-switch", "model switch"], ["gap", "idle > 10 min"]].forEach(function (k) {
-      legend.appendChild(el("span", "key " + k[0], k[1]));
+      keys[k[0]] = legend.appendChild(el("span", "key " + k[0], k[1]));
     });
+    this.drawStrip();
+    bar.appendChild(strip);
     bar.appendChild(legend);
     var range = el("input", "scrub");
     range.type = "range";
@@ -821,6 +822,10 @@
     });
     this.cursor.setAttribute("width", String(place.total / 200));
     strip.appendChild(this.cursor);
+    var drawn = {gap: place.gaps.length > 0};
+    this.nav.forEach(function (i) { drawn[tickClass(turns[i])] = true; });
+    var keys = this.keys || {};
+    Object.keys(keys).forEach(function (k) { keys[k].hidden = !drawn[k]; });
   };
 
   // The turn under a point of the strip (a fraction of its width).
