@@ -91,6 +91,9 @@ def test_reading_commands(command, reading):
     assert is_reading_command(command) is reading
 
 
+MCP_DOCS = ("mcp.md", "hermes.md")
+
+
 def test_every_name_hermes_gives_the_mcp_servers_tools():
     """Hermes' own naming (0.19: ``mcp__<server>__<tool>``), read from its source, for every tool trail's
     MCP server lists, and Hermes' utility tools on that server."""
@@ -102,6 +105,43 @@ def test_every_name_hermes_gives_the_mcp_servers_tools():
     names += [u["schema"]["name"] for u in mcp_tool._build_utility_schemas("trail")]
     assert names and all(is_own_tool(n) for n in names), names
     assert not is_own_tool(mcp_tool.mcp_prefixed_tool_name("github", "search"))
+    # The skill the model reads and the docs a person reads name the tools as Hermes does.
+    from pathlib import Path
+
+    from hermes_trail.integrations.hermes import install
+
+    prefix = mcp_tool.mcp_prefixed_tool_name("trail", "")
+    root = Path(__file__).resolve().parents[1]
+    for text in (install._asset("SKILL.md.in"), *(root.joinpath("docs", d).read_text() for d in MCP_DOCS)):
+        assert prefix in text
+
+
+# Run in the newer Hermes' Python: its names for the MCP tools of a server "trail" (its tools module moved
+# the naming into tools/mcp_tool_schema.py).
+NEWER_NAMES = """
+import json, sys
+try:
+    from tools import mcp_tool_schema as naming
+except ImportError:
+    from tools import mcp_tool as naming
+names = [naming.mcp_prefixed_tool_name("trail", tool) for tool in sys.argv[1:]]
+names += [u["schema"]["name"] for u in naming._build_utility_schemas("trail")]
+print(json.dumps({"names": names, "other": naming.mcp_prefixed_tool_name("github", "search")}))
+"""
+
+
+def test_every_name_a_newer_hermes_gives_the_mcp_servers_tools(newer_hermes):
+    import json
+    import subprocess
+
+    from hermes_trail.mcp.tools import TOOLS
+
+    done = subprocess.run(
+        [newer_hermes, "-c", NEWER_NAMES, *TOOLS], capture_output=True, text=True, timeout=120, check=True
+    )
+    found = json.loads(done.stdout.strip().splitlines()[-1])
+    assert len(found["names"]) > len(TOOLS) and all(is_own_tool(n) for n in found["names"]), found
+    assert not is_own_tool(found["other"])
 
 
 def test_an_mcp_answer_in_a_stored_session_is_not_indexed(tmp_path):

@@ -47,6 +47,8 @@ def test_a_working_install_checks_out(home):
     assert set(checks) >= every
     assert "hermes-agent 0.19" in checks["hermes"]["detail"]
     assert checks["plugin"]["detail"] == "loads in Hermes' Python"
+    assert checks["mcp"]["status"] == "ok" and "Hermes connects" in checks["mcp"]["detail"]
+    assert "7 tools" in checks["mcp"]["detail"] and "mcp__trail__" in checks["mcp"]["detail"]
     assert set(report["checks"][0]) == {"name", "status", "detail", "fix", "home"}
 
 
@@ -95,3 +97,30 @@ def test_an_index_without_meaning_vectors_and_a_missing_one(home, tmp_path, monk
     Trail(index=gone, homes=(home,), parallel=False).sync(force=True)
     assert by_name(doctor.diagnose([install.Target(home, "default")]))["index"].status == "ok"
     assert index.exists()
+
+
+def test_an_mcp_entry_hermes_cannot_connect_to_is_reported(home, tmp_path):
+    """The entry's ``trail`` is there, but the server it starts cannot serve (here: its launcher runs a
+    Python without hermes-trail, as after an environment was rebuilt without it): Hermes' own MCP client is
+    asked to connect, and fails. The check writes nothing: the server Hermes starts for it does not sync the
+    index."""
+    from hermes_trail.integrations.hermes.yamledit import load_data
+
+    index = Path(os.environ["TRAIL_INDEX"])
+    config = home / "config.yaml"
+    stamp = index.stat().st_mtime_ns
+    checks = by_name(doctor.diagnose([install.Target(home, "default")]))
+    assert checks["mcp"].status == "ok", checks["mcp"]
+    assert index.stat().st_mtime_ns == stamp, "the server doctor started did not sync the index"
+    command = load_data(config.read_text())["mcp_servers"]["trail"]["command"]
+    stale = tmp_path / "bin" / "trail"  # hermes-trail's launcher, its Python now without hermes-trail
+    stale.parent.mkdir()
+    stale.write_text(f"#!{sys._base_executable} -I\nfrom hermes_trail.__main__ import main\nmain()\n")
+    stale.chmod(0o755)
+    config.write_text(config.read_text().replace(f'command: "{command}"', f'command: "{stale}"'))
+    assert load_data(config.read_text())["mcp_servers"]["trail"]["command"] == str(stale)
+    checks = by_name(doctor.diagnose([install.Target(home, "default")]))
+    mcp = checks["mcp"]
+    assert mcp.status == "fail" and "Hermes cannot connect to mcp_servers.trail" in mcp.detail, mcp.detail
+    assert "No module named 'hermes_trail'" in mcp.detail, "what the server said as it failed to start"
+    assert "mcp --help" in mcp.fix and "trail install hermes" in mcp.fix

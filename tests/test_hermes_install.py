@@ -408,6 +408,29 @@ def test_uninstall_in_a_cloned_profile_acts_on_the_clone_only(root):
     assert (root / "config.yaml").read_bytes() == CONFIG.encode(), "the source uninstalls as its own still"
 
 
+def test_installing_in_a_cloned_profile_makes_it_its_own(root):
+    """docs/hermes.md: a clone's MCP entry names the home it was cloned from until ``trail install hermes
+    --profile NAME`` runs in it; then the entry, the plugin and the manifest are the clone's."""
+    assert trail("install", "hermes").returncode == 0
+    done = hermes("profile", "create", "twin", "--clone-all", "--no-alias", root=root)
+    assert done.returncode == 0, done.stdout + done.stderr
+    twin = root / "profiles" / "twin"
+    args = load_data((twin / "config.yaml").read_text())["mcp_servers"]["trail"]["args"]
+    assert args[args.index("--home") + 1] == str(root), "cloned as it was"
+    source = snapshot(root / "plugins") | {"config": (root / "config.yaml").read_bytes()}
+    done = trail("install", "hermes", "--profile", "twin", "--json")
+    assert done.returncode == 0, done.stderr
+    args = load_data((twin / "config.yaml").read_text())["mcp_servers"]["trail"]["args"]
+    assert args[args.index("--home") + 1] == str(twin)
+    assert json.loads((twin / "plugins" / "hermes-trail" / "install-manifest.json").read_text())[
+        "home"
+    ] == str(twin)
+    assert install.copied_from(twin, install.read_manifest(twin)) is None
+    assert snapshot(root / "plugins") | {"config": (root / "config.yaml").read_bytes()} == source
+    listed = hermes("plugins", "list", root=twin)
+    assert re.search(r"hermes-trail\s*│\s*enabled", listed.stdout), listed.stdout
+
+
 def test_uninstall_in_a_copied_home_acts_on_the_copy_only(root, tmp_path):
     assert trail("install", "hermes").returncode == 0
     copy = tmp_path / "copy" / ".hermes"
@@ -529,3 +552,42 @@ def test_install_says_how_long_the_first_index_build_takes_and_builds_it(root):
     assert "20261102_090000_aaaaaa" in indexed(default_index_path()), "built, as `trail index` builds it"
     again = trail("install", "hermes")
     assert "not built yet" not in again.stderr
+
+
+def test_install_at_a_terminal_offers_to_build_the_index_now(root):
+    """On a terminal, install says how long the first build takes and asks; a yes runs ``trail index``
+    there, its progress on the same terminal."""
+    import pty
+
+    from hermes_trail.index.schema import default_index_path
+
+    controller, terminal = pty.openpty()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "hermes_trail", "install", "hermes"],
+        stdin=terminal,
+        stdout=subprocess.PIPE,
+        stderr=terminal,
+        env={**os.environ, "COLUMNS": "200"},
+    )
+    os.close(terminal)
+    seen = b""
+    answered = False
+    try:
+        while True:
+            try:
+                chunk = os.read(controller, 4096)
+            except OSError:  # the terminal closed: every process on it is gone
+                break
+            if not chunk:
+                break
+            seen += chunk
+            if not answered and b"Build it now?" in seen:
+                os.write(controller, b"y\n")
+                answered = True
+    finally:
+        os.close(controller)
+        proc.wait(timeout=300)
+    text = seen.decode("utf-8", "replace")
+    assert proc.returncode == 0, text
+    assert "is not built yet: 2 messages in 1 sessions" in text and answered, text
+    assert "20261102_090000_aaaaaa" in indexed(default_index_path()), "built after the yes"

@@ -16,7 +16,12 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 
@@ -304,3 +309,154 @@ def _half_built(index: Path) -> list[Path]:
     """What a build in progress (or cut short) leaves beside the index: ``index.db.building`` (and the
     ``index.db.new-<pid>`` files earlier versions made)."""
     return [*index.parent.glob(index.name + ".building"), *index.parent.glob(index.name + ".new-*")]
+
+
+# -- a one-shot `hermes chat -q` of the newer Hermes, in its own environment without hermes-trail ------------
+class _Model(BaseHTTPRequestHandler):
+    """A chat-completions endpoint on loopback that answers "Noted." and keeps every request it got."""
+
+    seen: ClassVar[list[dict]] = []
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+    def _send(self, payload: dict) -> None:
+        body = json.dumps(payload).encode()
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_GET(self) -> None:
+        self._send({"object": "list", "data": [{"id": "loopback-model", "object": "model"}]})
+
+    def do_POST(self) -> None:
+        request = json.loads(self.rfile.read(int(self.headers.get("content-length") or 0)) or b"{}")
+        self.seen.append(request)
+        made = {"id": "c1", "created": int(time.time()), "model": "loopback-model"}
+        if request.get("stream"):
+            self.send_response(200)
+            self.send_header("content-type", "text/event-stream")
+            self.end_headers()
+            for delta, end in (({"role": "assistant", "content": "Noted."}, None), ({}, "stop")):
+                chunk = {**made, "object": "chat.completion.chunk"}
+                chunk["choices"] = [{"index": 0, "delta": delta, "finish_reason": end}]
+                self.wfile.write(b"data: " + json.dumps(chunk).encode() + b"\n\n")
+            self.wfile.write(b"data: [DONE]\n\n")
+            return
+        message = {"role": "assistant", "content": "Noted."}
+        self._send(
+            {
+                **made,
+                "object": "chat.completion",
+                "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+                "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+            }
+        )
+
+
+@pytest.fixture
+def model() -> Iterator[tuple[str, list[dict]]]:
+    """The loopback model's base URL and the requests it got."""
+    seen: ClassVar[list[dict]] = []
+    handler = type("Model", (_Model,), {"seen": seen})
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/v1", seen
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def hermes_chat(
+    hermes: Path, env: dict[str, str], base_url: str, prompt: str
+) -> subprocess.CompletedProcess[str]:
+    """``hermes chat -q PROMPT`` as a person runs it, on the loopback model, with a PATH without trail."""
+    home = Path(env["HERMES_HOME"])
+    config = home / "config.yaml"
+    if "loopback-model" not in config.read_text():
+        with config.open("a") as out:
+            out.write(f"model:\n  default: loopback-model\n  provider: custom\n  base_url: {base_url}\n")
+    return subprocess.run(
+        [str(hermes), "chat", "-Q", "-q", prompt, "-t", "terminal"],
+        capture_output=True,
+        text=True,
+        env={**env, "PATH": os.defpath, "HOME": str(home.parent), "OPENAI_API_KEY": "sk-loopback"},
+        stdin=subprocess.DEVNULL,
+        timeout=300,
+    )
+
+
+def prompts_sent(seen: list[dict]) -> list[str]:
+    return [
+        m["content"] if isinstance(m.get("content"), str) else json.dumps(m.get("content"))
+        for request in seen
+        for m in request.get("messages", [])
+        if m.get("role") == "user"
+    ]
+
+
+def test_hermes_chat_recalls_after_trails_environment_was_rebuilt(
+    installed, tmp_path, monkeypatch, newer_hermes, model
+):
+    """Issue 17, 4, as a person meets it: hermes-trail upgraded into a rebuilt environment, then a one-shot
+    ``hermes chat -q`` of a Hermes in its own environment: the prompt the model gets has the recall."""
+    rebuilt(tmp_path, installed, monkeypatch)
+    base_url, seen = model
+    env = {**installed, "TRAIL_HERMES_DEADLINE": "30"}
+    done = hermes_chat(
+        Path(newer_hermes).parent / "hermes", env, base_url, "How did we run the zebracorn migration?"
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Noted." in done.stdout
+    assert any("<trail-recall>" in p and trailhome.MIGRATION_ID in p for p in prompts_sent(seen)), seen
+
+
+def test_hermes_chat_says_on_its_terminal_when_the_plugin_cannot_find_trail(
+    installed, tmp_path, monkeypatch, newer_hermes, model
+):
+    launcher = rebuilt(tmp_path, installed, monkeypatch)
+    launcher.unlink()  # hermes-trail uninstalled altogether
+    base_url, seen = model
+    done = hermes_chat(Path(newer_hermes).parent / "hermes", installed, base_url, "the zebracorn migration")
+    assert done.returncode == 0 and "Noted." in done.stdout, done.stdout + done.stderr
+    said = done.stdout + done.stderr
+    assert (
+        "hermes-trail: the plugin cannot find hermes-trail" in said
+        and "recall from past sessions is OFF" in said
+    )
+    assert "trail doctor" in said
+    assert seen and not any("<trail-recall>" in p for p in prompts_sent(seen))
+
+
+def test_a_first_index_build_started_by_a_one_shot_hermes_chat_finishes_after_it(
+    installed, tmp_path, newer_hermes, model
+):
+    """Issue 17, 9, as a person meets it: no index yet, one ``hermes chat -q``; Hermes ends at once, the
+    build it started goes on and finishes; the next ``hermes chat -q`` gets the recall."""
+    import sqlite3
+
+    index = tmp_path / "first" / "index.db"
+    env = {
+        **installed,
+        "TRAIL_INDEX": str(index),
+        "TRAIL_HERMES_SYNC_EVERY": "0.01",
+        "TRAIL_HERMES_DEADLINE": "30",
+    }
+    base_url, seen = model
+    hermes = Path(newer_hermes).parent / "hermes"
+    done = hermes_chat(hermes, env, base_url, "How did we run the zebracorn migration?")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert not any("<trail-recall>" in p for p in prompts_sent(seen)), "silent while it builds"
+    for _ in range(600):
+        if index.is_file() and not _half_built(index):
+            break
+        time.sleep(0.1)
+    with contextlib.closing(sqlite3.connect(f"file:{index}?mode=ro", uri=True)) as conn:
+        assert trailhome.MIGRATION_ID in {sid for (sid,) in conn.execute("SELECT session_id FROM sessions")}
+    seen.clear()
+    done = hermes_chat(hermes, env, base_url, "How did we run the zebracorn migration?")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert any("<trail-recall>" in p and trailhome.MIGRATION_ID in p for p in prompts_sent(seen)), seen

@@ -222,3 +222,46 @@ def test_not_loaded_unless_enabled(installed):
     manager = load()
     assert manager._plugins["hermes-trail"].enabled is False
     assert "pre_llm_call" not in manager._hooks
+
+
+def test_a_question_asked_again_and_again_keeps_its_answer_on_the_page(tmp_path, monkeypatch):
+    """Issue 17, 2: asked in ten sessions and answered in one, asked once more now. The hook Hermes fires
+    before the prompt gives the answer, and the copies of the question as one line after it."""
+    import hermesdb
+    from hermes_trail.integrations.hermes import install
+    from hermes_trail.service import Trail
+
+    question = "How do I rotate the grafana admin password on the monitoring box?"
+    answer = "Run `grafana-cli admin reset-admin-password` with the new one, then restart grafana-server."
+    answered, now = "20261012_090000_bb0001", "20261130_090000_dd0001"
+    specs = [hermesdb.chat(answered, (question, answer), start=hermesdb.T0 - 20 * 86400)]
+    for i in range(10):  # asked again and again later, never answered again
+        asked = question if i % 2 else question.lower().rstrip("?") + " ?"
+        specs.append(
+            hermesdb.chat(
+                f"202611{i + 1:02d}_090000_aa00{i:02d}",
+                (asked, "Let me look into that."),
+                start=hermesdb.T0 + i * 86400,
+            )
+        )
+    specs.append(hermesdb.chat(now, (question, "…"), start=hermesdb.T0 + 28 * 86400))
+    home = hermesdb.write_home(tmp_path / "hermes", specs)
+    index = tmp_path / "index" / "index.db"
+    monkeypatch.setenv("HERMES_HOME", str(home))
+    monkeypatch.setenv("TRAIL_INDEX", str(index))
+    monkeypatch.setenv("TRAIL_HERMES_DEADLINE", "30")  # what is on the page is checked here, not how fast
+    runtime.forget_providers()
+    Trail(index=index, homes=(home,), parallel=False).sync(force=True)
+    install.apply_install(install.plan_install(install.Target(home, "default")))
+    manager = load()
+    try:
+        [result] = manager.invoke_hook("pre_llm_call", **turn_kwargs(question, session_id=now))
+    finally:
+        the_plugin(manager).recaller.wait_for_sync()
+    page = result["context"]
+    assert "grafana-cli admin reset-admin-password" in page and answered in page, page
+    lines = [line for line in page.splitlines() if line.startswith("- ")]
+    asked_lines = [line for line in lines if ", prompt):" in line]
+    assert len(asked_lines) == 1 and "the same in" in asked_lines[0], page
+    assert lines.index(next(x for x in lines if answered in x)) < lines.index(asked_lines[0]), "answer first"
+    assert now not in page, "the session asking now is left out"

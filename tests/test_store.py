@@ -121,6 +121,38 @@ def test_immutable_read_follows_a_writer_that_appears(tmp_path):
             assert store.how_opened == "wal"
 
 
+def test_a_wal_index_another_process_rebuilds_is_waited_for(live_store, monkeypatch):
+    """SQLITE_READONLY_RECOVERY: the ``-shm``'s index must be rebuilt, which a read-only reader cannot do
+    and the live writer does on its next transaction (as a Hermes starting after a crash does on its first).
+    Here the index is cleared under the writer, as a restart leaves it; the first open meets the error; the
+    writer, a real SessionDB in another process, then writes and rebuilds it; the store is read as it is,
+    not from a copy of it."""
+    db, writer, ids = live_store
+    with open(f"{db}-shm", "r+b") as shm:
+        shm.write(bytes(96))  # both copies of the WAL index header: not initialised, to be recovered
+    waits: list[list[int]] = []
+
+    def writer_recovers() -> None:  # the reader waits; meanwhile the writer goes on
+        if not waits:
+            waits.append(writer.append(LIVE_ID, [h.user("after the restart"), h.assistant("ok")]))
+
+    monkeypatch.setattr(store_module, "_pause", writer_recovers, raising=False)
+    with SqliteStore(db) as store:
+        assert waits, "the first open met SQLITE_READONLY_RECOVERY and waited"
+        assert store.how_opened == "wal", store.how_opened
+        assert [r["id"] for r in store.message_rows(LIVE_ID)] == ids + waits[0]
+
+
+def test_a_wal_index_nobody_rebuilds_is_read_from_a_private_copy(live_store, monkeypatch):
+    db, _, ids = live_store
+    with open(f"{db}-shm", "r+b") as shm:
+        shm.write(bytes(96))
+    monkeypatch.setattr(store_module, "RECOVERY_WAIT_SECONDS", 0.1)
+    with SqliteStore(db) as store:
+        assert store.how_opened.startswith("copy"), store.how_opened
+        assert [r["id"] for r in store.message_rows(LIVE_ID)] == ids
+
+
 def test_wal_without_shm_is_read_from_a_private_copy(tmp_path, live_store):
     db, _, ids = live_store
     moved = tmp_path / "moved"

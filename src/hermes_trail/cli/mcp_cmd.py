@@ -63,7 +63,8 @@ def mcp(
     trail = Trail(index=index, homes=tuple(home or ()), dbs=tuple(db or ()), pgs=tuple(pg or ()), demo=demo)
     server = build_server(trail, DEMO_NOTE if demo else "")
     if http is None:
-        warm_up(trail)
+        if _warm_up():
+            warm_up(trail)
         run_stdio(server)
         return
     try:
@@ -89,8 +90,16 @@ def mcp(
         shown = "<the token given with --token or TRAIL_MCP_TOKEN>" if given else token
         err(f"every request must carry the header  Authorization: Bearer {shown}")
     err(f"serving MCP over streamable HTTP at {address.url(host, port, '/mcp')}")
-    warm_up(trail)
+    if _warm_up():
+        warm_up(trail)
     run_http(server, sock, loopback=loopback, token=token)
+
+
+def _warm_up() -> bool:
+    """Whether to bring the index up to date as the server starts. ``TRAIL_MCP_WARM_UP=0`` is for a caller
+    that only checks the server starts (``trail doctor``), which must write nothing; the first question
+    still syncs."""
+    return os.environ.get("TRAIL_MCP_WARM_UP", "1").strip() != "0"
 
 
 def _no_hermes_home(home: list[Path] | None, db: list[Path] | None) -> bool:

@@ -11,7 +11,9 @@ home is created or changed:
 - WAL mode with no ``-wal`` (checkpointed, no writer): ``immutable=1``, and reopened as above as soon as
   a ``-wal`` appears, since ``mode=ro`` alone would create ``-wal`` and ``-shm`` beside the database;
 - anything SQLite could only read by writing (a ``-wal`` without its ``-shm``, a hot journal left by a
-  crash): a private copy in a temporary directory, so the recovery happens there.
+  crash): a private copy in a temporary directory, so the recovery happens there. A ``-shm`` whose index
+  another process is about to rebuild (``SQLITE_READONLY_RECOVERY``: a Hermes starting after a crash) is
+  waited for first, up to :data:`RECOVERY_WAIT_SECONDS`, rather than copying a store of any size.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import contextlib
 import shutil
 import sqlite3
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +33,9 @@ Row = dict[str, Any]
 SQLITE_MAGIC = b"SQLite format 3\x00"
 # How long a read waits for a writer's lock before the store is reported as locked and skipped.
 LOCK_WAIT_SECONDS = 2.0
+# How long opening waits for another process to rebuild a WAL index a read-only reader cannot rebuild
+# (SQLITE_READONLY_RECOVERY) before it reads a private copy instead.
+RECOVERY_WAIT_SECONDS = 2.0
 
 
 class InvalidText(str):
@@ -50,6 +56,16 @@ def _describe(exc: sqlite3.Error) -> str:
     if "locked" in text or "busy" in text:
         return f"locked by a writer for over {LOCK_WAIT_SECONDS:g} s ({text})"
     return text
+
+
+def _needs_recovery(exc: sqlite3.Error) -> bool:
+    """Whether the WAL index must be rebuilt by a writer first (the live writer does it on its next read)."""
+    return getattr(exc, "sqlite_errorname", "") == "SQLITE_READONLY_RECOVERY"
+
+
+def _pause() -> None:
+    """A moment for the process that rebuilds a WAL index to do it."""
+    time.sleep(0.02)
 
 
 def _read_header(path: Path) -> bytes:
@@ -126,14 +142,7 @@ class SqliteStore:
         wal, shm, journal = self._sidecar("-wal"), self._sidecar("-shm"), self._sidecar("-journal")
         if self._wal_mode:
             if wal.exists() and shm.exists():
-                self._conn, self.how_opened = self._connect(self.path, "mode=ro&readonly_shm=1"), "wal"
-                try:  # a -shm SQLite cannot use without writing to it: read a private copy instead
-                    self._conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
-                except sqlite3.OperationalError as exc:
-                    if "locked" in str(exc) or "busy" in str(exc):
-                        raise
-                    self._conn.close()
-                    self._open_copy(f"a -shm that cannot be read as it is ({exc})")
+                self._open_wal()
             elif wal.exists():
                 self._open_copy("a -wal file without its -shm")
             else:
@@ -149,6 +158,26 @@ class SqliteStore:
                         raise self._error(exc) from exc
                     self._conn.close()
                     self._open_copy("a hot journal left by an interrupted write")
+
+    def _open_wal(self) -> None:
+        """Read the live store through its ``-wal`` and ``-shm``; a ``-shm`` SQLite cannot use without writing
+        to it is read from a private copy, once no other process rebuilds its index within
+        :data:`RECOVERY_WAIT_SECONDS`."""
+        until = time.monotonic() + RECOVERY_WAIT_SECONDS
+        while True:
+            self._conn, self.how_opened = self._connect(self.path, "mode=ro&readonly_shm=1"), "wal"
+            try:
+                self._conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+                return
+            except sqlite3.OperationalError as exc:
+                if "locked" in str(exc) or "busy" in str(exc):
+                    raise
+                self._conn.close()
+                if _needs_recovery(exc) and time.monotonic() < until:
+                    _pause()
+                    continue
+                self._open_copy(f"a -shm that cannot be read as it is ({exc})")
+                return
 
     def _open_copy(self, why: str) -> None:
         self._tmpdir = tempfile.mkdtemp(prefix="trail-store-")

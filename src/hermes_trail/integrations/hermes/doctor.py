@@ -8,12 +8,16 @@ The checks, for each Hermes home named (the one a bare ``hermes`` uses by defaul
   another home (a cloned profile or a copied home keeps the original's MCP entry until installed again);
 - ``plugin``: the plugin loads in Hermes' own Python, through Hermes' own plugin loader, with what the
   plugin printed when it could not load (hermes-trail moved or gone);
-- ``mcp``: Hermes' MCP client can run (the optional ``mcp`` SDK), and the entry's ``trail`` is there;
+- ``mcp``: Hermes' MCP client can run (the optional ``mcp`` SDK), the entry's ``trail`` is there, and
+  Hermes' own MCP client connects to it as a chat would (the entry as Hermes reads it, its filtered
+  environment, its tool names) and lists trail's tools;
 - ``index``: the index the home's MCP entry and plugin use exists, is of this version's format, was
   synced after its stores last changed, and has its meaning vectors (gists and passages);
 - ``provider``: whether ``memory.provider`` is ``trail`` (optional: the plugin recalls without it).
 
-Nothing is written: the index is read as it stands, Hermes is only asked.
+Nothing is written by the doctor: the index is read as it stands, and the MCP server Hermes starts for it
+is told not to bring it up to date (``TRAIL_MCP_WARM_UP=0``). Hermes, asked, writes what it writes when it
+starts: its logs, the folders of a home it has not run in yet.
 """
 
 from __future__ import annotations
@@ -33,14 +37,33 @@ from hermes_trail.integrations.hermes.yamledit import load_data
 
 OK, WARN, FAIL = "ok", "warn", "fail"
 
-# Run in Hermes' Python with HERMES_HOME set: Hermes' plugin loader on the home, and its memory provider.
-_PLUGIN_CHECK = """
-import json
+# Run in Hermes' Python with HERMES_HOME set: Hermes' plugin loader on the home; then, when asked (argv[1]),
+# Hermes' MCP client on the home's mcp_servers.trail only (the user's other servers are not started), as a
+# chat connects it: the entry as Hermes reads it, its environment filter, its names for the tools.
+_IN_HERMES = """
+import json, sys
 from hermes_cli import plugins as P
 
 P.discover_plugins()
 loaded = P.get_plugin_manager()._plugins.get("hermes-trail")
 out = {"plugin": None if loaded is None else {"enabled": bool(loaded.enabled), "error": loaded.error}}
+if sys.argv[1:] == ["mcp"]:
+    from tools import mcp_tool
+
+    entry = mcp_tool._load_mcp_config().get("trail")
+    if entry is None:
+        out["mcp"] = {"error": "Hermes does not take mcp_servers.trail from config.yaml (see its log)"}
+    else:
+        entry = dict(entry)
+        entry["env"] = {**(entry.get("env") or {}), "TRAIL_MCP_WARM_UP": "0"}
+        prefix = mcp_tool.mcp_prefixed_tool_name("trail", "")
+        try:
+            names = mcp_tool.register_mcp_servers({"trail": entry})
+            errors = getattr(mcp_tool, "_server_connect_errors", {})
+            tools = sorted(n for n in names if n.startswith(prefix))
+            out["mcp"] = {"tools": tools, "error": errors.get("trail")}
+        finally:
+            mcp_tool.shutdown_mcp_servers()
 print(json.dumps(out))
 """
 
@@ -145,8 +168,9 @@ def check_home(target: install.Target, hermes: install.HermesFound, env: Mapping
                 where,
             )
         )
-    checks.append(_plugin(home, hermes, config, env))
-    checks.append(_mcp_entry(home, entry, hermes))
+    asked = _ask_hermes(home, hermes, env, mcp=_mcp_runs(entry) and hermes.mcp is not False)
+    checks.append(_plugin(home, hermes, config, asked))
+    checks.append(_mcp_entry(home, entry, hermes, asked))
     index = Path(args[args.index("--index") + 1]) if "--index" in args[:-1] else install.index_for(home, env)
     checks.extend(_index(index, home))
     memory: dict[str, Any] = config["memory"] if isinstance(config.get("memory"), dict) else {}
@@ -166,7 +190,41 @@ def check_home(target: install.Target, hermes: install.HermesFound, env: Mapping
     return checks
 
 
-def _plugin(home: Path, hermes: install.HermesFound, config: dict[str, Any], env: Mapping[str, str]) -> Check:
+def _mcp_runs(entry: Any) -> bool:
+    """Whether the entry's command is there to be started."""
+    if not isinstance(entry, dict):
+        return False
+    command = Path(str(entry.get("command") or ""))
+    return command.is_file() and os.access(command, os.X_OK)
+
+
+def _ask_hermes(
+    home: Path, hermes: install.HermesFound, env: Mapping[str, str], *, mcp: bool
+) -> dict[str, Any] | None:
+    """What Hermes' Python says about ``home`` (:data:`_IN_HERMES`): the plugin as its loader found it, the
+    MCP entry as its client connected it (``mcp``), and the lines hermes-trail printed (``said``); ``None``
+    when it could not be asked."""
+    if hermes.python is None:
+        return None
+    try:
+        done = subprocess.run(
+            [hermes.python, "-c", _IN_HERMES, *(["mcp"] if mcp else [])],
+            capture_output=True,
+            text=True,
+            env={**env, "HERMES_HOME": str(home)},
+            timeout=180,
+            stdin=subprocess.DEVNULL,
+        )
+        out: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    except (OSError, subprocess.SubprocessError, ValueError, IndexError):
+        return None
+    out["said"] = [line for line in done.stderr.splitlines() if line.startswith("hermes-trail:")]
+    return out
+
+
+def _plugin(
+    home: Path, hermes: install.HermesFound, config: dict[str, Any], asked: dict[str, Any] | None
+) -> Check:
     where = str(home)
     plugins: dict[str, Any] = config["plugins"] if isinstance(config.get("plugins"), dict) else {}
     if install.PLUGIN not in (plugins.get("enabled") or []):
@@ -179,17 +237,7 @@ def _plugin(home: Path, hermes: install.HermesFound, config: dict[str, Any], env
         )
     if hermes.python is None:
         return Check("plugin", WARN, "enabled; not tried (no Hermes Python found)", home=where)
-    try:
-        done = subprocess.run(
-            [hermes.python, "-c", _PLUGIN_CHECK],
-            capture_output=True,
-            text=True,
-            env={**env, "HERMES_HOME": str(home)},
-            timeout=120,
-            stdin=subprocess.DEVNULL,
-        )
-        out = json.loads(done.stdout.strip().splitlines()[-1])
-    except (OSError, subprocess.SubprocessError, ValueError, IndexError):
+    if asked is None:
         return Check(
             "plugin",
             WARN,
@@ -197,8 +245,8 @@ def _plugin(home: Path, hermes: install.HermesFound, config: dict[str, Any], env
             "start hermes and look for a line from hermes-trail",
             where,
         )
-    said = [line for line in done.stderr.splitlines() if line.startswith("hermes-trail:")]
-    loaded = out.get("plugin")
+    said = asked.get("said") or []
+    loaded = asked.get("plugin")
     if loaded and loaded.get("enabled") and not loaded.get("error"):
         return Check("plugin", OK, "loads in Hermes' Python", home=where)
     reason = (loaded or {}).get("error") or "not found by Hermes' plugin loader"
@@ -212,7 +260,7 @@ def _plugin(home: Path, hermes: install.HermesFound, config: dict[str, Any], env
     )
 
 
-def _mcp_entry(home: Path, entry: Any, hermes: install.HermesFound) -> Check:
+def _mcp_entry(home: Path, entry: Any, hermes: install.HermesFound, asked: dict[str, Any] | None) -> Check:
     where = str(home)
     if not isinstance(entry, dict):
         return Check(
@@ -223,7 +271,7 @@ def _mcp_entry(home: Path, entry: Any, hermes: install.HermesFound) -> Check:
             where,
         )
     command = Path(str(entry.get("command") or ""))
-    if not (command.is_file() and os.access(command, os.X_OK)):
+    if not _mcp_runs(entry):
         return Check(
             "mcp",
             FAIL,
@@ -235,7 +283,49 @@ def _mcp_entry(home: Path, entry: Any, hermes: install.HermesFound) -> Check:
         return Check(
             "mcp", FAIL, "the entry is there but Hermes cannot start MCP servers", hermes.mcp_fix, where
         )
-    return Check("mcp", OK, f"mcp_servers.{install.SERVER} runs {command}", home=where)
+    connected = (asked or {}).get("mcp")
+    if not isinstance(connected, dict):
+        return Check(
+            "mcp",
+            WARN,
+            f"mcp_servers.{install.SERVER} runs {command}; Hermes' MCP client could not be asked",
+            "start hermes and look for 'Failed to connect to MCP server'",
+            where,
+        )
+    tools = connected.get("tools") or []
+    if connected.get("error") or not tools:
+        why = connected.get("error") or "it connected but listed no tools of trail's"
+        said = _starts(command)
+        why += f"; `{command} --version` says: {said}" if said else ""
+        return Check(
+            "mcp",
+            FAIL,
+            f"Hermes cannot connect to mcp_servers.{install.SERVER} ({command}): {why}",
+            f"run `{command} mcp --help` to see it start; then trail install hermes --home {home}",
+            where,
+        )
+    return Check(
+        "mcp",
+        OK,
+        f"Hermes connects to mcp_servers.{install.SERVER} ({command}): {len(tools)} tools, "
+        f"{', '.join(tools[:2])}, ...",
+        home=where,
+    )
+
+
+def _starts(command: Path) -> str | None:
+    """What ``command --version`` printed last when it failed (Hermes' client only says the connection
+    closed; the reason is on the server's stderr, which Hermes keeps in a log); ``None`` when it runs."""
+    try:
+        done = subprocess.run(
+            [str(command), "--version"], capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL
+        )
+    except (OSError, subprocess.SubprocessError) as exc:
+        return str(exc)
+    if done.returncode == 0:
+        return None
+    lines = [line.strip() for line in (done.stderr or done.stdout).splitlines() if line.strip()]
+    return lines[-1] if lines else f"exit {done.returncode}"
 
 
 def _index(index: Path, home: Path) -> list[Check]:
@@ -294,6 +384,10 @@ def _index(index: Path, home: Path) -> list[Check]:
         conn.close()
     stale = []
     for path, synced in stores:
+        if not Path(
+            path
+        ).is_file():  # a home's memory and skills (a directory, whose time Hermes moves often)
+            continue
         try:
             files = [Path(f"{path}{suffix}") for suffix in ("", "-wal")]
             changed = max(f.stat().st_mtime for f in files if f.exists())
