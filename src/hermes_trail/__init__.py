@@ -8,7 +8,7 @@ from __future__ import annotations
 
 # Before any other import: the quiet Ctrl-C handler below must be in place as early as the package runs.
 # ``_signal`` (built in) rather than ``signal``, which would import ``enum`` first.
-import _signal
+import _signal  # type: ignore[import-not-found]  # (no stub: the C module under `signal`)
 import sys as _sys
 
 
