@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
 
 from hermes_trail.model import Session, Turn, Usage
@@ -271,6 +271,183 @@ def aggregate(
     else:
         ordered = sorted(groups.values(), key=lambda g: (-g.sessions, g.key))
     return Report(by=by, groups=ordered, overall=overall)
+
+
+# A session as a report reads it, flat (:func:`row_of`): its key, what it is grouped and filtered by, its
+# times (microseconds since 1970), its usage (``Usage``'s fields in order) and its figures (``Figures``'
+# fields in order, or ``None``: not measured). A report of 10,000 sessions is then sums over tuples, and a
+# cache of them (``stats_sql.cached_rows``) loads in milliseconds.
+Row = tuple[Any, ...]
+R_STORE, R_ID, R_PROFILE, R_SOURCE, R_PROJECT, R_MODEL, R_PROVIDER, R_START, R_LAST = range(9)
+R_USAGE = 9  # ten slots
+R_FIGURES = 19
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def _micros(when: datetime | None) -> int | None:
+    return None if when is None else (when - _EPOCH) // _MICROSECOND
+
+
+def row_of(session: Counted, figures: Figures | None) -> Row:
+    """A session (and its figures) as a :data:`Row`."""
+    usage = session.usage
+    store, sid = session.key
+    return (
+        store,
+        sid,
+        session.profile,
+        session.source,
+        session.project,
+        session.model,
+        _provider(session),
+        _micros(session.started_at),
+        _micros(session.last_activity_at),
+        *(getattr(usage, name) for name in Usage._fields),
+        None
+        if figures is None
+        else (
+            figures.turns,
+            figures.prompts,
+            figures.tool_calls,
+            figures.commands,
+            figures.failing_commands,
+            figures.blocked_commands,
+            figures.active_seconds,
+        ),
+    )
+
+
+class RowSession:
+    """A :data:`Row` read as a :class:`Counted` session: what a
+    :class:`~hermes_trail.listing.SessionFilter` and :func:`estimate_costs` read of one."""
+
+    __slots__ = ("row",)
+
+    def __init__(self, row: Row) -> None:
+        self.row = row
+
+    @property
+    def key(self) -> SessionKey:
+        return (self.row[R_STORE], self.row[R_ID])
+
+    @property
+    def usage(self) -> Usage:
+        return Usage(**dict(zip(Usage._fields, self.row[R_USAGE:R_FIGURES], strict=True)))
+
+    @property
+    def project(self) -> str:
+        return str(self.row[R_PROJECT])
+
+    @property
+    def model(self) -> str | None:
+        value: str | None = self.row[R_MODEL]
+        return value
+
+    @property
+    def profile(self) -> str:
+        return str(self.row[R_PROFILE])
+
+    @property
+    def source(self) -> str | None:
+        value: str | None = self.row[R_SOURCE]
+        return value
+
+    @property
+    def started_at(self) -> datetime | None:
+        value = self.row[R_START]
+        return None if value is None else _EPOCH + timedelta(microseconds=value)
+
+    @property
+    def last_activity_at(self) -> datetime | None:
+        value = self.row[R_LAST]
+        return None if value is None else _EPOCH + timedelta(microseconds=value)
+
+    @property
+    def raw(self) -> dict[str, Any]:
+        return {"billing_provider": self.row[R_PROVIDER]}
+
+
+def aggregate_rows(rows: list[Row], by: str, estimates: Mapping[SessionKey, float] | None = None) -> Report:
+    """:func:`aggregate` of sessions given as rows: the same report, each sum added in the same order (so
+    the same floating-point figures), without an object a session."""
+    if by not in GROUPINGS:
+        raise ValueError(f"cannot group by {by!r}; one of: {', '.join(GROUPINGS)}")
+    estimating = estimates is not None
+    members: dict[str, list[Row]] = {}
+    if by == "day":
+        for row in rows:
+            members.setdefault(_local_day(row), []).append(row)
+    else:
+        at = {"project": R_PROJECT, "model": R_MODEL, "profile": R_PROFILE, "source": R_SOURCE}[by]
+        for row in rows:
+            members.setdefault(row[at] or UNKNOWN_KEY, []).append(row)
+    groups = [_summed(Group(key=k, estimating=estimating), m, estimates) for k, m in members.items()]
+    overall = _summed(Group(key="all", estimating=estimating), rows, estimates)
+    if by == "day":
+        ordered = sorted(groups, key=lambda g: g.key)
+    else:
+        ordered = sorted(groups, key=lambda g: (-g.sessions, g.key))
+    return Report(by=by, groups=ordered, overall=overall)
+
+
+def _local_day(row: Row) -> str:
+    """:func:`group_key` by day of a row: the local date its session started (else last active), read
+    with ``time.localtime`` where ``astimezone`` would make a datetime a session. The same date: both take
+    the zone's offset at the whole second (rounded down), and a day starts at a whole second."""
+    import time
+
+    when = row[R_START] if row[R_START] is not None else row[R_LAST]
+    if when is None:
+        return UNKNOWN_KEY
+    try:
+        local = time.localtime(when // 1_000_000)
+    except (OverflowError, OSError, ValueError):  # out of the C library's range: as a datetime does it
+        return group_key(RowSession(row), "day")
+    return f"{local.tm_year:04d}-{local.tm_mon:02d}-{local.tm_mday:02d}"
+
+
+def _summed(group: Group, rows: list[Row], estimates: Mapping[SessionKey, float] | None) -> Group:
+    """``group`` with ``rows`` added as :meth:`Group.add` adds them, one by one."""
+    priced = estimates or {}
+    cost, known, guessed, guesses = 0.0, 0, 0.0, 0
+    active, unknown_active, measured = 0.0, 0, 0
+    counts = [0, 0, 0, 0, 0, 0]
+    for row in rows:
+        spent = row[R_USAGE + 6]
+        if spent is None:
+            guess = priced.get((row[R_STORE], row[R_ID])) if priced else None
+            if guess is not None:
+                guesses += 1
+                guessed += guess
+        else:
+            known += 1
+            cost += spent
+        figures = row[R_FIGURES]
+        if figures is None:
+            continue
+        measured += 1
+        for i in range(6):
+            counts[i] += figures[i]
+        if figures[6] is None:
+            unknown_active += 1
+        else:
+            active += figures[6]
+    tokens = group.tokens
+    for i, kind in enumerate(TOKEN_KINDS):
+        tokens[kind] = sum(row[R_USAGE + i] or 0 for row in rows)
+    group.sessions = len(rows)
+    group.cost_usd, group.cost_known, group.cost_unknown = cost, known, len(rows) - known
+    group.estimated_usd, group.estimated = guessed, guesses
+    group.measured, group.active_seconds, group.active_unknown = measured, active, unknown_active
+    (
+        group.turns,
+        group.prompts,
+        group.tool_calls,
+        group.commands,
+        group.failing_commands,
+        group.blocked_commands,
+    ) = counts
+    return group
 
 
 def estimate_costs(

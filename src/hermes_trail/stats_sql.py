@@ -28,6 +28,14 @@ are the model's, whatever the store holds. Session rows are read the same way: o
 groups, filters and sums by, each decoded by the model's own function, and a session whose project may
 come from its parent (a sub-agent or continuation with no workspace of its own) decoded and linked with
 its family as the whole catalog links it.
+
+Even so, a store of 10,000 sessions takes seconds to count, every time. So the rows of a report
+(:data:`hermes_trail.stats.Row`, one a session) are kept in trail's cache directory, never in a Hermes
+home (:func:`cached_rows`, :func:`save_rows`), under a fingerprint of everything they were read from: each
+store's file, its WAL and its WAL index (identity, size, times, the header bytes SQLite changes on a
+commit or a WAL restart), each home's divert files, what locating passed over, and this code's version.
+A store that changed, by a byte or a second, is counted again; a PostgreSQL store, which has no such
+fingerprint, is counted every time.
 """
 
 from __future__ import annotations
@@ -35,13 +43,16 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable
 from datetime import datetime
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hermes_trail.stats import Figures, SessionKey, measure_all
+from hermes_trail.stats import Figures, Row, SessionKey, measure_all, row_of
 
 if TYPE_CHECKING:
+    from hermes_trail.hermes.locate import Discovery
     from hermes_trail.history import Entry, History
     from hermes_trail.model import Session, Store, Usage
+    from hermes_trail.stats import Report
 
 # Python's whitespace (str.isspace), which str.strip() removes: SQLite's ltrim is given the same set.
 WHITESPACE = (
@@ -203,6 +214,210 @@ def figures_of(
         loaded = [next(decoded) if isinstance(s, Brief) else s for s in slow]
         out.update(measure_all(history.load, loaded, progress=progress))
     return out
+
+
+def report_rows(history: History, progress: Callable[[int, int], None] | None = None) -> list[Row]:
+    """Every session of a history opened with ``catalog=PAGE`` as a report row, newest activity first:
+    :func:`counted_sessions` with their :func:`figures_of`."""
+    sessions = counted_sessions(history)
+    figures = figures_of(history, sessions, progress=progress)
+    return [row_of(s, figures.get(s.key)) for s in sessions]
+
+
+# What a cache file holds besides its rows. Change CACHE_FORMAT whenever a counting rule changes what a
+# row says: rows counted by the old rule are then counted again.
+CACHE_FORMAT = 3
+# Bytes of a SQLite file's header that a commit changes (the file change counter, rollback journal), of a
+# WAL's header that a restart changes (checkpoint sequence, salts), and of the WAL index at the start of
+# ``-shm`` that a commit in WAL mode changes (its change counter, last frame, salts): a commit written
+# over an old WAL's frames within one tick of the clock changes no size and no time, but these (as
+# ``index.sync.store_identity`` reads them; both only read, never lock).
+_DB_HEADER = (24, 4)
+_WAL_HEADER = (0, 32)
+_SHM_HEADER = (0, 48)
+
+
+class Cached:
+    """The report rows of every session, and what reading them told the user; from a cache file, the rows
+    are read from it only when asked for (a report of every session by project, model, profile or source
+    is kept whole beside them, :attr:`reports`)."""
+
+    __slots__ = ("_rest", "_rows", "reports", "skipped", "stores", "strays")
+
+    def __init__(
+        self,
+        rows: list[Row] | None,
+        strays: list[tuple[str, str, str]],
+        skipped: bool,
+        stores: int,
+        reports: dict[str, Report] | None = None,
+        rest: Any = None,
+    ) -> None:
+        self._rows = rows
+        self._rest = rest  # the cache file's bytes of the rows
+        self.strays = strays  # (kind, where, reason) of what was passed over while opening the stores
+        self.skipped = skipped  # whether anything was passed over by the end (the exit code)
+        self.stores = stores
+        self.reports = reports or {}  # the report of every session, by grouping (never by day: time zones)
+
+    @property
+    def rows(self) -> list[Row]:
+        if self._rows is None:
+            import marshal
+
+            self._rows = marshal.loads(self._rest)
+        return self._rows
+
+
+# The groupings whose report of every session is kept whole in a cache file (a day is local: the same
+# rows make other days in another time zone).
+_KEPT = ("project", "model", "profile", "source")
+
+
+def fingerprint(discovery: Discovery) -> tuple[Any, ...] | None:
+    """What the rows of every store of ``discovery`` were read from, in a form that changes whenever they
+    may (see the module); ``None`` when a store has no such form (PostgreSQL)."""
+    import sys
+
+    from hermes_trail import __version__
+    from hermes_trail.hermes import locate
+
+    parts: list[Any] = [CACHE_FORMAT, __version__, sys.version_info[:2], _code_mark()]
+    parts.append(tuple((n.path, n.reason) for n in discovery.notes))
+    homes: dict[str, None] = {}
+    for location in discovery.stores:
+        if location.path is None:
+            return None
+        parts.append((location.key, location.profile, str(location.home), location.origin))
+        parts.append(_file_mark(str(location.path), _DB_HEADER))
+        parts.append(_file_mark(f"{location.path}-wal", _WAL_HEADER))
+        parts.append(_file_mark(f"{location.path}-shm", _SHM_HEADER))
+        if location.home is not None:
+            homes.setdefault(str(location.home))
+    for home in homes:
+        parts.append(tuple((str(p), _file_mark(str(p), None)) for p in locate.divert_files(home)))
+    return tuple(parts)
+
+
+def _code_mark() -> int:
+    """The newest modification time of the modules a row is counted by (this package's, Hermes' reading
+    rules'): a row counted by code since edited is counted again, whatever :data:`CACHE_FORMAT` says."""
+    import os
+
+    root = Path(__file__).parent
+    newest = 0
+    for folder in (root, root / "hermes", root / "hermes" / "decode", root / "hermes" / "sidefiles"):
+        try:
+            with os.scandir(folder) as entries:
+                for entry in entries:
+                    if entry.name.endswith(".py"):
+                        newest = max(newest, entry.stat().st_mtime_ns)
+        except OSError:
+            continue
+    return newest
+
+
+def _file_mark(path: str, header: tuple[int, int] | None) -> tuple[Any, ...] | None:
+    """A file's identity, size and times, and the header bytes at ``header`` (offset, length); ``None`` for
+    a file that is not there."""
+    import os
+
+    try:
+        with open(path, "rb") as handle:
+            found = os.fstat(handle.fileno())
+            head = b""
+            if header is not None:
+                handle.seek(header[0])
+                head = handle.read(header[1])
+    except OSError:
+        return None
+    return (found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns, found.st_ctime_ns, head)
+
+
+def cache_dir(env: Any = None) -> Path:
+    """trail's cache directory: what ``platformdirs.user_cache_dir`` names, found with the standard
+    library (platformdirs costs its import, and Hermes' own Python lacks it)."""
+    import os
+    import sys
+
+    env = os.environ if env is None else env
+    home = Path(env.get("HOME") or Path.home())
+    if sys.platform == "darwin":
+        return home / "Library" / "Caches" / "hermes-trail"
+    if sys.platform == "win32":
+        return Path(env.get("LOCALAPPDATA") or home / "AppData" / "Local") / "hermes-trail" / "Cache"
+    return Path(env.get("XDG_CACHE_HOME", "").strip() or home / ".cache") / "hermes-trail"
+
+
+def _cache_file(discovery: Discovery) -> Path:
+    """The cache file of one set of stores (one a set, so two homes read in turn keep theirs)."""
+    from zlib import crc32
+
+    named = "\n".join(f"{s.key}\t{s.profile}\t{s.home}" for s in discovery.stores)
+    return cache_dir() / f"stats-{crc32(named.encode()):08x}.marshal"  # the file says which stores it is
+
+
+def cached_rows(discovery: Discovery, mark: tuple[Any, ...]) -> Cached | None:
+    """What was saved for ``discovery`` when its fingerprint is still ``mark``, else ``None``.
+
+    The file holds two :mod:`marshal` objects (the format Python reads its ``.pyc`` files in, from the
+    user's own cache directory), the length of the first ahead of it: what a report of every session
+    needs, then the rows, which a filtered report reads too. Where JSON would take tens of milliseconds
+    on 10,000 rows, this takes a few.
+    """
+    import marshal
+
+    from hermes_trail.stats import Group, Report
+
+    try:
+        data = memoryview(_cache_file(discovery).read_bytes())
+        size = int.from_bytes(data[:8], "little")
+        head, rest = marshal.loads(data[8 : 8 + size]), data[8 + size :]
+        if not (isinstance(head, tuple) and len(head) == 5 and head[0] == mark):
+            return None
+        _, strays, skipped, stores, kept = head
+        reports = {
+            by: Report(by=by, groups=[Group(*g) for g in groups], overall=Group(*overall))
+            for by, (groups, overall) in kept.items()
+        }
+    except (OSError, ValueError, EOFError, TypeError, RuntimeError):  # RuntimeError: no home directory
+        return None
+    return Cached(None, strays, skipped, stores, reports, rest)
+
+
+def save_rows(discovery: Discovery, mark: tuple[Any, ...], cached: Cached) -> None:
+    """Keep ``cached`` for the next report on these stores, with the report of every session by each
+    grouping but day; a cache that cannot be written is no error."""
+    import marshal
+    import os
+    import tempfile
+
+    from hermes_trail.stats import Group, aggregate_rows
+
+    def state(group: Group) -> tuple[Any, ...]:
+        return tuple(getattr(group, name) for name in Group.__slots__)
+
+    kept = {}
+    for by in _KEPT:
+        report = cached.reports.get(by) or aggregate_rows(cached.rows, by)
+        kept[by] = ([state(g) for g in report.groups], state(report.overall))
+    try:
+        path = _cache_file(discovery)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        head = marshal.dumps((mark, cached.strays, cached.skipped, cached.stores, kept))
+        handle, name = tempfile.mkstemp(dir=path.parent, prefix=".stats-", suffix=".tmp")
+        temporary = Path(name)
+        try:  # written aside, then renamed: a report running beside this one reads a whole file or none
+            with os.fdopen(handle, "wb") as out:
+                out.write(len(head).to_bytes(8, "little"))
+                out.write(head)
+                out.write(marshal.dumps(cached.rows))
+            temporary.replace(path)
+        except BaseException:
+            temporary.unlink(missing_ok=True)
+            raise
+    except (OSError, ValueError, RuntimeError):  # RuntimeError: no home directory to keep a cache in
+        return
 
 
 def store_figures(reader: Any, home: str | None, wanted: set[str]) -> tuple[dict[str, Figures], set[str]]:

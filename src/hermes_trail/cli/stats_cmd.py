@@ -3,24 +3,30 @@ grouped by project, model, profile, source or day."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 from hermes_trail.cli.common import (
+    EXIT_OK,
     EXIT_OVER_BUDGET,
+    EXIT_SKIPPED,
     DbOption,
     HomeOption,
     JsonOption,
     PgOption,
+    check_locations,
     err,
-    exit_code,
     fail,
     load,
+    named,
     print_json,
+    report_rows,
 )
 from hermes_trail.cli.params import Exit, Option
 
 if TYPE_CHECKING:
     from hermes_trail.stats import Group, Report
+    from hermes_trail.stats_sql import Cached
 
 ESTIMATE_HELP = (
     "Also price the sessions of unknown cost from Hermes' own pricing table, shown apart from "
@@ -50,48 +56,102 @@ def stats_cmd(
         trail stats --by day --since 30d
         trail stats --since 7d --estimate --budget 50   # exits 4 over $50 (for cron)
     """
-    from hermes_trail.errors import TrailError
-    from hermes_trail.history import PAGE
-    from hermes_trail.listing import SessionFilter, parse_since
-    from hermes_trail.stats import GROUPINGS, aggregate, estimate_costs
-    from hermes_trail.stats_sql import counted_sessions, figures_of
+    from hermes_trail.stats import GROUPINGS, RowSession, aggregate_rows, estimate_costs
 
     if by not in GROUPINGS:
         fail(f"--by {by!r}: one of {', '.join(GROUPINGS)}")
-    try:
-        flt = SessionFilter(profile, project, source, parse_since(since) if since else None)
-    except TrailError as exc:
-        fail(str(exc))
-    with load(home, db, pg, catalog=PAGE) as history:
-        # The store counts what it can (stats_sql); the sessions it cannot are read, with a progress bar.
-        chosen = [s for s in counted_sessions(history) if flt.accepts(s)]
-        from hermes_trail.cli.progress import progress_bar
+    flt = None
+    if any(x is not None for x in (profile, project, source, since)):  # listing is imported only then
+        from hermes_trail.errors import TrailError
+        from hermes_trail.listing import SessionFilter, parse_since
 
-        with progress_bar("reading") as progress:
-            figures = figures_of(history, chosen, progress=progress)
-        estimates = estimate_costs(chosen) if estimate else None
+        try:
+            flt = SessionFilter(profile, project, source, parse_since(since) if since else None)
+        except TrailError as exc:
+            fail(str(exc))
+    counted = counted_rows(home, db, pg)
+    whole = flt is None or all(x is None for x in (profile, project, source, flt.since))
+    report = counted.reports.get(by) if whole and not estimate else None
+    estimates = None
+    if report is None:
+        rows = counted.rows
+        if flt is not None and not whole:
+            rows = [r for r in rows if flt.accepts(RowSession(r))]
+        estimates = estimate_costs([RowSession(r) for r in rows]) if estimate else None
         if estimate and estimates is None:
             err("no Hermes found to read its pricing table from: nothing estimated")
-        report = aggregate(chosen, by, figures, estimates)
-        spent = report.overall.cost_usd + (report.overall.estimated_usd if estimates is not None else 0.0)
-        over = budget is not None and spent > budget
-        if json_output:
-            out = report.as_json()
-            out["since"] = flt.since.isoformat().replace("+00:00", "Z") if flt.since else None
-            limit = {"usd": budget, "spent": round(spent, 6), "over": over}
-            out["budget"] = None if budget is None else limit
-            print_json(out)
-        else:
-            print_report(report)
-        if over:
-            from hermes_trail.formatting import dollars
+        report = aggregate_rows(rows, by, estimates)
+    spent = report.overall.cost_usd + (report.overall.estimated_usd if estimates is not None else 0.0)
+    over = budget is not None and spent > budget
+    if json_output:
+        out = report.as_json()
+        out["since"] = flt.since.isoformat().replace("+00:00", "Z") if flt and flt.since else None
+        limit = {"usd": budget, "spent": round(spent, 6), "over": over}
+        out["budget"] = None if budget is None else limit
+        print_json(out)
+    else:
+        print_report(report)
+    if over:
+        from hermes_trail.formatting import dollars
 
-            guessed = report.overall.estimated_usd if estimates is not None else 0.0
-            part = f" (of which {dollars(guessed)} estimated by trail)" if guessed else ""
-            period = f" since {since}" if since else ""
-            err(f"over budget: {dollars(spent)}{part} spent{period}, budget {dollars(budget or 0.0)}")
-        code = EXIT_OVER_BUDGET if over else exit_code(history)
+        guessed = report.overall.estimated_usd if estimates is not None else 0.0
+        part = f" (of which {dollars(guessed)} estimated by trail)" if guessed else ""
+        period = f" since {since}" if since else ""
+        err(f"over budget: {dollars(spent)}{part} spent{period}, budget {dollars(budget or 0.0)}")
+    code = EXIT_OVER_BUDGET if over else EXIT_SKIPPED if counted.skipped else EXIT_OK
     raise Exit(code)
+
+
+def counted_rows(homes: list[Path] | None, dbs: list[Path] | None, pgs: list[str] | None) -> Cached:
+    """Every session of the stores named (or found) as a report row, from trail's cache while the stores
+    are unchanged (``stats_sql.cached_rows``), else counted (``stats_sql.report_rows``) and kept; what
+    opening the stores told the user is told again from the cache, as :func:`load` tells it."""
+    import os
+
+    from hermes_trail.hermes import locate
+    from hermes_trail.stats_sql import Cached, cached_rows, fingerprint, report_rows, save_rows
+
+    check_locations(homes, dbs, pgs)
+    discovery = locate.discover(os.environ, homes=homes or (), dbs=dbs or (), pgs=pgs or ())
+    demo = False
+    if not discovery.stores and not named(homes, dbs, pgs):  # open_history's rule for the demo home
+        from hermes_trail.history import demo_home
+
+        discovery, demo = locate.discover({}, homes=[demo_home()]), True
+    mark = fingerprint(discovery) if discovery.stores else None
+    found = cached_rows(discovery, mark) if mark is not None else None
+    if found is not None:
+        _tell(found, demo)
+        return found
+    from hermes_trail.cli.progress import progress_bar
+    from hermes_trail.history import PAGE
+
+    with load(homes, dbs, pgs, catalog=PAGE) as history:
+        strays = [(s.kind, s.where, s.reason) for s in history.strays]
+        # The store counts what it can (stats_sql); the sessions it cannot are read, with a progress bar.
+        with progress_bar("reading") as progress:
+            rows = report_rows(history, progress)
+        found = Cached(rows, strays, history.skipped, len(history.stores))
+    # A store that could not be opened may open next time (a lock, a permission) though no file changed:
+    # rows read beside one are not kept. Nor is nothing (no store at all).
+    if mark is not None and found.stores and not any(kind == "store" for kind, _, _ in strays):
+        save_rows(discovery, mark, found)
+    return found
+
+
+def _tell(found: Cached, demo: bool) -> None:
+    """What :func:`load` told the user when the cached rows were counted: the demo home, what was passed
+    over (a store with none is never cached, so never says "no Hermes store found")."""
+    if demo:
+        err("no Hermes home found; reading the demo home bundled with hermes-trail")
+    for kind, where, reason in found.strays:
+        if kind in ("store", "directory"):
+            err(f"skipped {kind} {where}: {reason}")
+    rows = [(where, reason) for kind, where, reason in found.strays if kind not in ("store", "directory")]
+    if rows:
+        from hermes_trail.model import Stray
+
+        report_rows([Stray(where=where, reason=reason) for where, reason in rows])
 
 
 def _tokens(value: int) -> str:

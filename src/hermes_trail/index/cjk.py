@@ -8,14 +8,29 @@ characters becomes the phrase of its bigrams; a single character is a prefix que
 
 from __future__ import annotations
 
+import functools
 import re
+from typing import Any
 
 # Han, Hiragana, Katakana, Hangul and their compatibility blocks.
-RUN = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f]+")
+RUN_PATTERN = r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f]+"
+
+
+@functools.cache
+def _run() -> re.Pattern[str]:
+    """:data:`RUN_PATTERN` compiled on first use: compiling its ranges takes milliseconds, which every
+    ``trail search`` would pay at start-up for text that is mostly ASCII (which it never matches)."""
+    return re.compile(RUN_PATTERN)
+
+
+def __getattr__(name: str) -> Any:
+    if name == "RUN":  # the compiled pattern, as this module once defined it
+        return _run()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def has_cjk(text: str) -> bool:
-    return RUN.search(text) is not None
+    return not text.isascii() and _run().search(text) is not None
 
 
 def bigrams(run: str) -> list[str]:
@@ -29,7 +44,7 @@ def index_text(text: str) -> str | None:
     """What the CJK index gets for ``text``: the bigrams of every run, runs kept apart by a separator."""
     if text.isascii():  # the common case, decided in C without a regex pass
         return None
-    runs = RUN.findall(text)
+    runs = _run().findall(text)
     if not runs:
         return None
     return " | ".join(" ".join(bigrams(run)) for run in runs)
@@ -37,7 +52,7 @@ def index_text(text: str) -> str | None:
 
 def query_runs(text: str) -> list[str]:
     """The CJK runs of a query, each to be matched as a substring."""
-    return RUN.findall(text)
+    return [] if text.isascii() else _run().findall(text)
 
 
 def run_expression(run: str) -> str:

@@ -20,14 +20,13 @@ import hashlib
 import sqlite3
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from hermes_trail.hermes import locate
-from hermes_trail.hermes.decode.sessions import project_of
 from hermes_trail.hermes.sidefiles import memory
 from hermes_trail.index import semantic
+from hermes_trail.model import _Frozen, _Record
 
 if TYPE_CHECKING:
     from hermes_trail.index.documents import Doc
@@ -48,13 +47,26 @@ def origin_of(store_key: str, session_kind: str) -> str:
     return session_kind if is_knowledge(store_key) and session_kind in KINDS else "session"
 
 
-@dataclass(frozen=True, slots=True)
-class KnowledgeHome:
+# Written out as the model's classes are (``model._Record``): what ``@dataclass`` made, without generating
+# and compiling its methods at every start of a ``trail`` command that syncs or searches.
+class KnowledgeHome(_Frozen):
+    _fields: ClassVar[tuple[str, ...]] = ("home", "profile", "files", "provenance", "identity")
+    __slots__ = _fields
+
     home: Path
     profile: str
     files: list[memory.KnowledgeFile]
     provenance: str  # size and mtime of the files that say which skills Hermes did not write
     identity: str
+
+    def __init__(
+        self, home: Path, profile: str, files: list[memory.KnowledgeFile], provenance: str, identity: str
+    ) -> None:
+        object.__setattr__(self, "home", home)
+        object.__setattr__(self, "profile", profile)
+        object.__setattr__(self, "files", files)
+        object.__setattr__(self, "provenance", provenance)
+        object.__setattr__(self, "identity", identity)
 
 
 def knowledge_homes(discovery: locate.Discovery) -> dict[str, KnowledgeHome]:
@@ -85,11 +97,18 @@ def _fingerprint(file: memory.KnowledgeFile, found: KnowledgeHome) -> str:
     return f"{file.fingerprint}:{digest}"
 
 
-@dataclass(slots=True)
-class _Read:
+class _Read(_Record):
+    _fields: ClassVar[tuple[str, ...]] = ("ref", "title", "docs")
+    __slots__ = _fields
+
     ref: str
     title: str
     docs: list[Doc]
+
+    def __init__(self, ref: str, title: str, docs: list[Doc]) -> None:
+        self.ref = ref
+        self.title = title
+        self.docs = docs
 
 
 def _read(file: memory.KnowledgeFile, found: KnowledgeHome, provenance: memory.Provenance) -> _Read:
@@ -131,7 +150,7 @@ def _session_row(
         sid,
         read.ref,
         found.profile,
-        project_of(None, None, found.profile),
+        _project(found.profile),
         file.kind,
         file.kind,
         None,
@@ -191,3 +210,11 @@ def sync_knowledge(
     except BaseException:
         conn.execute("ROLLBACK")
         raise
+
+
+def _project(profile: str) -> str:
+    """The project of a home's memory and skills, as a session of that profile with no workspace has it
+    (imported only when a file changed: the decoders are no part of a search's start)."""
+    from hermes_trail.hermes.decode.sessions import project_of
+
+    return project_of(None, None, profile)

@@ -39,7 +39,6 @@ import glob
 import os
 import sqlite3
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
@@ -59,17 +58,29 @@ BUILD_BOOT = "build_boot"
 _SIDECARS = ("-wal", "-shm", "-journal")
 
 
-@dataclass
 class OpenedIndex:
     """The index to sync: the file in place, or a new one being built beside it (then :meth:`finish`
-    swaps it in, :meth:`abandon` leaves it for the next build to take up)."""
+    swaps it in, :meth:`abandon` leaves it for the next build to take up). A plain class: a dataclass
+    would be made (its methods generated and compiled) at every start of a command that searches."""
 
-    path: Path
-    conn: sqlite3.Connection
-    rebuilt: str | None = None  # why a new index is being built, for the one line that says so
-    building: Path | None = None
-    lock: IO[str] | None = None
-    resumed: tuple[int, int] | None = None  # (sessions, messages) a build cut short had committed
+    def __init__(
+        self,
+        path: Path,
+        conn: sqlite3.Connection,
+        rebuilt: str | None = None,
+        building: Path | None = None,
+        lock: IO[str] | None = None,
+        resumed: tuple[int, int] | None = None,
+    ) -> None:
+        self.path = path
+        self.conn = conn
+        self.rebuilt = rebuilt  # why a new index is being built, for the one line that says so
+        self.building = building
+        self.lock = lock
+        self.resumed = resumed  # (sessions, messages) a build cut short had committed
+
+    def __repr__(self) -> str:
+        return f"OpenedIndex(path={self.path!r}, rebuilt={self.rebuilt!r}, building={self.building!r})"
 
     def finish(self) -> None:
         """Put the new file in the old one's place: renamed there when there is none (made durable first,

@@ -20,18 +20,32 @@ for paths and commands (substrings), the bigram index for Chinese and Japanese.
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from hermes_trail.index import cjk, query, schema, stopwords
+from hermes_trail.model import _Record
 
 # A prefix shorter than this matches too much of any history to mean one word.
 PREFIX_MIN = 2
 
 
-@dataclass(slots=True)
-class Plan:
+# Written out as the model's classes are (``model._Record``): what ``@dataclass`` made, without generating
+# and compiling its methods at every start of a ``trail`` command that syncs or searches.
+class Plan(_Record):
     """One query, read: what to match in which index, and what to say about the words typed."""
+
+    _fields: ClassVar[tuple[str, ...]] = (
+        "parsed",
+        "terms",
+        "runs",
+        "plans",
+        "missing",
+        "dropped",
+        "prefix",
+        "typed",
+        "profiles",
+    )
+    __slots__ = _fields
 
     parsed: query.Query
     # The words and phrases that rank and mark hits (function words out, unless nothing else was typed).
@@ -39,18 +53,40 @@ class Plan:
     # The parts of the query's Chinese and Japanese runs that carry meaning, each matched as a substring.
     runs: list[str]
     # (index table, MATCH expression), in the order the indexes are asked.
-    plans: list[tuple[str, str]] = field(default_factory=list)
+    plans: list[tuple[str, str]]
     # Words typed that no index holds (and no word starts with): left out of the match, and reported.
-    missing: list[str] = field(default_factory=list)
+    missing: list[str]
     # Function words left out of the match.
-    dropped: list[str] = field(default_factory=list)
+    dropped: list[str]
     # The last word, read as the prefix of a word (the person may still be typing it).
-    prefix: str | None = None
+    prefix: str | None
     # Every word and phrase typed to find, as typed: what the meaning of the query is read from.
-    typed: list[str] = field(default_factory=list)
+    typed: list[str]
     # Profiles the query names ("what did the bot say", "the work billing service"): their conversations
     # rank first; the name itself is not required of a match.
-    profiles: list[str] = field(default_factory=list)
+    profiles: list[str]
+
+    def __init__(
+        self,
+        parsed: query.Query,
+        terms: list[str],
+        runs: list[str],
+        plans: list[tuple[str, str]] | None = None,
+        missing: list[str] | None = None,
+        dropped: list[str] | None = None,
+        prefix: str | None = None,
+        typed: list[str] | None = None,
+        profiles: list[str] | None = None,
+    ) -> None:
+        self.parsed = parsed
+        self.terms = terms
+        self.runs = runs
+        self.plans = [] if plans is None else plans
+        self.missing = [] if missing is None else missing
+        self.dropped = [] if dropped is None else dropped
+        self.prefix = prefix
+        self.typed = [] if typed is None else typed
+        self.profiles = [] if profiles is None else profiles
 
 
 def exists(conn: sqlite3.Connection, table: str, expression: str) -> bool:

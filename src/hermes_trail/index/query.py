@@ -32,11 +32,13 @@ What :func:`parse` understands; anything else is plain text::
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import NamedTuple
+from typing import ClassVar, NamedTuple
+
+from hermes_trail.model import _Frozen
 
 __all__ = [
     "And",
@@ -60,51 +62,92 @@ MAX_DEPTH = 8
 TRIGRAM_MIN = 3
 
 
-@dataclass(frozen=True, slots=True)
-class Term:
+# The tree's classes are written out as the model's are (``model._Frozen``: the ``__init__``, ``repr``,
+# ``==``, hashing and refused assignment ``@dataclass(frozen=True)`` made), so that every ``trail search``
+# does not generate and compile their methods at start-up.
+class Term(_Frozen):
     """A word as typed, without its operators; ``prefix`` when it ended in ``*``."""
 
+    _fields: ClassVar[tuple[str, ...]] = ("text", "prefix")
+    __slots__ = _fields
+    __match_args__ = _fields
+
     text: str
-    prefix: bool = False
+    prefix: bool
+
+    def __init__(self, text: str, prefix: bool = False) -> None:
+        object.__setattr__(self, "text", text)
+        object.__setattr__(self, "prefix", prefix)
 
 
-@dataclass(frozen=True, slots=True)
-class Phrase:
+class Phrase(_Frozen):
     """Quoted words, to be found together and in order (whitespace inside collapsed to one space)."""
 
+    _fields: ClassVar[tuple[str, ...]] = ("text", "prefix")
+    __slots__ = _fields
+    __match_args__ = _fields
+
     text: str
-    prefix: bool = False
+    prefix: bool
+
+    def __init__(self, text: str, prefix: bool = False) -> None:
+        object.__setattr__(self, "text", text)
+        object.__setattr__(self, "prefix", prefix)
 
 
-@dataclass(frozen=True, slots=True)
-class Not:
+class Not(_Frozen):
     """An exclusion; only ever an item of an :class:`And`."""
+
+    _fields: ClassVar[tuple[str, ...]] = ("node",)
+    __slots__ = _fields
+    __match_args__ = _fields
 
     node: Node
 
+    def __init__(self, node: Node) -> None:
+        object.__setattr__(self, "node", node)
 
-@dataclass(frozen=True, slots=True)
-class Or:
+
+class Or(_Frozen):
     """Alternatives, two or more."""
 
+    _fields: ClassVar[tuple[str, ...]] = ("nodes",)
+    __slots__ = _fields
+    __match_args__ = _fields
+
     nodes: tuple[Node, ...]
 
+    def __init__(self, nodes: tuple[Node, ...]) -> None:
+        object.__setattr__(self, "nodes", nodes)
 
-@dataclass(frozen=True, slots=True)
-class And:
+
+class And(_Frozen):
     """Items that must all hold, and exclusions (:class:`Not`) that must not."""
 
+    _fields: ClassVar[tuple[str, ...]] = ("nodes",)
+    __slots__ = _fields
+    __match_args__ = _fields
+
     nodes: tuple[Node, ...]
+
+    def __init__(self, nodes: tuple[Node, ...]) -> None:
+        object.__setattr__(self, "nodes", nodes)
 
 
 Node = Term | Phrase | Not | Or | And
 
 
-@dataclass(frozen=True, slots=True)
-class Query:
+class Query(_Frozen):
     """A parsed query; ``root`` is ``None`` when the text held nothing to search for."""
 
+    _fields: ClassVar[tuple[str, ...]] = ("root",)
+    __slots__ = _fields
+    __match_args__ = _fields
+
     root: Node | None
+
+    def __init__(self, root: Node | None) -> None:
+        object.__setattr__(self, "root", root)
 
 
 # ---------------------------------------------------------------------------------------------- lexing
@@ -112,7 +155,21 @@ class Query:
 _WORD, _PHRASE, _LPAREN, _RPAREN, _NEG, _PIPE = "word", "phrase", "(", ")", "-", "|"
 _OPERATORS = frozenset({"OR", "AND", "NOT"})
 # C0 and C1 controls (NUL, tabs, newlines included) and lone surrogates.
-_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+_UNSAFE = "[\x00-\x1f\x7f-\x9f\ud800-\udfff]"
+
+
+@functools.cache
+def _compiled(pattern: str, flags: int = 0) -> re.Pattern[str]:
+    """A pattern of this module compiled on first use: the Unicode ranges take milliseconds to compile,
+    which every ``trail search`` would pay at start-up, where most queries are ASCII and need none."""
+    return re.compile(pattern, flags)
+
+
+def _safe(text: str) -> str:
+    """``text`` with every :data:`_UNSAFE` character a space (printable ASCII has none)."""
+    if text.isascii() and text.isprintable():
+        return text
+    return _compiled(_UNSAFE).sub(" ", text)
 
 
 class _Tok(NamedTuple):
@@ -122,7 +179,7 @@ class _Tok(NamedTuple):
 
 
 def _lex(text: str) -> list[_Tok]:
-    s = _UNSAFE.sub(" ", text)
+    s = _safe(text)
     toks: list[_Tok] = []
     i, n = 0, len(s)
     while i < n:
@@ -301,7 +358,7 @@ def _has_token(text: str) -> bool:
 
 def _quote(text: str) -> str:
     # parse() never leaves a quote, NUL or surrogate in a term, but a tree built by hand may.
-    return '"' + _UNSAFE.sub(" ", text).replace('"', '""') + '"'
+    return '"' + _safe(text).replace('"', '""') + '"'
 
 
 def _join(parts: list[str], operator: str) -> str | None:
@@ -397,7 +454,7 @@ def terms(query: Query) -> list[str]:
 
 # Han, Hiragana, Katakana (with the half-width forms), Hangul: scripts written without spaces between
 # words, where a word index reads a whole run as one word.
-_UNSPACED = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f]")
+_UNSPACED = r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f]"
 # What a word index splits into pieces or loses: paths, URLs, file names and dotted or scoped names,
 # dotfiles, variables and long flags, C++ and C#.
 _CODE_LIKE = re.compile(
@@ -421,9 +478,7 @@ def needs_trigram(query: Query) -> bool:
     those exactly, as one word or as a phrase of its parts, in prose and tool output the trigram index
     does not hold.
     """
-    return any(
-        _UNSPACED.search(leaf.text) or _CODE_LIKE.search(leaf.text) for leaf in _positive_leaves(query.root)
-    )
+    return any(leaf_needs_trigram(leaf) for leaf in _positive_leaves(query.root))
 
 
 # ------------------------------------------------------------------------------------------- rewriting
@@ -478,4 +533,6 @@ def leaf_fts(leaf: Term | Phrase) -> str | None:
 
 def leaf_needs_trigram(leaf: Term | Phrase) -> bool:
     """Whether one term is for the trigram index (see :func:`needs_trigram`)."""
-    return bool(_UNSPACED.search(leaf.text) or _CODE_LIKE.search(leaf.text))
+    text = leaf.text
+    unspaced = not text.isascii() and _compiled(_UNSPACED).search(text)  # no ASCII is in those scripts
+    return bool(unspaced or _CODE_LIKE.search(text))

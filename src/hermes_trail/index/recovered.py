@@ -12,13 +12,12 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 from hermes_trail.errors import StoreUnreadable
 from hermes_trail.hermes import locate
-from hermes_trail.model import Stray
+from hermes_trail.model import Stray, _Frozen
 
 if TYPE_CHECKING:
     from hermes_trail.index.writer import SyncReport
@@ -36,12 +35,22 @@ def indexes_recovered(store_keys: Iterable[str]) -> bool:
     return any(is_recovered(key) for key in store_keys)
 
 
-@dataclass(frozen=True, slots=True)
-class RecoveredHome:
+# Written out as the model's classes are (``model._Record``): what ``@dataclass`` made, without generating
+# and compiling its methods at every start of a ``trail`` command that syncs or searches.
+class RecoveredHome(_Frozen):
+    _fields: ClassVar[tuple[str, ...]] = ("home", "profile", "live", "identity")
+    __slots__ = _fields
+
     home: Path
     profile: str
     live: Path | None
     identity: str
+
+    def __init__(self, home: Path, profile: str, live: Path | None, identity: str) -> None:
+        object.__setattr__(self, "home", home)
+        object.__setattr__(self, "profile", profile)
+        object.__setattr__(self, "live", live)
+        object.__setattr__(self, "identity", identity)
 
 
 def recovered_homes(

@@ -16,6 +16,7 @@ parts that carry meaning (:func:`cjk_parts`).
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Iterable
@@ -73,6 +74,8 @@ kon niets uw iemand geweest andere waar waarom wanneer
 
 def _fold(word: str) -> str:
     """A word as the word index reads it: lower case, diacritics removed."""
+    if word.isascii():  # nothing to decompose (most of the tables below: folded at every start)
+        return word.lower()
     decomposed = unicodedata.normalize("NFKD", word.lower())
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
 
@@ -102,7 +105,18 @@ _CJK_WORDS = """
 の は が を に で と も へ や か ね よ な
 """
 _CJK_FUNCTION = sorted(_CJK_WORDS.split(), key=len, reverse=True)
-_CJK_SPLIT = re.compile("|".join(re.escape(w) for w in _CJK_FUNCTION))
+
+
+# The patterns below are compiled on first use: their Unicode ranges and alternatives take milliseconds to
+# compile, which every search would pay at start-up for text that is mostly ASCII (they match none).
+@functools.cache
+def _cjk_split() -> re.Pattern[str]:
+    return re.compile("|".join(re.escape(w) for w in _CJK_FUNCTION))
+
+
+@functools.cache
+def _cjk_script() -> re.Pattern[str]:
+    return re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]")
 
 
 def _key(word: str) -> str:
@@ -132,7 +146,6 @@ def is_stopword(term: str, among: Iterable[str] | None = None) -> bool:
 
 
 _LANGUAGES = ("de", "fr", "es", "it", "pt", "nl")
-_CJK_SCRIPT = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]")
 # How much of a text tells its language: a few sentences.
 LANGUAGE_CHARS = 600
 _WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
@@ -144,7 +157,7 @@ def language(text: str) -> str:
     has at least two of that language's own, else ``en``. What the search needs to know is only whether
     a question and a conversation can share words at all."""
     text = text[:LANGUAGE_CHARS]
-    if _CJK_SCRIPT.search(text):
+    if not text.isascii() and _cjk_script().search(text):
         return "cjk"
     keys = [_key(word) for word in _WORD.findall(text) if len(word) <= 12]  # function words are short
     counts = {
@@ -158,6 +171,6 @@ def language(text: str) -> str:
 def cjk_parts(run: str) -> list[str]:
     """A run of Chinese or Japanese cut at its function words: the parts that carry its meaning
     (``如何修复数据库连接超时`` gives ``修复数据库连接超时``), the run itself when nothing is left."""
-    parts = [part for part in _CJK_SPLIT.split(run) if part]
+    parts = [part for part in _cjk_split().split(run) if part]
     words = [part for part in parts if len(part) > 1]  # a lone character left between two cuts says little
     return words or parts or [run]

@@ -44,8 +44,6 @@ from typing import TYPE_CHECKING
 
 from hermes_trail.errors import StoreLocked, StoreUnreadable
 from hermes_trail.hermes import locate
-from hermes_trail.hermes.decode.sessions import decode_session, session_id_of
-from hermes_trail.hermes.reader import StoreReader, open_store
 from hermes_trail.index import schema, semantic
 from hermes_trail.index.opening import BUILD_MESSAGES, open_index
 from hermes_trail.index.writer import (
@@ -63,6 +61,7 @@ from hermes_trail.model import Session, Store, Stray
 if TYPE_CHECKING:  # what a sync with changes needs is imported when it comes: a no-change sync stays light
     from concurrent.futures import Future
 
+    from hermes_trail.hermes.reader import StoreReader
     from hermes_trail.history import History
 
 Progress = Callable[[int, int], None]  # (messages done, messages in all)
@@ -125,6 +124,8 @@ def _changed_sessions(
     A session is read again when its ``sessions`` row changed or it has rows above the watermark; nothing
     else in the store is decoded, so a sync after a few new messages costs a pass over the session rows.
     """
+    from hermes_trail.hermes.decode.sessions import decode_session, session_id_of
+
     rows = {sid: row for row in reader.session_rows(light=True) if (sid := session_id_of(row)) is not None}
     fresh = reader.sessions_with_messages_after(watermark) if indexed else set(rows)
     diverted = {p.name[: -len(".jsonl")] for p in locate.divert_files(store.home)}
@@ -360,6 +361,8 @@ def _worker_reader(location: locate.StoreLocation) -> StoreReader:
     if reader is None:
         from multiprocessing import util
 
+        from hermes_trail.hermes.reader import open_store
+
         reader = open_store(location)
         _WORKER_READERS[location.key] = reader
         util.Finalize(None, reader.close, exitpriority=10)
@@ -369,6 +372,7 @@ def _worker_reader(location: locate.StoreLocation) -> StoreReader:
 def _worker_prepare(job: tuple[locate.StoreLocation, list[tuple[str, int]]]) -> list[Prepared | str]:
     """In a worker process: some numbered sessions of one store made ready to write (or why a session
     could not be read)."""
+    from hermes_trail.hermes.decode.sessions import decode_session
     from hermes_trail.history import read_messages
 
     location, items = job
@@ -460,7 +464,7 @@ def sync_index(
     building = opened.building is not None
     try:
         _sync_all(opened.conn, report, env, homes, dbs, pgs, progress, parallel, include_recovered, building)
-        fill_gists(opened.conn)
+        fill_gists(opened.conn, None if building else gists_marker(path))
     except _MostChanged as most:
         opened.abandon()  # what other stores committed stays; the new index reads them again anyway
         if notify is not None:
@@ -494,18 +498,41 @@ def _damaged(exc: BaseException) -> bool:
     return isinstance(exc, sqlite3.DatabaseError) and not isinstance(exc, sqlite3.OperationalError)
 
 
-def fill_gists(conn: sqlite3.Connection) -> int:
+def gists_marker(index_path: Path) -> Path:
+    """The file beside an index that says which state of it :func:`fill_gists` last found complete."""
+    return index_path.with_name(index_path.name + ".gists")
+
+
+def fill_gists(conn: sqlite3.Connection, marker: Path | None = None) -> int:
     """Give a gist to every session synced where none could be made (by the Hermes plugin, in a Python
     without numpy: issue 17), from its title and prompts as the index holds them (redacted already); how
     many got one. A session is written again only when its rows change, so without this its gist would
-    wait for a rebuild."""
+    wait for a rebuild.
+
+    Looking for them reads every session row of the index: tens of milliseconds on 10,000 sessions, at
+    every search. So a pass that finds none left writes the state it looked at (the index's ``build`` id
+    and ``sessions_version``) to ``marker``, and the next pass looks again only once that moved (a session
+    is written only by an insert, which bumps the version, whichever trail wrote it). The marker is a file
+    beside the index rather than a row in it: it is no part of what the index holds.
+    """
     if not semantic.available():
         return 0
+    found = dict(conn.execute("SELECT key, value FROM meta WHERE key IN ('build', 'sessions_version')"))
+    state = f"{found.get('build')} {found.get('sessions_version')}"
+    if marker is not None:
+        try:
+            if marker.read_text() == state:
+                return 0
+        except (OSError, ValueError):
+            pass
     todo = conn.execute(
         "SELECT s.id, s.title FROM sessions s WHERE s.gist IS NULL AND (coalesce(s.title, '') != '' OR "
         "EXISTS (SELECT 1 FROM docs d WHERE d.sess = s.id AND d.kind = 'prompt' AND d.rewound = 0))"
     ).fetchall()
     if not todo:
+        if marker is not None:  # the state read before looking: a session added since moved it on
+            with contextlib.suppress(OSError):  # an index beside which nothing can be written
+                marker.write_text(state)
         return 0
     from hermes_trail.redact import redact
 
@@ -566,8 +593,6 @@ def _sync_all(
 ) -> None:
     """Every store that changed since the index last saw it, read again into ``conn`` (a build's when
     ``building``: see :func:`_sync_store`)."""
-    from hermes_trail.history import open_history
-
     known = {key: identity for key, identity in conn.execute("SELECT key, identity FROM stores")}
     discovery = locate.discover(env, homes=homes, dbs=dbs, pgs=pgs)
     # What could not be looked into (a profile denied, a symlink loop) is said on every sync, not only on
@@ -610,6 +635,8 @@ def _sync_all(
     changed -= set(knowing)
     if not changed:
         return
+    from hermes_trail.history import open_history  # the decoders: only for a store that changed
+
     total = [0, 0]
     pending = set(changed)
     for attempt in range(1, READ_TRIES + 1):  # a store that could not be opened is tried again

@@ -31,11 +31,11 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, ClassVar
 
 from hermes_trail.index import encoder, schema
+from hermes_trail.model import _Record
 
 # A passage is about this many characters: a paragraph, what one vector says well.
 PASSAGE_CHARS = 1000
@@ -65,16 +65,43 @@ CHUNK_ROWS = 16_384
 Progress = Callable[[int, int], None]  # (sessions done, sessions to encode)
 
 
-@dataclass(slots=True)
-class VectorReport:
+# Written out as the model's classes are (``model._Record``): what ``@dataclass`` made, without generating
+# and compiling its methods at every start of a ``trail`` command that syncs or searches.
+class VectorReport(_Record):
     """What a vector stage did."""
 
-    sessions: int = 0
-    passages: int = 0
-    sessions_seen: int = 0  # sessions done, those without passages or gone included
-    pending: int = 0  # sessions still without vectors (another process holds the stage, or interrupted)
-    seconds: float = 0.0
-    skipped: str | None = None  # why nothing was encoded (no encoder, another process at it)
+    _fields: ClassVar[tuple[str, ...]] = (
+        "sessions",
+        "passages",
+        "sessions_seen",
+        "pending",
+        "seconds",
+        "skipped",
+    )
+    __slots__ = _fields
+
+    sessions: int
+    passages: int
+    sessions_seen: int  # sessions done, those without passages or gone included
+    pending: int  # sessions still without vectors (another process holds the stage, or interrupted)
+    seconds: float
+    skipped: str | None  # why nothing was encoded (no encoder, another process at it)
+
+    def __init__(
+        self,
+        sessions: int = 0,
+        passages: int = 0,
+        sessions_seen: int = 0,
+        pending: int = 0,
+        seconds: float = 0.0,
+        skipped: str | None = None,
+    ) -> None:
+        self.sessions = sessions
+        self.passages = passages
+        self.sessions_seen = sessions_seen
+        self.pending = pending
+        self.seconds = seconds
+        self.skipped = skipped
 
 
 def passages(docs: list[tuple[int, str, str]], limit: int = MAX_PASSAGES) -> list[tuple[int, str]]:

@@ -11,32 +11,67 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from hermes_trail.hermes import locate
 from hermes_trail.index import semantic
-from hermes_trail.model import Stray
+from hermes_trail.model import Stray, _Record
 
 if TYPE_CHECKING:
     from hermes_trail.index.documents import Doc
     from hermes_trail.model import Session
 
 
-@dataclass(slots=True)
-class SyncReport:
+# Written out as the model's classes are (``model._Record``): what ``@dataclass`` made, without generating
+# and compiling its methods at every start of a ``trail`` command that syncs or searches.
+class SyncReport(_Record):
     """What a sync did."""
 
-    stores: int = 0
-    changed_stores: int = 0
-    sessions_indexed: int = 0
-    sessions_removed: int = 0
-    messages_read: int = 0
-    docs: int = 0
-    seconds: float = 0.0
-    rebuilt: str | None = None
-    strays: list[Stray] = field(default_factory=list)
+    _fields: ClassVar[tuple[str, ...]] = (
+        "stores",
+        "changed_stores",
+        "sessions_indexed",
+        "sessions_removed",
+        "messages_read",
+        "docs",
+        "seconds",
+        "rebuilt",
+        "strays",
+    )
+    __slots__ = _fields
+
+    stores: int
+    changed_stores: int
+    sessions_indexed: int
+    sessions_removed: int
+    messages_read: int
+    docs: int
+    seconds: float
+    rebuilt: str | None
+    strays: list[Stray]
+
+    def __init__(
+        self,
+        stores: int = 0,
+        changed_stores: int = 0,
+        sessions_indexed: int = 0,
+        sessions_removed: int = 0,
+        messages_read: int = 0,
+        docs: int = 0,
+        seconds: float = 0.0,
+        rebuilt: str | None = None,
+        strays: list[Stray] | None = None,
+    ) -> None:
+        self.stores = stores
+        self.changed_stores = changed_stores
+        self.sessions_indexed = sessions_indexed
+        self.sessions_removed = sessions_removed
+        self.messages_read = messages_read
+        self.docs = docs
+        self.seconds = seconds
+        self.rebuilt = rebuilt
+        self.strays = [] if strays is None else strays
 
 
 def file_identity(path: Path) -> str:
