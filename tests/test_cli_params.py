@@ -126,3 +126,24 @@ def test_a_listing_imports_no_typer(tmp_path: Path):
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=False)
     assert done.stderr.strip().splitlines()[-1] == "0 False", done.stderr
+
+
+def test_every_commands_parameters_are_read_as_inspect_reads_them():
+    """The quick reader takes a command's parameters off its code object (no ``inspect`` at start-up):
+    the same names, order and defaults as ``inspect.signature``, for every command and for the shapes a
+    function can take."""
+    import inspect
+
+    from hermes_trail.cli.registry import COMMANDS
+
+    def shapes(a, b=1, *, c, d=None):  # positional with and without defaults, keyword-only
+        return a, b, c, d
+
+    functions = [f for f in map(command_function, COMMANDS) if inspect.isfunction(f)]
+    assert len(functions) >= 15
+    for func in [*functions, shapes]:
+        expected = [
+            (p.name, params._NO_DEFAULT if p.default is inspect.Parameter.empty else p.default)
+            for p in inspect.signature(func).parameters.values()
+        ]
+        assert params._parameters(func) == expected, func.__name__

@@ -163,6 +163,39 @@ def test_search_hits_carry_the_same_command(root, tmp_path):
     assert hit["session_id"] == CHAT_ID and hit["resume"] == f"hermes -p default --resume {CHAT_ID}"
 
 
+def test_a_page_of_hits_finds_the_way_into_each_store_once_and_says_the_same(root, tmp_path, monkeypatch):
+    """``many_lines`` (a page of search hits) asks Hermes' profile settings once per store, and every line
+    is the one found alone: a root session under an active profile, a profile's, an id that looks like an
+    option, the demo home's (refused: no line)."""
+    from hermes_trail import resume
+    from hermes_trail.history import demo_home
+
+    (root / "active_profile").write_text("work\n")
+    asked = [
+        (CHAT_ID, root / "state.db", "default"),
+        (CODING_ID, root / "state.db", "default"),
+        ("-x1", root / "state.db", "default"),
+        (WORK_ID, root / "profiles" / "work" / "state.db", "work"),
+        ("20261124_091502_a1b2c3", demo_home() / "state.db", "default"),
+    ]
+    alone = [resume.resume_line(*a) for a in asked]
+    assert alone[0] == f"hermes -p default --resume {CHAT_ID}"
+    assert alone[2] == "hermes -p default --resume=-x1"
+    assert alone[3] == f"hermes -p work --resume {WORK_ID}" and alone[4] == ""
+    looked: list[object] = []
+    real = resume.profiles.opened_home
+    monkeypatch.setattr(resume.profiles, "opened_home", lambda *a: looked.append(a) or real(*a))
+    with resume.many_lines():
+        first = [resume.resume_line(*asked[0])]
+        once = len(looked)
+        first += [resume.resume_line(*a) for a in asked[1:]]
+        again = len(looked)
+        second = [resume.resume_line(*a) for a in asked]
+    assert first == second == alone
+    assert once > 0 and len(looked) == again, "a store's way is looked for once, not per session"
+    assert resume._WAYS is None  # the scope ends with the block
+
+
 def test_exec_without_hermes_on_path_says_what_to_run(root, run_trail):
     done = run_trail("resume", WORK_ID, "--exec", env={"PATH": "/nonexistent"})
     assert done.returncode == 1

@@ -283,9 +283,9 @@ def read_messages(session: Session, reader: StoreReader, divert: Path | None = N
 
 def demo_home() -> Path:
     """The small demo Hermes home shipped with the package, read when the user has none."""
-    from importlib import resources
+    from hermes_trail.demo import demo_home as shipped
 
-    return Path(str(resources.files("hermes_trail") / "demo" / "hermes_home"))
+    return shipped()
 
 
 def _store_name(profile: str, taken: set[str]) -> str:

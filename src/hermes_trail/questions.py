@@ -11,8 +11,9 @@ Standard library only: the command line reads it at start-up.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
+
+from hermes_trail.model import _Frozen
 
 # The longest a string argument may be, in characters: a name, a path or a filter; words to look for; an
 # error (the end of a failing output). Longer is refused before anything is read (docs/mcp.md).
@@ -33,33 +34,70 @@ class _Same:
 SAME: Any = _Same()
 
 
-@dataclass(frozen=True, slots=True)
-class Cli:
+# The three classes below are written out on the model's frozen record (what ``@dataclass(frozen=True)``
+# would make, without compiling its methods at every start of ``trail``: model._Record).
+class Cli(_Frozen):
     """How the command line offers an argument, where a person is served differently from an agent
     (:data:`SAME` where not): another ``default``; other bounds (``None``: none the option enforces, the
     command may check its own); a ``note`` said after the help, for what only the command line does."""
 
-    default: Any = SAME
-    least: Any = SAME
-    most: Any = SAME
-    note: str = ""
+    _fields: ClassVar[tuple[str, ...]] = ("default", "least", "most", "note")
+    __slots__ = _fields
+    default: Any
+    least: Any
+    most: Any
+    note: str
+
+    def __init__(self, default: Any = SAME, least: Any = SAME, most: Any = SAME, note: str = "") -> None:
+        for name, value in zip(self._fields, (default, least, most, note), strict=True):
+            object.__setattr__(self, name, value)
 
 
-@dataclass(frozen=True, slots=True)
-class Param:
+_PLAIN = Cli()  # offered as an agent is
+
+
+class Param(_Frozen):
     """One argument: ``text`` (a string of at most ``chars``), ``count`` (an integer from ``least`` to
     ``most``) or ``flag``; ``default`` is an agent's. ``cli`` is how the command line offers it (``None``:
     it does not, as for a model's paging through a session, which a person's pager does)."""
 
+    _fields: ClassVar[tuple[str, ...]] = (
+        "name",
+        "kind",
+        "help",
+        "default",
+        "least",
+        "most",
+        "chars",
+        "choices",
+        "cli",
+    )
+    __slots__ = _fields
     name: str
     kind: Literal["text", "count", "flag"]
     help: str
-    default: Any = None
-    least: int = 1
-    most: int | None = None
-    chars: int = NAME_CHARS
-    choices: tuple[str, ...] = ()
-    cli: Cli | None = Cli()
+    default: Any
+    least: int
+    most: int | None
+    chars: int
+    choices: tuple[str, ...]
+    cli: Cli | None
+
+    def __init__(
+        self,
+        name: str,
+        kind: Literal["text", "count", "flag"],
+        help: str,
+        default: Any = None,
+        least: int = 1,
+        most: int | None = None,
+        chars: int = NAME_CHARS,
+        choices: tuple[str, ...] = (),
+        cli: Cli | None = _PLAIN,
+    ) -> None:
+        values = (name, kind, help, default, least, most, chars, choices, cli)
+        for field, value in zip(self._fields, values, strict=True):
+            object.__setattr__(self, field, value)
 
     @property
     def cli_default(self) -> Any:
@@ -85,17 +123,31 @@ class Param:
         return f"{self.help} {note}" if note else self.help
 
 
-@dataclass(frozen=True, slots=True)
-class Question:
+class Question(_Frozen):
     """One question: its name, a title, what it answers, its arguments (``required`` first), and the
     ``trail`` command that asks it (``command``: its name unless said)."""
 
+    _fields: ClassVar[tuple[str, ...]] = ("name", "title", "description", "params", "required", "command")
+    __slots__ = _fields
     name: str
     title: str
     description: str
     params: tuple[Param, ...]
-    required: tuple[str, ...] = ()
-    command: str = ""
+    required: tuple[str, ...]
+    command: str
+
+    def __init__(
+        self,
+        name: str,
+        title: str,
+        description: str,
+        params: tuple[Param, ...],
+        required: tuple[str, ...] = (),
+        command: str = "",
+    ) -> None:
+        values = (name, title, description, params, required, command)
+        for field, value in zip(self._fields, values, strict=True):
+            object.__setattr__(self, field, value)
 
     @property
     def cli_command(self) -> str:

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import os
 import shlex
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -147,17 +148,49 @@ def plan_for(session: Session, env: Mapping[str, str] | None = None) -> ResumePl
 
 def resume_line(session_id: str, store_key: str | Path, profile: str) -> str:
     """The command line for a session of the store ``store_key`` (a file's resolved path, or a database's
-    DSN), or an empty string when Hermes cannot reopen it (what a search hit shows)."""
+    DSN), or an empty string when Hermes cannot reopen it (what a search hit shows). Inside
+    :func:`many_lines`, the way into each store is found once (it is the same for all its sessions)."""
+    key = (str(store_key), profile)
+    if _WAYS is not None and key in _WAYS:
+        way = _WAYS[key]
+        if way is None:
+            return ""
+        flags, extra = way
+        return ResumePlan(
+            session_id, profile, Path(), [HERMES, *flags, *_resume_args(session_id)], extra
+        ).command
     try:
         if not Path(store_key).is_absolute():  # a database: the key is its DSN, not a file
-            return plan_by_profile(session_id, profile).command
-        return plan_resume(session_id, Path(store_key).parent, profile).command
+            plan = plan_by_profile(session_id, profile)
+        else:
+            plan = plan_resume(session_id, Path(store_key).parent, profile)
     except ResumeRefused:
+        if _WAYS is not None:
+            _WAYS[key] = None
         return ""
+    if _WAYS is not None:
+        _WAYS[key] = (plan.argv[1 : len(plan.argv) - len(_resume_args(session_id))], dict(plan.env))
+    return plan.command
+
+
+# The ways into stores found inside ``many_lines`` (store key, profile) -> (flags, env), None if refused.
+_WAYS: dict[tuple[str, str], tuple[list[str], dict[str, str]] | None] | None = None
+
+
+@contextmanager
+def many_lines() -> Iterator[None]:
+    """A scope in which :func:`resume_line` finds the way into each store once: a page of search hits
+    asks it for many sessions of a few stores (each finding reads Hermes' profile settings)."""
+    global _WAYS
+    outer, _WAYS = _WAYS, {} if _WAYS is None else _WAYS
+    try:
+        yield
+    finally:
+        _WAYS = outer
 
 
 def _in_demo(home: Path) -> bool:
-    from hermes_trail.history import demo_home
+    from hermes_trail.demo import demo_home
 
     demo = demo_home()
     return profiles.same_dir(home, demo) or any(profiles.same_dir(p, demo) for p in home.parents[:3])

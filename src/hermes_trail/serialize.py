@@ -326,6 +326,13 @@ def hit_json(hit: Hit) -> dict[str, Any]:
 
 
 def search_json(result: SearchResult) -> dict[str, Any]:
+    from hermes_trail.resume import many_lines
+
+    with many_lines():  # every hit says how to resume it: the way into each store found once
+        return _search_json(result)
+
+
+def _search_json(result: SearchResult) -> dict[str, Any]:
     return {
         "query": result.query,
         "matches": result.matches,

@@ -189,18 +189,39 @@ def _spec(func: Callable[..., Any]) -> _Spec | None:
     return _SPECS[func]
 
 
-def _read_spec(func: Callable[..., Any]) -> _Spec | None:
-    import inspect
+_NO_DEFAULT = object()
 
+
+def _parameters(func: Callable[..., Any]) -> list[tuple[str, Any]]:
+    """``func``'s parameters in order, each with its default (:data:`_NO_DEFAULT` for none), read off its
+    code object: what ``inspect.signature`` says of a plain function, without importing ``inspect``
+    (about 7 ms of every ``trail`` start)."""
+    code = func.__code__
+    names = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
+    positional = names[: code.co_argcount]
+    defaults = func.__defaults__ or ()
+    given = dict(zip(positional[len(positional) - len(defaults) :], defaults, strict=True))
+    given.update(func.__kwdefaults__ or {})
+    return [(name, given.get(name, _NO_DEFAULT)) for name in names]
+
+
+def _read_spec(func: Callable[..., Any]) -> _Spec | None:
     spec = _Spec([], {})
     hints = _hints(func)
-    for param in inspect.signature(func).parameters.values():
+    if (
+        not isinstance(func, types.FunctionType)
+        or hasattr(func, "__wrapped__")
+        or func.__code__.co_flags & 0x0C
+    ):
+        return None
+    for name, default in _parameters(func):
+        param = types.SimpleNamespace(name=name, default=default)
         base, declared = _declared(hints.get(param.name))
         kind = _kind(base)
         if declared is None or kind is None:
             return None
         settings = declared.settings
-        has_default = param.default is not inspect.Parameter.empty
+        has_default = param.default is not _NO_DEFAULT
         if set(settings) - _DESCRIPTIVE - _RANGE or "default" in settings:
             return None
         scalar, many = kind

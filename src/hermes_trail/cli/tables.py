@@ -235,6 +235,13 @@ def print_search(out: Printer, result: SearchResult) -> None:
         words = safe(", ".join(result.missing))
         out.line((f"Not found anywhere: {words}; showing what the other words find.", "yellow"))
         out.blank()
+    from hermes_trail.resume import many_lines
+
+    with many_lines():
+        _print_conversations(out, result)
+
+
+def _print_conversations(out: Printer, result: SearchResult) -> None:
     for conversation in result.conversations:
         best = conversation.hits[0]
         where = f"  {best.project} · {best.profile} · {best.source or '?'}"

@@ -120,10 +120,16 @@ _PROFILES: dict[tuple[Any, ...], dict[str, str]] = {}
 
 def _profiles(conn: sqlite3.Connection) -> dict[str, str]:
     """The index's profile names other than the default, by their case-folded spelling; read again only
-    when the index's sessions changed (its ``build`` id or ``sessions_version``)."""
+    when the index's sessions changed (its ``build`` id or ``sessions_version``). Read off the stores that
+    hold sessions (a session's profile is its store's): a scan of every session row took 13 ms on 10,000
+    sessions, at every query of a new process."""
     key = schema.state_key(conn, "sessions_version")
     if key not in _PROFILES:
-        names = [r[0] for r in conn.execute("SELECT DISTINCT profile FROM sessions")]
+        held = (
+            "SELECT DISTINCT profile FROM stores "
+            "WHERE EXISTS (SELECT 1 FROM sessions WHERE sessions.store = stores.key)"
+        )
+        names = [r[0] for r in conn.execute(held)]
         _PROFILES.clear()
         _PROFILES[key] = {n.casefold(): n for n in names if n and n != "default" and len(n) > 1}
     return _PROFILES[key]
