@@ -217,6 +217,55 @@ def test_importing_the_package_or_the_cli_pulls_in_no_heavy_library():
     assert done.stderr.strip() == "", f"`trail list --help` imported: {done.stderr.strip()}"
 
 
+# Run as ``python -c PROBE <trail's arguments>``: the command, then (however it ends) the modules it loaded.
+_START_PROBE = """
+import sys
+sys.argv = ["trail", *sys.argv[1:]]
+try:
+    from hermes_trail.cli.app import main
+    main()
+finally:
+    pulled = [m for m in ("dataclasses", "inspect") if m in sys.modules]
+    print("PULLED:" + ",".join(pulled), file=sys.stderr)
+"""
+
+
+def test_the_everyday_commands_start_without_dataclasses_or_inspect(tmp_path):
+    """``trail list``, ``show``, ``stats`` and a ``search`` the words answer must not import ``dataclasses``
+    (which imports ``inspect``): some 9 ms of every start, a tenth of issue 15's budget."""
+    import hermes_trail
+
+    demo = Path(hermes_trail.__file__).parent / "demo" / "hermes_home"
+    index = tmp_path / "index.db"
+    env = {"TRAIL_MEANING_SERVER": "0"}
+    where = ["--home", str(demo)]
+    done = trail("index", "--no-vectors", "--index", str(index), *where, env=env)
+    assert done.returncode == 0, done.stderr
+    done = trail("list", "--json", "-n", "1", *where, env=env)
+    assert done.returncode == 0, done.stderr
+    newest = json.loads(done.stdout)["sessions"][0]["id"]
+    commands = {
+        "list": ["list", *where],
+        "show": ["show", newest, *where],
+        "stats": ["stats", *where],
+        # One conversation asked for, which the words find: no meaning pass runs in the process (numpy,
+        # which imports ``inspect`` itself, is for the meaning server, off here).
+        "search": ["search", "test", "-n", "1", "--index", str(index), *where],
+    }
+    for name, argv in commands.items():
+        ran = subprocess.run(
+            [sys.executable, "-c", _START_PROBE, *argv],
+            capture_output=True,
+            text=True,
+            env={**os.environ, **env},
+            timeout=120,
+            check=False,
+        )
+        assert ran.returncode in (0, 1), f"trail {name}: {ran.stderr}"
+        pulled = re.findall(r"^PULLED:(.*)$", ran.stderr, flags=re.M)
+        assert pulled == [""], f"`trail {name}` imported {pulled or ran.stderr}"
+
+
 def test_help_lists_every_command_once_without_building_them():
     done = trail("--help", env={"COLUMNS": "80"})
     assert done.returncode == 0, done.stderr

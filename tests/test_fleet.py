@@ -457,3 +457,231 @@ def test_search_and_recall_fleet_print_as_the_local_commands(fleet, machines, ca
         recall_fleet(fleet.admin, "docker compose", SearchFilters(), None, 2000, True)
     page = json.loads(capsys.readouterr().out)
     assert done.value.code == 0 and "alpha/" in page["page"] and page["bytes"] <= 2000
+
+
+# -- fix, blame and how ------------------------------------------------------------------------------------
+def _without(value, keys=frozenset({"doc", "bm25"})):
+    """A --json document without what differs between two indexes of the same data (doc ids, the BM25
+    tie-break's value) and the fleet's own keys: what the local and the shared answers are compared by."""
+    if isinstance(value, dict):
+        return {k: _without(v, keys) for k, v in value.items() if k not in keys | {"host", "hosts"}}
+    if isinstance(value, list):
+        return [_without(v, keys) for v in value]
+    return value
+
+
+def _hosts_everywhere(value, host: str) -> int:
+    """How many records carry ``host`` (each record with a ``host`` key must say it)."""
+    if isinstance(value, dict):
+        own = 0
+        if "host" in value:
+            assert value["host"] == host, value
+            own = 1
+        return own + sum(_hosts_everywhere(v, host) for v in value.values())
+    if isinstance(value, list):
+        return sum(_hosts_everywhere(v, host) for v in value)
+    return 0
+
+
+def _asked(index: Path) -> tuple[list[str], list[str]]:
+    """Errors and paths of one machine's history to ask about: its failing commands' last output lines
+    and the files its sessions edited."""
+    with sqlite3.connect(f"{index.resolve().as_uri()}?mode=ro", uri=True) as conn:
+        errors = [
+            text.strip().splitlines()[-1]
+            for (text,) in conn.execute(
+                "SELECT text FROM docs WHERE kind = 'command' AND exit_code <> 0 AND rewound = 0 "
+                "GROUP BY command ORDER BY count(*) DESC LIMIT 6"
+            )
+            if text.strip()
+        ]
+        paths = [
+            path
+            for (path,) in conn.execute(
+                "SELECT path FROM docs WHERE kind = 'edit' AND path IS NOT NULL "
+                "GROUP BY path ORDER BY count(*) DESC LIMIT 4"
+            )
+        ]
+    paths += [p.rsplit("/", 2)[-1] for p in paths[:2]]  # a file's name alone: every checkout's
+    return errors, paths
+
+
+HOW = ("docker compose", "run the tests", "pytest", "migrate", "git push", "how do I fix the failed merge")
+
+
+def test_fix_blame_and_how_answer_as_the_local_index_for_one_hosts_data(fleet, machines):
+    from hermes_trail.service import Trail
+
+    _, index = machines["alpha"]
+    push(index, fleet.admin, "alpha")
+    push(machines["beta"][1], fleet.admin, "beta")
+    local = Trail(index=index, sync_interval=float("inf"))
+    local._synced_at = float("inf")  # the index as built: no home to sync from here
+    shared = Trail(fleet=fleet.admin, hosts=("alpha",))
+    errors, paths = _asked(index)
+    assert errors and paths
+    found = {"fix": 0, "blame": 0, "how": 0}
+    for error in errors:
+        mine = _without(shared.records_json(shared.fix_report(error, limit=0)))
+        theirs = _without(local.records_json(local.fix_report(error, limit=0)))
+        # Failures as good as each other are ordered by a BM25 tie-break computed otherwise there.
+        for answer in (mine, theirs):
+            answer["failures"].sort(key=lambda f: (-f["coverage"], f["session_id"], f["row"]))
+        assert mine == theirs, error
+        found["fix"] += bool(theirs["fixes"])
+        if theirs["failures"]:
+            assert _hosts_everywhere(shared.records_json(shared.fix_report(error)), "alpha")
+    for path in paths:
+        mine = shared.records_json(shared.blame_edits(path, limit=20))
+        theirs = local.records_json(local.blame_edits(path, limit=20))
+        assert _without(mine) == _without(theirs), path
+        found["blame"] += bool(theirs)
+        assert _hosts_everywhere(mine, "alpha") == len(mine)
+    for what in HOW:
+        mine = shared.records_json(shared.how_commands(what, limit=10))
+        theirs = local.records_json(local.how_commands(what, limit=10))
+        assert _without(mine) == _without(theirs), what
+        found["how"] += bool(theirs)
+        assert all(c["hosts"] == ["alpha"] for c in mine)
+        assert _hosts_everywhere(mine, "alpha") == len(mine)
+    assert all(found.values()), found
+
+
+def test_the_fix_blame_and_how_commands_take_fleet_and_host(fleet, machines, monkeypatch, capsys):
+    from hermes_trail.cli import params
+    from hermes_trail.cli.blame_cmd import blame
+    from hermes_trail.cli.how_cmd import how
+
+    push(machines["alpha"][1], fleet.admin, "alpha")
+    push(machines["beta"][1], fleet.admin, "beta")
+    monkeypatch.setenv("TRAIL_FLEET", fleet.reader_login())
+    _, paths = _asked(machines["alpha"][1])
+    for command, argv in ((blame, [paths[0]]), (how, ["docker compose"])):
+        kwargs = params.parse(command, [*argv, "--fleet", "--json", "--host", "beta"])
+        assert kwargs is not None
+        assert params.invoke(command, kwargs) in (0, 1)
+        printed = json.loads(capsys.readouterr().out or "{}")
+        records = printed.get("edits") or printed.get("commands") or []
+        assert all(r["host"] == "beta" for r in records), printed
+    kwargs = params.parse(how, ["docker compose", "--fleet", "--json"])
+    assert params.invoke(how, kwargs) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert {h for c in printed["commands"] for h in c["hosts"]} == {"alpha", "beta"}
+
+
+def test_recall_fleet_takes_its_limit(fleet, machines, capsys):
+    from hermes_trail.cli.share_cmd import recall_fleet
+
+    push(machines["alpha"][1], fleet.admin, "alpha")
+    pages = []
+    for limit in (1, 6):
+        with pytest.raises(SystemExit):
+            recall_fleet(fleet.admin, "docker compose", SearchFilters(), None, 20_000, True, limit=limit)
+        pages.append(json.loads(capsys.readouterr().out)["page"])
+    assert pages[0] and len(pages[0]) < len(pages[1])
+
+
+def test_mcp_fleet_answers_from_the_shared_index(fleet, machines, tmp_path):
+    """``trail mcp --fleet`` through a real MCP client session: recall, search, fix, blame and how answer
+    from the shared index, as the local index answers for one host's data."""
+    pytest.importorskip("mcp")
+    import anyio
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    from hermes_trail.service import Trail
+
+    _, index = machines["alpha"]
+    push(index, fleet.admin, "alpha")
+    push(machines["beta"][1], fleet.admin, "beta")
+    errors, paths = _asked(index)
+    calls = [
+        ("recall", {"query": "docker compose"}),
+        ("search", {"query": "docker compose", "limit": 5}),
+        ("fix", {"error": errors[0]}),
+        ("blame", {"path": paths[0]}),
+        ("how", {"what": "docker compose"}),
+    ]
+    env = {
+        **os.environ,
+        "TRAIL_FLEET": fleet.reader_login(),
+        "TRAIL_MCP_WARM_UP": "0",
+        "TRAIL_INDEX": str(tmp_path / "unused.db"),
+    }
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "hermes_trail", "mcp", "--fleet", "--host", "alpha"], env=env
+    )
+
+    async def main():
+        with open(os.devnull, "w") as quiet:
+            async with (
+                stdio_client(params, errlog=quiet) as (read, write),
+                ClientSession(read, write) as session,
+            ):
+                with anyio.fail_after(120):
+                    await session.initialize()
+                    return [await session.call_tool(name, args) for name, args in calls]
+
+    results = anyio.run(main)
+    for result in results:
+        assert result.isError is False, result.content
+    texts = [r.content[0].text for r in results]
+    answers = [json.loads(t.splitlines()[2]) for t in texts[1:]]
+    local = Trail(index=index, sync_interval=float("inf"))
+    local._synced_at = float("inf")  # the index as built: no home to sync from here
+    assert "alpha/" in texts[0]  # the recall page names each session's host
+    searched, fixed, blamed, how = answers
+    theirs = local.search("docker compose", limit=5)
+    assert [h["session_id"] for c in searched["conversations"] for h in c["hits"]] == [
+        h["session_id"] for c in theirs["conversations"] for h in c["hits"]
+    ]
+    assert all(c["host"] == "alpha" for c in searched["conversations"])
+    theirs_fix = local.fix(errors[0])
+    assert [f["command"] for f in fixed["fixes"]] == [f["command"] for f in theirs_fix["fixes"]]
+    assert all(f["host"] == "alpha" for f in fixed["failures"])
+    assert _without(blamed) == _without(local.blame(paths[0])) and blamed["edits"]
+    assert _without(how) == _without(local.how("docker compose")) and how["commands"]
+
+
+def test_the_hermes_plugin_recalls_from_the_shared_index_when_share_is_set(fleet, machines, tmp_path):
+    from hermes_trail.integrations.hermes.runtime import Recaller, Settings
+
+    push(machines["alpha"][1], fleet.admin, "alpha")
+    settings = Settings.from_env({"TRAIL_HERMES_SHARE": fleet.reader_login(), "TRAIL_HERMES_DEADLINE": "30"})
+    assert settings.share
+    recaller = Recaller(settings, index=tmp_path / "no-index-here.db")
+    assert recaller.trail.fleet == settings.share
+    page = recaller.recall("how did we set up docker compose for the api", "some-session", remember=False)
+    assert "alpha/" in page  # every machine's history, each session named by its host
+
+
+def test_a_version_1_index_is_migrated_forward(fleet, machines):
+    """Version 2 (the newest-first index, ids a pusher reserves): a database left at version 1 is refused
+    until --migrate, which adds what version 2 adds and keeps the rows."""
+    push(machines["alpha"][1], fleet.admin, "alpha")
+    before = fleet.rows()
+    with fleet.connect() as conn:
+        conn.execute("DROP INDEX trail_fleet.docs_newest")
+        conn.execute(f"REVOKE USAGE ON SEQUENCE trail_fleet.docs_id_seq FROM {schema.PUSHER}")
+        conn.execute("UPDATE trail_fleet.fleet_meta SET value = '1' WHERE key = 'version'")
+        schema._INFO.clear()
+        with pytest.raises(FleetError, match="version 1, this trail needs 2"):
+            schema.require(conn)
+        report = schema.migrate(conn, fleet.admin)
+        assert (report.before, report.after) == (1, 2)
+        assert conn.execute("SELECT to_regclass('trail_fleet.docs_newest')").fetchone()[0] is not None
+    assert fleet.rows() == before
+    alpha = fleet.host_login("alpha")
+    assert push(machines["alpha"][1], alpha).pushed == 0  # a pusher's login pushes on
+
+
+def test_fix_and_blame_fleet_name_each_session_with_its_host_for_people(fleet, machines, monkeypatch, capsys):
+    from hermes_trail.cli import params
+    from hermes_trail.cli.blame_cmd import blame
+
+    push(machines["alpha"][1], fleet.admin, "alpha")
+    monkeypatch.setenv("TRAIL_FLEET", fleet.admin)
+    monkeypatch.setenv("COLUMNS", "200")
+    _, paths = _asked(machines["alpha"][1])
+    assert params.invoke(blame, params.parse(blame, [paths[0], "--fleet"])) == 0
+    assert "alpha/" in capsys.readouterr().out

@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any, Final, Literal
+from typing import Any, ClassVar, Final, Literal
 
 from hermes_trail.errors import AmbiguousSession, SessionNotFound, StoreUnreadable
 from hermes_trail.hermes import locate
@@ -21,7 +20,7 @@ from hermes_trail.hermes.decode import relations, usage
 from hermes_trail.hermes.decode.sessions import decode_session, newest_of, session_id_of
 from hermes_trail.hermes.decode.values import EPOCH_MAX, EPOCH_MIN, text
 from hermes_trail.hermes.reader import MessageStats, StoreReader, open_store
-from hermes_trail.model import Session, Store, Stray
+from hermes_trail.model import Session, Store, Stray, _Record
 
 # Sessions with no time at all sort last in a newest-first listing.
 _EPOCH_ZERO = 0.0
@@ -31,23 +30,70 @@ PAGE: Final = "page"
 Catalog = bool | Literal["page"]
 
 
-@dataclass(slots=True)
-class History:
+# Written out on the model's record (``model._Record``), not ``@dataclass``: importing ``dataclasses`` (and so
+# ``inspect``) cost some 9 ms of every start of ``trail`` (issue 15).
+class History(_Record):
     """What was read: stores, sessions (newest activity first), strays and the notes from locating."""
 
-    stores: list[Store] = field(default_factory=list)
-    sessions: list[Session] = field(default_factory=list)
-    strays: list[Stray] = field(default_factory=list)
-    notes: list[locate.Note] = field(default_factory=list)
-    demo: bool = False
-    locations: list[locate.StoreLocation] = field(default_factory=list)
-    catalog_read: bool = True
-    entries: list[Entry] = field(default_factory=list)
-    _readers: dict[str, StoreReader] = field(default_factory=dict)
-    _stats: dict[str, dict[Any, MessageStats]] = field(default_factory=dict)
-    _positions: dict[str, dict[str, int]] = field(default_factory=dict)
-    _located: dict[str, locate.StoreLocation] = field(default_factory=dict)
-    _families: dict[str, dict[str, Session]] = field(default_factory=dict)
+    _fields: ClassVar[tuple[str, ...]] = (
+        "stores",
+        "sessions",
+        "strays",
+        "notes",
+        "demo",
+        "locations",
+        "catalog_read",
+        "entries",
+        "_readers",
+        "_stats",
+        "_positions",
+        "_located",
+        "_families",
+    )
+    __slots__ = _fields
+    stores: list[Store]
+    sessions: list[Session]
+    strays: list[Stray]
+    notes: list[locate.Note]
+    demo: bool
+    locations: list[locate.StoreLocation]
+    catalog_read: bool
+    entries: list[Entry]
+    _readers: dict[str, StoreReader]
+    _stats: dict[str, dict[Any, MessageStats]]
+    _positions: dict[str, dict[str, int]]
+    _located: dict[str, locate.StoreLocation]
+    _families: dict[str, dict[str, Session]]
+
+    def __init__(
+        self,
+        stores: list[Store] | None = None,
+        sessions: list[Session] | None = None,
+        strays: list[Stray] | None = None,
+        notes: list[locate.Note] | None = None,
+        demo: bool = False,
+        locations: list[locate.StoreLocation] | None = None,
+        catalog_read: bool = True,
+        entries: list[Entry] | None = None,
+        _readers: dict[str, StoreReader] | None = None,
+        _stats: dict[str, dict[Any, MessageStats]] | None = None,
+        _positions: dict[str, dict[str, int]] | None = None,
+        _located: dict[str, locate.StoreLocation] | None = None,
+        _families: dict[str, dict[str, Session]] | None = None,
+    ) -> None:
+        self.stores = [] if stores is None else stores
+        self.sessions = [] if sessions is None else sessions
+        self.strays = [] if strays is None else strays
+        self.notes = [] if notes is None else notes
+        self.demo = demo
+        self.locations = [] if locations is None else locations
+        self.catalog_read = catalog_read
+        self.entries = [] if entries is None else entries
+        self._readers = {} if _readers is None else _readers
+        self._stats = {} if _stats is None else _stats
+        self._positions = {} if _positions is None else _positions
+        self._located = {} if _located is None else _located
+        self._families = {} if _families is None else _families
 
     @property
     def skipped(self) -> bool:
@@ -394,8 +440,7 @@ def _orphan_strays(
             )
 
 
-@dataclass(slots=True)
-class Entry:
+class Entry(_Record):
     """A session row as a listing orders and filters it, before it is decoded (:meth:`History.page`).
 
     Its times are those the decoded session would have (:func:`micros`), as microseconds since 1970;
@@ -405,14 +450,45 @@ class Entry:
     strays).
     """
 
+    _fields: ClassVar[tuple[str, ...]] = (
+        "store",
+        "id",
+        "source",
+        "known_profile",
+        "last_us",
+        "start_us",
+        "rowid",
+        "session",
+    )
+    __slots__ = _fields
     store: Store
     id: str
     source: str | None
     known_profile: str | None  # None until read (History.read_profiles)
     last_us: int | None
     start_us: int | None
-    rowid: Any = None
-    session: Session | None = None
+    rowid: Any
+    session: Session | None
+
+    def __init__(
+        self,
+        store: Store,
+        id: str,
+        source: str | None,
+        known_profile: str | None,
+        last_us: int | None,
+        start_us: int | None,
+        rowid: Any = None,
+        session: Session | None = None,
+    ) -> None:
+        self.store = store
+        self.id = id
+        self.source = source
+        self.known_profile = known_profile
+        self.last_us = last_us
+        self.start_us = start_us
+        self.rowid = rowid
+        self.session = session
 
     @property
     def profile(self) -> str:

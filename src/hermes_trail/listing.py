@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Protocol, TypeVar
+from typing import ClassVar, Protocol, TypeVar
 
 from hermes_trail.errors import TrailError
+from hermes_trail.model import _Frozen
 
 
 class Listed(Protocol):
@@ -64,14 +64,29 @@ def since_timestamp(value: str | None, option: str = "--since") -> float | None:
         raise TrailError(str(exc).replace("--since", option)) from None
 
 
-@dataclass(frozen=True, slots=True)
-class SessionFilter:
+# Written out on the model's record (``model._Record``), not ``@dataclass``: importing ``dataclasses`` (and so
+# ``inspect``) cost some 9 ms of every start of ``trail`` (issue 15).
+class SessionFilter(_Frozen):
     """The filters a listing applies; ``None`` means "any"."""
 
-    profile: str | None = None
-    project: str | None = None
-    source: str | None = None
-    since: datetime | None = None
+    _fields: ClassVar[tuple[str, ...]] = ("profile", "project", "source", "since")
+    __slots__ = _fields
+    profile: str | None
+    project: str | None
+    source: str | None
+    since: datetime | None
+
+    def __init__(
+        self,
+        profile: str | None = None,
+        project: str | None = None,
+        source: str | None = None,
+        since: datetime | None = None,
+    ) -> None:
+        object.__setattr__(self, "profile", profile)
+        object.__setattr__(self, "project", project)
+        object.__setattr__(self, "source", source)
+        object.__setattr__(self, "since", since)
 
     def accepts(self, session: Listed) -> bool:
         if self.profile is not None and session.profile != self.profile:

@@ -8,7 +8,7 @@ uses (transcripts, listings, exports, the index) read them. Identity is stable a
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Self
 
 Role = str  # "user", "assistant", "tool", "system", "summary"
 
@@ -29,9 +29,13 @@ class _Record:
 
     __slots__ = ()
     _fields: ClassVar[tuple[str, ...]] = ()
+    # The fields the repr leaves out (a dataclass's ``field(repr=False)``).
+    _hidden: ClassVar[tuple[str, ...]] = ()
 
     def __repr__(self) -> str:
-        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._fields)
+        shown = ", ".join(
+            f"{name}={getattr(self, name)!r}" for name in self._fields if name not in self._hidden
+        )
         return f"{type(self).__qualname__}({shown})"
 
     def __eq__(self, other: object) -> bool:
@@ -43,6 +47,17 @@ class _Record:
 
     def _values(self) -> tuple[Any, ...]:
         return tuple(getattr(self, name) for name in self._fields)
+
+    def _replace(self, **changes: Any) -> Self:
+        """A copy with ``changes`` made (what ``dataclasses.replace`` does for a dataclass).
+
+        :raises TypeError: for a name that is not a field.
+        """
+        unknown = set(changes) - set(self._fields)
+        if unknown:
+            raise TypeError(f"{type(self).__qualname__} has no field {sorted(unknown)[0]!r}")
+        values = {name: changes.get(name, getattr(self, name)) for name in self._fields}
+        return type(self)(**values)  # each record's own __init__ takes its fields
 
 
 class _Frozen(_Record):

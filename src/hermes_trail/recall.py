@@ -14,7 +14,6 @@ best (neighbours that share a word).
 
 from __future__ import annotations
 
-import dataclasses
 import re
 import sqlite3
 from datetime import UTC, datetime
@@ -139,8 +138,7 @@ def _answer_to(conn: sqlite3.Connection, prompt: Hit, marker: Highlighter) -> Hi
     if found is None:
         return None
     doc, row, part, role, kind, when, text = found
-    return dataclasses.replace(
-        prompt,
+    return prompt._replace(
         doc=doc,
         row=row,
         part=part,

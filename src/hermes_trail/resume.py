@@ -17,14 +17,13 @@ import os
 import shlex
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 from hermes_trail.errors import ResumeRefused, StoreUnreadable
 from hermes_trail.hermes import locate, profiles
 from hermes_trail.hermes.decode.retired import RETIRED_PREFIX, Retirement, retirement
-from hermes_trail.model import Session, Store
+from hermes_trail.model import Session, Store, _Frozen
 
 if TYPE_CHECKING:
     from hermes_trail.history import History
@@ -32,8 +31,9 @@ if TYPE_CHECKING:
 HERMES = "hermes"
 
 
-@dataclass(frozen=True, slots=True)
-class ResumePlan:
+# Written out on the model's record (``model._Record``), not ``@dataclass``: importing ``dataclasses`` (and so
+# ``inspect``) cost some 9 ms of every start of ``trail`` (issue 15).
+class ResumePlan(_Frozen):
     """How to reopen one session.
 
     :param argv: the command, ``hermes`` first.
@@ -41,11 +41,22 @@ class ResumePlan:
     :param home: the Hermes home that holds the session's store.
     """
 
+    _fields: ClassVar[tuple[str, ...]] = ("session_id", "profile", "home", "argv", "env")
+    __slots__ = _fields
     session_id: str
     profile: str
     home: Path
     argv: list[str]
-    env: dict[str, str] = field(default_factory=dict)
+    env: dict[str, str]
+
+    def __init__(
+        self, session_id: str, profile: str, home: Path, argv: list[str], env: dict[str, str] | None = None
+    ) -> None:
+        object.__setattr__(self, "session_id", session_id)
+        object.__setattr__(self, "profile", profile)
+        object.__setattr__(self, "home", home)
+        object.__setattr__(self, "argv", argv)
+        object.__setattr__(self, "env", {} if env is None else env)
 
     @property
     def command(self) -> str:

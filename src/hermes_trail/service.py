@@ -22,7 +22,7 @@ import contextlib
 import os
 import sqlite3
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
@@ -220,6 +220,8 @@ class Trail:
         sync_interval: float = 2.0,
         demo: bool = False,
         parallel: bool = True,
+        fleet: str | None = None,
+        hosts: tuple[str, ...] = (),
     ) -> None:
         self.index = index
         self.homes, self.dbs, self.pgs = homes, dbs, pgs
@@ -230,6 +232,12 @@ class Trail:
         self.last_sync: SyncReport | None = None  # what the last sync did
         self._synced_at: float | None = None
         self._lock = _thread.allocate_lock()
+        # The shared index (docs/fleet.md) that search, recall, fix, blame and how answer from when set
+        # (``show`` and ``sessions`` read this machine's stores still), narrowed to ``hosts`` when named.
+        self.fleet = fleet
+        self.hosts = hosts
+        self._fleet_conn: Any = None
+        self._fleet_lock = _thread.allocate_lock()
         if demo:  # the bundled demo home, for trying hermes-trail on a machine with no Hermes
             from hermes_trail.history import demo_home
 
@@ -237,7 +245,8 @@ class Trail:
 
     def __repr__(self) -> str:
         pgs = f"{len(self.pgs)} DSN(s)"  # a DSN may hold a password
-        return f"Trail(index={self.index!r}, homes={self.homes!r}, dbs={self.dbs!r}, pgs={pgs})"
+        fleet = ", fleet" if self.fleet else ""
+        return f"Trail(index={self.index!r}, homes={self.homes!r}, dbs={self.dbs!r}, pgs={pgs}{fleet})"
 
     @property
     def index_path(self) -> Path:
@@ -310,6 +319,53 @@ class Trail:
 
         return PAGE if project is None and 0 < limit <= PAGE_MOST else True
 
+    @contextlib.contextmanager
+    def _shared(self) -> Iterator[Any]:
+        """The shared index's connection, opened at the first question and kept (one question at a time
+        on it); a broken one is dropped, so the next question connects again. Its errors are
+        ``FleetError`` (a :class:`TrailError`), the DSN's password never in them."""
+        from hermes_trail.fleet.connection import FleetError, clean, connect
+
+        try:
+            import psycopg
+        except ImportError as exc:  # Hermes' own Python, where the plugin runs, may not have it
+            raise FleetError("the shared index needs psycopg (pip install 'psycopg[binary]')") from exc
+        assert self.fleet is not None
+        with self._fleet_lock:
+            if self._fleet_conn is None or self._fleet_conn.closed:
+                self._fleet_conn = connect(self.fleet)
+            try:
+                yield self._fleet_conn
+            except psycopg.Error as exc:
+                with contextlib.suppress(psycopg.Error):
+                    self._fleet_conn.close()
+                self._fleet_conn = None
+                raise FleetError(f"the shared index failed: {clean(exc, self.fleet)}") from exc
+
+    @property
+    def _hosts(self) -> list[str] | None:
+        return list(self.hosts) or None
+
+    def records_json(self, value: Any) -> Any:
+        """A fix, blame or how answer as JSON: the local keys, and ``host`` from the shared index."""
+        if self.fleet:
+            from hermes_trail.fleet.serialize import fleet_record_json
+
+            return fleet_record_json(value)
+        from hermes_trail.serialize import record_json
+
+        return record_json(value)
+
+    def search_json(self, result: SearchResult) -> dict[str, Any]:
+        """``trail search --json`` of ``result`` (with each hit's ``host`` from the shared index)."""
+        if self.fleet:
+            from hermes_trail.fleet.serialize import fleet_search_json
+
+            return fleet_search_json(result)
+        from hermes_trail.serialize import search_json
+
+        return search_json(result)
+
     @staticmethod
     def _conversation_of(conn: sqlite3.Connection, session_id: str | None) -> set[str]:
         """The ids of every session in ``session_id``'s conversation (its continuation chain) as indexed;
@@ -357,6 +413,11 @@ class Trail:
             session=session,
             include_rewound=include_rewound,
         )
+        if self.fleet:
+            from hermes_trail.fleet.search import search as search_fleet
+
+            with self._shared() as shared:
+                return search_fleet(self.fleet, query, filters, self._hosts, limit=max(limit, 1), conn=shared)
         with contextlib.closing(self._read()) as conn:
             return search(conn, query, filters, limit=max(limit, 1))
 
@@ -383,6 +444,8 @@ class Trail:
         from hermes_trail.recall import DEFAULT_BUDGET, complete, recall_page
 
         filters = search_filters(project=project, profile=profile)
+        if self.fleet:
+            return self._recall_fleet(query, filters, limit, budget, exclude_session)
         with contextlib.closing(self._read(fresh=fresh, timeout=timeout)) as conn:
             own = self._conversation_of(conn, exclude_session)
             wanted = max(limit, 1)
@@ -397,6 +460,32 @@ class Trail:
         budget = DEFAULT_BUDGET if budget is None else budget
         return recall_page(result, budget=max(budget, 256), limit=wanted)
 
+    def _recall_fleet(
+        self, query: str, filters: SearchFilters, limit: int, budget: int | None, exclude_session: str | None
+    ) -> str:
+        """:meth:`recall_page` from the shared index: each line's session named ``<host>/<profile>:<id>``;
+        the asker's own session left out (its id; its conversation's other sessions are not known there)."""
+        from hermes_trail.fleet.search import named_by_host
+        from hermes_trail.fleet.search import search as search_fleet
+        from hermes_trail.recall import DEFAULT_BUDGET, recall_page
+
+        wanted = max(limit, 1)
+        with self._shared() as shared:
+            result = search_fleet(
+                self.fleet or "",
+                query,
+                filters,
+                self._hosts,
+                limit=wanted * 3 + bool(exclude_session),
+                conn=shared,
+            )
+        if exclude_session:
+            result.conversations = [
+                c for c in result.conversations if not any(h.session_id == exclude_session for h in c.hits)
+            ]
+        budget = DEFAULT_BUDGET if budget is None else budget
+        return recall_page(named_by_host(result, resume=False), budget=max(budget, 256), limit=wanted)
+
     def fix_report(
         self,
         error: str,
@@ -410,6 +499,16 @@ class Trail:
         """What fixed this error before: the failures like it and the commands that then worked
         (``trail fix``); ``exclude_session``, ``fresh``, ``timeout`` as for :meth:`recall_page` (a fix seen
         only in the excluded conversation is left out)."""
+        if self.fleet:
+            from hermes_trail.fleet.fix import find_fixes as fleet_fixes
+
+            with self._shared() as shared:
+                report = fleet_fixes(shared, error, project=project, limit=limit, hosts=self._hosts)
+            if exclude_session:
+                report.fixes = [
+                    f for f in report.fixes if any(e.session_id != exclude_session for e in f.examples)
+                ]
+            return report
         from hermes_trail.index.fix import find_fixes
 
         with contextlib.closing(self._read(fresh=fresh, timeout=timeout)) as conn:
@@ -421,6 +520,13 @@ class Trail:
 
     def blame_edits(self, path: str, *, limit: int = 20, include_rewound: bool = False) -> list[BlameEntry]:
         """Every edit of a file, following moves, newest first (``trail blame``)."""
+        if self.fleet:
+            from hermes_trail.fleet.blame import blame as fleet_blame
+
+            with self._shared() as shared:
+                return list(
+                    fleet_blame(shared, path, limit=limit, include_rewound=include_rewound, hosts=self._hosts)
+                )
         from hermes_trail.index.blame import blame
 
         with contextlib.closing(self._read()) as conn:
@@ -428,6 +534,11 @@ class Trail:
 
     def how_commands(self, what: str, *, project: str | None = None, limit: int = 10) -> list[HowEntry]:
         """The commands really run to do ``what``, by sessions and success (``trail how``)."""
+        if self.fleet:
+            from hermes_trail.fleet.how import how as fleet_how
+
+            with self._shared() as shared:
+                return list(fleet_how(shared, what, project=project, limit=limit, hosts=self._hosts))
         from hermes_trail.index.how import how
 
         with contextlib.closing(self._read()) as conn:
@@ -501,8 +612,6 @@ class Trail:
         budget: int = DEFAULT_JSON_BUDGET,
     ) -> dict[str, Any]:
         """``trail search --json``, its conversations cut to ``budget`` bytes."""
-        from hermes_trail.serialize import search_json
-
         _need(query, "query", "give the words to look for")
         found = self.search_result(
             query,
@@ -517,7 +626,7 @@ class Trail:
             include_rewound=include_rewound,
             limit=_bounded(limit, "search"),
         )
-        result = clip(search_json(found))
+        result = clip(self.search_json(found))
         result["conversations"], result["truncated"] = fit(result["conversations"], budget)
         return dict(result)
 
@@ -558,8 +667,6 @@ class Trail:
         budget: int = DEFAULT_JSON_BUDGET,
     ) -> dict[str, Any]:
         """``trail fix --json`` within ``budget`` (:meth:`fix_report`)."""
-        from hermes_trail.serialize import record_json
-
         _need(error, "error", "pass the error text or the failing output")
         report = self.fix_report(
             error,
@@ -569,7 +676,7 @@ class Trail:
             fresh=fresh,
             timeout=timeout,
         )
-        result = dict(clip(record_json(report)))
+        result = dict(clip(self.records_json(report)))
         # The fixes are the answer; the failures they followed get what room is left.
         result["fixes"], cut = fit(result["fixes"], budget * 2 // 3)
         room = max(budget - _size(result["fixes"]), budget // 4)
@@ -581,22 +688,18 @@ class Trail:
         self, path: str, *, limit: int = 20, include_rewound: bool = False, budget: int = DEFAULT_JSON_BUDGET
     ) -> dict[str, Any]:
         """``trail blame --json``: every edit of a file, newest first."""
-        from hermes_trail.serialize import record_json
-
         _need(path, "path", "give a file path or its end, like src/app.py")
         entries = self.blame_edits(path, limit=_bounded(limit, "blame"), include_rewound=include_rewound)
-        edits, cut = fit(clip(record_json(entries)), budget)
+        edits, cut = fit(clip(self.records_json(entries)), budget)
         return {"path": clip(path), "edits": edits, "truncated": cut}
 
     def how(
         self, what: str, *, project: str | None = None, limit: int = 10, budget: int = DEFAULT_JSON_BUDGET
     ) -> dict[str, Any]:
         """``trail how --json``: commands that did this, by sessions and success."""
-        from hermes_trail.serialize import record_json
-
         _need(what, "what", "say what you want to do, or give a command fragment")
         entries = self.how_commands(what, project=project, limit=_bounded(limit, "how"))
-        commands, cut = fit(clip(record_json(entries)), budget)
+        commands, cut = fit(clip(self.records_json(entries)), budget)
         return {"what": clip(what), "commands": commands, "truncated": cut}
 
     def show(

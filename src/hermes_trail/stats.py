@@ -26,11 +26,10 @@ Counting rules, each the model's own:
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any, Protocol
+from typing import Any, ClassVar, Protocol
 
-from hermes_trail.model import Session, Turn, Usage
+from hermes_trail.model import Session, Turn, Usage, _Frozen, _Record
 
 
 class Counted(Protocol):
@@ -65,17 +64,46 @@ UNKNOWN_KEY = "(unknown)"
 SessionKey = tuple[str, str]
 
 
-@dataclass(frozen=True, slots=True)
-class Figures:
+# Written out on the model's record (``model._Record``), not ``@dataclass``: importing ``dataclasses`` (and so
+# ``inspect``) cost some 9 ms of every start of ``trail`` (issue 15).
+class Figures(_Frozen):
     """What one session's messages tell; ``active_seconds`` is ``None`` when no row has a time."""
 
-    turns: int = 0
-    prompts: int = 0
-    tool_calls: int = 0
-    commands: int = 0
-    failing_commands: int = 0
-    blocked_commands: int = 0
-    active_seconds: float | None = None
+    _fields: ClassVar[tuple[str, ...]] = (
+        "turns",
+        "prompts",
+        "tool_calls",
+        "commands",
+        "failing_commands",
+        "blocked_commands",
+        "active_seconds",
+    )
+    __slots__ = _fields
+    turns: int
+    prompts: int
+    tool_calls: int
+    commands: int
+    failing_commands: int
+    blocked_commands: int
+    active_seconds: float | None
+
+    def __init__(
+        self,
+        turns: int = 0,
+        prompts: int = 0,
+        tool_calls: int = 0,
+        commands: int = 0,
+        failing_commands: int = 0,
+        blocked_commands: int = 0,
+        active_seconds: float | None = None,
+    ) -> None:
+        object.__setattr__(self, "turns", turns)
+        object.__setattr__(self, "prompts", prompts)
+        object.__setattr__(self, "tool_calls", tool_calls)
+        object.__setattr__(self, "commands", commands)
+        object.__setattr__(self, "failing_commands", failing_commands)
+        object.__setattr__(self, "blocked_commands", blocked_commands)
+        object.__setattr__(self, "active_seconds", active_seconds)
 
 
 def _counted(session: Session) -> list[Turn]:
@@ -142,28 +170,88 @@ def group_key(session: Counted, by: str) -> str:
     return value if value else UNKNOWN_KEY
 
 
-@dataclass(slots=True)
-class Group:
+class Group(_Record):
     """The sums of one group. Message figures cover the ``measured`` sessions only."""
 
+    _fields: ClassVar[tuple[str, ...]] = (
+        "key",
+        "sessions",
+        "measured",
+        "turns",
+        "prompts",
+        "tool_calls",
+        "commands",
+        "failing_commands",
+        "blocked_commands",
+        "tokens",
+        "cost_usd",
+        "cost_known",
+        "cost_unknown",
+        "estimating",
+        "estimated_usd",
+        "estimated",
+        "active_seconds",
+        "active_unknown",
+    )
+    __slots__ = _fields
     key: str
-    sessions: int = 0
-    measured: int = 0
-    turns: int = 0
-    prompts: int = 0
-    tool_calls: int = 0
-    commands: int = 0
-    failing_commands: int = 0
-    blocked_commands: int = 0
-    tokens: dict[str, int] = field(default_factory=lambda: dict.fromkeys(TOKEN_KINDS, 0))
-    cost_usd: float = 0.0
-    cost_known: int = 0
-    cost_unknown: int = 0
-    estimating: bool = False
-    estimated_usd: float = 0.0
-    estimated: int = 0
-    active_seconds: float = 0.0
-    active_unknown: int = 0
+    sessions: int
+    measured: int
+    turns: int
+    prompts: int
+    tool_calls: int
+    commands: int
+    failing_commands: int
+    blocked_commands: int
+    tokens: dict[str, int]
+    cost_usd: float
+    cost_known: int
+    cost_unknown: int
+    estimating: bool
+    estimated_usd: float
+    estimated: int
+    active_seconds: float
+    active_unknown: int
+
+    def __init__(
+        self,
+        key: str,
+        sessions: int = 0,
+        measured: int = 0,
+        turns: int = 0,
+        prompts: int = 0,
+        tool_calls: int = 0,
+        commands: int = 0,
+        failing_commands: int = 0,
+        blocked_commands: int = 0,
+        tokens: dict[str, int] | None = None,
+        cost_usd: float = 0.0,
+        cost_known: int = 0,
+        cost_unknown: int = 0,
+        estimating: bool = False,
+        estimated_usd: float = 0.0,
+        estimated: int = 0,
+        active_seconds: float = 0.0,
+        active_unknown: int = 0,
+    ) -> None:
+        self.key = key
+        self.sessions = sessions
+        self.measured = measured
+        self.turns = turns
+        self.prompts = prompts
+        self.tool_calls = tool_calls
+        self.commands = commands
+        self.failing_commands = failing_commands
+        self.blocked_commands = blocked_commands
+        self.tokens = dict.fromkeys(TOKEN_KINDS, 0) if tokens is None else tokens
+        self.cost_usd = cost_usd
+        self.cost_known = cost_known
+        self.cost_unknown = cost_unknown
+        self.estimating = estimating
+        self.estimated_usd = estimated_usd
+        self.estimated = estimated
+        self.active_seconds = active_seconds
+        self.active_unknown = active_unknown
 
     def add(self, session: Counted, figures: Figures | None, estimate: float | None = None) -> None:
         self.sessions += 1
@@ -220,13 +308,19 @@ class Group:
         }
 
 
-@dataclass(slots=True)
-class Report:
+class Report(_Record):
     """Groups in their order (days oldest first; others by sessions, most first) and the overall sums."""
 
+    _fields: ClassVar[tuple[str, ...]] = ("by", "groups", "overall")
+    __slots__ = _fields
     by: str
     groups: list[Group]
     overall: Group
+
+    def __init__(self, by: str, groups: list[Group], overall: Group) -> None:
+        self.by = by
+        self.groups = groups
+        self.overall = overall
 
     @property
     def complete(self) -> bool:

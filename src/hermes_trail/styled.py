@@ -8,15 +8,24 @@ took longer to import than ``trail show`` took to read and lay out a session.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from typing import ClassVar
+
+from hermes_trail.model import _Frozen, _Record
 
 
-@dataclass(slots=True)
-class Styled:
+# Written out on the model's record (``model._Record``), not ``@dataclass``: importing ``dataclasses`` (and so
+# ``inspect``) cost some 9 ms of every start of ``trail`` (issue 15).
+class Styled(_Record):
     """Runs of text with their styles, indented by ``indent`` columns; a run may hold newlines."""
 
-    runs: list[tuple[str, str]] = field(default_factory=list)
-    indent: int = 0
+    _fields: ClassVar[tuple[str, ...]] = ("runs", "indent")
+    __slots__ = _fields
+    runs: list[tuple[str, str]]
+    indent: int
+
+    def __init__(self, runs: list[tuple[str, str]] | None = None, indent: int = 0) -> None:
+        self.runs = [] if runs is None else runs
+        self.indent = indent
 
     @classmethod
     def of(cls, text: str = "", style: str = "") -> Styled:
@@ -32,12 +41,17 @@ class Styled:
         return "".join(text for text, _ in self.runs)
 
 
-@dataclass(frozen=True, slots=True)
-class Rule:
+class Rule(_Frozen):
     """A divider across the terminal with a title in it."""
 
+    _fields: ClassVar[tuple[str, ...]] = ("title", "style")
+    __slots__ = _fields
     title: str
-    style: str = ""
+    style: str
+
+    def __init__(self, title: str, style: str = "") -> None:
+        object.__setattr__(self, "title", title)
+        object.__setattr__(self, "style", style)
 
 
 Block = Styled | Rule

@@ -8,12 +8,22 @@ visible, so a transcript cannot move the cursor or recolour the terminal.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import ClassVar
 
 from hermes_trail.formatting import clock, safe
 from hermes_trail.hermes.decode.tooloutput import replay_text
 from hermes_trail.hermes.decode.tools import call_subject
-from hermes_trail.model import Command, FileEdit, ModelChange, Permission, Session, ToolCall, Turn, Usage
+from hermes_trail.model import (
+    Command,
+    FileEdit,
+    ModelChange,
+    Permission,
+    Session,
+    ToolCall,
+    Turn,
+    Usage,
+    _Frozen,
+)
 from hermes_trail.styled import Block, Rule, Styled, indented
 
 _SUMMARY_CHARS = 400
@@ -60,14 +70,29 @@ def tokens(usage: Usage) -> str:
     return " · ".join(shown) if shown else "none recorded"
 
 
-@dataclass(frozen=True, slots=True)
-class RenderOptions:
+# Written out on the model's record (``model._Record``), not ``@dataclass``: importing ``dataclasses`` (and so
+# ``inspect``) cost some 9 ms of every start of ``trail`` (issue 15).
+class RenderOptions(_Frozen):
     """How much to show: reasoning unfolded, whole outputs, rows Hermes does not replay."""
 
-    reasoning: bool = False
-    full: bool = False
-    include_hidden: bool = False
-    output_lines: int = 12
+    _fields: ClassVar[tuple[str, ...]] = ("reasoning", "full", "include_hidden", "output_lines")
+    __slots__ = _fields
+    reasoning: bool
+    full: bool
+    include_hidden: bool
+    output_lines: int
+
+    def __init__(
+        self,
+        reasoning: bool = False,
+        full: bool = False,
+        include_hidden: bool = False,
+        output_lines: int = 12,
+    ) -> None:
+        object.__setattr__(self, "reasoning", reasoning)
+        object.__setattr__(self, "full", full)
+        object.__setattr__(self, "include_hidden", include_hidden)
+        object.__setattr__(self, "output_lines", output_lines)
 
 
 def _clip(text: str, lines: int, full: bool) -> tuple[str, int]:

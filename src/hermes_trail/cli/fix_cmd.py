@@ -6,6 +6,7 @@ from typing import Annotated
 from hermes_trail.cli.common import DbOption, HomeOption, JsonOption, PgOption, answer, fail
 from hermes_trail.cli.indexing import IndexOption, indexed
 from hermes_trail.cli.params import asked
+from hermes_trail.cli.share_cmd import FleetOption, HostsOption
 from hermes_trail.questions import QUESTIONS
 
 _Q = QUESTIONS["fix"]  # its arguments: words, bounds and defaults shared with the MCP tool
@@ -20,6 +21,8 @@ def fix(
     db: DbOption = None,
     pg: PgOption = None,
     json_output: JsonOption = False,
+    fleet: FleetOption = False,
+    host: HostsOption = None,
 ) -> None:
     """What fixed this error before: past commands that failed the same way, and what then worked.
 
@@ -30,8 +33,17 @@ def fix(
     text = error if error is not None else ("" if sys.stdin.isatty() else sys.stdin.read())
     if not text.strip():
         fail("give the error text as an argument or on standard input")
+    from hermes_trail.cli.share_cmd import asked_fleet, fleet_dsn, hosts_for_people
     from hermes_trail.cli.tables import print_fixes
-    from hermes_trail.serialize import record_json
 
-    report = indexed(index, home, db, pg).fix_report(text, project=project, limit=limit)
-    answer(bool(report.fixes), json_output, lambda: record_json(report), lambda out: print_fixes(out, report))
+    if (dsn := fleet_dsn(index, fleet)) is not None:  # the shared index of many machines (docs/fleet.md)
+        trail, report = asked_fleet(dsn, host, lambda t: t.fix_report(text, project=project, limit=limit))
+    else:
+        trail = indexed(index, home, db, pg)
+        report = trail.fix_report(text, project=project, limit=limit)
+    answer(
+        bool(report.fixes),
+        json_output,
+        lambda: trail.records_json(report),
+        lambda out: print_fixes(out, hosts_for_people(report) if dsn else report),
+    )

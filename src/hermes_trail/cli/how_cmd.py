@@ -5,6 +5,7 @@ from typing import Annotated
 from hermes_trail.cli.common import DbOption, HomeOption, JsonOption, PgOption, answer
 from hermes_trail.cli.indexing import IndexOption, indexed
 from hermes_trail.cli.params import asked
+from hermes_trail.cli.share_cmd import FleetOption, HostsOption
 from hermes_trail.questions import QUESTIONS
 
 _Q = QUESTIONS["how"]  # its arguments: words, bounds and defaults shared with the MCP tool
@@ -19,6 +20,8 @@ def how(
     db: DbOption = None,
     pg: PgOption = None,
     json_output: JsonOption = False,
+    fleet: FleetOption = False,
+    host: HostsOption = None,
 ) -> None:
     """Real commands that did WHAT, by how many sessions ran them and how often they succeeded.
 
@@ -26,13 +29,17 @@ def how(
     Example:
         trail how "run the migrations" --project api
     """
+    from hermes_trail.cli.share_cmd import asked_fleet, fleet_dsn
     from hermes_trail.cli.tables import print_how
-    from hermes_trail.serialize import record_json
 
-    entries = indexed(index, home, db, pg).how_commands(what, project=project, limit=limit)
+    if (dsn := fleet_dsn(index, fleet)) is not None:  # the shared index of many machines (docs/fleet.md)
+        trail, entries = asked_fleet(dsn, host, lambda t: t.how_commands(what, project=project, limit=limit))
+    else:
+        trail = indexed(index, home, db, pg)
+        entries = trail.how_commands(what, project=project, limit=limit)
     answer(
         bool(entries),
         json_output,
-        lambda: {"what": what, "commands": record_json(entries)},
+        lambda: {"what": what, "commands": trail.records_json(entries)},
         lambda out: print_how(out, what, entries),
     )

@@ -10,6 +10,7 @@ import typer
 
 from hermes_trail.cli.common import DbOption, HomeOption, PgOption, err, fail
 from hermes_trail.cli.indexing import IndexOption
+from hermes_trail.cli.share_cmd import FleetOption, HostsOption
 from hermes_trail.errors import TrailError
 
 DEMO_NOTE = (
@@ -42,6 +43,8 @@ def mcp(
     home: HomeOption = None,
     db: DbOption = None,
     pg: PgOption = None,
+    fleet: FleetOption = False,
+    hosts: HostsOption = None,
 ) -> None:
     """Serve recall, search, fix, blame, how, show and sessions to MCP clients (stdio unless --http).
 
@@ -49,18 +52,31 @@ def mcp(
     Example:
         trail mcp                  # for a client that starts it (Hermes, Claude Desktop, ...)
         trail mcp --http 8765      # a server on http://127.0.0.1:8765/mcp
+        trail mcp --fleet          # recall, search, fix, blame, how from $TRAIL_FLEET's shared index
     """
     try:
         from hermes_trail.mcp import address
         from hermes_trail.mcp.server import build_server, run_http, run_stdio, warm_up
     except ImportError as exc:
         fail(f"trail mcp needs the MCP SDK ({exc}); install it with: pip install 'mcp>=1.26,<2'")
+    from hermes_trail.cli.share_cmd import fleet_dsn
     from hermes_trail.service import Trail
 
-    demo = not pg and _no_hermes_home(home, db)
+    shared = fleet_dsn(index, fleet)  # recall, search, fix, blame, how from the shared index (docs/fleet.md)
+    if shared is not None:
+        index = None
+    demo = not pg and not shared and _no_hermes_home(home, db)
     if demo:
         err("no Hermes home found; serving the demo home bundled with hermes-trail")
-    trail = Trail(index=index, homes=tuple(home or ()), dbs=tuple(db or ()), pgs=tuple(pg or ()), demo=demo)
+    trail = Trail(
+        index=index,
+        homes=tuple(home or ()),
+        dbs=tuple(db or ()),
+        pgs=tuple(pg or ()),
+        demo=demo,
+        fleet=shared,
+        hosts=tuple(hosts or ()),
+    )
     server = build_server(trail, DEMO_NOTE if demo else "")
     if http is None:
         if _warm_up():

@@ -38,7 +38,8 @@ def recall(
     if (dsn := fleet_dsn(index, fleet)) is not None:  # the shared index of many machines (docs/fleet.md)
         from hermes_trail.service import search_filters
 
-        recall_fleet(dsn, query, search_filters(project=project, profile=profile), host, budget, json_output)
+        filters = search_filters(project=project, profile=profile)
+        recall_fleet(dsn, query, filters, host, budget, json_output, limit=limit)
     trail = indexed(index, home, db, pg)
     with meaning_client.served():
         page = trail.recall_page(query, project=project, profile=profile, limit=limit, budget=budget)

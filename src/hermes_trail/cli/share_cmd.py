@@ -1,12 +1,13 @@
 """``trail share``: push this machine's index into a shared PostgreSQL index, and the ``--fleet`` side of
-``trail search`` and ``trail recall`` (docs/fleet.md)."""
+``trail search``, ``recall``, ``fix``, ``blame`` and ``how`` (docs/fleet.md)."""
 
 from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, NoReturn
+from typing import TYPE_CHECKING, Annotated, NoReturn, TypeVar
 
 from hermes_trail.cli.common import EXIT_OK, DbOption, HomeOption, JsonOption, PgOption, err, fail, print_json
 from hermes_trail.cli.indexing import IndexOption
@@ -15,6 +16,9 @@ from hermes_trail.cli.params import Argument, Exit, Option
 if TYPE_CHECKING:
     from hermes_trail.index.filters import SearchFilters
     from hermes_trail.index.search import SearchResult
+    from hermes_trail.service import Trail
+
+T = TypeVar("T")
 
 # The shared index `--fleet` answers from, when no `--index postgresql://…` names one.
 FLEET_VARIABLE = "TRAIL_FLEET"
@@ -162,6 +166,13 @@ def fleet_dsn(index: Path | str | None, fleet: bool) -> str | None:
     return value
 
 
+def fleet_trail(dsn: str, hosts: list[str] | None) -> Trail:
+    """The front door over the shared index at ``dsn`` (of ``hosts``, when named)."""
+    from hermes_trail.service import Trail
+
+    return Trail(fleet=dsn, hosts=tuple(hosts or ()))
+
+
 def fleet_result(
     dsn: str, query: str, filters: SearchFilters, hosts: list[str] | None, limit: int
 ) -> SearchResult:
@@ -181,6 +192,7 @@ def search_fleet(
     """``trail search --fleet``: as ``trail search`` prints, each conversation saying its host."""
     from hermes_trail.cli.common import answer
     from hermes_trail.cli.tables import print_search
+    from hermes_trail.fleet.search import named_by_host
     from hermes_trail.fleet.serialize import fleet_search_json
 
     result = fleet_result(dsn, query, filters, hosts, limit)
@@ -188,19 +200,30 @@ def search_fleet(
         bool(result.conversations),
         json_output,
         lambda: fleet_search_json(result),
-        lambda out: print_search(out, _for_people(result)),
+        lambda out: print_search(out, named_by_host(result)),
     )
 
 
 def recall_fleet(
-    dsn: str, query: str, filters: SearchFilters, hosts: list[str] | None, budget: int, json_output: bool
+    dsn: str,
+    query: str,
+    filters: SearchFilters,
+    hosts: list[str] | None,
+    budget: int,
+    json_output: bool,
+    limit: int = 8,
 ) -> NoReturn:
-    """``trail recall --fleet``: the same page, each line's session named with its host
-    (``laptop/default:<id>``)."""
-    from hermes_trail.recall import recall_page
+    """``trail recall --fleet``: the same page of ``limit`` conversations, each line's session named with
+    its host (``laptop/default:<id>``)."""
+    from hermes_trail.errors import TrailError
 
-    result = fleet_result(dsn, query, filters, hosts, 8)
-    page = recall_page(_for_people(result, resume=False), budget=budget)
+    trail = fleet_trail(dsn, hosts)
+    try:
+        page = trail.recall_page(
+            query, project=filters.project, profile=filters.profile, limit=limit, budget=budget
+        )
+    except TrailError as exc:
+        fail(str(exc))
     if json_output:
         print_json({"query": query, "budget": budget, "page": page, "bytes": len(page.encode())})
     elif page:
@@ -208,20 +231,33 @@ def recall_fleet(
     raise Exit(EXIT_OK)
 
 
-def _for_people(result: SearchResult, resume: bool = True) -> SearchResult:
-    """A copy of ``result`` whose hits name their host where a person reads them: in the profile
-    (``laptop/default``) and before the command that resumes them (``on laptop: hermes --resume …``)."""
-    from dataclasses import replace
+def asked_fleet(dsn: str, hosts: list[str] | None, question: Callable[[Trail], T]) -> tuple[Trail, T]:
+    """``question`` asked of the shared index (``trail fix/blame/how --fleet``); a problem with it ends the
+    command with one line (password hidden)."""
+    from hermes_trail.errors import TrailError
 
-    from hermes_trail.fleet.search import FleetHit
+    trail = fleet_trail(dsn, hosts)
+    try:
+        return trail, question(trail)
+    except TrailError as exc:
+        fail(str(exc))
 
-    conversations = []
-    for conversation in result.conversations:
-        hits = []
-        for hit in conversation.hits:
-            if isinstance(hit, FleetHit):
-                command = f"on {hit.host}: {hit.resume_command}" if resume and hit.resume_command else ""
-                hit = replace(hit, profile=f"{hit.host}/{hit.profile}", resume_command=command)
-            hits.append(hit)
-        conversations.append(replace(conversation, hits=hits))
-    return replace(result, conversations=conversations)
+
+def hosts_for_people(value: T) -> T:
+    """A copy of a fix or blame answer whose sessions are named with their host where a person reads them
+    (``laptop/<id>``); the ``--json`` keeps ``session_id`` and ``host`` apart."""
+    import dataclasses
+
+    if isinstance(value, list):
+        return [hosts_for_people(v) for v in value]  # type: ignore[return-value]
+    if not dataclasses.is_dataclass(value) or isinstance(value, type):
+        return value
+    changes: dict[str, object] = {}
+    for field in dataclasses.fields(value):
+        item = getattr(value, field.name)
+        if isinstance(item, list) and item and dataclasses.is_dataclass(item[0]):
+            changes[field.name] = hosts_for_people(item)
+    host = getattr(value, "host", "")
+    if host and isinstance(getattr(value, "session_id", None), str):
+        changes["session_id"] = f"{host}/{value.session_id}"  # type: ignore[attr-defined]
+    return dataclasses.replace(value, **changes) if changes else value

@@ -38,14 +38,20 @@ if TYPE_CHECKING:
     import psycopg
 
 # Docs and sessions per transaction: big enough that a commit's round trips do not dominate, small enough
-# that a push cut short loses little and a transaction's locks are short.
-BATCH_DOCS = 5_000
+# that a push cut short loses little, a transaction's locks are short, and a push of a few thousand docs
+# gives both writers (:data:`WRITERS`) batches (5,000 pushed 1,900 docs/s, 1,000 3,500 on two cores).
+BATCH_DOCS = 1_000
 BATCH_SESSIONS = 500
 # A word as the local word index (unicode61) counts one: a run of letters and digits. What a search's
 # BM25 measures a doc's length in (each session's count, and each host's, are kept).
 TOKEN = re.compile(r"[^\W_]+")
 # Sessions deleted per statement.
 DELETE_CHUNK = 1_000
+# Connections writing batches at once. A push's time is the server's (each doc's text made a tsvector in
+# two configurations, its GIN entries): a second connection puts the server's second core to work while
+# this process reads the next batch. Doc and session ids are reserved in the local order before a batch is
+# written, so they follow the local ids whichever connection commits first.
+WRITERS = 2
 
 # (sessions sent so far, sessions to send, docs written so far)
 Progress = Callable[[int, int, int], None]
@@ -200,7 +206,7 @@ def push(
         conn.execute("SELECT pg_advisory_lock(hashtextextended(%s, 0))", (f"trail_fleet:host:{name}",))
         _register(conn, name)
         _staging(conn)
-        _push(local, conn, name, info, report, progress, batch_docs)
+        _push(local, conn, dsn, name, info, report, progress, batch_docs)
         _record(conn, name)
     except psycopg.errors.InsufficientPrivilege as exc:
         raise FleetError(
@@ -218,10 +224,10 @@ def push(
 
 # What a push copies first: PostgreSQL refuses COPY into a table under row-level security, so the rows
 # are copied into a temporary table of the connection's own (as fast) and inserted from there in one
-# statement, which the policies check. The docs are inserted in their local order (``local_id``, the
-# doc's id in the local index), not in the order a scan of that table gives them (which depends on how
-# their rows fit its pages, so on their lengths): the shared index's doc ids follow activity as the local
-# ones do, and a search's window of the newest matches is the local one.
+# statement, which the policies check. Each doc's id is reserved in the local order before it is written
+# (:func:`_reserve`), not taken in the order a scan of that table gives them (which depends on how their
+# rows fit its pages) nor in the order concurrent writers commit: the shared index's doc ids follow
+# activity as the local ones do, and a search's window of the newest matches is the local one.
 _DOCS_IN = "pg_temp.trail_docs_in"
 _PASSAGES_IN = "pg_temp.trail_passages_in"
 
@@ -229,7 +235,7 @@ _PASSAGES_IN = "pg_temp.trail_passages_in"
 def _staging(conn: psycopg.Connection[Any]) -> None:
     """The connection's temporary tables for :data:`_DOCS_IN` and :data:`_PASSAGES_IN`."""
     conn.execute(
-        f"CREATE TEMPORARY TABLE IF NOT EXISTS {_DOCS_IN.split('.')[1]} (local_id bigint, sess bigint, "
+        f"CREATE TEMPORARY TABLE IF NOT EXISTS {_DOCS_IN.split('.')[1]} (id bigint, sess bigint, "
         "host text, profile text, store text, fingerprint text, seq integer, row bigint, part integer, "
         "role text, kind text, tool text, time double precision, exit_code integer, path text, "
         "moved_to text, action text, added integer, removed integer, applied boolean, command text, "
@@ -289,6 +295,7 @@ def _local_sessions(local: sqlite3.Connection, vector: bool) -> list[_Local]:
 def _push(
     local: sqlite3.Connection,
     conn: psycopg.Connection[Any],
+    dsn: str,
     host: str,
     info: schema.Info,
     report: PushReport,
@@ -324,24 +331,29 @@ def _push(
             report.removed += len(chunk)
         total = len(changed) + len(vectors_only)
         resumes = _Resumes()
-        for batch in _batches(changed, batch_docs):
-            with conn.transaction():
-                _delete(conn, host, [item.key for item in batch])
-                ids = _insert_sessions(conn, host, batch, resumes)
-                report.docs += _copy_docs(local, conn, host, batch, ids)
-                if info.vector:
-                    report.passages += _copy_passages(
-                        local, conn, host, info, [(i, ids[i.key]) for i in batch]
-                    )
-            report.pushed += len(batch)
-            if progress is not None:
-                progress(report.pushed, total, report.docs)
+        with _Writers(dsn, host, info, WRITERS) as writers:
+            for batch in _batches(changed, batch_docs):
+                job = _read_batch(local, conn, batch, info.vector, resumes)
+                for docs, passages, sessions in writers.submit(job):
+                    report.docs += docs
+                    report.passages += passages
+                    report.pushed += sessions
+                    if progress is not None:
+                        progress(report.pushed, total, report.docs)
+            for docs, passages, sessions in writers.finish():
+                report.docs += docs
+                report.passages += passages
+                report.pushed += sessions
+                if progress is not None:
+                    progress(report.pushed, total, report.docs)
         for start in range(0, len(vectors_only), BATCH_SESSIONS):
             pairs = vectors_only[start : start + BATCH_SESSIONS]
+            read = _read_passages(local, [i for i, _ in pairs])
             with conn.transaction():
                 sess = [remote_id for _, remote_id in pairs]
                 conn.execute(f"DELETE FROM {s}.passages WHERE sess = ANY(%s)", (sess,))
-                report.passages += _copy_passages(local, conn, host, info, [(i, r) for i, r in pairs])
+                remote_ids = {i.row[0]: r for i, r in pairs}
+                report.passages += _write_passages(conn, host, info, read, remote_ids)
             report.vectors_only += len(pairs)
             if progress is not None:
                 progress(report.pushed + report.vectors_only, total, report.docs)
@@ -372,48 +384,165 @@ def _delete(conn: psycopg.Connection[Any], host: str, keys: list[tuple[str, str]
     )
 
 
-def _insert_sessions(
-    conn: psycopg.Connection[Any], host: str, batch: list[_Local], resumes: _Resumes
-) -> dict[tuple[str, str], int]:
-    """Insert the batch's session rows; each one's id in the shared index, by (store, session_id)."""
+def _insert_sessions(conn: psycopg.Connection[Any], host: str, job: _Job) -> dict[tuple[str, str], int]:
+    """Insert the batch's session rows with their reserved ids; each one's id, by (store, session_id)."""
+    batch = job.batch
     columns = list(zip(*(item.row[1:] for item in batch), strict=True))
-    resume = [resumes(item.row) for item in batch]
     docs = [item.docs for item in batch]
     chars = [item.chars for item in batch]
     passages = [item.passages for item in batch]
     text = "::text[], ".join(["%s"] * 11) + "::text[]"
+    names = ", ".join(f"k.c{i}" for i in range(18))
     sql = (
-        f"INSERT INTO {schema.SCHEMA}.sessions (host, store, session_id, ref, profile, project, source, "
+        f"INSERT INTO {schema.SCHEMA}.sessions (id, host, store, session_id, ref, profile, project, source, "
         "kind, relation, root, title, model, started, last_activity, fingerprint, resume, docs, chars, "
-        f"passages) SELECT %s, * FROM unnest({text}, %s::float8[], %s::float8[], %s::text[], %s::text[], "
-        "%s::int[], %s::bigint[], %s::int[]) RETURNING id, store, session_id"
+        f"passages) OVERRIDING SYSTEM VALUE SELECT n.id, %s, {names} FROM unnest({text}, %s::float8[], "
+        "%s::float8[], %s::text[], %s::text[], %s::int[], %s::bigint[], %s::int[]) WITH ORDINALITY "
+        f"AS k({', '.join(f'c{i}' for i in range(18))}, i) "
+        "JOIN unnest(%s::bigint[]) WITH ORDINALITY AS n(id, i) ON n.i = k.i"
     )
     params: list[Any] = [host, *[[_text(v) for v in col] for col in columns[:11]]]
-    params += [list(columns[11]), list(columns[12]), list(columns[13]), resume, docs, chars, passages]
-    cur = conn.execute(sql, params)
-    return {(store, sid): int(sess) for sess, store, sid in cur.fetchall()}
+    params += [list(columns[11]), list(columns[12]), list(columns[13]), job.resume, docs, chars, passages]
+    params.append(job.session_ids)
+    conn.execute(sql, params)
+    return {item.key: sess for item, sess in zip(batch, job.session_ids, strict=True)}
 
 
-def _copy_docs(
+@dataclass(slots=True)
+class _Job:
+    """One batch as read from the local index (in the push's one snapshot), with the ids it takes there."""
+
+    batch: list[_Local]
+    resume: list[str]
+    session_ids: list[int]
+    docs: list[tuple[Any, ...]]  # (local sess, *_DOC_COLUMNS), in local order
+    doc_ids: list[int]
+    passages: list[tuple[int, int, bytes]] | None  # (local sess, seq, vector), with pgvector
+
+
+def _reserve(conn: psycopg.Connection[Any], table: str, count: int) -> list[int]:
+    """``count`` ids of ``table``'s identity, ascending (other hosts' pushes may take some in between)."""
+    if count == 0:
+        return []
+    row = conn.execute(
+        "SELECT array_agg(n ORDER BY n) FROM (SELECT nextval(pg_get_serial_sequence(%s, 'id')) AS n "
+        "FROM generate_series(1, %s)) r",
+        (f"{schema.SCHEMA}.{table}", count),
+    ).fetchone()
+    return [int(n) for n in row[0]] if row and row[0] else []
+
+
+def _read_batch(
     local: sqlite3.Connection,
     conn: psycopg.Connection[Any],
-    host: str,
     batch: list[_Local],
-    ids: dict[tuple[str, str], int],
-) -> int:
-    """Copy the batch's docs, each session's in their local order (``seq``), their ids given in the order
-    of the local ones; how many."""
+    vector: bool,
+    resumes: _Resumes,
+) -> _Job:
+    """The batch's docs (and passages) read from the local index, and ids reserved for them."""
     by_local = {item.row[0]: item for item in batch}
     marks = ", ".join("?" for _ in by_local)
-    rows = local.execute(
-        f"SELECT id, sess, {_DOC_COLUMNS} FROM docs WHERE sess IN ({marks}) ORDER BY sess, id", list(by_local)
+    docs = local.execute(
+        f"SELECT sess, {_DOC_COLUMNS} FROM docs WHERE sess IN ({marks}) ORDER BY sess, id", list(by_local)
+    ).fetchall()
+    return _Job(
+        batch,
+        [resumes(item.row) for item in batch],
+        _reserve(conn, "sessions", len(batch)),
+        docs,
+        _reserve(conn, "docs", len(docs)),
+        _read_passages(local, batch) if vector else None,
     )
-    copied = 0
+
+
+class _Writers:
+    """Threads writing batches, each on a connection of its own (:data:`WRITERS`); what each wrote comes
+    back from :meth:`submit` and :meth:`finish` as (docs, passages, sessions)."""
+
+    def __init__(self, dsn: str, host: str, info: schema.Info, count: int):
+        import queue
+        import threading
+
+        self.host, self.info = host, info
+        self.jobs: queue.Queue[_Job | None] = queue.Queue(maxsize=count)
+        self.done: queue.Queue[tuple[int, int, int]] = queue.Queue()
+        self.failed: list[BaseException] = []
+        # Connections of their own: the pushing one holds the host's lock and reserves ids meanwhile.
+        self.conns: list[psycopg.Connection[Any]] = []
+        try:
+            for _ in range(count):
+                self.conns.append(connect(dsn))
+                _staging(self.conns[-1])
+        except BaseException:
+            for made in self.conns:
+                made.close()
+            raise
+        self.threads = [threading.Thread(target=self._work, args=(c,), daemon=True) for c in self.conns]
+        for thread in self.threads:
+            thread.start()
+
+    def _work(self, conn: psycopg.Connection[Any]) -> None:
+        while (job := self.jobs.get()) is not None:
+            if self.failed:
+                continue  # a writer failed: the rest are dropped, the push stops
+            try:
+                with conn.transaction():
+                    _delete(conn, self.host, [item.key for item in job.batch])
+                    ids = _insert_sessions(conn, self.host, job)
+                    docs = _write_docs(conn, self.host, job, ids)
+                    passages = 0
+                    if job.passages is not None:
+                        remote = {item.row[0]: ids[item.key] for item in job.batch}
+                        passages = _write_passages(conn, self.host, self.info, job.passages, remote)
+                self.done.put((docs, passages, len(job.batch)))
+            except BaseException as exc:  # re-raised by the pushing thread
+                self.failed.append(exc)
+
+    def _finished(self) -> list[tuple[int, int, int]]:
+        if self.failed:
+            raise self.failed[0]
+        out = []
+        while not self.done.empty():
+            out.append(self.done.get())
+        return out
+
+    def submit(self, job: _Job) -> list[tuple[int, int, int]]:
+        done = self._finished()  # a writer's error stops the push before more is queued
+        self.jobs.put(job)
+        return done + self._finished()
+
+    def finish(self) -> list[tuple[int, int, int]]:
+        for _ in self.threads:
+            self.jobs.put(None)
+        for thread in self.threads:
+            thread.join()
+        return self._finished()
+
+    def __enter__(self) -> _Writers:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if any(t.is_alive() for t in self.threads):  # stopped early: nothing more is written
+            self.failed.append(RuntimeError("stopped"))
+            while not self.jobs.empty():
+                self.jobs.get_nowait()
+            for _ in self.threads:
+                self.jobs.put(None)
+            for thread in self.threads:
+                thread.join(timeout=60)
+        for made in self.conns:
+            made.close()
+
+
+def _write_docs(conn: psycopg.Connection[Any], host: str, job: _Job, ids: dict[tuple[str, str], int]) -> int:
+    """Copy the batch's docs with their reserved ids, each session's in their local order (``seq``); how
+    many."""
+    by_local = {item.row[0]: item for item in job.batch}
     tokens: dict[int, int] = {}
     columns = f"sess, host, profile, store, fingerprint, seq, {_DOC_COLUMNS}"
-    with conn.cursor() as cur, cur.copy(f"COPY {_DOCS_IN} (local_id, {columns}) FROM STDIN") as copy:
+    with conn.cursor() as cur, cur.copy(f"COPY {_DOCS_IN} (id, {columns}) FROM STDIN") as copy:
         last, seq = None, 0
-        for doc, sess, *row in rows:
+        for doc, (sess, *row) in zip(job.doc_ids, job.docs, strict=True):
             item = by_local[sess]
             seq = seq + 1 if sess == last else 0
             last = sess
@@ -424,9 +553,9 @@ def _copy_docs(
             remote = ids[item.key]
             copy.write_row([doc, remote, host, session[4], session[1], session[14], seq, *values])
             tokens[remote] = tokens.get(remote, 0) + len(TOKEN.findall(values[17]))
-            copied += 1
     conn.execute(
-        f"INSERT INTO {schema.SCHEMA}.docs ({columns}) SELECT {columns} FROM {_DOCS_IN} ORDER BY local_id"
+        f"INSERT INTO {schema.SCHEMA}.docs (id, {columns}) OVERRIDING SYSTEM VALUE "
+        f"SELECT id, {columns} FROM {_DOCS_IN}"
     )
     conn.execute(f"TRUNCATE {_DOCS_IN}")
     conn.execute(
@@ -434,49 +563,56 @@ def _copy_docs(
         "AS t(id, n) WHERE s.id = t.id",
         (list(tokens), list(tokens.values())),
     )
-    return copied
+    return len(job.docs)
 
 
-def _copy_passages(
-    local: sqlite3.Connection,
-    conn: psycopg.Connection[Any],
-    host: str,
-    info: schema.Info,
-    pairs: list[tuple[_Local, int]],
-) -> int:
-    """Copy the passage vectors of these sessions (each with its id in the shared index), each passage
-    pointing at the doc it starts in by its place in the session; how many, and each session's count set."""
-    import numpy as np
-
-    wanted = {item.row[0]: remote for item, remote in pairs if item.passages}
+def _read_passages(local: sqlite3.Connection, items: list[_Local]) -> list[tuple[int, int, bytes]]:
+    """These sessions' passage vectors, each with the place in its session of the doc it starts in."""
+    wanted = [item.row[0] for item in items if item.passages]
     if not wanted:
-        return 0
+        return []
     marks = ", ".join("?" for _ in wanted)
     seqs: dict[int, int] = {}
     last, seq = None, 0
     for doc, sess in local.execute(
-        f"SELECT id, sess FROM docs WHERE sess IN ({marks}) ORDER BY sess, id", list(wanted)
+        f"SELECT id, sess FROM docs WHERE sess IN ({marks}) ORDER BY sess, id", wanted
     ):
         seq = seq + 1 if sess == last else 0
         last = sess
         seqs[doc] = seq
     rows = local.execute(
-        f"SELECT sess, doc, vec FROM passages WHERE sess IN ({marks}) ORDER BY sess, id", list(wanted)
+        f"SELECT sess, doc, vec FROM passages WHERE sess IN ({marks}) ORDER BY sess, id", wanted
     )
+    return [(int(sess), seqs.get(doc, 0), bytes(vec)) for sess, doc, vec in rows]
+
+
+def _write_passages(
+    conn: psycopg.Connection[Any],
+    host: str,
+    info: schema.Info,
+    rows: list[tuple[int, int, bytes]],
+    remote: dict[int, int],
+) -> int:
+    """Copy passage vectors (``remote``: each local session's id in the shared index); how many, and each
+    session's count set."""
+    import numpy as np
+
+    if not rows:
+        return 0
     copied = 0
     counts: dict[int, int] = {}
     with (
         conn.cursor() as cur,
         cur.copy(f"COPY {_PASSAGES_IN} (sess, host, seq, vec) FROM STDIN") as copy,
     ):
-        for sess, doc, vec in rows:
+        for sess, seq, vec in rows:
             floats = np.frombuffer(vec, dtype=np.int8).astype(np.float32)
             if len(floats) != schema.DIMENSIONS:
                 continue  # a model of other dimensions than the shared index holds
             norm = float(np.linalg.norm(floats)) or 1.0
             literal = "[" + ",".join(f"{x:.5f}" for x in floats / norm) + "]"
-            copy.write_row([wanted[sess], host, seqs.get(doc, 0), literal])
-            counts[wanted[sess]] = counts.get(wanted[sess], 0) + 1
+            copy.write_row([remote[sess], host, seq, literal])
+            counts[remote[sess]] = counts.get(remote[sess], 0) + 1
             copied += 1
     conn.execute(
         f"INSERT INTO {schema.SCHEMA}.passages (sess, host, seq, vec) "

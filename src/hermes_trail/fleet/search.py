@@ -85,13 +85,20 @@ PASSAGE_FLOOR = 0.3
 SEMANTIC_TOP = 20
 
 
-@dataclass(slots=True)
 class FleetHit(Hit):
     """A hit of the shared index: the local hit's fields, the host it was pushed from, and the command
     that resumes it there (made on that host when it pushed)."""
 
-    host: str = ""
-    resume_command: str = ""
+    # Written out on Hit (a record, as the model's classes are, not a dataclass): Hit's fields, then these.
+    _fields = (*Hit._fields, "host", "resume_command")
+    __slots__ = ("host", "resume_command")
+    host: str
+    resume_command: str
+
+    def __init__(self, *args: Any, host: str = "", resume_command: str = "", **kwargs: Any) -> None:
+        Hit.__init__(self, *args, **kwargs)
+        self.host = host
+        self.resume_command = resume_command
 
     @property
     def resume(self) -> str:
@@ -127,6 +134,14 @@ def _leaf_sql(leaf: query.Term | query.Phrase) -> tuple[str, list[Any]] | None:
         return "to_tsquery('simple', %s)", [expression + f"'{words[-1]}':*"]
     quoted = '"' + leaf.text.replace('"', " ") + '"'
     parts = [f"websearch_to_tsquery('{lang}', %s)" for lang in schema.LANGUAGES]
+    if len(parts) == 2:
+        # A word both configurations read alike (most identifiers, names, numbers) once: `'a' | 'a'` finds
+        # the same docs at twice the recheck, and the planner takes it for twice as common as it is.
+        made = (
+            "(SELECT CASE WHEN a::text = b::text THEN a ELSE a || b END "
+            f"FROM (SELECT {parts[0]} AS a, {parts[1]} AS b) w)"
+        )
+        return made, [quoted] * 2
     return "(" + " || ".join(parts) + ")", [quoted] * len(parts)
 
 
@@ -310,6 +325,17 @@ def _candidates(
         has = ", ARRAY[" + ", ".join("d.tsv @@ %s::tsquery" for _ in words) + "]"
         has_params = list(words)
     late = bool(counted or words)  # what reads the text or the tsvector again: only for the window's rows
+    walk = reading.trigram is None and _walks(conn, reading.tsquery, window)
+    newest = _NEWEST if walk else _NEWEST_SORTED
+
+    def fetch(sql: str, args: list[Any]) -> list[tuple[Any, ...]]:
+        if walk:
+            return conn.execute(sql, args).fetchall()
+        # The matches through the GIN index, never a scan of every doc nor a walk of the newest: the
+        # planner, taking a phrase of common words or a word no doc has for common, read them all.
+        with conn.transaction():
+            conn.execute("SET LOCAL enable_seqscan = off")
+            return conn.execute(sql, args).fetchall()
 
     def read(below: int | None) -> list[tuple[Any, ...]]:
         past = " AND d.id < %s" if below is not None else ""
@@ -317,14 +343,14 @@ def _candidates(
         if not late:
             sql = (
                 f"SELECT {_DOC_COLUMNS}, {rank}, d.chars, '' FROM {_D} d{join} WHERE {where}{past} "
-                f"{_NEWEST} LIMIT %s"
+                f"{newest} LIMIT %s"
             )
-            return conn.execute(sql, [*rank_params, *filtered]).fetchall()
+            return fetch(sql, [*rank_params, *filtered])
         inner = (
-            f"SELECT {_DOC_COLUMNS}, {rank}, d.chars FROM {_D} d{join} WHERE {where}{past} {_NEWEST} LIMIT %s"
+            f"SELECT {_DOC_COLUMNS}, {rank}, d.chars FROM {_D} d{join} WHERE {where}{past} {newest} LIMIT %s"
         )
         sql = f"SELECT m.*, {head}{has} FROM ({inner}) m JOIN {_D} d ON d.id = m.id"
-        return conn.execute(sql, [*has_params, *rank_params, *filtered]).fetchall()
+        return fetch(sql, [*has_params, *rank_params, *filtered])
 
     rows = read(None)
     windowed = len(rows) >= window
@@ -465,6 +491,33 @@ def _tsvector_sql() -> str:
 # The newest matches first, by when they were said: doc ids follow the order each host pushed in, so
 # across hosts the newest ids are the last host's push, not the latest activity.
 _NEWEST = "ORDER BY d.time DESC NULLS LAST, d.id DESC"
+# The same order, kept from walking the newest-first index (``docs_newest``): see :func:`_walks`.
+_NEWEST_SORTED = "ORDER BY d.time + 0 DESC NULLS LAST, d.id DESC"
+_PHRASE = re.compile(r" <(?:-|\d+)> ")
+_LEXEME = re.compile(r"'((?:[^']|'')*)'(:\*)?")
+
+
+def _walks(conn: psycopg.Connection[Any], tsquery: str | None, window: int) -> bool:
+    """Whether the newest ``window`` matches of ``tsquery`` are best found by walking the docs newest
+    first (reading about ``window / share`` of them) rather than through the GIN index (reading every
+    match, ``share * docs``, then sorting): when ``share**2 * docs >= window``. The share is estimated
+    from the table's most common lexemes (``pg_stats``): every lexeme of an AND, the sum of an OR. A
+    phrase, a prefix or a lexeme not among the most common goes through the GIN index: PostgreSQL's own
+    estimate takes a phrase of common words for common, and a word no doc has for a common one, and then
+    walked every doc."""
+    if tsquery is None or _PHRASE.search(tsquery) or "!" in tsquery:
+        return False
+    lexemes = _LEXEME.findall(tsquery)
+    if not lexemes or any(prefix for _, prefix in lexemes):
+        return False
+    common = _common_lexemes(conn)
+    shares = [common.get(lexeme.replace("''", "'"), 0.0) for lexeme, _ in lexemes]
+    if not all(shares):
+        return False
+    share = min(shares) if "&" in tsquery else min(1.0, sum(shares))
+    return share * share * _collection(conn)[0] >= window
+
+
 # Docs from which a common word's count is estimated from the table's statistics rather than counted.
 ESTIMATE_FROM = 100_000
 # Each connection's view of the most common lexemes, read again after this many seconds.
@@ -852,3 +905,30 @@ def hosts_of(result: SearchResult) -> list[str]:
     return list(
         dict.fromkeys(h.host for c in result.conversations for h in c.hits if isinstance(h, FleetHit))
     )
+
+
+def named_by_host(result: SearchResult, resume: bool = True) -> SearchResult:
+    """A copy of ``result`` whose hits name their host where a person (or an agent's recall page) reads
+    them: in the profile (``laptop/default``) and before the command that resumes them (``on laptop:
+    hermes --resume …``; left out without ``resume``)."""
+    conversations = []
+    for conversation in result.conversations:
+        hits: list[Hit] = []
+        for hit in conversation.hits:
+            if isinstance(hit, FleetHit):
+                command = f"on {hit.host}: {hit.resume_command}" if resume and hit.resume_command else ""
+                hit = _copy(hit, profile=f"{hit.host}/{hit.profile}", resume_command=command)
+            hits.append(hit)
+        conversations.append(_copy(conversation, hits=hits))
+    copied: SearchResult = _copy(result, conversations=conversations)
+    return copied
+
+
+def _copy(record: Any, **changes: Any) -> Any:
+    """A copy of a search record with ``changes`` (a written-out record's ``_replace``, a dataclass's
+    ``replace``)."""
+    if hasattr(record, "_replace"):
+        return record._replace(**changes)
+    from dataclasses import replace
+
+    return replace(record, **changes)

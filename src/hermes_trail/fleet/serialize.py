@@ -1,5 +1,6 @@
-"""The fleet's ``--json``: the local search's shapes (``serialize.search_json``) with ``host`` added on
-every hit and conversation, and what ``trail share`` did (docs/json.md)."""
+"""The fleet's ``--json``: the local shapes (``serialize.search_json``, ``serialize.record_json``) with
+``host`` added on every hit and conversation, failure, fix example, edit and command, and what
+``trail share`` did (docs/json.md)."""
 
 from __future__ import annotations
 
@@ -20,6 +21,42 @@ def fleet_search_json(result: SearchResult) -> dict[str, Any]:
             printed["host"] = hit.host if isinstance(hit, FleetHit) else None
         shown["host"] = shown["hits"][0]["host"] if shown["hits"] else None
     return out
+
+
+# Keys a fleet record adds to its local twin's (``serialize.RECORD_KEYS``), by the local class's name.
+FLEET_KEYS: dict[str, tuple[str, ...]] = {
+    "Failure": ("host",),
+    "FixExample": ("host",),
+    "BlameEntry": ("host",),
+    "HowEntry": ("host", "hosts"),
+}
+
+
+def fleet_record_json(value: Any) -> Any:
+    """A fleet answer of fix, blame or how as JSON: the local keys (``record_json``'s map, read for the
+    local class a fleet record extends) and :data:`FLEET_KEYS` after them."""
+    import dataclasses
+    from datetime import UTC, datetime
+
+    from hermes_trail.serialize import RECORD_KEYS, iso, record_json
+
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        local = next((c.__name__ for c in type(value).__mro__ if c.__name__ in RECORD_KEYS), None)
+        if local is None:
+            return record_json(value)  # raises: its keys must be chosen
+        out: dict[str, Any] = {}
+        for key, attribute in RECORD_KEYS[local].items():
+            item = getattr(value, attribute)
+            if (key == "time" or key.endswith("_time")) and isinstance(item, int | float):
+                out[key] = iso(datetime.fromtimestamp(item, tz=UTC))
+            else:
+                out[key] = fleet_record_json(item) if isinstance(item, list) else record_json(item)
+        for key in FLEET_KEYS.get(local, ()):
+            out[key] = list(getattr(value, key)) if key == "hosts" else getattr(value, key, None)
+        return out
+    if isinstance(value, list | tuple):
+        return [fleet_record_json(v) for v in value]
+    return record_json(value)
 
 
 def push_json(report: PushReport) -> dict[str, Any]:

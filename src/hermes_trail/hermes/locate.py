@@ -22,11 +22,12 @@ import errno
 import os
 import sys
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
+from typing import ClassVar
 
 from hermes_trail.hermes import dsn as dsns
 from hermes_trail.hermes.sessiondb import read_setting
+from hermes_trail.model import _Frozen, _Record
 
 DATABASE_NAME = "state.db"
 PROFILES_DIR = "profiles"
@@ -40,16 +41,29 @@ _VOLUME_ROOTS = (
 _USER_VOLUME_ROOT = Path(".local/share/containers/storage/volumes")
 
 
-@dataclass(frozen=True, slots=True)
-class StoreLocation:
+# Written out on the model's record (``model._Record``), not ``@dataclass``: importing ``dataclasses`` (and so
+# ``inspect``) cost some 9 ms of every start of ``trail`` (issue 15).
+class StoreLocation(_Frozen):
     """Where a Hermes store should be: a file (``path``) or a PostgreSQL database (``dsn``), the profile it
     belongs to, its home, and what named it (``origin``)."""
 
+    _fields: ClassVar[tuple[str, ...]] = ("path", "profile", "home", "origin", "dsn")
+    __slots__ = _fields
+    _hidden: ClassVar[tuple[str, ...]] = ("dsn",)
     path: Path | None
     profile: str
     home: Path | None
     origin: str
-    dsn: str | None = field(default=None, repr=False)
+    dsn: str | None
+
+    def __init__(
+        self, path: Path | None, profile: str, home: Path | None, origin: str, dsn: str | None = None
+    ) -> None:
+        object.__setattr__(self, "path", path)
+        object.__setattr__(self, "profile", profile)
+        object.__setattr__(self, "home", home)
+        object.__setattr__(self, "origin", origin)
+        object.__setattr__(self, "dsn", dsn)
 
     @property
     def label(self) -> str:
@@ -75,25 +89,43 @@ class StoreLocation:
         return str(self.path.resolve())
 
 
-@dataclass(frozen=True, slots=True)
-class Note:
+class Note(_Frozen):
     """Something passed over while looking, and why. Shown on stderr, never raised."""
 
+    _fields: ClassVar[tuple[str, ...]] = ("path", "reason")
+    __slots__ = _fields
     path: str
     reason: str
+
+    def __init__(self, path: str, reason: str) -> None:
+        object.__setattr__(self, "path", path)
+        object.__setattr__(self, "reason", reason)
 
     def __str__(self) -> str:
         return f"{self.path}: {self.reason}"
 
 
-@dataclass(slots=True)
-class Discovery:
+class Discovery(_Record):
     """What locating found: the homes, the candidate stores in them, and what was passed over."""
 
-    homes: list[tuple[Path, str]] = field(default_factory=list)
-    stores: list[StoreLocation] = field(default_factory=list)
-    notes: list[Note] = field(default_factory=list)
-    demo: bool = False
+    _fields: ClassVar[tuple[str, ...]] = ("homes", "stores", "notes", "demo")
+    __slots__ = _fields
+    homes: list[tuple[Path, str]]
+    stores: list[StoreLocation]
+    notes: list[Note]
+    demo: bool
+
+    def __init__(
+        self,
+        homes: list[tuple[Path, str]] | None = None,
+        stores: list[StoreLocation] | None = None,
+        notes: list[Note] | None = None,
+        demo: bool = False,
+    ) -> None:
+        self.homes = [] if homes is None else homes
+        self.stores = [] if stores is None else stores
+        self.notes = [] if notes is None else notes
+        self.demo = demo
 
 
 def _expand(value: str) -> Path:
@@ -459,8 +491,7 @@ DESKTOP_CONNECTIONS = "connections.json"
 DESKTOP_APP_DIR = "Hermes"
 
 
-@dataclass(frozen=True, slots=True)
-class SideFile:
+class SideFile(_Frozen):
     """A file beside a store that holds part of the record.
 
     :param kind: ``snapshot``, ``divert``, ``prompt_history``, ``cron_run``, ``response_store``, ``config``,
@@ -469,11 +500,20 @@ class SideFile:
         pairing platform; empty otherwise.
     """
 
+    _fields: ClassVar[tuple[str, ...]] = ("kind", "path", "profile", "home", "name")
+    __slots__ = _fields
     kind: str
     path: Path
     profile: str
     home: Path | None
-    name: str = ""
+    name: str
+
+    def __init__(self, kind: str, path: Path, profile: str, home: Path | None, name: str = "") -> None:
+        object.__setattr__(self, "kind", kind)
+        object.__setattr__(self, "path", path)
+        object.__setattr__(self, "profile", profile)
+        object.__setattr__(self, "home", home)
+        object.__setattr__(self, "name", name)
 
 
 def _entries(directory: Path) -> list[os.DirEntry[str]]:

@@ -21,11 +21,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from hermes_trail.hermes import dsn as dsns
+from hermes_trail.model import _Frozen
 
 CONFIG_NAME = "config.yaml"
 ENV_NAME = ".env"
@@ -33,13 +33,22 @@ POSTGRES_PROVIDERS = ("postgresql", "postgres", "pg")
 _REFERENCE = re.compile(r"\${([^}]+)}")
 
 
-@dataclass(frozen=True, slots=True)
-class Setting:
+# Written out on the model's record (``model._Record``), not ``@dataclass``: importing ``dataclasses`` (and so
+# ``inspect``) cost some 9 ms of every start of ``trail`` (issue 15).
+class Setting(_Frozen):
     """What a home's config says about its session store: a DSN to read, or why it cannot be read."""
 
+    _fields: ClassVar[tuple[str, ...]] = ("config", "dsn", "problem")
+    __slots__ = _fields
+    _hidden: ClassVar[tuple[str, ...]] = ("dsn",)
     config: Path
-    dsn: str | None = field(default=None, repr=False)
-    problem: str | None = None
+    dsn: str | None
+    problem: str | None
+
+    def __init__(self, config: Path, dsn: str | None = None, problem: str | None = None) -> None:
+        object.__setattr__(self, "config", config)
+        object.__setattr__(self, "dsn", dsn)
+        object.__setattr__(self, "problem", problem)
 
 
 def read_setting(home: Path, env: Mapping[str, str]) -> Setting | None:

@@ -4,23 +4,63 @@ on (the meaning server's client, the surfaces) does not import the search."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
+
+from hermes_trail.model import _Frozen
 
 
-@dataclass(frozen=True, slots=True)
-class SearchFilters:
+# Written out on the model's record (``model._Record``), not ``@dataclass``: importing ``dataclasses`` (and so
+# ``inspect``) cost some 9 ms of every start of ``trail`` (issue 15).
+class SearchFilters(_Frozen):
     """Which docs a search may return. ``None`` means any; times are epoch seconds."""
 
-    project: str | None = None
-    profile: str | None = None
-    source: str | None = None
-    since: float | None = None
-    until: float | None = None
-    role: str | None = None
-    tool: str | None = None
-    session: str | None = None
-    include_rewound: bool = False
+    _fields: ClassVar[tuple[str, ...]] = (
+        "project",
+        "profile",
+        "source",
+        "since",
+        "until",
+        "role",
+        "tool",
+        "session",
+        "include_rewound",
+    )
+    __slots__ = _fields
+    project: str | None
+    profile: str | None
+    source: str | None
+    since: float | None
+    until: float | None
+    role: str | None
+    tool: str | None
+    session: str | None
+    include_rewound: bool
+
+    def __init__(
+        self,
+        project: str | None = None,
+        profile: str | None = None,
+        source: str | None = None,
+        since: float | None = None,
+        until: float | None = None,
+        role: str | None = None,
+        tool: str | None = None,
+        session: str | None = None,
+        include_rewound: bool = False,
+    ) -> None:
+        object.__setattr__(self, "project", project)
+        object.__setattr__(self, "profile", profile)
+        object.__setattr__(self, "source", source)
+        object.__setattr__(self, "since", since)
+        object.__setattr__(self, "until", until)
+        object.__setattr__(self, "role", role)
+        object.__setattr__(self, "tool", tool)
+        object.__setattr__(self, "session", session)
+        object.__setattr__(self, "include_rewound", include_rewound)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The filters by name: what the meaning server's client sends, and ``SearchFilters(**…)`` reads."""
+        return dict(zip(self._fields, self._values(), strict=True))
 
     def clauses(self, mark: str = "?") -> tuple[list[str], list[Any]]:
         """The filters as SQL conditions on the docs (``d``) and sessions (``s``) of an index, with their

@@ -63,9 +63,7 @@ def standing(
     where = socket_path()
     if path is None or where is None:
         return None
-    from dataclasses import asdict
-
-    request = {"index": path, "text": text, "filters": asdict(filters)}
+    request = {"index": path, "text": text, "filters": filters.as_dict()}
     answer = _ask(where, request, start=True)
     if answer is None or not isinstance(answer.get("standing"), list):
         return None

@@ -23,13 +23,13 @@ import re
 import sqlite3
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from hermes_trail.index import cjk, encoder, meaning_client, plan, schema, semantic, stopwords, vectors
 from hermes_trail.index.filters import SearchFilters as SearchFilters
 from hermes_trail.index.filters import like
+from hermes_trail.model import _Record
 
 # How many of the newest matches each index gives before scoring; a query with more is ranked in this window.
 WINDOW = 200
@@ -105,10 +105,35 @@ CROSS_LINGUAL_LIFT = 1.2
 COVERAGE_POWER = 2
 
 
-@dataclass(slots=True)
-class Hit:
+# Hit, Conversation and SearchResult are written out on the model's record (what ``@dataclass`` made, without
+# importing ``dataclasses`` at every start of ``trail search``: model._Record).
+class Hit(_Record):
     """One matching doc, with the session it belongs to."""
 
+    _fields: ClassVar[tuple[str, ...]] = (
+        "doc",
+        "store",
+        "session_id",
+        "ref",
+        "profile",
+        "project",
+        "source",
+        "session_kind",
+        "root",
+        "title",
+        "row",
+        "part",
+        "role",
+        "kind",
+        "tool",
+        "time",
+        "exit_code",
+        "path",
+        "rewound",
+        "score",
+        "snippet",
+    )
+    __slots__ = _fields
     doc: int
     store: str
     session_id: str
@@ -129,7 +154,53 @@ class Hit:
     path: str | None
     rewound: bool
     score: float
-    snippet: str = ""
+    snippet: str
+
+    def __init__(
+        self,
+        doc: int,
+        store: str,
+        session_id: str,
+        ref: str,
+        profile: str,
+        project: str,
+        source: str | None,
+        session_kind: str,
+        root: str,
+        title: str | None,
+        row: int,
+        part: int,
+        role: str,
+        kind: str,
+        tool: str | None,
+        time: float | None,
+        exit_code: int | None,
+        path: str | None,
+        rewound: bool,
+        score: float,
+        snippet: str = "",
+    ) -> None:
+        self.doc = doc
+        self.store = store
+        self.session_id = session_id
+        self.ref = ref
+        self.profile = profile
+        self.project = project
+        self.source = source
+        self.session_kind = session_kind
+        self.root = root
+        self.title = title
+        self.row = row
+        self.part = part
+        self.role = role
+        self.kind = kind
+        self.tool = tool
+        self.time = time
+        self.exit_code = exit_code
+        self.path = path
+        self.rewound = rewound
+        self.score = score
+        self.snippet = snippet
 
     @property
     def resume(self) -> str:
@@ -159,39 +230,81 @@ class Hit:
         return self.ref if self.origin == "session" else f"{self.origin} {self.ref}"
 
 
-@dataclass(slots=True)
-class Conversation:
+class Conversation(_Record):
     """The hits of one conversation (a continuation chain), best first."""
 
+    _fields: ClassVar[tuple[str, ...]] = ("store", "root", "hits")
+    __slots__ = _fields
     store: str
     root: str
-    hits: list[Hit] = field(default_factory=list)
+    hits: list[Hit]
+
+    def __init__(self, store: str, root: str, hits: list[Hit] | None = None) -> None:
+        self.store = store
+        self.root = root
+        self.hits = [] if hits is None else hits
 
     @property
     def score(self) -> float:
         return self.hits[0].score if self.hits else 0.0
 
 
-@dataclass(slots=True)
-class SearchResult:
+class SearchResult(_Record):
     """What a search found. ``matches`` counts the turns (docs) that matched, not the hits shown."""
 
+    _fields: ClassVar[tuple[str, ...]] = (
+        "query",
+        "conversations",
+        "matches",
+        "windowed",
+        "seconds",
+        "missing",
+        "dropped",
+        "prefix",
+        "unencoded",
+        "matches_exact",
+    )
+    __slots__ = _fields
     query: str
     conversations: list[Conversation]
     matches: int
     windowed: bool
     seconds: float
     # Words typed that no index holds, left out of the match (the answer is what the others found).
-    missing: list[str] = field(default_factory=list)
+    missing: list[str]
     # Function words left out of the match and the ranking ("how", "is", "the").
-    dropped: list[str] = field(default_factory=list)
+    dropped: list[str]
     # The last word, read as the start of a word (it is no word of the index as typed).
-    prefix: str | None = None
+    prefix: str | None
     # When the meaning pass ran: how many sessions have no passage vectors yet (`trail index` makes them).
-    unencoded: int | None = None
+    unencoded: int | None
     # Whether ``matches`` is every match; else it is a lower bound (a count cut at COUNT_CAP, or the
     # window of a phrase or prefix that matched more).
-    matches_exact: bool = True
+    matches_exact: bool
+
+    def __init__(
+        self,
+        query: str,
+        conversations: list[Conversation],
+        matches: int,
+        windowed: bool,
+        seconds: float,
+        missing: list[str] | None = None,
+        dropped: list[str] | None = None,
+        prefix: str | None = None,
+        unencoded: int | None = None,
+        matches_exact: bool = True,
+    ) -> None:
+        self.query = query
+        self.conversations = conversations
+        self.matches = matches
+        self.windowed = windowed
+        self.seconds = seconds
+        self.missing = [] if missing is None else missing
+        self.dropped = [] if dropped is None else dropped
+        self.prefix = prefix
+        self.unencoded = unencoded
+        self.matches_exact = matches_exact
 
     @property
     def hits(self) -> list[Hit]:

@@ -56,12 +56,12 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 from datetime import datetime
+from typing import ClassVar
 
 from hermes_trail.hermes.decode.content import IMAGE_LABEL
 from hermes_trail.hermes.decode.values import flag
-from hermes_trail.model import CompactionEvent, Session, Turn
+from hermes_trail.model import CompactionEvent, Session, Turn, _Frozen, _Record
 
 ROLE_SUMMARY = "summary"
 KIND_SUMMARY = "compaction_summary"
@@ -94,16 +94,24 @@ _FILTERED_KINDS = ("session_meta", "review_harness")
 _ROLE_SESSION_META = "session_meta"
 
 
-@dataclass(frozen=True, slots=True)
-class Handoff:
+# Written out on the model's record (``model._Record``), not ``@dataclass``: importing ``dataclasses`` (and so
+# ``inspect``) cost some 9 ms of every start of ``trail`` (issue 15).
+class Handoff(_Frozen):
     """A summary row read apart: the summary, and the text of the message it was merged into.
 
     :param merged: the summary shares its row with a message of the kept tail (either merged form).
     """
 
+    _fields: ClassVar[tuple[str, ...]] = ("summary", "message", "merged")
+    __slots__ = _fields
     summary: str
     message: str
     merged: bool
+
+    def __init__(self, summary: str, message: str, merged: bool) -> None:
+        object.__setattr__(self, "summary", summary)
+        object.__setattr__(self, "message", message)
+        object.__setattr__(self, "merged", merged)
 
 
 def parse_handoff(text: str, flagged: bool = False) -> Handoff | None:
@@ -154,10 +162,26 @@ def drop_image_placeholders(text: str) -> str:
     return kept.strip()
 
 
-@dataclass(slots=True)
-class _Row:
+class _Row(_Record):
     """One row as the matching sees it; ``key`` is its comparable text."""
 
+    _fields: ClassVar[tuple[str, ...]] = (
+        "turn",
+        "index",
+        "role",
+        "key",
+        "tool_call_id",
+        "calls",
+        "timestamp",
+        "uid",
+        "stub",
+        "live",
+        "archivable",
+        "handoff",
+        "own",
+        "original",
+    )
+    __slots__ = _fields
     turn: Turn
     index: int
     role: str
@@ -169,9 +193,41 @@ class _Row:
     stub: bool
     live: bool
     archivable: bool
-    handoff: Handoff | None = None
-    own: _Row | None = None  # a carrier's message part, the first tail row of its batch
-    original: _Row | None = None  # the archived row this one copies
+    handoff: Handoff | None
+    own: _Row | None  # a carrier's message part, the first tail row of its batch
+    original: _Row | None  # the archived row this one copies
+
+    def __init__(
+        self,
+        turn: Turn,
+        index: int,
+        role: str,
+        key: str,
+        tool_call_id: str | None,
+        calls: frozenset[str],
+        timestamp: float | None,
+        uid: str | None,
+        stub: bool,
+        live: bool,
+        archivable: bool,
+        handoff: Handoff | None = None,
+        own: _Row | None = None,
+        original: _Row | None = None,
+    ) -> None:
+        self.turn = turn
+        self.index = index
+        self.role = role
+        self.key = key
+        self.tool_call_id = tool_call_id
+        self.calls = calls
+        self.timestamp = timestamp
+        self.uid = uid
+        self.stub = stub
+        self.live = live
+        self.archivable = archivable
+        self.handoff = handoff
+        self.own = own
+        self.original = original
 
 
 def _untouched(session: Session) -> bool:

@@ -19,11 +19,10 @@ import base64
 import binascii
 import json
 import re
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from hermes_trail.hermes.decode.values import text as text_cell
-from hermes_trail.model import Image
+from hermes_trail.model import Image, _Record
 
 CONTENT_PREFIX = "\x00json:"
 IMAGE_PLACEHOLDER = "[image]"
@@ -41,15 +40,32 @@ _MEMORY_NOTE = re.compile(
 _MEMORY_TAG = re.compile(r"</?\s*memory-context\s*>", re.IGNORECASE)
 
 
-@dataclass(slots=True)
-class Content:
+# Written out on the model's record (``model._Record``), not ``@dataclass``: importing ``dataclasses`` (and so
+# ``inspect``) cost some 9 ms of every start of ``trail`` (issue 15).
+class Content(_Record):
     """A content cell decoded: its text, the structured value when it had one, and any problems."""
 
+    _fields: ClassVar[tuple[str, ...]] = ("text", "structured", "null", "problems", "images")
+    __slots__ = _fields
     text: str
-    structured: Any = None
-    null: bool = False
-    problems: list[str] = field(default_factory=list)
-    images: list[Image] = field(default_factory=list)
+    structured: Any
+    null: bool
+    problems: list[str]
+    images: list[Image]
+
+    def __init__(
+        self,
+        text: str,
+        structured: Any = None,
+        null: bool = False,
+        problems: list[str] | None = None,
+        images: list[Image] | None = None,
+    ) -> None:
+        self.text = text
+        self.structured = structured
+        self.null = null
+        self.problems = [] if problems is None else problems
+        self.images = [] if images is None else images
 
 
 def sanitize_context(value: str) -> str:

@@ -10,22 +10,30 @@ deleted session leaves no trace at all.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, ClassVar
 
 from hermes_trail.hermes.decode.values import epoch
+from hermes_trail.model import _Frozen
 
 RETIRED_PREFIX = "gateway.retired_session.v1."
 
 
-@dataclass(frozen=True, slots=True)
-class Retirement:
+# Written out on the model's record (``model._Record``), not ``@dataclass``: importing ``dataclasses`` (and so
+# ``inspect``) cost some 9 ms of every start of ``trail`` (issue 15).
+class Retirement(_Frozen):
     """One deleted session: its id, when it was deleted and whether a prune sweep (not a person) did it."""
 
+    _fields: ClassVar[tuple[str, ...]] = ("session_id", "retired_at", "swept")
+    __slots__ = _fields
     session_id: str
     retired_at: datetime | None
     swept: bool
+
+    def __init__(self, session_id: str, retired_at: datetime | None, swept: bool) -> None:
+        object.__setattr__(self, "session_id", session_id)
+        object.__setattr__(self, "retired_at", retired_at)
+        object.__setattr__(self, "swept", swept)
 
 
 def retirement(row: dict[str, Any]) -> Retirement | None:

@@ -11,18 +11,24 @@ bridge id ``"<call_id>|<item id>"``. The id it pairs by is ``call_id`` before ``
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
-from hermes_trail.model import ToolCall
+from hermes_trail.model import ToolCall, _Record
 
 
-@dataclass(slots=True)
-class DecodedCalls:
+# Written out on the model's record (``model._Record``), not ``@dataclass``: importing ``dataclasses`` (and so
+# ``inspect``) cost some 9 ms of every start of ``trail`` (issue 15).
+class DecodedCalls(_Record):
     """The calls that decoded, and why each part that did not was left out."""
 
-    calls: list[ToolCall] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)
+    _fields: ClassVar[tuple[str, ...]] = ("calls", "problems")
+    __slots__ = _fields
+    calls: list[ToolCall]
+    problems: list[str]
+
+    def __init__(self, calls: list[ToolCall] | None = None, problems: list[str] | None = None) -> None:
+        self.calls = [] if calls is None else calls
+        self.problems = [] if problems is None else problems
 
 
 def id_variants(value: Any) -> list[str]:

@@ -25,12 +25,11 @@ import hashlib
 import json
 import os
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from hermes_trail.hermes.sidefiles.common import file_stray, read_text
-from hermes_trail.model import Stray
+from hermes_trail.model import Stray, _Frozen, _Record
 
 MEMORIES_DIR = "memories"
 MEMORY_FILES = ("MEMORY.md", "USER.md")
@@ -63,8 +62,9 @@ SUPPORT_DIRS = frozenset({"references", "templates", "assets", "scripts"})
 MAX_SKILL_BYTES = 4 * 1024 * 1024
 
 
-@dataclass(frozen=True, slots=True)
-class KnowledgeFile:
+# Written out on the model's record (``model._Record``), not ``@dataclass``: importing ``dataclasses`` (and so
+# ``inspect``) cost some 9 ms of every start of ``trail`` (issue 15).
+class KnowledgeFile(_Frozen):
     """A memory file or a skill's ``SKILL.md`` as listed (stat only), with what tells that it changed.
 
     :param kind: ``memory`` or ``skill``.
@@ -72,11 +72,20 @@ class KnowledgeFile:
         (``devops/deploy-staging``).
     """
 
+    _fields: ClassVar[tuple[str, ...]] = ("kind", "name", "path", "size", "mtime_ns")
+    __slots__ = _fields
     kind: str
     name: str
     path: Path
     size: int
     mtime_ns: int
+
+    def __init__(self, kind: str, name: str, path: Path, size: int, mtime_ns: int) -> None:
+        object.__setattr__(self, "kind", kind)
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "path", path)
+        object.__setattr__(self, "size", size)
+        object.__setattr__(self, "mtime_ns", mtime_ns)
 
     @property
     def fingerprint(self) -> str:
@@ -87,14 +96,20 @@ class KnowledgeFile:
         return self.mtime_ns / 1e9
 
 
-@dataclass(slots=True)
-class Skill:
+class Skill(_Record):
     """A parsed ``SKILL.md``: its front matter's name and description, and its Markdown sections (the
     text before the first heading, then each heading with what follows it, up to the next)."""
 
+    _fields: ClassVar[tuple[str, ...]] = ("name", "description", "sections")
+    __slots__ = _fields
     name: str
     description: str
-    sections: list[str] = field(default_factory=list)
+    sections: list[str]
+
+    def __init__(self, name: str, description: str, sections: list[str] | None = None) -> None:
+        self.name = name
+        self.description = description
+        self.sections = [] if sections is None else sections
 
 
 def _stat(kind: str, name: str, path: Path) -> KnowledgeFile | None:
@@ -231,12 +246,17 @@ def _dir_hash(directory: Path) -> str:
     return digest.hexdigest()
 
 
-@dataclass(slots=True)
-class Provenance:
+class Provenance(_Record):
     """Which skills of a home Hermes did not write: bundled copies (name to origin hash) and hub installs."""
 
-    bundled: dict[str, str] = field(default_factory=dict)
-    hub: set[str] = field(default_factory=set)
+    _fields: ClassVar[tuple[str, ...]] = ("bundled", "hub")
+    __slots__ = _fields
+    bundled: dict[str, str]
+    hub: set[str]
+
+    def __init__(self, bundled: dict[str, str] | None = None, hub: set[str] | None = None) -> None:
+        self.bundled = {} if bundled is None else bundled
+        self.hub = set() if hub is None else hub
 
     def not_written(self, skill_dir: Path) -> bool:
         """Whether the skill in ``skill_dir`` is a hub install or an unchanged bundled copy."""

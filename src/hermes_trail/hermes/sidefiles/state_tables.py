@@ -15,35 +15,58 @@ A JSON cell that does not decode to an object is a bad record naming the table a
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, ClassVar
 
 from hermes_trail.errors import StoreUnreadable
 from hermes_trail.hermes.sidefiles.common import compact, epoch_time, record_stray
 from hermes_trail.hermes.store import SqliteStore
-from hermes_trail.model import Stray
+from hermes_trail.model import Stray, _Record
 
 FENCE_PREFIX = "gateway.retired_session.v1."
 
 
-@dataclass(slots=True)
-class Fence:
+# Written out on the model's record (``model._Record``), not ``@dataclass``: importing ``dataclasses`` (and so
+# ``inspect``) cost some 9 ms of every start of ``trail`` (issue 15).
+class Fence(_Record):
+    _fields: ClassVar[tuple[str, ...]] = ("session_id", "retired_at", "swept", "row")
+    __slots__ = _fields
     session_id: str
     retired_at: datetime | None
     swept: bool
     row: int
 
+    def __init__(self, session_id: str, retired_at: datetime | None, swept: bool, row: int) -> None:
+        self.session_id = session_id
+        self.retired_at = retired_at
+        self.swept = swept
+        self.row = row
 
-@dataclass(slots=True)
-class Generation:
+
+class Generation(_Record):
+    _fields: ClassVar[tuple[str, ...]] = ("source", "session_key", "generation")
+    __slots__ = _fields
     source: str
     session_key: str
     generation: Any
 
+    def __init__(self, source: str, session_key: str, generation: Any) -> None:
+        self.source = source
+        self.session_key = session_key
+        self.generation = generation
 
-@dataclass(slots=True)
-class RoomEvent:
+
+class RoomEvent(_Record):
+    _fields: ClassVar[tuple[str, ...]] = (
+        "room_id",
+        "room_name",
+        "seq",
+        "kind",
+        "actor",
+        "payload",
+        "created_at",
+    )
+    __slots__ = _fields
     room_id: str
     room_name: str | None
     seq: Any
@@ -51,6 +74,24 @@ class RoomEvent:
     actor: dict[str, Any]
     payload: dict[str, Any]
     created_at: datetime | None
+
+    def __init__(
+        self,
+        room_id: str,
+        room_name: str | None,
+        seq: Any,
+        kind: str,
+        actor: dict[str, Any],
+        payload: dict[str, Any],
+        created_at: datetime | None,
+    ) -> None:
+        self.room_id = room_id
+        self.room_name = room_name
+        self.seq = seq
+        self.kind = kind
+        self.actor = actor
+        self.payload = payload
+        self.created_at = created_at
 
 
 def _object(value: Any) -> tuple[dict[str, Any] | None, str | None]:

@@ -99,6 +99,9 @@ class Settings:
     deadline: float = 0.5  # TRAIL_HERMES_DEADLINE: seconds a hook may take, at most
     budget: int = 2000  # TRAIL_HERMES_BUDGET: bytes of recall added to a prompt, at most
     sync_every: float = 10.0  # TRAIL_HERMES_SYNC_EVERY: seconds between two index syncs, at least
+    # TRAIL_HERMES_SHARE: the shared index (a PostgreSQL DSN, docs/fleet.md) recall and fixes come from,
+    # every machine's history; empty: this machine's index.
+    share: str = ""
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -109,6 +112,7 @@ class Settings:
             deadline=_number(env, "TRAIL_HERMES_DEADLINE", cls.deadline),
             budget=max(256, int(_number(env, "TRAIL_HERMES_BUDGET", cls.budget))),
             sync_every=_number(env, "TRAIL_HERMES_SYNC_EVERY", cls.sync_every),
+            share=env.get("TRAIL_HERMES_SHARE", "").strip(),
         )
 
 
@@ -311,7 +315,12 @@ class Recaller:
         self.settings = settings or Settings.from_env()
         if trail is None:
             named = os.environ.get("TRAIL_INDEX", "").strip() or index
-            trail = Trail(index=Path(named) if named else None, parallel=False, sync_interval=0.0)
+            trail = Trail(
+                index=Path(named) if named else None,
+                parallel=False,
+                sync_interval=0.0,
+                fleet=self.settings.share or None,
+            )
         self.trail = trail
         self.command = command
         self._lock = threading.Lock()
@@ -415,7 +424,7 @@ class Recaller:
             if remember and key in self._prompts:
                 self._prompts.move_to_end(key)
                 return self._prompts[key]
-        if not self.trail.index_path.is_file() and self._first_build():
+        if not self.trail.fleet and not self.trail.index_path.is_file() and self._first_build():
             # No index yet: its first build was started here and now, in a process of its own, not left to
             # a background thread that a one-shot `hermes chat -q` could end before it starts one.
             return ""

@@ -1,0 +1,321 @@
+"""``trail how --fleet``: the commands really run to do something, from the shared index, by the local
+rules (:mod:`hermes_trail.index.how`: matched in the command first, then in the prompt or the assistant's
+intent that led to it, then only in its output; then by sessions, success rate, runs and recency), each
+entry saying the hosts that ran it.
+
+The word index is PostgreSQL's ``tsvector`` (the query read as :mod:`hermes_trail.fleet.search` reads
+it), command fragments are substrings of ``docs.key`` (``pg_trgm``), and a prompt's BM25 is computed as
+the fleet search computes it (PostgreSQL has none). What a prompt led to is read by each doc's place in
+its session (``seq``) rather than by consecutive ids.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from hermes_trail.fleet import schema
+from hermes_trail.fleet.push import TOKEN
+from hermes_trail.fleet.search import (
+    _collection,
+    _doc_frequencies,
+    _occurrences,
+    _TooShort,
+    _trigram_sql,
+    _tsquery_sql,
+)
+from hermes_trail.index import query
+from hermes_trail.index.how import (
+    PROMPT_CHARS,
+    PROMPTS,
+    SPAN,
+    HowEntry,
+    _excluded,
+    _Group,
+    _Led,
+    content,
+    in_command,
+    normalize_command,
+)
+
+if TYPE_CHECKING:
+    import psycopg
+
+_D = f"{schema.SCHEMA}.docs"
+_S = f"{schema.SCHEMA}.sessions"
+# FTS5's BM25 constants, as the local prompt pass scores with.
+_K1, _B = 1.2, 0.75
+
+
+@dataclass(slots=True)
+class FleetHowEntry(HowEntry):
+    """A command of the shared index: the local entry, the host of its last run (``last_ref``'s) and
+    every host that ran it."""
+
+    host: str = ""
+    hosts: list[str] = field(default_factory=list)
+
+
+def project_clause(column: str, project: str | None) -> tuple[str, list[Any]]:
+    """:func:`hermes_trail.index.how.project_clause` in PostgreSQL's words: the project itself, a path
+    under it, or a project whose trailing parts it names."""
+    if not project or not project.strip():
+        return "true", []
+    wanted = project.strip().rstrip("/") or "/"
+    under = wanted if wanted.endswith("/") else wanted + "/"
+    clause = (
+        f"({column} = %s OR left({column}, length(%s)) = %s "
+        f"OR (length({column}) > length(%s) AND right({column}, length(%s)) = %s))"
+    )
+    return clause, [wanted, under, under, "/" + wanted, "/" + wanted, "/" + wanted]
+
+
+def host_clause(column: str, hosts: list[str] | None) -> tuple[str, list[Any]]:
+    return (f"{column} = ANY(%s)", [list(hosts)]) if hosts else ("true", [])
+
+
+def tsquery_text(conn: psycopg.Connection[Any], node: query.Node | None) -> str | None:
+    """The query as tsquery text (made once by the server), ``None`` when it has nothing to find."""
+    made = _tsquery_sql(node)
+    if made is None:
+        return None
+    row = conn.execute(f"SELECT ({made[0]})::text", made[1]).fetchone()
+    return str(row[0]) if row and row[0] else None
+
+
+def bm25(
+    conn: psycopg.Connection[Any], docs: list[int], terms: list[str], texts: dict[int, str] | None = None
+) -> dict[int, float]:
+    """FTS5's BM25 of ``terms`` for ``docs`` (negative, lower better, as FTS5 gives it): each term's docs
+    and the collection's size and mean length as the fleet search reads them."""
+    terms = [t for t in terms if t.strip()][:8]
+    if not docs or not terms:
+        return {}
+    counts = _doc_frequencies(conn, terms, None)
+    total, words = _collection(conn)
+    total = max(total, len(docs))
+    mean = words / total if words else 100.0
+    if texts is None:
+        texts = dict(conn.execute(f"SELECT id, lower(text) FROM {_D} WHERE id = ANY(%s)", (docs,)).fetchall())
+    wanted = [TOKEN.findall(t.lower()) for t in terms]
+    idfs = [max(math.log((total - n + 0.5) / (n + 0.5)), 1e-6) for n in counts]
+    out = {}
+    for doc in docs:
+        tokens = TOKEN.findall(texts.get(doc, "").lower())
+        length = max(len(tokens), 1)
+        score = 0.0
+        for phrase, idf in zip(wanted, idfs, strict=True):
+            tf = _occurrences(tokens, phrase)
+            score += idf * tf * (_K1 + 1) / (tf + _K1 * (1 - _B + _B * length / mean))
+        out[doc] = -score
+    return out
+
+
+_GROUPED = f"""
+SELECT d.command, d.sess, s.ref, s.project, count(*), sum((d.exit_code = 0)::int),
+       sum((d.exit_code IS NOT NULL AND d.exit_code <> 0)::int), max(d.time),
+       (array_agg(d.exit_code ORDER BY d.time DESC NULLS LAST))[1], s.host
+FROM {_D} d JOIN {_S} s ON s.id = d.sess
+WHERE {{match}} AND d.kind = 'command' AND NOT d.rewound AND d.command IS NOT NULL AND {{project}}
+  AND {{hosts}}
+GROUP BY d.command, d.sess, s.ref, s.project, s.host
+"""
+
+
+def _grouped(
+    conn: psycopg.Connection[Any], match: str, params: list[Any], project: str | None, hosts: list[str] | None
+) -> list[tuple[Any, ...]]:
+    """Matching commands by (command, session): the local pass's rows, then the session's host."""
+    clause, project_params = project_clause("s.project", project)
+    hosts_sql, host_params = host_clause("d.host", hosts)
+    sql = _GROUPED.format(match=match, project=clause, hosts=hosts_sql)
+    return conn.execute(sql, [*params, *project_params, *host_params]).fetchall()
+
+
+def _scored_hits(
+    conn: psycopg.Connection[Any],
+    tsquery: str,
+    project: str | None,
+    hosts: list[str] | None,
+    words: list[str],
+) -> list[tuple[int, float]]:
+    """The newest :data:`PROMPTS` live prompt and reply docs matching, each with its BM25 (lower better);
+    a full window scored by length alone, as locally."""
+    clause, project_params = project_clause("s.project", project)
+    hosts_sql, host_params = host_clause("d.host", hosts)
+    join = f" JOIN {_S} s ON s.id = d.sess" if project_params else ""
+    rows = conn.execute(
+        f"SELECT d.id, d.chars FROM {_D} d{join} WHERE d.tsv @@ %s::tsquery "
+        "AND d.kind IN ('prompt', 'reply') "
+        f"AND NOT d.rewound AND {clause} AND {hosts_sql} ORDER BY d.id DESC LIMIT %s",
+        [tsquery, *project_params, *host_params, PROMPTS],
+    ).fetchall()
+    if len(rows) < PROMPTS:
+        scores = bm25(conn, [int(r[0]) for r in rows], words)
+        return [(int(doc), scores.get(int(doc), 0.0)) for doc, _ in rows]
+    average = max(1.0, sum(chars for _, chars in rows) / len(rows))
+    terms = max(1, len(words))
+    return [
+        (int(doc), -terms * (_K1 + 1) / (1 + _K1 * (1 - _B + _B * chars / average))) for doc, chars in rows
+    ]
+
+
+# For each hit, the commands after it in its session up to the next live prompt (a prompt's) or the next
+# doc of another turn (a reply's), at most SPAN docs on.
+_LED = f"""
+WITH hits(id, score) AS (SELECT * FROM unnest(%s::bigint[], %s::float8[])),
+spans AS MATERIALIZED (
+    SELECT d.id, d.sess, d.seq, d.kind, hits.score, coalesce((
+        SELECT n.seq FROM {_D} n
+        WHERE n.sess = d.sess AND n.seq > d.seq AND n.seq <= d.seq + %s
+          AND CASE WHEN d.kind = 'prompt' THEN n.kind = 'prompt' AND NOT n.rewound
+                   ELSE n.row <> d.row OR n.part <> d.part END
+        ORDER BY n.seq LIMIT 1), d.seq + %s + 1) AS stop
+    FROM hits JOIN {_D} d ON d.id = hits.id
+)
+SELECT d.id, d.command, d.sess, s.ref, s.project, d.exit_code, d.time, sp.kind, sp.score, sp.id, s.host
+FROM spans sp JOIN {_D} d ON d.sess = sp.sess AND d.seq > sp.seq AND d.seq < sp.stop
+JOIN {_S} s ON s.id = d.sess
+WHERE d.kind = 'command' AND NOT d.rewound AND d.command IS NOT NULL
+"""
+
+
+def _led(
+    conn: psycopg.Connection[Any],
+    tsquery: str,
+    project: str | None,
+    hosts: list[str] | None,
+    root: query.Node | None,
+    host_of: dict[int, str],
+) -> dict[tuple[str, int], _Led]:
+    """Commands that followed a matching prompt or intent, by (command, session), as the local pass."""
+    words = query.terms(query.Query(root))
+    hits = _scored_hits(conn, tsquery, project, hosts, words)
+    if not hits:
+        return {}
+    params = [[h[0] for h in hits], [h[1] for h in hits], SPAN, SPAN]
+    best: dict[int, tuple[Any, ...]] = {}
+    for row in conn.execute(_LED, params):
+        if _excluded(root, row[1]):
+            continue
+        if row[0] not in best or row[8] < best[row[0]][8]:
+            best[row[0]] = row
+    led: dict[tuple[str, int], _Led] = {}
+    for _doc, command, sess, ref, proj, exit_code, when, kind, score, hit, host in sorted(best.values()):
+        host_of[sess] = host
+        known = led.get((command, sess))
+        if known is None:
+            known = led[(command, sess)] = _Led(
+                (command, sess, ref, proj, 0, 0, 0, None, None), kind, score, hit
+            )
+        runs, ok, failed, last, last_exit = known.row[4:]
+        later = last is None or (when is not None and when >= last)
+        known.row = (
+            command,
+            sess,
+            ref,
+            proj,
+            runs + 1,
+            ok + (exit_code == 0),
+            failed + (exit_code is not None and exit_code != 0),
+            when if later else last,
+            exit_code if later else last_exit,
+        )
+        if score < known.score:
+            known.kind, known.score, known.hit = kind, score, hit
+    return led
+
+
+def _prompt_texts(conn: psycopg.Connection[Any], ids: list[int]) -> dict[int, str]:
+    if not ids:
+        return {}
+    rows = conn.execute(f"SELECT id, left(text, %s) FROM {_D} WHERE id = ANY(%s)", (PROMPT_CHARS * 4, ids))
+    texts: dict[int, str] = {}
+    for doc, text in rows:
+        line = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
+        texts[doc] = line if len(line) <= PROMPT_CHARS else line[: PROMPT_CHARS - 1].rstrip() + "…"
+    return texts
+
+
+def how(
+    conn: psycopg.Connection[Any],
+    what: str,
+    *,
+    project: str | None = None,
+    limit: int = 20,
+    hosts: list[str] | None = None,
+) -> list[FleetHowEntry]:
+    """The commands matching ``what`` that sessions of the shared index (of ``hosts``, when given) ran,
+    best first, as :func:`hermes_trail.index.how.how` ranks them locally."""
+    parsed = query.parse(what)
+    if parsed.root is None:
+        return []
+    words_only = content(parsed.root)
+    asked = query.Query(words_only) if words_only is not None else parsed
+    rows: dict[tuple[str, int], tuple[tuple[Any, ...], bool]] = {}
+    host_of: dict[int, str] = {}
+    if query.to_fts(asked) and (words := tsquery_text(conn, asked.root)) is not None:
+        for row in _grouped(conn, "d.tsv @@ %s::tsquery", [words], project, hosts):
+            host_of[row[1]] = row[9]
+            rows[(row[0], row[1])] = (row[:9], in_command(asked.root, row[0]))
+    if query.to_trigram(asked) and (query.needs_trigram(asked) or not rows):
+        try:
+            substrings = _trigram_sql(asked.root)
+        except _TooShort:
+            substrings = None
+        if substrings is not None:
+            for row in _grouped(conn, substrings[0], substrings[1], project, hosts):
+                host_of[row[1]] = row[9]
+                rows[(row[0], row[1])] = (row[:9], True)  # a command doc's key is its command
+    led: dict[tuple[str, int], _Led] = {}
+    if words_only is not None and query.to_fts(query.Query(words_only)):
+        prompt_words = tsquery_text(conn, words_only)
+        if prompt_words is not None:
+            led = _led(conn, prompt_words, project, hosts, words_only, host_of)
+    for key, found in led.items():
+        if key not in rows or found.row[4] > rows[key][0][4]:
+            rows[key] = (found.row, rows[key][1] if key in rows else False)
+    groups: dict[str, _Group] = {}
+    members: dict[str, list[tuple[Any, ...]]] = defaultdict(list)
+    for key, (row, inside) in rows.items():
+        name = normalize_command(row[0])
+        group = groups.setdefault(name, _Group(name))
+        group.add(row, inside)
+        members[name].append(row)
+        if key in led:
+            group.led_by(led[key])
+    best = min((g.score for g in groups.values() if g.matched_in() in ("prompt", "intent")), default=0.0)
+
+    def rank(g: _Group) -> tuple[Any, ...]:
+        tier = {"command": 2, "prompt": 1, "intent": 1}.get(g.matched_in(), 0)
+        strength = round(g.score / best, 1) if tier == 1 and best < 0 else 0.0
+        known = g.ok + g.failed
+        return (tier, strength, len(g.sessions), g.ok / known if known else -1.0, g.runs, g.last_time or 0.0)
+
+    ranked = sorted(groups.values(), key=rank, reverse=True)
+    ranked = ranked[:limit] if limit > 0 else ranked
+    texts = _prompt_texts(conn, [g.hit for g in ranked if g.hit is not None])
+    out = []
+    for g in ranked:
+        entry = g.entry(texts.get(g.hit) if g.hit is not None else None)
+        last = _last_host(members[g.command], host_of)
+        out.append(
+            FleetHowEntry(
+                **{name: getattr(entry, name) for name in HowEntry.__dataclass_fields__},
+                host=last,
+                hosts=sorted({host_of[r[1]] for r in members[g.command] if r[1] in host_of}),
+            )
+        )
+    return out
+
+
+def _last_host(rows: list[tuple[Any, ...]], host_of: dict[int, str]) -> str:
+    """The host of the run a group names as its last (the rule of ``_Group.add``, in the same order)."""
+    chosen: tuple[Any, ...] | None = None
+    for row in rows:
+        last = row[7]
+        if chosen is None or (last is not None and (chosen[7] is None or last > chosen[7])):
+            chosen = row
+    return host_of.get(chosen[1], "") if chosen is not None else ""
