@@ -1,8 +1,9 @@
 """Reading side stores never writes and never reads a credential.
 
 Every new command (``timeline`` in both formats and to a directory, ``list --deleted``, ``show`` of a session
-recovered from a snapshot and from a divert, ``index --include-recovered`` and a search over it) runs in its
-own process against a copy of the forensic home (``tests/forensic.py``, every side store); every file under
+recovered from a snapshot and from a divert, ``index --include-recovered`` and a search over it) runs against
+a copy of the forensic home (in this process, as ``trail_here`` runs it; ``search`` and ``list --deleted`` in
+a process of their own, as a person starts them) (``tests/forensic.py``, every side store); every file under
 the home and under the user's home (the desktop app's directory) keeps its bytes and ``mtime_ns``, nothing
 is created or removed. The same commands run in this process under an audit hook that records every file
 opened: no credential file (``.env``, ``auth.json``, a pending pairing code, the desktop ``connection.json``)
@@ -51,15 +52,15 @@ def copy_writable_tree(root: Path) -> None:
 
 
 @pytest.mark.parametrize("command", COMMANDS)
-def test_command_leaves_every_file_untouched(copied, command, run_trail, tmp_path):
+def test_command_leaves_every_file_untouched(copied, command, run_trail, trail_here, tmp_path):
     home, user = copied / "home", copied / "user"
     args = [a.format(out=tmp_path) for a in COMMANDS[command]]
     before = {**snapshot(home), **{f"~/{k}": v for k, v in snapshot(user).items()}}
     env = {"TRAIL_HERMES_HOME": str(home), "HOME": str(user), "TRAIL_INDEX": str(tmp_path / "index" / "i.db")}
     if command == "search":
-        assert run_trail("index", "--include-recovered", env=env).returncode in (0, 3)
+        assert trail_here("index", "--include-recovered", env=env).returncode in (0, 3)
         before = {**snapshot(home), **{f"~/{k}": v for k, v in snapshot(user).items()}}
-    result = run_trail(*args, env=env)
+    result = (run_trail if command in ("search", "list-deleted") else trail_here)(*args, env=env)
     after = {**snapshot(home), **{f"~/{k}": v for k, v in snapshot(user).items()}}
     assert "Traceback" not in result.stderr
     assert result.returncode in (0, 3), result.stderr
