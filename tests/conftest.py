@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
-import json
 import os
 import re
 import sqlite3
@@ -34,56 +32,6 @@ def pytest_report_header() -> str:
     server = f"postgresql server: {bin_dir}" if bin_dir else "postgresql server: not installed"
     required = " (required: TRAIL_REQUIRE_PG=1)" if os.environ.get("TRAIL_REQUIRE_PG") == "1" else ""
     return f"sqlite: {sqlite3.sqlite_version}; {server}{required}"
-
-
-# How long each test module took in a whole run (seconds), for ordering the next: committed in
-# tests/durations.json (a fresh clone has them), refreshed in .cache/ by every run of the whole suite.
-DURATIONS = Path(__file__).with_name("durations.json")
-RECORDED = Path(__file__).resolve().parents[1] / ".cache" / "test-durations.json"
-
-
-def _durations() -> dict[str, float]:
-    for path in (RECORDED, DURATIONS):
-        try:
-            return {str(k): float(v) for k, v in json.loads(path.read_text()).items()}
-        except (OSError, ValueError, AttributeError):
-            continue
-    return {}
-
-
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The longest modules first, so the workers end together (``--dist loadfile`` hands modules out in
-    this order); the modules that read the fidelity corpus last, as ``./run-tests`` writes it in the
-    background on a first run while the others run. A module's tests stay together, in their order."""
-    reads = {
-        getattr(item, "module", None) for item in items if "corpus_dir" in getattr(item, "fixturenames", ())
-    }
-    took = _durations()
-
-    def key(item: pytest.Item) -> tuple[bool, float]:
-        return getattr(item, "module", None) in reads, -took.get(item.nodeid.split("::")[0], 0.0)
-
-    items.sort(key=key)
-
-
-_TOOK: dict[str, float] = {}
-
-
-def pytest_runtest_logreport(report: pytest.TestReport) -> None:
-    _TOOK[report.nodeid.split("::")[0]] = _TOOK.get(report.nodeid.split("::")[0], 0.0) + report.duration
-
-
-def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    """After a whole run with nothing chosen out (no ``-k``, no file named), each module's time, for
-    ordering the next run (``.cache/test-durations.json``; copy it over tests/durations.json to commit)."""
-    config = session.config
-    if hasattr(config, "workerinput") or exitstatus != 0 or config.getoption("keyword"):
-        return
-    if [a for a in config.args if a not in ("tests", "tests/")] or len(_TOOK) < 50:
-        return
-    with contextlib.suppress(OSError):
-        RECORDED.parent.mkdir(parents=True, exist_ok=True)
-        RECORDED.write_text(json.dumps({k: round(v, 2) for k, v in sorted(_TOOK.items())}, indent=0))
 
 
 @pytest.fixture(scope="session")
