@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from hermes_trail.fleet import schema
-from hermes_trail.index.blame import BlameEntry, _action, _before, _clean, _optional_int, matches, resolve
+from hermes_trail.index.blame import BlameEntry, _action, _clean, _optional_int, follow_moves, resolve
 from hermes_trail.index.filters import like
 
 if TYPE_CHECKING:
@@ -87,25 +87,7 @@ def _walk(
     conn: psycopg.Connection[Any], wanted: str, include_rewound: bool, hosts: list[str] | None
 ) -> Iterable[tuple[dict[str, Any], str]]:
     """Every edit of ``wanted`` and of the paths it had before each move into it, as the local walk."""
-    queue: list[tuple[str, float | None]] = [(wanted, None)]
-    followed: dict[str, float | None] = {wanted: None}
-    seen: set[int] = set()
-    while queue:
-        path, until = queue.pop(0)
-        for row in _candidates(conn, path, include_rewound, hosts):
-            if not _before(row, until):
-                continue
-            source = resolve(row["path"], row["project"])
-            target = resolve(row["moved_to"], row["project"]) if row["moved_to"] else None
-            into = target is not None and matches(path, target)
-            if not (matches(path, source) or into):
-                continue
-            if row["id"] not in seen:
-                seen.add(row["id"])
-                yield row, path
-            if into and source not in followed:
-                followed[source] = row["time"]
-                queue.append((source, row["time"]))
+    return follow_moves(wanted, lambda path: _candidates(conn, path, include_rewound, hosts))
 
 
 def _prompt(conn: psycopg.Connection[Any], row: dict[str, Any]) -> tuple[str | None, float | None]:

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import posixpath
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -178,14 +178,22 @@ def _optional_int(value: Any) -> int | None:
 def _walk(
     conn: sqlite3.Connection, wanted: str, extra: list[str], include_rewound: bool
 ) -> Iterable[tuple[dict[str, Any], str]]:
+    """Every edit of ``wanted`` and of the paths it had before each move into it (:func:`follow_moves`)."""
+    return follow_moves(wanted, lambda path: _candidates(conn, path, extra, include_rewound))
+
+
+def follow_moves(
+    wanted: str, candidates: Callable[[str], Iterable[dict[str, Any]]]
+) -> Iterable[tuple[dict[str, Any], str]]:
     """Every edit of ``wanted`` and of the paths it had before each move into it, with the path it was
-    found under. A path reached through a move counts only up to that move."""
+    found under, from ``candidates`` (the edit rows that may touch a path: the local index's or the
+    shared one's). A path reached through a move counts only up to that move."""
     queue: list[tuple[str, float | None]] = [(wanted, None)]
     followed: dict[str, float | None] = {wanted: None}
     seen: set[int] = set()
     while queue:
         path, until = queue.pop(0)
-        for row in _candidates(conn, path, extra, include_rewound):
+        for row in candidates(path):
             if not _before(row, until):
                 continue
             source = resolve(row["path"], row["project"])

@@ -594,31 +594,8 @@ def _occurrence_score(head: str, length: int, terms: list[str], floor: float) ->
 def _hit(row: tuple[Any, ...], score: float) -> Hit:
     """A hit from a row of :data:`_DOC_COLUMNS` (its first 19 columns are Hit's first fields, in order; the
     19th, ``rewound``, is stored as an integer), with its score."""
-    fields: dict[str, Any] = dict(zip(_HIT_COLUMNS, row, strict=False))
+    fields: dict[str, Any] = dict(zip(Hit._fields[:18], row, strict=False))
     return Hit(**fields, rewound=bool(row[18]), score=score)
-
-
-# The fields of Hit that the first columns of :data:`_DOC_COLUMNS` give, in order (``rewound`` follows).
-_HIT_COLUMNS = (
-    "doc",
-    "store",
-    "session_id",
-    "ref",
-    "profile",
-    "project",
-    "source",
-    "session_kind",
-    "root",
-    "title",
-    "row",
-    "part",
-    "role",
-    "kind",
-    "tool",
-    "time",
-    "exit_code",
-    "path",
-)
 
 
 def _score(rows: Iterable[tuple[Any, ...]], newest: float, oldest: float) -> list[Hit]:
