@@ -32,12 +32,12 @@ from hermes_trail.index.how import (
     PROMPTS,
     SPAN,
     HowEntry,
-    _excluded,
     _Group,
     _Led,
     content,
     in_command,
     normalize_command,
+    tally_led,
 )
 
 if TYPE_CHECKING:
@@ -196,36 +196,9 @@ def _led(
     if not hits:
         return {}
     params = [[h[0] for h in hits], [h[1] for h in hits], SPAN, SPAN]
-    best: dict[int, tuple[Any, ...]] = {}
-    for row in conn.execute(_LED, params):
-        if _excluded(root, row[1]):
-            continue
-        if row[0] not in best or row[8] < best[row[0]][8]:
-            best[row[0]] = row
-    led: dict[tuple[str, int], _Led] = {}
-    for _doc, command, sess, ref, proj, exit_code, when, kind, score, hit, host in sorted(best.values()):
-        host_of[sess] = host
-        known = led.get((command, sess))
-        if known is None:
-            known = led[(command, sess)] = _Led(
-                (command, sess, ref, proj, 0, 0, 0, None, None), kind, score, hit
-            )
-        runs, ok, failed, last, last_exit = known.row[4:]
-        later = last is None or (when is not None and when >= last)
-        known.row = (
-            command,
-            sess,
-            ref,
-            proj,
-            runs + 1,
-            ok + (exit_code == 0),
-            failed + (exit_code is not None and exit_code != 0),
-            when if later else last,
-            exit_code if later else last_exit,
-        )
-        if score < known.score:
-            known.kind, known.score, known.hit = kind, score, hit
-    return led
+    rows = conn.execute(_LED, params).fetchall()
+    host_of.update((row[2], row[10]) for row in rows)  # a session is one host's
+    return tally_led(rows, root)
 
 
 def _prompt_texts(conn: psycopg.Connection[Any], ids: list[int]) -> dict[int, str]:

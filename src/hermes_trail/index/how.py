@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -261,14 +262,25 @@ def _led(
     if not hits:
         return {}
     sql = _LED.format(values=", ".join("(?, ?)" for _ in hits))
-    best: dict[int, tuple[Any, ...]] = {}  # a command doc reached from two hits counts once, at its best
-    for row in conn.execute(sql, (*(v for hit in hits for v in hit), SPAN, SPAN)):
+    return tally_led(conn.execute(sql, (*(v for hit in hits for v in hit), SPAN, SPAN)), root)
+
+
+def tally_led(rows: Iterable[tuple[Any, ...]], root: query.Node | None) -> dict[tuple[str, int], _Led]:
+    """The commands of ``rows`` (a command doc reached from a prompt or intent: its id, command, session,
+    ref, project, exit code, time, what led to it, that one's score and doc id; more columns after those
+    are left alone) by (command, session): runs, successes, failures and the last run, with the best (lowest)
+    score of what led to them. A command doc reached from two hits counts once, at its best; a command
+    the query's ``-word`` excludes not at all. The local and the shared index both tally this way."""
+    best: dict[int, tuple[Any, ...]] = {}
+    for row in rows:
         if _excluded(root, row[1]):
             continue
         if row[0] not in best or row[8] < best[row[0]][8]:
             best[row[0]] = row
     led: dict[tuple[str, int], _Led] = {}
-    for _doc, command, sess, ref, proj, exit_code, when, kind, score, hit in sorted(best.values()):
+    for _doc, command, sess, ref, proj, exit_code, when, kind, score, hit in (
+        r[:10] for r in sorted(best.values())
+    ):
         known = led.get((command, sess))
         if known is None:
             known = led[(command, sess)] = _Led(
