@@ -25,8 +25,6 @@ from hermes_trail.index.fix import (
     DF_CAP,
     FOLLOW,
     MAX_FAILURES,
-    MIN_COVERAGE,
-    RELATIVE,
     SCORED,
     WINDOW,
     Failure,
@@ -39,6 +37,7 @@ from hermes_trail.index.fix import (
     _rarest,
     _Tally,
     _window,
+    covering,
 )
 
 if TYPE_CHECKING:
@@ -190,13 +189,9 @@ def _failures(
     """The failures matching, best first (at most SCORED), how many in all and in how many conversations,
     and each failure's (session, place in it)."""
     matched = _matching(conn, terms, tsq, project, hosts)
-    whole = sum(t.weight for t in terms)
-    coverage = {doc: sum(t.weight for t in found) / whole for doc, found in matched.items()}
-    passing = [doc for doc, c in coverage.items() if c >= MIN_COVERAGE and len(matched[doc]) >= least]
+    coverage, passing = covering(matched, terms, least)
     if not passing:
         return [], 0, 0, {}
-    best = max(coverage[doc] for doc in passing)
-    passing = [doc for doc in passing if coverage[doc] >= RELATIVE * best - 1e-9]
     rows = {
         int(r[0]): r
         for r in conn.execute(

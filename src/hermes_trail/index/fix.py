@@ -633,19 +633,30 @@ def _bm25(conn: sqlite3.Connection, terms: list[Term], docs: list[int]) -> dict[
     return {doc: float(score) for doc, score in rows if doc in wanted}
 
 
+def covering(
+    matched: dict[int, list[Term]], terms: list[Term], least: int
+) -> tuple[dict[int, float], list[int]]:
+    """Each matched failure's coverage of the error (the share of its terms' weight it has), and the
+    failures that pass: at least :data:`MIN_COVERAGE` and ``least`` terms, and within :data:`RELATIVE` of
+    the best. The local and the shared index choose the same way."""
+    whole = sum(t.weight for t in terms)
+    coverage = {doc: sum(t.weight for t in found) / whole for doc, found in matched.items()}
+    passing = [doc for doc, c in coverage.items() if c >= MIN_COVERAGE and len(matched[doc]) >= least]
+    if passing:
+        best = max(coverage[doc] for doc in passing)
+        passing = [doc for doc in passing if coverage[doc] >= RELATIVE * best - 1e-9]
+    return coverage, passing
+
+
 def _failures(
     conn: sqlite3.Connection, terms: list[Term], least: int, project: str | None
 ) -> tuple[list[Failure], int, int, dict[int, int]]:
     """The failures matching ``terms``, best first (at most :data:`SCORED`), how many matched in all and in
     how many conversations, and each failure's ``docs.sess``."""
     matched = _matching(conn, terms, project)
-    whole = sum(t.weight for t in terms)
-    coverage = {doc: sum(t.weight for t in found) / whole for doc, found in matched.items()}
-    passing = [doc for doc, c in coverage.items() if c >= MIN_COVERAGE and len(matched[doc]) >= least]
+    coverage, passing = covering(matched, terms, least)
     if not passing:
         return [], 0, 0, {}
-    best = max(coverage[doc] for doc in passing)
-    passing = [doc for doc in passing if coverage[doc] >= RELATIVE * best - 1e-9]
     rows = _rows(conn, passing)
     passing = [doc for doc in passing if doc in rows]
     conversations = len({(rows[doc][1], rows[doc][6]) for doc in passing})
