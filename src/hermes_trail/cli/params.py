@@ -190,6 +190,7 @@ def _spec(func: Callable[..., Any]) -> _Spec | None:
 
 
 _NO_DEFAULT = object()
+_STARRED = 0x04 | 0x08  # a code object's CO_VARARGS | CO_VARKEYWORDS: *args or **kwargs, Typer's alone
 
 
 def _parameters(func: Callable[..., Any]) -> list[tuple[str, Any]]:
@@ -206,22 +207,21 @@ def _parameters(func: Callable[..., Any]) -> list[tuple[str, Any]]:
 
 
 def _read_spec(func: Callable[..., Any]) -> _Spec | None:
-    spec = _Spec([], {})
-    hints = _hints(func)
     if (
         not isinstance(func, types.FunctionType)
         or hasattr(func, "__wrapped__")
-        or func.__code__.co_flags & 0x0C
+        or func.__code__.co_flags & _STARRED
     ):
         return None
+    spec = _Spec([], {})
+    hints = _hints(func)
     for name, default in _parameters(func):
-        param = types.SimpleNamespace(name=name, default=default)
-        base, declared = _declared(hints.get(param.name))
+        base, declared = _declared(hints.get(name))
         kind = _kind(base)
         if declared is None or kind is None:
             return None
         settings = declared.settings
-        has_default = param.default is not _NO_DEFAULT
+        has_default = default is not _NO_DEFAULT
         if set(settings) - _DESCRIPTIVE - _RANGE or "default" in settings:
             return None
         scalar, many = kind
@@ -231,10 +231,10 @@ def _read_spec(func: Callable[..., Any]) -> _Spec | None:
         if not argument and not has_default:
             return None
         item = _Param(
-            name=param.name,
+            name=name,
             kind=scalar,
             many=many,
-            default=param.default if has_default else None,
+            default=default if has_default else None,
             low=settings.get("min"),
             high=settings.get("max"),
             argument=argument,
@@ -244,11 +244,11 @@ def _read_spec(func: Callable[..., Any]) -> _Spec | None:
         if argument:
             continue
         lone = not any("/" in d for d in declared.decls)
-        if scalar is bool and lone and (not declared.decls or param.default is not False):
+        if scalar is bool and lone and (not declared.decls or default is not False):
             # Typer makes --name/--no-name of an undeclared flag, and click has a lone flag whose default
             # is true set false: neither is read here.
             return None
-        for decl in declared.decls or ("--" + param.name.replace("_", "-"),):
+        for decl in declared.decls or ("--" + name.replace("_", "-"),):
             on, slash, off = (part.strip() for part in decl.partition("/"))
             if slash and (scalar is not bool or not on or not off):
                 return None
