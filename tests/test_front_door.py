@@ -36,8 +36,10 @@ def declared(question: Question) -> dict[str, tuple[Any, inspect.Parameter]]:
     return out
 
 
-def test_every_question_but_the_ones_of_other_owners_has_its_command():
+def test_every_question_has_its_command():
+    assert {q.name for q in ASKED} == set(QUESTIONS)
     assert {q.name for q in ASKED} >= {"recall", "search", "fix", "blame", "how", "show", "sessions"}
+    assert {"stats", "export"} <= set(QUESTIONS)
     assert QUESTIONS["sessions"].cli_command == "list"
 
 
@@ -179,6 +181,49 @@ def test_list_answers_as_trail_does(door, trail_here, options):
         assert said["total"] == listing.matched and listing.unknown is None
 
 
+@pytest.mark.parametrize(
+    "options", [[], ["--by", "profile"], ["--profile", "work"], ["--since", "2016-01-01", "--budget", "0"]]
+)
+def test_stats_answers_as_trail_does(door, trail_here, options):
+    from hermes_trail.serialize import stats_json
+
+    trail, where = door
+    done = trail_here("stats", "--json", *options, *where[:2])
+    assert done.returncode in (0, 4), done.stderr
+    said = json.loads(done.stdout)
+    asked = dict(zip((o.lstrip("-") for o in options[::2]), options[1::2], strict=True))
+    budget = asked.pop("budget", None)
+    typed = stats_json(trail.stats_report(**asked), None if budget is None else float(budget))
+    assert said == typed and said["overall"]["sessions"]
+    assert said == trail.stats(**asked) | {"budget": said["budget"]}
+    assert done.returncode == (4 if budget is not None and said["budget"]["over"] else 0)
+
+
+def test_stats_refuses_what_it_cannot_read_in_its_words(trail_here, tmp_path):
+    """A wrong argument is said before any store is read: a store that is no database is never opened
+    (else trail would say it skipped it)."""
+    garbage = tmp_path / "state.db"
+    garbage.write_bytes(b"not a database" * 100)
+    for options, said in (
+        (["--by", "planet"], "by 'planet': one of project, model"),
+        (["--since", "soonish"], "soonish"),
+    ):
+        done = trail_here("stats", *options, "--db", garbage)
+        assert done.returncode == 1 and said in done.stderr, done.stderr
+        assert "skipped" not in done.stderr and "Traceback" not in done.stderr
+    assert "skipped" in trail_here("stats", "--db", garbage).stderr  # (which it does when it reads it)
+
+
+@pytest.mark.parametrize("fmt", ["md", "jsonl"])
+def test_export_writes_what_trail_exports(door, trail_here, fmt):
+    trail, where = door
+    done = trail_here("export", CODING_ID, "-f", fmt, *where[:2])
+    assert done.returncode == 0, done.stderr
+    exported = trail.export(CODING_ID, format=fmt)
+    assert done.stdout == exported["text"] and exported["session_id"] == CODING_ID
+    assert exported["name"].endswith("." + fmt)
+
+
 def test_the_json_for_a_model_is_the_typed_answer_budgeted(door):
     """The agent's answers are wrappers over the same reading: the typed answer, redacted and cut."""
     from hermes_trail.serialize import record_json
@@ -203,6 +248,7 @@ def test_the_quick_path_reads_the_generated_options_without_typer():
         ("how", ["deploy", "--project", "api"]),
         ("show", ["abc"]),
         ("list", ["-n", "0"]),
+        ("stats", ["--by", "day", "--estimate", "--since", "7d"]),
     ):
         assert params.parse(command_function(name), argv) is not None, name
 

@@ -74,6 +74,24 @@ def test_every_question_has_a_route_that_answers_as_the_service_does(served):
         assert status in (200, 400), name
 
 
+def test_a_persons_questions_have_their_routes_too(served):
+    """stats and export are no MCP tools, but the web asks them from the same declaration, answered by
+    the same Trail call as the command line's --json."""
+    srv, trail = served
+    counted = _ready(srv, "stats", by="profile")
+    assert counted == json.loads(json.dumps(trail.stats(by="profile")))
+    assert counted["by"] == "profile" and counted["overall"]["sessions"] >= 3 and counted["budget"] is None
+    status, body = ask(srv, "stats", by="planet")
+    assert status == 400 and "by must be one of: project, model" in body["error"]
+    exported = _ready(srv, "export", session_id=w.CODING_ID, format="md")
+    assert exported["session_id"] == w.CODING_ID and exported["name"].endswith(".md")
+    assert exported == trail.export(w.CODING_ID, format="md") and "app.py" in exported["text"]
+    status, body = ask(srv, "export", session_id=w.CODING_ID, format="pdf")
+    assert status == 400 and "format must be one of: md, html" in body["error"]
+    status, body = ask(srv, "export", session_id="20200101_000000_000000")
+    assert status == 404
+
+
 def test_arguments_are_bounded_by_the_declaration(served):
     srv, _ = served
     status, body = ask(srv, "sessions", limit=10_000)

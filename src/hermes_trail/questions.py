@@ -21,6 +21,11 @@ NAME_CHARS = 500
 QUERY_CHARS = 2000
 ERROR_CHARS = 8000
 
+# What stats groups by and the formats of an export, named here for the questions' choices and taken from
+# here by ``stats`` and ``export`` (too heavy for the command line's start to import for a list of names).
+BY = ("project", "model", "profile", "source", "day")
+FORMATS = ("md", "html", "jsonl", "asf")
+
 _WHEN = "a duration back from now (7d, 12h, 30m) or an ISO date (2026-11-01)"
 
 
@@ -124,10 +129,21 @@ class Param(_Frozen):
 
 
 class Question(_Frozen):
-    """One question: its name, a title, what it answers, its arguments (``required`` first), and the
-    ``trail`` command that asks it (``command``: its name unless said)."""
+    """One question: its name, a title, what it answers, its arguments (``required`` first), the
+    ``trail`` command that asks it (``command``: its name unless said), whether agents are offered it as
+    an MCP tool (``tool``) and whether its answer comes from the search index (``indexed``; else from the
+    stores themselves, so a surface need not wait for the index's first build)."""
 
-    _fields: ClassVar[tuple[str, ...]] = ("name", "title", "description", "params", "required", "command")
+    _fields: ClassVar[tuple[str, ...]] = (
+        "name",
+        "title",
+        "description",
+        "params",
+        "required",
+        "command",
+        "tool",
+        "indexed",
+    )
     __slots__ = _fields
     name: str
     title: str
@@ -135,6 +151,8 @@ class Question(_Frozen):
     params: tuple[Param, ...]
     required: tuple[str, ...]
     command: str
+    tool: bool
+    indexed: bool
 
     def __init__(
         self,
@@ -144,8 +162,10 @@ class Question(_Frozen):
         params: tuple[Param, ...],
         required: tuple[str, ...] = (),
         command: str = "",
+        tool: bool = True,
+        indexed: bool = True,
     ) -> None:
-        values = (name, title, description, params, required, command)
+        values = (name, title, description, params, required, command, tool, indexed)
         for field, value in zip(self._fields, values, strict=True):
             object.__setattr__(self, field, value)
 
@@ -314,6 +334,7 @@ QUESTIONS: dict[str, Question] = {
                 ),
             ),
             ("session_id",),
+            indexed=False,
         ),
         Question(
             "sessions",
@@ -336,6 +357,50 @@ QUESTIONS: dict[str, Question] = {
                 ),
             ),
             command="list",
+            indexed=False,
+        ),
+        # A person's questions: not offered to agents as tools (every tool's description is read by the
+        # model at each turn, and Hermes answers its own usage with /insights); the web asks them.
+        Question(
+            "stats",
+            "Where the work went",
+            "Sessions, turns, tool calls, failing commands, tokens by kind, cost (the sum of the known, and "
+            "how many are unknown) and active time, by project, model, profile, source or day.",
+            (
+                Param("by", "text", "Group by: project, model, profile, source or day.", BY[0], choices=BY),
+                Param("since", "text", f"Only sessions active since: {_WHEN}."),
+                _profile(),
+                _project(),
+                _source(),
+                Param(
+                    "estimate",
+                    "flag",
+                    "Also price the sessions of unknown cost from Hermes' own pricing table, shown apart "
+                    "from Hermes' figures (estimated by trail).",
+                    False,
+                ),
+            ),
+            tool=False,
+            indexed=False,
+        ),
+        Question(
+            "export",
+            "Export a session",
+            "A session as Markdown, a self-contained HTML replay, JSON Lines of the model or the Agent "
+            "Session Format (agentsession RFC 0001), secrets redacted; a deleted session too, from the copy "
+            "that holds it.",
+            (
+                Param(
+                    "session_id",
+                    "text",
+                    "A session id, a unique start of one, or <store>:<id>.",
+                    cli=Cli(note="Several may be named; or --all."),
+                ),
+                Param("format", "text", "md, html, jsonl or asf.", "md", choices=FORMATS),
+            ),
+            ("session_id",),
+            tool=False,
+            indexed=False,
         ),
     )
 }

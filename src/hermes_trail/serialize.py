@@ -28,6 +28,7 @@ from hermes_trail.model import (
 if TYPE_CHECKING:
     from hermes_trail.index.search import Hit, SearchResult
     from hermes_trail.resume import ResumePlan
+    from hermes_trail.stats import StatsAnswer
 
 
 def iso(value: datetime | None) -> str | None:
@@ -473,3 +474,14 @@ def resume_json(plan: ResumePlan, session: Session) -> dict[str, Any]:
         "argv": list(plan.argv),
         "command": plan.command,
     }
+
+
+def stats_json(answer: StatsAnswer, budget: float | None = None) -> dict[str, Any]:
+    """``trail stats --json``: the report, the time it counts from, and the budget when one was given
+    (what was spent and whether it passed it)."""
+    out = answer.report.as_json()
+    out["since"] = answer.since.isoformat().replace("+00:00", "Z") if answer.since else None
+    spent = answer.spent
+    limit = {"usd": budget, "spent": round(spent, 6), "over": budget is not None and spent > budget}
+    out["budget"] = None if budget is None else limit
+    return out

@@ -30,6 +30,8 @@ from hermes_trail.errors import AmbiguousSession, SessionNotFound, TrailError
 from hermes_trail.questions import QUESTIONS
 
 if TYPE_CHECKING:
+    from hermes_trail.export import Rendered
+    from hermes_trail.hermes.locate import Discovery
     from hermes_trail.history import History
     from hermes_trail.index.blame import BlameEntry
     from hermes_trail.index.filters import SearchFilters
@@ -39,6 +41,10 @@ if TYPE_CHECKING:
     from hermes_trail.index.writer import SyncReport
     from hermes_trail.model import Session
     from hermes_trail.recovery import Finder
+    from hermes_trail.stats import StatsAnswer
+    from hermes_trail.stats_sql import Cached
+
+    Progress = Callable[[int, int], None]
 
 # Strings longer than this in a JSON answer are cut, with a note of how much was left out.
 MAX_STRING = 2000
@@ -593,6 +599,110 @@ class Trail:
         matched = sum(1 for e in history.entries if flt.accepts(e))
         return Listing(page, matched, len(history.entries))
 
+    def counted_rows(
+        self,
+        *,
+        discovery: Discovery | None = None,
+        opened: Callable[[], contextlib.AbstractContextManager[History]] | None = None,
+        counting: Callable[[], contextlib.AbstractContextManager[Progress]] | None = None,
+        cached: Callable[[Cached], None] | None = None,
+    ) -> Cached:
+        """Every session of this door's stores as a report row (``trail stats``): from trail's cache while
+        no store changed, else counted (``stats_sql.report_rows``) and kept. ``opened`` opens the stores
+        the surface's way (the command line says what it passed over), ``counting`` shows how the count
+        goes, ``cached`` is told the cached rows (to say again what opening the stores said);
+        ``discovery`` is this door's stores when the surface found them already."""
+        from hermes_trail.hermes import locate
+        from hermes_trail.history import PAGE
+        from hermes_trail.stats_sql import Cached, cached_rows, fingerprint, report_rows, save_rows
+
+        if discovery is None:
+            env = os.environ if self.env is None else self.env
+            discovery = locate.discover(env, homes=self.homes, dbs=self.dbs, pgs=self.pgs)
+        mark = fingerprint(discovery) if discovery.stores else None
+        found = cached_rows(discovery, mark) if mark is not None else None
+        if found is not None:
+            if cached is not None:
+                cached(found)
+            return found
+        with (opened or (lambda: self.open_history(catalog=PAGE)))() as history:
+            strays = [(s.kind, s.where, s.reason) for s in history.strays]
+            # The store counts what it can (stats_sql); the sessions it cannot are read one by one.
+            with (counting or contextlib.nullcontext)() as progress:
+                rows = report_rows(history, progress)
+            found = Cached(rows, strays, history.skipped, len(history.stores))
+        # A store that could not be opened may open next time (a lock, a permission) though no file
+        # changed: rows read beside one are not kept. Nor is nothing (no store at all).
+        if mark is not None and found.stores and not any(kind == "store" for kind, _, _ in strays):
+            save_rows(discovery, mark, found)
+        return found
+
+    def stats_report(
+        self,
+        *,
+        by: str = "project",
+        since: str | None = None,
+        profile: str | None = None,
+        project: str | None = None,
+        source: str | None = None,
+        estimate: bool = False,
+        counted: Callable[[], Cached] | None = None,
+    ) -> StatsAnswer:
+        """Where the work went (``trail stats``): the sessions that pass the filters, grouped ``by``; with
+        ``estimate``, trail's estimates of the costs Hermes did not record, apart from Hermes' figures.
+        ``counted`` reads the rows the surface's way (:meth:`counted_rows`' by default), asked once the
+        arguments were read: a wrong one is said before any store is opened.
+
+        :raises ServiceError: a grouping or a time it cannot read.
+        """
+        from hermes_trail.stats import GROUPINGS, RowSession, StatsAnswer, aggregate_rows, estimate_costs
+
+        if by not in GROUPINGS:
+            raise ServiceError(f"by {by!r}: one of {', '.join(GROUPINGS)}")
+        flt = None
+        if any(x is not None for x in (profile, project, source, since)):  # listing is imported only then
+            from hermes_trail.listing import SessionFilter, parse_since
+
+            try:
+                flt = SessionFilter(profile, project, source, parse_since(since) if since else None)
+            except TrailError as exc:
+                raise ServiceError(str(exc), "use 7d, 12h, 30m or an ISO date") from exc
+        rows_of = (counted or self.counted_rows)()
+        whole = flt is None or all(x is None for x in (profile, project, source, flt.since))
+        report = rows_of.reports.get(by) if whole and not estimate else None
+        unpriced = False
+        if report is None:
+            rows = rows_of.rows
+            if flt is not None and not whole:
+                rows = [r for r in rows if flt.accepts(RowSession(r))]
+            estimates = estimate_costs([RowSession(r) for r in rows]) if estimate else None
+            unpriced = estimate and estimates is None
+            report = aggregate_rows(rows, by, estimates)
+        return StatsAnswer(report, flt.since if flt is not None else None, unpriced)
+
+    def exports(
+        self,
+        reader: History,
+        finder: Finder,
+        sessions: list[Session],
+        fmt: str,
+        *,
+        redacting: bool = True,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> Iterator[tuple[Session, str, Rendered]]:
+        """``sessions`` (found by ``finder``: live, or deleted and recovered from the copy that holds
+        them) each read whole and rendered as ``fmt`` in turn (``trail export``): the session, its file
+        name and its document. ``reader`` is the history the live ones are read from."""
+        from hermes_trail.export import export_each
+
+        def read(session: Session) -> tuple[Session, Mapping[str, Session]]:
+            if session.recovered is not None:  # a deleted session: read from the copy it was found in
+                return finder.load(session), finder.family(session)
+            full = reader.load(reader.find(session.ref))
+            return full, reader.family(full)
+
+        return export_each(sessions, fmt, read, redacting=redacting, progress=progress)
+
     # The questions for a model: the typed answers as JSON, redacted and budgeted --------------------------
 
     def search(
@@ -715,19 +825,7 @@ class Trail:
         if offset < 0:
             raise ServiceError("offset must be 0 or more")
         with self.open_history(catalog=False) as history, self.finder(history) as finder:
-            try:
-                session = self.replay(finder, session_id).session  # live, else a deleted one recovered
-            except AmbiguousSession as exc:
-                raise ServiceError(
-                    f"session id {session_id!r} is ambiguous", "use one of: " + ", ".join(exc.candidates[:8])
-                ) from exc
-            except SessionNotFound as exc:
-                raise ServiceError(
-                    f"no session {session_id!r}", "take an id from search, recall or sessions"
-                ) from exc
-            except TrailError as exc:  # the store went away, or a writer held it locked too long
-                hint = "try again in a moment; search answers from the index meanwhile"
-                raise ServiceError(f"session {session_id!r} cannot be read: {exc}", hint) from exc
+            session = _named(finder, session_id)
             detail = clip(session_detail_json(session), MAX_STRING, 30)
             turns = [turn_json(t) for t in session.turns[offset : offset + _bounded(limit, "show")]]
             page, cut = fit(clip(turns), max(budget - _size(detail), budget // 2))
@@ -741,6 +839,44 @@ class Trail:
                 "truncated": cut,
                 "strays": [stray_json(s) for s in session.strays[:20]],
             }
+
+    def stats(
+        self,
+        *,
+        by: str = "project",
+        since: str | None = None,
+        profile: str | None = None,
+        project: str | None = None,
+        source: str | None = None,
+        estimate: bool = False,
+    ) -> dict[str, Any]:
+        """``trail stats --json`` (no budget: that is the command line's exit code)."""
+        from hermes_trail.serialize import stats_json
+
+        answer = self.stats_report(
+            by=by, since=since, profile=profile, project=project, source=source, estimate=estimate
+        )
+        return stats_json(answer)
+
+    def export(self, session_id: str, *, format: str = "md") -> dict[str, Any]:
+        """One session exported as ``format`` (what ``trail export ID -f FORMAT`` writes), secrets
+        redacted: its id, the file name ``trail export`` gives it, the document and how many secrets were
+        redacted in it."""
+        from hermes_trail.questions import FORMATS
+
+        _need(session_id, "session_id", "take a session id from search, recall or sessions")
+        if format not in FORMATS:
+            raise ServiceError(f"format {format!r}: one of {', '.join(FORMATS)}")
+        with self.open_history(catalog=False) as history, self.finder(history) as finder:
+            session = _named(finder, session_id, load=False)
+            ((_, name, rendered),) = self.exports(history, finder, [session], format)
+        return {
+            "session_id": session.id,
+            "format": format,
+            "name": name,
+            "text": rendered.text,
+            "redactions": rendered.redactions,
+        }
 
     def sessions(
         self,
@@ -767,6 +903,28 @@ class Trail:
 def _need(value: str, name: str, hint: str) -> None:
     if not isinstance(value, str) or not value.strip():
         raise ServiceError(f"{name} is empty", hint)
+
+
+def _named(finder: Finder, session_id: str, *, load: bool = True) -> Session:
+    """The session ``session_id`` names, live else a deleted one recovered (read whole with ``load``);
+    a name no session has, or several have, or a store that cannot be read, said as a :class:`ServiceError`
+    with what to do."""
+    try:
+        session = finder.find(session_id)
+        if load:
+            session = finder.load(session)
+            finder.family(session)
+        return session
+    except AmbiguousSession as exc:
+        raise ServiceError(
+            f"session id {session_id!r} is ambiguous", "use one of: " + ", ".join(exc.candidates[:8])
+        ) from exc
+    except SessionNotFound as exc:
+        hint = "take an id from search, recall or sessions"
+        raise ServiceError(f"no session {session_id!r}", hint) from exc
+    except TrailError as exc:  # the store went away, or a writer held it locked too long
+        hint = "try again in a moment; search answers from the index meanwhile"
+        raise ServiceError(f"session {session_id!r} cannot be read: {exc}", hint) from exc
 
 
 def _bounded(value: int, question: str) -> int:

@@ -30,6 +30,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, ClassVar, Protocol
 
 from hermes_trail.model import Session, Turn, Usage, _Frozen, _Record
+from hermes_trail.questions import BY
 
 
 class Counted(Protocol):
@@ -56,7 +57,7 @@ class Counted(Protocol):
     def raw(self) -> dict[str, Any]: ...
 
 
-GROUPINGS = ("project", "model", "profile", "source", "day")
+GROUPINGS = BY  # the choices of the stats question
 TOKEN_KINDS = ("input", "output", "cache_read", "cache_write", "reasoning")
 FAILING = frozenset({"failed", "killed", "timeout"})
 UNKNOWN_KEY = "(unknown)"
@@ -334,6 +335,27 @@ class Report(_Record):
             "groups": [g.as_json() for g in self.groups],
             "overall": self.overall.as_json(),
         }
+
+
+class StatsAnswer(_Frozen):
+    """``trail stats``' answer: the report, the time it counts from (``since`` read), and whether trail's
+    estimates were asked for but no Hermes was found to price them with (``unpriced``)."""
+
+    _fields: ClassVar[tuple[str, ...]] = ("report", "since", "unpriced")
+    __slots__ = _fields
+    report: Report
+    since: datetime | None
+    unpriced: bool
+
+    def __init__(self, report: Report, since: datetime | None, unpriced: bool = False) -> None:
+        for name, value in zip(self._fields, (report, since, unpriced), strict=True):
+            object.__setattr__(self, name, value)
+
+    @property
+    def spent(self) -> float:
+        """What the sessions counted cost: Hermes' known costs, and trail's estimates when asked for."""
+        overall = self.report.overall
+        return overall.cost_usd + (overall.estimated_usd if overall.estimating else 0.0)
 
 
 def aggregate(

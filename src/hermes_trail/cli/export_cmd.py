@@ -4,13 +4,16 @@ Format, written to standard output, a file or a directory."""
 from __future__ import annotations
 
 import sys
-from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from hermes_trail.cli.common import EXIT_OK, EXIT_SKIPPED, DbOption, HomeOption, PgOption, err, fail, load
+from hermes_trail.cli.params import asked
+from hermes_trail.questions import QUESTIONS
+
+_Q = QUESTIONS["export"]  # its arguments: words and defaults shared with the web's /api/ask/export
 
 if TYPE_CHECKING:
     from hermes_trail.model import Session
@@ -18,12 +21,9 @@ if TYPE_CHECKING:
 
 
 def export_cmd(
-    session_ids: Annotated[
-        list[str] | None,
-        typer.Argument(help="Session ids, unique prefixes or <store>:<id>.", show_default=False),
-    ] = None,
+    session_id: Annotated[list[str] | None, asked(_Q, "session_id")] = None,
     export_all: Annotated[bool, typer.Option("--all", help="Every session (with the filters).")] = False,
-    fmt: Annotated[str, typer.Option("--format", "-f", help="md, html, jsonl or asf.")] = "md",
+    format: Annotated[str, asked(_Q, "format", "-f")] = _Q.param("format").cli_default,
     output: Annotated[
         Path | None,
         typer.Option(
@@ -51,9 +51,12 @@ def export_cmd(
         trail export --all --since 30d --format asf -o exports/
     """
     from hermes_trail.errors import AmbiguousSession, SessionNotFound, TrailError
-    from hermes_trail.export import FORMATS, STREAMABLE, ExportError, export_each, inside
+    from hermes_trail.export import STREAMABLE, ExportError, inside
     from hermes_trail.history import open_history
+    from hermes_trail.questions import FORMATS
+    from hermes_trail.service import Trail
 
+    session_ids, fmt = session_id, format
     if fmt not in FORMATS:
         fail(f"--format {fmt!r}: one of {', '.join(FORMATS)}")
     if bool(session_ids) == export_all:
@@ -79,19 +82,14 @@ def export_cmd(
         if mode == "stdout" and fmt not in STREAMABLE and len(chosen) > 1:
             fail(f"{len(chosen)} sessions as {fmt} need a directory: add -o DIR")
 
-        def read(session: Session) -> tuple[Session, Mapping[str, Session]]:
-            if session.recovered is not None:  # a deleted session: read from the copy it was found in
-                return finder.load(session), finder.family(session)
-            full = reader.load(reader.find(session.ref))
-            return full, reader.family(full)
-
+        door = Trail(homes=tuple(home or ()), dbs=tuple(db or ()), pgs=tuple(pg or ()))
         from hermes_trail.cli.progress import progress_bar
 
         written: list[Path] = []
         redactions = 0
         try:
             with progress_bar("exporting") as progress:
-                stream = export_each(chosen, fmt, read, redacting=not no_redact, progress=progress)
+                stream = door.exports(reader, finder, chosen, fmt, redacting=not no_redact, progress=progress)
                 for index, (_, name, rendered) in enumerate(stream):
                     redactions += rendered.redactions
                     path = _emit(mode, target, name, rendered.text, fmt, index)

@@ -22,30 +22,30 @@ from hermes_trail.cli.common import (
     print_json,
     report_rows,
 )
-from hermes_trail.cli.params import Exit, Option
+from hermes_trail.cli.params import Exit, Option, asked
+from hermes_trail.questions import QUESTIONS
 
 if TYPE_CHECKING:
+    from hermes_trail.hermes.locate import Discovery
+    from hermes_trail.service import Trail
     from hermes_trail.stats import Group, Report
     from hermes_trail.stats_sql import Cached
 
-ESTIMATE_HELP = (
-    "Also price the sessions of unknown cost from Hermes' own pricing table, shown apart from "
-    "Hermes' figures (estimated by trail)."
-)
+_Q = QUESTIONS["stats"]  # its arguments: words and defaults shared with the web's /api/ask/stats
 BUDGET_HELP = "Exit 4 when the cost of the sessions shown (with --estimate, estimates too) passes USD."
 
 
 def stats_cmd(
-    by: Annotated[str, Option("--by", help="project, model, profile, source or day.")] = "project",
-    since: Annotated[str | None, Option(help="Active since: 7d, 12h, 30m or an ISO date.")] = None,
-    profile: Annotated[str | None, Option(help="Only this profile.")] = None,
-    project: Annotated[str | None, Option(help="Only this project (a path, or its end).")] = None,
-    source: Annotated[str | None, Option(help="Only this source (cli, cron, telegram, ...).")] = None,
+    by: Annotated[str, asked(_Q, "by")] = _Q.param("by").cli_default,
+    since: Annotated[str | None, asked(_Q, "since")] = None,
+    profile: Annotated[str | None, asked(_Q, "profile")] = None,
+    project: Annotated[str | None, asked(_Q, "project")] = None,
+    source: Annotated[str | None, asked(_Q, "source")] = None,
     home: HomeOption = None,
     db: DbOption = None,
     pg: PgOption = None,
     json_output: JsonOption = False,
-    estimate: Annotated[bool, Option("--estimate", help=ESTIMATE_HELP)] = False,
+    estimate: Annotated[bool, asked(_Q, "estimate")] = _Q.param("estimate").cli_default,
     budget: Annotated[float | None, Option("--budget", metavar="USD", min=0, help=BUDGET_HELP)] = None,
 ) -> None:
     """Where the work went: sessions, turns, tool calls, failing commands, tokens by kind, cost (the sum of
@@ -56,87 +56,84 @@ def stats_cmd(
         trail stats --by day --since 30d
         trail stats --since 7d --estimate --budget 50   # exits 4 over $50 (for cron)
     """
-    from hermes_trail.stats import GROUPINGS, RowSession, aggregate_rows, estimate_costs
+    from hermes_trail.service import ServiceError
 
-    if by not in GROUPINGS:
-        fail(f"--by {by!r}: one of {', '.join(GROUPINGS)}")
-    flt = None
-    if any(x is not None for x in (profile, project, source, since)):  # listing is imported only then
-        from hermes_trail.errors import TrailError
-        from hermes_trail.listing import SessionFilter, parse_since
+    check_locations(home, db, pg)
+    trail, discovery = _door(home, db, pg)
+    counted: list[Cached] = []
 
-        try:
-            flt = SessionFilter(profile, project, source, parse_since(since) if since else None)
-        except TrailError as exc:
-            fail(str(exc))
-    counted = counted_rows(home, db, pg)
-    whole = flt is None or all(x is None for x in (profile, project, source, flt.since))
-    report = counted.reports.get(by) if whole and not estimate else None
-    estimates = None
-    if report is None:
-        rows = counted.rows
-        if flt is not None and not whole:
-            rows = [r for r in rows if flt.accepts(RowSession(r))]
-        estimates = estimate_costs([RowSession(r) for r in rows]) if estimate else None
-        if estimate and estimates is None:
-            err("no Hermes found to read its pricing table from: nothing estimated")
-        report = aggregate_rows(rows, by, estimates)
-    spent = report.overall.cost_usd + (report.overall.estimated_usd if estimates is not None else 0.0)
+    def count() -> Cached:
+        counted.append(counted_rows(trail, discovery, home, db, pg))
+        return counted[0]
+
+    try:
+        answer = trail.stats_report(
+            by=by,
+            since=since,
+            profile=profile,
+            project=project,
+            source=source,
+            estimate=estimate,
+            counted=count,
+        )
+    except ServiceError as exc:
+        fail(exc.args[0])
+    if answer.unpriced:
+        err("no Hermes found to read its pricing table from: nothing estimated")
+    spent = answer.spent
     over = budget is not None and spent > budget
     if json_output:
-        out = report.as_json()
-        out["since"] = flt.since.isoformat().replace("+00:00", "Z") if flt and flt.since else None
-        limit = {"usd": budget, "spent": round(spent, 6), "over": over}
-        out["budget"] = None if budget is None else limit
-        print_json(out)
+        from hermes_trail.serialize import stats_json
+
+        print_json(stats_json(answer, budget))
     else:
-        print_report(report)
+        print_report(answer.report)
     if over:
         from hermes_trail.formatting import dollars
 
-        guessed = report.overall.estimated_usd if estimates is not None else 0.0
+        overall = answer.report.overall
+        guessed = overall.estimated_usd if overall.estimating else 0.0
         part = f" (of which {dollars(guessed)} estimated by trail)" if guessed else ""
         period = f" since {since}" if since else ""
         err(f"over budget: {dollars(spent)}{part} spent{period}, budget {dollars(budget or 0.0)}")
-    code = EXIT_OVER_BUDGET if over else EXIT_SKIPPED if counted.skipped else EXIT_OK
+    code = EXIT_OVER_BUDGET if over else EXIT_SKIPPED if counted[0].skipped else EXIT_OK
     raise Exit(code)
 
 
-def counted_rows(homes: list[Path] | None, dbs: list[Path] | None, pgs: list[str] | None) -> Cached:
-    """Every session of the stores named (or found) as a report row, from trail's cache while the stores
-    are unchanged (``stats_sql.cached_rows``), else counted (``stats_sql.report_rows``) and kept; what
-    opening the stores told the user is told again from the cache, as :func:`load` tells it."""
+def _door(homes: list[Path] | None, dbs: list[Path] | None, pgs: list[str] | None) -> tuple[Trail, Discovery]:
+    """The front door over the stores named, else every store found, else the bundled demo home (the
+    rule of :func:`load`), and the stores it reads."""
     import os
 
     from hermes_trail.hermes import locate
-    from hermes_trail.stats_sql import Cached, cached_rows, fingerprint, report_rows, save_rows
+    from hermes_trail.service import Trail
 
-    check_locations(homes, dbs, pgs)
     discovery = locate.discover(os.environ, homes=homes or (), dbs=dbs or (), pgs=pgs or ())
-    demo = False
-    if not discovery.stores and not named(homes, dbs, pgs):  # open_history's rule for the demo home
-        from hermes_trail.history import demo_home
+    if not discovery.stores and not named(homes, dbs, pgs):
+        trail = Trail(demo=True)
+        return trail, locate.discover({}, homes=trail.homes)
+    return Trail(homes=tuple(homes or ()), dbs=tuple(dbs or ()), pgs=tuple(pgs or ())), discovery
 
-        discovery, demo = locate.discover({}, homes=[demo_home()]), True
-    mark = fingerprint(discovery) if discovery.stores else None
-    found = cached_rows(discovery, mark) if mark is not None else None
-    if found is not None:
-        _tell(found, demo)
-        return found
+
+def counted_rows(
+    trail: Trail,
+    discovery: Discovery,
+    homes: list[Path] | None,
+    dbs: list[Path] | None,
+    pgs: list[str] | None,
+) -> Cached:
+    """Every session of the stores ``discovery`` found as a report row (:meth:`Trail.counted_rows`): read
+    the command line's way (:func:`load` says what it passed over, with a progress bar while counting),
+    or from trail's cache, what opening the stores told the user then told again."""
     from hermes_trail.cli.progress import progress_bar
     from hermes_trail.history import PAGE
 
-    with load(homes, dbs, pgs, catalog=PAGE) as history:
-        strays = [(s.kind, s.where, s.reason) for s in history.strays]
-        # The store counts what it can (stats_sql); the sessions it cannot are read, with a progress bar.
-        with progress_bar("reading") as progress:
-            rows = report_rows(history, progress)
-        found = Cached(rows, strays, history.skipped, len(history.stores))
-    # A store that could not be opened may open next time (a lock, a permission) though no file changed:
-    # rows read beside one are not kept. Nor is nothing (no store at all).
-    if mark is not None and found.stores and not any(kind == "store" for kind, _, _ in strays):
-        save_rows(discovery, mark, found)
-    return found
+    return trail.counted_rows(
+        discovery=discovery,
+        opened=lambda: load(homes, dbs, pgs, catalog=PAGE),
+        counting=lambda: progress_bar("reading"),
+        cached=lambda found: _tell(found, trail.demo),
+    )
 
 
 def _tell(found: Cached, demo: bool) -> None:

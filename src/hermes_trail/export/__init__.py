@@ -18,8 +18,8 @@ from pathlib import Path
 
 from hermes_trail.errors import TrailError
 from hermes_trail.model import Session
+from hermes_trail.questions import FORMATS
 
-FORMATS = ("md", "html", "jsonl", "asf")
 EXTENSIONS = {"md": ".md", "html": ".html", "jsonl": ".jsonl", "asf": ".asf.jsonl"}
 # Formats whose documents can follow one another in one stream (standard output, one file).
 STREAMABLE = frozenset({"md", "jsonl"})

@@ -145,9 +145,12 @@ _RUN: dict[str, Callable[[Trail, dict[str, Any]], Answer]] = {
     "sessions": _sessions,
 }
 
-# Each tool is a question of questions.py: its title, description and argument schema come from there.
+# Each tool is a question of questions.py offered to agents: its title, description and argument schema
+# come from there.
 TOOLS: dict[str, ToolSpec] = {
-    name: ToolSpec(name, q.title, q.description, schema(q), _RUN[name]) for name, q in QUESTIONS.items()
+    name: ToolSpec(name, q.title, q.description, schema(q), _RUN[name])
+    for name, q in QUESTIONS.items()
+    if q.tool
 }
 
 

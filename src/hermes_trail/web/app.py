@@ -429,9 +429,10 @@ class WebApp:
     # -- any question ---------------------------------------------------------------------------------
     def ask(self, name: str, query: Mapping[str, str]) -> dict[str, Any]:
         """``/api/ask/<question>``: any question of ``questions.py`` (recall, search, fix, blame, how,
-        show, sessions), its arguments read and bounded by the same declaration the MCP tools and the
-        command line are made from, answered by the same :class:`~hermes_trail.service.Trail` call, in the
-        same JSON (recall's page as ``{"page": ...}``; an empty page for nothing found)."""
+        show, sessions, stats, export), its arguments read and bounded by the same declaration the MCP
+        tools and the command line are made from, answered by the same
+        :class:`~hermes_trail.service.Trail` call, in the same JSON (recall's page as ``{"page": ...}``;
+        an empty page for nothing found)."""
         from hermes_trail.questions import QUESTIONS, arguments
         from hermes_trail.service import ServiceError
 
@@ -443,7 +444,7 @@ class WebApp:
             args = arguments(question, given)
         except ValueError as exc:
             raise BadRequest(str(exc)) from exc
-        if not self.indexing.ready and name != "show" and name != "sessions":
+        if not self.indexing.ready and question.indexed:
             return {"indexing": self.indexing.as_json()}
         try:
             answer = getattr(self.trail, name)(**args)
