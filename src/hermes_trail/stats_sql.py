@@ -227,14 +227,6 @@ def report_rows(history: History, progress: Callable[[int, int], None] | None = 
 # What a cache file holds besides its rows. Change CACHE_FORMAT whenever a counting rule changes what a
 # row says: rows counted by the old rule are then counted again.
 CACHE_FORMAT = 3
-# Bytes of a SQLite file's header that a commit changes (the file change counter, rollback journal), of a
-# WAL's header that a restart changes (checkpoint sequence, salts), and of the WAL index at the start of
-# ``-shm`` that a commit in WAL mode changes (its change counter, last frame, salts): a commit written
-# over an old WAL's frames within one tick of the clock changes no size and no time, but these (as
-# ``index.sync.store_identity`` reads them; both only read, never lock).
-_DB_HEADER = (24, 4)
-_WAL_HEADER = (0, 32)
-_SHM_HEADER = (0, 48)
 
 
 class Cached:
@@ -281,6 +273,7 @@ def fingerprint(discovery: Discovery) -> tuple[Any, ...] | None:
 
     from hermes_trail import __version__
     from hermes_trail.hermes import locate
+    from hermes_trail.hermes.changes import file_mark, store_marks
 
     parts: list[Any] = [CACHE_FORMAT, __version__, sys.version_info[:2], _code_mark()]
     parts.append(tuple((n.path, n.reason) for n in discovery.notes))
@@ -289,13 +282,11 @@ def fingerprint(discovery: Discovery) -> tuple[Any, ...] | None:
         if location.path is None:
             return None
         parts.append((location.key, location.profile, str(location.home), location.origin))
-        parts.append(_file_mark(str(location.path), _DB_HEADER))
-        parts.append(_file_mark(f"{location.path}-wal", _WAL_HEADER))
-        parts.append(_file_mark(f"{location.path}-shm", _SHM_HEADER))
+        parts.extend(store_marks(location.path))  # what the search index's sync reads too
         if location.home is not None:
             homes.setdefault(str(location.home))
     for home in homes:
-        parts.append(tuple((str(p), _file_mark(str(p), None)) for p in locate.divert_files(home)))
+        parts.append(tuple((str(p), file_mark(str(p))) for p in locate.divert_files(home)))
     return tuple(parts)
 
 
@@ -315,23 +306,6 @@ def _code_mark() -> int:
         except OSError:
             continue
     return newest
-
-
-def _file_mark(path: str, header: tuple[int, int] | None) -> tuple[Any, ...] | None:
-    """A file's identity, size and times, and the header bytes at ``header`` (offset, length); ``None`` for
-    a file that is not there."""
-    import os
-
-    try:
-        with open(path, "rb") as handle:
-            found = os.fstat(handle.fileno())
-            head = b""
-            if header is not None:
-                handle.seek(header[0])
-                head = handle.read(header[1])
-    except OSError:
-        return None
-    return (found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns, found.st_ctime_ns, head)
 
 
 def cache_dir(env: Any = None) -> Path:

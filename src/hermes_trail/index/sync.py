@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING
 
 from hermes_trail.errors import StoreLocked, StoreUnreadable
 from hermes_trail.hermes import locate
+from hermes_trail.hermes.changes import store_marks
 from hermes_trail.index import schema, semantic
 from hermes_trail.index.opening import BUILD_MESSAGES, open_index
 from hermes_trail.index.writer import (
@@ -68,29 +69,15 @@ Progress = Callable[[int, int], None]  # (messages done, messages in all)
 
 
 def store_identity(path: Path) -> str:
-    """What tells cheaply that a store file changed: the size and mtime of the database and of its WAL, and
-    the counters SQLite bumps on every commit.
-
-    Sizes and mtimes alone miss commits: a file's mtime moves in clock ticks of milliseconds, and after a
-    checkpoint the WAL is written again from its start at the same size. So the identity also holds the
-    database header's change counter and page count (bumped by a commit in rollback mode) and the WAL
-    index header at the start of ``-shm`` (its change counter, last frame and salts: bumped by a commit in
-    WAL mode). Both are read, never locked or written.
-    """
+    """What tells cheaply that a store file changed (``hermes.changes``: each file's identity, size and
+    times, and the header bytes a commit moves), as text kept in the index."""
     parts = []
-    for suffix, start, length in (("", 24, 8), ("-wal", 0, 0), ("-shm", 0, 48)):
-        file = Path(f"{path}{suffix}")
-        try:
-            st = file.stat()
-            head = b""
-            if length:
-                with file.open("rb") as fh:
-                    fh.seek(start)
-                    head = fh.read(length)
-        except OSError:
+    for mark in store_marks(path):
+        if mark is None:
             parts.append("-")
             continue
-        parts.append(f"{st.st_size}:{st.st_mtime_ns}:{head.hex()}")
+        *stat, head = mark
+        parts.append(":".join(str(x) for x in stat) + ":" + head.hex())
     return "|".join(parts)
 
 
