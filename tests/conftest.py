@@ -13,6 +13,12 @@ import pytest
 
 import hermesdb
 from hermesdb import CHAT_ID, CODING_ID, WORK_ID
+from hermestls import light_tls_env
+
+# Every Hermes of the tests (in this process and in the processes it starts) trusts one certificate: they
+# talk plain HTTP to loopback models only, and certifi's whole bundle parsed at each client is a third of
+# an agent turn (tests/hermestls.py).
+os.environ.update(light_tls_env())
 
 # Environment variables that choose what Hermes or hermes-trail reads; none may leak in from the machine.
 LOCATION_VARS = (

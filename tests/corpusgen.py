@@ -40,6 +40,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from hermestls import light_tls_env
+
 REPO = Path(__file__).resolve().parents[1]
 PROFILE = "oracle-work"
 MM_ID = "20261130_045850_mm0json"  # the same id in both stores: a bare id that names two sessions
@@ -142,7 +144,10 @@ def generate(python: Path, out: Path) -> None:
         text=True,
         timeout=900,
         stdin=subprocess.DEVNULL,
-        env={k: v for k, v in os.environ.items() if not k.startswith(("HERMES_", "OPENAI_", "ANTHROPIC_"))},
+        env={
+            **{k: v for k, v in os.environ.items() if not k.startswith(("HERMES_", "OPENAI_", "ANTHROPIC_"))},
+            **light_tls_env(),
+        },
     )
     if done.returncode != 0:
         raise RuntimeError(f"corpus generation failed under {python}:\n{done.stderr[-6000:]}")

@@ -383,7 +383,13 @@ def hermes_chat(
         [str(hermes), "chat", "-Q", "-q", prompt, "-t", "terminal"],
         capture_output=True,
         text=True,
-        env={**env, "PATH": os.defpath, "HOME": str(home.parent), "OPENAI_API_KEY": "sk-loopback"},
+        env={
+            **env,
+            "PATH": os.defpath,
+            "HOME": str(home.parent),
+            "OPENAI_API_KEY": "sk-loopback",
+            "PYTHONFAULTHANDLER": "1",  # a crash of Hermes shows its threads' stacks in the failure
+        },
         stdin=subprocess.DEVNULL,
         timeout=300,
     )

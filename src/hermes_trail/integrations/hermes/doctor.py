@@ -50,6 +50,10 @@ out = {"plugin": None if loaded is None else {"enabled": bool(loaded.enabled), "
 if sys.argv[1:] == ["mcp"]:
     from tools import mcp_tool
 
+    # Tried twice (once more after a second), not the four times over 7 s Hermes gives a first connection:
+    # a server that cannot start twice in a row is one it reports after its last try too.
+    if isinstance(getattr(mcp_tool, "_MAX_INITIAL_CONNECT_RETRIES", None), int):
+        mcp_tool._MAX_INITIAL_CONNECT_RETRIES = min(mcp_tool._MAX_INITIAL_CONNECT_RETRIES, 1)
     entry = mcp_tool._load_mcp_config().get("trail")
     if entry is None:
         out["mcp"] = {"error": "Hermes does not take mcp_servers.trail from config.yaml (see its log)"}
