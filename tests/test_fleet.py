@@ -8,6 +8,7 @@ index. Each test gets a database of its own on the run's throwaway server (``pg_
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import os
@@ -17,7 +18,9 @@ import sqlite3
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -233,6 +236,7 @@ def test_two_hosts_push_at_once(fleet, machines):
 _KILLABLE = """
 import sys, time
 from pathlib import Path
+from typing import Any
 from hermes_trail.fleet.push import push
 
 def progress(done, total, docs):
@@ -653,6 +657,38 @@ def test_the_hermes_plugin_recalls_from_the_shared_index_when_share_is_set(fleet
     assert recaller.trail.fleet == settings.share
     page = recaller.recall("how did we set up docker compose for the api", "some-session", remember=False)
     assert "alpha/" in page  # every machine's history, each session named by its host
+
+
+def test_the_hermes_plugin_pushes_what_its_syncs_change(fleet, machines, tmp_path):
+    """TRAIL_HERMES_PUSH: after the plugin's background sync, what changed is pushed as `trail share`
+    pushes it; a login that may not push leaves the error, its password hidden, for the next sync."""
+    from hermes_trail.integrations.hermes.runtime import Recaller, Settings
+    from hermes_trail.service import Trail
+
+    home, built = machines["alpha"]
+    index = tmp_path / "index.db"
+    with contextlib.closing(sqlite3.connect(built)) as src, contextlib.closing(sqlite3.connect(index)) as dst:
+        src.backup(dst)
+    fast = {"TRAIL_HERMES_SYNC_EVERY": "0.01", "TRAIL_HERMES_PUSH_EVERY": "0.01"}
+
+    def synced(recaller: Recaller) -> Any:
+        time.sleep(0.02)
+        assert recaller.sync_soon() and recaller.wait_for_sync()
+        return recaller.last_push
+
+    door = Trail(index=index, homes=(home,), parallel=False, sync_interval=0.0)
+    recaller = Recaller(Settings.from_env({"TRAIL_HERMES_PUSH": fleet.host_login("alpha"), **fast}), door)
+    first = synced(recaller)
+    assert first.host == "alpha" and first.pushed == first.sessions == _local_counts(index)[0] > 0
+    rows = fleet.rows("alpha")
+    assert len(rows[0]) == first.sessions and rows[1]
+    again = synced(recaller)
+    assert again.pushed == 0 and again.unchanged == first.sessions and fleet.rows("alpha") == rows
+    reader = fleet.reader_login()
+    refused = Recaller(Settings.from_env({"TRAIL_HERMES_PUSH": reader, **fast}), door)
+    error = synced(refused)
+    assert isinstance(error, FleetError) and "permission denied" in str(error)
+    assert "-pw" not in str(error) and fleet.rows("alpha") == rows
 
 
 def test_a_version_1_index_is_migrated_forward(fleet, machines):

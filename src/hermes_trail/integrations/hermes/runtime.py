@@ -102,6 +102,10 @@ class Settings:
     # TRAIL_HERMES_SHARE: the shared index (a PostgreSQL DSN, docs/fleet.md) recall and fixes come from,
     # every machine's history; empty: this machine's index.
     share: str = ""
+    # TRAIL_HERMES_PUSH: a pushing login's DSN of the shared index (docs/fleet.md): what the background
+    # syncs change is pushed there, at most every TRAIL_HERMES_PUSH_EVERY seconds; empty: nothing is.
+    push: str = ""
+    push_every: float = 60.0
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -113,6 +117,8 @@ class Settings:
             budget=max(256, int(_number(env, "TRAIL_HERMES_BUDGET", cls.budget))),
             sync_every=_number(env, "TRAIL_HERMES_SYNC_EVERY", cls.sync_every),
             share=env.get("TRAIL_HERMES_SHARE", "").strip(),
+            push=env.get("TRAIL_HERMES_PUSH", "").strip(),
+            push_every=_number(env, "TRAIL_HERMES_PUSH_EVERY", cls.push_every),
         )
 
 
@@ -326,6 +332,8 @@ class Recaller:
         self._lock = threading.Lock()
         self._syncing = False
         self._synced_at = -1e9
+        self._pushed_at = -1e9
+        self.last_push: Any = None  # what the last push did (fleet.push.PushReport), or the error it met
         self._building: subprocess.Popen[bytes] | None = None
         self._build_tried = False
         self._build_lock = threading.Lock()  # the first build is started once, from a prompt or a sync
@@ -349,11 +357,29 @@ class Recaller:
                 return
             report = self.trail.sync(force=True)
             log.debug("hermes-trail: index synced (%s)", report)
+            self._push()
         except Exception as exc:  # a failed sync leaves the index as it was
             log.debug("hermes-trail: sync failed: %s", exc)
         finally:
             with self._lock:
                 self._syncing = False
+
+    def _push(self) -> None:
+        """Push what changed in the index to the shared index (``TRAIL_HERMES_PUSH``), in this background
+        sync, at most every ``push_every`` seconds: a push sends only the sessions that changed since the
+        last one (``fleet.push``), so most find nothing to send. A failure (the network, the login) is
+        logged and kept in :attr:`last_push`; the next sync tries again."""
+        if not self.settings.push or time.monotonic() - self._pushed_at < self.settings.push_every:
+            return
+        self._pushed_at = time.monotonic()
+        try:
+            from hermes_trail.fleet.push import push
+
+            self.last_push = push(self.trail.index_path, self.settings.push)
+            log.debug("hermes-trail: pushed to the shared index (%s)", self.last_push)
+        except Exception as exc:  # psycopg missing in Hermes' Python, the server, the login
+            self.last_push = exc
+            log.debug("hermes-trail: push to the shared index failed: %s", exc)
 
     def _first_build(self) -> bool:
         """Whether the index is not built yet: then ``trail index`` is started to build it, once per
