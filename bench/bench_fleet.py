@@ -222,6 +222,9 @@ def main(argv: list[str] | None = None) -> int:
     ]  # fmt: skip
     for name, value, note in rows:
         print(f"{name:<40} {value:>22}  {note}")
+    slowest = sorted(zip(shared, queries, strict=True), reverse=True)[:10]
+    print("slowest shared searches: " + "; ".join(f"{q!r} {t * 1000:.0f} ms" for t, q in slowest))
+    figures["slowest_shared"] = [[q, round(t * 1000, 1)] for t, q in slowest]
     print(json.dumps(figures))
     return 0
 
