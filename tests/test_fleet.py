@@ -691,48 +691,6 @@ def test_the_hermes_plugin_pushes_what_its_syncs_change(fleet, machines, tmp_pat
     assert "-pw" not in str(error) and fleet.rows("alpha") == rows
 
 
-def test_a_phrase_of_common_words_is_looked_for_among_the_newest_docs_first(fleet, machines, monkeypatch):
-    """A quoted phrase of common words: the newest docs are read first (the GIN index would recheck every
-    doc holding both words, seconds at a million), and the answer is the one every match gives."""
-    import re
-    from collections import Counter
-
-    from hermes_trail.fleet import search as shared
-
-    push(machines["alpha"][1], fleet.admin, "alpha")
-    push(machines["beta"][1], fleet.admin, "beta")
-    with fleet.connect() as conn:
-        conn.execute("ANALYZE trail_fleet.docs")
-        shared._COMMON.clear()
-        common = shared._common_lexemes(conn)
-        texts = [t for (t,) in conn.execute("SELECT text FROM trail_fleet.docs ORDER BY time DESC, id DESC")]
-    pairs: Counter[tuple[str, str]] = Counter()
-    for text in texts:
-        words = re.findall(r"[a-z]+", text.lower())
-        pairs.update((a, b) for a, b in itertools.pairwise(words) if a in common and b in common and a != b)
-    (first, second), _ = pairs.most_common(1)[0]
-    phrase = f'"{first} {second}"'
-    # The fewest newest docs that hold a window of the phrase's matches: the first read is bounded to them.
-    pattern = re.compile(rf"\b{first}\W+{second}\b")
-    held = [n for n, text in enumerate(texts, start=1) if pattern.search(text.lower())]
-    assert len(held) > shared.WINDOW, "the phrase must fill a window"
-    newest = held[shared.WINDOW - 1] + 50
-    assert newest < len(texts), "so the first read is really bounded"
-    asked: list[bool] = []
-    real = shared._common_phrase
-    monkeypatch.setattr(shared, "_common_phrase", lambda conn, q: asked.append(real(conn, q)) or asked[-1])
-    monkeypatch.setattr(shared, "RECENT_DOCS", newest)
-    bounded = fleet_search_json(fleet_search(fleet.admin, phrase, limit=20))
-    assert asked == [True]
-    monkeypatch.setattr(shared, "RECENT_DOCS", 10)  # too few: every match is read after them
-    fallen_back = fleet_search_json(fleet_search(fleet.admin, phrase, limit=20))
-    monkeypatch.setattr(shared, "_common_phrase", lambda conn, q: False)
-    every = fleet_search_json(fleet_search(fleet.admin, phrase, limit=20))
-    for answer in (bounded, fallen_back, every):
-        answer.pop("seconds", None)
-    assert bounded == every == fallen_back and every["conversations"]
-
-
 def test_a_version_1_index_is_migrated_forward(fleet, machines):
     """Version 2 (the newest-first index, ids a pusher reserves): a database left at version 1 is refused
     until --migrate, which adds what version 2 adds and keeps the rows."""

@@ -327,8 +327,6 @@ def _candidates(
     late = bool(counted or words)  # what reads the text or the tsvector again: only for the window's rows
     walk = reading.trigram is None and _walks(conn, reading.tsquery, window)
     newest = _NEWEST if walk else _NEWEST_SORTED
-    # A phrase of common words: looked for among the newest docs first (see _common_phrase).
-    recent = reading.trigram is None and not walk and _common_phrase(conn, reading.tsquery)
 
     def fetch(sql: str, args: list[Any]) -> list[tuple[Any, ...]]:
         if walk:
@@ -339,29 +337,22 @@ def _candidates(
             conn.execute("SET LOCAL enable_seqscan = off")
             return conn.execute(sql, args).fetchall()
 
-    def read(below: int | None, newest_only: bool = False) -> list[tuple[Any, ...]]:
+    def read(below: int | None) -> list[tuple[Any, ...]]:
         past = " AND d.id < %s" if below is not None else ""
         filtered = [*match_params, *params, *([below] if past else []), window]
-        docs = f"{_D} d"
-        if newest_only:
-            docs = f"(SELECT * FROM {_D} n {_NEWEST.replace('d.', 'n.')} LIMIT {RECENT_DOCS}) d"
         if not late:
             sql = (
-                f"SELECT {_DOC_COLUMNS}, {rank}, d.chars, '' FROM {docs}{join} WHERE {where}{past} "
+                f"SELECT {_DOC_COLUMNS}, {rank}, d.chars, '' FROM {_D} d{join} WHERE {where}{past} "
                 f"{newest} LIMIT %s"
             )
             return fetch(sql, [*rank_params, *filtered])
         inner = (
-            f"SELECT {_DOC_COLUMNS}, {rank}, d.chars FROM {docs}{join} WHERE {where}{past} {newest} LIMIT %s"
+            f"SELECT {_DOC_COLUMNS}, {rank}, d.chars FROM {_D} d{join} WHERE {where}{past} {newest} LIMIT %s"
         )
         sql = f"SELECT m.*, {head}{has} FROM ({inner}) m JOIN {_D} d ON d.id = m.id"
         return fetch(sql, [*has_params, *rank_params, *filtered])
 
-    # The newest docs hold a whole window of the phrase's matches, which are then the newest of all;
-    # else every match is read as for any other phrase.
-    rows = read(None, newest_only=True) if recent else []
-    if len(rows) < window:
-        rows = read(None)
+    rows = read(None)
     windowed = len(rows) >= window
     if words is not None:
         if windowed:
@@ -525,24 +516,6 @@ def _walks(conn: psycopg.Connection[Any], tsquery: str | None, window: int) -> b
         return False
     share = min(shares) if "&" in tsquery else min(1.0, sum(shares))
     return share * share * _collection(conn)[0] >= window
-
-
-# The newest docs a phrase of common words is looked for in first: a window of its matches among them costs
-# reading these (about 0.1 s for 20,000), where the GIN index rechecks every doc that has its words.
-RECENT_DOCS = 20_000
-
-
-def _common_phrase(conn: psycopg.Connection[Any], tsquery: str | None) -> bool:
-    """Whether ``tsquery`` is a phrase (with nothing negated, no prefix) of words each among the table's
-    most common (``pg_stats``): the GIN index finds every doc holding them all and must recheck each for
-    the phrase (seconds at a million docs), while the newest docs likely hold a window of its matches."""
-    if tsquery is None or not _PHRASE.search(tsquery) or "!" in tsquery:
-        return False
-    lexemes = _LEXEME.findall(tsquery)
-    if not lexemes or any(prefix for _, prefix in lexemes):
-        return False
-    common = _common_lexemes(conn)
-    return all(common.get(lexeme.replace("''", "'"), 0.0) for lexeme, _ in lexemes)
 
 
 # Docs from which a common word's count is estimated from the table's statistics rather than counted.
