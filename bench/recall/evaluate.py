@@ -71,6 +71,8 @@ KINDS = (
     "memory_skill",
 )
 SYSTEMS = ("hermes", "hermes-tool", "bm25", "grep", "hybrid", "trail")
+# Run only when named in --systems: the shared index needs a PostgreSQL server (fleet_system.py).
+OPTIONAL = ("fleet",)
 HERMES_SCAN = 300  # rows Hermes' session_search scans before it dedupes by session (_DISCOVER_SCAN_LIMIT)
 TRAIL_LIMIT = 20
 ROOT_PROFILE = "default"
@@ -513,7 +515,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     sets = _csv(args.split, SETS)
-    systems = _csv(args.systems, SYSTEMS)
+    systems = _csv(args.systems, (*SYSTEMS, *OPTIONAL))
     kinds = _csv(args.kinds) if args.kinds else None
 
     home = ensure_store(args.store_dir, args.queries)
@@ -603,7 +605,20 @@ def main(argv: list[str] | None = None) -> int:
                 traceback.print_exc()
                 print(f"trail: failed: {errors['trail']}")
 
-    results = {s: results[s] for s in SYSTEMS if s in results}
+    if "fleet" in systems:
+        from fleet_system import fleet_ranker
+
+        try:
+            with fleet_ranker(home, args.store_dir / "fleet", trail_target, TRAIL_LIMIT) as fleet_rank:
+                results["fleet"] = run_system(
+                    queries, lambda q: dedupe(fleet_rank(q["query"])), targets.canonical
+                )
+        except Exception as exc:
+            errors["fleet"] = f"{type(exc).__name__}: {exc}"
+            traceback.print_exc()
+            print(f"fleet: failed: {errors['fleet']}")
+
+    results = {s: results[s] for s in (*SYSTEMS, *OPTIONAL) if s in results}
     summary = {name: figures(queries, result) for name, result in results.items()}
     for name in SETS:
         print_set(name, queries, summary)
