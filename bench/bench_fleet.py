@@ -59,10 +59,22 @@ def _host(base: Path, n: int, messages: int) -> tuple[Path, Path]:
         sessions = max(messages // 100, 10)
         big = str(min(2000, messages // 10))
         subprocess.run(
-            [sys.executable, str(BENCH_DIR / "synthetic_store.py"), str(out), "--sessions", str(sessions),
-             "--messages", str(messages), "--big-session", big, "--seed", str(100 + n)],
-            check=True, capture_output=True,
-        )  # fmt: skip
+            [
+                sys.executable,
+                str(BENCH_DIR / "synthetic_store.py"),
+                str(out),
+                "--sessions",
+                str(sessions),
+                "--messages",
+                str(messages),
+                "--big-session",
+                big,
+                "--seed",
+                str(100 + n),
+            ],
+            check=True,
+            capture_output=True,
+        )
     if not index.exists():
         sync_index(index, homes=[home])
     return home, index
@@ -210,16 +222,28 @@ def main(argv: list[str] | None = None) -> int:
     figures["local_p50_ms"], figures["local_p95_ms"] = (round(v, 1) for v in _percentiles(local))
     figures["fleet_vs_local_p50"] = round(figures["search_p50_ms"] / max(figures["local_p50_ms"], 0.01), 1)
     rows = [
-        ("first push, one host", f"{figures['push_docs_per_s']:,} docs/s",
-         f"goal >= {GOALS['push_docs_per_s']:,}"),
+        (
+            "first push, one host",
+            f"{figures['push_docs_per_s']:,} docs/s",
+            f"goal >= {GOALS['push_docs_per_s']:,}",
+        ),
         (f"first push, {args.hosts - 1} more hosts", f"{figures['push_rest_docs_per_s']:,} docs/s", ""),
-        (f"incremental push ({NEW_MESSAGES:,} messages)", f"{figures['incremental_s']:.2f} s",
-         f"goal <= {GOALS['incremental_s']} s"),
-        ("search p50 / p95 (shared)", f"{figures['search_p50_ms']} / {figures['search_p95_ms']} ms",
-         f"goal <= {GOALS['search_p50_ms']} / {GOALS['search_p95_ms']} ms"),
-        ("search p50 / p95 (local, one host)", f"{figures['local_p50_ms']} / {figures['local_p95_ms']} ms",
-         f"shared/local p50 = {figures['fleet_vs_local_p50']}x"),
-    ]  # fmt: skip
+        (
+            f"incremental push ({NEW_MESSAGES:,} messages)",
+            f"{figures['incremental_s']:.2f} s",
+            f"goal <= {GOALS['incremental_s']} s",
+        ),
+        (
+            "search p50 / p95 (shared)",
+            f"{figures['search_p50_ms']} / {figures['search_p95_ms']} ms",
+            f"goal <= {GOALS['search_p50_ms']} / {GOALS['search_p95_ms']} ms",
+        ),
+        (
+            "search p50 / p95 (local, one host)",
+            f"{figures['local_p50_ms']} / {figures['local_p95_ms']} ms",
+            f"shared/local p50 = {figures['fleet_vs_local_p50']}x",
+        ),
+    ]
     for name, value, note in rows:
         print(f"{name:<40} {value:>22}  {note}")
     slowest = sorted(zip(shared, queries, strict=True), reverse=True)[:10]

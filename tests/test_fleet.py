@@ -691,6 +691,48 @@ def test_the_hermes_plugin_pushes_what_its_syncs_change(fleet, machines, tmp_pat
     assert "-pw" not in str(error) and fleet.rows("alpha") == rows
 
 
+def test_trail_mcp_push_keeps_the_shared_index_up_to_date(fleet, machines, tmp_path):
+    """`trail mcp --push DSN`: while it serves, this machine's index is synced and pushed in the
+    background, as `trail share` pushes it; the DSN's password is never printed."""
+    home, _ = machines["beta"]
+    login = fleet.host_login("beta")
+    env = {**os.environ, "TRAIL_PUSH_EVERY": "0.2", "TRAIL_MCP_WARM_UP": "0"}
+    server = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "hermes_trail",
+            "mcp",
+            "--push",
+            login,
+            "--home",
+            str(home),
+            "--index",
+            str(tmp_path / "index.db"),
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
+    try:
+        index = tmp_path / "index.db"
+
+        def pushed() -> bool:  # every session the server's sync indexed is in the shared index
+            local = _local_counts(index)[0] if index.is_file() else 0
+            return local > 0 and len(fleet.rows("beta")[0]) == local
+
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and not pushed():
+            assert server.poll() is None, server.stderr.read().decode() if server.stderr else ""
+            time.sleep(0.2)
+        assert pushed() and fleet.rows("beta")[1]
+    finally:
+        server.terminate()
+        _, said = server.communicate(timeout=30)
+    assert "-pw" not in said.decode()
+
+
 def test_a_version_1_index_is_migrated_forward(fleet, machines):
     """Version 2 (the newest-first index, ids a pusher reserves): a database left at version 1 is refused
     until --migrate, which adds what version 2 adds and keeps the rows."""

@@ -45,6 +45,18 @@ def mcp(
     pg: PgOption = None,
     fleet: FleetOption = False,
     hosts: HostsOption = None,
+    push: Annotated[
+        str | None,
+        typer.Option(
+            "--push",
+            metavar="DSN",
+            envvar="TRAIL_PUSH",
+            show_envvar=True,
+            show_default=False,
+            help="Also keep the shared index at DSN (a pushing login's) up to date with this machine's: "
+            "synced and pushed every TRAIL_PUSH_EVERY seconds (60), as trail share pushes.",
+        ),
+    ] = None,
 ) -> None:
     """Serve recall, search, fix, blame, how, show and sessions to MCP clients (stdio unless --http).
 
@@ -78,6 +90,11 @@ def mcp(
         hosts=tuple(hosts or ()),
     )
     server = build_server(trail, DEMO_NOTE if demo else "")
+    if push and not demo:  # this machine's index into the shared one, in the background (docs/fleet.md)
+        from hermes_trail.fleet.pushing import Pusher, push_in_background
+
+        every = _seconds(os.environ.get("TRAIL_PUSH_EVERY", ""), 60.0)
+        push_in_background(Pusher(push, every), lambda: trail.sync(force=True))
     if http is None:
         if _warm_up():
             warm_up(trail)
@@ -109,6 +126,14 @@ def mcp(
     if _warm_up():
         warm_up(trail)
     run_http(server, sock, loopback=loopback, token=token)
+
+
+def _seconds(text: str, default: float) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        return default
+    return value if value > 0 else default
 
 
 def _warm_up() -> bool:

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
+from hermes_trail.fleet.pushing import Pusher
 from hermes_trail.frames import FIX_CLOSE, FIX_OPEN
 from hermes_trail.service import Trail
 
@@ -332,8 +333,9 @@ class Recaller:
         self._lock = threading.Lock()
         self._syncing = False
         self._synced_at = -1e9
-        self._pushed_at = -1e9
-        self.last_push: Any = None  # what the last push did (fleet.push.PushReport), or the error it met
+        self._pusher: Pusher | None = None
+        if self.settings.push:  # the shared index this home's syncs are pushed to (fleet/pushing.py)
+            self._pusher = Pusher(self.settings.push, self.settings.push_every)
         self._building: subprocess.Popen[bytes] | None = None
         self._build_tried = False
         self._build_lock = threading.Lock()  # the first build is started once, from a prompt or a sync
@@ -364,22 +366,16 @@ class Recaller:
             with self._lock:
                 self._syncing = False
 
+    @property
+    def last_push(self) -> Any:
+        """What the last push to the shared index did (``fleet.push.PushReport``), or the error it met."""
+        return self._pusher.last if self._pusher is not None else None
+
     def _push(self) -> None:
         """Push what changed in the index to the shared index (``TRAIL_HERMES_PUSH``), in this background
-        sync, at most every ``push_every`` seconds: a push sends only the sessions that changed since the
-        last one (``fleet.push``), so most find nothing to send. A failure (the network, the login) is
-        logged and kept in :attr:`last_push`; the next sync tries again."""
-        if not self.settings.push or time.monotonic() - self._pushed_at < self.settings.push_every:
-            return
-        self._pushed_at = time.monotonic()
-        try:
-            from hermes_trail.fleet.push import push
-
-            self.last_push = push(self.trail.index_path, self.settings.push)
-            log.debug("hermes-trail: pushed to the shared index (%s)", self.last_push)
-        except Exception as exc:  # psycopg missing in Hermes' Python, the server, the login
-            self.last_push = exc
-            log.debug("hermes-trail: push to the shared index failed: %s", exc)
+        sync, at most every ``push_every`` seconds (``fleet.pushing``)."""
+        if self._pusher is not None:
+            self._pusher.push(self.trail.index_path)
 
     def _first_build(self) -> bool:
         """Whether the index is not built yet: then ``trail index`` is started to build it, once per
