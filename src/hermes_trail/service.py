@@ -825,7 +825,8 @@ class Trail:
         if offset < 0:
             raise ServiceError("offset must be 0 or more")
         with self.open_history(catalog=False) as history, self.finder(history) as finder:
-            session = _named(finder, session_id)
+            with _naming(session_id):
+                session = self.replay(finder, session_id).session  # live, else a deleted one recovered
             detail = clip(session_detail_json(session), MAX_STRING, 30)
             turns = [turn_json(t) for t in session.turns[offset : offset + _bounded(limit, "show")]]
             page, cut = fit(clip(turns), max(budget - _size(detail), budget // 2))
@@ -868,7 +869,8 @@ class Trail:
         if format not in FORMATS:
             raise ServiceError(f"format {format!r}: one of {', '.join(FORMATS)}")
         with self.open_history(catalog=False) as history, self.finder(history) as finder:
-            session = _named(finder, session_id, load=False)
+            with _naming(session_id):
+                session = finder.find(session_id)  # live, else a deleted one recovered
             ((_, name, rendered),) = self.exports(history, finder, [session], format)
         return {
             "session_id": session.id,
@@ -905,16 +907,12 @@ def _need(value: str, name: str, hint: str) -> None:
         raise ServiceError(f"{name} is empty", hint)
 
 
-def _named(finder: Finder, session_id: str, *, load: bool = True) -> Session:
-    """The session ``session_id`` names, live else a deleted one recovered (read whole with ``load``);
-    a name no session has, or several have, or a store that cannot be read, said as a :class:`ServiceError`
-    with what to do."""
+@contextlib.contextmanager
+def _naming(session_id: str) -> Iterator[None]:
+    """Finding the session ``session_id`` names, its failures said as a :class:`ServiceError` with what to
+    do: a name no session has, or several have, or a store that cannot be read."""
     try:
-        session = finder.find(session_id)
-        if load:
-            session = finder.load(session)
-            finder.family(session)
-        return session
+        yield
     except AmbiguousSession as exc:
         raise ServiceError(
             f"session id {session_id!r} is ambiguous", "use one of: " + ", ".join(exc.candidates[:8])
