@@ -360,6 +360,7 @@ def _candidates(
     terms: list[str],
     window: int | None = None,
     any_of: list[str] | None = None,
+    known: dict[int, tuple[Any, ...]] | None = None,
 ) -> tuple[list[tuple[Any, ...]], bool]:
     """Scored matches of one index, lower scores first (as ``bm25`` gives them).
 
@@ -373,13 +374,14 @@ def _candidates(
     "error"); for an ``OR`` typed by a person, how often the terms occur in the head of its text.
     """
     window = WINDOW if window is None else window
+    known = {} if known is None else known
     clauses, params = _where(filters)
     where = " AND ".join([f"{table} MATCH ?", *clauses])
     join = _source(table, clauses)
     if any_of is not None:
         newest = _newest(conn, table, expression, filters, join, where, params, window)
         if len(newest) >= window:
-            return _with_sessions(conn, _by_words(conn, table, any_of, newest, filters)), True
+            return _with_sessions(conn, _by_words(conn, table, any_of, newest, filters), known), True
         if not newest:
             return [], False
     else:
@@ -389,22 +391,29 @@ def _candidates(
         else:  # every doc has every term: read without reading texts
             head, lowered = "''", []
         columns = f"SELECT {_DOC_ONLY}, {head}, d.chars {join} WHERE {where}"
-        rows = _newest_docs(conn, columns, expression, params, window)
+        rows = _newest_docs(conn, columns, expression, params, window, known)
         if len(rows) >= window:
             floor = math.log(2.0) * max(1, len(counted))  # each term once, when they are not counted
+            if not lowered:  # the score is the length's alone: the shortest, scored (same order, fewer made)
+                rows = sorted(rows, key=lambda r: r[-1])[:SHORTLIST]
             scored = [(*row[:-2], _occurrence_score(row[-2], row[-1], lowered, floor)) for row in rows]
-            return _with_sessions(conn, sorted(scored, key=lambda r: r[-1])[:SHORTLIST]), True
+            return _with_sessions(conn, sorted(scored, key=lambda r: r[-1])[:SHORTLIST], known), True
         if not rows:
             return [], False
     rows = conn.execute(
         f"SELECT {_DOC_ONLY}, bm25({table}) {join} WHERE {where} ORDER BY bm25({table}) LIMIT ?",
         (expression, *params, SHORTLIST),
     ).fetchall()
-    return _with_sessions(conn, rows), False
+    return _with_sessions(conn, rows, known), False
 
 
 def _newest_docs(
-    conn: sqlite3.Connection, columns: str, expression: str, params: list[Any], window: int
+    conn: sqlite3.Connection,
+    columns: str,
+    expression: str,
+    params: list[Any],
+    window: int,
+    known: dict[int, tuple[Any, ...]],
 ) -> list[tuple[Any, ...]]:
     """The rows ``columns`` selects for the newest ``window`` matches, in the full-text index's own order
     (no sort), each doc read as it comes. A long active conversation can fill the window alone: then up to
@@ -416,7 +425,7 @@ def _newest_docs(
     further = FURTHER_WINDOWS if len(rows) >= window and '" *' not in expression else 0
     for _ in range(further):
         sessions = list({row[1] for row in rows})
-        if _conversation_count(conn, sessions) >= RELAX_BELOW:
+        if _conversation_count(conn, sessions, known) >= RELAX_BELOW:
             break
         marks = ", ".join("?" for _ in sessions)
         first = conn.execute(f"SELECT min(id) FROM docs WHERE sess IN ({marks})", sessions).fetchone()[0]
@@ -449,11 +458,13 @@ def _count(conn: sqlite3.Connection, plans: list[tuple[str, str]], filters: Sear
     return best
 
 
-def _conversation_count(conn: sqlite3.Connection, sessions: list[int]) -> int:
-    """How many conversations (continuation chains) the sessions with these ids make up."""
-    marks = ", ".join("?" for _ in sessions)
-    sql = f"SELECT count(*) FROM (SELECT DISTINCT store, root FROM sessions WHERE id IN ({marks}))"
-    return int(conn.execute(sql, sessions).fetchone()[0])
+def _conversation_count(
+    conn: sqlite3.Connection, sessions: list[int], known: dict[int, tuple[Any, ...]]
+) -> int:
+    """How many conversations (continuation chains) the sessions with these ids make up: read off their
+    rows, which the hits are then made of (``known``)."""
+    rows = _session_rows(conn, sessions, known)
+    return len({(rows[s][0], rows[s][7]) for s in sessions if s in rows})
 
 
 def _newest(
@@ -568,16 +579,26 @@ def _coverage(conn: sqlite3.Connection, found: list[Conversation], words: list[s
     return shares
 
 
-def _with_sessions(conn: sqlite3.Connection, rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
-    """Rows of :data:`_DOC_ONLY` (and what follows) as rows of :data:`_DOC_COLUMNS`: each doc's session
-    read once for all its docs."""
-    wanted = list({row[1] for row in rows})
-    sessions: dict[int, tuple[Any, ...]] = {}
-    for start in range(0, len(wanted), 500):
-        chunk = wanted[start : start + 500]
+def _session_rows(
+    conn: sqlite3.Connection, wanted: Iterable[int], known: dict[int, tuple[Any, ...]]
+) -> dict[int, tuple[Any, ...]]:
+    """The :data:`_SESSION_COLUMNS` (its id aside) of the sessions with these ids, each read once a search:
+    ``known`` keeps those read before (a window's conversations counted, then its hits made)."""
+    missing = [sess for sess in dict.fromkeys(wanted) if sess not in known]
+    for start in range(0, len(missing), 500):
+        chunk = missing[start : start + 500]
         marks = ", ".join("?" for _ in chunk)
         found = conn.execute(f"SELECT {_SESSION_COLUMNS} FROM sessions WHERE id IN ({marks})", chunk)
-        sessions.update((r[0], r[1:]) for r in found)
+        known.update((r[0], r[1:]) for r in found)
+    return known
+
+
+def _with_sessions(
+    conn: sqlite3.Connection, rows: list[tuple[Any, ...]], known: dict[int, tuple[Any, ...]]
+) -> list[tuple[Any, ...]]:
+    """Rows of :data:`_DOC_ONLY` (and what follows) as rows of :data:`_DOC_COLUMNS`: each doc's session
+    read once for all its docs."""
+    sessions = _session_rows(conn, (row[1] for row in rows), known)
     return [(row[0], *sessions[row[1]], *row[2:]) for row in rows if row[1] in sessions]
 
 
@@ -594,8 +615,8 @@ def _occurrence_score(head: str, length: int, terms: list[str], floor: float) ->
 def _hit(row: tuple[Any, ...], score: float) -> Hit:
     """A hit from a row of :data:`_DOC_COLUMNS` (its first 19 columns are Hit's first fields, in order; the
     19th, ``rewound``, is stored as an integer), with its score."""
-    fields: dict[str, Any] = dict(zip(Hit._fields[:18], row, strict=False))
-    return Hit(**fields, rewound=bool(row[18]), score=score)
+    fields = (*row[:18], bool(row[18]), score)  # positional: a dict of keywords cost as much as the rest
+    return Hit(*fields)
 
 
 def _score(rows: Iterable[tuple[Any, ...]], newest: float, oldest: float) -> list[Hit]:
@@ -829,8 +850,10 @@ def search(
         # Words as typed first (function words out): when they find enough, every word is in the history
         # and none needs looking up. Else each is looked up: a missing word, an unfinished last word.
         reading = plan.read(conn, text, checked=False)
-        hits, windowed = _ranked(conn, reading.plans, filters, reading.terms + reading.runs)
-        if len(_group(hits)) < min(limit, RELAX_BELOW):
+        known: dict[int, tuple[Any, ...]] = {}  # the sessions read, each once (:func:`_session_rows`)
+        hits, windowed = _ranked(conn, reading.plans, filters, reading.terms + reading.runs, known=known)
+        groups = _group(hits)
+        if len(groups) < min(limit, RELAX_BELOW):
             checked = plan.read(conn, text)
             if checked.missing:
                 # A query with words no index holds has no conversation with all of them: it is answered
@@ -838,17 +861,19 @@ def search(
                 # query it covers.
                 hits, windowed = [], False
             elif checked.plans != reading.plans:  # the last word became a prefix
-                hits, windowed = _ranked(conn, checked.plans, filters, checked.terms + checked.runs)
+                hits, windowed = _ranked(
+                    conn, checked.plans, filters, checked.terms + checked.runs, known=known
+                )
+            groups = _group(hits)
             reading = checked
         terms, runs = reading.terms, reading.runs
         _lift_edits(hits, terms)
         matches: int | None = len({h.doc for h in hits})
         if windowed:  # more than a window matched: counted apart (None: at least the window)
             matches = _count(conn, reading.plans, filters)
-        groups = _group(hits)
-        ordered = sorted(groups.values(), key=lambda c: _conversation_score(c.hits), reverse=True)
         # How well each conversation with every word answers them, before any fusion rescales it.
         answered = {key: _conversation_score(conv.hits) for key, conv in groups.items()}
+        ordered = sorted(groups.values(), key=lambda c: answered[(c.store, c.root)], reverse=True)
         # A title may hold the words no turn has: every typed word is looked for there first.
         typed = [t for t in reading.typed if t not in reading.dropped and not cjk.has_cjk(t)] + runs
         few = len(groups) < min(limit, RELAX_BELOW)
@@ -871,7 +896,9 @@ def search(
             matched = {h.doc for h in hits}
             for table, some in _relaxed(conn, terms, runs, loose=not groups):
                 relaxed = " OR ".join(_fts_string(w) for w in some)
-                more, cut = _ranked(conn, [(table, relaxed)], filters, terms + runs, RELAXED_WINDOW, some)
+                more, cut = _ranked(
+                    conn, [(table, relaxed)], filters, terms + runs, RELAXED_WINDOW, some, known
+                )
                 windowed = windowed or cut
                 found = list(_group(more).values())
                 matched |= {h.doc for h in more}
@@ -933,13 +960,17 @@ def _ranked(
     terms: list[str],
     window: int | None = None,
     any_of: list[str] | None = None,
+    known: dict[int, tuple[Any, ...]] | None = None,
 ) -> tuple[list[Hit], bool]:
+    """The hits of every plan's index, best first, and whether any index had more than a window of
+    matches. ``known``: the sessions read so far in this search (:func:`_session_rows`)."""
+    known = {} if known is None else known
     rows: dict[int, tuple[Any, ...]] = {}
     windowed = False
     for table, expression in plans:
         if table == "docs_tri" and windowed:
             continue  # the words found a full window: the substrings of the same terms would add little
-        found, cut = _candidates(conn, table, expression, filters, terms, window, any_of)
+        found, cut = _candidates(conn, table, expression, filters, terms, window, any_of, known)
         windowed = windowed or cut
         for row in found:  # a doc found by two indexes keeps its better (lower) score
             if row[0] not in rows or row[-1] < rows[row[0]][-1]:
@@ -1172,5 +1203,9 @@ def _fused(pool: list[tuple[Conversation, float]], floor: float) -> list[Convers
 def _group(hits: list[Hit]) -> dict[tuple[str, str], Conversation]:
     groups: dict[tuple[str, str], Conversation] = {}
     for hit in hits:
-        groups.setdefault((hit.store, hit.root), Conversation(hit.store, hit.root)).hits.append(hit)
+        key = (hit.store, hit.root)
+        conv = groups.get(key)
+        if conv is None:
+            conv = groups[key] = Conversation(hit.store, hit.root)
+        conv.hits.append(hit)
     return groups
