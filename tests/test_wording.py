@@ -371,6 +371,75 @@ def test_a_change_said_beside_the_subject_does_not_supersede_it(tmp_path):
     assert _first(result) == answer
 
 
+def test_a_later_run_of_the_same_cron_job_that_says_it_changed_is_the_fact_now(tmp_path):
+    """Two runs of one cron job state the backup time; the later says it moved. A cron run reports more
+    than it states, so a person's session is never replaced by one, but the job's own later run is what
+    the job does now. A run of another job saying "now" replaces nothing."""
+    job, other = "c3e5a7b9d1f2", "a1b2c3d4e5f6"
+    old, new = f"cron_{job}_20261101_030013", f"cron_{job}_20261120_030020"
+    elsewhere = f"cron_{other}_20261125_030000"
+    path = _index_of(
+        tmp_path,
+        [
+            chat(
+                old,
+                (
+                    "[cron] When does the nightly backup run? Report the nightly backup window.",
+                    "The nightly backup to B2 runs at 01:30; the nightly backup window is 01:30-02:10.",
+                ),
+                start=T,
+                source="cron",
+                end_reason="cron_complete",
+            ),
+            chat(
+                new,
+                (
+                    "[cron] Backups collided with the media scan, when does the nightly backup run now?",
+                    "The nightly backup to B2 now runs at 04:15, after the media library scan.",
+                ),
+                start=T + 19 * 86400,
+                source="cron",
+                end_reason="cron_complete",
+            ),
+            *_errands(),
+        ],
+    )
+    ranked = [
+        c.hits[0].session_id for c in search(path, "what time does the nightly B2 backup run").conversations
+    ]
+    assert ranked[:2] == [new, old]
+    assert search_module._cron_job(new) == job and search_module._cron_job("20261120_030020_0e1000") is None
+
+    # Another job's later run that says "now" about the backup is not the same job: it replaces nothing.
+    path = _index_of(
+        tmp_path / "other",
+        [
+            chat(
+                old,
+                (
+                    "[cron] When does the nightly backup run? Report the nightly backup window.",
+                    "The nightly backup to B2 runs at 01:30; the nightly backup window is 01:30-02:10.",
+                ),
+                start=T,
+                source="cron",
+                end_reason="cron_complete",
+            ),
+            chat(
+                elsewhere,
+                ("[cron] Check the disks.", "The nightly backup disk on B2 is now at 71 %."),
+                start=T + 24 * 86400,
+                source="cron",
+                end_reason="cron_complete",
+            ),
+            *_errands(),
+        ],
+    )
+    ranked = [
+        c.hits[0].session_id for c in search(path, "what time does the nightly B2 backup run").conversations
+    ]
+    assert ranked[0] == old
+
+
 @pytest.mark.parametrize(
     ("text", "code"),
     [

@@ -725,16 +725,23 @@ def _newest_first(
     ran) or answers its words nearly as well (:data:`SUPERSEDED_BAND` of the leader's score, both with every
     word when both have them), and says in a turn a person or the agent said that it changed ("moved",
     "now", "no longer", ...). The newest such conversation leads.
-    Sessions people drove only: a cron run or a sub-agent reports a fact more than it states one."""
+    Sessions people drove only, and the runs of one cron job: a cron run or a sub-agent reports a fact
+    more than it states one, but a later run of the same job that says it changed is the fact now."""
     if len(ordered) < 2:
         return ordered
     lead = ordered[0]
-    if lead.hits[0].session_kind in SESSION_WEIGHT:
+    job = _cron_job(lead.hits[0].session_id)
+    if lead.hits[0].session_kind in SESSION_WEIGHT and job is None:
         return ordered
     newer = [
         c
         for c in ordered[1:SUPERSEDED_TOP]
-        if _latest(c) > _latest(lead) and c.hits[0].session_kind not in SESSION_WEIGHT
+        if _latest(c) > _latest(lead)
+        and (
+            _cron_job(c.hits[0].session_id) == job
+            if job is not None
+            else c.hits[0].session_kind not in SESSION_WEIGHT
+        )
     ]
     if not newer:
         return ordered
@@ -797,6 +804,16 @@ _CHANGED = re.compile(
     r"\b(?:now|moved?|changed?|switched|migrated|no longer|instead|any ?more|updated|resized|bumped|"
     r"replaced|renamed|from now on|new)\b"
 )
+
+
+# A cron run's session id: ``cron_<job id>_<YYYYmmdd_HHMMSS>``, as Hermes' scheduler names it.
+_CRON_RUN = re.compile(r"^cron_(.+)_\d{8}_\d{6}$")
+
+
+def _cron_job(session_id: str) -> str | None:
+    """The cron job a session is a run of (``None`` for any other session)."""
+    run = _CRON_RUN.match(session_id)
+    return run.group(1) if run else None
 
 
 def _rarest(conn: sqlite3.Connection, terms: list[str]) -> list[str]:
