@@ -4,6 +4,7 @@ and a count of what really matched. Every store here is written by Hermes' own S
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -369,6 +370,36 @@ def test_a_change_said_beside_the_subject_does_not_supersede_it(tmp_path):
     )
     result = search(path, "password authentication failed for user reporting")
     assert _first(result) == answer
+
+
+def test_a_hyphenated_word_the_history_lacks_as_one_is_looked_for_by_its_parts(tmp_path):
+    """ "Hugo-Pagefind" is in no turn as one word (FTS5 reads it as the phrase "hugo pagefind"): dropped as
+    missing, the query would be "blog" alone, and the blog's busiest conversation would lead. Its parts
+    are in the history, each on its own: they are what is looked for, and nothing is reported missing."""
+    answer, busier = "20261108_090000_a10000", "20261120_090000_b10000"
+    path = _index_of(
+        tmp_path,
+        [
+            chat(
+                answer,
+                ("Add Pagefind search to the blog, it is built with Hugo.", "Pagefind runs after hugo."),
+                start=T,
+            ),
+            chat(
+                busier,
+                ("The blog theme: blog colours, blog fonts, the blog header.", "The blog looks calmer."),
+                start=T + 12 * 86400,
+            ),
+            *_errands(),
+        ],
+    )
+    result = search(path, "Hugo-Pagefind blog")
+    assert _first(result) == answer and result.missing == []
+    split = search(path, "Hugo-Nirgendwo blog")  # one part the history lacks: that part is missing
+    assert _first(split) == answer and split.missing == ["Nirgendwo"]
+    # A hyphenated word the history has as one is looked for as one.
+    whole = plan.read(sqlite3.connect(path), "Pagefind-runs")
+    assert whole.terms == ["Pagefind-runs"] and whole.missing == []
 
 
 def test_a_later_run_of_the_same_cron_job_that_says_it_changed_is_the_fact_now(tmp_path):

@@ -19,6 +19,7 @@ for paths and commands (substrings), the bigram index for Chinese and Japanese.
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from typing import Any, ClassVar
 
@@ -135,6 +136,19 @@ def _profiles(conn: sqlite3.Connection) -> dict[str, str]:
     return _PROFILES[key]
 
 
+# A word of words joined by hyphens, and nothing else (not a path, a flag or a negative number).
+_HYPHENATED = re.compile(r"[^\W_]+(?:-[^\W_]+)+")
+
+
+def _compound_parts(text: str) -> list[query.Term]:
+    """The words of a hyphenated word that carry meaning (none for any other word): function words and
+    single characters left out."""
+    if not _HYPHENATED.fullmatch(text) or cjk.has_cjk(text):
+        return []
+    found = [w for w in text.split("-") if len(w) > 1]
+    return [query.Term(w) for w in dict.fromkeys(found) if not stopwords.is_stopword(w, found)]
+
+
 def read(conn: sqlite3.Connection, text: str, checked: bool = True) -> Plan:
     """``text`` as a :class:`Plan` over the index open on ``conn``. Unless ``checked``, its words are not
     looked up (none is missing, none a prefix): the plan of a query whose words all turn out to match,
@@ -142,7 +156,7 @@ def read(conn: sqlite3.Connection, text: str, checked: bool = True) -> Plan:
     parsed = query.parse(text)
     plain = query.conjuncts(parsed)
     every = query.terms(parsed)
-    change: dict[query.Term, query.Term | None] = {}
+    change: dict[query.Term, query.Node | None] = {}
     dropped: list[str] = []
     # Function words go when anything else is left to find (a phrase, an alternative, another word).
     said = [t.text for t in plain]
@@ -167,6 +181,14 @@ def read(conn: sqlite3.Connection, text: str, checked: bool = True) -> Plan:
         if unfinished and exists(conn, "docs_fts", query.leaf_fts(typed) or '""'):
             change[term] = typed
             prefix = term.text
+            continue
+        # A hyphenated word the history does not have as one (``Hugo-Build``, ``Push-Benachrichtigungen``):
+        # the parts it does have, each on its own; the others are missing.
+        parts = _compound_parts(term.text)
+        having = [part for part in parts if _found(conn, part)]
+        if having:
+            change[term] = having[0] if len(having) == 1 else query.And(tuple(having))
+            missing += [part.text for part in parts if part not in having]
             continue
         missing.append(term.text)
     left = len(every) - len(dropped) - len(missing)

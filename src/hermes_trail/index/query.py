@@ -499,9 +499,10 @@ def conjuncts(query: Query) -> list[Term]:
     return walk(query.root)
 
 
-def rewrite(query: Query, change: Mapping[Term, Term | None]) -> Query:
-    """The query with some of its :func:`conjuncts` replaced (``None``: dropped). A conjunction left with
-    nothing positive to find is no query (exclusions alone select nothing)."""
+def rewrite(query: Query, change: Mapping[Term, Node | None]) -> Query:
+    """The query with some of its :func:`conjuncts` replaced (by a term, or by an :class:`And` of terms
+    that must all hold; ``None``: dropped). A conjunction left with nothing positive to find is no query
+    (exclusions alone select nothing)."""
 
     def walk(node: Node) -> Node | None:
         if isinstance(node, Term):
