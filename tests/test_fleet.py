@@ -432,6 +432,36 @@ def test_trail_share_pushes_and_prints_json(fleet, machines, capsys):
     assert json.loads(capsys.readouterr().out)["pushed"] == 0
 
 
+def test_trail_share_without_a_dsn_pushes_where_the_homes_settings_say(fleet, machines, capsys, tmp_path):
+    """`trail share` with no DSN: the one config.yaml's plugins.entries.hermes-trail.settings.share names
+    (the plugin's and the MCP server's setting); none there is a usage error, as --migrate without one."""
+    from hermes_trail.cli import params
+    from hermes_trail.cli.share_cmd import share
+
+    home, original = machines["alpha"]
+    home = shutil.copytree(home, tmp_path / "home")
+    index = tmp_path / "index.db"
+    shutil.copy(original, index)
+    argv = ["--index", str(index), "--home", str(home), "--json"]
+    kwargs = params.parse(share, argv)
+    assert kwargs is not None, "the quick path reads the command line"
+    assert params.invoke(share, kwargs) == 2
+    said = capsys.readouterr().err
+    assert "no DSN to push to" in said and "plugins.entries.hermes-trail.settings.share" in said
+    assert params.invoke(share, params.parse(share, [*argv, "--migrate"])) == 2
+    assert "--migrate needs the administrator's DSN" in capsys.readouterr().err
+    login = fleet.host_login("alpha")
+    (home / "config.yaml").write_text(
+        f"plugins:\n  enabled: [hermes-trail]\n  entries:\n    hermes-trail:\n      settings:\n"
+        f"        share: '{login}'\n",
+        encoding="utf-8",
+    )
+    assert params.invoke(share, kwargs) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert printed["host"] == "alpha" and printed["pushed"] == _local_counts(index)[0] > 0
+    assert "-pw" not in printed["dsn"]
+
+
 def test_fleet_dsn_reads_index_and_variable(monkeypatch):
     from hermes_trail.cli.share_cmd import fleet_dsn
 
@@ -691,20 +721,32 @@ def test_the_hermes_plugin_pushes_what_its_syncs_change(fleet, machines, tmp_pat
     assert "-pw" not in str(error) and fleet.rows("alpha") == rows
 
 
-def test_trail_mcp_push_keeps_the_shared_index_up_to_date(fleet, machines, tmp_path):
-    """`trail mcp --push DSN`: while it serves, this machine's index is synced and pushed in the
-    background, as `trail share` pushes it; the DSN's password is never printed."""
+@pytest.mark.parametrize("said", ["option", "config"])
+def test_trail_mcp_push_keeps_the_shared_index_up_to_date(fleet, machines, tmp_path, said):
+    """`trail mcp --push DSN`, or the home's own setting (config.yaml's
+    plugins.entries.hermes-trail.settings.share, as `trail install` starts the server: --home and --index
+    only): while it serves, this machine's index is synced and pushed in the background, as `trail share`
+    pushes it; the DSN's password is never printed."""
     home, _ = machines["beta"]
     login = fleet.host_login("beta")
     env = {**os.environ, "TRAIL_PUSH_EVERY": "0.2", "TRAIL_MCP_WARM_UP": "0"}
+    env.pop("TRAIL_PUSH", None)
+    options = ["--push", login]
+    if said == "config":  # a copy of the home, with the setting in its config.yaml
+        home = shutil.copytree(home, tmp_path / "home")
+        (home / "config.yaml").write_text(
+            f"plugins:\n  entries:\n    hermes-trail:\n      settings:\n        share: '{login}'\n"
+            "        share_every: 0.2\n",
+            encoding="utf-8",
+        )
+        options, env = [], {k: v for k, v in env.items() if k != "TRAIL_PUSH_EVERY"}
     server = subprocess.Popen(
         [
             sys.executable,
             "-m",
             "hermes_trail",
             "mcp",
-            "--push",
-            login,
+            *options,
             "--home",
             str(home),
             "--index",

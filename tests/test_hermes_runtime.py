@@ -4,7 +4,10 @@ asker's conversation left out, the index read as it stands, statements stopped a
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -12,7 +15,7 @@ from pathlib import Path
 import pytest
 
 import trailhome
-from hermes_trail.integrations.hermes import runtime
+from hermes_trail.integrations.hermes import configured, runtime
 from hermes_trail.integrations.hermes.runtime import Recaller, Settings
 from hermes_trail.service import Trail
 
@@ -57,6 +60,84 @@ def test_settings_from_the_environment():
     assert Settings.from_env(env) == Settings(
         recall=False, fix=True, deadline=0.25, budget=256, sync_every=10.0
     )
+
+
+PUSH_TO = "postgresql://laptop:s3cret-pw@db.example/trail"
+READ_FROM = "postgresql://reader@db.example/trail"
+
+
+@pytest.mark.parametrize("which", ["hermes", "newer"])
+def test_the_shared_index_settings_come_from_the_homes_config_as_hermes_writes_them(
+    tmp_path, offline, which, request
+):
+    """``hermes config set plugins.entries.hermes-trail.settings.share DSN`` (Hermes' own writer, both
+    versions): the plugin pushes there, as often as ``share_every`` says, and recalls from ``fleet``; an
+    environment variable still wins over the file."""
+    hermes = (
+        Path(sys.executable).parent / "hermes"
+        if which == "hermes"
+        else Path(request.getfixturevalue("newer_hermes")).parent / "hermes"
+    )
+    home = tmp_path / "hermes"
+    home.mkdir()
+    (home / "config.yaml").write_text("model:\n  default: some/model  # mine\n", encoding="utf-8")
+    env = {**os.environ, "HERMES_HOME": str(home), "HOME": str(tmp_path)}
+    for key, value in (("share", PUSH_TO), ("share_every", "30"), ("fleet", READ_FROM)):
+        done = subprocess.run(
+            [*offline, str(hermes), "config", "set", "--force", f"{configured.WHERE}.{key}", value],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert done.returncode == 0, done.stderr
+    assert Settings.load({}, home) == Settings(share=READ_FROM, push=PUSH_TO, push_every=30.0)
+    said = {"TRAIL_HERMES_PUSH": "postgresql://other@elsewhere/trail", "TRAIL_HERMES_PUSH_EVERY": "5"}
+    assert Settings.load(said, home) == Settings(
+        share=READ_FROM, push="postgresql://other@elsewhere/trail", push_every=5.0
+    )
+    assert Settings.load({}, tmp_path / "no-home-here") == Settings()
+
+
+def test_a_setting_of_the_wrong_kind_is_left_out_and_said_without_its_value(tmp_path, caplog):
+    home = tmp_path / "hermes"
+    home.mkdir()
+    config = home / "config.yaml"
+    config.write_text(
+        "plugins:\n  entries:\n    hermes-trail:\n      config:\n        share: postgresql://old@db/trail\n"
+        "        fleet: postgresql://kept@db/trail\n      settings:\n"
+        f"        share: {PUSH_TO}\n        share_every: -3\n",
+        encoding="utf-8",
+    )
+    found = configured.read(home)  # ``settings`` wins over the legacy ``config`` key by key
+    assert (found.share, found.fleet, found.share_every) == (PUSH_TO, "postgresql://kept@db/trail", None)
+    assert found.problems == [f"{configured.WHERE}.share_every is not a positive number of seconds; 60 it is"]
+    config.write_text(
+        "plugins:\n  entries:\n    hermes-trail:\n      settings:\n        share: [s3cret-pw]\n",
+        encoding="utf-8",
+    )
+    with caplog.at_level("WARNING", logger="hermes_trail.hermes"):
+        assert Settings.load({}, home) == Settings()
+    assert f"{configured.WHERE}.share is not a text" in caplog.text and "s3cret" not in caplog.text
+    config.write_text("plugins: [hermes-trail\n", encoding="utf-8")  # broken YAML: said, nothing taken
+    [problem] = configured.read(home).problems
+    assert problem.startswith(f"{config} is not YAML that can be read (")
+    config.write_text("plugins:\n  enabled: [other]\n", encoding="utf-8")  # hermes-trail not named: none
+    assert configured.read(home) == configured.Configured()
+
+
+def test_the_home_is_hermes_own_inside_hermes_else_hermes_home(tmp_path, monkeypatch):
+    monkeypatch.delitem(sys.modules, "hermes_constants", raising=False)
+    assert configured.hermes_home({"HERMES_HOME": str(tmp_path / "h")}) == tmp_path / "h"
+    assert configured.hermes_home({}) == Path.home() / ".hermes"
+
+    class Loaded:  # the Hermes this runs in has its own resolver loaded (a profile's context included)
+        @staticmethod
+        def get_hermes_home() -> Path:
+            return tmp_path / "profiles" / "work"
+
+    monkeypatch.setitem(sys.modules, "hermes_constants", Loaded)
+    assert configured.hermes_home({"HERMES_HOME": str(tmp_path / "h")}) == tmp_path / "profiles" / "work"
 
 
 @pytest.mark.parametrize(

@@ -71,12 +71,16 @@ def mcp(
         from hermes_trail.mcp.server import build_server, run_http, run_stdio, warm_up
     except ImportError as exc:
         fail(f"trail mcp needs the MCP SDK ({exc}); install it with: pip install 'mcp>=1.26,<2'")
-    from hermes_trail.cli.share_cmd import fleet_dsn
+    from hermes_trail.cli.share_cmd import fleet_dsn, home_settings
     from hermes_trail.service import Trail
 
-    shared = fleet_dsn(index, fleet)  # recall, search, fix, blame, how from the shared index (docs/fleet.md)
+    # The home's own settings (config.yaml, plugins.entries.hermes-trail.settings) where neither an option
+    # nor the environment says: the shared index recalled from, and the one pushed to (docs/fleet.md).
+    found = home_settings(home)
+    shared = fleet_dsn(index, fleet) or found.fleet or None  # recall, search, fix, blame, how from it
     if shared is not None:
         index = None
+    push = push or found.share or None
     demo = not pg and not shared and _no_hermes_home(home, db)
     if demo:
         err("no Hermes home found; serving the demo home bundled with hermes-trail")
@@ -93,7 +97,7 @@ def mcp(
     if push and not demo:  # this machine's index into the shared one, in the background (docs/fleet.md)
         from hermes_trail.fleet.pushing import Pusher, push_in_background
 
-        every = _seconds(os.environ.get("TRAIL_PUSH_EVERY", ""), 60.0)
+        every = _seconds(os.environ.get("TRAIL_PUSH_EVERY", ""), found.share_every or 60.0)
         push_in_background(Pusher(push, every), lambda: trail.sync(force=True))
     if http is None:
         if _warm_up():

@@ -9,13 +9,24 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, NoReturn, TypeVar
 
-from hermes_trail.cli.common import EXIT_OK, DbOption, HomeOption, JsonOption, PgOption, err, fail, print_json
+from hermes_trail.cli.common import (
+    EXIT_OK,
+    EXIT_USAGE,
+    DbOption,
+    HomeOption,
+    JsonOption,
+    PgOption,
+    err,
+    fail,
+    print_json,
+)
 from hermes_trail.cli.indexing import IndexOption
 from hermes_trail.cli.params import Argument, Exit, Option
 
 if TYPE_CHECKING:
     from hermes_trail.index.filters import SearchFilters
     from hermes_trail.index.search import SearchResult
+    from hermes_trail.integrations.hermes.configured import Configured
     from hermes_trail.service import Trail
 
 T = TypeVar("T")
@@ -43,11 +54,13 @@ FleetOption = Annotated[
 
 def share(
     dsn: Annotated[
-        str,
+        str | None,
         Argument(
-            help="The shared index's PostgreSQL database (URI or key=value); its password is never printed."
+            help="The shared index's PostgreSQL database (URI or key=value); its password is never printed. "
+            "Default: the Hermes home's setting plugins.entries.hermes-trail.settings.share (config.yaml).",
+            show_default=False,
         ),
-    ],
+    ] = None,
     migrate: Annotated[
         bool,
         Option(
@@ -71,9 +84,15 @@ def share(
     Examples:
         trail share "postgresql://trail_laptop@db.example.com/trail?sslmode=require"
         trail share "postgresql://admin@db.example.com/trail" --migrate
+        trail share        # to the DSN the Hermes home's config.yaml sets (docs/fleet.md)
     """
     from hermes_trail.errors import TrailError
     from hermes_trail.hermes import dsn as dsns
+
+    if dsn is None:
+        if migrate:
+            fail("--migrate needs the administrator's DSN: trail share DSN --migrate", EXIT_USAGE)
+        dsn = configured_share(home)
 
     if migrate:
         try:
@@ -140,6 +159,33 @@ def _migrate(dsn: str, json_output: bool) -> None:
 
 
 # -- the --fleet side of search and recall -----------------------------------------------------------------
+def home_settings(home: list[Path] | None) -> Configured:
+    """hermes-trail's settings in the Hermes home a command reads (``config.yaml``'s
+    ``plugins.entries.hermes-trail.settings`` of the one ``--home`` named, else of the home Hermes would
+    use; none for several), each problem with them said."""
+    from hermes_trail.integrations.hermes import configured
+
+    where = home[0] if home and len(home) == 1 else None if home else configured.hermes_home()
+    found = configured.read(where) if where is not None else configured.Configured()
+    for problem in found.problems:
+        err(f"warning: {problem}")
+    return found
+
+
+def configured_share(home: list[Path] | None) -> str:
+    """The DSN the Hermes home's own settings push to (:func:`home_settings`' ``share``); a usage error when
+    there is none."""
+    from hermes_trail.integrations.hermes.configured import WHERE
+
+    found = home_settings(home)
+    if not found.share:
+        fail(
+            f"no DSN to push to: name one (trail share DSN), or set {WHERE}.share in the Hermes home",
+            EXIT_USAGE,
+        )
+    return found.share
+
+
 def fleet_dsn(index: Path | str | None, fleet: bool) -> str | None:
     """The shared index a query answers from: ``--index`` naming a PostgreSQL database, else with
     ``--fleet`` the one :data:`FLEET_VARIABLE` names; ``None``: the local index answers.

@@ -34,7 +34,7 @@ class Plugin:
     def __init__(
         self, recaller: Recaller | None = None, *, index: str | None = None, command: str | None = None
     ) -> None:
-        self.recaller = recaller or Recaller(Settings.from_env(), index=index, command=command)
+        self.recaller = recaller or Recaller(Settings.load(), index=index, command=command)
 
     def pre_llm_call(self, **kwargs: Any) -> dict[str, str] | None:
         """Recall for the prompt, as ``{"context": page}``; ``None`` for nothing."""

@@ -117,7 +117,7 @@ class TrailMemoryProvider(MemoryProviderBase):
     def recaller(self) -> Recaller:
         if self._recaller is None:
             index, command = self._installed
-            self._recaller = Recaller(Settings.from_env(), index=index, command=command)
+            self._recaller = Recaller(Settings.load(), index=index, command=command)
         return self._recaller
 
     def is_available(self) -> bool:

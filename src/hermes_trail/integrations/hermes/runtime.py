@@ -13,12 +13,14 @@ priority), which outlives Hermes; until it is done, recall is silent. One that i
 reboot) is taken up where it stopped by the next, and one still under way (started by an earlier Hermes)
 is left to finish rather than started again.
 
-Settings come from the environment (Hermes loads ``$HERMES_HOME/.env`` into it), see ``docs/hermes.md``.
+Settings come from the environment (Hermes loads ``$HERMES_HOME/.env`` into it), and the shared index's from
+the home's ``config.yaml`` too (:mod:`.configured`); see ``docs/hermes.md``.
 """
 
 from __future__ import annotations
 
 import contextvars
+import dataclasses
 import hashlib
 import json
 import logging
@@ -109,7 +111,27 @@ class Settings:
     push_every: float = 60.0
 
     @classmethod
+    def load(cls, env: Mapping[str, str] | None = None, home: Path | None = None) -> Settings:
+        """The settings of the Hermes this runs in: its home's ``config.yaml``
+        (``plugins.entries.hermes-trail.settings``: ``share``, ``share_every``, ``fleet``; see
+        :mod:`.configured`), each overridden by its environment variable where one is set."""
+        from hermes_trail.integrations.hermes import configured
+
+        env = os.environ if env is None else env
+        found = configured.read(configured.hermes_home(env) if home is None else home)
+        for problem in found.problems:
+            log.warning("hermes-trail: %s", problem)
+        settings = cls.from_env(env)
+        return dataclasses.replace(
+            settings,
+            share=settings.share or found.fleet,
+            push=settings.push or found.share,
+            push_every=_number(env, "TRAIL_HERMES_PUSH_EVERY", found.share_every or cls.push_every),
+        )
+
+    @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
+        """The settings the environment gives (Hermes loads ``$HERMES_HOME/.env`` into it), the file aside."""
         env = os.environ if env is None else env
         return cls(
             recall=_flag(env, "TRAIL_HERMES_RECALL", cls.recall),
@@ -319,7 +341,7 @@ class Recaller:
     ) -> None:
         """``index``: the home's index as install wrote it (``TRAIL_INDEX`` wins when set); ``command``:
         the ``trail`` command that builds a first index outside this process."""
-        self.settings = settings or Settings.from_env()
+        self.settings = settings or Settings.load()
         if trail is None:
             named = os.environ.get("TRAIL_INDEX", "").strip() or index
             trail = Trail(
