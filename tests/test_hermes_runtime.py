@@ -119,10 +119,12 @@ def test_a_setting_of_the_wrong_kind_is_left_out_and_said_without_its_value(tmp_
     with caplog.at_level("WARNING", logger="hermes_trail.hermes"):
         assert Settings.load({}, home) == Settings()
     assert f"{configured.WHERE}.share is not a text" in caplog.text and "s3cret" not in caplog.text
-    config.write_text("plugins: [hermes-trail\n", encoding="utf-8")  # broken YAML: said, nothing taken
+    config.write_text(
+        "plugins:\n  entries:\n    hermes-trail: [oops\n", encoding="utf-8"
+    )  # broken YAML: said, nothing taken
     [problem] = configured.read(home).problems
     assert problem.startswith(f"{config} is not YAML that can be read (")
-    config.write_text("plugins:\n  enabled: [other]\n", encoding="utf-8")  # hermes-trail not named: none
+    config.write_text("plugins:\n  enabled: [hermes-trail]\n", encoding="utf-8")  # only listed: not read
     assert configured.read(home) == configured.Configured()
 
 
