@@ -409,66 +409,33 @@ def test_a_later_run_of_the_same_cron_job_that_says_it_changed_is_the_fact_now(t
     job, other = "c3e5a7b9d1f2", "a1b2c3d4e5f6"
     old, new = f"cron_{job}_20261101_030013", f"cron_{job}_20261120_030020"
     elsewhere = f"cron_{other}_20261125_030000"
-    path = _index_of(
-        tmp_path,
-        [
-            chat(
-                old,
-                (
-                    "[cron] When does the nightly backup run? Report the nightly backup window.",
-                    "The nightly backup to B2 runs at 01:30; the nightly backup window is 01:30-02:10.",
-                ),
-                start=T,
-                source="cron",
-                end_reason="cron_complete",
-            ),
-            chat(
-                new,
-                (
-                    "[cron] Backups collided with the media scan, when does the nightly backup run now?",
-                    "The nightly backup to B2 now runs at 04:15, after the media library scan.",
-                ),
-                start=T + 19 * 86400,
-                source="cron",
-                end_reason="cron_complete",
-            ),
-            *_errands(),
-        ],
+
+    def run(session_id: str, days: int, prompt: str, reply: str) -> SessionSpec:
+        return chat(
+            session_id, (prompt, reply), start=T + days * 86400, source="cron", end_reason="cron_complete"
+        )
+
+    first = run(
+        old,
+        0,
+        "[cron] When does the nightly backup run? Report the nightly backup window.",
+        "The nightly backup to B2 runs at 01:30; the nightly backup window is 01:30-02:10.",
     )
-    ranked = [
-        c.hits[0].session_id for c in search(path, "what time does the nightly B2 backup run").conversations
-    ]
-    assert ranked[:2] == [new, old]
+    later = run(
+        new,
+        19,
+        "[cron] Backups collided with the media scan, when does the nightly backup run now?",
+        "The nightly backup to B2 now runs at 04:15, after the media library scan.",
+    )
+    question = "what time does the nightly B2 backup run"
+    path = _index_of(tmp_path, [first, later, *_errands()])
+    assert [c.hits[0].session_id for c in search(path, question).conversations][:2] == [new, old]
     assert search_module._cron_job(new) == job and search_module._cron_job("20261120_030020_0e1000") is None
 
     # Another job's later run that says "now" about the backup is not the same job: it replaces nothing.
-    path = _index_of(
-        tmp_path / "other",
-        [
-            chat(
-                old,
-                (
-                    "[cron] When does the nightly backup run? Report the nightly backup window.",
-                    "The nightly backup to B2 runs at 01:30; the nightly backup window is 01:30-02:10.",
-                ),
-                start=T,
-                source="cron",
-                end_reason="cron_complete",
-            ),
-            chat(
-                elsewhere,
-                ("[cron] Check the disks.", "The nightly backup disk on B2 is now at 71 %."),
-                start=T + 24 * 86400,
-                source="cron",
-                end_reason="cron_complete",
-            ),
-            *_errands(),
-        ],
-    )
-    ranked = [
-        c.hits[0].session_id for c in search(path, "what time does the nightly B2 backup run").conversations
-    ]
-    assert ranked[0] == old
+    beside = run(elsewhere, 24, "[cron] Check the disks.", "The nightly backup disk on B2 is now at 71 %.")
+    path = _index_of(tmp_path / "other", [first, beside, *_errands()])
+    assert search(path, question).conversations[0].hits[0].session_id == old
 
 
 @pytest.mark.parametrize(

@@ -96,8 +96,9 @@ def mcp(
     server = build_server(trail, DEMO_NOTE if demo else "")
     if push and not demo:  # this machine's index into the shared one, in the background (docs/fleet.md)
         from hermes_trail.fleet.pushing import Pusher, push_in_background
+        from hermes_trail.integrations.hermes.configured import seconds
 
-        every = _seconds(os.environ.get("TRAIL_PUSH_EVERY", ""), found.share_every or 60.0)
+        every = seconds(os.environ.get("TRAIL_PUSH_EVERY"), found.share_every or 60.0)
         push_in_background(Pusher(push, every), lambda: trail.sync(force=True))
     if http is None:
         if _warm_up():
@@ -130,14 +131,6 @@ def mcp(
     if _warm_up():
         warm_up(trail)
     run_http(server, sock, loopback=loopback, token=token)
-
-
-def _seconds(text: str, default: float) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        return default
-    return value if value > 0 else default
 
 
 def _warm_up() -> bool:

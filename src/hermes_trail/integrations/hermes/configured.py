@@ -44,6 +44,16 @@ class Configured:
     problems: list[str] = field(default_factory=list)
 
 
+def seconds(text: str | None, default: float) -> float:
+    """A setting's positive number of seconds, from its text; ``default`` for anything else (empty, not a
+    number, zero or less)."""
+    try:
+        value = float((text or "").strip() or default)
+    except ValueError:
+        return default
+    return value if value > 0 else default
+
+
 def hermes_home(env: Mapping[str, str] | None = None) -> Path:
     """The home of the Hermes this process runs in, as Hermes itself resolves it (a profile's home scoped to
     this context included); outside Hermes, ``HERMES_HOME`` or ``~/.hermes``. Hermes' resolver is asked

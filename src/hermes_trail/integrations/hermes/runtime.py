@@ -39,6 +39,7 @@ from typing import Any, TypeVar
 
 from hermes_trail.fleet.pushing import Pusher
 from hermes_trail.frames import FIX_CLOSE, FIX_OPEN
+from hermes_trail.integrations.hermes import configured
 from hermes_trail.service import Trail
 
 log = logging.getLogger("hermes_trail.hermes")
@@ -86,11 +87,7 @@ def _flag(env: Mapping[str, str], name: str, default: bool) -> bool:
 
 
 def _number(env: Mapping[str, str], name: str, default: float) -> float:
-    try:
-        value = float(env.get(name, "").strip() or default)
-    except ValueError:
-        return default
-    return value if value > 0 else default
+    return configured.seconds(env.get(name), default)
 
 
 @dataclass(frozen=True)
@@ -115,8 +112,6 @@ class Settings:
         """The settings of the Hermes this runs in: its home's ``config.yaml``
         (``plugins.entries.hermes-trail.settings``: ``share``, ``share_every``, ``fleet``; see
         :mod:`.configured`), each overridden by its environment variable where one is set."""
-        from hermes_trail.integrations.hermes import configured
-
         env = os.environ if env is None else env
         found = configured.read(configured.hermes_home(env) if home is None else home)
         for problem in found.problems:
