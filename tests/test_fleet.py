@@ -462,6 +462,63 @@ def test_trail_share_without_a_dsn_pushes_where_the_homes_settings_say(fleet, ma
     assert "-pw" not in printed["dsn"]
 
 
+def test_the_newest_fact_leads_in_the_shared_index_as_locally(fleet, tmp_path):
+    """The same ranking rules: the older session says more about the standup, the later one moved it;
+    the shared index puts the later one first, as the local index does, for a person's sessions and for
+    two runs of one cron job."""
+    from hermesdb import chat, write_home
+
+    day, start = 86400, 1_793_000_000.0
+    old, new = "20261101_090000_01d000", "20261120_090000_0e1000"
+    job_old, job_new = "cron_c3e5a7b9d1f2_20261101_030013", "cron_c3e5a7b9d1f2_20261120_030020"
+    home = write_home(
+        tmp_path / "hermes",
+        [
+            chat(
+                old,
+                (
+                    "When is the standup? Put the standup in my calendar.",
+                    "Standup: Tuesday 10:00, the standup.",
+                ),
+                start=start,
+            ),
+            chat(new, ("The standup moved to Thursday 09:30 from now on.", "Noted."), start=start + 19 * day),
+            chat(
+                job_old,
+                ("[cron] When does the nightly backup run?", "The nightly backup to B2 runs at 01:30."),
+                start=start + day,
+                source="cron",
+                end_reason="cron_complete",
+            ),
+            chat(
+                job_new,
+                (
+                    "[cron] When does the nightly backup run now?",
+                    "The nightly backup to B2 now runs at 04:15.",
+                ),
+                start=start + 20 * day,
+                source="cron",
+                end_reason="cron_complete",
+            ),
+            *[
+                chat(
+                    f"20261102_{n:02d}0000_0a0a0a",
+                    (f"Order printer paper, box {n}", "Ordered."),
+                    start=start + n,
+                )
+                for n in range(10, 22)
+            ],
+        ],
+    )
+    index = tmp_path / "index.db"
+    sync_index(index, homes=[home], parallel=False)
+    push(index, fleet.admin, "gamma")
+    for question, first in (("standup", new), ("what time does the nightly B2 backup run", job_new)):
+        local = [c.hits[0].session_id for c in local_search(index, question).conversations]
+        shared = [c.hits[0].session_id for c in fleet_search(fleet.admin, question).conversations]
+        assert local[0] == shared[0] == first, (question, local, shared)
+
+
 def test_fleet_dsn_reads_index_and_variable(monkeypatch):
     from hermes_trail.cli.share_cmd import fleet_dsn
 

@@ -63,6 +63,7 @@ from hermes_trail.index.search import (
     _occurrence_score,
     _parts,
     lift_titled,
+    newest_first,
 )
 from hermes_trail.index.search import WINDOW as LOCAL_WINDOW
 
@@ -723,16 +724,17 @@ def _meaning(
     filters: SearchFilters,
     hosts: list[str] | None,
     info: schema.Info,
-) -> list[tuple[Conversation, float]]:
+) -> tuple[list[tuple[Conversation, float]], dict[tuple[str, str], float]]:
     """Conversations nearest the query's meaning, through pgvector: each session's best passage among the
     :data:`MEANING_TOP` nearest, standing in standard deviations above those sessions' mean (the local
-    pass stands each against every session; here only the nearest are read). None without pgvector."""
+    pass stands each against every session; here only the nearest are read), and each one's standing (as
+    the local pass gives :func:`newest_first`). None without pgvector."""
     from hermes_trail.index import encoder
 
     if not info.vector or info.vector_schema is None or not encoder.available():
-        return []
+        return [], {}
     if filters.role or filters.tool or filters.since is not None or filters.until is not None:
-        return []
+        return [], {}
     vector = encoder.model().encode([text])[0]
     literal = "[" + ",".join(f"{float(x):.6f}" for x in vector) + "]"
     op = f"OPERATOR({info.vector_schema}.<=>)"
@@ -756,14 +758,14 @@ def _meaning(
         if int(sess) not in best or float(similarity) > best[int(sess)][0]:
             best[int(sess)] = (float(similarity), int(seq))
     if len(best) < 2:
-        return []
+        return [], {}
     values = [v for v, _ in best.values()]
     mean = sum(values) / len(values)
     deviation = math.sqrt(sum((v - mean) ** 2 for v in values) / len(values)) or 1.0
     chosen = sorted(((v, s, q) for s, (v, q) in best.items() if v >= PASSAGE_FLOOR), reverse=True)
     chosen = chosen[:SEMANTIC_TOP]
     if not chosen:
-        return []
+        return [], {}
     rows = conn.execute(
         f"SELECT {_DOC_COLUMNS} FROM {_D} d JOIN unnest(%s::bigint[], %s::int[]) AS k(sess, seq) "
         "ON d.sess = k.sess AND d.seq = k.seq",
@@ -777,7 +779,9 @@ def _meaning(
         if int(r[1]) in sessions
     ]
     near = sorted(_group(hits).values(), key=lambda c: -c.score)
-    return _evidence(near, [c.score for c in near], SEMANTIC_WEIGHT)
+    return _evidence(near, [c.score for c in near], SEMANTIC_WEIGHT), {
+        (c.store, c.root): c.score for c in near
+    }
 
 
 # -- the search ------------------------------------------------------------------------------------------
@@ -843,7 +847,10 @@ def _search(
     _lift_edits(as_hits, terms)
     matched = {h.doc for h in hits}
     groups = _group(hits)
-    ordered = sorted(groups.values(), key=lambda c: _conversation_score(c.hits), reverse=True)
+    # How well each conversation with every word answers them, before any fusion rescales it.
+    answered = {key: _conversation_score(conv.hits) for key, conv in groups.items()}
+    ordered = sorted(groups.values(), key=lambda c: answered[(c.store, c.root)], reverse=True)
+    meaning: dict[tuple[str, str], float] = {}  # each conversation's standing in the meaning pass
     typed = [t for t in reading.typed if t not in reading.dropped]
     _lift_titles(ordered, typed)
     few = len(groups) < min(limit, RELAX_BELOW)
@@ -866,12 +873,13 @@ def _search(
             pool += evidence
             matched |= docs
         if info.vector and (meaning_text := " ".join(reading.typed).strip()):
-            near = _meaning(conn, meaning_text, filters, hosts, info)
+            near, meaning = _meaning(conn, meaning_text, filters, hosts, info)
             pool += near
             row = conn.execute(f"SELECT count(*) FROM {_S} WHERE passages = 0").fetchone()
             unencoded = int(row[0]) if row else None
         if pool:
             ordered = _fused(pool, floor=1.0)
+    ordered = _newest_first(conn, ordered, terms, meaning, answered)
     ordered = ordered[:limit]
     conversations = []
     for group in ordered:
@@ -887,6 +895,26 @@ def _search(
     result.missing, result.dropped, result.prefix = missing, reading.dropped, reading.prefix
     result.unencoded = unencoded
     return result
+
+
+def _newest_first(
+    conn: psycopg.Connection[Any],
+    ordered: list[Conversation],
+    terms: list[str],
+    meaning: dict[tuple[str, str], float],
+    answered: dict[tuple[str, str], float],
+) -> list[Conversation]:
+    """The local rule of the newest fact (:func:`~hermes_trail.index.search.newest_first`: a later
+    conversation that says the leader's fact changed leads), over the shared index's texts and counts."""
+
+    def texts(docs: list[int]) -> dict[int, tuple[str, str]]:
+        rows = conn.execute(f"SELECT id, kind, lower(text) FROM {_D} WHERE id = ANY(%s)", (docs,))
+        return {int(doc): (str(kind), str(text)) for doc, kind, text in rows}
+
+    def counts(words: list[str]) -> dict[str, int]:
+        return dict(zip(words, _doc_frequencies(conn, words, None), strict=True))
+
+    return newest_first(ordered, terms, meaning, answered, texts, counts)
 
 
 def _snippets(conn: psycopg.Connection[Any], hits: list[Hit], terms: list[str], chars: int) -> None:

@@ -22,7 +22,7 @@ import math
 import re
 import sqlite3
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -714,6 +714,28 @@ def _newest_first(
     meaning: dict[tuple[str, str], float],
     answered: dict[tuple[str, str], float],
 ) -> list[Conversation]:
+    """:func:`newest_first` over this index: its docs' texts and its word counts."""
+
+    def texts(docs: list[int]) -> dict[int, tuple[str, str]]:
+        marks = ", ".join("?" for _ in docs)
+        sql = f"SELECT id, kind, lower(text) FROM docs WHERE id IN ({marks})"
+        return {doc: (kind, text) for doc, kind, text in conn.execute(sql, docs)}
+
+    def counts(words: list[str]) -> dict[str, int]:
+        sql = f"SELECT count(*) FROM (SELECT 1 FROM docs_fts WHERE docs_fts MATCH ? LIMIT {RARE_CAP})"
+        return {w: int(conn.execute(sql, (_fts_string(w),)).fetchone()[0]) for w in words}
+
+    return newest_first(ordered, terms, meaning, answered, texts, counts)
+
+
+def newest_first(
+    ordered: list[Conversation],
+    terms: list[str],
+    meaning: dict[tuple[str, str], float],
+    answered: dict[tuple[str, str], float],
+    texts: Callable[[list[int]], dict[int, tuple[str, str]]],
+    counts: Callable[[list[str]], dict[str, int]],
+) -> list[Conversation]:
     """The leading conversation, unless a later one about the same thing superseded it: when two sessions
     state the same fact, the later one is the fact now (a meeting moved, a service moved host). The older
     one often says it in more of the query's words (it asked the question as the query does), so neither
@@ -745,26 +767,18 @@ def _newest_first(
     ]
     if not newer:
         return ordered
-    rare = _rarest(conn, [t for t in terms if t.strip()])
+    rare = rarest([t for t in terms if t.strip()], counts)
     if not rare:
         return ordered
-    top = [lead, *newer]
-    docs = [h.doc for c in top for h in c.hits]
-    marks = ", ".join("?" for _ in docs)
-    texts = {
-        doc: (kind, text)
-        for doc, kind, text in conn.execute(
-            f"SELECT id, kind, lower(text) FROM docs WHERE id IN ({marks})", docs
-        )
-    }
+    said = texts([h.doc for c in [lead, *newer] for h in c.hits])
 
     def about(conv: Conversation) -> bool:
-        return any(word in texts.get(h.doc, ("", ""))[1] for h in conv.hits for word in rare)
+        return any(word in said.get(h.doc, ("", ""))[1] for h in conv.hits for word in rare)
 
     def says_changed(conv: Conversation) -> bool:
         """A turn a person or the agent said (not a tool's output) that names what the query is about
         and says it changed."""
-        found = (texts.get(h.doc, ("", "")) for h in conv.hits)
+        found = (said.get(h.doc, ("", "")) for h in conv.hits)
         return any(
             _CHANGED.search(sentence) and any(w in sentence for w in rare)
             for kind, text in found
@@ -816,16 +830,17 @@ def _cron_job(session_id: str) -> str | None:
     return run.group(1) if run else None
 
 
-def _rarest(conn: sqlite3.Connection, terms: list[str]) -> list[str]:
+# How far a word's docs are counted to tell how rare it is: a word in more says little.
+RARE_CAP = 200
+
+
+def rarest(terms: list[str], counts: Callable[[list[str]], dict[str, int]]) -> list[str]:
     """The query's rarest words (lower case): those matching at most twice as many docs as the rarest
-    one, and at least two, counted up to 200 each in the word index (a word in more says little)."""
+    one, and at least two, ``counts`` giving how many docs each is in (up to :data:`RARE_CAP`)."""
     said = [w for t in terms for w in re.findall(r"\w{2,}", t.lower())]
     words = [w for w in said if not stopwords.is_stopword(w, said)]
-    counts = {}
-    for term in list(dict.fromkeys(words))[:8]:
-        sql = "SELECT count(*) FROM (SELECT 1 FROM docs_fts WHERE docs_fts MATCH ? LIMIT 200)"
-        counts[term.lower()] = int(conn.execute(sql, (_fts_string(term),)).fetchone()[0])
-    found = sorted((n, t) for t, n in counts.items() if n)
+    counted = {w: min(n, RARE_CAP) for w, n in counts(list(dict.fromkeys(words))[:8]).items()}
+    found = sorted((n, t) for t, n in counted.items() if n)
     if not found:
         return []
     least = found[0][0]
