@@ -43,6 +43,7 @@ from hermes_trail.index.search import (
     HEAD,
     KIND_WEIGHT,
     LEXICAL_WEIGHT,
+    RARE_CAP,
     RECENCY_BOOST,
     RELAX_BELOW,
     RELAXED_WINDOW,
@@ -439,16 +440,18 @@ def _occurrences(tokens: list[str], phrase: list[str]) -> int:
     return found
 
 
-def _doc_frequencies(conn: psycopg.Connection[Any], terms: list[str], prefix: str | None) -> list[int]:
+def _doc_frequencies(
+    conn: psycopg.Connection[Any], terms: list[str], prefix: str | None, cap: int = DF_CAP
+) -> list[int]:
     """How many docs have each term. A word among the collection's most common (the statistics
     ``ANALYZE`` keeps of the ``tsv`` column) is estimated from its share, which counting would cost most;
-    any other is counted through the GIN index, up to :data:`DF_CAP`; a phrase (words with spaces) as
-    its rarest word."""
+    any other is counted through the GIN index, up to ``cap``; a phrase (words with spaces) as its rarest
+    word."""
     phrases = {t: TOKEN.findall(t) for t in terms if " " in t.strip()}
     if phrases:  # a phrase is in at most as many docs as its rarest word: counting it reads positions
         words = list(dict.fromkeys(w for parts in phrases.values() for w in parts))
         rest = [t for t in terms if t not in phrases]
-        counts = dict(zip(rest + words, _doc_frequencies(conn, rest + words, prefix), strict=True))
+        counts = dict(zip(rest + words, _doc_frequencies(conn, rest + words, prefix, cap), strict=True))
         return [min((counts[w] for w in phrases[t]), default=0) if t in phrases else counts[t] for t in terms]
     total = _collection(conn)[0]
     # Estimates save counting where counting costs (a word in most of a large index); a smaller index is
@@ -474,7 +477,7 @@ def _doc_frequencies(conn: psycopg.Connection[Any], terms: list[str], prefix: st
             selects.append("0")
             continue
         selects.append(
-            f"(SELECT count(*) FROM (SELECT 1 FROM {_D} d WHERE d.tsv @@ {made_leaf[0]} LIMIT {DF_CAP}) c)"
+            f"(SELECT count(*) FROM (SELECT 1 FROM {_D} d WHERE d.tsv @@ {made_leaf[0]} LIMIT {int(cap)}) c)"
         )
         params += made_leaf[1]
     counted: list[Any] = []
@@ -911,8 +914,8 @@ def _newest_first(
         rows = conn.execute(f"SELECT id, kind, lower(text) FROM {_D} WHERE id = ANY(%s)", (docs,))
         return {int(doc): (str(kind), str(text)) for doc, kind, text in rows}
 
-    def counts(words: list[str]) -> dict[str, int]:
-        return dict(zip(words, _doc_frequencies(conn, words, None), strict=True))
+    def counts(words: list[str]) -> dict[str, int]:  # only up to where a word stops being rare
+        return dict(zip(words, _doc_frequencies(conn, words, None, RARE_CAP), strict=True))
 
     return newest_first(ordered, terms, meaning, answered, texts, counts)
 
