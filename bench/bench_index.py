@@ -614,6 +614,38 @@ def bench_search(index: Path, hermes: HermesFts, queries: list[tuple[str, str]])
     return out
 
 
+# ----------------------------------------------------------------------------- 4b. a door's questions
+
+
+@dataclass
+class Door:
+    kept_ms: list[float] = field(default_factory=list)  # each query's median, its connection kept
+    new_ms: list[float] = field(default_factory=list)  # the same, a new connection a question
+
+
+def bench_door(index: Path, work_db: Path, queries: list[tuple[str, str]]) -> Door:
+    """The queries asked through the front door (``Trail.search_result``, as the MCP server, the web viewer
+    and the plugin ask), question after question: on the connection the door keeps, and on a new one a
+    question (what every question cost before it kept one), alternating query by query, three rounds."""
+    from hermes_trail.service import Trail
+
+    door = Trail(index=index, dbs=(work_db,), sync_interval=1e9, parallel=False)
+    door.search_result("warm")
+    kept: list[list[float]] = [[] for _ in queries]
+    new: list[list[float]] = [[] for _ in queries]
+    for round_ in range(3):
+        for i, (_, text) in enumerate(queries):
+            for mode in ("kept", "new") if (i + round_) % 2 == 0 else ("new", "kept"):
+                if mode == "new":  # no connection left from the question before
+                    for _, _, conn in door._readers:
+                        conn.close()
+                    door._readers.clear()
+                began = time.perf_counter()
+                door.search_result(text)
+                (kept if mode == "kept" else new)[i].append((time.perf_counter() - began) * 1000)
+    return Door([statistics.median(x) for x in kept], [statistics.median(x) for x in new])
+
+
 # ------------------------------------------------------------------------------------------- 5. size
 
 
@@ -702,6 +734,7 @@ def report(
     v: Vocabulary,
     hermes: HermesFts,
     timed: list[Timed],
+    door: Door,
     quick: bool,
 ) -> None:
     """The aligned table, then one JSON line with every figure."""
@@ -741,6 +774,10 @@ def report(
         "append_sessions_indexed": a.sessions_indexed,
         "append_docs": a.docs,
         **search_figures(timed),
+        "door_kept_p50_ms": r(percentile(door.kept_ms, 0.5), 3),
+        "door_kept_p95_ms": r(percentile(door.kept_ms, 0.95), 3),
+        "door_new_p50_ms": r(percentile(door.new_ms, 0.5), 3),
+        "door_new_p95_ms": r(percentile(door.new_ms, 0.95), 3),
         "vocab_words": len(v.common) + len(v.mid) + len(v.rare),
         "vocab_common_min_docs": round(v.common[-1][1] * scale) if v.common else None,
         "vocab_rare_docs": [round(v.rare[-1][1] * scale), round(v.rare[0][1] * scale)] if v.rare else None,
@@ -805,6 +842,14 @@ def report(
         f"   {'all 3 found some':<17}{f['all_found_queries']:>3}{ms(f['all_found_trail_p50_ms']):>8}"
         f"{ms(f['all_found_raw_p50_ms']):>8}{ms(f['all_found_hermes_p50_ms']):>8}   (all 3 engines hit)"
     )
+    kept, new = (
+        (ms(f["door_kept_p50_ms"]), ms(f["door_kept_p95_ms"])),
+        (ms(f["door_new_p50_ms"]), ms(f["door_new_p95_ms"])),
+    )
+    out.append(
+        f"   through the door    p50 / p95 {kept[0]} / {kept[1]} ms on the connection it keeps, {new[0]} / "
+        f"{new[1]} ms on a new one a question ({ratio(f['door_kept_p50_ms'], f['door_new_p50_ms']):.2f}x)"
+    )
     hermes_fill = (
         "cached" if hermes.fill_s is None else f"{hermes.fill_s:.1f} s + optimize {hermes.optimize_s:.1f} s"
     )
@@ -868,9 +913,11 @@ def main(argv: list[str] | None = None) -> int:
     hermes = hermes_copy(store_db, out_dir)
     step(f"4. search: {len(queries)} queries x 3 engines")
     timed = bench_search(index, hermes, queries)
+    step("4b. the same through the front door, question after question")
+    door = bench_door(index, work_db, queries)
     (out_dir / "queries.json").write_text(json.dumps([t.__dict__ for t in timed], indent=1) + "\n")
     paths = {"store": store_db, "index": index, "raw": raw_db}
-    report(meta, paths, build, nochange, append, vocab, hermes, timed, args.quick)
+    report(meta, paths, build, nochange, append, vocab, hermes, timed, door, args.quick)
     # The `trail search` processes of step 2 may have started the meaning server: leave none behind.
     subprocess.run([*trail_command(), "index", "--stop-server"], capture_output=True, check=False)
     return 0

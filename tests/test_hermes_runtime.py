@@ -3,6 +3,7 @@ asker's conversation left out, the index read as it stands, statements stopped a
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sqlite3
@@ -206,13 +207,68 @@ def test_read_as_it_stands_or_synced(tmp_path, trail):
 
 
 def test_a_statement_past_its_deadline_is_stopped(trail):
-    conn = trail._read(fresh=False, timeout=0.05)
     slow = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT count(*) FROM n"
     started = time.monotonic()
-    with pytest.raises(sqlite3.OperationalError, match="interrupted"):
+    with (
+        pytest.raises(sqlite3.OperationalError, match="interrupted"),
+        trail._reading(fresh=False, timeout=0.05) as conn,
+    ):
         conn.execute(slow).fetchone()
     assert time.monotonic() - started < 1.0
-    conn.close()
+    assert trail._readers == []  # the connection a question failed on is not kept
+    with trail._reading(fresh=False) as conn:  # the next question has no deadline left over
+        assert conn.execute("SELECT count(*) FROM (SELECT 1 FROM sessions)").fetchone()[0] > 0
+
+
+def test_a_door_keeps_its_connection_between_questions_until_the_index_is_rebuilt(tmp_path):
+    """One connection for question after question (a schema read and a page cache each, saved); a rebuilt
+    index is a new file at the same path: its next question reads the new file, not the old one it kept."""
+    home = trailhome.write(tmp_path / "hermes")
+    index = tmp_path / "index.db"
+    trail = Trail(index=index, homes=(home,), parallel=False)
+    first = trail.search_result(trailhome.WORD)
+    assert first.conversations[0].hits[0].session_id == trailhome.MIGRATION_ID
+    assert len(trail._readers) == 1
+    with trail._reading() as conn:
+        kept = conn
+        assert trail._readers == []  # taken while a question is asked, given back after
+    with trail._reading() as conn:
+        assert conn is kept
+    assert trail.search_result(trailhome.WORD).conversations[0].hits[0].session_id == trailhome.MIGRATION_ID
+
+    rebuilt = tmp_path / "rebuilt.db"  # what a rebuild does: a new file put in the old one's place
+    with (
+        contextlib.closing(sqlite3.connect(index)) as src,
+        contextlib.closing(sqlite3.connect(rebuilt)) as dst,
+    ):
+        src.backup(dst)
+        dst.execute("CREATE TABLE rebuilt_here (x)")
+        dst.commit()
+    rebuilt.replace(index)
+    with trail._reading(fresh=False) as conn:
+        assert conn is not kept
+        assert (
+            conn.execute("SELECT count(*) FROM sqlite_master WHERE name = 'rebuilt_here'").fetchone()[0] == 1
+        )
+    assert len(trail._readers) == 1
+
+
+def test_questions_at_once_each_get_a_connection_of_their_own(trail):
+    seen: list[int] = []
+    gate = threading.Barrier(3)
+
+    def ask() -> None:
+        with trail._reading(fresh=False) as conn:
+            seen.append(id(conn))
+            gate.wait(timeout=10)  # all three hold theirs at once
+            assert conn.execute("SELECT count(*) FROM sessions").fetchone()[0] > 0
+
+    threads = [threading.Thread(target=ask) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=30)
+    assert len(set(seen)) == 3 and len(trail._readers) == 3
 
 
 def test_the_recaller_syncs_in_the_background_once_at_a_time(tmp_path):
