@@ -519,6 +519,41 @@ def test_the_newest_fact_leads_in_the_shared_index_as_locally(fleet, tmp_path):
         assert local[0] == shared[0] == first, (question, local, shared)
 
 
+def test_doctor_says_whether_the_homes_shared_index_answers(fleet, pg_cluster, tmp_path):
+    """`trail doctor` checks the shared index a home's settings name: reached and migrated, or why not
+    (the password never shown); a setting of the wrong kind; nothing for a home that shares nothing."""
+    from hermes_trail.integrations.hermes import doctor
+
+    home = tmp_path / "hermes"
+    home.mkdir()
+    assert doctor._shared(home) == []
+
+    def settings(text: str) -> None:
+        (home / "config.yaml").write_text(
+            f"plugins:\n  entries:\n    hermes-trail:\n      settings:\n{text}", encoding="utf-8"
+        )
+
+    pusher, reader = fleet.host_login("alpha"), fleet.reader_login()
+    settings(f"        share: '{pusher}'\n        fleet: '{reader}'\n")
+    checks = doctor._shared(home)
+    assert [(c.status, c.detail.split(" ")[0]) for c in checks] == [("ok", "pushes"), ("ok", "recalls")]
+    assert all("schema version" in c.detail and "-pw" not in c.detail for c in checks)
+
+    with pg_cluster.connect("postgres") as conn:
+        conn.execute(f"CREATE DATABASE {fleet.database}_bare")
+    bare = pg_cluster.dsn(
+        user=f"{fleet.database}_alpha",
+        password=f"{fleet.database}_alpha-pw",
+        database=f"{fleet.database}_bare",
+    )
+    settings(f"        share: '{bare}'\n        share_every: soon\n")
+    warned, failed = doctor._shared(home)
+    assert warned.status == "warn" and "share_every" in warned.detail
+    assert (
+        failed.status == "fail" and "--migrate" in failed.detail and "-pw" not in failed.detail + failed.fix
+    )
+
+
 def test_fleet_dsn_reads_index_and_variable(monkeypatch):
     from hermes_trail.cli.share_cmd import fleet_dsn
 

@@ -177,6 +177,7 @@ def check_home(target: install.Target, hermes: install.HermesFound, env: Mapping
     checks.append(_mcp_entry(home, entry, hermes, asked))
     index = Path(args[args.index("--index") + 1]) if "--index" in args[:-1] else install.index_for(home, env)
     checks.extend(_index(index, home))
+    checks.extend(_shared(home))
     memory: dict[str, Any] = config["memory"] if isinstance(config.get("memory"), dict) else {}
     provider = memory.get("provider")
     if provider == install.PROVIDER:
@@ -192,6 +193,45 @@ def check_home(target: install.Target, hermes: install.HermesFound, env: Mapping
             )
         )
     return checks
+
+
+def _shared(home: Path) -> list[Check]:
+    """The shared index the home's own settings push to and recall from (``config.yaml``'s
+    ``plugins.entries.hermes-trail.settings``, docs/fleet.md): each one reached and at this trail's schema,
+    or why not; a setting of the wrong kind. Nothing for a home that shares nothing."""
+    from hermes_trail.integrations.hermes import configured
+
+    found = configured.read(home)
+    where = str(home)
+    fix = f"hermes config set {configured.WHERE}.<key> <value>  (docs/fleet.md)"
+    checks = [Check("shared index", WARN, problem, fix, where) for problem in found.problems]
+    for role, dsn in (("pushes to", found.share), ("recalls from", found.fleet)):
+        if dsn:
+            checks.append(_reached(role, dsn, where))
+    return checks
+
+
+def _reached(role: str, dsn: str, where: str) -> Check:
+    """Whether the shared index at ``dsn`` answers and is at this trail's schema (the DSN's password never
+    shown)."""
+    from hermes_trail.errors import TrailError
+    from hermes_trail.fleet import schema
+    from hermes_trail.fleet.connection import connect
+    from hermes_trail.hermes import dsn as dsns
+
+    try:
+        conn = connect(dsn)
+        try:
+            info = schema.require(conn, dsn)
+        finally:
+            conn.close()
+    except TrailError as exc:
+        fix = "check the server and the login (docs/fleet.md); a new database: trail share DSN --migrate"
+        return Check("shared index", FAIL, f"{role} the shared index: {exc}", fix, where)
+    meaning = "" if info.vector else "; no pgvector there: no search by meaning"
+    return Check(
+        "shared index", OK, f"{role} {dsns.shown(dsn)} (schema version {info.version}{meaning})", home=where
+    )
 
 
 def _mcp_runs(entry: Any) -> bool:
