@@ -47,6 +47,11 @@ def expect(locator: Any) -> Any:
     return playwright_expect(locator)
 
 
+def at_position(page: Any, start: str) -> None:
+    """The replay's position reads ``start`` (waited for: a key or a click is handled after it returns)."""
+    expect(page.locator(".position")).to_have_text(re.compile("^" + re.escape(start)), use_inner_text=True)
+
+
 def _unavailable(reason: str) -> None:
     if os.environ.get("TRAIL_REQUIRE_BROWSER") == "1":
         pytest.fail(f"browser tests required (TRAIL_REQUIRE_BROWSER=1) but {reason}")
@@ -200,26 +205,26 @@ def test_scrub_the_replay_and_expand_a_tool_call(tab, server):
     scrub = page.locator("input.scrub")
     scrub.fill("5")
     last = page.locator("article.turn.current")
-    assert last.locator(".text").inner_text() == "All four tests pass now."
-    assert page.locator(".position").inner_text().startswith("turn 6 of 6")
+    expect(last.locator(".text")).to_have_text("All four tests pass now.")
+    at_position(page, "turn 6 of 6")
     scrub.fill("1")
+    at_position(page, "turn 2 of 6")
     call = page.locator("article.turn.current details.call").first
-    assert call.locator(".call-body").is_hidden()
-    assert call.locator("summary .what").inner_text() == "pytest -q"
-    assert (
-        call.locator(".badge.exit").inner_text() == "exit 1"
-        and call.locator(".badge.dur").inner_text() == "10 s"
-    )
+    expect(call.locator(".call-body")).to_be_hidden()
+    expect(call.locator("summary .what")).to_have_text("pytest -q")
+    expect(call.locator(".badge.exit")).to_have_text("exit 1")
+    expect(call.locator(".badge.dur")).to_have_text("10 s")
     call.locator("summary").click()
     output = call.locator(".call-body .output")
-    assert output.is_visible() and output.inner_text() == "1 failed, 3 passed"
+    expect(output).to_be_visible()
+    expect(output).to_have_text("1 failed, 3 passed")
     patch = page.locator("details.call", has=page.locator("summary .name", has_text="patch"))
     patch.locator("summary").click()
-    assert patch.locator(".diff .del").inner_text().strip() == "- a - b"
-    assert patch.locator(".diff .add").inner_text().strip() == "+ a + b"
+    expect(patch.locator(".diff .del")).to_have_text(re.compile(r"^\s*- a - b\s*$"))
+    expect(patch.locator(".diff .add")).to_have_text(re.compile(r"^\s*\+ a \+ b\s*$"))
     tab.shot("replay-scrubbed")
     page.keyboard.press("j")
-    assert page.locator(".position").inner_text().startswith("turn 3 of 6")
+    at_position(page, "turn 3 of 6")
 
 
 def test_hostile_content_stays_text(tab, server):
@@ -268,7 +273,7 @@ def test_exported_html_works_offline_from_a_file(browser, home, tmp_path):
         assert page.evaluate("window.__pwned") is None and page.locator("#app img").count() == 0
         assert page.locator("a.back").count() == 0, "no link back to a server that is not there"
         page.locator("input.scrub").fill("3")
-        assert page.locator(".position").inner_text().startswith("turn 4 of 5")
+        at_position(page, "turn 4 of 5")
         page.locator("article.turn.current details.call summary").click()
         assert page.locator("article.turn.current .output").inner_text() == "red alert done"
         assert w.SECRET not in page.content()
@@ -303,9 +308,9 @@ def test_a_long_replay_draws_in_batches_and_scrubs_into_place(browser, tmp_path)
             top = current.bounding_box()["y"]
             if target < 399:  # the last turn cannot scroll past the page's end
                 assert bar["y"] + bar["height"] <= top <= bar["y"] + bar["height"] + 20, (target, top, bar)
-        assert page.locator(".position").inner_text().startswith("turn 400 of 400")
+        at_position(page, "turn 400 of 400")
         page.keyboard.press("k")
-        assert page.locator(".position").inner_text().startswith("turn 399 of 400")
+        at_position(page, "turn 399 of 400")
         tab.shot("replay-long")
     finally:
         tab.close()
@@ -595,16 +600,16 @@ def test_a_compacted_replay_steps_through_what_is_replayed(story_tab, story, cor
     expect(current).to_have_count(1)
     assert current.is_visible(), "the cursor starts on a row that is on screen"
     shown = page.locator("article.turn:not(.hidden-row)").count()
-    assert page.locator(".position").inner_text().startswith(f"turn 1 of {shown}")
+    at_position(page, f"turn 1 of {shown}")
     page.keyboard.press("j")
     assert not page.locator("input.show-hidden").is_checked(), "j turned on the rows kept aside"
     assert page.locator("article.turn.current").is_visible()
     page.locator("button.next").click()
     assert not page.locator("input.show-hidden").is_checked()
-    assert page.locator(".position").inner_text().startswith(f"turn 3 of {shown}")
+    at_position(page, f"turn 3 of {shown}")
     for _ in range(shown + 3):
         page.keyboard.press("j")
-    assert page.locator(".position").inner_text().startswith(f"turn {shown} of {shown}")
+    at_position(page, f"turn {shown} of {shown}")
     last = page.locator("article.turn:not(.hidden-row)").last
     assert "current" in (last.get_attribute("class") or "")
     # one count everywhere: the header, the checkbox and `trail show`
@@ -623,7 +628,7 @@ def test_a_compacted_replay_steps_through_what_is_replayed(story_tab, story, cor
     # shown on request, stepping goes through them too
     page.locator("input.show-hidden").check()
     total = page.locator("article.turn").count()
-    assert page.locator(".position").inner_text().startswith(f"turn {total} of {total}")
+    at_position(page, f"turn {total} of {total}")
 
 
 def test_the_cursor_reaches_the_last_turn_when_scrolled_to_the_end(browser, tmp_path):
@@ -643,7 +648,7 @@ def test_the_cursor_reaches_the_last_turn_when_scrolled_to_the_end(browser, tmp_
             page.mouse.wheel(0, 4000)
             page.wait_for_timeout(30)
         page.wait_for_timeout(200)
-        assert page.locator(".position").inner_text().startswith("turn 120 of 120")
+        at_position(page, "turn 120 of 120")
     finally:
         tab.close()
         srv.shutdown()
@@ -1064,7 +1069,7 @@ def test_a_replay_drawn_from_its_first_rows_is_counted_when_the_whole_view_comes
         page.route(lambda url: "/api/session?" in url and "head=" not in url, lambda r: held.append(r))
         page.goto(origin(srv) + f"/session?ref=default:{sid}")
         expect(page.locator(".facts")).to_contain_text("counting… (142 rows)")
-        assert page.locator(".position").inner_text().startswith("turn 1 of …")
+        at_position(page, "turn 1 of …")
         assert page.locator("label.toggle").count() == 0 and page.locator("article#t-0 .day").count() == 0
         for _ in range(100):  # the whole view, asked for once the first turns are drawn, is held here
             if held:
@@ -1087,7 +1092,7 @@ def test_a_replay_drawn_from_its_first_rows_is_counted_when_the_whole_view_comes
             page.locator("label.toggle").inner_text().strip()
             == "show the 2 rows kept aside (2 review_harness)"
         )
-        assert page.locator(".position").inner_text().startswith("turn 1 of 140")
+        at_position(page, "turn 1 of 140")
         expect(page.locator("article#t-0 .day")).to_have_count(1)
     finally:
         tab.close()
