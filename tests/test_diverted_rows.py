@@ -56,6 +56,18 @@ def test_the_diverted_reply_is_in_the_session_once(home):
     assert session.last_activity_at.timestamp() == h.T0 + 30
 
 
+def test_a_divert_line_of_odd_shapes_is_read_not_a_crash(home):
+    """A divert line is JSON anyone may have written: a role or a call id that is a list or an object
+    (found by the side-file fuzzer) is compared as its JSON text, and the session still reads whole."""
+    divert = home / "sessions" / f"{SID}.jsonl"
+    odd = [{"role": []}, {"role": {"a": 1}, "tool_call_id": [1], "content": [], "tool_calls": {"x": []}}]
+    with divert.open("a", encoding="utf-8") as handle:
+        handle.write("".join(json.dumps(line) + "\n" for line in odd))
+    with open_history(homes=[home], catalog=False) as history:
+        session = history.load(history.find(SID))
+    assert [t.text for t in session.turns][:3] == ["Roll out the release?", "Starting now.", REPLY]
+
+
 def test_show_marks_it(home):
     code, out, err = run("show", SID, "--json", "--home", home)
     assert code == 0, err

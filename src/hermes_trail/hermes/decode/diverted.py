@@ -12,6 +12,7 @@ its turn says which file and line it was found in.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -23,12 +24,20 @@ from hermes_trail.model import DIVERT_ROW_BASE, Session
 Key = tuple[Any, ...]
 
 
+def _scalar(value: Any) -> Any:
+    """A value as a key can hold it: a divert line is JSON anyone may have written, so its ``role`` or
+    ``tool_call_id`` can be a list or an object (compared by its JSON text then; a store row's are text)."""
+    if value is None or isinstance(value, str | int | float):
+        return value
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
+
+
 def _keys(row: dict[str, Any]) -> tuple[Key, Key]:
     """A row's exact key (with its time) and its loose key (without)."""
     role = row.get("role")
     content = decode_content(row.get("content"), role if isinstance(role, str) else None).text
     calls = tuple(c.id for c in decode_tool_calls(row.get("tool_calls")).calls)
-    loose = (role, content, calls, row.get("tool_call_id"))
+    loose = (_scalar(role), content, calls, _scalar(row.get("tool_call_id")))
     stamp, _ = epoch(row.get("timestamp"), "timestamp")
     return (*loose, stamp.timestamp() if stamp is not None else None), loose
 
