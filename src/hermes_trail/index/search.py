@@ -360,7 +360,8 @@ def _candidates(
     terms: list[str],
     window: int | None = None,
     any_of: list[str] | None = None,
-    known: dict[int, tuple[Any, ...]] | None = None,
+    *,
+    known: dict[int, tuple[Any, ...]],
 ) -> tuple[list[tuple[Any, ...]], bool]:
     """Scored matches of one index, lower scores first (as ``bm25`` gives them).
 
@@ -374,7 +375,6 @@ def _candidates(
     "error"); for an ``OR`` typed by a person, how often the terms occur in the head of its text.
     """
     window = WINDOW if window is None else window
-    known = {} if known is None else known
     clauses, params = _where(filters)
     where = " AND ".join([f"{table} MATCH ?", *clauses])
     join = _source(table, clauses)
@@ -929,7 +929,7 @@ def search(
             for table, some in _relaxed(conn, terms, runs, loose=not groups):
                 relaxed = " OR ".join(_fts_string(w) for w in some)
                 more, cut = _ranked(
-                    conn, [(table, relaxed)], filters, terms + runs, RELAXED_WINDOW, some, known
+                    conn, [(table, relaxed)], filters, terms + runs, RELAXED_WINDOW, some, known=known
                 )
                 windowed = windowed or cut
                 found = list(_group(more).values())
@@ -992,17 +992,17 @@ def _ranked(
     terms: list[str],
     window: int | None = None,
     any_of: list[str] | None = None,
-    known: dict[int, tuple[Any, ...]] | None = None,
+    *,
+    known: dict[int, tuple[Any, ...]],
 ) -> tuple[list[Hit], bool]:
     """The hits of every plan's index, best first, and whether any index had more than a window of
     matches. ``known``: the sessions read so far in this search (:func:`_session_rows`)."""
-    known = {} if known is None else known
     rows: dict[int, tuple[Any, ...]] = {}
     windowed = False
     for table, expression in plans:
         if table == "docs_tri" and windowed:
             continue  # the words found a full window: the substrings of the same terms would add little
-        found, cut = _candidates(conn, table, expression, filters, terms, window, any_of, known)
+        found, cut = _candidates(conn, table, expression, filters, terms, window, any_of, known=known)
         windowed = windowed or cut
         for row in found:  # a doc found by two indexes keeps its better (lower) score
             if row[0] not in rows or row[-1] < rows[row[0]][-1]:
