@@ -602,6 +602,7 @@ def test_a_compacted_replay_steps_through_what_is_replayed(story_tab, story, cor
     shown = page.locator("article.turn:not(.hidden-row)").count()
     at_position(page, f"turn 1 of {shown}")
     page.keyboard.press("j")
+    at_position(page, f"turn 2 of {shown}")
     assert not page.locator("input.show-hidden").is_checked(), "j turned on the rows kept aside"
     assert page.locator("article.turn.current").is_visible()
     page.locator("button.next").click()
