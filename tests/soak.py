@@ -16,6 +16,7 @@ import subprocess
 import sys
 import threading
 import time
+import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -105,7 +106,7 @@ def run_soak(home: Path, index: Path, seconds: float) -> SoakReport:
                     search(index, before[-1][2])  # may be rewound or archived by now: only must answer
                     report.searches += 1
             except Exception as exc:
-                report.problems.append(f"{type(exc).__name__}: {exc}")
+                report.problems.append(f"{type(exc).__name__}: {exc} ({_raised_at(exc)})")
                 continue
             report.syncs += 1
             said = [f"{stray.where}: {stray.reason}" for stray in synced.strays]
@@ -123,6 +124,13 @@ def run_soak(home: Path, index: Path, seconds: float) -> SoakReport:
         report.problems.append("the writer saw 'database is locked'")
     report.seconds = round(time.monotonic() - started, 1)
     return report
+
+
+def _raised_at(exc: BaseException) -> str:
+    """Where in hermes-trail an exception was raised (file:line, innermost first), so a soak that fails
+    once in many runs says which read let it through."""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if "hermes_trail" in f.filename]
+    return " < ".join(f"{Path(f.filename).name}:{f.lineno}" for f in reversed(frames[-3:])) or "?"
 
 
 def _check(index: Path, committed: list[tuple[str, int, str]], problems: list[str], said: list[str]) -> int:

@@ -129,3 +129,50 @@ def test_a_store_whose_catalog_or_opening_fails_for_a_moment_is_read(home, tmp_p
     report = sync_index(index, homes=[home], env={})
     assert report.strays == [] and report.sessions_indexed == 1
     assert _rows(index, "20261102_090000_50a000") == 2
+
+
+class _Refusing:
+    """A store connection that answers every statement as SQLite's read-only reader does when it catches
+    the write-ahead log's index mid-update."""
+
+    def __init__(self, real: sqlite3.Connection) -> None:
+        self.real = real
+
+    def execute(self, *args: Any) -> Any:
+        error = sqlite3.OperationalError(TRANSIENT)
+        error.sqlite_errorname = "SQLITE_READONLY_RECOVERY"  # type: ignore[attr-defined]
+        raise error
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.real, name)
+
+
+@pytest.mark.parametrize(
+    "read",
+    [
+        lambda s: s.columns("messages"),
+        lambda s: s.compacted_flags("20261102_090000_50a000"),
+        lambda s: s.session_rows(light=True),
+        lambda s: s.session_row("20261102_090000_50a000"),
+        lambda s: s.message_rows("20261102_090000_50a000"),
+        lambda s: s.message_stats(),
+        lambda s: s.message_stats_of("20261102_090000_50a000"),
+        lambda s: s.first_prompts(["20261102_090000_50a000"]),
+        lambda s: s.max_message_id(),
+    ],
+    ids=["columns", "compacted", "sessions", "session", "messages", "stats", "stats_of", "prompts", "max"],
+)
+def test_every_read_of_a_store_fails_as_one_the_sync_tries_again(home, read):
+    """The soak in CI once stopped on a bare ``OperationalError``: the table-info and compacted-flags reads
+    let SQLite's error through, where every other read names it as :class:`StoreUnreadable`, the one error
+    a sync tries again. Each read is made on a store whose column lists were never read, as a sync's are."""
+    from hermes_trail.hermes.store import SqliteStore
+
+    store = SqliteStore(home / "state.db")
+    try:
+        store._conn = _Refusing(store._conn)  # type: ignore[assignment]
+        with pytest.raises(StoreUnreadable) as raised:
+            read(store)
+        assert raised.value.reason == TRANSIENT
+    finally:
+        store.close()

@@ -119,9 +119,9 @@ class SqliteStore:
             self._tables = {
                 r[0] for r in self._query("SELECT name FROM sqlite_master WHERE type IN ('table','view')")
             }
-        except sqlite3.Error as exc:
+        except StoreUnreadable:
             self.close()
-            raise self._error(exc) from exc
+            raise
         missing = [t for t in required if t not in self._tables]
         if missing:
             self.close()
@@ -213,21 +213,30 @@ class SqliteStore:
 
     # -- querying ------------------------------------------------------------------------------------
     def _execute(self, sql: str, params: tuple[Any, ...] = ()) -> tuple[list[str], list[tuple[Any, ...]]]:
-        """Column names and rows; text that is not UTF-8 re-reads the query as :class:`InvalidText`."""
+        """Column names and rows; text that is not UTF-8 re-reads the query as :class:`InvalidText`.
+
+        :raises StoreUnreadable: every failure of SQLite, named (:class:`StoreLocked` for a writer's lock),
+            so that no read of the store, however small, lets a bare ``sqlite3`` error out: a live store's
+            read-only reader is answered ``SQLITE_READONLY_RECOVERY`` now and then, and only an error
+            the callers know is tried again.
+        """
         assert self._conn is not None, "store is closed"
-        self._reopen_if_writer_appeared()
         try:
-            cursor = self._conn.execute(sql, params)
-            return [d[0] for d in cursor.description], cursor.fetchall()
-        except sqlite3.OperationalError as exc:
-            if "decode" not in str(exc):
-                raise
-        self._conn.text_factory = _lenient_text
-        try:
-            cursor = self._conn.execute(sql, params)
-            return [d[0] for d in cursor.description], cursor.fetchall()
-        finally:
-            self._conn.text_factory = str
+            self._reopen_if_writer_appeared()
+            try:
+                cursor = self._conn.execute(sql, params)
+                return [d[0] for d in cursor.description], cursor.fetchall()
+            except sqlite3.OperationalError as exc:
+                if "decode" not in str(exc):
+                    raise
+            self._conn.text_factory = _lenient_text
+            try:
+                cursor = self._conn.execute(sql, params)
+                return [d[0] for d in cursor.description], cursor.fetchall()
+            finally:
+                self._conn.text_factory = str
+        except sqlite3.Error as exc:
+            raise self._error(exc) from exc
 
     def _query(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         return self._execute(sql, params)[1]
@@ -237,10 +246,7 @@ class SqliteStore:
 
         :raises StoreUnreadable: when the read fails (a damaged page, a writer's lock), naming why.
         """
-        try:
-            names, values = self._execute(sql, params)
-        except sqlite3.Error as exc:
-            raise self._error(exc) from exc
+        names, values = self._execute(sql, params)
         return [dict(zip(names, row, strict=True)) for row in values]
 
     # -- what Hermes stores --------------------------------------------------------------------------
@@ -263,7 +269,7 @@ class SqliteStore:
             return None
         try:
             row = self._query("SELECT max(version) FROM schema_version")
-        except sqlite3.Error:
+        except StoreUnreadable:
             return None
         value = row[0][0] if row else None
         return value if isinstance(value, int) else None
@@ -324,10 +330,7 @@ class SqliteStore:
         newest = "max(timestamp)" if "timestamp" in columns else "NULL"
         inactive = "total(active = 0)" if "active" in columns else "0"
         sql = f"SELECT count(*), {newest}, {inactive} FROM messages WHERE session_id = ?"
-        try:
-            row = self._query(sql, (session_id,))
-        except sqlite3.Error as exc:
-            raise self._error(exc) from exc
+        row = self._query(sql, (session_id,))
         return (row[0][0], row[0][1], int(row[0][2]))
 
     def model_usage_rows(self, session_id: str) -> list[Row]:
@@ -336,18 +339,12 @@ class SqliteStore:
 
     def max_message_id(self) -> int:
         """The newest ``messages.id``: ids only grow, so every row above a remembered one is new."""
-        try:
-            row = self._query("SELECT coalesce(max(id), 0) FROM messages")
-        except sqlite3.Error as exc:
-            raise self._error(exc) from exc
+        row = self._query("SELECT coalesce(max(id), 0) FROM messages")
         return int(row[0][0])
 
     def sessions_with_messages_after(self, message_id: int) -> set[Any]:
         """The sessions that have rows above ``message_id``, through the primary key (new rows only)."""
-        try:
-            rows = self._query("SELECT DISTINCT session_id FROM messages WHERE id > ?", (message_id,))
-        except sqlite3.Error as exc:
-            raise self._error(exc) from exc
+        rows = self._query("SELECT DISTINCT session_id FROM messages WHERE id > ?", (message_id,))
         return {r[0] for r in rows}
 
     def message_stats(self) -> dict[Any, tuple[int, Any, int]]:
@@ -360,10 +357,7 @@ class SqliteStore:
         newest = "max(timestamp)" if "timestamp" in columns else "NULL"
         inactive = "total(active = 0)" if "active" in columns else "0"
         sql = f"SELECT session_id, count(*), {newest}, {inactive} FROM messages GROUP BY session_id"
-        try:
-            return {r[0]: (r[1], r[2], int(r[3])) for r in self._query(sql)}
-        except sqlite3.Error as exc:
-            raise self._error(exc) from exc
+        return {r[0]: (r[1], r[2], int(r[3])) for r in self._query(sql)}
 
     def compacted_flags(self, session_id: str) -> list[int]:
         """A session's ``compacted`` flags of its inactive rows (empty without the column): whether it has
@@ -388,10 +382,7 @@ class SqliteStore:
                 f" AND m.role = 'user' AND m.content IS NOT NULL{live} ORDER BY {order} LIMIT 1)"
                 f" FROM (SELECT DISTINCT session_id FROM messages WHERE session_id IN ({marks})) s"
             )
-            try:
-                out.update({r[0]: r[1] for r in self._query(sql, tuple(chunk)) if r[1] is not None})
-            except sqlite3.Error as exc:
-                raise self._error(exc) from exc
+            out.update({r[0]: r[1] for r in self._query(sql, tuple(chunk)) if r[1] is not None})
         return out
 
     def close(self) -> None:
