@@ -656,6 +656,62 @@ def test_the_cursor_reaches_the_last_turn_when_scrolled_to_the_end(browser, tmp_
         web.close()
 
 
+def _placed(page: Any) -> None:
+    """Wait until the replay has placed the turn gone to and stopped moving the page (the page's policy
+    forbids ``wait_for_function``'s evaluated string, so it is polled)."""
+    for _ in range(100):
+        if not page.evaluate("window.trailReplay.scrolling"):
+            return
+        page.wait_for_timeout(50)
+    raise AssertionError("the replay kept placing its turn for 5 s")
+
+
+def test_a_turn_gone_to_stays_current_when_the_page_moves_under_it(browser, tmp_path):
+    """The flake of the compacted replay's ▶: a turn stepped to was handed back to the turn before it, so
+    the next step went to the same turn again. Keys pressed in a row each started a loop placing its own
+    turn; the first to stop let the cursor follow the page while the others still moved it. And a late
+    layout (content-visibility) moves the page after the turn was placed. Now the page is still once the
+    replay says so; moving it by a script, as a layout does, keeps the cursor; the reader's wheel moves it."""
+    import hermesdb as h
+
+    long_id = "20261110_090000_10a902"
+    pairs = [(f"Question {i}?", f"Answer {i}.\n" + "More words. " * 30) for i in range(30)]
+    home = h.write_home(tmp_path / "hermes", [h.chat(long_id, *pairs, title="Long one")])
+    web = WebApp(homes=(home,), index=tmp_path / "index.db")
+    srv = start(web, "127.0.0.1", 0)
+    tab = Page(browser, origin(srv) + "/")
+    try:
+        page = tab.page
+        page.goto(origin(srv) + f"/session?ref=default:{long_id}")
+        page.wait_for_selector("body[data-drawn=all]")
+        for _ in range(9):
+            page.keyboard.press("j")
+        at_position(page, "turn 10 of 60")
+        _placed(page)
+        moved = "(() => { window.__moved = 0; addEventListener('scroll', () => window.__moved++); })()"
+        page.evaluate(moved)
+        page.wait_for_timeout(300)
+        assert page.evaluate("window.__moved") == 0, "the page moved after the replay said it was placed"
+        # as a late layout does: turn 9's end comes below the scrubber, and 10 stays on screen
+        page.evaluate("window.scrollTo(0, window.scrollY - 80)")
+        page.wait_for_timeout(200)
+        at_position(page, "turn 10 of 60")
+        page.locator("button.next").click()
+        at_position(page, "turn 11 of 60")
+        _placed(page)
+        page.mouse.move(400, 400)
+        for _ in range(6):
+            page.mouse.wheel(0, -600)
+            page.wait_for_timeout(50)
+        page.wait_for_timeout(200)
+        said = page.locator(".position").inner_text()
+        assert not said.startswith("turn 11 "), said
+    finally:
+        tab.close()
+        srv.shutdown()
+        web.close()
+
+
 def test_a_model_switch_marker_is_not_called_user(story_tab, story):
     page = story_tab.page
     page.goto(origin(story) + f"/session?ref={CORPUS['switch']}")

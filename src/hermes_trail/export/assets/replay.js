@@ -486,6 +486,8 @@
     this.root = root;
     this.drawn = 0;
     this.current = -1;
+    this.placing = 0;  // which goTo is placing its turn (the latest only)
+    this.pinned = null;  // the turn gone to, kept current while on screen (see bindings)
     this.nodes = [];
     this.delegatesBefore = [];  // the sub-agent links given out before each turn drawn (redraw)
     this.partial = !!view.partial;  // the first turns only: the rest comes with extend()
@@ -632,6 +634,16 @@
       if (t && ((t.tagName === "INPUT" && t.type !== "range" && t.type !== "checkbox") || t.tagName === "TEXTAREA")) return;
       if (ev.key === "j") self.step(1);
       if (ev.key === "k") self.step(-1);
+    });
+    // A turn gone to (j/k, ▶, a link, the scrubber) stays the current one while it is on screen: layouts
+    // that follow (content-visibility) move the page after it was placed, and the scroll they cause must
+    // not hand the cursor to the turn before it. The reader's own scrolling lets it go.
+    var release = function () { self.pinned = null; };
+    window.addEventListener("wheel", release, {passive: true});
+    window.addEventListener("touchmove", release, {passive: true});
+    window.addEventListener("mousedown", function (ev) { if (!self.root.contains(ev.target)) release(); });  // the scrollbar
+    document.addEventListener("keydown", function (ev) {
+      if (["PageUp", "PageDown", "ArrowUp", "ArrowDown", "Home", "End", " "].indexOf(ev.key) >= 0) release();
     });
     var pending = false;
     window.addEventListener("scroll", function () {
@@ -894,12 +906,16 @@
       this.renav();
     }
     this.mark(i);
+    this.pinned = i;
     this.scrolling = true;
-    var node = this.nodes[i], self = this, frames = 0, still = 0;
+    var node = this.nodes[i], self = this, frames = 0, still = 0, placing = ++this.placing;
     // Put the turn just below the sticky scrubber. Turns near the new place take their real heights in
     // the layouts that follow (content-visibility), which moves the target: place it again each frame
-    // until it has stayed put for a few frames.
+    // until it has stayed put for a few frames. Only the latest turn gone to is placed: keys pressed in
+    // a row started one loop each, which pulled the page between their turns, and the first to stop said
+    // the page was still while the others went on moving it.
     var place = function () {
+      if (placing !== self.placing) return;
       var bar = document.querySelector(".scrubber").getBoundingClientRect().bottom;
       var off = node.getBoundingClientRect().top - bar - 6;
       if (Math.abs(off) > 1) { window.scrollTo(0, window.scrollY + off); still = 0; } else { still++; }
@@ -914,6 +930,12 @@
     if (this.scrolling || !this.nodes.length) return;
     var top = this.list.getBoundingClientRect().top;
     var offset = document.querySelector(".scrubber").getBoundingClientRect().bottom;
+    var pinned = this.pinned !== null && this.pinned !== undefined ? this.nodes[this.pinned] : null;
+    if (pinned) {
+      var box = pinned.getBoundingClientRect();
+      if (box.height && box.bottom > offset && box.top < window.innerHeight) return;  // still on screen
+      this.pinned = null;
+    }
     // the drawn turns on screen (a row kept aside and not shown has no box)
     var drawn = this.nav.filter(function (i) { return i < this.drawn; }, this);
     if (!drawn.length) return;
