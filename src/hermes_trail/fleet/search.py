@@ -327,10 +327,9 @@ def _candidates(
         has = ", ARRAY[" + ", ".join("d.tsv @@ %s::tsquery" for _ in words) + "]"
         has_params = list(words)
     late = bool(counted or words)  # what reads the text or the tsvector again: only for the window's rows
-    walk = reading.trigram is None and _walks(conn, reading.tsquery, window)
-    newest = _NEWEST if walk else _NEWEST_SORTED
+    bound = None if reading.trigram is not None else _walk_bound(conn, reading.tsquery, window)
 
-    def fetch(sql: str, args: list[Any]) -> list[tuple[Any, ...]]:
+    def fetch(sql: str, args: list[Any], walk: bool) -> list[tuple[Any, ...]]:
         if walk:
             return conn.execute(sql, args).fetchall()
         # The matches through the GIN index, never a scan of every doc nor a walk of the newest: the
@@ -339,22 +338,27 @@ def _candidates(
             conn.execute("SET LOCAL enable_seqscan = off")
             return conn.execute(sql, args).fetchall()
 
-    def read(below: int | None) -> list[tuple[Any, ...]]:
+    def read(below: int | None, bound: int | None) -> list[tuple[Any, ...]]:
+        """The window's rows: past the doc ``below``; walking newest first (``bound`` 0), only the newest
+        ``bound`` docs, or through the GIN index (``None``)."""
         past = " AND d.id < %s" if below is not None else ""
+        walk = bound is not None
+        newest = _NEWEST if walk else _NEWEST_SORTED
+        docs, first = f"{_D} d", []
+        if bound:
+            docs, first = f"(SELECT * FROM {_D} d {_NEWEST} LIMIT %s) d", [bound]
         filtered = [*match_params, *params, *([below] if past else []), window]
+        tail = f"FROM {docs}{join} WHERE {where}{past} {newest} LIMIT %s"
         if not late:
-            sql = (
-                f"SELECT {_DOC_COLUMNS}, {rank}, d.chars, '' FROM {_D} d{join} WHERE {where}{past} "
-                f"{newest} LIMIT %s"
-            )
-            return fetch(sql, [*rank_params, *filtered])
-        inner = (
-            f"SELECT {_DOC_COLUMNS}, {rank}, d.chars FROM {_D} d{join} WHERE {where}{past} {newest} LIMIT %s"
-        )
+            sql = f"SELECT {_DOC_COLUMNS}, {rank}, d.chars, '' {tail}"
+            return fetch(sql, [*rank_params, *first, *filtered], walk)
+        inner = f"SELECT {_DOC_COLUMNS}, {rank}, d.chars {tail}"
         sql = f"SELECT m.*, {head}{has} FROM ({inner}) m JOIN {_D} d ON d.id = m.id"
-        return fetch(sql, [*has_params, *rank_params, *filtered])
+        return fetch(sql, [*has_params, *rank_params, *first, *filtered], walk)
 
-    rows = read(None)
+    rows = read(None, bound)
+    if bound and len(rows) < window and _collection(conn)[0] > bound:
+        rows = read(None, None)  # a phrase too seldom said to fill the window in the docs walked
     windowed = len(rows) >= window
     if words is not None:
         if windowed:
@@ -369,7 +373,7 @@ def _candidates(
         if _conversations(conn, sessions) >= RELAX_BELOW:
             break
         first = conn.execute(f"SELECT min(id) FROM {_D} WHERE sess = ANY(%s)", (sessions,)).fetchone()
-        more = read(int(first[0])) if first and first[0] is not None else []
+        more = read(int(first[0]), None if bound else bound) if first and first[0] is not None else []
         if not more:
             break
         rows += more
@@ -495,31 +499,84 @@ def _tsvector_sql() -> str:
 # The newest matches first, by when they were said: doc ids follow the order each host pushed in, so
 # across hosts the newest ids are the last host's push, not the latest activity.
 _NEWEST = "ORDER BY d.time DESC NULLS LAST, d.id DESC"
-# The same order, kept from walking the newest-first index (``docs_newest``): see :func:`_walks`.
+# The same order, kept from walking the newest-first index (``docs_newest``): see :func:`_walk_bound`.
 _NEWEST_SORTED = "ORDER BY d.time + 0 DESC NULLS LAST, d.id DESC"
 _PHRASE = re.compile(r" <(?:-|\d+)> ")
-_LEXEME = re.compile(r"'((?:[^']|'')*)'(:\*)?")
+# A tsquery's text as PostgreSQL writes it: quoted lexemes (a prefix's ``:*``, weights), its operators.
+_TSQUERY_TOKEN = re.compile(r"'((?:[^']|'')*)'(:[*A-D]+)?|<(?:-|\d+)>|[&|!()]|\S")
+# A phrase's walk reads at most this share of the docs its words' AND is estimated to match (what the
+# GIN index would read and recheck): reading one newest-first costs about half of rechecking one, so a
+# phrase too rare for the walk to fill the window costs at most a quarter more than the GIN index alone.
+PHRASE_WALK_SHARE = 0.5
 
 
-def _walks(conn: psycopg.Connection[Any], tsquery: str | None, window: int) -> bool:
-    """Whether the newest ``window`` matches of ``tsquery`` are best found by walking the docs newest
-    first (reading about ``window / share`` of them) rather than through the GIN index (reading every
-    match, ``share * docs``, then sorting): when ``share**2 * docs >= window``. The share is estimated
-    from the table's most common lexemes (``pg_stats``): every lexeme of an AND, the sum of an OR. A
-    phrase, a prefix or a lexeme not among the most common goes through the GIN index: PostgreSQL's own
-    estimate takes a phrase of common words for common, and a word no doc has for a common one, and then
-    walked every doc."""
-    if tsquery is None or _PHRASE.search(tsquery) or "!" in tsquery:
-        return False
-    lexemes = _LEXEME.findall(tsquery)
-    if not lexemes or any(prefix for _, prefix in lexemes):
-        return False
-    common = _common_lexemes(conn)
-    shares = [common.get(lexeme.replace("''", "'"), 0.0) for lexeme, _ in lexemes]
-    if not all(shares):
-        return False
-    share = min(shares) if "&" in tsquery else min(1.0, sum(shares))
-    return share * share * _collection(conn)[0] >= window
+def _share(tsquery: str, common: dict[str, float]) -> float | None:
+    """The share of docs ``tsquery`` matches, estimated from the most common lexemes' shares: an AND (a
+    phrase's words too, which it needs all of) the least of its sides', an OR their sum; ``None`` when a
+    lexeme is not among the most common, is a prefix, or is excluded (``!``), which the statistics do
+    not tell."""
+    tokens = [(m.group(0), m.group(1), m.group(2)) for m in _TSQUERY_TOKEN.finditer(tsquery)]
+    at = 0
+
+    def either() -> float | None:
+        nonlocal at
+        total = both()
+        while total is not None and at < len(tokens) and tokens[at][0] == "|":
+            at += 1
+            more = both()
+            total = None if more is None else min(1.0, total + more)
+        return total
+
+    def both() -> float | None:
+        nonlocal at
+        least = single()
+        while least is not None and at < len(tokens) and (tokens[at][0] == "&" or tokens[at][0][0] == "<"):
+            at += 1
+            more = single()
+            least = None if more is None else min(least, more)
+        return least
+
+    def single() -> float | None:
+        nonlocal at
+        if at >= len(tokens):
+            return None
+        text, lexeme, flags = tokens[at]
+        at += 1
+        if text == "(":
+            inner = either()
+            if at >= len(tokens) or tokens[at][0] != ")":
+                return None
+            at += 1
+            return inner
+        if lexeme is None or (flags and "*" in flags):
+            return None
+        return common.get(lexeme.replace("''", "'")) or None
+
+    share = either()
+    return share if at == len(tokens) else None
+
+
+def _walk_bound(conn: psycopg.Connection[Any], tsquery: str | None, window: int) -> int | None:
+    """How the newest ``window`` matches of ``tsquery`` are found: ``None`` through the GIN index (reading
+    every match, ``share * docs``, then sorting); ``0`` by walking the docs newest first to the window's
+    end (reading about ``window / share``), when ``share**2 * docs >= window``; a number, for a phrase, by
+    walking at most that many docs and through the GIN index when they did not fill the window.
+
+    The share is estimated from the table's most common lexemes (``pg_stats``, :func:`_share`). A prefix or
+    a lexeme not among the most common goes through the GIN index: PostgreSQL's own estimate takes a word
+    no doc has for a common one, and then walked every doc. A phrase's share is not known, only its
+    words' (which the GIN index reads, and rechecks each doc's positions of): a phrase of common words
+    is walked (50-120 ms where the GIN index took 0.65-1.1 s at 340,000 docs), but only so far, since a
+    phrase seldom said though its words are common would walk every doc."""
+    if tsquery is None:
+        return None
+    share = _share(tsquery, _common_lexemes(conn))
+    total = _collection(conn)[0]
+    if share is None or share * share * total < window:
+        return None
+    if not _PHRASE.search(tsquery):
+        return 0
+    return max(window, int(PHRASE_WALK_SHARE * share * total))
 
 
 # Docs from which a common word's count is estimated from the table's statistics rather than counted.
