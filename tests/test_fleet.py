@@ -578,7 +578,9 @@ def test_a_tsquerys_share_is_estimated_from_its_lexemes_shares():
     assert _share("'line' & ( 'fail' | 'file' )", common) == 0.5
     assert _share("'line' | 'file' | 'fail'", common) == 1.0
     assert _share("'it''s' <2> 'line'", common) == 0.3
-    for unknown in ("'line' & 'rare'", "'line':*", "!'line'", "'line' & !'file'", "( 'line'", ""):
+    assert _share("'fil':*", {**common, "filter": 0.1}) == pytest.approx(0.5)  # file, filter
+    assert _share("'li':* & 'file'", common) == 0.4
+    for unknown in ("'line' & 'rare'", "'zz':*", "!'line'", "'line' & !'file'", "( 'line'", ""):
         assert _share(unknown, common) is None, unknown
 
 

@@ -512,8 +512,9 @@ PHRASE_WALK_SHARE = 0.5
 
 def _share(tsquery: str, common: dict[str, float]) -> float | None:
     """The share of docs ``tsquery`` matches, estimated from the most common lexemes' shares: an AND (a
-    phrase's words too, which it needs all of) the least of its sides', an OR their sum; ``None`` when a
-    lexeme is not among the most common, is a prefix, or is excluded (``!``), which the statistics do
+    phrase's words too, which it needs all of) the least of its sides', an OR their sum, a prefix the sum
+    of the common lexemes it starts (fewer than it matches: a walk reads no more than that share says);
+    ``None`` when a lexeme is not among the most common or is excluded (``!``), which the statistics do
     not tell."""
     tokens = [(m.group(0), m.group(1), m.group(2)) for m in _TSQUERY_TOKEN.finditer(tsquery)]
     at = 0
@@ -548,9 +549,12 @@ def _share(tsquery: str, common: dict[str, float]) -> float | None:
                 return None
             at += 1
             return inner
-        if lexeme is None or (flags and "*" in flags):
+        if lexeme is None:
             return None
-        return common.get(lexeme.replace("''", "'")) or None
+        lexeme = lexeme.replace("''", "'")
+        if flags and "*" in flags:  # at least the common words it starts: which the walk needs at most
+            return min(1.0, sum(v for k, v in common.items() if k.startswith(lexeme))) or None
+        return common.get(lexeme) or None
 
     share = either()
     return share if at == len(tokens) else None
@@ -562,12 +566,13 @@ def _walk_bound(conn: psycopg.Connection[Any], tsquery: str | None, window: int)
     end (reading about ``window / share``), when ``share**2 * docs >= window``; a number, for a phrase, by
     walking at most that many docs and through the GIN index when they did not fill the window.
 
-    The share is estimated from the table's most common lexemes (``pg_stats``, :func:`_share`). A prefix or
-    a lexeme not among the most common goes through the GIN index: PostgreSQL's own estimate takes a word
-    no doc has for a common one, and then walked every doc. A phrase's share is not known, only its
-    words' (which the GIN index reads, and rechecks each doc's positions of): a phrase of common words
-    is walked (50-120 ms where the GIN index took 0.65-1.1 s at 340,000 docs), but only so far, since a
-    phrase seldom said though its words are common would walk every doc."""
+    The share is estimated from the table's most common lexemes (``pg_stats``, :func:`_share`). A lexeme
+    not among the most common, or a prefix that starts none of them, goes through the GIN index:
+    PostgreSQL's own estimate takes a word no doc has for a common one, and then walked every doc. A
+    phrase's share is not known, only its words' (which the GIN index reads, and rechecks each doc's
+    positions of): a phrase of common words is walked (50-120 ms where the GIN index took 0.65-1.1 s at
+    340,000 docs), but only so far, since a phrase seldom said though its words are common would walk
+    every doc."""
     if tsquery is None:
         return None
     share = _share(tsquery, _common_lexemes(conn))
