@@ -511,22 +511,22 @@ PHRASE_WALK_SHARE = 0.5
 
 
 def _share(tsquery: str, common: dict[str, float]) -> float | None:
-    """The share of docs ``tsquery`` matches, estimated from the most common lexemes' shares: an AND (a
-    phrase's words too, which it needs all of) the least of its sides', an OR their sum, a prefix the sum
-    of the common lexemes it starts (fewer than it matches: a walk reads no more than that share says);
-    ``None`` when a lexeme is not among the most common or is excluded (``!``), which the statistics do
-    not tell."""
+    """The share of docs ``tsquery`` matches at least, as far as the most common lexemes' shares tell: an
+    OR the most of its sides' (its sides are most often one word's forms, English stem and word as written,
+    in the same docs; a side of rare words adds nothing to count on), an AND (a phrase's words too, which
+    it needs all of) the least of its sides', a prefix the most common word it starts. ``None`` when that
+    is nothing: an AND with a lexeme not among the most common, an exclusion (``!``)."""
     tokens = [(m.group(0), m.group(1), m.group(2)) for m in _TSQUERY_TOKEN.finditer(tsquery)]
     at = 0
 
     def either() -> float | None:
         nonlocal at
-        total = both()
-        while total is not None and at < len(tokens) and tokens[at][0] == "|":
+        known = [both()]
+        while at < len(tokens) and tokens[at][0] == "|":
             at += 1
-            more = both()
-            total = None if more is None else min(1.0, total + more)
-        return total
+            known.append(both())
+        shares = [share for share in known if share is not None]
+        return max(shares) if shares else None
 
     def both() -> float | None:
         nonlocal at
@@ -552,8 +552,8 @@ def _share(tsquery: str, common: dict[str, float]) -> float | None:
         if lexeme is None:
             return None
         lexeme = lexeme.replace("''", "'")
-        if flags and "*" in flags:  # at least the common words it starts: which the walk needs at most
-            return min(1.0, sum(v for k, v in common.items() if k.startswith(lexeme))) or None
+        if flags and "*" in flags:  # at least the most common word it starts
+            return max((v for k, v in common.items() if k.startswith(lexeme)), default=0.0) or None
         return common.get(lexeme) or None
 
     share = either()
@@ -566,8 +566,8 @@ def _walk_bound(conn: psycopg.Connection[Any], tsquery: str | None, window: int)
     end (reading about ``window / share``), when ``share**2 * docs >= window``; a number, for a phrase, by
     walking at most that many docs and through the GIN index when they did not fill the window.
 
-    The share is estimated from the table's most common lexemes (``pg_stats``, :func:`_share`). A lexeme
-    not among the most common, or a prefix that starts none of them, goes through the GIN index:
+    The share is estimated from the table's most common lexemes (``pg_stats``, :func:`_share`). An AND of
+    a lexeme not among the most common, or a prefix that starts none of them, goes through the GIN index:
     PostgreSQL's own estimate takes a word no doc has for a common one, and then walked every doc. A
     phrase's share is not known, only its words' (which the GIN index reads, and rechecks each doc's
     positions of): a phrase of common words is walked (50-120 ms where the GIN index took 0.65-1.1 s at
