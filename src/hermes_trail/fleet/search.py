@@ -63,6 +63,7 @@ from hermes_trail.index.search import (
     _lift_edits,
     _occurrence_score,
     _parts,
+    language_lifts,
     lift_titled,
     newest_first,
 )
@@ -844,9 +845,12 @@ def _meaning(
         if int(r[1]) in sessions
     ]
     near = sorted(_group(hits).values(), key=lambda c: -c.score)
-    return _evidence(near, [c.score for c in near], SEMANTIC_WEIGHT), {
-        (c.store, c.root): c.score for c in near
-    }
+    said = {int(r[0]): "" for r in rows}
+    said.update(conn.execute(f"SELECT id, text FROM {_D} WHERE id = ANY(%s)", (list(said),)).fetchall())
+    lifts = language_lifts([said.get(c.hits[0].doc, "") if c.hits else "" for c in near], text)
+    evidence = _evidence(near, [c.score for c in near], SEMANTIC_WEIGHT)
+    weighed = [(conv, part * lift) for (conv, part), lift in zip(evidence, lifts, strict=True)]
+    return weighed, {(c.store, c.root): c.score for c in near}
 
 
 # -- the search ------------------------------------------------------------------------------------------
@@ -899,10 +903,9 @@ def _search(
     if len(_group(hits)) < min(limit, RELAX_BELOW):
         checked = _plan(conn, text, checked=True)
         if checked.missing:
+            # As locally: no conversation has every word, so none is ranked as having them; the words
+            # that exist are the any-word pass's, weighed by how much of the query they cover.
             hits, windowed, rows = [], False, []
-            if len(checked.missing) < len(checked.typed) - len(checked.dropped):
-                rows, windowed = _candidates(conn, checked, filters, hosts)
-                hits = _scored(conn, rows)
         elif (checked.tsquery, checked.trigram) != (reading.tsquery, reading.trigram):
             rows, windowed = _candidates(conn, checked, filters, hosts)
             hits = _scored(conn, rows)

@@ -524,12 +524,9 @@ def _word_weights(
 def _across_languages(
     conn: sqlite3.Connection, near: list[tuple[Conversation, float]], text: str
 ) -> list[float]:
-    """How much each conversation's meaning counts: more (:data:`CROSS_LINGUAL_LIFT`) for one held in
-    another language than the question. Words cannot meet across languages, so such a conversation never
-    has the word evidence the others add to their meaning; its meaning is all the evidence there can be."""
+    """How much each conversation's meaning counts (:func:`language_lifts`), told by its first hit's text."""
     if not near or not CROSS_LINGUAL_LIFT:
         return [1.0] * len(near)
-    asked = stopwords.language(text)
     docs = [c.hits[0].doc for c, _ in near if c.hits]
     marks = ", ".join("?" for _ in docs)
     texts = (
@@ -537,11 +534,18 @@ def _across_languages(
         if docs
         else {}
     )
-    out = []
-    for conv, _ in near:
-        said = texts.get(conv.hits[0].doc, "") if conv.hits else ""
-        out.append(CROSS_LINGUAL_LIFT if said and stopwords.language(said) != asked else 1.0)
-    return out
+    return language_lifts([texts.get(c.hits[0].doc, "") if c.hits else "" for c, _ in near], text)
+
+
+def language_lifts(said: list[str], text: str) -> list[float]:
+    """How much each conversation's meaning counts, given what it said (its nearest turn): more
+    (:data:`CROSS_LINGUAL_LIFT`) for one held in another language than the question ``text``. Words cannot
+    meet across languages, so such a conversation never has the word evidence the others add to their
+    meaning; its meaning is all the evidence there can be. The shared index weighs its meaning pass so too."""
+    if not CROSS_LINGUAL_LIFT:
+        return [1.0] * len(said)
+    asked = stopwords.language(text)
+    return [CROSS_LINGUAL_LIFT if one and stopwords.language(one) != asked else 1.0 for one in said]
 
 
 def _lift_edits(hits: list[Hit], terms: list[str]) -> None:
