@@ -130,6 +130,50 @@ def chat(session_id: str, *pairs: tuple[str, str], start: float = T0, **kw: Any)
     return SessionSpec(session_id, messages, **kw)
 
 
+# Three sessions in three languages, what search by meaning across languages is tested on: when the
+# tetanus shots are due (Chinese), changing to winter tyres at the garage (German), a Python virtual
+# environment (English).
+ZH_TETANUS = "20261101_090000_7e7a00"
+DE_TYRES = "20261102_090000_71e500"
+EN_VENV = "20261103_090000_0e0e00"
+
+
+def multilingual(start: float, topics: list[str]) -> list[SessionSpec]:
+    """The three sessions above, an hour apart from ``start``, and after them one English neighbour a
+    topic ("Summarize the <topic> report"), so the words alone have plenty to find."""
+    return [
+        chat(
+            ZH_TETANUS,
+            ("我和太太的破伤风疫苗是哪年打的？", "你们都是2019年打的，十年后到期，也就是2029年。"),
+            start=start,
+        ),
+        chat(
+            DE_TYRES,
+            (
+                "Wann muss ich auf Winterreifen wechseln? Die Werkstatt hat Termine frei.",
+                "Ab Oktober; die Profiltiefe sollte mindestens 4 mm sein.",
+            ),
+            start=start + 3600,
+        ),
+        chat(
+            EN_VENV,
+            (
+                "Set up an isolated Python environment for this project and activate it",
+                "Ran python -m venv .venv and source .venv/bin/activate.",
+            ),
+            start=start + 7200,
+        ),
+        *[
+            chat(
+                f"20261104_{n:02d}0000_0b0b0b",
+                (f"Summarize the {topic} report", f"The {topic} report is fine."),
+                start=start + 10_000 + n * 60,
+            )
+            for n, topic in enumerate(topics)
+        ],
+    ]
+
+
 def coding(session_id: str, start: float = T0, cwd: str = "/home/dev/project", **kw: Any) -> SessionSpec:
     """A coding session with terminal, read_file and patch calls and their results."""
     path = f"{cwd}/app.py"

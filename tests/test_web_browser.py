@@ -10,6 +10,7 @@ the test.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 from collections.abc import Iterator
@@ -632,28 +633,34 @@ def test_a_compacted_replay_steps_through_what_is_replayed(story_tab, story, cor
     at_position(page, f"turn {total} of {total}")
 
 
-def test_the_cursor_reaches_the_last_turn_when_scrolled_to_the_end(browser, tmp_path):
+@contextlib.contextmanager
+def _long_replay(browser: Any, tmp_path: Path, long_id: str, exchanges: int) -> Iterator[Any]:
+    """The replay page of one long session (``exchanges`` questions, each answer some 30 sentences), drawn
+    whole."""
     import hermesdb as h
 
-    long_id = "20261110_090000_10a901"
-    pairs = [(f"Question {i}?", f"Answer {i}.\n" + "More words. " * 30) for i in range(60)]
+    pairs = [(f"Question {i}?", f"Answer {i}.\n" + "More words. " * 30) for i in range(exchanges)]
     home = h.write_home(tmp_path / "hermes", [h.chat(long_id, *pairs, title="Long one")])
     web = WebApp(homes=(home,), index=tmp_path / "index.db")
     srv = start(web, "127.0.0.1", 0)
     tab = Page(browser, origin(srv) + "/")
     try:
-        page = tab.page
-        page.goto(origin(srv) + f"/session?ref=default:{long_id}")
-        page.wait_for_selector("body[data-drawn=all]")
+        tab.page.goto(origin(srv) + f"/session?ref=default:{long_id}")
+        tab.page.wait_for_selector("body[data-drawn=all]")
+        yield tab.page
+    finally:
+        tab.close()
+        srv.shutdown()
+        web.close()
+
+
+def test_the_cursor_reaches_the_last_turn_when_scrolled_to_the_end(browser, tmp_path):
+    with _long_replay(browser, tmp_path, "20261110_090000_10a901", 60) as page:
         for _ in range(40):
             page.mouse.wheel(0, 4000)
             page.wait_for_timeout(30)
         page.wait_for_timeout(200)
         at_position(page, "turn 120 of 120")
-    finally:
-        tab.close()
-        srv.shutdown()
-        web.close()
 
 
 def _placed(page: Any) -> None:
@@ -672,18 +679,7 @@ def test_a_turn_gone_to_stays_current_when_the_page_moves_under_it(browser, tmp_
     turn; the first to stop let the cursor follow the page while the others still moved it. And a late
     layout (content-visibility) moves the page after the turn was placed. Now the page is still once the
     replay says so; moving it by a script, as a layout does, keeps the cursor; the reader's wheel moves it."""
-    import hermesdb as h
-
-    long_id = "20261110_090000_10a902"
-    pairs = [(f"Question {i}?", f"Answer {i}.\n" + "More words. " * 30) for i in range(30)]
-    home = h.write_home(tmp_path / "hermes", [h.chat(long_id, *pairs, title="Long one")])
-    web = WebApp(homes=(home,), index=tmp_path / "index.db")
-    srv = start(web, "127.0.0.1", 0)
-    tab = Page(browser, origin(srv) + "/")
-    try:
-        page = tab.page
-        page.goto(origin(srv) + f"/session?ref=default:{long_id}")
-        page.wait_for_selector("body[data-drawn=all]")
+    with _long_replay(browser, tmp_path, "20261110_090000_10a902", 30) as page:
         for _ in range(9):
             page.keyboard.press("j")
         at_position(page, "turn 10 of 60")
@@ -706,10 +702,6 @@ def test_a_turn_gone_to_stays_current_when_the_page_moves_under_it(browser, tmp_
         page.wait_for_timeout(200)
         said = page.locator(".position").inner_text()
         assert not said.startswith("turn 11 "), said
-    finally:
-        tab.close()
-        srv.shutdown()
-        web.close()
 
 
 def test_a_model_switch_marker_is_not_called_user(story_tab, story):
