@@ -708,6 +708,11 @@ def search_figures(timed: list[Timed]) -> dict[str, Any]:
         f[f"search_trail_hermes_ratio_p{q}"] = r(
             ratio(f[f"search_trail_p{q}_ms"] or float("nan"), f[f"search_hermes_p{q}_ms"] or float("nan")), 3
         )
+    # The issue's target (p50 <= 5 ms, p95 <= 50 ms) is for the queries the words answer: the absent
+    # kind's word is in no doc, so it runs the meaning pass, whose own target is its p95 (60 ms).
+    words = [t.trail_ms for t in timed if t.kind != "absent" and t.trail_ms == t.trail_ms]
+    f["search_trail_words_p50_ms"] = r(percentile(words, 0.5), 3)
+    f["search_trail_words_p95_ms"] = r(percentile(words, 0.95), 3)
     # Hermes' p50 is lowered by the queries it answers with nothing (an FTS5 syntax error is an empty list).
     found = [t for t in timed if t.trail_hits and t.raw_hits and t.hermes_hits]
     f["all_found_queries"] = len(found)
@@ -828,6 +833,10 @@ def report(
             f"   {LABELS[engine]:<24}{ms(f[f'search_{engine}_p50_ms']):>6}"
             f"{ms(f[f'search_{engine}_p95_ms']):>9}{rel:>13}{f[f'zero_hits_{engine}']:>11}"
         )
+    out.append(
+        f"   {'trail, words only':<24}{ms(f['search_trail_words_p50_ms']):>6}"
+        f"{ms(f['search_trail_words_p95_ms']):>9}   (the queries the words answer: target 5 / 50 ms)"
+    )
     out.append(
         f"   {'by kind, p50 ms':<17}{'n':>3}{'trail':>8}{'raw':>8}{'hermes':>8}   zero hits t/r/h  example"
     )
