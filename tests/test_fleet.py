@@ -1070,3 +1070,36 @@ def test_the_shared_index_finds_by_meaning_as_the_local_index_does(vector_fleet,
         c.hits[0].session_id for c in shared.conversations
     ]
     assert shared.conversations[0].hits[0].host == "zeta"
+
+
+def test_a_host_may_not_write_another_hosts_passages(vector_fleet, languages):
+    """Row-level security on the passages too: a host's login pushes its own, reads every host's, and can
+    neither change nor plant a passage of another host's session (its own name on it breaks the key)."""
+    import psycopg
+
+    _, index = languages
+    push(index, vector_fleet.admin, "theta")  # the administrator pushes theta
+    iota = vector_fleet.host_login("iota")
+    assert push(index, iota).passages == _local_passages(index)  # its own, from its login
+    with psycopg.connect(iota, autocommit=True) as conn:
+        theirs = conn.execute(
+            "SELECT count(*), min(sess) FROM trail_fleet.passages WHERE host = 'theta'"
+        ).fetchone()
+        assert theirs[0] == _local_passages(index), "a host may read every host's passages"
+        assert conn.execute("DELETE FROM trail_fleet.passages WHERE host = 'theta'").rowcount == 0
+        assert conn.execute("UPDATE trail_fleet.passages SET seq = 0 WHERE host = 'theta'").rowcount == 0
+        vector = "[" + ",".join(["0.1"] * schema.DIMENSIONS) + "]"
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):
+            conn.execute(
+                "INSERT INTO trail_fleet.passages (sess, host, seq, vec) VALUES (%s, 'theta', 99, %s)",
+                (theirs[1], vector),
+            )
+        with pytest.raises(psycopg.errors.ForeignKeyViolation):
+            conn.execute(
+                "INSERT INTO trail_fleet.passages (sess, host, seq, vec) VALUES (%s, 'iota', 99, %s)",
+                (theirs[1], vector),
+            )
+    with vector_fleet.connect() as conn:
+        assert conn.execute("SELECT count(*) FROM trail_fleet.passages WHERE host = 'theta'").fetchone()[
+            0
+        ] == (_local_passages(index))
