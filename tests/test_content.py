@@ -38,6 +38,17 @@ def test_text_parts_are_joined_and_images_are_placeholders():
     ]
 
 
+def test_a_part_whose_type_is_no_name_is_an_unknown_part_not_an_error():
+    """Found by the side-file fuzzer in CI: a divert line's content ``{"type": []}`` raised a TypeError (a
+    list looked up among the image types) and stopped the timeline."""
+    for odd in ([], {"a": 1}, 3):
+        parts = [{"type": "text", "text": "kept"}, {"type": odd, "text": "odd"}, {"type": odd}]
+        content = decode_content(CONTENT_PREFIX + json.dumps(parts), "user")
+        assert content.text == "kept" and content.images == []
+        alone = decode_content(CONTENT_PREFIX + json.dumps({"type": odd}), "user")
+        assert json.loads(alone.text) == {"type": odd}
+
+
 def test_a_dict_is_kept_whole():
     value = {"type": "text", "text": "inside", "extra": 1}
     content = decode_content(CONTENT_PREFIX + json.dumps(value), "assistant")

@@ -583,3 +583,11 @@ def test_refusals_only_022_writes(message, by):
     )
     assert call.command is None and call.permission is not None
     assert (call.permission.by, call.permission.user_summary) == (by, "Denied.")
+
+
+def test_a_status_that_is_no_name_is_no_refusal_and_no_error():
+    """A result whose ``status`` is a list or an object (a damaged row) raised a TypeError where it was
+    looked up among the refusals; it is read as a command that ran, by its exit code."""
+    for odd in ([], {"a": 1}):
+        call = _call({"command": "ls"}, json.dumps({"output": "a b", "exit_code": 0, "status": odd}))
+        assert call.command is not None and call.command.exit_code == 0, odd

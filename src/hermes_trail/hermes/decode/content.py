@@ -93,9 +93,16 @@ def _data_size(url: str) -> tuple[str | None, int | None]:
         return media, None
 
 
+def _part_type(part: dict[str, Any]) -> str | None:
+    """A content part's ``type``; one that is no name (a list, an object: a damaged row) is an unknown
+    type, ``""``, never an error."""
+    kind = part.get("type")
+    return kind if kind is None or isinstance(kind, str) else ""
+
+
 def image_of(part: Any) -> Image | None:
     """The image an image content part holds, by the rule in the module docstring; ``None`` for others."""
-    if not isinstance(part, dict) or part.get("type") not in _IMAGE_PART_TYPES:
+    if not isinstance(part, dict) or _part_type(part) not in _IMAGE_PART_TYPES:
         return None
     value = part.get("image_url")
     url = value.get("url") if isinstance(value, dict) else value
@@ -121,7 +128,7 @@ def part_text(part: Any) -> str | None:
         return part
     if not isinstance(part, dict):
         return None
-    kind = part.get("type")
+    kind = _part_type(part)
     if kind in _IMAGE_PART_TYPES:
         image = image_of(part)
         return image.label if image is not None and image.url else IMAGE_PLACEHOLDER

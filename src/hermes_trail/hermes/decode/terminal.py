@@ -107,7 +107,7 @@ def refused_by(message: str | None) -> str | None:
 
 def permission_of(data: dict[str, Any]) -> Permission | None:
     """The permission outcome a terminal result records, or ``None`` when it records none."""
-    status = data.get("status")
+    status = _text(data.get("status"))  # a list or an object (a damaged row) is no status
     if status == "blocked":
         message = _text(data.get("error"))
         return Permission(
@@ -142,7 +142,7 @@ def permission_of(data: dict[str, Any]) -> Permission | None:
 
 
 def _never_ran(data: dict[str, Any], exit_code: int | None) -> bool:
-    if exit_code == NEVER_RAN or data.get("status") in REFUSED_STATUSES:
+    if exit_code == NEVER_RAN or _text(data.get("status")) in REFUSED_STATUSES:
         return True
     return "exit_code" not in data and _text(data.get("error")) is not None
 
