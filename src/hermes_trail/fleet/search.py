@@ -506,8 +506,9 @@ _PHRASE = re.compile(r" <(?:-|\d+)> ")
 # A tsquery's text as PostgreSQL writes it: quoted lexemes (a prefix's ``:*``, weights), its operators.
 _TSQUERY_TOKEN = re.compile(r"'((?:[^']|'')*)'(:[*A-D]+)?|<(?:-|\d+)>|[&|!()]|\S")
 # A phrase's walk reads at most this share of the docs its words' AND is estimated to match (what the
-# GIN index would read and recheck): reading one newest-first costs about half of rechecking one, so a
-# phrase too rare for the walk to fill the window costs at most a quarter more than the GIN index alone.
+# GIN index would read and recheck): reading one newest first costs about 0.6 of rechecking one (3
+# against 5 µs at 340,000 docs), so a phrase too rare for the walk to fill the window costs about a third
+# more than the GIN index alone.
 PHRASE_WALK_SHARE = 0.5
 
 
