@@ -485,3 +485,63 @@ def test_meaning_counts_more_for_a_conversation_no_word_of_the_question_can_reac
     monkeypatch.setattr(search_module, "_semantic", equally_near)
     result = search(path, "who covers the daycare closure for staff training in may")
     assert _first(result) == german
+
+
+@pytest.mark.parametrize(
+    ("query", "answer", "later"),
+    [
+        # "new" as an adjective says nothing changed, though the sentence names two of the words.
+        (
+            "celery worker memory leak invoice pdf",
+            (
+                "The celery worker leaks memory on every invoice PDF it renders.",
+                "The celery worker's memory leak was the PDF renderer's font cache.",
+            ),
+            (
+                "Invoice PDFs from the celery worker look wrong.",
+                "Invoice PDF rendering breaks on the new fonts.",
+            ),
+        ),
+        # The change names one word of the question: a topic, not the fact asked about.
+        (
+            "blog pictures too heavy on mobile, serve smaller versions",
+            ("Blog pictures are too heavy on mobile.", "Hugo now makes smaller versions of each picture."),
+            (
+                "Blog pictures on mobile: which server should serve them?",
+                "Move the bastion to a smaller instance type.",
+            ),
+        ),
+    ],
+)
+def test_a_later_conversation_that_does_not_name_the_fact_does_not_replace_it(tmp_path, query, answer, later):
+    """The later conversation shares the question's words, and one of its sentences says "new" or "move";
+    it did not change what was asked, so the conversation that answers the question keeps the lead."""
+    first, second = "20261108_090000_c00000", "20261120_090000_d00000"
+    path = _index_of(
+        tmp_path, [chat(first, answer, start=T), chat(second, later, start=T + 12 * 86400), *_errands()]
+    )
+    ranked = [c.hits[0].session_id for c in search(path, query).conversations]
+    assert ranked[:2] == [first, second]
+
+
+def test_a_later_conversation_that_replaces_the_fact_leads(tmp_path):
+    """The later checkpoint "replaces" the earlier one (any form of the verb says so, not only "replaced");
+    it names the fact asked about, and it is the answer now."""
+    old, new = "20261108_090000_e00000", "20261120_090000_f00000"
+    path = _index_of(
+        tmp_path,
+        [
+            chat(old, ("Which checkpoint is the best?", "The best checkpoint is epoch 12."), start=T),
+            chat(
+                new,
+                (
+                    "The long run finished: which checkpoint is the best?",
+                    "The best checkpoint is epoch 31, it replaces the epoch 12 one.",
+                ),
+                start=T + 12 * 86400,
+            ),
+            *_errands(),
+        ],
+    )
+    ranked = [c.hits[0].session_id for c in search(path, "best checkpoint").conversations]
+    assert ranked[:2] == [new, old]

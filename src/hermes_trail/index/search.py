@@ -774,6 +774,11 @@ def newest_first(
     rare = rarest([t for t in terms if t.strip()], counts)
     if not rare:
         return ordered
+    asked = content_words(terms)
+    # A sentence that says a fact changed names the fact: two of the query's words (all when it has
+    # fewer), one of them among its rarest. One word is a topic, not a fact ("the new android gradle
+    # plugin needs jdk 17" beside a question on Android 13's notification permission).
+    named = min(2, len(asked))
     said = texts([h.doc for c in [lead, *newer] for h in c.hits])
 
     def about(conv: Conversation) -> bool:
@@ -784,7 +789,9 @@ def newest_first(
         and says it changed."""
         found = (said.get(h.doc, ("", "")) for h in conv.hits)
         return any(
-            _CHANGED.search(sentence) and any(w in sentence for w in rare)
+            _CHANGED.search(sentence)
+            and any(_names(sentence, w) for w in rare)
+            and sum(_names(sentence, w) for w in asked) >= named
             for kind, text in found
             if kind in STATED
             for sentence in _SENTENCE.split(text)
@@ -817,11 +824,26 @@ def newest_first(
 STATED = frozenset({"prompt", "reply", "summary"})
 # Where one sentence ends: the change must be said of what the query is about, not beside it.
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
-# Words that say a fact changed: what a later session that supersedes an earlier one usually says.
+# Words that say a fact changed: what a later session that supersedes an earlier one usually says. Not
+# "new": it is mostly an adjective ("breaks on the new fonts"), which says nothing changed.
 _CHANGED = re.compile(
-    r"\b(?:now|moved?|changed?|switched|migrated|no longer|instead|any ?more|updated|resized|bumped|"
-    r"replaced|renamed|from now on|new)\b"
+    r"\b(?:now|no longer|instead|any ?more|from now on|switched|bump(?:s|ed)|"
+    r"(?:mov|chang|migrat|updat|resiz|replac|renam)(?:e|es|ed))\b"
 )
+
+
+def content_words(terms: list[str]) -> list[str]:
+    """The query's words (lower case, two characters or more, once each), its function words left out."""
+    said = [w for t in terms for w in re.findall(r"\w{2,}", t.lower())]
+    return list(dict.fromkeys(w for w in said if not stopwords.is_stopword(w, said)))
+
+
+def _names(sentence: str, word: str) -> bool:
+    """Whether ``sentence`` has ``word`` (lower case) where a word starts (``deploy`` in "deploys", not
+    ``cache`` in "elasticache"); a Chinese or Japanese word anywhere, as those have no spaces."""
+    if cjk.has_cjk(word):
+        return word in sentence
+    return re.search(r"(?<!\w)" + re.escape(word), sentence) is not None
 
 
 # A cron run's session id: ``cron_<job id>_<YYYYmmdd_HHMMSS>``, as Hermes' scheduler names it.
@@ -841,9 +863,7 @@ RARE_CAP = 200
 def rarest(terms: list[str], counts: Callable[[list[str]], dict[str, int]]) -> list[str]:
     """The query's rarest words (lower case): those matching at most twice as many docs as the rarest
     one, and at least two, ``counts`` giving how many docs each is in (up to :data:`RARE_CAP`)."""
-    said = [w for t in terms for w in re.findall(r"\w{2,}", t.lower())]
-    words = [w for w in said if not stopwords.is_stopword(w, said)]
-    counted = {w: min(n, RARE_CAP) for w, n in counts(list(dict.fromkeys(words))[:8]).items()}
+    counted = {w: min(n, RARE_CAP) for w, n in counts(content_words(terms)[:8]).items()}
     found = sorted((n, t) for t, n in counted.items() if n)
     if not found:
         return []
