@@ -275,10 +275,38 @@ def start_cluster(
             raise RuntimeError(f"PostgreSQL did not start: {last}")
         with cluster.connect("postgres") as conn:
             conn.execute(f"CREATE DATABASE {DATABASE}")
+        if vector:
+            _check_vector(cluster)
     except BaseException:
         cluster.stop()
         raise
     return cluster
+
+
+def _check_vector(cluster: Cluster) -> None:
+    """That pgvector runs here: a build compiled for instructions this CPU lacks (AVX-512) kills the server
+    process at the first vector it reads, which a test would report only as a lost connection."""
+    import psycopg
+
+    try:
+        with cluster.connect("postgres") as conn:
+            conn.execute("CREATE EXTENSION vector")
+            # As the shared index uses it: 512 dimensions (the vector loops run over them), an HNSW index.
+            conn.execute("CREATE TABLE vector_check (v vector(512))")
+            conn.execute("CREATE INDEX ON vector_check USING hnsw (v vector_cosine_ops)")
+            conn.execute(
+                "INSERT INTO vector_check SELECT array_agg(sin(i * j))::real[]::vector "
+                "FROM generate_series(1, 64) i, generate_series(1, 512) j GROUP BY i"
+            )
+            conn.execute("SELECT v <=> (SELECT v FROM vector_check LIMIT 1) FROM vector_check").fetchall()
+            conn.execute("DROP TABLE vector_check")
+            conn.execute("DROP EXTENSION vector")
+    except psycopg.OperationalError as exc:
+        log = _tail(cluster.base / "server.log")
+        raise RuntimeError(
+            f"pgvector in {cluster.bin_dir.parent} does not run on this machine ({exc}); the server said:\n"
+            f"{log}"
+        ) from exc
 
 
 def _tail(path: Path) -> str:

@@ -1103,3 +1103,30 @@ def test_a_host_may_not_write_another_hosts_passages(vector_fleet, languages):
         assert conn.execute("SELECT count(*) FROM trail_fleet.passages WHERE host = 'theta'").fetchone()[
             0
         ] == (_local_passages(index))
+
+
+def test_the_meaning_standings_are_fitted_to_the_whole_crowd_from_its_nearest():
+    """The shared index reads only the sessions nearest the query; their own mean and spread are the top
+    of the crowd's, which made a session half as near as the first stand a third as far out. Fitted to the
+    tail of the crowd they come from, the mean and deviation are the crowd's, as the local pass has them."""
+    import random
+    import statistics
+
+    from hermes_trail.fleet.search import crowd
+
+    rng = random.Random(5)
+    everyone = sorted((rng.gauss(0.08, 0.07) for _ in range(2000)), reverse=True)
+    mean, deviation = statistics.fmean(everyone), statistics.pstdev(everyone)
+    nearest = everyone[:150]
+    fitted_mean, fitted_deviation = crowd(nearest, len(everyone))
+    assert abs(fitted_mean - mean) < 0.01 and abs(fitted_deviation - deviation) < 0.01
+    own_mean = statistics.fmean(nearest)
+    assert own_mean - mean > 0.1  # what the nearest ones' own spread would have said
+    # The second nearest against the first, as the local pass would stand them.
+    local = (nearest[1] - mean) / (nearest[0] - mean)
+    assert abs((nearest[1] - fitted_mean) / (nearest[0] - fitted_mean) - local) < 0.02
+    # All of the crowd at hand, or too few to fit: their own mean and spread.
+    assert crowd(everyone[:5], 5) == pytest.approx(
+        (statistics.fmean(everyone[:5]), statistics.pstdev(everyone[:5]))
+    )
+    assert crowd(nearest[:10], 2000)[0] == pytest.approx(statistics.fmean(nearest[:10]))
