@@ -831,17 +831,18 @@ def _meaning(
     filters: SearchFilters,
     hosts: list[str] | None,
     info: schema.Info,
-) -> tuple[list[tuple[Conversation, float]], dict[tuple[str, str], float]]:
+) -> tuple[list[tuple[Conversation, float]], dict[tuple[str, str], float], int | None]:
     """Conversations nearest the query's meaning, through pgvector: each session's best passage among the
-    :data:`MEANING_TOP` nearest, standing in standard deviations above those sessions' mean (the local
-    pass stands each against every session; here only the nearest are read), and each one's standing (as
-    the local pass gives :func:`newest_first`). None without pgvector."""
+    :data:`MEANING_TOP` nearest, standing in standard deviations above the mean of every session with
+    passages (as the local pass stands them; here only the nearest are read, and the crowd is fitted from
+    them: :func:`crowd`); each one's standing (as the local pass gives :func:`newest_first`); and how many
+    sessions have no passages yet (``None`` when it did not count them). Nothing without pgvector."""
     from hermes_trail.index import encoder
 
     if not info.vector or info.vector_schema is None or not encoder.available():
-        return [], {}
+        return [], {}, None
     if filters.role or filters.tool or filters.since is not None or filters.until is not None:
-        return [], {}
+        return [], {}, None
     vector = encoder.model().encode([text])[0]
     literal = "[" + ",".join(f"{float(x):.6f}" for x in vector) + "]"
     op = f"OPERATOR({info.vector_schema}.<=>)"
@@ -865,14 +866,17 @@ def _meaning(
         if int(sess) not in best or float(similarity) > best[int(sess)][0]:
             best[int(sess)] = (float(similarity), int(seq))
     if len(best) < 2:
-        return [], {}
+        return [], {}, None
+    # The crowd (the sessions with passages this search stands against) and, in the same reading of the
+    # sessions, how many have none yet (told to the caller).
     where = " AND ".join(["s.passages > 0", *(c.replace("p.host", "s.host") for c in clauses)])
-    row = conn.execute(f"SELECT count(*) FROM {_S} s WHERE {where}", params).fetchone()
-    mean, deviation = crowd(sorted((v for v, _ in best.values()), reverse=True), int(row[0]) if row else 0)
+    sql = f"SELECT count(*) FILTER (WHERE {where}), count(*) FILTER (WHERE s.passages = 0) FROM {_S} s"
+    encoded, unencoded = conn.execute(sql, params).fetchone() or (0, 0)
+    mean, deviation = crowd(sorted((v for v, _ in best.values()), reverse=True), int(encoded))
     chosen = sorted(((v, s, q) for s, (v, q) in best.items() if v >= PASSAGE_FLOOR), reverse=True)
     chosen = chosen[:SEMANTIC_TOP]
     if not chosen:
-        return [], {}
+        return [], {}, int(unencoded)
     rows = conn.execute(
         f"SELECT {_DOC_COLUMNS} FROM {_D} d JOIN unnest(%s::bigint[], %s::int[]) AS k(sess, seq) "
         "ON d.sess = k.sess AND d.seq = k.seq",
@@ -891,7 +895,7 @@ def _meaning(
     lifts = language_lifts([said.get(c.hits[0].doc, "") if c.hits else "" for c in near], text)
     evidence = _evidence(near, [c.score for c in near], SEMANTIC_WEIGHT)
     weighed = [(conv, part * lift) for (conv, part), lift in zip(evidence, lifts, strict=True)]
-    return weighed, {(c.store, c.root): c.score for c in near}
+    return weighed, {(c.store, c.root): c.score for c in near}, int(unencoded)
 
 
 # -- the search ------------------------------------------------------------------------------------------
@@ -982,10 +986,11 @@ def _search(
             pool += evidence
             matched |= docs
         if info.vector and (meaning_text := " ".join(reading.typed).strip()):
-            near, meaning = _meaning(conn, meaning_text, filters, hosts, info)
+            near, meaning, unencoded = _meaning(conn, meaning_text, filters, hosts, info)
             pool += near
-            row = conn.execute(f"SELECT count(*) FROM {_S} WHERE passages = 0").fetchone()
-            unencoded = int(row[0]) if row else None
+            if unencoded is None:
+                row = conn.execute(f"SELECT count(*) FROM {_S} WHERE passages = 0").fetchone()
+                unencoded = int(row[0]) if row else None
         if pool:
             ordered = _fused(pool, floor=1.0)
     ordered = _newest_first(conn, ordered, terms, meaning, answered)
