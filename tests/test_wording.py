@@ -516,32 +516,32 @@ def test_meaning_counts_more_for_a_conversation_no_word_of_the_question_can_reac
 def test_a_later_conversation_that_does_not_name_the_fact_does_not_replace_it(tmp_path, query, answer, later):
     """The later conversation shares the question's words, and one of its sentences says "new" or "move";
     it did not change what was asked, so the conversation that answers the question keeps the lead."""
-    first, second = "20261108_090000_c00000", "20261120_090000_d00000"
-    path = _index_of(
-        tmp_path, [chat(first, answer, start=T), chat(second, later, start=T + 12 * 86400), *_errands()]
-    )
-    ranked = [c.hits[0].session_id for c in search(path, query).conversations]
-    assert ranked[:2] == [first, second]
+    path = _earlier_and_later(tmp_path, answer, later)
+    assert _ranked(path, query)[:2] == [EARLIER, LATER]
+
+
+EARLIER, LATER = "20261108_090000_c00000", "20261120_090000_d00000"
+
+
+def _earlier_and_later(tmp_path: Path, earlier: tuple[str, str], later: tuple[str, str]) -> Path:
+    """An index of two exchanges twelve days apart (:data:`EARLIER`, :data:`LATER`) among errands."""
+    sessions = [chat(EARLIER, earlier, start=T), chat(LATER, later, start=T + 12 * 86400), *_errands()]
+    return _index_of(tmp_path, sessions)
+
+
+def _ranked(path: Path, query: str) -> list[str]:
+    return [c.hits[0].session_id for c in search(path, query).conversations]
 
 
 def test_a_later_conversation_that_replaces_the_fact_leads(tmp_path):
     """The later checkpoint "replaces" the earlier one (any form of the verb says so, not only "replaced");
     it names the fact asked about, and it is the answer now."""
-    old, new = "20261108_090000_e00000", "20261120_090000_f00000"
-    path = _index_of(
+    path = _earlier_and_later(
         tmp_path,
-        [
-            chat(old, ("Which checkpoint is the best?", "The best checkpoint is epoch 12."), start=T),
-            chat(
-                new,
-                (
-                    "The long run finished: which checkpoint is the best?",
-                    "The best checkpoint is epoch 31, it replaces the epoch 12 one.",
-                ),
-                start=T + 12 * 86400,
-            ),
-            *_errands(),
-        ],
+        ("Which checkpoint is the best?", "The best checkpoint is epoch 12."),
+        (
+            "The long run finished: which checkpoint is the best?",
+            "The best checkpoint is epoch 31, it replaces the epoch 12 one.",
+        ),
     )
-    ranked = [c.hits[0].session_id for c in search(path, "best checkpoint").conversations]
-    assert ranked[:2] == [new, old]
+    assert _ranked(path, "best checkpoint")[:2] == [LATER, EARLIER]
