@@ -708,6 +708,31 @@ def test_a_turn_gone_to_stays_current_when_the_page_moves_under_it(browser, tmp_
         assert not said.startswith("turn 11 "), said
 
 
+def test_the_step_buttons_step_once_whether_the_click_comes_or_not(browser, tmp_path):
+    """A press on ▶ steps at once: when the page moves under the mouse before the release (the step
+    scrolls the page, and near the top the scrubber moves with it), the browser sends the click to neither
+    place, which stepped nothing. A whole click steps once, not twice; Enter on the button steps too."""
+    with _long_replay(browser, tmp_path, "20261110_090000_10a903", 10) as page:
+        at_position(page, "turn 1 of 20")
+        box = page.locator("button.next").bounding_box()
+        assert box is not None
+        page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        page.mouse.down()
+        page.mouse.move(box["x"] + box["width"] / 2, box["y"] + 300)  # the button gone from under it
+        page.mouse.up()
+        at_position(page, "turn 2 of 20")
+        _placed(page)
+        page.locator("button.next").click()
+        at_position(page, "turn 3 of 20")
+        _placed(page)
+        page.locator("button.prev").click()
+        at_position(page, "turn 2 of 20")
+        _placed(page)
+        page.locator("button.next").focus()
+        page.keyboard.press("Enter")
+        at_position(page, "turn 3 of 20")
+
+
 def test_a_model_switch_marker_is_not_called_user(story_tab, story):
     page = story_tab.page
     page.goto(origin(story) + f"/session?ref={CORPUS['switch']}")

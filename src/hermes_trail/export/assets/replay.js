@@ -601,8 +601,22 @@
     controls.appendChild(this.position);
     var prev = el("button", "prev", "◀"); prev.type = "button"; prev.title = "previous turn (k)";
     var next = el("button", "next", "▶"); next.type = "button"; next.title = "next turn (j)";
-    prev.addEventListener("click", function () { self.step(-1); });
-    next.addEventListener("click", function () { self.step(1); });
+    // A mouse steps when pressed, not when the click comes: the step scrolls the page, and near the top
+    // (the scrubber not yet stuck to it) the button moves away before the release, when the browser sends
+    // the click to neither. The click that follows a press is then not a second step; a click from the
+    // keyboard (detail 0: Enter, Space) or a touch steps as it comes.
+    [[prev, -1], [next, 1]].forEach(function (b) {
+      var pressed = false;
+      b[0].addEventListener("pointerdown", function (ev) {
+        pressed = ev.pointerType === "mouse" && ev.button === 0;
+        if (!pressed) return;
+        self.step(b[1]);
+      });
+      b[0].addEventListener("click", function (ev) {
+        if (ev.detail > 0 && pressed) { pressed = false; return; }
+        self.step(b[1]);
+      });
+    });
     controls.appendChild(prev);
     controls.appendChild(next);
     this.controls = controls;
