@@ -807,22 +807,21 @@ def crowd(values: list[float], total: int) -> tuple[float, float]:
     deviation back: on the recall benchmark the standings of the first five, each against the first's,
     came within 0.012 of the local ones on average, against 0.089 from the nearest ones' own spread."""
     count = len(values)
-    if total <= count or count < CROWD_FIT_FROM:
-        mean = sum(values) / count
-        return mean, math.sqrt(sum((v - mean) ** 2 for v in values) / count) or 1.0
-    from statistics import NormalDist
+    if total > count and count >= CROWD_FIT_FROM:
+        from statistics import NormalDist
 
-    normal = NormalDist()
-    skip = min(CROWD_SKIP, count // 4)
-    xs = [normal.inv_cdf(1.0 - (i + 0.5) / total) for i in range(skip, count)]
-    ys = values[skip:]
-    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
-    spread = sum((x - mx) ** 2 for x in xs)
-    slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / spread if spread else 0.0
-    if slope <= 0:  # no fit (equal values): the nearest ones' own spread
-        mean = sum(values) / count
-        return mean, math.sqrt(sum((v - mean) ** 2 for v in values) / count) or 1.0
-    return my - slope * mx, slope
+        normal = NormalDist()
+        skip = min(CROWD_SKIP, count // 4)
+        xs = [normal.inv_cdf(1.0 - (i + 0.5) / total) for i in range(skip, count)]
+        ys = values[skip:]
+        mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+        spread = sum((x - mx) ** 2 for x in xs)
+        slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / spread if spread else 0.0
+        if slope > 0:
+            return my - slope * mx, slope
+    # All of the crowd at hand, too few to fit, or no fit (equal values): the nearest ones' own spread.
+    mean = sum(values) / count
+    return mean, math.sqrt(sum((v - mean) ** 2 for v in values) / count) or 1.0
 
 
 def _meaning(
