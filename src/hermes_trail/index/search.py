@@ -560,19 +560,21 @@ def _lift_edits(hits: list[Hit], terms: list[str]) -> None:
             hit.score *= EDIT_LIFT
 
 
-def _coverage(conn: sqlite3.Connection, found: list[Conversation], words: list[str]) -> list[float]:
+def _coverage(
+    conn: sqlite3.Connection, found: list[Conversation], words: list[str], table: str = "docs_fts"
+) -> list[float]:
     """How much of the query each conversation covers, anywhere in its matching turns: the share of the
-    ``words`` it has, each word weighing by how rare it is among the docs in reach (as
-    :func:`_word_weights`). One turn with one rare word should not outrank a conversation that has most of
-    what was asked, spread over its prompt, a command and its output."""
+    ``words`` (in ``docs_cjk``: the bigrams) it has, each weighing by how rare it is among the docs in reach
+    (as :func:`_word_weights`). One turn with one rare word should not outrank a conversation that has most
+    of what was asked, spread over its prompt, a command and its output."""
     docs = [h.doc for conv in found for h in conv.hits]
     if not docs:
         return [0.0] * len(found)
     low, high = min(docs), max(docs)
     span = high - low + 1
     having: list[tuple[set[int], float]] = []
-    for word in words[:8]:
-        sql = "SELECT rowid FROM docs_fts WHERE docs_fts MATCH ? AND rowid >= ? AND rowid <= ?"
+    for word in words[: 8 if table == "docs_fts" else 24]:
+        sql = f"SELECT rowid FROM {table} WHERE {table} MATCH ? AND rowid >= ? AND rowid <= ?"
         ids = {r[0] for r in conn.execute(sql, (_fts_string(word), low, high))}
         having.append((ids, math.log1p(span / (1.0 + len(ids)))))
     total = sum(weight for _, weight in having) or 1.0
@@ -961,7 +963,19 @@ def search(
                 if not windowed:  # every list was read whole: what any of them found is what matched
                     matches = len(matched)
                 scores = [_conversation_score(g.hits) for g in found]
-                if table == "docs_fts" and len(some) > 1:
+                if table == "docs_cjk":
+                    # A Chinese or Japanese question's bigrams: a conversation with two of its twenty
+                    # (a 的 phrase, 打开) is no answer, however much better than the other lists' best it
+                    # scores; its evidence is the share of the question it holds.
+                    shares = _coverage(conn, found, some, table)
+                    pool += [
+                        (conv, part * share**COVERAGE_POWER)
+                        for (conv, part), share in zip(
+                            _evidence(found, scores, LEXICAL_WEIGHT * coverage), shares, strict=True
+                        )
+                    ]
+                    continue
+                if len(some) > 1:
                     shares = _coverage(conn, found, some)
                     scores = [s * share**COVERAGE_POWER for s, share in zip(scores, shares, strict=True)]
                 pool += _evidence(found, scores, LEXICAL_WEIGHT * coverage)
