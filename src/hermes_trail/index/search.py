@@ -773,10 +773,10 @@ def newest_first(
     ]
     if not newer:
         return ordered
-    rare = rarest([t for t in terms if t.strip()], counts)
+    asked = content_words(terms)
+    rare = rarest(asked, counts)
     if not rare:
         return ordered
-    asked = content_words(terms)
     # A sentence that says a fact changed names the fact: two of the query's words (all when it has
     # fewer), one of them among its rarest. One word is a topic, not a fact ("the new android gradle
     # plugin needs jdk 17" beside a question on Android 13's notification permission).
@@ -862,10 +862,11 @@ def _cron_job(session_id: str) -> str | None:
 RARE_CAP = 200
 
 
-def rarest(terms: list[str], counts: Callable[[list[str]], dict[str, int]]) -> list[str]:
-    """The query's rarest words (lower case): those matching at most twice as many docs as the rarest
-    one, and at least two, ``counts`` giving how many docs each is in (up to :data:`RARE_CAP`)."""
-    counted = {w: min(n, RARE_CAP) for w, n in counts(content_words(terms)[:8]).items()}
+def rarest(words: list[str], counts: Callable[[list[str]], dict[str, int]]) -> list[str]:
+    """The rarest of the query's content ``words`` (:func:`content_words`): those matching at most twice
+    as many docs as the rarest one, and at least two, ``counts`` giving how many docs each is in (up to
+    :data:`RARE_CAP`)."""
+    counted = {w: min(n, RARE_CAP) for w, n in counts(words[:8]).items()}
     found = sorted((n, t) for t, n in counted.items() if n)
     if not found:
         return []
