@@ -845,14 +845,19 @@ def _meaning(
     vector = encoder.model().encode([text])[0]
     literal = "[" + ",".join(f"{float(x):.6f}" for x in vector) + "]"
     op = f"OPERATOR({info.vector_schema}.<=>)"
+    # The filters, said of the passages read (the host, on the passage's own column) and of the sessions
+    # alone (the crowd below), with the same parameters.
     clauses: list[str] = []
+    on_sessions: list[str] = []
     params: list[Any] = []
     if hosts:
         clauses.append("p.host = ANY(%s)")
+        on_sessions.append("s.host = ANY(%s)")
         params.append(list(hosts))
     for name, value in (("profile", filters.profile), ("source", filters.source)):
         if value:
             clauses.append(f"s.{name} = %s")
+            on_sessions.append(f"s.{name} = %s")
             params.append(value)
     where = ("WHERE " + " AND ".join(clauses)) if clauses else ""
     sql = (
@@ -868,7 +873,7 @@ def _meaning(
         return [], {}, None
     # The crowd (the sessions with passages this search stands against) and, in the same reading of the
     # sessions, how many have none yet (told to the caller).
-    where = " AND ".join(["s.passages > 0", *(c.replace("p.host", "s.host") for c in clauses)])
+    where = " AND ".join(["s.passages > 0", *on_sessions])
     sql = f"SELECT count(*) FILTER (WHERE {where}), count(*) FILTER (WHERE s.passages = 0) FROM {_S} s"
     encoded, unencoded = conn.execute(sql, params).fetchone() or (0, 0)
     mean, deviation = crowd(sorted((v for v, _ in best.values()), reverse=True), int(encoded))
