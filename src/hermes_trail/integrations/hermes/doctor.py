@@ -405,6 +405,7 @@ def _failed_starts(home: Path, manifest: dict[str, Any]) -> list[Check]:
     if not found:
         return []
     when, which, why = found[-1]
+    starts = "1 start" if len(found) == 1 else f"{len(found)} starts"
     if _LOADER_RACE in why:
         cause = "a race in Hermes' own plugin loader, not hermes-trail's"
         fix = "nothing to change: it loads at Hermes' next start (restart a Hermes that has been up since)"
@@ -418,8 +419,8 @@ def _failed_starts(home: Path, manifest: dict[str, Any]) -> list[Check]:
         Check(
             "plugin starts",
             WARN,
-            f"Hermes could not load {which} at {len(found)} of its start(s) since the install, recall was "
-            f"off in those; the last at {when}: {why} ({cause})",
+            f"Hermes could not load {which} at {starts} since the install, so recall was off in "
+            f"{'that Hermes' if len(found) == 1 else 'those'}; the last at {when}: {why} ({cause})",
             fix,
             str(home),
         )
