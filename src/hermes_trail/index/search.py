@@ -103,6 +103,9 @@ _FILE_LIKE = re.compile(r"[/\\]|\w\.[A-Za-z][A-Za-z0-9]{0,7}$")
 CROSS_LINGUAL_LIFT = 1.2
 # How strongly the share of the query a conversation covers weighs its any-word score.
 COVERAGE_POWER = 2
+# How many of the query's words (bigrams, for a Chinese or Japanese question) its coverage counts.
+COVERAGE_TERMS = 8
+COVERAGE_BIGRAMS = 24
 
 
 # Hit, Conversation and SearchResult are written out on the model's record (what ``@dataclass`` made, without
@@ -573,7 +576,7 @@ def _coverage(
     low, high = min(docs), max(docs)
     span = high - low + 1
     having: list[tuple[set[int], float]] = []
-    for word in words[: 8 if table == "docs_fts" else 24]:
+    for word in words[: COVERAGE_TERMS if table == "docs_fts" else COVERAGE_BIGRAMS]:
         sql = f"SELECT rowid FROM {table} WHERE {table} MATCH ? AND rowid >= ? AND rowid <= ?"
         ids = {r[0] for r in conn.execute(sql, (_fts_string(word), low, high))}
         having.append((ids, math.log1p(span / (1.0 + len(ids)))))
@@ -964,22 +967,19 @@ def search(
                 if not windowed:  # every list was read whole: what any of them found is what matched
                     matches = len(matched)
                 scores = [_conversation_score(g.hits) for g in found]
+                weight = LEXICAL_WEIGHT * coverage
                 if table == "docs_cjk":
                     # A Chinese or Japanese question's bigrams: a conversation with two of its twenty
                     # (a 的 phrase, 打开) is no answer, however much better than the other lists' best it
-                    # scores; its evidence is the share of the question it holds.
+                    # scores; its evidence is the share of the question it holds, after that list's best.
                     shares = _coverage(conn, found, some, table)
-                    pool += [
-                        (conv, part * share**COVERAGE_POWER)
-                        for (conv, part), share in zip(
-                            _evidence(found, scores, LEXICAL_WEIGHT * coverage), shares, strict=True
-                        )
-                    ]
-                    continue
-                if len(some) > 1:
-                    shares = _coverage(conn, found, some)
-                    scores = [s * share**COVERAGE_POWER for s, share in zip(scores, shares, strict=True)]
-                pool += _evidence(found, scores, LEXICAL_WEIGHT * coverage)
+                    evidence = _evidence(found, scores, weight)
+                    pool += [(c, e * s**COVERAGE_POWER) for (c, e), s in zip(evidence, shares, strict=True)]
+                else:
+                    if len(some) > 1:
+                        shares = _coverage(conn, found, some)
+                        scores = [s * share**COVERAGE_POWER for s, share in zip(scores, shares, strict=True)]
+                    pool += _evidence(found, scores, weight)
             if meaning_text := " ".join(reading.typed).strip():
                 near = _semantic(conn, meaning_text, filters)
                 if encoder.available():
