@@ -64,7 +64,7 @@ import json, resource, sys, time
 from pathlib import Path
 from hermes_trail.index.vectors import encode_pending
 began = time.perf_counter()
-r = encode_pending(Path(sys.argv[1]))
+r = encode_pending(Path(sys.argv[1]), limit=int(sys.argv[2]) if len(sys.argv) > 2 else None)
 print(json.dumps({"seconds": time.perf_counter() - began, "passages": r.passages, "sessions": r.sessions,
                   "skipped": r.skipped, "rss_self_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
                   "rss_children_kb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss}))
@@ -114,6 +114,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="a 20k-message store, for a CI smoke run")
     parser.add_argument("--queries", type=int, default=100)
+    parser.add_argument(
+        "--passages",
+        type=int,
+        help="a session's passages at most (default: the index's own bound; 8 with --quick, so the CI smoke "
+        "run encodes a third of them: passages a second, and so the projection, do not depend on it)",
+    )
     parser.add_argument("--out-dir", type=Path)
     args = parser.parse_args(argv)
     spec = QUICK if args.quick else FULL
@@ -143,7 +149,9 @@ def main(argv: list[str] | None = None) -> int:
     result: dict[str, Any] = {}
 
     def stage() -> None:
-        run = subprocess.run([sys.executable, "-c", STAGE_CHILD, str(index)], capture_output=True, text=True)
+        limit = args.passages or (8 if args.quick else None)
+        command = [sys.executable, "-c", STAGE_CHILD, str(index), *([str(limit)] if limit else [])]
+        run = subprocess.run(command, capture_output=True, text=True)
         result.update(json.loads(run.stdout.strip().splitlines()[-1]) if run.returncode == 0 else {})
         result["returncode"] = run.returncode
         result["stderr"] = run.stderr[-2000:]
