@@ -1056,11 +1056,12 @@ def test_passages_are_pushed_and_ones_encoded_later_are_sent_alone(vector_fleet,
         ("when do my wife's and my tetanus vaccinations expire", ZH_TETANUS),
         ("appointment at the garage to change to winter tires", DE_TYRES),
         ("怎么创建并激活 Python 虚拟环境", EN_VENV),
+        ("给这个项目建一个隔离的环境", EN_VENV),  # also read through the dictionary: project, isolate, ...
     ],
 )
 def test_the_shared_index_finds_by_meaning_as_the_local_index_does(vector_fleet, languages, query, expected):
     """A question in another language than the session's: found through the passages pgvector holds, first,
-    as the local index finds it."""
+    as the local index finds it; a Chinese one read as the same English words."""
     _, index = languages
     push(index, vector_fleet.admin, "zeta")
     local = local_search(index, query)
@@ -1070,6 +1071,7 @@ def test_the_shared_index_finds_by_meaning_as_the_local_index_does(vector_fleet,
         c.hits[0].session_id for c in shared.conversations
     ]
     assert shared.conversations[0].hits[0].host == "zeta"
+    assert shared.read_as == local.read_as
 
 
 def test_a_host_may_not_write_another_hosts_passages(vector_fleet, languages):

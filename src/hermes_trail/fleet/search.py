@@ -34,7 +34,7 @@ from hermes_trail.fleet import schema
 from hermes_trail.fleet.connection import FleetError, clean, connect
 from hermes_trail.fleet.push import TOKEN
 from hermes_trail.hermes import dsn as dsns
-from hermes_trail.index import query, stopwords
+from hermes_trail.index import cjk, lexicon, query, stopwords
 from hermes_trail.index.filters import SearchFilters, like
 from hermes_trail.index.search import (
     COUNT_CAP,
@@ -53,6 +53,7 @@ from hermes_trail.index.search import (
     STRICT_WEIGHT,
     TITLE_WEIGHT,
     TITLED,
+    TRANSLATED_WEIGHT,
     Conversation,
     Highlighter,
     Hit,
@@ -708,9 +709,11 @@ def _any_words(
     hosts: list[str] | None,
     info: schema.Info,
     coverage: float,
+    weight: float = LEXICAL_WEIGHT,
 ) -> tuple[list[tuple[Conversation, float]], set[int]]:
     """Conversations with any of ``words``, each weighed by how much of the query it covers (rarer words
-    more, as the local any-word pass): one list of the fused evidence, and the docs it matched."""
+    more, as the local any-word pass): one list of the fused evidence (``weight`` its weight before
+    ``coverage``), and the docs it matched."""
     singles = []
     for word in words[:8]:
         leaf = _leaf_sql(query.Term(word))
@@ -737,7 +740,7 @@ def _any_words(
         ]
         share = sum(w for w, c in zip(weights, covered, strict=True) if c) / total
         scores.append(_conversation_score(conv.hits) * share**COVERAGE_POWER)
-    return _evidence(found, scores, LEXICAL_WEIGHT * coverage), set(has)
+    return _evidence(found, scores, weight * coverage), set(has)
 
 
 def _present(conn: psycopg.Connection[Any], terms: list[str]) -> list[str]:
@@ -973,6 +976,7 @@ def _search(
     few = len(groups) < min(limit, RELAX_BELOW)
     unencoded: int | None = None
     missing = reading.missing
+    read_as: list[str] = []
     if few:
         # Sessions whose titles have the words typed (or, when some are nowhere, the words that exist):
         # a title with the words answers, and nothing is said missing.
@@ -984,9 +988,17 @@ def _search(
         pool += _evidence(ordered, [_conversation_score(c.hits) for c in ordered], STRICT_WEIGHT)
         ordered = []
         words = _present(conn, [t for t in terms if any(c.isalnum() for c in t)])
+        coverage = len(terms) / (len(terms) + len(reading.missing)) if terms else 1.0
         if len(words) >= (1 if not groups else 2):
-            coverage = len(terms) / (len(terms) + len(reading.missing)) if terms else 1.0
             evidence, docs = _any_words(conn, words, filters, hosts, info, coverage)
+            pool += evidence
+            matched |= docs
+        # A Chinese or Japanese question's words read as English, as locally.
+        read_as = lexicon.english_words(
+            cjk.query_runs(text), lambda some: _exist(conn, [query.Term(w) for w in some])
+        )
+        if read_as:
+            evidence, docs = _any_words(conn, read_as, filters, hosts, info, coverage, TRANSLATED_WEIGHT)
             pool += evidence
             matched |= docs
         if info.vector and (meaning_text := " ".join(reading.typed).strip()):
@@ -1004,7 +1016,7 @@ def _search(
         group.hits = sorted(group.hits, key=lambda h: h.score, reverse=True)[:per_conversation]
         group.store = group.hits[0].store if group.hits else group.store
         conversations.append(group)
-    _snippets(conn, [h for c in conversations for h in c.hits], terms, snippet_chars)
+    _snippets(conn, [h for c in conversations for h in c.hits], terms + read_as, snippet_chars)
     counted = len(matched)
     result = SearchResult(
         text, conversations, min(counted, COUNT_CAP), windowed, time.perf_counter() - started
@@ -1012,6 +1024,7 @@ def _search(
     result.matches_exact = not windowed and counted < COUNT_CAP
     result.missing, result.dropped, result.prefix = missing, reading.dropped, reading.prefix
     result.unencoded = unencoded
+    result.read_as = read_as
     return result
 
 

@@ -22,7 +22,8 @@ import importlib.util
 import os
 import re
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from itertools import zip_longest
 from pathlib import Path
 
 from hermes_trail.index import stopwords
@@ -155,3 +156,13 @@ def translate(runs: list[str]) -> list[list[str]]:
             else:
                 at += 1
     return out
+
+
+def english_words(runs: list[str], exist: Callable[[list[str]], list[bool]]) -> list[str]:
+    """The English words the ``runs`` read as (:func:`translate`) that the index has (``exist`` says, for a
+    list of words, which it has): the first reading of each question word first, then the second ones, so
+    a list cut to its first words keeps a word for each. Fewer than two: none (one reading is no question)."""
+    readings = translate(runs) if runs and available() else []
+    kept = [[w for w, there in zip(words, exist(words), strict=True) if there] for words in readings]
+    words = list(dict.fromkeys(w for rank in zip_longest(*kept) for w in rank if w))
+    return words if len(words) >= 2 else []

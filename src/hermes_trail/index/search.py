@@ -18,7 +18,6 @@ it stands out from its own crowd, and ranks by its stronger evidence.
 
 from __future__ import annotations
 
-import itertools
 import math
 import re
 import sqlite3
@@ -729,17 +728,11 @@ def _relaxed(
 
 
 def _translated(conn: sqlite3.Connection, runs: list[str]) -> list[str]:
-    """A Chinese or Japanese question's words read as English (:mod:`lexicon`), as one more any-word list:
-    those the index has, the first reading of each question word first, then the second ones, so the
-    rarest-first cut of a long list keeps a word for each. Empty without the dictionary."""
-    if not runs or not lexicon.available():
-        return []
-    readings = [
-        [w for w in words if plan.exists(conn, "docs_fts", _fts_string(w))]
-        for words in lexicon.translate(runs)
-    ]
-    words = list(dict.fromkeys(w for rank in itertools.zip_longest(*readings) for w in rank if w))
-    return words if len(words) >= 2 else []
+    """A Chinese or Japanese question's words read as English (:mod:`lexicon`), those the index has, as one
+    more any-word list. Empty without the dictionary."""
+    return lexicon.english_words(
+        runs, lambda words: [plan.exists(conn, "docs_fts", _fts_string(w)) for w in words]
+    )
 
 
 def _parts(term: str) -> list[str]:
