@@ -75,3 +75,31 @@ def test_a_chinese_question_finds_the_english_session_it_asks_about(index, query
 def test_without_the_dictionary_a_chinese_question_is_read_as_typed(index, monkeypatch):
     monkeypatch.setattr(lexicon, "available", lambda: False)
     assert search(index, "换了服务器以后商店的证书没人续期").read_as == []
+
+
+@pytest.fixture
+def fresh_table():
+    """The dictionary compiled anew for one test (into its own HOME's cache), and forgotten after it."""
+    lexicon.table.cache_clear()
+    yield
+    lexicon.table.cache_clear()
+
+
+def test_the_dictionary_is_compiled_once_into_trails_cache(fresh_table):
+    from hermes_trail.stats_sql import cache_dir
+
+    assert lexicon.translate(["证书"]) == [["credentials", "certificate"]]
+    (compiled,) = cache_dir().glob("lexicon-*.db")
+    written = compiled.stat().st_mtime_ns
+    lexicon.table.cache_clear()  # as a new process would
+    assert lexicon.translate(["证书"]) == [["credentials", "certificate"]]
+    assert compiled.stat().st_mtime_ns == written
+    assert not list(cache_dir().glob(".lexicon-*")), "no draft left behind"
+
+
+def test_a_cache_that_cannot_be_written_compiles_the_dictionary_in_memory(fresh_table, monkeypatch, tmp_path):
+    blocked = tmp_path / "not-a-folder"
+    blocked.write_text("a file where the cache folder would be")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(blocked))
+    assert lexicon.translate(["证书"]) == [["credentials", "certificate"]]
+    assert blocked.read_text() == "a file where the cache folder would be"

@@ -130,15 +130,21 @@ def table() -> sqlite3.Connection | None:
             memory = sqlite3.connect(":memory:", check_same_thread=False)
             _compile(path, memory)
             return memory
-    return sqlite3.connect(f"file:{compiled}?mode=ro", uri=True, check_same_thread=False)
+    return sqlite3.connect(f"{compiled.resolve().as_uri()}?mode=ro", uri=True, check_same_thread=False)
 
 
 def translate(runs: list[str]) -> list[list[str]]:
     """For each word of the Chinese or Japanese ``runs`` the dictionary knows (two characters or more: a
     single character has too many readings to say what was asked), the English words it reads as."""
-    lexicon = table()
-    if lexicon is None:
+    try:
+        lexicon = table()
+        return [] if lexicon is None else _read(lexicon, runs)
+    except sqlite3.Error:  # a compiled file damaged after it was written: the question is read as typed
         return []
+
+
+def _read(lexicon: sqlite3.Connection, runs: list[str]) -> list[list[str]]:
+    """:func:`translate` on an open dictionary: the longest known word at each place, left to right."""
     out: list[list[str]] = []
     for run in runs:
         at = 0
