@@ -23,7 +23,7 @@ CERTIFICATE, POCKET_MONEY = "20261106_090000_a1a1a1", "20261106_100000_b2b2b2"
 ENGLISH = [
     (
         CERTIFICATE,
-        "After we moved the shop to the new server nobody renewed its certificate and the site shows a warning",
+        "After we moved the shop to the new server nobody renewed its certificate; the site shows a warning",
         "certbot was never installed on the new server; it is now, with a timer that renews the certificate.",
     ),
     (
@@ -34,7 +34,7 @@ ENGLISH = [
     ("20261106_110000_c3c3c3", "Plan a sourdough bake for Sunday", "Feed the starter on Saturday evening."),
     ("20261106_120000_d4d4d4", "The wifi in the attic keeps dropping", "Add a mesh node on the landing."),
     ("20261106_130000_e5e5e5", "Summarize the quarterly sales report", "Sales rose four percent."),
-    ("20261106_140000_f6f6f6", "Which train gets us to the coast by noon?", "The 9:12 regional, change once."),
+    ("20261106_140000_f6f6f6", "Which train gets us to the coast by noon?", "The 9:12 regional."),
 ]
 
 
@@ -42,9 +42,8 @@ ENGLISH = [
 def index(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("lexicon")
     home = root / "hermes"
-    write_home(
-        home, [chat(sid, (prompt, reply), start=T + 3600 * n) for n, (sid, prompt, reply) in enumerate(ENGLISH)]
-    )
+    sessions = [chat(sid, (ask, reply), start=T + 3600 * n) for n, (sid, ask, reply) in enumerate(ENGLISH)]
+    write_home(home, sessions)
     path = root / "index.db"
     sync_index(path, homes=[home], env={"HERMES_HOME": str(home), "HOME": str(root)})
     return path
