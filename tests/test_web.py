@@ -157,6 +157,16 @@ def test_search_answers_redacted_with_marks(server):
     assert typing["prefix"] == "deplo" and typing["conversations"][0]["hits"][0]["session_id"] == w.HOSTILE_ID
 
 
+def test_a_chinese_question_is_marked_by_the_english_words_it_was_read_as(server):
+    """部署脚本 ("deploy script") reads as English through the dictionary: the English session it asks about
+    is a match with its words marked (the page lists it among the matches, not folded away as meaning)."""
+    status, result = api(server, "/api/search", q="部署脚本")
+    assert status == 200 and {"deploy", "script"} <= set(result["read_as"])
+    best = result["conversations"][0]["hits"][0]
+    assert best["session_id"] == w.HOSTILE_ID
+    assert any(marked and text.lower() in result["read_as"] for text, marked in best["snippet_parts"])
+
+
 def test_one_session_view(server):
     status, view = api(server, "/api/session", ref=f"default:{w.HOSTILE_ID}")
     assert status == 200 and view["session"]["id"] == w.HOSTILE_ID

@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import urllib.parse
 from collections.abc import Iterator
 from itertools import pairwise
 from pathlib import Path
@@ -195,6 +196,16 @@ def test_search_as_you_type_then_open_a_hit(tab, server):
     box = current.bounding_box()
     assert box is not None and 0 <= box["y"] < 900, "the hit is on screen"
     tab.shot("replay-from-search")
+
+
+def test_a_chinese_question_lists_the_english_session_it_reads_as_a_match(tab, server):
+    page = tab.page
+    page.goto(origin(server) + "/?q=" + urllib.parse.quote("部署脚本"))
+    page.wait_for_selector("body[data-search] #results > .conversation")
+    first = page.locator("#results > .conversation").first
+    assert first.locator(".conv-title").inner_text().startswith("Hostile <script>")
+    assert first.locator("mark").first.inner_text().lower() in ("deploy", "script")
+    assert "Also read as English: " in page.locator("#results").inner_text()
 
 
 def test_scrub_the_replay_and_expand_a_tool_call(tab, server):

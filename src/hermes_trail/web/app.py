@@ -419,9 +419,11 @@ class WebApp:
             )
         except ServiceError as exc:
             raise BadRequest(str(exc)) from exc
+        # A Chinese question's marks are also the English words it was read as.
+        marked = " ".join([words, *result.get("read_as", [])])
         for conversation in result.get("conversations", []):
             for hit in conversation.get("hits", []):
-                hit["snippet_parts"] = snippet_parts(hit.get("snippet") or "", words)
+                hit["snippet_parts"] = snippet_parts(hit.get("snippet") or "", marked)
                 if hit.get("title"):
                     hit["title"] = plain(hit["title"])
         return result

@@ -367,7 +367,7 @@
       return;
     }
     var missing = (result.missing || []).join(", ");
-    var words = queryWords(result.query);
+    var words = queryWords(result.query).concat(result.read_as || []);
     var matched = result.conversations.filter(function (c) { return hasWords(c, words); });
     var nearOnly = result.conversations.filter(function (c) { return !hasWords(c, words); });
     if (!matched.length) {
@@ -378,6 +378,8 @@
       return;
     }
     if (missing) box.appendChild(el("p", "missing", "Not found anywhere: " + missing + "; showing what the other words find."));
+    var readAs = (result.read_as || []).join(", ");
+    if (readAs) box.appendChild(el("p", "missing", "Also read as English: " + readAs + "."));
     matched.forEach(function (c) { box.appendChild(conversation(c)); });
     box.appendChild(nearFold(nearOnly));
     var more = result.truncated ? " (more not shown)" : "";
