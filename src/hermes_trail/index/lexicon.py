@@ -44,21 +44,26 @@ _WORD = re.compile(r"[a-z][a-z0-9-]{2,}")
 
 
 def source() -> Path | None:
-    """The dictionary's text in the installed package (found without importing it), or None."""
+    """The dictionary's text in the installed package, or None. Found without importing it: where Python
+    would import it from, else beside the hermes_trail package (the Hermes plugin runs in Hermes' own
+    Python and loads hermes_trail alone from trail's environment, whose packages are its neighbours)."""
+    folders: list[str] = []
     try:
         spec = importlib.util.find_spec(PACKAGE)
     except (ImportError, ValueError):
-        return None
-    for folder in (spec.submodule_search_locations or []) if spec else []:
+        spec = None
+    if spec is not None:
+        folders += spec.submodule_search_locations or []
+    folders.append(str(Path(__file__).resolve().parents[2] / PACKAGE))
+    for folder in folders:
         path = Path(folder).joinpath(*SOURCE)
         if path.is_file():
             return path
     return None
 
 
-@functools.cache
 def available() -> bool:
-    return source() is not None
+    return table() is not None
 
 
 def english(sense: str) -> list[str]:
@@ -105,14 +110,17 @@ def _compile(path: Path, into: sqlite3.Connection) -> None:
 def table() -> sqlite3.Connection | None:
     """A connection to the compiled dictionary (compiled into trail's cache the first time, written to a
     temporary file and renamed, so a process never reads half of one), or None without the package. Where
-    the cache cannot be written, the dictionary is compiled in memory, for this process only."""
+    the cache cannot be written, the dictionary is compiled in memory, for this process only. Without the
+    package (the plugin in Hermes' Python, from a development checkout), the newest dictionary a trail with
+    the package compiled into the same cache is read."""
     import tempfile
 
     from hermes_trail.stats_sql import cache_dir
 
     path = source()
-    if path is None:
-        return None
+    if path is None:  # no package here: a dictionary a trail with it compiled, if any
+        kept = sorted(cache_dir().glob(f"lexicon-{FORMAT}-*.db"), key=lambda p: p.stat().st_mtime_ns)
+        return _open(kept[-1]) if kept else None
     compiled = cache_dir() / _compiled_name(path)
     if not compiled.is_file():
         try:
@@ -130,6 +138,10 @@ def table() -> sqlite3.Connection | None:
             memory = sqlite3.connect(":memory:", check_same_thread=False)
             _compile(path, memory)
             return memory
+    return _open(compiled)
+
+
+def _open(compiled: Path) -> sqlite3.Connection:
     return sqlite3.connect(f"{compiled.resolve().as_uri()}?mode=ro", uri=True, check_same_thread=False)
 
 
@@ -168,7 +180,7 @@ def english_words(runs: list[str], exist: Callable[[list[str]], list[bool]]) -> 
     """The English words the ``runs`` read as (:func:`translate`) that the index has (``exist`` says, for a
     list of words, which it has): the first reading of each question word first, then the second ones, so
     a list cut to its first words keeps a word for each. Fewer than two: none (one reading is no question)."""
-    readings = translate(runs) if runs and available() else []
+    readings = translate(runs) if runs else []
     kept = [[w for w, there in zip(words, exist(words), strict=True) if there] for words in readings]
     words = list(dict.fromkeys(w for rank in zip_longest(*kept) for w in rank if w))
     return words if len(words) >= 2 else []
