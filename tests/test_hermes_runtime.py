@@ -193,6 +193,17 @@ def test_recall_leaves_the_askers_conversation_out(trail):
     assert trailhome.CURRENT_ID not in without and trailhome.MIGRATION_ID in without
 
 
+def test_a_chinese_prompt_recalls_the_english_conversation_it_asks_about(trail, monkeypatch):
+    """What the plugin recalls for a prompt in Chinese ("how do we run the database migration"): the
+    English conversation it asks about, through the dictionary's English words (no passage is encoded)."""
+    prompt = "数据库迁移要怎么跑"
+    assert trailhome.MIGRATION_ID in trail.recall(prompt, exclude_session=trailhome.CURRENT_ID)
+    from hermes_trail.index import lexicon
+
+    monkeypatch.setattr(lexicon, "table", lambda: None)  # without the dictionary: nothing to recall
+    assert trailhome.MIGRATION_ID not in trail.recall(prompt, exclude_session=trailhome.CURRENT_ID)
+
+
 def test_fix_leaves_a_fix_seen_only_in_the_askers_conversation_out(trail):
     assert [f["command"] for f in trail.fix(trailhome.ERROR)["fixes"]] == ["pip install quagga"]
     assert trail.fix(trailhome.ERROR, exclude_session=trailhome.FIX_ID)["fixes"] == []
