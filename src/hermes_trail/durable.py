@@ -1,11 +1,12 @@
 """Making a rename survive a power cut: a file is flushed to disk before it takes another's name, and its
 directory after, so the new name is on disk too. Shared by what writes files the user relies on: the
-installer's edits of a Hermes home and the index swapped into place."""
+installer's edits of a Hermes home, the index swapped into place, the dictionary compiled into the cache."""
 
 from __future__ import annotations
 
 import os
 import sys
+import tempfile
 from pathlib import Path
 
 
@@ -18,3 +19,37 @@ def fsync_directory(directory: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def write_atomic(path: Path, data: bytes, mode: int | None = None) -> None:
+    """Write ``path`` so that it is at every moment either its old content or ``data``, never a part. A new
+    file gets the permissions the umask gives (a temporary file would be private)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if mode is None:
+        mode = mode_of(path) or 0o666 & ~_umask()
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.trail-", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(data)
+            out.flush()
+            os.fsync(out.fileno())
+        Path(tmp).chmod(mode)
+        Path(tmp).replace(path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    fsync_directory(path.parent)
+
+
+def mode_of(path: Path) -> int | None:
+    """The permission bits of ``path``, or None when it is not there."""
+    try:
+        return path.stat().st_mode & 0o7777
+    except OSError:
+        return None
+
+
+def _umask() -> int:
+    current = os.umask(0o022)
+    os.umask(current)
+    return current

