@@ -239,7 +239,18 @@ def test_the_everyday_commands_start_without_dataclasses_or_inspect(tmp_path):
     index = tmp_path / "index.db"
     env = {"TRAIL_MEANING_SERVER": "0"}
     where = ["--home", str(demo)]
-    done = trail("index", "--no-vectors", "--index", str(index), *where, env=env)
+    # Five conversations about the deploy besides the demo's: a search for it the words answer alone (fewer
+    # would be read for meaning too, whatever the number asked for).
+    from hermesdb import chat, write_home
+
+    deploys = write_home(
+        tmp_path / "deploys",
+        [
+            chat(f"20261110_{n:02d}0000_d0d0d0", (f"Deploy the shop, try {n}", "Deployed."), start=1.8e9 + n)
+            for n in range(10, 15)
+        ],
+    )
+    done = trail("index", "--no-vectors", "--index", str(index), *where, "--home", str(deploys), env=env)
     assert done.returncode == 0, done.stderr
     done = trail("list", "--json", "-n", "1", *where, env=env)
     assert done.returncode == 0, done.stderr
@@ -248,9 +259,9 @@ def test_the_everyday_commands_start_without_dataclasses_or_inspect(tmp_path):
         "list": ["list", *where],
         "show": ["show", newest, *where],
         "stats": ["stats", *where],
-        # One conversation asked for, which the words find: no meaning pass runs in the process (numpy,
-        # which imports ``inspect`` itself, is for the meaning server, off here).
-        "search": ["search", "test", "-n", "1", "--index", str(index), *where],
+        # A search the words answer: no meaning pass runs in the process (numpy, which imports ``inspect``
+        # itself, is for the meaning server, off here).
+        "search": ["search", "deploy", "-n", "1", "--index", str(index), *where, "--home", str(deploys)],
     }
     for name, argv in commands.items():
         ran = subprocess.run(

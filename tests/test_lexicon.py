@@ -130,3 +130,35 @@ def test_the_package_is_found_beside_hermes_trail(fresh_table, monkeypatch, tmp_
     monkeypatch.setattr(lexicon, "__file__", str(site / "hermes_trail" / "index" / "lexicon.py"))
     assert lexicon.source() == text
     assert lexicon.translate(["证书", "證書"]) == [["certificate"], ["certificate"]]
+
+
+def test_a_question_word_counts_once_however_many_of_its_readings_a_conversation_has(tmp_path):
+    """零花钱 reads as pocket, money and allowance: a conversation with all three covers one word of the
+    question, not three. The one that has the question's other word too (孩子, child) answers it, though
+    "child" is common here and "allowance" rare, which made the other look like the better cover."""
+    answer, readings = "20261107_090000_a7a7a7", "20261107_100000_b8b8b8"
+    errands = [
+        chat(f"20261107_{n:02d}0000_c9c9c9", (f"Pick up the child from school at {n}", "Noted."), start=T + n)
+        for n in range(11, 23)
+    ]
+    home = tmp_path / "hermes"
+    write_home(
+        home,
+        [
+            chat(answer, ("How much pocket money should my child get?", "Two euros a week."), start=T),
+            chat(
+                readings,
+                (
+                    "Log my travel allowance and the money for the pocket calendar.",
+                    "Allowance logged: 40 EUR; the money for the pocket calendar too.",
+                ),
+                start=T + 3600,
+            ),
+            *errands,
+        ],
+    )
+    path = tmp_path / "index.db"
+    sync_index(path, homes=[home], env={"HERMES_HOME": str(home), "HOME": str(tmp_path)})
+    result = search(path, "孩子的零花钱")
+    assert "child" in result.read_as and "allowance" in result.read_as
+    assert result.conversations[0].hits[0].session_id == answer

@@ -545,3 +545,39 @@ def test_a_later_conversation_that_replaces_the_fact_leads(tmp_path):
         ),
     )
     assert _ranked(path, "best checkpoint")[:2] == [LATER, EARLIER]
+
+
+@pytest.mark.parametrize("limit", [1, 2, 5, 20])
+def test_the_first_answer_does_not_depend_on_how_many_are_asked_for(tmp_path, limit):
+    """Only the old conversation has every word (the later one never says "shop"): with one or two answers
+    asked for (`--limit 1`, a recall of one conversation), that used to be enough and the later one was
+    never looked for, so the fact it replaced came first. The same question must lead with the same
+    answer whatever the limit."""
+    old, new = "20261101_090000_0ed000", "20261120_090000_0fe000"
+    path = _index_of(
+        tmp_path,
+        [
+            chat(
+                old,
+                (
+                    "Where does the shop's redis run? The shop needs its cache host.",
+                    "The shop's redis runs on cache-01 in the office rack, port 6379.",
+                ),
+                start=T,
+            ),
+            chat(
+                new,
+                (
+                    "We moved redis to the managed cluster: it now runs on redis.internal, update the docs.",
+                    "Done: redis now runs on redis.internal and cache-01 is retired.",
+                ),
+                start=T + 30 * 86400,
+            ),
+            *_errands(),
+        ],
+    )
+    result = search(path, "where does the shop's redis run", limit=limit)
+    twenty = search(path, "where does the shop's redis run", limit=20)
+    assert _first(result) == new
+    assert [c.root for c in result.conversations] == [c.root for c in twenty.conversations[:limit]]
+    assert result.matches == twenty.matches  # the turns that matched, not those shown

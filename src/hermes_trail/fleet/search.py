@@ -710,11 +710,13 @@ def _any_words(
     info: schema.Info,
     coverage: float,
     weight: float = LEXICAL_WEIGHT,
+    groups: list[list[str]] | None = None,
 ) -> tuple[list[tuple[Conversation, float]], set[int]]:
     """Conversations with any of ``words``, each weighed by how much of the query it covers (rarer words
-    more, as the local any-word pass): one list of the fused evidence (``weight`` its weight before
+    more, as the local any-word pass; with ``groups``, a question word's several readings, a group is
+    covered by any of its words): one list of the fused evidence (``weight`` its weight before
     ``coverage``), and the docs it matched."""
-    singles = []
+    singles, used = [], []
     for word in words[:8]:
         leaf = _leaf_sql(query.Term(word))
         if leaf is None:
@@ -722,6 +724,7 @@ def _any_words(
         row = conn.execute(f"SELECT ({leaf[0]})::text", leaf[1]).fetchone()
         if row and row[0]:
             singles.append(str(row[0]))
+            used.append(word)
     if len(singles) < 1:
         return [], set()
     either = " | ".join(f"({q})" for q in singles)
@@ -729,15 +732,15 @@ def _any_words(
     rows, _ = _candidates(conn, plan, filters, hosts, RELAXED_WINDOW, words=singles)
     hits = _scored(conn, rows)
     has = {int(r[0]): list(r[12]) for r in rows}
-    present = [sum(1 for r in rows if r[12][i]) for i in range(len(singles))]
+    units = [[used.index(w) for w in g if w in used] for g in groups[:8]] if groups else []
+    units = [u for u in units if u] or [[i] for i in range(len(singles))]
+    present = [sum(1 for r in rows if any(r[12][i] for i in unit)) for unit in units]
     weights = [math.log1p(len(rows) / (1.0 + n)) for n in present]
     total = sum(weights) or 1.0
     found = list(_group(hits).values())
     scores = []
     for conv in found:
-        covered = [
-            any(has.get(h.doc, [False] * len(singles))[i] for h in conv.hits) for i in range(len(singles))
-        ]
+        covered = [any(has[h.doc][i] for h in conv.hits if h.doc in has for i in unit) for unit in units]
         share = sum(w for w, c in zip(weights, covered, strict=True) if c) / total
         scores.append(_conversation_score(conv.hits) * share**COVERAGE_POWER)
     return _evidence(found, scores, weight * coverage), set(has)
@@ -952,7 +955,7 @@ def _search(
     reading = _plan(conn, text, checked=False)
     rows, windowed = _candidates(conn, reading, filters, hosts)
     hits = _scored(conn, rows)
-    if len(_group(hits)) < min(limit, RELAX_BELOW):
+    if len(_group(hits)) < RELAX_BELOW:
         checked = _plan(conn, text, checked=True)
         if checked.missing:
             # As locally: no conversation has every word, so none is ranked as having them; the words
@@ -973,7 +976,7 @@ def _search(
     meaning: dict[tuple[str, str], float] = {}  # each conversation's standing in the meaning pass
     typed = [t for t in reading.typed if t not in reading.dropped]
     _lift_titles(ordered, typed)
-    few = len(groups) < min(limit, RELAX_BELOW)
+    few = len(groups) < RELAX_BELOW
     unencoded: int | None = None
     missing = reading.missing
     read_as: list[str] = []
@@ -994,11 +997,14 @@ def _search(
             pool += evidence
             matched |= docs
         # A Chinese or Japanese question's words read as English, as locally.
-        read_as = lexicon.english_words(
+        readings = lexicon.english_groups(
             cjk.query_runs(text), lambda some: _exist(conn, [query.Term(w) for w in some])
         )
-        if read_as:
-            evidence, docs = _any_words(conn, read_as, filters, hosts, info, coverage, TRANSLATED_WEIGHT)
+        if readings:
+            read_as = lexicon.interleaved(readings)
+            evidence, docs = _any_words(
+                conn, read_as, filters, hosts, info, coverage, TRANSLATED_WEIGHT, readings
+            )
             pool += evidence
             matched |= docs
         if info.vector and (meaning_text := " ".join(reading.typed).strip()):

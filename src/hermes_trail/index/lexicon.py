@@ -165,13 +165,25 @@ def _read(lexicon: sqlite3.Connection, runs: list[str]) -> list[list[str]]:
     return out
 
 
-def english_words(runs: list[str], exist: Callable[[list[str]], list[bool]]) -> list[str]:
-    """The English words the ``runs`` read as (:func:`translate`) that the index has (``exist`` says, for a
-    list of words, which it has): the first reading of each question word first, then the second ones, so
-    a list cut to its first words keeps a word for each. Fewer than two: none (one reading is no question)."""
+def english_groups(runs: list[str], exist: Callable[[list[str]], list[bool]]) -> list[list[str]]:
+    """For each word of the ``runs`` (:func:`translate`), the English words it reads as that the index has
+    (``exist`` says, for a list of words, which it has), a word with none left out: a conversation answers
+    a question word when it has any of its readings. Fewer than two English words: none (one reading is
+    no question)."""
     readings = translate(runs) if runs else []
     distinct = list(dict.fromkeys(w for words in readings for w in words))  # each asked of the index once
     there = {w for w, has in zip(distinct, exist(distinct) if distinct else [], strict=True) if has}
     kept = [[w for w in words if w in there] for words in readings]
-    words = list(dict.fromkeys(w for rank in zip_longest(*kept) for w in rank if w))
-    return words if len(words) >= 2 else []
+    kept = [words for words in kept if words]
+    return kept if len({w for words in kept for w in words}) >= 2 else []
+
+
+def interleaved(groups: list[list[str]]) -> list[str]:
+    """The words of ``groups`` once each, the first reading of each question word first, then the second
+    ones, so a list cut to its first words keeps a word for each."""
+    return list(dict.fromkeys(w for rank in zip_longest(*groups) for w in rank if w))
+
+
+def english_words(runs: list[str], exist: Callable[[list[str]], list[bool]]) -> list[str]:
+    """The English words the ``runs`` read as that the index has (:func:`english_groups`), interleaved."""
+    return interleaved(english_groups(runs, exist))

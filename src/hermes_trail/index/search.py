@@ -43,7 +43,9 @@ from hermes_trail.model import _Record
 
 # How many of the newest matches each index gives before scoring; a query with more is ranked in this window.
 WINDOW = 200
-# When all the terms find fewer conversations than this, any of them is looked for too.
+# When all the terms find fewer conversations than this, any of them is looked for too, whatever the limit
+# asked for: a first answer must not change with how many are asked for (with `--limit 1`, one conversation
+# with every word used to be enough, and the later one that replaced its fact was never looked for).
 RELAX_BELOW = 5
 # How many more windows, each past the sessions already in, a query looks at while its matches fill the
 # window but make fewer than RELAX_BELOW conversations.
@@ -582,21 +584,27 @@ def _lift_edits(hits: list[Hit], terms: list[str]) -> None:
 
 
 def _coverage(
-    conn: sqlite3.Connection, found: list[Conversation], words: list[str], table: str = "docs_fts"
+    conn: sqlite3.Connection,
+    found: list[Conversation],
+    words: list[str],
+    table: str = "docs_fts",
+    groups: list[list[str]] | None = None,
 ) -> list[float]:
     """How much of the query each conversation covers, anywhere in its matching turns: the share of the
     ``words`` (in ``docs_cjk``: the bigrams) it has, each weighing by how rare it is among the docs in reach
     (as :func:`_word_weights`). One turn with one rare word should not outrank a conversation that has most
-    of what was asked, spread over its prompt, a command and its output."""
+    of what was asked, spread over its prompt, a command and its output. With ``groups`` (a question word's
+    several readings), what is covered is the groups: a group is had when any of its words is."""
     docs = [h.doc for conv in found for h in conv.hits]
     if not docs:
         return [0.0] * len(found)
     low, high = min(docs), max(docs)
     span = high - low + 1
     having: list[tuple[set[int], float]] = []
-    for word in words[: COVERAGE_TERMS if table == "docs_fts" else COVERAGE_BIGRAMS]:
-        sql = f"SELECT rowid FROM {table} WHERE {table} MATCH ? AND rowid >= ? AND rowid <= ?"
-        ids = {r[0] for r in conn.execute(sql, (_fts_string(word), low, high))}
+    sql = f"SELECT rowid FROM {table} WHERE {table} MATCH ? AND rowid >= ? AND rowid <= ?"
+    cut = COVERAGE_TERMS if table == "docs_fts" else COVERAGE_BIGRAMS
+    for group in groups[:cut] if groups is not None else [[w] for w in words[:cut]]:
+        ids = {r[0] for word in group for r in conn.execute(sql, (_fts_string(word), low, high))}
         having.append((ids, math.log1p(span / (1.0 + len(ids)))))
     total = sum(weight for _, weight in having) or 1.0
     shares = []
@@ -727,10 +735,10 @@ def _relaxed(
     return out
 
 
-def _translated(conn: sqlite3.Connection, runs: list[str]) -> list[str]:
-    """A Chinese or Japanese question's words read as English (:mod:`lexicon`), those the index has, as one
-    more any-word list. Empty without the dictionary."""
-    return lexicon.english_words(
+def _translated(conn: sqlite3.Connection, runs: list[str]) -> list[list[str]]:
+    """A Chinese or Japanese question's words read as English (:mod:`lexicon`), those the index has, for
+    one more any-word list: for each question word, its readings. Empty without the dictionary."""
+    return lexicon.english_groups(
         runs, lambda words: [plan.exists(conn, "docs_fts", _fts_string(w)) for w in words]
     )
 
@@ -941,7 +949,7 @@ def search(
         known: dict[int, tuple[Any, ...]] = {}  # the sessions read, each once (:func:`_session_rows`)
         hits, windowed = _ranked(conn, reading.plans, filters, reading.terms + reading.runs, known=known)
         groups = _group(hits)
-        if len(groups) < min(limit, RELAX_BELOW):
+        if len(groups) < RELAX_BELOW:
             checked = plan.read(conn, text)
             if checked.missing:
                 # A query with words no index holds has no conversation with all of them: it is answered
@@ -964,7 +972,7 @@ def search(
         ordered = sorted(groups.values(), key=lambda c: answered[(c.store, c.root)], reverse=True)
         # A title may hold the words no turn has: every typed word is looked for there first.
         typed = [t for t in reading.typed if t not in reading.dropped and not cjk.has_cjk(t)] + runs
-        few = len(groups) < min(limit, RELAX_BELOW)
+        few = len(groups) < RELAX_BELOW
         meaning: dict[tuple[str, str], float] = {}  # each conversation's standing in the meaning pass
         unencoded: int | None = None
         read_as: list[str] = []
@@ -983,13 +991,14 @@ def search(
             ordered = []
             coverage = len(terms) / (len(terms) + len(reading.missing)) if terms else 1.0
             matched = {h.doc for h in hits}
-            lists = [
-                (table, some, LEXICAL_WEIGHT) for table, some in _relaxed(conn, terms, runs, loose=not groups)
+            lists: list[tuple[str, list[str], float, list[list[str]] | None]] = [
+                (table, some, LEXICAL_WEIGHT, None)
+                for table, some in _relaxed(conn, terms, runs, loose=not groups)
             ]
-            read_as = _translated(conn, runs)
-            if read_as:
-                lists.append(("docs_fts", read_as, TRANSLATED_WEIGHT))
-            for table, some, weight in lists:
+            if readings := _translated(conn, runs):
+                read_as = lexicon.interleaved(readings)
+                lists.append(("docs_fts", read_as, TRANSLATED_WEIGHT, readings))
+            for table, some, weight, senses in lists:
                 relaxed = " OR ".join(_fts_string(w) for w in some)
                 more, cut = _ranked(
                     conn, [(table, relaxed)], filters, terms + runs, RELAXED_WINDOW, some, known=known
@@ -1010,7 +1019,7 @@ def search(
                     pool += [(c, e * s**COVERAGE_POWER) for (c, e), s in zip(evidence, shares, strict=True)]
                 else:
                     if len(some) > 1:
-                        shares = _coverage(conn, found, some)
+                        shares = _coverage(conn, found, some, groups=senses)
                         scores = [s * share**COVERAGE_POWER for s, share in zip(scores, shares, strict=True)]
                     pool += _evidence(found, scores, weight)
             if meaning_text := " ".join(reading.typed).strip():
