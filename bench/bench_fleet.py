@@ -197,8 +197,7 @@ def main(argv: list[str] | None = None) -> int:
         # The floor every pushed doc costs the server, measured on what was just pushed: its text made the
         # docs' tsvector (every configuration) on one connection, nothing written.
         with connect(dsn) as conn:
-            text = f"left(text, {schema.TSV_CHARS})"
-            made = " || ".join(f"to_tsvector('{lang}'::regconfig, {text})" for lang in schema.LANGUAGES)
+            made = schema.tsv_expression()
             started = time.perf_counter()
             parsed = conn.execute(  # length(): the planner would skip making a vector nothing reads
                 f"SELECT count(*), sum(length({made})) FROM trail_fleet.docs WHERE host = 'host00'"

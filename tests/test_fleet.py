@@ -967,7 +967,7 @@ def test_trail_mcp_push_keeps_the_shared_index_up_to_date(fleet, machines, tmp_p
 
 def test_a_version_1_index_is_migrated_forward(fleet, machines):
     """Version 2 (the newest-first index, ids a pusher reserves): a database left at version 1 is refused
-    until --migrate, which adds what version 2 adds and keeps the rows."""
+    until --migrate, which adds what version 2 adds (and each later version) and keeps the rows."""
     push(machines["alpha"][1], fleet.admin, "alpha")
     before = fleet.rows()
     with fleet.connect() as conn:
@@ -975,10 +975,10 @@ def test_a_version_1_index_is_migrated_forward(fleet, machines):
         conn.execute(f"REVOKE USAGE ON SEQUENCE trail_fleet.docs_id_seq FROM {schema.PUSHER}")
         conn.execute("UPDATE trail_fleet.fleet_meta SET value = '1' WHERE key = 'version'")
         schema._INFO.clear()
-        with pytest.raises(FleetError, match="version 1, this trail needs 2"):
+        with pytest.raises(FleetError, match=f"version 1, this trail needs {schema.VERSION}"):
             schema.require(conn)
         report = schema.migrate(conn, fleet.admin)
-        assert (report.before, report.after) == (1, 2)
+        assert (report.before, report.after) == (1, schema.VERSION)
         assert conn.execute("SELECT to_regclass('trail_fleet.docs_newest')").fetchone()[0] is not None
     assert fleet.rows() == before
     alpha = fleet.host_login("alpha")
@@ -1151,3 +1151,95 @@ def test_the_meaning_standings_are_fitted_to_the_whole_crowd_from_its_nearest():
         (statistics.fmean(everyone[:5]), statistics.pstdev(everyone[:5]))
     )
     assert crowd(nearest[:10], 2000)[0] == pytest.approx(statistics.fmean(nearest[:10]))
+
+
+# -- Chinese, Japanese and Korean text -----------------------------------------------------------------------
+CJK_TIMEOUT, JA_DISK = "20261106_090000_c1c1c1", "20261106_100000_d2d2d2"
+
+
+def _cjk_home(tmp_path: Path) -> Path:
+    from hermesdb import chat, write_home
+
+    start = 1_793_000_000.0
+    return write_home(
+        tmp_path / "hermes",
+        [
+            chat(
+                CJK_TIMEOUT, ("数据库连接一直超时，重启服务也没用", "把连接池的超时改成三十秒。"), start=start
+            ),
+            chat(
+                JA_DISK,
+                ("本番サーバーのディスクがいっぱいになりました", "古いログを削除しました。"),
+                start=start + 60,
+            ),
+            *[
+                chat(
+                    f"20261106_{n:02d}0000_e3e3e3",
+                    (f"Order printer paper, box {n}", "Ordered."),
+                    start=start + n,
+                )
+                for n in range(11, 23)
+            ],
+        ],
+    )
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("数据库连接超时", CJK_TIMEOUT),
+        ("连接池", CJK_TIMEOUT),
+        ("ディスク", JA_DISK),
+        ("サーバー ログ", JA_DISK),
+    ],
+)
+def test_chinese_and_japanese_are_found_inside_their_runs_as_locally(fleet, tmp_path, question, expected):
+    """No space separates the words of a Chinese or Japanese sentence: a run is one word to PostgreSQL's
+    parser, so "数据库连接超时" found nothing in "数据库连接一直超时" by words. Each doc's tsvector now holds
+    its runs' character bigrams, as the local bigram index does: the shared index finds what the local
+    one finds, by its words (this server has no pgvector), and counts the same turns."""
+    index = tmp_path / "index.db"
+    sync_index(index, homes=[_cjk_home(tmp_path)], parallel=False)
+    push(index, fleet.admin, "kappa")
+    local = local_search(index, question)
+    shared = fleet_search(fleet.admin, question)
+    assert local.conversations[0].hits[0].session_id == expected
+    assert shared.conversations and shared.conversations[0].hits[0].session_id == expected
+    assert shared.matches == local.matches
+    assert shared.missing == local.missing == []
+
+
+def test_an_index_of_version_2_is_migrated_to_find_inside_runs(fleet, tmp_path):
+    """A shared index made before version 3 holds docs whose tsvectors have no bigrams: --migrate makes
+    every doc's again, so what was pushed before is found inside its runs without pushing it again."""
+    index = tmp_path / "index.db"
+    sync_index(index, homes=[_cjk_home(tmp_path)], parallel=False)
+    with fleet.connect() as conn:
+        # This database as version 2 left it: the tsvector of the text alone.
+        old = " || ".join(
+            f"to_tsvector('{lang}'::regconfig, left(text, {schema.TSV_CHARS}))" for lang in schema.LANGUAGES
+        )
+        conn.execute("DROP INDEX trail_fleet.docs_tsv")
+        conn.execute("ALTER TABLE trail_fleet.docs DROP COLUMN tsv")
+        conn.execute(
+            f"ALTER TABLE trail_fleet.docs ADD COLUMN tsv tsvector GENERATED ALWAYS AS ({old}) STORED"
+        )
+        conn.execute("CREATE INDEX docs_tsv ON trail_fleet.docs USING gin (tsv)")
+        conn.execute("UPDATE trail_fleet.fleet_meta SET value = '2' WHERE key = 'version'")
+    with pytest.raises(FleetError, match="--migrate"):
+        push(index, fleet.admin, "lambda")
+    with fleet.connect() as conn:  # pushed as version 2 pushed: the docs' tsvectors have no bigrams
+        conn.execute("UPDATE trail_fleet.fleet_meta SET value = '3' WHERE key = 'version'")
+    schema._INFO.clear()
+    push(index, fleet.admin, "lambda")
+    assert fleet_search(fleet.admin, "连接池").conversations == []
+    with fleet.connect() as conn:
+        conn.execute("UPDATE trail_fleet.fleet_meta SET value = '2' WHERE key = 'version'")
+    schema._INFO.clear()
+    with pytest.raises(FleetError, match="--migrate"):
+        fleet_search(fleet.admin, "连接池")
+    with fleet.connect() as conn:
+        report = schema.migrate(conn, fleet.admin)
+    assert (report.before, report.after) == (2, 3)
+    shared = fleet_search(fleet.admin, "连接池")
+    assert [c.hits[0].session_id for c in shared.conversations][:1] == [CJK_TIMEOUT]

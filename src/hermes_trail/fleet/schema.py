@@ -20,8 +20,9 @@ Tables, in the schema :data:`SCHEMA`:
   again, nothing unredacted ever leaves the machine), with the host, profile, store and fingerprint of
   its session; ``seq`` is its place in the session. ``tsv`` is a generated ``tsvector`` of its text in
   every configuration of :data:`LANGUAGES` (English stems, plus ``simple``: every word as written, for
-  names, identifiers and languages English stemming would mangle), under a GIN index; ``key`` (paths,
-  commands, file names) has a ``pg_trgm`` GIN index for substrings.
+  names, identifiers and languages English stemming would mangle), and the character bigrams of its
+  Chinese, Japanese and Korean runs (which the parser reads as one word each), under a GIN index;
+  ``key`` (paths, commands, file names) has a ``pg_trgm`` GIN index for substrings.
 - ``passages`` (only with the ``vector`` extension): each session's passage vectors, ``vector(512)``,
   for search by meaning, with an HNSW index when the extension's version has one.
 
@@ -51,12 +52,35 @@ DIMENSIONS = 512
 # A doc's text is indexed up to this many characters (a tsvector holds at most 1 MB).
 TSV_CHARS = 200_000
 # The version this code reads and writes; --migrate brings a database to it.
-VERSION = 2
+VERSION = 3
+# Chinese, Japanese and Korean characters, the ranges of the local index's cjk.RUN_PATTERN (the characters
+# themselves in the statement, for a database in UTF-8): a run of them is one word to the parser.
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f"
 
 
-def _tsv_expression() -> str:
+def _cjk_function() -> str:
+    """``cjk_bigrams(text)``: the overlapping character bigrams of each run of Chinese, Japanese or Korean
+    characters in the text (a lone character as itself), as the local index's bigram index has them
+    (``数据库`` gives ``数据 据库``); empty for a text without such characters, which most are (one regex
+    test each)."""
+    return f"""CREATE OR REPLACE FUNCTION {SCHEMA}.cjk_bigrams(t text) RETURNS text
+        LANGUAGE sql IMMUTABLE PARALLEL SAFE STRICT AS $fn$
+        SELECT CASE WHEN t ~ '[{_CJK}]' THEN coalesce((
+            SELECT string_agg(CASE WHEN length(m[1]) = 1 THEN m[1] ELSE (
+                SELECT string_agg(substr(m[1], i, 2), ' ' ORDER BY i)
+                FROM generate_series(1, length(m[1]) - 1) AS i
+            ) END, ' | ')
+            FROM regexp_matches(t, '([{_CJK}]+)', 'g') AS m
+        ), '') ELSE '' END
+        $fn$"""
+
+
+def tsv_expression() -> str:
+    """The docs' generated ``tsv``: the text in every configuration of :data:`LANGUAGES`, and its Chinese,
+    Japanese and Korean bigrams (:func:`_cjk_function`) as words of ``simple``."""
     text = f"left(text, {TSV_CHARS})"
-    return " || ".join(f"to_tsvector('{lang}'::regconfig, {text})" for lang in LANGUAGES)
+    words = [f"to_tsvector('{lang}'::regconfig, {text})" for lang in LANGUAGES]
+    return " || ".join([*words, f"to_tsvector('simple'::regconfig, {SCHEMA}.cjk_bigrams({text}))"])
 
 
 # Who a pushing login pushes for: an uncorrelated subquery in a policy is one InitPlan per statement.
@@ -126,6 +150,7 @@ def _version_1(trgm: str) -> list[str]:
     s = SCHEMA
     return [
         _group_roles(),
+        _cjk_function(),
         f"""CREATE TABLE {s}.hosts (
             host text PRIMARY KEY CHECK (host <> ''),
             role name UNIQUE,
@@ -195,7 +220,7 @@ def _version_1(trgm: str) -> list[str]:
             chars integer NOT NULL DEFAULT 0,
             text text NOT NULL,
             key text,
-            tsv tsvector GENERATED ALWAYS AS ({_tsv_expression()}) STORED,
+            tsv tsvector GENERATED ALWAYS AS ({tsv_expression()}) STORED,
             UNIQUE (sess, seq),
             FOREIGN KEY (sess, host, fingerprint) REFERENCES {s}.sessions (id, host, fingerprint)
                 ON DELETE CASCADE
@@ -249,8 +274,21 @@ def _version_2(trgm: str) -> list[str]:
     ]
 
 
+def _version_3(trgm: str) -> list[str]:
+    """Chinese, Japanese and Korean text found inside a run, as locally: each doc's bigrams of such runs
+    join its ``tsv`` (made again for every doc: the column is generated, so it is dropped and added)."""
+    s = SCHEMA
+    return [
+        _cjk_function(),
+        f"DROP INDEX IF EXISTS {s}.docs_tsv",
+        f"ALTER TABLE {s}.docs DROP COLUMN tsv",
+        f"ALTER TABLE {s}.docs ADD COLUMN tsv tsvector GENERATED ALWAYS AS ({tsv_expression()}) STORED",
+        f"CREATE INDEX docs_tsv ON {s}.docs USING gin (tsv)",
+    ]
+
+
 # Each version's statements, given the schemas the extensions live in; index = version - 1.
-MIGRATIONS = (_version_1, _version_2)
+MIGRATIONS = (_version_1, _version_2, _version_3)
 assert len(MIGRATIONS) == VERSION
 
 
@@ -338,10 +376,11 @@ def migrate(conn: psycopg.Connection[Any], dsn: str = "") -> MigrateReport:
             for version in range(before + 1, VERSION + 1):
                 for statement in MIGRATIONS[version - 1](_quoted(trgm)):
                     conn.execute(statement)
-            if before < 2:
+            if before < 3:
                 # Text and tsvectors compressed by lz4 (PostgreSQL 14 and later, when built with it):
                 # pglz's compression was a tenth of a push's time, its decompression a search's rechecks'.
-                for column in ("text", "tsv"):
+                # The tsvector column is made anew by version 3.
+                for column in ("text", "tsv") if before < 2 else ("tsv",):
                     if _try(conn, f"ALTER TABLE {SCHEMA}.docs ALTER COLUMN {column} SET COMPRESSION lz4"):
                         break
             vector = meta.get("vector") == "on"

@@ -13,9 +13,10 @@ I do about X" usually is; a full window by length), fewer by BM25 computed here 
 over a tool's output), the session's class (cron runs and sub-agents lower) and a bounded recency lift;
 hits grouped by conversation, a title with every word lifting it. When every word together finds fewer
 than five conversations, the weaker evidence is fused as locally (any of the words, weighed by how much
-of the query a conversation covers; the nearest in meaning when the shared index has pgvector; titles).
-Not done here: the local "newest fact" reordering and the Chinese/Japanese bigram index (CJK text is
-found only as whole space-separated runs).
+of the query a conversation covers; the nearest in meaning when the shared index has pgvector; titles),
+and a later conversation that says the leader's fact changed leads. Chinese, Japanese and Korean text is
+found inside its runs through their character bigrams, which each doc's ``tsv`` holds (schema version 3),
+as the local bigram index finds it.
 
 Hits are the local :class:`~hermes_trail.index.search.Hit` with the host they come from
 (:class:`FleetHit`), in the local :class:`~hermes_trail.index.search.SearchResult`: ``--json`` has the
@@ -38,6 +39,7 @@ from hermes_trail.index import cjk, lexicon, query, stopwords
 from hermes_trail.index.filters import SearchFilters, like
 from hermes_trail.index.search import (
     COUNT_CAP,
+    COVERAGE_BIGRAMS,
     COVERAGE_POWER,
     FURTHER_WINDOWS,
     HEAD,
@@ -138,6 +140,10 @@ def _leaf_sql(leaf: query.Term | query.Phrase) -> tuple[str, list[Any]] | None:
         return "to_tsquery('simple', %s)", [expression + f"'{words[-1]}':*"]
     quoted = '"' + leaf.text.replace('"', " ") + '"'
     parts = [f"websearch_to_tsquery('{lang}', %s)" for lang in schema.LANGUAGES]
+    if cjk.has_cjk(leaf.text) and (grams := _bigram_tsquery(leaf.text)) is not None:
+        # Found inside a run too, as the local bigram index finds it: the phrase of its bigrams.
+        as_words = "(" + " || ".join(parts) + ")"
+        return f"({as_words} || to_tsquery('simple', %s))", [quoted] * len(parts) + [grams]
     if len(parts) == 2:
         # A word both configurations read alike (most identifiers, names, numbers) once: `'a' | 'a'` finds
         # the same docs at twice the recheck, and the planner takes it for twice as common as it is.
@@ -147,6 +153,27 @@ def _leaf_sql(leaf: query.Term | query.Phrase) -> tuple[str, list[Any]] | None:
         )
         return made, [quoted] * 2
     return "(" + " || ".join(parts) + ")", [quoted] * len(parts)
+
+
+def _cjk_parts(text: str) -> list[str]:
+    """The Chinese, Japanese or Korean runs of ``text``, each cut at its particles and question words,
+    as the local index reads a question's runs."""
+    return [part for run in cjk.query_runs(text) for part in stopwords.cjk_parts(run)]
+
+
+def _bigram_tsquery(text: str, any_of: bool = False) -> str | None:
+    """``text``'s runs (:func:`_cjk_parts`) as a tsquery of the docs' bigram words: each run the phrase of
+    its bigrams, all of them (``any_of``: any one bigram), a lone character the prefix of the bigrams it
+    starts."""
+    parts = _cjk_parts(text)
+    if any_of:
+        grams = list(dict.fromkeys(g for part in parts for g in cjk.bigrams(part) if len(g) == 2))
+        return " | ".join(f"'{g}'" for g in grams) or None
+    made = [
+        f"'{part}':*" if len(part) == 1 else "(" + " <-> ".join(f"'{g}'" for g in cjk.bigrams(part)) + ")"
+        for part in parts
+    ]
+    return " & ".join(made) or None
 
 
 def _tsquery_sql(node: query.Node | None) -> tuple[str, list[Any]] | None:
@@ -276,6 +303,10 @@ def _exist(conn: psycopg.Connection[Any], terms: list[query.Term]) -> list[bool]
             continue
         check = f"EXISTS (SELECT 1 FROM {_D} d WHERE d.tsv @@ {leaf[0]})"
         params += leaf[1]
+        if cjk.has_cjk(term.text) and (grams := _bigram_tsquery(term.text, any_of=True)) is not None:
+            # A run not found as it is is missing only when not one of its bigrams is anywhere.
+            check = f"({check} OR EXISTS (SELECT 1 FROM {_D} d WHERE d.tsv @@ to_tsquery('simple', %s)))"
+            params.append(grams)
         if query.leaf_needs_trigram(term) and len(term.text) >= query.TRIGRAM_MIN:
             check = f"({check} OR EXISTS (SELECT 1 FROM {_D} d WHERE d.key ILIKE %s))"
             params.append("%" + like(term.text) + "%")
@@ -711,13 +742,17 @@ def _any_words(
     coverage: float,
     weight: float = LEXICAL_WEIGHT,
     groups: list[list[str]] | None = None,
+    cut: int = 8,
+    shares_after: bool = False,
 ) -> tuple[list[tuple[Conversation, float]], set[int]]:
     """Conversations with any of ``words``, each weighed by how much of the query it covers (rarer words
     more, as the local any-word pass; with ``groups``, a question word's several readings, a group is
     covered by any of its words): one list of the fused evidence (``weight`` its weight before
-    ``coverage``), and the docs it matched."""
+    ``coverage``), and the docs it matched. The first ``cut`` words are read; with ``shares_after`` (a
+    Chinese or Japanese question's bigrams), each conversation's evidence against the list's best is then
+    times the square of its share, as the local bigram list weighs it."""
     singles, used = [], []
-    for word in words[:8]:
+    for word in words[:cut]:
         leaf = _leaf_sql(query.Term(word))
         if leaf is None:
             continue
@@ -728,22 +763,26 @@ def _any_words(
     if len(singles) < 1:
         return [], set()
     either = " | ".join(f"({q})" for q in singles)
-    plan = _Plan(either, None, words[:8], [], [], [], None, alternatives=True)
+    plan = _Plan(either, None, words[:cut], [], [], [], None, alternatives=True)
     rows, _ = _candidates(conn, plan, filters, hosts, RELAXED_WINDOW, words=singles)
     hits = _scored(conn, rows)
     has = {int(r[0]): list(r[12]) for r in rows}
-    units = [[used.index(w) for w in g if w in used] for g in groups[:8]] if groups else []
+    units = [[used.index(w) for w in g if w in used] for g in groups[:cut]] if groups else []
     units = [u for u in units if u] or [[i] for i in range(len(singles))]
     present = [sum(1 for r in rows if any(r[12][i] for i in unit)) for unit in units]
     weights = [math.log1p(len(rows) / (1.0 + n)) for n in present]
     total = sum(weights) or 1.0
     found = list(_group(hits).values())
-    scores = []
+    scores, shares = [], []
     for conv in found:
         covered = [any(has[h.doc][i] for h in conv.hits if h.doc in has for i in unit) for unit in units]
         share = sum(w for w, c in zip(weights, covered, strict=True) if c) / total
-        scores.append(_conversation_score(conv.hits) * share**COVERAGE_POWER)
-    return _evidence(found, scores, weight * coverage), set(has)
+        shares.append(share**COVERAGE_POWER)
+        scores.append(_conversation_score(conv.hits) * (1.0 if shares_after else shares[-1]))
+    evidence = _evidence(found, scores, weight * coverage)
+    if shares_after:
+        evidence = [(conv, part * share) for (conv, part), share in zip(evidence, shares, strict=True)]
+    return evidence, set(has)
 
 
 def _present(conn: psycopg.Connection[Any], terms: list[str]) -> list[str]:
@@ -990,10 +1029,19 @@ def _search(
             pool = _titled(conn, found, filters, hosts)
         pool += _evidence(ordered, [_conversation_score(c.hits) for c in ordered], STRICT_WEIGHT)
         ordered = []
-        words = _present(conn, [t for t in terms if any(c.isalnum() for c in t)])
+        words = _present(conn, [t for t in terms if any(c.isalnum() for c in t) and not cjk.has_cjk(t)])
         coverage = len(terms) / (len(terms) + len(reading.missing)) if terms else 1.0
         if len(words) >= (1 if not groups else 2):
             evidence, docs = _any_words(conn, words, filters, hosts, info, coverage)
+            pool += evidence
+            matched |= docs
+        # A Chinese or Japanese question's bigrams, any of them, each conversation by the share of the
+        # question's it holds, as locally.
+        grams = list(dict.fromkeys(g for t in terms for part in _cjk_parts(t) for g in cjk.bigrams(part)))
+        if len(grams) >= 2:
+            evidence, docs = _any_words(
+                conn, grams, filters, hosts, info, coverage, cut=COVERAGE_BIGRAMS, shares_after=True
+            )
             pool += evidence
             matched |= docs
         # A Chinese or Japanese question's words read as English, as locally.
