@@ -1243,3 +1243,42 @@ def test_an_index_of_version_2_is_migrated_to_find_inside_runs(fleet, tmp_path):
     assert (report.before, report.after) == (2, 3)
     shared = fleet_search(fleet.admin, "连接池")
     assert [c.hits[0].session_id for c in shared.conversations][:1] == [CJK_TIMEOUT]
+
+
+def test_a_path_is_read_word_by_word_as_locally(fleet, tmp_path):
+    """PostgreSQL's parser keeps a path as one word, where the local word index reads its words: a file
+    remembered as ``augmentations.py`` (FTS5's phrase augment py) was found locally in ``augment.py`` and
+    not at all in the shared index, whose other sessions then came first. English now reads a path, a
+    host or a version word by word there too."""
+    from hermesdb import chat, write_home
+
+    start = 1_793_000_000.0
+    answer = "20261107_090000_f4f4f4"
+    home = write_home(
+        tmp_path / "hermes",
+        [
+            chat(
+                answer,
+                ("Add RandAugment to /home/dev/src/ml-pipeline/pipeline/augment.py", "Added after the flip."),
+                start=start,
+            ),
+            chat(
+                "20261107_100000_f5f5f5", ("Which randaugment magnitude is usual?", "Nine."), start=start + 60
+            ),
+            *[
+                chat(
+                    f"20261107_{n:02d}0000_f6f6f6",
+                    (f"Order printer paper, box {n}", "Ordered."),
+                    start=start + n,
+                )
+                for n in range(11, 23)
+            ],
+        ],
+    )
+    index = tmp_path / "index.db"
+    sync_index(index, homes=[home], parallel=False)
+    push(index, fleet.admin, "mu")
+    local = local_search(index, "augmentations.py randaugment")
+    shared = fleet_search(fleet.admin, "augmentations.py randaugment")
+    assert local.conversations[0].hits[0].session_id == answer and local.missing == []
+    assert shared.conversations[0].hits[0].session_id == answer and shared.missing == []

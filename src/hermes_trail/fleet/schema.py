@@ -75,11 +75,28 @@ def _cjk_function() -> str:
         $fn$"""
 
 
+# Characters the local word index splits words at that PostgreSQL's parser keeps inside one token (a
+# path, a file name, a host, a version, an e-mail address): English reads the text with them as spaces,
+# so ``augment.py`` is the words augment and py, as locally; ``simple`` reads it as written.
+SPLIT = "/.@:\\"
+_SPACES = str.maketrans(SPLIT, " " * len(SPLIT))
+
+
+def read_as(lang: str, text: str) -> str:
+    """``text`` as the configuration ``lang`` reads it in the docs' ``tsv`` (a query's words the same)."""
+    return text.translate(_SPACES) if lang == "english" else text
+
+
+def _sql_read_as(lang: str, text: str) -> str:
+    split = SPLIT.replace("\\", "\\\\")
+    return f"translate({text}, E'{split}', '{' ' * len(SPLIT)}')" if lang == "english" else text
+
+
 def tsv_expression() -> str:
-    """The docs' generated ``tsv``: the text in every configuration of :data:`LANGUAGES`, and its Chinese,
-    Japanese and Korean bigrams (:func:`_cjk_function`) as words of ``simple``."""
+    """The docs' generated ``tsv``: the text in every configuration of :data:`LANGUAGES` (:func:`read_as`),
+    and its Chinese, Japanese and Korean bigrams (:func:`_cjk_function`) as words of ``simple``."""
     text = f"left(text, {TSV_CHARS})"
-    words = [f"to_tsvector('{lang}'::regconfig, {text})" for lang in LANGUAGES]
+    words = [f"to_tsvector('{lang}'::regconfig, {_sql_read_as(lang, text)})" for lang in LANGUAGES]
     return " || ".join([*words, f"to_tsvector('simple'::regconfig, {SCHEMA}.cjk_bigrams({text}))"])
 
 

@@ -4,8 +4,10 @@ The query is read as the local search reads it (:mod:`hermes_trail.index.query`:
 exclusions, prefixes; function words dropped when anything else was typed), and each word or phrase
 becomes ``websearch_to_tsquery`` in every configuration the docs are indexed in (English stems, and
 ``simple`` for the word as written), so ``deploying`` finds ``deployed`` and an identifier is found as
-it is. Words that look like paths, file names or commands are also looked for as substrings of the
-``key`` column (``pg_trgm``), as the local trigram index does.
+it is. English reads paths, hosts and versions as the local word index does, word by word
+(:func:`~hermes_trail.fleet.schema.read_as`): ``augmentations.py`` finds ``augment.py``. Words that
+look like paths, file names or commands are also looked for as substrings of the ``key`` column
+(``pg_trgm``), as the local trigram index does.
 
 Ranking follows the local one: the newest :data:`WINDOW` matches (a common word is ranked where "what did
 I do about X" usually is; a full window by length), fewer by BM25 computed here from the terms' counts
@@ -138,12 +140,13 @@ def _leaf_sql(leaf: query.Term | query.Phrase) -> tuple[str, list[Any]] | None:
             return None
         expression = " <-> ".join(f"'{w}'" for w in words[:-1]) + (" <-> " if len(words) > 1 else "")
         return "to_tsquery('simple', %s)", [expression + f"'{words[-1]}':*"]
-    quoted = '"' + leaf.text.replace('"', " ") + '"'
+    # Each configuration reads the words as the docs' tsv has them (``augment.py``: augment, py in English).
+    quoted = ['"' + schema.read_as(lang, leaf.text).replace('"', " ") + '"' for lang in schema.LANGUAGES]
     parts = [f"websearch_to_tsquery('{lang}', %s)" for lang in schema.LANGUAGES]
     if cjk.has_cjk(leaf.text) and (grams := _bigram_tsquery(leaf.text)) is not None:
         # Found inside a run too, as the local bigram index finds it: the phrase of its bigrams.
         as_words = "(" + " || ".join(parts) + ")"
-        return f"({as_words} || to_tsquery('simple', %s))", [quoted] * len(parts) + [grams]
+        return f"({as_words} || to_tsquery('simple', %s))", [*quoted, grams]
     if len(parts) == 2:
         # A word both configurations read alike (most identifiers, names, numbers) once: `'a' | 'a'` finds
         # the same docs at twice the recheck, and the planner takes it for twice as common as it is.
@@ -151,8 +154,8 @@ def _leaf_sql(leaf: query.Term | query.Phrase) -> tuple[str, list[Any]] | None:
             "(SELECT CASE WHEN a::text = b::text THEN a ELSE a || b END "
             f"FROM (SELECT {parts[0]} AS a, {parts[1]} AS b) w)"
         )
-        return made, [quoted] * 2
-    return "(" + " || ".join(parts) + ")", [quoted] * len(parts)
+        return made, quoted
+    return "(" + " || ".join(parts) + ")", quoted
 
 
 def _cjk_parts(text: str) -> list[str]:
@@ -501,7 +504,9 @@ def _doc_frequencies(
     lexemes: dict[str, list[str]] = {}
     if common and plain:
         made = [f"tsvector_to_array({_tsvector_sql()})" for _ in plain]
-        row = conn.execute("SELECT " + ", ".join(made), [t for t in plain for _ in schema.LANGUAGES])
+        row = conn.execute(
+            "SELECT " + ", ".join(made), [schema.read_as(lang, t) for t in plain for lang in schema.LANGUAGES]
+        )
         lexemes = dict(zip(plain, row.fetchone() or [], strict=False))
     known: list[int | None] = []
     for term in terms:
