@@ -125,6 +125,17 @@ class Fleet:
         return sessions, docs
 
 
+def _errands(start: float, day: str, tag: str, first: int = 10) -> list[Any]:
+    """Twelve conversations about printer paper: they make the words of a test rare, as they are in a real
+    history."""
+    from hermesdb import chat
+
+    return [
+        chat(f"{day}_{n:02d}0000_{tag}", (f"Order printer paper, box {n}", "Ordered."), start=start + n)
+        for n in range(first, first + 12)
+    ]
+
+
 def _migrated(cluster) -> Fleet:
     name = f"fleet{os.getpid()}_{next(_DATABASES)}"
     with cluster.connect("postgres") as conn:
@@ -525,14 +536,7 @@ def test_the_newest_fact_leads_in_the_shared_index_as_locally(fleet, tmp_path):
                 source="cron",
                 end_reason="cron_complete",
             ),
-            *[
-                chat(
-                    f"20261102_{n:02d}0000_0a0a0a",
-                    (f"Order printer paper, box {n}", "Ordered."),
-                    start=start + n,
-                )
-                for n in range(10, 22)
-            ],
+            *_errands(start, "20261102", "0a0a0a", first=10),
         ],
     )
     index = tmp_path / "index.db"
@@ -1172,14 +1176,7 @@ def _cjk_home(tmp_path: Path) -> Path:
                 ("本番サーバーのディスクがいっぱいになりました", "古いログを削除しました。"),
                 start=start + 60,
             ),
-            *[
-                chat(
-                    f"20261106_{n:02d}0000_e3e3e3",
-                    (f"Order printer paper, box {n}", "Ordered."),
-                    start=start + n,
-                )
-                for n in range(11, 23)
-            ],
+            *_errands(start, "20261106", "e3e3e3", first=11),
         ],
     )
 
@@ -1265,14 +1262,7 @@ def test_a_path_is_read_word_by_word_as_locally(fleet, tmp_path):
             chat(
                 "20261107_100000_f5f5f5", ("Which randaugment magnitude is usual?", "Nine."), start=start + 60
             ),
-            *[
-                chat(
-                    f"20261107_{n:02d}0000_f6f6f6",
-                    (f"Order printer paper, box {n}", "Ordered."),
-                    start=start + n,
-                )
-                for n in range(11, 23)
-            ],
+            *_errands(start, "20261107", "f6f6f6", first=11),
         ],
     )
     index = tmp_path / "index.db"
