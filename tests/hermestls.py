@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+import tempfile
 from pathlib import Path
 
 _HERE = Path(__file__).resolve().parent
@@ -29,7 +30,10 @@ def light_tls_env() -> dict[str, str]:
         if first is None:
             return {}
         _STORE.parent.mkdir(parents=True, exist_ok=True)
-        part = _STORE.with_name(f"{_STORE.name}.{os.getpid()}")
-        part.write_text(first.group(0), encoding="ascii")
-        part.replace(_STORE)
+        # A draft of its own for each caller: the corpus generator's threads share a process id, and one
+        # renamed the draft another was about to rename (FileNotFoundError on a fresh clone's first run).
+        handle, draft = tempfile.mkstemp(dir=_STORE.parent, prefix=f"{_STORE.name}.")
+        with os.fdopen(handle, "w", encoding="ascii") as out:
+            out.write(first.group(0))
+        Path(draft).replace(_STORE)
     return {"SSL_CERT_FILE": str(_STORE), "HERMES_SKIP_SSL_GUARD": "1"}
