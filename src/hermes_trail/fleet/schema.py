@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from hermes_trail.fleet.connection import FleetError, clean
+from hermes_trail.index import cjk
 
 if TYPE_CHECKING:
     import psycopg
@@ -53,9 +54,9 @@ DIMENSIONS = 512
 TSV_CHARS = 200_000
 # The version this code reads and writes; --migrate brings a database to it.
 VERSION = 3
-# Chinese, Japanese and Korean characters, the ranges of the local index's cjk.RUN_PATTERN (the characters
-# themselves in the statement, for a database in UTF-8): a run of them is one word to the parser.
-_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f"
+# Chinese, Japanese and Korean characters, the local index's ranges (the characters themselves in the
+# statement, for a database in UTF-8): a run of them is one word to the parser.
+_CJK = cjk.RANGES
 
 
 def _cjk_function() -> str:

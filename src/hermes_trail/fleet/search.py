@@ -37,7 +37,7 @@ from hermes_trail.fleet import schema
 from hermes_trail.fleet.connection import FleetError, clean, connect
 from hermes_trail.fleet.push import TOKEN
 from hermes_trail.hermes import dsn as dsns
-from hermes_trail.index import cjk, lexicon, query, stopwords
+from hermes_trail.index import cjk, lexicon, plan, query, stopwords
 from hermes_trail.index.filters import SearchFilters, like
 from hermes_trail.index.search import (
     COUNT_CAP,
@@ -158,19 +158,13 @@ def _leaf_sql(leaf: query.Term | query.Phrase) -> tuple[str, list[Any]] | None:
     return "(" + " || ".join(parts) + ")", quoted
 
 
-def _cjk_parts(text: str) -> list[str]:
-    """The Chinese, Japanese or Korean runs of ``text``, each cut at its particles and question words,
-    as the local index reads a question's runs."""
-    return [part for run in cjk.query_runs(text) for part in stopwords.cjk_parts(run)]
-
-
 def _bigram_tsquery(text: str, any_of: bool = False) -> str | None:
-    """``text``'s runs (:func:`_cjk_parts`) as a tsquery of the docs' bigram words: each run the phrase of
-    its bigrams, all of them (``any_of``: any one bigram), a lone character the prefix of the bigrams it
-    starts."""
-    parts = _cjk_parts(text)
+    """``text``'s runs (:func:`~hermes_trail.index.plan.question_runs`) as a tsquery of the docs' bigram
+    words: each run the phrase of its bigrams, all of them (``any_of``: any one bigram), a lone character
+    the prefix of the bigrams it starts."""
+    parts = plan.question_runs([text])
     if any_of:
-        grams = list(dict.fromkeys(g for part in parts for g in cjk.bigrams(part) if len(g) == 2))
+        grams = [g for g in plan.run_bigrams(parts) if len(g) == 2]
         return " | ".join(f"'{g}'" for g in grams) or None
     made = [
         f"'{part}':*" if len(part) == 1 else "(" + " <-> ".join(f"'{g}'" for g in cjk.bigrams(part)) + ")"
@@ -772,8 +766,8 @@ def _any_words(
     if len(singles) < 1:
         return [], set()
     either = " | ".join(f"({q})" for q in singles)
-    plan = _Plan(either, None, words[:cut], [], [], [], None, alternatives=True)
-    rows, _ = _candidates(conn, plan, filters, hosts, RELAXED_WINDOW, words=singles)
+    any_of = _Plan(either, None, words[:cut], [], [], [], None, alternatives=True)
+    rows, _ = _candidates(conn, any_of, filters, hosts, RELAXED_WINDOW, words=singles)
     hits = _scored(conn, rows)
     has = {int(r[0]): list(r[12]) for r in rows}
     units = [[used.index(w) for w in g if w in used] for g in groups[:cut]] if groups else []
@@ -1046,7 +1040,7 @@ def _search(
             matched |= docs
         # A Chinese or Japanese question's bigrams, any of them, each conversation by the share of the
         # question's it holds, as locally.
-        grams = list(dict.fromkeys(g for t in terms for part in _cjk_parts(t) for g in cjk.bigrams(part)))
+        grams = plan.run_bigrams(plan.question_runs(terms))
         if len(grams) >= 2:
             evidence, docs = _any_words(
                 conn, grams, filters, hosts, info, coverage, cut=COVERAGE_BIGRAMS, shares_after=True

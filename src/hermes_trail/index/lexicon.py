@@ -182,8 +182,3 @@ def interleaved(groups: list[list[str]]) -> list[str]:
     """The words of ``groups`` once each, the first reading of each question word first, then the second
     ones, so a list cut to its first words keeps a word for each."""
     return list(dict.fromkeys(w for rank in zip_longest(*groups) for w in rank if w))
-
-
-def english_words(runs: list[str], exist: Callable[[list[str]], list[bool]]) -> list[str]:
-    """The English words the ``runs`` read as that the index has (:func:`english_groups`), interleaved."""
-    return interleaved(english_groups(runs, exist))

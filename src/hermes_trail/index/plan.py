@@ -149,6 +149,17 @@ def _compound_parts(text: str) -> list[query.Term]:
     return [query.Term(w) for w in dict.fromkeys(found) if not stopwords.is_stopword(w, found)]
 
 
+def question_runs(terms: list[str]) -> list[str]:
+    """The Chinese, Japanese or Korean runs of a question's terms, each cut at its particles and question
+    words (what its bigram index and its dictionary reading look for)."""
+    return [part for term in terms for run in cjk.query_runs(term) for part in stopwords.cjk_parts(run)]
+
+
+def run_bigrams(runs: list[str]) -> list[str]:
+    """The distinct bigrams of ``runs`` (:func:`question_runs`), in order: the any-of list of a question."""
+    return list(dict.fromkeys(g for run in runs for g in cjk.bigrams(run)))
+
+
 def read(conn: sqlite3.Connection, text: str, checked: bool = True) -> Plan:
     """``text`` as a :class:`Plan` over the index open on ``conn``. Unless ``checked``, its words are not
     looked up (none is missing, none a prefix): the plan of a query whose words all turn out to match,
@@ -197,7 +208,7 @@ def read(conn: sqlite3.Connection, text: str, checked: bool = True) -> Plan:
     if change:
         parsed = query.rewrite(parsed, change)
     terms = query.terms(parsed)
-    runs = [part for term in terms for run in cjk.query_runs(term) for part in stopwords.cjk_parts(run)]
+    runs = question_runs(terms)
     out = Plan(
         parsed,
         terms,

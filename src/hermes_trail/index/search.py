@@ -729,7 +729,7 @@ def _relaxed(
             present += [part for part in found if part not in present]
     if len(present) >= (1 if loose else 2):
         out.append(("docs_fts", present))
-    grams = list(dict.fromkeys(g for run in runs for g in cjk.bigrams(run)))
+    grams = plan.run_bigrams(runs)
     if len(grams) >= 2:
         out.append(("docs_cjk", grams))
     return out
