@@ -130,6 +130,19 @@ def chat(session_id: str, *pairs: tuple[str, str], start: float = T0, **kw: Any)
     return SessionSpec(session_id, messages, **kw)
 
 
+def errands(
+    start: float, day: str, tag: str, first: int = 10, count: int = 12, step: float = 1.0
+) -> list[SessionSpec]:
+    """``count`` conversations about printer paper (ids ``<day>_<n>0000_<tag>``, ``step`` seconds apart from
+    ``start``): they make a test's words rare, as they are in a real history."""
+    return [
+        chat(
+            f"{day}_{n:02d}0000_{tag}", (f"Order printer paper, box {n}", "Ordered."), start=start + n * step
+        )
+        for n in range(first, first + count)
+    ]
+
+
 # Three sessions in three languages, what search by meaning across languages is tested on: when the
 # tetanus shots are due (Chinese), changing to winter tyres at the garage (German), a Python virtual
 # environment (English).

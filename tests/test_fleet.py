@@ -35,7 +35,7 @@ from hermes_trail.index.search import search as local_search
 from hermes_trail.index.sync import sync_index
 from hermes_trail.index.vectors import encode_pending
 from hermes_trail.serialize import search_json
-from hermesdb import DE_TYRES, EN_VENV, ZH_TETANUS
+from hermesdb import DE_TYRES, EN_VENV, ZH_TETANUS, errands
 
 pytestmark = pytest.mark.pg
 
@@ -123,17 +123,6 @@ class Fleet:
                 args,
             ).fetchall()
         return sessions, docs
-
-
-def _errands(start: float, day: str, tag: str, first: int = 10) -> list[Any]:
-    """Twelve conversations about printer paper: they make the words of a test rare, as they are in a real
-    history."""
-    from hermesdb import chat
-
-    return [
-        chat(f"{day}_{n:02d}0000_{tag}", (f"Order printer paper, box {n}", "Ordered."), start=start + n)
-        for n in range(first, first + 12)
-    ]
 
 
 def _migrated(cluster) -> Fleet:
@@ -536,7 +525,7 @@ def test_the_newest_fact_leads_in_the_shared_index_as_locally(fleet, tmp_path):
                 source="cron",
                 end_reason="cron_complete",
             ),
-            *_errands(start, "20261102", "0a0a0a", first=10),
+            *errands(start, "20261102", "0a0a0a", first=10),
         ],
     )
     index = tmp_path / "index.db"
@@ -1176,7 +1165,7 @@ def _cjk_home(tmp_path: Path) -> Path:
                 ("本番サーバーのディスクがいっぱいになりました", "古いログを削除しました。"),
                 start=start + 60,
             ),
-            *_errands(start, "20261106", "e3e3e3", first=11),
+            *errands(start, "20261106", "e3e3e3", first=11),
         ],
     )
 
@@ -1262,7 +1251,7 @@ def test_a_path_is_read_word_by_word_as_locally(fleet, tmp_path):
             chat(
                 "20261107_100000_f5f5f5", ("Which randaugment magnitude is usual?", "Nine."), start=start + 60
             ),
-            *_errands(start, "20261107", "f6f6f6", first=11),
+            *errands(start, "20261107", "f6f6f6", first=11),
         ],
     )
     index = tmp_path / "index.db"

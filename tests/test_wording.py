@@ -13,7 +13,7 @@ from hermes_trail.index import plan, stopwords
 from hermes_trail.index import search as search_module
 from hermes_trail.index.search import MARK_OPEN, SearchFilters, search
 from hermes_trail.index.sync import sync_index
-from hermesdb import SessionSpec, assistant, call, chat, tool, user, write_home
+from hermesdb import SessionSpec, assistant, call, chat, errands, tool, user, write_home
 
 pytest.importorskip("hermes_state")
 
@@ -223,14 +223,7 @@ def test_the_newest_fact_wins(tmp_path):
                 start=T + 19 * 86400,
             ),
             # Other conversations make the word rare, as it is in a real history.
-            *[
-                chat(
-                    f"20261102_{n:02d}0000_0a0a0a",
-                    (f"Order printer paper, box {n}", "Ordered."),
-                    start=T + n * 60,
-                )
-                for n in range(10, 22)
-            ],
+            *errands(T, "20261102", "0a0a0a", step=60),
         ],
     )
     path = tmp_path / "index.db"
@@ -249,10 +242,7 @@ def _index_of(tmp_path: Path, sessions: list) -> Path:
 
 def _errands(count: int = 12) -> list:
     """Conversations that make the words of the tests below rare, as they are in a real history."""
-    return [
-        chat(f"20261102_{n:02d}0000_0b0b0b", (f"Order printer paper, box {n}", "Ordered."), start=T + n * 60)
-        for n in range(10, 10 + count)
-    ]
+    return errands(T, "20261102", "0b0b0b", count=count, step=60)
 
 
 @pytest.mark.parametrize(
