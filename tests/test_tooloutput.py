@@ -59,7 +59,8 @@ def test_corpus_write_file_keeps_its_strings_not_its_byte_count(corpus_dir, vers
     path = data["resolved_path"]
     # No output key: every string once (the path is both resolved_path and files_modified), no count.
     assert result.output.split("\n") == [data["lint"]["status"], path]
-    assert "41" not in result.output
+    # The count nowhere but where the random temporary folder's name happens to hold the digits.
+    assert "41" not in result.output.replace(path, "")
 
 
 @pytest.mark.parametrize("version", ["v22", "v31"])
