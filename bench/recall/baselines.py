@@ -410,9 +410,44 @@ class Hybrid:
         order = np.argsort(-best, kind="stable")
         return [self.ids[i] for i in order if np.isfinite(best[i])]
 
+    def cosines(self, text: str) -> dict[str, float]:
+        """Each session's best passage cosine with ``text``."""
+        import numpy as np
+
+        query = self.model.encode([text])[0]
+        best = np.full(len(self.ids), -np.inf, np.float32)
+        np.maximum.at(best, self.owners, self.vectors @ query)
+        return {sid: float(best[i]) for i, sid in enumerate(self.ids) if np.isfinite(best[i])}
+
     def rank(self, text: str) -> list[str]:
         fused: dict[str, float] = {}
         for ranking in (self.bm25.rank(text), self.dense(text)):
             for r, sid in enumerate(ranking, 1):
                 fused[sid] = fused.get(sid, 0.0) + 1.0 / (RRF_K + r)
         return sorted(fused, key=lambda sid: -fused[sid])[:LIMIT]
+
+
+# A reranking stage, as issue 14 asks to try: the sessions among another system's first RERANK_DEPTH
+# reordered by reciprocal-rank fusion of their place there with their order by MiniLM's best passage
+# (the whole transformer, as the hybrid runs it), at RERANK_WEIGHT; memory and skill hits keep their
+# places (the hybrid's passages are of sessions only).
+RERANK_DEPTH = 5
+RERANK_WEIGHT = 0.5
+RERANK_K = 10
+
+
+def rerank(ranked: list[str], cosines: dict[str, float]) -> list[str]:
+    """``ranked`` with the sessions of its head reordered by :data:`RERANK_WEIGHT` of their MiniLM rank."""
+    head = ranked[:RERANK_DEPTH]
+    slots = [i for i, item in enumerate(head) if item in cosines]
+    sessions = [head[i] for i in slots]
+    by_model = {sid: r for r, sid in enumerate(sorted(sessions, key=lambda sid: -cosines[sid]), 1)}
+    place = {sid: i for i, sid in enumerate(head, 1)}
+    order = sorted(
+        sessions,
+        key=lambda sid: -(1 / (RERANK_K + place[sid]) + RERANK_WEIGHT / (RERANK_K + by_model[sid])),
+    )
+    out = list(head)
+    for i, sid in zip(slots, order, strict=True):
+        out[i] = sid
+    return out + ranked[RERANK_DEPTH:]

@@ -19,7 +19,9 @@ name (``--held-out-misses``): whoever tunes search must not see them.
 
 Systems (see ``README.md``): ``hermes`` (``SessionDB.search_messages``), ``hermes-tool`` (the agent's
 ``session_search`` tool), ``bm25``, ``grep`` and ``hybrid`` (plain baselines, :mod:`baselines`), and
-``trail`` (:func:`trail_rank`). The last line printed is JSON with every figure.
+``trail`` (:func:`trail_rank`). Named only: ``fleet`` (the shared index on PostgreSQL) and ``rerank``
+(trail's first hits reranked by MiniLM, :func:`baselines.rerank`: the reranking stage tried and not
+kept). The last line printed is JSON with every figure.
 """
 
 from __future__ import annotations
@@ -72,7 +74,8 @@ KINDS = (
 )
 SYSTEMS = ("hermes", "hermes-tool", "bm25", "grep", "hybrid", "trail")
 # Run only when named in --systems: the shared index needs a PostgreSQL server (fleet_system.py).
-OPTIONAL = ("fleet",)
+# ``rerank``: trail's first hits reordered by the hybrid's MiniLM passages (baselines.rerank), not kept.
+OPTIONAL = ("fleet", "rerank")
 HERMES_SCAN = 300  # rows Hermes' session_search scans before it dedupes by session (_DISCOVER_SCAN_LIMIT)
 TRAIL_LIMIT = 20
 ROOT_PROFILE = "default"
@@ -555,7 +558,8 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             hermes.close()
 
-    if {"bm25", "grep", "hybrid"} & set(systems):
+    hybrid: baselines.Hybrid | None = None
+    if {"bm25", "grep", "hybrid", "rerank"} & set(systems):
         sessions = baselines.load_sessions(home)
         bm25 = baselines.Bm25(sessions)
         if "bm25" in systems:
@@ -563,7 +567,7 @@ def main(argv: list[str] | None = None) -> int:
         if "grep" in systems:
             grep = baselines.Grep(sessions)
             results["grep"] = run_system(queries, lambda q: grep.rank(q["query"])[: baselines.LIMIT], str)
-        if "hybrid" in systems:
+        if {"hybrid", "rerank"} & set(systems):
             try:
                 hybrid = baselines.Hybrid(sessions, bm25, args.cache, store_fingerprint(args.store_dir))
             except (baselines.Unavailable, ImportError) as exc:
@@ -585,7 +589,8 @@ def main(argv: list[str] | None = None) -> int:
                     ),
                     file=sys.stderr,
                 )
-                results["hybrid"] = run_system(queries, lambda q: hybrid.rank(q["query"]), str)
+                if "hybrid" in systems:
+                    results["hybrid"] = run_system(queries, lambda q: hybrid.rank(q["query"]), str)
 
     if "trail" in systems:
         try:
@@ -604,6 +609,18 @@ def main(argv: list[str] | None = None) -> int:
                 errors["trail"] = f"{type(exc).__name__}: {exc}"
                 traceback.print_exc()
                 print(f"trail: failed: {errors['trail']}")
+
+    if "rerank" in systems and hybrid is not None:
+        reranker = hybrid
+        trail_index(args.store_dir)
+        results["rerank"] = run_system(
+            queries,
+            lambda q: baselines.rerank(
+                dedupe(targets.canonical(t) for t in trail_rank(q["query"], args.store_dir)),
+                reranker.cosines(q["query"]),
+            ),
+            targets.canonical,
+        )
 
     if "fleet" in systems:
         from fleet_system import fleet_ranker
