@@ -85,6 +85,20 @@ def test_list_at_80_columns_keeps_profile_and_source_and_previews_untitled(home)
     assert any("telegram" in line for line in lines)
 
 
+def test_search_heads_an_untitled_conversation_with_its_first_prompt(home, tmp_path):
+    """A conversation without a title is headed by its first prompt, as the list shows it, not by
+    "(untitled)"; ``--json`` gives it as the conversation's ``opening`` (``null`` under a title)."""
+    index = ["--index", str(tmp_path / "index.db"), "--home", str(home)]
+    done = trail("search", "exporter", *index, env={"COLUMNS": "80"})
+    assert done.returncode == 0, done.stderr
+    assert lines_of(done.stdout)[0].startswith("rewrite the invoice exporter in rust"), done.stdout
+    assert "(untitled)" not in done.stdout
+    answer = json.loads(trail("search", "exporter", "--json", *index).stdout)
+    assert answer["conversations"][0]["opening"] == "rewrite the invoice exporter in rust"
+    titled = json.loads(trail("search", "milk", "--json", *index).stdout)["conversations"][0]
+    assert titled["hits"][0]["title"] == "Groceries" and titled["opening"] is None
+
+
 def test_times_show_seconds_when_rows_share_a_minute(home):
     done = trail("list", "--home", str(home), env={"COLUMNS": "120"})
     assert done.returncode == 0, done.stderr

@@ -386,21 +386,27 @@ def test_the_fleet_answers_as_the_local_index_for_one_hosts_data(fleet, machines
     push(index, fleet.admin, "alpha")
     push(machines["beta"][1], fleet.admin, "beta")
     compared = 0
+    openings: set[str | None] = set()
     for text in QUERIES:
         local = local_search(index, text, SearchFilters(), limit=10)
         shared = fleet_search(fleet.admin, text, SearchFilters(), hosts=["alpha"], limit=10)
         assert [h.session_id for h in shared.hits] == [h.session_id for h in local.hits], text
         assert (shared.missing, shared.dropped, shared.prefix) == (local.missing, local.dropped, local.prefix)
+        # an untitled conversation is headed by the same first prompt
+        assert [c.opening for c in shared.conversations] == [c.opening for c in local.conversations], text
+        openings |= {c.opening for c in local.conversations}
         compared += bool(local.hits)
         if local.hits:
             mine, theirs = fleet_search_json(shared), search_json(local)
             assert set(mine) == set(theirs)
             for conversation in mine["conversations"]:
                 assert conversation["host"] == "alpha"
+                assert set(conversation) == set(theirs["conversations"][0]) | {"host"}
                 for hit in conversation["hits"]:
                     assert hit["host"] == "alpha"
                     assert set(hit) == set(theirs["conversations"][0]["hits"][0]) | {"host"}
     assert compared == len(QUERIES), "every query finds something"
+    assert None in openings and openings - {None}, "titled and untitled conversations both compared"
 
 
 def test_filters_apply_as_locally(fleet, machines):

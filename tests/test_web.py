@@ -121,6 +121,9 @@ def test_sessions_filters_pages_and_facets(server):
     assert hostile["cost"] == 0.25 and hostile["title"].startswith("Hostile <script>")
     coding = next(s for s in data["sessions"] if s["id"] == w.CODING_ID)
     assert coding["cost"] is None and coding["cost_text"] == "unknown"
+    # an untitled session is shown by its first prompt, as `trail list` shows it; a titled one by its title
+    assert data["sessions"][0]["title"] is None and data["sessions"][0]["opening"] == "Standup notes?"
+    assert "opening" not in hostile
     assert api(server, "/api/sessions", **{"from": "yesterday"})[0] == 400
 
 
@@ -153,6 +156,9 @@ def test_search_answers_redacted_with_marks(server):
     assert all(w.SECRET not in hit["snippet"] for hit in hits)
     assert api(server, "/api/search", q="deploy", profile="work")[1]["conversations"] == []
     assert api(server, "/api/search", q="")[1]["conversations"] == []
+    assert result["conversations"][0]["opening"] is None  # titled: its title says what it is
+    standup = api(server, "/api/search", q="standup")[1]["conversations"][0]
+    assert standup["hits"][0]["title"] is None and standup["opening"] == "Standup notes?"
     typing = api(server, "/api/search", q="deplo")[1]  # the word is still being typed
     assert typing["prefix"] == "deplo" and typing["conversations"][0]["hits"][0]["session_id"] == w.HOSTILE_ID
 

@@ -351,6 +351,7 @@ def _search_json(result: SearchResult) -> dict[str, Any]:
                 "root": c.root,
                 "score": round(c.score, 4),
                 "hits": [hit_json(h) for h in c.hits],
+                "opening": c.opening,
             }
             for c in result.conversations
         ],

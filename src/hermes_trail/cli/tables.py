@@ -250,7 +250,7 @@ def _print_conversations(out: Printer, result: SearchResult) -> None:
         where = f"  {best.project} · {best.profile} · {best.source or '?'}"
         if best.origin != "session":  # Hermes' memory or a skill: where it is, not a session's facts
             where = f"  {best.label}"
-        out.line((safe(best.title or "(untitled)"), "bold"), (safe(where), "dim"))
+        out.line((safe(best.title or conversation.opening or "(untitled)"), "bold"), (safe(where), "dim"))
         for hit in conversation.hits:
             what = hit.kind + (f" exit {hit.exit_code}" if hit.kind == "command" else "")
             name = hit.session_id if hit.origin == "session" else hit.label

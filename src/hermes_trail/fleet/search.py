@@ -71,6 +71,8 @@ from hermes_trail.index.search import (
     language_lifts,
     lift_titled,
     newest_first,
+    opening_line,
+    untitled_sessions,
 )
 from hermes_trail.index.search import WINDOW as LOCAL_WINDOW
 
@@ -1074,6 +1076,7 @@ def _search(
         group.store = group.hits[0].store if group.hits else group.store
         conversations.append(group)
     _snippets(conn, [h for c in conversations for h in c.hits], terms + read_as, snippet_chars)
+    _openings(conn, conversations)
     counted = len(matched)
     result = SearchResult(
         text, conversations, min(counted, COUNT_CAP), windowed, time.perf_counter() - started
@@ -1083,6 +1086,23 @@ def _search(
     result.unencoded = unencoded
     result.read_as = read_as
     return result
+
+
+def _openings(conn: psycopg.Connection[Any], conversations: list[Conversation]) -> None:
+    """The local index's headings of untitled conversations (``index.search._openings``): each one's first
+    live prompt, from the docs its host pushed."""
+    wanted = untitled_sessions(conversations)
+    if not wanted:
+        return
+    rows = conn.execute(
+        f"SELECT d.id, (SELECT p.text FROM {_D} p WHERE p.sess = d.sess AND p.kind = 'prompt' "
+        "AND NOT p.rewound AND NOT p.archived ORDER BY p.row, p.part LIMIT 1) "
+        f"FROM {_D} d WHERE d.id = ANY(%s)",
+        (list(wanted),),
+    )
+    for doc, text in rows:
+        if text and text.strip():
+            wanted[int(doc)].opening = opening_line(text)
 
 
 def _newest_first(

@@ -249,18 +249,23 @@ class Hit(_Record):
 
 
 class Conversation(_Record):
-    """The hits of one conversation (a continuation chain), best first."""
+    """The hits of one conversation (a continuation chain), best first. ``opening``: when the best hit's
+    session has no title, its first prompt on one line (what a list shows instead, as Hermes' own does)."""
 
-    _fields: ClassVar[tuple[str, ...]] = ("store", "root", "hits")
+    _fields: ClassVar[tuple[str, ...]] = ("store", "root", "hits", "opening")
     __slots__ = _fields
     store: str
     root: str
     hits: list[Hit]
+    opening: str | None
 
-    def __init__(self, store: str, root: str, hits: list[Hit] | None = None) -> None:
+    def __init__(
+        self, store: str, root: str, hits: list[Hit] | None = None, opening: str | None = None
+    ) -> None:
         self.store = store
         self.root = root
         self.hits = [] if hits is None else hits
+        self.opening = opening
 
     @property
     def score(self) -> float:
@@ -1054,6 +1059,7 @@ def search(
             group.hits = sorted(group.hits, key=lambda h: h.score, reverse=True)[:per_conversation]
             conversations.append(group)
         _snippets(conn, [h for c in conversations for h in c.hits], terms + runs + read_as, snippet_chars)
+        _openings(conn, conversations)
         exact = matches is not None
         counted = matches if matches is not None else len({h.doc for h in hits})
         result = SearchResult(text, conversations, counted, windowed, time.perf_counter() - started)
@@ -1065,6 +1071,48 @@ def search(
     finally:
         if not isinstance(index, sqlite3.Connection):
             conn.close()
+
+
+# Characters of an untitled conversation's first prompt kept as its heading.
+OPENING_CHARS = 100
+
+
+def opening_line(text: str, chars: int = OPENING_CHARS) -> str:
+    """``text`` on one line, cut to ``chars`` at a space where one is near, with an ellipsis when cut."""
+    line = " ".join(text.split())
+    if len(line) <= chars:
+        return line
+    cut = line[: chars - 1]
+    space = cut.rfind(" ")
+    return (cut[:space] if space >= chars // 2 else cut).rstrip(" ,;:.") + "…"
+
+
+def untitled_sessions(conversations: list[Conversation]) -> dict[int, Conversation]:
+    """The conversations whose best hit is a session without a title, by that hit's doc."""
+    return {
+        c.hits[0].doc: c
+        for c in conversations
+        if c.hits and not c.hits[0].title and c.hits[0].origin == "session"
+    }
+
+
+def _openings(conn: sqlite3.Connection, conversations: list[Conversation]) -> None:
+    """Give each conversation whose session has no title its first prompt (the first live prompt the index
+    holds, redacted as every doc is): a heading that says what it was about, where ``(untitled)`` says
+    nothing. One query for all; a session of a few rows each (its docs by ``docs_sess``)."""
+    wanted = untitled_sessions(conversations)
+    if not wanted:
+        return
+    marks = ", ".join("?" for _ in wanted)
+    rows = conn.execute(
+        "SELECT d.id, (SELECT p.text FROM docs p WHERE p.sess = d.sess AND p.kind = 'prompt' "
+        "AND p.rewound = 0 AND p.archived = 0 ORDER BY p.row, p.part LIMIT 1) "
+        f"FROM docs d WHERE d.id IN ({marks})",
+        list(wanted),
+    )
+    for doc, text in rows:
+        if text and text.strip():
+            wanted[doc].opening = opening_line(text)
 
 
 def _ranked(

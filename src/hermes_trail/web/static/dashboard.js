@@ -141,7 +141,7 @@
       var tr = el("tr", "session-row");
       tr.setAttribute("data-ref", s.ref);
       var title = el("td", "title");
-      var a = el("a", null, s.title || "(untitled) " + s.id);
+      var a = el("a", s.title || !s.opening ? null : "opening", s.title || s.opening || "(untitled) " + s.id);
       a.href = sessionHref(s.ref);
       title.title = a.textContent;
       title.appendChild(a);
@@ -340,7 +340,7 @@
     var best = c.hits[0];
     var item = el("article", "conversation");
     var head = el("div", "conv-head");
-    var a = el("a", "conv-title", best.title || "(untitled) " + best.session_id);
+    var a = el("a", "conv-title", best.title || c.opening || "(untitled) " + best.session_id);
     a.href = sessionHref(best.ref, best.row);
     head.appendChild(a);
     head.appendChild(el("span", "where", shown([best.project, best.profile, best.source || "?"].join(" · "))));
