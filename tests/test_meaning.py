@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from hermes_trail.index.search import search
+from hermes_trail.index.search import NAMES_MEANING_SHARE, SEMANTIC_WEIGHT, meaning_weight, search
 from hermes_trail.index.sync import sync_index
 from hermes_trail.index.vectors import encode_pending
 from hermesdb import DE_TYRES, EN_VENV, ZH_TETANUS, chat, multilingual, write_home
@@ -73,3 +73,80 @@ def test_a_chinese_question_about_an_english_session_is_not_won_by_a_shared_bigr
     two are no answer, however far the bigram index's only find stands above nothing: the meaning leads."""
     assert _first(index, "我的终端要两秒才能打开") == EN_TERMINAL
     assert _first(index, "打开表格第三列") == ZH_SHEET  # the bigrams of a question they answer still lead
+
+
+TAX_TESTS, TAX_REFUND, EXPENSES, VAT_YAML, BOOKS, STANDUP = (
+    "20261106_090000_a1a1a1",
+    "20261106_100000_b2b2b2",
+    "20261106_110000_c3c3c3",
+    "20261106_120000_d4d4d4",
+    "20261106_130000_e5e5e5",
+    "20261106_140000_f6f6f6",
+)
+# The reply of the conversation that moved the rates: most of its first passage is about other things.
+LOADER = (
+    "Done: internal/tax/rates_eu.yaml holds the rates and they load from it at startup. The loader lives in "
+    "internal/config/loader.go: it reads the file once when the service starts, validates that every "
+    "country code is two upper-case letters and every rate is between 0 and 30, and panics with a clear "
+    "message otherwise, so a typo never reaches production. The old map in rates.go is gone; the unit "
+    "tests build their own small file in a temporary directory. I also added the file to the Docker image "
+    "in the Dockerfile's COPY step and to the Helm chart's ConfigMap, so a rate can change with a redeploy "
+    "and without a new build. The CI pipeline lints the YAML with yamllint before the Go tests run."
+)
+
+
+@pytest.fixture(scope="module")
+def names_index(tmp_path_factory) -> Path:
+    """Conversations about taxes, and the one that moved the VAT rates into internal/tax/rates_eu.yaml
+    (and went on about its loader, its image and the Go version)."""
+    root = tmp_path_factory.mktemp("names")
+    home = root / "hermes"
+    sessions = [
+        *multilingual(T, ["sales", "weather", "garage door", "holiday", "kitchen", "python release"]),
+        chat(TAX_TESTS, ("Run the tax tests.", "test_vat_rounding fails: 19.01 instead of 19.00."), start=T),
+        chat(
+            TAX_REFUND,
+            ("Did the tax refund arrive?", "Yes, the tax office paid it on March 27."),
+            start=T + 60,
+        ),
+        chat(
+            EXPENSES,
+            ("Who approves my expenses?", "Your team lead approves them in the portal."),
+            start=T + 120,
+        ),
+        chat(
+            VAT_YAML,
+            ("Move the EU VAT rates out of the code into a YAML file.", LOADER),
+            ("Also bump the Go version in go.mod to 1.22.", "Bumped to 1.22; go mod tidy ran clean."),
+            start=T + 180,
+        ),
+        chat(
+            BOOKS,
+            ("The books category moved to another tax class, what's the VAT rate for books now?", "7 %."),
+            start=T + 240,
+        ),
+        chat(
+            STANDUP,
+            ("Summarize the billing standup.", "The tax service migration slips a week."),
+            start=T + 300,
+        ),
+    ]
+    write_home(home, sessions)
+    path = root / "index.db"
+    sync_index(path, homes=[home], env={"HERMES_HOME": str(home), "HOME": str(root)})
+    encode_pending(path)
+    return path
+
+
+def test_a_path_remembered_wrong_finds_the_conversation_with_every_part_of_it(names_index):
+    """``tax/vat_rates.yaml`` is no file of the history: it is looked for by its parts, which one
+    conversation has all of (tax, VAT, rates, YAML). The sentence model reads a path as the topic of its
+    parts, taxes, which the other conversations are about more than that one's first passage is (fifth by
+    meaning alone): for a question of names only, meaning weighs half, so it does not outweigh the
+    conversation that has every part."""
+    result = search(names_index, "tax/vat_rates.yaml")
+    assert result.missing == ["tax/vat_rates.yaml"]
+    assert result.conversations[0].hits[0].session_id == VAT_YAML
+    assert meaning_weight(["tax/vat_rates.yaml"], []) == SEMANTIC_WEIGHT * NAMES_MEANING_SHARE
+    assert meaning_weight(["where", "is", "tax/vat_rates.yaml"], ["where", "is"]) < SEMANTIC_WEIGHT
+    assert meaning_weight(["vat", "rates", "file"], []) == SEMANTIC_WEIGHT  # words: a sentence's meaning

@@ -51,7 +51,6 @@ from hermes_trail.index.search import (
     RECENCY_BOOST,
     RELAX_BELOW,
     RELAXED_WINDOW,
-    SEMANTIC_WEIGHT,
     SESSION_WEIGHT,
     SHORTLIST,
     STRICT_WEIGHT,
@@ -70,6 +69,7 @@ from hermes_trail.index.search import (
     _parts,
     language_lifts,
     lift_titled,
+    meaning_weight,
     newest_first,
     opening_line,
     untitled_sessions,
@@ -880,6 +880,7 @@ def _meaning(
     filters: SearchFilters,
     hosts: list[str] | None,
     info: schema.Info,
+    weight: float,
 ) -> tuple[list[tuple[Conversation, float]], dict[tuple[str, str], float], int | None]:
     """Conversations nearest the query's meaning, through pgvector: each session's best passage among the
     :data:`MEANING_TOP` nearest, standing in standard deviations above the mean of every session with
@@ -947,7 +948,7 @@ def _meaning(
     firsts = [c.hits[0].doc for c in near if c.hits]  # what each said, as the local pass tells it
     said = dict(conn.execute(f"SELECT id, text FROM {_D} WHERE id = ANY(%s)", (firsts,)).fetchall())
     lifts = language_lifts([said.get(c.hits[0].doc, "") if c.hits else "" for c in near], text)
-    evidence = _evidence(near, [c.score for c in near], SEMANTIC_WEIGHT)
+    evidence = _evidence(near, [c.score for c in near], weight)
     weighed = [(conv, part * lift) for (conv, part), lift in zip(evidence, lifts, strict=True)]
     return weighed, {(c.store, c.root): c.score for c in near}, int(unencoded)
 
@@ -1061,7 +1062,9 @@ def _search(
             pool += evidence
             matched |= docs
         if info.vector and (meaning_text := " ".join(reading.typed).strip()):
-            near, meaning, unencoded = _meaning(conn, meaning_text, filters, hosts, info)
+            near, meaning, unencoded = _meaning(
+                conn, meaning_text, filters, hosts, info, meaning_weight(reading.typed, reading.dropped)
+            )
             pool += near
             if unencoded is None:
                 row = conn.execute(f"SELECT count(*) FROM {_S} WHERE passages = 0").fetchone()

@@ -32,6 +32,7 @@ from hermes_trail.index import (
     lexicon,
     meaning_client,
     plan,
+    query,
     schema,
     semantic,
     stopwords,
@@ -102,6 +103,10 @@ CORROBORATION = 0.15
 STRICT_WEIGHT = 1.5
 LEXICAL_WEIGHT = 1.0
 SEMANTIC_WEIGHT = 0.75
+# A question made only of paths, file names and dotted names is no sentence: the sentence model reads it
+# as the topic of its parts (``tax/vat_rates.yaml``: taxes), which outweighed the conversation that has
+# every part of it. Its meaning weighs this share of SEMANTIC_WEIGHT (:func:`meaning_weight`).
+NAMES_MEANING_SHARE = 0.5
 TITLE_WEIGHT = 1.2
 # Hermes' memory entries and skills are what it chose to keep: their evidence counts this much more.
 KNOWLEDGE_WEIGHT = 1.0
@@ -708,6 +713,17 @@ def _fts_string(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
 
+def meaning_weight(typed: list[str], dropped: list[str]) -> float:
+    """How much the meaning pass weighs for a question of the words ``typed``: :data:`SEMANTIC_WEIGHT`, a
+    share of it (:data:`NAMES_MEANING_SHARE`) when every word but the function words (``dropped``) is a path
+    or a name (what the trigram index is for), which the sentence model reads as a topic, not as what it
+    names."""
+    names = [w for w in typed if w and w not in dropped]
+    if names and all(query.leaf_needs_trigram(query.Term(w)) and not cjk.has_cjk(w) for w in names):
+        return SEMANTIC_WEIGHT * NAMES_MEANING_SHARE
+    return SEMANTIC_WEIGHT
+
+
 def _relaxed(
     conn: sqlite3.Connection, terms: list[str], runs: list[str], loose: bool = False
 ) -> list[tuple[str, list[str]]]:
@@ -1034,14 +1050,9 @@ def search(
                     unencoded = max(total - done, 0)
                 meaning = {(g.store, g.root): z for g, z in near}
                 lifts = _across_languages(conn, near, meaning_text)
-                pool += [
-                    (conv, part * lift)
-                    for (conv, part), lift in zip(
-                        _evidence([g for g, _ in near], [z for _, z in near], SEMANTIC_WEIGHT),
-                        lifts,
-                        strict=True,
-                    )
-                ]
+                weight = meaning_weight(reading.typed, reading.dropped)
+                weighed = _evidence([g for g, _ in near], [z for _, z in near], weight)
+                pool += [(conv, part * lift) for (conv, part), lift in zip(weighed, lifts, strict=True)]
         if pool:
             ordered += _fused(pool, floor=min((_conversation_score(c.hits) for c in ordered), default=1.0))
             for conv in ordered:
