@@ -53,16 +53,23 @@ LINES: dict[str, list[tuple[list[str], bool]]] = {
         (["x", "--limit", "1", "--include-rewound", "--role", "user", "--tool", "terminal"], True),
         (["x", "--limit", "0"], False),  # below its least value: Typer's error
         (["x", "--until", "2026-01-01", "--session", "s", "--json"], True),
+        (["connection", "refused", "-n", "2"], True),  # several words, unquoted: one question
+        (["connection refused", "docker", "--json"], True),
+        (["--project", "api", "deploy", "staging"], True),
+        (["--", "-x", "y"], True),
+        ([], False),
     ],
     # The question commands whose options are made from questions.py (cli/params.asked): read as Typer does.
     "recall": [
         (["how we deploy", "-n", "3", "--budget", "512", "--project", "api"], True),
+        (["how", "we", "deploy"], True),
         (["x", "--limit", "21"], False),  # above the most the declaration gives: Typer's error
         (["x", "--budget", "10"], False),
     ],
     "fix": [
         (["boom", "--limit", "50", "--json"], True),
         ([], True),  # the error comes from standard input
+        (["ModuleNotFoundError:", "No", "module", "named", "yaml"], True),
         (["boom", "-n", "0"], False),
     ],
     "blame": [
@@ -71,6 +78,7 @@ LINES: dict[str, list[tuple[list[str], bool]]] = {
     ],
     "how": [
         (["run the migrations", "--project", "api", "-n", "2"], True),
+        (["run", "the", "migrations"], True),
         ([], False),
     ],
     "stats": [

@@ -99,6 +99,26 @@ def test_search_heads_an_untitled_conversation_with_its_first_prompt(home, tmp_p
     assert titled["hits"][0]["title"] == "Groceries" and titled["opening"] is None
 
 
+def test_a_question_may_be_typed_without_quotes(home, tmp_path):
+    """``trail search invoice exporter`` is the question "invoice exporter", as a search box reads it, not a
+    usage error; a word the shell kept whole with spaces in it stays a phrase; ``how``, ``recall`` and
+    ``fix`` take their words so too."""
+    index = ["--index", str(tmp_path / "index.db"), "--home", str(home)]
+    unquoted = json.loads(trail("search", "invoice", "exporter", "--json", *index).stdout)
+    assert unquoted["query"] == "invoice exporter"
+    assert unquoted["conversations"][0]["hits"][0]["session_id"] == "20270115_080000_aaaaaa"
+    phrase = json.loads(trail("search", "invoice exporter", "rust", "--json", *index).stdout)
+    assert phrase["query"] == '"invoice exporter" rust' and phrase["conversations"]
+    recall = json.loads(trail("recall", "invoice", "exporter", "--json", *index).stdout)
+    assert recall["query"] == "invoice exporter" and "rewrite the invoice exporter" in recall["page"]
+    assert json.loads(trail("how", "rewrite", "the", "exporter", "--json", *index).stdout)["what"] == (
+        "rewrite the exporter"
+    )
+    assert (
+        trail("fix", "no", "such", "error", *index).returncode == 1
+    )  # asked, nothing found: not a usage error
+
+
 def test_times_show_seconds_when_rows_share_a_minute(home):
     done = trail("list", "--home", str(home), env={"COLUMNS": "120"})
     assert done.returncode == 0, done.stderr

@@ -184,3 +184,15 @@ def answer(
 
         render(Printer())
     raise Exit(EXIT_OK if found or json_output else EXIT_ERROR)
+
+
+def typed_words(words: list[str] | None, phrases: bool = False) -> str | None:
+    """A question typed as several words without quotes (``trail search connection refused``) as the one
+    text it means: the words joined by spaces. With ``phrases`` (a search's syntax), a word the shell kept
+    whole with spaces in it (``trail search "connection refused" docker``) stays a phrase. ``None`` when no
+    word was given."""
+    if not words:
+        return None
+    if len(words) == 1 or not phrases:
+        return " ".join(words)
+    return " ".join(f'"{w}"' if any(c.isspace() for c in w.strip()) and '"' not in w else w for w in words)

@@ -3,7 +3,7 @@
 import sys
 from typing import Annotated
 
-from hermes_trail.cli.common import DbOption, HomeOption, JsonOption, PgOption, answer, fail
+from hermes_trail.cli.common import DbOption, HomeOption, JsonOption, PgOption, answer, fail, typed_words
 from hermes_trail.cli.indexing import IndexOption, indexed
 from hermes_trail.cli.params import asked
 from hermes_trail.cli.share_cmd import FleetOption, HostsOption
@@ -13,7 +13,7 @@ _Q = QUESTIONS["fix"]  # its arguments: words, bounds and defaults shared with t
 
 
 def fix(
-    error: Annotated[str | None, asked(_Q, "error")] = None,  # None: read it from standard input
+    error: Annotated[list[str] | None, asked(_Q, "error")] = None,  # None: read it from standard input
     project: Annotated[str | None, asked(_Q, "project")] = _Q.param("project").cli_default,
     limit: Annotated[int, asked(_Q, "limit", "-n")] = _Q.param("limit").cli_default,
     index: IndexOption = None,
@@ -30,7 +30,8 @@ def fix(
     Example:
         pytest 2>&1 | tail -20 | trail fix
     """
-    text = error if error is not None else ("" if sys.stdin.isatty() else sys.stdin.read())
+    typed = typed_words(error)
+    text = typed if typed is not None else ("" if sys.stdin.isatty() else sys.stdin.read())
     if not text.strip():
         fail("give the error text as an argument or on standard input")
     from hermes_trail.cli.share_cmd import asked_fleet, fleet_dsn, hosts_for_people

@@ -2,7 +2,7 @@
 
 from typing import Annotated
 
-from hermes_trail.cli.common import DbOption, HomeOption, JsonOption, PgOption, answer
+from hermes_trail.cli.common import DbOption, HomeOption, JsonOption, PgOption, answer, typed_words
 from hermes_trail.cli.indexing import IndexOption, indexed
 from hermes_trail.cli.params import asked
 from hermes_trail.cli.share_cmd import FleetOption, HostsOption
@@ -12,7 +12,7 @@ _Q = QUESTIONS["how"]  # its arguments: words, bounds and defaults shared with t
 
 
 def how(
-    what: Annotated[str, asked(_Q, "what")],
+    what: Annotated[list[str], asked(_Q, "what")],
     project: Annotated[str | None, asked(_Q, "project")] = _Q.param("project").cli_default,
     limit: Annotated[int, asked(_Q, "limit", "-n")] = _Q.param("limit").cli_default,
     index: IndexOption = None,
@@ -32,14 +32,15 @@ def how(
     from hermes_trail.cli.share_cmd import asked_fleet, fleet_dsn
     from hermes_trail.cli.tables import print_how
 
+    text = typed_words(what) or ""
     if (dsn := fleet_dsn(index, fleet)) is not None:  # the shared index of many machines (docs/fleet.md)
-        trail, entries = asked_fleet(dsn, host, lambda t: t.how_commands(what, project=project, limit=limit))
+        trail, entries = asked_fleet(dsn, host, lambda t: t.how_commands(text, project=project, limit=limit))
     else:
         trail = indexed(index, home, db, pg)
-        entries = trail.how_commands(what, project=project, limit=limit)
+        entries = trail.how_commands(text, project=project, limit=limit)
     answer(
         bool(entries),
         json_output,
-        lambda: {"what": what, "commands": trail.records_json(entries)},
-        lambda out: print_how(out, what, entries),
+        lambda: {"what": text, "commands": trail.records_json(entries)},
+        lambda out: print_how(out, text, entries),
     )

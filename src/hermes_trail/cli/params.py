@@ -226,8 +226,10 @@ def _read_spec(func: Callable[..., Any]) -> _Spec | None:
             return None
         scalar, many = kind
         argument = isinstance(declared, Argument)
-        if argument and (many or scalar is bool or declared.decls):
+        if argument and (scalar is bool or declared.decls):
             return None
+        if argument and any(p.argument and p.many for p in spec.params):
+            return None  # an argument after one that takes every word left: Typer's to place
         if not argument and not has_default:
             return None
         item = _Param(
@@ -323,7 +325,13 @@ def parse(func: Callable[..., Any], argv: list[str]) -> dict[str, Any] | None:
         if not param.argument:
             kwargs[param.name] = given.get(param.name, param.default)
             continue
-        if positional:
+        if positional and param.many:  # every word left (``trail search connection refused``)
+            words = [_convert(param, text) for text in positional]
+            if not all(ok for ok, _ in words):
+                return None
+            kwargs[param.name] = [value for _, value in words]
+            positional = []
+        elif positional:
             ok, value = _convert(param, positional.pop(0))
             if not ok:
                 return None

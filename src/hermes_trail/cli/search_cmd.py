@@ -2,7 +2,15 @@
 
 from typing import Annotated, Any
 
-from hermes_trail.cli.common import DbOption, HomeOption, JsonOption, PgOption, answer, since_option
+from hermes_trail.cli.common import (
+    DbOption,
+    HomeOption,
+    JsonOption,
+    PgOption,
+    answer,
+    since_option,
+    typed_words,
+)
 from hermes_trail.cli.indexing import IndexOption, indexed
 from hermes_trail.cli.params import asked
 from hermes_trail.cli.share_cmd import FleetOption, HostsOption
@@ -12,7 +20,7 @@ _Q = QUESTIONS["search"]  # its arguments: words, bounds and defaults shared wit
 
 
 def search(
-    query: Annotated[str, asked(_Q, "query")],
+    query: Annotated[list[str], asked(_Q, "query")],
     project: Annotated[str | None, asked(_Q, "project")] = _Q.param("project").cli_default,
     profile: Annotated[str | None, asked(_Q, "profile")] = _Q.param("profile").cli_default,
     source: Annotated[str | None, asked(_Q, "source")] = _Q.param("source").cli_default,
@@ -37,6 +45,7 @@ def search(
     Example:
         trail search "connection refused" --project api --since 30d
     """
+    text = typed_words(query, phrases=True) or ""
     from hermes_trail.index import meaning_client
 
     since_option(since, "--since")  # a time it cannot read fails the command, in the option's words
@@ -57,10 +66,10 @@ def search(
     if (dsn := fleet_dsn(index, fleet)) is not None:  # the shared index of many machines (docs/fleet.md)
         from hermes_trail.service import search_filters
 
-        search_fleet(dsn, query, search_filters(**asked_for), host, limit, json_output)
+        search_fleet(dsn, text, search_filters(**asked_for), host, limit, json_output)
     trail = indexed(index, home, db, pg)
     with meaning_client.served():  # a one-shot command asks the meaning server, not a model of its own
-        result = trail.search_result(query, limit=limit, **asked_for)
+        result = trail.search_result(text, limit=limit, **asked_for)
     from hermes_trail.cli.tables import print_search
     from hermes_trail.serialize import search_json
 
