@@ -329,3 +329,27 @@ def test_export_to_dash_writes_standard_output_not_a_file(home, tmp_path):
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("# Groceries") and not (tmp_path / "-").exists()
+
+
+def test_show_wraps_prose_at_its_margin_and_a_field_under_its_value(tmp_path):
+    """At 80 columns a long prompt goes on at the margin it started at (a paragraph, not a hanging list
+    item), and a header field's long value goes on under the value, not under its name."""
+    root = tmp_path / "hermes"
+    root.mkdir()
+    db = hermes_state.SessionDB(db_path=root / "state.db")
+    long_cwd = "/home/someone/" + "/".join(f"level-{i}-of-a-deep-tree" for i in range(6))
+    db.create_session("20270116_090000_dddddd", "cli", model="m1", cwd=long_cwd)
+    prompt = " ".join(["please rename every invoice exporter module and its tests"] * 4)
+    db.append_message("20270116_090000_dddddd", "user", prompt, timestamp=BASE)
+    db.append_message("20270116_090000_dddddd", "assistant", "renamed", timestamp=BASE + 5)
+    db.close()
+    done = trail("show", "20270116_090000_dddddd", "--home", str(root), env={"COLUMNS": "80"})
+    assert done.returncode == 0, done.stderr
+    lines = lines_of(done.stdout)
+    assert all(len(line) <= 80 for line in lines), lines
+    start = next(i for i, line in enumerate(lines) if line.startswith("  please rename"))
+    following = lines[start + 1 : start + 4]
+    assert following and all(line.startswith("  ") and line[2] != " " for line in following if line), lines
+    at = next(i for i, line in enumerate(lines) if line.lstrip().startswith("project:"))
+    value_column = lines[at].index("project:") + len("project: ")
+    assert lines[at + 1].startswith(" " * value_column) and lines[at + 1][value_column] != " ", lines

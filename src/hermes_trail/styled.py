@@ -16,20 +16,24 @@ from hermes_trail.model import _Frozen, _Record
 # Written out on the model's record (``model._Record``), not ``@dataclass``: importing ``dataclasses`` (and so
 # ``inspect``) cost some 9 ms of every start of ``trail`` (issue 15).
 class Styled(_Record):
-    """Runs of text with their styles, indented by ``indent`` columns; a run may hold newlines."""
+    """Runs of text with their styles, indented by ``indent`` columns; a run may hold newlines. A line too
+    long for the terminal goes on ``hang`` columns further in (a paragraph of prose: 0; a field's value:
+    under the value)."""
 
-    _fields: ClassVar[tuple[str, ...]] = ("runs", "indent")
+    _fields: ClassVar[tuple[str, ...]] = ("runs", "indent", "hang")
     __slots__ = _fields
     runs: list[tuple[str, str]]
     indent: int
+    hang: int
 
-    def __init__(self, runs: list[tuple[str, str]] | None = None, indent: int = 0) -> None:
+    def __init__(self, runs: list[tuple[str, str]] | None = None, indent: int = 0, hang: int = 2) -> None:
         self.runs = [] if runs is None else runs
         self.indent = indent
+        self.hang = hang
 
     @classmethod
-    def of(cls, text: str = "", style: str = "") -> Styled:
-        return cls([(text, style)] if text else [])
+    def of(cls, text: str = "", style: str = "", hang: int = 2) -> Styled:
+        return cls([(text, style)] if text else [], hang=hang)
 
     def append(self, text: str, style: str = "") -> Styled:
         if text:

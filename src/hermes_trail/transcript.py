@@ -104,12 +104,17 @@ def _clip(text: str, lines: int, full: bool) -> tuple[str, int]:
     return "\n".join(parts[:lines]), len(parts) - lines
 
 
+# A paragraph of what was said wraps at its own margin; a header field's value under the value.
+_PROSE = 0
+_KEY = 13
+
+
 def _indent(block: Styled, by: int) -> Styled:
     return indented(block, by)
 
 
-def _text(value: str, style: str = "") -> Styled:
-    return Styled.of(safe(value), style)
+def _text(value: str, style: str = "", hang: int = 2) -> Styled:
+    return Styled.of(safe(value), style, hang)
 
 
 def _call_line(call: ToolCall) -> str:
@@ -123,7 +128,7 @@ def _call_line(call: ToolCall) -> str:
 def render(session: Session, options: RenderOptions | None = None) -> list[Block]:
     """The transcript as styled blocks (``styled.py``), in Hermes' order."""
     opts = options or RenderOptions()
-    out: list[Block] = [_header(session)]
+    out: list[Block] = [*_header(session)]
     out.extend(render_turns(session, opts))
     out.extend(_footer(session, opts))
     return out
@@ -158,12 +163,12 @@ def render_turns(session: Session, opts: RenderOptions) -> list[Block]:
                 start = turn.text.find("\n## ")
                 body = turn.text[start + 1 :] if start >= 0 else turn.text
                 shown = body[:_SUMMARY_CHARS] + (" …" if len(body) > _SUMMARY_CHARS else "")
-                out.append(_indent(_text(shown, "magenta"), 2))
+                out.append(_indent(_text(shown, "magenta", _PROSE), 2))
                 out.append(_indent(_text("(--full shows the whole summary)", "dim italic"), 2))
             elif turn.role == "summary":
-                out.append(_indent(_text(turn.text, "magenta"), 2))
-            else:
-                out.append(_indent(_text(turn.text, "dim" if turn.kind else ""), 2))
+                out.append(_indent(_text(turn.text, "magenta", _PROSE), 2))
+            else:  # what was said: a paragraph goes on at its own margin
+                out.append(_indent(_text(turn.text, "dim" if turn.kind else "", _PROSE), 2))
         for call in turn.tool_calls:
             out.extend(_render_call(call, opts))
         if turn.result is not None and turn.result.orphan:
@@ -384,15 +389,16 @@ def _facts(session: Session) -> list[tuple[str, str]]:
     return facts
 
 
-def _header(session: Session) -> Styled:
+def _header(session: Session) -> list[Block]:
+    """The title, the id, and a field a line, each value going on under itself when it wraps."""
     head = Styled()
     head.append(safe(session.title or "(untitled)"), style="bold")
     head.append(f"\n{safe(session.id)}", style="dim")
+    out: list[Block] = [head]
     for key, value in _facts(session):
-        head.append(f"\n{key:>13}: ", style="dim")
-        head.append(safe(value))
-    head.append("\n")
-    return head
+        out.append(Styled([(f"{key:>{_KEY}}: ", "dim"), (safe(value), "")], hang=_KEY + 2))
+    out.append(Styled())
+    return out
 
 
 def render_lineage(chain: list[Session], options: RenderOptions | None = None) -> list[Block]:
@@ -400,7 +406,7 @@ def render_lineage(chain: list[Session], options: RenderOptions | None = None) -
     opts = options or RenderOptions()
     if not chain:
         return []
-    out: list[Block] = [_header(chain[-1])]
+    out: list[Block] = [*_header(chain[-1])]
     for index, part in enumerate(chain, start=1):
         title = f"part {index} of {len(chain)}: {safe(part.id)}"
         if index > 1:

@@ -145,10 +145,10 @@ class Printer:
         self.colored = color_enabled(self.stream)
         self.width = width()
 
-    def line(self, *segments: Segment | str, indent: int = 0) -> None:
-        """One logical line: wrapped at word boundaries, continuation lines indented ``indent + 2``."""
+    def line(self, *segments: Segment | str, indent: int = 0, hang: int = 2) -> None:
+        """One logical line: wrapped at word boundaries, continuation lines indented ``indent + hang``."""
         parts = [(s, "") if isinstance(s, str) else s for s in segments]
-        for row in wrap(parts, self.width, indent):
+        for row in wrap(parts, self.width, indent, hang):
             text = " " * indent + "".join(style(t, name, self.colored) for t, name in row)
             self.stream.write(text.rstrip() + "\n")
 
@@ -156,31 +156,32 @@ class Printer:
         self.stream.write("\n")
 
 
-def wrap(segments: list[Segment], room: int, indent: int = 0) -> list[list[Segment]]:
+def wrap(segments: list[Segment], room: int, indent: int = 0, hang: int = 2) -> list[list[Segment]]:
     """Styled segments as rows of at most ``room`` columns (the first after ``indent``, the rest after
-    ``indent + 2``); a word longer than a row is cut across rows."""
+    ``indent + hang``); a word longer than a row is cut across rows."""
+    limit = max(room, indent + 10)
+    hang = max(min(hang, limit - indent - 10), 0)  # a narrow terminal keeps ten columns for the words
+    lead = (" " * hang, "")
     words: list[Segment] = []
     for text, name in segments:
         for piece in _words(text):
             words.append((piece, name))
     rows: list[list[Segment]] = [[]]
     used = indent
-    limit = max(room, indent + 10)
     for piece, name in words:
         size = cells(piece)
         if used + size > limit and rows[-1] and not piece.isspace():
-            rows.append([])
-            used = indent + 2
-            rows[-1].append(("  ", ""))
-        if piece.isspace() and rows[-1] == [("  ", "")]:
+            rows.append([lead])
+            used = indent + hang
+        if piece.isspace() and rows[-1] == [lead]:
             continue  # a continuation row starts at its indent, not with the spaces it broke at
         while used + size > limit and size > 1:  # one word wider than a row: cut it
             head = fit(piece, limit - used)[:-1] or piece[:1]
             rows[-1].append((head, name))
             piece = piece[len(head) :]
             size = cells(piece)
-            rows.append([("  ", "")])
-            used = indent + 2
+            rows.append([lead])
+            used = indent + hang
         rows[-1].append((piece, name))
         used += size
     return rows
@@ -218,6 +219,6 @@ def show(printer: Printer, block: Block) -> None:
                 lines[-1].append((piece, name))
     for segments in lines:
         if segments:
-            printer.line(*segments, indent=block.indent)
+            printer.line(*segments, indent=block.indent, hang=block.hang)
         else:
             printer.blank()
