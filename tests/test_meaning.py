@@ -101,34 +101,21 @@ def names_index(tmp_path_factory) -> Path:
     (and went on about its loader, its image and the Go version)."""
     root = tmp_path_factory.mktemp("names")
     home = root / "hermes"
+    exchanges = [
+        (TAX_TESTS, "Run the tax tests.", "test_vat_rounding fails: 19.01 instead of 19.00."),
+        (TAX_REFUND, "Did the tax refund arrive?", "Yes, the tax office paid it on March 27."),
+        (EXPENSES, "Who approves my expenses?", "Your team lead approves them in the portal."),
+        (BOOKS, "The books category moved to another tax class, what's the VAT rate for books now?", "7 %."),
+        (STANDUP, "Summarize the billing standup.", "The tax service migration slips a week."),
+    ]
     sessions = [
         *multilingual(T, ["sales", "weather", "garage door", "holiday", "kitchen", "python release"]),
-        chat(TAX_TESTS, ("Run the tax tests.", "test_vat_rounding fails: 19.01 instead of 19.00."), start=T),
-        chat(
-            TAX_REFUND,
-            ("Did the tax refund arrive?", "Yes, the tax office paid it on March 27."),
-            start=T + 60,
-        ),
-        chat(
-            EXPENSES,
-            ("Who approves my expenses?", "Your team lead approves them in the portal."),
-            start=T + 120,
-        ),
+        *(chat(sid, (prompt, reply), start=T + 60 * i) for i, (sid, prompt, reply) in enumerate(exchanges)),
         chat(
             VAT_YAML,
             ("Move the EU VAT rates out of the code into a YAML file.", LOADER),
             ("Also bump the Go version in go.mod to 1.22.", "Bumped to 1.22; go mod tidy ran clean."),
-            start=T + 180,
-        ),
-        chat(
-            BOOKS,
-            ("The books category moved to another tax class, what's the VAT rate for books now?", "7 %."),
-            start=T + 240,
-        ),
-        chat(
-            STANDUP,
-            ("Summarize the billing standup.", "The tax service migration slips a week."),
-            start=T + 300,
+            start=T + 600,
         ),
     ]
     write_home(home, sessions)
