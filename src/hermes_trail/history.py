@@ -192,12 +192,15 @@ class History(_Record):
         return members
 
     def first_prompts(
-        self, refs: Iterable[tuple[Store, str]], chars: int = 200
+        self, refs: Iterable[tuple[Store, str]], chars: int = 200, redacted: bool = False
     ) -> dict[tuple[str, str], str]:
         """The first prompt of each session named by ``(store, id)``, on one line and cut to ``chars``, by
         ``(store key, id)``: what a list shows for a session without a title, as Hermes' own list does (its
-        first live ``user`` row, decoded). One query a store; a store that cannot be read now gives none."""
+        first live ``user`` row, decoded). ``redacted``: its secrets replaced first, in the whole prompt (a
+        private key cut short, or on one line, is no longer one the redactor knows). One query a store; a
+        store that cannot be read now gives none."""
         from hermes_trail.hermes.decode.content import decode_content
+        from hermes_trail.redact import redact
 
         wanted: dict[str, list[str]] = {}
         for store, sid in refs:
@@ -212,7 +215,8 @@ class History(_Record):
             except StoreUnreadable:
                 continue
             for sid, raw in found.items():
-                text = " ".join(decode_content(raw, "user").text.split())
+                text = decode_content(raw, "user").text
+                text = " ".join((redact(text) if redacted else text).split())
                 if text:
                     out[(key, sid)] = text[:chars]
         return out

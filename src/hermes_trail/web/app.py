@@ -309,12 +309,11 @@ class WebApp:
         untitled = [s for s in page if not s.title]
         if untitled:  # its first prompt instead, as `trail list` and Hermes' own list show it
             from hermes_trail.export.view import plain
-            from hermes_trail.redact import redact
 
-            openings = history.first_prompts((s.store, s.id) for s in untitled)
+            openings = history.first_prompts([(s.store, s.id) for s in untitled], redacted=True)
             for row, session in zip(rows, page, strict=True):
                 if not session.title and (text := openings.get(session.key)):
-                    row["opening"] = redact(plain(text))
+                    row["opening"] = plain(text)
         if query.get("estimate") == "1":  # trail's estimate beside each unknown cost, labelled so
             guesses = self.estimates(page)
             for row, session in zip(rows, page, strict=True):
