@@ -1093,13 +1093,14 @@ def _search(
 
 def _openings(conn: psycopg.Connection[Any], conversations: list[Conversation]) -> None:
     """The local index's headings of untitled conversations (``index.search._openings``): each one's first
-    live prompt, from the docs its host pushed."""
+    live prompt, from the docs its host pushed (``seq``: their order in the session, by the ``(sess, seq)``
+    index)."""
     wanted = untitled_sessions(conversations)
     if not wanted:
         return
     rows = conn.execute(
         f"SELECT d.id, (SELECT p.text FROM {_D} p WHERE p.sess = d.sess AND p.kind = 'prompt' "
-        "AND NOT p.rewound AND NOT p.archived ORDER BY p.row, p.part LIMIT 1) "
+        "AND NOT p.rewound AND NOT p.archived ORDER BY p.seq LIMIT 1) "
         f"FROM {_D} d WHERE d.id = ANY(%s)",
         (list(wanted),),
     )

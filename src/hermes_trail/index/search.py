@@ -1110,14 +1110,16 @@ def untitled_sessions(conversations: list[Conversation]) -> dict[int, Conversati
 def _openings(conn: sqlite3.Connection, conversations: list[Conversation]) -> None:
     """Give each conversation whose session has no title its first prompt (the first live prompt the index
     holds, redacted as every doc is): a heading that says what it was about, where ``(untitled)`` says
-    nothing. One query for all; a session of a few rows each (its docs by ``docs_sess``)."""
+    nothing. One query for all. A session's docs are written together, in the order of its rows (a changed
+    session is written again whole), so the first prompt is the first one ``docs_sess`` gives in id order:
+    the walk stops there instead of reading and sorting every doc of a long session."""
     wanted = untitled_sessions(conversations)
     if not wanted:
         return
     marks = ", ".join("?" for _ in wanted)
     rows = conn.execute(
         "SELECT d.id, (SELECT p.text FROM docs p WHERE p.sess = d.sess AND p.kind = 'prompt' "
-        "AND p.rewound = 0 AND p.archived = 0 ORDER BY p.row, p.part LIMIT 1) "
+        "AND p.rewound = 0 AND p.archived = 0 ORDER BY p.id LIMIT 1) "
         f"FROM docs d WHERE d.id IN ({marks})",
         list(wanted),
     )
