@@ -200,6 +200,15 @@ def test_search_as_you_type_then_open_a_hit(tab, server):
     tab.shot("replay-from-search")
 
 
+def test_an_untitled_conversation_is_headed_by_its_first_prompt(tab, server):
+    page = tab.page
+    page.goto(origin(server) + "/?q=standup")
+    page.wait_for_selector("body[data-search=standup] .conversation")
+    heading = page.locator(".conversation").first.locator("a.conv-title")
+    assert heading.inner_text() == "Standup notes?" and "opening" in (heading.get_attribute("class") or "")
+    assert heading.evaluate("a => getComputedStyle(a).fontStyle") == "italic"
+
+
 def test_a_chinese_question_lists_the_english_session_it_reads_as_a_match(tab, server):
     page = tab.page
     page.goto(origin(server) + "/?q=" + urllib.parse.quote("部署脚本"))

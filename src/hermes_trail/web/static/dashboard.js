@@ -340,7 +340,8 @@
     var best = c.hits[0];
     var item = el("article", "conversation");
     var head = el("div", "conv-head");
-    var a = el("a", "conv-title", best.title || c.opening || "(untitled) " + best.session_id);
+    var opening = !best.title && c.opening;  // untitled: its first prompt stands in, in italics
+    var a = el("a", opening ? "conv-title opening" : "conv-title", best.title || c.opening || "(untitled) " + best.session_id);
     a.href = sessionHref(best.ref, best.row);
     head.appendChild(a);
     head.appendChild(el("span", "where", shown([best.project, best.profile, best.source || "?"].join(" · "))));
