@@ -119,6 +119,18 @@ def test_a_question_may_be_typed_without_quotes(home, tmp_path):
     )  # asked, nothing found: not a usage error
 
 
+def test_an_unquoted_word_to_leave_out_says_how_to_ask(home, tmp_path):
+    """``trail search invoice -rust`` would be read as the options -r, -u, ...: the command says how to ask
+    it instead of "No such option: -r", and the way it gives works."""
+    index = ["--index", str(tmp_path / "index.db"), "--home", str(home)]
+    done = trail("search", "invoice", "-rust", "-n", "3", *index)
+    assert done.returncode == 2 and done.stdout == ""
+    assert "trail search 'invoice -rust' -n 3 --index" in done.stderr, done.stderr
+    assert "trail search -n 3 --index" in done.stderr and "-- invoice -rust" in done.stderr
+    asked = json.loads(trail("search", "--json", *index, "--", "invoice", "-rust").stdout)
+    assert asked["query"] == "invoice -rust" and asked["conversations"] == []  # its one session has rust
+
+
 def test_times_show_seconds_when_rows_share_a_minute(home):
     done = trail("list", "--home", str(home), env={"COLUMNS": "120"})
     assert done.returncode == 0, done.stderr

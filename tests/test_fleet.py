@@ -409,6 +409,20 @@ def test_the_fleet_answers_as_the_local_index_for_one_hosts_data(fleet, machines
     assert None in openings and openings - {None}, "titled and untitled conversations both compared"
 
 
+def test_an_exclusion_holds_for_the_weaker_evidence_as_locally(fleet, machines):
+    """Every turn of these stores with "ruff" says "check" (``ruff check``): ``ruff -check`` has no answer,
+    although the any-word and meaning passes, which run when few conversations have every word, find
+    "ruff" (they answered with 30 turns that say "ruff check" before)."""
+    _, index = machines["alpha"]
+    push(index, fleet.admin, "alpha")
+    for text, alone in (("ruff -check", "ruff"), ("make -build", "make")):
+        assert local_search(index, alone, SearchFilters(), limit=10).hits, alone
+        local = local_search(index, text, SearchFilters(), limit=10)
+        shared = fleet_search(fleet.admin, text, SearchFilters(), hosts=["alpha"], limit=10)
+        assert local.hits == [] and shared.hits == [], text
+        assert local.matches == shared.matches == 0
+
+
 def test_filters_apply_as_locally(fleet, machines):
     _, index = machines["alpha"]
     push(index, fleet.admin, "alpha")

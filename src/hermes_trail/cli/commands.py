@@ -50,12 +50,64 @@ def _quick(argv: list[str]) -> int | None:
     return params.invoke(target, kwargs)
 
 
+# Commands whose words are a search's syntax, where ``-word`` excludes a word.
+_EXCLUDING = ("search", "recall")
+
+
+def _exclusion(argv: list[str]) -> tuple[str, list[str], list[str]] | None:
+    """A ``-word`` typed unquoted among a search's words (``trail search migration -docker``), which the
+    command line would read as options (``-d``, ``-o``, ...), when it is no option of the command:
+    ``(the word, the question's words, the options with their values)``."""
+    import re
+
+    from hermes_trail.cli import params
+
+    if not argv or argv[0] not in _EXCLUDING:
+        return None
+    spec = params._spec(command_function(argv[0]))
+    if spec is None:
+        return None
+    found: str | None = None
+    words: list[str] = []
+    options: list[str] = []
+    rest = list(argv[1:])
+    while rest:
+        token = rest.pop(0)
+        if token == "--":
+            return None  # what follows is the question, as typed
+        name = token.partition("=")[0]
+        if name in spec.flags:
+            options.append(token)
+            if spec.flags[name][0].kind is not bool and "=" not in token and rest:
+                options.append(rest.pop(0))
+        elif re.fullmatch(r"-[^\W\d_][\w.:/-]+", token):
+            found = found or token
+            words.append(token)
+        elif token.startswith("-") and token != "-":
+            return None  # another option Typer will say is wrong
+        else:
+            words.append(token)
+    return (found, words, options) if found is not None else None
+
+
 def run(argv: list[str]) -> int:
     """Run the command line on ``argv``; the exit code (usage errors: click's message and 2; Ctrl-C
     while a command runs: 130, as Typer maps it)."""
     code = _quick(argv)
     if code is not None:
         return code
+    if (typed := _exclusion(argv)) is not None:  # what click would call an unknown option "-d"
+        import shlex
+        import sys
+
+        word, words, options = typed
+        given = "".join(" " + shlex.quote(o) for o in options)
+        sys.stderr.write(
+            f"trail: {word} would be read as options; to leave out a word, quote the question:\n"
+            f"  trail {argv[0]} {shlex.quote(' '.join(words))}{given}\n"
+            f"or put it after --:\n  trail {argv[0]}{given} -- {shlex.join(words)}\n"
+        )
+        return 2
     from hermes_trail.cli.typer_app import app
 
     try:

@@ -749,13 +749,15 @@ def _any_words(
     groups: list[list[str]] | None = None,
     cut: int = 8,
     shares_after: bool = False,
+    excluded: str | None = None,
 ) -> tuple[list[tuple[Conversation, float]], set[int]]:
     """Conversations with any of ``words``, each weighed by how much of the query it covers (rarer words
     more, as the local any-word pass; with ``groups``, a question word's several readings, a group is
     covered by any of its words): one list of the fused evidence (``weight`` its weight before
     ``coverage``), and the docs it matched. The first ``cut`` words are read; with ``shares_after`` (a
     Chinese or Japanese question's bigrams), each conversation's evidence against the list's best is then
-    times the square of its share, as the local bigram list weighs it."""
+    times the square of its share, as the local bigram list weighs it. ``excluded``: the query's exclusions
+    as a tsquery's text (:func:`_excluded`), whose docs are no match."""
     singles, used = [], []
     for word in words[:cut]:
         leaf = _leaf_sql(query.Term(word))
@@ -768,6 +770,8 @@ def _any_words(
     if len(singles) < 1:
         return [], set()
     either = " | ".join(f"({q})" for q in singles)
+    if excluded is not None:
+        either = f"({either}) & !({excluded})"
     any_of = _Plan(either, None, words[:cut], [], [], [], None, alternatives=True)
     rows, _ = _candidates(conn, any_of, filters, hosts, RELAXED_WINDOW, words=singles)
     hits = _scored(conn, rows)
@@ -788,6 +792,32 @@ def _any_words(
     if shares_after:
         evidence = [(conv, part * share) for (conv, part), share in zip(evidence, shares, strict=True)]
     return evidence, set(has)
+
+
+def _excluded(conn: psycopg.Connection[Any], text: str) -> str | None:
+    """The query's exclusions (``-word``) as one tsquery's text, any of them (``None``: none), as the
+    local search leaves them out of its weaker evidence (``query.excluded_fts``)."""
+    root = query.parse(text).root
+    nodes = root.nodes if isinstance(root, query.And) else ()
+    parts = [p for n in nodes if isinstance(n, query.Not) and (p := _tsquery_sql(n.node)) is not None]
+    if not parts:
+        return None
+    row = conn.execute(
+        "SELECT (" + " || ".join(p[0] for p in parts) + ")::text", [v for p in parts for v in p[1]]
+    ).fetchone()
+    return str(row[0]) if row and row[0] else None
+
+
+def _without_excluded(
+    conn: psycopg.Connection[Any], pool: list[tuple[Conversation, float]], excluded: str
+) -> list[tuple[Conversation, float]]:
+    """``pool`` without the conversations reported on a turn with an excluded word (as locally)."""
+    docs = sorted({h.doc for conv, _ in pool for h in conv.hits})
+    if not docs:
+        return pool
+    rows = conn.execute(f"SELECT id FROM {_D} WHERE id = ANY(%s) AND tsv @@ %s::tsquery", (docs, excluded))
+    gone = {int(r[0]) for r in rows}
+    return [(conv, score) for conv, score in pool if not any(h.doc in gone for h in conv.hits)]
 
 
 def _present(conn: psycopg.Connection[Any], terms: list[str]) -> list[str]:
@@ -1037,8 +1067,9 @@ def _search(
         ordered = []
         words = _present(conn, [t for t in terms if any(c.isalnum() for c in t) and not cjk.has_cjk(t)])
         coverage = len(terms) / (len(terms) + len(reading.missing)) if terms else 1.0
+        excluded = _excluded(conn, text)
         if len(words) >= (1 if not groups else 2):
-            evidence, docs = _any_words(conn, words, filters, hosts, info, coverage)
+            evidence, docs = _any_words(conn, words, filters, hosts, info, coverage, excluded=excluded)
             pool += evidence
             matched |= docs
         # A Chinese or Japanese question's bigrams, any of them, each conversation by the share of the
@@ -1057,7 +1088,7 @@ def _search(
         if readings:
             read_as = lexicon.interleaved(readings)
             evidence, docs = _any_words(
-                conn, read_as, filters, hosts, info, coverage, TRANSLATED_WEIGHT, readings
+                conn, read_as, filters, hosts, info, coverage, TRANSLATED_WEIGHT, readings, excluded=excluded
             )
             pool += evidence
             matched |= docs
@@ -1069,6 +1100,8 @@ def _search(
             if unencoded is None:
                 row = conn.execute(f"SELECT count(*) FROM {_S} WHERE passages = 0").fetchone()
                 unencoded = int(row[0]) if row else None
+        if excluded is not None:
+            pool = _without_excluded(conn, pool, excluded)
         if pool:
             ordered = _fused(pool, floor=1.0)
     ordered = _newest_first(conn, ordered, terms, meaning, answered)

@@ -431,6 +431,16 @@ def to_trigram(query: Query) -> str | None:
 # ------------------------------------------------------------------------------------------ inspection
 
 
+def excluded_fts(query: Query) -> str | None:
+    """The query's exclusions (``-word``, ``-"a phrase"``, at its top) as one word-index MATCH expression
+    of any of them; ``None`` without one. What the weaker evidence (any of the words, meaning) leaves out
+    too: a turn with an excluded word is no answer, however the rest of the query found it."""
+    root = query.root
+    nodes = root.nodes if isinstance(root, And) else ()
+    parts = [p for n in nodes if isinstance(n, Not) and (p := _render(n.node, _fts_leaf)) is not None]
+    return _join(parts, "OR")
+
+
 def _positive_leaves(node: Node | None) -> list[_Leaf]:
     if node is None or isinstance(node, Not):
         return []

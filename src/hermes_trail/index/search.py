@@ -724,6 +724,26 @@ def meaning_weight(typed: list[str], dropped: list[str]) -> float:
     return SEMANTIC_WEIGHT
 
 
+def _without_excluded(
+    conn: sqlite3.Connection, pool: list[tuple[Conversation, float]], excluded: str
+) -> list[tuple[Conversation, float]]:
+    """``pool`` without the conversations reported on a turn that has an excluded word (``-rust``): the
+    meaning and title lists find a conversation by what it is about, not by its words, and an exclusion
+    still holds for the turn shown."""
+    docs = sorted({h.doc for conv, _ in pool for h in conv.hits})
+    if not docs:
+        return pool
+    gone: set[int] = set()
+    for start in range(0, len(docs), 500):
+        chunk = docs[start : start + 500]
+        marks = ", ".join("?" for _ in chunk)
+        sql = f"SELECT rowid FROM docs_fts WHERE docs_fts MATCH ? AND rowid IN ({marks})"
+        gone.update(r[0] for r in conn.execute(sql, [excluded, *chunk]))
+    if not gone:
+        return pool
+    return [(conv, score) for conv, score in pool if not any(h.doc in gone for h in conv.hits)]
+
+
 def _relaxed(
     conn: sqlite3.Connection, terms: list[str], runs: list[str], loose: bool = False
 ) -> list[tuple[str, list[str]]]:
@@ -1019,8 +1039,11 @@ def search(
             if readings := _translated(conn, runs):
                 read_as = lexicon.interleaved(readings)
                 lists.append(("docs_fts", read_as, TRANSLATED_WEIGHT, readings))
+            excluded = query.excluded_fts(reading.parsed)
             for table, some, weight, senses in lists:
                 relaxed = " OR ".join(_fts_string(w) for w in some)
+                if excluded is not None and table == "docs_fts":
+                    relaxed = f"({relaxed}) NOT {excluded}"
                 more, cut = _ranked(
                     conn, [(table, relaxed)], filters, terms + runs, RELAXED_WINDOW, some, known=known
                 )
@@ -1053,6 +1076,8 @@ def search(
                 weight = meaning_weight(reading.typed, reading.dropped)
                 weighed = _evidence([g for g, _ in near], [z for _, z in near], weight)
                 pool += [(conv, part * lift) for (conv, part), lift in zip(weighed, lifts, strict=True)]
+            if excluded is not None:
+                pool = _without_excluded(conn, pool, excluded)
         if pool:
             ordered += _fused(pool, floor=min((_conversation_score(c.hits) for c in ordered), default=1.0))
             for conv in ordered:
