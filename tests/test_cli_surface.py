@@ -365,3 +365,45 @@ def test_show_wraps_prose_at_its_margin_and_a_field_under_its_value(tmp_path):
     at = next(i for i, line in enumerate(lines) if line.lstrip().startswith("project:"))
     value_column = lines[at].index("project:") + len("project: ")
     assert lines[at + 1].startswith(" " * value_column) and lines[at + 1][value_column] != " ", lines
+
+
+def test_a_search_no_word_of_which_was_found_says_its_answer_is_by_meaning():
+    """When every word is missing, what is shown was found by meaning alone: the terminal says so instead
+    of "showing what the other words find" (there are no other words)."""
+    import io
+
+    from hermes_trail.cli.tables import print_search
+    from hermes_trail.cli.term import Printer
+    from hermes_trail.index.search import Conversation, Hit, SearchResult
+
+    hit = Hit(
+        1,
+        "/s/state.db",
+        "s1",
+        "default:s1",
+        "default",
+        "/p",
+        "cli",
+        "interactive",
+        "s1",
+        "Laptop",
+        3,
+        0,
+        "user",
+        "prompt",
+        None,
+        BASE,
+        None,
+        None,
+        False,
+        0.3,
+        "my laptop battery drains",
+    )
+    for matches, shown in ((0, "what is nearest in meaning"), (4, "what the other words find")):
+        result = SearchResult(
+            "notebook zzyzx", [Conversation("/s/state.db", "s1", [hit])], matches, False, 0.01
+        )
+        result.missing = ["zzyzx"]
+        stream = io.StringIO()
+        print_search(Printer(stream), result)
+        assert f"Not found anywhere: zzyzx; showing {shown}." in stream.getvalue()

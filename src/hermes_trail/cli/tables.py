@@ -233,7 +233,9 @@ def print_search(out: Printer, result: SearchResult) -> None:
         return
     if result.missing:
         words = safe(", ".join(result.missing))
-        out.line((f"Not found anywhere: {words}; showing what the other words find.", "yellow"))
+        # no turn matched any word: what is shown was found by meaning alone
+        shown = "what the other words find" if result.matches else "what is nearest in meaning"
+        out.line((f"Not found anywhere: {words}; showing {shown}.", "yellow"))
     if result.read_as:
         out.line((f"Also read as English: {safe(', '.join(result.read_as))}", "dim"))
     if result.missing or result.read_as:
