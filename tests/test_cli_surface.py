@@ -119,6 +119,15 @@ def test_a_question_may_be_typed_without_quotes(home, tmp_path):
     )  # asked, nothing found: not a usage error
 
 
+def test_a_blank_question_is_a_usage_error(home, tmp_path):
+    """Nothing to look for is no "No match": the command says what it wants, exit 2."""
+    index = ["--index", str(tmp_path / "index.db"), "--home", str(home)]
+    for command, said in (("search", "give something to search for"), ("how", "say what to do")):
+        for blank in ("", "   "):
+            done = trail(command, blank, "--json", *index)
+            assert done.returncode == 2 and done.stdout == "" and said in done.stderr, (command, done)
+
+
 def test_an_unquoted_word_to_leave_out_says_how_to_ask(home, tmp_path):
     """``trail search invoice -rust`` would be read as the options -r, -u, ...: the command says how to ask
     it instead of "No such option: -r", and the way it gives works."""

@@ -3,11 +3,13 @@
 from typing import Annotated, Any
 
 from hermes_trail.cli.common import (
+    EXIT_USAGE,
     DbOption,
     HomeOption,
     JsonOption,
     PgOption,
     answer,
+    fail,
     since_option,
     typed_words,
 )
@@ -46,6 +48,8 @@ def search(
         trail search "connection refused" --project api --since 30d
     """
     text = typed_words(query, phrases=True) or ""
+    if not text.strip():
+        fail("give something to search for: words, a phrase, a path", EXIT_USAGE)
     from hermes_trail.index import meaning_client
 
     since_option(since, "--since")  # a time it cannot read fails the command, in the option's words
