@@ -122,7 +122,8 @@ def test_a_question_may_be_typed_without_quotes(home, tmp_path):
 def test_a_blank_question_is_a_usage_error(home, tmp_path):
     """Nothing to look for is no "No match": the command says what it wants, exit 2."""
     index = ["--index", str(tmp_path / "index.db"), "--home", str(home)]
-    for command, said in (("search", "give something to search for"), ("how", "say what to do")):
+    asked = (("search", "give something to search for"), ("how", "say what to do"), ("fix", "give the error"))
+    for command, said in asked:
         for blank in ("", "   "):
             done = trail(command, blank, "--json", *index)
             assert done.returncode == 2 and done.stdout == "" and said in done.stderr, (command, done)
