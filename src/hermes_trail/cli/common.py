@@ -196,3 +196,20 @@ def typed_words(words: list[str] | None, phrases: bool = False) -> str | None:
     if len(words) == 1 or not phrases:
         return " ".join(words)
     return " ".join(f'"{w}"' if any(c.isspace() for c in w.strip()) and '"' not in w else w for w in words)
+
+
+def usage_error(message: str) -> NoReturn:
+    """End the command as a usage error (exit 2), saying what it wants."""
+    fail(message, EXIT_USAGE)
+
+
+def question(words: list[str] | None, blank: str, phrases: bool = False, piped: bool = False) -> str:
+    """The question typed as ``words`` (:func:`typed_words`), else with ``piped`` what standard input holds
+    when it is no terminal (``pytest 2>&1 | trail fix``); a blank one is a usage error saying ``blank``
+    (nothing to look for is no "No match")."""
+    text = typed_words(words, phrases)
+    if text is None:
+        text = sys.stdin.read() if piped and not sys.stdin.isatty() else ""
+    if not text.strip():
+        usage_error(blank)
+    return text

@@ -1,18 +1,8 @@
 """``trail fix``: what fixed this error before."""
 
-import sys
 from typing import Annotated
 
-from hermes_trail.cli.common import (
-    EXIT_USAGE,
-    DbOption,
-    HomeOption,
-    JsonOption,
-    PgOption,
-    answer,
-    fail,
-    typed_words,
-)
+from hermes_trail.cli.common import DbOption, HomeOption, JsonOption, PgOption, answer, question
 from hermes_trail.cli.indexing import IndexOption, indexed
 from hermes_trail.cli.params import asked
 from hermes_trail.cli.share_cmd import FleetOption, HostsOption
@@ -39,10 +29,7 @@ def fix(
     Example:
         pytest 2>&1 | tail -20 | trail fix
     """
-    typed = typed_words(error)
-    text = typed if typed is not None else ("" if sys.stdin.isatty() else sys.stdin.read())
-    if not text.strip():
-        fail("give the error text as an argument or on standard input", EXIT_USAGE)
+    text = question(error, "give the error text as an argument or on standard input", piped=True)
     from hermes_trail.cli.share_cmd import asked_fleet, fleet_dsn, hosts_for_people
     from hermes_trail.cli.tables import print_fixes
 

@@ -2,16 +2,7 @@
 
 from typing import Annotated
 
-from hermes_trail.cli.common import (
-    EXIT_USAGE,
-    DbOption,
-    HomeOption,
-    JsonOption,
-    PgOption,
-    answer,
-    fail,
-    typed_words,
-)
+from hermes_trail.cli.common import DbOption, HomeOption, JsonOption, PgOption, answer, question
 from hermes_trail.cli.indexing import IndexOption, indexed
 from hermes_trail.cli.params import asked
 from hermes_trail.cli.share_cmd import FleetOption, HostsOption
@@ -41,9 +32,7 @@ def how(
     from hermes_trail.cli.share_cmd import asked_fleet, fleet_dsn
     from hermes_trail.cli.tables import print_how
 
-    text = typed_words(what) or ""
-    if not text.strip():
-        fail("say what to do ('run the migrations') or give a command fragment ('alembic')", EXIT_USAGE)
+    text = question(what, "say what to do ('run the migrations') or give a command fragment ('alembic')")
     if (dsn := fleet_dsn(index, fleet)) is not None:  # the shared index of many machines (docs/fleet.md)
         trail, entries = asked_fleet(dsn, host, lambda t: t.how_commands(text, project=project, limit=limit))
     else:

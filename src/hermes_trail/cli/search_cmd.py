@@ -2,17 +2,7 @@
 
 from typing import Annotated, Any
 
-from hermes_trail.cli.common import (
-    EXIT_USAGE,
-    DbOption,
-    HomeOption,
-    JsonOption,
-    PgOption,
-    answer,
-    fail,
-    since_option,
-    typed_words,
-)
+from hermes_trail.cli.common import DbOption, HomeOption, JsonOption, PgOption, answer, question, since_option
 from hermes_trail.cli.indexing import IndexOption, indexed
 from hermes_trail.cli.params import asked
 from hermes_trail.cli.share_cmd import FleetOption, HostsOption
@@ -47,9 +37,7 @@ def search(
     Example:
         trail search "connection refused" --project api --since 30d
     """
-    text = typed_words(query, phrases=True) or ""
-    if not text.strip():
-        fail("give something to search for: words, a phrase, a path", EXIT_USAGE)
+    text = question(query, "give something to search for: words, a phrase, a path", phrases=True)
     from hermes_trail.index import meaning_client
 
     since_option(since, "--since")  # a time it cannot read fails the command, in the option's words
