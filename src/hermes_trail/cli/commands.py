@@ -56,38 +56,12 @@ _EXCLUDING = ("search", "recall")
 
 def _exclusion(argv: list[str]) -> tuple[str, list[str], list[str]] | None:
     """A ``-word`` typed unquoted among a search's words (``trail search migration -docker``), which the
-    command line would read as options (``-d``, ``-o``, ...), when it is no option of the command:
-    ``(the word, the question's words, the options with their values)``."""
-    import re
-
+    command line would read as options (``-d``, ``-o``, ...): ``params.unquoted_exclusion``."""
     from hermes_trail.cli import params
 
     if not argv or argv[0] not in _EXCLUDING:
         return None
-    spec = params._spec(command_function(argv[0]))
-    if spec is None:
-        return None
-    found: str | None = None
-    words: list[str] = []
-    options: list[str] = []
-    rest = list(argv[1:])
-    while rest:
-        token = rest.pop(0)
-        if token == "--":
-            return None  # what follows is the question, as typed
-        name = token.partition("=")[0]
-        if name in spec.flags:
-            options.append(token)
-            if spec.flags[name][0].kind is not bool and "=" not in token and rest:
-                options.append(rest.pop(0))
-        elif re.fullmatch(r"-[^\W\d_][\w.:/-]+", token):
-            found = found or token
-            words.append(token)
-        elif token.startswith("-") and token != "-":
-            return None  # another option Typer will say is wrong
-        else:
-            words.append(token)
-    return (found, words, options) if found is not None else None
+    return params.unquoted_exclusion(command_function(argv[0]), argv[1:])
 
 
 def run(argv: list[str]) -> int:

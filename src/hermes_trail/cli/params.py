@@ -260,6 +260,43 @@ def _read_spec(func: Callable[..., Any]) -> _Spec | None:
     return spec
 
 
+# A word excluded from a search (``-docker``, ``-v1.2``, ``-src/old``): a letter after the dash.
+_EXCLUDED_WORD = r"-[^\W\d_][\w.:/-]+"
+
+
+def unquoted_exclusion(func: Callable[..., Any], args: list[str]) -> tuple[str, list[str], list[str]] | None:
+    """A ``-word`` among the words of ``func``'s command line that is none of its options, which the
+    command line would read as options (``-d``, ``-o``, ...): ``(the first such word, the question's
+    words, the options with their values)``; ``None`` when there is none, when the question follows
+    ``--`` (typed as meant), or when another unknown option is there (for Typer to name)."""
+    import re  # only here: the quick path of every other command line does without it
+
+    spec = _spec(func)
+    if spec is None:
+        return None
+    found: str | None = None
+    words: list[str] = []
+    options: list[str] = []
+    rest = list(args)
+    while rest:
+        token = rest.pop(0)
+        if token == "--":
+            return None
+        name = token.partition("=")[0]
+        if name in spec.flags:
+            options.append(token)
+            if spec.flags[name][0].kind is not bool and "=" not in token and rest:
+                options.append(rest.pop(0))
+        elif re.fullmatch(_EXCLUDED_WORD, token):
+            found = found or token
+            words.append(token)
+        elif token.startswith("-") and token != "-":
+            return None
+        else:
+            words.append(token)
+    return (found, words, options) if found is not None else None
+
+
 def _convert(param: _Param, text: str) -> tuple[bool, Any]:
     """``(True, value)`` for a value Typer would take as it is, ``(False, None)`` for one it refuses
     (or might: a value out of range)."""

@@ -235,12 +235,15 @@ class _Plan:
     prefix: str | None
     # Whether the query has alternatives (an OR): a full window is then ranked by the words' occurrences.
     alternatives: bool = False
+    # What the query excludes (``-word``): the weaker evidence leaves it out too (:func:`_excluded`).
+    exclusions: tuple[query.Node, ...] = ()
 
 
 def _plan(conn: psycopg.Connection[Any], text: str, checked: bool, profiles: set[str] | None = None) -> _Plan:
     """``text`` read as :func:`hermes_trail.index.plan.read` reads it; unless ``checked``, no word is
     looked up (the words as typed, when they find enough)."""
     parsed = query.parse(text)
+    exclusions = tuple(query.exclusions(parsed))
     plain = query.conjuncts(parsed)
     every = query.terms(parsed)
     change: dict[query.Term, query.Term | None] = {}
@@ -280,7 +283,9 @@ def _plan(conn: psycopg.Connection[Any], text: str, checked: bool, profiles: set
         except _TooShort:
             trigram = None
     alternatives = _has_or(parsed.root)
-    return _Plan(tsquery, trigram, query.terms(parsed), every, dropped, missing, prefix, alternatives)
+    return _Plan(
+        tsquery, trigram, query.terms(parsed), every, dropped, missing, prefix, alternatives, exclusions
+    )
 
 
 def _has_or(node: query.Node | None) -> bool:
@@ -794,12 +799,10 @@ def _any_words(
     return evidence, set(has)
 
 
-def _excluded(conn: psycopg.Connection[Any], text: str) -> str | None:
+def _excluded(conn: psycopg.Connection[Any], exclusions: tuple[query.Node, ...]) -> str | None:
     """The query's exclusions (``-word``) as one tsquery's text, any of them (``None``: none), as the
     local search leaves them out of its weaker evidence (``query.excluded_fts``)."""
-    root = query.parse(text).root
-    nodes = root.nodes if isinstance(root, query.And) else ()
-    parts = [p for n in nodes if isinstance(n, query.Not) and (p := _tsquery_sql(n.node)) is not None]
+    parts = [p for n in exclusions if (p := _tsquery_sql(n)) is not None]
     if not parts:
         return None
     row = conn.execute(
@@ -1067,7 +1070,7 @@ def _search(
         ordered = []
         words = _present(conn, [t for t in terms if any(c.isalnum() for c in t) and not cjk.has_cjk(t)])
         coverage = len(terms) / (len(terms) + len(reading.missing)) if terms else 1.0
-        excluded = _excluded(conn, text)
+        excluded = _excluded(conn, reading.exclusions)
         if len(words) >= (1 if not groups else 2):
             evidence, docs = _any_words(conn, words, filters, hosts, info, coverage, excluded=excluded)
             pool += evidence

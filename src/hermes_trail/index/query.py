@@ -435,10 +435,15 @@ def excluded_fts(query: Query) -> str | None:
     """The query's exclusions (``-word``, ``-"a phrase"``, at its top) as one word-index MATCH expression
     of any of them; ``None`` without one. What the weaker evidence (any of the words, meaning) leaves out
     too: a turn with an excluded word is no answer, however the rest of the query found it."""
+    parts = [p for n in exclusions(query) if (p := _render(n, _fts_leaf)) is not None]
+    return _join(parts, "OR")
+
+
+def exclusions(query: Query) -> list[Node]:
+    """What the query excludes at its top (``-word``, ``-"a phrase"``): each excluded node."""
     root = query.root
     nodes = root.nodes if isinstance(root, And) else ()
-    parts = [p for n in nodes if isinstance(n, Not) and (p := _render(n.node, _fts_leaf)) is not None]
-    return _join(parts, "OR")
+    return [n.node for n in nodes if isinstance(n, Not)]
 
 
 def _positive_leaves(node: Node | None) -> list[_Leaf]:
