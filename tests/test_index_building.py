@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from hermes_trail.errors import TrailError
-from hermes_trail.index import opening, sync, writer
+from hermes_trail.index import opening, schema, sync, writer
 from hermes_trail.index.search import search
 from hermes_trail.index.sync import sync_index
 from hermes_trail.index.writer import FTS_INDEXES
@@ -96,6 +96,35 @@ def test_a_first_build_is_made_beside_and_ends_in_wal_mode(home, index):
         assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     _check_full_text(index)
     assert search(index, "widget7").hits
+
+
+def _fts_settings(db: Path) -> dict[str, dict[str, int]]:
+    with sqlite3.connect(db) as conn:
+        return {
+            table: {
+                k: int(v) for k, v in conn.execute(f"SELECT k, v FROM {table}_config WHERE k <> 'version'")
+            }
+            for table in schema.FTS_TABLES
+        }
+
+
+def test_a_build_merges_its_full_text_segments_less_often_than_the_index_in_use(home, index, monkeypatch):
+    building: list[dict[str, dict[str, int]]] = []
+    real = sync._sync_store
+
+    def watched(conn, *args, **kwargs):  # what the file being built is set to, while it is built
+        building.append(_fts_settings(Path(conn.execute("PRAGMA database_list").fetchone()[2])))
+        return real(conn, *args, **kwargs)
+
+    monkeypatch.setattr(sync, "_sync_store", watched)
+    sync_index(index, homes=[home])  # a first build: renamed into place
+    sync_index(index, homes=[home], rebuild=True)  # over an index in use: copied into it
+    assert len(building) == 2
+    for seen in building:
+        assert all(seen[t] == schema.BUILDING_FTS for t in schema.FTS_TABLES), seen
+    finished = _fts_settings(index)
+    assert all(finished[t]["automerge"] == schema.IN_USE_FTS["automerge"] for t in schema.FTS_TABLES)
+    _check_full_text(index)
 
 
 def test_docs_written_in_batches_by_workers_are_each_indexed_once(home, index, monkeypatch):
