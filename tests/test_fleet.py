@@ -495,6 +495,21 @@ def test_trail_share_without_a_dsn_pushes_where_the_homes_settings_say(fleet, ma
     assert "-pw" not in printed["dsn"]
 
 
+def test_trail_share_never_pushes_the_bundled_demo_home(fleet, capsys, tmp_path):
+    """Where no Hermes home is found, a query reads the bundled demo home; a push of it would put the
+    demo's sessions in every machine's results, so `trail share` says there is nothing to share."""
+    from hermes_trail.cli import params
+    from hermes_trail.cli.share_cmd import share
+
+    index = tmp_path / "index.db"
+    kwargs = params.parse(share, [fleet.host_login("alpha"), "--index", str(index)])
+    assert kwargs is not None
+    assert params.invoke(share, kwargs) == 1
+    said = capsys.readouterr().err
+    assert "nothing to share" in said and "demo home" in said
+    assert fleet.rows() == ([], []) and not index.exists()
+
+
 def test_the_newest_fact_leads_in_the_shared_index_as_locally(fleet, tmp_path):
     """The same ranking rules: the older session says more about the standup, the later one moved it;
     the shared index puts the later one first, as the local index does, for a person's sessions and for

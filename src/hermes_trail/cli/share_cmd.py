@@ -100,11 +100,19 @@ def share(
         except TrailError as exc:
             fail(str(exc))
         raise Exit(EXIT_OK)
+    from hermes_trail.cli.common import named
     from hermes_trail.cli.indexing import synced_index
     from hermes_trail.cli.progress import progress_bar
     from hermes_trail.fleet.push import push
     from hermes_trail.fleet.serialize import push_json
+    from hermes_trail.hermes import locate
 
+    if not named(home, db, pg) and not locate.discover(os.environ).stores:
+        # Where a query would read the bundled demo home, a push would put it in everyone's results.
+        fail(
+            "no Hermes home found on this machine: nothing to share (the demo home bundled with "
+            "hermes-trail is never pushed); name a home with --home, a store with --db or --pg"
+        )
     path = synced_index(index, home, db, pg)
     try:
         with progress_bar(f"pushing to {dsns.shown(dsn)}", unit="sessions") as bar:
