@@ -1121,6 +1121,36 @@ def test_the_shared_index_finds_by_meaning_as_the_local_index_does(vector_fleet,
     assert shared.read_as == local.read_as
 
 
+def test_a_one_shot_fleet_search_asks_the_meaning_server_for_its_vector(vector_fleet, languages, monkeypatch):
+    """`trail search --fleet` from the shell asks the meaning server for the question's vector (the model
+    stays loaded there: 1.9 s a search before) and answers exactly as when it encodes it itself."""
+    import tempfile
+
+    from hermes_trail.index import meaning_client
+
+    _, index = languages
+    push(index, vector_fleet.admin, "kappa")
+    query = "when do my wife's and my tetanus vaccinations expire"
+    alone = fleet_search(vector_fleet.admin, query)
+    sockets = Path(tempfile.mkdtemp(prefix="trail-"))  # a short path, as a socket's must be
+    monkeypatch.setenv("TRAIL_MEANING_SOCKET_DIR", str(sockets))
+    monkeypatch.setenv("TRAIL_MEANING_SERVER", "1")
+    asked: list[str] = []
+    real = meaning_client.vector
+    monkeypatch.setattr(meaning_client, "vector", lambda text: asked.append(text) or real(text))
+    try:
+        with meaning_client.served():
+            served = fleet_search(vector_fleet.admin, query)
+        assert list(sockets.glob("meaning-*.sock")), "the search started the server"
+    finally:
+        meaning_client.stop()
+        shutil.rmtree(sockets, ignore_errors=True)
+    assert len(asked) == 1 and "tetanus" in asked[0]  # the words typed, once each
+    assert alone.conversations[0].hits[0].session_id == ZH_TETANUS
+    ranked = [(c.hits[0].session_id, round(c.score, 9)) for c in served.conversations]
+    assert ranked == [(c.hits[0].session_id, round(c.score, 9)) for c in alone.conversations]
+
+
 def test_a_host_may_not_write_another_hosts_passages(vector_fleet, languages):
     """Row-level security on the passages too: a host's login pushes its own, reads every host's, and can
     neither change nor plant a passage of another host's session (its own name on it breaks the key)."""

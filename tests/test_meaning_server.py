@@ -114,3 +114,28 @@ def test_an_unreachable_server_leaves_the_search_to_the_process(tmp_path, monkey
         assert meaning_client.standing(conn, "anything", SearchFilters()) is None
     conn.close()
     assert Path(tmp_path / "run").is_dir()
+    with meaning_client.served():
+        assert meaning_client.vector("anything") is None
+
+
+def test_the_server_encodes_a_question_exactly_as_the_process_would(short_tmp, monkeypatch):
+    """What a search of the shared index compares with its passages (``trail search --fleet``): the
+    question's vector from the server, the very float32 values the model gives in this process."""
+    import numpy as np
+
+    from hermes_trail.index import meaning_server
+
+    monkeypatch.setenv("TRAIL_MEANING_SOCKET_DIR", str(short_tmp / "run"))
+    monkeypatch.setenv("TRAIL_MEANING_SERVER", "1")
+    assert meaning_client.vector(QUERY) is None, "outside a served block the process encodes"
+    try:
+        with meaning_client.served():
+            served = meaning_client.vector(QUERY)
+            again = meaning_client.vector("数据库备份")
+    finally:
+        assert meaning_client.stop()
+    model = encoder.model()
+    assert served is not None and again is not None
+    assert np.array_equal(np.asarray(served, dtype=np.float32), model.encode([QUERY])[0])
+    assert np.array_equal(np.asarray(again, dtype=np.float32), model.encode(["数据库备份"])[0])
+    assert meaning_server.answer({"encode": 7}) == {"error": "an encode request names a text"}

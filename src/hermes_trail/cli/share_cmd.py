@@ -233,9 +233,11 @@ def fleet_result(
     """What the shared index answers; a problem with it ends the command with one line (password hidden)."""
     from hermes_trail.errors import TrailError
     from hermes_trail.fleet.search import search
+    from hermes_trail.index import meaning_client
 
     try:
-        return search(dsn, query, filters, hosts=hosts, limit=max(limit, 1))
+        with meaning_client.served():  # the question's vector from the meaning server, not a model here
+            return search(dsn, query, filters, hosts=hosts, limit=max(limit, 1))
     except TrailError as exc:
         fail(str(exc))
 
@@ -270,12 +272,14 @@ def recall_fleet(
     """``trail recall --fleet``: the same page of ``limit`` conversations, each line's session named with
     its host (``laptop/default:<id>``)."""
     from hermes_trail.errors import TrailError
+    from hermes_trail.index import meaning_client
 
     trail = fleet_trail(dsn, hosts)
     try:
-        page = trail.recall_page(
-            query, project=filters.project, profile=filters.profile, limit=limit, budget=budget
-        )
+        with meaning_client.served():
+            page = trail.recall_page(
+                query, project=filters.project, profile=filters.profile, limit=limit, budget=budget
+            )
     except TrailError as exc:
         fail(str(exc))
     if json_output:

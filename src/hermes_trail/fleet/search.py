@@ -920,13 +920,16 @@ def _meaning(
     passages (as the local pass stands them; here only the nearest are read, and the crowd is fitted from
     them: :func:`crowd`); each one's standing (as the local pass gives :func:`newest_first`); and how many
     sessions have no passages yet (``None`` when it did not count them). Nothing without pgvector."""
-    from hermes_trail.index import encoder
+    from hermes_trail.index import encoder, meaning_client
 
     if not info.vector or info.vector_schema is None or not encoder.available():
         return [], {}, None
     if filters.role or filters.tool or filters.since is not None or filters.until is not None:
         return [], {}, None
-    vector = encoder.model().encode([text])[0]
+    # A one-shot command asks the meaning server, which keeps the model loaded (index/meaning_client).
+    vector = meaning_client.vector(text)
+    if vector is None:
+        vector = encoder.model().encode([text])[0]
     literal = "[" + ",".join(f"{float(x):.6f}" for x in vector) + "]"
     op = f"OPERATOR({info.vector_schema}.<=>)"
     # The filters, said of the passages read (the host, on the passage's own column) and of the sessions

@@ -70,6 +70,18 @@ def standing(
     return {int(sess): (float(z), None if doc is None else int(doc)) for sess, z, doc in answer["standing"]}
 
 
+def vector(text: str) -> list[float] | None:
+    """The sentence model's vector of ``text`` as the server computes it (the shared index's meaning pass
+    compares it with the passages there), or ``None`` when this process encodes it itself."""
+    if not enabled() or (where := socket_path()) is None:
+        return None
+    answer = _ask(where, {"encode": text}, start=True)
+    found = None if answer is None else answer.get("vector")
+    if not isinstance(found, list) or not all(isinstance(x, float) for x in found):
+        return None
+    return found
+
+
 def stop() -> bool:
     """Stop this installation's server; whether one was running."""
     where = socket_path()

@@ -1,6 +1,7 @@
 """The meaning server: keeps numpy, the sentence model and the passage matrices loaded for one-shot
 ``trail`` commands (see ``meaning_client.py`` for why), and answers each with the meaning pass's
-standings, computed by the same function a long-lived process calls (``search.meaning_standing``).
+standings, computed by the same function a long-lived process calls (``search.meaning_standing``), or,
+for a search of the shared index, with the question's vector.
 
 Run as ``python -m hermes_trail.index.meaning_server --socket PATH [--idle SECONDS]``. It serves one
 question at a time on a Unix socket only its user can reach, opens each index read-only, and exits
@@ -23,7 +24,11 @@ MAX_REQUEST = 1 << 20  # a question is a query and its filters: a megabyte is fa
 
 
 def answer(request: dict[str, Any]) -> dict[str, Any]:
-    """The answer to one request (``{"standing": [[session, z, doc], ...]}``), or ``{"error": ...}``."""
+    """The answer to one request: an index's meaning standings (``{"standing": [[session, z, doc], ...]}``),
+    or a text's vector (``{"encode": text}``: ``{"vector": [...]}``, what the shared index's meaning pass
+    compares with), or ``{"error": ...}``."""
+    if "encode" in request:
+        return _encoded(request["encode"])
     from hermes_trail.index.search import SearchFilters, meaning_standing
 
     index, text, fields = request.get("index"), request.get("text"), request.get("filters") or {}
@@ -46,6 +51,17 @@ def answer(request: dict[str, Any]) -> dict[str, Any]:
     finally:
         conn.close()
     return {"standing": [[sess, z, doc] for sess, (z, doc) in found.items()]}
+
+
+def _encoded(text: Any) -> dict[str, Any]:
+    """The sentence model's vector of ``text``: float32 values, each exact as a JSON number."""
+    from hermes_trail.index import encoder
+
+    if not isinstance(text, str):
+        return {"error": "an encode request names a text"}
+    if not encoder.available():
+        return {"error": "no sentence model here"}
+    return {"vector": [float(x) for x in encoder.model().encode([text])[0]]}
 
 
 def serve(where: Path, idle: float) -> int:
