@@ -417,3 +417,10 @@ def test_a_search_no_word_of_which_was_found_says_its_answer_is_by_meaning():
         stream = io.StringIO()
         print_search(Printer(stream), result)
         assert f"Not found anywhere: zzyzx; showing {shown}." in stream.getvalue()
+    # Sessions with no passages yet: encoded here by `trail index`; in the shared index, by their hosts.
+    result.unencoded = 2
+    for shared, remedy in ((False, "`trail index` encodes them"), (True, "on their hosts send them")):
+        stream = io.StringIO()
+        print_search(Printer(stream), result, shared=shared)
+        said = " ".join(stream.getvalue().split())
+        assert "2 sessions without passages for search by meaning yet" in said and remedy in said

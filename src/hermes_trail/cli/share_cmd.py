@@ -256,7 +256,7 @@ def search_fleet(
         bool(result.conversations),
         json_output,
         lambda: fleet_search_json(result),
-        lambda out: print_search(out, named_by_host(result)),
+        lambda out: print_search(out, named_by_host(result), shared=True),
     )
 
 

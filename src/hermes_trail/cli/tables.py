@@ -224,8 +224,9 @@ def _plural(count: int, noun: str, many: str | None = None) -> str:
     return f"{count:,} {noun if count == 1 else (many or noun + 's')}"
 
 
-def print_search(out: Printer, result: SearchResult) -> None:
-    """Hits grouped by conversation: title, where and when, each matching turn, and how to resume."""
+def print_search(out: Printer, result: SearchResult, shared: bool = False) -> None:
+    """Hits grouped by conversation: title, where and when, each matching turn, and how to resume
+    (``shared``: the shared index's answer, whose missing passages are the pushing hosts' to send)."""
     if not result.conversations:
         out.line(f"No match for {safe(result.query)!r}.")
         if result.missing:
@@ -243,10 +244,10 @@ def print_search(out: Printer, result: SearchResult) -> None:
     from hermes_trail.resume import many_lines
 
     with many_lines():
-        _print_conversations(out, result)
+        _print_conversations(out, result, shared)
 
 
-def _print_conversations(out: Printer, result: SearchResult) -> None:
+def _print_conversations(out: Printer, result: SearchResult, shared: bool) -> None:
     for conversation in result.conversations:
         best = conversation.hits[0]
         where = f"  {best.project} · {best.profile} · {best.source or '?'}"
@@ -263,9 +264,12 @@ def _print_conversations(out: Printer, result: SearchResult) -> None:
         out.blank()
     if result.unencoded:
         unencoded = _plural(result.unencoded, "session")
-        out.line(
-            (f"{unencoded} without passages for search by meaning yet: `trail index` encodes them.", "dim")
+        remedy = (
+            "`trail index` and `trail share` on their hosts send them"
+            if shared
+            else "`trail index` encodes them"
         )
+        out.line((f"{unencoded} without passages for search by meaning yet: {remedy}.", "dim"))
     more = " (newest matches ranked)" if result.windowed else ""
     at_least = "" if result.matches_exact else "at least "
     turns = _plural(result.matches, "matching turn")
