@@ -709,6 +709,15 @@ def test_search_and_recall_fleet_print_as_the_local_commands(fleet, machines, ca
         recall_fleet(fleet.admin, "docker compose", SearchFilters(), None, 2000, True)
     page = json.loads(capsys.readouterr().out)
     assert done.value.code == 0 and "alpha/" in page["page"] and page["bytes"] <= 2000
+    # A --host no machine pushed as (a typo): the empty answer says so, and which hosts there are.
+    for ask in (
+        lambda: search_fleet(fleet.admin, "docker compose", SearchFilters(), ["alhpa"], 5, True),
+        lambda: recall_fleet(fleet.admin, "docker compose", SearchFilters(), ["alhpa"], 2000, True),
+    ):
+        with pytest.raises(SystemExit):
+            ask()
+        said = capsys.readouterr().err
+        assert "no host 'alhpa' has pushed to this shared index (hosts: alpha)" in said
 
 
 # -- fix, blame and how ------------------------------------------------------------------------------------

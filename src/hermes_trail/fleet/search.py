@@ -1186,6 +1186,21 @@ def hosts_of(result: SearchResult) -> list[str]:
     )
 
 
+def pushed_hosts(dsn: str) -> list[str]:
+    """The hosts that have pushed to the shared index at ``dsn``, by name (for a ``--host`` that names
+    none of them)."""
+    import psycopg
+
+    conn = connect(dsn)
+    try:
+        sql = f"SELECT host FROM {schema.SCHEMA}.hosts WHERE pushed_at IS NOT NULL ORDER BY host"
+        return [str(r[0]) for r in conn.execute(sql)]
+    except psycopg.Error as exc:
+        raise FleetError(clean(exc, dsn)) from exc
+    finally:
+        conn.close()
+
+
 def named_by_host(result: SearchResult, resume: bool = True) -> SearchResult:
     """A copy of ``result`` whose hits name their host where a person (or an agent's recall page) reads
     them: in the profile (``laptop/default``) and before the command that resumes them (``on laptop:
