@@ -102,3 +102,37 @@ class SearchFilters(_Frozen):
 def like(text: str) -> str:
     """``text`` as a LIKE pattern that matches it literally (with ``ESCAPE '\\'``)."""
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+# The filters on sessions a person types a name for, with how an empty answer names each and the column
+# whose values it lists (none for a project, a path's end, or a session id's start).
+_NAMED = (("project", "project", None), ("profile", "profile", "profile"), ("source", "source", "source"))
+
+
+def unmatched(conn: Any, filters: SearchFilters) -> list[str]:
+    """For a search that found nothing: each session filter of ``filters`` that no session of the index
+    at ``conn`` (SQLite) matches at all, said as a person reads it (``no session has profile 'wrok'
+    (profiles: default, work)``), so a typo is not taken for an empty history."""
+    said: list[str] = []
+    for field, name, column in _NAMED:
+        value = getattr(filters, field)
+        if not value:
+            continue
+        clauses, params = SearchFilters(include_rewound=True, **{field: value}).clauses()
+        if conn.execute(f"SELECT 1 FROM sessions s WHERE {' AND '.join(clauses)} LIMIT 1", params).fetchone():
+            continue
+        known = ""
+        if column is not None:
+            values = [
+                r[0] for r in conn.execute(f"SELECT DISTINCT {column} FROM sessions ORDER BY 1 LIMIT 21")
+            ]
+            shown = ", ".join(str(v) for v in values[:20] if v) + (", ..." if len(values) > 20 else "")
+            known = f" ({name}s: {shown})" if shown else ""
+        said.append(f"no session has {name} {value!r}{known}")
+    if filters.session:
+        clauses, params = SearchFilters(include_rewound=True, session=filters.session).clauses()
+        if not conn.execute(
+            f"SELECT 1 FROM sessions s WHERE {' AND '.join(clauses)} LIMIT 1", params
+        ).fetchone():
+            said.append(f"no session id is or starts with {filters.session!r}")
+    return said
