@@ -131,20 +131,22 @@ def test_a_blank_question_is_a_usage_error(home, tmp_path):
 
 def test_a_filter_no_session_matches_is_said_when_nothing_is_found(home, tmp_path):
     """``--profile wrok`` finds nothing because no session has that profile, not because the history lacks
-    the words: the command says so on stderr, with the profiles there are; a filter that matches sessions
-    says nothing more."""
+    the words: the answer says so, with the profiles there are (``unmatched`` in ``--json``); a filter that
+    matches sessions says nothing more."""
     index = ["--index", str(tmp_path / "index.db"), "--home", str(home)]
     done = trail("search", "invoice", "--profile", "wrok", *index)
     assert done.returncode == 1 and "No match" in done.stdout
-    assert "no session has profile 'wrok' (profiles: default, work)" in done.stderr, done.stderr
+    assert "No session has profile 'wrok' (profiles: default, work)." in done.stdout, done.stdout
     done = trail("search", "invoice", "--source", "slak", "--project", "billing-service", "--json", *index)
-    assert json.loads(done.stdout)["conversations"] == []  # the JSON is the same; the line is on stderr
-    assert "no session has source 'slak' (sources: cli, cron, telegram)" in done.stderr
-    assert "project" not in done.stderr  # one session is in billing-service
+    answer = json.loads(done.stdout)
+    assert answer["conversations"] == []
+    assert answer["unmatched"] == ["no session has source 'slak' (sources: cli, cron, telegram)"]
+    found = json.loads(trail("search", "invoice", "--project", "billing-service", "--json", *index).stdout)
+    assert found["conversations"] and found["unmatched"] == []
     done = trail("recall", "invoice", "--project", "nowhere", *index)
     assert "no session has project 'nowhere'" in done.stderr
-    done = trail("search", "zzyzx", "--profile", "work", "--session", "2099", *index)
-    assert "no session id is or starts with '2099'" in done.stderr and "profile" not in done.stderr
+    done = trail("search", "zzyzx", "--profile", "work", "--session", "2099", "--json", *index)
+    assert json.loads(done.stdout)["unmatched"] == ["no session id is or starts with '2099'"]
 
 
 def test_an_unquoted_word_to_leave_out_says_how_to_ask(home, tmp_path):

@@ -709,15 +709,16 @@ def test_search_and_recall_fleet_print_as_the_local_commands(fleet, machines, ca
         recall_fleet(fleet.admin, "docker compose", SearchFilters(), None, 2000, True)
     page = json.loads(capsys.readouterr().out)
     assert done.value.code == 0 and "alpha/" in page["page"] and page["bytes"] <= 2000
-    # A --host no machine pushed as (a typo): the empty answer says so, and which hosts there are.
-    for ask in (
-        lambda: search_fleet(fleet.admin, "docker compose", SearchFilters(), ["alhpa"], 5, True),
-        lambda: recall_fleet(fleet.admin, "docker compose", SearchFilters(), ["alhpa"], 2000, True),
-    ):
-        with pytest.raises(SystemExit):
-            ask()
-        said = capsys.readouterr().err
-        assert "no host 'alhpa' has pushed to this shared index (hosts: alpha)" in said
+    # A --host no machine pushed as, a profile none has (typos): the empty answer says so, with the names
+    # there are (search: `unmatched`, as locally; recall: on stderr).
+    unknown = "no host 'alhpa' has pushed to this shared index (hosts: alpha)"
+    with pytest.raises(SystemExit):
+        search_fleet(fleet.admin, "docker compose", SearchFilters(profile="wrok"), ["alhpa"], 5, True)
+    said = json.loads(capsys.readouterr().out)["unmatched"]
+    assert said[0] == unknown and said[1].startswith("no session has profile 'wrok' (profiles: ")
+    with pytest.raises(SystemExit):
+        recall_fleet(fleet.admin, "docker compose", SearchFilters(), ["alhpa"], 2000, True)
+    assert unknown in capsys.readouterr().err
 
 
 # -- fix, blame and how ------------------------------------------------------------------------------------

@@ -339,6 +339,22 @@ def test_nothing_found_is_said_not_an_error(served):
     result, _ = served.ask(check)
     assert result.isError is False and result.structuredContent == {"found": False}
     assert "Nothing in the Hermes history matches" in text_of(result)
+    assert "Try other words" in text_of(result)
+
+
+def test_a_profile_no_session_has_is_said_with_the_profiles_there_are(served):
+    """An agent that guessed a profile's name wrong learns the right ones, instead of concluding that the
+    past holds nothing; a search says it in its ``unmatched``."""
+
+    async def check(session: ClientSession) -> Any:
+        recalled = await session.call_tool("recall", {"query": "write-ahead", "profile": "wrok"})
+        searched = await session.call_tool("search", {"query": "write-ahead", "profile": "wrok"})
+        return recalled, searched
+
+    (recalled, searched), _ = served.ask(check)
+    assert recalled.isError is False and recalled.structuredContent == {"found": False}
+    assert "No session has profile 'wrok' (profiles: " in text_of(recalled), text_of(recalled)
+    assert "no session has profile 'wrok' (profiles: " in text_of(searched)
 
 
 def test_with_no_hermes_home_the_demo_is_served_and_stdout_holds_only_protocol(isolated_env, tmp_path):

@@ -345,6 +345,7 @@ def _search_json(result: SearchResult) -> dict[str, Any]:
         "unencoded": result.unencoded,
         "matches_exact": result.matches_exact,
         "read_as": list(result.read_as),
+        "unmatched": list(result.unmatched),
         "conversations": [
             {
                 "store": c.store,

@@ -484,6 +484,31 @@ class Trail:
         with self._reading() as conn:
             return search(conn, query, filters, limit=max(limit, 1))
 
+    def unmatched(
+        self,
+        *,
+        project: str | None = None,
+        profile: str | None = None,
+        source: str | None = None,
+        session: str | None = None,
+    ) -> list[str]:
+        """The filters no session of the index (or of the hosts asked, in the shared index) matches at all,
+        said as a person reads them: why a question with them found nothing (``index.filters.unmatched``).
+        Read as the index stands (the question before it synced it)."""
+        from hermes_trail.index.filters import SearchFilters, unmatched
+
+        filters = SearchFilters(project=project, profile=profile, source=source, session=session)
+        if self.fleet:
+            from hermes_trail.fleet.schema import SCHEMA
+            from hermes_trail.fleet.search import unmatched_hosts
+
+            with self._shared() as shared:
+                return unmatched_hosts(shared, self._hosts) + unmatched(
+                    shared, filters, "%s", f"{SCHEMA}.sessions"
+                )
+        with self._reading(fresh=False) as conn:
+            return unmatched(conn, filters)
+
     def recall_page(
         self,
         query: str,

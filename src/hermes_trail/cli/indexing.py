@@ -186,33 +186,3 @@ class _IndexingBar:
             return False
         self._bar.stop()
         return True
-
-
-def say_unmatched(
-    trail: Trail,
-    project: str | None,
-    profile: str | None,
-    source: str | None = None,
-    session: str | None = None,
-) -> None:
-    """After a question that found nothing: on stderr, each of these filters that no indexed session
-    matches at all (a typo, a profile of another machine), with the names there are."""
-    import sqlite3
-
-    from hermes_trail.index.filters import SearchFilters, unmatched
-
-    if not (project or profile or source or session):
-        return
-    try:
-        conn = sqlite3.connect(f"{trail.index_path.resolve().as_uri()}?mode=ro", uri=True)
-    except sqlite3.Error:
-        return
-    try:
-        for line in unmatched(
-            conn, SearchFilters(project=project, profile=profile, source=source, session=session)
-        ):
-            err(line)
-    except sqlite3.Error:
-        pass
-    finally:
-        conn.close()

@@ -3,7 +3,7 @@
 from typing import Annotated, Any
 
 from hermes_trail.cli.common import DbOption, HomeOption, JsonOption, PgOption, answer, question, since_option
-from hermes_trail.cli.indexing import IndexOption, indexed, say_unmatched
+from hermes_trail.cli.indexing import IndexOption, indexed
 from hermes_trail.cli.params import asked
 from hermes_trail.cli.share_cmd import FleetOption, HostsOption
 from hermes_trail.questions import QUESTIONS
@@ -65,8 +65,6 @@ def search(
     from hermes_trail.cli.tables import print_search
     from hermes_trail.serialize import search_json
 
-    if not result.conversations:
-        say_unmatched(trail, project, profile, source, session)
     answer(
         bool(result.conversations),
         json_output,

@@ -252,8 +252,6 @@ def search_fleet(
     from hermes_trail.fleet.serialize import fleet_search_json
 
     result = fleet_result(dsn, query, filters, hosts, limit)
-    if not result.conversations:
-        _say_unknown_hosts(dsn, hosts)
     answer(
         bool(result.conversations),
         json_output,
@@ -285,31 +283,13 @@ def recall_fleet(
     except TrailError as exc:
         fail(str(exc))
     if not page:
-        _say_unknown_hosts(dsn, hosts)
+        for said in trail.unmatched(project=filters.project, profile=filters.profile):
+            err(said)
     if json_output:
         print_json({"query": query, "budget": budget, "page": page, "bytes": len(page.encode())})
     elif page:
         sys.stdout.write(page + "\n")
     raise Exit(EXIT_OK)
-
-
-def _say_unknown_hosts(dsn: str, hosts: list[str] | None) -> None:
-    """After an empty answer: which ``--host`` names no host that pushed here (a typo, a machine that never
-    pushed), with the hosts that did, on stderr."""
-    from hermes_trail.errors import TrailError
-    from hermes_trail.fleet.search import pushed_hosts
-
-    if not hosts:
-        return
-    try:
-        known = pushed_hosts(dsn)
-    except TrailError:
-        return
-    unknown = [h for h in hosts if h not in known]
-    if unknown:
-        names = ", ".join(repr(h) for h in unknown)
-        there = ", ".join(known) if known else "none yet"
-        err(f"no host {names} has pushed to this shared index (hosts: {there})")
 
 
 def asked_fleet(dsn: str, hosts: list[str] | None, question: Callable[[Trail], T]) -> tuple[Trail, T]:

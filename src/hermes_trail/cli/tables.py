@@ -231,6 +231,8 @@ def print_search(out: Printer, result: SearchResult, shared: bool = False) -> No
         out.line(f"No match for {safe(result.query)!r}.")
         if result.missing:
             out.line((f"Not found anywhere: {safe(', '.join(result.missing))}", "dim"))
+        for said in result.unmatched:  # a filter nothing matches: a typo, not an empty history
+            out.line((safe(said[0].upper() + said[1:]) + ".", "yellow"))
         return
     if result.missing:
         words = safe(", ".join(result.missing))

@@ -38,7 +38,7 @@ from hermes_trail.fleet.connection import FleetError, clean, connect
 from hermes_trail.fleet.push import TOKEN
 from hermes_trail.hermes import dsn as dsns
 from hermes_trail.index import cjk, lexicon, plan, query, stopwords
-from hermes_trail.index.filters import SearchFilters, like
+from hermes_trail.index.filters import SearchFilters, like, unmatched
 from hermes_trail.index.search import (
     COUNT_CAP,
     COVERAGE_BIGRAMS,
@@ -1127,7 +1127,23 @@ def _search(
     result.missing, result.dropped, result.prefix = missing, reading.dropped, reading.prefix
     result.unencoded = unencoded
     result.read_as = read_as
+    if not conversations:
+        result.unmatched = unmatched_hosts(conn, hosts) + unmatched(conn, filters, "%s", _S)
     return result
+
+
+def unmatched_hosts(conn: psycopg.Connection[Any], hosts: list[str] | None) -> list[str]:
+    """The ``hosts`` asked for that never pushed here (a typo, a machine that never pushed), said with the
+    hosts that did."""
+    if not hosts:
+        return []
+    sql = f"SELECT host FROM {schema.SCHEMA}.hosts WHERE pushed_at IS NOT NULL ORDER BY host"
+    known = [str(r[0]) for r in conn.execute(sql)]
+    unknown = [h for h in hosts if h not in known]
+    if not unknown:
+        return []
+    there = ", ".join(known) if known else "none yet"
+    return [f"no host {', '.join(repr(h) for h in unknown)} has pushed to this shared index (hosts: {there})"]
 
 
 def _openings(conn: psycopg.Connection[Any], conversations: list[Conversation]) -> None:
@@ -1184,21 +1200,6 @@ def hosts_of(result: SearchResult) -> list[str]:
     return list(
         dict.fromkeys(h.host for c in result.conversations for h in c.hits if isinstance(h, FleetHit))
     )
-
-
-def pushed_hosts(dsn: str) -> list[str]:
-    """The hosts that have pushed to the shared index at ``dsn``, by name (for a ``--host`` that names
-    none of them)."""
-    import psycopg
-
-    conn = connect(dsn)
-    try:
-        sql = f"SELECT host FROM {schema.SCHEMA}.hosts WHERE pushed_at IS NOT NULL ORDER BY host"
-        return [str(r[0]) for r in conn.execute(sql)]
-    except psycopg.Error as exc:
-        raise FleetError(clean(exc, dsn)) from exc
-    finally:
-        conn.close()
 
 
 def named_by_host(result: SearchResult, resume: bool = True) -> SearchResult:

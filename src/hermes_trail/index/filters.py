@@ -109,30 +109,30 @@ def like(text: str) -> str:
 _NAMED = (("project", "project", None), ("profile", "profile", "profile"), ("source", "source", "source"))
 
 
-def unmatched(conn: Any, filters: SearchFilters) -> list[str]:
+def unmatched(conn: Any, filters: SearchFilters, mark: str = "?", table: str = "sessions") -> list[str]:
     """For a search that found nothing: each session filter of ``filters`` that no session of the index
-    at ``conn`` (SQLite) matches at all, said as a person reads it (``no session has profile 'wrok'
-    (profiles: default, work)``), so a typo is not taken for an empty history."""
+    at ``conn`` matches at all (SQLite; the shared index's PostgreSQL with ``mark`` ``%s`` and its
+    ``table`` of sessions), said as a person reads it (``no session has profile 'wrok' (profiles:
+    default, work)``), so that a typo is not taken for an empty history."""
     said: list[str] = []
+
+    def none_match(**one: Any) -> bool:
+        clauses, params = SearchFilters(include_rewound=True, **one).clauses(mark)
+        found = conn.execute(f"SELECT 1 FROM {table} s WHERE {' AND '.join(clauses)} LIMIT 1", params)
+        return found.fetchone() is None
+
     for field, name, column in _NAMED:
         value = getattr(filters, field)
-        if not value:
-            continue
-        clauses, params = SearchFilters(include_rewound=True, **{field: value}).clauses()
-        if conn.execute(f"SELECT 1 FROM sessions s WHERE {' AND '.join(clauses)} LIMIT 1", params).fetchone():
+        if not value or not none_match(**{field: value}):
             continue
         known = ""
         if column is not None:
             values = [
-                r[0] for r in conn.execute(f"SELECT DISTINCT {column} FROM sessions ORDER BY 1 LIMIT 21")
+                r[0] for r in conn.execute(f"SELECT DISTINCT {column} FROM {table} ORDER BY 1 LIMIT 21")
             ]
             shown = ", ".join(str(v) for v in values[:20] if v) + (", ..." if len(values) > 20 else "")
             known = f" ({name}s: {shown})" if shown else ""
         said.append(f"no session has {name} {value!r}{known}")
-    if filters.session:
-        clauses, params = SearchFilters(include_rewound=True, session=filters.session).clauses()
-        if not conn.execute(
-            f"SELECT 1 FROM sessions s WHERE {' AND '.join(clauses)} LIMIT 1", params
-        ).fetchone():
-            said.append(f"no session id is or starts with {filters.session!r}")
+    if filters.session and none_match(session=filters.session):
+        said.append(f"no session id is or starts with {filters.session!r}")
     return said

@@ -39,7 +39,7 @@ from hermes_trail.index import (
     vectors,
 )
 from hermes_trail.index.filters import SearchFilters as SearchFilters
-from hermes_trail.index.filters import like
+from hermes_trail.index.filters import like, unmatched
 from hermes_trail.model import _Record
 
 # How many of the newest matches each index gives before scoring; a query with more is ranked in this window.
@@ -292,6 +292,7 @@ class SearchResult(_Record):
         "unencoded",
         "matches_exact",
         "read_as",
+        "unmatched",
     )
     __slots__ = _fields
     query: str
@@ -312,6 +313,9 @@ class SearchResult(_Record):
     matches_exact: bool
     # The English words a Chinese or Japanese question was also read as (:func:`_translated`).
     read_as: list[str]
+    # When nothing was found: the filters no session matches at all, as a person reads them
+    # (``filters.unmatched``: a typo in a profile's name is no empty history).
+    unmatched: list[str]
 
     def __init__(
         self,
@@ -326,6 +330,7 @@ class SearchResult(_Record):
         unencoded: int | None = None,
         matches_exact: bool = True,
         read_as: list[str] | None = None,
+        unmatched: list[str] | None = None,
     ) -> None:
         self.query = query
         self.conversations = conversations
@@ -338,6 +343,7 @@ class SearchResult(_Record):
         self.unencoded = unencoded
         self.matches_exact = matches_exact
         self.read_as = [] if read_as is None else read_as
+        self.unmatched = [] if unmatched is None else unmatched
 
     @property
     def hits(self) -> list[Hit]:
@@ -1103,6 +1109,8 @@ def search(
         result.missing, result.dropped, result.prefix = missing, reading.dropped, reading.prefix
         result.unencoded = unencoded
         result.read_as = read_as
+        if not conversations:
+            result.unmatched = unmatched(conn, filters)
         return result
     finally:
         if not isinstance(index, sqlite3.Connection):

@@ -70,8 +70,12 @@ def _framed(answer: dict[str, Any], summary: dict[str, Any]) -> Answer:
 def _recall(trail: Trail, args: dict[str, Any]) -> Answer:
     page = trail.recall(**args)
     if not page:
+        # A filter no session matches (a profile's name mistyped) is said, with the names there are.
+        said = trail.unmatched(project=args.get("project"), profile=args.get("profile"))
+        why = "".join(f" {s[0].upper()}{s[1:]}." for s in said)
         return Answer(
-            "Nothing in the Hermes history matches this. Try other words, or search with fewer filters.",
+            "Nothing in the Hermes history matches this."
+            + (why or " Try other words, or search with fewer filters."),
             {"found": False},
         )
     return Answer(page, {"found": True})
