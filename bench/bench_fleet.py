@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import shutil
 import sqlite3
@@ -204,6 +205,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"hosts: {args.hosts} x {args.messages:,} messages in {base}", file=sys.stderr)
     hosts = [_host(base, n, args.messages) for n in range(args.hosts)]
     figures: dict[str, Any] = {"hosts": args.hosts, "messages_per_host": args.messages}
+    # Other work on the machine slows the server's parsing and the pushes alike: said beside the figures.
+    figures["load_start"] = round(os.getloadavg()[0], 2)
     with pgserver.running(base / "pg", shared_buffers="512MB") as cluster:
         dsn = cluster.dsn()
         with connect(dsn) as conn:
@@ -339,6 +342,11 @@ def main(argv: list[str] | None = None) -> int:
                 + ("" if figures["recall_fleet_vector"] else " (no pgvector)"),
             )
         )
+    figures["load_end"] = round(os.getloadavg()[0], 2)
+    print(
+        f"machine: {os.cpu_count()} CPUs, 1-min load average {figures['load_start']} at start, "
+        f"{figures['load_end']} at end (other processes share the CPUs)"
+    )
     for name, value, note in rows:
         print(f"{name:<40} {value:>22}  {note}")
     slowest = sorted(zip(shared, queries, strict=True), reverse=True)[:10]
