@@ -143,8 +143,9 @@ def test_a_filter_no_session_matches_is_said_when_nothing_is_found(home, tmp_pat
     assert answer["unmatched"] == ["no session has source 'slak' (sources: cli, cron, telegram)"]
     found = json.loads(trail("search", "invoice", "--project", "billing-service", "--json", *index).stdout)
     assert found["conversations"] and found["unmatched"] == []
-    done = trail("recall", "invoice", "--project", "nowhere", *index)
-    assert "no session has project 'nowhere'" in done.stderr
+    for asked in (("recall", "invoice"), ("fix", "invoice failed"), ("how", "rewrite the exporter")):
+        done = trail(*asked, "--project", "nowhere", *index)
+        assert "no session has project 'nowhere'" in done.stderr, asked
     done = trail("search", "zzyzx", "--profile", "work", "--session", "2099", "--json", *index)
     assert json.loads(done.stdout)["unmatched"] == ["no session id is or starts with '2099'"]
 

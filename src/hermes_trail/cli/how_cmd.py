@@ -3,7 +3,7 @@
 from typing import Annotated
 
 from hermes_trail.cli.common import DbOption, HomeOption, JsonOption, PgOption, answer, question
-from hermes_trail.cli.indexing import IndexOption, indexed
+from hermes_trail.cli.indexing import IndexOption, indexed, say_unmatched
 from hermes_trail.cli.params import asked
 from hermes_trail.cli.share_cmd import FleetOption, HostsOption
 from hermes_trail.questions import QUESTIONS
@@ -38,6 +38,8 @@ def how(
     else:
         trail = indexed(index, home, db, pg)
         entries = trail.how_commands(text, project=project, limit=limit)
+    if not entries:
+        say_unmatched(trail, project)
     answer(
         bool(entries),
         json_output,

@@ -186,3 +186,16 @@ class _IndexingBar:
             return False
         self._bar.stop()
         return True
+
+
+def say_unmatched(trail: Trail, project: str | None = None, profile: str | None = None) -> None:
+    """After a question that found nothing: on stderr, each filter no session matches at all (a typo in a
+    project's or profile's name, a ``--host`` that never pushed), with the names there are."""
+    from hermes_trail.errors import TrailError
+
+    try:
+        said = trail.unmatched(project=project, profile=profile)
+    except TrailError:  # the question was answered; this is only a hint
+        return
+    for line in said:
+        err(line)

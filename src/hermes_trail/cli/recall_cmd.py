@@ -9,11 +9,10 @@ from hermes_trail.cli.common import (
     HomeOption,
     JsonOption,
     PgOption,
-    err,
     print_json,
     typed_words,
 )
-from hermes_trail.cli.indexing import IndexOption, indexed
+from hermes_trail.cli.indexing import IndexOption, indexed, say_unmatched
 from hermes_trail.cli.params import Exit, Option, asked
 from hermes_trail.cli.share_cmd import FleetOption, HostsOption
 from hermes_trail.questions import QUESTIONS
@@ -54,8 +53,7 @@ def recall(
     with meaning_client.served():
         page = trail.recall_page(text, project=project, profile=profile, limit=limit, budget=budget)
     if not page:  # a filter nothing matches: a typo, not an empty history
-        for said in trail.unmatched(project=project, profile=profile):
-            err(said)
+        say_unmatched(trail, project, profile)
     if json_output:
         print_json({"query": text, "budget": budget, "page": page, "bytes": len(page.encode())})
     elif page:

@@ -20,7 +20,7 @@ from hermes_trail.cli.common import (
     fail,
     print_json,
 )
-from hermes_trail.cli.indexing import IndexOption
+from hermes_trail.cli.indexing import IndexOption, say_unmatched
 from hermes_trail.cli.params import Argument, Exit, Option
 
 if TYPE_CHECKING:
@@ -283,8 +283,7 @@ def recall_fleet(
     except TrailError as exc:
         fail(str(exc))
     if not page:
-        for said in trail.unmatched(project=filters.project, profile=filters.profile):
-            err(said)
+        say_unmatched(trail, filters.project, filters.profile)
     if json_output:
         print_json({"query": query, "budget": budget, "page": page, "bytes": len(page.encode())})
     elif page:
