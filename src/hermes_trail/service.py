@@ -499,13 +499,10 @@ class Trail:
 
         filters = SearchFilters(project=project, profile=profile, source=source, session=session)
         if self.fleet:
-            from hermes_trail.fleet.schema import SCHEMA
-            from hermes_trail.fleet.search import unmatched_hosts
+            from hermes_trail.fleet.search import said_unmatched
 
             with self._shared() as shared:
-                return unmatched_hosts(shared, self._hosts) + unmatched(
-                    shared, filters, "%s", f"{SCHEMA}.sessions"
-                )
+                return said_unmatched(shared, filters, self._hosts)
         with self._reading(fresh=False) as conn:
             return unmatched(conn, filters)
 

@@ -1128,11 +1128,19 @@ def _search(
     result.unencoded = unencoded
     result.read_as = read_as
     if not conversations:
-        result.unmatched = unmatched_hosts(conn, hosts) + unmatched(conn, filters, "%s", _S)
+        result.unmatched = said_unmatched(conn, filters, hosts)
     return result
 
 
-def unmatched_hosts(conn: psycopg.Connection[Any], hosts: list[str] | None) -> list[str]:
+def said_unmatched(
+    conn: psycopg.Connection[Any], filters: SearchFilters, hosts: list[str] | None
+) -> list[str]:
+    """The shared index's ``index.filters.unmatched``: the ``hosts`` asked for that never pushed here, then
+    the filters no session of the shared index matches at all."""
+    return _unmatched_hosts(conn, hosts) + unmatched(conn, filters, "%s", _S)
+
+
+def _unmatched_hosts(conn: psycopg.Connection[Any], hosts: list[str] | None) -> list[str]:
     """The ``hosts`` asked for that never pushed here (a typo, a machine that never pushed), said with the
     hosts that did."""
     if not hosts:
