@@ -652,7 +652,7 @@ def bench_door(index: Path, work_db: Path, queries: list[tuple[str, str]]) -> Do
     question (what every question cost before it kept one), alternating query by query, three rounds."""
     from hermes_trail.service import Trail
 
-    door = Trail(index=index, dbs=(work_db,), sync_interval=1e9, parallel=False)
+    door = Trail(index=index, dbs=(work_db,), sync_interval=1e9, parallel=False, encode_behind=False)
     door.search_result("warm")
     kept: list[list[float]] = [[] for _ in queries]
     new: list[list[float]] = [[] for _ in queries]

@@ -105,6 +105,9 @@ def hermetic(mp: pytest.MonkeyPatch, home: Path, meaning_sockets: Path) -> None:
     # worker, in a folder of the worker's own (meaning_sockets), stopped when the worker's tests end.
     mp.setenv("TRAIL_MEANING_SERVER", "1")
     mp.setenv("TRAIL_MEANING_SOCKET_DIR", str(meaning_sockets))
+    # No vector stage behind the queries (index/behind.py) outlives a test or takes a core from the others:
+    # the tests of that stage turn it on.
+    mp.setenv("TRAIL_ENCODE_BEHIND", "0")
 
 
 @pytest.fixture(autouse=True)

@@ -440,8 +440,19 @@ def test_a_search_no_word_of_which_was_found_says_its_answer_is_by_meaning():
         assert f"Not found anywhere: zzyzx; showing {shown}." in stream.getvalue()
     # Sessions with no passages yet: encoded here by `trail index`; in the shared index, by their hosts.
     result.unencoded = 2
-    for shared, remedy in ((False, "`trail index` encodes them"), (True, "on their hosts send them")):
+    for shared, encoding, remedy in (
+        (False, False, "`trail index` encodes them"),
+        (False, True, "being encoded in the background"),  # a stage behind the queries (index/behind.py)
+        (True, False, "on their hosts send them"),
+    ):
         stream = io.StringIO()
-        print_search(Printer(stream), result, shared=shared)
+        print_search(Printer(stream), result, shared=shared, encoding=encoding)
         said = " ".join(stream.getvalue().split())
         assert "2 sessions without passages for search by meaning yet" in said and remedy in said
+    # Nothing found while they are encoded: said too, the answer may be among them.
+    nothing = SearchResult("bicycle brakes squeak", [], 0, False, 0.01)
+    nothing.unencoded = 2
+    stream = io.StringIO()
+    print_search(Printer(stream), nothing, encoding=True)
+    said = " ".join(stream.getvalue().split())
+    assert said.startswith("No match") and "2 sessions without passages" in said and "background" in said

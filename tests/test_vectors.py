@@ -5,14 +5,18 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import threading
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from hermes_trail.index import encoder, vectors
+from hermes_trail.index import behind, encoder, vectors
 from hermes_trail.index import search as search_module
 from hermes_trail.index.search import search
 from hermes_trail.index.sync import sync_index
+from hermes_trail.service import Trail
 from hermesdb import chat, write_home
 
 hermes_state = pytest.importorskip("hermes_state")
@@ -209,14 +213,127 @@ def test_sessions_without_vectors_fall_back_to_their_gists(home, tmp_path):
 def test_one_vector_stage_at_a_time(home, tmp_path):
     index = tmp_path / "index.db"
     sync_index(index, homes=[home])
-    held = vectors._lock(index, wait=False)
+    # Another person's `trail index` at work: this one says so and leaves it the work.
+    held = vectors._lock(index, wait=False, suffix=vectors.CLAIM)
     assert held is not None
     try:
         report = vectors.encode_pending(index)
         assert report.sessions == 0 and report.skipped
     finally:
         vectors._unlock(held)
+    # A stage behind the queries at work: another one is not started.
+    held = vectors._lock(index, wait=False)
+    assert held is not None
+    try:
+        report = vectors.encode_pending(index, behind=True)
+        assert report.sessions == 0 and report.skipped
+    finally:
+        vectors._unlock(held)
     assert vectors.encode_pending(index).sessions == 4
+
+
+def _wait(done: Callable[[], bool], seconds: float = 180.0) -> None:
+    stop = time.monotonic() + seconds
+    while not done():
+        assert time.monotonic() < stop, "the stage behind the queries did not finish"
+        time.sleep(0.2)
+
+
+def test_a_sync_that_brings_sessions_starts_a_stage_behind_the_queries(home, tmp_path, monkeypatch):
+    monkeypatch.setenv("TRAIL_ENCODE_BEHIND", "1")
+    index = tmp_path / "index.db"
+    trail = Trail(index=index, homes=(home,), sync_interval=0)
+    first = trail.search_result(ASKED)
+    assert trail.encoding_behind  # the query did not wait for it
+    assert first.unencoded
+    _wait(lambda: _passages(index) == {LAPTOP: 2, BREAD: 2, DEPLOY: 2, HOSE: 2})
+    _wait(lambda: not vectors.held(index))
+    answer = trail.search_result(ASKED)
+    assert answer.conversations[0].hits[0].session_id == HOSE  # found by its reply's passage
+    assert not answer.unencoded
+    assert not trail.encoding_behind  # that sync changed nothing: nothing to encode
+    # While a stage runs, a sync that changes a session starts no other (the running one takes it).
+    held = vectors._lock(index, wait=False)
+    try:
+        db = hermes_state.SessionDB(db_path=home / "state.db")
+        db.append_message(BREAD, "user", "And a rye crispbread?", timestamp=1_800_000_100.0)
+        db.close()
+        trail.sync()
+        assert trail.last_sync is not None and trail.last_sync.sessions_indexed == 1
+        assert not trail.encoding_behind
+    finally:
+        vectors._unlock(held)
+
+
+def test_no_stage_behind_when_turned_off_or_when_the_caller_encodes(home, tmp_path, monkeypatch):
+    index = tmp_path / "index.db"
+    trail = Trail(index=index, homes=(home,))
+    trail.sync()  # the suite's environment: TRAIL_ENCODE_BEHIND=0
+    assert trail.last_sync is not None and trail.last_sync.sessions_indexed == 4
+    assert not trail.encoding_behind
+    monkeypatch.setenv("TRAIL_ENCODE_BEHIND", "1")
+    trail = Trail(index=tmp_path / "other.db", homes=(home,), encode_behind=False)  # as `trail index`
+    trail.sync()
+    assert not trail.encoding_behind
+    monkeypatch.setattr(encoder, "available", lambda: False)  # Hermes' own Python: no model
+    trail = Trail(index=tmp_path / "third.db", homes=(home,))
+    trail.sync()
+    assert not trail.encoding_behind
+    assert not [path for path, _ in behind._started if path.parent == tmp_path]
+    for path in (index, tmp_path / "other.db", tmp_path / "third.db"):
+        assert _passages(path) == {}
+
+
+def test_trail_index_takes_over_from_a_stage_behind_the_queries(home, tmp_path):
+    index = tmp_path / "index.db"
+    sync_index(index, homes=[home])
+    at_lock, go = threading.Event(), threading.Event()
+
+    def first_batch_waits(done: int, total: int) -> None:
+        if done == 0:  # the stage behind holds the lock and has not encoded anything yet
+            at_lock.set()
+            assert go.wait(60)
+
+    reports: dict[str, vectors.VectorReport] = {}
+    stage = threading.Thread(
+        target=lambda: reports.update(
+            behind=vectors.encode_pending(index, progress=first_batch_waits, workers=1, behind=True)
+        )
+    )
+    stage.start()
+    assert at_lock.wait(60)
+    person = threading.Thread(target=lambda: reports.update(person=vectors.encode_pending(index)))
+    person.start()
+    _wait(lambda: vectors.claimed(index), 60)  # the person's stage claimed it and waits for the lock
+    go.set()
+    stage.join(120)
+    person.join(120)
+    assert reports["behind"].sessions == 0 and reports["behind"].skipped == "`trail index` took over"
+    assert reports["person"].sessions == 4 and reports["person"].pending == 0
+
+
+def test_a_stage_behind_takes_the_sessions_synced_while_it_runs_up_to_its_most(home, tmp_path):
+    index = tmp_path / "index.db"
+    sync_index(index, homes=[home])
+
+    def a_conversation_goes_on(done: int, total: int) -> None:
+        if done == 0 and total == 4:
+            db = hermes_state.SessionDB(db_path=home / "state.db")
+            db.append_message(BREAD, "user", "And a rye crispbread?", timestamp=1_800_000_100.0)
+            db.close()
+            sync_index(index, homes=[home])  # BREAD again, under a new id
+
+    report = vectors.encode_pending(index, progress=a_conversation_goes_on, workers=1, behind=True)
+    assert report.pending == 0
+    assert _passages(index) == {LAPTOP: 2, BREAD: 2, DEPLOY: 2, HOSE: 2}
+    db = hermes_state.SessionDB(db_path=home / "state.db")
+    db.append_message(LAPTOP, "user", "And on battery?", timestamp=1_800_000_200.0)
+    db.append_message(DEPLOY, "user", "And to production?", timestamp=1_800_002_200.0)
+    db.close()
+    sync_index(index, homes=[home])
+    report = vectors.encode_pending(index, workers=1, behind=True, most=1)
+    assert report.sessions == 1 and report.pending == 1  # the newest: DEPLOY; LAPTOP waits
+    assert set(_passages(index)) == {BREAD, DEPLOY, HOSE}
 
 
 def test_trail_index_encodes_after_the_words_unless_told_not_to(home, tmp_path):

@@ -225,7 +225,8 @@ class Trail:
     demo home) and the index to keep (``index``); ``sync_interval`` seconds at least between two syncs
     (``math.inf``: the first query's only, as a one-shot command wants). ``parallel``: sync with worker
     processes on a big first build; off inside another program's process (the Hermes plugin), which must
-    not be forked.
+    not be forked. ``encode_behind``: a sync that changed sessions starts the vector stage behind the
+    queries for them (``index/behind.py``); off for a caller that encodes itself.
 
     A plain class, not a dataclass: the command line makes one on every ``trail list``, and a dataclass
     costs about a millisecond more to define at import."""
@@ -242,6 +243,7 @@ class Trail:
         parallel: bool = True,
         fleet: str | None = None,
         hosts: tuple[str, ...] = (),
+        encode_behind: bool = True,
     ) -> None:
         self.index = index
         self.homes, self.dbs, self.pgs = homes, dbs, pgs
@@ -250,6 +252,10 @@ class Trail:
         self.demo = demo
         self.parallel = parallel
         self.last_sync: SyncReport | None = None  # what the last sync did
+        # A sync that changed sessions starts the vector stage behind the queries (index/behind.py), unless
+        # the caller runs one itself (`trail index`); whether the last sync started one.
+        self.encode_behind = encode_behind
+        self.encoding_behind = False
         self._synced_at: float | None = None
         self._lock = _thread.allocate_lock()
         # The shared index (docs/fleet.md) that search, recall, fix, blame and how answer from when set
@@ -306,6 +312,11 @@ class Trail:
                     rebuild=rebuild,
                 )
                 self._synced_at = time.monotonic()
+                self.encoding_behind = False
+                if self.encode_behind and self.last_sync.sessions_indexed:
+                    from hermes_trail.index import behind
+
+                    self.encoding_behind = behind.start(self.index_path)
         return self.index_path
 
     @contextlib.contextmanager

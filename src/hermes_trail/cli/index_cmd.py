@@ -69,7 +69,10 @@ def index(
 
     # A rebuild is made beside the old index and swapped in: searches meanwhile still read the old one.
     skipped: list[object] = []  # a store or directory passed over: exit 3, as every other command
-    path = synced_index(index or default_index_path(), home, db, pg, include_recovered, rebuild, skipped)
+    # It encodes itself (or was told not to): no stage behind the queries is started for it.
+    path = synced_index(
+        index or default_index_path(), home, db, pg, include_recovered, rebuild, skipped, encode_behind=False
+    )
     if vectors:
         _encode_passages(path)
     with sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True) as conn:

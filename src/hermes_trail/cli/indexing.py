@@ -41,7 +41,11 @@ def _homes_or_demo(
 
 
 def door(
-    index: Path | None, homes: list[Path] | None, dbs: list[Path] | None, pgs: list[str] | None
+    index: Path | None,
+    homes: list[Path] | None,
+    dbs: list[Path] | None,
+    pgs: list[str] | None,
+    encode_behind: bool = True,
 ) -> Trail:
     """The front door over what ``--index``, ``--home``, ``--db`` and ``--pg`` name (the bundled demo home
     when nothing is named and Hermes has none, said on stderr), for one command: it syncs once, when
@@ -56,7 +60,12 @@ def door(
     except TrailError as exc:  # a home that cannot be looked into
         fail(str(exc))
     return Trail(
-        index=index, homes=tuple(homes), dbs=tuple(dbs), pgs=tuple(pgs or ()), sync_interval=math.inf
+        index=index,
+        homes=tuple(homes),
+        dbs=tuple(dbs),
+        pgs=tuple(pgs or ()),
+        sync_interval=math.inf,
+        encode_behind=encode_behind,
     )
 
 
@@ -77,9 +86,11 @@ def synced_index(
     include_recovered: bool | None = None,
     rebuild: bool = False,
     skipped: list[Any] | None = None,
+    encode_behind: bool = True,
 ) -> Path:
-    """Bring the index of what the options name up to date and return its path (:func:`synced`)."""
-    return synced(door(index, homes, dbs, pgs), include_recovered, rebuild, skipped)
+    """Bring the index of what the options name up to date and return its path (:func:`synced`);
+    ``encode_behind``: as :class:`~hermes_trail.service.Trail`'s."""
+    return synced(door(index, homes, dbs, pgs, encode_behind), include_recovered, rebuild, skipped)
 
 
 def synced(

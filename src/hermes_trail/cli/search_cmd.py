@@ -1,12 +1,15 @@
 """``trail search``: everything Hermes recorded, by words and by meaning."""
 
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from hermes_trail.cli.common import DbOption, HomeOption, JsonOption, PgOption, answer, question, since_option
 from hermes_trail.cli.indexing import IndexOption, indexed
 from hermes_trail.cli.params import asked
 from hermes_trail.cli.share_cmd import FleetOption, HostsOption
 from hermes_trail.questions import QUESTIONS
+
+if TYPE_CHECKING:
+    from hermes_trail.service import Trail
 
 _Q = QUESTIONS["search"]  # its arguments: words, bounds and defaults shared with the MCP tool
 
@@ -69,5 +72,15 @@ def search(
         bool(result.conversations),
         json_output,
         lambda: search_json(result),
-        lambda out: print_search(out, result),
+        lambda out: print_search(out, result, encoding=_encoding(trail, result.unencoded)),
     )
+
+
+def _encoding(trail: "Trail", unencoded: int | None) -> bool:
+    """Whether the passages the search lacked are being encoded now: a stage behind the queries this sync
+    started, or any stage at work on the index (index/behind.py)."""
+    if not unencoded:
+        return False
+    from hermes_trail.index import vectors
+
+    return trail.encoding_behind or vectors.held(trail.index_path)

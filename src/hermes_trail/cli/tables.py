@@ -224,15 +224,17 @@ def _plural(count: int, noun: str, many: str | None = None) -> str:
     return f"{count:,} {noun if count == 1 else (many or noun + 's')}"
 
 
-def print_search(out: Printer, result: SearchResult, shared: bool = False) -> None:
+def print_search(out: Printer, result: SearchResult, shared: bool = False, encoding: bool = False) -> None:
     """Hits grouped by conversation: title, where and when, each matching turn, and how to resume
-    (``shared``: the shared index's answer, whose missing passages are the pushing hosts' to send)."""
+    (``shared``: the shared index's answer, whose missing passages are the pushing hosts' to send;
+    ``encoding``: a stage behind the queries is encoding this index's missing passages)."""
     if not result.conversations:
         out.line(f"No match for {safe(result.query)!r}.")
         if result.missing:
             out.line((f"Not found anywhere: {safe(', '.join(result.missing))}", "dim"))
         for said in result.unmatched:  # a filter nothing matches: a typo, not an empty history
             out.line((safe(said[0].upper() + said[1:]) + ".", "yellow"))
+        _print_unencoded(out, result, shared, encoding)  # a session not compared by meaning yet
         return
     if result.missing:
         words = safe(", ".join(result.missing))
@@ -246,10 +248,23 @@ def print_search(out: Printer, result: SearchResult, shared: bool = False) -> No
     from hermes_trail.resume import many_lines
 
     with many_lines():
-        _print_conversations(out, result, shared)
+        _print_conversations(out, result, shared, encoding)
 
 
-def _print_conversations(out: Printer, result: SearchResult, shared: bool) -> None:
+def _print_unencoded(out: Printer, result: SearchResult, shared: bool, encoding: bool) -> None:
+    if not result.unencoded:
+        return
+    unencoded = _plural(result.unencoded, "session")
+    if shared:
+        remedy = "`trail index` and `trail share` on their hosts send them"
+    elif encoding:
+        remedy = "they are being encoded in the background (`trail index` does it now)"
+    else:
+        remedy = "`trail index` encodes them"
+    out.line((f"{unencoded} without passages for search by meaning yet: {remedy}.", "dim"))
+
+
+def _print_conversations(out: Printer, result: SearchResult, shared: bool, encoding: bool) -> None:
     for conversation in result.conversations:
         best = conversation.hits[0]
         where = f"  {best.project} · {best.profile} · {best.source or '?'}"
@@ -264,14 +279,7 @@ def _print_conversations(out: Printer, result: SearchResult, shared: bool) -> No
         if best.resume:
             out.line((f"resume: {safe(best.resume)}", "cyan"), indent=2)
         out.blank()
-    if result.unencoded:
-        unencoded = _plural(result.unencoded, "session")
-        remedy = (
-            "`trail index` and `trail share` on their hosts send them"
-            if shared
-            else "`trail index` encodes them"
-        )
-        out.line((f"{unencoded} without passages for search by meaning yet: {remedy}.", "dim"))
+    _print_unencoded(out, result, shared, encoding)
     more = " (newest matches ranked)" if result.windowed else ""
     at_least = "" if result.matches_exact else "at least "
     turns = _plural(result.matches, "matching turn")

@@ -3,12 +3,13 @@ full sentence model (:mod:`.encoder`), so a question asked in other words finds 
 nearest passage.
 
 The word index is built and answers first; vectors fill in behind it. :func:`encode_pending` (run by
-``trail index`` after its sync) encodes the sessions that have no vectors yet, a few at a time, each batch
+``trail index`` after its sync, and by the stage behind the queries that a sync which changed sessions
+starts, :mod:`.behind`) encodes the sessions that have no vectors yet, a few at a time, each batch
 committed on its own, so an interrupted run loses at most the batch under way and the next run goes on
 where it stopped. A session whose rows change is written again by the sync under a new ``sessions.id``,
 and a trigger takes a removed session's passages with it, so "no vectors yet" is exactly "changed since
-its vectors were made". The sync before an ordinary query never encodes: a query uses whatever vectors
-exist, and a session without them is compared by its static gist instead.
+its vectors were made". A query never waits for encoding: it uses whatever vectors exist, and a session
+without them is compared by its static gist instead.
 
 A passage is the session's live docs joined in order of what says most about it: the prompts and
 compaction summaries, then the replies, then commands and tool outputs; a doc longer than a passage is cut
@@ -200,6 +201,8 @@ def encode_pending(
     limit: int | None = None,
     wait: bool = False,
     workers: int | None = None,
+    behind: bool = False,
+    most: int | None = None,
 ) -> VectorReport:
     """Encode the passages of every session of the index at ``path`` that has none yet.
 
@@ -207,15 +210,26 @@ def encode_pending(
     once (``wait``: waits for it). Each batch of sessions is committed on its own; a session gets at most
     ``limit`` passages (default: :func:`bound`). The encoding runs in
     one worker process a core (``workers``; at most :data:`MAX_WORKERS`), each on one BLAS thread, at a
-    lower scheduling priority, so a query meanwhile keeps its speed.
+    lower scheduling priority, so a query meanwhile keeps its speed. ``most``: encode only that many of the
+    sessions without vectors, the newest.
+
+    A stage ``behind`` the queries (``index/behind.py``: started by a sync, nobody waiting for it) yields
+    to one a person started: that one claims the stage first (a second lock file), and the stage behind
+    stops after the batch under way, leaving the rest to it, which waits that long for the lock.
     """
     started = time.perf_counter()
     report = VectorReport()
     if not encoder.available():
         report.skipped = "no sentence encoder here (numpy or the model is missing)"
         return report
-    lock = _lock(path, wait)
+    claim = None if behind else _lock(path, wait, CLAIM)
+    if not behind and claim is None:
+        report.skipped = "another trail is encoding this index's passages"
+        return report
+    lock = _lock(path, wait=not behind)
     if lock is None:
+        if claim is not None:
+            _unlock(claim)
         report.skipped = "another trail is encoding this index's passages"
         return report
     conn = sqlite3.connect(path, timeout=30.0, isolation_level=None)
@@ -224,30 +238,64 @@ def encode_pending(
         conn.execute("PRAGMA synchronous = NORMAL")
         todo = pending_sessions(conn)
         report.pending = len(todo)
+        todo = todo[:most] if most is not None else todo
         if progress is not None:
             progress(0, len(todo))
-        if limit is None and todo:
+        if not todo:  # nothing to encode: not even the model is loaded
+            report.seconds = time.perf_counter() - started
+            return report
+        if limit is None:
             limit = bound(conn)
         encoder.model()  # loaded here, shared by forked workers
-        auto = None if len(todo) >= PARALLEL_FROM else 1
-        with _encoders(auto if workers is None else workers) as encode:
-            ahead: deque[tuple[Batch, int, Any]] = deque()
-            for batch, done in _batches(conn, todo, limit or MAX_PASSAGES):
-                ahead.append((batch, done, encode([text for _, found in batch for _, text in found])))
-                while ahead and (len(ahead) > 2 * MAX_WORKERS or ahead[0][2].ready()):
-                    _write(conn, *_result(ahead.popleft()), report)
-                    if progress is not None:
-                        progress(report.sessions_seen, len(todo))
-            while ahead:
-                _write(conn, *_result(ahead.popleft()), report)
-                if progress is not None:
-                    progress(report.sessions_seen, len(todo))
+        tried = set(todo)
+        while _encode(conn, path, todo, limit, workers, behind, progress, report) and behind:
+            # Sessions a sync brought in meanwhile (a conversation going on): this stage's too, up to `most`.
+            room = None if most is None else most - len(tried)
+            todo = [sess for sess in pending_sessions(conn) if sess not in tried][:room]
+            if not todo:
+                break
+            tried.update(todo)
         report.pending = len(pending_sessions(conn))
     finally:
         conn.close()
         _unlock(lock)
+        if claim is not None:
+            _unlock(claim)
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _encode(
+    conn: sqlite3.Connection,
+    path: Path,
+    todo: list[int],
+    limit: int,
+    workers: int | None,
+    behind: bool,
+    progress: Progress | None,
+    report: VectorReport,
+) -> bool:
+    """Encode and write the passages of the sessions ``todo``; false when a stage behind the queries
+    stopped for a person's (:func:`encode_pending`)."""
+    auto = None if len(todo) >= PARALLEL_FROM else 1
+    going = True
+    with _encoders(auto if workers is None else workers) as encode:
+        ahead: deque[tuple[Batch, int, Any]] = deque()
+        for batch, done in _batches(conn, todo, limit):
+            if behind and claimed(path):  # a person's `trail index` takes over after what is under way
+                report.skipped = "`trail index` took over"
+                going = False
+                break
+            ahead.append((batch, done, encode([text for _, found in batch for _, text in found])))
+            while ahead and (len(ahead) > 2 * MAX_WORKERS or ahead[0][2].ready()):
+                _write(conn, *_result(ahead.popleft()), report)
+                if progress is not None:
+                    progress(report.sessions_seen, len(todo))
+        while ahead:
+            _write(conn, *_result(ahead.popleft()), report)
+            if progress is not None:
+                progress(report.sessions_seen, len(todo))
+    return going
 
 
 # Worker processes of a vector stage at most, and how much lower their scheduling priority is. Fewer
@@ -351,9 +399,15 @@ def _write(conn: sqlite3.Connection, batch: Batch, vectors: Any, report: VectorR
         raise
 
 
-def _lock(path: Path, wait: bool) -> IO[str] | None:
-    """The vector stage's lock file beside the index; ``None`` when another process holds it."""
-    handle = path.with_name(path.name + ".vectors-lock").open("a")
+# The lock files beside an index: who encodes its passages now, and a stage a person started, which the
+# stage behind the queries yields to.
+LOCK = ".vectors-lock"
+CLAIM = ".vectors-claim"
+
+
+def _lock(path: Path, wait: bool, suffix: str = LOCK) -> IO[str] | None:
+    """A lock file of the vector stage beside the index; ``None`` when another process holds it."""
+    handle = path.with_name(path.name + suffix).open("a")
     try:
         import fcntl
     except ImportError:  # Windows: no advisory lock; two stages at once only repeat work, never corrupt
@@ -372,6 +426,20 @@ def _unlock(handle: IO[str]) -> None:
 
         fcntl.flock(handle, fcntl.LOCK_UN)
     handle.close()
+
+
+def held(path: Path, suffix: str = LOCK) -> bool:
+    """Whether a process holds this lock file of the index at ``path`` now (told by trying it)."""
+    handle = _lock(path, wait=False, suffix=suffix)
+    if handle is None:
+        return True
+    _unlock(handle)
+    return False
+
+
+def claimed(path: Path) -> bool:
+    """Whether a stage a person started wants the index's vector stage (:func:`encode_pending`)."""
+    return held(path, CLAIM)
 
 
 def counts(conn: sqlite3.Connection) -> tuple[int, int]:

@@ -1,0 +1,93 @@
+"""The vector stage behind the queries: sessions a query's sync brought in get their passages without anyone
+running ``trail index``.
+
+Until a session has passages it is compared by its gist alone, which finds a paraphrase less often and a
+question in another language rarely (bench/recall/README.md). Most people, and every agent behind the MCP
+server or the Hermes plugin, never run ``trail index``; without this stage their newest sessions, the ones
+asked about most, would stay gist-only for good.
+
+So a sync that changed sessions starts (:func:`start`) a detached process that encodes the newest sessions
+without passages, at most :data:`MOST_SESSIONS` of them, on one core at the lowest scheduling priority: the
+query that started it does not wait, and queries meanwhile keep both their speed and their answers (the
+passages of a session appear when its batch is committed). Only one runs per index (the vector stage's
+lock); sessions synced while it runs (a conversation going on) are its too, so a sync then starts none.
+One a person starts (``trail index``) takes over from it after the batch under way.
+``TRAIL_ENCODE_BEHIND=0`` turns it off.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+# Sessions a stage behind the queries encodes at most, newest first: a few minutes of one core at worst (at
+# most 32 passages a session, about 80 a second), usually seconds. Older ones wait for the next such stage
+# or for `trail index`.
+MOST_SESSIONS = 300
+# The stages this process started, reaped when the next is considered (a child left unwaited for would
+# linger as a zombie in a long-running server).
+_started: list[tuple[Path, Any]] = []
+
+
+def enabled() -> bool:
+    """Whether a sync may start a stage here: not turned off, a platform with detached processes and
+    advisory locks, and the sentence encoder installed (not in Hermes' own Python)."""
+    if os.environ.get("TRAIL_ENCODE_BEHIND", "1").strip().lower() in ("0", "no", "false", "off"):
+        return False
+    if sys.platform == "win32":
+        return False
+    from hermes_trail.index import encoder
+
+    return encoder.available()
+
+
+def start(path: Path) -> bool:
+    """Start a stage behind the queries for the index at ``path`` unless one runs; whether one was started.
+    It never fails the query: a stage that cannot be started leaves the sessions to the next sync that
+    changes some, or to ``trail index``."""
+    _started[:] = [(index, child) for index, child in _started if child.poll() is None]
+    if not enabled() or any(index == path for index, _ in _started):  # ours, maybe not at the lock yet
+        return False
+    from hermes_trail.index import vectors
+
+    if vectors.held(path):
+        return False
+    import subprocess
+
+    env = dict(os.environ)
+    for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        env[name] = "1"  # one core: the other stays the queries'
+    try:
+        child = subprocess.Popen(
+            [sys.executable, "-m", "hermes_trail.index.behind", str(path)],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            close_fds=True,
+            start_new_session=True,  # not ended by the terminal's Ctrl-C, nor waited for by the command
+            env=env,
+        )
+    except OSError:
+        return False
+    _started.append((path, child))
+    return True
+
+
+def main(argv: list[str]) -> int:
+    """The stage itself: ``python -m hermes_trail.index.behind INDEX``."""
+    if len(argv) != 1:
+        print("usage: python -m hermes_trail.index.behind INDEX", file=sys.stderr)
+        return 2
+    with contextlib.suppress(OSError, AttributeError):
+        os.nice(19)
+    from hermes_trail.index import vectors
+
+    vectors.encode_pending(Path(argv[0]), workers=1, behind=True, most=MOST_SESSIONS)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
