@@ -23,9 +23,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-# Sessions a stage behind the queries encodes at most, newest first: a few minutes of one core at worst (at
-# most 32 passages a session, about 80 a second), usually seconds. Older ones wait for the next such stage
-# or for `trail index`.
+# Sessions a stage behind the queries encodes at most, newest first: under two minutes of one core at worst
+# (at most 32 passages a session, about 85 a second), usually seconds. Older ones wait for the next such
+# stage or for `trail index`.
 MOST_SESSIONS = 300
 # The stages this process started, reaped when the next is considered (a child left unwaited for would
 # linger as a zombie in a long-running server).
