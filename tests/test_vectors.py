@@ -265,6 +265,28 @@ def test_a_sync_that_brings_sessions_starts_a_stage_behind_the_queries(home, tmp
         vectors._unlock(held)
 
 
+def test_sessions_a_python_without_the_model_synced_are_encoded_behind_the_next_query(
+    home, tmp_path, monkeypatch
+):
+    monkeypatch.setenv("TRAIL_ENCODE_BEHIND", "1")
+    index = tmp_path / "index.db"
+    with monkeypatch.context() as hermes_python:  # the Hermes plugin, in Hermes' own Python: no model
+        hermes_python.setattr(encoder, "available", lambda: False)
+        plugin = Trail(index=index, homes=(home,), parallel=False)
+        plugin.sync()
+        assert plugin.last_sync is not None and plugin.last_sync.sessions_indexed == 4
+        assert not plugin.encoding_behind
+    shell = Trail(index=index, homes=(home,))  # then a `trail search`: its sync finds nothing new
+    shell.sync()
+    assert shell.last_sync is not None and shell.last_sync.sessions_indexed == 0
+    assert shell.encoding_behind
+    _wait(lambda: _passages(index) == {LAPTOP: 2, BREAD: 2, DEPLOY: 2, HOSE: 2})
+    _wait(lambda: not vectors.held(index))
+    again = Trail(index=index, homes=(home,))  # a stage was started for this state: none again
+    again.sync()
+    assert not again.encoding_behind
+
+
 def test_no_stage_behind_when_turned_off_or_when_the_caller_encodes(home, tmp_path, monkeypatch):
     index = tmp_path / "index.db"
     trail = Trail(index=index, homes=(home,))
@@ -273,6 +295,9 @@ def test_no_stage_behind_when_turned_off_or_when_the_caller_encodes(home, tmp_pa
     assert not trail.encoding_behind
     monkeypatch.setenv("TRAIL_ENCODE_BEHIND", "1")
     trail = Trail(index=tmp_path / "other.db", homes=(home,), encode_behind=False)  # as `trail index`
+    trail.sync()
+    assert not trail.encoding_behind
+    trail = Trail(index=tmp_path / "other.db", homes=(home,))  # a query after it: `trail index` encodes them
     trail.sync()
     assert not trail.encoding_behind
     monkeypatch.setattr(encoder, "available", lambda: False)  # Hermes' own Python: no model

@@ -252,8 +252,8 @@ class Trail:
         self.demo = demo
         self.parallel = parallel
         self.last_sync: SyncReport | None = None  # what the last sync did
-        # A sync that changed sessions starts the vector stage behind the queries (index/behind.py), unless
-        # the caller runs one itself (`trail index`); whether the last sync started one.
+        # A sync that brought sessions in starts the vector stage behind the queries (index/behind.py),
+        # unless the caller runs one itself (`trail index`); whether the last sync started one.
         self.encode_behind = encode_behind
         self.encoding_behind = False
         self._synced_at: float | None = None
@@ -313,10 +313,13 @@ class Trail:
                 )
                 self._synced_at = time.monotonic()
                 self.encoding_behind = False
-                if self.encode_behind and self.last_sync.sessions_indexed:
+                if (state := self.last_sync.state) is not None:
                     from hermes_trail.index import behind
 
-                    self.encoding_behind = behind.start(self.index_path)
+                    if self.encode_behind:
+                        self.encoding_behind = behind.start(self.index_path, state)
+                    else:  # the caller encodes them itself (`trail index`), or was told not to
+                        behind.settle(self.index_path, state)
         return self.index_path
 
     @contextlib.contextmanager

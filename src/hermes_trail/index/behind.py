@@ -6,11 +6,12 @@ question in another language rarely (bench/recall/README.md). Most people, and e
 server or the Hermes plugin, never run ``trail index``; without this stage their newest sessions, the ones
 asked about most, would stay gist-only for good.
 
-So a sync that changed sessions starts (:func:`start`) a detached process that encodes the newest sessions
-without passages, at most :data:`MOST_SESSIONS` of them, on one core at the lowest scheduling priority: the
-query that started it does not wait, and queries meanwhile keep both their speed and their answers (the
-passages of a session appear when its batch is committed). Only one runs per index (the vector stage's
-lock); sessions synced while it runs (a conversation going on) are its too, so a sync then starts none.
+So a sync that leaves the index's sessions in a state no stage was started for (sessions came in, by this
+sync or by one in a Python without the model: the Hermes plugin's) starts (:func:`start`) a detached process
+that encodes the newest sessions without passages, at most :data:`MOST_SESSIONS` of them, on one core at
+the lowest scheduling priority: the query that started it does not wait, and queries meanwhile keep both
+their speed and their answers (the passages of a session appear when its batch is committed). Only one runs
+per index (the vector stage's lock); sessions synced while it runs (a conversation going on) are its too.
 One a person starts (``trail index``) takes over from it after the batch under way.
 ``TRAIL_ENCODE_BEHIND=0`` turns it off.
 """
@@ -27,6 +28,9 @@ from typing import Any
 # (at most 32 passages a session, about 85 a second), usually seconds. Older ones wait for the next such
 # stage or for `trail index`.
 MOST_SESSIONS = 300
+# The file beside the index that holds the state of its sessions (``sync.sessions_state``) the last stage was
+# started for, or that `trail index` encoded itself: a query's sync that leaves that state starts none.
+STARTED = ".vectors-behind"
 # The stages this process started, reaped when the next is considered (a child left unwaited for would
 # linger as a zombie in a long-running server).
 _started: list[tuple[Path, Any]] = []
@@ -44,16 +48,22 @@ def enabled() -> bool:
     return encoder.available()
 
 
-def start(path: Path) -> bool:
-    """Start a stage behind the queries for the index at ``path`` unless one runs; whether one was started.
-    It never fails the query: a stage that cannot be started leaves the sessions to the next sync that
-    changes some, or to ``trail index``."""
+def start(path: Path, state: str) -> bool:
+    """Start a stage behind the queries for the index at ``path``, whose sessions a sync left in ``state``,
+    unless one was started for that state or one runs; whether one was started. It never fails the query:
+    a stage that cannot be started leaves the sessions to a later sync or to ``trail index``."""
+    marker = path.with_name(path.name + STARTED)
+    try:
+        if marker.read_text() == state:
+            return False
+    except (OSError, ValueError):
+        pass
     _started[:] = [(index, child) for index, child in _started if child.poll() is None]
     if not enabled() or any(index == path for index, _ in _started):  # ours, maybe not at the lock yet
         return False
     from hermes_trail.index import vectors
 
-    if vectors.held(path):
+    if vectors.held(path):  # the one at work takes what came in (and a later sync starts one if it did not)
         return False
     import subprocess
 
@@ -73,7 +83,15 @@ def start(path: Path) -> bool:
     except OSError:
         return False
     _started.append((path, child))
+    settle(path, state)
     return True
+
+
+def settle(path: Path, state: str) -> None:
+    """Say that the sessions of the index at ``path`` in ``state`` need no stage behind the queries: one was
+    started for them, or the caller encodes them itself (``trail index``)."""
+    with contextlib.suppress(OSError):  # nothing can be written beside the index: its syncs cannot be either
+        path.with_name(path.name + STARTED).write_text(state)
 
 
 def main(argv: list[str]) -> int:

@@ -474,6 +474,7 @@ def sync_index(
         # What a build committed stays for the next one to take up, unless it cannot be built on.
         opened.abandon(discard=_damaged(exc))
         raise
+    report.state = sessions_state(opened.conn)
     opened.finish()
     report.seconds = time.perf_counter() - started
     return report
@@ -483,6 +484,13 @@ def _damaged(exc: BaseException) -> bool:
     """Whether ``exc`` says the database itself is unusable (malformed, not a database), as opposed to a
     failure of the moment (locked, disk full, interrupted) after which the build can be taken up."""
     return isinstance(exc, sqlite3.DatabaseError) and not isinstance(exc, sqlite3.OperationalError)
+
+
+def sessions_state(conn: sqlite3.Connection) -> str:
+    """Which state of its sessions the index is in: its ``build`` id and ``sessions_version`` (every
+    session written, by whichever trail, moves it on)."""
+    found = dict(conn.execute("SELECT key, value FROM meta WHERE key IN ('build', 'sessions_version')"))
+    return f"{found.get('build')} {found.get('sessions_version')}"
 
 
 def gists_marker(index_path: Path) -> Path:
@@ -504,8 +512,7 @@ def fill_gists(conn: sqlite3.Connection, marker: Path | None = None) -> int:
     """
     if not semantic.available():
         return 0
-    found = dict(conn.execute("SELECT key, value FROM meta WHERE key IN ('build', 'sessions_version')"))
-    state = f"{found.get('build')} {found.get('sessions_version')}"
+    state = sessions_state(conn)
     if marker is not None:
         try:
             if marker.read_text() == state:

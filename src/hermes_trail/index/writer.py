@@ -38,6 +38,7 @@ class SyncReport(_Record):
         "seconds",
         "rebuilt",
         "strays",
+        "state",
     )
     __slots__ = _fields
 
@@ -50,6 +51,7 @@ class SyncReport(_Record):
     seconds: float
     rebuilt: str | None
     strays: list[Stray]
+    state: str | None  # the index's sessions as the sync left them: its build id and sessions_version
 
     def __init__(
         self,
@@ -62,6 +64,7 @@ class SyncReport(_Record):
         seconds: float = 0.0,
         rebuilt: str | None = None,
         strays: list[Stray] | None = None,
+        state: str | None = None,
     ) -> None:
         self.stores = stores
         self.changed_stores = changed_stores
@@ -72,6 +75,7 @@ class SyncReport(_Record):
         self.seconds = seconds
         self.rebuilt = rebuilt
         self.strays = [] if strays is None else strays
+        self.state = state
 
 
 def file_identity(path: Path) -> str:
