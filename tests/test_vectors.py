@@ -309,6 +309,33 @@ def test_no_stage_behind_when_turned_off_or_when_the_caller_encodes(home, tmp_pa
         assert _passages(path) == {}
 
 
+def test_a_rebuild_while_a_batch_is_encoded_leaves_no_passage_on_another_session(home, tmp_path, monkeypatch):
+    index = tmp_path / "index.db"
+    sync_index(index, homes=[home])
+    real = encoder.Encoder.encode
+    rebuilt: list[bool] = []
+
+    def meanwhile(self, texts):  # a query's sync rebuilds the index while the batch is encoded
+        if not rebuilt:
+            rebuilt.append(True)
+            db = hermes_state.SessionDB(db_path=home / "state.db")
+            db.delete_session(DEPLOY)  # the rebuilt index numbers its sessions otherwise
+            db.close()
+            sync_index(index, homes=[home], rebuild=True)
+        return real(self, texts)
+
+    monkeypatch.setattr(encoder.Encoder, "encode", meanwhile)
+    report = vectors.encode_pending(index, workers=1, behind=True)
+    assert rebuilt and report.sessions == 0 and "rebuilt" in (report.skipped or "")
+    with sqlite3.connect(index) as conn:
+        assert conn.execute("SELECT count(*) FROM passages").fetchone()[0] == 0
+    assert vectors.encode_pending(index, workers=1).sessions == 3  # the next stage encodes them right
+    assert _passages(index) == {LAPTOP: 2, BREAD: 2, HOSE: 2}
+    with sqlite3.connect(index) as conn:
+        sql = "SELECT count(*) FROM passages p JOIN docs d ON d.id = p.doc WHERE d.sess != p.sess"
+        assert conn.execute(sql).fetchone()[0] == 0
+
+
 def test_trail_index_takes_over_from_a_stage_behind_the_queries(home, tmp_path):
     index = tmp_path / "index.db"
     sync_index(index, homes=[home])

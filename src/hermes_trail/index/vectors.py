@@ -236,6 +236,7 @@ def encode_pending(
     try:
         conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA synchronous = NORMAL")
+        build = _build(conn)
         todo = pending_sessions(conn)
         report.pending = len(todo)
         todo = todo[:most] if most is not None else todo
@@ -248,13 +249,17 @@ def encode_pending(
             limit = bound(conn)
         encoder.model()  # loaded here, shared by forked workers
         tried = set(todo)
-        while _encode(conn, path, todo, limit, workers, behind, progress, report) and behind:
-            # Sessions a sync brought in meanwhile (a conversation going on): this stage's too, up to `most`.
-            room = None if most is None else most - len(tried)
-            todo = [sess for sess in pending_sessions(conn) if sess not in tried][:room]
-            if not todo:
-                break
-            tried.update(todo)
+        try:
+            while _encode(conn, path, build, todo, limit, workers, behind, progress, report) and behind:
+                # Sessions a sync brought in meanwhile (a conversation going on): this stage's too, up to
+                # `most`.
+                room = None if most is None else most - len(tried)
+                todo = [sess for sess in pending_sessions(conn) if sess not in tried][:room]
+                if not todo:
+                    break
+                tried.update(todo)
+        except _Rebuilt:
+            report.skipped = "the index was rebuilt meanwhile; its sessions wait for the next stage"
         report.pending = len(pending_sessions(conn))
     finally:
         conn.close()
@@ -268,6 +273,7 @@ def encode_pending(
 def _encode(
     conn: sqlite3.Connection,
     path: Path,
+    build: str | None,
     todo: list[int],
     limit: int,
     workers: int | None,
@@ -288,11 +294,11 @@ def _encode(
                 break
             ahead.append((batch, done, encode([text for _, found in batch for _, text in found])))
             while ahead and (len(ahead) > 2 * MAX_WORKERS or ahead[0][2].ready()):
-                _write(conn, *_result(ahead.popleft()), report)
+                _write(conn, *_result(ahead.popleft()), report, build)
                 if progress is not None:
                     progress(report.sessions_seen, len(todo))
         while ahead:
-            _write(conn, *_result(ahead.popleft()), report)
+            _write(conn, *_result(ahead.popleft()), report, build)
             if progress is not None:
                 progress(report.sessions_seen, len(todo))
     return going
@@ -370,12 +376,27 @@ def _worker_encode(texts: list[str]) -> Any:
 Batch = list[tuple[int, list[tuple[int, str]]]]  # sessions and their passages (doc, text)
 
 
-def _write(conn: sqlite3.Connection, batch: Batch, vectors: Any, report: VectorReport) -> None:
+class _Rebuilt(Exception):
+    """The index was rebuilt since the stage read which sessions to encode: its ids name other rows now."""
+
+
+def _build(conn: sqlite3.Connection) -> str | None:
+    row = conn.execute("SELECT value FROM meta WHERE key = 'build'").fetchone()
+    return None if row is None else str(row[0])
+
+
+def _write(
+    conn: sqlite3.Connection, batch: Batch, vectors: Any, report: VectorReport, build: str | None
+) -> None:
     """One batch's vectors, for the sessions that are still there (a sync may have replaced one since its
-    docs were read: its new row has another id and waits for the next run)."""
+    docs were read: its new row has another id and waits for the next run), unless the index is another
+    ``build`` than the one they were read from (a rebuild copied over it: the same ids are other sessions).
+    """
     blobs = iter(quantize(vectors))
     conn.execute("BEGIN IMMEDIATE")
     try:
+        if _build(conn) != build:
+            raise _Rebuilt
         marks = ", ".join("?" for _ in batch)
         alive = {
             r[0]
