@@ -19,9 +19,10 @@ name (``--held-out-misses``): whoever tunes search must not see them.
 
 Systems (see ``README.md``): ``hermes`` (``SessionDB.search_messages``), ``hermes-tool`` (the agent's
 ``session_search`` tool), ``bm25``, ``grep`` and ``hybrid`` (plain baselines, :mod:`baselines`), and
-``trail`` (:func:`trail_rank`). Named only: ``fleet`` (the shared index on PostgreSQL) and ``rerank``
+``trail`` (:func:`trail_rank`). Named only: ``fleet`` (the shared index on PostgreSQL), ``rerank``
 (trail's first hits reranked by MiniLM, :func:`baselines.rerank`: the reranking stage tried and not
-kept). The last line printed is JSON with every figure.
+kept) and ``gists`` (trail before its vector stage ran: sessions compared by their gists alone). The
+last line printed is JSON with every figure.
 """
 
 from __future__ import annotations
@@ -75,7 +76,8 @@ KINDS = (
 SYSTEMS = ("hermes", "hermes-tool", "bm25", "grep", "hybrid", "trail")
 # Run only when named in --systems: the shared index needs a PostgreSQL server (fleet_system.py).
 # ``rerank``: trail's first hits reordered by the hybrid's MiniLM passages (baselines.rerank), not kept.
-OPTIONAL = ("fleet", "rerank")
+# ``gists``: trail on an index whose vector stage has not run (what a session without passages gets).
+OPTIONAL = ("fleet", "rerank", "gists")
 HERMES_SCAN = 300  # rows Hermes' session_search scans before it dedupes by session (_DISCOVER_SCAN_LIMIT)
 TRAIL_LIMIT = 20
 ROOT_PROFILE = "default"
@@ -347,30 +349,31 @@ class HermesCopies:
 
 
 # -- hermes-trail ----------------------------------------------------------------------------------------
-_INDEXES: dict[Path, Path] = {}
+_INDEXES: dict[tuple[Path, bool], Path] = {}
 
 
-def trail_index(store_dir: Path) -> Path:
-    """hermes-trail's index of ``store_dir/hermes_home`` (every profile), built fresh once per run."""
+def trail_index(store_dir: Path, passages: bool = True) -> Path:
+    """hermes-trail's index of ``store_dir/hermes_home`` (every profile), built fresh once per run; without
+    ``passages``, as it is before its vector stage runs."""
     store_dir = store_dir.resolve()
-    if store_dir not in _INDEXES:
+    if (store_dir, passages) not in _INDEXES:
         from hermes_trail.index.sync import sync_index
 
-        index = store_dir / "trail-index" / "index.db"
+        index = store_dir / ("trail-index" if passages else "trail-index-gists") / "index.db"
         shutil.rmtree(index.parent, ignore_errors=True)
         index.parent.mkdir(parents=True)
         t0 = time.perf_counter()
         report = sync_index(index, homes=[store_dir / "hermes_home"])
         print(f"trail: indexed in {time.perf_counter() - t0:.2f} s: {report}", file=sys.stderr)
-        # The vector stage, as `trail index` runs it after the words: what search by meaning reads.
-        from hermes_trail.index.vectors import encode_pending
+        if passages:  # the vector stage, as `trail index` runs it after the words: what meaning reads
+            from hermes_trail.index.vectors import encode_pending
 
-        t0 = time.perf_counter()
-        vectors = encode_pending(index)
-        took = time.perf_counter() - t0
-        print(f"trail: {vectors.passages} passages encoded in {took:.2f} s", file=sys.stderr)
-        _INDEXES[store_dir] = index
-    return _INDEXES[store_dir]
+            t0 = time.perf_counter()
+            vectors = encode_pending(index)
+            took = time.perf_counter() - t0
+            print(f"trail: {vectors.passages} passages encoded in {took:.2f} s", file=sys.stderr)
+        _INDEXES[store_dir, passages] = index
+    return _INDEXES[store_dir, passages]
 
 
 def trail_target(hit: Any) -> str:
@@ -400,11 +403,12 @@ def trail_target(hit: Any) -> str:
     return f"skill:{profile}:{name or ref}"
 
 
-def trail_rank(query: str, store_dir: Path) -> list[str]:
+def trail_rank(query: str, store_dir: Path, passages: bool = True) -> list[str]:
     """What hermes-trail's search returns for ``query``, best first, over every profile."""
     from hermes_trail.index.search import SearchFilters, search
 
-    result = search(trail_index(store_dir), query, SearchFilters(profile=None), limit=TRAIL_LIMIT)
+    index = trail_index(store_dir, passages)
+    result = search(index, query, SearchFilters(profile=None), limit=TRAIL_LIMIT)
     return dedupe(trail_target(hit) for hit in result.hits)
 
 
@@ -609,6 +613,12 @@ def main(argv: list[str] | None = None) -> int:
                 errors["trail"] = f"{type(exc).__name__}: {exc}"
                 traceback.print_exc()
                 print(f"trail: failed: {errors['trail']}")
+
+    if "gists" in systems:
+        trail_index(args.store_dir, passages=False)
+        results["gists"] = run_system(
+            queries, lambda q: trail_rank(q["query"], args.store_dir, passages=False), targets.canonical
+        )
 
     if "rerank" in systems and hybrid is not None:
         reranker = hybrid
