@@ -402,6 +402,26 @@ def test_trail_index_encodes_after_the_words_unless_told_not_to(home, tmp_path):
     assert facts["passages"] == 8
 
 
+def test_trail_index_says_it_waits_for_the_stage_behind_the_queries_then_encodes_all(home, tmp_path):
+    from typer.testing import CliRunner
+
+    from hermes_trail.cli.app import app
+
+    index = tmp_path / "index.db"
+    sync_index(index, homes=[home])
+    behind_stage = vectors._lock(index, wait=False)  # a stage behind the queries at work
+    assert behind_stage is not None
+    handed_over = threading.Timer(1.0, vectors._unlock, (behind_stage,))  # as it does after its batch
+    handed_over.start()
+    try:
+        done = CliRunner().invoke(app, ["index", "--json", "--index", str(index), "--home", str(home)])
+    finally:
+        handed_over.join()
+    assert done.exit_code == 0, done.output
+    assert "waiting for the passages being encoded in the background" in done.stderr
+    assert json.loads(done.stdout)["passages"] == 8
+
+
 def test_stored_vectors_keep_their_cosines():
     import numpy as np
 

@@ -103,8 +103,10 @@ def _encode_passages(path: Path) -> None:
     """The vector stage after the words (:func:`hermes_trail.index.vectors.encode_pending`): a bar on a
     terminal; Ctrl-C keeps what was committed, and the next ``trail index`` goes on from there."""
     from hermes_trail.cli.progress import progress_bar
-    from hermes_trail.index.vectors import encode_pending
+    from hermes_trail.index.vectors import claimed, encode_pending, held
 
+    if held(path) and not claimed(path):  # a stage behind the queries (index/behind.py): it hands over
+        err("waiting for the passages being encoded in the background to stop after their batch")
     try:
         with progress_bar("encoding passages of", unit="sessions") as bar:
             report = encode_pending(path, progress=bar)

@@ -3,7 +3,7 @@ full sentence model (:mod:`.encoder`), so a question asked in other words finds 
 nearest passage.
 
 The word index is built and answers first; vectors fill in behind it. :func:`encode_pending` (run by
-``trail index`` after its sync, and by the stage behind the queries that a sync which changed sessions
+``trail index`` after its sync, and by the stage behind the queries that a sync which brought sessions in
 starts, :mod:`.behind`) encodes the sessions that have no vectors yet, a few at a time, each batch
 committed on its own, so an interrupted run loses at most the batch under way and the next run goes on
 where it stopped. A session whose rows change is written again by the sync under a new ``sessions.id``,
