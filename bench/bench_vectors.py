@@ -18,6 +18,8 @@ into ``OUT_DIR/index.db`` when that is missing or of another format, then, in on
 3. **Queries that need the model** (words no index holds, so the meaning pass runs: query encoding
    included), p50/p95, against word queries (the words answer) and against the raw FTS5 floor.
 4. **Size**: the index with its passages against the store.
+5. **A kept matrix**: what a long-lived process pays when a stage commits a batch while it answers: the
+   passage matrix read in full, against the kept one grown by the batch.
 
 Prints an aligned table, then one JSON line with every figure. The load average is printed first and
 last: rerun when it is high.
@@ -117,6 +119,41 @@ def timed(conn: sqlite3.Connection, queries: list[str]) -> list[float]:
     return out
 
 
+def kept_matrix(conn: sqlite3.Connection, rounds: int = 5) -> dict[str, Any]:
+    """What a long-lived process (MCP server, web viewer, meaning server) pays when a vector stage commits a
+    batch while it answers: its passage matrix read again in full, against the kept one grown by the batch
+    (``vectors.matrix``). The newest sessions' passages, about a batch of them, are taken out and put back
+    as a stage writes them; the median of ``rounds``."""
+    from hermes_trail.index import vectors
+
+    newest = [r[0] for r in conn.execute("SELECT sess FROM encoded ORDER BY sess DESC LIMIT 4")]
+    marks = ", ".join("?" for _ in newest)
+    batch = conn.execute(f"SELECT sess, doc, vec FROM passages WHERE sess IN ({marks})", newest).fetchall()
+    bump = "UPDATE meta SET value = value + 1 WHERE key = 'passages_version'"
+    full, grown = [], []
+    for _ in range(rounds):
+        conn.execute(f"DELETE FROM passages WHERE sess IN ({marks})", newest)
+        conn.execute(bump)
+        conn.commit()
+        vectors._MATRICES.clear()
+        began = time.perf_counter()
+        loaded = vectors.matrix(conn, "1", [])
+        full.append((time.perf_counter() - began) * 1000)
+        conn.executemany("INSERT INTO passages (sess, doc, vec) VALUES (?, ?, ?)", batch)
+        conn.execute(bump)
+        conn.commit()
+        began = time.perf_counter()
+        made = vectors.matrix(conn, "1", [])
+        grown.append((time.perf_counter() - began) * 1000)
+        assert made.rows == loaded.rows + len(batch) and len(made.blocks) > made.base, "not grown"
+    return {
+        "matrix_rows": made.rows,
+        "matrix_batch_rows": len(batch),
+        "matrix_full_ms": round(percentile(full, 0.5), 1),
+        "matrix_grown_ms": round(percentile(grown, 0.5), 2),
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="a 20k-message store, for a CI smoke run")
@@ -196,6 +233,7 @@ def main(argv: list[str] | None = None) -> int:
         began = time.perf_counter()
         conn.execute(RAW_SQL, (" ".join(f'"{w}"' for w in wq.split()),)).fetchall()
         raw_ms.append((time.perf_counter() - began) * 1000)
+    kept = kept_matrix(conn)
     conn.close()
 
     # 4: size.
@@ -236,6 +274,7 @@ def main(argv: list[str] | None = None) -> int:
         "index_bytes": index_bytes,
         "store_bytes": store_bytes,
         "index_store_ratio": round(index_bytes / store_bytes, 3),
+        **kept,
     }
     rows = [
         (
@@ -264,6 +303,12 @@ def main(argv: list[str] | None = None) -> int:
             "target p95 60 ms",
         ),
         ("word / raw", f"p50 {f['words_p50_ms']} ms / {f['raw_p50_ms']} ms", "", ""),
+        (
+            "kept matrix",
+            f"full load {f['matrix_full_ms']} ms ({f['matrix_rows']:,} rows)",
+            f"grown by a batch {f['matrix_grown_ms']} ms",
+            f"{f['matrix_full_ms'] / max(f['matrix_grown_ms'], 1e-9):.0f}x less",
+        ),
         (
             "size",
             f"index {index_bytes / 1e6:,.0f} MB",

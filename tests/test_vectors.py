@@ -422,6 +422,50 @@ def test_trail_index_says_it_waits_for_the_stage_behind_the_queries_then_encodes
     assert json.loads(done.stdout)["passages"] == 8
 
 
+def test_a_kept_matrix_grows_by_what_a_stage_adds_and_answers_as_a_full_load(home, tmp_path):
+    index = tmp_path / "index.db"
+    sync_index(index, homes=[home])
+    vectors.encode_pending(index, workers=1, behind=True, most=2)  # the two newest: HOSE and DEPLOY
+    conn = sqlite3.connect(index)
+    kept = vectors.matrix(conn, "1", [])
+    assert sorted(kept.sessions) == sorted(_ids(index, HOSE, DEPLOY))
+    vectors.encode_pending(index, workers=1, behind=True)  # a stage behind the queries adds the rest
+    grown = vectors.matrix(conn, "1", [])
+    assert grown is not kept and len(grown.blocks) > grown.base  # extended, its first blocks shared
+    assert grown.blocks[0] is kept.blocks[0] and kept.rows == 4  # the kept one is untouched
+    vectors._MATRICES.clear()
+    full = vectors.matrix(conn, "1", [])
+    query = encoder.model().encode([ASKED])[0]
+    assert _standing(grown, query) == _standing(full, query) and len(_standing(full, query)) == 4
+    assert search(index, ASKED).hits[0].session_id == HOSE
+    # Passages gone some other way than with their session: read again in full, not extended.
+    conn.execute("DELETE FROM passages WHERE sess = ?", _ids(index, LAPTOP))
+    conn.execute("UPDATE meta SET value = value + 1 WHERE key = 'passages_version'")
+    conn.commit()
+    again = vectors.matrix(conn, "1", [])
+    assert again.base == len(again.blocks) and sorted(again.sessions) == sorted(
+        _ids(index, BREAD, DEPLOY, HOSE)
+    )
+    conn.close()
+
+
+def _standing(made: vectors.Matrix, query) -> dict[int, tuple[float, int]]:
+    """Each session's best cosine and the doc of that passage."""
+    best, rows = made.best(query)
+    return {
+        sess: (round(float(b), 5), int(made.docs[r]))
+        for sess, b, r in zip(made.sessions, best, rows, strict=True)
+    }
+
+
+def _ids(index: Path, *session_ids: str) -> list[int]:
+    with sqlite3.connect(index) as conn:
+        marks = ", ".join("?" for _ in session_ids)
+        return [
+            r[0] for r in conn.execute(f"SELECT id FROM sessions WHERE session_id IN ({marks})", session_ids)
+        ]
+
+
 def test_stored_vectors_keep_their_cosines():
     import numpy as np
 
