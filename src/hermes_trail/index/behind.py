@@ -41,7 +41,7 @@ def enabled() -> bool:
     advisory locks, and the sentence encoder installed (not in Hermes' own Python)."""
     if os.environ.get("TRAIL_ENCODE_BEHIND", "1").strip().lower() in ("0", "no", "false", "off"):
         return False
-    if sys.platform == "win32":
+    if sys.platform == "win32" or not sys.executable:  # an embedding interpreter may not know its own
         return False
     from hermes_trail.index import encoder
 
