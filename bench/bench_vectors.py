@@ -43,7 +43,7 @@ from typing import Any
 
 from bench_index import db_bytes, percentile
 from bench_reader import FULL, QUICK, ensure_store
-from hermes_trail.index import schema
+from hermes_trail.index import behind, schema
 from hermes_trail.index.search import search
 from hermes_trail.index.vectors import PASSAGE_BUDGET
 
@@ -63,15 +63,14 @@ from hermes_trail.index.sync import sync_index
 sync_index(Path(sys.argv[1]), dbs=[sys.argv[2]], env={"HOME": "/nonexistent"})
 """
 STAGE_CHILD = """
-import json, os, resource, sys, time
+import json, resource, sys, time
 from pathlib import Path
 from hermes_trail.index import behind
 from hermes_trail.index.vectors import encode_pending
 began = time.perf_counter()
 limit = int(sys.argv[2]) if len(sys.argv) > 2 and sys.argv[2] != "0" else None
 if sys.argv[3:] == ["behind"]:  # as index/behind.py runs it: one core, nice 19, its newest sessions
-    os.nice(19)
-    r = encode_pending(Path(sys.argv[1]), limit=limit, workers=1, behind=True, most=behind.MOST_SESSIONS)
+    r = behind.run(Path(sys.argv[1]), limit)
 else:
     r = encode_pending(Path(sys.argv[1]), limit=limit)
 print(json.dumps({"seconds": time.perf_counter() - began, "passages": r.passages, "sessions": r.sessions,
@@ -201,10 +200,9 @@ def main(argv: list[str] | None = None) -> int:
     def stage() -> None:
         limit = args.passages or (8 if args.quick else None)
         command = [sys.executable, "-c", STAGE_CHILD, str(index), str(limit or 0)]
-        env = dict(os.environ)
         if args.behind:
             command.append("behind")
-            env.update(OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
+        env = behind.environment() if args.behind else None  # its BLAS on one thread, as start() gives it
         run = subprocess.run(command, capture_output=True, text=True, env=env)
         result.update(json.loads(run.stdout.strip().splitlines()[-1]) if run.returncode == 0 else {})
         result["returncode"] = run.returncode

@@ -225,8 +225,8 @@ class Trail:
     demo home) and the index to keep (``index``); ``sync_interval`` seconds at least between two syncs
     (``math.inf``: the first query's only, as a one-shot command wants). ``parallel``: sync with worker
     processes on a big first build; off inside another program's process (the Hermes plugin), which must
-    not be forked. ``encode_behind``: a sync that changed sessions starts the vector stage behind the
-    queries for them (``index/behind.py``); off for a caller that encodes itself.
+    not be forked. ``encode_behind``: a sync that leaves sessions no vector stage was started for starts
+    one behind the queries (``index/behind.py``); off for a caller that encodes itself.
 
     A plain class, not a dataclass: the command line makes one on every ``trail list``, and a dataclass
     costs about a millisecond more to define at import."""

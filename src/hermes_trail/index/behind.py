@@ -22,7 +22,10 @@ import contextlib
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from hermes_trail.index.vectors import VectorReport
 
 # Sessions a stage behind the queries encodes at most, newest first: under two minutes of one core at worst
 # (at most 32 passages a session, about 85 a second), usually seconds. Older ones wait for the next such
@@ -52,12 +55,10 @@ def start(path: Path, state: str) -> bool:
     """Start a stage behind the queries for the index at ``path``, whose sessions a sync left in ``state``,
     unless one was started for that state or one runs; whether one was started. It never fails the query:
     a stage that cannot be started leaves the sessions to a later sync or to ``trail index``."""
-    marker = path.with_name(path.name + STARTED)
-    try:
-        if marker.read_text() == state:
-            return False
-    except (OSError, ValueError):
-        pass
+    from hermes_trail.index import schema
+
+    if schema.marked(path.with_name(path.name + STARTED), state):
+        return False
     _started[:] = [(index, child) for index, child in _started if child.poll() is None]
     if not enabled() or any(index == path for index, _ in _started):  # ours, maybe not at the lock yet
         return False
@@ -67,9 +68,6 @@ def start(path: Path, state: str) -> bool:
         return False
     import subprocess
 
-    env = dict(os.environ)
-    for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-        env[name] = "1"  # one core: the other stays the queries'
     try:
         child = subprocess.Popen(
             [sys.executable, "-m", "hermes_trail.index.behind", str(path)],
@@ -78,7 +76,7 @@ def start(path: Path, state: str) -> bool:
             stderr=subprocess.DEVNULL,
             close_fds=True,
             start_new_session=True,  # not ended by the terminal's Ctrl-C, nor waited for by the command
-            env=env,
+            env=environment(),
         )
     except OSError:
         return False
@@ -90,20 +88,37 @@ def start(path: Path, state: str) -> bool:
 def settle(path: Path, state: str) -> None:
     """Say that the sessions of the index at ``path`` in ``state`` need no stage behind the queries: one was
     started for them, or the caller encodes them itself (``trail index``)."""
-    with contextlib.suppress(OSError):  # nothing can be written beside the index: its syncs cannot be either
-        path.with_name(path.name + STARTED).write_text(state)
+    from hermes_trail.index import schema
+
+    schema.mark(path.with_name(path.name + STARTED), state)
 
 
-def main(argv: list[str]) -> int:
-    """The stage itself: ``python -m hermes_trail.index.behind INDEX``."""
-    if len(argv) != 1:
-        print("usage: python -m hermes_trail.index.behind INDEX", file=sys.stderr)
-        return 2
+def environment() -> dict[str, str]:
+    """A stage's environment: this process's, every BLAS library on one thread (one core: the other stays
+    the queries')."""
+    env = dict(os.environ)
+    for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        env[name] = "1"
+    return env
+
+
+def run(path: Path, limit: int | None = None) -> VectorReport:
+    """The stage itself, as the process :func:`start` starts runs it (``bench_vectors.py --behind`` too):
+    at the lowest scheduling priority, in this process, the newest :data:`MOST_SESSIONS` sessions without
+    passages (``limit``: passages a session at most, default the index's own bound)."""
     with contextlib.suppress(OSError, AttributeError):
         os.nice(19)
     from hermes_trail.index import vectors
 
-    vectors.encode_pending(Path(argv[0]), workers=1, behind=True, most=MOST_SESSIONS)
+    return vectors.encode_pending(path, limit=limit, workers=1, behind=True, most=MOST_SESSIONS)
+
+
+def main(argv: list[str]) -> int:
+    """``python -m hermes_trail.index.behind INDEX``: :func:`run` in the process :func:`start` started."""
+    if len(argv) != 1:
+        print("usage: python -m hermes_trail.index.behind INDEX", file=sys.stderr)
+        return 2
+    run(Path(argv[0]))
     return 0
 
 

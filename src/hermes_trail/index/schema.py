@@ -297,6 +297,24 @@ def format_of(conn: sqlite3.Connection) -> str | None:
     return row[0] if row else None
 
 
+def marked(marker: Path, state: str) -> bool:
+    """Whether the file ``marker`` beside an index says ``state``: a pass over the index (the gists filled,
+    a vector stage started) was already done for that state of it, and need not be again."""
+    try:
+        return marker.read_text() == state
+    except (OSError, ValueError):
+        return False
+
+
+def mark(marker: Path, state: str) -> None:
+    """Say in ``marker`` that the pass it stands for was done for ``state`` of the index (:func:`marked`);
+    nothing when nothing can be written beside the index (the pass is then done again, never skipped)."""
+    import contextlib
+
+    with contextlib.suppress(OSError):
+        marker.write_text(state)
+
+
 def state_key(conn: sqlite3.Connection, *moved_by: str) -> tuple[object, ...]:
     """What a long-lived process (the MCP server, the plugin, the web viewer) keys what it derives from
     the index on: the database's file, its ``build`` id (a rebuild copied into the same file keeps the

@@ -513,20 +513,15 @@ def fill_gists(conn: sqlite3.Connection, marker: Path | None = None) -> int:
     if not semantic.available():
         return 0
     state = sessions_state(conn)
-    if marker is not None:
-        try:
-            if marker.read_text() == state:
-                return 0
-        except (OSError, ValueError):
-            pass
+    if marker is not None and schema.marked(marker, state):
+        return 0
     todo = conn.execute(
         "SELECT s.id, s.title FROM sessions s WHERE s.gist IS NULL AND (coalesce(s.title, '') != '' OR "
         "EXISTS (SELECT 1 FROM docs d WHERE d.sess = s.id AND d.kind = 'prompt' AND d.rewound = 0))"
     ).fetchall()
     if not todo:
         if marker is not None:  # the state read before looking: a session added since moved it on
-            with contextlib.suppress(OSError):  # an index beside which nothing can be written
-                marker.write_text(state)
+            schema.mark(marker, state)
         return 0
     from hermes_trail.redact import redact
 
