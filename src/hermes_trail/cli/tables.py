@@ -282,8 +282,11 @@ def _print_conversations(out: Printer, result: SearchResult, shared: bool, encod
     _print_unencoded(out, result, shared, encoding)
     more = " (newest matches ranked)" if result.windowed else ""
     at_least = "" if result.matches_exact else "at least "
-    turns = _plural(result.matches, "matching turn")
-    out.line((f"{at_least}{turns}{more} in {result.seconds * 1000:.0f} ms", "dim"))
+    if result.matches:
+        counted = f"{at_least}{_plural(result.matches, 'matching turn')}{more}"
+    else:  # every conversation shown came by its title or by meaning: no turn to count
+        counted = f"no turn has the words; {_plural(len(result.conversations), 'conversation')} by title or meaning"
+    out.line((f"{counted} in {result.seconds * 1000:.0f} ms", "dim"))
 
 
 def _day(when: float | None) -> str:
