@@ -439,7 +439,7 @@ def test_a_search_no_word_of_which_was_found_says_its_answer_is_by_meaning():
         print_search(Printer(stream), result)
         assert f"Not found anywhere: zzyzx; showing {shown}." in stream.getvalue()
         # The last line counts what was found: turns with the words, or none and the conversation shown.
-        counted = "4 matching turns in" if matches else "no turn has the words; 1 conversation by title or meaning in"
+        counted = "4 matching turns in" if matches else "no turn has the words; 1 conversation by title or"
         assert counted in " ".join(stream.getvalue().split()), stream.getvalue()
     # Sessions with no passages yet: encoded here by `trail index`; in the shared index, by their hosts.
     result.unencoded = 2

@@ -285,7 +285,8 @@ def _print_conversations(out: Printer, result: SearchResult, shared: bool, encod
     if result.matches:
         counted = f"{at_least}{_plural(result.matches, 'matching turn')}{more}"
     else:  # every conversation shown came by its title or by meaning: no turn to count
-        counted = f"no turn has the words; {_plural(len(result.conversations), 'conversation')} by title or meaning"
+        found = _plural(len(result.conversations), "conversation")
+        counted = f"no turn has the words; {found} by title or meaning"
     out.line((f"{counted} in {result.seconds * 1000:.0f} ms", "dim"))
 
 
