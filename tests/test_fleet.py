@@ -1131,6 +1131,24 @@ def test_the_shared_index_finds_by_meaning_as_the_local_index_does(vector_fleet,
     assert shared.read_as == local.read_as
 
 
+def test_an_english_question_reads_as_chinese_in_the_shared_index_as_locally(vector_fleet, tmp_path):
+    """An English question about a conversation held in Chinese: its words read as the Chinese words the
+    shared index has (the dictionary, as locally), so it comes first there as it does in the local index."""
+    from hermesdb import write_home
+    from test_lexicon import BACKUP_NEIGHBOURS, BACKUP_ZH
+
+    home = write_home(tmp_path / "hermes", BACKUP_NEIGHBOURS)
+    index = tmp_path / "index.db"
+    sync_index(index, homes=[home], env={"HERMES_HOME": str(home), "HOME": str(tmp_path)}, parallel=False)
+    encode_pending(index, workers=1)
+    push(index, vector_fleet.admin, "theta")
+    local = local_search(index, "database backup script")
+    shared = fleet_search(vector_fleet.admin, "database backup script")
+    assert local.conversations[0].hits[0].session_id == BACKUP_ZH
+    assert [c.hits[0].session_id for c in shared.conversations][:1] == [BACKUP_ZH]
+    assert "«备份»" in shared.conversations[0].hits[0].snippet
+
+
 def test_a_one_shot_fleet_search_asks_the_meaning_server_for_its_vector(vector_fleet, languages, monkeypatch):
     """`trail search --fleet` from the shell asks the meaning server for the question's vector (the model
     stays loaded there: 1.9 s a search before) and answers exactly as when it encodes it itself."""

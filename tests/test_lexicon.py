@@ -162,3 +162,61 @@ def test_a_question_word_counts_once_however_many_of_its_readings_a_conversation
     result = search(path, "孩子的零花钱")
     assert "child" in result.read_as and "allowance" in result.read_as
     assert result.conversations[0].hits[0].session_id == answer
+
+
+BACKUP_ZH = "20261108_090000_d1d1d1"
+BACKUP_NEIGHBOURS = [
+    chat(
+        BACKUP_ZH,
+        ("帮我写一个数据库备份脚本，每天凌晨三点运行", "好的：脚本每天备份数据库，保留七天的备份。"),
+        start=T,
+    ),
+    chat("20261108_100000_d2d2d2", ("Write a script that rotates the nginx logs", "Done."), start=T + 60),
+    chat("20261108_110000_d3d3d3", ("Add an index to the orders database table", "Added."), start=T + 120),
+    chat("20261108_120000_d4d4d4", ("Is the weekly backup drive full?", "It has 40 GB left."), start=T + 180),
+]
+
+
+def test_an_english_word_reads_as_the_chinese_words_whose_sense_it_is():
+    assert lexicon.single_word("to migrate") == "migrate"
+    assert lexicon.single_word("(computing) cache") == "cache"
+    assert lexicon.single_word("buffer memory") is None  # a description, not the word
+    assert lexicon.single_word("CL:個|个[ge4]") is None
+    backup, migration, tables = lexicon.chinese(["backup", "migration", "tables"])
+    assert "备份" in backup and "備份" in backup  # both scripts: the index has whichever was written
+    assert "迁移" in migration  # "to migrate": the word's other forms are tried
+    assert "表格" in tables
+    assert lexicon.chinese(["zzyzx"]) == [[]]
+
+
+def test_an_english_question_finds_the_chinese_session_it_asks_about(tmp_path):
+    """ "database backup script" asked in English of a history where that conversation was held in Chinese:
+    each English conversation has one of the words, the Chinese one all three, read through the dictionary.
+    By meaning alone (the passages encoded) the English one about the backup drive came first."""
+    from hermes_trail.index.vectors import encode_pending
+
+    home = write_home(tmp_path / "hermes", BACKUP_NEIGHBOURS)
+    path = tmp_path / "index.db"
+    sync_index(path, homes=[home], env={"HERMES_HOME": str(home), "HOME": str(tmp_path)})
+    encode_pending(path, workers=1)
+    result = search(path, "database backup script")
+    assert result.conversations[0].hits[0].session_id == BACKUP_ZH, [
+        c.hits[0].session_id for c in result.conversations
+    ]
+    assert "«备份»" in result.conversations[0].hits[0].snippet  # the Chinese words it was read as are marked
+    assert result.read_as == []  # "read as English" is a Chinese question's
+
+
+def test_an_index_without_chinese_text_never_opens_the_dictionary(tmp_path, monkeypatch):
+    """The lookups cost a little and the first one compiles the dictionary: an index of English alone
+    (most people's) asks nothing of it."""
+    home = write_home(tmp_path / "hermes", BACKUP_NEIGHBOURS[1:])
+    path = tmp_path / "index.db"
+    sync_index(path, homes=[home], env={"HERMES_HOME": str(home), "HOME": str(tmp_path)})
+
+    def opened() -> None:
+        raise AssertionError("the dictionary was opened")
+
+    monkeypatch.setattr(lexicon, "table", opened)
+    result = search(path, "database backup script")
+    assert {c.hits[0].session_id for c in result.conversations} == {s.id for s in BACKUP_NEIGHBOURS[1:]}

@@ -3,13 +3,15 @@ hermes-trail's, side by side in one run.
 
 Usage::
 
-    python bench/recall/evaluate.py [--store-dir DIR] [--split legacy,tune,held] [--kinds K,...]
+    python bench/recall/evaluate.py [--store-dir DIR] [--split legacy,tune,held,engineer] [--kinds K,...]
                                     [--systems S,...] [--misses] [--held-out-misses] [--details FILE]
 
 The store (``DIR/hermes_home``, default ``bench/out/recall``) is built by ``build_store.py`` if it is
 missing or stale. The queries are ``bench/recall/queries.jsonl`` (written with the store by its author:
 the set ``legacy``) and, when present, ``bench/recall/queries-blind.jsonl`` (written by someone who read
-only the sessions' summaries; each line's ``split`` puts it in the set ``tune`` or ``held``). A target is
+only the sessions' summaries; each line's ``split`` puts it in the set ``tune`` or ``held``), and
+``bench/recall/queries-engineer.jsonl`` (the set ``engineer``: questions the engineer who tuned a rule
+wrote for it after reading the sessions, tuning data like ``tune``, never the held-out half). A target is
 a Hermes session id, ``memory:<profile>:MEMORY.md``/``USER.md`` or ``skill:<profile>:<name>``.
 
 A query hits at k when any of its targets is among the first k distinct items a system returns; its
@@ -59,7 +61,8 @@ DEFAULT_STORE = HERE.parent / "out" / "recall"
 DEFAULT_CACHE = HERE.parent / "out" / "cache"
 LEGACY_QUERIES = HERE / "queries.jsonl"
 BLIND_QUERIES = HERE / "queries-blind.jsonl"
-SETS = ("legacy", "tune", "held")
+ENGINEER_QUERIES = HERE / "queries-engineer.jsonl"
+SETS = ("legacy", "tune", "held", "engineer")
 KINDS = (
     "keyword",
     "paraphrase",
@@ -207,7 +210,7 @@ def _front_name(skill_md: Path) -> str:
     return ""
 
 
-def read_queries(path: Path, blind: bool) -> list[dict[str, Any]]:
+def read_queries(path: Path, blind: bool, name: str = "legacy") -> list[dict[str, Any]]:
     queries = []
     for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         if not line.strip():
@@ -218,7 +221,7 @@ def read_queries(path: Path, blind: bool) -> list[dict[str, Any]]:
                 raise SystemExit(f"{path}:{n}: split must be 'tune' or 'held', not {q.get('split')!r}")
             q["set"] = q["split"]
         else:
-            q["set"] = "legacy"
+            q["set"] = name
         queries.append(q)
     return queries
 
@@ -229,6 +232,8 @@ def load_queries(
     """The queries of both files (each with its ``set``) with targets in canonical spelling, and the blind
     queries left out because a target is not in the store (reported, never scored)."""
     queries = read_queries(legacy, blind=False)
+    if ENGINEER_QUERIES.exists():
+        queries += read_queries(ENGINEER_QUERIES, blind=False, name="engineer")
     stale = [q["id"] for q in queries if not all(targets.known(t) for t in q["targets"])]
     if stale:
         raise SystemExit(
@@ -510,7 +515,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--cache", type=Path, default=DEFAULT_CACHE, help="the model wheel and passage vectors"
     )
-    parser.add_argument("--split", default=",".join(SETS), help="sets to run (legacy,tune,held)")
+    parser.add_argument("--split", default=",".join(SETS), help="sets to run (legacy,tune,held,engineer)")
     parser.add_argument("--kinds", help="kinds to run, comma-separated (default: every kind)")
     parser.add_argument("--systems", default=",".join(SYSTEMS), help="systems to run, comma-separated")
     parser.add_argument("--misses", action="store_true", help="list legacy and tune queries missed at 5")
@@ -649,7 +654,8 @@ def main(argv: list[str] | None = None) -> int:
     summary = {name: figures(queries, result) for name, result in results.items()}
     for name in SETS:
         print_set(name, queries, summary)
-    shown = [s for s in ("legacy", "tune") if args.misses] + (["held"] if args.held_out_misses else [])
+    tuning = ("legacy", "tune", "engineer")
+    shown = [s for s in tuning if args.misses] + (["held"] if args.held_out_misses else [])
     if shown:
         for name, result in results.items():
             print_misses(name, queries, result, shown)

@@ -755,14 +755,17 @@ def _any_words(
     cut: int = 8,
     shares_after: bool = False,
     excluded: str | None = None,
-) -> tuple[list[tuple[Conversation, float]], set[int]]:
+    against: int | None = None,
+) -> tuple[list[tuple[Conversation, float]], set[int], int]:
     """Conversations with any of ``words``, each weighed by how much of the query it covers (rarer words
     more, as the local any-word pass; with ``groups``, a question word's several readings, a group is
     covered by any of its words): one list of the fused evidence (``weight`` its weight before
     ``coverage``), and the docs it matched. The first ``cut`` words are read; with ``shares_after`` (a
     Chinese or Japanese question's bigrams), each conversation's evidence against the list's best is then
     times the square of its share, as the local bigram list weighs it. ``excluded``: the query's exclusions
-    as a tsquery's text (:func:`_excluded`), whose docs are no match."""
+    as a tsquery's text (:func:`_excluded`), whose docs are no match. Also returned: the most of the words
+    (or groups) one conversation has; ``against``: that of the English words' list, for an English question
+    read as Chinese, whose list then weighs as locally (the one's most against the other's)."""
     singles, used = [], []
     for word in words[:cut]:
         leaf = _leaf_sql(query.Term(word))
@@ -773,7 +776,7 @@ def _any_words(
             singles.append(str(row[0]))
             used.append(word)
     if len(singles) < 1:
-        return [], set()
+        return [], set(), 0
     either = " | ".join(f"({q})" for q in singles)
     if excluded is not None:
         either = f"({either}) & !({excluded})"
@@ -787,16 +790,32 @@ def _any_words(
     weights = [math.log1p(len(rows) / (1.0 + n)) for n in present]
     total = sum(weights) or 1.0
     found = list(_group(hits).values())
-    scores, shares = [], []
+    scores, shares, most = [], [], 0
     for conv in found:
         covered = [any(has[h.doc][i] for h in conv.hits if h.doc in has for i in unit) for unit in units]
         share = sum(w for w, c in zip(weights, covered, strict=True) if c) / total
         shares.append(share**COVERAGE_POWER)
         scores.append(_conversation_score(conv.hits) * (1.0 if shares_after else shares[-1]))
-    evidence = _evidence(found, scores, weight * coverage)
+        most = max(most, sum(covered))
+    weight *= coverage
+    if against is not None:
+        weight = min(STRICT_WEIGHT * coverage, weight * (most / max(against, 1)) ** COVERAGE_POWER)
+    evidence = _evidence(found, scores, weight)
     if shares_after:
         evidence = [(conv, part * share) for (conv, part), share in zip(evidence, shares, strict=True)]
-    return evidence, set(has)
+    return evidence, set(has), most
+
+
+def _in_chinese(conn: psycopg.Connection[Any], words: list[str]) -> list[list[str]]:
+    """An English question's ``words`` read as the Chinese words the shared index has
+    (:func:`lexicon.chinese_groups`): every reading asked about in one round trip."""
+    readings = list(dict.fromkeys(w for found in lexicon.chinese(words) for w in found))
+    if not readings:
+        return []
+    there = {
+        w for w, has in zip(readings, _exist(conn, [query.Term(w) for w in readings]), strict=True) if has
+    }
+    return lexicon.chinese_groups(words, lambda some: [w in there for w in some])
 
 
 def _excluded(conn: psycopg.Connection[Any], exclusions: tuple[query.Node, ...]) -> str | None:
@@ -1061,6 +1080,7 @@ def _search(
     unencoded: int | None = None
     missing = reading.missing
     read_as: list[str] = []
+    read_in_chinese: list[str] = []
     if few:
         # Sessions whose titles have the words typed (or, when some are nowhere, the words that exist):
         # a title with the words answers, and nothing is said missing.
@@ -1074,15 +1094,18 @@ def _search(
         words = _present(conn, [t for t in terms if any(c.isalnum() for c in t) and not cjk.has_cjk(t)])
         coverage = len(terms) / (len(terms) + len(reading.missing)) if terms else 1.0
         excluded = _excluded(conn, reading.exclusions)
+        most_covered = 0  # the most of the question's words one conversation has, in the English list
         if len(words) >= (1 if not groups else 2):
-            evidence, docs = _any_words(conn, words, filters, hosts, info, coverage, excluded=excluded)
+            evidence, docs, most_covered = _any_words(
+                conn, words, filters, hosts, info, coverage, excluded=excluded
+            )
             pool += evidence
             matched |= docs
         # A Chinese or Japanese question's bigrams, any of them, each conversation by the share of the
         # question's it holds, as locally.
         grams = plan.run_bigrams(plan.question_runs(terms))
         if len(grams) >= 2:
-            evidence, docs = _any_words(
+            evidence, docs, _ = _any_words(
                 conn, grams, filters, hosts, info, coverage, cut=COVERAGE_BIGRAMS, shares_after=True
             )
             pool += evidence
@@ -1091,10 +1114,24 @@ def _search(
         readings = lexicon.english_groups(
             cjk.query_runs(text), lambda some: _exist(conn, [query.Term(w) for w in some])
         )
-        if readings:
+        if not readings and not cjk.query_runs(text):
+            # An English question's words read as Chinese, as locally.
+            readings = _in_chinese(conn, [t for t in typed if t.isascii() and t.isalpha()])
+            read_in_chinese = lexicon.interleaved(readings)
+        elif readings:
             read_as = lexicon.interleaved(readings)
-            evidence, docs = _any_words(
-                conn, read_as, filters, hosts, info, coverage, TRANSLATED_WEIGHT, readings, excluded=excluded
+        if readings:
+            evidence, docs, _ = _any_words(
+                conn,
+                read_as or read_in_chinese,
+                filters,
+                hosts,
+                info,
+                coverage,
+                TRANSLATED_WEIGHT,
+                readings,
+                excluded=excluded,
+                against=most_covered if read_in_chinese else None,
             )
             pool += evidence
             matched |= docs
@@ -1117,7 +1154,9 @@ def _search(
         group.hits = sorted(group.hits, key=lambda h: h.score, reverse=True)[:per_conversation]
         group.store = group.hits[0].store if group.hits else group.store
         conversations.append(group)
-    _snippets(conn, [h for c in conversations for h in c.hits], terms + read_as, snippet_chars)
+    _snippets(
+        conn, [h for c in conversations for h in c.hits], terms + read_as + read_in_chinese, snippet_chars
+    )
     _openings(conn, conversations)
     counted = len(matched)
     result = SearchResult(

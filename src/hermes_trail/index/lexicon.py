@@ -34,11 +34,17 @@ SENSES = 3
 # The longest word looked up, in characters (longer entries are idioms and names, not a question's words).
 LONGEST = 8
 # Bumped when what is compiled changes, so an old compiled file is not read.
-FORMAT = 2
+FORMAT = 3
+# Chinese words looked for per English word of a question (its shortest readings first).
+READINGS = 8
 # A sense that names no English word of its own: a measure word, a cross-reference, a surname.
 _REFERENCE = re.compile(r"\s*(CL:|variant of|old variant|see |surname |abbr\. for|used in )", re.I)
 _PLACEHOLDER = re.compile(r"\b(sth|sb|to|one's|oneself)\b")
 _WORD = re.compile(r"[a-z][a-z0-9-]{2,}")
+# A sense that is one word: asides in brackets around it, ``to`` or an article before it.
+_SINGLE = re.compile(
+    r"\s*(?:[(\[][^)\]]*[)\]]\s*)*(?:(?:to|a|an|the)\s+)?([A-Za-z][A-Za-z0-9-]{2,})\s*(?:[(\[][^)\]]*[)\]]\s*)*"
+)
 
 
 def source() -> Path | None:
@@ -89,6 +95,17 @@ def entries(path: Path) -> Iterator[tuple[str, str]]:
                 yield head, senses
 
 
+def single_word(sense: str) -> str | None:
+    """The English word a dictionary sense is, when it is one (``to migrate``, ``(computing) cache``,
+    ``backup``): the senses a question's English word can be read back from. A longer sense (``buffer
+    memory``, ``to request leave of absence``) describes more than the word and would read it too loosely."""
+    found = _SINGLE.fullmatch(sense)
+    if found is None:
+        return None
+    word = found[1].lower()
+    return None if _function_word(word) else word
+
+
 def _compiled_name(path: Path) -> str:
     stat = path.stat()
     return f"lexicon-{FORMAT}-{stat.st_size}-{stat.st_mtime_ns}.db"
@@ -101,6 +118,17 @@ def _compile(path: Path) -> sqlite3.Connection:
     into.execute("CREATE TABLE zh (word TEXT PRIMARY KEY, senses TEXT NOT NULL) WITHOUT ROWID")
     first = dict(reversed(list(entries(path))))  # a headword's first entry, as INSERT OR IGNORE kept it
     into.executemany("INSERT INTO zh VALUES (?, ?)", sorted(first.items()))
+    # The other way: each English word a sense is, with the headwords that sense belongs to.
+    back = {
+        (word, head)
+        for head, senses in first.items()
+        for sense in senses.split("/")
+        if (word := single_word(sense))
+    }
+    into.execute(
+        "CREATE TABLE en (word TEXT NOT NULL, zh TEXT NOT NULL, PRIMARY KEY (word, zh)) WITHOUT ROWID"
+    )
+    into.executemany("INSERT INTO en VALUES (?, ?)", sorted(back))
     into.commit()
     return into
 
@@ -182,3 +210,51 @@ def interleaved(groups: list[list[str]]) -> list[str]:
     """The words of ``groups`` once each, the first reading of each question word first, then the second
     ones, so a list cut to its first words keeps a word for each."""
     return list(dict.fromkeys(w for rank in zip_longest(*groups) for w in rank if w))
+
+
+def _forms(word: str) -> list[str]:
+    """``word`` and the forms a dictionary sense would have it in (``tables``: table; ``locking``: lock;
+    ``migration``: migrate), tried in turn: plural, ``-ing``, ``-ed`` and ``-ion`` taken off."""
+    forms = [word]
+    for ending, stems in (
+        ("ies", ("y",)),
+        ("es", ("",)),
+        ("s", ("",)),
+        ("ing", ("", "e")),
+        ("ed", ("", "e")),
+        ("ion", ("", "e")),
+    ):
+        if word.endswith(ending) and len(word) - len(ending) >= 3:
+            forms += [word[: -len(ending)] + stem for stem in stems]
+    return list(dict.fromkeys(forms))
+
+
+def chinese(words: list[str]) -> list[list[str]]:
+    """For each of the English ``words``, the Chinese words the dictionary reads as it (a word with none
+    gives an empty list), the shortest first: the common word before the compound."""
+    try:
+        lexicon = table()
+        if lexicon is None:
+            return []
+        out = []
+        for word in words:
+            found: list[str] = []
+            for form in _forms(word.lower()):
+                found += [r[0] for r in lexicon.execute("SELECT zh FROM en WHERE word = ?", (form,))]
+            out.append(sorted(dict.fromkeys(found), key=len))
+        return out
+    except sqlite3.Error:  # a compiled file damaged after it was written (or an older one): no readings
+        return []
+
+
+def chinese_groups(words: list[str], exist: Callable[[list[str]], list[bool]]) -> list[list[str]]:
+    """For an English question's ``words``, the Chinese words each reads as that the index has (``exist``
+    says which of one word's readings), as :func:`english_groups` does the other way: a question word with
+    none left out, and none at all when fewer than two question words have one (one word read across is no
+    question)."""
+    kept = []
+    for found in chinese(words) if words else []:
+        there = [w for w, has in zip(found, exist(found) if found else [], strict=True) if has][:READINGS]
+        if there:
+            kept.append(there)
+    return kept if len(kept) >= 2 else []

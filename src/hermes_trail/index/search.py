@@ -611,9 +611,20 @@ def _coverage(
     (as :func:`_word_weights`). One turn with one rare word should not outrank a conversation that has most
     of what was asked, spread over its prompt, a command and its output. With ``groups`` (a question word's
     several readings), what is covered is the groups: a group is had when any of its words is."""
+    return _covered(conn, found, words, table, groups)[0]
+
+
+def _covered(
+    conn: sqlite3.Connection,
+    found: list[Conversation],
+    words: list[str],
+    table: str = "docs_fts",
+    groups: list[list[str]] | None = None,
+) -> tuple[list[float], list[int]]:
+    """:func:`_coverage`'s shares, and how many of the words (or groups) each conversation has."""
     docs = [h.doc for conv in found for h in conv.hits]
     if not docs:
-        return [0.0] * len(found)
+        return [0.0] * len(found), [0] * len(found)
     low, high = min(docs), max(docs)
     span = high - low + 1
     having: list[tuple[set[int], float]] = []
@@ -623,11 +634,13 @@ def _coverage(
         ids = {r[0] for word in group for r in conn.execute(sql, (_fts_string(word), low, high))}
         having.append((ids, math.log1p(span / (1.0 + len(ids)))))
     total = sum(weight for _, weight in having) or 1.0
-    shares = []
+    shares, counts = [], []
     for conv in found:
         mine = {h.doc for h in conv.hits}
-        shares.append(sum(weight for ids, weight in having if not ids.isdisjoint(mine)) / total)
-    return shares
+        had = [weight for ids, weight in having if not ids.isdisjoint(mine)]
+        shares.append(sum(had) / total)
+        counts.append(len(had))
+    return shares, counts
 
 
 def _session_rows(
@@ -701,8 +714,9 @@ class Highlighter:
     def __init__(self, terms: list[str]) -> None:
         words = sorted({t for t in terms if t}, key=len, reverse=True)
         self.first = re.compile("|".join(re.escape(t) for t in words), re.IGNORECASE) if words else None
-        # A word term marks words that start with it (stems: "test" marks "tests"), not its inside of others.
-        marked = [(r"\b" if t[:1].isalnum() else "") + re.escape(t) for t in words]
+        # A word term marks words that start with it (stems: "test" marks "tests"), not its inside of others;
+        # Chinese and Japanese are written without spaces, so a word of theirs is marked wherever it is.
+        marked = [(r"\b" if t[:1].isalnum() and not cjk.has_cjk(t[:1]) else "") + re.escape(t) for t in words]
         self.mark = re.compile("|".join(marked), re.IGNORECASE) if words else None
 
     def snippet(self, text: str, chars: int) -> str:
@@ -788,6 +802,23 @@ def _translated(conn: sqlite3.Connection, runs: list[str]) -> list[list[str]]:
     return lexicon.english_groups(
         runs, lambda words: [plan.exists(conn, "docs_fts", _fts_string(w)) for w in words]
     )
+
+
+def _in_chinese(conn: sqlite3.Connection, reading: plan.Plan) -> list[list[str]]:
+    """An English question's words read as Chinese (:mod:`lexicon`), those the index's Chinese text has, for
+    one more any-word list: a question asked in English about a conversation held in Chinese. Nothing is
+    looked up when the index holds no Chinese or Japanese text."""
+    if conn.execute("SELECT 1 FROM docs_cjk_idx LIMIT 1").fetchone() is None:  # FTS5's segment list
+        return []
+    words = [t for t in reading.typed if t not in reading.dropped and t.isascii() and t.isalpha()]
+
+    def exist(readings: list[str]) -> list[bool]:  # one lookup for a word none of whose readings is there
+        expressions = [cjk.run_expression(w) for w in readings]
+        if not plan.exists(conn, "docs_cjk", " OR ".join(expressions)):
+            return [False] * len(readings)
+        return [plan.exists(conn, "docs_cjk", e) for e in expressions]
+
+    return lexicon.chinese_groups(words, exist)
 
 
 def _parts(term: str) -> list[str]:
@@ -1023,6 +1054,7 @@ def search(
         meaning: dict[tuple[str, str], float] = {}  # each conversation's standing in the meaning pass
         unencoded: int | None = None
         read_as: list[str] = []
+        read_in_chinese: list[str] = []
         ordered, pool = _with_titles(conn, ordered, typed, filters, few)
         if pool or not reading.missing:
             missing = [] if pool else reading.missing
@@ -1045,7 +1077,12 @@ def search(
             if readings := _translated(conn, runs):
                 read_as = lexicon.interleaved(readings)
                 lists.append(("docs_fts", read_as, TRANSLATED_WEIGHT, readings))
+            elif not runs and (readings := _in_chinese(conn, reading)):
+                read_in_chinese = lexicon.interleaved(readings)
+                phrases = [[" ".join(cjk.bigrams(w)) for w in group] for group in readings]
+                lists.append(("docs_cjk", lexicon.interleaved(phrases), TRANSLATED_WEIGHT, phrases))
             excluded = query.excluded_fts(reading.parsed)
+            most_covered = 0  # the most of the question's words one conversation has, in the English lists
             for table, some, weight, senses in lists:
                 relaxed = " OR ".join(_fts_string(w) for w in some)
                 if excluded is not None and table == "docs_fts":
@@ -1060,7 +1097,17 @@ def search(
                     matches = len(matched)
                 scores = [_conversation_score(g.hits) for g in found]
                 weight *= coverage
-                if table == "docs_cjk":
+                if table == "docs_cjk" and senses is not None:
+                    # An English question read as Chinese: the words its best conversation has through the
+                    # dictionary against those the English words' best has, so a conversation held in
+                    # Chinese that has all of them outweighs English ones with one each (as far as one
+                    # with every word typed weighs), and one that has fewer weighs less.
+                    shares, counts = _covered(conn, found, some, table, groups=senses)
+                    ratio = max(counts, default=0) / max(most_covered, 1)
+                    weight = min(STRICT_WEIGHT * coverage, weight * ratio**COVERAGE_POWER)
+                    scores = [s * share**COVERAGE_POWER for s, share in zip(scores, shares, strict=True)]
+                    pool += _evidence(found, scores, weight)
+                elif table == "docs_cjk":
                     # A Chinese or Japanese question's bigrams: a conversation with two of its twenty
                     # (a 的 phrase, 打开) is no answer, however much better than the other lists' best it
                     # scores; its evidence is the share of the question it holds, after that list's best.
@@ -1069,8 +1116,11 @@ def search(
                     pool += [(c, e * s**COVERAGE_POWER) for (c, e), s in zip(evidence, shares, strict=True)]
                 else:
                     if len(some) > 1:
-                        shares = _coverage(conn, found, some, groups=senses)
+                        shares, counts = _covered(conn, found, some, table, groups=senses)
                         scores = [s * share**COVERAGE_POWER for s, share in zip(scores, shares, strict=True)]
+                        most_covered = max([most_covered, *counts])
+                    elif found:
+                        most_covered = max(most_covered, 1)
                     pool += _evidence(found, scores, weight)
             if meaning_text := " ".join(reading.typed).strip():
                 near = _semantic(conn, meaning_text, filters)
@@ -1100,7 +1150,8 @@ def search(
         for group in ordered:
             group.hits = sorted(group.hits, key=lambda h: h.score, reverse=True)[:per_conversation]
             conversations.append(group)
-        _snippets(conn, [h for c in conversations for h in c.hits], terms + runs + read_as, snippet_chars)
+        marked = terms + runs + read_as + read_in_chinese
+        _snippets(conn, [h for c in conversations for h in c.hits], marked, snippet_chars)
         _openings(conn, conversations)
         exact = matches is not None
         counted = matches if matches is not None else len({h.doc for h in hits})
