@@ -187,6 +187,13 @@ def test_an_english_word_reads_as_the_chinese_words_whose_sense_it_is():
     assert "迁移" in migration  # "to migrate": the word's other forms are tried
     assert "表格" in tables
     assert lexicon.chinese(["zzyzx"]) == [[]]
+    # A question's terms as typed: punctuation and function words off, a hyphenated pair two words.
+    assert lexicon.question_words(["Database-Backup", "script?", "the", "shop's"]) == [
+        "database",
+        "backup",
+        "script",
+        "shop",
+    ]
 
 
 def test_an_english_question_finds_the_chinese_session_it_asks_about(tmp_path):

@@ -1116,7 +1116,7 @@ def _search(
         )
         if not readings and not cjk.query_runs(text):
             # An English question's words read as Chinese, as locally.
-            readings = _in_chinese(conn, [t for t in typed if t.isascii() and t.isalpha()])
+            readings = _in_chinese(conn, lexicon.question_words(typed))
             read_in_chinese = lexicon.interleaved(readings)
         elif readings:
             read_as = lexicon.interleaved(readings)

@@ -41,6 +41,7 @@ READINGS = 8
 _REFERENCE = re.compile(r"\s*(CL:|variant of|old variant|see |surname |abbr\. for|used in )", re.I)
 _PLACEHOLDER = re.compile(r"\b(sth|sb|to|one's|oneself)\b")
 _WORD = re.compile(r"[a-z][a-z0-9-]{2,}")
+_LETTERS = re.compile(r"[a-z]+")
 # A sense that is one word: asides in brackets around it, ``to`` or an article before it.
 _SINGLE = re.compile(
     r"\s*(?:[(\[][^)\]]*[)\]]\s*)*(?:(?:to|a|an|the)\s+)?([A-Za-z][A-Za-z0-9-]{2,})\s*(?:[(\[][^)\]]*[)\]]\s*)*"
@@ -227,6 +228,13 @@ def _forms(word: str) -> list[str]:
         if word.endswith(ending) and len(word) - len(ending) >= 3:
             forms += [word[: -len(ending)] + stem for stem in stems]
     return list(dict.fromkeys(forms))
+
+
+def question_words(terms: list[str]) -> list[str]:
+    """The English words of a question's terms to read as Chinese, once each: ``servers,`` is servers,
+    ``Database-Backup`` database and backup; function words and words of fewer than three letters out."""
+    words = (w for term in terms for w in _LETTERS.findall(term.lower()))
+    return [w for w in dict.fromkeys(words) if len(w) >= 3 and not _function_word(w)]
 
 
 def chinese(words: list[str]) -> list[list[str]]:

@@ -810,7 +810,7 @@ def _in_chinese(conn: sqlite3.Connection, reading: plan.Plan) -> list[list[str]]
     looked up when the index holds no Chinese or Japanese text."""
     if conn.execute("SELECT 1 FROM docs_cjk_idx LIMIT 1").fetchone() is None:  # FTS5's segment list
         return []
-    words = [t for t in reading.typed if t not in reading.dropped and t.isascii() and t.isalpha()]
+    words = lexicon.question_words([t for t in reading.typed if t not in reading.dropped])
 
     def exist(readings: list[str]) -> list[bool]:  # one lookup for a word none of whose readings is there
         expressions = [cjk.run_expression(w) for w in readings]
