@@ -87,8 +87,11 @@ def fresh_table():
 def test_the_dictionary_is_compiled_once_into_trails_cache(fresh_table):
     from hermes_trail.stats_sql import cache_dir
 
+    # One an earlier install compiled (another format, another copy of the package): never read again.
+    cache_dir().mkdir(parents=True, exist_ok=True)
+    (cache_dir() / "lexicon-2-9238915-1796239734249035699.db").write_bytes(b"an older dictionary")
     assert lexicon.translate(["证书"]) == [["credentials", "certificate"]]
-    (compiled,) = cache_dir().glob("lexicon-*.db")
+    (compiled,) = cache_dir().glob("lexicon-*.db")  # the older one is removed, not kept beside it
     written = compiled.stat().st_mtime_ns
     lexicon.table.cache_clear()  # as a new process would
     assert lexicon.translate(["证书"]) == [["credentials", "certificate"]]
@@ -227,3 +230,47 @@ def test_an_index_without_chinese_text_never_opens_the_dictionary(tmp_path, monk
     monkeypatch.setattr(lexicon, "table", opened)
     result = search(path, "database backup script")
     assert {c.hits[0].session_id for c in result.conversations} == {s.id for s in BACKUP_NEIGHBOURS[1:]}
+
+
+def test_the_stage_behind_the_queries_compiles_the_dictionary_an_index_of_chinese_needs(
+    fresh_table, tmp_path, monkeypatch
+):
+    """Compiling the dictionary takes a second or two, which the first question needing it would wait: the
+    stage behind the queries (and the MCP server's warm-up) compiles it first, when the index holds Chinese
+    or Japanese text; for an index of English alone it is never compiled."""
+    import os
+
+    from hermes_trail.index import behind
+    from hermes_trail.index.search import prepare_dictionary
+    from hermes_trail.stats_sql import cache_dir
+
+    monkeypatch.setattr(os, "nice", lambda _: 0)  # the test process keeps its priority
+    english = write_home(tmp_path / "english", BACKUP_NEIGHBOURS[1:])
+    plain = tmp_path / "plain.db"
+    sync_index(plain, homes=[english], env={"HERMES_HOME": str(english), "HOME": str(tmp_path)})
+    assert prepare_dictionary(plain) is False
+    assert not list(cache_dir().glob("lexicon-*.db"))
+    home = write_home(tmp_path / "hermes", BACKUP_NEIGHBOURS)
+    path = tmp_path / "index.db"
+    sync_index(path, homes=[home], env={"HERMES_HOME": str(home), "HOME": str(tmp_path)})
+    behind.run(path)
+    (compiled,) = cache_dir().glob(f"lexicon-{lexicon.FORMAT}-*.db")
+    written = compiled.stat().st_mtime_ns
+    lexicon.table.cache_clear()  # as the process asking the question would start
+    assert search(path, "database backup script").conversations[0].hits[0].session_id == BACKUP_ZH
+    assert compiled.stat().st_mtime_ns == written  # the question read what the stage compiled
+
+
+def test_the_mcp_servers_warm_up_compiles_the_dictionary_an_index_of_chinese_needs(fresh_table, tmp_path):
+    import threading
+
+    from hermes_trail.mcp.server import warm_up
+    from hermes_trail.service import Trail
+    from hermes_trail.stats_sql import cache_dir
+
+    home = write_home(tmp_path / "hermes", BACKUP_NEIGHBOURS)
+    env = {"HERMES_HOME": str(home), "HOME": str(tmp_path), "TRAIL_ENCODE_BEHIND": "0"}
+    warm_up(Trail(index=tmp_path / "index.db", homes=(home,), env=env))
+    (thread,) = [t for t in threading.enumerate() if t.name == "trail-index-warm-up"]
+    thread.join(120)
+    assert list(cache_dir().glob(f"lexicon-{lexicon.FORMAT}-*.db"))

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sqlite3
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -108,9 +109,13 @@ def run(path: Path, limit: int | None = None) -> VectorReport:
     passages (``limit``: passages a session at most, default the index's own bound)."""
     with contextlib.suppress(OSError, AttributeError):
         os.nice(19)
-    from hermes_trail.index import vectors
+    from hermes_trail.index import search, vectors
 
-    return vectors.encode_pending(path, limit=limit, workers=1, behind=True, most=MOST_SESSIONS)
+    report = vectors.encode_pending(path, limit=limit, workers=1, behind=True, most=MOST_SESSIONS)
+    # With time to spare: the dictionary a question of another language may need, compiled once here.
+    with contextlib.suppress(OSError, sqlite3.Error):
+        search.prepare_dictionary(path)
+    return report
 
 
 def main(argv: list[str]) -> int:

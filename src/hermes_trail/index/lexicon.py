@@ -16,6 +16,7 @@ dictionary can be had, a Chinese question is answered by its bigrams and by mean
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib.util
 import re
@@ -156,6 +157,12 @@ def table() -> sqlite3.Connection | None:
         except OSError:
             return memory
         memory.close()
+        # The dictionaries compiled before (another format, an earlier install of the package): 11-13 MB
+        # each, one more every upgrade, and never read again by a trail that compiled this one.
+        for stale in compiled.parent.glob("lexicon-*.db"):
+            if stale != compiled:
+                with contextlib.suppress(OSError):
+                    stale.unlink()
     return _open(compiled)
 
 

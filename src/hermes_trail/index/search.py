@@ -18,6 +18,7 @@ it stands out from its own crowd, and ranks by its stronger evidence.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import re
 import sqlite3
@@ -804,11 +805,30 @@ def _translated(conn: sqlite3.Connection, runs: list[str]) -> list[list[str]]:
     )
 
 
+def holds_cjk(conn: sqlite3.Connection) -> bool:
+    """Whether any doc of the index has Chinese, Japanese or Korean text: the bigram index has a segment
+    (FTS5's list of them, one row a leaf page; empty while no doc gave it a term)."""
+    return conn.execute("SELECT 1 FROM docs_cjk_idx LIMIT 1").fetchone() is not None
+
+
+def prepare_dictionary(index: Path) -> bool:
+    """Compile the dictionary (:func:`lexicon.table`) now, when the index holds Chinese or Japanese text
+    and so a question may need it, rather than in the first question that does (a second or two); whether
+    it was. What a process that has time runs: the stage behind the queries, the MCP server's warm-up."""
+    try:
+        with contextlib.closing(sqlite3.connect(f"{index.resolve().as_uri()}?mode=ro", uri=True)) as conn:
+            if not holds_cjk(conn):
+                return False
+    except sqlite3.Error:
+        return False
+    return lexicon.table() is not None
+
+
 def _in_chinese(conn: sqlite3.Connection, reading: plan.Plan) -> list[list[str]]:
     """An English question's words read as Chinese (:mod:`lexicon`), those the index's Chinese text has, for
     one more any-word list: a question asked in English about a conversation held in Chinese. Nothing is
     looked up when the index holds no Chinese or Japanese text."""
-    if conn.execute("SELECT 1 FROM docs_cjk_idx LIMIT 1").fetchone() is None:  # FTS5's segment list
+    if not holds_cjk(conn):
         return []
     words = lexicon.question_words([t for t in reading.typed if t not in reading.dropped])
 

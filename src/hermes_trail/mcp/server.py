@@ -101,9 +101,16 @@ def warm_up(trail: Trail) -> None:
 
     def sync() -> None:
         try:
-            trail.sync()
+            path = trail.sync()
         except Exception as exc:  # the first call will sync again and say what is wrong
             sys.stderr.write(f"trail mcp: index not brought up to date yet: {exc}\n")
+            return
+        from hermes_trail.index.search import prepare_dictionary
+
+        try:  # the dictionary a question of another language may need, compiled before one asks
+            prepare_dictionary(path)
+        except Exception as exc:  # the question that needs it compiles it, or reads the question as typed
+            sys.stderr.write(f"trail mcp: dictionary not prepared: {exc}\n")
 
     threading.Thread(target=sync, name="trail-index-warm-up", daemon=True).start()
 
