@@ -459,3 +459,17 @@ def test_a_search_no_word_of_which_was_found_says_its_answer_is_by_meaning():
     print_search(Printer(stream), nothing, encoding=True)
     said = " ".join(stream.getvalue().split())
     assert said.startswith("No match") and "2 sessions without passages" in said and "background" in said
+
+
+def test_a_long_run_of_chinese_is_not_cut_before_its_comma():
+    """Chinese and Japanese have no spaces to break at, so a long run is cut where the row ends; a row may
+    not start with a comma or a full stop, nor end with an opening bracket (their line-breaking rules)."""
+    from hermes_trail.cli.term import cells, wrap
+
+    text = "好的：脚本每天备份数据库，保留七天的备份。然后「检查」一下，好吗？"
+    for room in range(14, 40):
+        rows = ["".join(piece for piece, _ in row).strip() for row in wrap([(text, "")], room)]
+        assert "".join(rows) == text  # nothing lost, nothing doubled
+        assert all(cells(row) <= room for row in rows)
+        assert not any(row[0] in "，。？" for row in rows[1:]), (room, rows)
+        assert not any(row.endswith("「") for row in rows), (room, rows)

@@ -176,7 +176,7 @@ def wrap(segments: list[Segment], room: int, indent: int = 0, hang: int = 2) -> 
         if piece.isspace() and rows[-1] == [lead]:
             continue  # a continuation row starts at its indent, not with the spaces it broke at
         while used + size > limit and size > 1:  # one word wider than a row: cut it
-            head = fit(piece, limit - used)[:-1] or piece[:1]
+            head = _break_before(piece, fit(piece, limit - used)[:-1] or piece[:1])
             rows[-1].append((head, name))
             piece = piece[len(head) :]
             size = cells(piece)
@@ -185,6 +185,27 @@ def wrap(segments: list[Segment], room: int, indent: int = 0, hang: int = 2) -> 
         rows[-1].append((piece, name))
         used += size
     return rows
+
+
+# What a row may not start with (a comma, a full stop, a closing bracket, a small kana) and not end with
+# (an opening bracket): the line-breaking rules of Chinese and Japanese text, which has no spaces to break
+# at, so a long run of it is cut wherever the row ends.
+_NO_ROW_START = frozenset(
+    "、。，．：；？！）」』】〉》〕］｝〙〗〟’”・ー…‥ゝゞヽヾぁぃぅぇぉっゃゅょゎァィゥェォッャュョヮヵヶ,.:;?!)]}"
+)
+_NO_ROW_END = frozenset("（「『【〈《〔［｛〘〖〝‘“([{")
+
+
+def _break_before(piece: str, head: str) -> str:
+    """Where to cut ``piece``, whose first ``head`` characters fit the row: a character or two earlier when
+    the cut would start the next row with a comma or end this one with an opening bracket."""
+    cut = len(head)
+    for _ in range(2):  # a closing bracket and the comma after it go down together
+        if cut > 1 and (piece[cut : cut + 1] in _NO_ROW_START or piece[cut - 1] in _NO_ROW_END):
+            cut -= 1
+        else:
+            break
+    return piece[:cut]
 
 
 def _words(text: str) -> list[str]:
