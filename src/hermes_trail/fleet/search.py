@@ -808,13 +808,21 @@ def _any_words(
 
 def _in_chinese(conn: psycopg.Connection[Any], words: list[str]) -> list[list[str]]:
     """An English question's ``words`` read as the Chinese words the shared index has
-    (:func:`lexicon.chinese_groups`): every reading asked about in one round trip."""
+    (:func:`lexicon.chinese_groups`): every reading asked about in two round trips at most."""
     readings = list(dict.fromkeys(w for found in lexicon.chinese(words) for w in found))
     if not readings:
         return []
-    there = {
-        w for w, has in zip(readings, _exist(conn, [query.Term(w) for w in readings]), strict=True) if has
-    }
+    phrases = ["(" + " <-> ".join(f"'{g}'" for g in cjk.bigrams(w)) + ")" for w in readings]
+    # Through the GIN index only: first whether any reading is there at all (a shared index of English
+    # alone answers that with one lookup), then which.
+    check = f"EXISTS (SELECT 1 FROM {_D} d WHERE d.tsv @@ to_tsquery('simple', %s))"
+    with conn.transaction():
+        conn.execute("SET LOCAL enable_seqscan = off")
+        row = conn.execute(f"SELECT {check}", [" | ".join(phrases)]).fetchone()
+        if not row or not row[0]:
+            return []
+        row = conn.execute("SELECT " + ", ".join([check] * len(phrases)), phrases).fetchone()
+    there = {w for w, has in zip(readings, row or [], strict=True) if has}
     return lexicon.chinese_groups(words, lambda some: [w in there for w in some])
 
 
