@@ -318,3 +318,31 @@ def test_a_damaged_index_is_kept_aside_not_deleted(home, index):
     assert report.rebuilt and "kept as" in report.rebuilt
     (aside,) = index.parent.glob("index.db.damaged-*")
     assert aside.read_bytes() == b"garbage" * 100
+
+
+def test_searches_on_one_connection_read_a_session_once_until_the_sessions_change(home, index):
+    """A long-lived process asks many questions of one connection, and most of the sessions each reads are
+    the newest, which the one before read too: their rows are kept between searches. A session changed in
+    Hermes (a new title) is a new row of the index, and the next search reads it."""
+    sync_index(index, homes=[home])
+    conn = sqlite3.connect(index)
+    read: list[str] = []
+    conn.set_trace_callback(read.append)
+
+    def sessions_read() -> int:
+        return sum("FROM sessions WHERE id IN" in sql for sql in read)
+
+    assert search(conn, "staging").conversations[0].hits[0].title is None
+    assert sessions_read() >= 1
+    read.clear()
+    assert search(conn, "staging port").conversations
+    assert sessions_read() == 0  # the same sessions: kept
+    db = hermes_state.SessionDB(db_path=home / "state.db")
+    db.set_session_title(CHILD, "Staging port moved")
+    db.close()
+    sync_index(index, homes=[home])
+    read.clear()
+    titles = {h.title for c in search(conn, "staging").conversations for h in c.hits}
+    assert sessions_read() >= 1
+    assert "Staging port moved" in titles, titles
+    conn.close()
