@@ -649,8 +649,8 @@ def _covered(
 # session is a new row). Most of the sessions a search reads are the newest, which the search before read
 # too: 86 % of them over the 182 word queries of bench_index.py, a query's 0.4-0.5 ms of session reads.
 _SESSION_ROWS: dict[tuple[object, ...], dict[int, tuple[Any, ...]]] = {}
-# At most this many rows are kept (about 10 MB), then the kept ones are let go.
-SESSION_ROWS_MOST = 20_000
+# At most this many rows are kept (about 9 MB: 0.9 KB a row), then the kept ones are let go.
+SESSION_ROWS_MOST = 10_000
 
 
 def _kept_sessions(conn: sqlite3.Connection) -> dict[int, tuple[Any, ...]]:
