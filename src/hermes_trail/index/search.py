@@ -1142,7 +1142,7 @@ def search(
                     # Chinese that has all of them outweighs English ones with one each (as far as one
                     # with every word typed weighs), and one that has fewer weighs less.
                     shares, counts = _covered(conn, found, some, table, groups=senses)
-                    ratio = max(counts, default=0) / max(most_covered, 1)
+                    ratio = min(max(counts, default=0), COVERAGE_TERMS) / max(most_covered, 1)  # as many read
                     weight = min(STRICT_WEIGHT * coverage, weight * ratio**COVERAGE_POWER)
                     scores = [s * share**COVERAGE_POWER for s, share in zip(scores, shares, strict=True)]
                     pool += _evidence(found, scores, weight)
