@@ -274,3 +274,16 @@ def test_the_mcp_servers_warm_up_compiles_the_dictionary_an_index_of_chinese_nee
     (thread,) = [t for t in threading.enumerate() if t.name == "trail-index-warm-up"]
     thread.join(120)
     assert list(cache_dir().glob(f"lexicon-{lexicon.FORMAT}-*.db"))
+
+
+def test_trail_index_compiles_the_dictionary_an_index_of_chinese_needs(fresh_table, tmp_path):
+    from typer.testing import CliRunner
+
+    from hermes_trail.cli.app import app
+    from hermes_trail.stats_sql import cache_dir
+
+    home = write_home(tmp_path / "hermes", BACKUP_NEIGHBOURS)
+    where = ["--index", str(tmp_path / "index.db"), "--home", str(home)]
+    done = CliRunner().invoke(app, ["index", "--no-vectors", *where])
+    assert done.exit_code == 0, done.output
+    assert list(cache_dir().glob(f"lexicon-{lexicon.FORMAT}-*.db"))
