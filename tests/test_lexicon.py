@@ -71,6 +71,14 @@ def test_a_chinese_question_finds_the_english_session_it_asks_about(index, query
     assert "«" in result.conversations[0].hits[0].snippet  # the words it was read as are marked
 
 
+def test_a_chinese_run_no_index_holds_is_read_as_english_beside_a_word_one_does(index):
+    """A question mixing a word the history has (a name, an English word) with Chinese it does not have
+    as written: the Chinese is what the dictionary is for, not a missing word to leave out."""
+    result = search(index, "shop 换了服务器以后证书没人续期")
+    assert {"certificate", "server"} <= set(result.read_as), result.read_as
+    assert result.conversations[0].hits[0].session_id == CERTIFICATE
+
+
 def test_without_the_dictionary_a_chinese_question_is_read_as_typed(index, monkeypatch):
     monkeypatch.setattr(lexicon, "table", lambda: None)
     assert search(index, "换了服务器以后商店的证书没人续期").read_as == []

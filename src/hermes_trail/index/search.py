@@ -1113,10 +1113,13 @@ def search(
                 (table, some, LEXICAL_WEIGHT, None)
                 for table, some in _relaxed(conn, terms, runs, loose=not groups)
             ]
-            if readings := _translated(conn, runs):
+            # Read across languages, every Chinese or Japanese run typed: one no index holds as written
+            # (a question about a conversation held in English) is the one a dictionary is for.
+            typed_runs = plan.question_runs([t for t in reading.typed if t not in reading.dropped])
+            if readings := _translated(conn, typed_runs):
                 read_as = lexicon.interleaved(readings)
                 lists.append(("docs_fts", read_as, TRANSLATED_WEIGHT, readings))
-            elif not runs and (readings := _in_chinese(conn, reading)):
+            elif not typed_runs and (readings := _in_chinese(conn, reading)):
                 read_in_chinese = lexicon.interleaved(readings)
                 phrases = [[" ".join(cjk.bigrams(w)) for w in group] for group in readings]
                 lists.append(("docs_cjk", lexicon.interleaved(phrases), TRANSLATED_WEIGHT, phrases))
