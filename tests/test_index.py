@@ -144,6 +144,8 @@ def test_tool_output_cjk_paths_and_filters(home, index):
 
 
 TYPED = ['"unbalanced', "OR", "NOT", "-", "((", "a AND", "*", "\x00", "🙂", "col:x", "NEAR(a b)", "^x"]
+# Read across languages too (this index holds Chinese): mixed, excluded, prefixed and punctuated words.
+TYPED += ["天气 OR weather", "-天气 staging", "東京 deploy*", "database-backup script?", "ies ing ed", "的了"]
 
 
 @pytest.mark.parametrize("typed", TYPED)
@@ -345,4 +347,56 @@ def test_searches_on_one_connection_read_a_session_once_until_the_sessions_chang
     titles = {h.title for c in search(conn, "staging").conversations for h in c.hits}
     assert sessions_read() >= 1
     assert "Staging port moved" in titles, titles
+    conn.close()
+
+
+def test_whatever_mix_of_scripts_and_marks_is_typed_search_answers(home, index):
+    """Random questions of English words, Chinese characters, digits and marks (the reading of an English
+    question as Chinese and of a Chinese one as English, prefixes, exclusions): an answer, never an error."""
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    sync_index(index, homes=[home])
+    conn = sqlite3.connect(index)
+    pieces = st.sampled_from(
+        [
+            "staging",
+            "deploy",
+            "database",
+            "backup",
+            "tables",
+            "weather",
+            "东京",
+            "天气",
+            "数据库",
+            "备份的",
+            "的",
+            "了",
+            "-",
+            "*",
+            '"',
+            "OR",
+            "NOT",
+            "(",
+            ")",
+            "?",
+            ",",
+            "5xx",
+            "Leo",
+            "ing",
+            "ü",
+            "🙂",
+        ]
+    )
+
+    @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+    @given(st.lists(pieces, min_size=1, max_size=8), st.sampled_from(["", " "]))
+    def asked(words: list[str], joint: str) -> None:
+        text = joint.join(words)  # words apart, or run together as Chinese is written
+        result = search(conn, text)
+        assert result.query == text
+        for conversation in result.conversations:
+            assert conversation.hits
+
+    asked()
     conn.close()
