@@ -600,21 +600,6 @@ def _lift_edits(hits: list[Hit], terms: list[str]) -> None:
             hit.score *= EDIT_LIFT
 
 
-def _coverage(
-    conn: sqlite3.Connection,
-    found: list[Conversation],
-    words: list[str],
-    table: str = "docs_fts",
-    groups: list[list[str]] | None = None,
-) -> list[float]:
-    """How much of the query each conversation covers, anywhere in its matching turns: the share of the
-    ``words`` (in ``docs_cjk``: the bigrams) it has, each weighing by how rare it is among the docs in reach
-    (as :func:`_word_weights`). One turn with one rare word should not outrank a conversation that has most
-    of what was asked, spread over its prompt, a command and its output. With ``groups`` (a question word's
-    several readings), what is covered is the groups: a group is had when any of its words is."""
-    return _covered(conn, found, words, table, groups)[0]
-
-
 def _covered(
     conn: sqlite3.Connection,
     found: list[Conversation],
@@ -622,7 +607,12 @@ def _covered(
     table: str = "docs_fts",
     groups: list[list[str]] | None = None,
 ) -> tuple[list[float], list[int]]:
-    """:func:`_coverage`'s shares, and how many of the words (or groups) each conversation has."""
+    """How much of the query each conversation covers, anywhere in its matching turns: the share of the
+    ``words`` (in ``docs_cjk``: the bigrams) it has, each weighing by how rare it is among the docs in reach
+    (as :func:`_word_weights`). One turn with one rare word should not outrank a conversation that has most
+    of what was asked, spread over its prompt, a command and its output. With ``groups`` (a question word's
+    several readings), what is covered is the groups: a group is had when any of its words is.
+    Also returned: how many of the words (or groups) each conversation has."""
     docs = [h.doc for conv in found for h in conv.hits]
     if not docs:
         return [0.0] * len(found), [0] * len(found)
@@ -1153,7 +1143,7 @@ def search(
                     # A Chinese or Japanese question's bigrams: a conversation with two of its twenty
                     # (a 的 phrase, 打开) is no answer, however much better than the other lists' best it
                     # scores; its evidence is the share of the question it holds, after that list's best.
-                    shares = _coverage(conn, found, some, table)
+                    shares = _covered(conn, found, some, table)[0]
                     evidence = _evidence(found, scores, weight)
                     pool += [(c, e * s**COVERAGE_POWER) for (c, e), s in zip(evidence, shares, strict=True)]
                 else:
