@@ -1,6 +1,5 @@
 """``trail index``: bring the search index up to date, then fill in its meaning vectors."""
 
-import contextlib
 import sqlite3
 import sys
 from pathlib import Path
@@ -78,8 +77,7 @@ def index(
         _encode_passages(path)
     from hermes_trail.index.search import prepare_dictionary
 
-    with contextlib.suppress(OSError, sqlite3.Error):  # else the first question that needs it compiles it
-        prepare_dictionary(path)  # for a question in another language, when the index holds Chinese
+    prepare_dictionary(path)  # for a question in another language, when the index holds Chinese
     with sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True) as conn:
         stores = conn.execute("SELECT count(*) FROM stores").fetchone()[0]
         # Hermes' memory files and skills are rows of their own pseudo-stores, not sessions.

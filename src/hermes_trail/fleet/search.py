@@ -809,7 +809,8 @@ def _any_words(
 def _in_chinese(conn: psycopg.Connection[Any], words: list[str]) -> list[list[str]]:
     """An English question's ``words`` read as the Chinese words the shared index has
     (:func:`lexicon.chinese_groups`): every reading asked about in two round trips at most."""
-    readings = list(dict.fromkeys(w for found in lexicon.chinese(words) for w in found))
+    each = lexicon.chinese(words)
+    readings = list(dict.fromkeys(w for found in each for w in found))
     if not readings:
         return []
     phrases = ["(" + " <-> ".join(f"'{g}'" for g in cjk.bigrams(w)) + ")" for w in readings]
@@ -823,7 +824,7 @@ def _in_chinese(conn: psycopg.Connection[Any], words: list[str]) -> list[list[st
             return []
         row = conn.execute("SELECT " + ", ".join([check] * len(phrases)), phrases).fetchone()
     there = {w for w, has in zip(readings, row or [], strict=True) if has}
-    return lexicon.chinese_groups(words, lambda some: [w in there for w in some])
+    return lexicon.chinese_groups(each, lambda some: [w in there for w in some])
 
 
 def _excluded(conn: psycopg.Connection[Any], exclusions: tuple[query.Node, ...]) -> str | None:
@@ -1119,10 +1120,9 @@ def _search(
             pool += evidence
             matched |= docs
         # A Chinese or Japanese question's words read as English, as locally.
-        readings = lexicon.english_groups(
-            cjk.query_runs(text), lambda some: _exist(conn, [query.Term(w) for w in some])
-        )
-        if not readings and not cjk.query_runs(text):
+        runs = cjk.query_runs(text)
+        readings = lexicon.english_groups(runs, lambda some: _exist(conn, [query.Term(w) for w in some]))
+        if not readings and not runs:
             # An English question's words read as Chinese, as locally.
             readings = _in_chinese(conn, lexicon.question_words(typed))
             read_in_chinese = lexicon.interleaved(readings)

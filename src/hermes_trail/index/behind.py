@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import sqlite3
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -112,9 +111,7 @@ def run(path: Path, limit: int | None = None) -> VectorReport:
     from hermes_trail.index import search, vectors
 
     report = vectors.encode_pending(path, limit=limit, workers=1, behind=True, most=MOST_SESSIONS)
-    # With time to spare: the dictionary a question of another language may need, compiled once here.
-    with contextlib.suppress(OSError, sqlite3.Error):
-        search.prepare_dictionary(path)
+    search.prepare_dictionary(path)  # with time to spare: what a question of another language may need
     return report
 
 

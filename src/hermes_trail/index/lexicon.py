@@ -267,13 +267,13 @@ def chinese(words: list[str]) -> list[list[str]]:
         return []
 
 
-def chinese_groups(words: list[str], exist: Callable[[list[str]], list[bool]]) -> list[list[str]]:
-    """For an English question's ``words``, the Chinese words each reads as that the index has (``exist``
-    says which of one word's readings), as :func:`english_groups` does the other way: a question word with
-    none left out, and none at all when fewer than two question words have one (one word read across is no
-    question)."""
+def chinese_groups(readings: list[list[str]], exist: Callable[[list[str]], list[bool]]) -> list[list[str]]:
+    """Of an English question's ``readings`` (:func:`chinese`: each word's Chinese words), those the index
+    has (``exist`` says which of one word's readings), as :func:`english_groups` does the other way: a
+    question word with none left out, and none at all when fewer than two question words have one (one
+    word read across is no question)."""
     kept = []
-    for found in chinese(words) if words else []:
+    for found in readings:
         there = [w for w, has in zip(found, exist(found) if found else [], strict=True) if has][:READINGS]
         if there:
             kept.append(there)

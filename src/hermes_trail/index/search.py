@@ -823,23 +823,25 @@ def holds_cjk(conn: sqlite3.Connection) -> bool:
 def prepare_dictionary(index: Path) -> bool:
     """Compile the dictionary (:func:`lexicon.table`) now, when the index holds Chinese or Japanese text
     and so a question may need it, rather than in the first question that does (a second or two); whether
-    it was. What a process that has time runs: the stage behind the queries, the MCP server's warm-up."""
+    it was. What a process that has time runs (`trail index`, the stage behind the queries, the MCP server's
+    warm-up); it never fails one: a dictionary that cannot be compiled now is compiled by the question that
+    needs it, or the question is read as typed."""
     try:
         with contextlib.closing(sqlite3.connect(f"{index.resolve().as_uri()}?mode=ro", uri=True)) as conn:
             if not holds_cjk(conn):
                 return False
-    except sqlite3.Error:
+        return lexicon.table() is not None
+    except (OSError, sqlite3.Error):
         return False
-    return lexicon.table() is not None
 
 
-def _in_chinese(conn: sqlite3.Connection, reading: plan.Plan) -> list[list[str]]:
+def _in_chinese(conn: sqlite3.Connection, said: list[str]) -> list[list[str]]:
     """An English question's words read as Chinese (:mod:`lexicon`), those the index's Chinese text has, for
     one more any-word list: a question asked in English about a conversation held in Chinese. Nothing is
     looked up when the index holds no Chinese or Japanese text."""
     if not holds_cjk(conn):
         return []
-    words = lexicon.question_words([t for t in reading.typed if t not in reading.dropped])
+    words = lexicon.question_words(said)
 
     def exist(readings: list[str]) -> list[bool]:  # one lookup for a word none of whose readings is there
         expressions = [cjk.run_expression(w) for w in readings]
@@ -847,7 +849,7 @@ def _in_chinese(conn: sqlite3.Connection, reading: plan.Plan) -> list[list[str]]
             return [False] * len(readings)
         return [plan.exists(conn, "docs_cjk", e) for e in expressions]
 
-    return lexicon.chinese_groups(words, exist)
+    return lexicon.chinese_groups(lexicon.chinese(words), exist)
 
 
 def _parts(term: str) -> list[str]:
@@ -1078,7 +1080,8 @@ def search(
         answered = {key: _conversation_score(conv.hits) for key, conv in groups.items()}
         ordered = sorted(groups.values(), key=lambda c: answered[(c.store, c.root)], reverse=True)
         # A title may hold the words no turn has: every typed word is looked for there first.
-        typed = [t for t in reading.typed if t not in reading.dropped and not cjk.has_cjk(t)] + runs
+        said = [t for t in reading.typed if t not in reading.dropped]  # what was asked, function words out
+        typed = [t for t in said if not cjk.has_cjk(t)] + runs
         few = len(groups) < RELAX_BELOW
         meaning: dict[tuple[str, str], float] = {}  # each conversation's standing in the meaning pass
         unencoded: int | None = None
@@ -1105,11 +1108,11 @@ def search(
             ]
             # Read across languages, every Chinese or Japanese run typed: one no index holds as written
             # (a question about a conversation held in English) is the one a dictionary is for.
-            typed_runs = plan.question_runs([t for t in reading.typed if t not in reading.dropped])
+            typed_runs = plan.question_runs(said)
             if readings := _translated(conn, typed_runs):
                 read_as = lexicon.interleaved(readings)
                 lists.append(("docs_fts", read_as, TRANSLATED_WEIGHT, readings))
-            elif not typed_runs and (readings := _in_chinese(conn, reading)):
+            elif not typed_runs and (readings := _in_chinese(conn, said)):
                 read_in_chinese = lexicon.interleaved(readings)
                 phrases = [[" ".join(cjk.bigrams(w)) for w in group] for group in readings]
                 lists.append(("docs_cjk", lexicon.interleaved(phrases), TRANSLATED_WEIGHT, phrases))
