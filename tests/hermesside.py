@@ -177,8 +177,9 @@ def run_plan(
         env=full,
         timeout=300,
     )
-    if done.returncode != 0:
-        raise RuntimeError(f"Hermes plan failed:\n{done.stderr[-4000:]}")
+    if done.returncode != 0:  # the exit status and the output's end too: a hard exit leaves no traceback
+        said = f"{done.stderr[-4000:]}\nstdout: {done.stdout[-2000:]}"
+        raise RuntimeError(f"Hermes plan failed (exit {done.returncode}):\n{said}")
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
