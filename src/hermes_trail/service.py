@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
+from hermes_trail import readonly
 from hermes_trail.errors import AmbiguousSession, SessionNotFound, TrailError
 from hermes_trail.questions import QUESTIONS
 
@@ -370,7 +371,7 @@ class Trail:
             conn.close()
         if found is not None:
             return found
-        return sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, check_same_thread=False)
+        return readonly.connect(path, check_same_thread=False)
 
     def open_history(self, *, catalog: bool | Literal["page"] = True) -> History:
         """The stores this door reads, opened (no demo stands in: a surface that wants it says so).

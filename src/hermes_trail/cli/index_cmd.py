@@ -1,12 +1,12 @@
 """``trail index``: bring the search index up to date, then fill in its meaning vectors."""
 
-import sqlite3
 import sys
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
+from hermes_trail import readonly
 from hermes_trail.cli.common import (
     EXIT_OK,
     EXIT_SKIPPED,
@@ -78,7 +78,7 @@ def index(
     from hermes_trail.index.search import prepare_dictionary
 
     prepare_dictionary(path)  # for a question in another language, when the index holds Chinese
-    with sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True) as conn:
+    with readonly.connect(path) as conn:
         stores = conn.execute("SELECT count(*) FROM stores").fetchone()[0]
         # Hermes' memory files and skills are rows of their own pseudo-stores, not sessions.
         own = "SELECT count(*) FROM sessions WHERE store NOT LIKE 'knowledge:%'"

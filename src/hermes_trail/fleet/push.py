@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from hermes_trail import readonly
 from hermes_trail.fleet import schema
 from hermes_trail.fleet.connection import FleetError, clean, connect
 from hermes_trail.hermes import dsn as dsns
@@ -115,7 +116,7 @@ def open_local(index: Path) -> sqlite3.Connection:
         raise FleetError(f"{index}: no index yet (`trail index` builds it)")
     if not found.startswith("trail-index"):
         raise FleetError(f"{index}: not a hermes-trail index ({found})")
-    conn = sqlite3.connect(f"{index.resolve().as_uri()}?mode=ro", uri=True, isolation_level=None)
+    conn = readonly.connect(index, isolation_level=None)
     conn.execute("PRAGMA query_only = 1")
     return conn
 

@@ -26,6 +26,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from hermes_trail import readonly
 from hermes_trail.errors import StoreLocked, StoreUnreadable
 
 Row = dict[str, Any]
@@ -133,8 +134,7 @@ class SqliteStore:
         return self.path.with_name(self.path.name + suffix)
 
     def _connect(self, uri_path: Path, params: str) -> sqlite3.Connection:
-        uri = f"{uri_path.resolve().as_uri()}?{params}"
-        conn = sqlite3.connect(uri, uri=True, timeout=LOCK_WAIT_SECONDS, check_same_thread=False)
+        conn = readonly.connect(uri_path, params, timeout=LOCK_WAIT_SECONDS, check_same_thread=False)
         conn.execute("PRAGMA query_only = 1")
         return conn
 

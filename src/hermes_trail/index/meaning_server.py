@@ -20,6 +20,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from hermes_trail import readonly
+
 MAX_REQUEST = 1 << 20  # a question is a query and its filters: a megabyte is far past any real one
 
 
@@ -43,7 +45,7 @@ def answer(request: dict[str, Any]) -> dict[str, Any]:
     # Opened for each question and closed after it: an index this server held open between questions would
     # keep its write-ahead log on disk at its largest. What costs (the passage and gist matrices) is kept by
     # the search module, keyed by the index's state, not by the connection.
-    conn = sqlite3.connect(f"{Path(index).resolve().as_uri()}?mode=ro", uri=True)
+    conn = readonly.connect(index)
     try:
         found = meaning_standing(conn, text, filters)
     except sqlite3.Error as exc:

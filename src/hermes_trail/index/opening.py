@@ -42,6 +42,7 @@ import time
 from pathlib import Path
 from typing import IO
 
+from hermes_trail import readonly
 from hermes_trail.durable import fsync_directory
 from hermes_trail.errors import TrailError
 from hermes_trail.index import schema
@@ -205,7 +206,7 @@ def build_progress(path: Path) -> tuple[int, int] | None:
         if lock is not None:
             conn = sqlite3.connect(building, timeout=1.0)
         else:
-            conn = sqlite3.connect(f"{building.resolve().as_uri()}?mode=ro", uri=True, timeout=1.0)
+            conn = readonly.connect(building, timeout=1.0)
         try:
             if schema.format_of(conn) != schema.FORMAT:
                 return None

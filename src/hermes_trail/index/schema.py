@@ -48,6 +48,8 @@ import sqlite3
 from collections.abc import Mapping
 from pathlib import Path
 
+from hermes_trail import readonly
+
 # Bump when the tables or what goes into them change: an index of another format is rebuilt beside.
 FORMAT = "trail-index-8"  # 8: fails, fails_fts, docs_steps, sessions_session; 7: passages, encoded
 
@@ -273,7 +275,7 @@ def inspect(path: Path) -> str | None:
     live = Path(f"{path}-wal").exists() and Path(f"{path}-shm").exists()
     params = "mode=ro&readonly_shm=1" if live else "immutable=1"
     try:
-        conn = sqlite3.connect(f"{path.resolve().as_uri()}?{params}", uri=True)
+        conn = readonly.connect(path, params)
         try:
             tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
             if not tables:

@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, ClassVar
 
+from hermes_trail import readonly
 from hermes_trail.index import (
     cjk,
     encoder,
@@ -827,7 +828,7 @@ def prepare_dictionary(index: Path) -> bool:
     warm-up); it never fails one: a dictionary that cannot be compiled now is compiled by the question that
     needs it, or the question is read as typed."""
     try:
-        with contextlib.closing(sqlite3.connect(f"{index.resolve().as_uri()}?mode=ro", uri=True)) as conn:
+        with contextlib.closing(readonly.connect(index)) as conn:
             if not holds_cjk(conn):
                 return False
         return lexicon.table() is not None

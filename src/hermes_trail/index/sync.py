@@ -42,6 +42,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from hermes_trail import readonly
 from hermes_trail.errors import StoreLocked, StoreUnreadable
 from hermes_trail.hermes import locate
 from hermes_trail.hermes.changes import store_marks
@@ -558,7 +559,7 @@ def _recovered_was_indexed(path: Path) -> bool | None:
     if not path.is_file():
         return None
     try:
-        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        conn = readonly.connect(path)
         try:
             keys = [key for (key,) in conn.execute("SELECT key FROM stores")]
         finally:

@@ -36,6 +36,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from hermes_trail import readonly
 from hermes_trail.integrations.hermes import install
 from hermes_trail.integrations.hermes.yamledit import load_data
 
@@ -454,7 +455,7 @@ def _index(index: Path, home: Path) -> list[Check]:
             )
         ]
     try:
-        conn = sqlite3.connect(f"{index.resolve().as_uri()}?mode=ro", uri=True)
+        conn = readonly.connect(index)
     except sqlite3.Error as exc:
         return [
             Check(

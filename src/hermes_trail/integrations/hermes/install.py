@@ -41,6 +41,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from hermes_trail import readonly
 from hermes_trail.durable import fsync_directory, mode_of, write_atomic
 from hermes_trail.errors import TrailError
 from hermes_trail.hermes import locate
@@ -349,7 +350,7 @@ def first_build(home: Path, index: Path) -> dict[str, Any] | None:
             continue
         try:
             # immutable: an estimate needs no WAL, and opening creates no -wal/-shm beside a store
-            conn = sqlite3.connect(f"{store.resolve().as_uri()}?immutable=1", uri=True, timeout=1.0)
+            conn = readonly.connect(store, "immutable=1", timeout=1.0)
             try:
                 messages += conn.execute("SELECT count(*) FROM messages").fetchone()[0]
                 sessions += conn.execute("SELECT count(*) FROM sessions").fetchone()[0]
