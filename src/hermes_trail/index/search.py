@@ -823,7 +823,7 @@ def holds_cjk(conn: sqlite3.Connection) -> bool:
 
 def prepare_dictionary(index: Path) -> bool:
     """Compile the dictionary (:func:`lexicon.table`) now, when the index holds Chinese or Japanese text
-    and so a question may need it, rather than in the first question that does (a second or two); whether
+    and so a question may need it, rather than in the first question that does (two to five seconds); whether
     it was. What a process that has time runs (`trail index`, the stage behind the queries, the MCP server's
     warm-up); it never fails one: a dictionary that cannot be compiled now is compiled by the question that
     needs it, or the question is read as typed."""
