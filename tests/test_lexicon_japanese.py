@@ -123,3 +123,22 @@ def test_an_english_question_finds_the_japanese_session_it_asks_about(tmp_path):
     first = result.conversations[0].hits[0]
     assert first.session_id == TAKOYAKI, [c.hits[0].session_id for c in result.conversations]
     assert "«たこ焼き»" in first.snippet or "«レシピ»" in first.snippet, first.snippet
+
+
+def test_compiling_both_dictionaries_holds_little_in_memory(tmp_path):
+    """Compiling happens inside the MCP server's warm-up and the stage behind the queries, beside the
+    sentence model: read as it comes and sorted by SQLite, not held in lists (which took 256 MB)."""
+    import os
+    import subprocess
+    import sys
+
+    probe = (
+        "import resource; from hermes_trail.index import lexicon; "
+        "assert lexicon.table().execute('SELECT count(*) FROM ja').fetchone()[0] > 100_000; "
+        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)"
+    )
+    env = {**os.environ, "HOME": str(tmp_path), "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    done = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert int(done.stdout) < 150, f"{done.stdout.strip()} MB at most while compiling"
+    assert list((tmp_path / "cache").rglob("lexicon-*-ja*.db"))

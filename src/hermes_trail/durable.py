@@ -4,9 +4,11 @@ installer's edits of a Hermes home, the index swapped into place, the dictionary
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 
@@ -24,19 +26,29 @@ def fsync_directory(directory: Path) -> None:
 def write_atomic(path: Path, data: bytes, mode: int | None = None) -> None:
     """Write ``path`` so that it is at every moment either its old content or ``data``, never a part. A new
     file gets the permissions the umask gives (a temporary file would be private)."""
+    with atomic_path(path, mode) as draft, draft.open("wb") as out:
+        out.write(data)
+
+
+@contextlib.contextmanager
+def atomic_path(path: Path, mode: int | None = None) -> Iterator[Path]:
+    """An empty file beside ``path`` to write as the block likes (a database built in it): when the block
+    ends, flushed to disk and renamed over ``path``; when it fails, removed. ``path`` is at every moment its
+    old content or the whole new one."""
     path.parent.mkdir(parents=True, exist_ok=True)
     if mode is None:
         mode = mode_of(path) or 0o666 & ~_umask()
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.trail-", suffix=".tmp", dir=path.parent)
+    fd, name = tempfile.mkstemp(prefix=f".{path.name}.trail-", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    draft = Path(name)
     try:
-        with os.fdopen(fd, "wb") as out:
-            out.write(data)
-            out.flush()
-            os.fsync(out.fileno())
-        Path(tmp).chmod(mode)
-        Path(tmp).replace(path)
+        yield draft
+        with draft.open("rb+") as written:
+            os.fsync(written.fileno())
+        draft.chmod(mode)
+        draft.replace(path)
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        draft.unlink(missing_ok=True)
         raise
     fsync_directory(path.parent)
 

@@ -1119,8 +1119,9 @@ def _search(
             )
             pool += evidence
             matched |= docs
-        # A Chinese or Japanese question's words read as English, as locally.
-        runs = cjk.query_runs(text)
+        # A Chinese or Japanese question's words read as English, as locally: its runs cut at their
+        # particles and question words first.
+        runs = plan.question_runs(typed)
         readings = lexicon.english_groups(runs, lambda some: _exist(conn, [query.Term(w) for w in some]))
         if not readings and not runs:
             # An English question's words read as Chinese, as locally.
