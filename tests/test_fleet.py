@@ -1147,6 +1147,7 @@ def test_an_english_question_reads_as_chinese_in_the_shared_index_as_locally(vec
     assert local.conversations[0].hits[0].session_id == BACKUP_ZH
     assert [c.hits[0].session_id for c in shared.conversations][:1] == [BACKUP_ZH]
     assert "«备份»" in shared.conversations[0].hits[0].snippet
+    assert "备份" in shared.read_as_cjk and shared.read_as_cjk == local.read_as_cjk
 
 
 def test_a_shared_index_of_english_alone_is_asked_once_for_an_english_questions_chinese(fleet, tmp_path):
@@ -1176,7 +1177,7 @@ def test_a_shared_index_of_english_alone_is_asked_once_for_an_english_questions_
 
     words = ["database", "backup", "script"]
     with fleet.connect() as conn:
-        assert fleet_search_module._in_chinese(Counting(conn), words) == []
+        assert fleet_search_module._in_chinese(Counting(conn), words) == ([], [])
         assert sum(sql.count("EXISTS") for sql in asked) == 1, asked
     # With the conversation held in Chinese pushed too, its readings are found.
     home = write_home(tmp_path / "hermes2", BACKUP_NEIGHBOURS[:1])
@@ -1184,8 +1185,9 @@ def test_a_shared_index_of_english_alone_is_asked_once_for_an_english_questions_
     sync_index(index, homes=[home], env={"HERMES_HOME": str(home), "HOME": str(tmp_path)}, parallel=False)
     push(index, fleet.admin, "kappa2")
     with fleet.connect() as conn:
-        found = fleet_search_module._in_chinese(conn, words)
+        found, read = fleet_search_module._in_chinese(conn, words)
     assert [group[:1] for group in found] == [["数据库"], ["备份"], ["脚本"]]
+    assert read == words
     shared = fleet_search(fleet.admin, "database backup script")
     assert shared.conversations[0].hits[0].session_id == BACKUP_ZH
 

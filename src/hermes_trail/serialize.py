@@ -346,6 +346,7 @@ def _search_json(result: SearchResult) -> dict[str, Any]:
         "matches_exact": result.matches_exact,
         "read_as": list(result.read_as),
         "unmatched": list(result.unmatched),
+        "read_as_cjk": list(result.read_as_cjk),
         "conversations": [
             {
                 "store": c.store,

@@ -243,7 +243,9 @@ def print_search(out: Printer, result: SearchResult, shared: bool = False, encod
         out.line((f"Not found anywhere: {words}; showing {shown}.", "yellow"))
     if result.read_as:
         out.line((f"Also read as English: {safe(', '.join(result.read_as))}", "dim"))
-    if result.missing or result.read_as:
+    if result.read_as_cjk:
+        out.line((f"Also read as Chinese or Japanese: {safe(', '.join(result.read_as_cjk))}", "dim"))
+    if result.missing or result.read_as or result.read_as_cjk:
         out.blank()
     from hermes_trail.resume import many_lines
 

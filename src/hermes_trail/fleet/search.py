@@ -806,13 +806,14 @@ def _any_words(
     return evidence, set(has), most
 
 
-def _in_chinese(conn: psycopg.Connection[Any], words: list[str]) -> list[list[str]]:
-    """An English question's ``words`` read as the Chinese words the shared index has
-    (:func:`lexicon.chinese_groups`): every reading asked about in two round trips at most."""
+def _in_chinese(conn: psycopg.Connection[Any], words: list[str]) -> tuple[list[list[str]], list[str]]:
+    """An English question's ``words`` read as the Chinese or Japanese words the shared index has
+    (:func:`lexicon.chinese_groups`), and those of the ``words`` so read: every reading asked about in two
+    round trips at most."""
     each = lexicon.chinese(words)
     readings = list(dict.fromkeys(w for found in each for w in found))
     if not readings:
-        return []
+        return [], []
     phrases = ["(" + " <-> ".join(f"'{g}'" for g in cjk.bigrams(w)) + ")" for w in readings]
     # Through the GIN index only: first whether any reading is there at all (a shared index of English
     # alone answers that with one lookup), then which.
@@ -821,10 +822,11 @@ def _in_chinese(conn: psycopg.Connection[Any], words: list[str]) -> list[list[st
         conn.execute("SET LOCAL enable_seqscan = off")
         row = conn.execute(f"SELECT {check}", [" | ".join(phrases)]).fetchone()
         if not row or not row[0]:
-            return []
+            return [], []
         row = conn.execute("SELECT " + ", ".join([check] * len(phrases)), phrases).fetchone()
     there = {w for w, has in zip(readings, row or [], strict=True) if has}
-    return lexicon.chinese_groups(each, lambda some: [w in there for w in some])
+    groups = lexicon.chinese_groups(each, lambda some: [w in there for w in some])
+    return groups, lexicon.words_read(words, each, groups)
 
 
 def _excluded(conn: psycopg.Connection[Any], exclusions: tuple[query.Node, ...]) -> str | None:
@@ -1125,8 +1127,9 @@ def _search(
         readings = lexicon.english_groups(runs, lambda some: _exist(conn, [query.Term(w) for w in some]))
         if not readings and not runs:
             # An English question's words read as Chinese, as locally.
-            readings = _in_chinese(conn, lexicon.question_words(typed))
+            readings, read_across = _in_chinese(conn, lexicon.question_words(typed))
             read_in_chinese = lexicon.interleaved(readings)
+            missing = lexicon.still_missing(missing, read_across)
         elif readings:
             read_as = lexicon.interleaved(readings)
         if readings:
@@ -1175,6 +1178,7 @@ def _search(
     result.missing, result.dropped, result.prefix = missing, reading.dropped, reading.prefix
     result.unencoded = unencoded
     result.read_as = read_as
+    result.read_as_cjk = read_in_chinese
     if not conversations:
         result.unmatched = said_unmatched(conn, filters, hosts)
     return result

@@ -63,7 +63,7 @@ CANDIDATES = 64
 # A sense that names no English word of its own: a measure word, a cross-reference, a surname.
 _REFERENCE = re.compile(r"\s*(CL:|variant of|old variant|see |surname |abbr\. for|used in )", re.I)
 _PLACEHOLDER = re.compile(r"\b(sth|sb|to|one's|oneself)\b")
-_WORD = re.compile(r"[a-z][a-z0-9-]{2,}")
+_WORD = re.compile(r"[a-z][a-z0-9-]+[a-z0-9]")  # three letters or more, no hyphen at an end ("how-to")
 _LETTERS = re.compile(r"[a-z]+")
 # A sense that is one word: asides in brackets around it, ``to`` or an article before it.
 _SINGLE = re.compile(
@@ -383,6 +383,20 @@ def chinese(words: list[str]) -> list[list[str]]:
         return out
     except sqlite3.Error:  # a compiled file damaged after it was written (or an older one): no readings
         return []
+
+
+def words_read(words: list[str], each: list[list[str]], groups: list[list[str]]) -> list[str]:
+    """Of an English question's ``words`` (:func:`question_words`), read as ``each`` (:func:`chinese`), those
+    one of whose readings is in ``groups`` (:func:`chinese_groups`): found in the history, if not in
+    English."""
+    kept = {w for group in groups for w in group}
+    return [word for word, found in zip(words, each, strict=True) if kept.intersection(found)]
+
+
+def still_missing(missing: list[str], read: list[str]) -> list[str]:
+    """The ``missing`` words of a question (no index holds them as typed) but those :func:`words_read`
+    found across languages (takoyaki as たこ焼き): what is said to be nowhere."""
+    return [m for m in missing if not (found := question_words([m])) or not set(found) <= set(read)]
 
 
 def chinese_groups(readings: list[list[str]], exist: Callable[[list[str]], list[bool]]) -> list[list[str]]:

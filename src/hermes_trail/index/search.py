@@ -295,6 +295,7 @@ class SearchResult(_Record):
         "matches_exact",
         "read_as",
         "unmatched",
+        "read_as_cjk",
     )
     __slots__ = _fields
     query: str
@@ -318,6 +319,8 @@ class SearchResult(_Record):
     # When nothing was found: the filters no session matches at all, as a person reads them
     # (``filters.unmatched``: a typo in a profile's name is no empty history).
     unmatched: list[str]
+    # The Chinese or Japanese words an English question was also read as (:func:`_in_chinese`).
+    read_as_cjk: list[str]
 
     def __init__(
         self,
@@ -333,6 +336,7 @@ class SearchResult(_Record):
         matches_exact: bool = True,
         read_as: list[str] | None = None,
         unmatched: list[str] | None = None,
+        read_as_cjk: list[str] | None = None,
     ) -> None:
         self.query = query
         self.conversations = conversations
@@ -346,6 +350,7 @@ class SearchResult(_Record):
         self.matches_exact = matches_exact
         self.read_as = [] if read_as is None else read_as
         self.unmatched = [] if unmatched is None else unmatched
+        self.read_as_cjk = [] if read_as_cjk is None else read_as_cjk
 
     @property
     def hits(self) -> list[Hit]:
@@ -836,12 +841,13 @@ def prepare_dictionary(index: Path) -> bool:
         return False
 
 
-def _in_chinese(conn: sqlite3.Connection, said: list[str]) -> list[list[str]]:
-    """An English question's words read as Chinese (:mod:`lexicon`), those the index's Chinese text has, for
-    one more any-word list: a question asked in English about a conversation held in Chinese. Nothing is
-    looked up when the index holds no Chinese or Japanese text."""
+def _in_chinese(conn: sqlite3.Connection, said: list[str]) -> tuple[list[list[str]], list[str]]:
+    """An English question's words read as Chinese or Japanese (:mod:`lexicon`), those the index's text
+    has, for one more any-word list: a question asked in English about a conversation held in Chinese or
+    Japanese; and the question's words so read (:func:`lexicon.words_read`). Nothing is looked up when the
+    index holds no Chinese or Japanese text."""
     if not holds_cjk(conn):
-        return []
+        return [], []
     words = lexicon.question_words(said)
 
     def exist(readings: list[str]) -> list[bool]:  # one lookup for a word none of whose readings is there
@@ -850,7 +856,9 @@ def _in_chinese(conn: sqlite3.Connection, said: list[str]) -> list[list[str]]:
             return [False] * len(readings)
         return [plan.exists(conn, "docs_cjk", e) for e in expressions]
 
-    return lexicon.chinese_groups(lexicon.chinese(words), exist)
+    each = lexicon.chinese(words)
+    groups = lexicon.chinese_groups(each, exist)
+    return groups, lexicon.words_read(words, each, groups)
 
 
 def _parts(term: str) -> list[str]:
@@ -1113,8 +1121,10 @@ def search(
             if readings := _translated(conn, typed_runs):
                 read_as = lexicon.interleaved(readings)
                 lists.append(("docs_fts", read_as, TRANSLATED_WEIGHT, readings))
-            elif not typed_runs and (readings := _in_chinese(conn, said)):
+            elif not typed_runs and (found_in := _in_chinese(conn, said))[0]:
+                readings, read_across = found_in
                 read_in_chinese = lexicon.interleaved(readings)
+                missing = lexicon.still_missing(missing, read_across)
                 phrases = [[" ".join(cjk.bigrams(w)) for w in group] for group in readings]
                 lists.append(("docs_cjk", lexicon.interleaved(phrases), TRANSLATED_WEIGHT, phrases))
             excluded = query.excluded_fts(reading.parsed)
@@ -1196,6 +1206,7 @@ def search(
         result.missing, result.dropped, result.prefix = missing, reading.dropped, reading.prefix
         result.unencoded = unencoded
         result.read_as = read_as
+        result.read_as_cjk = read_in_chinese
         if not conversations:
             result.unmatched = unmatched(conn, filters)
         return result

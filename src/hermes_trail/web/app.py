@@ -427,8 +427,9 @@ class WebApp:
             )
         except ServiceError as exc:
             raise BadRequest(str(exc)) from exc
-        # A Chinese question's marks are also the English words it was read as.
-        marked = " ".join([words, *result.get("read_as", [])])
+        # A Chinese question's marks are also the English words it was read as, an English one's the
+        # Chinese or Japanese words.
+        marked = " ".join([words, *result.get("read_as", []), *result.get("read_as_cjk", [])])
         for conversation in result.get("conversations", []):
             for hit in conversation.get("hits", []):
                 hit["snippet_parts"] = snippet_parts(hit.get("snippet") or "", marked)
