@@ -146,3 +146,28 @@ def test_compiling_both_dictionaries_holds_little_in_memory(tmp_path):
     # 86-88 MB alone, up to 152 beside the other tests' workers: well under the 256 of lists.
     assert int(done.stdout) < 200, f"{done.stdout.strip()} MB at most while compiling"
     assert list((tmp_path / "cache").rglob("lexicon-*-ja*.db"))
+
+
+def test_without_the_japanese_dictionary_a_kana_question_says_how_to_have_it(tmp_path, monkeypatch):
+    """The extra is optional: a person asking in kana without it is told what would read the words."""
+    from typer.testing import CliRunner
+
+    from hermes_trail.cli.app import app
+
+    home = write_home(tmp_path / "hermes", ENGLISH)
+    where = ["--index", str(tmp_path / "index.db"), "--home", str(home)]
+    runner = CliRunner()
+    asked = ["search", "マイグレーションでテーブルがロックされる", *where]
+    with_it = runner.invoke(app, asked)
+    assert with_it.exit_code == 0, with_it.output
+    assert "hermes-trail[japanese]" not in with_it.output
+    assert "Also read as English: migration" in with_it.output
+    monkeypatch.setattr(lexicon, "japanese_source", lambda: None)
+    lexicon.table.cache_clear()
+    try:
+        without = runner.invoke(app, asked)
+    finally:
+        lexicon.table.cache_clear()
+    assert "pip install 'hermes-trail[japanese]'" in without.output, without.output
+    english = runner.invoke(app, ["search", "schema migration", *where])
+    assert "hermes-trail[japanese]" not in english.output  # no kana, no word about it

@@ -3,6 +3,7 @@ Drawn with ``cli/term.py``, without rich."""
 
 from __future__ import annotations
 
+import re
 import sys
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
@@ -234,6 +235,7 @@ def print_search(out: Printer, result: SearchResult, shared: bool = False, encod
             out.line((f"Not found anywhere: {safe(', '.join(result.missing))}", "dim"))
         for said in result.unmatched:  # a filter nothing matches: a typo, not an empty history
             out.line((safe(said[0].upper() + said[1:]) + ".", "yellow"))
+        _print_dictionary_hint(out, result)
         _print_unencoded(out, result, shared, encoding)  # a session not compared by meaning yet
         return
     if result.missing:
@@ -245,12 +247,29 @@ def print_search(out: Printer, result: SearchResult, shared: bool = False, encod
         out.line((f"Also read as English: {safe(', '.join(result.read_as))}", "dim"))
     if result.read_as_cjk:
         out.line((f"Also read as Chinese or Japanese: {safe(', '.join(result.read_as_cjk))}", "dim"))
-    if result.missing or result.read_as or result.read_as_cjk:
+    hinted = _print_dictionary_hint(out, result)
+    if result.missing or result.read_as or result.read_as_cjk or hinted:
         out.blank()
     from hermes_trail.resume import many_lines
 
     with many_lines():
         _print_conversations(out, result, shared, encoding)
+
+
+_KANA = re.compile(r"[\u3040-\u30ff]")
+
+
+def _print_dictionary_hint(out: Printer, result: SearchResult) -> bool:
+    """A question with kana, where the Japanese dictionary is not installed, says how to have it (its kana
+    words were read by their bigrams and by meaning only); whether it did."""
+    if not _KANA.search(result.query):
+        return False
+    from hermes_trail.index import lexicon
+
+    if lexicon.japanese_source() is not None:
+        return False
+    out.line(("To read kana words as English: pip install 'hermes-trail[japanese]'", "dim"))
+    return True
 
 
 def _print_unencoded(out: Printer, result: SearchResult, shared: bool, encoding: bool) -> None:
