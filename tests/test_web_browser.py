@@ -219,6 +219,39 @@ def test_a_chinese_question_lists_the_english_session_it_reads_as_a_match(tab, s
     assert "Also read as English: " in page.locator("#results").inner_text()
 
 
+@pytest.fixture(scope="module")
+def cjk_server(tmp_path_factory):
+    """A home where the conversation asked about was held in Japanese, its neighbours in English."""
+    from hermesdb import write_home
+    from test_lexicon_japanese import JAPANESE
+
+    root = tmp_path_factory.mktemp("browser-cjk")
+    web = WebApp(homes=(write_home(root / "hermes", JAPANESE),), index=root / "index.db")
+    srv = start(web, "127.0.0.1", 0)
+    yield srv
+    srv.shutdown()
+    web.close()
+
+
+def test_an_english_question_lists_the_japanese_session_it_reads_as_a_match(browser, cjk_server):
+    """Its words are in no English turn of it: listed as a match by the Japanese words it was read as
+    (marked), not folded away as near in meaning only."""
+    from test_lexicon_japanese import TAKOYAKI
+
+    tab = Page(browser, origin(cjk_server) + "/")
+    try:
+        page = tab.page
+        page.goto(origin(cjk_server) + "/?q=" + urllib.parse.quote("takoyaki batter recipe"))
+        page.wait_for_selector("body[data-search] #results > .conversation")
+        first = page.locator("#results > .conversation").first
+        assert TAKOYAKI in first.inner_html() or "たこ焼き" in first.inner_text()
+        assert first.locator("mark").first.inner_text() in ("たこ焼き", "レシピ", "生地")
+        assert "Also read as Chinese or Japanese: " in page.locator("#results").inner_text()
+        tab.shot("english-question-japanese-session")
+    finally:
+        tab.close()
+
+
 def test_scrub_the_replay_and_expand_a_tool_call(tab, server):
     page = tab.page
     page.goto(origin(server) + f"/session?ref=default:{w.CODING_ID}")

@@ -368,7 +368,7 @@
       return;
     }
     var missing = (result.missing || []).join(", ");
-    var words = queryWords(result.query).concat(result.read_as || []);
+    var words = queryWords(result.query).concat(result.read_as || [], result.read_as_cjk || []);
     var matched = result.conversations.filter(function (c) { return hasWords(c, words); });
     var nearOnly = result.conversations.filter(function (c) { return !hasWords(c, words); });
     if (!matched.length) {
@@ -381,6 +381,8 @@
     if (missing) box.appendChild(el("p", "missing", "Not found anywhere: " + missing + "; showing what the other words find."));
     var readAs = (result.read_as || []).join(", ");
     if (readAs) box.appendChild(el("p", "missing", "Also read as English: " + readAs + "."));
+    var readAsCjk = (result.read_as_cjk || []).join(", ");
+    if (readAsCjk) box.appendChild(el("p", "missing", "Also read as Chinese or Japanese: " + readAsCjk + "."));
     matched.forEach(function (c) { box.appendChild(conversation(c)); });
     box.appendChild(nearFold(nearOnly));
     var more = result.truncated ? " (more not shown)" : "";
