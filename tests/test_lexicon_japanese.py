@@ -173,3 +173,18 @@ def test_without_the_japanese_dictionary_a_kana_question_says_how_to_have_it(tmp
     assert "pip install 'hermes-trail[japanese]'" in without.output, without.output
     english = runner.invoke(app, ["search", "schema migration", *where])
     assert "hermes-trail[japanese]" not in english.output  # no kana, no word about it
+
+
+def test_a_japanese_dictionary_that_cannot_be_read_leaves_the_chinese_one(fresh_table, tmp_path, monkeypatch):
+    """A damaged JMdict file (or another version's tables) is no reason to read no question: CC-CEDICT is
+    compiled alone, once, and the kana are read as typed."""
+    from hermes_trail.stats_sql import cache_dir
+
+    damaged = tmp_path / "jamdict.db"
+    damaged.write_bytes(b"SQLite format 3\x00" + b"\x00" * 200)
+    monkeypatch.setattr(lexicon, "japanese_source", lambda: damaged)
+    assert lexicon.translate(["证书"]) == [["credentials", "certificate"]]
+    assert lexicon.translate(plan.question_runs(["データベース"])) == []
+    (compiled,) = cache_dir().glob("lexicon-*.db")
+    assert "-ja" not in compiled.name
+    assert not list(cache_dir().glob(".lexicon-*")), "no draft left behind"

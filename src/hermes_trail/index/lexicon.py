@@ -209,17 +209,17 @@ def _compiled_name(path: Path, japanese: Path | None) -> str:
 
 def _compile(into: str, path: Path, japanese: Path | None = None) -> sqlite3.Connection:
     """The dictionaries compiled into the database ``into`` (a URI: a new file, or memory). Read as they
-    come and sorted by SQLite, not held whole in lists, so compiling JMdict too stays within tens of MB
-    (in lists, 256 MB)."""
+    come and sorted by SQLite, not held whole in lists, so compiling JMdict too holds under 100 MB (in
+    lists, 256 MB)."""
     db = sqlite3.connect(into, uri=True, check_same_thread=False)
     db.execute("PRAGMA journal_mode = OFF")  # a file that is renamed into place once whole
     db.execute("PRAGMA synchronous = OFF")
     db.execute("PRAGMA cache_size = -8000")  # 8 MB: 6.3 s with 2 MB (70 MB at most), 5.3 s with 32 (123 MB)
+    db.execute("CREATE TABLE ja (word TEXT PRIMARY KEY, senses TEXT NOT NULL) WITHOUT ROWID")
+    if japanese is not None:  # first: a JMdict file that cannot be read fails before any other work
+        _compile_japanese(db, japanese)
     db.execute("CREATE TABLE zh (word TEXT PRIMARY KEY, senses TEXT NOT NULL) WITHOUT ROWID")
     db.executemany("INSERT OR IGNORE INTO zh VALUES (?, ?)", entries(path))  # a headword's first entry
-    db.execute("CREATE TABLE ja (word TEXT PRIMARY KEY, senses TEXT NOT NULL) WITHOUT ROWID")
-    if japanese is not None:
-        _compile_japanese(db, japanese)
     # The other way: each English word a sense is, with the headwords that sense belongs to, and the place
     # of the first such sense: a headword whose first sense it is (引越し: moving) is read before one
     # where it is a later sense (移動: movement, transfer, ..., moving).
@@ -266,10 +266,19 @@ def table() -> sqlite3.Connection | None:
     if not compiled.is_file():
         try:
             with atomic_path(compiled) as draft:
-                _compile(draft.as_uri(), path, japanese).close()
+                _compile(draft.resolve().as_uri(), path, japanese).close()
         except OSError:
             return _compile("file::memory:", path, japanese)
-        # The dictionaries compiled before (another format, an earlier install of the package): 11-13 MB
+        except sqlite3.Error:
+            if japanese is None:
+                raise
+            # JMdict's file unreadable (damaged, another version's tables): CC-CEDICT alone, compiled once,
+            # rather than every question trying again.
+            compiled = cache_dir() / _compiled_name(path, None)
+            if not compiled.is_file():
+                with atomic_path(compiled) as draft:
+                    _compile(draft.resolve().as_uri(), path, None).close()
+        # The dictionaries compiled before (another format, an earlier install of the packages): 13-32 MB
         # each, one more every upgrade, and never read again by a trail that compiled this one.
         for stale in compiled.parent.glob("lexicon-*.db"):
             if stale != compiled:
