@@ -1185,7 +1185,12 @@ def test_a_shared_index_of_english_alone_is_asked_once_for_an_english_questions_
     sync_index(index, homes=[home], env={"HERMES_HOME": str(home), "HOME": str(tmp_path)}, parallel=False)
     push(index, fleet.admin, "kappa2")
     with fleet.connect() as conn:
-        found, read = fleet_search_module._in_chinese(conn, words)
+        counted = Counting(conn)
+        found, read = fleet_search_module._in_chinese(counted, words)
+        # Asked again on the same connection (a long-lived caller): what is known is not asked again.
+        asked.clear()
+        assert fleet_search_module._in_chinese(counted, words) == (found, read)
+        assert asked == []
     assert [group[:1] for group in found] == [["数据库"], ["备份"], ["脚本"]]
     assert read == words
     shared = fleet_search(fleet.admin, "database backup script")
