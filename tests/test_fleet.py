@@ -1402,3 +1402,30 @@ def test_a_path_is_read_word_by_word_as_locally(fleet, tmp_path):
     shared = fleet_search(fleet.admin, "augmentations.py randaugment")
     assert local.conversations[0].hits[0].session_id == answer and local.missing == []
     assert shared.conversations[0].hits[0].session_id == answer and shared.missing == []
+
+
+def test_a_question_about_the_asker_leads_with_user_md_in_the_shared_index_as_locally(fleet, tmp_path):
+    """What Hermes knows of the user (USER.md) answers a question in the first person first, in the
+    shared index as locally; the same words about no one in particular stay with the conversation."""
+    from hermesdb import CHAT_ID, chat, write_home
+    from test_memory_index import _remember
+
+    home = write_home(
+        tmp_path / "hermes",
+        [
+            chat(
+                CHAT_ID,
+                ("Which team owns the billing exports?", "The data team owns them; billing reviews them."),
+                title="Billing exports",
+            )
+        ],
+    )
+    about = "Senior backend engineer on the billing team, reporting into payments engineering."
+    _remember(home, "user", about)
+    index = tmp_path / "index.db"
+    sync_index(index, homes=[home], parallel=False)
+    push(index, fleet.admin, "nu")
+    for question, first in (("my team in billing", "memory"), ("the team in billing", "session")):
+        local = [c.hits[0].origin for c in local_search(index, question).conversations]
+        shared = [c.hits[0].origin for c in fleet_search(fleet.admin, question, hosts=["nu"]).conversations]
+        assert local[0] == shared[0] == first, (question, local, shared)

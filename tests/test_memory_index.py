@@ -178,3 +178,55 @@ def test_unchanged_bundled_skill_is_not_indexed_until_changed(home: Path, tmp_pa
     skill_md = bundled / "SKILL.md"
     skill_md.write_text(skill_md.read_text() + "\nAlso check the gizmo fuses.\n")
     assert [h.label for h in _hits(index, home, "gizmo fuses")] == ["skill default:stock-skill"]
+
+
+def test_a_question_about_the_asker_is_answered_from_what_hermes_knows_of_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # "my team in billing": a conversation about a billing team answers the words better than the USER.md
+    # entry does, but the question is about the person asking, which is what USER.md holds.
+    from hermes_trail.index import search as search_module
+
+    root = hermesdb.write_home(
+        tmp_path / "hermes",
+        [
+            hermesdb.chat(
+                hermesdb.CHAT_ID,
+                ("Which team owns the billing exports?", "The data team owns them; billing reviews them."),
+                title="Billing exports",
+            )
+        ],
+    )
+    about = "Senior backend engineer on the billing team, reporting into payments engineering."
+    _remember(root, "user", about)
+    index = tmp_path / "index.db"
+    first = [h.origin for h in _hits(index, root, "my team in billing")]
+    assert first == ["memory", "session"]
+    # The same question about no one in particular stays with the conversation,
+    assert _hits(index, root, "the team in billing")[0].origin == "session"
+    # and without the lift for USER.md (today's weight otherwise), so would the first.
+    monkeypatch.setattr(search_module, "PERSON_WEIGHT", 1.0)
+    assert _hits(index, root, "my team in billing")[0].origin == "session"
+
+
+@pytest.mark.parametrize(
+    ("question", "about_asker"),
+    [
+        ("how do I like answers laid out?", True),
+        ("what's my role at work", True),
+        ("when may you message me", True),
+        ("wann darf man mir schreiben", True),
+        ("quel est mon rôle dans l'équipe", True),
+        ("我的角色是什么", True),
+        ("私の役割は", True),
+        ("which team owns billing", False),
+        ("io errors in the exporter", False),  # Italian "I" only beside more Italian
+        ("eu region for the bucket", False),
+        ("ME region latency", False),  # capitals: meant as typed
+        ("私有仓库的私钥", False),  # private, a private key
+    ],
+)
+def test_speaks_of_self(question: str, about_asker: bool) -> None:
+    from hermes_trail.index.stopwords import speaks_of_self
+
+    assert speaks_of_self(question.split()) is about_asker

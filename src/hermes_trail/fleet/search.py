@@ -1177,7 +1177,7 @@ def _search(
         if excluded is not None:
             pool = _without_excluded(conn, pool, excluded)
         if pool:
-            ordered = _fused(pool, floor=1.0)
+            ordered = _fused(pool, floor=1.0, about_user=stopwords.speaks_of_self(reading.typed))
     ordered = _newest_first(conn, ordered, terms, meaning, answered)
     ordered = ordered[:limit]
     conversations = []

@@ -112,6 +112,9 @@ NAMES_MEANING_SHARE = 0.5
 TITLE_WEIGHT = 1.2
 # Hermes' memory entries and skills are what it chose to keep: their evidence counts this much more.
 KNOWLEDGE_WEIGHT = 1.0
+# A question about the asker ("how do I like answers laid out", :func:`stopwords.speaks_of_self`): what
+# Hermes keeps about the user (``USER.md``) is where that is written, so its evidence counts this much more.
+PERSON_WEIGHT = 2.0
 # Conversations found only when any term may match weigh this much less than those with every term.
 RELAXED_WEIGHT = 0.3
 # A Chinese or Japanese question's words read as English (:func:`_translated`): a dictionary's readings are
@@ -1181,7 +1184,8 @@ def search(
             if excluded is not None:
                 pool = _without_excluded(conn, pool, excluded)
         if pool:
-            ordered += _fused(pool, floor=min((_conversation_score(c.hits) for c in ordered), default=1.0))
+            floor = min((_conversation_score(c.hits) for c in ordered), default=1.0)
+            ordered += _fused(pool, floor, about_user=stopwords.speaks_of_self(reading.typed))
             for conv in ordered:
                 groups.setdefault((conv.store, conv.root), conv)
         ordered = _newest_first(conn, ordered, terms, meaning, answered)
@@ -1479,14 +1483,17 @@ def _evidence(
     return [(conv, weight * max(score, 0.0) / top) for conv, score in zip(ranked, scores, strict=True)]
 
 
-def _fused(pool: list[tuple[Conversation, float]], floor: float) -> list[Conversation]:
+def _fused(
+    pool: list[tuple[Conversation, float]], floor: float, about_user: bool = False
+) -> list[Conversation]:
     """The weak-evidence conversations in one order, by the sum of their evidence in each list (every
-    word, any of the words, meaning, titles), scored below ``floor`` in that order."""
+    word, any of the words, meaning, titles), scored below ``floor`` in that order. With ``about_user``
+    (the question speaks of the asker), what Hermes keeps about the user weighs :data:`PERSON_WEIGHT`."""
     strength: dict[tuple[str, str], float] = {}
     merged: dict[tuple[str, str], Conversation] = {}
     for conv, contribution in pool:
         key = (conv.store, conv.root)
-        lift = KNOWLEDGE_WEIGHT if conv.hits and conv.hits[0].session_kind in ("memory", "skill") else 1.0
+        lift = _knowledge_lift(conv, about_user)
         strength[key] = strength.get(key, 0.0) + contribution * lift
         if key in merged:
             seen = {h.doc for h in merged[key].hits}
@@ -1504,6 +1511,16 @@ def _fused(pool: list[tuple[Conversation, float]], floor: float) -> list[Convers
         conv.hits.sort(key=lambda h: h.score, reverse=True)
         out.append(conv)
     return out
+
+
+def _knowledge_lift(conv: Conversation, about_user: bool) -> float:
+    """How much a conversation's evidence counts for being what Hermes chose to keep (1 for a session)."""
+    head = conv.hits[0] if conv.hits else None
+    if head is None or head.session_kind not in ("memory", "skill"):
+        return 1.0
+    if about_user and head.session_kind == "memory" and head.session_id == "USER.md":
+        return KNOWLEDGE_WEIGHT * PERSON_WEIGHT
+    return KNOWLEDGE_WEIGHT
 
 
 def _group(hits: list[Hit]) -> dict[tuple[str, str], Conversation]:

@@ -124,6 +124,36 @@ def _key(word: str) -> str:
     return word.replace("'", "").replace("\u2019", "")
 
 
+# The asker speaking of themselves: a question with one of these is about the person, whom Hermes' USER.md
+# describes (in the third person: "Prefers answers with the command first"). English, then German, French,
+# Spanish, Italian, Portuguese and Dutch (as the word index reads them), then Chinese and Japanese.
+_FIRST_PERSON = _words("i i'm i've i'd me my mine myself")
+_FIRST_PERSON_FOREIGN = _words(
+    """
+    ich mich mir mein meine meinem meinen meiner je moi mon ma mes yo mi mis io mio mia miei mie eu meu
+    minha meus minhas ik mij mijn
+    """
+)
+# 私 with a particle after it: alone it also starts 私有 and 私钥 (private, a private key).
+_FIRST_PERSON_CJK = ("我", "私の", "私は", "私が", "私に", "私を", "僕", "俺", "わたし", "ぼく")
+
+
+def speaks_of_self(words: list[str]) -> bool:
+    """Whether a question's typed ``words`` have the asker speak of themselves ("how do I like answers laid
+    out", "what's my role", "wann darf man mir schreiben"): a question about the person. A word of another
+    language than English counts beside a second function word of that language, as :func:`is_stopword`
+    reads them (``io`` in "io errors in the exporter" is no Italian "I")."""
+    for word in words:
+        key = _key(word)
+        if key in _FIRST_PERSON and not (len(word) > 1 and word.isupper()):
+            return True
+        if key in _FIRST_PERSON_FOREIGN and is_stopword(word, words):
+            return True
+        if any(mark in word for mark in _FIRST_PERSON_CJK):
+            return True
+    return False
+
+
 def is_stopword(term: str, among: Iterable[str] | None = None) -> bool:
     """Whether ``term`` (one typed word) is a function word of a language the index holds; a word typed
     in capitals (``GET``, ``IS``) was meant as it is.
