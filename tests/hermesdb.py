@@ -187,6 +187,38 @@ def multilingual(start: float, topics: list[str]) -> list[SessionSpec]:
     ]
 
 
+PICKUP = "20261107_090000_a7a7a7"
+
+
+def errands_titled(start: float) -> list[SessionSpec]:
+    """English errands, one of which is named by its title alone ("Remind me to pick up Leo's
+    prescription"; its turns say reminder and pharmacy), beside others that have the words a Chinese
+    question about it reads as (prescription, call, warn) in their turns."""
+    return [
+        chat(
+            PICKUP,
+            ("Set a reminder for tomorrow at five, the pharmacy on the high street.", "Done: at 17:00."),
+            title="Remind me to pick up Leo's prescription",
+            start=start,
+        ),
+        chat(
+            "20261107_100000_b8b8b8",
+            ("Is a prescription needed for the cough syrup recipe?", "No prescription; any pharmacy has it."),
+            start=start + 3600,
+        ),
+        chat(
+            "20261107_110000_c9c9c9",
+            ("Call the dentist about Leo's appointment", "Booked for Monday."),
+            start=start + 7200,
+        ),
+        chat(
+            "20261107_120000_d0d0d0",
+            ("Warn me when the parcel comes", "I will remind you."),
+            start=start + 9000,
+        ),
+    ]
+
+
 def coding(session_id: str, start: float = T0, cwd: str = "/home/dev/project", **kw: Any) -> SessionSpec:
     """A coding session with terminal, read_file and patch calls and their results."""
     path = f"{cwd}/app.py"

@@ -1356,7 +1356,7 @@ def test_an_index_of_version_2_is_migrated_to_find_inside_runs(fleet, tmp_path):
     with pytest.raises(FleetError, match="--migrate"):
         push(index, fleet.admin, "lambda")
     with fleet.connect() as conn:  # pushed as version 2 pushed: the docs' tsvectors have no bigrams
-        conn.execute("UPDATE trail_fleet.fleet_meta SET value = '3' WHERE key = 'version'")
+        conn.execute(f"UPDATE trail_fleet.fleet_meta SET value = '{schema.VERSION}' WHERE key = 'version'")
     schema._INFO.clear()
     push(index, fleet.admin, "lambda")
     assert fleet_search(fleet.admin, "连接池").conversations == []
@@ -1367,7 +1367,7 @@ def test_an_index_of_version_2_is_migrated_to_find_inside_runs(fleet, tmp_path):
         fleet_search(fleet.admin, "连接池")
     with fleet.connect() as conn:
         report = schema.migrate(conn, fleet.admin)
-    assert (report.before, report.after) == (2, 3)
+    assert (report.before, report.after) == (2, schema.VERSION)
     shared = fleet_search(fleet.admin, "连接池")
     assert [c.hits[0].session_id for c in shared.conversations][:1] == [CJK_TIMEOUT]
 
@@ -1429,3 +1429,79 @@ def test_a_question_about_the_asker_leads_with_user_md_in_the_shared_index_as_lo
         local = [c.hits[0].origin for c in local_search(index, question).conversations]
         shared = [c.hits[0].origin for c in fleet_search(fleet.admin, question, hosts=["nu"]).conversations]
         assert local[0] == shared[0] == first, (question, local, shared)
+
+
+def test_the_words_of_markup_are_found_as_locally_and_a_version_3_index_is_migrated(
+    fleet, tmp_path, monkeypatch
+):
+    """PostgreSQL's parser takes what looks like markup for a tag or an entity and indexes none of its
+    words (``<meta name="viewport">``, ``List<String>``, ``&copy;``), where the local word index finds
+    them; version 4 reads ``< > &`` as spaces, and --migrate makes every doc's tsvector again."""
+    from hermesdb import chat, write_home
+
+    start = 1_793_000_000.0
+    page, generic = "20261108_090000_a1a1a1", "20261108_100000_b2b2b2"
+    home = write_home(
+        tmp_path / "hermes",
+        [
+            chat(
+                page,
+                ("Why is the page zoomed out on phones?", '<meta name="viewport" content="width=1">'),
+                start=start,
+            ),
+            chat(
+                generic,
+                ("Type the ids map", "Use List<Quokka> for the ids and keep &copy; in the footer."),
+                start=start + 60,
+            ),
+            *errands(start, "20261108", "c3c3c3", first=12),
+        ],
+    )
+    index = tmp_path / "index.db"
+    sync_index(index, homes=[home], parallel=False)
+    asked = {"viewport": page, "quokka": generic}
+    for question, session in asked.items():
+        local = local_search(index, question)
+        assert [c.hits[0].session_id for c in local.conversations] == [session], question
+    with fleet.connect() as conn:
+        # This database as version 3 left it: markup read by the parser as tags and entities.
+        monkeypatch.setattr(schema, "MARKUP", "")
+        old = schema.tsv_expression()
+        monkeypatch.undo()
+        conn.execute("DROP INDEX trail_fleet.docs_tsv")
+        conn.execute("ALTER TABLE trail_fleet.docs DROP COLUMN tsv")
+        conn.execute(
+            f"ALTER TABLE trail_fleet.docs ADD COLUMN tsv tsvector GENERATED ALWAYS AS ({old}) STORED"
+        )
+        conn.execute("CREATE INDEX docs_tsv ON trail_fleet.docs USING gin (tsv)")
+    schema._INFO.clear()
+    push(index, fleet.admin, "xi")
+    for question in asked:
+        assert fleet_search(fleet.admin, question, hosts=["xi"]).conversations == [], question
+    with fleet.connect() as conn:
+        conn.execute("UPDATE trail_fleet.fleet_meta SET value = '3' WHERE key = 'version'")
+    schema._INFO.clear()
+    with pytest.raises(FleetError, match="--migrate"):
+        fleet_search(fleet.admin, "viewport")
+    with fleet.connect() as conn:
+        report = schema.migrate(conn, fleet.admin)
+    assert (report.before, report.after) == (3, 4)
+    for question, session in asked.items():
+        shared = fleet_search(fleet.admin, question, hosts=["xi"])
+        assert [c.hits[0].session_id for c in shared.conversations] == [session], question
+
+
+def test_a_chinese_question_finds_the_session_its_title_names_in_the_shared_index_as_locally(fleet, tmp_path):
+    """The question's words read as English are looked for in titles in the shared index too."""
+    from hermesdb import PICKUP, errands_titled, write_home
+
+    home = write_home(tmp_path / "hermes", errands_titled(1_793_000_000.0))
+    index = tmp_path / "index.db"
+    sync_index(index, homes=[home], parallel=False)
+    push(index, fleet.admin, "omicron")
+    for question in ("提醒我去取 Leo 的处方药", "提醒我去取处方药"):
+        local = local_search(index, question)
+        shared = fleet_search(fleet.admin, question, hosts=["omicron"])
+        assert local.conversations[0].hits[0].session_id == PICKUP, question
+        assert shared.conversations[0].hits[0].session_id == PICKUP, question
+        assert shared.missing == local.missing == [], question

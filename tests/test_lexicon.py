@@ -84,6 +84,26 @@ def test_without_the_dictionary_a_chinese_question_is_read_as_typed(index, monke
     assert search(index, "换了服务器以后商店的证书没人续期").read_as == []
 
 
+@pytest.mark.parametrize("query", ["提醒我去取 Leo 的处方药", "提醒我去取处方药"])
+def test_a_chinese_question_finds_the_english_session_its_title_names(tmp_path, monkeypatch, query):
+    """A session people name by its title ("Remind me to pick up Leo's prescription", whose turns say
+    reminder and pharmacy): the question's words read as English are looked for in titles too, and the
+    runs read so are not said to be nowhere."""
+    from hermes_trail.index import search as search_module
+    from hermesdb import PICKUP, errands_titled
+
+    home = tmp_path / "hermes"
+    write_home(home, errands_titled(T))
+    path = tmp_path / "index.db"
+    sync_index(path, homes=[home], env={"HERMES_HOME": str(home), "HOME": str(tmp_path)})
+    result = search(path, query)
+    assert [c.hits[0].session_id for c in result.conversations][:1] == [PICKUP]
+    assert {"remind", "prescription"} <= set(result.read_as) and result.missing == []
+    # Without the titles read so, a conversation with "prescription" in its turns comes first.
+    monkeypatch.setattr(search_module, "_titles_read_as", lambda *args: [])
+    assert search(path, query).conversations[0].hits[0].session_id != PICKUP
+
+
 @pytest.fixture
 def fresh_table():
     """The dictionary compiled anew for one test (into its own HOME's cache), and forgotten after it."""

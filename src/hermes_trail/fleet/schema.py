@@ -53,7 +53,7 @@ DIMENSIONS = 512
 # A doc's text is indexed up to this many characters (a tsvector holds at most 1 MB).
 TSV_CHARS = 200_000
 # The version this code reads and writes; --migrate brings a database to it.
-VERSION = 3
+VERSION = 4
 # Chinese, Japanese and Korean characters, the local index's ranges (the characters themselves in the
 # statement, for a database in UTF-8): a run of them is one word to the parser.
 _CJK = cjk.RANGES
@@ -80,17 +80,24 @@ def _cjk_function() -> str:
 # path, a file name, a host, a version, an e-mail address): English reads the text with them as spaces,
 # so ``augment.py`` is the words augment and py, as locally; ``simple`` reads it as written.
 SPLIT = "/.@:\\"
-_SPACES = str.maketrans(SPLIT, " " * len(SPLIT))
+# Characters every configuration reads as spaces (schema version 4): with them, the parser takes what
+# looks like markup for a tag or an entity and indexes none of its words, so ``<meta name="viewport">``,
+# ``List<String>``, ``a<b && c>d`` and ``&copy;`` lost words the local index finds (viewport, String, b
+# and c, copy).
+MARKUP = "<>&"
+_SPACES = str.maketrans(SPLIT + MARKUP, " " * len(SPLIT + MARKUP))
+_MARKUP_SPACES = str.maketrans(MARKUP, " " * len(MARKUP))
 
 
 def read_as(lang: str, text: str) -> str:
     """``text`` as the configuration ``lang`` reads it in the docs' ``tsv`` (a query's words the same)."""
-    return text.translate(_SPACES) if lang == "english" else text
+    return text.translate(_SPACES if lang == "english" else _MARKUP_SPACES)
 
 
 def _sql_read_as(lang: str, text: str) -> str:
-    split = SPLIT.replace("\\", "\\\\")
-    return f"translate({text}, E'{split}', '{' ' * len(SPLIT)}')" if lang == "english" else text
+    chars = (SPLIT + MARKUP if lang == "english" else MARKUP).replace("\\", "\\\\")
+    spaces = " " * len(SPLIT + MARKUP if lang == "english" else MARKUP)
+    return f"translate({text}, E'{chars}', '{spaces}')"
 
 
 def tsv_expression() -> str:
@@ -297,12 +304,12 @@ def _version_2(trgm: str) -> list[str]:
     ]
 
 
-def _version_3(trgm: str) -> list[str]:
-    """Chinese, Japanese and Korean text found inside a run, as locally: each doc's bigrams of such runs
-    join its ``tsv`` (made again for every doc: the column is generated, so it is dropped and added)."""
+def _tsv_made_again() -> list[str]:
+    """The docs' ``tsv`` made again for every doc, as :func:`tsv_expression` makes it now: the column is
+    generated, so it is dropped and added (with its index). A migration over several versions that each
+    do it does it once, in the last (:func:`_statements`)."""
     s = SCHEMA
     return [
-        _cjk_function(),
         f"DROP INDEX IF EXISTS {s}.docs_tsv",
         f"ALTER TABLE {s}.docs DROP COLUMN tsv",
         f"ALTER TABLE {s}.docs ADD COLUMN tsv tsvector GENERATED ALWAYS AS ({tsv_expression()}) STORED",
@@ -310,8 +317,19 @@ def _version_3(trgm: str) -> list[str]:
     ]
 
 
+def _version_3(trgm: str) -> list[str]:
+    """Chinese, Japanese and Korean text found inside a run, as locally: each doc's bigrams of such runs
+    join its ``tsv``."""
+    return [_cjk_function(), *_tsv_made_again()]
+
+
+def _version_4(trgm: str) -> list[str]:
+    """The words of what looks like markup indexed, as locally (:data:`MARKUP`)."""
+    return _tsv_made_again()
+
+
 # Each version's statements, given the schemas the extensions live in; index = version - 1.
-MIGRATIONS = (_version_1, _version_2, _version_3)
+MIGRATIONS = (_version_1, _version_2, _version_3, _version_4)
 assert len(MIGRATIONS) == VERSION
 
 
@@ -367,6 +385,14 @@ def _try(conn: psycopg.Connection[Any], sql: str) -> str | None:
     return None
 
 
+def _statements(before: int, trgm: str) -> list[str]:
+    """What takes a shared index from version ``before`` to :data:`VERSION`, in order; the ``tsv`` made
+    again (:func:`_tsv_made_again`) in the last version that does it only: each time rewrites every doc."""
+    steps = [st for version in range(before + 1, VERSION + 1) for st in MIGRATIONS[version - 1](trgm)]
+    again = set(_tsv_made_again())
+    return [st for i, st in enumerate(steps) if st not in again or st not in steps[i + 1 :]]
+
+
 def migrate(conn: psycopg.Connection[Any], dsn: str = "") -> MigrateReport:
     """Bring the shared index to :data:`VERSION` (creating it in an empty database), in one transaction.
 
@@ -396,13 +422,12 @@ def migrate(conn: psycopg.Connection[Any], dsn: str = "") -> MigrateReport:
                 meta = {}
             conn.execute("CREATE EXTENSION IF NOT EXISTS pg_trgm")
             trgm = _extension_schema(conn, "pg_trgm") or "public"
-            for version in range(before + 1, VERSION + 1):
-                for statement in MIGRATIONS[version - 1](_quoted(trgm)):
-                    conn.execute(statement)
-            if before < 3:
+            for statement in _statements(before, _quoted(trgm)):
+                conn.execute(statement)
+            if before < 4:
                 # Text and tsvectors compressed by lz4 (PostgreSQL 14 and later, when built with it):
                 # pglz's compression was a tenth of a push's time, its decompression a search's rechecks'.
-                # The tsvector column is made anew by version 3.
+                # The tsvector column is made anew by versions 3 and 4.
                 for column in ("text", "tsv") if before < 2 else ("tsv",):
                     if _try(conn, f"ALTER TABLE {SCHEMA}.docs ALTER COLUMN {column} SET COMPRESSION lz4"):
                         break

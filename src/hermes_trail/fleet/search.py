@@ -72,6 +72,8 @@ from hermes_trail.index.search import (
     meaning_weight,
     newest_first,
     opening_line,
+    title_shares,
+    titled_evidence,
     untitled_sessions,
 )
 from hermes_trail.index.search import WINDOW as LOCAL_WINDOW
@@ -896,9 +898,37 @@ def _titled(
 ) -> list[tuple[Conversation, float]]:
     """Sessions whose title has every word (a substring, through the title's trigram index), reported on
     their first live prompt: strong evidence of their own when the words found few conversations."""
+    titled = list(_group([hit for hit, _ in _titled_sessions(conn, words, filters, hosts, True)]).values())
+    return _evidence(titled, [1.0] * len(titled), TITLE_WEIGHT)
+
+
+def _titles_read_as(
+    conn: psycopg.Connection[Any], groups: list[list[str]], filters: SearchFilters, hosts: list[str] | None
+) -> list[tuple[Conversation, float]]:
+    """Sessions whose titles have the words of a Chinese or Japanese question read as English, by the
+    square of the share of the question each has, as locally (:func:`search.title_shares`)."""
+    words = list(dict.fromkeys(w for group in groups for w in group))
+    if len(groups) < 2 or not words:
+        return []
+    found = _titled_sessions(conn, words, filters, hosts, every=False)
+    shares = title_shares(((i, title) for i, (_, title) in enumerate(found)), groups)
+    return titled_evidence([(found[i][0], share) for i, share in shares.items()], _group)
+
+
+def _titled_sessions(
+    conn: psycopg.Connection[Any],
+    words: list[str],
+    filters: SearchFilters,
+    hosts: list[str] | None,
+    every: bool,
+) -> list[tuple[FleetHit, str]]:
+    """Sessions whose title has every one of ``words`` (or, not ``every``, any of them), each a hit on its
+    first live prompt, with its title; at most :data:`TITLED`, newest first, then in the order they were
+    pushed, as the local search lists them."""
     if not words or filters.role or filters.tool or filters.since is not None or filters.until is not None:
         return []
-    clauses = ["s.title ILIKE %s" for _ in words]
+    likes = ["s.title ILIKE %s" for _ in words]
+    clauses = likes if every else ["(" + " OR ".join(likes) + ")"]
     params: list[Any] = ["%" + like(w) + "%" for w in words]
     if hosts:
         clauses.append("s.host = ANY(%s)")
@@ -912,12 +942,14 @@ def _titled(
         "ORDER BY (d.kind = 'prompt' AND NOT d.rewound) DESC, d.seq LIMIT 1) d "
         f"WHERE {' AND '.join(clauses)} ORDER BY s.id DESC LIMIT {TITLED}"
     )
-    # The newest that have them, then in the order they were pushed, as the local search lists them.
     rows = sorted(conn.execute(sql, params).fetchall(), key=lambda r: int(r[1]))
     sessions = _sessions(conn, {int(r[1]) for r in rows})
-    hits = [_hit(r, sessions[int(r[1])], SESSION_WEIGHT.get(sessions[int(r[1])][7], 1.0)) for r in rows]
-    titled = list(_group(hits).values())
-    return _evidence(titled, [1.0] * len(titled), TITLE_WEIGHT)
+    out: list[tuple[FleetHit, str]] = []
+    for r in rows:
+        session = sessions[int(r[1])]
+        hit = _hit(r, session, SESSION_WEIGHT.get(session[7], 1.0))
+        out.append((hit, hit.title or ""))
+    return out
 
 
 # The nearest sessions' standings are fitted to the crowd's tail past this many of them (the first are
@@ -1151,6 +1183,9 @@ def _search(
             missing = lexicon.still_missing(missing, read_across)
         elif readings:
             read_as = lexicon.interleaved(readings)
+            own = [[t] for t in typed if not cjk.has_cjk(t)]
+            pool += _titles_read_as(conn, [*readings, *own], filters, hosts)
+            missing = lexicon.unread(missing, readings)
         if readings:
             evidence, docs, _ = _any_words(
                 conn,

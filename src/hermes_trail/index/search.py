@@ -1093,7 +1093,10 @@ def search(
         ordered = sorted(groups.values(), key=lambda c: answered[(c.store, c.root)], reverse=True)
         # A title may hold the words no turn has: every typed word is looked for there first.
         said = [t for t in reading.typed if t not in reading.dropped]  # what was asked, function words out
+        # A Chinese or Japanese run as the parts the index has; one it has nowhere as typed, so a title
+        # must have it too (a title with "Leo" alone does not answer "提醒我去取 Leo 的处方药").
         typed = [t for t in said if not cjk.has_cjk(t)] + runs
+        typed += [t for t in reading.missing if cjk.has_cjk(t)]
         few = len(groups) < RELAX_BELOW
         meaning: dict[tuple[str, str], float] = {}  # each conversation's standing in the meaning pass
         unencoded: int | None = None
@@ -1124,6 +1127,9 @@ def search(
             if readings := _translated(conn, typed_runs):
                 read_as = lexicon.interleaved(readings)
                 lists.append(("docs_fts", read_as, TRANSLATED_WEIGHT, readings))
+                own = [[t] for t in said if not cjk.has_cjk(t)]
+                pool += _titles_read_as(conn, [*readings, *own], filters)
+                missing = lexicon.unread(missing, readings)
             elif not typed_runs and (found_in := _in_chinese(conn, said))[0]:
                 readings, read_across = found_in
                 read_in_chinese = lexicon.interleaved(readings)
@@ -1448,6 +1454,62 @@ def _with_titles(
     hits = [_hit(row, SESSION_WEIGHT.get(row[7], 1.0)) for row in _heads(conn, new).values()]
     titled_convs = list(_group(hits).values())
     return ordered, _evidence(titled_convs, [1.0] * len(titled_convs), TITLE_WEIGHT)
+
+
+def title_shares(titles: Iterable[tuple[int, str]], groups: list[list[str]]) -> dict[int, float]:
+    """Of ``titles`` (session, title), those that have the words of a Chinese or Japanese question read as
+    English, each with the share of the question it has: each of ``groups`` is one question word's
+    readings (or a word typed in English, alone), had when one of them is in the title where a word
+    starts; two of them at least. The local index and the shared one read titles alike."""
+    shares: dict[int, float] = {}
+    for sess, title in titles:
+        low = title.lower()
+        had = sum(any(_names(low, w.lower()) for w in group) for group in groups)
+        if had >= 2:
+            shares[sess] = had / len(groups)
+    return shares
+
+
+def _titles_read_as(
+    conn: sqlite3.Connection, groups: list[list[str]], filters: SearchFilters
+) -> list[tuple[Conversation, float]]:
+    """Sessions whose titles have the words of a Chinese or Japanese question read as English
+    (:func:`title_shares`), each by the square of the share of the question it has, :data:`TITLE_WEIGHT`
+    for a title with all: "提醒我去取 Leo 的处方药", read as remind, prescription and Leo, finds "Remind me
+    to pick up Leo's prescription", whose turns do not have those words together. A title is what people
+    name a session by; an English conversation's is in English."""
+    words = list(dict.fromkeys(w for group in groups for w in group))
+    if len(groups) < 2 or not words or filters.role or filters.tool:
+        return []
+    if filters.since is not None or filters.until is not None:
+        return []
+    likes = " OR ".join("title LIKE ? ESCAPE '\\'" for _ in words)
+    sql = f"SELECT id, title FROM sessions INDEXED BY sessions_title WHERE title IS NOT NULL AND ({likes})"
+    shares = title_shares(conn.execute(sql, ["%" + like(w) + "%" for w in words]), groups)
+    if not shares:
+        return []
+    clauses, params = _where(_on_sessions(filters))
+    marks = ", ".join("?" for _ in shares)
+    where = " AND ".join([f"s.id IN ({marks})", *clauses])
+    kept = [r[0] for r in conn.execute(f"SELECT s.id FROM sessions s WHERE {where}", (*shares, *params))]
+    heads = _heads(conn, kept)
+    found = [(_hit(row, SESSION_WEIGHT.get(row[7], 1.0)), shares[sess]) for sess, row in heads.items()]
+    return titled_evidence(found)
+
+
+def titled_evidence(
+    found: list[tuple[Any, float]],
+    group: Callable[[list[Any]], dict[tuple[str, str], Conversation]] | None = None,
+) -> list[tuple[Conversation, float]]:
+    """Sessions found by their titles read through the dictionary (each a hit and the share of the
+    question its title has) as evidence: a conversation (a continuation chain is one, as ``group`` makes
+    them) by its best title's share, squared, :data:`TITLE_WEIGHT` for a title with all."""
+    best: dict[tuple[str, str], tuple[Conversation, float]] = {}
+    for hit, share in found:
+        for key, conv in (group or _group)([hit]).items():
+            if key not in best or share > best[key][1]:
+                best[key] = (conv, share)
+    return [(conv, TITLE_WEIGHT * share**COVERAGE_POWER) for conv, share in best.values()]
 
 
 _GISTS: dict[tuple[Any, ...], tuple[list[int], Any]] = {}
