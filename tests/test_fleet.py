@@ -1505,3 +1505,30 @@ def test_a_chinese_question_finds_the_session_its_title_names_in_the_shared_inde
         assert local.conversations[0].hits[0].session_id == PICKUP, question
         assert shared.conversations[0].hits[0].session_id == PICKUP, question
         assert shared.missing == local.missing == [], question
+
+
+def test_a_hyphenated_word_the_history_lacks_as_one_is_read_by_its_parts_as_locally(fleet, tmp_path):
+    """``Shop-URLs`` (PostgreSQL, like FTS5, reads it as the phrase of its parts): the history has shop and
+    URLs apart, so each is looked for on its own, and only the word nowhere is reported."""
+    from hermesdb import chat, write_home
+
+    start = 1_793_000_000.0
+    prefixes = "20261109_090000_d1d1d1"
+    home = write_home(
+        tmp_path / "hermes",
+        [
+            chat(
+                prefixes,
+                ("The shop's URLs need a language prefix", "Added /de/ and /en/ to them."),
+                start=start,
+            ),
+            *errands(start, "20261109", "e2e2e2", first=13),
+        ],
+    )
+    index = tmp_path / "index.db"
+    sync_index(index, homes=[home], parallel=False)
+    push(index, fleet.admin, "pi")
+    local = local_search(index, "Shop-URLs Sprachpräfix")
+    shared = fleet_search(fleet.admin, "Shop-URLs Sprachpräfix", hosts=["pi"])
+    assert local.missing == shared.missing == ["Sprachpräfix"]
+    assert local.conversations[0].hits[0].session_id == shared.conversations[0].hits[0].session_id == prefixes

@@ -248,7 +248,7 @@ def _plan(conn: psycopg.Connection[Any], text: str, checked: bool, profiles: set
     exclusions = tuple(query.exclusions(parsed))
     plain = query.conjuncts(parsed)
     every = query.terms(parsed)
-    change: dict[query.Term, query.Term | None] = {}
+    change: dict[query.Term, query.Node | None] = {}
     said = [t.text for t in plain]
     stop = [t for t in plain if not t.prefix and stopwords.is_stopword(t.text, said)]
     dropped: list[str] = []
@@ -268,6 +268,15 @@ def _plan(conn: psycopg.Connection[Any], text: str, checked: bool, profiles: set
             if term is last and len(term.text) >= 2 and _exist(conn, [typed])[0]:
                 change[term] = typed
                 prefix = term.text
+                continue
+            # A hyphenated word the history does not have as one (``Shop-URLs``): the parts it does
+            # have, each on its own; the others are missing (as locally).
+            parts = plan.compound_parts(term.text)
+            present = _exist(conn, parts) if parts else []
+            having = [part for part, has in zip(parts, present, strict=True) if has]
+            if having:
+                change[term] = having[0] if len(having) == 1 else query.And(tuple(having))
+                missing += [part.text for part in parts if part not in having]
                 continue
             missing.append(term.text)
         if missing and len(every) - len(dropped) - len(missing) > 0:

@@ -140,7 +140,7 @@ def _profiles(conn: sqlite3.Connection) -> dict[str, str]:
 _HYPHENATED = re.compile(r"[^\W_]+(?:-[^\W_]+)+")
 
 
-def _compound_parts(text: str) -> list[query.Term]:
+def compound_parts(text: str) -> list[query.Term]:
     """The words of a hyphenated word that carry meaning (none for any other word): function words and
     single characters left out."""
     if not _HYPHENATED.fullmatch(text) or cjk.has_cjk(text):
@@ -195,7 +195,7 @@ def read(conn: sqlite3.Connection, text: str, checked: bool = True) -> Plan:
             continue
         # A hyphenated word the history does not have as one (``Hugo-Build``, ``Push-Benachrichtigungen``):
         # the parts it does have, each on its own; the others are missing.
-        parts = _compound_parts(term.text)
+        parts = compound_parts(term.text)
         having = [part for part in parts if _found(conn, part)]
         if having:
             change[term] = having[0] if len(having) == 1 else query.And(tuple(having))
