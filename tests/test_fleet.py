@@ -1532,3 +1532,42 @@ def test_a_hyphenated_word_the_history_lacks_as_one_is_read_by_its_parts_as_loca
     shared = fleet_search(fleet.admin, "Shop-URLs Sprachpräfix", hosts=["pi"])
     assert local.missing == shared.missing == ["Sprachpräfix"]
     assert local.conversations[0].hits[0].session_id == shared.conversations[0].hits[0].session_id == prefixes
+
+
+def test_a_question_naming_a_profile_is_answered_from_it_in_the_shared_index_as_locally(fleet, tmp_path):
+    """Both profiles talked about the retry limit; naming the work profile puts its conversation first in
+    the shared index as locally, and the name is not required of a match (nor said missing)."""
+    from hermesdb import chat, write_home
+
+    start = 1_793_000_000.0
+    mine, theirs = "20261110_090000_aaaa01", "20261105_090000_bbbb02"
+    home = write_home(
+        tmp_path / "hermes",
+        [
+            chat(
+                mine,
+                ("What retry limit does the billing client use?", "The billing retry limit is 5."),
+                start=start + 9 * 86400,
+            )
+        ],
+        profiles={
+            "work": [
+                chat(
+                    theirs,
+                    (
+                        "Billing retry limit in the payments service?",
+                        "The payments billing retry limit is 3.",
+                    ),
+                    start=start,
+                )
+            ]
+        },
+    )
+    index = tmp_path / "index.db"
+    sync_index(index, homes=[home], parallel=False)
+    push(index, fleet.admin, "rho")
+    local = local_search(index, "work billing retry limit")
+    shared = fleet_search(fleet.admin, "work billing retry limit", hosts=["rho"])
+    assert [c.hits[0].session_id for c in shared.conversations] == [theirs, mine]
+    assert [c.hits[0].session_id for c in local.conversations] == [theirs, mine]
+    assert shared.missing == local.missing == []

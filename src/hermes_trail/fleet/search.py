@@ -68,6 +68,7 @@ from hermes_trail.index.search import (
     _occurrence_score,
     _parts,
     language_lifts,
+    lift_profiles,
     lift_titled,
     meaning_weight,
     newest_first,
@@ -239,9 +240,28 @@ class _Plan:
     alternatives: bool = False
     # What the query excludes (``-word``): the weaker evidence leaves it out too (:func:`_excluded`).
     exclusions: tuple[query.Node, ...] = ()
+    # The profiles the query names (``work``): their conversations are lifted, as locally.
+    profiles: tuple[str, ...] = ()
 
 
-def _plan(conn: psycopg.Connection[Any], text: str, checked: bool, profiles: set[str] | None = None) -> _Plan:
+# The profile names of the shared index (other than the default), by their case-folded spelling, kept per
+# connection for a while: a word naming one says where to look, not what to find (as locally).
+PROFILES_SECONDS = 60.0
+_PROFILES: dict[tuple[int, int], tuple[float, dict[str, str]]] = {}
+
+
+def _profile_names(conn: psycopg.Connection[Any]) -> dict[str, str]:
+    now = time.monotonic()
+    key = schema.connection_key(conn)
+    kept = _PROFILES.get(key)
+    if kept is None or now - kept[0] >= PROFILES_SECONDS:
+        names = [r[0] for r in conn.execute(f"SELECT DISTINCT profile FROM {_S}")]
+        _PROFILES.clear()  # one connection's at a time: a long-lived caller's
+        kept = _PROFILES[key] = (now, {n.casefold(): n for n in names if n and n != "default" and len(n) > 1})
+    return kept[1]
+
+
+def _plan(conn: psycopg.Connection[Any], text: str, checked: bool) -> _Plan:
     """``text`` read as :func:`hermes_trail.index.plan.read` reads it; unless ``checked``, no word is
     looked up (the words as typed, when they find enough)."""
     parsed = query.parse(text)
@@ -255,6 +275,11 @@ def _plan(conn: psycopg.Connection[Any], text: str, checked: bool, profiles: set
     if stop and len({t.text for t in stop}) < len(every):
         change.update((t, None) for t in stop)
         dropped = list(dict.fromkeys(t.text for t in stop))
+    # A word naming a profile other than the default says where to look, not what to find (as locally).
+    named = _profile_names(conn)
+    profiles = [t for t in plain if t not in change and not t.prefix and t.text.casefold() in named]
+    if profiles and len({t.text for t in profiles}) + len(dropped) < len(every):
+        change.update((t, None) for t in profiles)
     kept = [t for t in plain if t not in change]
     missing: list[str] = []
     prefix: str | None = None
@@ -294,8 +319,18 @@ def _plan(conn: psycopg.Connection[Any], text: str, checked: bool, profiles: set
         except _TooShort:
             trigram = None
     alternatives = _has_or(parsed.root)
+    named_profiles = tuple(dict.fromkeys(named[t.text.casefold()] for t in profiles))
     return _Plan(
-        tsquery, trigram, query.terms(parsed), every, dropped, missing, prefix, alternatives, exclusions
+        tsquery,
+        trigram,
+        query.terms(parsed),
+        every,
+        dropped,
+        missing,
+        prefix,
+        alternatives,
+        exclusions,
+        named_profiles,
     )
 
 
@@ -1223,6 +1258,7 @@ def _search(
         if pool:
             ordered = _fused(pool, floor=1.0, about_user=stopwords.speaks_of_self(reading.typed))
     ordered = _newest_first(conn, ordered, terms, meaning, answered)
+    lift_profiles(ordered, list(reading.profiles))
     ordered = ordered[:limit]
     conversations = []
     for group in ordered:

@@ -1038,6 +1038,18 @@ def _latest(conv: Conversation) -> float:
     return max((h.time or 0.0 for h in conv.hits), default=0.0)
 
 
+def lift_profiles(ordered: list[Conversation], profiles: list[str]) -> None:
+    """A query that names a profile (``work``, ``bot``): its conversations first, at equal evidence
+    (:data:`PROFILE_BOOST`), sorted again. The local index and the shared one lift alike."""
+    if not profiles:
+        return
+    for conv in ordered:
+        if conv.hits and conv.hits[0].profile in profiles:
+            for hit in conv.hits:
+                hit.score *= 1.0 + PROFILE_BOOST
+    ordered.sort(key=lambda c: _conversation_score(c.hits), reverse=True)
+
+
 def _conversation_score(hits: list[Hit]) -> float:
     """The best hit, plus a little for each further distinct turn: a conversation that matches in several
     places is more likely the one meant than one lucky turn."""
@@ -1195,12 +1207,7 @@ def search(
             for conv in ordered:
                 groups.setdefault((conv.store, conv.root), conv)
         ordered = _newest_first(conn, ordered, terms, meaning, answered)
-        if reading.profiles:  # the query names a profile: its conversations first, at equal evidence
-            for conv in ordered:
-                if conv.hits and conv.hits[0].profile in reading.profiles:
-                    for hit in conv.hits:
-                        hit.score *= 1.0 + PROFILE_BOOST
-            ordered.sort(key=lambda c: _conversation_score(c.hits), reverse=True)
+        lift_profiles(ordered, reading.profiles)
         ordered = ordered[:limit]
         conversations = []
         for group in ordered:
