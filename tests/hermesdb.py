@@ -187,6 +187,25 @@ def multilingual(start: float, topics: list[str]) -> list[SessionSpec]:
     ]
 
 
+MY_RETRIES, WORK_RETRIES = "20261110_090000_aaaa01", "20261105_090000_bbbb02"
+
+
+def retry_limits(home: Path, start: float) -> Path:
+    """A home whose default profile and ``work`` profile both talked about the billing retry limit (the
+    default's later): naming the work profile should put its conversation first."""
+    mine = chat(
+        MY_RETRIES,
+        ("What retry limit does the billing client use?", "The billing retry limit is 5."),
+        start=start + 9 * 86400,
+    )
+    theirs = chat(
+        WORK_RETRIES,
+        ("Billing retry limit in the payments service?", "The payments billing retry limit is 3."),
+        start=start,
+    )
+    return write_home(home, [mine], profiles={"work": [theirs]})
+
+
 PICKUP = "20261107_090000_a7a7a7"
 
 

@@ -1336,6 +1336,29 @@ def test_chinese_and_japanese_are_found_inside_their_runs_as_locally(fleet, tmp_
     assert shared.missing == local.missing == []
 
 
+def _tsv_made_as(conn, expression: str) -> None:
+    """The docs' tsvector made as an earlier version made it (``expression``), as a database that version
+    left would hold it."""
+    conn.execute("DROP INDEX trail_fleet.docs_tsv")
+    conn.execute("ALTER TABLE trail_fleet.docs DROP COLUMN tsv")
+    made = f"tsvector GENERATED ALWAYS AS ({expression}) STORED"
+    conn.execute(f"ALTER TABLE trail_fleet.docs ADD COLUMN tsv {made}")
+    conn.execute("CREATE INDEX docs_tsv ON trail_fleet.docs USING gin (tsv)")
+
+
+def _refused_then_migrated(fleet, version: int, question: str) -> None:
+    """A shared index left at ``version``: a search is refused until --migrate, which takes it to this
+    trail's version."""
+    with fleet.connect() as conn:
+        conn.execute(f"UPDATE trail_fleet.fleet_meta SET value = '{version}' WHERE key = 'version'")
+    schema._INFO.clear()
+    with pytest.raises(FleetError, match="--migrate"):
+        fleet_search(fleet.admin, question)
+    with fleet.connect() as conn:
+        report = schema.migrate(conn, fleet.admin)
+    assert (report.before, report.after) == (version, schema.VERSION)
+
+
 def test_an_index_of_version_2_is_migrated_to_find_inside_runs(fleet, tmp_path):
     """A shared index made before version 3 holds docs whose tsvectors have no bigrams: --migrate makes
     every doc's again, so what was pushed before is found inside its runs without pushing it again."""
@@ -1346,12 +1369,7 @@ def test_an_index_of_version_2_is_migrated_to_find_inside_runs(fleet, tmp_path):
         old = " || ".join(
             f"to_tsvector('{lang}'::regconfig, left(text, {schema.TSV_CHARS}))" for lang in schema.LANGUAGES
         )
-        conn.execute("DROP INDEX trail_fleet.docs_tsv")
-        conn.execute("ALTER TABLE trail_fleet.docs DROP COLUMN tsv")
-        conn.execute(
-            f"ALTER TABLE trail_fleet.docs ADD COLUMN tsv tsvector GENERATED ALWAYS AS ({old}) STORED"
-        )
-        conn.execute("CREATE INDEX docs_tsv ON trail_fleet.docs USING gin (tsv)")
+        _tsv_made_as(conn, old)
         conn.execute("UPDATE trail_fleet.fleet_meta SET value = '2' WHERE key = 'version'")
     with pytest.raises(FleetError, match="--migrate"):
         push(index, fleet.admin, "lambda")
@@ -1360,14 +1378,7 @@ def test_an_index_of_version_2_is_migrated_to_find_inside_runs(fleet, tmp_path):
     schema._INFO.clear()
     push(index, fleet.admin, "lambda")
     assert fleet_search(fleet.admin, "连接池").conversations == []
-    with fleet.connect() as conn:
-        conn.execute("UPDATE trail_fleet.fleet_meta SET value = '2' WHERE key = 'version'")
-    schema._INFO.clear()
-    with pytest.raises(FleetError, match="--migrate"):
-        fleet_search(fleet.admin, "连接池")
-    with fleet.connect() as conn:
-        report = schema.migrate(conn, fleet.admin)
-    assert (report.before, report.after) == (2, schema.VERSION)
+    _refused_then_migrated(fleet, 2, "连接池")
     shared = fleet_search(fleet.admin, "连接池")
     assert [c.hits[0].session_id for c in shared.conversations][:1] == [CJK_TIMEOUT]
 
@@ -1468,24 +1479,12 @@ def test_the_words_of_markup_are_found_as_locally_and_a_version_3_index_is_migra
         monkeypatch.setattr(schema, "MARKUP", "")
         old = schema.tsv_expression()
         monkeypatch.undo()
-        conn.execute("DROP INDEX trail_fleet.docs_tsv")
-        conn.execute("ALTER TABLE trail_fleet.docs DROP COLUMN tsv")
-        conn.execute(
-            f"ALTER TABLE trail_fleet.docs ADD COLUMN tsv tsvector GENERATED ALWAYS AS ({old}) STORED"
-        )
-        conn.execute("CREATE INDEX docs_tsv ON trail_fleet.docs USING gin (tsv)")
+        _tsv_made_as(conn, old)
     schema._INFO.clear()
     push(index, fleet.admin, "xi")
     for question in asked:
         assert fleet_search(fleet.admin, question, hosts=["xi"]).conversations == [], question
-    with fleet.connect() as conn:
-        conn.execute("UPDATE trail_fleet.fleet_meta SET value = '3' WHERE key = 'version'")
-    schema._INFO.clear()
-    with pytest.raises(FleetError, match="--migrate"):
-        fleet_search(fleet.admin, "viewport")
-    with fleet.connect() as conn:
-        report = schema.migrate(conn, fleet.admin)
-    assert (report.before, report.after) == (3, 4)
+    _refused_then_migrated(fleet, 3, "viewport")
     for question, session in asked.items():
         shared = fleet_search(fleet.admin, question, hosts=["xi"])
         assert [c.hits[0].session_id for c in shared.conversations] == [session], question
@@ -1537,37 +1536,14 @@ def test_a_hyphenated_word_the_history_lacks_as_one_is_read_by_its_parts_as_loca
 def test_a_question_naming_a_profile_is_answered_from_it_in_the_shared_index_as_locally(fleet, tmp_path):
     """Both profiles talked about the retry limit; naming the work profile puts its conversation first in
     the shared index as locally, and the name is not required of a match (nor said missing)."""
-    from hermesdb import chat, write_home
+    from hermesdb import MY_RETRIES, WORK_RETRIES, retry_limits
 
-    start = 1_793_000_000.0
-    mine, theirs = "20261110_090000_aaaa01", "20261105_090000_bbbb02"
-    home = write_home(
-        tmp_path / "hermes",
-        [
-            chat(
-                mine,
-                ("What retry limit does the billing client use?", "The billing retry limit is 5."),
-                start=start + 9 * 86400,
-            )
-        ],
-        profiles={
-            "work": [
-                chat(
-                    theirs,
-                    (
-                        "Billing retry limit in the payments service?",
-                        "The payments billing retry limit is 3.",
-                    ),
-                    start=start,
-                )
-            ]
-        },
-    )
+    home = retry_limits(tmp_path / "hermes", 1_793_000_000.0)
     index = tmp_path / "index.db"
     sync_index(index, homes=[home], parallel=False)
     push(index, fleet.admin, "rho")
     local = local_search(index, "work billing retry limit")
     shared = fleet_search(fleet.admin, "work billing retry limit", hosts=["rho"])
-    assert [c.hits[0].session_id for c in shared.conversations] == [theirs, mine]
-    assert [c.hits[0].session_id for c in local.conversations] == [theirs, mine]
+    assert [c.hits[0].session_id for c in shared.conversations] == [WORK_RETRIES, MY_RETRIES]
+    assert [c.hits[0].session_id for c in local.conversations] == [WORK_RETRIES, MY_RETRIES]
     assert shared.missing == local.missing == []

@@ -163,31 +163,11 @@ def test_titles_are_searched_too(index):
 def test_a_query_naming_a_profile_is_answered_from_it(tmp_path):
     """Both profiles talked about the retry limit. Naming the work profile puts its conversation first
     (the other still follows), and the name is not required of a match."""
-    home = tmp_path / "hermes"
-    mine = "20261110_090000_aaaa01"
-    theirs = "20261105_090000_bbbb02"
-    write_home(
-        home,
-        [
-            chat(
-                mine,
-                ("What retry limit does the billing client use?", "The billing retry limit is 5."),
-                start=T + 9 * 86400,
-            )
-        ],
-        profiles={
-            "work": [
-                chat(
-                    theirs,
-                    (
-                        "Billing retry limit in the payments service?",
-                        "The payments billing retry limit is 3.",
-                    ),
-                    start=T,
-                )
-            ]
-        },
-    )
+    from hermesdb import MY_RETRIES as mine
+    from hermesdb import WORK_RETRIES as theirs
+    from hermesdb import retry_limits
+
+    home = retry_limits(tmp_path / "hermes", T)
     path = tmp_path / "index.db"
     sync_index(path, homes=[home], env={"HERMES_HOME": str(home), "HOME": str(tmp_path)})
     unnamed = [c.hits[0].session_id for c in search(path, "billing retry limit").conversations]
