@@ -257,7 +257,7 @@ def _profile_names(conn: psycopg.Connection[Any]) -> dict[str, str]:
     if kept is None or now - kept[0] >= PROFILES_SECONDS:
         names = [r[0] for r in conn.execute(f"SELECT DISTINCT profile FROM {_S}")]
         _PROFILES.clear()  # one connection's at a time: a long-lived caller's
-        kept = _PROFILES[key] = (now, {n.casefold(): n for n in names if n and n != "default" and len(n) > 1})
+        kept = _PROFILES[key] = (now, plan.profile_names(names))
     return kept[1]
 
 
@@ -277,9 +277,7 @@ def _plan(conn: psycopg.Connection[Any], text: str, checked: bool) -> _Plan:
         dropped = list(dict.fromkeys(t.text for t in stop))
     # A word naming a profile other than the default says where to look, not what to find (as locally).
     named = _profile_names(conn)
-    profiles = [t for t in plain if t not in change and not t.prefix and t.text.casefold() in named]
-    if profiles and len({t.text for t in profiles}) + len(dropped) < len(every):
-        change.update((t, None) for t in profiles)
+    profiles = plan.naming_profiles(plain, change, named, dropped, every)
     kept = [t for t in plain if t not in change]
     missing: list[str] = []
     prefix: str | None = None

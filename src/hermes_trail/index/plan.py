@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
+from collections.abc import Iterable
 from typing import Any, ClassVar
 
 from hermes_trail.index import cjk, query, schema, stopwords
@@ -132,8 +133,30 @@ def _profiles(conn: sqlite3.Connection) -> dict[str, str]:
         )
         names = [r[0] for r in conn.execute(held)]
         _PROFILES.clear()
-        _PROFILES[key] = {n.casefold(): n for n in names if n and n != "default" and len(n) > 1}
+        _PROFILES[key] = profile_names(names)
     return _PROFILES[key]
+
+
+def profile_names(names: Iterable[str | None]) -> dict[str, str]:
+    """The profile ``names`` a question's word can name (not the default, not a single letter), by their
+    case-folded spelling. The local index and the shared one read them alike."""
+    return {n.casefold(): n for n in names if n and n != "default" and len(n) > 1}
+
+
+def naming_profiles(
+    plain: list[query.Term],
+    change: dict[query.Term, query.Node | None],
+    named: dict[str, str],
+    dropped: list[str],
+    every: list[Any],
+) -> list[query.Term]:
+    """The question's words that name a profile (``named``: :func:`profile_names`), marked in ``change`` to
+    leave the match when anything else is left to find: such a word says where to look, not what to
+    find."""
+    profiles = [t for t in plain if t not in change and not t.prefix and t.text.casefold() in named]
+    if profiles and len({t.text for t in profiles}) + len(dropped) < len(every):
+        change.update((t, None) for t in profiles)
+    return profiles
 
 
 # A word of words joined by hyphens, and nothing else (not a path, a flag or a negative number).
@@ -177,9 +200,7 @@ def read(conn: sqlite3.Connection, text: str, checked: bool = True) -> Plan:
         dropped = list(dict.fromkeys(t.text for t in stop))
     # A word naming a profile other than the default says where to look, not what to find.
     named = _profiles(conn)
-    profiles = [t for t in plain if t not in change and not t.prefix and t.text.casefold() in named]
-    if profiles and len({t.text for t in profiles}) + len(dropped) < len(every):
-        change.update((t, None) for t in profiles)
+    profiles = naming_profiles(plain, change, named, dropped, every)
     kept = [t for t in plain if t not in change]
     missing: list[str] = []
     prefix: str | None = None

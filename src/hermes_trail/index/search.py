@@ -1410,18 +1410,38 @@ def _titled(conn: sqlite3.Connection, words: list[str], filters: SearchFilters) 
     hold it. At most :data:`TITLED` of them, newest first; none for a search narrowed to turns (a role, a
     tool, a time window), which a title says nothing about. The titles are read from their own index
     (``sessions_title``), never from the session rows, which carry their gists."""
+    found = [sess for sess, _ in _titles_with(conn, words, filters, every=True)]
+    return _passing(conn, found, filters, most=TITLED)
+
+
+def _titles_with(
+    conn: sqlite3.Connection, words: list[str], filters: SearchFilters, every: bool
+) -> list[tuple[int, str]]:
+    """(session, title) of the sessions whose title has every one of ``words`` (or, not ``every``, any of
+    them) as a substring, read from the titles' own index; none for a search narrowed to turns (a role, a
+    tool, a time window), which a title says nothing about."""
     if not words or filters.role or filters.tool or filters.since is not None or filters.until is not None:
         return []
-    likes = " AND ".join("title LIKE ? ESCAPE '\\'" for _ in words)
-    sql = f"SELECT id FROM sessions INDEXED BY sessions_title WHERE title IS NOT NULL AND {likes}"
-    found = [r[0] for r in conn.execute(sql, ["%" + like(w) + "%" for w in words])]
+    likes = (" AND " if every else " OR ").join("title LIKE ? ESCAPE '\\'" for _ in words)
+    sql = f"SELECT id, title FROM sessions INDEXED BY sessions_title WHERE title IS NOT NULL AND ({likes})"
+    return conn.execute(sql, ["%" + like(w) + "%" for w in words]).fetchall()
+
+
+def _passing(
+    conn: sqlite3.Connection, sessions: Iterable[int], filters: SearchFilters, most: int | None = None
+) -> list[int]:
+    """Of ``sessions``, those the search's session filters (project, profile, source) let through; with
+    ``most``, at most that many, newest first."""
+    found = list(sessions)
     if not found:
         return []
     clauses, params = _where(_on_sessions(filters))
     marks = ", ".join("?" for _ in found)
     where = " AND ".join([f"s.id IN ({marks})", *clauses])
+    if most is None:
+        return [r[0] for r in conn.execute(f"SELECT s.id FROM sessions s WHERE {where}", (*found, *params))]
     sql = f"SELECT s.id FROM sessions s WHERE {where} ORDER BY s.id DESC LIMIT ?"
-    return [r[0] for r in conn.execute(sql, (*found, *params, TITLED))]
+    return [r[0] for r in conn.execute(sql, (*found, *params, most))]
 
 
 def lift_titled(ordered: list[Conversation], words: list[str]) -> bool:
@@ -1485,21 +1505,11 @@ def _titles_read_as(
     for a title with all: "提醒我去取 Leo 的处方药", read as remind, prescription and Leo, finds "Remind me
     to pick up Leo's prescription", whose turns do not have those words together. A title is what people
     name a session by; an English conversation's is in English."""
+    if len(groups) < 2:
+        return []
     words = list(dict.fromkeys(w for group in groups for w in group))
-    if len(groups) < 2 or not words or filters.role or filters.tool:
-        return []
-    if filters.since is not None or filters.until is not None:
-        return []
-    likes = " OR ".join("title LIKE ? ESCAPE '\\'" for _ in words)
-    sql = f"SELECT id, title FROM sessions INDEXED BY sessions_title WHERE title IS NOT NULL AND ({likes})"
-    shares = title_shares(conn.execute(sql, ["%" + like(w) + "%" for w in words]), groups)
-    if not shares:
-        return []
-    clauses, params = _where(_on_sessions(filters))
-    marks = ", ".join("?" for _ in shares)
-    where = " AND ".join([f"s.id IN ({marks})", *clauses])
-    kept = [r[0] for r in conn.execute(f"SELECT s.id FROM sessions s WHERE {where}", (*shares, *params))]
-    heads = _heads(conn, kept)
+    shares = title_shares(_titles_with(conn, words, filters, every=False), groups)
+    heads = _heads(conn, _passing(conn, shares, filters))
     found = [(_hit(row, SESSION_WEIGHT.get(row[7], 1.0)), shares[sess]) for sess, row in heads.items()]
     return titled_evidence(found)
 
