@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from hermes_trail.index import behind, encoder, vectors
+from hermes_trail.index import behind, encoder, schema, vectors
 from hermes_trail.index import search as search_module
 from hermes_trail.index.search import search
 from hermes_trail.index.sync import sync_index
@@ -476,3 +476,127 @@ def test_stored_vectors_keep_their_cosines():
     best, _ = stored.best(unit[0])
     exact = unit @ unit[0]
     assert float(np.abs(best - exact).max()) < 0.01
+
+
+TAP = "20261104_090000_eeeeee"
+
+
+def test_a_sessions_title_opens_its_first_passage(home, tmp_path):
+    docs = [(1, "prompt", "look at this"), (2, "reply", "done")]
+    made = vectors.passages(docs, title=" Kitchen tap leaking ")
+    assert made == [(1, "Kitchen tap leaking\nlook at this"), (2, "done")]
+    assert vectors.passages([(1, "prompt", "look at this")], title=None) == [(1, "look at this")]
+    assert vectors.passages([], title="Kitchen tap leaking") == []  # no docs, no passage
+    index = tmp_path / "index.db"
+    sync_index(index, homes=[write_home(tmp_path / "titled", [_tap()])])
+    with sqlite3.connect(index) as conn:
+        (sess,) = conn.execute("SELECT id FROM sessions WHERE session_id = ?", (TAP,)).fetchone()
+        assert vectors._session_passages(conn, sess, 4)[0][1].startswith("Kitchen tap leaking\n")
+        conn.execute("UPDATE sessions SET kind = 'memory' WHERE id = ?", (sess,))  # a memory file's name
+        assert not vectors._session_passages(conn, sess, 4)[0][1].startswith("Kitchen")
+
+
+def _untitled(patch: pytest.MonkeyPatch) -> None:
+    """Passages made as they were before a session's title opened them."""
+    real = vectors.passages
+    patch.setattr(vectors, "passages", lambda docs, limit=vectors.MAX_PASSAGES, title=None: real(docs, limit))
+
+
+def _tap():
+    """A conversation whose words say nothing of what it was about; its title (Hermes') does."""
+    return chat(
+        TAP,
+        ("Look at this.", "Done: it holds now, give it a day."),
+        start=1_800_004_000.0,
+        title="Kitchen tap leaking",
+    )
+
+
+def test_a_question_finds_a_conversation_by_the_meaning_of_its_title(tmp_path, monkeypatch):
+    specs = [
+        *(
+            chat(sid, (p, r), start=1_800_000_000.0 + n * 1000)
+            for n, (sid, p, r) in enumerate(
+                [
+                    (
+                        LAPTOP,
+                        "My laptop battery drains overnight during sleep.",
+                        "A USB wake source kept it awake.",
+                    ),
+                    (
+                        BREAD,
+                        "Give me a sourdough bread recipe with a rye starter.",
+                        "Mix 100 g starter with flour.",
+                    ),
+                    (DEPLOY, "Deploy the billing service to staging.", "Deployed billing 1.4 to staging."),
+                ]
+            )
+        ),
+        _tap(),
+    ]
+    home = write_home(tmp_path / "hermes", specs)
+    asked = "fix a dripping faucet"
+    found = {}
+    for titled in (True, False):
+        index = tmp_path / f"index-{titled}.db"
+        sync_index(index, homes=[home])
+        with monkeypatch.context() as before:
+            if not titled:
+                _untitled(before)
+            vectors.encode_pending(index)
+        found[titled] = [h.session_id for h in search(index, asked).hits]
+    assert found[True][:1] == [TAP]
+    assert found[False][:1] != [TAP]
+
+
+def test_passages_made_by_an_earlier_format_are_made_again_and_answer_meanwhile(home, tmp_path, monkeypatch):
+    write_home(home.parent / "extra", [_tap()])
+    homes = [home, home.parent / "extra"]
+    index = tmp_path / "index.db"
+    sync_index(index, homes=homes)
+    with monkeypatch.context() as before:  # an index whose passages were made before titles opened them
+        _untitled(before)
+        assert vectors.encode_pending(index).sessions == 5
+    with sqlite3.connect(index) as conn:
+        conn.execute("DELETE FROM meta WHERE key = 'passages_format'")  # as a trail of then left it
+    old = search(index, "fix a dripping faucet").hits
+    assert [h.session_id for h in old][:1] != [TAP]
+    assert search(index, ASKED).hits[0].session_id == HOSE  # its old passages answer
+
+    stage = vectors.encode_pending(index, most=2)  # cut short: the newest two made again
+    assert stage.sessions == 2 and stage.pending == 3
+    with sqlite3.connect(index) as conn:
+        assert vectors.counts(conn) == (5, 5)  # every session still has vectors
+        assert conn.execute("SELECT value FROM meta WHERE key = 'passages_format'").fetchone()[0] == str(
+            schema.PASSAGES_FORMAT
+        )
+    assert _passages(index) == {LAPTOP: 2, BREAD: 2, DEPLOY: 2, HOSE: 2, TAP: 2}  # replaced, none twice
+    assert search(index, ASKED).hits[0].session_id == HOSE  # an old one still answers
+    assert search(index, "fix a dripping faucet").hits[0].session_id == TAP  # a new one answers
+
+    rest = vectors.encode_pending(index)
+    assert rest.sessions == 3 and rest.pending == 0
+    assert vectors.encode_pending(index).sessions == 0  # made by this format: nothing to do
+    assert _passages(index) == {LAPTOP: 2, BREAD: 2, DEPLOY: 2, HOSE: 2, TAP: 2}
+
+
+def test_the_first_sync_after_passages_change_format_starts_a_stage(home, tmp_path, monkeypatch):
+    index = tmp_path / "index.db"
+    marker = index.with_name(index.name + behind.STARTED)
+    started: list[list[str]] = []
+
+    class Child:
+        def __init__(self, args, **_):
+            started.append(args)
+
+        def poll(self):
+            return 0
+
+    monkeypatch.setattr(behind, "enabled", lambda: True)
+    monkeypatch.setattr("subprocess.Popen", Child)
+    marker.write_text("state-1")  # what a trail whose passages were made otherwise marked
+    assert behind.start(index, "state-1")  # same sessions, passages of another format: a stage
+    assert not behind.start(index, "state-1")  # started for it: not again
+    behind.settle(index, "state-2")  # `trail index` encoded them itself
+    assert not behind.start(index, "state-2")
+    assert len(started) == 1

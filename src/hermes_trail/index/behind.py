@@ -57,7 +57,7 @@ def start(path: Path, state: str) -> bool:
     a stage that cannot be started leaves the sessions to a later sync or to ``trail index``."""
     from hermes_trail.index import schema
 
-    if schema.marked(path.with_name(path.name + STARTED), state):
+    if schema.marked(path.with_name(path.name + STARTED), _marked(state)):
         return False
     _started[:] = [(index, child) for index, child in _started if child.poll() is None]
     if not enabled() or any(index == path for index, _ in _started):  # ours, maybe not at the lock yet
@@ -90,7 +90,15 @@ def settle(path: Path, state: str) -> None:
     started for them, or the caller encodes them itself (``trail index``)."""
     from hermes_trail.index import schema
 
-    schema.mark(path.with_name(path.name + STARTED), state)
+    schema.mark(path.with_name(path.name + STARTED), _marked(state))
+
+
+def _marked(state: str) -> str:
+    """What :data:`STARTED` holds for ``state``: with the format passages are made by, so the first sync
+    after an upgrade that makes them another way starts a stage, which makes them again."""
+    from hermes_trail.index import schema
+
+    return f"{state} passages {schema.PASSAGES_FORMAT}"
 
 
 def environment() -> dict[str, str]:

@@ -20,11 +20,13 @@ Tables:
 - ``meta``: the format; ``build``, a random id each new index gets (a rebuild copied into the old file
   keeps its inode); and ``sessions_version``, which triggers bump whenever a session row is added or
   removed. What a long-lived process keeps derived from the sessions (the gist matrix) is stale when either
-  moved; ``passages_version``, bumped by each batch of passage vectors written, does the same for them.
+  moved; ``passages_version``, bumped by each batch of passage vectors written, does the same for them;
+  ``passages_format``, what the passages were made by (:data:`PASSAGES_FORMAT`).
 - ``passages``: the vectors of each session's passages (``vectors.py``): about a thousand characters of
   its prompts, summaries, replies and tool outputs each, encoded by the full sentence model (int8), with
   the doc each starts in. ``encoded``: the sessions whose passages are made (with how many), so a session
-  with none is not encoded again. Both are filled after the word index, by ``trail index``; a trigger
+  with none is not encoded again (a count below zero: made by an earlier ``PASSAGES_FORMAT``, to be made
+  again; its passages answer meanwhile). Both are filled after the word index, by ``trail index``; a trigger
   takes a removed session's rows with it (a changed session comes back under a new id, unencoded).
 - ``docs_fts``: the word index over ``docs.text`` (unicode61, diacritics folded, Porter stemming).
 - ``fails`` and ``fails_fts``: the failed commands only (``kind = 'command'``, an exit code other than 0,
@@ -52,6 +54,9 @@ from hermes_trail import readonly
 
 # Bump when the tables or what goes into them change: an index of another format is rebuilt beside.
 FORMAT = "trail-index-8"  # 8: fails, fails_fts, docs_steps, sessions_session; 7: passages, encoded
+# Bump when what a passage of a session says changes: an index whose passages were made otherwise keeps its
+# word index and has its passages made again (``vectors.py``), its old vectors answering meanwhile.
+PASSAGES_FORMAT = 2  # 2: a session's title opens its first passage
 
 _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
@@ -247,8 +252,8 @@ def create(conn: sqlite3.Connection) -> None:
     tune_fts(conn, BUILDING_FTS)
     conn.execute(
         "INSERT INTO meta (key, value) VALUES ('format', ?), ('build', ?), ('sessions_version', 0), "
-        "('passages_version', 0)",
-        (FORMAT, token_hex(8)),
+        "('passages_version', 0), ('passages_format', ?)",
+        (FORMAT, token_hex(8), PASSAGES_FORMAT),
     )
 
 

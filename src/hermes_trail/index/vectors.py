@@ -13,8 +13,14 @@ without them is compared by its static gist instead.
 
 A passage is the session's live docs joined in order of what says most about it: the prompts and
 compaction summaries, then the replies, then commands and tool outputs; a doc longer than a passage is cut
-into several. A session contributes at most :data:`MAX_PASSAGES`, which bounds a first encode of a large
-history (the figures are in ``docs/index.md``).
+into several. The session's title opens its first passage: Hermes' title is a summary of the whole
+conversation in a few words, often the words a question about it uses ("Battery drain in suspend"). A
+session contributes at most :data:`MAX_PASSAGES`, which bounds a first encode of a large history (the
+figures are in ``docs/index.md``).
+
+An index whose passages were made another way (an earlier ``schema.PASSAGES_FORMAT``) keeps them: each
+session is made pending again (:func:`_renew`) and its passages replaced when its new ones are written,
+newest sessions first, so a query meanwhile compares every session by the vectors it has.
 
 Vectors are stored int8 (a unit vector scaled so its largest component is 127: 512 bytes a passage); a
 query compares them as one matrix kept in memory, a row a passage, in sessions order, and each session
@@ -105,10 +111,21 @@ class VectorReport(_Record):
         self.skipped = skipped
 
 
-def passages(docs: list[tuple[int, str, str]], limit: int = MAX_PASSAGES) -> list[tuple[int, str]]:
+def passages(
+    docs: list[tuple[int, str, str]], limit: int = MAX_PASSAGES, title: str | None = None
+) -> list[tuple[int, str]]:
     """A session's passages from its live docs ``(id, kind, text)`` in id order: ``(doc, text)`` pairs, the
     doc being where the passage starts. Docs are joined while they fit in :data:`PASSAGE_CHARS`; a longer
-    one is cut (at a space near the limit where there is one)."""
+    one is cut (at a space near the limit where there is one). The session's ``title`` opens the first,
+    on a line of its own."""
+    out = _joined(docs, limit)
+    if out and title and (title := title.strip()):
+        doc, text = out[0]
+        out[0] = (doc, f"{title}\n{text}")
+    return out
+
+
+def _joined(docs: list[tuple[int, str, str]], limit: int) -> list[tuple[int, str]]:
     out: list[tuple[int, str]] = []
     for kinds in KIND_ORDER:
         start: int | None = None
@@ -152,11 +169,13 @@ def quantize(vectors: Any) -> list[bytes]:
 
 
 def pending_sessions(conn: sqlite3.Connection) -> list[int]:
-    """Sessions with no vectors yet, newest activity first (what a person asks about first)."""
+    """Sessions with no vectors yet, or with vectors of an earlier format (:func:`_renew`), newest activity
+    first (what a person asks about first)."""
     return [
         r[0]
         for r in conn.execute(
-            "SELECT s.id FROM sessions s WHERE NOT EXISTS (SELECT 1 FROM encoded e WHERE e.sess = s.id) "
+            "SELECT s.id FROM sessions s "
+            "WHERE NOT EXISTS (SELECT 1 FROM encoded e WHERE e.sess = s.id AND e.passages >= 0) "
             "ORDER BY s.last_activity IS NULL, s.last_activity DESC, s.id DESC"
         )
     ]
@@ -186,13 +205,18 @@ def bound(conn: sqlite3.Connection, budget: int = PASSAGE_BUDGET) -> int:
     return max(MIN_PASSAGES, min(MAX_PASSAGES, level))
 
 
-def _session_docs(conn: sqlite3.Connection, sess: int) -> list[tuple[int, str, str]]:
+def _session_passages(conn: sqlite3.Connection, sess: int, limit: int) -> list[tuple[int, str]]:
+    """The passages of session ``sess``, from its live docs and its title (:func:`passages`). Hermes' memory
+    files are titled by their names ("USER.md (about the user)"), which say nothing of an entry: a title
+    opens the passages of a conversation or a skill only."""
     kinds = [k for group in KIND_ORDER for k in group]
     marks = ", ".join("?" for _ in kinds)
-    return conn.execute(
+    docs = conn.execute(
         f"SELECT id, kind, text FROM docs WHERE sess = ? AND rewound = 0 AND kind IN ({marks}) ORDER BY id",
         (sess, *kinds),
     ).fetchall()
+    row = conn.execute("SELECT title FROM sessions WHERE id = ? AND kind != 'memory'", (sess,)).fetchone()
+    return passages(docs, limit, row[0] if row else None)
 
 
 def encode_pending(
@@ -237,6 +261,7 @@ def encode_pending(
         conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA synchronous = NORMAL")
         build = _build(conn)
+        _renew(conn)
         todo = pending_sessions(conn)
         report.pending = len(todo)
         todo = todo[:most] if most is not None else todo
@@ -317,7 +342,7 @@ def _batches(conn: sqlite3.Connection, todo: list[int], limit: int) -> Iterator[
     batch: Batch = []
     size = 0
     for done, sess in enumerate(todo, 1):
-        made = passages(_session_docs(conn, sess), limit)
+        made = _session_passages(conn, sess, limit)
         batch.append((sess, made))
         size += len(made)
         if size >= BATCH_PASSAGES or done == len(todo):
@@ -380,6 +405,29 @@ class _Rebuilt(Exception):
     """The index was rebuilt since the stage read which sessions to encode: its ids name other rows now."""
 
 
+# A session's ``encoded.passages`` below zero: its passages (``STALE - passages`` of them) were made by an
+# earlier format and wait to be made again.
+STALE = -1
+
+
+def _renew(conn: sqlite3.Connection) -> None:
+    """Passages made by an earlier :data:`schema.PASSAGES_FORMAT` (or before the index recorded one): every
+    session pending again (its ``encoded`` count made :data:`STALE`), its passages kept and compared by
+    queries until :func:`_write` replaces them."""
+    row = conn.execute("SELECT value FROM meta WHERE key = 'passages_format'").fetchone()
+    if row is not None and str(row[0]) == str(schema.PASSAGES_FORMAT):
+        return
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        conn.execute(f"UPDATE encoded SET passages = {STALE} - passages WHERE passages >= 0")
+        made_by = (schema.PASSAGES_FORMAT,)
+        conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('passages_format', ?)", made_by)
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+
+
 def _build(conn: sqlite3.Connection) -> str | None:
     row = conn.execute("SELECT value FROM meta WHERE key = 'build'").fetchone()
     return None if row is None else str(row[0])
@@ -408,6 +456,7 @@ def _write(
             rows = [(sess, doc, next(blobs)) for doc, _ in found]
             if sess not in alive:
                 continue
+            conn.execute("DELETE FROM passages WHERE sess = ?", (sess,))  # made by an earlier format
             conn.executemany("INSERT INTO passages (sess, doc, vec) VALUES (?, ?, ?)", rows)
             conn.execute("INSERT OR REPLACE INTO encoded (sess, passages) VALUES (?, ?)", (sess, len(rows)))
             report.sessions += 1
@@ -464,7 +513,8 @@ def claimed(path: Path) -> bool:
 
 
 def counts(conn: sqlite3.Connection) -> tuple[int, int]:
-    """(sessions with vectors, sessions in all)."""
+    """(sessions with vectors, sessions in all). A session waiting to have its passages made again
+    (:func:`_renew`) has vectors: its old ones."""
     row = conn.execute("SELECT (SELECT count(*) FROM encoded), (SELECT count(*) FROM sessions)").fetchone()
     return int(row[0]), int(row[1])
 
