@@ -30,6 +30,7 @@ from hermes_trail.fleet.push import push
 from hermes_trail.fleet.search import FleetHit
 from hermes_trail.fleet.search import search as fleet_search
 from hermes_trail.fleet.serialize import fleet_search_json
+from hermes_trail.index import schema as local_schema
 from hermes_trail.index.search import SearchFilters
 from hermes_trail.index.search import search as local_search
 from hermes_trail.index.sync import sync_index
@@ -1105,6 +1106,30 @@ def test_passages_are_pushed_and_ones_encoded_later_are_sent_alone(vector_fleet,
     assert there[0] == local
     nothing = push(index, vector_fleet.admin, "epsilon")
     assert (nothing.pushed, nothing.vectors_only, nothing.passages) == (0, 0, 0)
+
+    # A newer trail makes passages another way: a session is sent its passages again once they are made
+    # again, not while it waits for that (its old ones are what the shared index has).
+    with sqlite3.connect(index) as conn:  # as if made, and pushed, by a trail of passages format 1
+        conn.execute("UPDATE meta SET value = '1' WHERE key = 'passages_format'")
+    with vector_fleet.connect() as conn:  # which knew version 4 of the shared index
+        conn.execute("ALTER TABLE trail_fleet.sessions DROP COLUMN passages_made")
+    _refused_then_migrated(vector_fleet, 4, "backup")
+    encode_pending(index, most=0)  # every session waits to be made again; none is yet
+    waiting = push(index, vector_fleet.admin, "epsilon")
+    assert (waiting.pushed, waiting.vectors_only, waiting.passages) == (0, 0, 0)
+    encode_pending(index, most=2)
+    again = push(index, vector_fleet.admin, "epsilon")
+    assert (again.pushed, again.vectors_only, again.docs) == (0, 2, 0)
+    encode_pending(index)
+    rest = push(index, vector_fleet.admin, "epsilon")
+    assert (rest.pushed, rest.vectors_only) == (0, 1)
+    with vector_fleet.connect() as conn:
+        made = conn.execute(
+            "SELECT array_agg(DISTINCT passages_made), sum(passages) FROM trail_fleet.sessions "
+            "WHERE host = 'epsilon'"
+        ).fetchone()
+    assert made == ([local_schema.PASSAGES_FORMAT], local)
+    assert push(index, vector_fleet.admin, "epsilon").vectors_only == 0
 
 
 @pytest.mark.parametrize(

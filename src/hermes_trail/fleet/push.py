@@ -93,6 +93,7 @@ class _Local:
     docs: int
     chars: int
     passages: int
+    made: int  # how its passages were made: the local index's passages format, 0 when earlier or none
 
     @property
     def key(self) -> tuple[str, str]:
@@ -284,13 +285,26 @@ def _local_sessions(local: sqlite3.Connection, vector: bool) -> list[_Local]:
     passages = (
         dict(local.execute("SELECT sess, count(*) FROM passages GROUP BY sess").fetchall()) if vector else {}
     )
+    made = _passages_made(local) if vector else {}
     out = []
     for row in local.execute(f"SELECT {_SESSION_COLUMNS} FROM sessions ORDER BY id"):
         # The format with the fingerprint: a trail whose docs hold something else sends every session again.
         shared = (*row[:14], f"{format_}:{row[14]}")
         n, chars = docs.get(row[0], (0, 0))
-        out.append(_Local(shared, n, chars, passages.get(row[0], 0)))
+        count = passages.get(row[0], 0)
+        out.append(_Local(shared, n, chars, count, made.get(row[0], 0) if count else 0))
     return out
+
+
+def _passages_made(local: sqlite3.Connection) -> dict[int, int]:
+    """The sessions whose passages the local index's current passages format made, with that format
+    (one made by an earlier format and waiting to be made again is left out: its passages are sent again
+    once it is; an index from before formats were recorded has none)."""
+    row = local.execute("SELECT value FROM meta WHERE key = 'passages_format'").fetchone()
+    if row is None or not str(row[0]).isdigit():
+        return {}
+    made = int(row[0])
+    return {int(sess): made for (sess,) in local.execute("SELECT sess FROM encoded WHERE passages >= 0")}
 
 
 def _push(
@@ -308,9 +322,10 @@ def _push(
     try:
         mine = _local_sessions(local, info.vector)
         remote = {
-            (store, sid): (fingerprint, passages, sess)
-            for store, sid, fingerprint, passages, sess in conn.execute(
-                f"SELECT store, session_id, fingerprint, passages, id FROM {s}.sessions WHERE host = %s",
+            (store, sid): (fingerprint, passages, sess, made)
+            for store, sid, fingerprint, passages, sess, made in conn.execute(
+                f"SELECT store, session_id, fingerprint, passages, id, passages_made FROM {s}.sessions "
+                "WHERE host = %s",
                 (host,),
             )
         }
@@ -320,7 +335,8 @@ def _push(
             there = remote.get(item.key)
             if there is None or there[0] != item.row[14]:
                 changed.append(item)
-            elif info.vector and there[1] != item.passages:
+            elif info.vector and (there[1] != item.passages or (item.made and there[3] != item.made)):
+                # Passages made since, or made again another way (a newer trail's passages format).
                 vectors_only.append((item, int(there[2])))
             else:
                 report.unchanged += 1
@@ -355,6 +371,11 @@ def _push(
                 conn.execute(f"DELETE FROM {s}.passages WHERE sess = ANY(%s)", (sess,))
                 remote_ids = {i.row[0]: r for i, r in pairs}
                 report.passages += _write_passages(conn, host, info, read, remote_ids)
+                conn.execute(
+                    f"UPDATE {s}.sessions s SET passages_made = m.made "
+                    "FROM unnest(%s::bigint[], %s::int[]) AS m(id, made) WHERE s.id = m.id",
+                    (sess, [i.made for i, _ in pairs]),
+                )
             report.vectors_only += len(pairs)
             if progress is not None:
                 progress(report.pushed + report.vectors_only, total, report.docs)
@@ -392,18 +413,20 @@ def _insert_sessions(conn: psycopg.Connection[Any], host: str, job: _Job) -> dic
     docs = [item.docs for item in batch]
     chars = [item.chars for item in batch]
     passages = [item.passages for item in batch]
+    made = [item.made for item in batch]
     text = "::text[], ".join(["%s"] * 11) + "::text[]"
-    names = ", ".join(f"k.c{i}" for i in range(18))
+    names = ", ".join(f"k.c{i}" for i in range(19))
     sql = (
         f"INSERT INTO {schema.SCHEMA}.sessions (id, host, store, session_id, ref, profile, project, source, "
         "kind, relation, root, title, model, started, last_activity, fingerprint, resume, docs, chars, "
-        f"passages) OVERRIDING SYSTEM VALUE SELECT n.id, %s, {names} FROM unnest({text}, %s::float8[], "
-        "%s::float8[], %s::text[], %s::text[], %s::int[], %s::bigint[], %s::int[]) WITH ORDINALITY "
-        f"AS k({', '.join(f'c{i}' for i in range(18))}, i) "
+        f"passages, passages_made) OVERRIDING SYSTEM VALUE SELECT n.id, %s, {names} FROM unnest({text}, "
+        "%s::float8[], %s::float8[], %s::text[], %s::text[], %s::int[], %s::bigint[], %s::int[], %s::int[]) "
+        f"WITH ORDINALITY AS k({', '.join(f'c{i}' for i in range(19))}, i) "
         "JOIN unnest(%s::bigint[]) WITH ORDINALITY AS n(id, i) ON n.i = k.i"
     )
     params: list[Any] = [host, *[[_text(v) for v in col] for col in columns[:11]]]
     params += [list(columns[11]), list(columns[12]), list(columns[13]), job.resume, docs, chars, passages]
+    params.append(made)
     params.append(job.session_ids)
     conn.execute(sql, params)
     return {item.key: sess for item, sess in zip(batch, job.session_ids, strict=True)}

@@ -15,7 +15,8 @@ Tables, in the schema :data:`SCHEMA`:
   what a search's BM25 needs of the whole collection, without counting it).
 - ``sessions``: one row per session of each host, keyed by (host, store, session_id), with the local
   index's fingerprint (which a push compares to send only what changed), the command that resumes it
-  on its own machine, and how many docs and passages it has.
+  on its own machine, how many docs and passages it has, and how its passages were made
+  (``passages_made``, version 5: the local index's passages format; 0 for earlier ones).
 - ``docs``: what the local index holds for each session, already redacted there (nothing is redacted
   again, nothing unredacted ever leaves the machine), with the host, profile, store and fingerprint of
   its session; ``seq`` is its place in the session. ``tsv`` is a generated ``tsvector`` of its text in
@@ -53,7 +54,7 @@ DIMENSIONS = 512
 # A doc's text is indexed up to this many characters (a tsvector holds at most 1 MB).
 TSV_CHARS = 200_000
 # The version this code reads and writes; --migrate brings a database to it.
-VERSION = 4
+VERSION = 5
 # Chinese, Japanese and Korean characters, the local index's ranges (the characters themselves in the
 # statement, for a database in UTF-8): a run of them is one word to the parser.
 _CJK = cjk.RANGES
@@ -328,8 +329,15 @@ def _version_4(trgm: str) -> list[str]:
     return _tsv_made_again()
 
 
+def _version_5(trgm: str) -> list[str]:
+    """How each session's passages were made (the local index's passages format; 0: earlier, or not
+    known), so passages a host made again another way are sent again."""
+    column = "passages_made integer NOT NULL DEFAULT 0"
+    return [f"ALTER TABLE {SCHEMA}.sessions ADD COLUMN IF NOT EXISTS {column}"]
+
+
 # Each version's statements, given the schemas the extensions live in; index = version - 1.
-MIGRATIONS = (_version_1, _version_2, _version_3, _version_4)
+MIGRATIONS = (_version_1, _version_2, _version_3, _version_4, _version_5)
 assert len(MIGRATIONS) == VERSION
 
 
