@@ -88,6 +88,16 @@ def test_function_words_neither_rank_nor_mark(index):
         assert f"{MARK_OPEN}{word}\u00bb" not in snippet.lower()
 
 
+def test_a_question_mark_or_a_comma_leaves_a_function_word_a_function_word(index):
+    """The marks of the sentence are not part of its words: "why?" is a function word, not a word the
+    history lacks, and "zeppelin," is reported as the word it is."""
+    result = search(index, "the restic volume was full, why?")
+    assert _first(result) == DISK
+    assert "why" in result.dropped and result.missing == []
+    lacking = search(index, "why is the zeppelin, the restic volume, full?")
+    assert _first(lacking) == DISK and lacking.missing == ["zeppelin"]
+
+
 def test_a_query_of_only_function_words_keeps_them(index):
     result = search(index, "what it is")
     assert result.conversations and not result.dropped

@@ -23,6 +23,8 @@ What :func:`parse` understands; anything else is plain text::
   phrase); a last unpaired ``"`` is dropped. Inside a phrase nothing is an operator.
 - Parentheses group only when they pair up, at a word's edge, at most :data:`MAX_DEPTH` deep; others are
   characters (``f(x)`` is one word).
+- The marks of a sentence around a word are not part of it: ``why?`` is ``why``, ``down,`` is ``down``,
+  ``¿qué`` is ``qué``; inside a word they stay (``node.js``).
 - A trailing ``*`` asks for a prefix. Leading ``*`` (the glob habit, ``*.py``) are dropped: the word index
   has no suffix search and the trigram index matches anywhere anyway.
 - Control characters, NUL and lone surrogates separate words: SQLite cannot take them in a MATCH string
@@ -328,12 +330,27 @@ class _Parser:
             node = self.conjunction()
             self.pos += 1  # its ')': pairs are balanced, so conjunction() stopped there
             return node
-        # A word, a stray '-' or '|' or operator, all read as text.
-        body = tok.text.lstrip("*")
+        # A word, a stray '-' or '|' or operator, all read as text; the marks of the sentence around it
+        # are not part of it.
+        body = _unmarked(tok.text).lstrip("*")
         if not body:
             return Term(tok.text)
         stem = body.rstrip("*")
         return Term(stem, prefix=len(stem) < len(body))
+
+
+# What ends a sentence or a clause after a word ("why?", "down,", "slow..."), and what opens a Spanish one
+# before it ("¿qué"): not part of the word, which would otherwise be no function word ("why?"), a word no
+# index holds ("spät?"), and a term for the trigram index (as punctuation makes one look like code). Inside
+# a word they stay (``node.js``, ``a,b``, ``f(x).y``).
+_TRAILING_MARKS = ".,;:?!…。，、；：？！"
+_LEADING_MARKS = "¿¡"
+
+
+def _unmarked(text: str) -> str:
+    """``text`` without the sentence's marks at its ends; as typed when nothing but marks is left."""
+    word = text.rstrip(_TRAILING_MARKS).lstrip(_LEADING_MARKS)
+    return word if _has_token(word) else text
 
 
 # ----------------------------------------------------------------------------------------- expressions
