@@ -160,6 +160,10 @@ def test_function_words_of_every_language_the_index_holds(word, stop):
 def test_chinese_and_japanese_questions_are_cut_at_their_function_words():
     assert stopwords.cjk_parts("如何修复数据库连接超时的问题") == ["修复数据库连接超时"]
     assert stopwords.cjk_parts("京都の紅葉はいつが見頃ですか") == ["京都", "紅葉", "見頃"]
+    # How long, how big, how many, which: what is asked, not what to find.
+    assert stopwords.cjk_parts("商品列表页缓存多久") == ["商品列表页缓存"]
+    assert stopwords.cjk_parts("硬盘多大容量") == ["硬盘", "容量"]
+    assert stopwords.cjk_parts("東京から大阪までどのくらい") == ["東京", "大阪"]
 
 
 def test_titles_are_searched_too(index):
