@@ -580,9 +580,8 @@ def test_passages_made_by_an_earlier_format_are_made_again_and_answer_meanwhile(
     assert _passages(index) == {LAPTOP: 2, BREAD: 2, DEPLOY: 2, HOSE: 2, TAP: 2}
 
 
-def test_the_first_sync_after_passages_change_format_starts_a_stage(home, tmp_path, monkeypatch):
-    index = tmp_path / "index.db"
-    marker = index.with_name(index.name + behind.STARTED)
+def _stages(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
+    """The stages behind the queries started from now on, each as its command line (none is run)."""
     started: list[list[str]] = []
 
     class Child:
@@ -594,9 +593,37 @@ def test_the_first_sync_after_passages_change_format_starts_a_stage(home, tmp_pa
 
     monkeypatch.setattr(behind, "enabled", lambda: True)
     monkeypatch.setattr("subprocess.Popen", Child)
+    return started
+
+
+def test_the_first_sync_after_passages_change_format_starts_a_stage(tmp_path, monkeypatch):
+    index = tmp_path / "index.db"
+    marker = index.with_name(index.name + behind.STARTED)
+    started = _stages(monkeypatch)
     marker.write_text("state-1")  # what a trail whose passages were made otherwise marked
-    assert behind.start(index, "state-1")  # same sessions, passages of another format: a stage
-    assert not behind.start(index, "state-1")  # started for it: not again
-    behind.settle(index, "state-2")  # `trail index` encoded them itself
-    assert not behind.start(index, "state-2")
+    assert behind.start(index, "state-1", 4)  # same sessions, passages of another format: a stage
+    assert not behind.start(index, "state-1", 4)  # started for it: not again
+    behind.settle(index, "state-2", 4)  # `trail index` encoded them itself
+    assert not behind.start(index, "state-2", 4)
     assert len(started) == 1
+
+
+def test_a_history_larger_than_a_stage_is_encoded_by_the_stages_the_next_syncs_start(
+    home, tmp_path, monkeypatch
+):
+    """A stage makes the passages of at most MOST_SESSIONS sessions; the next sync finds fewer awaiting and
+    starts the next, until none is; a stage that could make none is not started again for nothing."""
+    index = tmp_path / "index.db"
+    started = _stages(monkeypatch)
+    trail = Trail(index=index, homes=(home,), sync_interval=0)
+    trail.sync()
+    assert trail.last_sync is not None and trail.last_sync.awaiting == 4
+    assert trail.encoding_behind and len(started) == 1
+    trail.sync()  # nothing made since: not started again
+    assert not trail.encoding_behind and len(started) == 1
+    vectors.encode_pending(index, most=2)  # what the stage made: its share of a larger history
+    trail.sync()
+    assert trail.last_sync.awaiting == 2 and trail.encoding_behind and len(started) == 2
+    vectors.encode_pending(index)
+    trail.sync()
+    assert trail.last_sync.awaiting == 0 and not trail.encoding_behind and len(started) == 2

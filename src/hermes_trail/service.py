@@ -317,10 +317,11 @@ class Trail:
                 if (state := self.last_sync.state) is not None:
                     from hermes_trail.index import behind
 
+                    awaiting = self.last_sync.awaiting
                     if self.encode_behind:
-                        self.encoding_behind = behind.start(self.index_path, state)
+                        self.encoding_behind = behind.start(self.index_path, state, awaiting)
                     else:  # the caller encodes them itself (`trail index`), or was told not to
-                        behind.settle(self.index_path, state)
+                        behind.settle(self.index_path, state, awaiting)
         return self.index_path
 
     @contextlib.contextmanager

@@ -7,7 +7,8 @@ server or the Hermes plugin, never run ``trail index``; without this stage their
 asked about most, would stay gist-only for good.
 
 So a sync that leaves the index's sessions in a state no stage was started for (sessions came in, by this
-sync or by one in a Python without the model: the Hermes plugin's) starts (:func:`start`) a detached process
+sync or by one in a Python without the model: the Hermes plugin's; or a stage before made some of those
+still without passages) starts (:func:`start`) a detached process
 that encodes the newest sessions without passages, at most :data:`MOST_SESSIONS` of them, on one core at
 the lowest scheduling priority: the query that started it does not wait, and queries meanwhile keep both
 their speed and their answers (the passages of a session appear when its batch is committed). Only one runs
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
 
 # Sessions a stage behind the queries encodes at most, newest first: under two minutes of one core at worst
 # (at most 32 passages a session, about 85 a second), usually seconds. Older ones wait for the next such
-# stage or for `trail index`.
+# stage (the next sync that finds fewer awaiting starts it) or for `trail index`.
 MOST_SESSIONS = 300
 # The file beside the index that holds the state of its sessions (``sync.sessions_state``) the last stage was
 # started for, or that `trail index` encoded itself: a query's sync that leaves that state starts none.
@@ -51,13 +52,18 @@ def enabled() -> bool:
     return encoder.available()
 
 
-def start(path: Path, state: str) -> bool:
-    """Start a stage behind the queries for the index at ``path``, whose sessions a sync left in ``state``,
-    unless one was started for that state or one runs; whether one was started. It never fails the query:
-    a stage that cannot be started leaves the sessions to a later sync or to ``trail index``."""
+def start(path: Path, state: str, awaiting: int | None = None) -> bool:
+    """Start a stage behind the queries for the index at ``path``, whose sessions a sync left in ``state``
+    with ``awaiting`` of them still without passages (``schema.awaiting_passages``), unless none is, one was
+    started for that state and count, or one runs; whether one was started. A stage makes at most
+    :data:`MOST_SESSIONS`: the next sync after it finds fewer awaiting, and starts the next, so a history
+    is encoded whole at the pace it is searched. It never fails the query: a stage that cannot be started
+    leaves the sessions to a later sync or to ``trail index``."""
     from hermes_trail.index import schema
 
-    if schema.marked(path.with_name(path.name + STARTED), _marked(state)):
+    if awaiting == 0:
+        return False
+    if schema.marked(path.with_name(path.name + STARTED), _marked(state, awaiting)):
         return False
     _started[:] = [(index, child) for index, child in _started if child.poll() is None]
     if not enabled() or any(index == path for index, _ in _started):  # ours, maybe not at the lock yet
@@ -81,24 +87,27 @@ def start(path: Path, state: str) -> bool:
     except OSError:
         return False
     _started.append((path, child))
-    settle(path, state)
+    settle(path, state, awaiting)
     return True
 
 
-def settle(path: Path, state: str) -> None:
-    """Say that the sessions of the index at ``path`` in ``state`` need no stage behind the queries: one was
-    started for them, or the caller encodes them itself (``trail index``)."""
+def settle(path: Path, state: str, awaiting: int | None = None) -> None:
+    """Say that the sessions of the index at ``path`` in ``state``, ``awaiting`` of them without passages,
+    need no stage behind the queries: one was started for them, or the caller encodes them itself
+    (``trail index``)."""
     from hermes_trail.index import schema
 
-    schema.mark(path.with_name(path.name + STARTED), _marked(state))
+    schema.mark(path.with_name(path.name + STARTED), _marked(state, awaiting))
 
 
-def _marked(state: str) -> str:
+def _marked(state: str, awaiting: int | None) -> str:
     """What :data:`STARTED` holds for ``state``: with the format passages are made by, so the first sync
-    after an upgrade that makes them another way starts a stage, which makes them again."""
+    after an upgrade that makes them another way starts a stage, which makes them again; and how many
+    sessions awaited passages, so a sync after a stage that left some (it makes at most
+    :data:`MOST_SESSIONS`) starts the next, and one after a stage that could make none starts none."""
     from hermes_trail.index import schema
 
-    return f"{state} passages {schema.PASSAGES_FORMAT}"
+    return f"{state} passages {schema.PASSAGES_FORMAT} awaiting {awaiting}"
 
 
 def environment() -> dict[str, str]:

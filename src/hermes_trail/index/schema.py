@@ -244,6 +244,18 @@ def tune_fts(conn: sqlite3.Connection, settings: dict[str, int]) -> None:
                 conn.execute(f"INSERT INTO {table} ({table}, rank) VALUES (?, ?)", (name, value))
 
 
+def awaiting_passages(conn: sqlite3.Connection) -> int:
+    """How many sessions a vector stage has to make passages for: those without, and all of them when the
+    index's passages were made by an earlier :data:`PASSAGES_FORMAT` (the stage marks each to be made
+    again). Two counts, no read of the sessions' rows."""
+    made = conn.execute("SELECT value FROM meta WHERE key = 'passages_format'").fetchone()
+    total = int(conn.execute("SELECT count(*) FROM sessions").fetchone()[0])
+    if made is None or str(made[0]) != str(PASSAGES_FORMAT):
+        return total
+    done = int(conn.execute("SELECT count(*) FROM encoded WHERE passages >= 0").fetchone()[0])
+    return max(total - done, 0)
+
+
 def create(conn: sqlite3.Connection) -> None:
     """Make the tables of an empty index (tuned for the build that fills it) and record its format."""
     from secrets import token_hex

@@ -476,6 +476,7 @@ def sync_index(
         opened.abandon(discard=_damaged(exc))
         raise
     report.state = sessions_state(opened.conn)
+    report.awaiting = schema.awaiting_passages(opened.conn)
     opened.finish()
     report.seconds = time.perf_counter() - started
     return report

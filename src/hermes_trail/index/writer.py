@@ -39,6 +39,7 @@ class SyncReport(_Record):
         "rebuilt",
         "strays",
         "state",
+        "awaiting",
     )
     __slots__ = _fields
 
@@ -52,6 +53,9 @@ class SyncReport(_Record):
     rebuilt: str | None
     strays: list[Stray]
     state: str | None  # the index's sessions as the sync left them: its build id and sessions_version
+    awaiting: (
+        int | None
+    )  # sessions whose passages a vector stage has still to make (schema.awaiting_passages)
 
     def __init__(
         self,
@@ -65,6 +69,7 @@ class SyncReport(_Record):
         rebuilt: str | None = None,
         strays: list[Stray] | None = None,
         state: str | None = None,
+        awaiting: int | None = None,
     ) -> None:
         self.stores = stores
         self.changed_stores = changed_stores
@@ -76,6 +81,7 @@ class SyncReport(_Record):
         self.rebuilt = rebuilt
         self.strays = [] if strays is None else strays
         self.state = state
+        self.awaiting = awaiting
 
 
 def file_identity(path: Path) -> str:
