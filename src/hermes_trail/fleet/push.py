@@ -300,10 +300,11 @@ def _passages_made(local: sqlite3.Connection) -> dict[int, int]:
     """The sessions whose passages the local index's current passages format made, with that format
     (one made by an earlier format and waiting to be made again is left out: its passages are sent again
     once it is; an index from before formats were recorded has none)."""
-    row = local.execute("SELECT value FROM meta WHERE key = 'passages_format'").fetchone()
-    if row is None or not str(row[0]).isdigit():
+    from hermes_trail.index import schema as local_schema
+
+    made = local_schema.passages_format_of(local)
+    if made is None:
         return {}
-    made = int(row[0])
     return {int(sess): made for (sess,) in local.execute("SELECT sess FROM encoded WHERE passages >= 0")}
 
 

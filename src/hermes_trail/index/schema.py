@@ -244,13 +244,19 @@ def tune_fts(conn: sqlite3.Connection, settings: dict[str, int]) -> None:
                 conn.execute(f"INSERT INTO {table} ({table}, rank) VALUES (?, ?)", (name, value))
 
 
+def passages_format_of(conn: sqlite3.Connection) -> int | None:
+    """The :data:`PASSAGES_FORMAT` the index's passages were made by (``None``: an index from before one
+    was recorded)."""
+    row = conn.execute("SELECT value FROM meta WHERE key = 'passages_format'").fetchone()
+    return int(row[0]) if row is not None and str(row[0]).isdigit() else None
+
+
 def awaiting_passages(conn: sqlite3.Connection) -> int:
     """How many sessions a vector stage has to make passages for: those without, and all of them when the
     index's passages were made by an earlier :data:`PASSAGES_FORMAT` (the stage marks each to be made
     again). Two counts, no read of the sessions' rows."""
-    made = conn.execute("SELECT value FROM meta WHERE key = 'passages_format'").fetchone()
     total = int(conn.execute("SELECT count(*) FROM sessions").fetchone()[0])
-    if made is None or str(made[0]) != str(PASSAGES_FORMAT):
+    if passages_format_of(conn) != PASSAGES_FORMAT:
         return total
     done = int(conn.execute("SELECT count(*) FROM encoded WHERE passages >= 0").fetchone()[0])
     return max(total - done, 0)

@@ -414,8 +414,7 @@ def _renew(conn: sqlite3.Connection) -> None:
     """Passages made by an earlier :data:`schema.PASSAGES_FORMAT` (or before the index recorded one): every
     session pending again (its ``encoded`` count made :data:`STALE`), its passages kept and compared by
     queries until :func:`_write` replaces them."""
-    row = conn.execute("SELECT value FROM meta WHERE key = 'passages_format'").fetchone()
-    if row is not None and str(row[0]) == str(schema.PASSAGES_FORMAT):
+    if schema.passages_format_of(conn) == schema.PASSAGES_FORMAT:
         return
     conn.execute("BEGIN IMMEDIATE")
     try:
