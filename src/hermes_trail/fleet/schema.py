@@ -35,8 +35,10 @@ can push for any host, and must never be registered as a host.
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from hermes_trail.fleet.connection import FleetError, clean
 from hermes_trail.index import cjk
@@ -487,22 +489,35 @@ def connection_key(conn: psycopg.Connection[Any]) -> tuple[int, int]:
     return (id(conn), conn.info.backend_pid)
 
 
+_T = TypeVar("_T")
+
+
+def kept(
+    cache: dict[tuple[int, int], tuple[float, _T]],
+    conn: psycopg.Connection[Any],
+    seconds: float,
+    make: Callable[[], _T],
+) -> _T:
+    """What ``make`` gives for ``conn``, kept in ``cache`` for ``seconds``: a long-lived caller's connection
+    asks many questions of what seldom changes. One connection's at a time (the others' are dropped)."""
+    now = time.monotonic()
+    key = connection_key(conn)
+    found = cache.get(key)
+    if found is not None and now - found[0] < seconds:
+        return found[1]
+    value = make()
+    cache.clear()
+    cache[key] = (now, value)
+    return value
+
+
 def require(conn: psycopg.Connection[Any], dsn: str = "") -> Info:
     """The shared index's :class:`Info`, when it is at this trail's version (kept a while per
     connection: a long-lived caller asks many questions of a schema that seldom changes).
 
     :raises FleetError: not migrated (an administrator runs ``trail share DSN --migrate``), older or newer.
     """
-    import time
-
-    now = time.monotonic()
-    kept = _INFO.get(connection_key(conn))
-    if kept is not None and now - kept[0] < INFO_SECONDS:
-        return kept[1]
-    info = _read_info(conn, dsn)
-    _INFO.clear()
-    _INFO[connection_key(conn)] = (now, info)
-    return info
+    return kept(_INFO, conn, INFO_SECONDS, lambda: _read_info(conn, dsn))
 
 
 def _read_info(conn: psycopg.Connection[Any], dsn: str) -> Info:

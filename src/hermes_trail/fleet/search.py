@@ -251,14 +251,10 @@ _PROFILES: dict[tuple[int, int], tuple[float, dict[str, str]]] = {}
 
 
 def _profile_names(conn: psycopg.Connection[Any]) -> dict[str, str]:
-    now = time.monotonic()
-    key = schema.connection_key(conn)
-    kept = _PROFILES.get(key)
-    if kept is None or now - kept[0] >= PROFILES_SECONDS:
-        names = [r[0] for r in conn.execute(f"SELECT DISTINCT profile FROM {_S}")]
-        _PROFILES.clear()  # one connection's at a time: a long-lived caller's
-        kept = _PROFILES[key] = (now, plan.profile_names(names))
-    return kept[1]
+    def read() -> dict[str, str]:
+        return plan.profile_names(r[0] for r in conn.execute(f"SELECT DISTINCT profile FROM {_S}"))
+
+    return schema.kept(_PROFILES, conn, PROFILES_SECONDS, read)
 
 
 def _plan(conn: psycopg.Connection[Any], text: str, checked: bool) -> _Plan:
@@ -865,13 +861,7 @@ def _in_chinese(conn: psycopg.Connection[Any], words: list[str]) -> tuple[list[l
     readings = list(dict.fromkeys(w for found in each for w in found))
     if not readings:
         return [], []
-    now = time.monotonic()
-    key = schema.connection_key(conn)
-    kept = _READINGS_THERE.get(key)
-    if kept is None or now - kept[0] >= READINGS_SECONDS:
-        _READINGS_THERE.clear()  # one connection's at a time: a long-lived caller's
-        kept = _READINGS_THERE[key] = (now, {})
-    known = kept[1]
+    known: dict[str, bool] = schema.kept(_READINGS_THERE, conn, READINGS_SECONDS, dict)
     asked = [w for w in readings if w not in known]
     if asked:
         phrases = ["(" + " <-> ".join(f"'{g}'" for g in cjk.bigrams(w)) + ")" for w in asked]
