@@ -188,3 +188,24 @@ def test_a_japanese_dictionary_that_cannot_be_read_leaves_the_chinese_one(fresh_
     (compiled,) = cache_dir().glob("lexicon-*.db")
     assert "-ja" not in compiled.name
     assert not list(cache_dir().glob(".lexicon-*")), "no draft left behind"
+
+
+def test_the_terminal_lists_only_the_readings_an_answer_shown_has(tmp_path):
+    """An English question is read as Japanese whenever its words find few conversations: "pancake batter
+    recipe" reads as 生地 and レシピ, which only the takoyaki session has. Asked for one answer (the
+    pancake session), the terminal does not say the question was read as Japanese; asked for more, where
+    the takoyaki session is shown by those words, it does. ``read_as_cjk`` (the JSON) lists every word
+    looked for either way."""
+    import io
+
+    from hermes_trail.cli.tables import print_search
+    from hermes_trail.cli.term import Printer
+
+    path = _index(tmp_path, JAPANESE)
+    for limit, said in ((1, False), (10, True)):
+        result = search(path, "pancake batter recipe", limit=limit)
+        assert {"生地", "レシピ"} <= set(result.read_as_cjk), result.read_as_cjk
+        stream = io.StringIO()
+        print_search(Printer(stream), result)
+        printed = stream.getvalue()
+        assert ("Also read as Chinese or Japanese: 生地, レシピ" in printed) is said, printed

@@ -245,15 +245,27 @@ def print_search(out: Printer, result: SearchResult, shared: bool = False, encod
         out.line((f"Not found anywhere: {words}; showing {shown}.", "yellow"))
     if result.read_as:
         out.line((f"Also read as English: {safe(', '.join(result.read_as))}", "dim"))
-    if result.read_as_cjk:
-        out.line((f"Also read as Chinese or Japanese: {safe(', '.join(result.read_as_cjk))}", "dim"))
+    read_across = readings_shown(result)
+    if read_across:
+        out.line((f"Also read as Chinese or Japanese: {safe(', '.join(read_across))}", "dim"))
     hinted = _print_dictionary_hint(out, result)
-    if result.missing or result.read_as or result.read_as_cjk or hinted:
+    if result.missing or result.read_as or read_across or hinted:
         out.blank()
     from hermes_trail.resume import many_lines
 
     with many_lines():
         _print_conversations(out, result, shared, encoding)
+
+
+def readings_shown(result: SearchResult) -> list[str]:
+    """The Chinese or Japanese words an English question was also read as (``read_as_cjk``) that a turn
+    or title shown has. An English question in a history with Japanese in it is read so whenever its words
+    find few conversations, and most readings find nothing shown (ラン for "runs", 料金 for "charge"):
+    listing those would say the answer came through a language it did not."""
+    if not result.read_as_cjk:
+        return []
+    shown = [f"{h.snippet or ''} {h.title or ''}" for c in result.conversations for h in c.hits]
+    return [w for w in result.read_as_cjk if any(w in text for text in shown)]
 
 
 _KANA = re.compile(r"[\u3040-\u30ff]")

@@ -381,7 +381,13 @@
     if (missing) box.appendChild(el("p", "missing", "Not found anywhere: " + missing + "; showing what the other words find."));
     var readAs = (result.read_as || []).join(", ");
     if (readAs) box.appendChild(el("p", "missing", "Also read as English: " + readAs + "."));
-    var readAsCjk = (result.read_as_cjk || []).join(", ");
+    // Only the readings a match shown has: an English question is read so whenever its words find few
+    // conversations, and most readings find nothing shown.
+    var readAsCjk = (result.read_as_cjk || []).filter(function (w) {
+      return matched.some(function (c) {
+        return c.hits.some(function (h) { return (h.snippet || "").indexOf(w) >= 0 || String(h.title || "").indexOf(w) >= 0; });
+      });
+    }).join(", ");
     if (readAsCjk) box.appendChild(el("p", "missing", "Also read as Chinese or Japanese: " + readAsCjk + "."));
     matched.forEach(function (c) { box.appendChild(conversation(c)); });
     box.appendChild(nearFold(nearOnly));
