@@ -1572,3 +1572,36 @@ def test_a_question_naming_a_profile_is_answered_from_it_in_the_shared_index_as_
     assert [c.hits[0].session_id for c in shared.conversations] == [WORK_RETRIES, MY_RETRIES]
     assert [c.hits[0].session_id for c in local.conversations] == [WORK_RETRIES, MY_RETRIES]
     assert shared.missing == local.missing == []
+
+
+T_RARE = 1_790_000_000.0
+
+
+def test_how_rare_a_word_is_counts_over_the_whole_shared_index_as_locally(fleet, tmp_path):
+    """The any-word evidence weighs each word by how rare it is, and a conversation by how much of the
+    question it covers. Rare means among all the docs, as locally: counted among the matches alone, a
+    word that every match has (invoice, ledger: 10 docs each of 500) weighed as common, and a
+    conversation that says one other word twice (quokka) outranked the one with two of the three words.
+    """
+    from hermesdb import chat, write_home
+
+    sessions = errands(T_RARE, "20261105", "f0e1d2", count=230)
+    for n in range(9):
+        sessions.append(
+            chat(f"20261106_{n:02d}0000_a1", (f"Print invoice {n}", "Printed."), start=T_RARE + n)
+        )
+        sessions.append(
+            chat(f"20261107_{n:02d}0000_b1", (f"Ledger page {n}", "Done."), start=T_RARE + 20 + n)
+        )
+    both = "20261108_090000_c1c1c1"
+    sessions.append(chat(both, ("Check the ledger against each invoice", "They match."), start=T_RARE + 60))
+    once = "20261108_100000_d1d1d1"
+    sessions.append(chat(once, ("A quokka photo, the quokka smiling", "Cute."), start=T_RARE + 70))
+    home = write_home(tmp_path / "hermes", sessions)
+    index = tmp_path / "index.db"
+    sync_index(index, homes=[home], parallel=False)
+    push(index, fleet.admin, "nu")
+    question = "quokka invoice ledger"
+    local = [c.hits[0].session_id for c in local_search(index, question).conversations]
+    shared = [c.hits[0].session_id for c in fleet_search(fleet.admin, question, hosts=["nu"]).conversations]
+    assert local[0] == shared[0] == both, (local[:3], shared[:3])

@@ -553,10 +553,13 @@ def _doc_frequencies(
             "SELECT " + ", ".join(made), [schema.read_as(lang, t) for t in plain for lang in schema.LANGUAGES]
         )
         lexemes = dict(zip(plain, row.fetchone() or [], strict=False))
+    counted_before = schema.kept(_COUNTED, conn, COUNTED_SECONDS, dict)
     known: list[int | None] = []
     for term in terms:
         shares = [common[x] for x in lexemes.get(term) or [] if x in common]
-        known.append(round(max(shares) * total) if shares else None)
+        known.append(
+            round(max(shares) * total) if shares else counted_before.get((term, term == prefix, cap))
+        )
     selects: list[str] = []
     params: list[Any] = []
     for term, estimate in zip(terms, known, strict=True):
@@ -574,7 +577,19 @@ def _doc_frequencies(
     if selects:
         counted = list(conn.execute("SELECT " + ", ".join(selects), params).fetchone() or [])
     found = iter(counted)
-    return [int(next(found, 0)) if estimate is None else estimate for estimate in known]
+    out = []
+    for term, estimate in zip(terms, known, strict=True):
+        if estimate is None:
+            estimate = counted_before[term, term == prefix, cap] = int(next(found, 0))
+        out.append(estimate)
+    return out
+
+
+# How many docs have a term, as counted (up to a cap) by :func:`_doc_frequencies`, kept per connection
+# for a while: a search counts its words for BM25, for how rare each is in the any-word pass and for the
+# rule of the newest fact, and a long-lived caller asks of the same words again.
+COUNTED_SECONDS = 60.0
+_COUNTED: dict[tuple[int, int], tuple[float, dict[tuple[str, bool, int], int]]] = {}
 
 
 def _tsvector_sql() -> str:
@@ -826,8 +841,12 @@ def _any_words(
     has = {int(r[0]): list(r[12]) for r in rows}
     units = [[used.index(w) for w in g if w in used] for g in groups[:cut]] if groups else []
     units = [u for u in units if u] or [[i] for i in range(len(singles))]
-    present = [sum(1 for r in rows if any(r[12][i] for i in unit)) for unit in units]
-    weights = [math.log1p(len(rows) / (1.0 + n)) for n in present]
+    # Each word's rarity in the whole shared index, as the local pass counts it among the docs in reach
+    # (not among the matches, where a word every match has would count as common whatever the index).
+    total = max(_collection(conn)[0], len(rows))
+    counts = _doc_frequencies(conn, used, None)
+    present = [max(counts[i] for i in unit) for unit in units]
+    weights = [math.log1p(total / (1.0 + n)) for n in present]
     total = sum(weights) or 1.0
     found = list(_group(hits).values())
     scores, shares, most = [], [], 0
