@@ -112,6 +112,19 @@ def test_the_last_word_is_a_prefix_while_typing(index):
     assert whole.prefix is None  # a complete word is looked for as it is
 
 
+def test_a_word_typed_past_its_stem_is_still_found_while_typing(index):
+    """The word index holds a word by its stem, often shorter than the word (upgraded: upgrad, filling:
+    fill), so "upgradi" began no word there: typing "upgrading" found the session up to "upgrad", then
+    nothing until the word was complete. What was typed past the stem, the start of an ending (after a
+    doubled consonant: "filli"), is read as the word the stem is."""
+    for typed, first in (("upgradi", KUBE), ("ingress upgradin", KUBE), ("backup volume filli", DISK)):
+        result = search(index, typed)
+        assert _first(result) == first, typed
+        assert result.prefix and typed.endswith(result.prefix) and not result.missing, typed
+    lacking = search(index, "ingress upgradzq")  # not the start of an ending: a word the history lacks
+    assert lacking.missing == ["upgradzq"] and _first(lacking) == KUBE
+
+
 def test_matches_counts_the_turns_that_matched_not_the_hits_shown(index):
     result = search(index, "weather", limit=2, per_conversation=1)
     shown = sum(len(c.hits) for c in result.conversations)

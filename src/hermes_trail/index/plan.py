@@ -178,6 +178,39 @@ def question_runs(terms: list[str]) -> list[str]:
     return [part for term in terms for run in cjk.query_runs(term) for part in stopwords.cjk_parts(run)]
 
 
+# How English words end past their stem (Porter's suffixes, and their plurals): what a person typing
+# "installa", "deploym" or "authentica" has begun of the word's ending.
+ENDINGS = (
+    "ational", "ations", "ization", "isation", "ators", "ements", "ments", "nesses", "ings", "ities",
+    "ables", "ibles", "ences", "ances", "ively", "ously", "fulness", "iveness", "ousness", "alism",
+    "ically", "ists", "isms", "ives", "izes", "ised", "ized", "ating", "ated", "ates", "ions", "ents",
+    "ants", "ers", "ies", "ied", "est", "ly", "logy", "logies",
+)  # fmt: skip
+# A stem shorter than this is no word of its own (typing "dep" is still a prefix).
+STEM_MIN = 3
+
+
+def unfinished_stem(conn: sqlite3.Connection, text: str) -> str | None:
+    """The stem a word still being typed will have, when its start as typed is no stem's start: the word
+    index holds each word by its Porter stem, which is often shorter than the word ("installation" is
+    held as instal, "deployment" as deploy), so "installa" is the start of no word there and found
+    nothing until the word was finished. Its longest start that is a word of the index, the rest being
+    the start of an English ending (after a doubled consonant: "runn" for running), is what the
+    finished word would find; ``None`` when there is none."""
+    word = text.lower()
+    if not word.isascii() or not word.isalpha():
+        return None
+    for cut in range(len(word) - 1, STEM_MIN - 1, -1):
+        stem, rest = word[:cut], word[cut:]
+        if rest[0] == stem[-1] and rest[0] not in "aeiou":  # running: run, n, ing
+            rest = rest[1:]
+        if rest and not any(ending.startswith(rest) for ending in ENDINGS):
+            continue
+        if exists(conn, "docs_fts", query.leaf_fts(query.Term(stem)) or '""'):
+            return stem
+    return None
+
+
 def run_bigrams(runs: list[str]) -> list[str]:
     """The distinct bigrams of ``runs`` (:func:`question_runs`), in order: the any-of list of a question."""
     return list(dict.fromkeys(g for run in runs for g in cjk.bigrams(run)))
@@ -212,6 +245,10 @@ def read(conn: sqlite3.Connection, text: str, checked: bool = True) -> Plan:
         unfinished = term is last and len(term.text) >= PREFIX_MIN and not cjk.has_cjk(term.text)
         if unfinished and exists(conn, "docs_fts", query.leaf_fts(typed) or '""'):
             change[term] = typed
+            prefix = term.text
+            continue
+        if unfinished and (stem := unfinished_stem(conn, term.text)) is not None:
+            change[term] = query.Term(stem)
             prefix = term.text
             continue
         # A hyphenated word the history does not have as one (``Hugo-Build``, ``Push-Benachrichtigungen``):
