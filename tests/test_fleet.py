@@ -808,6 +808,11 @@ def test_fix_blame_and_how_answer_as_the_local_index_for_one_hosts_data(fleet, m
         assert all(c["hosts"] == ["alpha"] for c in mine)
         assert _hosts_everywhere(mine, "alpha") == len(mine)
     assert all(found.values()), found
+    # A question one word of which nothing on record has: all but that word, there as here.
+    mine = shared.records_json(shared.how_commands("docker compose zeppelin", limit=10))
+    theirs = local.records_json(local.how_commands("docker compose zeppelin", limit=10))
+    assert theirs and _without(mine) == _without(theirs)
+    assert all(c["lacks"] == ["zeppelin"] for c in theirs)
 
 
 def test_the_fix_blame_and_how_commands_take_fleet_and_host(fleet, machines, monkeypatch, capsys):

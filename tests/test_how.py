@@ -261,6 +261,35 @@ def test_stop_words_do_not_make_a_prompt_match(asked):
     )
 
 
+def test_a_question_with_a_word_no_prompt_said_finds_the_commands_of_the_others(asked):
+    """People ask in the words of the task, and one word the prompt before the command did not say left
+    nothing at all: the commands that match all but one word answer, each saying the word it lacks."""
+    import io
+
+    from hermes_trail.cli.tables import print_how
+    from hermes_trail.cli.term import Printer
+
+    def ask(question: str) -> list[how.HowEntry]:
+        return how.how(asked, question)
+
+    def counts(words: list[str]) -> list[int]:
+        return how.local_counts(asked, words)
+
+    question = "convert this huge number to hexadecimal"
+    assert ask(question) == []  # no prompt says huge
+    entries = how.most_words(ask, question, counts, limit=10)
+    assert [(e.command, e.matched_in, e.lacks) for e in entries] == [(HEX, "prompt", ["huge"])]
+    stream = io.StringIO()
+    print_how(Printer(stream), question, entries)
+    assert "Nothing on record does all of" in stream.getvalue() and "without: huge" in stream.getvalue()
+    # Matched as asked: nothing is left out.
+    assert [e.lacks for e in how.most_words(ask, "convert number hexadecimal", counts, 10)] == [[]]
+    # Two words (one alone would be left), a phrase or an exclusion: what was asked, or nothing.
+    assert how.most_words(ask, "how to convert this to a gif", counts, 10) == []
+    assert how.most_words(ask, '"convert this huge number"', counts, 10) == []
+    assert how.most_words(ask, "convert huge number -png", counts, 10) == []
+
+
 @pytest.mark.parametrize(
     ("typed", "kept"),
     [("how do I run the tests", "run tests"), ("What's this?", None), ('"how to"', "how to"), ("th*", "th")],

@@ -437,6 +437,7 @@ RECORD_KEYS: dict[str, dict[str, str]] = {
         "last_exit_code",
         "projects",
         "prompt",
+        "lacks",
     ),
 }
 

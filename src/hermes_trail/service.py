@@ -635,15 +635,31 @@ class Trail:
 
     def how_commands(self, what: str, *, project: str | None = None, limit: int = 10) -> list[HowEntry]:
         """The commands really run to do ``what``, by sessions and success (``trail how``)."""
+        from hermes_trail.index.how import local_counts, most_words
+
         if self.fleet:
             from hermes_trail.fleet.how import how as fleet_how
+            from hermes_trail.fleet.search import doc_frequencies
 
+            hosts = self._hosts
             with self._shared() as shared:
-                return list(fleet_how(shared, what, project=project, limit=limit, hosts=self._hosts))
+                return list(
+                    most_words(
+                        lambda asked: fleet_how(shared, asked, project=project, limit=limit, hosts=hosts),
+                        what,
+                        lambda words: doc_frequencies(shared, words),
+                        limit,
+                    )
+                )
         from hermes_trail.index.how import how
 
         with self._reading() as conn:
-            return how(conn, what, project=project, limit=limit)
+            return most_words(
+                lambda asked: how(conn, asked, project=project, limit=limit),
+                what,
+                lambda words: local_counts(conn, words),
+                limit,
+            )
 
     def replay(self, finder: Finder, session_id: str, *, lineage: bool = False) -> Replay:
         """The session ``session_id`` names (an id, a unique start of one, ``<store>:<id>``), live else

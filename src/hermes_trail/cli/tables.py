@@ -390,6 +390,8 @@ def print_how(out: Printer, what: str, entries: list[HowEntry]) -> None:
     if not entries:
         out.line(f"No command on record does {safe(what)!r}.")
         return
+    if entries[0].lacks:
+        out.line((f"Nothing on record does all of {safe(what)!r}; leaving out one word:", "yellow"))
     for entry in entries:
         rate = "" if entry.success_rate is None else f", {entry.success_rate:.0%} ok"
         sessions, runs = _plural(entry.sessions, "session"), _plural(entry.runs, "run")
@@ -401,3 +403,5 @@ def print_how(out: Printer, what: str, entries: list[HowEntry]) -> None:
         if entry.prompt:  # found through what was asked (or said) before it ran
             asked = "asked" if entry.matched_in == "prompt" else "said"
             out.line((f"{asked}: {safe(entry.prompt)}", "cyan"), indent=4)
+        if entry.lacks:
+            out.line((f"without: {safe(', '.join(entry.lacks))}", "dim"), indent=4)

@@ -585,6 +585,11 @@ def _doc_frequencies(
     return out
 
 
+def doc_frequencies(conn: psycopg.Connection[Any], words: list[str]) -> list[int]:
+    """How many docs of the shared index have each of ``words`` (estimated or counted, as BM25 counts)."""
+    return _doc_frequencies(conn, words, None)
+
+
 # How many docs have a term, as counted (up to a cap) by :func:`_doc_frequencies`, kept per connection
 # for a while: a search counts its words for BM25, for how rare each is in the any-word pass and for the
 # rule of the newest fact, and a long-lived caller asks of the same words again.

@@ -38,9 +38,9 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from hermes_trail.index import query
 from hermes_trail.index.stopwords import is_stopword
@@ -102,6 +102,8 @@ class HowEntry:
         ``last_exit_code`` it had.
     :param prompt: the best matching prompt (or intent) that led to a run, its start; ``None`` when no
         prompt or intent matched.
+    :param lacks: the word of the question it was not found with, when no command matched every word
+        (:func:`most_words`); empty when it matched them all.
     """
 
     command: str
@@ -117,6 +119,7 @@ class HowEntry:
     last_exit_code: int | None
     projects: list[str] = field(default_factory=list)
     prompt: str | None = None
+    lacks: list[str] = field(default_factory=list)
 
 
 def _stem(word: str) -> str:
@@ -428,3 +431,60 @@ def how(
     ranked = ranked[:limit] if limit > 0 else ranked
     texts = _prompt_texts(conn, [g.hit for g in ranked if g.hit is not None])
     return [g.entry(texts.get(g.hit) if g.hit is not None else None) for g in ranked]
+
+
+# A question of fewer or more content words than these is not tried again without each of them: of two,
+# one word alone is left, which says too little of the task.
+FEWEST_WORDS, MOST_WORDS = 3, 8
+_E = TypeVar("_E", bound=HowEntry)
+
+
+def most_words(
+    ask: Callable[[str], list[_E]], what: str, counts: Callable[[list[str]], list[int]], limit: int
+) -> list[_E]:
+    """What ``ask`` (a ``how`` of the local or the shared index) answers for ``what``; when no command on
+    record matches every word of it, the commands that match all but one, each saying the word it lacks
+    (``lacks``). A person asks in the words of the task ("server ran out of disk"), and one word the prompt
+    before the command did not say ("web-01 ran out of disk again") left nothing at all, as one missing
+    word emptied a search before it fell back to the words that exist.
+
+    Only a question of plain words (no phrase, alternative, exclusion or prefix: those say exactly what
+    to match) of :data:`FEWEST_WORDS` to :data:`MOST_WORDS` content words. The most common word
+    (``counts``: how many docs have each) is left out first, what is left saying the most; a command found
+    in the command itself or in what led to it comes before one found only in its output, whichever word
+    it lacks."""
+    found = ask(what)
+    if found:
+        return found
+    words = plain_words(what)
+    if not FEWEST_WORDS <= len(words) <= MOST_WORDS:
+        return []
+    common = counts(words)
+    order = sorted(range(len(words)), key=lambda i: -common[i])
+    ranked: list[tuple[int, int, int, _E]] = []
+    seen: set[str] = set()
+    for place, left_out in enumerate(order):
+        rest = " ".join(w for i, w in enumerate(words) if i != left_out)
+        for position, entry in enumerate(ask(rest)):
+            if entry.command in seen:
+                continue
+            seen.add(entry.command)
+            entry.lacks = [words[left_out]]
+            ranked.append((entry.matched_in == "output", place, position, entry))
+    chosen = [entry for *_, entry in sorted(ranked, key=lambda r: r[:3])]
+    return chosen[:limit] if limit > 0 else chosen
+
+
+def plain_words(what: str) -> list[str]:
+    """The content words of ``what`` when it is only words (see :func:`most_words`), else none."""
+    root = content(query.parse(what).root)
+    nodes = root.nodes if isinstance(root, query.And) else (root,) if root is not None else ()
+    if not all(isinstance(n, query.Term) and not n.prefix for n in nodes):
+        return []
+    return list(dict.fromkeys(n.text for n in nodes if isinstance(n, query.Term)))
+
+
+def local_counts(conn: sqlite3.Connection, words: list[str], cap: int = 10_000) -> list[int]:
+    """How many docs of the local word index have each word (up to ``cap``): which is most common."""
+    sql = f"SELECT count(*) FROM (SELECT 1 FROM docs_fts WHERE docs_fts MATCH ? LIMIT {int(cap)})"
+    return [int(conn.execute(sql, (fts_string(w),)).fetchone()[0]) for w in words]
