@@ -27,6 +27,10 @@ and, when it looks like a command fragment (``manage.py``, ``--no-cache``, ``./x
 splits) or the words find nothing (the start of a word such as ``migrat``), its terms as substrings of the
 command through the trigram index over ``docs.key`` (for a command doc, the command alone).
 
+A question one word of which nothing on record has with the others (the prompt said "web-01 ran out of
+disk", the question "server ran out of disk") is asked again without each word in turn (:func:`most_words`):
+the commands that match all but one answer, each saying the word it lacks.
+
 Prompts and intents are found in the word index too: the newest :data:`PROMPTS` live prompt and reply docs
 that have every content word (each scored with BM25), then, through ``docs_sess`` (a session's docs have
 consecutive ids in row order), the commands after each: up to the session's next live prompt for a prompt,
