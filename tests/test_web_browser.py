@@ -188,6 +188,11 @@ def test_search_as_you_type_then_open_a_hit(tab, server):
     assert first.locator(".conv-title").inner_text().startswith("Hostile <script>")
     assert first.locator("mark").first.inner_text().lower() == "deploy"
     assert w.SECRET not in page.locator("#results").inner_text()
+    # Typed past the stem the word index holds (deploy), on the way to "deployment": still found.
+    page.locator("#search").press_sequentially("m", delay=30)
+    page.wait_for_selector("body[data-search=deploym] .conversation")
+    assert first.locator(".conv-title").inner_text().startswith("Hostile <script>")
+    assert first.locator("mark").first.inner_text().lower().startswith("deploy")
     tab.shot("search")
     hit = first.locator("a.hit").first
     row = re.search(r"#row-(\d+)$", hit.get_attribute("href") or "").group(1)
