@@ -850,10 +850,10 @@ def _any_words(
     # (not among the matches, where a word every match has would count as common whatever the index),
     # counted up to where a word stops being rare: counting a common word's docs through the GIN index
     # is what a full window's ranking saves (a question of words nobody wrote took 8 → 22 ms).
-    total = max(_collection(conn)[0], len(rows))
+    docs = max(_collection(conn)[0], len(rows))
     counts = _doc_frequencies(conn, used, None, RARE_CAP)
     present = [max(counts[i] for i in unit) for unit in units]
-    weights = [math.log1p(total / (1.0 + n)) for n in present]
+    weights = [math.log1p(docs / (1.0 + n)) for n in present]
     total = sum(weights) or 1.0
     found = list(_group(hits).values())
     scores, shares, most = [], [], 0

@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -444,7 +444,7 @@ _E = TypeVar("_E", bound=HowEntry)
 
 
 def most_words(
-    ask: Callable[[str], list[_E]], what: str, counts: Callable[[list[str]], list[int]], limit: int
+    ask: Callable[[str], Sequence[_E]], what: str, counts: Callable[[list[str]], list[int]], limit: int
 ) -> list[_E]:
     """What ``ask`` (a ``how`` of the local or the shared index) answers for ``what``; when no command on
     record matches every word of it, the commands that match all but one, each saying the word it lacks
@@ -457,7 +457,7 @@ def most_words(
     (``counts``: how many docs have each) is left out first, what is left saying the most; a command found
     in the command itself or in what led to it comes before one found only in its output, whichever word
     it lacks."""
-    found = ask(what)
+    found = list(ask(what))
     if found:
         return found
     words = plain_words(what)
