@@ -1610,3 +1610,20 @@ def test_how_rare_a_word_is_counts_over_the_whole_shared_index_as_locally(fleet,
     local = [c.hits[0].session_id for c in local_search(index, question).conversations]
     shared = [c.hits[0].session_id for c in fleet_search(fleet.admin, question, hosts=["nu"]).conversations]
     assert local[0] == shared[0] == both, (local[:3], shared[:3])
+
+
+def test_a_word_still_being_typed_is_looked_for_in_the_shared_index_as_locally(fleet, tmp_path):
+    """The any-word evidence looks for the start of the word still being typed, there as here."""
+    from hermesdb import write_home
+    from test_wording import CELERY
+
+    home = write_home(tmp_path / "hermes", CELERY)
+    index = tmp_path / "index.db"
+    sync_index(index, homes=[home], parallel=False)
+    push(index, fleet.admin, "nu")
+    for question in ("celery bea", "celery beat"):
+        local = {c.hits[0].session_id for c in local_search(index, question).conversations}
+        shared = {
+            c.hits[0].session_id for c in fleet_search(fleet.admin, question, hosts=["nu"]).conversations
+        }
+        assert local == shared and len(shared) == 5, (question, local, shared)

@@ -578,3 +578,36 @@ def test_the_first_answer_does_not_depend_on_how_many_are_asked_for(tmp_path, li
     assert _first(result) == new
     assert [c.root for c in result.conversations] == [c.root for c in twenty.conversations[:limit]]
     assert result.matches == twenty.matches  # the turns that matched, not those shown
+
+
+CELERY = [
+    chat(
+        "20261110_090000_ce1e00",
+        ("celery beat sends the cart reminder twice", "Two beat schedulers ran."),
+        start=T,
+    ),
+    *[
+        chat(
+            f"20261110_1{n}0000_ce1e0{n}",
+            (f"the celery worker {n} leaks memory", "Restarted it."),
+            start=T + n,
+        )
+        for n in range(1, 4)
+    ],
+    chat("20261110_150000_bea700", ("how do we beat the morning traffic", "Leave at seven."), start=T + 9),
+]
+
+
+def test_a_word_still_being_typed_is_looked_for_as_the_finished_one_is(tmp_path):
+    """When the words together find few conversations, those with any of them are evidence too; the word
+    still being typed was left out of that (it is no word yet), so "celery bea" found the one conversation
+    with both and "celery beat" all five. Its start is looked for there as well."""
+    home = write_home(tmp_path / "hermes", CELERY)
+    path = tmp_path / "index.db"
+    sync_index(path, homes=[home], env={"HERMES_HOME": str(home), "HOME": str(tmp_path)})
+    typing = search(path, "celery bea")
+    finished = search(path, "celery beat")
+    assert typing.prefix == "bea" and len(finished.conversations) == 5
+    ids = [{c.hits[0].session_id for c in r.conversations} for r in (typing, finished)]
+    assert ids[0] == ids[1]
+    assert _first(typing) == _first(finished) == CELERY[0].id

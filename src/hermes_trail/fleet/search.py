@@ -565,7 +565,7 @@ def _doc_frequencies(
     for term, estimate in zip(terms, known, strict=True):
         if estimate is not None:
             continue
-        made_leaf = _leaf_sql(query.Term(term, prefix=term == prefix))
+        made_leaf = _leaf_sql(query.Term(term, prefix=True) if term == prefix else _word(term))
         if made_leaf is None:
             selects.append("0")
             continue
@@ -828,7 +828,7 @@ def _any_words(
     read as Chinese, whose list then weighs as locally (the one's most against the other's)."""
     singles, used = [], []
     for word in words[:cut]:
-        leaf = _leaf_sql(query.Term(word))
+        leaf = _leaf_sql(_word(word))
         if leaf is None:
             continue
         row = conn.execute(f"SELECT ({leaf[0]})::text", leaf[1]).fetchone()
@@ -932,12 +932,21 @@ def _without_excluded(
     return [(conv, score) for conv, score in pool if not any(h.doc in gone for h in conv.hits)]
 
 
-def _present(conn: psycopg.Connection[Any], terms: list[str]) -> list[str]:
+def _word(text: str) -> query.Term:
+    """A word of the any-word pass as a term: ``bea*`` (the word still being typed) a prefix."""
+    if text.endswith("*") and text.strip("*"):
+        return query.Term(text.rstrip("*"), prefix=True)
+    return query.Term(text)
+
+
+def _present(conn: psycopg.Connection[Any], terms: list[str], prefix: str | None = None) -> list[str]:
     """The words of ``terms`` some doc has; for one none has (a path remembered wrong,
-    ``tax/vat_rates.yaml``), those of its parts that some doc has, as the local any-word pass does."""
+    ``tax/vat_rates.yaml``), those of its parts that some doc has, as the local any-word pass does. The
+    word still being typed (``prefix``) is looked for as the start of words, and kept as ``bea*``."""
     if not terms:
         return []
-    found = _exist(conn, [query.Term(t) for t in terms])
+    terms = [t + "*" if t == prefix else t for t in terms]
+    found = _exist(conn, [_word(t) for t in terms])
     out: list[str] = []
     for term, there in zip(terms, found, strict=True):
         if there:
@@ -1211,7 +1220,11 @@ def _search(
             pool = _titled(conn, found, filters, hosts)
         pool += _evidence(ordered, [_conversation_score(c.hits) for c in ordered], STRICT_WEIGHT)
         ordered = []
-        words = _present(conn, [t for t in terms if any(c.isalnum() for c in t) and not cjk.has_cjk(t)])
+        words = _present(
+            conn,
+            [t for t in terms if any(c.isalnum() for c in t) and not cjk.has_cjk(t)],
+            prefix=reading.prefix,
+        )
         coverage = len(terms) / (len(terms) + len(reading.missing)) if terms else 1.0
         excluded = _excluded(conn, reading.exclusions)
         most_covered = 0  # the most of the question's words one conversation has, in the English list

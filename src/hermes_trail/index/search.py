@@ -749,6 +749,10 @@ class Highlighter:
 
 
 def _fts_string(term: str) -> str:
+    """A word (or words) as one FTS5 string: never an FTS5 syntax error. A trailing ``*`` (the word a
+    person is still typing, in the any-word pass: :func:`_relaxed`) stays a prefix, outside the quotes."""
+    if term.endswith("*") and term.strip("*"):
+        return '"' + term.rstrip("*").replace('"', '""') + '"*'
     return '"' + term.replace('"', '""') + '"'
 
 
@@ -784,7 +788,11 @@ def _without_excluded(
 
 
 def _relaxed(
-    conn: sqlite3.Connection, terms: list[str], runs: list[str], loose: bool = False
+    conn: sqlite3.Connection,
+    terms: list[str],
+    runs: list[str],
+    loose: bool = False,
+    prefix: str | None = None,
 ) -> list[tuple[str, list[str]]]:
     """The words to look for any of instead of all of them, per index: for words spread over a
     conversation, an error pasted from another run (other line numbers, sizes, ids), or a Chinese or
@@ -793,12 +801,16 @@ def _relaxed(
     Words need two of them somewhere while all of them together found something: any of one word is that
     word alone, which drops what made the query (``mutex failed`` with no mutex anywhere would find every
     failure). When all together found nothing (``loose``), one is enough: something is better than "no
-    match" while a word of the query is there, and the words that were not are reported.
+    match" while a word of the query is there, and the words that were not are reported. The word still
+    being typed (``prefix``) is looked for as the start of words (``bea*``), as the words together were:
+    typing "celery bea" found the one conversation with both, then "celery beat" ten.
     """
     out: list[tuple[str, list[str]]] = []
     words = list(dict.fromkeys(t for t in terms if any(c.isalnum() for c in t) and not cjk.has_cjk(t)))
     present = []
     for word in words:
+        if word == prefix:
+            word += "*"
         if plan.exists(conn, "docs_fts", _fts_string(word)):
             present.append(word)
             continue
@@ -1131,7 +1143,7 @@ def search(
             matched = {h.doc for h in hits}
             lists: list[tuple[str, list[str], float, list[list[str]] | None]] = [
                 (table, some, LEXICAL_WEIGHT, None)
-                for table, some in _relaxed(conn, terms, runs, loose=not groups)
+                for table, some in _relaxed(conn, terms, runs, loose=not groups, prefix=reading.prefix)
             ]
             # Read across languages, every Chinese or Japanese run typed: one no index holds as written
             # (a question about a conversation held in English) is the one a dictionary is for.
