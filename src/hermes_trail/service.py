@@ -635,7 +635,7 @@ class Trail:
 
     def how_commands(self, what: str, *, project: str | None = None, limit: int = 10) -> list[HowEntry]:
         """The commands really run to do ``what``, by sessions and success (``trail how``)."""
-        from hermes_trail.index.how import local_counts, most_words
+        from hermes_trail.index.how import COMMON_FROM, local_counts, most_words
 
         if self.fleet:
             from hermes_trail.fleet.how import how as fleet_how
@@ -647,7 +647,7 @@ class Trail:
                     most_words(
                         lambda asked: fleet_how(shared, asked, project=project, limit=limit, hosts=hosts),
                         what,
-                        lambda words: doc_frequencies(shared, words),
+                        lambda words: doc_frequencies(shared, words, COMMON_FROM),
                         limit,
                     )
                 )

@@ -585,9 +585,9 @@ def _doc_frequencies(
     return out
 
 
-def doc_frequencies(conn: psycopg.Connection[Any], words: list[str]) -> list[int]:
-    """How many docs of the shared index have each of ``words`` (estimated or counted, as BM25 counts)."""
-    return _doc_frequencies(conn, words, None)
+def doc_frequencies(conn: psycopg.Connection[Any], words: list[str], cap: int = DF_CAP) -> list[int]:
+    """How many docs of the shared index have each of ``words`` (estimated or counted up to ``cap``)."""
+    return _doc_frequencies(conn, words, None, cap)
 
 
 # How many docs have a term, as counted (up to a cap) by :func:`_doc_frequencies`, kept per connection

@@ -488,7 +488,11 @@ def plain_words(what: str) -> list[str]:
     return list(dict.fromkeys(n.text for n in nodes if isinstance(n, query.Term)))
 
 
-def local_counts(conn: sqlite3.Connection, words: list[str], cap: int = 10_000) -> list[int]:
+# Words in more docs than this are all common alike to :func:`most_words` (counting further costs).
+COMMON_FROM = 1_000
+
+
+def local_counts(conn: sqlite3.Connection, words: list[str], cap: int = COMMON_FROM) -> list[int]:
     """How many docs of the local word index have each word (up to ``cap``): which is most common."""
     sql = f"SELECT count(*) FROM (SELECT 1 FROM docs_fts WHERE docs_fts MATCH ? LIMIT {int(cap)})"
     return [int(conn.execute(sql, (fts_string(w),)).fetchone()[0]) for w in words]
