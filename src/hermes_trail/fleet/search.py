@@ -545,7 +545,8 @@ def _doc_frequencies(
     # Estimates save counting where counting costs (a word in most of a large index); a smaller index is
     # counted exactly, so its ranking does not change with when PostgreSQL last analyzed the table.
     common = _common_lexemes(conn) if total >= ESTIMATE_FROM else {}
-    plain = [t for t in terms if t != prefix]
+    # A prefix (typed, or ``bea*`` of the any-word pass) is counted: a word's share is not its start's.
+    plain = [t for t in terms if t != prefix and not t.endswith("*")]
     lexemes: dict[str, list[str]] = {}
     if common and plain:
         made = [f"tsvector_to_array({_tsvector_sql()})" for _ in plain]
