@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import multiprocessing
+import os
 import sqlite3
+import time
 from pathlib import Path
 
 import pytest
@@ -80,6 +82,35 @@ def test_first_build_then_nothing_to_do(home, index):
     assert first.sessions_indexed == 5 and first.docs > 0 and first.changed_stores == 2
     again = sync_index(index, homes=[home])
     assert (again.changed_stores, again.sessions_indexed, again.docs) == (0, 0, 0)
+
+
+def test_a_store_only_opened_since_is_not_read_again(home, index):
+    """A live Hermes keeps the store's WAL and its index (``-shm``) beside it, and SQLite running as root
+    gives both the database's owner on every connection it opens, trail's own read included: their change
+    time moves, nothing else does. Such a store is not read again (every command re-read every store); a
+    commit still is."""
+    live = hermes_state.SessionDB(db_path=home / "state.db")  # open as a running gateway keeps it
+    try:
+        live.append_message(OTHER, "user", "明天呢？", timestamp=1_800_200_100.0)
+        sync_index(index, homes=[home])
+        wal, shm = (home / f"state.db{suffix}" for suffix in ("-wal", "-shm"))
+        assert wal.exists() and shm.exists()
+        for part in (wal, shm):  # what SQLite does to them as root on every open: the same owner again
+            before = part.stat().st_ctime_ns
+            for _ in range(50):
+                st = part.stat()
+                os.chown(part, st.st_uid, st.st_gid)
+                if part.stat().st_ctime_ns != before:
+                    break
+                time.sleep(0.01)
+            assert part.stat().st_ctime_ns != before
+        again = sync_index(index, homes=[home])
+        assert (again.changed_stores, again.sessions_indexed) == (0, 0)
+        live.append_message(OTHER, "assistant", "明天下雨。", timestamp=1_800_200_110.0)
+        report = sync_index(index, homes=[home])
+        assert (report.changed_stores, report.sessions_indexed) == (1, 1)
+    finally:
+        live.close()
 
 
 def test_only_the_changed_session_is_read_again(home, index):

@@ -7,6 +7,12 @@ written again from its start at the same size. So a mark also holds the database
 and page count (a commit in rollback mode bumps them), the WAL's header (a restart changes its checkpoint
 sequence and salts), and the WAL index header at the start of ``-shm`` (its change counter, last frame and
 salts: a commit in WAL mode bumps them).
+
+The WAL and its index are marked without their change time. SQLite running as root gives both files the
+database's owner on every connection it opens (``fchown``, even to the owner they have, even for a
+reader), which moves their change time and nothing else: a mark with it changed whenever anything, trail's
+own read included, opened the store, so every command read every store again. Their size, modification
+time and headers still move with every commit.
 """
 
 from __future__ import annotations
@@ -19,14 +25,17 @@ from typing import Any
 DB_HEADER = (24, 8)
 WAL_HEADER = (0, 32)
 SHM_HEADER = (0, 48)
-_PARTS = (("", DB_HEADER), ("-wal", WAL_HEADER), ("-shm", SHM_HEADER))
+# Each part: its suffix, its header, and whether its change time counts (not for the files SQLite
+# re-owns on every open as root; see the module).
+_PARTS = (("", DB_HEADER, True), ("-wal", WAL_HEADER, False), ("-shm", SHM_HEADER, False))
 
 Mark = tuple[Any, ...]
 
 
-def file_mark(path: str, header: tuple[int, int] | None = None) -> Mark | None:
-    """A file's identity (device, inode), size, modification and change times, and its bytes at
-    ``header`` (offset, length); ``None`` for a file that is not there or cannot be read."""
+def file_mark(path: str, header: tuple[int, int] | None = None, changed: bool = True) -> Mark | None:
+    """A file's identity (device, inode), size, modification and change times (0 for the change time
+    unless ``changed``), and its bytes at ``header`` (offset, length); ``None`` for a file that is not there
+    or cannot be read."""
     try:
         with open(path, "rb") as handle:
             found = os.fstat(handle.fileno())
@@ -36,10 +45,12 @@ def file_mark(path: str, header: tuple[int, int] | None = None) -> Mark | None:
                 head = handle.read(header[1])
     except OSError:
         return None
-    return (found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns, found.st_ctime_ns, head)
+    ctime = found.st_ctime_ns if changed else 0
+    return (found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns, ctime, head)
 
 
 def store_marks(path: str | os.PathLike[str]) -> tuple[Mark | None, Mark | None, Mark | None]:
     """The marks of a store's database, its WAL and its WAL index (``None`` for one not there)."""
-    db, wal, shm = (file_mark(f"{os.fspath(path)}{suffix}", header) for suffix, header in _PARTS)
+    base = os.fspath(path)
+    db, wal, shm = (file_mark(base + suffix, header, ctime) for suffix, header, ctime in _PARTS)
     return db, wal, shm
