@@ -473,3 +473,35 @@ def test_a_long_run_of_chinese_is_not_cut_before_its_comma():
         assert all(cells(row) <= room for row in rows)
         assert not any(row[0] in "，。？" for row in rows[1:]), (room, rows)
         assert not any(row.endswith("「") for row in rows), (room, rows)
+
+
+def test_a_hit_is_one_line_that_shows_where_a_commands_output_begins():
+    """A snippet is printed on one line: an edit's indentation and a table's padding are one space each,
+    not runs that push the words apart, and in a command (an edit, a tool's output) a dim ⏎ marks each line
+    break, so the command is told from what it printed; a prompt's line breaks are spaces."""
+    import io
+
+    from hermes_trail.cli.tables import print_search
+    from hermes_trail.cli.term import Printer
+    from hermes_trail.index.search import MARK_CLOSE, MARK_OPEN, Conversation, Hit, SearchResult
+
+    def hit(kind: str, snippet: str) -> Hit:
+        role = "tool" if kind == "command" else "user"
+        return Hit(
+            1, "/s/state.db", "s1", "default:s1", "default", "/p", "cli", "interactive", "s1", "Nginx",
+            3, 0, role, kind, None, BASE, 1 if kind == "command" else None, None, False, 0.3, snippet,
+        )  # fmt: skip
+
+    command = f"ssh web-01 {MARK_OPEN}nginx{MARK_CLOSE} -t\nnginx: [emerg] bad\n\n  |  name   |  size  |"
+    prompt = "Reload nginx\n\n    after the change."
+    hits = [hit("command", command), hit("prompt", prompt)]
+    result = SearchResult("nginx", [Conversation("/s/state.db", "s1", hits)], 2, False, 0.01)
+    stream = io.StringIO()
+    printer = Printer(stream)
+    printer.width = 200
+    print_search(printer, result)
+    lines = stream.getvalue().splitlines()
+    said = next(line for line in lines if "command exit 1:" in line)
+    assert said.split("command exit 1: ")[1] == "ssh web-01 nginx -t ⏎ nginx: [emerg] bad ⏎ | name | size |"
+    said = next(line for line in lines if "prompt:" in line)
+    assert said.split("prompt: ")[1] == "Reload nginx after the change."

@@ -207,17 +207,40 @@ def _footer(shown: int, matched: int, total: int) -> str:
     return ""
 
 
-def _marked(snippet: str) -> list[Segment]:
-    """A snippet with the index's match marks turned into bold, the rest shown as plain (escaped) text."""
+# Hits whose lines are lines of a program's text (a command and its output, an edit's lines, a tool's
+# output): where one ends is shown, as a prompt's or a reply's line breaks are not.
+LINED = frozenset({"command", "blocked", "edit", "tool"})
+LINE_BREAK = " ⏎ "
+_BLANKS = re.compile(r"[^\S\n]+")
+_BREAKS = re.compile(r"\s*\n\s*")
+
+
+def _marked(snippet: str, kind: str | None = None) -> list[Segment]:
+    """A snippet on one line: the index's match marks turned into bold, the rest shown as plain (escaped)
+    text, each run of blanks one space (an edit's indentation, a table's padding), and each line break a
+    space, or a dim ``⏎`` in a hit of :data:`LINED` (where a command ends and its output begins)."""
     from hermes_trail.index.search import MARK_CLOSE, MARK_OPEN
 
+    lined = kind in LINED
+    text = _BREAKS.sub("\n" if lined else " ", _BLANKS.sub(" ", snippet.strip()))
     out: list[Segment] = []
-    for i, part in enumerate(safe(snippet.replace("\n", " ").replace("\t", " ")).split(MARK_OPEN)):
+    for i, part in enumerate(safe(text).split(MARK_OPEN)):
         if i == 0:
-            out.append((part, ""))
+            out += _lines(part)
             continue
         inside, _, rest = part.partition(MARK_CLOSE)
-        out += [(inside, "bold yellow"), (rest, "")]
+        out += [(inside.replace("\n", " "), "bold yellow"), *_lines(rest)]
+    return out
+
+
+def _lines(text: str) -> list[Segment]:
+    """Plain text, its line breaks shown as :data:`LINE_BREAK` (dim)."""
+    out: list[Segment] = []
+    for j, line in enumerate(text.split("\n")):
+        if j:
+            out.append((LINE_BREAK, "dim"))
+        if line:
+            out.append((line, ""))
     return out
 
 
@@ -308,7 +331,7 @@ def _print_conversations(out: Printer, result: SearchResult, shared: bool, encod
             what = hit.kind + (f" exit {hit.exit_code}" if hit.kind == "command" else "")
             name = hit.session_id if hit.origin == "session" else hit.label
             head = (f"{_day(hit.time)}  {safe(name)} #{hit.row}  {what}: ", "dim")
-            out.line(head, *_marked(hit.snippet), indent=2)
+            out.line(head, *_marked(hit.snippet, hit.kind), indent=2)
         if best.resume:
             out.line((f"resume: {safe(best.resume)}", "cyan"), indent=2)
         out.blank()
