@@ -343,8 +343,12 @@ class SqliteStore:
         return int(row[0][0])
 
     def sessions_with_messages_after(self, message_id: int) -> set[Any]:
-        """The sessions that have rows above ``message_id``, through the primary key (new rows only)."""
-        rows = self._query("SELECT DISTINCT session_id FROM messages WHERE id > ?", (message_id,))
+        """The sessions that have rows above ``message_id``, through the primary key (new rows only).
+
+        ``NOT INDEXED``: asked for distinct sessions, SQLite's planner walks the whole ``session_id`` index
+        (every row of the store, 46 ms at a million) rather than the few rows above the id."""
+        sql = "SELECT DISTINCT session_id FROM messages NOT INDEXED WHERE id > ?"
+        rows = self._query(sql, (message_id,))
         return {r[0] for r in rows}
 
     def message_stats(self) -> dict[Any, tuple[int, Any, int]]:

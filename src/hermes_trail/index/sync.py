@@ -52,6 +52,7 @@ from hermes_trail.index.writer import (
     Prepared,
     SyncReport,
     Writer,
+    column_order,
     delete_session,
     divert_identity,
     file_identity,
@@ -117,12 +118,13 @@ def _changed_sessions(
     rows = {sid: row for row in reader.session_rows(light=True) if (sid := session_id_of(row)) is not None}
     fresh = reader.sessions_with_messages_after(watermark) if indexed else set(rows)
     diverted = {p.name[: -len(".jsonl")] for p in locate.divert_files(store.home)}
+    order = column_order(next(iter(rows.values()), {}))  # every row has the columns of one query
     wanted = [
         sid
         for sid, row in rows.items()
         if sid in fresh
         or indexed.get(sid, (0, ""))[1]
-        != fingerprint(row, divert_identity(store.home, sid) if sid in diverted else "")
+        != fingerprint(row, divert_identity(store.home, sid) if sid in diverted else "", order)
     ]
     if len(wanted) > TARGETED_LIMIT:
         chosen = set(wanted)

@@ -9,8 +9,9 @@ those imports another to write.
 from __future__ import annotations
 
 import hashlib
+import operator
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -99,17 +100,31 @@ def divert_identity(home: str | Path | None, session_id: str) -> str:
     return file_identity(path) if path is not None else ""
 
 
-def fingerprint(row: dict[str, Any], divert: str = "") -> str:
+def fingerprint(
+    row: dict[str, Any], divert: str = "", order: Callable[[dict[str, Any]], Any] | None = None
+) -> str:
     """What tells that a session changed besides new rows: its ``sessions`` row (the catalog's, without the
     system prompt). Hermes updates it whenever it changes old rows: a rewind bumps ``rewind_count`` and
-    ``message_count``; compaction and model switches also add rows, which the watermark catches."""
+    ``message_count``; compaction and model switches also add rows, which the watermark catches.
+
+    :param order: :func:`column_order` of rows with this row's columns, made once for all of them (a sync
+        digests every session row of a store that changed)."""
     digest = hashlib.blake2b(digest_size=12)
-    # The values in the order of their column names (every sync digests every session row: the names
-    # themselves are left out, which halves the cost).
-    digest.update(repr([row[name] for name in sorted(row)]).encode(errors="replace"))
+    # The values in the order of their column names (the names themselves are left out, which halves the
+    # cost).
+    values = list(order(row)) if order is not None else [row[name] for name in sorted(row)]
+    digest.update(repr(values).encode(errors="replace"))
     if divert:  # and its divert file's identity, when it has one (:func:`divert_identity`)
         digest.update(divert.encode())
     return digest.hexdigest()
+
+
+def column_order(columns: Iterable[str]) -> Callable[[dict[str, Any]], Any]:
+    """The values of a row with these ``columns`` in the order :func:`fingerprint` digests them."""
+    names = sorted(columns)
+    if len(names) < 2:  # itemgetter of one name gives the value, not a tuple of it
+        return lambda row: [row[name] for name in names]
+    return operator.itemgetter(*names)
 
 
 # Each full-text index over ``docs`` and the column it reads; a doc with a NULL column is not in that index.
