@@ -205,6 +205,21 @@ def test_search_as_you_type_then_open_a_hit(tab, server):
     tab.shot("replay-from-search")
 
 
+def test_a_command_hit_shows_where_its_output_begins(tab, server):
+    """A command's snippet on one line, with a dim ⏎ where the command ends and its output begins (the
+    terminal's sign); a prompt's line breaks are spaces."""
+    page = tab.page
+    page.goto(origin(server) + "/?q=" + urllib.parse.quote("red alert"))
+    page.wait_for_selector("body[data-search] #results > .conversation")
+    hit = page.locator("a.hit", has=page.locator(".kind", has_text="command")).first
+    text = hit.locator(".snippet").inner_text()
+    assert re.search(r"deploy\.sh ⏎ .*red", text), text
+    assert hit.locator(".snippet .line-break").count() >= 1
+    color = hit.locator(".snippet .line-break").first.evaluate("e => getComputedStyle(e).color")
+    assert color != hit.locator(".snippet").evaluate("e => getComputedStyle(e).color")  # dim, not the text's
+    tab.shot("command-hit")
+
+
 def test_an_untitled_conversation_is_headed_by_its_first_prompt(tab, server):
     page = tab.page
     page.goto(origin(server) + "/?q=standup")

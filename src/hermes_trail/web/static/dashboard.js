@@ -325,13 +325,21 @@
   }
 
   // ---- search -------------------------------------------------------------------------------------
+  // Hits whose lines are a program's (a command and its output, an edit's lines, a tool's output): a dim
+  // ⏎ shows where each line ends, so a command is told from what it printed (as the terminal shows it).
+  var LINED = {command: true, blocked: true, edit: true, tool: true};
+
   function snippet(hit) {
     // the server splits each snippet into [text, marked] parts (a guillemet in the text is only text)
     var box = el("span", "snippet");
     var parts = hit.snippet_parts || [[hit.snippet, false]];
     parts.forEach(function (part) {
-      var text = String(part[0]).replace(/\n/g, " ");
-      box.appendChild(part[1] ? el("mark", null, text) : document.createTextNode(text));
+      var text = String(part[0]).replace(/[^\S\n]+/g, " ");
+      if (part[1]) { box.appendChild(el("mark", null, text.replace(/\s+/g, " "))); return; }
+      text.split(/\s*\n\s*/).forEach(function (piece, i) {
+        if (i) box.appendChild(LINED[hit.kind] ? el("span", "line-break", " \u23ce ") : document.createTextNode(" "));
+        if (piece) box.appendChild(document.createTextNode(piece));
+      });
     });
     return box;
   }
