@@ -508,6 +508,18 @@ def test_meaning_counts_more_for_a_conversation_no_word_of_the_question_can_reac
                 "Move the bastion to a smaller instance type.",
             ),
         ),
+        # "changes" as a noun ("without code changes") says nothing changed either.
+        (
+            "building the docker image takes forever in CI",
+            (
+                "The docker image build in CI takes 9 minutes on every push.",
+                "Switched to buildx with the GitHub Actions cache: the build takes 80 seconds.",
+            ),
+            (
+                "The CI image build broke overnight without code changes.",
+                "requirements.txt was compiled on a Mac: regenerate its hashes on Linux.",
+            ),
+        ),
     ],
 )
 def test_a_later_conversation_that_does_not_name_the_fact_does_not_replace_it(tmp_path, query, answer, later):

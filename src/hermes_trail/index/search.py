@@ -997,10 +997,12 @@ STATED = frozenset({"prompt", "reply", "summary"})
 # Where one sentence ends: the change must be said of what the query is about, not beside it.
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
 # Words that say a fact changed: what a later session that supersedes an earlier one usually says. Not
-# "new": it is mostly an adjective ("breaks on the new fonts"), which says nothing changed.
+# "new": it is mostly an adjective ("breaks on the new fonts"), which says nothing changed; nor "change(s)"
+# and "update(s)", mostly nouns ("broke overnight without code changes", "the update"): only "changed" and
+# "updated" say it.
 _CHANGED = re.compile(
-    r"\b(?:now|no longer|instead|any ?more|from now on|switched|bump(?:s|ed)|"
-    r"(?:mov|chang|migrat|updat|resiz|replac|renam)(?:e|es|ed))\b"
+    r"\b(?:now|no longer|instead|any ?more|from now on|switched|bump(?:s|ed)|changed|updated|"
+    r"(?:mov|migrat|resiz|replac|renam)(?:e|es|ed))\b"
 )
 
 
