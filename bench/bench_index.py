@@ -334,12 +334,7 @@ def bench_nochange(index: Path, work_db: Path) -> NoChange:
     """In-process syncs of an unchanged store, then whole ``trail search`` processes."""
     nc = NoChange()
     sync_index(index, dbs=[work_db])  # warm-up: imports, page cache
-    for _ in range(NOCHANGE_RUNS):
-        began = time.perf_counter()
-        report = sync_index(index, dbs=[work_db])
-        nc.runs_ms.append((time.perf_counter() - began) * 1000)
-        if report.changed_stores or report.rebuilt:
-            raise RuntimeError(f"a sync of an unchanged store did work: {report}")
+    nc.runs_ms = unchanged_syncs(index, work_db, "a sync of an unchanged store")
     cmd = [*trail_command(), "search", "zzz", "--index", str(index), "--db", str(work_db)]
     floor = [sys.executable, "-c", "import sqlite3"]
     for _ in range(PROCESS_RUNS):  # exits 1: nothing found
@@ -352,6 +347,18 @@ def bench_nochange(index: Path, work_db: Path) -> NoChange:
         raise RuntimeError(f"`trail search` left the index behind the store: {report}")
     bench_live(index, work_db, nc)
     return nc
+
+
+def unchanged_syncs(index: Path, work_db: Path, what: str) -> list[float]:
+    """:data:`NOCHANGE_RUNS` in-process syncs of a store that did not change, in ms; each must do nothing."""
+    runs = []
+    for _ in range(NOCHANGE_RUNS):
+        began = time.perf_counter()
+        report = sync_index(index, dbs=[work_db])
+        runs.append((time.perf_counter() - began) * 1000)
+        if report.changed_stores or report.rebuilt:
+            raise RuntimeError(f"{what} did work: {report}")
+    return runs
 
 
 def bench_live(index: Path, work_db: Path, nc: NoChange) -> None:
@@ -367,12 +374,7 @@ def bench_live(index: Path, work_db: Path, nc: NoChange) -> None:
     live = SessionDB(db_path=work_db)
     try:
         sync_index(index, dbs=[work_db])  # what opening it as Hermes does changed, if anything
-        for _ in range(NOCHANGE_RUNS):
-            began = time.perf_counter()
-            report = sync_index(index, dbs=[work_db])
-            nc.live_ms.append((time.perf_counter() - began) * 1000)
-            if report.changed_stores or report.rebuilt:
-                raise RuntimeError(f"a sync of an unchanged store Hermes holds open did work: {report}")
+        nc.live_ms = unchanged_syncs(index, work_db, "a sync of an unchanged store Hermes holds open")
         for _ in range(ONE_MESSAGE_RUNS):
             live.append_message(rng.choice(sessions), "user", "Can you check the deploy again?")
             began = time.perf_counter()
