@@ -3,8 +3,12 @@ words."""
 
 from __future__ import annotations
 
+import json
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -57,7 +61,7 @@ def test_unknown_and_empty_text_have_no_vector():
     assert semantic.embed("") is None
     assert semantic.embed("   \n\t") is None
     assert semantic.gist_blob(["", ""]) is None
-    assert semantic.pieces("x" * 500) == (semantic._table().unknown,)
+    assert semantic.pieces("x" * 500) == (semantic._vocabulary().unknown,)
 
 
 def test_a_paraphrase_is_nearer_than_an_unrelated_text():
@@ -97,6 +101,64 @@ def test_every_session_gets_a_gist_of_what_was_asked(home, tmp_path):
     with sqlite3.connect(index) as conn:
         rows = conn.execute("SELECT session_id, length(gist) FROM sessions ORDER BY session_id").fetchall()
     assert rows == [(LAPTOP, 512), (BREAD, 512), (DEPLOY, 512)]
+
+
+def _float16(blob: bytes) -> Any:
+    import numpy as np
+
+    return np.frombuffer(blob, dtype=np.float16).astype(np.float32)
+
+
+def _same_to_float16(made: bytes | None, expected: bytes | None) -> bool:
+    """Whether two gists are the same vector to float16's precision (each value within its last bit)."""
+    import numpy as np
+
+    if made is None or expected is None:
+        return made is expected
+    x, y = _float16(made), _float16(expected)
+    return bool(np.all(np.abs(x - y) <= np.abs(y) * 2.0**-10 + 1e-7))
+
+
+def test_a_gist_made_without_numpy_is_the_numpy_one(home, tmp_path):
+    """A ``trail`` command whose sync writes the few sessions Hermes changed makes their gists without
+    importing numpy (the import and its table were most of what such a command took): the same vectors to
+    float16's precision. A process that has numpy loaded (a build, the plugin, the MCP server) keeps using
+    it."""
+    index = tmp_path / "index.db"
+    sync_index(index, homes=[home])
+    db = hermes_state.SessionDB(db_path=home / "state.db")
+    db.append_message(
+        LAPTOP, "user", "It still wakes at 3 am: is it the network card?", timestamp=1_800_000_500.0
+    )
+    db.close()
+    texts = ["notebook runs out of charge while suspended", "数据库迁移失败了", "x" * 500, "", "Café naïve"]
+    probe = (
+        "import json, sys; from pathlib import Path;"
+        "from hermes_trail.index import semantic; from hermes_trail.index.sync import sync_index;"
+        "report = sync_index(Path(sys.argv[1]), homes=[sys.argv[2]]);"
+        "gists = [(b.hex() if (b := semantic.gist_blob([t])) else None) for t in json.loads(sys.argv[3])];"
+        "print(json.dumps([report.sessions_indexed, 'numpy' in sys.modules, gists]))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe, str(index), str(home), json.dumps(texts)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    indexed, numpy_loaded, gists = json.loads(done.stdout)
+    assert indexed == 1 and numpy_loaded is False
+    import numpy  # noqa: F401  (this process makes them by numpy)
+
+    for text, made in zip(texts, gists, strict=True):
+        expected = semantic.gist_blob([text])
+        assert _same_to_float16(bytes.fromhex(made) if made else None, expected), text
+    with sqlite3.connect(index) as conn:
+        (gist,) = conn.execute("SELECT gist FROM sessions WHERE session_id = ?", (LAPTOP,)).fetchone()
+        prompts = [t for (t,) in conn.execute(
+            "SELECT d.text FROM docs d JOIN sessions s ON s.id = d.sess WHERE s.session_id = ? "
+            "AND d.kind = 'prompt' ORDER BY d.row", (LAPTOP,)
+        )]  # fmt: skip
+    assert len(prompts) == 2 and _same_to_float16(gist, semantic.gist_blob(["", *prompts]))
 
 
 def test_a_question_in_other_words_finds_the_session(home, tmp_path):

@@ -8,7 +8,9 @@ finds sessions by meaning.
 The vectors are all-MiniLM-L6-v2 distilled to one vector per vocabulary token (model2vec's method, see
 ``scripts/distill_static_embeddings.py``), so embedding a text is a tokenizer pass and a sum: no
 transformer, microseconds a text, numpy the only need. Without numpy (Hermes' own Python, where the
-plugin runs) :func:`available` is false and search stays lexical.
+plugin runs) :func:`available` is false and search stays lexical. A process that has not loaded numpy and
+writes a few sessions (a ``trail`` command after a Hermes turn) makes their gists without it, the same sum
+in Python (:class:`_PlainTable`).
 
 The tokenizer is BERT's uncased WordPiece: lower case, accents stripped, punctuation and CJK characters
 split apart, then each word cut greedily into the longest pieces the vocabulary has.
@@ -16,10 +18,15 @@ split apart, then each word cut greedily into the longest pieces the vocabulary 
 
 from __future__ import annotations
 
+import ast
 import functools
 import math
 import re
+import struct
+import sys
 import unicodedata
+import zipfile
+from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -43,10 +50,37 @@ def available() -> bool:
     return find_spec("numpy") is not None and DATA.is_file()
 
 
+def _member(name: str) -> tuple[bytes, tuple[int, ...], str]:
+    """One array of the shipped ``.npz`` without numpy: its bytes, shape and dtype (``.npy`` format 1)."""
+    with zipfile.ZipFile(DATA) as archive:
+        raw = archive.read(f"{name}.npy")
+    length = int.from_bytes(raw[8:10], "little")
+    header = ast.literal_eval(raw[10 : 10 + length].decode("latin-1"))
+    return raw[10 + length :], tuple(header["shape"]), str(header["descr"])
+
+
+class _Vocabulary:
+    """BERT's WordPiece vocabulary (read without numpy: the tokenizer needs none), and the weight of each
+    token: frequent tokens carry little meaning, and BERT's vocabulary is roughly in frequency order, so
+    the log of a token's id weighs it (model2vec's Zipf weighting); special tokens weigh nothing."""
+
+    def __init__(self) -> None:
+        data, _, _ = _member("vocab")  # one string, UTF-32, the tokens a line each
+        self.tokens = data.decode("utf-32-le").rstrip("\x00").split("\n")
+        self.ids = {token: i for i, token in enumerate(self.tokens)}
+        self.unknown = self.ids.get("[UNK]", 100)
+        self.special = frozenset(self.ids[t] for t in _SPECIAL if t in self.ids)
+
+
+@functools.cache
+def _vocabulary() -> _Vocabulary:
+    return _Vocabulary()
+
+
 class _Table:
-    """The token vectors as shipped (int8, 8 MB) with one factor a token (its scale times its weight), and
-    the vocabulary. A text's vector is the factor-weighted sum of its tokens' rows: converting a few
-    hundred int8 rows is fast, where half-precision rows cost ten times as much to sum."""
+    """The token vectors as shipped (int8, 8 MB) with one factor a token (its scale times its weight). A
+    text's vector is the factor-weighted sum of its tokens' rows: converting a few hundred int8 rows is
+    fast, where half-precision rows cost ten times as much to sum."""
 
     def __init__(self) -> None:
         import numpy as np
@@ -54,17 +88,11 @@ class _Table:
         with np.load(DATA) as data:
             self.quantized = np.ascontiguousarray(data["vectors"])
             scale = data["scale"].astype(np.float32)
-            vocab = str(data["vocab"]).split("\n")
-        self.vocab = {token: i for i, token in enumerate(vocab)}
-        # Frequent tokens carry little meaning: BERT's vocabulary is roughly in frequency order, so the
-        # log of a token's id weighs it (model2vec's Zipf weighting). Special tokens weigh nothing.
-        weights = np.log1p(np.arange(len(vocab), dtype=np.float32))
-        for token in _SPECIAL:
-            if token in self.vocab:
-                weights[self.vocab[token]] = 0.0
+        vocabulary = _vocabulary()
+        weights = np.log1p(np.arange(len(vocabulary.tokens), dtype=np.float32))
+        weights[list(vocabulary.special)] = 0.0
         self.factor = scale * weights
         self.dims = int(self.quantized.shape[1])
-        self.unknown = self.vocab.get("[UNK]", 100)
 
     def sum(self, ids: list[int]) -> Any:
         """The weighted sum of the vectors of ``ids`` (float32)."""
@@ -78,9 +106,58 @@ def _table() -> _Table:
     return _Table()
 
 
+class _PlainTable:
+    """The same table read and summed without numpy, for a process that has not loaded it: a ``trail``
+    command whose sync writes the few sessions Hermes changed would spend most of its time importing numpy
+    and its table (about 0.2 s) to sum a few hundred rows. In double precision, so a gist made here is the
+    numpy one to float16's precision (at most the odd last bit apart)."""
+
+    def __init__(self) -> None:
+        vectors, shape, _ = _member("vectors")
+        self.rows = memoryview(vectors).cast("b")  # int8
+        self.dims = shape[1]
+        self.scale, _, _ = _member("scale")  # float16, a token each
+
+    def factor(self, token: int) -> float:
+        if token in _vocabulary().special:
+            return 0.0
+        half: float = struct.unpack_from("<e", self.scale, 2 * token)[0]
+        return half * math.log1p(token)
+
+    def unit(self, ids: list[int]) -> list[float] | None:
+        """The unit vector of the weighted sum of ``ids``' rows; ``None`` for a zero one."""
+        total = [0.0] * self.dims
+        for token, count in Counter(ids).items():
+            weight = self.factor(token) * count
+            if weight:
+                row = self.rows[token * self.dims : (token + 1) * self.dims]
+                total = [a + weight * b for a, b in zip(total, row, strict=True)]
+        norm = math.sqrt(math.fsum(x * x for x in total))
+        if not math.isfinite(norm) or norm == 0.0:
+            return None
+        return [x / norm for x in total]
+
+
+@functools.cache
+def _plain_table() -> _PlainTable:
+    return _PlainTable()
+
+
 def warm() -> None:
     """Load the table now (before forking workers that share it)."""
     _table()
+
+
+# A sync that writes more sessions than this makes their gists by numpy (its import and table, about
+# 0.2 s, are then less than summing in Python: a few tenths of a millisecond more a session); fewer, as
+# a ``trail`` command after a Hermes turn writes, without it (:class:`_PlainTable`).
+PLAIN_UP_TO = 20
+
+
+def expect(sessions: int) -> None:
+    """Ready the gists of ``sessions`` sessions about to be written: numpy's table for many of them."""
+    if sessions > PLAIN_UP_TO and available():
+        warm()
 
 
 def _is_punctuation(char: str) -> bool:
@@ -140,7 +217,7 @@ def words(text: str) -> list[str]:
 @functools.lru_cache(maxsize=200_000)
 def pieces(word: str) -> tuple[int, ...]:
     """WordPiece ids of one word: the longest known prefix, then ``##``-pieces; unknown if it cannot."""
-    table = _table()
+    table = _vocabulary()
     if len(word) > MAX_WORD:
         return (table.unknown,)
     ids: list[int] = []
@@ -150,7 +227,7 @@ def pieces(word: str) -> tuple[int, ...]:
         found = None
         while start < end:
             piece = word[start:end] if start == 0 else "##" + word[start:end]
-            found = table.vocab.get(piece)
+            found = table.ids.get(piece)
             if found is not None:
                 break
             end -= 1
@@ -180,11 +257,18 @@ def embed(text: str) -> np.ndarray | None:
 
 
 def gist_blob(texts: list[str]) -> bytes | None:
-    """A session's gist as stored in the index (float16 bytes), from its title and prompts."""
+    """A session's gist as stored in the index (float16 bytes), from its title and prompts: by numpy where
+    it is loaded (a build, a long-lived process), else without it (:class:`_PlainTable`)."""
+    text = "\n".join(t for t in texts if t)[:GIST_CHARS]
+    if not text.strip():
+        return None
+    if "numpy" not in sys.modules:
+        ids = token_ids(text)
+        unit = _plain_table().unit(ids) if ids else None
+        return None if unit is None else struct.pack(f"<{len(unit)}e", *unit)
     import numpy as np
 
-    text = "\n".join(t for t in texts if t)[:GIST_CHARS]
-    vector = embed(text) if text.strip() else None
+    vector = embed(text)
     return None if vector is None else vector.astype(np.float16).tobytes()
 
 

@@ -297,6 +297,7 @@ def _prepared(
     # fork: such a process reads everything itself.
     workers = min(os.cpu_count() or 1, 2) if parallel and threading.active_count() == 1 else 1
     if rows < PARALLEL_FROM or workers < 2 or not sessions:
+        semantic.expect(len(sessions))
         for item in sessions:
             session, sess = item
             failed = _load(history, session)
@@ -529,6 +530,7 @@ def fill_gists(conn: sqlite3.Connection, marker: Path | None = None) -> int:
         return 0
     from hermes_trail.redact import redact
 
+    semantic.expect(len(todo))
     filled = 0
     conn.execute("BEGIN IMMEDIATE")
     try:
