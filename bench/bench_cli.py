@@ -17,6 +17,10 @@ Each home gets its index (words and vectors) built once before timing (``trail i
 would be after the first search. The meaning search is timed warm: its first run (untimed) starts the
 meaning server (``index/meaning_server.py``) that later commands reuse.
 
+``search (a turn)``: the words search on a copy of the home into which Hermes' own ``SessionDB`` writes a
+new prompt before each run (untimed), as a person meets a search after talking to Hermes: the sync reads
+that session again. Its target is the words search's, twice (8x).
+
 Prints the load average, an aligned table (command, trail ms, floor ms, ratio, CPU-time ratio, target) and
 one JSON line. The ratio is of wall-clock times; the CPU-time ratio (user + system time of the process
 itself, a search's meaning server left out) moves less when other work shares the cores.
@@ -29,10 +33,12 @@ import argparse
 import json
 import os
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -55,6 +61,7 @@ class Case:
     argv: list[str]
     target: float
     warm: bool = False  # run once untimed first (starts what later runs reuse)
+    before: Callable[[], None] | None = None  # done before each run, untimed
     trail_ms: float = 0.0
     floor_ms: float = 0.0
     ratio: float = 0.0
@@ -134,6 +141,32 @@ def cases_for(name: str, home: Path, index: Path, trail: list[str], env: dict[st
     return cases
 
 
+def turn_case(name: str, home: Path, out: Path, trail: list[str], env: dict[str, str]) -> Case:
+    """``search (a turn)``: a copy of ``home`` (never the home itself, the bundled demo among them), its own
+    index, and a new prompt written by Hermes' ``SessionDB`` before each run."""
+    from hermes_state import SessionDB
+
+    copy = out / f"turn-{name}" / "hermes_home"
+    shutil.rmtree(copy.parent, ignore_errors=True)
+    shutil.copytree(home, copy)
+    index = out / f"turn-{name}" / "index.db"
+    where = ["--home", str(copy)]
+    subprocess.run(
+        [*trail, "index", "--index", str(index), *where], env=env, check=True, stdout=subprocess.DEVNULL
+    )
+    sid = first_session(trail, copy, env)
+
+    def prompt() -> None:
+        db = SessionDB(db_path=copy / "state.db")
+        try:
+            db.append_message(sid, "user", "And the test that failed after that?")
+        finally:
+            db.close()
+
+    return Case(name, "search (a turn)", [*trail, "search", "test", *where, "--index", str(index)], 8.0,
+                before=prompt)  # fmt: skip
+
+
 def measure(case: Case, repeat: int, env: dict[str, str]) -> None:
     """Median of trail's and the floor's runs, alternating; the ratio is the median of pair ratios."""
     if case.warm:
@@ -141,6 +174,8 @@ def measure(case: Case, repeat: int, env: dict[str, str]) -> None:
     run(case.argv, env)  # page cache, .pyc files
     trail_s, floor_s, ratios, cpu_ratios = [], [], [], []
     for _ in range(repeat):
+        if case.before is not None:
+            case.before()
         a, a_cpu = run(case.argv, env)
         b, b_cpu = run(FLOOR, env)
         trail_s.append(a)
@@ -182,6 +217,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         for name, home in homes:
             cases += cases_for(name, home, out / f"index-{name}.db", trail, env)
+            cases.append(turn_case(name, home, out, trail, env))
         for case in cases:
             measure(case, repeat, env)
     except (RuntimeError, subprocess.CalledProcessError) as exc:
