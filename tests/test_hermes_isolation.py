@@ -228,9 +228,11 @@ print(json.dumps({"numpy": sys.modules.get("numpy") is not None}))
 )
 
 
-def test_sessions_the_plugin_indexes_get_their_meaning_vectors_later(installed, tmp_path):
+def test_sessions_the_plugin_indexes_get_their_gists_in_hermes_without_numpy(installed, tmp_path):
     """The index is there (``trail index`` built it); a new conversation happens in Hermes, and the plugin
-    syncs it in Hermes' Python, which has no numpy: no gist. Any later sync where numpy is gives it one."""
+    syncs it in Hermes' Python, which has no numpy: the session gets its gist there, the one numpy would
+    make to float16's precision, so search by meaning finds it at once wherever numpy is. (It got none
+    before, until a later sync in a Python with numpy.)"""
     pytest.importorskip("hermes_cli.plugins")
     import sqlite3
 
@@ -270,10 +272,22 @@ def test_sessions_the_plugin_indexes_get_their_meaning_vectors_later(installed, 
                 )
             }
 
-    assert gists()[new] is False, "synced in Hermes without numpy: no gist"
-    assert gists()[trailhome.MIGRATION_ID] is True
-    Trail(index=index, homes=(home,), parallel=False).sync()  # any later sync, where numpy is
     assert all(gists().values()), gists()
+    with contextlib.closing(sqlite3.connect(index)) as conn:
+        (made,) = conn.execute("SELECT gist FROM sessions WHERE session_id = ?", (new,)).fetchone()
+        title, prompts = conn.execute(
+            "SELECT s.title, group_concat(d.text, char(10)) FROM sessions s JOIN docs d ON d.sess = s.id "
+            "WHERE s.session_id = ? AND d.kind = 'prompt'",
+            (new,),
+        ).fetchone()
+    import numpy as np
+
+    from hermes_trail.index import semantic
+
+    expected = semantic.gist_blob([title or "", prompts])
+    assert made is not None and expected is not None
+    x, y = (np.frombuffer(b, dtype=np.float16).astype(np.float32) for b in (made, expected))
+    assert np.all(np.abs(x - y) <= np.abs(y) * 2.0**-10 + 1e-7)
 
 
 # Runs in the child: Hermes loads the plugin, a prompt comes, and the process ends at once (as a one-shot

@@ -142,7 +142,7 @@ def _session_row(
     from hermes_trail.redact import redact
 
     gist = None
-    if read.docs and semantic.available():
+    if read.docs and semantic.can_gist():
         gist = semantic.gist_blob([redact(read.title), *(d.text for d in read.docs)])
     return (
         sess,

@@ -155,6 +155,12 @@ def _plain_table() -> _PlainTable:
     return _PlainTable()
 
 
+def can_gist() -> bool:
+    """Whether a session's gist can be made here: the table ships; numpy is not needed for a few
+    (:func:`gist_blob`), so the Hermes plugin, in a Python without it, makes the gists of what it syncs."""
+    return DATA.is_file()
+
+
 def warm() -> None:
     """Load the table now (before forking workers that share it)."""
     _table()
@@ -274,7 +280,7 @@ def gist_blob(texts: list[str]) -> bytes | None:
     text = "\n".join(t for t in texts if t)[:GIST_CHARS]
     if not text.strip():
         return None
-    if "numpy" not in sys.modules:
+    if sys.modules.get("numpy") is None:  # not loaded (or not to be: a Python without it)
         import struct
 
         ids = token_ids(text)

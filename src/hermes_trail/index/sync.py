@@ -504,10 +504,10 @@ def gists_marker(index_path: Path) -> Path:
 
 
 def fill_gists(conn: sqlite3.Connection, marker: Path | None = None) -> int:
-    """Give a gist to every session synced where none could be made (by the Hermes plugin, in a Python
-    without numpy: issue 17), from its title and prompts as the index holds them (redacted already); how
-    many got one. A session is written again only when its rows change, so without this its gist would
-    wait for a rebuild.
+    """Give a gist to every session synced where none could be made (by a Hermes plugin of a trail before
+    gists were made without numpy: issue 17), from its title and prompts as the index holds them (redacted
+    already); how many got one. A session is written again only when its rows change, so without this its
+    gist would wait for a rebuild.
 
     Looking for them reads every session row of the index: tens of milliseconds on 10,000 sessions, at
     every search. So a pass that finds none left writes the state it looked at (the index's ``build`` id
@@ -515,7 +515,7 @@ def fill_gists(conn: sqlite3.Connection, marker: Path | None = None) -> int:
     is written only by an insert, which bumps the version, whichever trail wrote it). The marker is a file
     beside the index rather than a row in it: it is no part of what the index holds.
     """
-    if not semantic.available():
+    if not semantic.can_gist():
         return 0
     state = sessions_state(conn)
     if marker is not None and schema.marked(marker, state):

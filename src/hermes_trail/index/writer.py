@@ -146,7 +146,7 @@ def _gist(session: Session, docs: list[Doc]) -> bytes | None:
     """The session's gist: what the person asked (its live prompts, redacted) and its title."""
     from hermes_trail.redact import redact
 
-    if not semantic.available():
+    if not semantic.can_gist():
         return None
     prompts = [d.text for d in docs if d.kind == "prompt" and not d.rewound]
     return semantic.gist_blob([redact(session.title or ""), *prompts])
