@@ -286,6 +286,12 @@ class SqliteStore:
         """
         return self.rows(f"SELECT {self._session_columns(light)} FROM sessions ORDER BY rowid")
 
+    def session_table(self, light: bool = False) -> tuple[list[str], list[tuple[Any, ...]]]:
+        """:meth:`session_rows` as column names and value tuples: a sync that digests every row of a
+        store that changed reads them so, and makes a dict of only the rows it reads again (a dict a row
+        was a third of that pass on 10,000 sessions)."""
+        return self._execute(f"SELECT {self._session_columns(light)} FROM sessions ORDER BY rowid")
+
     def session_rows_by(self, column: str, values: list[Any], light: bool = True) -> list[Row]:
         """Session rows whose ``id`` or ``parent_session_id`` is one of ``values`` (through their indexes)."""
         assert column in ("id", "parent_session_id"), column

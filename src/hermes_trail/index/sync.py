@@ -40,7 +40,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from hermes_trail import readonly
 from hermes_trail.errors import StoreLocked, StoreUnreadable
@@ -113,12 +113,14 @@ def _changed_sessions(
     A session is read again when its ``sessions`` row changed or it has rows above the watermark; nothing
     else in the store is decoded, so a sync after a few new messages costs a pass over the session rows.
     """
-    from hermes_trail.hermes.decode.sessions import decode_session, session_id_of
+    from hermes_trail.hermes.decode.sessions import decode_session, id_text
 
-    rows = {sid: row for row in reader.session_rows(light=True) if (sid := session_id_of(row)) is not None}
+    names, values = _session_table(reader)
+    at = names.index("id") if "id" in names else None
+    rows = {sid: row for row in values if at is not None and (sid := id_text(row[at])) is not None}
     fresh = reader.sessions_with_messages_after(watermark) if indexed else set(rows)
     diverted = {p.name[: -len(".jsonl")] for p in locate.divert_files(store.home)}
-    order = column_order(next(iter(rows.values()), {}))  # every row has the columns of one query
+    order = column_order(names, positional=True)
     wanted = [
         sid
         for sid, row in rows.items()
@@ -131,10 +133,23 @@ def _changed_sessions(
         return [s for s in history.read_catalog(store) if s.id in chosen], set(rows)
     changed = []
     for sid in wanted:
-        session = decode_session(rows[sid], store, reader.message_stats_of(sid))
+        row = dict(zip(names, rows[sid], strict=True))
+        session = decode_session(row, store, reader.message_stats_of(sid))
         history.family(session)
         changed.append(session)
     return changed, set(rows)
+
+
+def _session_table(reader: StoreReader) -> tuple[list[str], list[tuple[Any, ...]]]:
+    """Every light session row of the store as column names and value tuples (``SqliteStore.session_table``;
+    a reader without it, PostgreSQL's, gives dicts that are made tuples here)."""
+    table = getattr(reader, "session_table", None)
+    if table is not None:
+        names, values = table(light=True)
+        return list(names), values
+    rows = reader.session_rows(light=True)
+    names = list(rows[0]) if rows else []
+    return names, [tuple(row[name] for name in names) for row in rows]
 
 
 class _MostChanged(Exception):

@@ -100,13 +100,12 @@ def divert_identity(home: str | Path | None, session_id: str) -> str:
     return file_identity(path) if path is not None else ""
 
 
-def fingerprint(
-    row: dict[str, Any], divert: str = "", order: Callable[[dict[str, Any]], Any] | None = None
-) -> str:
+def fingerprint(row: Any, divert: str = "", order: Callable[[Any], Any] | None = None) -> str:
     """What tells that a session changed besides new rows: its ``sessions`` row (the catalog's, without the
     system prompt). Hermes updates it whenever it changes old rows: a rewind bumps ``rewind_count`` and
     ``message_count``; compaction and model switches also add rows, which the watermark catches.
 
+    :param row: the row as a dict, or as a tuple of values with ``order``.
     :param order: :func:`column_order` of rows with this row's columns, made once for all of them (a sync
         digests every session row of a store that changed)."""
     digest = hashlib.blake2b(digest_size=12)
@@ -119,12 +118,14 @@ def fingerprint(
     return digest.hexdigest()
 
 
-def column_order(columns: Iterable[str]) -> Callable[[dict[str, Any]], Any]:
-    """The values of a row with these ``columns`` in the order :func:`fingerprint` digests them."""
-    names = sorted(columns)
-    if len(names) < 2:  # itemgetter of one name gives the value, not a tuple of it
-        return lambda row: [row[name] for name in names]
-    return operator.itemgetter(*names)
+def column_order(columns: Iterable[str], positional: bool = False) -> Callable[[Any], Any]:
+    """The values of a row with these ``columns`` in the order :func:`fingerprint` digests them: of a dict
+    row, or (``positional``) of a tuple of values in the order of ``columns``."""
+    named = list(columns)
+    keys: list[Any] = sorted(range(len(named)), key=named.__getitem__) if positional else sorted(named)
+    if len(keys) < 2:  # itemgetter of one key gives the value, not a tuple of it
+        return lambda row: [row[key] for key in keys]
+    return operator.itemgetter(*keys)
 
 
 # Each full-text index over ``docs`` and the column it reads; a doc with a NULL column is not in that index.

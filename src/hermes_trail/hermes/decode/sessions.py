@@ -38,7 +38,11 @@ def _text_col(row: dict[str, Any], column: str, problems: list[str]) -> str | No
 
 def session_id_of(row: dict[str, Any]) -> str | None:
     """The row's id as text, or ``None`` when it has none a person could name."""
-    value = row.get("id")
+    return id_text(row.get("id"))
+
+
+def id_text(value: Any) -> str | None:
+    """A session row's ``id`` value as text, or ``None`` when it is none a person could name."""
     if isinstance(value, str) and value:
         return value
     if isinstance(value, int) and not isinstance(value, bool):
