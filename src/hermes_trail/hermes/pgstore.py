@@ -270,13 +270,26 @@ class PgStore:
         light: bool = False,
         stream: bool = False,
     ) -> list[Row]:
+        names, rows = self._table_tuples(table, where, params, order=order, light=light, stream=stream)
+        return self._dicts(table, names, rows)
+
+    def _table_tuples(
+        self,
+        table: str,
+        where: str = "",
+        params: tuple[Any, ...] = (),
+        *,
+        order: str = "",
+        light: bool = False,
+        stream: bool = False,
+    ) -> tuple[list[str], list[tuple[Any, ...]]]:
+        """The column names and value tuples of :meth:`_table_rows` (before a ``content`` is fixed)."""
         select, names = self._select(table, light)
         if not names:
-            return []
+            return [], []
         sql = f"SELECT {select} FROM {_quote(table)}" + (f" WHERE {where}" if where else "")
         sql += f" ORDER BY {order}" if order else ""
-        rows = self._stream(sql, params) if stream else self._fetch(sql, params)
-        return self._dicts(table, names, rows)
+        return names, self._stream(sql, params) if stream else self._fetch(sql, params)
 
     # -- what Hermes stores --------------------------------------------------------------------------
     def has_table(self, name: str) -> bool:
@@ -303,6 +316,9 @@ class PgStore:
 
     def session_rows(self, light: bool = False) -> list[Row]:
         return self._table_rows("sessions", order=self._session_order(), light=light, stream=True)
+
+    def session_table(self, light: bool = False) -> tuple[list[str], list[tuple[Any, ...]]]:
+        return self._table_tuples("sessions", order=self._session_order(), light=light, stream=True)
 
     def session_rows_by(self, column: str, values: list[Any], light: bool = True) -> list[Row]:
         assert column in ("id", "parent_session_id"), column

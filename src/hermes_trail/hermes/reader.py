@@ -37,6 +37,11 @@ class StoreReader(Protocol):
         """Every ``sessions`` row in insertion order; ``light`` leaves out ``system_prompt``."""
         ...
 
+    def session_table(self, light: bool = False) -> tuple[list[str], list[tuple[Any, ...]]]:
+        """:meth:`session_rows` as column names and value tuples (a pass over every row need not make a dict
+        of each)."""
+        ...
+
     def session_rows_by(self, column: str, values: list[Any], light: bool = True) -> list[Row]:
         """Session rows whose ``id`` or ``parent_session_id`` is one of ``values``."""
         ...

@@ -123,17 +123,19 @@ class _PlainTable:
     numpy one to float16's precision (at most the odd last bit apart)."""
 
     def __init__(self) -> None:
+        import struct
+
         vectors, shape, _ = _member("vectors")
         self.rows = memoryview(vectors).cast("b")  # int8
         self.dims = shape[1]
         self.scale, _, _ = _member("scale")  # float16, a token each
+        self._half = struct.Struct("<e").unpack_from
+        self._special = _vocabulary().special
 
     def factor(self, token: int) -> float:
-        import struct
-
-        if token in _vocabulary().special:
+        if token in self._special:
             return 0.0
-        half: float = struct.unpack_from("<e", self.scale, 2 * token)[0]
+        half: float = self._half(self.scale, 2 * token)[0]
         return half * math.log1p(token)
 
     def unit(self, ids: list[int]) -> list[float] | None:

@@ -40,7 +40,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from hermes_trail import readonly
 from hermes_trail.errors import StoreLocked, StoreUnreadable
@@ -115,12 +115,12 @@ def _changed_sessions(
     """
     from hermes_trail.hermes.decode.sessions import decode_session, id_text
 
-    names, values = _session_table(reader)
+    names, values = reader.session_table(light=True)
     at = names.index("id") if "id" in names else None
     rows = {sid: row for row in values if at is not None and (sid := id_text(row[at])) is not None}
     fresh = reader.sessions_with_messages_after(watermark) if indexed else set(rows)
     diverted = {p.name[: -len(".jsonl")] for p in locate.divert_files(store.home)}
-    order = column_order(names, positional=True)
+    order = column_order(names)
     wanted = [
         sid
         for sid, row in rows.items()
@@ -138,18 +138,6 @@ def _changed_sessions(
         history.family(session)
         changed.append(session)
     return changed, set(rows)
-
-
-def _session_table(reader: StoreReader) -> tuple[list[str], list[tuple[Any, ...]]]:
-    """Every light session row of the store as column names and value tuples (``SqliteStore.session_table``;
-    a reader without it, PostgreSQL's, gives dicts that are made tuples here)."""
-    table = getattr(reader, "session_table", None)
-    if table is not None:
-        names, values = table(light=True)
-        return list(names), values
-    rows = reader.session_rows(light=True)
-    names = list(rows[0]) if rows else []
-    return names, [tuple(row[name] for name in names) for row in rows]
 
 
 class _MostChanged(Exception):

@@ -118,14 +118,14 @@ def fingerprint(row: Any, divert: str = "", order: Callable[[Any], Any] | None =
     return digest.hexdigest()
 
 
-def column_order(columns: Iterable[str], positional: bool = False) -> Callable[[Any], Any]:
-    """The values of a row with these ``columns`` in the order :func:`fingerprint` digests them: of a dict
-    row, or (``positional``) of a tuple of values in the order of ``columns``."""
+def column_order(columns: Iterable[str]) -> Callable[[tuple[Any, ...]], Any]:
+    """The values of a tuple row with these ``columns`` (in this order) in the order :func:`fingerprint`
+    digests them: its columns' names sorted, as a dict row's are."""
     named = list(columns)
-    keys: list[Any] = sorted(range(len(named)), key=named.__getitem__) if positional else sorted(named)
-    if len(keys) < 2:  # itemgetter of one key gives the value, not a tuple of it
-        return lambda row: [row[key] for key in keys]
-    return operator.itemgetter(*keys)
+    positions = sorted(range(len(named)), key=named.__getitem__)
+    if len(positions) < 2:  # itemgetter of one position gives the value, not a tuple of it
+        return lambda row: [row[at] for at in positions]
+    return operator.itemgetter(*positions)
 
 
 # Each full-text index over ``docs`` and the column it reads; a doc with a NULL column is not in that index.
