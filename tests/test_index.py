@@ -124,6 +124,93 @@ def test_only_the_changed_session_is_read_again(home, index):
     assert [h.session_id for h in hits] == [CHILD]
 
 
+def test_a_session_whose_row_alone_changed_is_read_again(home, index):
+    """Hermes changes a session's row without adding a message to it (a title set later, an end): the
+    sync tells it by the row's mark and reads that session, and only it, again."""
+    sync_index(index, homes=[home])
+    db = hermes_state.SessionDB(db_path=home / "state.db")
+    db.set_session_title(CRON, "Nightly staging report, weekdays")
+    db.close()
+    report = sync_index(index, homes=[home])
+    assert (report.changed_stores, report.sessions_indexed) == (1, 1)
+    assert [h.session_id for h in search(index, "weekdays").hits] == [CRON]
+
+
+def _earlier_form(index: Path, home: Path) -> None:
+    """Give the index's sessions the fingerprints an earlier trail wrote: a digest of each session's row
+    made in Python (what the index held before rows were marked by the store)."""
+    from hermes_trail.hermes.store import SqliteStore
+    from hermes_trail.index.writer import fingerprint
+
+    conn = sqlite3.connect(index)
+    with conn:
+        for db in (home / "state.db", home / "profiles" / "work" / "state.db"):
+            with SqliteStore(db) as reader:
+                for row in reader.session_rows(light=True):
+                    earlier = (fingerprint(row), row["id"])
+                    conn.execute("UPDATE sessions SET fingerprint = ? WHERE session_id = ?", earlier)
+    conn.close()
+
+
+def _fingerprints(index: Path) -> dict[str, str]:
+    conn = sqlite3.connect(index)
+    try:
+        return dict(conn.execute("SELECT session_id, fingerprint FROM sessions"))
+    finally:
+        conn.close()
+
+
+def test_an_index_an_earlier_trail_wrote_reads_no_session_again_for_its_fingerprints(home, index):
+    """Its fingerprints are of an earlier form, unlike every one a sync makes now: the first sync of a store
+    that changed compares them the earlier way, once, and replaces them, so an upgrade reads again only
+    the sessions that changed (10,000 sessions read again would build the index anew)."""
+    from hermes_trail.index.writer import MARK_FORM
+
+    sync_index(index, homes=[home])
+    _earlier_form(index, home)
+    before = _fingerprints(index)
+    assert not any(fp.startswith(MARK_FORM) for fp in before.values())
+    db = hermes_state.SessionDB(db_path=home / "state.db")
+    db.append_message(OTHER, "user", "明天呢？", timestamp=1_800_200_100.0)
+    db.set_session_title(CRON, "Nightly staging report, weekdays")
+    db.close()
+    report = sync_index(index, homes=[home])
+    assert (report.changed_stores, report.sessions_indexed) == (1, 2)  # the new message's and the title's
+    now = _fingerprints(index)
+    root_store = {ROOT, CHILD, CRON, OTHER}
+    assert all(now[sid].startswith(MARK_FORM) for sid in root_store)
+    assert now[WORK] == before[WORK]  # a store that did not change is not looked at
+    again = sync_index(index, homes=[home])
+    assert (again.changed_stores, again.sessions_indexed) == (0, 0)
+    db = hermes_state.SessionDB(db_path=home / "state.db")
+    db.append_message(CHILD, "user", "Also rotate the credentials.", timestamp=1_800_000_200.0)
+    db.close()
+    assert sync_index(index, homes=[home]).sessions_indexed == 1
+
+
+def test_a_session_row_holding_a_blob_is_marked_all_the_same(home, index):
+    """SQLite cannot make a JSON array of a row with a BLOB value: a store whose rows hold one (nothing in
+    Hermes writes one, a hand-made or other tool's store can) is marked by the rows' values instead, the
+    same way every time, so only what changed is read again."""
+    conn = sqlite3.connect(home / "state.db")
+    with conn:
+        conn.execute("UPDATE sessions SET model_config = ? WHERE id = ?", (b"\x00\x01binary", CRON))
+    conn.close()
+    first = sync_index(index, homes=[home])
+    assert first.sessions_indexed == 5
+    assert sync_index(index, homes=[home]).changed_stores == 0
+    db = hermes_state.SessionDB(db_path=home / "state.db")
+    db.append_message(CHILD, "user", "Also rotate the credentials.", timestamp=1_800_000_200.0)
+    db.close()
+    report = sync_index(index, homes=[home])
+    assert (report.changed_stores, report.sessions_indexed) == (1, 1)
+    conn = sqlite3.connect(home / "state.db")
+    with conn:
+        conn.execute("UPDATE sessions SET model_config = ? WHERE id = ?", (b"\x00\x02binary", CRON))
+    conn.close()
+    assert sync_index(index, homes=[home]).sessions_indexed == 1
+
+
 def test_a_rewind_leaves_search_unless_asked(home, index):
     sync_index(index, homes=[home])
     db = hermes_state.SessionDB(db_path=home / "state.db")

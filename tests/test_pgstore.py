@@ -425,3 +425,25 @@ def test_trail_finds_a_profiles_postgres_store_without_flags(hermes_home, pg_loa
         str(hermes_home / "profiles" / "work" / "state.db"),
         shown(dsn),
     }
+
+
+@pytest.mark.parametrize("layout", pgserver.LAYOUTS)
+def test_a_sync_reads_again_only_the_postgres_sessions_whose_row_changed(
+    pg_cluster, pg_load, hermes_home, tmp_path, layout
+):
+    """The server digests each session's row (``ROW(...)::text``): a sync of a store that changed reads
+    again the session whose row changed, and not the others, in either layout."""
+    from hermes_trail.index.sync import sync_index
+
+    dsn = pg_load(hermes_home / "state.db", layout)
+    schema = dsn.rsplit("%3D", 1)[1]
+    index = tmp_path / "index.db"
+    first = sync_index(index, pgs=[dsn])
+    assert first.sessions_indexed >= 2
+    assert sync_index(index, pgs=[dsn]).sessions_indexed == 0
+    with pg_cluster.connect() as admin:
+        renamed = ("Renamed", hermesdb.CHAT_ID)
+        admin.execute(f'UPDATE "{schema}".sessions SET title = %s WHERE id = %s', renamed)
+    report = sync_index(index, pgs=[dsn])
+    assert (report.changed_stores, report.sessions_indexed) == (1, 1)
+    assert sync_index(index, pgs=[dsn]).sessions_indexed == 0

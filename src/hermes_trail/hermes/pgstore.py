@@ -317,8 +317,15 @@ class PgStore:
     def session_rows(self, light: bool = False) -> list[Row]:
         return self._table_rows("sessions", order=self._session_order(), light=light, stream=True)
 
-    def session_table(self, light: bool = False) -> tuple[list[str], list[tuple[Any, ...]]]:
-        return self._table_tuples("sessions", order=self._session_order(), light=light, stream=True)
+    def session_marks(self) -> list[tuple[Any, bytes]]:
+        """Each row's values as PostgreSQL writes a row (``ROW(...)::text``), digested by the server: the
+        rows' values never cross the connection."""
+        light = sorted(c for c in self.columns("sessions") if c != "system_prompt")
+        if "id" not in light:
+            return []
+        row = "ROW(" + ", ".join(_quote(c) for c in light) + ")::text"
+        sql = f'SELECT "id", md5({row}) FROM "sessions" ORDER BY {self._session_order()}'
+        return [(sid, mark.encode()) for sid, mark in self._stream(sql, ())]
 
     def session_rows_by(self, column: str, values: list[Any], light: bool = True) -> list[Row]:
         assert column in ("id", "parent_session_id"), column

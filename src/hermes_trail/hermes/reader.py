@@ -37,9 +37,10 @@ class StoreReader(Protocol):
         """Every ``sessions`` row in insertion order; ``light`` leaves out ``system_prompt``."""
         ...
 
-    def session_table(self, light: bool = False) -> tuple[list[str], list[tuple[Any, ...]]]:
-        """:meth:`session_rows` as column names and value tuples (a pass over every row need not make a dict
-        of each)."""
+    def session_marks(self) -> list[tuple[Any, bytes]]:
+        """Each ``sessions`` row's ``id`` and bytes that stand for its values but the system prompt, in
+        insertion order: the same values give the same bytes, other values other bytes. A sync digests them
+        to tell which rows changed, with no value of any row made a Python object."""
         ...
 
     def session_rows_by(self, column: str, values: list[Any], light: bool = True) -> list[Row]:

@@ -49,15 +49,16 @@ from hermes_trail.hermes.changes import store_marks
 from hermes_trail.index import schema, semantic
 from hermes_trail.index.opening import BUILD_MESSAGES, open_index
 from hermes_trail.index.writer import (
+    MARK_FORM,
     Prepared,
     SyncReport,
     Writer,
-    column_order,
     delete_session,
     divert_identity,
     file_identity,
     fingerprint,
     prepare,
+    row_digest,
 )
 from hermes_trail.model import Session, Store, Stray
 
@@ -107,37 +108,69 @@ TARGETED_LIMIT = 300
 
 def _changed_sessions(
     history: History, store: Store, reader: StoreReader, indexed: dict[str, tuple[int, str]], watermark: int
-) -> tuple[list[Session], set[str]]:
-    """The sessions to read again, and every session id the store holds now.
+) -> tuple[list[Session], dict[str, str], list[tuple[int, str]]]:
+    """The sessions to read again; each session's fingerprint now, by the id of every session the store
+    holds; and the indexed sessions, unchanged, whose fingerprint of the earlier form is to be replaced by
+    that (``sessions.id``, fingerprint).
 
     A session is read again when its ``sessions`` row changed or it has rows above the watermark; nothing
-    else in the store is decoded, so a sync after a few new messages costs a pass over the session rows.
+    else in the store is decoded, so a sync after a few new messages costs a pass over the session rows'
+    marks.
     """
     from hermes_trail.hermes.decode.sessions import decode_session, id_text
 
-    names, values = reader.session_table(light=True)
-    at = names.index("id") if "id" in names else None
-    rows = {sid: row for row in values if at is not None and (sid := id_text(row[at])) is not None}
-    fresh = reader.sessions_with_messages_after(watermark) if indexed else set(rows)
     diverted = {p.name[: -len(".jsonl")] for p in locate.divert_files(store.home)}
-    order = column_order(names)
-    wanted = [
+    digests: dict[str, str] = {}
+    for value, mark in reader.session_marks():
+        if (sid := id_text(value)) is not None:
+            digests[sid] = row_digest(mark, divert_identity(store.home, sid) if sid in diverted else "")
+    fresh = reader.sessions_with_messages_after(watermark) if indexed else set(digests)
+    unknown = ("", "")
+    earlier = [
         sid
-        for sid, row in rows.items()
-        if sid in fresh
-        or indexed.get(sid, (0, ""))[1]
-        != fingerprint(row, divert_identity(store.home, sid) if sid in diverted else "", order)
+        for sid in digests
+        if sid not in fresh and (fp := indexed.get(sid, unknown)[1]) and not fp.startswith(MARK_FORM)
     ]
+    restamp = _same_as_before(store, reader, indexed, digests, earlier) if earlier else []
+    kept = {sess for sess, _ in restamp}
+    wanted = []
+    for sid, digest in digests.items():
+        sess, before = indexed.get(sid, (None, ""))
+        if sid in fresh or (before != digest and sess not in kept):
+            wanted.append(sid)
     if len(wanted) > TARGETED_LIMIT:
         chosen = set(wanted)
-        return [s for s in history.read_catalog(store) if s.id in chosen], set(rows)
+        return [s for s in history.read_catalog(store) if s.id in chosen], digests, restamp
     changed = []
-    for sid in wanted:
-        row = dict(zip(names, rows[sid], strict=True))
-        session = decode_session(row, store, reader.message_stats_of(sid))
+    for row in reader.session_rows_by("id", wanted, light=True):
+        session = decode_session(row, store, reader.message_stats_of(id_text(row.get("id")) or ""))
         history.family(session)
         changed.append(session)
-    return changed, set(rows)
+    return changed, digests, restamp
+
+
+def _same_as_before(
+    store: Store,
+    reader: StoreReader,
+    indexed: dict[str, tuple[int, str]],
+    digests: dict[str, str],
+    sids: list[str],
+) -> list[tuple[int, str]]:
+    """Of these sessions, indexed with a fingerprint of the earlier form, the ones whose row that form
+    still matches, with their fingerprint now: an index written by an earlier trail is compared so once,
+    and reads no session again because the form changed (every session of it would have looked
+    changed)."""
+    from hermes_trail.hermes.decode.sessions import id_text
+
+    same = []
+    for row in reader.session_rows_by("id", sids, light=True):
+        sid = id_text(row.get("id"))
+        if sid is None or sid not in digests:
+            continue
+        sess, before = indexed[sid]
+        if fingerprint(row, divert_identity(store.home, sid)) == before:
+            same.append((sess, digests[sid]))
+    return same
 
 
 class _MostChanged(Exception):
@@ -222,11 +255,12 @@ def _sync_store(
         )
     }
     row = conn.execute("SELECT watermark FROM stores WHERE key = ?", (store.key,)).fetchone()
-    changed, current = _changed_sessions(history, store, reader, indexed, row[0] if row else 0)
+    changed, digests, restamp = _changed_sessions(history, store, reader, indexed, row[0] if row else 0)
+    conn.executemany("UPDATE sessions SET fingerprint = ? WHERE id = ?", [(fp, sess) for sess, fp in restamp])
     # Oldest activity first, so newer conversations get higher doc ids: the id order is the recency order
     # that ranking by recency leans on.
     changed.sort(key=lambda s: (s.last_activity_at.timestamp() if s.last_activity_at else 0.0, s.id))
-    gone = set(indexed) - current
+    gone = set(indexed) - set(digests)
     if not building:  # a build replaces as it goes: there is nothing cheaper to fall back on
         _check_not_most(conn, [s for s in changed if s.id in indexed])
     total[1] += sum((s.row_stats or (0,))[0] for s in changed)
@@ -250,9 +284,8 @@ def _sync_store(
             report.strays.append(Stray(where=session.store.path, reason=prepared.reason, kind="store"))
             unread.append(session.id)
             continue
-        report.docs += writer.replace(
-            store.key, session, indexed.get(session.id, (None, None))[0], sess, prepared
-        )
+        old = indexed.get(session.id, (None, None))[0]
+        report.docs += writer.replace(store.key, session, old, sess, prepared, digests.get(session.id))
         report.sessions_indexed += 1
         rows = (session.row_stats or (0,))[0]
         report.messages_read += rows

@@ -9,9 +9,8 @@ those imports another to write.
 from __future__ import annotations
 
 import hashlib
-import operator
 import sqlite3
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -100,32 +99,34 @@ def divert_identity(home: str | Path | None, session_id: str) -> str:
     return file_identity(path) if path is not None else ""
 
 
-def fingerprint(row: Any, divert: str = "", order: Callable[[Any], Any] | None = None) -> str:
-    """What tells that a session changed besides new rows: its ``sessions`` row (the catalog's, without the
-    system prompt). Hermes updates it whenever it changes old rows: a rewind bumps ``rewind_count`` and
-    ``message_count``; compaction and model switches also add rows, which the watermark catches.
-
-    :param row: the row as a dict, or as a tuple of values with ``order``.
-    :param order: :func:`column_order` of rows with this row's columns, made once for all of them (a sync
-        digests every session row of a store that changed)."""
+def fingerprint(row: Any, divert: str = "") -> str:
+    """The earlier form of a session's fingerprint: a digest of its ``sessions`` row (a dict, without the
+    system prompt) made in Python. A sync now digests the row's mark (:func:`row_digest`) and compares an
+    indexed fingerprint of this form this way once, to replace it; a recovered session, which no sync
+    compares, keeps it."""
     digest = hashlib.blake2b(digest_size=12)
     # The values in the order of their column names (the names themselves are left out, which halves the
     # cost).
-    values = list(order(row)) if order is not None else [row[name] for name in sorted(row)]
-    digest.update(repr(values).encode(errors="replace"))
+    digest.update(repr([row[name] for name in sorted(row)]).encode(errors="replace"))
     if divert:  # and its divert file's identity, when it has one (:func:`divert_identity`)
         digest.update(divert.encode())
     return digest.hexdigest()
 
 
-def column_order(columns: Iterable[str]) -> Callable[[tuple[Any, ...]], Any]:
-    """The values of a tuple row with these ``columns`` (in this order) in the order :func:`fingerprint`
-    digests them: its columns' names sorted, as a dict row's are."""
-    named = list(columns)
-    positions = sorted(range(len(named)), key=named.__getitem__)
-    if len(positions) < 2:  # itemgetter of one position gives the value, not a tuple of it
-        return lambda row: [row[at] for at in positions]
-    return operator.itemgetter(*positions)
+# What opens a fingerprint made by :func:`row_digest`, which tells it from one of the earlier form.
+MARK_FORM = "2:"
+
+
+def row_digest(mark: bytes, divert: str = "") -> str:
+    """What tells that a session changed besides new rows: a digest of its ``sessions`` row, as its store's
+    reader marks it (:meth:`~hermes_trail.hermes.reader.StoreReader.session_marks`), and of its divert
+    file's identity when it has one. Hermes updates the row whenever it changes old rows: a rewind bumps
+    ``rewind_count`` and ``message_count``; compaction and model switches also add rows, which the
+    watermark catches."""
+    digest = hashlib.blake2b(mark, digest_size=12)
+    if divert:
+        digest.update(divert.encode())
+    return MARK_FORM + digest.hexdigest()
 
 
 # Each full-text index over ``docs`` and the column it reads; a doc with a NULL column is not in that index.
@@ -166,7 +167,9 @@ def prepare(session: Session, sess: int) -> Prepared:
     return _gist(session, docs), doc_rows(sess, docs)
 
 
-def _session_row(session: Session, store_key: str, sess: int, gist: bytes | None = None) -> tuple[Any, ...]:
+def _session_row(
+    session: Session, store_key: str, sess: int, gist: bytes | None = None, digest: str | None = None
+) -> tuple[Any, ...]:
     from hermes_trail.redact import redact
 
     root = session.chain[0] if session.chain else session.id
@@ -187,7 +190,7 @@ def _session_row(session: Session, store_key: str, sess: int, gist: bytes | None
         session.model,
         started,
         last,
-        fingerprint(session.raw, divert_identity(session.store.home, session.id)),
+        digest or fingerprint(session.raw, divert_identity(session.store.home, session.id)),
         gist,
     )
 
@@ -260,10 +263,18 @@ class Writer:
         return int(self.conn.execute("SELECT coalesce(max(id), 0) FROM docs").fetchone()[0])
 
     def replace(
-        self, store_key: str, session: Session, old: int | None, sess: int, prepared: Prepared
+        self,
+        store_key: str,
+        session: Session,
+        old: int | None,
+        sess: int,
+        prepared: Prepared,
+        digest: str | None = None,
     ) -> int:
+        """Write ``session`` in place of ``old``, with ``digest`` (:func:`row_digest`, made when the sync
+        compared its row) as its fingerprint, else one of the earlier form."""
         gist, rows = prepared
-        return self.write(old, _session_row(session, store_key, sess, gist), rows)
+        return self.write(old, _session_row(session, store_key, sess, gist, digest), rows)
 
     def write(self, old: int | None, session_row: tuple[Any, ...], rows: list[tuple[Any, ...]]) -> int:
         """One session's rows in place of ``old`` (its ``sessions.id``, when it was indexed): the session
