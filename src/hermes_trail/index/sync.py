@@ -324,9 +324,6 @@ def _prepared(
     """Each numbered session made ready to write, in the order given: here, or by one worker process per
     core when there is a lot to read (decoding is the cost of a build; the writer keeps this process busy
     meanwhile) and ``parallel`` allows it."""
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
     rows = sum((s.row_stats or (0,))[0] for s, _ in sessions)
     # Forking a process that runs other threads (the MCP server answers in worker threads; Hermes, around
     # the plugin, has its own) can leave a child waiting forever on a lock another thread held at the
@@ -358,6 +355,11 @@ def _prepared(
     jobs = [(location, [(s.id, sess) for s, sess in batch]) for batch in batches]
     if semantic.available():
         semantic.warm()  # loaded once here, shared by the forked workers
+    # Imported only here: the few sessions of a sync after a Hermes turn are read in this process, and
+    # these imports (with logging) were 12 ms of such a `trail` command.
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
     # fork on Linux: workers inherit the decoder without re-importing __main__ (which may be a -c script).
     context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
     with ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_worker_start) as pool:
