@@ -214,6 +214,42 @@ def test_a_push_sends_what_changed_only_and_deletes_what_is_gone(fleet, machines
     assert "A new title" in {r[9] for r in rows}
 
 
+def test_sessions_unchanged_when_the_local_fingerprints_took_another_form_are_not_sent_again(
+    fleet, machines, tmp_path
+):
+    """An index an earlier trail wrote, pushed: its fingerprints are replaced by the first sync that reads a
+    store that changed (they took another form, ``index/sync.py``). The sessions that did not change are
+    still the ones the shared index holds and are not sent again; the one that changed is."""
+    import hermes_state
+
+    from hermes_trail.hermes.store import SqliteStore
+    from hermes_trail.index.writer import MARK_FORM, fingerprint
+
+    home = tmp_path / "hermes_home"
+    shutil.copytree(machines["alpha"][0], home)
+    index = tmp_path / "index.db"
+    sync_index(index, homes=[home], parallel=False)
+    with sqlite3.connect(index) as conn, SqliteStore(home / "state.db") as reader:  # as an earlier trail
+        for row in reader.session_rows(light=True):
+            earlier = (fingerprint(row), row["id"])
+            conn.execute("UPDATE sessions SET fingerprint = ? WHERE session_id = ?", earlier)
+        retitled = reader.session_rows(light=True)[0]["id"]
+    sessions, _ = _local_counts(index)
+    assert push(index, fleet.admin, "alpha").pushed == sessions
+    db = hermes_state.SessionDB(db_path=home / "state.db")
+    try:
+        db.set_session_title(retitled, "Renamed after the upgrade")
+    finally:
+        db.close()
+    assert sync_index(index, homes=[home], parallel=False).sessions_indexed == 1
+    with sqlite3.connect(index) as conn:
+        assert all(fp.startswith(MARK_FORM) for (fp,) in conn.execute("SELECT fingerprint FROM sessions"))
+    again = push(index, fleet.admin, "alpha")
+    assert (again.pushed, again.unchanged) == (1, sessions - 1)
+    assert "Renamed after the upgrade" in {r[9] for r in fleet.rows("alpha")[0]}
+    assert push(index, fleet.admin, "alpha").pushed == 0
+
+
 def test_two_hosts_push_at_once(fleet, machines):
     alpha = fleet.host_login("alpha")
     beta = fleet.host_login("beta")

@@ -189,9 +189,9 @@ def test_an_index_an_earlier_trail_wrote_reads_no_session_again_for_its_fingerpr
 
 
 def test_a_session_row_holding_a_blob_is_marked_all_the_same(home, index):
-    """SQLite cannot make a JSON array of a row with a BLOB value: a store whose rows hold one (nothing in
-    Hermes writes one, a hand-made or other tool's store can) is marked by the rows' values instead, the
-    same way every time, so only what changed is read again."""
+    """A store whose session rows hold a BLOB (nothing in Hermes writes one, a hand-made or another tool's
+    store can; a JSON array of such a row fails) is marked as any other: only what changed is read again,
+    the BLOB's own change included."""
     conn = sqlite3.connect(home / "state.db")
     with conn:
         conn.execute("UPDATE sessions SET model_config = ? WHERE id = ?", (b"\x00\x01binary", CRON))
@@ -518,3 +518,34 @@ def test_whatever_mix_of_scripts_and_marks_is_typed_search_answers(home, index):
 
     asked()
     conn.close()
+
+
+def test_a_real_is_marked_the_same_by_every_sqlite(home):
+    """A session row's mark holds no digits SQLite chose for a REAL (3.40 writes 1704067788.02698, 3.43 and
+    later 1704067788.0269799, so two trails on two SQLite libraries sharing an index would each read again
+    every row the other had marked): a REAL is its whole part and its fraction in 2^-53 units, which
+    SQLite computes exactly; a change in its last bit still changes the mark."""
+    import math
+
+    from hermes_trail.hermes.store import SqliteStore
+
+    started = 1704067788.02698
+    conn = sqlite3.connect(home / "state.db")
+    with conn:
+        conn.execute("UPDATE sessions SET started_at = ? WHERE id = ?", (started, ROOT))
+    conn.close()
+
+    def mark() -> bytes:
+        with SqliteStore(home / "state.db") as reader:
+            return dict(reader.session_marks())[ROOT]
+
+    first = mark()
+    whole = math.floor(started)
+    fraction = int((started - whole) * 2.0**53)
+    assert f"'{whole}:{fraction}'".encode() in first
+    assert b"1704067788.02698" not in first and b"1704067788.0269799" not in first
+    conn = sqlite3.connect(home / "state.db")
+    with conn:
+        conn.execute("UPDATE sessions SET started_at = ? WHERE id = ?", (math.nextafter(started, 2e9), ROOT))
+    conn.close()
+    assert mark() != first

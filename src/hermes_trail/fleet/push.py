@@ -94,6 +94,7 @@ class _Local:
     chars: int
     passages: int
     made: int  # how its passages were made: the local index's passages format, 0 when earlier or none
+    was: str | None = None  # the fingerprint it had before the local index's took another form, if unchanged
 
     @property
     def key(self) -> tuple[str, str]:
@@ -276,6 +277,7 @@ def _record(conn: psycopg.Connection[Any], host: str) -> None:
 
 def _local_sessions(local: sqlite3.Connection, vector: bool) -> list[_Local]:
     from hermes_trail.index import schema as local_schema
+    from hermes_trail.index.writer import WAS
 
     format_ = local_schema.format_of(local) or "?"
     docs = {
@@ -289,10 +291,14 @@ def _local_sessions(local: sqlite3.Connection, vector: bool) -> list[_Local]:
     out = []
     for row in local.execute(f"SELECT {_SESSION_COLUMNS} FROM sessions ORDER BY id"):
         # The format with the fingerprint: a trail whose docs hold something else sends every session again.
-        shared = (*row[:14], f"{format_}:{row[14]}")
+        # A session unchanged since its fingerprint took another form is still the one pushed with the
+        # earlier (which the shared index holds): it is not sent again for that.
+        now, _, was = row[14].partition(WAS)
+        shared = (*row[:14], f"{format_}:{now}")
         n, chars = docs.get(row[0], (0, 0))
         count = passages.get(row[0], 0)
-        out.append(_Local(shared, n, chars, count, made.get(row[0], 0) if count else 0))
+        earlier = f"{format_}:{was}" if was else None
+        out.append(_Local(shared, n, chars, count, made.get(row[0], 0) if count else 0, earlier))
     return out
 
 
@@ -334,7 +340,7 @@ def _push(
         changed, vectors_only = [], []
         for item in mine:
             there = remote.get(item.key)
-            if there is None or there[0] != item.row[14]:
+            if there is None or there[0] not in (item.row[14], item.was):
                 changed.append(item)
             elif info.vector and (there[1] != item.passages or (item.made and there[3] != item.made)):
                 # Passages made since, or made again another way (a newer trail's passages format).

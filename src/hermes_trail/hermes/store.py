@@ -59,9 +59,20 @@ def _describe(exc: sqlite3.Error) -> str:
     return text
 
 
-# What SQLite answers when it cannot make a row's JSON array at all, whatever the moment: a BLOB value, no
-# JSON functions, more arguments than a function takes.
-_NO_JSON_ARRAY = ("JSON cannot hold BLOB", "no such function", "too many arguments")
+def _marked(column: str, declared: str) -> str:
+    """How :meth:`SqliteStore.session_marks` reads a column: as it is, but a REAL as two integers (its whole
+    part, and its fraction in units of 2^-53), which every SQLite writes alike where each writes a REAL's
+    digits its own way, and a BLOB as its hex digits (``printf`` would stop at its first NUL byte). Only a
+    column without text affinity (``CHAR``, ``CLOB``, ``TEXT`` in its declared type) can hold a REAL; any
+    column can hold a BLOB."""
+    quoted = '"' + column.replace('"', '""') + '"'
+    blob = f"WHEN 'blob' THEN 'X' || hex({quoted})"
+    kind = declared.upper()
+    if any(text in kind for text in ("CHAR", "CLOB", "TEXT")) and "INT" not in kind:
+        return f"CASE typeof({quoted}) {blob} ELSE {quoted} END"
+    whole = f"CAST({quoted} AS INTEGER)"
+    real = f"WHEN 'real' THEN {whole} || ':' || CAST(({quoted} - {whole}) * 9007199254740992.0 AS INTEGER)"
+    return f"CASE typeof({quoted}) {real} {blob} ELSE {quoted} END"
 
 
 def _needs_recovery(exc: sqlite3.Error) -> bool:
@@ -292,29 +303,30 @@ class SqliteStore:
         return self.rows(f"SELECT {self._session_columns(light)} FROM sessions ORDER BY rowid")
 
     def session_marks(self) -> list[tuple[Any, bytes]]:
-        """Each row's values as one JSON array, made by SQLite: a sync after a Hermes turn digests every
-        session row, and fetching them as values cost twice what the array does (10,000 rows: 106 ms to
-        fetch their values and 73 ms to digest them, against 60 and 10). The columns in the order of their
-        names, so a store whose columns were added in another order marks the same row the same.
+        """Each row's values as one string SQLite makes (``printf``'s ``%Q``, a value quoted, NULL bare): a
+        sync after a Hermes turn digests every session row, and fetching them as values cost far more
+        (10,000 rows: 106 ms to fetch their values and 73 ms to digest them, against about 90 and 10). The
+        columns in the order of their names, so a store whose columns were added in another order marks
+        the same row the same.
 
-        SQLite refuses to make one of a row holding a BLOB (which JSON cannot hold), and one without JSON
-        or with more columns than a function takes has none: then the values' ``repr``, the same every
-        time for the same store (never on a failure that could pass, such as a lock)."""
-        light = sorted(c for c in self.columns("sessions") if c != "system_prompt")
+        The same bytes from every SQLite: the Hermes plugin (in Hermes' Python) and a ``trail`` command
+        may share an index with different SQLite libraries, and each would read again every row the other
+        marked otherwise. SQLite writes a REAL as text with 15 digits before 3.43 and 17 since (JSON, quote
+        and printf alike: 59,000 of 60,000 values differ), so a REAL is marked by its whole part and its
+        fraction in 2^-53 units, integers both, the same in every SQLite. Text and integers are written
+        the same by all; a column of text affinity holds no REAL (SQLite makes it text as it is stored).
+        A BLOB is marked by its hex digits. ``printf`` is in every SQLite since 2014 (a JSON array, 25 ms
+        faster on 10,000 rows, fails on a BLOB and is missing from SQLite before 3.38 built without it:
+        a trail there would have marked every row otherwise)."""
+        declared = {r[1]: str(r[2] or "") for r in self._query('PRAGMA table_info("sessions")')}
+        light = sorted(c for c in declared if c != "system_prompt")
         if "id" not in light:
             return []
-        values = ", ".join(f'"{c}"' for c in light)
-        try:
-            sql = f'SELECT "id", CAST(json_array({values}) AS BLOB) FROM sessions ORDER BY rowid'
-            return self._execute(sql)[1]
-        except StoreLocked:
-            raise
-        except StoreUnreadable as exc:
-            if not any(refused in exc.reason for refused in _NO_JSON_ARRAY):
-                raise
-        names, rows = self._execute(f"SELECT {values} FROM sessions ORDER BY rowid")
-        at = names.index("id")
-        return [(row[at], repr(row).encode(errors="replace")) for row in rows]
+        values = [_marked(c, declared[c]) for c in light]
+        # At most 100 values a printf: SQLite's limit on a function's arguments was 127 until 3.46.
+        pieces = [values[at : at + 100] for at in range(0, len(values), 100)]
+        mark = " || ".join(f"printf('{','.join(['%Q'] * len(p))}', {', '.join(p)})" for p in pieces)
+        return self._execute(f'SELECT "id", CAST({mark} AS BLOB) FROM sessions ORDER BY rowid')[1]
 
     def session_rows_by(self, column: str, values: list[Any], light: bool = True) -> list[Row]:
         """Session rows whose ``id`` or ``parent_session_id`` is one of ``values`` (through their indexes)."""

@@ -50,6 +50,7 @@ from hermes_trail.index import schema, semantic
 from hermes_trail.index.opening import BUILD_MESSAGES, open_index
 from hermes_trail.index.writer import (
     MARK_FORM,
+    WAS,
     Prepared,
     SyncReport,
     Writer,
@@ -57,6 +58,7 @@ from hermes_trail.index.writer import (
     divert_identity,
     file_identity,
     fingerprint,
+    fingerprint_now,
     prepare,
     row_digest,
 )
@@ -136,7 +138,7 @@ def _changed_sessions(
     wanted = []
     for sid, digest in digests.items():
         sess, before = indexed.get(sid, (None, ""))
-        if sid in fresh or (before != digest and sess not in kept):
+        if sid in fresh or (before != digest and fingerprint_now(before) != digest and sess not in kept):
             wanted.append(sid)
     if len(wanted) > TARGETED_LIMIT:
         chosen = set(wanted)
@@ -169,7 +171,7 @@ def _same_as_before(
             continue
         sess, before = indexed[sid]
         if fingerprint(row, divert_identity(store.home, sid)) == before:
-            same.append((sess, digests[sid]))
+            same.append((sess, digests[sid] + WAS + before))
     return same
 
 

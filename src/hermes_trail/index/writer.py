@@ -115,6 +115,15 @@ def fingerprint(row: Any, divert: str = "") -> str:
 
 # What opens a fingerprint made by :func:`row_digest`, which tells it from one of the earlier form.
 MARK_FORM = "2:"
+# What joins a fingerprint given in place of one of the earlier form (the session unchanged) to that one,
+# kept until the session changes: a shared index a push wrote before holds it (``fleet/push.py``), and
+# would otherwise have every session sent again.
+WAS = "|"
+
+
+def fingerprint_now(stored: str) -> str:
+    """A stored fingerprint without the earlier one it may carry (:data:`WAS`)."""
+    return stored.partition(WAS)[0]
 
 
 def row_digest(mark: bytes, divert: str = "") -> str:
