@@ -123,7 +123,7 @@ def test_rows_make_the_reports_sessions_make_with_estimates(forensic):
 
         sessions = counted_sessions(history)
         figures = figures_of(history, sessions)
-        rows = report_rows(history)
+        rows, _ = report_rows(history)
     estimates = estimate_costs(sessions, rates_for=rates_for)
     assert estimate_costs([RowSession(r) for r in rows], rates_for=rates_for) == estimates
     for by in GROUPINGS:
@@ -254,3 +254,43 @@ def test_the_demo_home_is_said_from_the_cache_too(monkeypatch):
     assert first[0] == 0 and "demo home" in first[2]
     no_counting(monkeypatch)
     assert stats("--json") == first
+
+
+def test_after_a_hermes_turn_only_what_changed_is_counted_and_the_report_is_the_full_reads(
+    tmp_path, monkeypatch
+):
+    """A store that changed is counted again only for its sessions that changed: new rows, a row Hermes
+    changed (a title), a child whose parent was deleted (its project was its parent's), a new session;
+    a deleted one leaves. Every grouping's report is still the full read's."""
+    import hermes_trail.stats_sql as stats_sql
+
+    home = w.write_home(tmp_path / "hermes")
+    counted: list[int] = []
+    count = stats_sql.figures_of
+
+    def counting(history, sessions, progress=None):
+        chosen = list(sessions)
+        counted.append(len(chosen))
+        return count(history, chosen, progress)
+
+    monkeypatch.setattr(stats_sql, "figures_of", counting)
+    first = stats_json("--home", str(home))
+    every = first["overall"]["sessions"]
+    assert counted == [every]
+    with h.hermes_env(home):  # a turn, a title, a deleted parent and a new session, as Hermes writes them
+        db = h.session_db(home / "state.db")
+        try:
+            db.append_message(h.CODING_ID, "user", "One more thing.", timestamp=h.T0 + 7200)
+            db.append_message(h.CODING_ID, "assistant", "Done.", timestamp=h.T0 + 7210)
+            db.set_session_title(w.HOSTILE_ID, "Renamed")
+            db.delete_session(w.PARENT_ID)
+            h.write_session(db, a_session("20261110_090000_cccc01", h.T0 + 9 * DAY, chat=True))
+        finally:
+            db.close()
+    expected = full_read(homes=[home])
+    for by in GROUPINGS:
+        out = stats_json("--by", by, "--home", str(home))
+        assert {k: out[k] for k in expected[by]} == expected[by], by
+    # The turn's session, the retitled one, the orphaned child and the new one: not the other sessions.
+    assert counted[1:] == [4]
+    assert out["overall"]["sessions"] == every

@@ -725,7 +725,14 @@ class Trail:
         ``discovery`` is this door's stores when the surface found them already."""
         from hermes_trail.hermes import locate
         from hermes_trail.history import PAGE
-        from hermes_trail.stats_sql import Cached, cached_rows, fingerprint, report_rows, save_rows
+        from hermes_trail.stats_sql import (
+            Cached,
+            cached_rows,
+            earlier_rows,
+            fingerprint,
+            report_rows,
+            save_rows,
+        )
 
         if discovery is None:
             env = os.environ if self.env is None else self.env
@@ -736,16 +743,18 @@ class Trail:
             if cached is not None:
                 cached(found)
             return found
+        # The rows of the same stores before they changed: only the sessions that changed are counted.
+        earlier = earlier_rows(discovery, mark) if mark is not None else None
         with (opened or (lambda: self.open_history(catalog=PAGE)))() as history:
             strays = [(s.kind, s.where, s.reason) for s in history.strays]
             # The store counts what it can (stats_sql); the sessions it cannot are read one by one.
             with (counting or contextlib.nullcontext)() as progress:
-                rows = report_rows(history, progress)
+                rows, state = report_rows(history, progress, earlier)
             found = Cached(rows, strays, history.skipped, len(history.stores))
         # A store that could not be opened may open next time (a lock, a permission) though no file
         # changed: rows read beside one are not kept. Nor is nothing (no store at all).
         if mark is not None and found.stores and not any(kind == "store" for kind, _, _ in strays):
-            save_rows(discovery, mark, found)
+            save_rows(discovery, mark, found, state)
         return found
 
     def stats_report(

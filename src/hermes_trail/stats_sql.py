@@ -34,8 +34,10 @@ Even so, a store of 10,000 sessions takes seconds to count, every time. So the r
 home (:func:`cached_rows`, :func:`save_rows`), under a fingerprint of everything they were read from: each
 store's file, its WAL and its WAL index (identity, size, times, the header bytes SQLite changes on a
 commit or a WAL restart), each home's divert files, what locating passed over, and this code's version.
-A store that changed, by a byte or a second, is counted again; a PostgreSQL store, which has no such
-fingerprint, is counted every time.
+A store that changed, by a byte or a second, is counted again, but only for the sessions that changed
+(:func:`report_rows` with the rows counted before, :func:`earlier_rows`): those with rows above the newest
+message id counted then, or whose row's digest changed, and those below them; a PostgreSQL store, which
+has no such fingerprint, is counted every time.
 """
 
 from __future__ import annotations
@@ -46,7 +48,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hermes_trail.stats import Figures, Row, SessionKey, measure_all, row_of
+from hermes_trail.stats import R_ID, R_STORE, Figures, Row, SessionKey, measure_all, row_of
 
 if TYPE_CHECKING:
     from hermes_trail.hermes.locate import Discovery
@@ -138,15 +140,17 @@ _BRIEF_COLUMNS = (
 )
 
 
-def counted_sessions(history: History) -> list[Brief | Session]:
-    """Every session of a history opened with ``catalog=PAGE``, newest activity first, as a report counts
-    it: a :class:`Brief` for a row of a SQLite store, the decoded session where the entry holds one."""
+def counted_sessions(history: History, entries: list[Entry] | None = None) -> list[Brief | Session]:
+    """Every session of a history opened with ``catalog=PAGE`` (or those of ``entries``), newest activity
+    first, as a report counts it: a :class:`Brief` for a row of a SQLite store, the decoded session where
+    the entry holds one."""
     history.read_profiles()
+    chosen = history.entries if entries is None else entries
     out: list[Brief | Session] = []
     briefs: dict[str, dict[str, Brief]] = {}
-    for key in dict.fromkeys(e.store.key for e in history.entries if e.session is None):
-        briefs[key] = _store_briefs(history, [e for e in history.entries if e.store.key == key])
-    for entry in history.entries:
+    for key in dict.fromkeys(e.store.key for e in chosen if e.session is None):
+        briefs[key] = _store_briefs(history, [e for e in chosen if e.store.key == key and e.session is None])
+    for entry in chosen:
         out.append(entry.session if entry.session is not None else briefs[entry.store.key][entry.id])
     return out
 
@@ -160,7 +164,10 @@ def _store_briefs(history: History, entries: list[Entry]) -> dict[str, Brief]:
     reader: Any = history.reader(entries[0].store)
     have = set(reader.columns("sessions"))
     picked = ", ".join(f'"{c}"' if c in have else f'NULL AS "{c}"' for c in _BRIEF_COLUMNS)
-    rows = {r.pop("_rowid"): r for r in reader.rows(f"SELECT rowid AS _rowid, {picked} FROM sessions")}
+    sql = f"SELECT rowid AS _rowid, {picked} FROM sessions"
+    if len(entries) <= FEW_SESSIONS:  # a count of what changed since the last: those rows only
+        sql += f" WHERE rowid IN ({', '.join(str(int(e.rowid)) for e in entries)})"
+    rows = {r.pop("_rowid"): r for r in reader.rows(sql)}
     out: dict[str, Brief] = {}
     bare: set[str] = set()  # children with no workspace of their own: they may take their parent's project
     for entry in entries:
@@ -216,17 +223,93 @@ def figures_of(
     return out
 
 
-def report_rows(history: History, progress: Callable[[int, int], None] | None = None) -> list[Row]:
-    """Every session of a history opened with ``catalog=PAGE`` as a report row, newest activity first:
-    :func:`counted_sessions` with their :func:`figures_of`."""
-    sessions = counted_sessions(history)
+# Per SQLite store key: its newest ``messages.id`` and each session's row digest, as a count read them.
+State = dict[str, tuple[int, dict[str, str]]]
+
+
+def report_rows(
+    history: History,
+    progress: Callable[[int, int], None] | None = None,
+    earlier: Earlier | None = None,
+) -> tuple[list[Row], State]:
+    """Every session of a history opened with ``catalog=PAGE`` as a report row, newest activity first
+    (:func:`counted_sessions` with their :func:`figures_of`), and the state of each SQLite store they were
+    counted at, for the next count.
+
+    :param earlier: what a count of the same stores gave before they changed: a session of a SQLite store
+        that has no row above the newest message id counted then, whose row's digest is the same, and
+        whose parent (whose project a child without a workspace of its own takes) was not counted again,
+        keeps its row; the others are counted. After a Hermes turn, a report of 10,000 sessions counts
+        the one that changed, not all of them.
+    """
+    from hermes_trail.errors import StoreUnreadable
+    from hermes_trail.hermes.decode.sessions import id_text
+    from hermes_trail.index.writer import row_digest
+
+    state: State = {}
+    again: set[SessionKey] = set()
+    for key in dict.fromkeys(e.store.key for e in history.entries if e.session is None):
+        store = next(e.store for e in history.entries if e.store.key == key)
+        reader: Any = history.reader(store)
+        try:
+            top = reader.max_message_id()
+            digests = {sid: row_digest(m) for v, m in reader.session_marks() if (sid := id_text(v))}
+        except StoreUnreadable:
+            continue  # counted whole, and not kept for a later count
+        state[key] = (top, digests)
+        if earlier is None or key not in earlier.state:
+            continue
+        before_top, before = earlier.state[key]
+        fresh = {id_text(v) for v in reader.sessions_with_messages_after(before_top)}
+        changed = {sid for sid, digest in digests.items() if sid in fresh or before.get(sid) != digest}
+        again.update((key, sid) for sid in _with_children(reader, changed))
+    if earlier is None:
+        kept: dict[SessionKey, Row] = {}
+    else:
+        kept = {
+            (row[R_STORE], row[R_ID]): row
+            for row in earlier.rows
+            if row[R_STORE] in state and (row[R_STORE], row[R_ID]) not in again
+        }
+    chosen = [e for e in history.entries if e.session is not None or (e.store.key, e.id) not in kept]
+    sessions = counted_sessions(history, chosen)
     figures = figures_of(history, sessions, progress=progress)
-    return [row_of(s, figures.get(s.key)) for s in sessions]
+    counted = {s.key: row_of(s, figures.get(s.key)) for s in sessions}
+    return [counted.get((e.store.key, e.id)) or kept[(e.store.key, e.id)] for e in history.entries], state
+
+
+def _with_children(reader: Any, changed: set[str]) -> set[str]:
+    """``changed`` and every session below one of them (children, their children): a child with no
+    workspace of its own takes its parent's project."""
+    if not changed or "parent_session_id" not in reader.columns("sessions"):
+        return changed
+    children: dict[str, list[str]] = {}
+    for row in reader.rows("SELECT id, parent_session_id FROM sessions WHERE parent_session_id IS NOT NULL"):
+        if isinstance(row["id"], str) and isinstance(row["parent_session_id"], str):
+            children.setdefault(row["parent_session_id"], []).append(row["id"])
+    out, stack = set(changed), list(changed)
+    while stack:
+        for child in children.get(stack.pop(), ()):
+            if child not in out:
+                out.add(child)
+                stack.append(child)
+    return out
+
+
+class Earlier:
+    """What a cache file of the same stores holds from before one of them changed: the rows, and the state
+    of each SQLite store they were counted at."""
+
+    __slots__ = ("rows", "state")
+
+    def __init__(self, rows: list[Row], state: State) -> None:
+        self.rows = rows
+        self.state = state
 
 
 # What a cache file holds besides its rows. Change CACHE_FORMAT whenever a counting rule changes what a
 # row says: rows counted by the old rule are then counted again.
-CACHE_FORMAT = 3
+CACHE_FORMAT = 4  # 4: each store's state, for counting only what changed
 
 
 class Cached:
@@ -277,17 +360,20 @@ def fingerprint(discovery: Discovery) -> tuple[Any, ...] | None:
 
     parts: list[Any] = [CACHE_FORMAT, __version__, sys.version_info[:2], _code_mark()]
     parts.append(tuple((n.path, n.reason) for n in discovery.notes))
+    files: list[Any] = []
     homes: dict[str, None] = {}
     for location in discovery.stores:
         if location.path is None:
             return None
         parts.append((location.key, location.profile, str(location.home), location.origin))
-        parts.extend(store_marks(location.path))  # what the search index's sync reads too
+        files.extend(store_marks(location.path))  # what the search index's sync reads too
         if location.home is not None:
             homes.setdefault(str(location.home))
     for home in homes:
         parts.append(tuple((str(p), file_mark(str(p))) for p in locate.divert_files(home)))
-    return tuple(parts)
+    # What was counted from (the stores, the code, the divert files) first, then the stores' files: a
+    # count whose first part is the same counts again only the sessions that changed (:func:`earlier_rows`).
+    return (tuple(parts), tuple(files))
 
 
 def _code_mark() -> int:
@@ -347,9 +433,9 @@ def cached_rows(discovery: Discovery, mark: tuple[Any, ...]) -> Cached | None:
         data = memoryview(_cache_file(discovery).read_bytes())
         size = int.from_bytes(data[:8], "little")
         head, rest = marshal.loads(data[8 : 8 + size]), data[8 + size :]
-        if not (isinstance(head, tuple) and len(head) == 5 and head[0] == mark):
+        if not (isinstance(head, tuple) and len(head) == 6 and head[0] == mark):
             return None
-        _, strays, skipped, stores, kept = head
+        _, strays, skipped, stores, kept, _ = head
         reports = {
             by: Report(by=by, groups=[Group(*g) for g in groups], overall=Group(*overall))
             for by, (groups, overall) in kept.items()
@@ -359,26 +445,46 @@ def cached_rows(discovery: Discovery, mark: tuple[Any, ...]) -> Cached | None:
     return Cached(None, strays, skipped, stores, reports, rest)
 
 
-def save_rows(discovery: Discovery, mark: tuple[Any, ...], cached: Cached) -> None:
+def earlier_rows(discovery: Discovery, mark: tuple[Any, ...]) -> Earlier | None:
+    """The rows a cache file of these stores holds from a count whose :func:`fingerprint` differs from
+    ``mark`` only in the stores' files (a Hermes turn since), with the state they were counted at; else
+    ``None``."""
+    import marshal
+
+    try:
+        data = memoryview(_cache_file(discovery).read_bytes())
+        size = int.from_bytes(data[:8], "little")
+        head = marshal.loads(data[8 : 8 + size])
+        if not (isinstance(head, tuple) and len(head) == 6 and head[0][0] == mark[0]):
+            return None
+        return Earlier(marshal.loads(data[8 + size :]), head[5])
+    except (OSError, ValueError, EOFError, TypeError, IndexError, RuntimeError):
+        return None
+
+
+def save_rows(
+    discovery: Discovery, mark: tuple[Any, ...], cached: Cached, state: State | None = None
+) -> None:
     """Keep ``cached`` for the next report on these stores, with the report of every session by each
-    grouping but day; a cache that cannot be written is no error."""
+    grouping but day, and ``state`` (:func:`report_rows`), from which a later count of changed stores
+    counts only what changed; a cache that cannot be written is no error."""
     import marshal
     import os
     import tempfile
 
     from hermes_trail.stats import Group, aggregate_rows
 
-    def state(group: Group) -> tuple[Any, ...]:
+    def values(group: Group) -> tuple[Any, ...]:
         return tuple(getattr(group, name) for name in Group.__slots__)
 
     kept = {}
     for by in _KEPT:
         report = cached.reports.get(by) or aggregate_rows(cached.rows, by)
-        kept[by] = ([state(g) for g in report.groups], state(report.overall))
+        kept[by] = ([values(g) for g in report.groups], values(report.overall))
     try:
         path = _cache_file(discovery)
         path.parent.mkdir(parents=True, exist_ok=True)
-        head = marshal.dumps((mark, cached.strays, cached.skipped, cached.stores, kept))
+        head = marshal.dumps((mark, cached.strays, cached.skipped, cached.stores, kept, state or {}))
         handle, name = tempfile.mkstemp(dir=path.parent, prefix=".stats-", suffix=".tmp")
         temporary = Path(name)
         try:  # written aside, then renamed: a report running beside this one reads a whole file or none
@@ -414,7 +520,7 @@ def _counted(
     from hermes_trail.history import micros
 
     passed: set[str] = set()
-    sums = _sums(reader, columns)
+    sums = _sums(reader, columns, wanted)
     for sid, row in sums.items():
         if sid in wanted and row[3]:
             passed.add(sid)
@@ -458,10 +564,15 @@ def _ids(joined: str | None) -> list[int]:
     return [int(i) for i in joined.split(",")] if joined else []
 
 
-def _sums(reader: Any, columns: set[str]) -> dict[str, tuple[Any, ...]]:
-    """Per session, one scan of ``messages``: (rows, newest id, plain user rows, rows the store cannot
-    count, tool calls, ids of rows to decode here, ids of rows with a terminal call, rows with a time,
-    the earliest time, the latest)."""
+# Up to this many sessions wanted, their rows are found through Hermes' ``session_id`` index instead of one
+# pass over every row (a count after a Hermes turn wants the one or two sessions that changed).
+FEW_SESSIONS = 500
+
+
+def _sums(reader: Any, columns: set[str], wanted: set[str] | None = None) -> dict[str, tuple[Any, ...]]:
+    """Per session, one scan of ``messages`` (or of the rows of ``wanted``, when they are few): (rows,
+    newest id, plain user rows, rows the store cannot count, tool calls, ids of rows to decode here, ids of
+    rows with a terminal call, rows with a time, the earliest time, the latest)."""
     live = "(active IS NULL OR (typeof(active) IN ('integer', 'real') AND active <> 0))"
     plain_kind = "NOT (typeof(display_kind) = 'text' AND display_kind <> '')"
     summary_flag = (
@@ -490,10 +601,17 @@ def _sums(reader: Any, columns: set[str]) -> dict[str, tuple[Any, ...]]:
             CASE WHEN {_SPECIAL} THEN id END AS special,
             CASE WHEN tool_calls IS NOT NULL AND instr(tool_calls, 'terminal') > 0 THEN id END AS terminal,
             CASE WHEN {_VALID} THEN timestamp END AS stamp
-          FROM messages NOT INDEXED LIMIT -1
+          FROM messages {{where}} LIMIT -1
         ) GROUP BY session_id"""
+    if wanted is not None and len(wanted) <= FEW_SESSIONS:
+        names = {f"s{n}": sid for n, sid in enumerate(sorted(wanted))}
+        marks = ", ".join(f":{name}" for name in names) or "NULL"
+        where = f"WHERE session_id IN ({marks})"
+        found = reader.rows(sql.replace("{where}", where), {"ws": WHITESPACE, **names})
+    else:
+        found = reader.rows(sql.replace("{where}", "NOT INDEXED"), {"ws": WHITESPACE})
     out = {}
-    for row in reader.rows(sql, {"ws": WHITESPACE}):
+    for row in found:
         sid, count, last, users, calls, *rest = row.values()
         if isinstance(sid, str):
             out[sid] = (count, last, users, calls < 0, max(calls, 0), *rest)
