@@ -420,10 +420,11 @@ def _cache_file(discovery: Discovery) -> Path:
 def cached_rows(discovery: Discovery, mark: tuple[Any, ...]) -> Cached | None:
     """What was saved for ``discovery`` when its fingerprint is still ``mark``, else ``None``.
 
-    The file holds two :mod:`marshal` objects (the format Python reads its ``.pyc`` files in, from the
-    user's own cache directory), the length of the first ahead of it: what a report of every session
-    needs, then the rows, which a filtered report reads too. Where JSON would take tens of milliseconds
-    on 10,000 rows, this takes a few.
+    The file holds three :mod:`marshal` objects (the format Python reads its ``.pyc`` files in, from the
+    user's own cache directory), each of the first two with its length ahead of it: what a report of every
+    session needs, then the rows, which a filtered report reads too, then each store's state
+    (:func:`report_rows`), which only a count of what changed reads. Where JSON would take tens of
+    milliseconds on 10,000 rows, this takes a few.
     """
     import marshal
 
@@ -432,10 +433,12 @@ def cached_rows(discovery: Discovery, mark: tuple[Any, ...]) -> Cached | None:
     try:
         data = memoryview(_cache_file(discovery).read_bytes())
         size = int.from_bytes(data[:8], "little")
-        head, rest = marshal.loads(data[8 : 8 + size]), data[8 + size :]
-        if not (isinstance(head, tuple) and len(head) == 6 and head[0] == mark):
+        head = marshal.loads(data[8 : 8 + size])
+        if not (isinstance(head, tuple) and len(head) == 5 and head[0] == mark):
             return None
-        _, strays, skipped, stores, kept, _ = head
+        _, strays, skipped, stores, kept = head
+        rows = int.from_bytes(data[8 + size : 16 + size], "little")
+        rest = data[16 + size : 16 + size + rows]
         reports = {
             by: Report(by=by, groups=[Group(*g) for g in groups], overall=Group(*overall))
             for by, (groups, overall) in kept.items()
@@ -455,9 +458,10 @@ def earlier_rows(discovery: Discovery, mark: tuple[Any, ...]) -> Earlier | None:
         data = memoryview(_cache_file(discovery).read_bytes())
         size = int.from_bytes(data[:8], "little")
         head = marshal.loads(data[8 : 8 + size])
-        if not (isinstance(head, tuple) and len(head) == 6 and head[0][0] == mark[0]):
+        if not (isinstance(head, tuple) and len(head) == 5 and head[0][0] == mark[0]):
             return None
-        return Earlier(marshal.loads(data[8 + size :]), head[5])
+        end = 16 + size + int.from_bytes(data[8 + size : 16 + size], "little")
+        return Earlier(marshal.loads(data[16 + size : end]), marshal.loads(data[end:]))
     except (OSError, ValueError, EOFError, TypeError, IndexError, RuntimeError):
         return None
 
@@ -484,14 +488,17 @@ def save_rows(
     try:
         path = _cache_file(discovery)
         path.parent.mkdir(parents=True, exist_ok=True)
-        head = marshal.dumps((mark, cached.strays, cached.skipped, cached.stores, kept, state or {}))
+        head = marshal.dumps((mark, cached.strays, cached.skipped, cached.stores, kept))
+        rows = marshal.dumps(cached.rows)
         handle, name = tempfile.mkstemp(dir=path.parent, prefix=".stats-", suffix=".tmp")
         temporary = Path(name)
         try:  # written aside, then renamed: a report running beside this one reads a whole file or none
             with os.fdopen(handle, "wb") as out:
                 out.write(len(head).to_bytes(8, "little"))
                 out.write(head)
-                out.write(marshal.dumps(cached.rows))
+                out.write(len(rows).to_bytes(8, "little"))
+                out.write(rows)
+                out.write(marshal.dumps(state or {}))  # last: only a count of what changed reads it
             temporary.replace(path)
         except BaseException:
             temporary.unlink(missing_ok=True)
