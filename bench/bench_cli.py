@@ -19,7 +19,9 @@ meaning server (``index/meaning_server.py``) that later commands reuse.
 
 ``search (a turn)``: the words search on a copy of the home into which Hermes' own ``SessionDB`` writes a
 new prompt before each run (untimed), as a person meets a search after talking to Hermes: the sync reads
-that session again. Its target is the words search's, twice (8x).
+that session again. Its target is the words search's, twice (8x). ``stats (a turn)``: ``trail stats`` on
+the same copy, after a new prompt each run: the cache counts that session again and keeps the others'
+rows. Its target is 20x (half a second on this machine's floor).
 
 Prints the load average, an aligned table (command, trail ms, floor ms, ratio, CPU-time ratio, target) and
 one JSON line. The ratio is of wall-clock times; the CPU-time ratio (user + system time of the process
@@ -141,9 +143,9 @@ def cases_for(name: str, home: Path, index: Path, trail: list[str], env: dict[st
     return cases
 
 
-def turn_case(name: str, home: Path, out: Path, trail: list[str], env: dict[str, str]) -> Case:
-    """``search (a turn)``: a copy of ``home`` (never the home itself, the bundled demo among them), its own
-    index, and a new prompt written by Hermes' ``SessionDB`` before each run."""
+def turn_cases(name: str, home: Path, out: Path, trail: list[str], env: dict[str, str]) -> list[Case]:
+    """``search (a turn)`` and ``stats (a turn)``: a copy of ``home`` (never the home itself, the bundled
+    demo among them), its own index, and a new prompt written by Hermes' ``SessionDB`` before each run."""
     from hermes_state import SessionDB
 
     copy = out / f"turn-{name}" / "hermes_home"
@@ -168,8 +170,11 @@ def turn_case(name: str, home: Path, out: Path, trail: list[str], env: dict[str,
         finally:
             db.close()
 
-    return Case(name, "search (a turn)", [*trail, "search", "test", *where, "--index", str(index)], 8.0,
-                before=prompt)  # fmt: skip
+    return [
+        Case(name, "search (a turn)", [*trail, "search", "test", *where, "--index", str(index)], 8.0,
+             before=prompt),
+        Case(name, "stats (a turn)", [*trail, "stats", *where], 20.0, before=prompt),
+    ]  # fmt: skip
 
 
 def measure(case: Case, repeat: int, env: dict[str, str]) -> None:
@@ -222,7 +227,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         for name, home in homes:
             cases += cases_for(name, home, out / f"index-{name}.db", trail, env)
-            cases.append(turn_case(name, home, out, trail, env))
+            cases += turn_cases(name, home, out, trail, env)
         for case in cases:
             measure(case, repeat, env)
     except (RuntimeError, subprocess.CalledProcessError) as exc:
