@@ -260,6 +260,9 @@ def report_rows(
         if earlier is None or key not in earlier.state:
             continue
         before_top, before = earlier.state[key]
+        if top < before_top:  # rows gone from the top: another file in its place (a restore), counted whole
+            again.update((key, sid) for sid in digests)
+            continue
         fresh = {id_text(v) for v in reader.sessions_with_messages_after(before_top)}
         changed = {sid for sid, digest in digests.items() if sid in fresh or before.get(sid) != digest}
         again.update((key, sid) for sid in _with_children(reader, changed))
