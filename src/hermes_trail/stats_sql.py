@@ -272,7 +272,9 @@ def report_rows(
         kept = {
             (row[R_STORE], row[R_ID]): row
             for row in earlier.rows
-            if row[R_STORE] in state and (row[R_STORE], row[R_ID]) not in again
+            if row[R_STORE] in state
+            and row[R_ID] in state[row[R_STORE]][1]
+            and (row[R_STORE], row[R_ID]) not in again
         }
     chosen = [e for e in history.entries if e.session is not None or (e.store.key, e.id) not in kept]
     sessions = counted_sessions(history, chosen)
