@@ -527,9 +527,18 @@ def _summed(group: Group, rows: list[Row], estimates: Mapping[SessionKey, float]
     priced = estimates or {}
     cost, known, guessed, guesses = 0.0, 0, 0.0, 0
     active, unknown_active, measured = 0.0, 0, 0
-    counts = [0, 0, 0, 0, 0, 0]
+    turns = prompts = calls = commands = failing = blocked = 0
+    inputs = outputs = cache_reads = cache_writes = reasoning = 0
+    at = R_USAGE
+    # One pass, each figure unpacked (a report of 10,000 rows by each grouping is done after every count);
+    # the floating-point sums (cost, estimates, active time) are added in the rows' order, as before.
     for row in rows:
-        spent = row[R_USAGE + 6]
+        inputs += row[at] or 0
+        outputs += row[at + 1] or 0
+        cache_reads += row[at + 2] or 0
+        cache_writes += row[at + 3] or 0
+        reasoning += row[at + 4] or 0
+        spent = row[at + 6]
         if spent is None:
             guess = priced.get((row[R_STORE], row[R_ID])) if priced else None
             if guess is not None:
@@ -542,15 +551,21 @@ def _summed(group: Group, rows: list[Row], estimates: Mapping[SessionKey, float]
         if figures is None:
             continue
         measured += 1
-        for i in range(6):
-            counts[i] += figures[i]
-        if figures[6] is None:
+        t, p, c, r, f, b, a = figures
+        turns += t
+        prompts += p
+        calls += c
+        commands += r
+        failing += f
+        blocked += b
+        if a is None:
             unknown_active += 1
         else:
-            active += figures[6]
+            active += a
+    counts = [turns, prompts, calls, commands, failing, blocked]
     tokens = group.tokens
-    for i, kind in enumerate(TOKEN_KINDS):
-        tokens[kind] = sum(row[R_USAGE + i] or 0 for row in rows)
+    for kind, total in zip(TOKEN_KINDS, (inputs, outputs, cache_reads, cache_writes, reasoning), strict=True):
+        tokens[kind] = total
     group.sessions = len(rows)
     group.cost_usd, group.cost_known, group.cost_unknown = cost, known, len(rows) - known
     group.estimated_usd, group.estimated = guessed, guesses
