@@ -248,8 +248,7 @@ def report_rows(
 
     state: State = {}
     again: set[SessionKey] = set()
-    for key in dict.fromkeys(e.store.key for e in history.entries if e.session is None):
-        store = next(e.store for e in history.entries if e.store.key == key)
+    for key, store in {e.store.key: e.store for e in history.entries if e.session is None}.items():
         reader: Any = history.reader(store)
         try:
             top = reader.max_message_id()
@@ -284,20 +283,17 @@ def report_rows(
 
 
 def _with_children(reader: Any, changed: set[str]) -> set[str]:
-    """``changed`` and every session below one of them (children, their children): a child with no
-    workspace of its own takes its parent's project."""
-    if not changed or "parent_session_id" not in reader.columns("sessions"):
-        return changed
-    children: dict[str, list[str]] = {}
-    for row in reader.rows("SELECT id, parent_session_id FROM sessions WHERE parent_session_id IS NOT NULL"):
-        if isinstance(row["id"], str) and isinstance(row["parent_session_id"], str):
-            children.setdefault(row["parent_session_id"], []).append(row["id"])
-    out, stack = set(changed), list(changed)
-    while stack:
-        for child in children.get(stack.pop(), ()):
-            if child not in out:
-                out.add(child)
-                stack.append(child)
+    """``changed`` and every session below one of them (children, their children), found through the
+    store's ``parent_session_id`` index: a child with no workspace of its own takes its parent's project."""
+    from hermes_trail.hermes.decode.sessions import session_id_of
+
+    out, below = set(changed), sorted(changed)
+    while below:
+        found = {
+            sid for row in reader.session_rows_by("parent_session_id", below) if (sid := session_id_of(row))
+        }
+        below = sorted(found - out)
+        out.update(below)
     return out
 
 
@@ -431,24 +427,19 @@ def cached_rows(discovery: Discovery, mark: tuple[Any, ...]) -> Cached | None:
     (:func:`report_rows`), which only a count of what changed reads. Where JSON would take tens of
     milliseconds on 10,000 rows, this takes a few.
     """
-    import marshal
 
     from hermes_trail.stats import Group, Report
 
     try:
-        data = memoryview(_cache_file(discovery).read_bytes())
-        size = int.from_bytes(data[:8], "little")
-        head = marshal.loads(data[8 : 8 + size])
-        if not (isinstance(head, tuple) and len(head) == 5 and head[0] == mark):
+        found = _read_cache(discovery)
+        if found is None or found[0][0] != mark:
             return None
-        _, strays, skipped, stores, kept = head
-        rows = int.from_bytes(data[8 + size : 16 + size], "little")
-        rest = data[16 + size : 16 + size + rows]
+        (_, strays, skipped, stores, kept), rest, _ = found
         reports = {
             by: Report(by=by, groups=[Group(*g) for g in groups], overall=Group(*overall))
             for by, (groups, overall) in kept.items()
         }
-    except (OSError, ValueError, EOFError, TypeError, RuntimeError):  # RuntimeError: no home directory
+    except (OSError, ValueError, EOFError, TypeError, IndexError, RuntimeError):  # see _read_cache
         return None
     return Cached(None, strays, skipped, stores, reports, rest)
 
@@ -460,15 +451,30 @@ def earlier_rows(discovery: Discovery, mark: tuple[Any, ...]) -> Earlier | None:
     import marshal
 
     try:
-        data = memoryview(_cache_file(discovery).read_bytes())
-        size = int.from_bytes(data[:8], "little")
-        head = marshal.loads(data[8 : 8 + size])
-        if not (isinstance(head, tuple) and len(head) == 5 and head[0][0] == mark[0]):
+        found = _read_cache(discovery)
+        if found is None or found[0][0][0] != mark[0]:
             return None
-        end = 16 + size + int.from_bytes(data[8 + size : 16 + size], "little")
-        return Earlier(marshal.loads(data[16 + size : end]), marshal.loads(data[end:]))
-    except (OSError, ValueError, EOFError, TypeError, IndexError, RuntimeError):
+        _, rows, state = found
+        return Earlier(marshal.loads(rows), marshal.loads(state))
+    except (OSError, ValueError, EOFError, TypeError, IndexError, RuntimeError):  # see _read_cache
         return None
+
+
+def _read_cache(discovery: Discovery) -> tuple[tuple[Any, ...], memoryview, memoryview] | None:
+    """The cache file of ``discovery`` (:func:`save_rows`): its head read, and the bytes of its rows and of
+    its stores' state, to read when wanted; ``None`` for a head of another shape.
+
+    :raises OSError, ValueError, EOFError, TypeError, IndexError, RuntimeError: no file, a damaged one, no
+        home directory to find it in."""
+    import marshal
+
+    data = memoryview(_cache_file(discovery).read_bytes())
+    size = int.from_bytes(data[:8], "little")
+    head = marshal.loads(data[8 : 8 + size])
+    if not (isinstance(head, tuple) and len(head) == 5 and isinstance(head[0], tuple)):
+        return None
+    end = 16 + size + int.from_bytes(data[8 + size : 16 + size], "little")
+    return head, data[16 + size : end], data[end:]
 
 
 def save_rows(

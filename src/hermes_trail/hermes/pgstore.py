@@ -270,26 +270,13 @@ class PgStore:
         light: bool = False,
         stream: bool = False,
     ) -> list[Row]:
-        names, rows = self._table_tuples(table, where, params, order=order, light=light, stream=stream)
-        return self._dicts(table, names, rows)
-
-    def _table_tuples(
-        self,
-        table: str,
-        where: str = "",
-        params: tuple[Any, ...] = (),
-        *,
-        order: str = "",
-        light: bool = False,
-        stream: bool = False,
-    ) -> tuple[list[str], list[tuple[Any, ...]]]:
-        """The column names and value tuples of :meth:`_table_rows` (before a ``content`` is fixed)."""
         select, names = self._select(table, light)
         if not names:
-            return [], []
+            return []
         sql = f"SELECT {select} FROM {_quote(table)}" + (f" WHERE {where}" if where else "")
         sql += f" ORDER BY {order}" if order else ""
-        return names, self._stream(sql, params) if stream else self._fetch(sql, params)
+        rows = self._stream(sql, params) if stream else self._fetch(sql, params)
+        return self._dicts(table, names, rows)
 
     # -- what Hermes stores --------------------------------------------------------------------------
     def has_table(self, name: str) -> bool:

@@ -122,23 +122,27 @@ def _changed_sessions(
     from hermes_trail.hermes.decode.sessions import decode_session, id_text
 
     diverted = {p.name[: -len(".jsonl")] for p in locate.divert_files(store.home)}
+
+    def divert(sid: str) -> str:
+        return divert_identity(store.home, sid) if sid in diverted else ""
+
     digests: dict[str, str] = {}
     for value, mark in reader.session_marks():
         if (sid := id_text(value)) is not None:
-            digests[sid] = row_digest(mark, divert_identity(store.home, sid) if sid in diverted else "")
+            digests[sid] = row_digest(mark, divert(sid))
     fresh = reader.sessions_with_messages_after(watermark) if indexed else set(digests)
-    unknown = ("", "")
+    unknown: tuple[int | None, str] = (None, "")
     earlier = [
         sid
         for sid in digests
         if sid not in fresh and (fp := indexed.get(sid, unknown)[1]) and not fp.startswith(MARK_FORM)
     ]
-    restamp = _same_as_before(store, reader, indexed, digests, earlier) if earlier else []
+    restamp = _same_as_before(reader, indexed, digests, earlier, divert) if earlier else []
     kept = {sess for sess, _ in restamp}
     wanted = []
     for sid, digest in digests.items():
-        sess, before = indexed.get(sid, (None, ""))
-        if sid in fresh or (before != digest and fingerprint_now(before) != digest and sess not in kept):
+        sess, before = indexed.get(sid, unknown)
+        if sid in fresh or (fingerprint_now(before) != digest and sess not in kept):
             wanted.append(sid)
     if len(wanted) > TARGETED_LIMIT:
         chosen = set(wanted)
@@ -152,11 +156,11 @@ def _changed_sessions(
 
 
 def _same_as_before(
-    store: Store,
     reader: StoreReader,
     indexed: dict[str, tuple[int, str]],
     digests: dict[str, str],
     sids: list[str],
+    divert: Callable[[str], str],
 ) -> list[tuple[int, str]]:
     """Of these sessions, indexed with a fingerprint of the earlier form, the ones whose row that form
     still matches, with their fingerprint now: an index written by an earlier trail is compared so once,
@@ -170,7 +174,7 @@ def _same_as_before(
         if sid is None or sid not in digests:
             continue
         sess, before = indexed[sid]
-        if fingerprint(row, divert_identity(store.home, sid)) == before:
+        if fingerprint(row, divert(sid)) == before:
             same.append((sess, digests[sid] + WAS + before))
     return same
 

@@ -99,7 +99,7 @@ def divert_identity(home: str | Path | None, session_id: str) -> str:
     return file_identity(path) if path is not None else ""
 
 
-def fingerprint(row: Any, divert: str = "") -> str:
+def fingerprint(row: dict[str, Any], divert: str = "") -> str:
     """The earlier form of a session's fingerprint: a digest of its ``sessions`` row (a dict, without the
     system prompt) made in Python. A sync now digests the row's mark (:func:`row_digest`) and compares an
     indexed fingerprint of this form this way once, to replace it; a recovered session, which no sync
