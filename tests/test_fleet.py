@@ -222,8 +222,9 @@ def test_sessions_unchanged_when_the_local_fingerprints_took_another_form_are_no
     still the ones the shared index holds and are not sent again; the one that changed is."""
     import hermes_state
 
+    from hermes_trail.hermes.changes import MARK_FORM
     from hermes_trail.hermes.store import SqliteStore
-    from hermes_trail.index.writer import MARK_FORM, fingerprint
+    from hermes_trail.index.writer import fingerprint
 
     home = tmp_path / "hermes_home"
     shutil.copytree(machines["alpha"][0], home)

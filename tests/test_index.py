@@ -164,7 +164,7 @@ def test_an_index_an_earlier_trail_wrote_reads_no_session_again_for_its_fingerpr
     """Its fingerprints are of an earlier form, unlike every one a sync makes now: the first sync of a store
     that changed compares them the earlier way, once, and replaces them, so an upgrade reads again only
     the sessions that changed (10,000 sessions read again would build the index anew)."""
-    from hermes_trail.index.writer import MARK_FORM
+    from hermes_trail.hermes.changes import MARK_FORM
 
     sync_index(index, homes=[home])
     _earlier_form(index, home)

@@ -727,24 +727,24 @@ class Trail:
         from hermes_trail.history import PAGE
         from hermes_trail.stats_sql import (
             Cached,
-            cached_rows,
-            earlier_rows,
+            Earlier,
             fingerprint,
             report_rows,
             save_rows,
+            saved_rows,
         )
 
         if discovery is None:
             env = os.environ if self.env is None else self.env
             discovery = locate.discover(env, homes=self.homes, dbs=self.dbs, pgs=self.pgs)
         mark = fingerprint(discovery) if discovery.stores else None
-        found = cached_rows(discovery, mark) if mark is not None else None
-        if found is not None:
+        saved = saved_rows(discovery, mark) if mark is not None else None
+        if isinstance(saved, Cached):
             if cached is not None:
-                cached(found)
-            return found
+                cached(saved)
+            return saved
         # The rows of the same stores before they changed: only the sessions that changed are counted.
-        earlier = earlier_rows(discovery, mark) if mark is not None else None
+        earlier = saved if isinstance(saved, Earlier) else None
         with (opened or (lambda: self.open_history(catalog=PAGE)))() as history:
             strays = [(s.kind, s.where, s.reason) for s in history.strays]
             # The store counts what it can (stats_sql); the sessions it cannot are read one by one.

@@ -392,7 +392,7 @@ def aggregate(
 # A session as a report reads it, flat (:func:`row_of`): its key, what it is grouped and filtered by, its
 # times (microseconds since 1970), its usage (``Usage``'s fields in order) and its figures (``Figures``'
 # fields in order, or ``None``: not measured). A report of 10,000 sessions is then sums over tuples, and a
-# cache of them (``stats_sql.cached_rows``) loads in milliseconds.
+# cache of them (``stats_sql.saved_rows``) loads in milliseconds.
 Row = tuple[Any, ...]
 R_STORE, R_ID, R_PROFILE, R_SOURCE, R_PROJECT, R_MODEL, R_PROVIDER, R_START, R_LAST = range(9)
 R_USAGE = 9  # ten slots

@@ -243,8 +243,8 @@ def report_rows(
         the one that changed, not all of them.
     """
     from hermes_trail.errors import StoreUnreadable
+    from hermes_trail.hermes.changes import row_digest
     from hermes_trail.hermes.decode.sessions import id_text
-    from hermes_trail.index.writer import row_digest
 
     state: State = {}
     again: set[SessionKey] = set()
@@ -418,8 +418,11 @@ def _cache_file(discovery: Discovery) -> Path:
     return cache_dir() / f"stats-{crc32(named.encode()):08x}.marshal"  # the file says which stores it is
 
 
-def cached_rows(discovery: Discovery, mark: tuple[Any, ...]) -> Cached | None:
-    """What was saved for ``discovery`` when its fingerprint is still ``mark``, else ``None``.
+def saved_rows(discovery: Discovery, mark: tuple[Any, ...]) -> Cached | Earlier | None:
+    """What was saved for ``discovery``, read once: the report itself (:class:`Cached`) when its
+    fingerprint is still ``mark``; the rows of a count whose :func:`fingerprint` differs from ``mark`` only
+    in the stores' files (a Hermes turn since), with the state they were counted at (:class:`Earlier`),
+    from which only what changed is counted; else ``None``.
 
     The file holds three :mod:`marshal` objects (the format Python reads its ``.pyc`` files in, from the
     user's own cache directory), each of the first two with its length ahead of it: what a report of every
@@ -427,37 +430,27 @@ def cached_rows(discovery: Discovery, mark: tuple[Any, ...]) -> Cached | None:
     (:func:`report_rows`), which only a count of what changed reads. Where JSON would take tens of
     milliseconds on 10,000 rows, this takes a few.
     """
+    import marshal
 
     from hermes_trail.stats import Group, Report
 
     try:
         found = _read_cache(discovery)
-        if found is None or found[0][0] != mark:
+        if found is None:
             return None
-        (_, strays, skipped, stores, kept), rest, _ = found
-        reports = {
-            by: Report(by=by, groups=[Group(*g) for g in groups], overall=Group(*overall))
-            for by, (groups, overall) in kept.items()
-        }
+        head, rows, state = found
+        if head[0] == mark:
+            _, strays, skipped, stores, kept = head
+            reports = {
+                by: Report(by=by, groups=[Group(*g) for g in groups], overall=Group(*overall))
+                for by, (groups, overall) in kept.items()
+            }
+            return Cached(None, strays, skipped, stores, reports, rows)
+        if head[0][0] == mark[0]:
+            return Earlier(marshal.loads(rows), marshal.loads(state))
     except (OSError, ValueError, EOFError, TypeError, IndexError, RuntimeError):  # see _read_cache
         return None
-    return Cached(None, strays, skipped, stores, reports, rest)
-
-
-def earlier_rows(discovery: Discovery, mark: tuple[Any, ...]) -> Earlier | None:
-    """The rows a cache file of these stores holds from a count whose :func:`fingerprint` differs from
-    ``mark`` only in the stores' files (a Hermes turn since), with the state they were counted at; else
-    ``None``."""
-    import marshal
-
-    try:
-        found = _read_cache(discovery)
-        if found is None or found[0][0][0] != mark[0]:
-            return None
-        _, rows, state = found
-        return Earlier(marshal.loads(rows), marshal.loads(state))
-    except (OSError, ValueError, EOFError, TypeError, IndexError, RuntimeError):  # see _read_cache
-        return None
+    return None
 
 
 def _read_cache(discovery: Discovery) -> tuple[tuple[Any, ...], memoryview, memoryview] | None:

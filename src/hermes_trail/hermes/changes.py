@@ -13,10 +13,15 @@ database's owner on every connection it opens (``fchown``, even to the owner the
 reader), which moves their change time and nothing else: a mark with it changed whenever anything, trail's
 own read included, opened the store, so every command read every store again. Their size, modification
 time and headers still move with every commit.
+
+Within a store that changed, what tells which sessions changed besides their new rows is a digest of each
+``sessions`` row as its reader marks it (:func:`row_digest`), which the index's fingerprints and the stats
+cache's both hold.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 from typing import Any
 
@@ -54,3 +59,19 @@ def store_marks(path: str | os.PathLike[str]) -> tuple[Mark | None, Mark | None,
     base = os.fspath(path)
     db, wal, shm = (file_mark(base + suffix, header, ctime) for suffix, header, ctime in _PARTS)
     return db, wal, shm
+
+
+# What opens a fingerprint made by :func:`row_digest`, which tells it from one of the earlier form.
+MARK_FORM = "2:"
+
+
+def row_digest(mark: bytes, divert: str = "") -> str:
+    """What tells that a session changed besides new rows: a digest of its ``sessions`` row, as its store's
+    reader marks it (:meth:`~hermes_trail.hermes.reader.StoreReader.session_marks`), and of its divert
+    file's identity when it has one. Hermes updates the row whenever it changes old rows: a rewind bumps
+    ``rewind_count`` and ``message_count``; compaction and model switches also add rows, which the
+    watermark catches."""
+    digest = hashlib.blake2b(mark, digest_size=12)
+    if divert:
+        digest.update(divert.encode())
+    return MARK_FORM + digest.hexdigest()

@@ -45,11 +45,10 @@ from typing import TYPE_CHECKING
 from hermes_trail import readonly
 from hermes_trail.errors import StoreLocked, StoreUnreadable
 from hermes_trail.hermes import locate
-from hermes_trail.hermes.changes import store_marks
+from hermes_trail.hermes.changes import MARK_FORM, row_digest, store_marks
 from hermes_trail.index import schema, semantic
 from hermes_trail.index.opening import BUILD_MESSAGES, open_index
 from hermes_trail.index.writer import (
-    MARK_FORM,
     WAS,
     Prepared,
     SyncReport,
@@ -60,7 +59,6 @@ from hermes_trail.index.writer import (
     fingerprint,
     fingerprint_now,
     prepare,
-    row_digest,
 )
 from hermes_trail.model import Session, Store, Stray
 

@@ -101,7 +101,7 @@ def divert_identity(home: str | Path | None, session_id: str) -> str:
 
 def fingerprint(row: dict[str, Any], divert: str = "") -> str:
     """The earlier form of a session's fingerprint: a digest of its ``sessions`` row (a dict, without the
-    system prompt) made in Python. A sync now digests the row's mark (:func:`row_digest`) and compares an
+    system prompt) made in Python. A sync now digests the row's mark (``changes.row_digest``) and compares an
     indexed fingerprint of this form this way once, to replace it; a recovered session, which no sync
     compares, keeps it."""
     digest = hashlib.blake2b(digest_size=12)
@@ -113,8 +113,6 @@ def fingerprint(row: dict[str, Any], divert: str = "") -> str:
     return digest.hexdigest()
 
 
-# What opens a fingerprint made by :func:`row_digest`, which tells it from one of the earlier form.
-MARK_FORM = "2:"
 # What joins a fingerprint given in place of one of the earlier form (the session unchanged) to that one,
 # kept until the session changes: a shared index a push wrote before holds it (``fleet/push.py``), and
 # would otherwise have every session sent again.
@@ -124,18 +122,6 @@ WAS = "|"
 def fingerprint_now(stored: str) -> str:
     """A stored fingerprint without the earlier one it may carry (:data:`WAS`)."""
     return stored.partition(WAS)[0]
-
-
-def row_digest(mark: bytes, divert: str = "") -> str:
-    """What tells that a session changed besides new rows: a digest of its ``sessions`` row, as its store's
-    reader marks it (:meth:`~hermes_trail.hermes.reader.StoreReader.session_marks`), and of its divert
-    file's identity when it has one. Hermes updates the row whenever it changes old rows: a rewind bumps
-    ``rewind_count`` and ``message_count``; compaction and model switches also add rows, which the
-    watermark catches."""
-    digest = hashlib.blake2b(mark, digest_size=12)
-    if divert:
-        digest.update(divert.encode())
-    return MARK_FORM + digest.hexdigest()
 
 
 # Each full-text index over ``docs`` and the column it reads; a doc with a NULL column is not in that index.
@@ -280,7 +266,7 @@ class Writer:
         prepared: Prepared,
         digest: str | None = None,
     ) -> int:
-        """Write ``session`` in place of ``old``, with ``digest`` (:func:`row_digest`, made when the sync
+        """Write ``session`` in place of ``old``, with ``digest`` (``changes.row_digest``, made when the sync
         compared its row) as its fingerprint, else one of the earlier form."""
         gist, rows = prepared
         return self.write(old, _session_row(session, store_key, sess, gist, digest), rows)
