@@ -99,6 +99,19 @@ def test_search_heads_an_untitled_conversation_with_its_first_prompt(home, tmp_p
     assert titled["hits"][0]["title"] == "Groceries" and titled["opening"] is None
 
 
+def test_a_search_heading_is_one_line_that_keeps_where_the_conversation_is(home, tmp_path):
+    """At 60 columns a conversation's heading is still one line: a long title or project is cut ("…"),
+    not wrapped, and the line ends in the profile and front end; the project keeps its last folder."""
+    index = ["--index", str(tmp_path / "index.db"), "--home", str(home)]
+    done = trail("search", "exporter", *index, env={"COLUMNS": "60"})
+    assert done.returncode == 0, done.stderr
+    heading, following = lines_of(done.stdout)[:2]
+    assert len(heading) <= 60, heading
+    assert heading.startswith("rewrite the"), heading
+    assert heading.endswith("billing-service · default · cli"), heading
+    assert "…" in heading and following.startswith("  "), done.stdout  # cut, and the hits come next
+
+
 def test_a_question_may_be_typed_without_quotes(home, tmp_path):
     """``trail search invoice exporter`` is the question "invoice exporter", as a search box reads it, not a
     usage error; a word the shell kept whole with spaces in it stays a phrase; ``how``, ``recall`` and

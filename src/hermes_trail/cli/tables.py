@@ -8,14 +8,14 @@ import sys
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from hermes_trail.cli.term import Printer, Segment
+from hermes_trail.cli.term import Printer, Segment, cells, fit, fit_left
 from hermes_trail.formatting import clock, dollars, safe
 
 if TYPE_CHECKING:
     from hermes_trail.index.blame import BlameEntry
     from hermes_trail.index.fix import FixReport
     from hermes_trail.index.how import HowEntry
-    from hermes_trail.index.search import SearchResult
+    from hermes_trail.index.search import Hit, SearchResult
     from hermes_trail.model import Session, Usage
 
 
@@ -323,10 +323,8 @@ def _print_unencoded(out: Printer, result: SearchResult, shared: bool, encoding:
 def _print_conversations(out: Printer, result: SearchResult, shared: bool, encoding: bool) -> None:
     for conversation in result.conversations:
         best = conversation.hits[0]
-        where = f"  {best.project} · {best.profile} · {best.source or '?'}"
-        if best.origin != "session":  # Hermes' memory or a skill: where it is, not a session's facts
-            where = f"  {best.label}"
-        out.line((safe(best.title or conversation.opening or "(untitled)"), "bold"), (safe(where), "dim"))
+        title, where = _heading(best, conversation.opening, out.width)
+        out.line((title, "bold"), (where, "dim"))
         for hit in conversation.hits:
             what = hit.kind + (f" exit {hit.exit_code}" if hit.kind == "command" else "")
             name = hit.session_id if hit.origin == "session" else hit.label
@@ -344,6 +342,24 @@ def _print_conversations(out: Printer, result: SearchResult, shared: bool, encod
         found = _plural(len(result.conversations), "conversation")
         counted = f"no turn has the words; {found} by title or meaning"
     out.line((f"{counted} in {result.seconds * 1000:.0f} ms", "dim"))
+
+
+def _heading(best: Hit, opening: str | None, room: int) -> tuple[str, str]:
+    """A conversation's title and where it is (project, profile, front end; or what memory or skill it is),
+    on one line of ``room`` columns where it can be: a long title is cut to leave room for where it is, and
+    a long project is cut from the left (its last folders say which one)."""
+    title = safe(best.title or opening or "(untitled)")
+    if best.origin != "session":  # Hermes' memory or a skill: where it is, not a session's facts
+        return fit(title, max(room - cells(safe(best.label)) - 2, room // 2)), "  " + safe(best.label)
+    rest = f" · {safe(best.profile or '')} · {safe(best.source or '?')}"
+    project = safe(best.project or "")
+    if cells(title) + 2 + cells(project) + cells(rest) <= room:
+        return title, f"  {project}{rest}"
+    # The project's last folder (after "…") is kept when the title can still have twenty columns.
+    least = min(cells(project), cells(project.rstrip("/").rsplit("/", 1)[-1]) + 1)
+    title = fit(title, max(room - 2 - least - cells(rest), min(cells(title), 20)))
+    project = fit_left(project, max(room - cells(title) - 2 - cells(rest), least))
+    return title, f"  {project}{rest}"
 
 
 def _day(when: float | None) -> str:
