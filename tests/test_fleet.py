@@ -852,6 +852,28 @@ def test_fix_blame_and_how_answer_as_the_local_index_for_one_hosts_data(fleet, m
     assert all(c["lacks"] == ["zeppelin"] for c in theirs)
 
 
+def test_how_counts_a_rerun_of_what_an_intent_ran_there_as_here(fleet, tmp_path):
+    """A command run again after the turn of the intent that ran it (``python -m pytest -q`` after "let me
+    run the test suite" and a fix) is led by that intent in the shared index as in the local one."""
+    from hermes_trail.service import Trail
+    from hermesdb import write_home
+    from test_how import RERUNS
+
+    home = write_home(tmp_path / "hermes", [RERUNS.spec()])
+    index = tmp_path / "index.db"
+    sync_index(index, homes=[home], parallel=False)
+    push(index, fleet.admin, "nu")
+    local = Trail(index=index, sync_interval=float("inf"))
+    local._synced_at = float("inf")
+    shared = Trail(fleet=fleet.admin, hosts=("nu",))
+    for what in ("how do I run the test suite", "the docs build", "git status"):
+        mine = shared.records_json(shared.how_commands(what, limit=10))
+        theirs = local.records_json(local.how_commands(what, limit=10))
+        assert _without(mine) == _without(theirs), what
+    led = local.records_json(local.how_commands("run the test suite", limit=10))
+    assert [(c["command"], c["matched_in"]) for c in led][:1] == [("python -m pytest -q", "intent")]
+
+
 def test_the_fix_blame_and_how_commands_take_fleet_and_host(fleet, machines, monkeypatch, capsys):
     from hermes_trail.cli import params
     from hermes_trail.cli.blame_cmd import blame

@@ -237,6 +237,48 @@ def test_the_assistants_stated_intent_finds_the_command(asked):
     assert entries[0].prompt == "I'll list the listening ports."
 
 
+# The agent says once what it is about to do, runs it, fixes something, and runs it again without saying.
+RERUNS = (
+    Session(9)
+    .ask("The forecast test fails since yesterday, find out why")
+    .intend("Let me run the test suite first.", "python -m pytest -q tests/test_forecast.py", "1 failed", 1)
+    .run("sed -i 's/- 32/+ 0/' weather/units.py")
+    .run("python -m pytest -q", "6 passed")
+    .run("git status", "nothing to commit")
+    .ask("and the docs build?")
+    .run("python -m pytest -q --doctest-modules", "ok")
+)
+
+
+def test_a_rerun_of_what_a_stated_intent_ran_counts_as_led_by_it(tmp_path):
+    """``python -m pytest -q``, run after the fix in the same prompt's work, is the run the agent's "let me
+    run the test suite" led to, though no text came with it: it answers the question, the one that worked
+    first. What else ran there (``sed``, ``git status``) is not led by it, nor a run after the next
+    prompt."""
+    conn = open_index(tmp_path, [RERUNS])
+    entries = how.how(conn, "how do I run the test suite")
+    assert [(e.command, e.matched_in, e.runs, e.ok) for e in entries] == [
+        ("python -m pytest -q", "intent", 1, 1),
+        ("python -m pytest -q tests/test_forecast.py", "intent", 1, 0),
+    ]
+    assert entries[0].prompt == "Let me run the test suite first."
+
+
+@pytest.mark.parametrize(
+    ("one", "other", "same"),
+    [
+        ("python -m pytest -q", "python -m pytest -q tests/test_x.py", True),
+        ("cd /x && pytest -q", "pytest  -q", True),
+        ("make test", "make build", False),
+        ("ls", "ls -la /etc", False),  # one word says too little
+        ("pytest -q", "pytest -x", False),
+    ],
+)
+def test_same_run(one, other, same):
+    assert how.same_run(one, other) is same
+    assert how.same_run(other, one) is same
+
+
 def test_a_match_in_the_command_ranks_above_one_in_its_prompt_then_output(asked):
     entries = how.how(asked, "hexdump")
     # xxd ran in three sessions, hexdump in one: the command's own words still rank first.

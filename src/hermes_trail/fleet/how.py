@@ -163,7 +163,8 @@ def _scored_hits(
 
 
 # For each hit, the commands after it in its session up to the next live prompt (a prompt's) or the next
-# doc of another turn (a reply's), at most SPAN docs on.
+# doc of another turn (a reply's), at most SPAN docs on; for a reply, those after its turn up to the next
+# live prompt too, of the kind ``again`` (re-runs, ``how.tally_led``), as the local index reads them.
 _LED = f"""
 WITH hits(id, score) AS (SELECT * FROM unnest(%s::bigint[], %s::float8[])),
 spans AS MATERIALIZED (
@@ -172,11 +173,16 @@ spans AS MATERIALIZED (
         WHERE n.sess = d.sess AND n.seq > d.seq AND n.seq <= d.seq + %s
           AND CASE WHEN d.kind = 'prompt' THEN n.kind = 'prompt' AND NOT n.rewound
                    ELSE n.row <> d.row OR n.part <> d.part END
-        ORDER BY n.seq LIMIT 1), d.seq + %s + 1) AS stop
+        ORDER BY n.seq LIMIT 1), d.seq + %s + 1) AS stop, coalesce((
+        SELECT n.seq FROM {_D} n
+        WHERE n.sess = d.sess AND n.seq > d.seq AND n.seq <= d.seq + %s
+          AND n.kind = 'prompt' AND NOT n.rewound
+        ORDER BY n.seq LIMIT 1), d.seq + %s + 1) AS until
     FROM hits JOIN {_D} d ON d.id = hits.id
 )
-SELECT d.id, d.command, d.sess, s.ref, s.project, d.exit_code, d.time, sp.kind, sp.score, sp.id, s.host
-FROM spans sp JOIN {_D} d ON d.sess = sp.sess AND d.seq > sp.seq AND d.seq < sp.stop
+SELECT d.id, d.command, d.sess, s.ref, s.project, d.exit_code, d.time,
+       CASE WHEN d.seq < sp.stop THEN sp.kind ELSE 'again' END, sp.score, sp.id, s.host
+FROM spans sp JOIN {_D} d ON d.sess = sp.sess AND d.seq > sp.seq AND d.seq < sp.until
 JOIN {_S} s ON s.id = d.sess
 WHERE d.kind = 'command' AND NOT d.rewound AND d.command IS NOT NULL
 """
@@ -195,7 +201,7 @@ def _led(
     hits = _scored_hits(conn, tsquery, project, hosts, words)
     if not hits:
         return {}
-    params = [[h[0] for h in hits], [h[1] for h in hits], SPAN, SPAN]
+    params = [[h[0] for h in hits], [h[1] for h in hits], SPAN, SPAN, SPAN, SPAN]
     rows = conn.execute(_LED, params).fetchall()
     host_of.update((row[2], row[10]) for row in rows)  # a session is one host's
     return tally_led(rows, root)

@@ -8,7 +8,8 @@ ones) are grouped by their normalized text (:func:`normalize_command`) and ranke
 
 1. where the query matched: in the command itself first; then in what led to it (``prompt``: the nearest
    live prompt before it in its session; ``intent``: the assistant's own text in the turn that made the
-   call, "I'll list the listening ports"), ranked among themselves by how well that text matched (BM25,
+   call, "I'll list the listening ports", or in the turn that ran the same program earlier in that
+   prompt's work, :func:`tally_led`), ranked among themselves by how well that text matched (BM25,
    within a tenth of the best counts as equal); last only in its output. People ask in the words of the
    task ("convert this number to hexadecimal"), which the command (``printf '%x\n' 255``) rarely holds.
    The word index covers a command's output too, so ``how pytest`` also finds ``cat pyproject.toml``,
@@ -207,21 +208,27 @@ WHERE docs_fts MATCH ? AND d.kind IN ('prompt', 'reply') AND d.rewound = 0 AND {
 ORDER BY f.rowid DESC LIMIT ?
 """
 # For each hit, the first doc id past what it led to: its session's next live prompt for a prompt, the next
-# doc of another turn for a reply (at most SPAN docs on); then the commands in between, through docs_sess
-# (sess, id): a session's docs have consecutive ids, in row order.
+# doc of another turn for a reply (at most SPAN docs on); and, for a reply, how far a re-run of what it led
+# to is looked for (:func:`tally_led`): up to the session's next live prompt. Then the commands in between,
+# through docs_sess (sess, id): a session's docs have consecutive ids, in row order; a command past a reply's
+# own turn is of the kind ``again``.
 _LED = """
 WITH hits(id, score) AS (VALUES {values}),
-spans(id, sess, kind, score, stop) AS MATERIALIZED (
+spans(id, sess, kind, score, stop, until) AS MATERIALIZED (
     SELECT d.id, d.sess, d.kind, hits.score, coalesce((
         SELECT n.id FROM docs n
         WHERE n.sess = d.sess AND n.id > d.id AND n.id <= d.id + ?
           AND CASE WHEN d.kind = 'prompt' THEN n.kind = 'prompt' AND n.rewound = 0
                    ELSE n.row <> d.row OR n.part <> d.part END
+        ORDER BY n.id LIMIT 1), d.id + ? + 1), coalesce((
+        SELECT n.id FROM docs n
+        WHERE n.sess = d.sess AND n.id > d.id AND n.id <= d.id + ? AND n.kind = 'prompt' AND n.rewound = 0
         ORDER BY n.id LIMIT 1), d.id + ? + 1)
     FROM hits CROSS JOIN docs d ON d.id = hits.id
 )
-SELECT d.id, d.command, d.sess, s.ref, s.project, d.exit_code, d.time, sp.kind, sp.score, sp.id
-FROM spans sp CROSS JOIN docs d ON d.sess = sp.sess AND d.id > sp.id AND d.id < sp.stop
+SELECT d.id, d.command, d.sess, s.ref, s.project, d.exit_code, d.time,
+       CASE WHEN d.id < sp.stop THEN sp.kind ELSE 'again' END, sp.score, sp.id
+FROM spans sp CROSS JOIN docs d ON d.sess = sp.sess AND d.id > sp.id AND d.id < sp.until
 CROSS JOIN sessions s ON s.id = d.sess
 WHERE d.kind = 'command' AND d.rewound = 0 AND d.command IS NOT NULL
 """
@@ -269,7 +276,7 @@ def _led(
     if not hits:
         return {}
     sql = _LED.format(values=", ".join("(?, ?)" for _ in hits))
-    return tally_led(conn.execute(sql, (*(v for hit in hits for v in hit), SPAN, SPAN)), root)
+    return tally_led(conn.execute(sql, (*(v for hit in hits for v in hit), SPAN, SPAN, SPAN, SPAN)), root)
 
 
 def tally_led(rows: Iterable[tuple[Any, ...]], root: query.Node | None) -> dict[tuple[str, int], _Led]:
@@ -277,11 +284,25 @@ def tally_led(rows: Iterable[tuple[Any, ...]], root: query.Node | None) -> dict[
     ref, project, exit code, time, what led to it, that one's score and doc id; more columns after those
     are left alone) by (command, session): runs, successes, failures and the last run, with the best (lowest)
     score of what led to them. A command doc reached from two hits counts once, at its best; a command
-    the query's ``-word`` excludes not at all. The local and the shared index both tally this way."""
+    the query's ``-word`` excludes not at all. The local and the shared index both tally this way.
+
+    A row of the kind ``again`` is a command run after the turn of a matching intent, before the next
+    prompt: it counts, as led by that intent, when it is the same program run again (:func:`same_run`) as
+    a command of that turn, the way an agent that said "let me run the test suite" runs ``pytest -q
+    tests/test_x.py``, fixes something and runs ``pytest -q``, which worked, without saying so again."""
+    rows = list(rows)
+    said: dict[Any, list[str]] = {}  # each intent's commands in its own turn
+    for row in rows:
+        if row[7] != "again":
+            said.setdefault(row[9], []).append(row[1])
     best: dict[int, tuple[Any, ...]] = {}
     for row in rows:
         if _excluded(root, row[1]):
             continue
+        if row[7] == "again":
+            if not any(same_run(row[1], other) for other in said.get(row[9], ())):
+                continue
+            row = (*row[:7], "reply", *row[8:])
         if row[0] not in best or row[8] < best[row[0]][8]:
             best[row[0]] = row
     led: dict[tuple[str, int], _Led] = {}
@@ -309,6 +330,15 @@ def tally_led(rows: Iterable[tuple[Any, ...]], root: query.Node | None) -> dict[
         if score < known.score:
             known.kind, known.score, known.hit = kind, score, hit
     return led
+
+
+def same_run(one: str, other: str) -> bool:
+    """Whether two commands are one program run again: the words of one (``python -m pytest -q``) start the
+    other (``python -m pytest -q tests/test_x.py``), two words at least, so ``make build`` is not ``make
+    test`` and ``ls`` is not ``ls -la /etc``."""
+    a, b = normalize_command(one).split(" "), normalize_command(other).split(" ")
+    shorter, longer = (a, b) if len(a) <= len(b) else (b, a)
+    return len(shorter) >= 2 and longer[: len(shorter)] == shorter
 
 
 def _prompt_texts(conn: sqlite3.Connection, ids: list[int]) -> dict[int, str]:
