@@ -11,6 +11,7 @@ its session (``seq``) rather than by consecutive ids.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -234,11 +235,12 @@ def how(
     words_only = content(parsed.root)
     asked = query.Query(words_only) if words_only is not None else parsed
     rows: dict[tuple[str, int], tuple[tuple[Any, ...], bool]] = {}
+    holds = functools.cache(lambda command: in_command(asked.root, command))  # once a command, as locally
     host_of: dict[int, str] = {}
     if query.to_fts(asked) and (words := tsquery_text(conn, asked.root)) is not None:
         for row in _grouped(conn, "d.tsv @@ %s::tsquery", [words], project, hosts):
             host_of[row[1]] = row[9]
-            rows[(row[0], row[1])] = (row[:9], in_command(asked.root, row[0]))
+            rows[(row[0], row[1])] = (row[:9], holds(row[0]))
     if query.to_trigram(asked) and (query.needs_trigram(asked) or not rows):
         try:
             substrings = _trigram_sql(asked.root)

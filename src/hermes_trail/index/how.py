@@ -41,6 +41,7 @@ numbers, not by the size of the history.
 
 from __future__ import annotations
 
+import functools
 import re
 import sqlite3
 from collections.abc import Callable, Iterable, Sequence
@@ -64,6 +65,7 @@ SPAN = 300
 PROMPT_CHARS = 200
 
 
+@functools.lru_cache(maxsize=4096)
 def normalize_command(command: str) -> str:
     """The form commands are grouped by: surrounding whitespace stripped, each run of whitespace (newlines
     included) one space, and a leading ``cd <dir> &&`` dropped (where it ran is not what it was)."""
@@ -429,10 +431,12 @@ def how(
     words_only = content(parsed.root)
     asked = query.Query(words_only) if words_only is not None else parsed
     rows: dict[tuple[str, int], tuple[tuple[Any, ...], bool]] = {}
+    # Told once a command: common words match the same few commands in tens of thousands of sessions.
+    holds = functools.cache(lambda command: in_command(asked.root, command))
     words = query.to_fts(asked)
     if words:
         for row in _grouped(conn, "docs_fts", words, project):
-            rows[(row[0], row[1])] = (row, in_command(asked.root, row[0]))
+            rows[(row[0], row[1])] = (row, holds(row[0]))
     trigram = query.to_trigram(asked)
     if trigram and (query.needs_trigram(asked) or not rows):
         for row in _grouped(conn, "docs_tri", trigram, project):
