@@ -125,6 +125,67 @@ def test_a_word_typed_past_its_stem_is_still_found_while_typing(index):
     assert lacking.missing == ["upgradzq"] and _first(lacking) == KUBE
 
 
+INSTALL = "20261104_090000_1a57a1"
+INDEX = "20261104_100000_1d3e01"
+PARSE = "20261104_110000_9a45e0"
+
+
+@pytest.fixture
+def stems(tmp_path: Path) -> Path:
+    """Sessions whose words share their first letters but not their stems' (install, index, input; parser,
+    party): what FTS5's Porter stemming of a prefix confuses."""
+    home = tmp_path / "hermes"
+    sessions = [
+        chat(INSTALL, ("Install the exporter with pip", "Installed exporter 2.1."), start=T),
+        chat(INDEX, ("Rebuild the index of the input files", "The index is rebuilt."), start=T + 60),
+        chat(PARSE, ("The YAML parser chokes on tabs", "The party file parses now."), start=T + 120),
+        *errands(T + 600, "20261105", "e0e0e0", count=6),
+    ]
+    write_home(home, sessions)
+    path = tmp_path / "index" / "index.db"
+    sync_index(path, homes=[home], env={"HERMES_HOME": str(home), "HOME": str(tmp_path)})
+    return path
+
+
+def test_a_word_start_is_matched_as_typed_not_as_its_stem(stems):
+    """The word index and FTS5's prefix queries go by Porter stems: "ins" was looked for as "in" (the word
+    "in" itself, every turn here), "pars" as every "par…" word (party too). A word typed no further than
+    that is the start of the words that begin so as typed, and a doc found must have one."""
+    for typed, first in (("ins", INSTALL), ("pars", PARSE)):
+        result = search(stems, typed)
+        assert _first(result) == first and result.prefix == typed, typed
+        assert INDEX not in {c.hits[0].session_id for c in result.conversations}, typed
+        for hit in (h for c in result.conversations for h in c.hits):
+            assert plan.has_word(hit.snippet.replace(MARK_OPEN, ""), typed), (typed, hit.snippet)
+    # With another word: the conversation with both, and no other by the start's stem.
+    both = search(stems, "exporter ins")
+    assert _first(both) == INSTALL and both.prefix == "ins"
+    assert INDEX not in {c.hits[0].session_id for c in both.conversations}
+    # Typed with a star, as FTS5 syntax, the same.
+    assert {c.hits[0].session_id for c in search(stems, "pars*").conversations} == {PARSE}
+    # A word the history says as typed stays that word, its stem's other forms found too.
+    whole = search(stems, "index")
+    assert whole.prefix is None and _first(whole) == INDEX
+    assert search(stems, "installs").prefix is None  # "installs": the history says only "install…"
+
+
+@pytest.mark.parametrize(
+    ("text", "start", "whole", "has"),
+    [
+        ("Install it", "ins", False, True),
+        ("the index", "ins", False, False),
+        ("re-install", "ins", False, True),
+        ("snake_case", "case", False, True),
+        ("cabins", "ins", False, False),
+        ("Café au lait", "cafe", True, True),
+        ("installs", "install", True, False),
+        ("install.", "install", True, True),
+    ],
+)
+def test_has_word(text, start, whole, has):
+    assert plan.has_word(text, start, whole) is has
+
+
 def test_matches_counts_the_turns_that_matched_not_the_hits_shown(index):
     result = search(index, "weather", limit=2, per_conversation=1)
     shown = sum(len(c.hits) for c in result.conversations)

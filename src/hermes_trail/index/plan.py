@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import re
 import sqlite3
+import threading
+import unicodedata
 from collections.abc import Iterable
 from typing import Any, ClassVar
 
@@ -95,6 +97,89 @@ def exists(conn: sqlite3.Connection, table: str, expression: str) -> bool:
     """Whether any doc of the full-text index ``table`` matches: one term-list lookup, ``LIMIT 1``."""
     sql = f"SELECT 1 FROM {table} WHERE {table} MATCH ? LIMIT 1"
     return conn.execute(sql, (expression,)).fetchone() is not None
+
+
+def has_word(text: str | None, start: str, whole: bool = False) -> bool:
+    """Whether ``text`` has a word beginning with ``start`` (lower case), or, ``whole``, that word itself:
+    where the word index's tokenizer starts and ends a word (at anything but a letter or digit, ``_``
+    included), accents left out as it leaves them out."""
+    if not text:
+        return False
+    lowered = text.lower()
+    if not lowered.isascii():
+        lowered = "".join(c for c in unicodedata.normalize("NFKD", lowered) if not unicodedata.combining(c))
+    at = lowered.find(start)
+    while at >= 0:
+        end = at + len(start)
+        if (at == 0 or not lowered[at - 1].isalnum()) and not (
+            whole and end < len(lowered) and lowered[end].isalnum()
+        ):
+            return True
+        at = lowered.find(start, at + 1)
+    return False
+
+
+def _has_word(text: str | None, start: str, whole: int) -> bool:
+    return has_word(text, start, bool(whole))
+
+
+def starting_words(conn: sqlite3.Connection) -> None:
+    """Give ``conn`` the SQL function ``trail_word_start(text, start, whole)`` (:func:`has_word`)."""
+    conn.create_function("trail_word_start", 3, _has_word, deterministic=True)
+
+
+# How many of the newest docs a word's stem finds are read to tell whether the history says the word as
+# typed (:func:`stemmed_away`).
+SURFACE_DOCS = 200
+
+_STEMMER: list[sqlite3.Connection] = []
+_STEMMING = threading.Lock()
+
+
+def stem(word: str) -> str:
+    """``word`` as the word index holds it: its Porter stem, lower case, made by SQLite's own tokenizer (a
+    table of one row in memory, kept for the process); ``word`` itself when it is more than one token."""
+    with _STEMMING:
+        if not _STEMMER:
+            memory = sqlite3.connect(":memory:", check_same_thread=False)
+            memory.execute(f"CREATE VIRTUAL TABLE s USING fts5(x, tokenize={schema.WORD_TOKENIZER!r})")
+            memory.execute("CREATE VIRTUAL TABLE v USING fts5vocab(s, row)")
+            _STEMMER.append(memory)
+        memory = _STEMMER[0]
+        memory.execute("DELETE FROM s")
+        memory.execute("INSERT INTO s VALUES (?)", (word,))
+        found = memory.execute("SELECT term FROM v").fetchall()
+    return str(found[0][0]) if len(found) == 1 else word.lower()
+
+
+def stemmed_away(conn: sqlite3.Connection, term: query.Term) -> bool:
+    """Whether the last word typed is the start of words the history has, not a word of its own, though
+    its stem is one: the word index holds words by their Porter stems and stems what is looked for too, so
+    "ins" is looked for as "in" and "pars" as "par", and the start of "install" or "parser" being typed was
+    read as that other word. It is when none of the newest :data:`SURFACE_DOCS` docs with its stem says
+    it as a whole word and one of the newest with its start as a prefix has a word beginning so ("indexes"
+    where the history says only "index" stays the word index's "index")."""
+    word = term.text.lower()
+    if (
+        term.prefix
+        or not word.isascii()
+        or not word.isalpha()
+        or len(word) < PREFIX_MIN
+        or stem(word) == word
+    ):
+        return False
+    starting_words(conn)
+    sql = (
+        "SELECT 1 FROM (SELECT d.text FROM docs_fts f JOIN docs d ON d.id = f.rowid WHERE docs_fts MATCH ? "
+        f"ORDER BY f.rowid DESC LIMIT {SURFACE_DOCS}) WHERE trail_word_start(text, ?, ?) LIMIT 1"
+    )
+
+    def said(expression: str, whole: int) -> bool:
+        return conn.execute(sql, (expression, word, whole)).fetchone() is not None
+
+    as_word = query.leaf_fts(term)
+    as_start = query.leaf_fts(query.Term(term.text, prefix=True))
+    return bool(as_word and as_start) and not said(as_word or "", 1) and said(as_start or "", 0)
 
 
 def _found(conn: sqlite3.Connection, term: query.Term) -> bool:
@@ -238,6 +323,11 @@ def read(conn: sqlite3.Connection, text: str, checked: bool = True) -> Plan:
     missing: list[str] = []
     prefix: str | None = None
     last = query.last_term(parsed)
+    if last is not None and last in kept and stemmed_away(conn, last):
+        # The start of a word still being typed, which its stem made another word ("ins", "pars").
+        change[last] = query.Term(last.text, prefix=True)
+        prefix = last.text
+        kept = [t for t in kept if t is not last]
     for term in kept if checked else []:
         if term.prefix or _found(conn, term):  # a prefix typed as one is looked for as it is
             continue

@@ -58,6 +58,10 @@ FORMAT = "trail-index-8"  # 8: fails, fails_fts, docs_steps, sessions_session; 7
 # word index and has its passages made again (``vectors.py``), its old vectors answering meanwhile.
 PASSAGES_FORMAT = 2  # 2: a session's title opens its first passage
 
+# How the word index (``docs_fts``, ``fails_fts`` below) splits and stems words: what a word typed is looked
+# for as (``plan.stem``).
+WORD_TOKENIZER = "porter unicode61 remove_diacritics 2"
+
 _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE stores (

@@ -411,8 +411,10 @@ def _candidates(
     any_of: list[str] | None = None,
     *,
     known: dict[int, tuple[Any, ...]],
+    starts: list[str] | None = None,
 ) -> tuple[list[tuple[Any, ...]], bool]:
-    """Scored matches of one index, lower scores first (as ``bm25`` gives them).
+    """Scored matches of one index, lower scores first (as ``bm25`` gives them). ``starts``: the word
+    starts the query asks for (:func:`word_starts`), which a doc of the word index must have as typed.
 
     All matches are scored with BM25 when there are fewer than :data:`WINDOW`. With more, the newest
     :data:`WINDOW` are scored without it: BM25 would first count every match of each term over the whole
@@ -425,6 +427,10 @@ def _candidates(
     """
     window = WINDOW if window is None else window
     clauses, params = _where(filters)
+    if starts and table == "docs_fts":
+        plan.starting_words(conn)
+        clauses = [*clauses, *("trail_word_start(d.text, ?, 0)" for _ in starts)]
+        params = [*params, *starts]
     where = " AND ".join([f"{table} MATCH ?", *clauses])
     join = _source(table, clauses)
     if any_of is not None:
@@ -748,6 +754,21 @@ class Highlighter:
         return ("…" if start else "") + window + ("…" if start + chars < len(text) else "")
 
 
+def word_starts(reading: plan.Plan) -> list[str]:
+    """The starts of words a match must have as typed: each prefix the query asks of every match
+    (``kubern*``, or a last word still being typed), lower case, of a script with spaces between words.
+
+    The word index holds each word by its Porter stem, and FTS5 stems a prefix too before it looks for
+    it: "ins" is looked for as "in", so ``ins*`` matched "index" and "input", and "pars" every "par…"
+    word. A doc it finds must then have a word starting with the prefix as typed (the shared index reads
+    a prefix in ``simple``, unstemmed, so it has none of this)."""
+    return [
+        t.text.lower()
+        for t in query.conjuncts(reading.parsed)
+        if t.prefix and len(t.text) >= plan.PREFIX_MIN and not cjk.has_cjk(t.text)
+    ]
+
+
 def _fts_string(term: str) -> str:
     """A word (or words) as one FTS5 string: never an FTS5 syntax error. A trailing ``*`` (the word a
     person is still typing, in the any-word pass: :func:`_relaxed`) stays a prefix, outside the quotes."""
@@ -810,6 +831,10 @@ def _relaxed(
     present = []
     for word in words:
         if word == prefix:
+            if plan.stem(word) != word.lower():
+                # Its stem is the start of other words ("ins": in, index): no list of any of the words can
+                # ask for it as typed (:func:`word_starts`), so it is none of them.
+                continue
             word += "*"
         if plan.exists(conn, "docs_fts", _fts_string(word)):
             present.append(word)
@@ -1094,7 +1119,10 @@ def search(
         # and none needs looking up. Else each is looked up: a missing word, an unfinished last word.
         reading = plan.read(conn, text, checked=False)
         known = _kept_sessions(conn)  # the sessions read, each once (:func:`_session_rows`)
-        hits, windowed = _ranked(conn, reading.plans, filters, reading.terms + reading.runs, known=known)
+        starts = word_starts(reading)
+        hits, windowed = _ranked(
+            conn, reading.plans, filters, reading.terms + reading.runs, known=known, starts=starts
+        )
         groups = _group(hits)
         if len(groups) < RELAX_BELOW:
             checked = plan.read(conn, text)
@@ -1105,7 +1133,12 @@ def search(
                 hits, windowed = [], False
             elif checked.plans != reading.plans:  # the last word became a prefix
                 hits, windowed = _ranked(
-                    conn, checked.plans, filters, checked.terms + checked.runs, known=known
+                    conn,
+                    checked.plans,
+                    filters,
+                    checked.terms + checked.runs,
+                    known=known,
+                    starts=word_starts(checked),
                 )
             groups = _group(hits)
             reading = checked
@@ -1299,15 +1332,19 @@ def _ranked(
     any_of: list[str] | None = None,
     *,
     known: dict[int, tuple[Any, ...]],
+    starts: list[str] | None = None,
 ) -> tuple[list[Hit], bool]:
     """The hits of every plan's index, best first, and whether any index had more than a window of
-    matches. ``known``: the sessions read so far in this search (:func:`_session_rows`)."""
+    matches. ``known``: the sessions read so far in this search (:func:`_session_rows`); ``starts``: the
+    word starts a doc of the word index must have (:func:`word_starts`)."""
     rows: dict[int, tuple[Any, ...]] = {}
     windowed = False
     for table, expression in plans:
         if table == "docs_tri" and windowed:
             continue  # the words found a full window: the substrings of the same terms would add little
-        found, cut = _candidates(conn, table, expression, filters, terms, window, any_of, known=known)
+        found, cut = _candidates(
+            conn, table, expression, filters, terms, window, any_of, known=known, starts=starts
+        )
         windowed = windowed or cut
         for row in found:  # a doc found by two indexes keeps its better (lower) score
             if row[0] not in rows or row[-1] < rows[row[0]][-1]:
