@@ -1671,6 +1671,23 @@ def test_how_rare_a_word_is_counts_over_the_whole_shared_index_as_locally(fleet,
     assert local[0] == shared[0] == both, (local[:3], shared[:3])
 
 
+def test_a_word_start_is_read_as_typed_in_the_shared_index_as_locally(fleet, tmp_path):
+    """ "ins", whose stem is the word "in", is the start of "install" there as here, not the word "in"."""
+    from test_wording import INDEX, INSTALL, PARSE, stems_home
+
+    home = stems_home(tmp_path / "hermes")
+    index = tmp_path / "index.db"
+    sync_index(index, homes=[home], parallel=False)
+    push(index, fleet.admin, "nu")
+    for question, first in (("ins", INSTALL), ("pars", PARSE), ("exporter ins", INSTALL)):
+        local = local_search(index, question)
+        shared = fleet_search(fleet.admin, question, hosts=["nu"])
+        for answer in (local, shared):
+            found = [c.hits[0].session_id for c in answer.conversations]
+            assert found[:1] == [first] and INDEX not in found, (question, found)
+        assert local.prefix == shared.prefix, question
+
+
 def test_a_word_still_being_typed_is_looked_for_in_the_shared_index_as_locally(fleet, tmp_path):
     """The any-word evidence looks for the start of the word still being typed, there as here."""
     from hermesdb import write_home

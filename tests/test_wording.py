@@ -130,18 +130,21 @@ INDEX = "20261104_100000_1d3e01"
 PARSE = "20261104_110000_9a45e0"
 
 
-@pytest.fixture
-def stems(tmp_path: Path) -> Path:
+def stems_home(home: Path) -> Path:
     """Sessions whose words share their first letters but not their stems' (install, index, input; parser,
     party): what FTS5's Porter stemming of a prefix confuses."""
-    home = tmp_path / "hermes"
     sessions = [
         chat(INSTALL, ("Install the exporter with pip", "Installed exporter 2.1."), start=T),
         chat(INDEX, ("Rebuild the index of the input files", "The index is rebuilt."), start=T + 60),
         chat(PARSE, ("The YAML parser chokes on tabs", "The party file parses now."), start=T + 120),
         *errands(T + 600, "20261105", "e0e0e0", count=6),
     ]
-    write_home(home, sessions)
+    return write_home(home, sessions)
+
+
+@pytest.fixture
+def stems(tmp_path: Path) -> Path:
+    home = stems_home(tmp_path / "hermes")
     path = tmp_path / "index" / "index.db"
     sync_index(path, homes=[home], env={"HERMES_HOME": str(home), "HOME": str(tmp_path)})
     return path

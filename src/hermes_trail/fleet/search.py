@@ -277,9 +277,14 @@ def _plan(conn: psycopg.Connection[Any], text: str, checked: bool) -> _Plan:
     kept = [t for t in plain if t not in change]
     missing: list[str] = []
     prefix: str | None = None
+    last = query.last_term(parsed)
+    if last is not None and last in kept and _stemmed_away(conn, last):
+        # The start of a word still being typed, which its stem made another word (as locally).
+        change[last] = query.Term(last.text, prefix=True)
+        prefix = last.text
+        kept = [t for t in kept if t is not last]
     if checked and kept:
         found = _exist(conn, kept)
-        last = query.last_term(parsed)
         for term, there in zip(kept, found, strict=True):
             if there or term.prefix:
                 continue
@@ -334,6 +339,29 @@ def _has_or(node: query.Node | None) -> bool:
     if isinstance(node, query.And):
         return any(_has_or(n) for n in node.nodes)
     return False
+
+
+def _stemmed_away(conn: psycopg.Connection[Any], term: query.Term) -> bool:
+    """Whether the last word typed is the start of words the history has, not a word of its own, though
+    its stem is one ("ins": in), as :func:`hermes_trail.index.plan.stemmed_away` tells locally: here from
+    the text of :data:`~hermes_trail.index.plan.SURFACE_DOCS` docs with its stem (the docs' ``tsv`` holds
+    English stems beside ``simple``'s words: "parses" is there as pars too), and ``simple``'s start of
+    words."""
+    word = term.text.lower()
+    if term.prefix or not word.isascii() or not word.isalpha() or len(word) < plan.PREFIX_MIN:
+        return False
+    if plan.stem(word) == word:
+        return False
+    sql = (
+        f"SELECT EXISTS (SELECT 1 FROM (SELECT d.text FROM {_D} d WHERE d.tsv @@ to_tsquery('english', %s) "
+        f"LIMIT {plan.SURFACE_DOCS}) x WHERE x.text ~* %s), "
+        f"EXISTS (SELECT 1 FROM {_D} d WHERE d.tsv @@ to_tsquery('simple', %s))"
+    )
+    whole = f"(^|[^[:alnum:]]){word}([^[:alnum:]]|$)"
+    with conn.transaction():
+        conn.execute("SET LOCAL enable_seqscan = off")  # through the GIN index, as _exist
+        row = conn.execute(sql, (f"'{word}'", whole, f"'{word}':*")).fetchone()
+    return row is not None and not row[0] and bool(row[1])
 
 
 def _exist(conn: psycopg.Connection[Any], terms: list[query.Term]) -> list[bool]:
