@@ -32,3 +32,12 @@ def test_no_term_found_gives_the_start():
 def test_symbols_are_matched_literally_and_case_is_ignored():
     marked = highlight("Run make build (v2.1+) NOW", ["(v2.1+)", "now"], 100)
     assert marked == "Run make build «(v2.1+)» «NOW»"
+
+
+def test_the_window_is_around_a_word_that_starts_with_the_term():
+    """Inside a word (``ins`` in "cabins") is where the window goes only when no word starts with it: a
+    prefix typed as "ins" is about "install", which the snippet must show."""
+    text = "The cabins " + "z " * 200 + "then install the exporter"
+    snippet = highlight(text, ["ins"], 60)
+    assert "«ins»tall" in snippet and "cabins" not in snippet
+    assert highlight("pytest -q", ["test"], 40) == "pytest -q"  # nowhere at a word start: the start

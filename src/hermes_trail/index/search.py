@@ -745,8 +745,11 @@ class Highlighter:
         self.mark = re.compile("|".join(marked), re.IGNORECASE) if words else None
 
     def snippet(self, text: str, chars: int) -> str:
-        """A window of ``text`` around the first term found, every term marked; the start when none is."""
-        found = self.first.search(text) if self.first is not None else None
+        """A window of ``text`` around the first term found where a word starts (inside another word when it
+        is nowhere else: ``test`` in "pytest"), every term marked; the start when none is."""
+        found = self.mark.search(text) if self.mark is not None else None
+        if found is None and self.first is not None:
+            found = self.first.search(text)
         if found is None or self.mark is None:
             return text[:chars] + ("…" if len(text) > chars else "")
         start = max(0, found.start() - chars // 3)
