@@ -353,7 +353,8 @@ def _stemmed_away(conn: psycopg.Connection[Any], term: query.Term) -> bool:
     if plan.stem(word) == word:
         return False
     sql = (
-        f"SELECT EXISTS (SELECT 1 FROM (SELECT d.text FROM {_D} d WHERE d.tsv @@ to_tsquery('english', %s) "
+        f"SELECT EXISTS (SELECT 1 FROM (SELECT left(d.text, {plan.SURFACE_CHARS}) AS text FROM {_D} d "
+        "WHERE d.tsv @@ to_tsquery('english', %s) "
         f"LIMIT {plan.SURFACE_DOCS}) x WHERE x.text ~* %s), "
         f"EXISTS (SELECT 1 FROM {_D} d WHERE d.tsv @@ to_tsquery('simple', %s))"
     )

@@ -131,6 +131,8 @@ def starting_words(conn: sqlite3.Connection) -> None:
 # How many of the newest docs a word's stem finds are read to tell whether the history says the word as
 # typed (:func:`stemmed_away`).
 SURFACE_DOCS = 200
+# And how much of each (a tool's output can be megabytes): a word a doc says is mostly said early.
+SURFACE_CHARS = 4_000
 
 _STEMMER: list[sqlite3.Connection] = []
 _STEMMING = threading.Lock()
@@ -170,7 +172,8 @@ def stemmed_away(conn: sqlite3.Connection, term: query.Term) -> bool:
         return False
     starting_words(conn)
     sql = (
-        "SELECT 1 FROM (SELECT d.text FROM docs_fts f JOIN docs d ON d.id = f.rowid WHERE docs_fts MATCH ? "
+        f"SELECT 1 FROM (SELECT substr(d.text, 1, {SURFACE_CHARS}) AS text FROM docs_fts f "
+        "JOIN docs d ON d.id = f.rowid WHERE docs_fts MATCH ? "
         f"ORDER BY f.rowid DESC LIMIT {SURFACE_DOCS}) WHERE trail_word_start(text, ?, ?) LIMIT 1"
     )
 
