@@ -1673,7 +1673,7 @@ def test_how_rare_a_word_is_counts_over_the_whole_shared_index_as_locally(fleet,
 
 def test_a_word_start_is_read_as_typed_in_the_shared_index_as_locally(fleet, tmp_path):
     """ "ins", whose stem is the word "in", is the start of "install" there as here, not the word "in"."""
-    from test_wording import INDEX, INSTALL, PARSE, stems_home
+    from test_wording import INDEX, INSTALL, LOGS, PARSE, stems_home
 
     home = stems_home(tmp_path / "hermes")
     index = tmp_path / "index.db"
@@ -1686,6 +1686,11 @@ def test_a_word_start_is_read_as_typed_in_the_shared_index_as_locally(fleet, tmp
             found = [c.hits[0].session_id for c in answer.conversations]
             assert found[:1] == [first] and INDEX not in found, (question, found)
         assert local.prefix == shared.prefix, question
+    local = local_search(index, "timeout in the logs")
+    shared = fleet_search(fleet.admin, "timeout in the logs", hosts=["nu"])
+    assert local.prefix is None and shared.prefix is None
+    assert local.conversations[0].hits[0].session_id in LOGS
+    assert shared.conversations[0].hits[0].session_id in LOGS
 
 
 def test_a_word_still_being_typed_is_looked_for_in_the_shared_index_as_locally(fleet, tmp_path):

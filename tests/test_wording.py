@@ -128,6 +128,7 @@ def test_a_word_typed_past_its_stem_is_still_found_while_typing(index):
 INSTALL = "20261104_090000_1a57a1"
 INDEX = "20261104_100000_1d3e01"
 PARSE = "20261104_110000_9a45e0"
+LOGS = [f"20261104_12{n}000_10c0{n}0" for n in range(3)]
 
 
 def stems_home(home: Path) -> Path:
@@ -137,6 +138,12 @@ def stems_home(home: Path) -> Path:
         chat(INSTALL, ("Install the exporter with pip", "Installed exporter 2.1."), start=T),
         chat(INDEX, ("Rebuild the index of the input files", "The index is rebuilt."), start=T + 60),
         chat(PARSE, ("The YAML parser chokes on tabs", "The party file parses now."), start=T + 120),
+        # "log" and "logging" often, "logstash" once, never "logs" as a word.
+        *(
+            chat(sid, ("Raise the logging level, read the log", "The log shows a timeout."), start=T + n)
+            for n, sid in enumerate(LOGS)
+        ),
+        chat("20261104_130000_157a5e", ("Ship them to logstash", "Logstash pipeline added."), start=T + 240),
         *errands(T + 600, "20261105", "e0e0e0", count=6),
     ]
     return write_home(home, sessions)
@@ -170,6 +177,10 @@ def test_a_word_start_is_matched_as_typed_not_as_its_stem(stems):
     whole = search(stems, "index")
     assert whole.prefix is None and _first(whole) == INDEX
     assert search(stems, "installs").prefix is None  # "installs": the history says only "install…"
+    # A word the history never says as such, beside a few longer words that start with it, stays the word
+    # its stem is: "logs" is log and logging here, not logstash.
+    logs = search(stems, "timeout in the logs")
+    assert logs.prefix is None and _first(logs) in LOGS
 
 
 @pytest.mark.parametrize(

@@ -133,6 +133,8 @@ def starting_words(conn: sqlite3.Connection) -> None:
 SURFACE_DOCS = 200
 # And how much of each (a tool's output can be megabytes): a word a doc says is mostly said early.
 SURFACE_CHARS = 4_000
+# The share of the docs a start finds that must have a word beginning with it as typed.
+STARTING_SHARE = 0.5
 
 _STEMMER: list[sqlite3.Connection] = []
 _STEMMING = threading.Lock()
@@ -159,8 +161,9 @@ def stemmed_away(conn: sqlite3.Connection, term: query.Term) -> bool:
     its stem is one: the word index holds words by their Porter stems and stems what is looked for too, so
     "ins" is looked for as "in" and "pars" as "par", and the start of "install" or "parser" being typed was
     read as that other word. It is when none of the newest :data:`SURFACE_DOCS` docs with its stem says
-    it as a whole word and one of the newest with its start as a prefix has a word beginning so ("indexes"
-    where the history says only "index" stays the word index's "index")."""
+    it as a whole word and most of the newest its start finds (:data:`STARTING_SHARE`) have a word
+    beginning so as typed: "indexes", where the history says only "index", stays the word index's
+    "index", and "logs" beside a few "logstash" stays "log"."""
     word = term.text.lower()
     if (
         term.prefix
@@ -170,19 +173,23 @@ def stemmed_away(conn: sqlite3.Connection, term: query.Term) -> bool:
         or stem(word) == word
     ):
         return False
-    starting_words(conn)
-    sql = (
-        f"SELECT 1 FROM (SELECT substr(d.text, 1, {SURFACE_CHARS}) AS text FROM docs_fts f "
-        "JOIN docs d ON d.id = f.rowid WHERE docs_fts MATCH ? "
-        f"ORDER BY f.rowid DESC LIMIT {SURFACE_DOCS}) WHERE trail_word_start(text, ?, ?) LIMIT 1"
-    )
-
-    def said(expression: str, whole: int) -> bool:
-        return conn.execute(sql, (expression, word, whole)).fetchone() is not None
-
     as_word = query.leaf_fts(term)
     as_start = query.leaf_fts(query.Term(term.text, prefix=True))
-    return bool(as_word and as_start) and not said(as_word or "", 1) and said(as_start or "", 0)
+    if not as_word or not as_start:
+        return False
+    starting_words(conn)
+    newest = (
+        f"SELECT substr(d.text, 1, {SURFACE_CHARS}) AS text FROM docs_fts f JOIN docs d ON d.id = f.rowid "
+        f"WHERE docs_fts MATCH ? ORDER BY f.rowid DESC LIMIT {SURFACE_DOCS}"
+    )
+    said = f"SELECT 1 FROM ({newest}) WHERE trail_word_start(text, ?, 1) LIMIT 1"
+    if conn.execute(said, (as_word, word)).fetchone() is not None:
+        return False
+    # Most of the newest docs its start finds have a word beginning so: a start being typed ("ins" of
+    # install), not a word the history says seldom beside a longer one ("logs" beside logstash).
+    share = f"SELECT count(*), total(trail_word_start(text, ?, 0)) FROM ({newest})"
+    found, starting = conn.execute(share, (word, as_start)).fetchone()
+    return bool(found) and starting >= STARTING_SHARE * found
 
 
 def _found(conn: sqlite3.Connection, term: query.Term) -> bool:
