@@ -278,7 +278,7 @@ def _plan(conn: psycopg.Connection[Any], text: str, checked: bool) -> _Plan:
     missing: list[str] = []
     prefix: str | None = None
     last = query.last_term(parsed)
-    if last is not None and last in kept and _stemmed_away(conn, last):
+    if last is not None and last in kept and plan.stemmed_away(last):
         # The start of a word still being typed, which its stem made another word (as locally).
         change[last] = query.Term(last.text, prefix=True)
         prefix = last.text
@@ -339,36 +339,6 @@ def _has_or(node: query.Node | None) -> bool:
     if isinstance(node, query.And):
         return any(_has_or(n) for n in node.nodes)
     return False
-
-
-def _stemmed_away(conn: psycopg.Connection[Any], term: query.Term) -> bool:
-    """Whether the last word typed is the start of words the history has, not a word of its own, though
-    its stem is one ("ins": in), as :func:`hermes_trail.index.plan.stemmed_away` tells locally: here from
-    the text of :data:`~hermes_trail.index.plan.SURFACE_DOCS` docs with its English stem and of as many
-    its English start finds (the docs' ``tsv`` holds English stems beside ``simple``'s words: "parses" is
-    there as pars too)."""
-    word = term.text.lower()
-    if term.prefix or not word.isascii() or not word.isalpha() or len(word) < plan.PREFIX_MIN:
-        return False
-    if plan.stem(word) == word:
-        return False
-    newest = (
-        f"SELECT left(d.text, {plan.SURFACE_CHARS}) AS text FROM {_D} d "
-        f"WHERE d.tsv @@ to_tsquery('english', %s) LIMIT {plan.SURFACE_DOCS}"
-    )
-    sql = (
-        f"SELECT EXISTS (SELECT 1 FROM ({newest}) x WHERE x.text ~* %s), "
-        f"(SELECT ARRAY[count(*), count(*) FILTER (WHERE y.text ~* %s)] FROM ({newest}) y)"
-    )
-    whole = f"(^|[^[:alnum:]]){word}([^[:alnum:]]|$)"
-    start = f"(^|[^[:alnum:]]){word}"
-    with conn.transaction():
-        conn.execute("SET LOCAL enable_seqscan = off")  # through the GIN index, as _exist
-        row = conn.execute(sql, (f"'{word}'", whole, start, f"'{word}':*")).fetchone()
-    if row is None or row[0] or not row[1][0]:
-        return False
-    found, starting = row[1]
-    return bool(starting >= plan.STARTING_SHARE * found)
 
 
 def _exist(conn: psycopg.Connection[Any], terms: list[query.Term]) -> list[bool]:

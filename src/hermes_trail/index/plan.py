@@ -106,8 +106,18 @@ def has_word(text: str | None, start: str, whole: bool = False) -> bool:
     if not text:
         return False
     lowered = text.lower()
-    if not lowered.isascii():
-        lowered = "".join(c for c in unicodedata.normalize("NFKD", lowered) if not unicodedata.combining(c))
+    if _word_at(lowered, start, whole):
+        return True
+    if lowered.isascii():
+        return False
+    return _word_at(_ACCENTS.sub("", unicodedata.normalize("NFKD", lowered)), start, whole)
+
+
+# The combining accents NFKD splits off Latin letters ("é": e and U+0301), which the tokenizer drops.
+_ACCENTS = re.compile("[\u0300-\u036f]")
+
+
+def _word_at(lowered: str, start: str, whole: bool) -> bool:
     at = lowered.find(start)
     while at >= 0:
         end = at + len(start)
@@ -127,14 +137,6 @@ def starting_words(conn: sqlite3.Connection) -> None:
     """Give ``conn`` the SQL function ``trail_word_start(text, start, whole)`` (:func:`has_word`)."""
     conn.create_function("trail_word_start", 3, _has_word, deterministic=True)
 
-
-# How many of the newest docs a word's stem finds are read to tell whether the history says the word as
-# typed (:func:`stemmed_away`).
-SURFACE_DOCS = 200
-# And how much of each (a tool's output can be megabytes): a word a doc says is mostly said early.
-SURFACE_CHARS = 4_000
-# The share of the docs a start finds that must have a word beginning with it as typed.
-STARTING_SHARE = 0.5
 
 _STEMMER: list[sqlite3.Connection] = []
 _STEMMING = threading.Lock()
@@ -156,40 +158,17 @@ def stem(word: str) -> str:
     return str(found[0][0]) if len(found) == 1 else word.lower()
 
 
-def stemmed_away(conn: sqlite3.Connection, term: query.Term) -> bool:
-    """Whether the last word typed is the start of words the history has, not a word of its own, though
-    its stem is one: the word index holds words by their Porter stems and stems what is looked for too, so
-    "ins" is looked for as "in" and "pars" as "par", and the start of "install" or "parser" being typed was
-    read as that other word. It is when none of the newest :data:`SURFACE_DOCS` docs with its stem says
-    it as a whole word and most of the newest its start finds (:data:`STARTING_SHARE`) have a word
-    beginning so as typed: "indexes", where the history says only "index", stays the word index's
-    "index", and "logs" beside a few "logstash" stays "log"."""
+def stemmed_away(term: query.Term) -> bool:
+    """Whether the last word typed is the start of a word, though its stem is a word: a function word
+    ("ins": in, "fors": for, "ons": on), which no one types with an s to mean it. The word index holds
+    words by their Porter stems and stems what is looked for too, so the start of "install" being typed
+    was read as the word "in". A stem that is a word of content ("logs": log, "indexes": index) is the
+    word typed, in another form."""
     word = term.text.lower()
-    if (
-        term.prefix
-        or not word.isascii()
-        or not word.isalpha()
-        or len(word) < PREFIX_MIN
-        or stem(word) == word
-    ):
+    if term.prefix or not word.isascii() or not word.isalpha() or len(word) < PREFIX_MIN:
         return False
-    as_word = query.leaf_fts(term)
-    as_start = query.leaf_fts(query.Term(term.text, prefix=True))
-    if not as_word or not as_start:
-        return False
-    starting_words(conn)
-    newest = (
-        f"SELECT substr(d.text, 1, {SURFACE_CHARS}) AS text FROM docs_fts f JOIN docs d ON d.id = f.rowid "
-        f"WHERE docs_fts MATCH ? ORDER BY f.rowid DESC LIMIT {SURFACE_DOCS}"
-    )
-    said = f"SELECT 1 FROM ({newest}) WHERE trail_word_start(text, ?, 1) LIMIT 1"
-    if conn.execute(said, (as_word, word)).fetchone() is not None:
-        return False
-    # Most of the newest docs its start finds have a word beginning so: a start being typed ("ins" of
-    # install), not a word the history says seldom beside a longer one ("logs" beside logstash).
-    share = f"SELECT count(*), total(trail_word_start(text, ?, 0)) FROM ({newest})"
-    found, starting = conn.execute(share, (word, as_start)).fetchone()
-    return bool(found) and starting >= STARTING_SHARE * found
+    root = stem(word)
+    return root != word and stopwords.is_stopword(root, [root])
 
 
 def _found(conn: sqlite3.Connection, term: query.Term) -> bool:
@@ -333,7 +312,7 @@ def read(conn: sqlite3.Connection, text: str, checked: bool = True) -> Plan:
     missing: list[str] = []
     prefix: str | None = None
     last = query.last_term(parsed)
-    if last is not None and last in kept and stemmed_away(conn, last):
+    if last is not None and last in kept and stemmed_away(last):
         # The start of a word still being typed, which its stem made another word ("ins", "pars").
         change[last] = query.Term(last.text, prefix=True)
         prefix = last.text
