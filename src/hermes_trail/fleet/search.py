@@ -279,7 +279,7 @@ def _plan(conn: psycopg.Connection[Any], text: str, checked: bool) -> _Plan:
     prefix: str | None = None
     last = query.last_term(parsed)
     if last is not None and last in kept and plan.stemmed_away(last):
-        # The start of a word still being typed, which its stem made another word (as locally).
+        # The start of a word still being typed, which its stem made a function word (as locally).
         change[last] = query.Term(last.text, prefix=True)
         prefix = last.text
         kept = [t for t in kept if t is not last]

@@ -99,43 +99,36 @@ def exists(conn: sqlite3.Connection, table: str, expression: str) -> bool:
     return conn.execute(sql, (expression,)).fetchone() is not None
 
 
-def has_word(text: str | None, start: str, whole: bool = False) -> bool:
-    """Whether ``text`` has a word beginning with ``start`` (lower case), or, ``whole``, that word itself:
-    where the word index's tokenizer starts and ends a word (at anything but a letter or digit, ``_``
-    included), accents left out as it leaves them out."""
+def has_word(text: str | None, start: str) -> bool:
+    """Whether ``text`` has a word beginning with ``start`` (lower case): where the word index's tokenizer
+    starts a word (after anything but a letter or digit, ``_`` included), accents left out as it leaves
+    them out."""
     if not text:
         return False
     lowered = text.lower()
-    if _word_at(lowered, start, whole):
+    if _word_at(lowered, start):
         return True
     if lowered.isascii():
         return False
-    return _word_at(_ACCENTS.sub("", unicodedata.normalize("NFKD", lowered)), start, whole)
+    return _word_at(_ACCENTS.sub("", unicodedata.normalize("NFKD", lowered)), start)
 
 
 # The combining accents NFKD splits off Latin letters ("é": e and U+0301), which the tokenizer drops.
 _ACCENTS = re.compile("[\u0300-\u036f]")
 
 
-def _word_at(lowered: str, start: str, whole: bool) -> bool:
+def _word_at(lowered: str, start: str) -> bool:
     at = lowered.find(start)
     while at >= 0:
-        end = at + len(start)
-        if (at == 0 or not lowered[at - 1].isalnum()) and not (
-            whole and end < len(lowered) and lowered[end].isalnum()
-        ):
+        if at == 0 or not lowered[at - 1].isalnum():
             return True
         at = lowered.find(start, at + 1)
     return False
 
 
-def _has_word(text: str | None, start: str, whole: int) -> bool:
-    return has_word(text, start, bool(whole))
-
-
 def starting_words(conn: sqlite3.Connection) -> None:
-    """Give ``conn`` the SQL function ``trail_word_start(text, start, whole)`` (:func:`has_word`)."""
-    conn.create_function("trail_word_start", 3, _has_word, deterministic=True)
+    """Give ``conn`` the SQL function ``trail_word_start(text, start)`` (:func:`has_word`)."""
+    conn.create_function("trail_word_start", 2, has_word, deterministic=True)
 
 
 _STEMMER: list[sqlite3.Connection] = []
@@ -313,7 +306,7 @@ def read(conn: sqlite3.Connection, text: str, checked: bool = True) -> Plan:
     prefix: str | None = None
     last = query.last_term(parsed)
     if last is not None and last in kept and stemmed_away(last):
-        # The start of a word still being typed, which its stem made another word ("ins", "pars").
+        # The start of a word still being typed, which its stem made a function word ("ins": in).
         change[last] = query.Term(last.text, prefix=True)
         prefix = last.text
         kept = [t for t in kept if t is not last]

@@ -429,7 +429,7 @@ def _candidates(
     clauses, params = _where(filters)
     if starts and table == "docs_fts":
         plan.starting_words(conn)
-        clauses = [*clauses, *("trail_word_start(d.text, ?, 0)" for _ in starts)]
+        clauses = [*clauses, *("trail_word_start(d.text, ?)" for _ in starts)]
         params = [*params, *starts]
     where = " AND ".join([f"{table} MATCH ?", *clauses])
     join = _source(table, clauses)
