@@ -488,6 +488,31 @@ def test_a_long_run_of_chinese_is_not_cut_before_its_comma():
         assert not any(row.endswith("「") for row in rows), (room, rows)
 
 
+def test_a_match_highlighted_inside_a_word_is_no_place_to_break_it():
+    """A snippet's matches are styled segments of their own; a row broke between ``test`` and
+    ``_fahrenheit`` of ``test_fahrenheit`` as if a space were there. A word goes on across its styles,
+    and one wider than a row is cut with each piece keeping its style."""
+    from hermes_trail.cli.term import cells, wrap
+
+    word = [("tests/", ""), ("test", "match"), ("_forecast.py::", ""), ("test", "match"), ("_fahrenheit", "")]
+    whole = "".join(text for text, _ in word)
+    segments = [("FAILED ", ""), *word, (" - assert 50.0 == 10.0", "")]
+    for room in range(12, 90):
+        rows = wrap(segments, room)
+        texts = ["".join(text for text, _ in row) for row in rows]
+        assert "".join(t.lstrip() if i else t for i, t in enumerate(texts)).replace(" ", "") == (
+            "".join(text for text, _ in segments).replace(" ", "")
+        )  # nothing lost, nothing doubled
+        assert all(cells(t.rstrip()) <= room for t in texts), (room, texts)
+        if room - 2 >= len(whole):  # it fits a row: on one row, whole
+            assert any(whole in t for t in texts), (room, texts)
+        # every character keeps its style, wherever the row broke
+        styled = "".join(text for row in rows for text, name in row if name == "match")
+        assert styled == "testtest", (room, rows)
+    rows = ["".join(text for text, _ in row).strip() for row in wrap(segments, 60)]
+    assert rows == ["FAILED tests/test_forecast.py::test_fahrenheit - assert 50.0", "== 10.0"]
+
+
 def test_a_hit_is_one_line_that_shows_where_a_commands_output_begins():
     """A snippet is printed on one line: an edit's indentation and a table's padding are one space each,
     not runs that push the words apart, and in a command (an edit, a tool's output) a dim ⏎ marks each line

@@ -158,33 +158,58 @@ class Printer:
 
 def wrap(segments: list[Segment], room: int, indent: int = 0, hang: int = 2) -> list[list[Segment]]:
     """Styled segments as rows of at most ``room`` columns (the first after ``indent``, the rest after
-    ``indent + hang``); a word longer than a row is cut across rows."""
+    ``indent + hang``); a word longer than a row is cut across rows. A word is what lies between spaces,
+    whatever its styles: a highlighted match inside ``test_forecast`` does not make a place to break."""
     limit = max(room, indent + 10)
     hang = max(min(hang, limit - indent - 10), 0)  # a narrow terminal keeps ten columns for the words
     lead = (" " * hang, "")
-    words: list[Segment] = []
-    for text, name in segments:
-        for piece in _words(text):
-            words.append((piece, name))
     rows: list[list[Segment]] = [[]]
     used = indent
-    for piece, name in words:
-        size = cells(piece)
-        if used + size > limit and rows[-1] and not piece.isspace():
+    for word in _styled_words(segments):
+        blank = word[0][0].isspace()
+        size = sum(cells(text) for text, _ in word)
+        if used + size > limit and rows[-1] and not blank:
             rows.append([lead])
             used = indent + hang
-        if piece.isspace() and rows[-1] == [lead]:
+        if blank and rows[-1] == [lead]:
             continue  # a continuation row starts at its indent, not with the spaces it broke at
         while used + size > limit and size > 1:  # one word wider than a row: cut it
-            head = _break_before(piece, fit(piece, limit - used)[:-1] or piece[:1])
-            rows[-1].append((head, name))
-            piece = piece[len(head) :]
-            size = cells(piece)
+            whole = "".join(text for text, _ in word)
+            head = _break_before(whole, fit(whole, limit - used)[:-1] or whole[:1])
+            cut, word = _split_segments(word, len(head))
+            rows[-1].extend(cut)
+            size = sum(cells(text) for text, _ in word)
             rows.append([lead])
             used = indent + hang
-        rows[-1].append((piece, name))
+        rows[-1].extend(word)
         used += size
     return rows
+
+
+def _styled_words(segments: list[Segment]) -> list[list[Segment]]:
+    """The segments cut into words and runs of spaces, in order, each a list of its styled pieces: a word
+    goes on across segments until a space."""
+    out: list[list[Segment]] = []
+    for text, name in segments:
+        for piece in _words(text):
+            if out and not piece.isspace() and not out[-1][-1][0].isspace():
+                out[-1].append((piece, name))  # the same word, another style
+            else:
+                out.append([(piece, name)])
+    return out
+
+
+def _split_segments(word: list[Segment], at: int) -> tuple[list[Segment], list[Segment]]:
+    """``word``'s styled pieces cut after its first ``at`` characters."""
+    head: list[Segment] = []
+    for i, (text, name) in enumerate(word):
+        if at < len(text):
+            if at:
+                head.append((text[:at], name))
+            return head, [(text[at:], name), *word[i + 1 :]]
+        head.append((text, name))
+        at -= len(text)
+    return head, []
 
 
 # What a row may not start with (a comma, a full stop, a closing bracket, a small kana) and not end with
