@@ -10,7 +10,11 @@ messages, 50 queries). A throwaway PostgreSQL server (``tests/pgserver.py``) hol
 one run it measures:
 
 1. the first push of one host alone (docs a second; the issue's goal: 20,000), beside the floor its docs
-   cost the server: their tsvectors made on one connection, nothing written;
+   cost the server: their tsvectors made on one connection, nothing written; and beside two ceilings, what
+   the server takes on as many connections as a push writes with (``push.WRITERS``) when the same docs are
+   copied straight into a table of the docs' columns and indexes (no row-level security, no foreign key):
+   with the tsvectors made by the server as a push has them made, and given ready-made (as if the client
+   had made them, which would give up PostgreSQL's own parsing and language configurations);
 2. the first push of the other hosts, ``--parallel`` at a time (docs a second in all);
 3. an incremental push after 1,000 new messages in one session of the first host (goal: 1 s or less);
 4. searches over every host's data (one connection kept open, as a long-lived caller keeps it), p50 and
@@ -47,7 +51,7 @@ sys.path.insert(0, str(BENCH_DIR.parent / "tests"))  # the throwaway server the 
 import pgserver  # noqa: E402
 from hermes_trail.fleet import schema  # noqa: E402
 from hermes_trail.fleet.connection import connect  # noqa: E402
-from hermes_trail.fleet.push import push  # noqa: E402
+from hermes_trail.fleet.push import WRITERS, push  # noqa: E402
 from hermes_trail.fleet.search import search as fleet_search  # noqa: E402
 from hermes_trail.index.search import search as local_search  # noqa: E402
 from hermes_trail.index.sync import sync_index  # noqa: E402
@@ -180,6 +184,61 @@ def _recall() -> dict[str, Any]:
     return out
 
 
+# A scratch schema for the ceilings (1.), dropped after.
+CEILING_SCHEMA = "trail_bench_ceiling"
+
+
+def _ceilings(dsn: str, host: str) -> tuple[float, float]:
+    """Docs a second the server takes of ``host``'s pushed docs, copied on :data:`WRITERS` connections at
+    once straight into a table like the docs (its columns, compression and indexes; no row-level security,
+    no foreign key): with each doc's tsvector made by the server (the generated column), and given
+    ready-made (a plain column, each doc's tsvector sent as text)."""
+    s = CEILING_SCHEMA
+    with connect(dsn) as conn:
+        conn.execute(f"DROP SCHEMA IF EXISTS {s} CASCADE")
+        conn.execute(f"CREATE SCHEMA {s}")
+        conn.execute(f"CREATE TABLE {s}.made (LIKE {schema.SCHEMA}.docs INCLUDING ALL)")
+        conn.execute(f"CREATE TABLE {s}.given (LIKE {schema.SCHEMA}.docs INCLUDING ALL EXCLUDING GENERATED)")
+        columns = [
+            name
+            for (name,) in conn.execute(
+                "SELECT column_name FROM information_schema.columns WHERE table_schema = %s "
+                "AND table_name = 'docs' AND column_name NOT IN ('id', 'tsv') ORDER BY ordinal_position",
+                (schema.SCHEMA,),
+            )
+        ]
+        names = ", ".join(columns)
+        rows = conn.execute(
+            f"SELECT {names}, tsv::text FROM {schema.SCHEMA}.docs WHERE host = %s", (host,)
+        ).fetchall()
+        conn.commit()
+
+    def copy(table: str, share: list[tuple[Any, ...]], given: bool) -> None:
+        with connect(dsn) as conn, conn.cursor() as cur:
+            into = f"{names}, tsv" if given else names
+            with cur.copy(f"COPY {s}.{table} ({into}) FROM STDIN") as out:
+                for row in share:
+                    out.write_row(row if given else row[:-1])
+            conn.commit()
+
+    rates = []
+    try:
+        for table, given in (("made", False), ("given", True)):
+            shares = [rows[at::WRITERS] for at in range(WRITERS)]
+            threads = [threading.Thread(target=copy, args=(table, share, given)) for share in shares]
+            started = time.perf_counter()
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+            rates.append(len(rows) / (time.perf_counter() - started))
+    finally:
+        with connect(dsn) as conn:
+            conn.execute(f"DROP SCHEMA {s} CASCADE")
+            conn.commit()
+    return rates[0], rates[1]
+
+
 def _percentiles(seconds: list[float]) -> tuple[float, float]:
     ordered = sorted(seconds)
     p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
@@ -228,6 +287,10 @@ def main(argv: list[str] | None = None) -> int:
             floor = parsed / (time.perf_counter() - started)
         figures["tsvector_floor_docs_per_s"] = round(floor)
         figures["push_vs_tsvector_floor"] = round(figures["push_docs_per_s"] / floor, 2)
+        made, given = _ceilings(dsn, "host00")
+        figures["ceiling_made_docs_per_s"] = round(made)
+        figures["ceiling_given_docs_per_s"] = round(given)
+        figures["push_vs_ceiling_made"] = round(figures["push_docs_per_s"] / made, 2)
         # 2. The others, a few at once.
         started = time.perf_counter()
         docs = 0
@@ -315,6 +378,16 @@ def main(argv: list[str] | None = None) -> int:
             f"{figures['tsvector_floor_docs_per_s']:,} docs/s",
             f"push/floor = {figures['push_vs_tsvector_floor']}x",
         ),
+        (
+            f"the server's ceiling, {WRITERS} connections",
+            f"{figures['ceiling_made_docs_per_s']:,} docs/s",
+            f"push/ceiling = {figures['push_vs_ceiling_made']}x",
+        ),
+        (
+            "  the same, tsvectors made elsewhere",
+            f"{figures['ceiling_given_docs_per_s']:,} docs/s",
+            "(not PostgreSQL's parsing)",
+        ),
         (f"first push, {args.hosts - 1} more hosts", f"{figures['push_rest_docs_per_s']:,} docs/s", ""),
         (
             f"incremental push ({NEW_MESSAGES:,} messages)",
@@ -352,7 +425,7 @@ def main(argv: list[str] | None = None) -> int:
         f"{figures['load_end']} at end (other processes share the CPUs)"
     )
     for name, value, note in rows:
-        print(f"{name:<40} {value:>22}  {note}")
+        print(f"{name:<44} {value:>18}  {note}")
     slowest = sorted(zip(shared, queries, strict=True), reverse=True)[:10]
     print("slowest shared searches: " + "; ".join(f"{q!r} {t * 1000:.0f} ms" for t, q in slowest))
     figures["slowest_shared"] = [[q, round(t * 1000, 1)] for t, q in slowest]
