@@ -231,3 +231,26 @@ def test_bad_requests(home):
     assert code == 1 and "no session 'nope'" in err
     code, _, err = run("export", w.CODING_ID, "--since", "1d", "--home", str(home))
     assert code == 1 and "go with --all" in err
+
+
+def test_an_output_ending_in_a_line_break_ends_where_its_text_does(tmp_path):
+    """Hermes' ``read_file`` returns a file's lines with the file's last line break: ``trail show`` printed
+    an empty line after them, and the Markdown export an empty last line in their block."""
+    sid = "20261107_100000_f11e5e"
+    t = h.T0 + 9 * 86_400
+    read = {"content": "1|def half(x):\n2|    return x / 2\n", "total_lines": 2, "truncated": False}
+    messages = [
+        h.user("What does half do?", timestamp=t),
+        h.assistant("", h.call("call_r1", "read_file", path="/home/dev/project/half.py"), timestamp=t + 2),
+        h.tool("call_r1", "read_file", read, timestamp=t + 3),
+        h.assistant("It halves its argument.", timestamp=t + 5),
+    ]
+    home = h.write_home(tmp_path / "hermes", [h.SessionSpec(sid, messages, started_at=t, ended_at=t + 9)])
+    code, out, err = run("show", sid, "--home", str(home))
+    assert code == 0, err
+    lines = out.splitlines()
+    last = next(i for i, line in enumerate(lines) if "2|    return x / 2" in line)
+    assert lines[last + 1] == "" and lines[last + 2].startswith("assistant"), lines[last : last + 3]
+    code, out, err = run("export", sid, "--home", str(home))
+    assert code == 0, err
+    assert "2|    return x / 2\n```" in out, out

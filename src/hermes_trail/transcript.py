@@ -302,6 +302,7 @@ def _render_call(call: ToolCall, opts: RenderOptions) -> list[Block]:
 
 
 def _body(text: str, opts: RenderOptions) -> list[Block]:
+    text = text.rstrip("\r\n")  # a file's last line break is no line to show (read_file's output ends in one)
     if not text:
         return []
     shown, more = _clip(text, opts.output_lines, opts.full)

@@ -31,7 +31,9 @@ _UNDERLINE = re.compile(r"^(\s{0,3})(=+|-+)[ \t]*$")
 
 
 def fence(text: str, info: str = "") -> str:
-    """``text`` in a fenced block whose fence no line of it can close."""
+    """``text`` in a fenced block whose fence no line of it can close; its last line breaks are not kept
+    (an output ending in one would show an empty last line)."""
+    text = text.rstrip("\r\n")
     longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
     marks = "`" * max(3, longest + 1)
     return f"{marks}{info}\n{text}\n{marks}"
