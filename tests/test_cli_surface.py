@@ -513,6 +513,20 @@ def test_a_match_highlighted_inside_a_word_is_no_place_to_break_it():
     assert rows == ["FAILED tests/test_forecast.py::test_fahrenheit - assert 50.0", "== 10.0"]
 
 
+def test_a_row_broken_at_a_run_of_spaces_starts_at_its_indent():
+    """A run of spaces that does not fit the row was cut like a word, so the next row started with the
+    rest of it: "   command exit 0" one column right of its indent, at 30 columns."""
+    from hermes_trail.cli.term import wrap
+
+    segments = [("2026-11-24 09:17  20261124_091502_a1b2c3 #12  command exit 0: ", "dim"), ("git log", "")]
+    words = "".join(text for text, _ in segments).split()
+    for room in range(12, 80):
+        rows = ["".join(text for text, _ in row) for row in wrap(segments, room, indent=2, hang=2)]
+        leads = {len(row) - len(row.lstrip(" ")) for row in rows[1:]}
+        assert len(leads) <= 1 and max(leads, default=0) <= 2, (room, rows)  # each at the one hanging indent
+        assert "".join(rows).replace(" ", "") == "".join(words), (room, rows)  # every word, in order
+
+
 def test_a_hit_is_one_line_that_shows_where_a_commands_output_begins():
     """A snippet is printed on one line: an edit's indentation and a table's padding are one space each,
     not runs that push the words apart, and in a command (an edit, a tool's output) a dim ⏎ marks each line

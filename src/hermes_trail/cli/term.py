@@ -173,7 +173,11 @@ def wrap(segments: list[Segment], room: int, indent: int = 0, hang: int = 2) -> 
             used = indent + hang
         if blank and rows[-1] == [lead]:
             continue  # a continuation row starts at its indent, not with the spaces it broke at
-        while used + size > limit and size > 1:  # one word wider than a row: cut it
+        if blank and used + size > limit:  # the row ends at its last word; what follows starts the next
+            rows.append([lead])
+            used = indent + hang
+            continue
+        while not blank and used + size > limit and size > 1:  # one word wider than a row: cut it
             whole = "".join(text for text, _ in word)
             head = _break_before(whole, fit(whole, limit - used)[:-1] or whole[:1])
             cut, word = _split_segments(word, len(head))
@@ -183,6 +187,8 @@ def wrap(segments: list[Segment], room: int, indent: int = 0, hang: int = 2) -> 
             used = indent + hang
         rows[-1].extend(word)
         used += size
+    if len(rows) > 1 and rows[-1] == [lead]:  # spaces at the end broke a row for nothing
+        rows.pop()
     return rows
 
 
