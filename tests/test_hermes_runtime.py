@@ -310,7 +310,7 @@ def test_fix_note_shape():
     note = runtime.fix_note(report)
     assert note.startswith("<trail-fix>\n") and note.endswith("</trail-fix>")
     assert (
-        "`pip install quagga`: worked in 3 conversation(s), after which the failing command passed (2); last "
+        "`pip install quagga`: worked in 3 conversations, after which the failing command passed (2); last "
         "2026-11-03 in session s1" in note
     )
     assert len(note.encode()) <= runtime.NOTE_BUDGET

@@ -38,6 +38,11 @@ def clock(value: datetime | None, with_date: bool = False) -> str:
     return local.strftime("%Y-%m-%d %H:%M:%S" if with_date else "%H:%M:%S")
 
 
+def counted(count: int, noun: str, many: str | None = None) -> str:
+    """``count`` and its noun, singular for one: "1 session", "3 sessions" ("2 entries" with ``many``)."""
+    return f"{count:,} {noun if count == 1 else (many or noun + 's')}"
+
+
 def dollars(amount: float) -> str:
     """A known cost for people: cents for a dollar amount, the first digits of a smaller one (``$0.0009``,
     never a known cost rounded to ``$0.00``)."""

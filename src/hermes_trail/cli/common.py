@@ -140,7 +140,9 @@ def report_rows(strays: list[Stray], shown: int = 10) -> None:
     for stray in strays[:shown]:
         err(f"unreadable row {stray.where}: {stray.reason}")
     if len(strays) > shown:
-        err(f'... and {len(strays) - shown} more row(s) (see --json "strays")')
+        from hermes_trail.formatting import counted
+
+        err(f'... and {counted(len(strays) - shown, "more row")} (see --json "strays")')
 
 
 def _homes(homes: list[Path] | None) -> list[tuple[Path, str]]:

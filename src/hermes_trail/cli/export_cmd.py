@@ -11,6 +11,7 @@ import typer
 
 from hermes_trail.cli.common import EXIT_OK, EXIT_SKIPPED, DbOption, HomeOption, PgOption, err, fail, load
 from hermes_trail.cli.params import asked
+from hermes_trail.formatting import counted
 from hermes_trail.questions import QUESTIONS
 
 _Q = QUESTIONS["export"]  # its arguments: words and defaults shared with the web's /api/ask/export
@@ -102,7 +103,7 @@ def export_cmd(
         if target is not None:
             where = written[0] if mode == "file" else target
             err(
-                f"exported {len(written)} session(s) as {fmt} to {where}"
+                f"exported {counted(len(written), 'session')} as {fmt} to {where}"
                 + ("" if no_redact else " (secrets redacted)")
             )
         code = EXIT_SKIPPED if listing.skipped or reader.skipped else EXIT_OK

@@ -237,9 +237,11 @@ def print_report(report: Report) -> None:
     if not report.groups:
         out += term.style("No session matches.", "dim", colored) + "\n"
     if report.overall.estimating:
+        from hermes_trail.formatting import counted
+
         n = report.overall.estimated
         note = (
-            f"~ est.: estimated by trail from Hermes' own pricing table for {n} session(s) Hermes "
+            f"~ est.: estimated by trail from Hermes' own pricing table for {counted(n, 'session')} Hermes "
             "recorded no cost for; never added to Hermes' figures."
         )
         out += term.style(note, "dim", colored) + "\n"

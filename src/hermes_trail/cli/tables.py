@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from hermes_trail.cli.term import Printer, Segment, cells, fit, fit_left
-from hermes_trail.formatting import clock, dollars, safe
+from hermes_trail.formatting import clock, counted, dollars, safe
 
 if TYPE_CHECKING:
     from hermes_trail.index.blame import BlameEntry
@@ -244,10 +244,6 @@ def _lines(text: str) -> list[Segment]:
     return out
 
 
-def _plural(count: int, noun: str, many: str | None = None) -> str:
-    return f"{count:,} {noun if count == 1 else (many or noun + 's')}"
-
-
 def print_search(out: Printer, result: SearchResult, shared: bool = False, encoding: bool = False) -> None:
     """Hits grouped by conversation: title, where and when, each matching turn, and how to resume
     (``shared``: the shared index's answer, whose missing passages are the pushing hosts' to send;
@@ -310,7 +306,7 @@ def _print_dictionary_hint(out: Printer, result: SearchResult) -> bool:
 def _print_unencoded(out: Printer, result: SearchResult, shared: bool, encoding: bool) -> None:
     if not result.unencoded:
         return
-    unencoded = _plural(result.unencoded, "session")
+    unencoded = counted(result.unencoded, "session")
     if shared:
         remedy = "`trail index` and `trail share` on their hosts send them"
     elif encoding:
@@ -337,11 +333,11 @@ def _print_conversations(out: Printer, result: SearchResult, shared: bool, encod
     more = " (newest matches ranked)" if result.windowed else ""
     at_least = "" if result.matches_exact else "at least "
     if result.matches:
-        counted = f"{at_least}{_plural(result.matches, 'matching turn')}{more}"
+        tally = f"{at_least}{counted(result.matches, 'matching turn')}{more}"
     else:  # every conversation shown came by its title or by meaning: no turn to count
-        found = _plural(len(result.conversations), "conversation")
-        counted = f"no turn has the words; {found} by title or meaning"
-    out.line((f"{counted} in {result.seconds * 1000:.0f} ms", "dim"))
+        found = counted(len(result.conversations), "conversation")
+        tally = f"no turn has the words; {found} by title or meaning"
+    out.line((f"{tally} in {result.seconds * 1000:.0f} ms", "dim"))
 
 
 def _heading(best: Hit, opening: str | None, room: int) -> tuple[str, str]:
@@ -369,14 +365,14 @@ def _day(when: float | None) -> str:
 def print_fixes(out: Printer, report: FixReport) -> None:
     """Each fix with how often it worked after the same failure, and an example of where; then the
     failures it counted, so what "worked in 2" is out of can be checked."""
-    failures = _plural(report.failures_total, "matching failure")
+    failures = counted(report.failures_total, "matching failure")
     if not report.fixes:
         found = failures if report.failures_total else "no matching failure"
         out.line(f"Nothing on record fixed this ({found}).")
         return
     for fix in report.fixes:
         confirmed = f", the failing command then passed {fix.confirmed}×" if fix.confirmed else ""
-        worked = f"  worked in {_plural(fix.worked, 'conversation')}{confirmed}"
+        worked = f"  worked in {counted(fix.worked, 'conversation')}{confirmed}"
         out.line(("$ ", "green"), (safe(fix.command), "bold green"), (worked, "dim"))
         for example in fix.examples[:2]:
             failed = example.failed_command
@@ -387,7 +383,7 @@ def print_fixes(out: Printer, report: FixReport) -> None:
                 (f" (exit {example.exit_code})", "dim"),
                 indent=2,
             )
-    out.line((f"{failures} in {_plural(report.conversations, 'conversation')}:", "dim"))
+    out.line((f"{failures} in {counted(report.conversations, 'conversation')}:", "dim"))
     for failure in report.failures:
         command = failure.command if len(failure.command) <= 80 else failure.command[:79] + "…"
         out.line(
@@ -433,7 +429,7 @@ def print_how(out: Printer, what: str, entries: list[HowEntry]) -> None:
         out.line((f"Nothing on record does all of {safe(what)!r}; leaving out one word:", "yellow"))
     for entry in entries:
         rate = "" if entry.success_rate is None else f", {entry.success_rate:.0%} ok"
-        sessions, runs = _plural(entry.sessions, "session"), _plural(entry.runs, "run")
+        sessions, runs = counted(entry.sessions, "session"), counted(entry.runs, "run")
         out.line(
             ("$ ", "green"),
             (safe(entry.command), "bold"),

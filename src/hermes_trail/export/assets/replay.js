@@ -39,6 +39,8 @@
   }
 
   function number(n) { return (n || 0).toLocaleString("en-US"); }
+  // A count and its noun, singular for one: "1 file touched", "3 files touched".
+  function counted(n, noun, many) { return number(n) + " " + (n === 1 ? noun : (many || noun + "s")); }
 
   function tokensText(tokens) {
     var names = [["input", "in"], ["output", "out"], ["cache_read", "cache read"],
@@ -415,9 +417,9 @@
     });
     var delegates = ((view.lineage || {}).children || []).filter(function (c) { return c.relation === "delegate"; });
     var said = [];
-    if (order.length) said.push(order.length + " file(s) touched");
-    if (failures.length) said.push(failures.length + " failing command(s)");
-    if (delegates.length) said.push(delegates.length + " sub-agent session(s)");
+    if (order.length) said.push(counted(order.length, "file") + " touched");
+    if (failures.length) said.push(counted(failures.length, "failing command"));
+    if (delegates.length) said.push(counted(delegates.length, "sub-agent session"));
     box.appendChild(el("summary", null, "summary: " + (said.join(" · ") || "no file touched, no command failed")));
     // a long list shows its first items, the rest one click away
     var list = function (cls, items, first, draw) {
@@ -829,7 +831,7 @@
       if (!many) {
         var tip = document.createElementNS(SVG, "title");
         tip.textContent = "turn " + (k + 1) + " · " + clock(turn.time, true) + " · " + roleLabel(turn) + " #" + turn.row +
-          (turn.calls.length ? " · " + turn.calls.length + " tool call(s)" : "");
+          (turn.calls.length ? " · " + counted(turn.calls.length, "tool call") : "");
         rect.appendChild(tip);
       }
       strip.appendChild(rect);

@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from hermes_trail import readonly
+from hermes_trail.formatting import counted
 from hermes_trail.integrations.hermes import install
 from hermes_trail.integrations.hermes.yamledit import load_data
 
@@ -508,7 +509,9 @@ def _index(index: Path, home: Path) -> list[Check]:
             stale.append(path)
     last = max((float(s) for _, s in stores if s is not None), default=None)
     age = f"synced {(time.time() - last) / 60:.0f} min ago" if last else "never synced"
-    since = f"; {len(stale)} store(s) changed since (synced before the next question)" if stale else ""
+    since = ""
+    if stale:
+        since = f"; {counted(len(stale), 'store')} changed since (synced before the next question)"
     checks = [
         Check(
             "index",

@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from hermes_trail.fleet.pushing import Pusher
+from hermes_trail.formatting import counted
 from hermes_trail.frames import FIX_CLOSE, FIX_OPEN
 from hermes_trail.integrations.hermes import configured
 from hermes_trail.service import Trail
@@ -288,7 +289,7 @@ def fix_note(report: Mapping[str, Any], budget: int = NOTE_BUDGET) -> str:
     for fix in fixes[:NOTE_FIXES]:
         command = " ".join(str(fix["command"]).split())[:300]
         confirmed = fix.get("confirmed") or 0
-        line = f"- `{command}`: worked in {fix.get('worked', 0)} conversation(s)"
+        line = f"- `{command}`: worked in {counted(int(fix.get('worked', 0) or 0), 'conversation')}"
         if confirmed:
             line += f", after which the failing command passed ({confirmed})"
         examples = fix.get("examples") or []

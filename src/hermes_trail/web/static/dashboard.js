@@ -26,6 +26,9 @@
   }
 
   // 1.2M, 15k, 5k (not "5.0k": an axis of whole thousands reads 0, 5k, 10k)
+  // A count and its noun, singular for one: "1 session", "3 sessions".
+  function counted(n, noun, many) { return n.toLocaleString("en-US") + " " + (n === 1 ? noun : (many || noun + "s")); }
+
   function compact(n) {
     n = n || 0;
     var one = function (v, unit) { return v.toFixed(1).replace(/\.0$/, "") + unit; };
@@ -269,10 +272,10 @@
     var guessed = all.cost.estimated_usd !== null && all.cost.estimated_usd !== undefined && all.cost.estimated;
     cards.appendChild(card("cost", known ? usd(all.cost.usd) : (all.sessions ? "unknown" : "none"),
       (all.cost.unknown ? (known ? "known for " + known + "; " : "") + all.cost.unknown +
-        " session(s) with unknown cost, left out of the sum" : "every cost known") +
+        " " + (all.cost.unknown === 1 ? "session" : "sessions") + " with unknown cost, left out of the sum" : "every cost known") +
       (guessed ? " · ~" + usd(all.cost.estimated_usd) + " estimated by trail for " + all.cost.estimated : "")));
     cards.appendChild(card("active time", all.measured ? hours(all.active_seconds) : "…",
-      all.measured < all.sessions ? "measured " + all.measured + " of " + all.sessions + " sessions" : all.failing_commands + " failing command(s)"));
+      all.measured < all.sessions ? "measured " + all.measured + " of " + all.sessions + " sessions" : counted(all.failing_commands, "failing command")));
     var groups = stats.by === "day" ? calendar(stats.groups) : stats.groups;
     var labels = groups.map(function (g) { return shown(g.key); });
     var horizontal = stats.by !== "day";
@@ -310,9 +313,9 @@
   function costCaption(cost) {
     var guessed = cost.estimated_usd !== null && cost.estimated_usd !== undefined ? cost.estimated || 0 : 0;
     if (!cost.unknown) return "";
-    if (!guessed) return cost.unknown + " session(s) of unknown cost are not in these bars";
+    if (!guessed) return counted(cost.unknown, "session") + " of unknown cost " + (cost.unknown === 1 ? "is" : "are") + " not in these bars";
     var left = cost.unknown - guessed;
-    return cost.unknown + " session(s) of unknown cost: " + guessed + " estimated by trail (drawn apart)" +
+    return counted(cost.unknown, "session") + " of unknown cost: " + guessed + " estimated by trail (drawn apart)" +
       (left ? ", " + left + " not in these bars" : "");
   }
 
@@ -400,9 +403,8 @@
     matched.forEach(function (c) { box.appendChild(conversation(c)); });
     box.appendChild(nearFold(nearOnly));
     var more = result.truncated ? " (more not shown)" : "";
-    var counted = result.matches ? result.matches + (result.matches === 1 ? " matching turn" : " matching turns")
-      : matched.length + " conversation(s) by title";
-    box.appendChild(el("p", "meta", counted + " in " + Math.round(result.seconds * 1000) + " ms" + more));
+    var tally = result.matches ? counted(result.matches, "matching turn") : counted(matched.length, "conversation") + " by title";
+    box.appendChild(el("p", "meta", tally + " in " + Math.round(result.seconds * 1000) + " ms" + more));
   }
 
   // The query's words, lower-cased, without the quotes and signs around them.
@@ -426,7 +428,7 @@
   function nearFold(conversations) {
     var near = el("details", "near");
     if (!conversations.length) return document.createTextNode("");
-    near.appendChild(el("summary", null, conversations.length + " conversation(s) near it in meaning (no word matched)"));
+    near.appendChild(el("summary", null, counted(conversations.length, "conversation") + " near it in meaning (no word matched)"));
     conversations.forEach(function (c) { near.appendChild(conversation(c)); });
     return near;
   }
