@@ -24,6 +24,15 @@ def test_the_window_starts_near_the_first_term():
     assert len(snippet) == 90 + 2 + 4  # the window, two ellipses, four marks
 
 
+def test_a_snippet_ends_at_a_word_not_at_the_line_break_an_output_ends_with():
+    """A tool's output ends in a line break (``read_file``'s); the snippet kept it, which the web page
+    showed as a dangling ⏎."""
+    output = "4|def to_celsius(fahrenheit):\n5|    return fahrenheit * 5 / 9 - 32\n"
+    assert highlight(output, ["fahrenheit"], 200).endswith("* 5 / 9 - 32")
+    assert highlight("first line\n\nsecond line", ["first"], 12) == "«first» line…"  # cut at a break
+    assert highlight("nothing here \n to see", ["absent"], 14) == "nothing here…"
+
+
 def test_no_term_found_gives_the_start():
     assert highlight("nothing here to see", ["absent"], 7) == "nothing…"
     assert highlight("short", [], 10) == "short"

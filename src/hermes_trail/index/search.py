@@ -751,10 +751,11 @@ class Highlighter:
         if found is None and self.first is not None:
             found = self.first.search(text)
         if found is None or self.mark is None:
-            return text[:chars] + ("…" if len(text) > chars else "")
+            return text[:chars].rstrip() + ("…" if len(text) > chars else "")
         start = max(0, found.start() - chars // 3)
         window = self.mark.sub(lambda m: f"{MARK_OPEN}{m.group()}{MARK_CLOSE}", text[start : start + chars])
-        return ("…" if start else "") + window + ("…" if start + chars < len(text) else "")
+        # What ends the window is a word, not the line break an output ends with (shown as ⏎ on the web).
+        return ("…" if start else "") + window.rstrip() + ("…" if start + chars < len(text) else "")
 
 
 def word_starts(reading: plan.Plan) -> list[str]:
