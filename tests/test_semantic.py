@@ -194,3 +194,21 @@ def test_without_numpy_search_stays_lexical(home, tmp_path, monkeypatch):
     monkeypatch.setattr(search_module.semantic, "available", lambda: False)
     assert LAPTOP not in {h.session_id for h in search(index, "notebook charge suspended").hits}
     assert search(index, "laptop battery").hits[0].session_id == LAPTOP
+
+
+def test_a_session_no_nearer_in_meaning_than_the_crowd_is_no_answer(tmp_path, monkeypatch):
+    """The demo home's six sessions, before their passages are encoded (gists only): "how did we fix the
+    flaky test" found the forecast fix by its words, then listed a haiku, a cron digest and an invoice
+    question, offered by the meaning pass at or below the crowd's mean (no evidence) as if answers."""
+    from hermes_trail.history import demo_home
+
+    monkeypatch.setenv("TRAIL_MEANING_SERVER", "0")  # the meaning pass in this process
+    index = tmp_path / "index.db"
+    sync_index(index, homes=[demo_home()])
+    result = search(index, "how did we fix the flaky test")
+    assert result.missing == ["flaky"]
+    assert [c.hits[0].session_id for c in result.conversations] == ["20261124_091502_a1b2c3"]
+    assert all(c.score > 0 for c in result.conversations)
+    # A question the meaning pass alone answers still gets its answer.
+    near = search(index, "bread dough water percentage")
+    assert near.conversations and near.conversations[0].hits[0].title == "Sourdough hydration"

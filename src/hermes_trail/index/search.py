@@ -1622,7 +1622,10 @@ def _fused(
 ) -> list[Conversation]:
     """The weak-evidence conversations in one order, by the sum of their evidence in each list (every
     word, any of the words, meaning, titles), scored below ``floor`` in that order. With ``about_user``
-    (the question speaks of the asker), what Hermes keeps about the user weighs :data:`PERSON_WEIGHT`."""
+    (the question speaks of the asker), what Hermes keeps about the user weighs :data:`PERSON_WEIGHT`.
+    A conversation with no evidence in any list is left out: one the meaning pass offered no nearer the
+    query than the crowd of sessions (a haiku beside "how did we fix the flaky test", among six) is no
+    answer, and was listed after the answers as if it were one."""
     strength: dict[tuple[str, str], float] = {}
     merged: dict[tuple[str, str], Conversation] = {}
     for conv, contribution in pool:
@@ -1637,6 +1640,8 @@ def _fused(
     out = []
     top = max(strength.values(), default=1.0) or 1.0
     for key in sorted(strength, key=lambda k: -strength[k]):
+        if strength[key] <= 0:
+            break  # the rest have no evidence either (in order)
         conv = merged[key]
         target = floor * RELAXED_WEIGHT * strength[key] / top
         best = max((h.score for h in conv.hits), default=0.0)
