@@ -627,3 +627,24 @@ def test_a_history_larger_than_a_stage_is_encoded_by_the_stages_the_next_syncs_s
     vectors.encode_pending(index)
     trail.sync()
     assert trail.last_sync.awaiting == 0 and not trail.encoding_behind and len(started) == 2
+
+
+@pytest.mark.skipif(not encoder.available(), reason="no sentence encoder in this environment")
+def test_a_long_lived_door_loads_the_model_before_its_first_question(home, tmp_path, monkeypatch):
+    """The web viewer, the MCP server and the plugin call ``warm_meaning`` after their first sync: the
+    first question that needs the meaning pass took 1-2 s more than the rest (the model's load). It loads
+    the passages a search without filters compares against; an index without passages loads nothing."""
+    monkeypatch.setenv("TRAIL_ENCODE_BEHIND", "0")
+    monkeypatch.setenv("TRAIL_MEANING_SERVER", "0")
+    index = tmp_path / "index.db"
+    trail = Trail(index=index, homes=(home,))
+    trail.sync()
+    assert not trail.warm_meaning()  # words only so far
+    vectors.encode_pending(index)
+    vectors._MATRICES.clear()
+    assert trail.warm_meaning()
+    assert [m.rows for m in vectors._MATRICES.values()] == [8]  # every session's two passages, kept
+    kept = next(iter(vectors._MATRICES.values()))
+    assert trail.search_result(ASKED).conversations[0].hits[0].session_id == HOSE
+    assert next(iter(vectors._MATRICES.values())) is kept  # the question read none again
+    assert not Trail(index=index, homes=(home,), fleet="postgresql://nowhere/x").warm_meaning()

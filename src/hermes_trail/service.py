@@ -463,6 +463,25 @@ class Trail:
     # its declaration says (an agent's below; the command line's options). A search meant to ask the
     # meaning server runs inside ``meaning_client.served()`` (a one-shot command).
 
+    def warm_meaning(self) -> bool:
+        """Load the sentence model and the index's passage matrix now, as the first question that needs the
+        meaning pass would (1-2 s, most of it the model): a long-lived door (the web viewer, the MCP server,
+        the Hermes plugin) calls it in the background after its first sync, so that its first question
+        answers as fast as the rest. Whether anything was loaded (no model here, the shared index, or an
+        index without passages yet: nothing)."""
+        from hermes_trail.index import encoder, meaning_client
+
+        if self.fleet or not encoder.available() or meaning_client.enabled():
+            return False  # the shared index's server, or a meaning server, does this work, not this process
+        from hermes_trail.index import vectors
+        from hermes_trail.index.search import load_meaning
+
+        with self._reading(fresh=False) as conn:
+            if not vectors.counts(conn)[0]:
+                return False
+            load_meaning(conn)
+        return True
+
     def search_result(
         self,
         query: str,

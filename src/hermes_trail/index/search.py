@@ -1402,6 +1402,12 @@ def _semantic(
     return [(conv, conv.score) for conv in sorted(_group(hits).values(), key=lambda c: -c.score)]
 
 
+def load_meaning(conn: sqlite3.Connection) -> None:
+    """Load what a long-lived process's first meaning pass loads (the sentence model, the static gists and
+    the passages a search without filters compares against), ahead of its first question."""
+    meaning_standing(conn, "hermes", _on_sessions(SearchFilters()))
+
+
 def meaning_standing(
     conn: sqlite3.Connection, text: str, filters: SearchFilters
 ) -> dict[int, tuple[float, int | None]]:

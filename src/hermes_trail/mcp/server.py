@@ -111,6 +111,10 @@ def warm_up(trail: Trail) -> None:
             prepare_dictionary(path)
         except Exception as exc:  # the question that needs it compiles it, or reads the question as typed
             sys.stderr.write(f"trail mcp: dictionary not prepared: {exc}\n")
+        try:  # the sentence model, loaded before the first question that needs it (1-2 s)
+            trail.warm_meaning()
+        except Exception as exc:  # that question loads it, or is answered by the words
+            sys.stderr.write(f"trail mcp: sentence model not loaded ahead: {exc}\n")
 
     threading.Thread(target=sync, name="trail-index-warm-up", daemon=True).start()
 

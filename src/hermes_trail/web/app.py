@@ -282,6 +282,11 @@ class WebApp:
                 state.state, state.seconds = "ready", round(time.perf_counter() - started, 3)
             if say is not None and report is not None and report.messages_read:
                 say(f"search index ready: {report.messages_read:,} messages read in {state.seconds:.1f} s")
+            try:  # the sentence model loaded now, not by the first search that needs it (1-2 s)
+                trail.warm_meaning()
+            except Exception as exc:  # that search loads it, or answers by the words
+                if say is not None:
+                    say(f"the sentence model was not loaded ahead: {exc}")
 
         thread = threading.Thread(target=run, name="trail-index", daemon=True)
         thread.start()

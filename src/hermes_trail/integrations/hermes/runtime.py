@@ -358,6 +358,7 @@ class Recaller:
         self._build_tried = False
         self._build_lock = threading.Lock()  # the first build is started once, from a prompt or a sync
         self._prompts: OrderedDict[tuple[str, str], str] = OrderedDict()
+        self._warmed = False  # the sentence model loaded after the first sync (Trail.warm_meaning)
         self._errors: OrderedDict[tuple[str, str], None] = OrderedDict()
 
     # Syncing in the background
@@ -378,6 +379,9 @@ class Recaller:
             report = self.trail.sync(force=True)
             log.debug("hermes-trail: index synced (%s)", report)
             self._push()
+            if not self._warmed:  # here, not at the first prompt that needs it (1-2 s past its deadline)
+                self._warmed = True
+                self.trail.warm_meaning()
         except Exception as exc:  # a failed sync leaves the index as it was
             log.debug("hermes-trail: sync failed: %s", exc)
         finally:
