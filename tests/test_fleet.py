@@ -874,6 +874,26 @@ def test_how_counts_a_rerun_of_what_an_intent_ran_there_as_here(fleet, tmp_path)
     assert [(c["command"], c["matched_in"]) for c in led][:1] == [("python -m pytest -q", "intent")]
 
 
+def test_a_front_end_no_text_names_says_where_to_look_there_as_here(fleet, tmp_path):
+    """ "telegram saturday forecast", where no text says "telegram" but a session came from Telegram: the
+    shared index lifts that conversation and leaves the word out of ``missing``, as the local one does."""
+    from hermesdb import write_home
+    from test_wording import FRONT_ENDS, T
+
+    home = write_home(tmp_path / "hermes", [*FRONT_ENDS, *errands(T - 86400, "20261104", "0b0b0b")])
+    index = tmp_path / "index.db"
+    sync_index(index, homes=[home], parallel=False)
+    push(index, fleet.admin, "xi")
+    for asked in ("telegram saturday forecast", "saturday forecast", "discord saturday forecast"):
+        local = local_search(index, asked, SearchFilters(), limit=10)
+        shared = fleet_search(fleet.admin, asked, SearchFilters(), hosts=["xi"], limit=10)
+        assert [c.hits[0].session_id for c in shared.conversations][:2] == [
+            c.hits[0].session_id for c in local.conversations
+        ][:2], asked
+        assert shared.missing == local.missing, asked
+    assert local_search(index, "telegram saturday forecast").conversations[0].hits[0].source == "telegram"
+
+
 def test_the_fix_blame_and_how_commands_take_fleet_and_host(fleet, machines, monkeypatch, capsys):
     from hermes_trail.cli import params
     from hermes_trail.cli.blame_cmd import blame

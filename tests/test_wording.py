@@ -278,6 +278,35 @@ def test_a_query_naming_a_profile_is_answered_from_it(tmp_path):
     assert {c.hits[0].profile for c in named.conversations} == {"default", "work"}
 
 
+FRONT_ENDS = (
+    # A Telegram chat about the forecast; no text of it says "telegram".
+    chat("20261105_180000_7e1e00", ("Check the Saturday forecast.", "The forecast for Saturday is wet."),
+         start=T, source="telegram"),
+    # The same asked later at the terminal (newer: first at equal evidence), and another CLI session.
+    chat("20261106_090000_c11000", ("Check the Saturday forecast.", "The forecast for Saturday is dry."),
+         start=T + 3600),
+    chat("20261107_090000_c12000", ("Plot the forecast.", "Plotted."), start=T + 7200),
+)  # fmt: skip
+
+
+def test_a_word_no_text_has_that_names_a_front_end_says_where_to_look(tmp_path):
+    """ "telegram saturday forecast": no text says "telegram", but one session came from Telegram. The word
+    says where to look, as a profile's name does: that conversation first at equal evidence, the others
+    still after it, and the word is not said missing. A front end no session came from stays missing."""
+    home = write_home(tmp_path / "hermes", [*FRONT_ENDS, *errands(T - 86400, "20261104", "0b0b0b")])
+    path = tmp_path / "index.db"
+    sync_index(path, homes=[home])
+    plain = search(path, "saturday forecast")
+    assert _first(plain) == "20261106_090000_c11000"  # the words alone: the newer of two alike
+    named = search(path, "telegram saturday forecast")
+    assert _first(named) == "20261105_180000_7e1e00" and named.missing == []
+    assert len(named.conversations) == len(plain.conversations)
+    assert search(path, "TELEGRAM saturday forecast").missing == []  # as the index spells it or not
+    assert search(path, "discord saturday forecast").missing == ["discord"]  # no session came from it
+    alone = search(path, "telegram")  # nothing else to find: no word, no answer
+    assert alone.missing == ["telegram"] and not alone.conversations
+
+
 def test_the_newest_fact_wins(tmp_path):
     """The old session says more about the standup (it ranks higher on words); the later one moved it:
     the later one is the answer now and comes first. Recency alone never lifted it."""

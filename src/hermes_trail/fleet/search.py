@@ -242,6 +242,8 @@ class _Plan:
     exclusions: tuple[query.Node, ...] = ()
     # The profiles the query names (``work``): their conversations are lifted, as locally.
     profiles: tuple[str, ...] = ()
+    # The front ends it names with a word no text has (``discord``): lifted too, as locally.
+    sources: tuple[str, ...] = ()
 
 
 # The profile names of the shared index (other than the default), by their case-folded spelling, kept per
@@ -255,6 +257,18 @@ def _profile_names(conn: psycopg.Connection[Any]) -> dict[str, str]:
         return plan.profile_names(r[0] for r in conn.execute(f"SELECT DISTINCT profile FROM {_S}"))
 
     return schema.kept(_PROFILES, conn, PROFILES_SECONDS, read)
+
+
+_SOURCES: dict[tuple[int, int], tuple[float, dict[str, str]]] = {}
+
+
+def _source_names(conn: psycopg.Connection[Any]) -> dict[str, str]:
+    """The shared index's front ends, kept per connection as its profiles are (:func:`plan.source_names`)."""
+
+    def read() -> dict[str, str]:
+        return plan.source_names(r[0] for r in conn.execute(f"SELECT DISTINCT source FROM {_S}"))
+
+    return schema.kept(_SOURCES, conn, PROFILES_SECONDS, read)
 
 
 def _plan(conn: psycopg.Connection[Any], text: str, checked: bool) -> _Plan:
@@ -276,6 +290,7 @@ def _plan(conn: psycopg.Connection[Any], text: str, checked: bool) -> _Plan:
     profiles = plan.naming_profiles(plain, change, named, dropped, every)
     kept = [t for t in plain if t not in change]
     missing: list[str] = []
+    sources: list[str] = []
     prefix: str | None = None
     last = query.last_term(parsed)
     if last is not None and last in kept and plan.stemmed_away(last):
@@ -305,6 +320,7 @@ def _plan(conn: psycopg.Connection[Any], text: str, checked: bool) -> _Plan:
             missing.append(term.text)
         if missing and len(every) - len(dropped) - len(missing) > 0:
             change.update((t, None) for t in kept if t.text in missing)
+            sources, missing = plan.naming_sources(missing, _source_names(conn))
     if change:
         parsed = query.rewrite(parsed, change)
     tsquery = None
@@ -330,6 +346,7 @@ def _plan(conn: psycopg.Connection[Any], text: str, checked: bool) -> _Plan:
         alternatives,
         exclusions,
         named_profiles,
+        tuple(sources),
     )
 
 
@@ -1291,7 +1308,7 @@ def _search(
         if pool:
             ordered = _fused(pool, floor=1.0, about_user=stopwords.speaks_of_self(reading.typed))
     ordered = _newest_first(conn, ordered, terms, meaning, answered)
-    lift_profiles(ordered, list(reading.profiles))
+    lift_profiles(ordered, list(reading.profiles), list(reading.sources))
     ordered = ordered[:limit]
     conversations = []
     for group in ordered:

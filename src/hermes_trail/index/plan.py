@@ -48,6 +48,7 @@ class Plan(_Record):
         "prefix",
         "typed",
         "profiles",
+        "sources",
     )
     __slots__ = _fields
 
@@ -69,6 +70,9 @@ class Plan(_Record):
     # Profiles the query names ("what did the bot say", "the work billing service"): their conversations
     # rank first; the name itself is not required of a match.
     profiles: list[str]
+    # Front ends the query names with a word no text has ("the discord forecast branch"): their
+    # conversations rank first, as a profile's do; the word is not missing.
+    sources: list[str]
 
     def __init__(
         self,
@@ -81,6 +85,7 @@ class Plan(_Record):
         prefix: str | None = None,
         typed: list[str] | None = None,
         profiles: list[str] | None = None,
+        sources: list[str] | None = None,
     ) -> None:
         self.parsed = parsed
         self.terms = terms
@@ -91,6 +96,7 @@ class Plan(_Record):
         self.prefix = prefix
         self.typed = [] if typed is None else typed
         self.profiles = [] if profiles is None else profiles
+        self.sources = [] if sources is None else sources
 
 
 def exists(conn: sqlite3.Connection, table: str, expression: str) -> bool:
@@ -226,6 +232,35 @@ def naming_profiles(
     return profiles
 
 
+_SOURCES: dict[tuple[Any, ...], dict[str, str]] = {}
+
+
+def _sources(conn: sqlite3.Connection) -> dict[str, str]:
+    """The front ends the index's sessions came from (:func:`source_names`); read again only when its
+    sessions changed, and only for a question with a word no index holds (a scan of the session rows)."""
+    key = schema.state_key(conn, "sessions_version")
+    if key not in _SOURCES:
+        names = [r[0] for r in conn.execute("SELECT DISTINCT source FROM sessions")]
+        _SOURCES.clear()
+        _SOURCES[key] = source_names(names)
+    return _SOURCES[key]
+
+
+def source_names(names: Iterable[str | None]) -> dict[str, str]:
+    """The front ends (``sessions.source``: ``cli``, ``telegram``, ``discord``, ``cron``) a question's word
+    can name, by their case-folded spelling (not a single letter). The local index and the shared one read
+    them alike."""
+    return {n.casefold(): n for n in names if n and len(n) > 1}
+
+
+def naming_sources(missing: list[str], named: dict[str, str]) -> tuple[list[str], list[str]]:
+    """Of the words no index holds (``missing``), the front ends they name (``named``: :func:`source_names`)
+    and the words still missing. No text says "discord" in "the discord forecast branch", but a session
+    came from Discord: the word says where to look, as a profile's name does, and is not missing."""
+    sources = [named[w.casefold()] for w in missing if w.casefold() in named]
+    return list(dict.fromkeys(sources)), [w for w in missing if w.casefold() not in named]
+
+
 # A word of words joined by hyphens, and nothing else (not a path, a flag or a negative number).
 _HYPHENATED = re.compile(r"[^\W_]+(?:-[^\W_]+)+")
 
@@ -333,8 +368,10 @@ def read(conn: sqlite3.Connection, text: str, checked: bool = True) -> Plan:
             continue
         missing.append(term.text)
     left = len(every) - len(dropped) - len(missing)
+    sources: list[str] = []
     if missing and left > 0:  # the words that exist answer; the ones no index has are reported
         change.update((t, None) for t in kept if t.text in missing)
+        sources, missing = naming_sources(missing, _sources(conn))
     if change:
         parsed = query.rewrite(parsed, change)
     terms = query.terms(parsed)
@@ -348,6 +385,7 @@ def read(conn: sqlite3.Connection, text: str, checked: bool = True) -> Plan:
         prefix=prefix,
         typed=every,
         profiles=list(dict.fromkeys(named[t.text.casefold()] for t in profiles)),
+        sources=sources,
     )
     if fts := query.to_fts(parsed):
         out.plans.append(("docs_fts", fts))

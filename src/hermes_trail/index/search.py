@@ -1081,13 +1081,14 @@ def _latest(conv: Conversation) -> float:
     return max((h.time or 0.0 for h in conv.hits), default=0.0)
 
 
-def lift_profiles(ordered: list[Conversation], profiles: list[str]) -> None:
-    """A query that names a profile (``work``, ``bot``): its conversations first, at equal evidence
-    (:data:`PROFILE_BOOST`), sorted again. The local index and the shared one lift alike."""
-    if not profiles:
+def lift_profiles(ordered: list[Conversation], profiles: list[str], sources: list[str] | None = None) -> None:
+    """A query that names a profile (``work``, ``bot``), or a front end with a word no text has
+    (``discord``): its conversations first, at equal evidence (:data:`PROFILE_BOOST`), sorted again. The
+    local index and the shared one lift alike."""
+    if not profiles and not sources:
         return
     for conv in ordered:
-        if conv.hits and conv.hits[0].profile in profiles:
+        if conv.hits and (conv.hits[0].profile in profiles or conv.hits[0].source in (sources or ())):
             for hit in conv.hits:
                 hit.score *= 1.0 + PROFILE_BOOST
     ordered.sort(key=lambda c: _conversation_score(c.hits), reverse=True)
@@ -1258,7 +1259,7 @@ def search(
             for conv in ordered:
                 groups.setdefault((conv.store, conv.root), conv)
         ordered = _newest_first(conn, ordered, terms, meaning, answered)
-        lift_profiles(ordered, reading.profiles)
+        lift_profiles(ordered, reading.profiles, reading.sources)
         ordered = ordered[:limit]
         conversations = []
         for group in ordered:
