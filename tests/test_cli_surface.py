@@ -525,6 +525,10 @@ def test_a_row_broken_at_a_run_of_spaces_starts_at_its_indent():
         leads = {len(row) - len(row.lstrip(" ")) for row in rows[1:]}
         assert len(leads) <= 1 and max(leads, default=0) <= 2, (room, rows)  # each at the one hanging indent
         assert "".join(rows).replace(" ", "") == "".join(words), (room, rows)  # every word, in order
+    # Spaces wider than the row before any word: no empty row for them.
+    assert ["".join(text for text, _ in row) for row in wrap([(" " * 50, ""), ("hello world", "")], 20)] == [
+        "hello world"
+    ]
 
 
 def test_a_hit_is_one_line_that_shows_where_a_commands_output_begins():

@@ -174,8 +174,9 @@ def wrap(segments: list[Segment], room: int, indent: int = 0, hang: int = 2) -> 
         if blank and rows[-1] == [lead]:
             continue  # a continuation row starts at its indent, not with the spaces it broke at
         if blank and used + size > limit:  # the row ends at its last word; what follows starts the next
-            rows.append([lead])
-            used = indent + hang
+            if rows[-1]:
+                rows.append([lead])
+                used = indent + hang
             continue
         while not blank and used + size > limit and size > 1:  # one word wider than a row: cut it
             whole = "".join(text for text, _ in word)
