@@ -381,7 +381,10 @@ class Recaller:
             self._push()
             if not self._warmed:  # here, not at the first prompt that needs it (1-2 s past its deadline)
                 self._warmed = True
-                self.trail.warm_meaning()
+                try:
+                    self.trail.warm_meaning()
+                except Exception as exc:  # that prompt loads it, or is answered by the words
+                    log.debug("hermes-trail: sentence model not loaded ahead: %s", exc)
         except Exception as exc:  # a failed sync leaves the index as it was
             log.debug("hermes-trail: sync failed: %s", exc)
         finally:
