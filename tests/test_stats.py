@@ -127,6 +127,22 @@ def test_trail_stats_table_for_people(home):
     assert lines[-1].startswith("all") and "$0.25 + 6 unknown" in lines[-1]
 
 
+def test_a_project_too_long_for_its_column_keeps_its_last_folders(tmp_path):
+    """A project is a path: cut to fit a narrow terminal it keeps its end, which says which project it is
+    ("…/projects/weather-cli"), where it kept its start ("/home/dev/src/clien…") and lost its name."""
+    import hermesdb as h
+
+    deep = "/home/dev/src/clients/acme/projects/weather-cli"
+    home = h.write_home(tmp_path / "hermes", [h.coding("20261108_090000_d00d00", cwd=deep)])
+    result = CliRunner().invoke(app, ["stats", "--home", str(home)], env={"COLUMNS": "50"})
+    assert result.exit_code == 0, result.stderr
+    line = next(line for line in result.stdout.splitlines() if "weather-cli" in line)
+    assert line.startswith("…") and line.split()[0].endswith("/weather-cli"), result.stdout
+    assert all(len(line) <= 50 for line in result.stdout.splitlines())
+    by_model = CliRunner().invoke(app, ["stats", "--by", "model", "--home", str(home)], env={"COLUMNS": "50"})
+    assert by_model.stdout.splitlines()[1].startswith("anthropic/")  # another grouping: cut as it was
+
+
 def test_trail_stats_rejects_an_unknown_grouping(home):
     code, _, err = run("stats", "--by", "colour", "--home", str(home))
     assert code == 1 and "one of project, model, profile, source, day" in err

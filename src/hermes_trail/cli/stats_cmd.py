@@ -227,7 +227,9 @@ def print_report(report: Report) -> None:
     spare = width - (sum(room) + 2 * (len(shown) - 1))
     if spare < 0:  # the first column gives way last
         room[0] = max(room[0] + spare, 8)
-    cut = [[term.fit(r[i], room[j]) for j, i in enumerate(shown)] for r in rows]
+    # A project is a path: cut from the left, its last folders say which one ("…/projects/weather-cli").
+    first = term.fit_left if report.by == "project" else term.fit
+    cut = [[(first if i == 0 else term.fit)(r[i], room[j]) for j, i in enumerate(shown)] for r in rows]
     right = [i != 0 for i in shown]
     lines = term.table([names[i] for i in shown], cut, room, right, colored)
     if rows:
