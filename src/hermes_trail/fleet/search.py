@@ -1078,6 +1078,20 @@ def crowd(values: list[float], total: int) -> tuple[float, float]:
     return mean, math.sqrt(sum((v - mean) ** 2 for v in values) / count) or 1.0
 
 
+_HNSW: dict[tuple[int, int], tuple[float, None]] = {}
+
+
+def _nearest_settings(conn: psycopg.Connection[Any]) -> None:
+    """pgvector's HNSW index gives at most ``hnsw.ef_search`` rows (40 unless set): once the planner used
+    it (a large shared index), the nearest :data:`MEANING_TOP` passages asked for were 40, and each
+    session's standing was fitted to the crowd from those. Set on ``conn`` once a while."""
+
+    def settle() -> None:
+        conn.execute("SELECT set_config('hnsw.ef_search', %s, false)", (str(MEANING_TOP),))
+
+    schema.kept(_HNSW, conn, PROFILES_SECONDS, settle)
+
+
 def _meaning(
     conn: psycopg.Connection[Any],
     text: str,
@@ -1118,6 +1132,7 @@ def _meaning(
             on_sessions.append(f"s.{name} = %s")
             params.append(value)
     where = ("WHERE " + " AND ".join(clauses)) if clauses else ""
+    _nearest_settings(conn)
     sql = (
         f"SELECT p.sess, p.seq, 1 - (p.vec {op} %s::{info.vector_schema}.vector) FROM "
         f"{schema.SCHEMA}.passages p JOIN {_S} s ON s.id = p.sess {where} "
