@@ -342,6 +342,9 @@ def test_the_everyday_commands_start_without_dataclasses_or_inspect(tmp_path):
     )
     done = trail("index", "--no-vectors", "--index", str(index), *where, "--home", str(deploys), env=env)
     assert done.returncode == 0, done.stderr
+    # What it says of the index, for people: a size with its unit (it said "bytes: 180224").
+    said = dict(line.strip().split(": ", 1) for line in done.stdout.splitlines())
+    assert said["size"].endswith(" KB") and "bytes" not in said, done.stdout
     done = trail("list", "--json", "-n", "1", *where, env=env)
     assert done.returncode == 0, done.stderr
     newest = json.loads(done.stdout)["sessions"][0]["id"]

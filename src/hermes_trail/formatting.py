@@ -43,6 +43,18 @@ def counted(count: int, noun: str, many: str | None = None) -> str:
     return f"{count:,} {noun if count == 1 else (many or noun + 's')}"
 
 
+def byte_size(count: int) -> str:
+    """A size for people: "820 bytes", "176 KB", "1.3 GB" (1,024 a step; a tenth below ten)."""
+    if count < 1024:
+        return f"{count:,} bytes"
+    value = float(count)
+    for unit in ("KB", "MB", "GB", "TB"):
+        value /= 1024
+        if value < 1024 or unit == "TB":
+            break
+    return f"{value:.1f} {unit}" if value < 10 else f"{value:,.0f} {unit}"
+
+
 def dollars(amount: float) -> str:
     """A known cost for people: cents for a dollar amount, the first digits of a smaller one (``$0.0009``,
     never a known cost rounded to ``$0.00``)."""

@@ -97,8 +97,12 @@ def index(
     if json_output:
         print_json(facts)
     else:
-        for key, value in facts.items():
-            sys.stdout.write(f"{key:>9}: {value}\n")
+        from hermes_trail.formatting import byte_size
+
+        shown = {key: f"{value:,}" if isinstance(value, int) else value for key, value in facts.items()}
+        shown["bytes"] = byte_size(size)
+        for key, value in shown.items():
+            sys.stdout.write(f"{'size' if key == 'bytes' else key:>9}: {value}\n")
     raise typer.Exit(EXIT_SKIPPED if skipped else EXIT_OK)
 
 
