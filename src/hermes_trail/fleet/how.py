@@ -165,21 +165,26 @@ def _scored_hits(
 
 # For each hit, the commands after it in its session up to the next live prompt (a prompt's) or the next
 # doc of another turn (a reply's), at most SPAN docs on; for a reply, those after its turn up to the next
-# live prompt too, of the kind ``again`` (re-runs, ``how.tally_led``), as the local index reads them.
+# live prompt too, of the kind ``again`` (re-runs, ``how.tally_led``), as the local index reads them. The
+# next live prompt is looked up once, a prompt's end and a reply's reach alike.
 _LED = f"""
 WITH hits(id, score) AS (SELECT * FROM unnest(%s::bigint[], %s::float8[])),
-spans AS MATERIALIZED (
-    SELECT d.id, d.sess, d.seq, d.kind, hits.score, coalesce((
-        SELECT n.seq FROM {_D} n
-        WHERE n.sess = d.sess AND n.seq > d.seq AND n.seq <= d.seq + %s
-          AND CASE WHEN d.kind = 'prompt' THEN n.kind = 'prompt' AND NOT n.rewound
-                   ELSE n.row <> d.row OR n.part <> d.part END
-        ORDER BY n.seq LIMIT 1), d.seq + %s + 1) AS stop, coalesce((
+reach AS MATERIALIZED (
+    SELECT d.id, d.sess, d.seq, d.kind, d.row, d.part, hits.score, coalesce((
         SELECT n.seq FROM {_D} n
         WHERE n.sess = d.sess AND n.seq > d.seq AND n.seq <= d.seq + %s
           AND n.kind = 'prompt' AND NOT n.rewound
         ORDER BY n.seq LIMIT 1), d.seq + %s + 1) AS until
     FROM hits JOIN {_D} d ON d.id = hits.id
+),
+spans AS MATERIALIZED (
+    SELECT r.id, r.sess, r.seq, r.kind, r.score, r.until, CASE WHEN r.kind = 'prompt' THEN r.until
+        ELSE coalesce((
+            SELECT n.seq FROM {_D} n
+            WHERE n.sess = r.sess AND n.seq > r.seq AND n.seq <= r.seq + %s
+              AND (n.row <> r.row OR n.part <> r.part)
+            ORDER BY n.seq LIMIT 1), r.seq + %s + 1) END AS stop
+    FROM reach r
 )
 SELECT d.id, d.command, d.sess, s.ref, s.project, d.exit_code, d.time,
        CASE WHEN d.seq < sp.stop THEN sp.kind ELSE 'again' END, sp.score, sp.id, s.host

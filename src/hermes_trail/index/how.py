@@ -209,24 +209,26 @@ SELECT f.rowid, d.chars{bm25} FROM docs_fts f CROSS JOIN docs d ON d.id = f.rowi
 WHERE docs_fts MATCH ? AND d.kind IN ('prompt', 'reply') AND d.rewound = 0 AND {project}
 ORDER BY f.rowid DESC LIMIT ?
 """
-# For each hit, the first doc id past what it led to: its session's next live prompt for a prompt, the next
-# doc of another turn for a reply (at most SPAN docs on); and, for a reply, how far a re-run of what it led
-# to is looked for (:func:`tally_led`): up to the session's next live prompt. Then the commands in between,
-# through docs_sess (sess, id): a session's docs have consecutive ids, in row order; a command past a reply's
-# own turn is of the kind ``again``.
+# For each hit, how far what it led to is looked for: up to its session's next live prompt (at most SPAN
+# docs on), where a reply's re-runs end too (:func:`tally_led`); and the first doc id past its own turn:
+# that same prompt for a prompt (looked up once), the next doc of another turn for a reply. Then the
+# commands in between, through docs_sess (sess, id): a session's docs have consecutive ids, in row order; a
+# command past a reply's own turn is of the kind ``again``.
 _LED = """
 WITH hits(id, score) AS (VALUES {values}),
-spans(id, sess, kind, score, stop, until) AS MATERIALIZED (
-    SELECT d.id, d.sess, d.kind, hits.score, coalesce((
-        SELECT n.id FROM docs n
-        WHERE n.sess = d.sess AND n.id > d.id AND n.id <= d.id + ?
-          AND CASE WHEN d.kind = 'prompt' THEN n.kind = 'prompt' AND n.rewound = 0
-                   ELSE n.row <> d.row OR n.part <> d.part END
-        ORDER BY n.id LIMIT 1), d.id + ? + 1), coalesce((
+reach(id, sess, kind, row, part, score, until) AS MATERIALIZED (
+    SELECT d.id, d.sess, d.kind, d.row, d.part, hits.score, coalesce((
         SELECT n.id FROM docs n
         WHERE n.sess = d.sess AND n.id > d.id AND n.id <= d.id + ? AND n.kind = 'prompt' AND n.rewound = 0
         ORDER BY n.id LIMIT 1), d.id + ? + 1)
     FROM hits CROSS JOIN docs d ON d.id = hits.id
+),
+spans(id, sess, kind, score, stop, until) AS MATERIALIZED (
+    SELECT r.id, r.sess, r.kind, r.score, CASE WHEN r.kind = 'prompt' THEN r.until ELSE coalesce((
+        SELECT n.id FROM docs n
+        WHERE n.sess = r.sess AND n.id > r.id AND n.id <= r.id + ? AND (n.row <> r.row OR n.part <> r.part)
+        ORDER BY n.id LIMIT 1), r.id + ? + 1) END, r.until
+    FROM reach r
 )
 SELECT d.id, d.command, d.sess, s.ref, s.project, d.exit_code, d.time,
        CASE WHEN d.id < sp.stop THEN sp.kind ELSE 'again' END, sp.score, sp.id
