@@ -100,9 +100,10 @@ def index(
         from hermes_trail.formatting import byte_size
 
         shown = {key: f"{value:,}" if isinstance(value, int) else value for key, value in facts.items()}
-        shown["bytes"] = byte_size(size)
+        del shown["bytes"]
+        shown["size"] = byte_size(size)
         for key, value in shown.items():
-            sys.stdout.write(f"{'size' if key == 'bytes' else key:>9}: {value}\n")
+            sys.stdout.write(f"{key:>9}: {value}\n")
     raise typer.Exit(EXIT_SKIPPED if skipped else EXIT_OK)
 
 

@@ -19,11 +19,12 @@ for paths and commands (substrings), the bigram index for Chinese and Japanese.
 
 from __future__ import annotations
 
+import functools
 import re
 import sqlite3
 import threading
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any, ClassVar
 
 from hermes_trail.index import cjk, query, schema, stopwords
@@ -141,9 +142,11 @@ _STEMMER: list[sqlite3.Connection] = []
 _STEMMING = threading.Lock()
 
 
+@functools.lru_cache(maxsize=4096)
 def stem(word: str) -> str:
     """``word`` as the word index holds it: its Porter stem, lower case, made by SQLite's own tokenizer (a
-    table of one row in memory, kept for the process); ``word`` itself when it is more than one token."""
+    table of one row in memory, kept for the process); ``word`` itself when it is more than one token. Kept
+    per word: a search asks it of its last word two or three times."""
     with _STEMMING:
         if not _STEMMER:
             memory = sqlite3.connect(":memory:", check_same_thread=False)
@@ -198,16 +201,25 @@ def _profiles(conn: sqlite3.Connection) -> dict[str, str]:
     when the index's sessions changed (its ``build`` id or ``sessions_version``). Read off the stores that
     hold sessions (a session's profile is its store's): a scan of every session row took 13 ms on 10,000
     sessions, at every query of a new process."""
+    held = """SELECT DISTINCT profile FROM stores
+        WHERE EXISTS (SELECT 1 FROM sessions WHERE sessions.store = stores.key)"""
+    return _kept_names(_PROFILES, conn, held, profile_names)
+
+
+def _kept_names(
+    cache: dict[tuple[Any, ...], dict[str, str]],
+    conn: sqlite3.Connection,
+    sql: str,
+    names: Callable[[Iterable[str | None]], dict[str, str]],
+) -> dict[str, str]:
+    """``names`` of what ``sql`` reads, kept in ``cache`` until the index's sessions change (its ``build``
+    id or ``sessions_version``)."""
     key = schema.state_key(conn, "sessions_version")
-    if key not in _PROFILES:
-        held = (
-            "SELECT DISTINCT profile FROM stores "
-            "WHERE EXISTS (SELECT 1 FROM sessions WHERE sessions.store = stores.key)"
-        )
-        names = [r[0] for r in conn.execute(held)]
-        _PROFILES.clear()
-        _PROFILES[key] = profile_names(names)
-    return _PROFILES[key]
+    if key not in cache:
+        found = names(r[0] for r in conn.execute(sql))
+        cache.clear()
+        cache[key] = found
+    return cache[key]
 
 
 def profile_names(names: Iterable[str | None]) -> dict[str, str]:
@@ -238,12 +250,7 @@ _SOURCES: dict[tuple[Any, ...], dict[str, str]] = {}
 def _sources(conn: sqlite3.Connection) -> dict[str, str]:
     """The front ends the index's sessions came from (:func:`source_names`); read again only when its
     sessions changed, and only for a question with a word no index holds (a scan of the session rows)."""
-    key = schema.state_key(conn, "sessions_version")
-    if key not in _SOURCES:
-        names = [r[0] for r in conn.execute("SELECT DISTINCT source FROM sessions")]
-        _SOURCES.clear()
-        _SOURCES[key] = source_names(names)
-    return _SOURCES[key]
+    return _kept_names(_SOURCES, conn, "SELECT DISTINCT source FROM sessions", source_names)
 
 
 def source_names(names: Iterable[str | None]) -> dict[str, str]:
