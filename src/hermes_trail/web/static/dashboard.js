@@ -271,8 +271,8 @@
     var known = all.cost.known !== undefined ? all.cost.known : all.sessions - all.cost.unknown;
     var guessed = all.cost.estimated_usd !== null && all.cost.estimated_usd !== undefined && all.cost.estimated;
     cards.appendChild(card("cost", known ? usd(all.cost.usd) : (all.sessions ? "unknown" : "none"),
-      (all.cost.unknown ? (known ? "known for " + known + "; " : "") + all.cost.unknown +
-        " " + (all.cost.unknown === 1 ? "session" : "sessions") + " with unknown cost, left out of the sum" : "every cost known") +
+      (all.cost.unknown ? (known ? "known for " + known + "; " : "") + counted(all.cost.unknown, "session") +
+        " with unknown cost, left out of the sum" : "every cost known") +
       (guessed ? " · ~" + usd(all.cost.estimated_usd) + " estimated by trail for " + all.cost.estimated : "")));
     cards.appendChild(card("active time", all.measured ? hours(all.active_seconds) : "…",
       all.measured < all.sessions ? "measured " + all.measured + " of " + all.sessions + " sessions" : counted(all.failing_commands, "failing command")));
