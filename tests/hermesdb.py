@@ -206,6 +206,20 @@ def retry_limits(home: Path, start: float) -> Path:
     return write_home(home, [mine], profiles={"work": [theirs]})
 
 
+CITIES = "20261108_090000_c1c1e5"
+MAKEFILE = "20261108_100000_3a4ef1"
+
+
+def titled_forms(start: float) -> list[SessionSpec]:
+    """Two sessions named by words their turns lack: "Capital cities" (a search says "city") and "Makefile
+    targets" (whose title starts as "making" does, but is another word), among printer errands."""
+    return [
+        chat(CITIES, ("What is the capital of France?", "Paris."), title="Capital cities", start=start),
+        chat(MAKEFILE, ("Add a lint target", "Added."), title="Makefile targets", start=start + 60),
+        *errands(start, "20261108", "e3e3e3", first=11),
+    ]
+
+
 PICKUP = "20261107_090000_a7a7a7"
 
 

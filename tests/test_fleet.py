@@ -1655,6 +1655,23 @@ def test_a_chinese_question_finds_the_session_its_title_names_in_the_shared_inde
         assert shared.missing == local.missing == [], question
 
 
+def test_a_title_is_found_by_another_form_of_its_words_in_the_shared_index_as_locally(fleet, tmp_path):
+    """«city» finds the session titled "Capital cities" there as here; «making» does not find "Makefile
+    targets"."""
+    from hermesdb import CITIES, MAKEFILE, titled_forms, write_home
+
+    home = write_home(tmp_path / "hermes", titled_forms(1_793_000_000.0))
+    index = tmp_path / "index.db"
+    sync_index(index, homes=[home], parallel=False)
+    push(index, fleet.admin, "xi")
+    for question in ("city", "capital city", "making"):
+        local = local_search(index, question)
+        shared = fleet_search(fleet.admin, question, hosts=["xi"])
+        found = [[c.hits[0].session_id for c in r.conversations] for r in (local, shared)]
+        assert found[0] == found[1] and shared.missing == local.missing, question
+        assert (found[0][:1] == [CITIES]) is ("cit" in question) and MAKEFILE not in found[0], question
+
+
 def test_a_hyphenated_word_the_history_lacks_as_one_is_read_by_its_parts_as_locally(fleet, tmp_path):
     """``Shop-URLs`` (PostgreSQL, like FTS5, reads it as the phrase of its parts): the history has shop and
     URLs apart, so each is looked for on its own, and only the word nowhere is reported."""

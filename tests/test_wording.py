@@ -261,6 +261,23 @@ def test_titles_are_searched_too(index):
     assert _first(search(index, "weather nearly")) is not None  # no title has both: the words answer
 
 
+def test_a_title_is_found_by_another_form_of_its_words(tmp_path):
+    """«city» finds the session titled "Capital cities" (no turn has either word), as the word index finds
+    a turn by its stem; «making» does not find "Makefile targets", which only starts the same way."""
+    from hermesdb import CITIES, MAKEFILE, titled_forms
+
+    home = write_home(tmp_path / "hermes", titled_forms(T))
+    path = tmp_path / "index.db"
+    sync_index(path, homes=[home], env={"HERMES_HOME": str(home), "HOME": str(tmp_path)})
+    for question in ("city", "capital city", "cities"):
+        result = search(path, question)
+        assert _first(result) == CITIES and result.missing == [], question
+    result = search(path, "making")
+    assert MAKEFILE not in [c.hits[0].session_id for c in result.conversations]
+    assert result.missing == ["making"]
+    assert _first(search(path, "makefile")) == MAKEFILE
+
+
 def test_a_query_naming_a_profile_is_answered_from_it(tmp_path):
     """Both profiles talked about the retry limit. Naming the work profile puts its conversation first
     (the other still follows), and the name is not required of a match."""

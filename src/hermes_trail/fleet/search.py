@@ -75,6 +75,7 @@ from hermes_trail.index.search import (
     opening_line,
     title_shares,
     titled_evidence,
+    titled_with,
     untitled_sessions,
 )
 from hermes_trail.index.search import WINDOW as LOCAL_WINDOW
@@ -1019,7 +1020,7 @@ def _titled_sessions(
         return []
     likes = ["s.title ILIKE %s" for _ in words]
     clauses = likes if every else ["(" + " OR ".join(likes) + ")"]
-    params: list[Any] = ["%" + like(w) + "%" for w in words]
+    params: list[Any] = ["%" + like(plan.title_part(w)) + "%" for w in words]
     if hosts:
         clauses.append("s.host = ANY(%s)")
         params.append(list(hosts))
@@ -1027,12 +1028,17 @@ def _titled_sessions(
         if value:
             clauses.append(f"s.{name} = %s")
             params.append(value)
+    # The titles with a word's start, newest first; those with the word in some form, as locally.
+    where = " AND ".join(clauses)
+    candidates = conn.execute(f"SELECT s.id, s.title FROM {_S} s WHERE {where} ORDER BY s.id DESC", params)
+    chosen = [sess for sess, title in candidates if titled_with(title, words, every)][:TITLED]
+    if not chosen:
+        return []
     sql = (
         f"SELECT {_DOC_COLUMNS} FROM {_S} s CROSS JOIN LATERAL (SELECT * FROM {_D} d WHERE d.sess = s.id "
-        "ORDER BY (d.kind = 'prompt' AND NOT d.rewound) DESC, d.seq LIMIT 1) d "
-        f"WHERE {' AND '.join(clauses)} ORDER BY s.id DESC LIMIT {TITLED}"
+        "ORDER BY (d.kind = 'prompt' AND NOT d.rewound) DESC, d.seq LIMIT 1) d WHERE s.id = ANY(%s)"
     )
-    rows = sorted(conn.execute(sql, params).fetchall(), key=lambda r: int(r[1]))
+    rows = sorted(conn.execute(sql, [chosen]).fetchall(), key=lambda r: int(r[1]))
     sessions = _sessions(conn, {int(r[1]) for r in rows})
     out: list[tuple[FleetHit, str]] = []
     for r in rows:

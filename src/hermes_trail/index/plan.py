@@ -160,6 +160,43 @@ def stem(word: str) -> str:
     return str(found[0][0]) if len(found) == 1 else word.lower()
 
 
+# The shortest start of a word a title is searched for by its stem: shorter ones are in too many titles.
+TITLE_STEM_MIN = 3
+_TITLE_WORDS = re.compile(r"\w+")
+
+
+def title_part(word: str) -> str:
+    """What every title that has ``word`` in some form has, as a substring: the start the word shares with
+    its stem, less the letter an ending changes ("city" and "cities" both have "cit", "make" and "making"
+    "mak"); the word itself (lower case) when that start is short or the word is not an English one. The
+    titles' own index is read with it (a ``LIKE``, an ``ILIKE``) and :func:`title_has` decides."""
+    low = word.casefold()
+    if not (low.isascii() and low.isalpha()) or len(low) <= TITLE_STEM_MIN:
+        return low
+    root = stem(low)
+    shared = 0
+    while shared < min(len(low), len(root)) and low[shared] == root[shared]:
+        shared += 1
+    start = low[:shared]
+    if start == root and root[-1] in "eiy":  # "make" and "making", "batteri" and "battery"
+        start = start[:-1]
+    return start if len(start) >= TITLE_STEM_MIN else low
+
+
+def title_has(title: str, word: str) -> bool:
+    """Whether ``title`` has ``word``: as typed, anywhere (the word a person is still typing counts), or in
+    another form of it, a word of the title with the same stem ("Capital cities" has "city", "Making the
+    release" has "make"). A title is what a person remembers a session by, in their own form of a word."""
+    low, words = word.casefold(), title.casefold()
+    if low in words:
+        return True
+    part = title_part(low)
+    if part == low:
+        return False
+    root = stem(low)
+    return any(stem(w) == root for w in _TITLE_WORDS.findall(words) if w.startswith(part))
+
+
 def stemmed_away(term: query.Term) -> bool:
     """Whether the last word typed is the start of a word, though its stem is a word: a function word
     ("ins": in, "fors": for, "ons": on), which no one types with an s to mean it. The word index holds

@@ -1480,13 +1480,21 @@ def _titles_with(
     conn: sqlite3.Connection, words: list[str], filters: SearchFilters, every: bool
 ) -> list[tuple[int, str]]:
     """(session, title) of the sessions whose title has every one of ``words`` (or, not ``every``, any of
-    them) as a substring, read from the titles' own index; none for a search narrowed to turns (a role, a
-    tool, a time window), which a title says nothing about."""
+    them), as typed or in another form (:func:`plan.title_has`), read from the titles' own index; none for
+    a search narrowed to turns (a role, a tool, a time window), which a title says nothing about."""
     if not words or filters.role or filters.tool or filters.since is not None or filters.until is not None:
         return []
     likes = (" AND " if every else " OR ").join("title LIKE ? ESCAPE '\\'" for _ in words)
     sql = f"SELECT id, title FROM sessions INDEXED BY sessions_title WHERE title IS NOT NULL AND ({likes})"
-    return conn.execute(sql, ["%" + like(w) + "%" for w in words]).fetchall()
+    rows = conn.execute(sql, ["%" + like(plan.title_part(w)) + "%" for w in words]).fetchall()
+    return [(sess, title) for sess, title in rows if titled_with(title, words, every)]
+
+
+def titled_with(title: str, words: list[str], every: bool = True) -> bool:
+    """Whether ``title`` has every one of ``words`` (or, not ``every``, any of them) in some form; the local
+    index and the shared one read titles alike."""
+    had = (plan.title_has(title, w) for w in words)
+    return all(had) if every else any(had)
 
 
 def _passing(
@@ -1516,7 +1524,7 @@ def lift_titled(ordered: list[Conversation], words: list[str]) -> bool:
     lifted = False
     for conv in ordered[:TITLED]:
         title = conv.hits[0].title if conv.hits else None
-        if title and all(w in title.casefold() for w in wanted):
+        if title and titled_with(title, wanted):
             lifted = True
             for hit in conv.hits:
                 hit.score *= 1.0 + TITLE_BOOST
