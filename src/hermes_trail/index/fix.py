@@ -346,7 +346,7 @@ def _varint(data: bytes) -> int | None:
     return None
 
 
-def _total(conn: sqlite3.Connection) -> int:
+def doc_total(conn: sqlite3.Connection) -> int:
     """How many docs the word index holds. FTS5 keeps the number in its averages record (rowid 1 of
     ``docs_fts_data``, a varint first: the N its own BM25 uses), one read; ``count(*)`` over ``docs``
     reads the whole table (tens of milliseconds on a million messages) and is the fallback."""
@@ -463,7 +463,7 @@ def distinctive_terms(conn: sqlite3.Connection, error: str, words: list[str] | N
     docs than any of those, so its count matters only when fewer than :data:`MAX_TERMS` are rarer: then
     the rarest are chosen by estimates (:func:`_estimate`, the same whatever this process remembers),
     and the chosen are counted (up to :data:`DF_CAP`) unless the estimate is the cap itself."""
-    total = _total(conn)
+    total = doc_total(conn)
     if total == 0:
         return []
     words = _error_words(error) if words is None else words

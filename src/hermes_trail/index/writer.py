@@ -40,6 +40,7 @@ class SyncReport(_Record):
         "strays",
         "state",
         "awaiting",
+        "reclaimed",
     )
     __slots__ = _fields
 
@@ -56,6 +57,7 @@ class SyncReport(_Record):
     awaiting: (
         int | None
     )  # sessions whose passages a vector stage has still to make (schema.awaiting_passages)
+    reclaimed: int  # bytes of free pages the sync gave back to the disk (sync.reclaim)
 
     def __init__(
         self,
@@ -70,6 +72,7 @@ class SyncReport(_Record):
         strays: list[Stray] | None = None,
         state: str | None = None,
         awaiting: int | None = None,
+        reclaimed: int = 0,
     ) -> None:
         self.stores = stores
         self.changed_stores = changed_stores
@@ -82,6 +85,7 @@ class SyncReport(_Record):
         self.strays = [] if strays is None else strays
         self.state = state
         self.awaiting = awaiting
+        self.reclaimed = reclaimed
 
 
 def file_identity(path: Path) -> str:
@@ -128,6 +132,10 @@ def fingerprint_now(stored: str) -> str:
 FTS_INDEXES = (("docs_fts", "text"), ("docs_tri", "key"), ("docs_cjk", "cjk"))
 
 
+# The meta row counting the docs deleted since the word indexes were last merged whole.
+DOCS_DELETED = "docs_deleted"
+
+
 def delete_session(conn: sqlite3.Connection, sess: int) -> None:
     for table, column in FTS_INDEXES:
         conn.execute(
@@ -135,8 +143,14 @@ def delete_session(conn: sqlite3.Connection, sess: int) -> None:
             f"SELECT 'delete', id, {column} FROM docs WHERE sess = ? AND {column} IS NOT NULL",
             (sess,),
         )
-    conn.execute("DELETE FROM docs WHERE sess = ?", (sess,))
+    deleted = conn.execute("DELETE FROM docs WHERE sess = ?", (sess,)).rowcount
     conn.execute("DELETE FROM sessions WHERE id = ?", (sess,))
+    if deleted > 0:  # the word indexes keep them until their segments merge (sync.reclaim)
+        conn.execute(
+            "INSERT INTO meta (key, value) VALUES (?, ?) "
+            "ON CONFLICT (key) DO UPDATE SET value = value + excluded.value",
+            (DOCS_DELETED, deleted),
+        )
 
 
 def _gist(session: Session, docs: list[Doc]) -> bytes | None:
