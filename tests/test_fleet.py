@@ -155,7 +155,7 @@ def _local_counts(index: Path) -> tuple[int, int]:
 
 
 # -- schema ----------------------------------------------------------------------------------------------
-def test_migrate_is_versioned_and_runs_once(fleet, pg_cluster, machines):
+def test_migrate_is_versioned_and_runs_once(fleet, pg_cluster, machines, capsys):
     with fleet.connect() as conn:
         again = schema.migrate(conn, fleet.admin)
         assert (again.before, again.after) == (schema.VERSION, schema.VERSION)
@@ -171,6 +171,19 @@ def test_migrate_is_versioned_and_runs_once(fleet, pg_cluster, machines):
         push(machines["alpha"][1], bare)
     with pytest.raises(FleetError, match="--migrate"):
         fleet_search(bare, "pytest")
+    # Created by `trail share --migrate`, which says what its administrator does next; then nothing to do.
+    from hermes_trail.cli import params
+    from hermes_trail.cli.share_cmd import share
+
+    migrate = params.parse(share, [bare, "--migrate"])
+    assert params.invoke(share, migrate) == 0
+    said = capsys.readouterr().err
+    assert (
+        f"created at version {schema.VERSION}\nNext, as this administrator (psql): a login for each" in said
+    )
+    assert "trail_fleet.add_host(" in said and "trail_fleet.add_reader(" in said
+    assert params.invoke(share, migrate) == 0
+    assert f": already at version {schema.VERSION}\n" in capsys.readouterr().err
 
 
 def test_without_pgvector_the_migration_says_what_is_lost(fleet):
@@ -1222,6 +1235,12 @@ def test_passages_are_pushed_and_ones_encoded_later_are_sent_alone(vector_fleet,
     local = _local_passages(index)
     later = push(index, vector_fleet.admin, "epsilon")
     assert (later.pushed, later.vectors_only, later.docs, later.passages) == (0, 3, 0, local)
+    from hermes_trail.cli.share_cmd import pushed_line
+
+    assert pushed_line(words).startswith(
+        f"pushed 3 sessions ({words.docs} docs, 0 passages) as host 'epsilon'"
+    )
+    assert pushed_line(later).startswith(f"pushed the new passages of 3 sessions ({local} passages) as host")
     with vector_fleet.connect() as conn:
         there = conn.execute(
             "SELECT count(*), sum(passages) FROM trail_fleet.passages p, "
@@ -1230,6 +1249,8 @@ def test_passages_are_pushed_and_ones_encoded_later_are_sent_alone(vector_fleet,
     assert there[0] == local
     nothing = push(index, vector_fleet.admin, "epsilon")
     assert (nothing.pushed, nothing.vectors_only, nothing.passages) == (0, 0, 0)
+    assert pushed_line(nothing).startswith("pushed nothing new as host 'epsilon'")
+    assert "; 3 unchanged, 0 removed, in " in pushed_line(nothing)
 
     # A newer trail makes passages another way: a session is sent its passages again once they are made
     # again, not while it waits for that (its old ones are what the shared index has).

@@ -22,8 +22,10 @@ from hermes_trail.cli.common import (
 )
 from hermes_trail.cli.indexing import IndexOption, say_unmatched
 from hermes_trail.cli.params import Argument, Exit, Option
+from hermes_trail.formatting import counted
 
 if TYPE_CHECKING:
+    from hermes_trail.fleet.push import PushReport
     from hermes_trail.index.filters import SearchFilters
     from hermes_trail.index.search import SearchResult
     from hermes_trail.integrations.hermes.configured import Configured
@@ -129,14 +131,27 @@ def share(
     if json_output:
         print_json(push_json(report))
     else:
-        sent = f"{report.pushed:,} session{'s' if report.pushed != 1 else ''}"
-        vectors = f", {report.passages:,} passages" if report.vector else ""
-        more = f", {report.vectors_only:,} with new passages" if report.vectors_only else ""
-        err(
-            f"pushed {sent} ({report.docs:,} docs{vectors}{more}) as host {report.host!r} to {report.dsn}; "
-            f"{report.unchanged:,} unchanged, {report.removed:,} removed, in {report.seconds:.1f} s"
-        )
+        err(pushed_line(report))
     raise Exit(EXIT_OK)
+
+
+def pushed_line(report: PushReport) -> str:
+    """What a push sent, in one line: the sessions written with their docs (and passages, when the shared
+    index holds them), the sessions that only had new passages to send, and those left as they were."""
+    passages = f", {counted(report.passages, 'passage')}" if report.vector else ""
+    if not report.pushed and not report.vectors_only and not report.removed:
+        sent = "nothing new"
+    elif report.vectors_only and not report.pushed:  # the vector stage ran since: passages alone
+        many = counted(report.passages, "passage")
+        sent = f"the new passages of {counted(report.vectors_only, 'session')} ({many})"
+    else:
+        sent = f"{counted(report.pushed, 'session')} ({counted(report.docs, 'doc')}{passages})"
+        if report.vectors_only:
+            sent += f" and the new passages of {report.vectors_only:,} more"
+    return (
+        f"pushed {sent} as host {report.host!r} to {report.dsn}; {report.unchanged:,} unchanged, "
+        f"{report.removed:,} removed, in {report.seconds:.1f} s"
+    )
 
 
 def _migrate(dsn: str, json_output: bool) -> None:
@@ -162,8 +177,22 @@ def _migrate(dsn: str, json_output: bool) -> None:
     else:
         for note in report.notes:
             err(note)
-        done = "already at" if report.before == report.after else f"migrated from {report.before} to"
-        err(f"shared index at {dsns.shown(dsn)}: {done} version {report.after}")
+        err(migrated_line(dsns.shown(dsn), report.before, report.after))
+
+
+def migrated_line(shown: str, before: int, after: int) -> str:
+    """What ``--migrate`` did; after creating the shared index, what its administrator does next."""
+    if before == 0:
+        return (
+            f"shared index at {shown}: created at version {after}\n"
+            "Next, as this administrator (psql): a login for each machine that pushes,\n"
+            "and one for those that only search:\n"
+            "  SELECT trail_fleet.add_host('laptop', 'trail_laptop');\n"
+            "  SELECT trail_fleet.add_reader('trail_search');\n"
+            "Each machine then runs `trail share` with its own login (docs/fleet.md)."
+        )
+    done = "already at" if before == after else f"migrated from {before} to"
+    return f"shared index at {shown}: {done} version {after}"
 
 
 # -- the --fleet side of search and recall -----------------------------------------------------------------
