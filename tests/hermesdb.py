@@ -220,6 +220,32 @@ def titled_forms(start: float) -> list[SessionSpec]:
     ]
 
 
+EXIT_CODES = "20261109_090000_e0c0de"
+CONVENTIONS = "20261109_100000_c0de11"
+
+
+def exit_codes(start: float) -> list[SessionSpec]:
+    """A session titled "Shell exit codes" that ran commands and reported how each exited, and a later one
+    whose reply repeats "exit codes follow the usual shell conventions" (more of the words, in more
+    turns), among printer errands."""
+    conventions = " ".join(["Exit codes follow the usual shell conventions."] * 6)
+    return [
+        chat(
+            EXIT_CODES,
+            ("Run a few shell commands and report the exit codes.", "echo exited 0, ls exited 2."),
+            title="Shell exit codes",
+            start=start,
+        ),
+        chat(
+            CONVENTIONS,
+            ("What does exit status 1 of grep mean?", f"No line matched. {conventions}"),
+            ("And status 2?", f"An error, a missing file. {conventions}"),
+            start=start + 600,
+        ),
+        *errands(start, "20261109", "e4e4e4", first=11),
+    ]
+
+
 PICKUP = "20261107_090000_a7a7a7"
 
 

@@ -1693,6 +1693,21 @@ def test_a_title_is_found_by_another_form_of_its_words_in_the_shared_index_as_lo
         assert (found[0][:1] == [CITIES]) is ("cit" in question) and MAKEFILE not in found[0], question
 
 
+def test_a_title_with_every_word_weighs_with_the_turns_in_the_shared_index_as_locally(fleet, tmp_path):
+    """The session titled "Shell exit codes" answers "what did the shell exit with" there as here, before
+    the later one whose replies repeat the words."""
+    from hermesdb import CONVENTIONS, EXIT_CODES, exit_codes, write_home
+
+    home = write_home(tmp_path / "hermes", exit_codes(1_793_000_000.0))
+    index = tmp_path / "index.db"
+    sync_index(index, homes=[home], parallel=False)
+    push(index, fleet.admin, "omicron")
+    question = "what did the shell exit with"
+    local = [c.hits[0].session_id for c in local_search(index, question).conversations]
+    shared = [c.hits[0].session_id for c in fleet_search(fleet.admin, question, hosts=["omicron"]).conversations]
+    assert local[:2] == shared[:2] == [EXIT_CODES, CONVENTIONS]
+
+
 def test_a_hyphenated_word_the_history_lacks_as_one_is_read_by_its_parts_as_locally(fleet, tmp_path):
     """``Shop-URLs`` (PostgreSQL, like FTS5, reads it as the phrase of its parts): the history has shop and
     URLs apart, so each is looked for on its own, and only the word nowhere is reported."""

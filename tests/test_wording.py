@@ -278,6 +278,19 @@ def test_a_title_is_found_by_another_form_of_its_words(tmp_path):
     assert _first(search(path, "makefile")) == MAKEFILE
 
 
+def test_a_title_with_every_word_weighs_with_the_turns_that_have_them(tmp_path):
+    """"what did the shell exit with": the session titled "Shell exit codes" answers it, before a later one
+    whose replies repeat "exit codes follow the usual shell conventions" (its turns have the words more
+    often). A title with every word is evidence of its own, whether or not the words found the session."""
+    from hermesdb import CONVENTIONS, EXIT_CODES, exit_codes
+
+    home = write_home(tmp_path / "hermes", exit_codes(T))
+    path = tmp_path / "index.db"
+    sync_index(path, homes=[home], env={"HERMES_HOME": str(home), "HOME": str(tmp_path)})
+    found = [c.hits[0].session_id for c in search(path, "what did the shell exit with").conversations]
+    assert found[:2] == [EXIT_CODES, CONVENTIONS]
+
+
 def test_a_query_naming_a_profile_is_answered_from_it(tmp_path):
     """Both profiles talked about the retry limit. Naming the work profile puts its conversation first
     (the other still follows), and the name is not required of a match."""

@@ -1537,18 +1537,16 @@ def _with_titles(
     conn: sqlite3.Connection, ordered: list[Conversation], words: list[str], filters: SearchFilters, few: bool
 ) -> tuple[list[Conversation], list[tuple[Conversation, float]]]:
     """Conversations whose session titles have every word: those already found rank higher
-    (:data:`TITLE_BOOST`, told from the titles their hits carry); when the words found ``few``, the
-    sessions found by their titles alone are offered as strong evidence of their own."""
+    (:data:`TITLE_BOOST`, told from the titles their hits carry); when the words found ``few``, every
+    session whose title has them is strong evidence of its own, one of the lists fused, whether or not the
+    words found it too (as the shared index weighs them): "Shell exit codes" answers "what did the shell
+    exit with" before a reply that repeats "exit codes follow the usual shell conventions"."""
     if not lift_titled(ordered, words):
         return ordered, []
     titled = _titled(conn, words, filters) if few else []
     if not titled:
         return ordered, []
-    found = {(c.store, h.session_id) for c in ordered for h in c.hits}
-    marks = ", ".join("?" for _ in titled)
-    rows = conn.execute(f"SELECT id, store, session_id FROM sessions WHERE id IN ({marks})", titled)
-    new = [sess for sess, store, sid in rows if (store, sid) not in found]
-    hits = [_hit(row, SESSION_WEIGHT.get(row[7], 1.0)) for row in _heads(conn, new).values()]
+    hits = [_hit(row, SESSION_WEIGHT.get(row[7], 1.0)) for row in _heads(conn, titled).values()]
     titled_convs = list(_group(hits).values())
     return ordered, _evidence(titled_convs, [1.0] * len(titled_convs), TITLE_WEIGHT)
 
