@@ -1704,7 +1704,8 @@ def test_a_title_with_every_word_weighs_with_the_turns_in_the_shared_index_as_lo
     push(index, fleet.admin, "omicron")
     question = "what did the shell exit with"
     local = [c.hits[0].session_id for c in local_search(index, question).conversations]
-    shared = [c.hits[0].session_id for c in fleet_search(fleet.admin, question, hosts=["omicron"]).conversations]
+    answer = fleet_search(fleet.admin, question, hosts=["omicron"])
+    shared = [c.hits[0].session_id for c in answer.conversations]
     assert local[:2] == shared[:2] == [EXIT_CODES, CONVENTIONS]
 
 
