@@ -547,3 +547,34 @@ def test_the_failures_naming_the_error_are_read_at_any_age(tmp_path, monkeypatch
     assert {f.session_id for f in report.failures} == {sid(1), sid(2)}
     assert all(f.coverage == pytest.approx(1.0) for f in report.failures)
     assert [(f.command, f.worked) for f in report.fixes] == [("pip install requests", 2)]
+
+
+def test_a_failure_nothing_fixed_is_still_shown_where_it_happened(tmp_path):
+    """Nothing fixed it, but it failed before: the terminal says where and how (what was tried is worth
+    seeing), not only how many; an error that never failed says so."""
+    import io
+
+    from hermes_trail.cli.tables import print_fixes
+    from hermes_trail.cli.term import Printer
+
+    unfixed = (
+        Conversation(sid(1), hour(1))
+        .prompt("Run the app")
+        .run("python app.py", missing("requests"), exit_code=1)
+        .say("requests is missing and there is no network here.")
+    )
+    conn = open_index(tmp_path, [unfixed, noise(2)])
+    try:
+        report = fix.find_fixes(conn, missing("requests"))
+        nothing = fix.find_fixes(conn, 'ERROR: relation "users" does not exist at character 15')
+    finally:
+        conn.close()
+    assert report.fixes == [] and report.failures_total == 1
+    stream = io.StringIO()
+    print_fixes(Printer(stream), report)
+    lines = stream.getvalue().splitlines()
+    assert lines[:2] == ["Nothing on record fixed this.", "1 matching failure in 1 conversation:"]
+    assert sid(1) in lines[2] and "python app.py (exit 1)" in lines[2]
+    stream = io.StringIO()
+    print_fixes(Printer(stream), nothing)
+    assert stream.getvalue() == "Nothing on record failed this way.\n"

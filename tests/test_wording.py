@@ -279,7 +279,7 @@ def test_a_title_is_found_by_another_form_of_its_words(tmp_path):
 
 
 def test_a_title_with_every_word_weighs_with_the_turns_that_have_them(tmp_path):
-    """"what did the shell exit with": the session titled "Shell exit codes" answers it, before a later one
+    """ "what did the shell exit with": the session titled "Shell exit codes" answers it, before a later one
     whose replies repeat "exit codes follow the usual shell conventions" (its turns have the words more
     often). A title with every word is evidence of its own, whether or not the words found the session."""
     from hermesdb import CONVENTIONS, EXIT_CODES, exit_codes

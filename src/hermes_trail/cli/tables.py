@@ -366,10 +366,11 @@ def print_fixes(out: Printer, report: FixReport) -> None:
     """Each fix with how often it worked after the same failure, and an example of where; then the
     failures it counted, so what "worked in 2" is out of can be checked."""
     failures = counted(report.failures_total, "matching failure")
-    if not report.fixes:
-        found = failures if report.failures_total else "no matching failure"
-        out.line(f"Nothing on record fixed this ({found}).")
+    if not report.failures_total:
+        out.line("Nothing on record failed this way.")
         return
+    if not report.fixes:  # where it failed before is still worth seeing: what was tried, and when
+        out.line("Nothing on record fixed this.")
     for fix in report.fixes:
         confirmed = f", the failing command then passed {fix.confirmed}×" if fix.confirmed else ""
         worked = f"  worked in {counted(fix.worked, 'conversation')}{confirmed}"
