@@ -137,6 +137,31 @@ def test_no_home_reads_the_bundled_demo(tmp_path, monkeypatch):
     assert data["demo"] is True and data["sessions"]
 
 
+def test_the_demo_is_searched_in_an_index_of_its_own(home, tmp_path, monkeypatch):
+    """A shell where no Hermes home is found searches the demo, in its own index beside the default one:
+    the default index keeps the real homes' sessions (synced into it, the demo took them out, and the
+    next search that found the homes read every one of them again). ``--index`` is taken as given."""
+    import sqlite3
+
+    index = tmp_path / "data" / "index.db"
+    monkeypatch.setenv("TRAIL_INDEX", str(index))
+    code, out, err = run("search", "alpha", "--json")
+    assert code == 0, err
+    before = sqlite3.connect(index).execute("SELECT count(*) FROM sessions").fetchone()[0]
+    monkeypatch.setenv("HOME", str(tmp_path / "elsewhere"))  # another shell: no Hermes home
+    monkeypatch.delenv("HERMES_HOME")
+    code, out, err = run("search", "forecast", "--json")
+    assert code == 0 and "demo home" in err
+    assert json.loads(out)["conversations"]
+    assert sqlite3.connect(index).execute("SELECT count(*) FROM sessions").fetchone()[0] == before
+    demo = index.with_name("demo-index.db")
+    stores = [k for (k,) in sqlite3.connect(demo).execute("SELECT key FROM stores")]
+    assert stores and all("demo" in key for key in stores), stores
+    chosen = tmp_path / "chosen.db"
+    code, out, err = run("index", "--index", str(chosen), "--no-vectors", "--json")
+    assert code == 0 and json.loads(out)["path"] == str(chosen) and json.loads(out)["sessions"]
+
+
 def test_show_folds_reasoning_and_marks_rows_kept_aside(home):
     sid = "20261101_100000_aaaaaa"
     db = hermes_state.SessionDB(db_path=home / "state.db")

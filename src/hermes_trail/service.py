@@ -272,6 +272,10 @@ class Trail:
             from hermes_trail.history import demo_home
 
             self.homes, self.dbs, self.pgs = (demo_home(),), (), ()
+            if self.index is None:  # its own index: the default one keeps the homes it holds
+                from hermes_trail.index.schema import demo_index_path
+
+                self.index = demo_index_path(os.environ if self.env is None else self.env)
 
     def __repr__(self) -> str:
         pgs = f"{len(self.pgs)} DSN(s)"  # a DSN may hold a password

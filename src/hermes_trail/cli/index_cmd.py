@@ -65,14 +65,11 @@ def index(
         else:
             err("the meaning server was stopped" if stopped else "no meaning server was running")
         raise typer.Exit(EXIT_OK)
-    from hermes_trail.index.schema import default_index_path
 
     # A rebuild is made beside the old index and swapped in: searches meanwhile still read the old one.
     skipped: list[object] = []  # a store or directory passed over: exit 3, as every other command
     # It encodes itself (or was told not to): no stage behind the queries is started for it.
-    path = synced_index(
-        index or default_index_path(), home, db, pg, include_recovered, rebuild, skipped, encode_behind=False
-    )
+    path = synced_index(index, home, db, pg, include_recovered, rebuild, skipped, encode_behind=False)
     if vectors:
         _encode_passages(path)
     from hermes_trail.index.search import prepare_dictionary

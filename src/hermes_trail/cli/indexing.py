@@ -23,10 +23,12 @@ IndexOption = Annotated[
 ]
 
 
-def _homes_or_demo(
-    homes: list[Path] | None, dbs: list[Path] | None, pgs: list[str] | None
-) -> tuple[list[Path], list[Path]]:
-    """The homes to index: the ones named, else Hermes' own, else the bundled demo (said on stderr)."""
+def homes_or_demo(
+    index: Path | None, homes: list[Path] | None, dbs: list[Path] | None, pgs: list[str] | None
+) -> tuple[Path | None, list[Path], list[Path]]:
+    """The index and the homes to index: the ones named, else Hermes' own, else the bundled demo (said on
+    stderr) in its own index unless ``--index`` names one (:func:`~hermes_trail.index.schema.demo_index_path`:
+    the default index keeps the homes it holds)."""
     from hermes_trail.cli.common import check_locations, named
     from hermes_trail.hermes import locate
 
@@ -34,10 +36,11 @@ def _homes_or_demo(
     homes, dbs = list(homes or ()), list(dbs or ())
     if not named(homes, dbs, pgs) and not locate.discover(os.environ).stores:
         from hermes_trail.history import demo_home
+        from hermes_trail.index.schema import demo_index_path
 
         err("no Hermes home found; searching the demo home bundled with hermes-trail")
-        return [demo_home()], []
-    return homes, dbs
+        return index or demo_index_path(), [demo_home()], []
+    return index, homes, dbs
 
 
 def door(
@@ -56,7 +59,7 @@ def door(
     from hermes_trail.service import Trail
 
     try:
-        homes, dbs = _homes_or_demo(homes, dbs, pgs)
+        index, homes, dbs = homes_or_demo(index, homes, dbs, pgs)
     except TrailError as exc:  # a home that cannot be looked into
         fail(str(exc))
     return Trail(

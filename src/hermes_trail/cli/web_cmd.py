@@ -33,7 +33,7 @@ def web_cmd(
         trail web
         trail web --host 0.0.0.0 --port 8800 --no-open
     """
-    from hermes_trail.cli.indexing import _homes_or_demo
+    from hermes_trail.cli.indexing import homes_or_demo
     from hermes_trail.index.schema import default_index_path
     from hermes_trail.loopback import is_loopback
     from hermes_trail.web.app import WebApp
@@ -41,9 +41,9 @@ def web_cmd(
 
     if not 0 <= port <= 65535:
         fail("--port must be between 0 and 65535")
-    homes, dbs = _homes_or_demo(home, db, pg)
+    given, homes, dbs = homes_or_demo(index, home, db, pg)
     # Listen at once: the search index is synced in the background and the page shows how far it is.
-    path = index or default_index_path()
+    path = given or default_index_path()
     web = WebApp(homes=tuple(homes), dbs=tuple(dbs), pgs=tuple(pg or ()), index=path)
     try:
         server = start(web, host, port)

@@ -196,6 +196,14 @@ def default_index_path(env: Mapping[str, str] | None = None) -> Path:
     return Path(user_data_dir("hermes-trail", appauthor=False)) / "index.db"
 
 
+def demo_index_path(env: Mapping[str, str] | None = None) -> Path:
+    """The index of the bundled demo home, beside the default one (:func:`default_index_path`): a command
+    run where no Hermes home is found (another shell, a service without ``HERMES_HOME``) reads the demo,
+    and syncing it into the default index would take the real homes' sessions out of it, to be read
+    again, whole, by the next command that finds them."""
+    return default_index_path(env).with_name("demo-index.db")
+
+
 def _fallback_data_dir(env: Mapping[str, str]) -> Path:
     """The directory platformdirs would pick, for the platforms Hermes runs on, from the standard library."""
     import sys
