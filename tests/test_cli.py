@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -160,6 +161,43 @@ def test_the_demo_is_searched_in_an_index_of_its_own(home, tmp_path, monkeypatch
     chosen = tmp_path / "chosen.db"
     code, out, err = run("index", "--index", str(chosen), "--no-vectors", "--json")
     assert code == 0 and json.loads(out)["path"] == str(chosen) and json.loads(out)["sessions"]
+
+
+def test_a_look_at_another_home_leaves_the_default_index_whole(home, tmp_path, monkeypatch):
+    """``--home`` naming another home (a backup, a colleague's export) is indexed in an index of its own:
+    the default index keeps this machine's sessions, which it took out before (the next plain search read
+    them all again). Naming the homes the default index holds, or any home when it holds none still
+    there, uses the default index."""
+    import sqlite3
+
+    index = tmp_path / "data" / "index.db"
+    monkeypatch.setenv("TRAIL_INDEX", str(index))
+    assert run("search", "alpha")[0] == 0
+    held = sqlite3.connect(index).execute("SELECT key FROM stores ORDER BY key").fetchall()
+    other = tmp_path / "backup"
+    other.mkdir()
+    db = hermes_state.SessionDB(db_path=other / "state.db")
+    db.create_session("20261201_100000_dddddd", "cli")
+    db.append_message("20261201_100000_dddddd", "user", "omega question", timestamp=1_800_300_000.0)
+    db.close()
+    code, out, err = run("search", "omega", "--home", str(other), "--json")
+    assert code == 0 and "an index of its own" in err
+    found = [c["hits"][0]["session_id"] for c in json.loads(out)["conversations"]]
+    assert found == ["20261201_100000_dddddd"]
+    assert sqlite3.connect(index).execute("SELECT key FROM stores ORDER BY key").fetchall() == held
+    scoped = list((index.parent / "scoped").glob("*.db"))
+    assert len(scoped) == 1
+    code, out, err = run("search", "omega", "--home", str(other), "--json")  # kept for the next look
+    assert code == 0 and "index of its own" not in err
+    assert list((index.parent / "scoped").glob("*.db")) == scoped
+    code, out, err = run("search", "alpha", "--home", str(home), "--json")  # the homes it holds: itself
+    assert code == 0 and "index of its own" not in err and json.loads(out)["conversations"]
+    assert list((index.parent / "scoped").glob("*.db")) == scoped
+    shutil.rmtree(home)  # what the default index holds is gone: nothing to lose, it is used
+    code, out, err = run("search", "omega", "--home", str(other), "--json")
+    assert code == 0 and json.loads(out)["conversations"]
+    keys = [k for (k,) in sqlite3.connect(index).execute("SELECT key FROM stores")]
+    assert keys and all(str(other.resolve()) in k for k in keys), keys
 
 
 def test_show_folds_reasoning_and_marks_rows_kept_aside(home):

@@ -466,7 +466,7 @@ def test_the_failures_index_follows_sessions_rewritten(tmp_path):
             found = conn.execute(
                 "SELECT count(*) FROM fails_fts WHERE fails_fts MATCH 'requests'"
             ).fetchone()[0]
-            assert fix._total(conn) == conn.execute("SELECT count(*) FROM docs").fetchone()[0]
+            assert fix.doc_total(conn) == conn.execute("SELECT count(*) FROM docs").fetchone()[0]
         return commands, indexed, found
 
     assert failures() == (["python app.py", "git commit -m wip"], 2, 1)

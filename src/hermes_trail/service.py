@@ -276,6 +276,10 @@ class Trail:
                 from hermes_trail.index.schema import demo_index_path
 
                 self.index = demo_index_path(os.environ if self.env is None else self.env)
+        elif self.index is None and (self.homes or self.dbs or self.pgs):
+            from hermes_trail.index import scoped  # stores named: the default index loses none of its own
+
+            self.index = scoped.index_for(None, self.homes, self.dbs, self.pgs, self.env)
 
     def __repr__(self) -> str:
         pgs = f"{len(self.pgs)} DSN(s)"  # a DSN may hold a password

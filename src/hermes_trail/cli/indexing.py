@@ -28,7 +28,8 @@ def homes_or_demo(
 ) -> tuple[Path | None, list[Path], list[Path]]:
     """The index and the homes to index: the ones named, else Hermes' own, else the bundled demo (said on
     stderr) in its own index unless ``--index`` names one (:func:`~hermes_trail.index.schema.demo_index_path`:
-    the default index keeps the homes it holds)."""
+    the default index keeps the homes it holds). Stores named go to the default index only when it would
+    lose nothing by it (:func:`~hermes_trail.index.scoped.index_for`)."""
     from hermes_trail.cli.common import check_locations, named
     from hermes_trail.hermes import locate
 
@@ -40,7 +41,12 @@ def homes_or_demo(
 
         err("no Hermes home found; searching the demo home bundled with hermes-trail")
         return index or demo_index_path(), [demo_home()], []
-    return index, homes, dbs
+    from hermes_trail.index import scoped
+
+    chosen = scoped.index_for(index, homes, dbs, pgs or ())
+    if chosen is not None and index is None and not chosen.exists():
+        err(f"indexing what you named in an index of its own, {chosen}: the default one keeps its homes")
+    return chosen, homes, dbs
 
 
 def door(
