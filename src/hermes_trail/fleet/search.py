@@ -27,6 +27,7 @@ local shape plus ``host``.
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 import time
@@ -1090,12 +1091,31 @@ _HNSW: dict[tuple[int, int], tuple[float, None]] = {}
 def _nearest_settings(conn: psycopg.Connection[Any]) -> None:
     """pgvector's HNSW index gives at most ``hnsw.ef_search`` rows (40 unless set): once the planner used
     it (a large shared index), the nearest :data:`MEANING_TOP` passages asked for were 40, and each
-    session's standing was fitted to the crowd from those. Set on ``conn`` once a while."""
+    session's standing was fitted to the crowd from those. And it applies a filter (a host, a profile) to
+    the nearest passages of every host: when other hosts' filled them, the host asked had none left, and
+    its sessions no standing at all. pgvector 0.8 scans on until as many pass the filter
+    (``hnsw.iterative_scan``, in order; at most ``hnsw.max_scan_tuples`` of the index, 20,000 unless set);
+    an earlier pgvector has no such scan, and says what is lost in docs/fleet.md. Set on ``conn`` once a
+    while."""
 
     def settle() -> None:
         conn.execute("SELECT set_config('hnsw.ef_search', %s, false)", (str(MEANING_TOP),))
+        found = conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()
+        if found is not None and _version(str(found[0])) >= (0, 8):
+            conn.execute("SELECT set_config('hnsw.iterative_scan', 'strict_order', false)")
 
     schema.kept(_HNSW, conn, PROFILES_SECONDS, settle)
+
+
+def _version(text: str) -> tuple[int, ...]:
+    """An extension's version as numbers ("0.8.2": (0, 8, 2)); what is not a number ends it."""
+    parts: list[int] = []
+    for part in text.split("."):
+        digits = "".join(itertools.takewhile(str.isdigit, part))
+        if not digits:
+            break
+        parts.append(int(digits))
+    return tuple(parts)
 
 
 def _meaning(
