@@ -488,6 +488,33 @@ def test_filters_apply_as_locally(fleet, machines):
         assert [h.session_id for h in shared.hits] == [h.session_id for h in local.hits], filters
 
 
+def test_a_project_or_session_filter_holds_for_titles_as_locally(fleet, tmp_path):
+    """Sessions found by their titles alone (the words found few) are held to a project and a session id
+    as locally: "Kubernetes ingress timeout" of the beta project is no answer to a search of alpha's."""
+    from hermesdb import chat, write_home
+
+    start = 1_793_000_000.0
+    alpha, beta = "20261113_090000_a1a1a1", "20261113_100000_b2b2b2"
+    home = write_home(
+        tmp_path / "hermes",
+        [
+            chat(alpha, ("The ingress times out after a minute", "Raised the proxy timeout."), start=start,
+                 title="Kubernetes ingress timeout", cwd="/src/alpha"),
+            chat(beta, ("Look at this for me", "Done."), start=start + 60,
+                 title="Kubernetes ingress timeout (beta)", cwd="/src/beta"),
+            *errands(start, "20261113", "e5e5e5", first=11),
+        ],
+    )  # fmt: skip
+    index = tmp_path / "index.db"
+    sync_index(index, homes=[home], parallel=False)
+    push(index, fleet.admin, "rho")
+    for filters in (SearchFilters(project="alpha"), SearchFilters(session="20261113_09")):
+        local = local_search(index, "kubernetes ingress timeout", filters)
+        shared = fleet_search(fleet.admin, "kubernetes ingress timeout", filters, hosts=["rho"])
+        assert [c.hits[0].session_id for c in local.conversations] == [alpha], filters
+        assert [c.hits[0].session_id for c in shared.conversations] == [alpha], filters
+
+
 def test_a_hit_carries_its_host_and_how_to_resume_it_there(fleet, machines):
     push(machines["alpha"][1], fleet.admin, "alpha")
     result = fleet_search(fleet.admin, "pytest", limit=3)

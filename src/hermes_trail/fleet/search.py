@@ -67,6 +67,7 @@ from hermes_trail.index.search import (
     _fused,
     _lift_edits,
     _occurrence_score,
+    _on_sessions,
     _parts,
     language_lifts,
     lift_profiles,
@@ -1025,10 +1026,9 @@ def _titled_sessions(
     if hosts:
         clauses.append("s.host = ANY(%s)")
         params.append(list(hosts))
-    for name, value in (("profile", filters.profile), ("source", filters.source)):
-        if value:
-            clauses.append(f"s.{name} = %s")
-            params.append(value)
+    on_sessions, more = _on_sessions(filters).clauses("%s")  # project, profile, source, session
+    clauses += on_sessions
+    params += more
     # The titles with a word's start, newest first; those with the word in some form, as locally.
     where = " AND ".join(clauses)
     candidates = conn.execute(f"SELECT s.id, s.title FROM {_S} s WHERE {where} ORDER BY s.id DESC", params)
@@ -1152,11 +1152,10 @@ def _meaning(
         clauses.append("p.host = ANY(%s)")
         on_sessions.append("s.host = ANY(%s)")
         params.append(list(hosts))
-    for name, value in (("profile", filters.profile), ("source", filters.source)):
-        if value:
-            clauses.append(f"s.{name} = %s")
-            on_sessions.append(f"s.{name} = %s")
-            params.append(value)
+    whole, more = _on_sessions(filters).clauses("%s")  # project, profile, source, session: of sessions
+    clauses += whole
+    on_sessions += whole
+    params += more
     where = ("WHERE " + " AND ".join(clauses)) if clauses else ""
     _nearest_settings(conn)
     sql = (
