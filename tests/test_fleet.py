@@ -515,6 +515,34 @@ def test_a_project_or_session_filter_holds_for_titles_as_locally(fleet, tmp_path
         assert [c.hits[0].session_id for c in shared.conversations] == [alpha], filters
 
 
+def test_a_project_is_its_directory_and_those_under_it_as_for_how_and_fix(fleet, tmp_path):
+    """``--project /src/alpha`` (or ``alpha``) keeps a session Hermes ran in /src/alpha/tests, as ``trail
+    how``, ``trail fix`` and ``trail list`` keep it; search kept only the directory itself and its end."""
+    from hermesdb import chat, write_home
+
+    start = 1_793_000_000.0
+    inside, beside = "20261114_090000_a1a1a1", "20261114_100000_b2b2b2"
+    home = write_home(
+        tmp_path / "hermes",
+        [
+            chat(inside, ("Why is the flaky retry test slow", "It sleeps."), start=start,
+                 cwd="/src/alpha/tests"),
+            chat(beside, ("The flaky retry test again", "Fixed."), start=start + 60, cwd="/src/alphabet"),
+            *errands(start, "20261114", "e6e6e6", first=11),
+        ],
+    )  # fmt: skip
+    index = tmp_path / "index.db"
+    sync_index(index, homes=[home], parallel=False)
+    push(index, fleet.admin, "sigma")
+    for project, expected in (("/src/alpha", [inside]), ("/src/alpha/", [inside]), ("tests", [inside]),
+                              ("alphabet", [beside]), ("/src", [beside, inside])):  # fmt: skip
+        filters = SearchFilters(project=project)
+        local = local_search(index, "flaky retry test", filters)
+        shared = fleet_search(fleet.admin, "flaky retry test", filters, hosts=["sigma"])
+        for answer in (local, shared):
+            assert [c.hits[0].session_id for c in answer.conversations] == expected, project
+
+
 def test_a_hit_carries_its_host_and_how_to_resume_it_there(fleet, machines):
     push(machines["alpha"][1], fleet.admin, "alpha")
     result = fleet_search(fleet.admin, "pytest", limit=3)

@@ -71,10 +71,12 @@ class SearchFilters(_Frozen):
         if not self.include_rewound:
             clauses.append(f"d.rewound = {mark}")
             params.append(False)
-        if self.project:
-            clauses.append(f"(s.project = {mark} OR s.project LIKE {mark} ESCAPE '\\')")
-            wanted = self.project.rstrip("/")
-            params += [wanted, "%/" + like(wanted)]
+        if self.project:  # the project, a directory under it (Hermes run in its tests/), or its end ('api')
+            escaped = f"LIKE {mark} ESCAPE '\\'"
+            clauses.append(f"(s.project = {mark} OR s.project {escaped} OR s.project {escaped})")
+            wanted = self.project.strip().rstrip("/") or "/"
+            under = like(wanted if wanted.endswith("/") else wanted + "/")
+            params += [wanted, under + "%", "%/" + like(wanted)]
         for column, value in (("s.profile", self.profile), ("s.source", self.source), ("d.tool", self.tool)):
             if value:
                 clauses.append(f"{column} = {mark}")
