@@ -190,7 +190,8 @@ _MORE = Cli(most=None)
 
 
 def _project() -> Param:
-    return Param("project", "text", "Only this project: its directory, or the end of it ('api', 'work/api').")
+    said = "Only this project: its directory and those under it, or its end ('api', 'work/api')."
+    return Param("project", "text", said)
 
 
 def _profile() -> Param:
