@@ -70,6 +70,7 @@ def test_list_shows_every_store_newest_activity_first(home):
         (["--profile", "work"], ["20261103_080000_cccccc"]),
         (["--source", "telegram"], ["20261102_090000_bbbbbb"]),
         (["--project", "alpha"], ["20261101_100000_aaaaaa"]),
+        (["--project", "/src"], ["20261101_100000_aaaaaa"]),  # a directory under the project counts
         (["--limit", "1"], ["20261103_080000_cccccc"]),
         (["--since", "2027-01-16"], ["20261103_080000_cccccc", "20261102_090000_bbbbbb"]),
     ],

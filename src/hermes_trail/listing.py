@@ -103,9 +103,13 @@ class SessionFilter(_Frozen):
 
 
 def project_matches(project: str, wanted: str) -> bool:
-    """A project matches its full path, or a trailing part of it (``trail`` matches ``/src/trail``)."""
-    project, wanted = project.rstrip("/"), wanted.rstrip("/")
-    return project == wanted or project.endswith("/" + wanted)
+    """A project matches its full path, a directory above it (``/src`` matches ``/src/trail/tests``), or a
+    trailing part of it (``trail`` matches ``/src/trail``): as search, ``how`` and ``fix`` read
+    ``--project``."""
+    project, wanted = project.rstrip("/"), wanted.strip().rstrip("/")
+    if not wanted:
+        return project.startswith("/") or project == ""
+    return project == wanted or project.startswith(wanted + "/") or project.endswith("/" + wanted)
 
 
 def unknown_values(sessions: Sequence[Listed], flt: SessionFilter) -> str | None:
