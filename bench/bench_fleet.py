@@ -86,8 +86,9 @@ def _host(base: Path, n: int, messages: int, vector: bool = False) -> tuple[Path
             check=True,
             capture_output=True,
         )
-    if not index.exists():
-        sync_index(index, homes=[home])
+    # Synced even when it exists: an index copied from elsewhere names another store, and its sessions
+    # pushed under that store's path were all new to the incremental push (a no-change sync is milliseconds).
+    sync_index(index, homes=[home])
     if vector:
         encode_pending(index)
     return home, index
