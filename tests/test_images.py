@@ -96,3 +96,13 @@ def test_a_link_is_named_not_loaded():
     content = decode_content(CONTENT_PREFIX + json.dumps(parts), "user")
     assert content.text == "[image: https://example.com/cat.png]\n[image: text/html, 8 bytes]"
     assert [_image(i)["src"] for i in content.images] == [None, None]
+
+
+def test_a_large_image_is_named_by_a_size_people_read():
+    """The placeholder says "2.4 MB", not "2457.6 KB", as every size trail prints; one byte is a byte."""
+    from hermes_trail.model import Image
+
+    assert Image("image/jpeg", 2_516_582, "data:image/jpeg;base64,...").label == "[image: image/jpeg, 2.4 MB]"
+    assert Image("image/png", 12_600, "data:image/png;base64,...").label == "[image: image/png, 12 KB]"
+    assert Image("image/gif", 1, "data:image/gif;base64,R").label == "[image: image/gif, 1 byte]"
+    assert Image(None, None, "https://example.com/a.png").label == "[image: https://example.com/a.png]"

@@ -46,7 +46,7 @@ def counted(count: int, noun: str, many: str | None = None) -> str:
 def byte_size(count: int) -> str:
     """A size for people: "820 bytes", "176 KB", "1.3 GB" (1,024 a step; a tenth below ten)."""
     if count < 1024:
-        return f"{count:,} bytes"
+        return counted(count, "byte")
     value = float(count)
     for unit in ("KB", "MB", "GB", "TB"):
         value /= 1024

@@ -462,14 +462,15 @@ class Image(_Frozen):
 
     @property
     def label(self) -> str:
-        """The placeholder a terminal shows instead of the picture: ``[image: image/png, 12.3 KB]``."""
+        """The placeholder a terminal shows instead of the picture: ``[image: image/png, 12 KB]``."""
         what = self.media_type or "image"
         if not self.url.lower().startswith("data:"):
             return f"[image: {self.url}]"
         if self.size is None:
             return f"[image: {what}]"
-        size = f"{self.size} bytes" if self.size < 1024 else f"{self.size / 1024:.1f} KB"
-        return f"[image: {what}, {size}]"
+        from hermes_trail.formatting import byte_size  # "2.4 MB" where it said "2457.6 KB"
+
+        return f"[image: {what}, {byte_size(self.size)}]"
 
 
 class Turn(_Record):
