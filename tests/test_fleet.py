@@ -543,6 +543,58 @@ def test_a_project_is_its_directory_and_those_under_it_as_for_how_and_fix(fleet,
             assert [c.hits[0].session_id for c in answer.conversations] == expected, project
 
 
+def test_the_local_word_index_splits_words_at_every_separator_the_shared_index_reads_as_space():
+    """:mod:`hermes_trail.fleet.separators` lists what FTS5 splits words at past ASCII: each range's first
+    and last character between two words gives the two words, as the shared index reads it."""
+    from hermes_trail.fleet import separators
+
+    memory = sqlite3.connect(":memory:")
+    memory.execute("CREATE VIRTUAL TABLE t USING fts5(x, tokenize='porter unicode61 remove_diacritics 2')")
+    memory.execute("CREATE VIRTUAL TABLE v USING fts5vocab(t, instance)")
+    glued = []
+    for first, last in separators.RANGES:
+        for code in {first, last}:
+            memory.execute("DELETE FROM t")
+            memory.execute("INSERT INTO t VALUES (?)", (f"alpha{chr(code)}omega",))
+            if sorted(r[0] for r in memory.execute("SELECT term FROM v")) != ["alpha", "omega"]:
+                glued.append(f"U+{code:04X}")
+    assert glued == []
+    assert schema.read_as("simple", "Osterode–Buntenbock “quoted”") == "Osterode Buntenbock  quoted "
+
+
+def test_words_beside_punctuation_past_ascii_are_found_as_locally(fleet, tmp_path):
+    """An en dash, curly quotes, an emoji and an ideographic full stop split words locally; the shared
+    index's parser (in a database of locale C) took each run for one word, and found none of them."""
+    from hermesdb import chat, write_home
+
+    start = 1_793_000_000.0
+    hike, quote, done = "20261115_090000_4a4a4a", "20261115_100000_5b5b5b", "20261115_110000_6c6c6c"
+    home = write_home(
+        tmp_path / "hermes",
+        [
+            chat(hike, ("Plan the hike", "Day 1 Osterode–Buntenbock, day 2 to Torfhaus."), start=start),
+            chat(
+                quote, ("What did the banner say", "It said “Wartungsfenster” all night."), start=start + 60
+            ),
+            chat(done, ("Deploy the gateway", "Deployed✅ and the healthcheck passed."), start=start + 120),
+            *errands(start, "20261115", "e7e7e7", first=11),
+        ],
+    )
+    index = tmp_path / "index.db"
+    sync_index(index, homes=[home], parallel=False)
+    push(index, fleet.admin, "tau")
+    for question, expected in (
+        ("Buntenbock", hike),
+        ("wartungsfenster", quote),
+        ("deployed healthcheck", done),
+    ):
+        local = local_search(index, question)
+        shared = fleet_search(fleet.admin, question, hosts=["tau"])
+        for answer in (local, shared):
+            assert answer.missing == [] and answer.conversations, question
+            assert answer.conversations[0].hits[0].session_id == expected, question
+
+
 def test_a_hit_carries_its_host_and_how_to_resume_it_there(fleet, machines):
     push(machines["alpha"][1], fleet.admin, "alpha")
     result = fleet_search(fleet.admin, "pytest", limit=3)

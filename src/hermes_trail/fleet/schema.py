@@ -40,6 +40,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from hermes_trail.fleet import separators
 from hermes_trail.fleet.connection import FleetError, clean
 from hermes_trail.index import cjk
 
@@ -56,7 +57,7 @@ DIMENSIONS = 512
 # A doc's text is indexed up to this many characters (a tsvector holds at most 1 MB).
 TSV_CHARS = 200_000
 # The version this code reads and writes; --migrate brings a database to it.
-VERSION = 5
+VERSION = 6
 # Chinese, Japanese and Korean characters, the local index's ranges (the characters themselves in the
 # statement, for a database in UTF-8): a run of them is one word to the parser.
 _CJK = cjk.RANGES
@@ -88,19 +89,25 @@ SPLIT = "/.@:\\"
 # ``List<String>``, ``a<b && c>d`` and ``&copy;`` lost words the local index finds (viewport, String, b
 # and c, copy).
 MARKUP = "<>&"
-_SPACES = str.maketrans(SPLIT + MARKUP, " " * len(SPLIT + MARKUP))
-_MARKUP_SPACES = str.maketrans(MARKUP, " " * len(MARKUP))
 
 
 def read_as(lang: str, text: str) -> str:
-    """``text`` as the configuration ``lang`` reads it in the docs' ``tsv`` (a query's words the same)."""
-    return text.translate(_SPACES if lang == "english" else _MARKUP_SPACES)
+    """``text`` as the configuration ``lang`` reads it in the docs' ``tsv`` (a query's words the same):
+    punctuation and symbols past ASCII as spaces in every configuration (:mod:`separators`), and English
+    reading paths, hosts and versions word by word."""
+    return text.translate(separators.spaces(SPLIT + MARKUP if lang == "english" else MARKUP))
 
 
 def _sql_read_as(lang: str, text: str) -> str:
     chars = (SPLIT + MARKUP if lang == "english" else MARKUP).replace("\\", "\\\\")
     spaces = " " * len(SPLIT + MARKUP if lang == "english" else MARKUP)
-    return f"translate({text}, E'{chars}', '{spaces}')"
+    # A text of ASCII alone (as many bytes as characters: most docs) has none of the separators.
+    pattern = separators.regex_class().replace("\\", "\\\\")  # in an E'' literal
+    separated = (
+        f"CASE WHEN octet_length({text}) = char_length({text}) THEN {text} "
+        f"ELSE regexp_replace({text}, E'{pattern}', ' ', 'g') END"
+    )
+    return f"translate({separated}, E'{chars}', '{spaces}')"
 
 
 def tsv_expression() -> str:
@@ -331,6 +338,12 @@ def _version_4(trgm: str) -> list[str]:
     return _tsv_made_again()
 
 
+def _version_6(trgm: str) -> list[str]:
+    """Punctuation, symbols and spaces past ASCII read as spaces in every configuration, as locally
+    (:mod:`~hermes_trail.fleet.separators`)."""
+    return _tsv_made_again()
+
+
 def _version_5(trgm: str) -> list[str]:
     """How each session's passages were made (the local index's passages format; 0: earlier, or not
     known), so passages a host made again another way are sent again."""
@@ -339,7 +352,7 @@ def _version_5(trgm: str) -> list[str]:
 
 
 # Each version's statements, given the schemas the extensions live in; index = version - 1.
-MIGRATIONS = (_version_1, _version_2, _version_3, _version_4, _version_5)
+MIGRATIONS = (_version_1, _version_2, _version_3, _version_4, _version_5, _version_6)
 assert len(MIGRATIONS) == VERSION
 
 
