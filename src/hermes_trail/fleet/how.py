@@ -26,6 +26,7 @@ from hermes_trail.fleet.search import (
     _TooShort,
     _trigram_sql,
     _tsquery_sql,
+    phrases,
 )
 from hermes_trail.index import query
 from hermes_trail.index.how import (
@@ -100,7 +101,7 @@ def bm25(
     mean = words / total if words else 100.0
     if texts is None:
         texts = dict(conn.execute(f"SELECT id, lower(text) FROM {_D} WHERE id = ANY(%s)", (docs,)).fetchall())
-    wanted = [TOKEN.findall(t.lower()) for t in terms]
+    wanted = phrases(terms)
     idfs = [max(math.log((total - n + 0.5) / (n + 0.5)), 1e-6) for n in counts]
     out = {}
     for doc in docs:

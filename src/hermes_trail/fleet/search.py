@@ -522,7 +522,7 @@ def _bm25(
     mean = float(words) / total if words else 100.0
     ids = [r[0] for r in rows]
     texts = dict(conn.execute(f"SELECT id, lower(text) FROM {_D} WHERE id = ANY(%s)", (ids,)))
-    wanted = [TOKEN.findall(t.lower()) for t in terms]
+    wanted = phrases(terms)
     idfs = [max(math.log((total - n + 0.5) / (n + 0.5)), 1e-6) for n in counts]
     out = []
     for r in rows:
@@ -539,8 +539,23 @@ def _bm25(
     return out
 
 
-def _occurrences(tokens: list[str], phrase: list[str]) -> int:
-    """How often the words of ``phrase`` follow each other in ``tokens``, each a word's start."""
+def phrases(terms: list[str]) -> list[list[tuple[str, ...]]]:
+    """Each term as the words of a phrase, each word as the starts a doc's word has when the local word
+    index counts it (:func:`_occurrences`): the word as typed, and its Porter stem when that is shorter or
+    other ("logins" counts "login", which FTS5 reads as the same word; "cities" counts "cities")."""
+    out: list[list[tuple[str, ...]]] = []
+    for term in terms:
+        words: list[tuple[str, ...]] = []
+        for word in TOKEN.findall(term.lower()):
+            root = plan.stem(word) if word.isascii() and word.isalpha() else word
+            words.append((word,) if root == word else (word, root))
+        out.append(words)
+    return out
+
+
+def _occurrences(tokens: list[str], phrase: list[tuple[str, ...]]) -> int:
+    """How often the words of ``phrase`` follow each other in ``tokens``, each a word's start (one of the
+    starts :func:`phrases` gives it): the stand-in for FTS5's count of a term's stems in a doc."""
     if not phrase:
         return 0
     first, rest = phrase[0], phrase[1:]
