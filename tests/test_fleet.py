@@ -623,6 +623,35 @@ def test_a_word_counts_in_a_doc_by_its_stem_as_locally(fleet, tmp_path):
     assert local[:2] == shared[:2] == [page, once]
 
 
+def test_a_word_is_stemmed_as_the_local_index_stems_it(fleet, tmp_path):
+    """The shared index stems as FTS5's porter tokenizer does (Porter's algorithm, not English's Porter2):
+    "weekly" is not "week" (it found "every week" there, not locally), "http" is in "https"."""
+    from hermesdb import chat, write_home
+
+    start = 1_793_000_000.0
+    weekly, week, url = "20261117_090000_9f9f9f", "20261117_100000_a0a0a0", "20261117_110000_b1b1b1"
+    home = write_home(
+        tmp_path / "hermes",
+        [
+            chat(weekly, ("We sync weekly on Mondays.", "Noted."), start=start),
+            chat(week, ("Every week we ship a release.", "Noted."), start=start + 60),
+            chat(
+                url, ("The status page moved", "It is at https://status.example.org now."), start=start + 120
+            ),
+            *errands(start, "20261117", "e9e9e9", first=11),
+        ],
+    )
+    index = tmp_path / "index.db"
+    sync_index(index, homes=[home], parallel=False)
+    push(index, fleet.admin, "phi")
+    for question, expected in (("weekly", [weekly]), ("http", [url])):
+        local = local_search(index, question)
+        shared = fleet_search(fleet.admin, question, hosts=["phi"])
+        for answer in (local, shared):
+            assert [c.hits[0].session_id for c in answer.conversations] == expected, question
+            assert answer.matches == 1 and answer.missing == [], question
+
+
 def test_a_hit_carries_its_host_and_how_to_resume_it_there(fleet, machines):
     push(machines["alpha"][1], fleet.admin, "alpha")
     result = fleet_search(fleet.admin, "pytest", limit=3)

@@ -20,8 +20,8 @@ Tables, in the schema :data:`SCHEMA`:
 - ``docs``: what the local index holds for each session, already redacted there (nothing is redacted
   again, nothing unredacted ever leaves the machine), with the host, profile, store and fingerprint of
   its session; ``seq`` is its place in the session. ``tsv`` is a generated ``tsvector`` of its text in
-  every configuration of :data:`LANGUAGES` (English stems, plus ``simple``: every word as written, for
-  names, identifiers and languages English stemming would mangle), and the character bigrams of its
+  every configuration of :data:`LANGUAGES` (Porter stems as locally, :data:`STEMMED`, plus ``simple``:
+  every word as written, for names, identifiers and languages stemming would mangle), and the bigrams of its
   Chinese, Japanese and Korean runs (which the parser reads as one word each), under a GIN index;
   ``key`` (paths, commands, file names) has a ``pg_trgm`` GIN index for substrings.
 - ``passages`` (only with the ``vector`` extension): each session's passage vectors, ``vector(512)``,
@@ -50,8 +50,14 @@ if TYPE_CHECKING:
 SCHEMA = "trail_fleet"
 PUSHER = "trail_fleet_pusher"
 READER = "trail_fleet_reader"
+# The configuration that stems (schema version 6): PostgreSQL's English configuration with Martin Porter's
+# original stemmer (its snowball dictionary's ``porter``), the one FTS5's ``porter`` tokenizer implements,
+# where ``english`` has Porter2 (Snowball English). The stems differ: "https" is "http" locally and was
+# "https" there, "weekly" "weekli" and was "week", "generalization" "gener" and was "general", so the two
+# indexes found and counted other docs for a word (the recall store's "weekly": 21 docs and 44).
+STEMMED = f"{SCHEMA}.porter"
 # The text search configurations every doc is indexed in (their vectors are concatenated in one column).
-LANGUAGES = ("english", "simple")
+LANGUAGES = (STEMMED, "simple")
 # Passage vectors: the sentence model's dimensions (Universal Sentence Encoder multilingual, index/encoder).
 DIMENSIONS = 512
 # A doc's text is indexed up to this many characters (a tsvector holds at most 1 MB).
@@ -95,12 +101,12 @@ def read_as(lang: str, text: str) -> str:
     """``text`` as the configuration ``lang`` reads it in the docs' ``tsv`` (a query's words the same):
     punctuation and symbols past ASCII as spaces in every configuration (:mod:`separators`), and English
     reading paths, hosts and versions word by word."""
-    return text.translate(separators.spaces(SPLIT + MARKUP if lang == "english" else MARKUP))
+    return text.translate(separators.spaces(SPLIT + MARKUP if lang == STEMMED else MARKUP))
 
 
 def _sql_read_as(lang: str, text: str) -> str:
-    chars = (SPLIT + MARKUP if lang == "english" else MARKUP).replace("\\", "\\\\")
-    spaces = " " * len(SPLIT + MARKUP if lang == "english" else MARKUP)
+    chars = (SPLIT + MARKUP if lang == STEMMED else MARKUP).replace("\\", "\\\\")
+    spaces = " " * len(SPLIT + MARKUP if lang == STEMMED else MARKUP)
     # A text of ASCII alone (as many bytes as characters: most docs) has none of the separators.
     pattern = separators.regex_class().replace("\\", "\\\\")  # in an E'' literal
     separated = (
@@ -191,6 +197,7 @@ def _version_1(trgm: str) -> list[str]:
     return [
         _group_roles(),
         _cjk_function(),
+        _porter(),  # what the docs' tsv is made in (the version that brought it in makes it too)
         f"""CREATE TABLE {s}.hosts (
             host text PRIMARY KEY CHECK (host <> ''),
             role name UNIQUE,
@@ -338,10 +345,29 @@ def _version_4(trgm: str) -> list[str]:
     return _tsv_made_again()
 
 
+def _porter() -> str:
+    """The configuration :data:`STEMMED`, made once: English's, its stemmer replaced by the snowball
+    dictionary's ``porter`` (with English's stop words, as before)."""
+    s = SCHEMA
+    return f"""DO $do$ BEGIN
+        IF NOT EXISTS (SELECT 1 FROM pg_ts_dict d JOIN pg_namespace n ON n.oid = d.dictnamespace
+                       WHERE n.nspname = '{s}' AND d.dictname = 'porter_stem') THEN
+            CREATE TEXT SEARCH DICTIONARY {s}.porter_stem
+                (TEMPLATE = pg_catalog.snowball, Language = porter, StopWords = english);
+        END IF;
+        IF NOT EXISTS (SELECT 1 FROM pg_ts_config c JOIN pg_namespace n ON n.oid = c.cfgnamespace
+                       WHERE n.nspname = '{s}' AND c.cfgname = 'porter') THEN
+            CREATE TEXT SEARCH CONFIGURATION {STEMMED} (COPY = pg_catalog.english);
+            ALTER TEXT SEARCH CONFIGURATION {STEMMED}
+                ALTER MAPPING REPLACE pg_catalog.english_stem WITH {s}.porter_stem;
+        END IF;
+    END $do$"""
+
+
 def _version_6(trgm: str) -> list[str]:
-    """Punctuation, symbols and spaces past ASCII read as spaces in every configuration, as locally
-    (:mod:`~hermes_trail.fleet.separators`)."""
-    return _tsv_made_again()
+    """Words stemmed as locally (:data:`STEMMED`), and punctuation, symbols and spaces past ASCII read as
+    spaces in every configuration, as locally (:mod:`~hermes_trail.fleet.separators`)."""
+    return [_porter(), *_tsv_made_again()]
 
 
 def _version_5(trgm: str) -> list[str]:
