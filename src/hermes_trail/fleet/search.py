@@ -511,8 +511,8 @@ def _bm25(
     """The rows (fewer than a window) ranked by BM25, as the local search ranks them (FTS5's formula and
     constants), which PostgreSQL does not have: each term's docs counted (up to :data:`DF_CAP`), the
     collection's size and mean length in words read from ``hosts``, a doc's words as the local word
-    index counts them, a term's occurrences as the words that start with it (the stems' stand-in). A
-    doc found by its substrings alone keeps its weak rank."""
+    index counts them, a term's occurrences as the words with its Porter stem (:class:`Word`). A doc
+    found by its substrings alone keeps its weak rank."""
     terms = [t for t in reading.terms if t.strip()][:8]
     if not rows or not terms or reading.tsquery is None:
         return rows
@@ -522,7 +522,7 @@ def _bm25(
     mean = float(words) / total if words else 100.0
     ids = [r[0] for r in rows]
     texts = dict(conn.execute(f"SELECT id, lower(text) FROM {_D} WHERE id = ANY(%s)", (ids,)))
-    wanted = phrases(terms)
+    wanted = phrases(terms, reading.prefix)
     idfs = [max(math.log((total - n + 0.5) / (n + 0.5)), 1e-6) for n in counts]
     out = []
     for r in rows:
@@ -539,30 +539,53 @@ def _bm25(
     return out
 
 
-def phrases(terms: list[str]) -> list[list[tuple[str, ...]]]:
-    """Each term as the words of a phrase, each word as the starts a doc's word has when the local word
-    index counts it (:func:`_occurrences`): the word as typed, and its Porter stem when that is shorter or
-    other ("logins" counts "login", which FTS5 reads as the same word; "cities" counts "cities")."""
-    out: list[list[tuple[str, ...]]] = []
-    for term in terms:
-        words: list[tuple[str, ...]] = []
-        for word in TOKEN.findall(term.lower()):
-            root = plan.stem(word) if word.isascii() and word.isalpha() else word
-            words.append((word,) if root == word else (word, root))
-        out.append(words)
-    return out
+class Word:
+    """One word of a term as the local word index counts it in a doc (:func:`_occurrences`): the tokens
+    whose Porter stem is its stem ("login" for "logins", not "listenhandle" for "listener"), or, for the
+    word still being typed (a prefix), every token that starts with it."""
+
+    __slots__ = ("_seen", "prefix", "root", "start", "text")
+
+    def __init__(self, text: str, prefix: bool = False) -> None:
+        self.text = text
+        self.prefix = prefix
+        self.root = plan.stem(text) if text.isalnum() else text
+        # A token with the same stem starts as the stem does but for its last letter (Porter makes "y"
+        # an "i" and takes an "e" back: "city" and "citi", "making" and "make"): a cheap test first.
+        self.start = self.root[:-1] or self.root
+        self._seen: dict[str, bool] = {}
+
+    def counts(self, token: str) -> bool:
+        if self.prefix:
+            return token.startswith(self.text)
+        if token == self.text:
+            return True
+        if not token.startswith(self.start):
+            return False
+        found = self._seen.get(token)
+        if found is None:
+            found = self._seen[token] = plan.stem(token) == self.root
+        return found
 
 
-def _occurrences(tokens: list[str], phrase: list[tuple[str, ...]]) -> int:
-    """How often the words of ``phrase`` follow each other in ``tokens``, each a word's start (one of the
-    starts :func:`phrases` gives it): the stand-in for FTS5's count of a term's stems in a doc."""
+def phrases(terms: list[str], prefix: str | None = None) -> list[list[Word]]:
+    """Each term as the words of a phrase (:class:`Word`); ``prefix``: the term still being typed."""
+    return [
+        [Word(w, prefix=term == prefix) for w in TOKEN.findall(term.lower())] if term.strip() else []
+        for term in terms
+    ]
+
+
+def _occurrences(tokens: list[str], phrase: list[Word]) -> int:
+    """How often the words of ``phrase`` follow each other in ``tokens`` (:meth:`Word.counts`): FTS5's
+    count of a term in a doc, which its BM25 reads."""
     if not phrase:
         return 0
     first, rest = phrase[0], phrase[1:]
     found = 0
     for i, token in enumerate(tokens):
-        if token.startswith(first) and all(
-            i + j + 1 < len(tokens) and tokens[i + j + 1].startswith(w) for j, w in enumerate(rest)
+        if first.counts(token) and all(
+            i + j + 1 < len(tokens) and w.counts(tokens[i + j + 1]) for j, w in enumerate(rest)
         ):
             found += 1
     return found
