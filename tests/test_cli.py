@@ -194,6 +194,11 @@ def test_a_look_at_another_home_leaves_the_default_index_whole(home, tmp_path, m
     code, out, err = run("search", "alpha", "--home", str(home), "--json")  # the homes it holds: itself
     assert code == 0 and "index of its own" not in err and json.loads(out)["conversations"]
     assert list((index.parent / "scoped").glob("*.db")) == scoped
+    code, out, err = run("index", "--no-vectors", "--json")  # the default index says what is beside it
+    listed = json.loads(out)["others"]
+    assert code == 0 and [o["path"] for o in listed] == [str(p) for p in scoped] and listed[0]["bytes"] > 0
+    code, out, err = run("index", "--no-vectors")
+    assert "beside it" in out and str(scoped[0]) in out
     shutil.rmtree(home)  # what the default index holds is gone: nothing to lose, it is used
     code, out, err = run("search", "omega", "--home", str(other), "--json")
     assert code == 0 and json.loads(out)["conversations"]

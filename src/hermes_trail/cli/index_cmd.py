@@ -83,6 +83,9 @@ def index(
         docs = conn.execute("SELECT count(*) FROM docs").fetchone()[0]
         passages = conn.execute("SELECT count(*) FROM passages").fetchone()[0]
     size = sum(Path(f"{path}{s}").stat().st_size for s in ("", "-wal") if Path(f"{path}{s}").exists())
+    from hermes_trail.index.scoped import others
+
+    beside = [(other, bytes_) for other, bytes_ in others() if other.resolve() != Path(path).resolve()]
     facts = {
         "path": str(path),
         "stores": stores,
@@ -90,6 +93,7 @@ def index(
         "docs": docs,
         "passages": passages,
         "bytes": size,
+        "others": [{"path": str(other), "bytes": bytes_} for other, bytes_ in beside],
     }
     if json_output:
         print_json(facts)
@@ -97,10 +101,14 @@ def index(
         from hermes_trail.formatting import byte_size
 
         shown = {key: f"{value:,}" if isinstance(value, int) else value for key, value in facts.items()}
-        del shown["bytes"]
+        del shown["bytes"], shown["others"]
         shown["size"] = byte_size(size)
         for key, value in shown.items():
             sys.stdout.write(f"{key:>9}: {value}\n")
+        if beside:  # made for the demo or for stores named: derived data, deleted without loss
+            sys.stdout.write("beside it (the demo's and other stores' own; delete any to free its space):\n")
+            for other, bytes_ in beside:
+                sys.stdout.write(f"  {byte_size(bytes_):>8}  {other}\n")
     raise typer.Exit(EXIT_SKIPPED if skipped else EXIT_OK)
 
 
