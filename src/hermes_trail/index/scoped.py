@@ -83,8 +83,9 @@ def others(env: Mapping[str, str] | None = None) -> list[tuple[Path, int]]:
     """The indexes beside the default one that commands made for what they were given (the demo's,
     :func:`~hermes_trail.index.schema.demo_index_path`, and those of stores named, :func:`index_for`),
     with their size on disk: what ``trail index`` lists, so they are found and can be deleted."""
-    default = schema.default_index_path(os.environ if env is None else env)
-    found = [default.with_name("demo-index.db"), *sorted(default.with_name("scoped").glob("*.db"))]
+    env = os.environ if env is None else env
+    scoped = schema.default_index_path(env).with_name("scoped")
+    found = [schema.demo_index_path(env), *sorted(scoped.glob("*.db"))]
     out = []
     for path in found:
         size = sum(p.stat().st_size for p in (path, Path(f"{path}-wal")) if p.is_file())
