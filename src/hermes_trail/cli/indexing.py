@@ -46,6 +46,10 @@ def homes_or_demo(
     chosen = scoped.index_for(index, homes, dbs, pgs or ())
     if chosen is not None and index is None and not chosen.exists():
         err(f"indexing what you named in an index of its own, {chosen}: the default one keeps its homes")
+    if chosen is None and (homes or dbs or pgs):  # the default index for what is named: not looked for again
+        from hermes_trail.index.schema import default_index_path
+
+        chosen = default_index_path()
     return chosen, homes, dbs
 
 
