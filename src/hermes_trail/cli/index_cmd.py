@@ -82,8 +82,10 @@ def index(
         sessions = conn.execute(own).fetchone()[0]
         docs = conn.execute("SELECT count(*) FROM docs").fetchone()[0]
         passages = conn.execute("SELECT count(*) FROM passages").fetchone()[0]
-    size = sum(Path(f"{path}{s}").stat().st_size for s in ("", "-wal") if Path(f"{path}{s}").exists())
+    from hermes_trail.index.schema import index_bytes
     from hermes_trail.index.scoped import others
+
+    size = index_bytes(path)
 
     beside = [(other, bytes_) for other, bytes_ in others() if other.resolve() != Path(path).resolve()]
     facts = {

@@ -204,6 +204,11 @@ def demo_index_path(env: Mapping[str, str] | None = None) -> Path:
     return default_index_path(env).with_name("demo-index.db")
 
 
+def index_bytes(path: Path) -> int:
+    """An index's size on disk: its file and its write-ahead log."""
+    return sum(part.stat().st_size for part in (path, Path(f"{path}-wal")) if part.is_file())
+
+
 def _fallback_data_dir(env: Mapping[str, str]) -> Path:
     """The directory platformdirs would pick, for the platforms Hermes runs on, from the standard library."""
     import sys

@@ -86,9 +86,4 @@ def others(env: Mapping[str, str] | None = None) -> list[tuple[Path, int]]:
     env = os.environ if env is None else env
     scoped = schema.default_index_path(env).with_name("scoped")
     found = [schema.demo_index_path(env), *sorted(scoped.glob("*.db"))]
-    out = []
-    for path in found:
-        size = sum(p.stat().st_size for p in (path, Path(f"{path}-wal")) if p.is_file())
-        if path.is_file():
-            out.append((path, size))
-    return out
+    return [(path, schema.index_bytes(path)) for path in found if path.is_file()]
