@@ -440,6 +440,11 @@ def _worker_prepare(job: tuple[locate.StoreLocation, list[tuple[str, int]]]) -> 
 BUSY_WAIT_SECONDS = 10.0
 
 
+def _held_by_another(exc: sqlite3.OperationalError) -> bool:
+    """Whether SQLite refused because another connection holds the index (locked, busy), not for a fault."""
+    return "locked" in str(exc) or "busy" in str(exc)
+
+
 def _begin(conn: sqlite3.Connection, what: str, report: SyncReport) -> bool:
     """Start writing; when another ``trail`` holds the index longer than :data:`BUSY_WAIT_SECONDS` (a first
     build of a big store), say so and go on with what is indexed instead of failing the query."""
@@ -447,7 +452,7 @@ def _begin(conn: sqlite3.Connection, what: str, report: SyncReport) -> bool:
     try:
         conn.execute("BEGIN IMMEDIATE")
     except sqlite3.OperationalError as exc:
-        if "locked" not in str(exc) and "busy" not in str(exc):
+        if not _held_by_another(exc):
             raise
         reason = "the index is being updated by another trail; results may be behind"
         report.strays.append(Stray(where=what, reason=reason, kind="index"))
@@ -562,7 +567,7 @@ def reclaim(conn: sqlite3.Connection) -> int:
             return 0
         conn.execute("VACUUM")
     except sqlite3.OperationalError as exc:
-        if "locked" not in str(exc) and "busy" not in str(exc):
+        if not _held_by_another(exc):
             raise
         return 0
     finally:
