@@ -653,6 +653,19 @@ def test_meaning_counts_more_for_a_conversation_no_word_of_the_question_can_reac
                 "requirements.txt was compiled on a Mac: regenerate its hashes on Linux.",
             ),
         ),
+        # The second word the change names is inside a host's name ("shop-cache", "/var/cache"): the
+        # later conversation moved the server, it did not change how the page is cached.
+        (
+            "cache the product list page in redis for five minutes",
+            (
+                "Cache the product list page for five minutes.",
+                "The product list page is cached in Redis for five minutes now.",
+            ),
+            (
+                "The product list page is slow for five minutes at night: where does Redis run?",
+                "Redis moved to shop-cache.example.com; its dump is kept under /var/cache/redis.",
+            ),
+        ),
     ],
 )
 def test_a_later_conversation_that_does_not_name_the_fact_does_not_replace_it(tmp_path, query, answer, later):

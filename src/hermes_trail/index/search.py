@@ -1043,10 +1043,12 @@ def content_words(terms: list[str]) -> list[str]:
 
 def _names(sentence: str, word: str) -> bool:
     """Whether ``sentence`` has ``word`` (lower case) where a word starts (``deploy`` in "deploys", not
-    ``cache`` in "elasticache"); a Chinese or Japanese word anywhere, as those have no spaces."""
+    ``cache`` in "elasticache"), and not as a part of a name (``cache`` in "shop-cache.example.com" or
+    "/var/cache": a host named so is not the fact a question on caching asks about); a Chinese or
+    Japanese word anywhere, as those have no spaces."""
     if cjk.has_cjk(word):
         return word in sentence
-    return re.search(r"(?<!\w)" + re.escape(word), sentence) is not None
+    return re.search(r"(?<![\w./-])" + re.escape(word), sentence) is not None
 
 
 # A cron run's session id: ``cron_<job id>_<YYYYmmdd_HHMMSS>``, as Hermes' scheduler names it.
