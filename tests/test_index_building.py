@@ -464,6 +464,29 @@ def test_a_long_conversation_filling_the_window_does_not_hide_the_others(home, i
     assert found.hits[0].session_id == "20261201_000000_ffffff"  # the newest still leads
 
 
+def test_a_count_that_reached_the_cap_is_not_counted_again_in_the_trigram_index(home, index, monkeypatch):
+    """A path is looked for in the word index and the trigram index; the trigram index's count costs
+    several times the word index's (1.5 ms a path at a million messages), and once the words counted up to
+    the cap it could not raise the count: it is not run, and the count is the same."""
+    from hermes_trail.index import search as search_module
+
+    monkeypatch.setattr(search_module, "WINDOW", 10)
+    monkeypatch.setattr(search_module, "COUNT_CAP", 20)
+    db = hermes_state.SessionDB(db_path=home / "state.db")
+    for n in range(30):
+        session, text = f"20261101_{n % 6:06d}_abcdef", f"Edited src/app/store.py ({n})."
+        db.append_message(session, "assistant", text, timestamp=1.9e9 + n)
+    db.close()
+    sync_index(index, homes=[home])
+    statements: list[str] = []
+    with sqlite3.connect(index) as conn:
+        conn.set_trace_callback(statements.append)
+        found = search(conn, "src/app/store.py")
+    assert found.windowed and found.matches == 20 and not found.matches_exact
+    counts = [s for s in statements if s.startswith("SELECT count(*) FROM (SELECT 1 FROM docs_")]
+    assert counts and all("docs_tri" not in s for s in counts)
+
+
 def test_a_rebuild_over_an_index_in_use_is_copied_in_not_renamed_over(home, index):
     """Another process may hold the old index open; a database renamed over while in use can be corrupted
     by its connections (closing one deletes the write-ahead log by name), so a rebuild copies itself in."""
