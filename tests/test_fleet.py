@@ -429,6 +429,7 @@ QUERIES = (
     "src/app/main.py",
     "package OR venv",
     "how do I fix the failed merge",
+    "dokcer compose",  # a word typed wrong: read as the word the history has
 )
 
 
@@ -443,6 +444,7 @@ def test_the_fleet_answers_as_the_local_index_for_one_hosts_data(fleet, machines
         shared = fleet_search(fleet.admin, text, SearchFilters(), hosts=["alpha"], limit=10)
         assert [h.session_id for h in shared.hits] == [h.session_id for h in local.hits], text
         assert (shared.missing, shared.dropped, shared.prefix) == (local.missing, local.dropped, local.prefix)
+        assert shared.spelled == local.spelled, text
         # an untitled conversation is headed by the same first prompt
         assert [c.opening for c in shared.conversations] == [c.opening for c in local.conversations], text
         openings |= {c.opening for c in local.conversations}
@@ -457,6 +459,7 @@ def test_the_fleet_answers_as_the_local_index_for_one_hosts_data(fleet, machines
                     assert hit["host"] == "alpha"
                     assert set(hit) == set(theirs["conversations"][0]["hits"][0]) | {"host"}
     assert compared == len(QUERIES), "every query finds something"
+    assert local_search(index, "dokcer compose", SearchFilters()).spelled == {"dokcer": ["docker"]}
     assert None in openings and openings - {None}, "titled and untitled conversations both compared"
 
 

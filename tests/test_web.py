@@ -173,6 +173,17 @@ def test_a_chinese_question_is_marked_by_the_english_words_it_was_read_as(server
     assert any(marked and text.lower() in result["read_as"] for text, marked in best["snippet_parts"])
 
 
+def test_a_word_typed_wrong_is_marked_by_the_word_searched_for_in_its_place(server):
+    """"scirpt" is read as the history's "script": the session is a match with the word marked (the page
+    lists it among the matches, not folded away as meaning), and the page is told what was read."""
+    status, result = api(server, "/api/search", q="scirpt deploy")
+    assert status == 200 and result["spelled"] == {"scirpt": ["script"]} and not result["missing"]
+    hits = result["conversations"][0]["hits"]
+    assert hits[0]["session_id"] == w.HOSTILE_ID
+    parts = [part for hit in hits for part in hit["snippet_parts"]]
+    assert any(marked and text.lower() == "script" for text, marked in parts), parts
+
+
 def test_one_session_view(server):
     status, view = api(server, "/api/session", ref=f"default:{w.HOSTILE_ID}")
     assert status == 200 and view["session"]["id"] == w.HOSTILE_ID

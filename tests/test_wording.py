@@ -769,3 +769,81 @@ def test_a_word_still_being_typed_is_looked_for_as_the_finished_one_is(tmp_path)
     ids = [{c.hits[0].session_id for c in r.conversations} for r in (typing, finished)]
     assert ids[0] == ids[1]
     assert _first(typing) == _first(finished) == CELERY[0].id
+
+
+def test_a_word_typed_wrong_is_read_as_the_word_the_history_has(index, tmp_path):
+    """One slip of the fingers ("bakup", "voluem") made the word missing, and the answer came from the other
+    words alone; the history's word one edit away is searched for in its place, and said."""
+    result = search(index, "bakup voluem restic")
+    assert result.spelled == {"bakup": ["backup"], "voluem": ["volume"]} and not result.missing
+    assert _first(result) == DISK and MARK_OPEN + "backup" in result.hits[0].snippet.lower()
+    # The same answer as the words spelt right, not merely the session the other words find.
+    assert _first(search(index, "bakup voluem")) == DISK
+    from typer.testing import CliRunner
+
+    from hermes_trail.cli.app import app
+
+    where = ["--index", str(index), "--home", str(tmp_path / "hermes")]
+    out = CliRunner().invoke(app, ["search", "bakup volume", *where], env={"COLUMNS": "100"})
+    assert "Not found: bakup; searched for backup." in out.output and DISK in out.output, out.output
+    data = json.loads(CliRunner().invoke(app, ["search", "bakup volume", "--json", *where]).output)
+    assert data["spelled"] == {"bakup": ["backup"]} and data["missing"] == []
+
+
+def test_a_word_spelt_right_that_the_history_lacks_is_not_read_as_another(tmp_path):
+    """Words a dictionary has, in one of their forms ("memorizes", "laid"): the history lacking one says
+    nothing of a slip, and the words one letter from it that it has ("memories", "paid") are not what was
+    asked. Nor is a word made from one it has ("picker": the picked one)."""
+    said = ("Which memories did the network keep?", "It paid for every picked sample with two memories.")
+    path = _index_of(tmp_path, [chat("20261101_090000_aaaaaa", said, start=T), *_errands()])
+    for word in ("memorizes", "laid", "picker"):
+        result = search(path, f"{word} network")
+        assert result.missing == [word] and result.spelled == {}, word
+    assert search(path, "memoreis network").spelled == {"memoreis": ["memories"]}  # a slip is still read
+
+
+@pytest.mark.parametrize(
+    ("typed", "meant"),
+    [
+        ("pyhton", "python"),  # two letters swapped
+        ("secnds", "seconds"),  # a vowel left out
+        ("comitted", "committed"),  # a doubled letter struck once
+        ("deploymnet", "deployment"),
+        ("postgress", "postgres"),  # the last key struck twice
+        ("seconnds", "seconds"),  # a letter too many
+        ("dashbosrd", "dashboard"),  # a key's neighbour struck
+        ("renewel", "renewal"),  # a vowel for another
+        ("bakup", "backup"),  # any letter left out
+    ],
+)
+def test_the_spellings_one_slip_away(typed, meant):
+    from hermes_trail.index import spelling
+
+    assert meant in spelling.spellings(typed) and typed not in spelling.spellings(typed)
+
+
+def test_what_stands_for_a_word_typed_wrong():
+    from hermes_trail.index import spelling
+
+    # Without its first or last letter a word is another word it is made from, not a slip.
+    assert "picke" not in spelling.spellings("picker") and "raised" not in spelling.spellings("braised")
+    assert (
+        spelling.standing_for("picker", ["pick"])
+        == []
+        == spelling.standing_for("picker", ["picked"], plan.stem)
+    )
+    assert spelling.standing_for("startr", ["start", "starter", "starter"]) == ["starter"]
+    assert spelling.standing_for("postgress", ["postgres"]) == ["postgres"]
+    # The index holds stems: a spelling found there is shown as the history writes its stem.
+    assert spelling.written("reneweal", ["Passport renewal booked.", "renewal fee"], plan.stem) == "renewal"
+    assert spelling.written("pyhton", [], plan.stem) == "pyhton"
+    # Several spellings of one stem are one word; the most common words first, three at most.
+    kept = spelling.kept(["sends", "seconds", "second", "secants", "secnd"], [9, 40, 40, 2, 1], plan.stem)
+    assert kept == ["seconds", "sends", "secants"]
+    assert [spelling.wanted(w) for w in ("kubernets", "laid", "memorizes", "py3on", "abcd")] == [
+        True,
+        False,
+        False,
+        False,
+        False,
+    ]

@@ -347,6 +347,7 @@ def _search_json(result: SearchResult) -> dict[str, Any]:
         "read_as": list(result.read_as),
         "unmatched": list(result.unmatched),
         "read_as_cjk": list(result.read_as_cjk),
+        "spelled": {typed: list(words) for typed, words in result.spelled.items()},
         "conversations": [
             {
                 "store": c.store,

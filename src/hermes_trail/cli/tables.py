@@ -252,6 +252,7 @@ def print_search(out: Printer, result: SearchResult, shared: bool = False, encod
         out.line(f"No match for {safe(result.query)!r}.")
         if result.missing:
             out.line((f"Not found anywhere: {safe(', '.join(result.missing))}", "dim"))
+        _print_spelled(out, result, "dim")
         for said in result.unmatched:  # a filter nothing matches: a typo, not an empty history
             out.line((safe(said[0].upper() + said[1:]) + ".", "yellow"))
         _print_dictionary_hint(out, result)
@@ -262,18 +263,25 @@ def print_search(out: Printer, result: SearchResult, shared: bool = False, encod
         # no turn matched any word: what is shown was found by meaning alone
         shown = "what the other words find" if result.matches else "what is nearest in meaning"
         out.line((f"Not found anywhere: {words}; showing {shown}.", "yellow"))
+    _print_spelled(out, result, "yellow")
     if result.read_as:
         out.line((f"Also read as English: {safe(', '.join(result.read_as))}", "dim"))
     read_across = readings_shown(result)
     if read_across:
         out.line((f"Also read as Chinese or Japanese: {safe(', '.join(read_across))}", "dim"))
     hinted = _print_dictionary_hint(out, result)
-    if result.missing or result.read_as or read_across or hinted:
+    if result.missing or result.spelled or result.read_as or read_across or hinted:
         out.blank()
     from hermes_trail.resume import many_lines
 
     with many_lines():
         _print_conversations(out, result, shared, encoding)
+
+
+def _print_spelled(out: Printer, result: SearchResult, style: str) -> None:
+    """Each word typed that no turn has, and the words one slip away from it searched for instead."""
+    for typed, words in result.spelled.items():
+        out.line((f"Not found: {safe(typed)}; searched for {safe(' or '.join(words))}.", style))
 
 
 def readings_shown(result: SearchResult) -> list[str]:

@@ -31,14 +31,14 @@ import itertools
 import math
 import re
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from hermes_trail.fleet import schema
 from hermes_trail.fleet.connection import FleetError, clean, connect
 from hermes_trail.fleet.push import TOKEN
 from hermes_trail.hermes import dsn as dsns
-from hermes_trail.index import cjk, lexicon, plan, query, stopwords
+from hermes_trail.index import cjk, lexicon, plan, query, spelling, stopwords
 from hermes_trail.index.filters import SearchFilters, like, unmatched
 from hermes_trail.index.search import (
     COUNT_CAP,
@@ -247,6 +247,8 @@ class _Plan:
     profiles: tuple[str, ...] = ()
     # The front ends it names with a word no text has (``discord``): lifted too, as locally.
     sources: tuple[str, ...] = ()
+    # The words typed wrong, each with the words one slip away searched for in its place (as locally).
+    spelled: dict[str, list[str]] = field(default_factory=dict)
 
 
 # The profile names of the shared index (other than the default), by their case-folded spelling, kept per
@@ -293,6 +295,7 @@ def _plan(conn: psycopg.Connection[Any], text: str, checked: bool) -> _Plan:
     profiles = plan.naming_profiles(plain, change, named, dropped, every)
     kept = [t for t in plain if t not in change]
     missing: list[str] = []
+    spelled: dict[str, list[str]] = {}
     sources: list[str] = []
     prefix: str | None = None
     last = query.last_term(parsed)
@@ -319,6 +322,12 @@ def _plan(conn: psycopg.Connection[Any], text: str, checked: bool) -> _Plan:
             if having:
                 change[term] = having[0] if len(having) == 1 else query.And(tuple(having))
                 missing += [part.text for part in parts if part not in having]
+                continue
+            if words := _respelled(conn, term.text):
+                change[term] = (
+                    query.Term(words[0]) if len(words) == 1 else query.Or(tuple(map(query.Term, words)))
+                )
+                spelled[term.text] = words
                 continue
             missing.append(term.text)
         if missing and len(every) - len(dropped) - len(missing) > 0:
@@ -350,7 +359,35 @@ def _plan(conn: psycopg.Connection[Any], text: str, checked: bool) -> _Plan:
         exclusions,
         named_profiles,
         tuple(sources),
+        spelled,
     )
+
+
+def _respelled(conn: psycopg.Connection[Any], word: str) -> list[str]:
+    """The words one slip away from ``word`` that the shared index holds, which stand for it, as the local
+    index reads them (:func:`~hermes_trail.index.plan.respelled`)."""
+    if not spelling.wanted(word):
+        return []
+    spellings = spelling.spellings(word)
+    there = [w for w, has in zip(spellings, _exist(conn, [_word(w) for w in spellings]), strict=True) if has]
+    if not there:
+        return []
+    counts = dict(zip(there, doc_frequencies(conn, there, spelling.COUNTED), strict=True))
+    written = []
+    for spelled in spelling.kept(there, [counts[w] for w in there], plan.stem):
+        leaf = _leaf_sql(_word(spelled))
+        if leaf is None:
+            written.append(spelled)
+            continue
+        # The newest docs, as locally: a common word's through the docs' ids, backwards; a rarer one's all
+        # found through the GIN index first (backwards through the ids, the planner would read them all).
+        found = f"SELECT d.id, d.text FROM {_D} d WHERE d.tsv @@ {leaf[0]}"
+        if counts[spelled] < spelling.COUNTED:
+            found += " OFFSET 0"
+        sql = f"SELECT text FROM ({found}) m ORDER BY id DESC LIMIT {spelling.READ}"
+        texts = [str(r[0]) for r in conn.execute(sql, leaf[1])]
+        written.append(spelling.written(spelled, texts, plan.stem))
+    return spelling.standing_for(word, written, plan.stem)
 
 
 def _has_or(node: query.Node | None) -> bool:
@@ -1406,6 +1443,7 @@ def _search(
     result.unencoded = unencoded
     result.read_as = read_as
     result.read_as_cjk = read_in_chinese
+    result.spelled = reading.spelled
     if not conversations:
         result.unmatched = said_unmatched(conn, filters, hosts)
     return result

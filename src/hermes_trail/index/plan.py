@@ -27,7 +27,7 @@ import unicodedata
 from collections.abc import Callable, Iterable
 from typing import Any, ClassVar
 
-from hermes_trail.index import cjk, query, schema, stopwords
+from hermes_trail.index import cjk, query, schema, spelling, stopwords
 from hermes_trail.model import _Record
 
 # A prefix shorter than this matches too much of any history to mean one word.
@@ -50,6 +50,7 @@ class Plan(_Record):
         "typed",
         "profiles",
         "sources",
+        "spelled",
     )
     __slots__ = _fields
 
@@ -74,6 +75,9 @@ class Plan(_Record):
     # Front ends the query names with a word no text has ("the discord forecast branch"): their
     # conversations rank first, as a profile's do; the word is not missing.
     sources: list[str]
+    # Words no index holds, each with the words one slip away from it that the history has, which stand
+    # for it (:mod:`spelling`): "kubernets" read as kubernetes. Such a word is not missing.
+    spelled: dict[str, list[str]]
 
     def __init__(
         self,
@@ -87,6 +91,7 @@ class Plan(_Record):
         typed: list[str] | None = None,
         profiles: list[str] | None = None,
         sources: list[str] | None = None,
+        spelled: dict[str, list[str]] | None = None,
     ) -> None:
         self.parsed = parsed
         self.terms = terms
@@ -98,6 +103,7 @@ class Plan(_Record):
         self.typed = [] if typed is None else typed
         self.profiles = [] if profiles is None else profiles
         self.sources = [] if sources is None else sources
+        self.spelled = {} if spelled is None else spelled
 
 
 def exists(conn: sqlite3.Connection, table: str, expression: str) -> bool:
@@ -208,6 +214,28 @@ def stemmed_away(term: query.Term) -> bool:
         return False
     root = stem(word)
     return root != word and stopwords.is_stopword(root, [root])
+
+
+def respelled(conn: sqlite3.Connection, word: str) -> list[str]:
+    """The words one slip away from ``word`` that the word index holds, which stand for it
+    (:func:`spelling.kept`); none for a word whose slips are not looked for (:func:`spelling.wanted`)."""
+    if not spelling.wanted(word):
+        return []
+    there = [
+        w for w in spelling.spellings(word) if exists(conn, "docs_fts", query.leaf_fts(query.Term(w)) or '""')
+    ]
+    if not there:
+        return []
+    sql = f"SELECT count(*) FROM (SELECT 1 FROM docs_fts WHERE docs_fts MATCH ? LIMIT {spelling.COUNTED})"
+    counts = [int(conn.execute(sql, (query.leaf_fts(query.Term(w)),)).fetchone()[0]) for w in there]
+    read = (
+        "SELECT d.text FROM docs_fts f JOIN docs d ON d.id = f.rowid WHERE docs_fts MATCH ? "
+        f"ORDER BY f.rowid DESC LIMIT {spelling.READ}"
+    )
+    chosen = spelling.kept(there, counts, stem)
+    texts = [[r[0] for r in conn.execute(read, (query.leaf_fts(query.Term(w)),))] for w in chosen]
+    written = [spelling.written(w, t, stem) for w, t in zip(chosen, texts, strict=True)]
+    return spelling.standing_for(word, written, stem)
 
 
 def _found(conn: sqlite3.Connection, term: query.Term) -> bool:
@@ -382,6 +410,7 @@ def read(conn: sqlite3.Connection, text: str, checked: bool = True) -> Plan:
     profiles = naming_profiles(plain, change, named, dropped, every)
     kept = [t for t in plain if t not in change]
     missing: list[str] = []
+    spelled: dict[str, list[str]] = {}
     prefix: str | None = None
     last = query.last_term(parsed)
     if last is not None and last in kept and stemmed_away(last):
@@ -410,6 +439,12 @@ def read(conn: sqlite3.Connection, text: str, checked: bool = True) -> Plan:
             change[term] = having[0] if len(having) == 1 else query.And(tuple(having))
             missing += [part.text for part in parts if part not in having]
             continue
+        if words := respelled(conn, term.text):
+            change[term] = (
+                query.Term(words[0]) if len(words) == 1 else query.Or(tuple(map(query.Term, words)))
+            )
+            spelled[term.text] = words
+            continue
         missing.append(term.text)
     left = len(every) - len(dropped) - len(missing)
     sources: list[str] = []
@@ -430,6 +465,7 @@ def read(conn: sqlite3.Connection, text: str, checked: bool = True) -> Plan:
         typed=every,
         profiles=list(dict.fromkeys(named[t.text.casefold()] for t in profiles)),
         sources=sources,
+        spelled=spelled,
     )
     if fts := query.to_fts(parsed):
         out.plans.append(("docs_fts", fts))

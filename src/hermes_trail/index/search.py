@@ -299,6 +299,7 @@ class SearchResult(_Record):
         "read_as",
         "unmatched",
         "read_as_cjk",
+        "spelled",
     )
     __slots__ = _fields
     query: str
@@ -324,6 +325,9 @@ class SearchResult(_Record):
     unmatched: list[str]
     # The Chinese or Japanese words an English question was also read as (:func:`_in_chinese`).
     read_as_cjk: list[str]
+    # Words typed that no index holds, each with the words one slip away that the history has and that were
+    # searched for in its place (:mod:`~hermes_trail.index.spelling`: "kubernets": kubernetes).
+    spelled: dict[str, list[str]]
 
     def __init__(
         self,
@@ -340,6 +344,7 @@ class SearchResult(_Record):
         read_as: list[str] | None = None,
         unmatched: list[str] | None = None,
         read_as_cjk: list[str] | None = None,
+        spelled: dict[str, list[str]] | None = None,
     ) -> None:
         self.query = query
         self.conversations = conversations
@@ -354,6 +359,7 @@ class SearchResult(_Record):
         self.read_as = [] if read_as is None else read_as
         self.unmatched = [] if unmatched is None else unmatched
         self.read_as_cjk = [] if read_as_cjk is None else read_as_cjk
+        self.spelled = {} if spelled is None else spelled
 
     @property
     def hits(self) -> list[Hit]:
@@ -1282,6 +1288,7 @@ def search(
         result.unencoded = unencoded
         result.read_as = read_as
         result.read_as_cjk = read_in_chinese
+        result.spelled = reading.spelled
         if not conversations:
             result.unmatched = unmatched(conn, filters)
         return result

@@ -118,6 +118,12 @@ def _vocabulary() -> _Vocabulary:
     return _Vocabulary()
 
 
+def whole_word(word: str) -> bool:
+    """Whether the vocabulary has ``word`` (lower case) as one token: about 20,000 common English words,
+    "laid" and "worse" among them, which a dictionary's headwords ("lay", "bad") do not spell out."""
+    return DATA.is_file() and word in _vocabulary().ids and not word.startswith("##")
+
+
 class _Table:
     """The token vectors as shipped (int8, 8 MB) with one factor a token (its scale times its weight). A
     text's vector is the factor-weighted sum of its tokens' rows: converting a few hundred int8 rows is

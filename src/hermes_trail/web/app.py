@@ -433,8 +433,9 @@ class WebApp:
         except ServiceError as exc:
             raise BadRequest(str(exc)) from exc
         # A Chinese question's marks are also the English words it was read as, an English one's the
-        # Chinese or Japanese words.
-        marked = " ".join([words, *result.get("read_as", []), *result.get("read_as_cjk", [])])
+        # Chinese or Japanese words; a word typed wrong's, the words searched for in its place.
+        respelled = [w for spelled in result.get("spelled", {}).values() for w in spelled]
+        marked = " ".join([words, *result.get("read_as", []), *result.get("read_as_cjk", []), *respelled])
         for conversation in result.get("conversations", []):
             for hit in conversation.get("hits", []):
                 hit["snippet_parts"] = snippet_parts(hit.get("snippet") or "", marked)

@@ -379,7 +379,9 @@
       return;
     }
     var missing = (result.missing || []).join(", ");
-    var words = queryWords(result.query).concat(result.read_as || [], result.read_as_cjk || []);
+    var spelled = result.spelled || {};
+    var respelled = Object.keys(spelled).reduce(function (all, typed) { return all.concat(spelled[typed]); }, []);
+    var words = queryWords(result.query).concat(result.read_as || [], result.read_as_cjk || [], respelled);
     var matched = result.conversations.filter(function (c) { return hasWords(c, words); });
     var nearOnly = result.conversations.filter(function (c) { return !hasWords(c, words); });
     if (!matched.length) {
@@ -390,6 +392,9 @@
       return;
     }
     if (missing) box.appendChild(el("p", "missing", "Not found anywhere: " + missing + "; showing what the other words find."));
+    Object.keys(spelled).forEach(function (typed) {
+      box.appendChild(el("p", "missing", "Not found: " + typed + "; searched for " + spelled[typed].join(" or ") + "."));
+    });
     var readAs = (result.read_as || []).join(", ");
     if (readAs) box.appendChild(el("p", "missing", "Also read as English: " + readAs + "."));
     // Only the readings a match shown has: an English question is read so whenever its words find few
