@@ -790,6 +790,17 @@ def test_a_word_typed_wrong_is_read_as_the_word_the_history_has(index, tmp_path)
     assert data["spelled"] == {"bakup": ["backup"]} and data["missing"] == []
 
 
+def test_the_meaning_of_a_question_typed_wrong_is_read_as_it_was_meant(index, monkeypatch):
+    """The sentence model reads the question with the words searched for in place of those typed wrong."""
+    asked: list[str] = []
+    real = search_module._semantic
+    monkeypatch.setattr(
+        search_module, "_semantic", lambda conn, text, f: asked.append(text) or real(conn, text, f)
+    )
+    search(index, "bakup voluem restic")
+    assert asked == ["backup volume restic"]
+
+
 def test_a_word_spelt_right_that_the_history_lacks_is_not_read_as_another(tmp_path):
     """Words a dictionary has, in one of their forms ("memorizes", "laid"): the history lacking one says
     nothing of a slip, and the words one letter from it that it has ("memories", "paid") are not what was

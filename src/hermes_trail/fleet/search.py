@@ -1410,7 +1410,7 @@ def _search(
             )
             pool += evidence
             matched |= docs
-        if info.vector and (meaning_text := " ".join(reading.typed).strip()):
+        if info.vector and (meaning_text := " ".join(spelling.meant(reading.typed, reading.spelled)).strip()):
             near, meaning, unencoded = _meaning(
                 conn, meaning_text, filters, hosts, info, meaning_weight(reading.typed, reading.dropped)
             )

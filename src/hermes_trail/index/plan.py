@@ -105,6 +105,11 @@ class Plan(_Record):
         self.sources = [] if sources is None else sources
         self.spelled = {} if spelled is None else spelled
 
+    @property
+    def meant(self) -> list[str]:
+        """The words typed, each typed wrong as the first word read for it (:func:`spelling.meant`)."""
+        return spelling.meant(self.typed, self.spelled)
+
 
 def exists(conn: sqlite3.Connection, table: str, expression: str) -> bool:
     """Whether any doc of the full-text index ``table`` matches: one term-list lookup, ``LIMIT 1``."""

@@ -1253,7 +1253,7 @@ def search(
                     elif found:
                         most_covered = max(most_covered, 1)
                     pool += _evidence(found, scores, weight)
-            if meaning_text := " ".join(reading.typed).strip():
+            if meaning_text := " ".join(reading.meant).strip():
                 near = _semantic(conn, meaning_text, filters)
                 if encoder.available():
                     done, total = vectors.counts(conn)

@@ -162,3 +162,9 @@ def standing_for(typed: str, words: list[str], same: Callable[[str], str] = str.
         return any(low == root + ending for ending in _DERIVED)
 
     return [w for w in dict.fromkeys(words) if not made_from(w)]
+
+
+def meant(typed: list[str], spelled: dict[str, list[str]]) -> list[str]:
+    """The words ``typed`` with each one typed wrong as the first word read for it: what the sentence model
+    reads the question as ("restic backup schedule", not "restic bakup schedule")."""
+    return [spelled[word][0] if spelled.get(word) else word for word in typed]
