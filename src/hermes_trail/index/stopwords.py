@@ -178,6 +178,12 @@ def is_stopword(term: str, among: Iterable[str] | None = None) -> bool:
 
 
 _LANGUAGES = ("de", "fr", "es", "it", "pt", "nl")
+# Each function word's languages, by their place in _LANGUAGES (-1: English): one look-up a word of a text
+# (the meaning pass tells the language of the first turn of each conversation it offers, 100 texts a search).
+_LANGUAGES_OF: dict[str, tuple[int, ...]] = dict.fromkeys(_ENGLISH_WORDS, (-1,))
+for _place, _words_of in enumerate(_FOREIGN):
+    for _word in _words_of:
+        _LANGUAGES_OF[_word] = (*_LANGUAGES_OF.get(_word, ()), _place)
 # How much of a text tells its language: a few sentences.
 LANGUAGE_CHARS = 600
 _WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
@@ -191,13 +197,20 @@ def language(text: str) -> str:
     text = text[:LANGUAGE_CHARS]
     if not text.isascii() and _cjk_script().search(text):
         return "cjk"
-    keys = [_key(word) for word in _WORD.findall(text) if len(word) <= 12]  # function words are short
-    counts = {
-        code: sum(key in words for key in keys) for code, words in zip(_LANGUAGES, _FOREIGN, strict=True)
-    }
-    code, count = max(counts.items(), key=lambda item: item[1])
-    english = sum(key in _ENGLISH_WORDS for key in keys)
-    return code if count >= 2 and count >= english else "en"
+    counts = [0] * len(_LANGUAGES)
+    english = 0
+    ascii_only = text.isascii()
+    for word in _WORD.findall(text.lower() if ascii_only else text):
+        if len(word) > 12:  # function words are short
+            continue
+        key = word.replace("'", "") if ascii_only else _key(word)  # as _key reads it, the text lowered once
+        for language in _LANGUAGES_OF.get(key, ()):
+            if language < 0:
+                english += 1
+            else:
+                counts[language] += 1
+    best = max(range(len(_LANGUAGES)), key=counts.__getitem__)  # the first of the most, in their order
+    return _LANGUAGES[best] if counts[best] >= 2 and counts[best] >= english else "en"
 
 
 def cjk_parts(run: str) -> list[str]:
