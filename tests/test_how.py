@@ -332,6 +332,34 @@ def test_a_question_with_a_word_no_prompt_said_finds_the_commands_of_the_others(
     assert how.most_words(ask, "convert huge number -png", counts, 10) == []
 
 
+def test_a_word_typed_wrong_is_asked_for_as_the_word_the_history_has(asked):
+    """The word "hexadecmal" (a letter left out) found nothing, and two words are too few to leave one out:
+    the history's "hexadecimal" is asked for in its place, and the commands say so."""
+    import io
+
+    from hermes_trail.cli.tables import print_how
+    from hermes_trail.cli.term import Printer
+
+    def ask(question: str) -> list[how.HowEntry]:
+        return how.how(asked, question)
+
+    def counts(words: list[str]) -> list[int]:
+        return how.local_counts(asked, words)
+
+    def respell(word: str) -> list[str]:
+        return how.local_respelled(asked, word)
+
+    assert ask("convert hexadecmal") == [] == how.most_words(ask, "convert hexadecmal", counts, 10)
+    entries = how.most_words(ask, "convert hexadecmal", counts, 10, respell)
+    assert [(e.command, e.spelled) for e in entries] == [(HEX, {"hexadecmal": ["hexadecimal"]})]
+    stream = io.StringIO()
+    print_how(Printer(stream), "convert hexadecmal", entries)
+    assert "Not found: hexadecmal; searched for hexadecimal." in stream.getvalue()
+    # A word the history has, or a word of English it lacks, is asked for as typed.
+    assert respell("hexadecimal") == [] == respell("zeppelin")
+    assert [e.spelled for e in how.most_words(ask, "convert hexadecimal", counts, 10, respell)] == [{}]
+
+
 @pytest.mark.parametrize(
     ("typed", "kept"),
     [("how do I run the tests", "run tests"), ("What's this?", None), ('"how to"', "how to"), ("th*", "th")],

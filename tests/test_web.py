@@ -174,8 +174,8 @@ def test_a_chinese_question_is_marked_by_the_english_words_it_was_read_as(server
 
 
 def test_a_word_typed_wrong_is_marked_by_the_word_searched_for_in_its_place(server):
-    """The word "scirpt" is read as the history's "script": the session is a match with the word marked (the page
-    lists it among the matches, not folded away as meaning), and the page is told what was read."""
+    """The word "scirpt" is read as the history's "script": the session is a match with the word marked
+    (the page lists it among the matches, not folded away as meaning), and the page is told what was read."""
     status, result = api(server, "/api/search", q="scirpt deploy")
     assert status == 200 and result["spelled"] == {"scirpt": ["script"]} and not result["missing"]
     hits = result["conversations"][0]["hits"]

@@ -439,6 +439,7 @@ RECORD_KEYS: dict[str, dict[str, str]] = {
         "projects",
         "prompt",
         "lacks",
+        "spelled",
     ),
 }
 

@@ -662,11 +662,11 @@ class Trail:
 
     def how_commands(self, what: str, *, project: str | None = None, limit: int = 10) -> list[HowEntry]:
         """The commands really run to do ``what``, by sessions and success (``trail how``)."""
-        from hermes_trail.index.how import COMMON_FROM, local_counts, most_words
+        from hermes_trail.index.how import COMMON_FROM, local_counts, local_respelled, most_words
 
         if self.fleet:
             from hermes_trail.fleet.how import how as fleet_how
-            from hermes_trail.fleet.search import doc_frequencies
+            from hermes_trail.fleet.search import doc_frequencies, respelled
 
             hosts = self._hosts
             with self._shared() as shared:
@@ -676,6 +676,7 @@ class Trail:
                         what,
                         lambda words: doc_frequencies(shared, words, COMMON_FROM),
                         limit,
+                        lambda word: respelled(shared, word),
                     )
                 )
         from hermes_trail.index.how import how
@@ -686,6 +687,7 @@ class Trail:
                 what,
                 lambda words: local_counts(conn, words),
                 limit,
+                lambda word: local_respelled(conn, word),
             )
 
     def replay(self, finder: Finder, session_id: str, *, lineage: bool = False) -> Replay:

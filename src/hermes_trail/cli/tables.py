@@ -434,6 +434,8 @@ def print_how(out: Printer, what: str, entries: list[HowEntry]) -> None:
     if not entries:
         out.line(f"No command on record does {safe(what)!r}.")
         return
+    for typed, words in entries[0].spelled.items():
+        out.line((f"Not found: {safe(typed)}; searched for {safe(' or '.join(words))}.", "yellow"))
     if entries[0].lacks:
         out.line((f"Nothing on record does all of {safe(what)!r}; leaving out one word:", "yellow"))
     for entry in entries:

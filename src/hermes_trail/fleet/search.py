@@ -390,6 +390,14 @@ def _respelled(conn: psycopg.Connection[Any], word: str) -> list[str]:
     return spelling.standing_for(word, written, plan.stem)
 
 
+def respelled(conn: psycopg.Connection[Any], word: str) -> list[str]:
+    """The words one slip away from ``word`` that the shared index has, when it lacks ``word`` itself (as
+    :func:`~hermes_trail.index.how.local_respelled`)."""
+    if not spelling.wanted(word) or _exist(conn, [_word(word)])[0]:
+        return []
+    return _respelled(conn, word)
+
+
 def _has_or(node: query.Node | None) -> bool:
     if isinstance(node, query.Or):
         return True

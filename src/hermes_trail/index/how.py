@@ -48,7 +48,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from hermes_trail.index import query
+from hermes_trail.index import query, spelling
 from hermes_trail.index.stopwords import is_stopword
 
 # A leading ``cd <dir> &&`` says where a command ran, not what it was: the same fix in two checkouts is one.
@@ -111,6 +111,8 @@ class HowEntry:
         prompt or intent matched.
     :param lacks: the word of the question it was not found with, when no command matched every word
         (:func:`most_words`); empty when it matched them all.
+    :param spelled: the words of the question typed wrong, each with the words one slip away that the
+        history has and that it was found with in its place (:func:`most_words`); empty when none was.
     """
 
     command: str
@@ -127,6 +129,7 @@ class HowEntry:
     projects: list[str] = field(default_factory=list)
     prompt: str | None = None
     lacks: list[str] = field(default_factory=list)
+    spelled: dict[str, list[str]] = field(default_factory=dict)
 
 
 def _stem(word: str) -> str:
@@ -480,7 +483,11 @@ _E = TypeVar("_E", bound=HowEntry)
 
 
 def most_words(
-    ask: Callable[[str], Sequence[_E]], what: str, counts: Callable[[list[str]], list[int]], limit: int
+    ask: Callable[[str], Sequence[_E]],
+    what: str,
+    counts: Callable[[list[str]], list[int]],
+    limit: int,
+    respell: Callable[[str], list[str]] | None = None,
 ) -> list[_E]:
     """What ``ask`` (a ``how`` of the local or the shared index) answers for ``what``; when no command on
     record matches every word of it, the commands that match all but one, each saying the word it lacks
@@ -492,11 +499,19 @@ def most_words(
     to match) of :data:`FEWEST_WORDS` to :data:`MOST_WORDS` content words. The most common word
     (``counts``: how many docs have each) is left out first, what is left saying the most; a command found
     in the command itself or in what led to it comes before one found only in its output, whichever word
-    it lacks."""
+    it lacks. Before that, a word typed wrong (``respell``: the words one slip away from a word the index
+    lacks, :mod:`~hermes_trail.index.spelling`) is asked for as those words, as a search does."""
     found = list(ask(what))
     if found:
         return found
     words = plain_words(what)
+    spelled = {w: read for w in words if (read := respell(w))} if respell is not None else {}
+    if spelled:  # a word typed wrong ("hexadecmal"): asked again with the words the history has for it
+        again = list(ask(" ".join(_either(spelled.get(w, [w])) for w in words)))
+        for entry in again:
+            entry.spelled = spelled
+        if again:
+            return again
     if not FEWEST_WORDS <= len(words) <= MOST_WORDS:
         return []
     common = counts(words)
@@ -513,6 +528,20 @@ def most_words(
             ranked.append((entry.matched_in == "output", place, position, entry))
     chosen = [entry for *_, entry in sorted(ranked, key=lambda r: r[:3])]
     return chosen[:limit] if limit > 0 else chosen
+
+
+def _either(words: list[str]) -> str:
+    """Words as one alternative of a question: the word, or ``(a OR b)``."""
+    return words[0] if len(words) == 1 else "(" + " OR ".join(words) + ")"
+
+
+def local_respelled(conn: sqlite3.Connection, word: str) -> list[str]:
+    """The words one slip away from ``word`` that the index has, when it lacks ``word`` itself."""
+    from hermes_trail.index import plan
+
+    if not spelling.wanted(word) or plan.exists(conn, "docs_fts", query.leaf_fts(query.Term(word)) or '""'):
+        return []
+    return plan.respelled(conn, word)
 
 
 def plain_words(what: str) -> list[str]:
