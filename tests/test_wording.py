@@ -801,6 +801,20 @@ def test_the_meaning_of_a_question_typed_wrong_is_read_as_it_was_meant(index, mo
     assert asked == ["backup volume restic"]
 
 
+def test_titles_are_searched_for_a_word_typed_wrong_as_it_was_meant(index, monkeypatch):
+    """The title "Backup volume nearly full" has "backup", not "bakup": titles are searched for the words
+    read in place of those typed wrong."""
+    asked: list[list[str]] = []
+    real = search_module._with_titles
+    monkeypatch.setattr(
+        search_module,
+        "_with_titles",
+        lambda conn, o, words, f, few: asked.append(words) or real(conn, o, words, f, few),
+    )
+    search(index, "bakup voluem")
+    assert asked[0] == ["backup", "volume"]
+
+
 def test_a_word_spelt_right_that_the_history_lacks_is_not_read_as_another(tmp_path):
     """Words a dictionary has, in one of their forms ("memorizes", "laid"): the history lacking one says
     nothing of a slip, and the words one letter from it that it has ("memories", "paid") are not what was

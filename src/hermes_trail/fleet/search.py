@@ -1349,7 +1349,7 @@ def _search(
     answered = {key: _conversation_score(conv.hits) for key, conv in groups.items()}
     ordered = sorted(groups.values(), key=lambda c: answered[(c.store, c.root)], reverse=True)
     meaning: dict[tuple[str, str], float] = {}  # each conversation's standing in the meaning pass
-    typed = [t for t in reading.typed if t not in reading.dropped]
+    typed = [t for t in spelling.meant(reading.typed, reading.spelled) if t not in reading.dropped]
     _lift_titles(ordered, typed)
     few = len(groups) < RELAX_BELOW
     unencoded: int | None = None

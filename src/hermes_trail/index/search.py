@@ -1168,7 +1168,8 @@ def search(
         answered = {key: _conversation_score(conv.hits) for key, conv in groups.items()}
         ordered = sorted(groups.values(), key=lambda c: answered[(c.store, c.root)], reverse=True)
         # A title may hold the words no turn has: every typed word is looked for there first.
-        said = [t for t in reading.typed if t not in reading.dropped]  # what was asked, function words out
+        # What was asked, function words out, a word typed wrong as the word read for it.
+        said = [t for t in reading.meant if t not in reading.dropped]
         # A Chinese or Japanese run as the parts the index has; one it has nowhere as typed, so a title
         # must have it too (a title with "Leo" alone does not answer "提醒我去取 Leo 的处方药").
         typed = [t for t in said if not cjk.has_cjk(t)] + runs
