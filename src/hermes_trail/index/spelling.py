@@ -5,7 +5,7 @@
 named the conversation. Most slips of the fingers are one edit from the word meant: two letters swapped, one
 left out, one doubled or added, one struck for a key beside it. Those are looked up in the history's own
 word index (what a person typed before is what they mistype now), and the words it has stand for the one
-typed, said beside the answer ("Read kubernets as kubernetes").
+typed, said beside the answer ("Not found: kubernets; searched for kubernetes.").
 
 Only a word of letters (no digits, no ``_``, ``.`` or ``/``: names and paths are looked for by their parts
 and substrings), of at least :data:`SHORTEST` of them (a shorter word has too many neighbours to mean one),
