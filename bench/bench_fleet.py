@@ -19,8 +19,9 @@ one run it measures:
 3. an incremental push after 1,000 new messages in one session of the first host (goal: 1 s or less);
 4. searches over every host's data (one connection kept open, as a long-lived caller keeps it), p50 and
    p95 of ``--queries`` queries (goals: 30 ms and 150 ms), and the same queries against the first host's
-   local index, as a ratio; and 20 words nobody wrote (a typo: a word of the history with a letter
-   doubled), which must say "not found" as fast;
+   local index, as a ratio; and 20 words typed wrong (a word of the history with a letter
+   doubled), read as the word meant, which must be as fast: right after the pushes, and again once the
+   GIN index's pending list is merged (``VACUUM``, as autovacuum does within about a minute);
 
 5. recall quality: ``bench/recall``'s store pushed from three hosts (one a profile), its held-out half
    asked of the shared index and of the local one (``evaluate.py --systems trail,fleet``; its own server,
@@ -365,12 +366,20 @@ def main(argv: list[str] | None = None) -> int:
                 t = time.perf_counter()
                 fleet_search(dsn, text, limit=10, conn=conn)
                 shared.append(time.perf_counter() - t)
-            # A word nobody wrote (a typo) is answered "not found", and must say so as fast.
+            # A word typed wrong is read as the word of the history one slip away, and must be as fast.
             missing = []
             for text in typos:
                 t = time.perf_counter()
                 fleet_search(dsn, text, limit=10, conn=conn)
                 missing.append(time.perf_counter() - t)
+            # The same once autovacuum has merged the GIN index's pending list of the pushes' new entries
+            # (within about a minute of a large push), which each lookup reads until then.
+            conn.execute("VACUUM trail_fleet.docs")
+            merged = []
+            for text in typos:
+                t = time.perf_counter()
+                fleet_search(dsn, text, limit=10, conn=conn)
+                merged.append(time.perf_counter() - t)
         local = []
         local_search(hosts[0][1], queries[0])
         for text in queries:
@@ -380,6 +389,9 @@ def main(argv: list[str] | None = None) -> int:
     figures["search_p50_ms"], figures["search_p95_ms"] = (round(v, 1) for v in _percentiles(shared))
     figures["local_p50_ms"], figures["local_p95_ms"] = (round(v, 1) for v in _percentiles(local))
     figures["absent_p50_ms"], figures["absent_p95_ms"] = (round(v, 1) for v in _percentiles(missing))
+    figures["absent_vacuumed_p50_ms"], figures["absent_vacuumed_p95_ms"] = (
+        round(v, 1) for v in _percentiles(merged)
+    )
     if args.recall:
         figures.update(_recall())
     figures["fleet_vs_local_p50"] = round(figures["search_p50_ms"] / max(figures["local_p50_ms"], 0.01), 1)
@@ -416,9 +428,14 @@ def main(argv: list[str] | None = None) -> int:
             f"goal <= {GOALS['search_p50_ms']} / {GOALS['search_p95_ms']} ms",
         ),
         (
-            f"a word nobody wrote, p50 / p95 ({len(typos)})",
+            f"a word typed wrong, p50 / p95 ({len(typos)})",
             f"{figures['absent_p50_ms']} / {figures['absent_p95_ms']} ms",
             f"goal <= {GOALS['search_p50_ms']} / {GOALS['search_p95_ms']} ms",
+        ),
+        (
+            "  the same, once autovacuum has run",
+            f"{figures['absent_vacuumed_p50_ms']} / {figures['absent_vacuumed_p95_ms']} ms",
+            "(the GIN index's pending list merged)",
         ),
         (
             "search p50 / p95 (local, one host)",

@@ -368,26 +368,35 @@ def _respelled(conn: psycopg.Connection[Any], word: str) -> list[str]:
     index reads them (:func:`~hermes_trail.index.plan.respelled`)."""
     if not spelling.wanted(word):
         return []
-    spellings = spelling.spellings(word)
-    there = [w for w, has in zip(spellings, _exist(conn, [_word(w) for w in spellings]), strict=True) if has]
+    there = _words_there(conn, spelling.spellings(word))
     if not there:
         return []
-    counts = dict(zip(there, doc_frequencies(conn, there, spelling.COUNTED), strict=True))
     written = []
-    for spelled in spelling.kept(there, [counts[w] for w in there], plan.stem):
+    for spelled in spelling.kept(there, doc_frequencies(conn, there, spelling.COUNTED), plan.stem):
         leaf = _leaf_sql(_word(spelled))
         if leaf is None:
             written.append(spelled)
             continue
-        # The newest docs, as locally: a common word's through the docs' ids, backwards; a rarer one's all
-        # found through the GIN index first (backwards through the ids, the planner would read them all).
-        found = f"SELECT d.id, d.text FROM {_D} d WHERE d.tsv @@ {leaf[0]}"
-        if counts[spelled] < spelling.COUNTED:
-            found += " OFFSET 0"
-        sql = f"SELECT text FROM ({found}) m ORDER BY id DESC LIMIT {spelling.READ}"
+        # The first docs found, in the order they were written, as locally (no sort: a common word's
+        # newest, sorted, cost 15 ms).
+        sql = f"SELECT d.text FROM {_D} d WHERE d.tsv @@ {leaf[0]} LIMIT {spelling.READ}"
         texts = [str(r[0]) for r in conn.execute(sql, leaf[1])]
         written.append(spelling.written(spelled, texts, plan.stem))
     return spelling.standing_for(word, written, plan.stem)
+
+
+def _words_there(conn: psycopg.Connection[Any], words: list[str]) -> list[str]:
+    """Those of ``words`` (of letters only) that some doc has, in their order: found as :func:`_exist` finds
+    a word, each through the GIN index, in one statement that makes each word's tsquery in the server. A
+    word's check as its own ``EXISTS`` cost the planner as much again (150 spellings: 8-21 ms, this 1-2)."""
+    langs = [f"websearch_to_tsquery('{lang}', w)" for lang in schema.LANGUAGES]
+    sql = (
+        f"SELECT w FROM unnest(%s::text[]) WITH ORDINALITY AS u(w, n) WHERE EXISTS "
+        f"(SELECT 1 FROM {_D} d WHERE d.tsv @@ ({' || '.join(langs)})) ORDER BY n"
+    )
+    with conn.transaction():
+        conn.execute("SET LOCAL enable_seqscan = off")  # through the index, as _exist asks
+        return [str(r[0]) for r in conn.execute(sql, (words,))]
 
 
 def respelled(conn: psycopg.Connection[Any], word: str) -> list[str]:

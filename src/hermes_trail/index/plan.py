@@ -233,12 +233,12 @@ def respelled(conn: sqlite3.Connection, word: str) -> list[str]:
         return []
     sql = f"SELECT count(*) FROM (SELECT 1 FROM docs_fts WHERE docs_fts MATCH ? LIMIT {spelling.COUNTED})"
     counts = [int(conn.execute(sql, (query.leaf_fts(query.Term(w)),)).fetchone()[0]) for w in there]
-    read = (
-        "SELECT d.text FROM docs_fts f JOIN docs d ON d.id = f.rowid WHERE docs_fts MATCH ? "
-        f"ORDER BY f.rowid DESC LIMIT {spelling.READ}"
-    )
+    # The first docs found, in the order they were written (the shared index reads the same).
+    read = "SELECT d.text FROM docs_fts f JOIN docs d ON d.id = f.rowid WHERE docs_fts MATCH ? LIMIT ?"
     chosen = spelling.kept(there, counts, stem)
-    texts = [[r[0] for r in conn.execute(read, (query.leaf_fts(query.Term(w)),))] for w in chosen]
+    texts = [
+        [r[0] for r in conn.execute(read, (query.leaf_fts(query.Term(w)), spelling.READ))] for w in chosen
+    ]
     written = [spelling.written(w, t, stem) for w, t in zip(chosen, texts, strict=True)]
     return spelling.standing_for(word, written, stem)
 

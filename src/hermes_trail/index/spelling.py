@@ -28,7 +28,7 @@ SHORTEST = 5
 MOST = 3
 # How far the docs of each spelling found are counted to tell the most common (a count there says "at least").
 COUNTED = 200
-# Docs of a spelling found whose texts tell how the history writes it (:func:`written`).
+# Docs of a spelling found (the first written) whose texts tell how the history writes it (:func:`written`).
 READ = 20
 
 # The keys around each key of a QWERTY keyboard: a letter struck for its neighbour.
