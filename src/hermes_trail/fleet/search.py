@@ -368,8 +368,11 @@ def _respelled(conn: psycopg.Connection[Any], word: str) -> list[str]:
     index reads them (:func:`~hermes_trail.index.plan.respelled`)."""
     if not spelling.wanted(word):
         return []
-    there = _words_there(conn, spelling.spellings(word))
-    if not there:
+    there: list[str] = []
+    for tier in spelling.tiers(word):
+        if there := _words_there(conn, tier):
+            break
+    else:
         return []
     written = []
     for spelled in spelling.kept(there, doc_frequencies(conn, there, spelling.COUNTED), plan.stem):

@@ -226,10 +226,12 @@ def respelled(conn: sqlite3.Connection, word: str) -> list[str]:
     (:func:`spelling.kept`); none for a word whose slips are not looked for (:func:`spelling.wanted`)."""
     if not spelling.wanted(word):
         return []
-    there = [
-        w for w in spelling.spellings(word) if exists(conn, "docs_fts", query.leaf_fts(query.Term(w)) or '""')
-    ]
-    if not there:
+    there: list[str] = []
+    for tier in spelling.tiers(word):
+        there = [w for w in tier if exists(conn, "docs_fts", query.leaf_fts(query.Term(w)) or '""')]
+        if there:
+            break
+    else:
         return []
     sql = f"SELECT count(*) FROM (SELECT 1 FROM docs_fts WHERE docs_fts MATCH ? LIMIT {spelling.COUNTED})"
     counts = [int(conn.execute(sql, (query.leaf_fts(query.Term(w)),)).fetchone()[0]) for w in there]

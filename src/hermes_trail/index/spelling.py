@@ -11,9 +11,10 @@ Only a word of letters (no digits, no ``_``, ``.`` or ``/``: names and paths are
 and substrings), of at least :data:`SHORTEST` of them (a shorter word has too many neighbours to mean one),
 and no word of English (:func:`known`): a word spelt right that the history lacks ("memorizes") was meant
 as typed, and the history's words one letter from it ("memories") are not what it asks.
-Each spelling is one term-list lookup (about 35 microseconds in a million messages); a word of eight letters
-has about 190 of them, asked only when the word is missing. The local index and the shared one read the same
-spellings in the same order (:func:`spellings`) and keep the same ones (:func:`kept`).
+Each spelling is one term-list lookup (about 35 microseconds in a million messages); a word of eight
+letters has about 190 of them, asked only when the word is missing, the likeliest 60 first (:func:`tiers`).
+The local index and the shared one read the same spellings in the same order and keep the same ones
+(:func:`kept`).
 """
 
 from __future__ import annotations
@@ -86,9 +87,15 @@ def _forms(word: str) -> list[str]:
 
 
 def spellings(word: str) -> list[str]:
-    """The spellings one edit from ``word`` (lower case), the likeliest slips first: two letters swapped, a
-    letter too many inside it, one left out that doubles its neighbour, a vowel left out, a key struck for
-    its neighbour, a vowel for another, a common consonant left out. Each once, ``word`` itself not among
+    """The spellings one edit from ``word`` (lower case), the likeliest slips first (:func:`tiers`)."""
+    return [spelled for tier in tiers(word) for spelled in tier]
+
+
+def tiers(word: str) -> list[list[str]]:
+    """The spellings one edit from ``word`` (lower case) in two tiers, each looked for only when the one
+    before found none: the likeliest slips (two letters swapped, a letter too many inside it, one left
+    out that doubles its neighbour, a vowel left out: about a third of them), then a key struck for its
+    neighbour, a vowel for another, a common consonant left out. Each once, ``word`` itself not among
     them."""
     low = word.lower()
     cuts = [(low[:i], low[i:]) for i in range(len(low) + 1)]
@@ -103,9 +110,9 @@ def spellings(word: str) -> list[str]:
     near = [a + k + b[1:] for a, b in cuts if b for k in _NEAR.get(b[0], "")]
     vowels = [a + v + b[1:] for a, b in cuts if b[:1] in _VOWELS for v in _VOWELS]  # "renewel": renewal
     other = [a + c + b for a, b in cuts for c in _OFTEN_LEFT_OUT]
-    found = dict.fromkeys([*swapped, *extra, *doubled, *vowel, *near, *vowels, *other])
-    found.pop(low, None)
-    return list(found)
+    first = dict.fromkeys([*swapped, *extra, *doubled, *vowel])
+    then = dict.fromkeys(w for w in [*near, *vowels, *other] if w not in first)
+    return [[w for w in tier if w != low] for tier in (first, then)]
 
 
 def kept(spelled: list[str], counts: list[int], same: Callable[[str], str] = str.lower) -> list[str]:
