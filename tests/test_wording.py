@@ -850,6 +850,9 @@ def test_the_spellings_one_slip_away(typed, meant):
 def test_what_stands_for_a_word_typed_wrong():
     from hermes_trail.index import spelling
 
+    # The likeliest slips are looked for first, the others only when those find nothing.
+    assert "python" in spelling.tiers("pyhton")[0] and "postgres" in spelling.tiers("postgress")[0]
+    assert "backup" in spelling.tiers("bakup")[1] and "dashboard" in spelling.tiers("dashbosrd")[1]
     # Without its first or last letter a word is another word it is made from, not a slip.
     assert "picke" not in spelling.spellings("picker") and "raised" not in spelling.spellings("braised")
     assert (
