@@ -801,6 +801,19 @@ def test_the_meaning_of_a_question_typed_wrong_is_read_as_it_was_meant(index, mo
     assert asked == ["backup volume restic"]
 
 
+def test_a_damaged_dictionary_leaves_the_vocabulary_to_tell_a_word(monkeypatch):
+    """A compiled dictionary damaged after it was written is no error of the search (as for its readings)."""
+    import sqlite3 as sqlite
+
+    from hermes_trail.index import lexicon, spelling
+
+    def damaged() -> sqlite.Connection:
+        raise sqlite.DatabaseError("file is not a database")
+
+    monkeypatch.setattr(lexicon, "table", damaged)
+    assert spelling.known("laid") and not spelling.known("memorize") and not spelling.known("kubernets")
+
+
 def test_titles_are_searched_for_a_word_typed_wrong_as_it_was_meant(index, monkeypatch):
     """The title "Backup volume nearly full" has "backup", not "bakup": titles are searched for the words
     read in place of those typed wrong."""

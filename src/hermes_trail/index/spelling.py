@@ -19,7 +19,9 @@ The local index and the shared one read the same spellings in the same order and
 
 from __future__ import annotations
 
+import contextlib
 import re
+import sqlite3
 from collections import Counter
 from collections.abc import Callable
 
@@ -60,13 +62,16 @@ def known(word: str) -> bool:
     forms = _forms(word.lower())
     if any(semantic.whole_word(form) for form in forms):
         return True
-    dictionary = lexicon.table()
-    if dictionary is None:
-        return False
     marks = ", ".join("?" for _ in forms)
-    return (
-        dictionary.execute(f"SELECT 1 FROM en WHERE word IN ({marks}) LIMIT 1", forms).fetchone() is not None
-    )
+    try:
+        dictionary = lexicon.table()
+        if dictionary is None:
+            return False
+        with contextlib.closing(dictionary):
+            found = dictionary.execute(f"SELECT 1 FROM en WHERE word IN ({marks}) LIMIT 1", forms).fetchone()
+    except sqlite3.Error:  # a compiled dictionary damaged after it was written: the vocabulary alone tells
+        return False
+    return found is not None
 
 
 def _forms(word: str) -> list[str]:
