@@ -19,7 +19,6 @@ The local index and the shared one read the same spellings in the same order and
 
 from __future__ import annotations
 
-import contextlib
 import re
 import sqlite3
 from collections import Counter
@@ -67,8 +66,7 @@ def known(word: str) -> bool:
         dictionary = lexicon.table()
         if dictionary is None:
             return False
-        with contextlib.closing(dictionary):
-            found = dictionary.execute(f"SELECT 1 FROM en WHERE word IN ({marks}) LIMIT 1", forms).fetchone()
+        found = dictionary.execute(f"SELECT 1 FROM en WHERE word IN ({marks}) LIMIT 1", forms).fetchone()
     except sqlite3.Error:  # a compiled dictionary damaged after it was written: the vocabulary alone tells
         return False
     return found is not None
