@@ -8,7 +8,8 @@ word index (what a person typed before is what they mistype now), and the words 
 typed, said beside the answer ("Not found: kubernets; searched for kubernetes.").
 
 Only a word of letters (no digits, no ``_``, ``.`` or ``/``: names and paths are looked for by their parts
-and substrings), of at least :data:`SHORTEST` of them (a shorter word has too many neighbours to mean one),
+and substrings), of at least :data:`SHORTEST` of them (a shorter word has too many neighbours to mean one:
+one of four letters is read with two of its letters swapped only, "exti" as exit),
 and no word of English (:func:`known`): a word spelt right that the history lacks ("memorizes") was meant
 as typed, and the history's words one letter from it ("memories") are not what it asks.
 Each spelling is one term-list lookup (about 35 microseconds in a million messages); a word of eight
@@ -24,8 +25,10 @@ import sqlite3
 from collections import Counter
 from collections.abc import Callable
 
-# Letters a word needs before its slips are looked for.
+# Letters a word needs before its slips are looked for; a word of SWAPPED_FROM letters ("exti", "form") is
+# looked for with two of its letters swapped only, the commonest slip, of a few spellings only.
 SHORTEST = 5
+SWAPPED_FROM = 4
 # Words at most that stand for one typed wrong, the most common first.
 MOST = 3
 # How far the docs of each spelling found are counted to tell the most common (a count there says "at least").
@@ -47,9 +50,9 @@ _OFTEN_LEFT_OUT = "tnsrhldcm"
 
 
 def wanted(word: str) -> bool:
-    """Whether ``word`` (as typed) is one whose slips are looked for: ASCII letters, :data:`SHORTEST` or
-    more, and no word of English (:func:`known`)."""
-    return len(word) >= SHORTEST and word.isascii() and word.isalpha() and not known(word)
+    """Whether ``word`` (as typed) is one whose slips are looked for: ASCII letters, :data:`SWAPPED_FROM`
+    or more, and no word of English (:func:`known`)."""
+    return len(word) >= SWAPPED_FROM and word.isascii() and word.isalpha() and not known(word)
 
 
 def known(word: str) -> bool:
@@ -103,6 +106,8 @@ def tiers(word: str) -> list[list[str]]:
     low = word.lower()
     cuts = [(low[:i], low[i:]) for i in range(len(low) + 1)]
     swapped = [a + b[1] + b[0] + b[2:] for a, b in cuts if len(b) > 1]
+    if len(low) < SHORTEST:  # a short word has too many neighbours to mean one: its letters swapped only
+        return [[w for w in dict.fromkeys(swapped) if w != low], []]
     # A letter too many, inside the word: without its first or last letter a word is mostly another word
     # it is made from ("picker": pick, "telly": tell, "braised": raised), not a slip.
     extra = [a + b[1:] for a, b in cuts[1:-2]]
