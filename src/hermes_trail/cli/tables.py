@@ -252,7 +252,7 @@ def print_search(out: Printer, result: SearchResult, shared: bool = False, encod
         out.line(f"No match for {safe(result.query)!r}.")
         if result.missing:
             out.line((f"Not found anywhere: {safe(', '.join(result.missing))}", "dim"))
-        _print_spelled(out, result, "dim")
+        _print_spelled(out, result.spelled, "dim")
         for said in result.unmatched:  # a filter nothing matches: a typo, not an empty history
             out.line((safe(said[0].upper() + said[1:]) + ".", "yellow"))
         _print_dictionary_hint(out, result)
@@ -263,7 +263,7 @@ def print_search(out: Printer, result: SearchResult, shared: bool = False, encod
         # no turn matched any word: what is shown was found by meaning alone
         shown = "what the other words find" if result.matches else "what is nearest in meaning"
         out.line((f"Not found anywhere: {words}; showing {shown}.", "yellow"))
-    _print_spelled(out, result, "yellow")
+    _print_spelled(out, result.spelled, "yellow")
     if result.read_as:
         out.line((f"Also read as English: {safe(', '.join(result.read_as))}", "dim"))
     read_across = readings_shown(result)
@@ -278,9 +278,9 @@ def print_search(out: Printer, result: SearchResult, shared: bool = False, encod
         _print_conversations(out, result, shared, encoding)
 
 
-def _print_spelled(out: Printer, result: SearchResult, style: str) -> None:
+def _print_spelled(out: Printer, spelled: dict[str, list[str]], style: str) -> None:
     """Each word typed that no turn has, and the words one slip away from it searched for instead."""
-    for typed, words in result.spelled.items():
+    for typed, words in spelled.items():
         out.line((f"Not found: {safe(typed)}; searched for {safe(' or '.join(words))}.", style))
 
 
@@ -434,8 +434,7 @@ def print_how(out: Printer, what: str, entries: list[HowEntry]) -> None:
     if not entries:
         out.line(f"No command on record does {safe(what)!r}.")
         return
-    for typed, words in entries[0].spelled.items():
-        out.line((f"Not found: {safe(typed)}; searched for {safe(' or '.join(words))}.", "yellow"))
+    _print_spelled(out, entries[0].spelled, "yellow")
     if entries[0].lacks:
         out.line((f"Nothing on record does all of {safe(what)!r}; leaving out one word:", "yellow"))
     for entry in entries:

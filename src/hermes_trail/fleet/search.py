@@ -250,6 +250,11 @@ class _Plan:
     # The words typed wrong, each with the words one slip away searched for in its place (as locally).
     spelled: dict[str, list[str]] = field(default_factory=dict)
 
+    @property
+    def meant(self) -> list[str]:
+        """The words typed, each typed wrong as the first word read for it (as locally)."""
+        return spelling.meant(self.typed, self.spelled)
+
 
 # The profile names of the shared index (other than the default), by their case-folded spelling, kept per
 # connection for a while: a word naming one says where to look, not what to find (as locally).
@@ -324,9 +329,7 @@ def _plan(conn: psycopg.Connection[Any], text: str, checked: bool) -> _Plan:
                 missing += [part.text for part in parts if part not in having]
                 continue
             if words := _respelled(conn, term.text):
-                change[term] = (
-                    query.Term(words[0]) if len(words) == 1 else query.Or(tuple(map(query.Term, words)))
-                )
+                change[term] = plan.either(words)
                 spelled[term.text] = words
                 continue
             missing.append(term.text)
@@ -364,28 +367,25 @@ def _plan(conn: psycopg.Connection[Any], text: str, checked: bool) -> _Plan:
 
 
 def _respelled(conn: psycopg.Connection[Any], word: str) -> list[str]:
-    """The words one slip away from ``word`` that the shared index holds, which stand for it, as the local
-    index reads them (:func:`~hermes_trail.index.plan.respelled`)."""
-    if not spelling.wanted(word):
-        return []
-    there: list[str] = []
-    for tier in spelling.tiers(word):
-        if there := _words_there(conn, tier):
-            break
-    else:
-        return []
-    written = []
-    for spelled in spelling.kept(there, doc_frequencies(conn, there, spelling.COUNTED), plan.stem):
-        leaf = _leaf_sql(_word(spelled))
-        if leaf is None:
-            written.append(spelled)
-            continue
+    """The words one slip away from ``word`` that the shared index holds, which stand for it, by the rule
+    the local index reads them with (:func:`~hermes_trail.index.spelling.respelled`)."""
+
+    def texts(spelled: str) -> list[str]:
         # The first docs found, in the order they were written, as locally (no sort: a common word's
         # newest, sorted, cost 15 ms).
+        leaf = _leaf_sql(_word(spelled))
+        if leaf is None:
+            return []
         sql = f"SELECT d.text FROM {_D} d WHERE d.tsv @@ {leaf[0]} LIMIT {spelling.READ}"
-        texts = [str(r[0]) for r in conn.execute(sql, leaf[1])]
-        written.append(spelling.written(spelled, texts, plan.stem))
-    return spelling.standing_for(word, written, plan.stem)
+        return [str(r[0]) for r in conn.execute(sql, leaf[1])]
+
+    return spelling.respelled(
+        word,
+        lambda words: _words_there(conn, words),
+        lambda words: doc_frequencies(conn, words, spelling.COUNTED),
+        texts,
+        plan.stem,
+    )
 
 
 def _words_there(conn: psycopg.Connection[Any], words: list[str]) -> list[str]:
@@ -1361,7 +1361,7 @@ def _search(
     answered = {key: _conversation_score(conv.hits) for key, conv in groups.items()}
     ordered = sorted(groups.values(), key=lambda c: answered[(c.store, c.root)], reverse=True)
     meaning: dict[tuple[str, str], float] = {}  # each conversation's standing in the meaning pass
-    typed = [t for t in spelling.meant(reading.typed, reading.spelled) if t not in reading.dropped]
+    typed = [t for t in reading.meant if t not in reading.dropped]
     _lift_titles(ordered, typed)
     few = len(groups) < RELAX_BELOW
     unencoded: int | None = None
@@ -1430,7 +1430,7 @@ def _search(
             )
             pool += evidence
             matched |= docs
-        if info.vector and (meaning_text := " ".join(spelling.meant(reading.typed, reading.spelled)).strip()):
+        if info.vector and (meaning_text := " ".join(reading.meant).strip()):
             near, meaning, unencoded = _meaning(
                 conn, meaning_text, filters, hosts, info, meaning_weight(reading.typed, reading.dropped)
             )

@@ -223,26 +223,28 @@ def stemmed_away(term: query.Term) -> bool:
 
 def respelled(conn: sqlite3.Connection, word: str) -> list[str]:
     """The words one slip away from ``word`` that the word index holds, which stand for it
-    (:func:`spelling.kept`); none for a word whose slips are not looked for (:func:`spelling.wanted`)."""
-    if not spelling.wanted(word):
-        return []
-    there: list[str] = []
-    for tier in spelling.tiers(word):
-        there = [w for w in tier if exists(conn, "docs_fts", query.leaf_fts(query.Term(w)) or '""')]
-        if there:
-            break
-    else:
-        return []
-    sql = f"SELECT count(*) FROM (SELECT 1 FROM docs_fts WHERE docs_fts MATCH ? LIMIT {spelling.COUNTED})"
-    counts = [int(conn.execute(sql, (query.leaf_fts(query.Term(w)),)).fetchone()[0]) for w in there]
-    # The first docs found, in the order they were written (the shared index reads the same).
-    read = "SELECT d.text FROM docs_fts f JOIN docs d ON d.id = f.rowid WHERE docs_fts MATCH ? LIMIT ?"
-    chosen = spelling.kept(there, counts, stem)
-    texts = [
-        [r[0] for r in conn.execute(read, (query.leaf_fts(query.Term(w)), spelling.READ))] for w in chosen
-    ]
-    written = [spelling.written(w, t, stem) for w, t in zip(chosen, texts, strict=True)]
-    return spelling.standing_for(word, written, stem)
+    (:func:`spelling.respelled`)."""
+
+    def fts(spelled: str) -> str:
+        return query.leaf_fts(query.Term(spelled)) or '""'
+
+    def counts(words: list[str]) -> list[int]:
+        sql = "SELECT count(*) FROM (SELECT 1 FROM docs_fts WHERE docs_fts MATCH ? LIMIT ?)"
+        return [int(conn.execute(sql, (fts(w), spelling.COUNTED)).fetchone()[0]) for w in words]
+
+    def texts(spelled: str) -> list[str]:  # the first docs found, in the order they were written
+        sql = "SELECT d.text FROM docs_fts f JOIN docs d ON d.id = f.rowid WHERE docs_fts MATCH ? LIMIT ?"
+        return [r[0] for r in conn.execute(sql, (fts(spelled), spelling.READ))]
+
+    def there(words: list[str]) -> list[str]:
+        return [w for w in words if exists(conn, "docs_fts", fts(w))]
+
+    return spelling.respelled(word, there, counts, texts, stem)
+
+
+def either(words: list[str]) -> query.Node:
+    """Words that stand for one typed (:func:`respelled`) as the node that asks for any of them."""
+    return query.Term(words[0]) if len(words) == 1 else query.Or(tuple(map(query.Term, words)))
 
 
 def _found(conn: sqlite3.Connection, term: query.Term) -> bool:
@@ -447,9 +449,7 @@ def read(conn: sqlite3.Connection, text: str, checked: bool = True) -> Plan:
             missing += [part.text for part in parts if part not in having]
             continue
         if words := respelled(conn, term.text):
-            change[term] = (
-                query.Term(words[0]) if len(words) == 1 else query.Or(tuple(map(query.Term, words)))
-            )
+            change[term] = either(words)
             spelled[term.text] = words
             continue
         missing.append(term.text)

@@ -179,6 +179,29 @@ def standing_for(typed: str, words: list[str], same: Callable[[str], str] = str.
     return [w for w in dict.fromkeys(words) if not made_from(w)]
 
 
+def respelled(
+    word: str,
+    there: Callable[[list[str]], list[str]],
+    counts: Callable[[list[str]], list[int]],
+    texts: Callable[[str], list[str]],
+    same: Callable[[str], str],
+) -> list[str]:
+    """The words one slip away from ``word`` that an index holds, which stand for it: none for a word whose
+    slips are not looked for (:func:`wanted`). The index is asked through ``there`` (which of these
+    spellings some doc has, in their order), ``counts`` (how many docs have each, up to :data:`COUNTED`)
+    and ``texts`` (the texts of the first :data:`READ` docs that have one); ``same`` is the form it holds a
+    word as. The local index and the shared one answer with this one rule."""
+    if not wanted(word):
+        return []
+    for tier in tiers(word):
+        if found := there(tier):
+            break
+    else:
+        return []
+    chosen = kept(found, counts(found), same)
+    return standing_for(word, [written(w, texts(w), same) for w in chosen], same)
+
+
 def meant(typed: list[str], spelled: dict[str, list[str]]) -> list[str]:
     """The words ``typed`` with each one typed wrong as the first word read for it: what the sentence model
     reads the question as ("restic backup schedule", not "restic bakup schedule")."""
