@@ -260,33 +260,36 @@ def test_an_index_without_chinese_text_never_opens_the_dictionary(tmp_path, monk
     assert {c.hits[0].session_id for c in result.conversations} == {s.id for s in BACKUP_NEIGHBOURS[1:]}
 
 
-def test_the_stage_behind_the_queries_compiles_the_dictionary_an_index_of_chinese_needs(
+def test_the_stage_behind_the_queries_compiles_the_dictionary_every_index_needs(
     fresh_table, tmp_path, monkeypatch
 ):
-    """Compiling the dictionary takes a second or two, which the first question needing it would wait: the
-    stage behind the queries (and the MCP server's warm-up) compiles it first, when the index holds Chinese
-    or Japanese text; for an index of English alone it is never compiled."""
+    """Compiling the dictionary takes one to five seconds, which the first question needing it would wait:
+    the stage behind the queries (and the MCP server's warm-up, and `trail index`) compiles it first. An
+    index of English alone needs it too: a word the index lacks is looked up in it before it is read as a
+    typo (``spelling.known``), so the first such search reads what the stage compiled."""
     import os
 
     from hermes_trail.index import behind
-    from hermes_trail.index.search import prepare_dictionary
     from hermes_trail.stats_sql import cache_dir
 
     monkeypatch.setattr(os, "nice", lambda _: 0)  # the test process keeps its priority
     english = write_home(tmp_path / "english", BACKUP_NEIGHBOURS[1:])
     plain = tmp_path / "plain.db"
     sync_index(plain, homes=[english], env={"HERMES_HOME": str(english), "HOME": str(tmp_path)})
-    assert prepare_dictionary(plain) is False
     assert not list(cache_dir().glob("lexicon-*.db"))
-    home = write_home(tmp_path / "hermes", BACKUP_NEIGHBOURS)
-    path = tmp_path / "index.db"
-    sync_index(path, homes=[home], env={"HERMES_HOME": str(home), "HOME": str(tmp_path)})
-    behind.run(path)
+    behind.run(plain)
     (compiled,) = cache_dir().glob(f"lexicon-{lexicon.FORMAT}-*.db")
     written = compiled.stat().st_mtime_ns
     lexicon.table.cache_clear()  # as the process asking the question would start
-    assert search(path, "database backup script").conversations[0].hits[0].session_id == BACKUP_ZH
+    typed = search(plain, "weelky backup")  # no word of English, two letters swapped of "weekly"
+    assert typed.spelled == {"weelky": ["weekly"]}
     assert compiled.stat().st_mtime_ns == written  # the question read what the stage compiled
+    home = write_home(tmp_path / "hermes", BACKUP_NEIGHBOURS)
+    path = tmp_path / "index.db"
+    sync_index(path, homes=[home], env={"HERMES_HOME": str(home), "HOME": str(tmp_path)})
+    lexicon.table.cache_clear()
+    assert search(path, "database backup script").conversations[0].hits[0].session_id == BACKUP_ZH
+    assert compiled.stat().st_mtime_ns == written  # one dictionary for the install, whatever the index
 
 
 def test_the_mcp_servers_warm_up_compiles_the_dictionary_an_index_of_chinese_needs(fresh_table, tmp_path):
@@ -304,7 +307,7 @@ def test_the_mcp_servers_warm_up_compiles_the_dictionary_an_index_of_chinese_nee
     assert list(cache_dir().glob(f"lexicon-{lexicon.FORMAT}-*.db"))
 
 
-def test_trail_index_compiles_the_dictionary_an_index_of_chinese_needs(fresh_table, tmp_path):
+def test_trail_index_compiles_the_dictionary_ahead_of_the_questions(fresh_table, tmp_path):
     from typer.testing import CliRunner
 
     from hermes_trail.cli.app import app

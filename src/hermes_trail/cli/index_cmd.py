@@ -74,7 +74,7 @@ def index(
         _encode_passages(path)
     from hermes_trail.index.search import prepare_dictionary
 
-    prepare_dictionary(path)  # for a question in another language, when the index holds Chinese
+    prepare_dictionary()  # for a question in another language, or with a word typed wrong
     with readonly.connect(path) as conn:
         stores = conn.execute("SELECT count(*) FROM stores").fetchone()[0]
         # Hermes' memory files and skills are rows of their own pseudo-stores, not sessions.

@@ -128,7 +128,7 @@ def run(path: Path, limit: int | None = None) -> VectorReport:
     from hermes_trail.index import search, vectors
 
     report = vectors.encode_pending(path, limit=limit, workers=1, behind=True, most=MOST_SESSIONS)
-    search.prepare_dictionary(path)  # with time to spare: what a question of another language may need
+    search.prepare_dictionary()  # with time to spare: what a question in another language, or a typo, needs
     return report
 
 

@@ -18,7 +18,6 @@ it stands out from its own crowd, and ranks by its stronger evidence.
 
 from __future__ import annotations
 
-import contextlib
 import math
 import re
 import sqlite3
@@ -27,7 +26,6 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, ClassVar
 
-from hermes_trail import readonly
 from hermes_trail.index import (
     cjk,
     encoder,
@@ -880,16 +878,15 @@ def holds_cjk(conn: sqlite3.Connection) -> bool:
     return conn.execute("SELECT 1 FROM docs_cjk_idx LIMIT 1").fetchone() is not None
 
 
-def prepare_dictionary(index: Path) -> bool:
-    """Compile the dictionary (:func:`lexicon.table`) now, when the index holds Chinese or Japanese text
-    and so a question may need it, rather than in the first question that does (two to five seconds); whether
-    it was. What a process that has time runs (`trail index`, the stage behind the queries, the MCP server's
-    warm-up); it never fails one: a dictionary that cannot be compiled now is compiled by the question that
-    needs it, or the question is read as typed."""
+def prepare_dictionary() -> bool:
+    """Compile the dictionary (:func:`lexicon.table`) now rather than in the first question that needs it
+    (one to five seconds); whether it is there. Every index may need it: a question in another language
+    reads it when the index holds Chinese or Japanese text, and a word the index lacks is looked up in it
+    before it is read as a typo of one the index has (:func:`spelling.known`), in any language. What a
+    process that has time runs (`trail index`, the stage behind the queries, the MCP server's warm-up); it
+    never fails one: a dictionary that cannot be compiled now is compiled by the question that needs it,
+    or the question is read as typed. The dictionary is the install's, shared by every index."""
     try:
-        with contextlib.closing(readonly.connect(index)) as conn:
-            if not holds_cjk(conn):
-                return False
         return lexicon.table() is not None
     except (OSError, sqlite3.Error):
         return False

@@ -101,14 +101,14 @@ def warm_up(trail: Trail) -> None:
 
     def sync() -> None:
         try:
-            path = trail.sync()
+            trail.sync()
         except Exception as exc:  # the first call will sync again and say what is wrong
             sys.stderr.write(f"trail mcp: index not brought up to date yet: {exc}\n")
             return
         from hermes_trail.index.search import prepare_dictionary
 
         try:  # the dictionary a question of another language may need, compiled before one asks
-            prepare_dictionary(path)
+            prepare_dictionary()
         except Exception as exc:  # the question that needs it compiles it, or reads the question as typed
             sys.stderr.write(f"trail mcp: dictionary not prepared: {exc}\n")
         try:  # the sentence model, loaded before the first question that needs it (1-2 s)
