@@ -502,6 +502,143 @@ def test_a_change_said_beside_the_subject_does_not_supersede_it(tmp_path):
     assert _first(result) == answer
 
 
+def test_a_question_asking_how_things_stand_now_takes_the_fact_a_later_conversation_changed(tmp_path):
+    """The later conversation says only that Redis moved (one of the question's words): a topic, when the
+    question asks where Redis runs, but the fact itself when it asks where Redis runs *now*. "Right now"
+    in a later question about something else says nothing changed; neither does a later "on-call"
+    sentence about another team."""
+    old, moved, running = "20261108_090000_a20000", "20261120_090000_b20000", "20261125_090000_c20000"
+    path = _index_of(
+        tmp_path,
+        [
+            chat(
+                old,
+                (
+                    "Where is the Redis cache for the webshop?",
+                    "The webshop's Redis cache runs on cache-01, port 6379.",
+                ),
+                start=T,
+            ),
+            chat(
+                moved,
+                (
+                    "Redis was migrated to a managed service, where is it hosted?",
+                    "Redis moved to elasticache, host shop-cache.x7k2pq.euc1.cache.amazonaws.com, port 6379.",
+                ),
+                start=T + 12 * 86400,
+            ),
+            chat(
+                running,
+                ("What is running locally right now?", "Redis and the web container."),
+                start=T + 17 * 86400,
+            ),
+            # The shop's other conversations: "webshop" is its commonest word, "cache" as common as "redis".
+            chat(
+                "20261101_090000_d20000",
+                ("The webshop's checkout is slow.", "Indexed orders."),
+                start=T - 9000,
+            ),
+            chat("20261101_100000_d20001", ("Webshop logo in the footer.", "Done."), start=T - 8000),
+            chat(
+                "20261101_103000_d20006",
+                ("Webshop sitemap for Google.", "The webshop's sitemap is up."),
+                start=T - 7500,
+            ),
+            chat(
+                "20261101_104000_d20007",
+                ("Webshop cookie banner text.", "Done for the webshop."),
+                start=T - 7400,
+            ),
+            chat(
+                "20261101_110000_d20002",
+                ("Clear the browser cache.", "The cache is cleared."),
+                start=T - 7000,
+            ),
+            chat(
+                "20261101_120000_d20003",
+                ("Is the CDN cache warm?", "The cache hit rate is 91%."),
+                start=T - 6000,
+            ),
+            chat(
+                "20261101_130000_d20004", ("Run the linter on the shop.", "Its run is clean."), start=T - 5000
+            ),
+            chat(
+                "20261101_140000_d20005", ("Run the shop's tests.", "The run took 4 minutes."), start=T - 4000
+            ),
+            *_errands(),
+        ],
+    )
+    assert _first(search(path, "where does the webshop's redis cache run now")) == moved
+    assert _first(search(path, "where does the webshop's redis cache run")) == old
+
+
+def test_a_word_of_a_hyphenated_one_names_the_fact(tmp_path):
+    """ "payments on-call changed" names the on-call: ``call`` starts a word of "on-call", where in a
+    host's name (shop-cache.example.com) ``cache`` names no fact."""
+    old, changed = "20261108_090000_a30000", "20261120_090000_b30000"
+    path = _index_of(
+        tmp_path,
+        [
+            chat(
+                old,
+                (
+                    "Who is on call for payments? Put the payments on call rota in the wiki.",
+                    "Payments on call this month: Dana; the payments on call rota is in the wiki.",
+                ),
+                ("And who is on call for payments next month?", "Payments on call next month: Ravi."),
+                start=T,
+            ),
+            chat(
+                changed,
+                (
+                    "Payments on-call changed. Update the pager app, the escalation policy, the Slack group,"
+                    " the holiday calendar and the team's runbook page with the new name and number.",
+                    "Noted: Sami covers it from Monday; the pager, the policy and the runbook are updated.",
+                ),
+                start=T + 12 * 86400,
+            ),
+            *_errands(),
+        ],
+    )
+    assert _first(search(path, "who's on call for payments")) == changed
+
+
+def test_a_change_naming_three_words_of_the_question_names_the_fact_without_its_rarest(tmp_path):
+    """The question's rarest words ("endpoint", "calls") are its asker's, not the history's: the later
+    conversation says the staging URL of the mobile app changed, three of the question's words, and that
+    names the fact as well."""
+    old, changed = "20261108_090000_a40000", "20261120_090000_b40000"
+    path = _index_of(
+        tmp_path,
+        [
+            chat(
+                old,
+                (
+                    "Which staging endpoint does the mobile app call? List the API calls it makes.",
+                    "The mobile app calls the staging endpoint https://staging-api.example.com each call.",
+                ),
+                start=T,
+            ),
+            chat(
+                changed,
+                (
+                    "The staging api base url for the mobile app changed with the new cluster.",
+                    "Use https://api.staging.example.com as the base url in the app's env files.",
+                ),
+                start=T + 12 * 86400,
+            ),
+            chat("20261101_090000_d40000", ("Mobile app icons for iOS.", "Exported."), start=T - 9000),
+            chat("20261101_100000_d40001", ("Deploy the app to staging.", "Deployed."), start=T - 8000),
+            chat(
+                "20261101_110000_d40002", ("Mobile push for Android.", "Mobile push is on."), start=T - 7000
+            ),
+            chat("20261101_120000_d40003", ("Mobile checkout bug.", "Fixed on mobile."), start=T - 6000),
+            *_errands(),
+        ],
+    )
+    assert _first(search(path, "staging endpoint the mobile app calls")) == changed
+
+
 def test_a_hyphenated_word_the_history_lacks_as_one_is_looked_for_by_its_parts(tmp_path):
     """ "Hugo-Pagefind" is in no turn as one word (FTS5 reads it as the phrase "hugo pagefind"): dropped as
     missing, the query would be "blog" alone, and the blog's busiest conversation would lead. Its parts

@@ -3,15 +3,18 @@ hermes-trail's, side by side in one run.
 
 Usage::
 
-    python bench/recall/evaluate.py [--store-dir DIR] [--split legacy,tune,held,engineer] [--kinds K,...]
-                                    [--systems S,...] [--misses] [--held-out-misses] [--details FILE]
+    python bench/recall/evaluate.py [--store-dir DIR] [--split legacy,tune,held,engineer,fresh]
+                                    [--kinds K,...] [--systems S,...] [--misses] [--held-out-misses]
+                                    [--details FILE]
 
 The store (``DIR/hermes_home``, default ``bench/out/recall``) is built by ``build_store.py`` if it is
 missing or stale. The queries are ``bench/recall/queries.jsonl`` (written with the store by its author:
 the set ``legacy``) and, when present, ``bench/recall/queries-blind.jsonl`` (written by someone who read
 only the sessions' summaries; each line's ``split`` puts it in the set ``tune`` or ``held``), and
 ``bench/recall/queries-engineer.jsonl`` (the set ``engineer``: questions the engineer who tuned a rule
-wrote for it after reading the sessions, tuning data like ``tune``, never the held-out half). A target is
+wrote for it after reading the sessions, tuning data like ``tune``, never the held-out half), and
+``bench/recall/queries-fresh.jsonl`` (the set ``fresh``: questions written later, again from the summaries
+alone, scored once untouched before they became tuning data like ``tune``). A target is
 a Hermes session id, ``memory:<profile>:MEMORY.md``/``USER.md`` or ``skill:<profile>:<name>``.
 
 A query hits at k when any of its targets is among the first k distinct items a system returns; its
@@ -62,7 +65,8 @@ DEFAULT_CACHE = HERE.parent / "out" / "cache"
 LEGACY_QUERIES = HERE / "queries.jsonl"
 BLIND_QUERIES = HERE / "queries-blind.jsonl"
 ENGINEER_QUERIES = HERE / "queries-engineer.jsonl"
-SETS = ("legacy", "tune", "held", "engineer")
+FRESH_QUERIES = HERE / "queries-fresh.jsonl"
+SETS = ("legacy", "tune", "held", "engineer", "fresh")
 KINDS = (
     "keyword",
     "paraphrase",
@@ -234,6 +238,8 @@ def load_queries(
     queries = read_queries(legacy, blind=False)
     if ENGINEER_QUERIES.exists():
         queries += read_queries(ENGINEER_QUERIES, blind=False, name="engineer")
+    if FRESH_QUERIES.exists():
+        queries += read_queries(FRESH_QUERIES, blind=False, name="fresh")
     stale = [q["id"] for q in queries if not all(targets.known(t) for t in q["targets"])]
     if stale:
         raise SystemExit(
@@ -515,7 +521,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--cache", type=Path, default=DEFAULT_CACHE, help="the model wheel and passage vectors"
     )
-    parser.add_argument("--split", default=",".join(SETS), help="sets to run (legacy,tune,held,engineer)")
+    parser.add_argument(
+        "--split", default=",".join(SETS), help="sets to run (legacy,tune,held,engineer,fresh)"
+    )
     parser.add_argument("--kinds", help="kinds to run, comma-separated (default: every kind)")
     parser.add_argument("--systems", default=",".join(SYSTEMS), help="systems to run, comma-separated")
     parser.add_argument("--misses", action="store_true", help="list legacy and tune queries missed at 5")
@@ -654,7 +662,7 @@ def main(argv: list[str] | None = None) -> int:
     summary = {name: figures(queries, result) for name, result in results.items()}
     for name in SETS:
         print_set(name, queries, summary)
-    tuning = ("legacy", "tune", "engineer")
+    tuning = ("legacy", "tune", "engineer", "fresh")
     shown = [s for s in tuning if args.misses] + (["held"] if args.held_out_misses else [])
     if shown:
         for name, result in results.items():

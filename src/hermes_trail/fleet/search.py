@@ -69,6 +69,7 @@ from hermes_trail.index.search import (
     _occurrence_score,
     _on_sessions,
     _parts,
+    asks_present,
     language_lifts,
     lift_profiles,
     lift_titled,
@@ -1442,7 +1443,7 @@ def _search(
             pool = _without_excluded(conn, pool, excluded)
         if pool:
             ordered = _fused(pool, floor=1.0, about_user=stopwords.speaks_of_self(reading.typed))
-    ordered = _newest_first(conn, ordered, terms, meaning, answered)
+    ordered = _newest_first(conn, ordered, terms, meaning, answered, asks_present(reading.typed))
     lift_profiles(ordered, list(reading.profiles), list(reading.sources))
     ordered = ordered[:limit]
     conversations = []
@@ -1515,6 +1516,7 @@ def _newest_first(
     terms: list[str],
     meaning: dict[tuple[str, str], float],
     answered: dict[tuple[str, str], float],
+    present: bool,
 ) -> list[Conversation]:
     """The local rule of the newest fact (:func:`~hermes_trail.index.search.newest_first`: a later
     conversation that says the leader's fact changed leads), over the shared index's texts and counts."""
@@ -1526,7 +1528,7 @@ def _newest_first(
     def counts(words: list[str]) -> dict[str, int]:  # only up to where a word stops being rare
         return dict(zip(words, _doc_frequencies(conn, words, None, RARE_CAP), strict=True))
 
-    return newest_first(ordered, terms, meaning, answered, texts, counts)
+    return newest_first(ordered, terms, meaning, answered, texts, counts, present)
 
 
 def _snippets(conn: psycopg.Connection[Any], hits: list[Hit], terms: list[str], chars: int) -> None:

@@ -66,6 +66,8 @@ TITLE_BOOST = 0.25
 # leading conversations.
 SUPERSEDED_BAND = 0.4
 SUPERSEDED_TOP = 8
+# Words of a question a sentence saying a fact changed names to name that fact, its rarest among them or not.
+NAMED_ALONE = 3
 SUPERSEDED_MEANING = 0.4
 # How much a conversation of a profile the query names ("what did the bot say") is lifted.
 PROFILE_BOOST = 0.5
@@ -925,6 +927,7 @@ def _newest_first(
     terms: list[str],
     meaning: dict[tuple[str, str], float],
     answered: dict[tuple[str, str], float],
+    present: bool,
 ) -> list[Conversation]:
     """:func:`newest_first` over this index: its docs' texts and its word counts."""
 
@@ -937,7 +940,7 @@ def _newest_first(
         sql = f"SELECT count(*) FROM (SELECT 1 FROM docs_fts WHERE docs_fts MATCH ? LIMIT {RARE_CAP})"
         return {w: int(conn.execute(sql, (_fts_string(w),)).fetchone()[0]) for w in words}
 
-    return newest_first(ordered, terms, meaning, answered, texts, counts)
+    return newest_first(ordered, terms, meaning, answered, texts, counts, present)
 
 
 def newest_first(
@@ -947,6 +950,7 @@ def newest_first(
     answered: dict[tuple[str, str], float],
     texts: Callable[[list[int]], dict[int, tuple[str, str]]],
     counts: Callable[[list[str]], dict[str, int]],
+    present: bool = False,
 ) -> list[Conversation]:
     """The leading conversation, unless a later one about the same thing superseded it: when two sessions
     state the same fact, the later one is the fact now (a meeting moved, a service moved host). The older
@@ -960,7 +964,8 @@ def newest_first(
     word when both have them), and says in a turn a person or the agent said that it changed ("moved",
     "now", "no longer", ...). The newest such conversation leads.
     Sessions people drove only, and the runs of one cron job: a cron run or a sub-agent reports a fact
-    more than it states one, but a later run of the same job that says it changed is the fact now."""
+    more than it states one, but a later run of the same job that says it changed is the fact now.
+    ``present``: the question asks how things stand now (:func:`asks_present`)."""
     if len(ordered) < 2:
         return ordered
     lead = ordered[0]
@@ -980,26 +985,37 @@ def newest_first(
     if not newer:
         return ordered
     asked = content_words(terms)
-    rare = rarest(asked, counts)
+    rare, found = rare_words(asked, counts)
+    rare = rare if len(rare) >= 2 else found[:2]  # as :func:`rarest`, counted once
     if not rare:
         return ordered
     # A sentence that says a fact changed names the fact: two of the query's words (all when it has
-    # fewer), one of them among its rarest. One word is a topic, not a fact ("the new android gradle
-    # plugin needs jdk 17" beside a question on Android 13's notification permission).
+    # fewer), one of them among its rarest, or three of any. One word is a topic, not a fact ("the new
+    # android gradle plugin needs jdk 17" beside a question on Android 13's notification permission). A
+    # question asking how things stand now ("where does redis run now?") wants the newest fact: its
+    # rarest word names it ("redis moved to ..."), or two of any ("the staging port is now 6432").
     named = min(2, len(asked))
     said = texts([h.doc for c in [lead, *newer] for h in c.hits])
 
-    def about(conv: Conversation) -> bool:
-        return any(word in said.get(h.doc, ("", ""))[1] for h in conv.hits for word in rare)
+    def names_fact(sentence: str) -> bool:
+        words = [w for w in asked if _names(sentence, w)]
+        some_rare = any(w in rare for w in words)
+        if present:
+            return found[0] in words or len(words) >= named
+        return (some_rare and len(words) >= named) or len(words) >= NAMED_ALONE
+
+    def about(conv: Conversation) -> bool:  # one of the rarest words, or as many words as name a fact
+        texts_of = [said.get(h.doc, ("", ""))[1] for h in conv.hits]
+        return any(word in text for text in texts_of for word in rare) or any(
+            sum(_names(text, w) for w in asked) >= NAMED_ALONE for text in texts_of
+        )
 
     def says_changed(conv: Conversation) -> bool:
         """A turn a person or the agent said (not a tool's output) that names what the query is about
         and says it changed."""
         found = (said.get(h.doc, ("", "")) for h in conv.hits)
         return any(
-            _CHANGED.search(sentence)
-            and any(_names(sentence, w) for w in rare)
-            and sum(_names(sentence, w) for w in asked) >= named
+            _CHANGED.search(sentence) and names_fact(sentence)
             for kind, text in found
             if kind in STATED
             for sentence in _SENTENCE.split(text)
@@ -1037,8 +1053,8 @@ _SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
 # and "update(s)", mostly nouns ("broke overnight without code changes", "the update"): only "changed" and
 # "updated" say it.
 _CHANGED = re.compile(
-    r"\b(?:now|no longer|instead|any ?more|from now on|switched|bump(?:s|ed)|changed|updated|"
-    r"(?:mov|migrat|resiz|replac|renam)(?:e|es|ed))\b"
+    r"\b(?:(?<!right )(?<!just )now|no longer|instead|any ?more|from now on|switched|bump(?:s|ed)|changed|"
+    r"updated|(?:mov|migrat|resiz|replac|renam)(?:e|es|ed))\b"
 )
 
 
@@ -1050,12 +1066,38 @@ def content_words(terms: list[str]) -> list[str]:
 
 def _names(sentence: str, word: str) -> bool:
     """Whether ``sentence`` has ``word`` (lower case) where a word starts (``deploy`` in "deploys", not
-    ``cache`` in "elasticache"), and not as a part of a name (``cache`` in "shop-cache.example.com" or
-    "/var/cache": a host named so is not the fact a question on caching asks about); a Chinese or
-    Japanese word anywhere, as those have no spaces."""
+    ``cache`` in "elasticache"; ``call`` in "on-call"), and not as a part of a name (``cache`` in
+    "shop-cache.example.com" or "/var/cache": a host named so is not the fact a question on caching asks
+    about); a Chinese or Japanese word anywhere, as those have no spaces."""
     if cjk.has_cjk(word):
         return word in sentence
-    return re.search(r"(?<![\w./-])" + re.escape(word), sentence) is not None
+    for found in re.finditer(r"(?<![\w./])" + re.escape(word), sentence):
+        start = found.start()
+        if start == 0 or sentence[start - 1] != "-":
+            return True
+        token = _TOKEN.search(sentence, sentence.rfind(" ", 0, start) + 1)
+        if token is not None and not _NAME_SEPARATOR.search(token[0].rstrip(".,;:!?)\"'")):
+            return True  # a word of a hyphenated one ("on-call"), not of a host's name or a path
+    return False
+
+
+# A whitespace-delimited token, and what makes one a host's name or a path rather than a word.
+_TOKEN = re.compile(r"\S+")
+_NAME_SEPARATOR = re.compile(r"[./]")
+# A question that asks how things stand now, in the languages indexed: it wants the newest fact.
+_PRESENT = re.compile(
+    r"\b(?:now|nowadays|currently|current|these days|at the moment|at present|still|any ?more|"
+    r"jetzt|aktuell|derzeit|inzwischen|mittlerweile|noch|maintenant|actuellement|encore|ahora|actualmente|"
+    r"todav[ií]a)\b|现在|目前|如今|現在|今は|いま",
+    re.IGNORECASE,
+)
+
+
+def asks_present(typed: list[str]) -> bool:
+    """Whether a question (its ``typed`` words) asks how things stand now ("where does redis run now?",
+    "are we still on cloudflare pages?"): the newest of the facts it names is wanted
+    (:func:`newest_first`)."""
+    return _PRESENT.search(" ".join(typed)) is not None
 
 
 # A cron run's session id: ``cron_<job id>_<YYYYmmdd_HHMMSS>``, as Hermes' scheduler names it.
@@ -1074,15 +1116,23 @@ RARE_CAP = 200
 
 def rarest(words: list[str], counts: Callable[[list[str]], dict[str, int]]) -> list[str]:
     """The rarest of the query's content ``words`` (:func:`content_words`): those matching at most twice
-    as many docs as the rarest one, and at least two, ``counts`` giving how many docs each is in (up to
-    :data:`RARE_CAP`)."""
+    as many docs as the rarest one (:func:`rare_words`), and at least two, ``counts`` giving how many docs
+    each is in (up to :data:`RARE_CAP`)."""
+    rare, found = rare_words(words, counts)
+    return rare if len(rare) >= 2 else found[:2]
+
+
+def rare_words(
+    words: list[str], counts: Callable[[list[str]], dict[str, int]]
+) -> tuple[list[str], list[str]]:
+    """The query's content ``words`` matching at most twice as many docs as the rarest one, and every one
+    that matches, the rarest first."""
     counted = {w: min(n, RARE_CAP) for w, n in counts(words[:8]).items()}
     found = sorted((n, t) for t, n in counted.items() if n)
     if not found:
-        return []
+        return [], []
     least = found[0][0]
-    rare = [t for n, t in found if n <= 2 * least]
-    return rare if len(rare) >= 2 else [t for _, t in found[:2]]
+    return [t for n, t in found if n <= 2 * least], [t for _, t in found]
 
 
 def _latest(conv: Conversation) -> float:
@@ -1268,7 +1318,7 @@ def search(
             ordered += _fused(pool, floor, about_user=stopwords.speaks_of_self(reading.typed))
             for conv in ordered:
                 groups.setdefault((conv.store, conv.root), conv)
-        ordered = _newest_first(conn, ordered, terms, meaning, answered)
+        ordered = _newest_first(conn, ordered, terms, meaning, answered, asks_present(reading.typed))
         lift_profiles(ordered, reading.profiles, reading.sources)
         ordered = ordered[:limit]
         conversations = []
