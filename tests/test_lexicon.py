@@ -287,6 +287,7 @@ def test_the_stage_behind_the_queries_compiles_the_dictionary_every_index_needs(
     home = write_home(tmp_path / "hermes", BACKUP_NEIGHBOURS)
     path = tmp_path / "index.db"
     sync_index(path, homes=[home], env={"HERMES_HOME": str(home), "HOME": str(tmp_path)})
+    behind.run(path)
     lexicon.table.cache_clear()
     assert search(path, "database backup script").conversations[0].hits[0].session_id == BACKUP_ZH
     assert compiled.stat().st_mtime_ns == written  # one dictionary for the install, whatever the index

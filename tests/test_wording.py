@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -471,6 +472,28 @@ def test_a_conversation_that_covers_more_of_the_question_outranks_one_lucky_turn
     assert _first(result) == check
 
 
+def test_the_last_words_of_a_long_question_count_in_how_much_of_it_a_conversation_covers(tmp_path):
+    """A question put in everyday words runs long and often names its topic last ("... after swapping out
+    the old date library"): its ninth and tenth words count in how much of it a conversation covers, as
+    its first ones do. Counting only the first eight left "library" out, and a conversation with two of
+    the first words ("swap", "out") covered more of the question than the one about the date library."""
+    topic = "20261107_090000_1d1000"
+    path = _index_of(
+        tmp_path,
+        [
+            chat(topic, ("I suspect the date library.", "Moment's locales were bundled."), start=T),
+            *_errands(),
+        ],
+    )
+    words = ["phone", "app", "got", "smaller", "swapping", "out", "old", "date", "library"]  # as read
+    conn = sqlite3.connect(path)
+    (doc,) = conn.execute("SELECT rowid FROM docs_fts WHERE docs_fts MATCH 'date library'").fetchone()
+    found = [search_module.Conversation("store", topic)]
+    found[0].hits.append(SimpleNamespace(doc=doc))
+    shares, counts = search_module._covered(conn, found, words)
+    assert counts == [2] and shares[0] > 0
+
+
 def test_a_change_said_beside_the_subject_does_not_supersede_it(tmp_path):
     """The later conversation says "now" of something else (a jail that now bans), and names the
     password in another sentence: it did not change what the query asks about, so it does not replace
@@ -572,6 +595,42 @@ def test_a_question_asking_how_things_stand_now_takes_the_fact_a_later_conversat
     assert _first(search(path, "where does the webshop's redis cache run")) == old
 
 
+def test_the_leading_conversation_is_about_the_fact_in_another_form_of_the_questions_word():
+    """The question asks where the blog is built "after the last hosting change"; the conversation that
+    answered it first says the blog is "hosted" on Netlify. It is about the same thing (the same stem as
+    "hosting", one of the question's rarest words), so the later one that moved the blog replaces it; a
+    word that only starts the same ("hostname") is no form of it."""
+
+    def conversation(root: str, doc: int, when: float) -> search_module.Conversation:
+        hit = SimpleNamespace(doc=doc, time=when, score=1.0, session_kind="interactive", session_id=root)
+        return search_module.Conversation("store", root, [hit])
+
+    said = {
+        1: ("reply", "the blog is hosted on netlify and deployed from main."),
+        2: ("reply", "the blog is now hosted on github pages, built by the pages workflow."),
+    }
+    counts = {"blog": 50, "built": 5, "deployed": 23, "hosting": 22}
+    old, moved = conversation("old", 1, T), conversation("moved", 2, T + 86400)
+    ranked = search_module.newest_first(
+        [old, moved],
+        ["blog", "built", "deployed", "hosting"],
+        {("store", "old"): 4.9, ("store", "moved"): 3.7},
+        {},
+        lambda docs: {d: said[d] for d in docs},
+        lambda words: {w: counts.get(w, 0) for w in words},
+    )
+    assert [c.root for c in ranked] == ["moved", "old"]
+    said[1] = ("reply", "the blog's hostname is netlify's, and it is deployed from main.")
+    assert search_module.newest_first(
+        [old, moved],
+        ["blog", "built", "deployed", "hosting"],
+        {("store", "old"): 4.9, ("store", "moved"): 3.7},
+        {},
+        lambda docs: {d: said[d] for d in docs},
+        lambda words: {w: counts.get(w, 0) for w in words},
+    ) == [old, moved]
+
+
 def test_a_word_of_a_hyphenated_one_names_the_fact(tmp_path):
     """ "payments on-call changed" names the on-call: ``call`` starts a word of "on-call", where in a
     host's name (shop-cache.example.com) ``cache`` names no fact."""
@@ -662,6 +721,8 @@ def test_a_hyphenated_word_the_history_lacks_as_one_is_looked_for_by_its_parts(t
     )
     result = search(path, "Hugo-Pagefind blog")
     assert _first(result) == answer and result.missing == []
+    dashed = search(path, "Hugo\u2013Pagefind blog")  # an en dash joins the words as a hyphen does
+    assert _first(dashed) == answer and dashed.missing == []
     split = search(path, "Hugo-Nirgendwo blog")  # one part the history lacks: that part is missing
     assert _first(split) == answer and split.missing == ["Nirgendwo"]
     # A hyphenated word the history has as one is looked for as one.

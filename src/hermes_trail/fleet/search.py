@@ -44,6 +44,7 @@ from hermes_trail.index.search import (
     COUNT_CAP,
     COVERAGE_BIGRAMS,
     COVERAGE_POWER,
+    COVERAGE_TERMS,
     FURTHER_WINDOWS,
     HEAD,
     KIND_WEIGHT,
@@ -98,6 +99,10 @@ BM25_B = 0.75
 DF_CAP = 20_000
 # Passages the meaning pass reads (nearest first), and the cosine below which a passage says nothing.
 MEANING_TOP = 200
+# Up to this many sessions with passages, each one's best passage is read (a scan of every passage, a
+# few milliseconds for a thousand sessions): the crowd a session stands against is the local pass's
+# exactly, where beyond it is fitted from the nearest (:func:`crowd`).
+EXACT_CROWD_MOST = 1000
 PASSAGE_FLOOR = 0.3
 SEMANTIC_TOP = 20
 
@@ -934,7 +939,7 @@ def _any_words(
     coverage: float,
     weight: float = LEXICAL_WEIGHT,
     groups: list[list[str]] | None = None,
-    cut: int = 8,
+    cut: int = COVERAGE_TERMS,
     shares_after: bool = False,
     excluded: str | None = None,
     against: int | None = None,
@@ -1252,25 +1257,36 @@ def _meaning(
     clauses += whole
     on_sessions += whole
     params += more
-    where = ("WHERE " + " AND ".join(clauses)) if clauses else ""
-    _nearest_settings(conn)
-    sql = (
-        f"SELECT p.sess, p.seq, 1 - (p.vec {op} %s::{info.vector_schema}.vector) FROM "
-        f"{schema.SCHEMA}.passages p JOIN {_S} s ON s.id = p.sess {where} "
-        f"ORDER BY p.vec {op} %s::{info.vector_schema}.vector LIMIT {MEANING_TOP}"
-    )
-    best: dict[int, tuple[float, int]] = {}
-    for sess, seq, similarity in conn.execute(sql, [literal, *params, literal]):
-        if int(sess) not in best or float(similarity) > best[int(sess)][0]:
-            best[int(sess)] = (float(similarity), int(seq))
-    if len(best) < 2:
-        return [], {}, None
     # The crowd (the sessions with passages this search stands against) and, in the same reading of the
     # sessions, how many have none yet (told to the caller).
-    where = " AND ".join(["s.passages > 0", *on_sessions])
-    sql = f"SELECT count(*) FILTER (WHERE {where}), count(*) FILTER (WHERE s.passages = 0) FROM {_S} s"
+    counted = " AND ".join(["s.passages > 0", *on_sessions])
+    sql = f"SELECT count(*) FILTER (WHERE {counted}), count(*) FILTER (WHERE s.passages = 0) FROM {_S} s"
     encoded, unencoded = conn.execute(sql, params).fetchone() or (0, 0)
-    mean, deviation = crowd(sorted((v for v, _ in best.values()), reverse=True), int(encoded))
+    where = ("WHERE " + " AND ".join(clauses)) if clauses else ""
+    similarity = f"1 - (p.vec {op} %s::{info.vector_schema}.vector)"
+    if int(encoded) <= EXACT_CROWD_MOST:
+        # Few enough to read every session's best passage, as the local pass does: the crowd is exact.
+        sql = (
+            f"SELECT DISTINCT ON (p.sess) p.sess, p.seq, {similarity} AS near FROM "
+            f"{schema.SCHEMA}.passages p JOIN {_S} s ON s.id = p.sess {where} ORDER BY p.sess, near DESC"
+        )
+        rows = conn.execute(sql, [literal, *params]).fetchall()
+    else:
+        _nearest_settings(conn)
+        sql = (
+            f"SELECT p.sess, p.seq, {similarity} FROM "
+            f"{schema.SCHEMA}.passages p JOIN {_S} s ON s.id = p.sess {where} "
+            f"ORDER BY p.vec {op} %s::{info.vector_schema}.vector LIMIT {MEANING_TOP}"
+        )
+        rows = conn.execute(sql, [literal, *params, literal]).fetchall()
+    best: dict[int, tuple[float, int]] = {}
+    for sess, seq, near in rows:
+        if int(sess) not in best or float(near) > best[int(sess)][0]:
+            best[int(sess)] = (float(near), int(seq))
+    if len(best) < 2:
+        return [], {}, None
+    values = sorted((v for v, _ in best.values()), reverse=True)
+    mean, deviation = crowd(values, len(values) if int(encoded) <= EXACT_CROWD_MOST else int(encoded))
     chosen = sorted(((v, s, q) for s, (v, q) in best.items() if v >= PASSAGE_FLOOR), reverse=True)
     chosen = chosen[:SEMANTIC_TOP]
     if not chosen:

@@ -342,8 +342,11 @@ def naming_sources(missing: list[str], named: dict[str, str]) -> tuple[list[str]
     return list(dict.fromkeys(sources)), [w for w in missing if w.casefold() not in named]
 
 
-# A word of words joined by hyphens, and nothing else (not a path, a flag or a negative number).
-_HYPHENATED = re.compile(r"[^\W_]+(?:-[^\W_]+)+")
+# A word of words joined by hyphens or dashes ("Lyon–Lisbon", the en dash of a route or a range), and
+# nothing else (not a path, a flag or a negative number).
+_JOINERS = "-\u2010\u2011\u2013\u2014"
+_HYPHENATED = re.compile(rf"[^\W_]+(?:[{_JOINERS}][^\W_]+)+")
+_JOINER = re.compile(rf"[{_JOINERS}]")
 
 
 def compound_parts(text: str) -> list[query.Term]:
@@ -351,7 +354,7 @@ def compound_parts(text: str) -> list[query.Term]:
     single characters left out."""
     if not _HYPHENATED.fullmatch(text) or cjk.has_cjk(text):
         return []
-    found = [w for w in text.split("-") if len(w) > 1]
+    found = [w for w in _JOINER.split(text) if len(w) > 1]
     return [query.Term(w) for w in dict.fromkeys(found) if not stopwords.is_stopword(w, found)]
 
 
