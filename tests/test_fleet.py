@@ -2029,7 +2029,7 @@ def test_the_meaning_pass_reads_its_nearest_through_the_hnsw_index_as_locally(ve
 
 
 def test_a_small_shared_index_stands_every_session_against_the_whole_crowd_as_locally(vector_fleet, tmp_path):
-    """Up to a thousand sessions with passages, the shared index reads each one's best passage, as the
+    """Up to 5,000 passages, the shared index reads each session's best passage, as the
     local pass does, rather than fitting the crowd from the nearest: the standings are the local ones, not
     close to them (a later conversation's standing against the leader's decides whether it replaces it,
     and a fitted crowd put a few answers of the recall benchmark second)."""
@@ -2074,12 +2074,12 @@ def _standings(
     every session's best as on a small one) and in the local ``index`` (on sessions alone)."""
     from hermes_trail.fleet import search as fleet_module
 
-    most = fleet_module.EXACT_CROWD_MOST
-    fleet_module.EXACT_CROWD_MOST = most if exact else 0
+    most = fleet_module.EXACT_CROWD_PASSAGES
+    fleet_module.EXACT_CROWD_PASSAGES = most if exact else 0
     try:
         return _standings_read(fleet, index, hosts, settings)
     finally:
-        fleet_module.EXACT_CROWD_MOST = most
+        fleet_module.EXACT_CROWD_PASSAGES = most
 
 
 def _standings_read(

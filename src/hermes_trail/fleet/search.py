@@ -99,10 +99,10 @@ BM25_B = 0.75
 DF_CAP = 20_000
 # Passages the meaning pass reads (nearest first), and the cosine below which a passage says nothing.
 MEANING_TOP = 200
-# Up to this many sessions with passages, each one's best passage is read (a scan of every passage, a
-# few milliseconds for a thousand sessions): the crowd a session stands against is the local pass's
-# exactly, where beyond it is fitted from the nearest (:func:`crowd`).
-EXACT_CROWD_MOST = 1000
+# Up to this many passages (of the sessions searched), each session's best passage is read (a scan of
+# every passage): the crowd a session stands against is the local pass's exactly, where beyond it is
+# fitted from the nearest (:func:`crowd`).
+EXACT_CROWD_PASSAGES = 5000
 PASSAGE_FLOOR = 0.3
 SEMANTIC_TOP = 20
 
@@ -1260,11 +1260,15 @@ def _meaning(
     # The crowd (the sessions with passages this search stands against) and, in the same reading of the
     # sessions, how many have none yet (told to the caller).
     counted = " AND ".join(["s.passages > 0", *on_sessions])
-    sql = f"SELECT count(*) FILTER (WHERE {counted}), count(*) FILTER (WHERE s.passages = 0) FROM {_S} s"
-    encoded, unencoded = conn.execute(sql, params).fetchone() or (0, 0)
+    sql = (
+        f"SELECT count(*) FILTER (WHERE {counted}), count(*) FILTER (WHERE s.passages = 0), "
+        f"coalesce(sum(s.passages) FILTER (WHERE {counted}), 0) FROM {_S} s"
+    )
+    encoded, unencoded, passages = conn.execute(sql, params + params).fetchone() or (0, 0, 0)
+    exact = int(passages) <= EXACT_CROWD_PASSAGES
     where = ("WHERE " + " AND ".join(clauses)) if clauses else ""
     similarity = f"1 - (p.vec {op} %s::{info.vector_schema}.vector)"
-    if int(encoded) <= EXACT_CROWD_MOST:
+    if exact:
         # Few enough to read every session's best passage, as the local pass does: the crowd is exact.
         sql = (
             f"SELECT DISTINCT ON (p.sess) p.sess, p.seq, {similarity} AS near FROM "
@@ -1286,7 +1290,7 @@ def _meaning(
     if len(best) < 2:
         return [], {}, None
     values = sorted((v for v, _ in best.values()), reverse=True)
-    mean, deviation = crowd(values, len(values) if int(encoded) <= EXACT_CROWD_MOST else int(encoded))
+    mean, deviation = crowd(values, len(values) if exact else int(encoded))
     chosen = sorted(((v, s, q) for s, (v, q) in best.items() if v >= PASSAGE_FLOOR), reverse=True)
     chosen = chosen[:SEMANTIC_TOP]
     if not chosen:
