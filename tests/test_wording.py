@@ -494,6 +494,23 @@ def test_the_last_words_of_a_long_question_count_in_how_much_of_it_a_conversatio
     assert counts == [2] and shares[0] > 0
 
 
+def test_conversations_with_equal_evidence_rank_in_one_order_whatever_order_the_lists_gave():
+    """Two conversations alike word for word (the same question asked twice) have the same evidence: they
+    are ranked by their ids, not by which list named them first, so the shared index, whose lists come
+    in another order, ranks them as the local index does."""
+
+    def conversation(root: str) -> search_module.Conversation:
+        hit = SimpleNamespace(doc=1, score=1.0, session_kind="interactive", session_id=root)
+        return search_module.Conversation("store", root, [hit])
+
+    def ranked(roots: list[str]) -> list[str]:
+        pool = [(conversation(root), 1.0) for root in roots]
+        return [c.root for c in search_module._fused(pool, floor=1.0)]
+
+    older, newer = "20260304_173639_004a98", "20260620_093411_54c070"
+    assert ranked([older, newer]) == ranked([newer, older]) == [older, newer]
+
+
 def test_a_change_said_beside_the_subject_does_not_supersede_it(tmp_path):
     """The later conversation says "now" of something else (a jail that now bans), and names the
     password in another sentence: it did not change what the query asks about, so it does not replace

@@ -1732,7 +1732,9 @@ def _fused(
             merged[key] = conv
     out = []
     top = max(strength.values(), default=1.0) or 1.0
-    for key in sorted(strength, key=lambda k: -strength[k]):
+    # Ties in the order of the conversations' ids (a session's starts with when it began), not of the lists:
+    # the shared index, whose lists come in another order, ranks them as the local one does.
+    for key in sorted(strength, key=lambda k: (-strength[k], k[1], k[0])):
         if strength[key] <= 0:
             break  # the rest have no evidence either (in order)
         conv = merged[key]
