@@ -573,37 +573,23 @@ def test_a_question_asking_how_things_stand_now_takes_the_fact_a_later_conversat
                 start=T + 17 * 86400,
             ),
             # The shop's other conversations: "webshop" is its commonest word, "cache" as common as "redis".
-            chat(
-                "20261101_090000_d20000",
-                ("The webshop's checkout is slow.", "Indexed orders."),
-                start=T - 9000,
-            ),
-            chat("20261101_100000_d20001", ("Webshop logo in the footer.", "Done."), start=T - 8000),
-            chat(
-                "20261101_103000_d20006",
-                ("Webshop sitemap for Google.", "The webshop's sitemap is up."),
-                start=T - 7500,
-            ),
-            chat(
-                "20261101_104000_d20007",
-                ("Webshop cookie banner text.", "Done for the webshop."),
-                start=T - 7400,
-            ),
-            chat(
-                "20261101_110000_d20002",
-                ("Clear the browser cache.", "The cache is cleared."),
-                start=T - 7000,
-            ),
-            chat(
-                "20261101_120000_d20003",
-                ("Is the CDN cache warm?", "The cache hit rate is 91%."),
-                start=T - 6000,
-            ),
-            chat(
-                "20261101_130000_d20004", ("Run the linter on the shop.", "Its run is clean."), start=T - 5000
-            ),
-            chat(
-                "20261101_140000_d20005", ("Run the shop's tests.", "The run took 4 minutes."), start=T - 4000
+            *(
+                chat(session, exchange, start=T - 9000 + 500 * n)
+                for n, (session, exchange) in enumerate(
+                    [
+                        ("20261101_090000_d20000", ("The webshop's checkout is slow.", "Indexed orders.")),
+                        ("20261101_100000_d20001", ("Webshop logo in the footer.", "Done.")),
+                        (
+                            "20261101_103000_d20006",
+                            ("Webshop sitemap for Google.", "The webshop's sitemap is up."),
+                        ),
+                        ("20261101_104000_d20007", ("Webshop cookie banner text.", "Done for the webshop.")),
+                        ("20261101_110000_d20002", ("Clear the browser cache.", "The cache is cleared.")),
+                        ("20261101_120000_d20003", ("Is the CDN cache warm?", "The cache hit rate is 91%.")),
+                        ("20261101_130000_d20004", ("Run the linter on the shop.", "Its run is clean.")),
+                        ("20261101_140000_d20005", ("Run the shop's tests.", "The run took 4 minutes.")),
+                    ]
+                )
             ),
             *_errands(),
         ],
