@@ -990,8 +990,8 @@ def newest_first(
     if not newer:
         return ordered
     asked = content_words(terms)
-    rare, found = rare_words(asked, counts)
-    rare = rare if len(rare) >= 2 else found[:2]  # as :func:`rarest`, counted once
+    rare, by_rarity = rare_words(asked, counts)
+    rare = rare if len(rare) >= 2 else by_rarity[:2]  # at least two
     if not rare:
         return ordered
     # A sentence that says a fact changed names the fact: two of the query's words (all when it has
@@ -1006,7 +1006,7 @@ def newest_first(
         words = [w for w in asked if _names(sentence, w)]
         some_rare = any(w in rare for w in words)
         if present:
-            return found[0] in words or len(words) >= named
+            return by_rarity[0] in words or len(words) >= named
         return (some_rare and len(words) >= named) or len(words) >= NAMED_ALONE
 
     def about(conv: Conversation) -> bool:  # one of the rarest words, or as many words as name a fact
@@ -1133,19 +1133,12 @@ def _cron_job(session_id: str) -> str | None:
 RARE_CAP = 200
 
 
-def rarest(words: list[str], counts: Callable[[list[str]], dict[str, int]]) -> list[str]:
-    """The rarest of the query's content ``words`` (:func:`content_words`): those matching at most twice
-    as many docs as the rarest one (:func:`rare_words`), and at least two, ``counts`` giving how many docs
-    each is in (up to :data:`RARE_CAP`)."""
-    rare, found = rare_words(words, counts)
-    return rare if len(rare) >= 2 else found[:2]
-
-
 def rare_words(
     words: list[str], counts: Callable[[list[str]], dict[str, int]]
 ) -> tuple[list[str], list[str]]:
-    """The query's content ``words`` matching at most twice as many docs as the rarest one, and every one
-    that matches, the rarest first."""
+    """The rarest of the query's content ``words`` (:func:`content_words`): those matching at most twice
+    as many docs as the rarest one, ``counts`` giving how many docs each is in (up to :data:`RARE_CAP`);
+    and every one that matches, the rarest first."""
     counted = {w: min(n, RARE_CAP) for w, n in counts(words[:8]).items()}
     found = sorted((n, t) for t, n in counted.items() if n)
     if not found:
