@@ -421,7 +421,7 @@ def test_a_path_remembered_wrong_is_looked_for_by_its_parts(tmp_path, monkeypatc
     """The file was ``internal/tax/rates_eu.yaml``; the person remembers ``tax/vat_rates.yaml``. No index
     has that path, but its parts name the session that moved the VAT rates into a YAML file: the words
     find it, without the meaning pass."""
-    monkeypatch.setattr(search_module, "_semantic", lambda *a, **k: [])
+    monkeypatch.setattr(search_module, "_semantic", lambda *a, **k: ([], False))
     moved = "20261106_090000_7a7000"
     messages = [
         user("Move the EU VAT rates out of the code into a YAML file.", timestamp=T),
@@ -451,7 +451,7 @@ def test_a_conversation_that_covers_more_of_the_question_outranks_one_lucky_turn
     """No turn has every word. One short reply has two of the rarer ones; the backup check has all of them,
     spread over its prompt and its reply: it covers the question, so the words alone (no meaning pass) put
     it first."""
-    monkeypatch.setattr(search_module, "_semantic", lambda *a, **k: [])
+    monkeypatch.setattr(search_module, "_semantic", lambda *a, **k: ([], False))
     lucky, check = "20261107_090000_1c1000", "20261107_100000_ccc000"
     path = _index_of(
         tmp_path,
@@ -806,12 +806,12 @@ def test_meaning_counts_more_for_a_conversation_no_word_of_the_question_can_reac
     real = search_module._semantic
 
     def equally_near(conn, text, filters):
-        found = {c.hits[0].session_id: (c, z) for c, z in real(conn, text, filters) if c.hits}
+        found = {c.hits[0].session_id: (c, z) for c, z in real(conn, text, filters)[0] if c.hits}
         if english not in found or german not in found:  # no model here: build the two from their heads
             heads = search_module._heads(conn, [r[0] for r in conn.execute("SELECT id FROM sessions")])
             hits = [search_module._hit(row, 1.0) for row in heads.values()]
             found = {h.session_id: (c, 1.0) for h in hits for c in search_module._group([h]).values()}
-        return [(found[english][0], 3.0), (found[german][0], 2.8)]
+        return [(found[english][0], 3.0), (found[german][0], 2.8)], True
 
     monkeypatch.setattr(search_module, "_semantic", equally_near)
     result = search(path, "who covers the daycare closure for staff training in may")

@@ -108,6 +108,11 @@ LEXICAL_WEIGHT = 1.0
 # (bench/recall's `fresh`) was scored: 0.86 answered two more of them first and no tuning question fewer
 # (0.9: one path question fewer; 1.05: four tuning questions fewer).
 SEMANTIC_WEIGHT = 0.86
+# The same list when every session in it stands by its gist (none has passages yet: a sync the vector stage
+# has not caught up with): the static vectors read English only and know far less than the passages'
+# model, so their standings weigh as all meaning did before (an English conversation near by its gist
+# outweighed a Japanese one that has every word of the question through the dictionary).
+GIST_WEIGHT = 0.75
 # A question made only of paths, file names and dotted names is no sentence: the sentence model reads it
 # as the topic of its parts (``tax/vat_rates.yaml``: taxes), which outweighed the conversation that has
 # every part of it. Its meaning weighs this share of SEMANTIC_WEIGHT (:func:`meaning_weight`).
@@ -1314,13 +1319,15 @@ def search(
                         most_covered = max(most_covered, 1)
                     pool += _evidence(found, scores, weight)
             if meaning_text := " ".join(reading.meant).strip():
-                near = _semantic(conn, meaning_text, filters)
+                near, by_passages = _semantic(conn, meaning_text, filters)
                 if encoder.available():
                     done, total = vectors.counts(conn)
                     unencoded = max(total - done, 0)
                 meaning = {(g.store, g.root): z for g, z in near}
                 lifts = _across_languages(conn, near, meaning_text)
                 weight = meaning_weight(reading.typed, reading.dropped)
+                if not by_passages:  # the gists' model: static vectors, English only
+                    weight *= GIST_WEIGHT / SEMANTIC_WEIGHT
                 weighed = _evidence([g for g, _ in near], [z for _, z in near], weight)
                 pool += [(conv, part * lift) for (conv, part), lift in zip(weighed, lifts, strict=True)]
             if excluded is not None:
@@ -1434,9 +1441,10 @@ def _ranked(
 
 def _semantic(
     conn: sqlite3.Connection, text: str, filters: SearchFilters
-) -> list[tuple[Conversation, float]]:
+) -> tuple[list[tuple[Conversation, float]], bool]:
     """Conversations whose sessions are nearest the query's meaning, with how far each stands out from its
-    crowd (standard deviations above the mean).
+    crowd (standard deviations above the mean); and whether any stands by its passages (else all by their
+    gists).
 
     A session with passage vectors (``vectors.py``: the full sentence model over its passages) scores its
     best passage, against every such session's best, and is reported on that passage's first doc. A
@@ -1445,11 +1453,11 @@ def _semantic(
     time window of docs gets no semantic matches.
     """
     if filters.role or filters.tool or filters.since is not None or filters.until is not None:
-        return []
+        return [], False
     served = meaning_client.standing(conn, text, _on_sessions(filters))
     standing = served if served is not None else meaning_standing(conn, text, _on_sessions(filters))
     if not standing:
-        return []
+        return [], False
     # Each session is reported on its best passage's first doc; one compared by its gist (or whose doc is
     # gone) on its first live prompt.
     docs = [doc for _, doc in standing.values() if doc is not None]
@@ -1473,7 +1481,8 @@ def _semantic(
             row = heads.get(sess)
         if row is not None:
             hits.append(_hit(row, z * SESSION_WEIGHT.get(row[7], 1.0)))
-    return [(conv, conv.score) for conv in sorted(_group(hits).values(), key=lambda c: -c.score)]
+    by_passages = any(doc is not None for _, doc in standing.values())
+    return [(conv, conv.score) for conv in sorted(_group(hits).values(), key=lambda c: -c.score)], by_passages
 
 
 def load_meaning(conn: sqlite3.Connection) -> None:
