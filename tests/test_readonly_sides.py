@@ -56,7 +56,14 @@ def test_command_leaves_every_file_untouched(copied, command, run_trail, trail_h
     home, user = copied / "home", copied / "user"
     args = [a.format(out=tmp_path) for a in COMMANDS[command]]
     before = {**snapshot(home), **{f"~/{k}": v for k, v in snapshot(user).items()}}
-    env = {"TRAIL_HERMES_HOME": str(home), "HOME": str(user), "TRAIL_INDEX": str(tmp_path / "index" / "i.db")}
+    # trail's own files (its index, its cache: the compiled dictionary) are kept where a person's trail
+    # keeps them, outside the homes audited.
+    env = {
+        "TRAIL_HERMES_HOME": str(home),
+        "HOME": str(user),
+        "TRAIL_INDEX": str(tmp_path / "index" / "i.db"),
+        "XDG_CACHE_HOME": str(tmp_path / "cache"),
+    }
     if command == "search":
         assert trail_here("index", "--include-recovered", env=env).returncode in (0, 3)
         before = {**snapshot(home), **{f"~/{k}": v for k, v in snapshot(user).items()}}
