@@ -308,6 +308,22 @@ def test_the_mcp_servers_warm_up_compiles_the_dictionary_an_index_of_chinese_nee
     assert list(cache_dir().glob(f"lexicon-{lexicon.FORMAT}-*.db"))
 
 
+def test_a_long_lived_door_warms_up_the_dictionary_of_an_english_index(fresh_table, tmp_path):
+    """The web viewer, the MCP server and the Hermes plugin call ``Trail.warm_up`` after their first sync:
+    the dictionary is compiled there for an index of English alone too (a word it lacks is looked up in it
+    before it is read as a typo), not by the plugin's first prompt with such a word, past its deadline."""
+    from hermes_trail.service import Trail
+    from hermes_trail.stats_sql import cache_dir
+
+    home = write_home(tmp_path / "english", BACKUP_NEIGHBOURS[1:])
+    env = {"HERMES_HOME": str(home), "HOME": str(tmp_path), "TRAIL_ENCODE_BEHIND": "0"}
+    trail = Trail(index=tmp_path / "index.db", homes=(home,), env=env)
+    trail.sync()
+    assert not list(cache_dir().glob("lexicon-*.db"))
+    assert trail.warm_up() == []
+    assert list(cache_dir().glob(f"lexicon-{lexicon.FORMAT}-*.db"))
+
+
 def test_trail_index_compiles_the_dictionary_ahead_of_the_questions(fresh_table, tmp_path):
     from typer.testing import CliRunner
 

@@ -471,6 +471,26 @@ class Trail:
     # its declaration says (an agent's below; the command line's options). A search meant to ask the
     # meaning server runs inside ``meaning_client.served()`` (a one-shot command).
 
+    def warm_up(self) -> list[str]:
+        """Load now what the first question would otherwise wait for: the dictionary (compiled once an
+        install, 1-5 s: a question in another language reads it, and so does a word the index lacks before
+        it is read as a typo) and the sentence model (:meth:`warm_meaning`). What a long-lived door (the
+        web viewer, the MCP server, the Hermes plugin) runs in the background after its first sync. Never
+        raises: what could not be loaded, said in a line each (the question that needs it loads it, or is
+        answered without it)."""
+        from hermes_trail.index.search import prepare_dictionary
+
+        failed: list[str] = []
+        try:
+            prepare_dictionary()
+        except Exception as exc:
+            failed.append(f"dictionary not prepared: {exc}")
+        try:
+            self.warm_meaning()
+        except Exception as exc:
+            failed.append(f"sentence model not loaded ahead: {exc}")
+        return failed
+
     def warm_meaning(self) -> bool:
         """Load the sentence model and the index's passage matrix now, as the first question that needs the
         meaning pass would (1-2 s, most of it the model): a long-lived door (the web viewer, the MCP server,

@@ -105,16 +105,8 @@ def warm_up(trail: Trail) -> None:
         except Exception as exc:  # the first call will sync again and say what is wrong
             sys.stderr.write(f"trail mcp: index not brought up to date yet: {exc}\n")
             return
-        from hermes_trail.index.search import prepare_dictionary
-
-        try:  # the dictionary a question of another language may need, compiled before one asks
-            prepare_dictionary()
-        except Exception as exc:  # the question that needs it compiles it, or reads the question as typed
-            sys.stderr.write(f"trail mcp: dictionary not prepared: {exc}\n")
-        try:  # the sentence model, loaded before the first question that needs it (1-2 s)
-            trail.warm_meaning()
-        except Exception as exc:  # that question loads it, or is answered by the words
-            sys.stderr.write(f"trail mcp: sentence model not loaded ahead: {exc}\n")
+        for failed in trail.warm_up():  # the dictionary and the sentence model, before a question needs them
+            sys.stderr.write(f"trail mcp: {failed}\n")
 
     threading.Thread(target=sync, name="trail-index-warm-up", daemon=True).start()
 

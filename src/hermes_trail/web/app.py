@@ -282,11 +282,10 @@ class WebApp:
                 state.state, state.seconds = "ready", round(time.perf_counter() - started, 3)
             if say is not None and report is not None and report.messages_read:
                 say(f"search index ready: {report.messages_read:,} messages read in {state.seconds:.1f} s")
-            try:  # the sentence model loaded now, not by the first search that needs it (1-2 s)
-                trail.warm_meaning()
-            except Exception as exc:  # that search loads it, or answers by the words
+            # The dictionary and the sentence model loaded now, not by the first search that needs them.
+            for failed in trail.warm_up():
                 if say is not None:
-                    say(f"the sentence model was not loaded ahead: {exc}")
+                    say(failed)
 
         thread = threading.Thread(target=run, name="trail-index", daemon=True)
         thread.start()

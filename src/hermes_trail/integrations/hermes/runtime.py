@@ -358,7 +358,7 @@ class Recaller:
         self._build_tried = False
         self._build_lock = threading.Lock()  # the first build is started once, from a prompt or a sync
         self._prompts: OrderedDict[tuple[str, str], str] = OrderedDict()
-        self._warmed = False  # the sentence model loaded after the first sync (Trail.warm_meaning)
+        self._warmed = False  # the dictionary and the model loaded after the first sync (Trail.warm_up)
         self._errors: OrderedDict[tuple[str, str], None] = OrderedDict()
 
     # Syncing in the background
@@ -379,12 +379,10 @@ class Recaller:
             report = self.trail.sync(force=True)
             log.debug("hermes-trail: index synced (%s)", report)
             self._push()
-            if not self._warmed:  # here, not at the first prompt that needs it (1-2 s past its deadline)
+            if not self._warmed:  # here, not at the first prompt that needs it (1-5 s past its deadline)
                 self._warmed = True
-                try:
-                    self.trail.warm_meaning()
-                except Exception as exc:  # that prompt loads it, or is answered by the words
-                    log.debug("hermes-trail: sentence model not loaded ahead: %s", exc)
+                for failed in self.trail.warm_up():  # that prompt loads it, or is answered without it
+                    log.debug("hermes-trail: %s", failed)
         except Exception as exc:  # a failed sync leaves the index as it was
             log.debug("hermes-trail: sync failed: %s", exc)
         finally:
