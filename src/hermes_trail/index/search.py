@@ -1009,10 +1009,9 @@ def newest_first(
 
     def names_fact(sentence: str) -> bool:
         words = [w for w in asked if _names(sentence, w)]
-        some_rare = any(w in rare for w in words)
         if present:
             return by_rarity[0] in words or len(words) >= named
-        return (some_rare and len(words) >= named) or len(words) >= NAMED_ALONE
+        return (any(w in rare for w in words) and len(words) >= named) or len(words) >= NAMED_ALONE
 
     def about(conv: Conversation) -> bool:  # one of the rarest words, or as many words as name a fact
         texts_of = [said.get(h.doc, ("", ""))[1] for h in conv.hits]
@@ -1094,8 +1093,10 @@ def _names(sentence: str, word: str) -> bool:
 def _has(text: str, word: str) -> bool:
     """Whether ``text`` has ``word`` anywhere, or another form of it where a word starts ("hosted" for
     ``hosting``: the same stem)."""
-    if word in text or cjk.has_cjk(word):
-        return word in text
+    if word in text:
+        return True
+    if cjk.has_cjk(word):  # no spaces to start a word at: found as written or not at all
+        return False
     part = plan.title_part(word)
     if part == word:
         return False
