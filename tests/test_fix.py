@@ -578,3 +578,33 @@ def test_a_failure_nothing_fixed_is_still_shown_where_it_happened(tmp_path):
     stream = io.StringIO()
     print_fixes(Printer(stream), nothing)
     assert stream.getvalue() == "Nothing on record failed this way.\n"
+
+
+def test_an_error_typed_from_memory_has_its_slip_mended(conn):
+    """ "repostory" (a letter left out) is in no turn, so nothing failed so: the error is looked for with
+    "repository", as the history writes it, and the report says so (the CLI too)."""
+    import io
+
+    from hermes_trail.cli.tables import print_fixes
+    from hermes_trail.cli.term import Printer
+    from hermes_trail.index.how import local_respelled
+
+    def find(error: str) -> fix.FixReport:
+        return fix.find_fixes(conn, error)
+
+    typed = "git repostory"
+    assert find(typed).failures_total == 0
+    report = fix.respelled_fixes(find, typed, lambda word: local_respelled(conn, word))
+    assert report.spelled == {"repostory": ["repository"]}
+    assert report.error == typed
+    assert [f.command for f in report.fixes][:1] == ["git init"]
+    stream = io.StringIO()
+    print_fixes(Printer(stream), report)
+    assert "Not found: repostory; searched for repository." in stream.getvalue()
+    # A pasted error that matches as it is keeps its words: a module misspelled in the code ("reqeusts")
+    # is what failed, not a slip to mend.
+    pasted = missing("reqeusts")
+    as_pasted = fix.respelled_fixes(find, pasted, lambda word: local_respelled(conn, word))
+    assert as_pasted.spelled == {} and as_pasted.failures_total == find(pasted).failures_total > 0
+    # Nothing one slip away either: the report of the error as typed.
+    assert fix.respelled_fixes(find, "zyxxyq flumbergast", lambda w: local_respelled(conn, w)).spelled == {}

@@ -1035,6 +1035,13 @@ def test_fix_blame_and_how_answer_as_the_local_index_for_one_hosts_data(fleet, m
     theirs = local.records_json(local.how_commands("dokcer compose", limit=10))
     assert theirs and _without(mine) == _without(theirs)
     assert all(c["spelled"] == {"dokcer": ["docker"]} for c in theirs)
+    # An error typed from memory with a slip in it ("comand" for "command"): mended there as here.
+    mine = _without(shared.records_json(shared.fix_report("comand failed", limit=0)))
+    theirs = _without(local.records_json(local.fix_report("comand failed", limit=0)))
+    for answer in (mine, theirs):
+        answer["failures"].sort(key=lambda f: (-f["coverage"], f["session_id"], f["row"]))
+    assert theirs["failures"] and mine == theirs
+    assert theirs["spelled"] == {"comand": ["command"]} and theirs["error"] == "comand failed"
 
 
 def test_how_counts_a_rerun_of_what_an_intent_ran_there_as_here(fleet, tmp_path):

@@ -209,6 +209,20 @@ def test_fix_leaves_a_fix_seen_only_in_the_askers_conversation_out(trail):
     assert trail.fix(trailhome.ERROR, exclude_session=trailhome.FIX_ID)["fixes"] == []
 
 
+def test_only_an_error_typed_by_someone_has_its_slips_mended(trail):
+    """An agent asking ``trail_fix`` with an error typed from memory ("quaga" for "quagga") is answered as
+    the history writes it; the fix note on a command's own output never reads its words as other words."""
+    typed = "ModuleNotFoundError quaga"
+    asked = trail.fix(typed)
+    assert asked["spelled"] == {"quaga": ["quagga"]}
+    assert [f["command"] for f in asked["fixes"]] == ["pip install quagga"]
+    as_output = trail.fix(typed, respell=False)
+    assert as_output["spelled"] == {} and as_output["fixes"] == []
+    recaller = Recaller(Settings(sync_every=3600), trail)
+    assert recaller.fix(typed, "someone-else") == ""
+    assert "pip install quagga" in recaller.fix(trailhome.ERROR, "someone-else")
+
+
 def test_read_as_it_stands_or_synced(tmp_path, trail):
     fresh = Trail(index=tmp_path / "new.db", homes=trail.homes)
     with pytest.raises(sqlite3.OperationalError):

@@ -370,7 +370,7 @@ def _same(*keys: str) -> dict[str, str]:
 # then fails loudly instead of renaming a key of the contract, and a new attribute stays private until it is
 # added here (and documented).
 RECORD_KEYS: dict[str, dict[str, str]] = {
-    "FixReport": _same("error", "terms", "failures", "failures_total", "conversations", "fixes"),
+    "FixReport": _same("error", "terms", "failures", "failures_total", "conversations", "fixes", "spelled"),
     "Term": _same("word", "docs", "weight"),
     "Failure": _same(
         "doc",

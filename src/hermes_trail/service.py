@@ -643,25 +643,46 @@ class Trail:
         exclude_session: str | None = None,
         fresh: bool = True,
         timeout: float | None = None,
+        respell: bool = True,
     ) -> FixReport:
         """What fixed this error before: the failures like it and the commands that then worked
         (``trail fix``); ``exclude_session``, ``fresh``, ``timeout`` as for :meth:`recall_page` (a fix seen
-        only in the excluded conversation is left out)."""
+        only in the excluded conversation is left out). With ``respell``, an error nothing failed as, typed
+        with a slip in a word, is looked for as the history writes that word (:func:`respelled_fixes`);
+        without, as given (a command's own output, which is never typed wrong)."""
+        from hermes_trail.index.fix import respelled_fixes
+
+        def as_given(find: Callable[[str], FixReport], error: str, _: object) -> FixReport:
+            return find(error)
+
+        answer = respelled_fixes if respell else as_given
+
         if self.fleet:
             from hermes_trail.fleet.fix import find_fixes as fleet_fixes
+            from hermes_trail.fleet.search import respelled
 
+            hosts = self._hosts
             with self._shared() as shared:
-                report = fleet_fixes(shared, error, project=project, limit=limit, hosts=self._hosts)
+                report = answer(
+                    lambda asked: fleet_fixes(shared, asked, project=project, limit=limit, hosts=hosts),
+                    error,
+                    lambda word: respelled(shared, word),
+                )
             if exclude_session:
                 report.fixes = [
                     f for f in report.fixes if any(e.session_id != exclude_session for e in f.examples)
                 ]
             return report
         from hermes_trail.index.fix import find_fixes
+        from hermes_trail.index.how import local_respelled
 
         with self._reading(fresh=fresh, timeout=timeout) as conn:
             own = self._conversation_of(conn, exclude_session)
-            report = find_fixes(conn, error, project=project, limit=limit)
+            report = answer(
+                lambda asked: find_fixes(conn, asked, project=project, limit=limit),
+                error,
+                lambda word: local_respelled(conn, word),
+            )
         if own:
             report.fixes = [f for f in report.fixes if any(e.session_id not in own for e in f.examples)]
         return report
@@ -944,6 +965,7 @@ class Trail:
         fresh: bool = True,
         timeout: float | None = None,
         budget: int = DEFAULT_JSON_BUDGET,
+        respell: bool = True,
     ) -> dict[str, Any]:
         """``trail fix --json`` within ``budget`` (:meth:`fix_report`)."""
         _need(error, "error", "pass the error text or the failing output")
@@ -954,6 +976,7 @@ class Trail:
             exclude_session=exclude_session,
             fresh=fresh,
             timeout=timeout,
+            respell=respell,
         )
         result = dict(clip(self.records_json(report)))
         # The fixes are the answer; the failures they followed get what room is left.

@@ -374,6 +374,7 @@ def print_fixes(out: Printer, report: FixReport) -> None:
     """Each fix with how often it worked after the same failure, and an example of where; then the
     failures it counted, so what "worked in 2" is out of can be checked."""
     failures = counted(report.failures_total, "matching failure")
+    _print_spelled(out, report.spelled, "yellow")
     if not report.failures_total:
         out.line("Nothing on record failed this way.")
         return

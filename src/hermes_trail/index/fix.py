@@ -59,7 +59,7 @@ import re
 import sqlite3
 import threading
 from collections import defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -300,6 +300,9 @@ class FixReport:
     :param failures: the matching failures, best first, at most ``limit``.
     :param failures_total: how many failures matched; ``conversations`` how many conversations they are in.
     :param fixes: the fixes, best first, at most ``limit``.
+    :param spelled: when nothing failed so as the error was typed, each of its words typed wrong (a word no
+        turn has, one slip from one that many have) with the word it was looked for as
+        (:func:`respelled_fixes`).
     """
 
     error: str
@@ -308,6 +311,7 @@ class FixReport:
     failures_total: int
     conversations: int
     fixes: list[Fix]
+    spelled: dict[str, list[str]] = field(default_factory=dict)
 
 
 def _error_words(error: str) -> list[str]:
@@ -939,3 +943,28 @@ def find_fixes(
     )
     cut = limit if limit > 0 else None
     return FixReport(error, terms, failures[:cut], total, conversations, fixes[:cut])
+
+
+def respelled_fixes(
+    find: Callable[[str], FixReport], error: str, respell: Callable[[str], list[str]]
+) -> FixReport:
+    """What ``find`` (the fixes of the local or the shared index) reports for ``error``; when nothing on
+    record failed that way and a word of it is no word of the history but one slip of the fingers from
+    one (``respell``: :func:`~hermes_trail.index.how.local_respelled`), the report for the error with that
+    word as the history writes it (the most common of its readings), saying so in ``spelled``.
+
+    Only then: a pasted error is written as it is, and a name in it that the history lacks (a module
+    misspelled in the code, ``djnago``) is what failed, not a slip to mend while anything matches it. A
+    person who types the error from memory ("conection refused") has the slip mended, as a search does."""
+    report = find(error)
+    if report.failures_total:
+        return report
+    spelled = {word: read[:1] for word in reversed(_error_words(error)) if (read := respell(word))}
+    if not spelled:
+        return report
+    again = find(_TOKEN.sub(lambda m: spelled.get(m.group().lower(), [m.group()])[0], error))
+    if not again.failures_total:
+        return report
+    again.error = error
+    again.spelled = spelled
+    return again

@@ -503,7 +503,12 @@ class Recaller:
         report = within(
             seconds,
             lambda: self.trail.fix(
-                error, limit=NOTE_FIXES, exclude_session=session_id, fresh=False, timeout=seconds
+                error,
+                limit=NOTE_FIXES,
+                exclude_session=session_id,
+                fresh=False,
+                timeout=seconds,
+                respell=False,  # a command's own output: no word of it was typed wrong
             ),
             "fix",
         )
