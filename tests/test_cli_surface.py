@@ -421,7 +421,7 @@ def test_a_search_no_word_of_which_was_found_says_its_answer_is_by_meaning():
 
     from hermes_trail.cli.tables import print_search
     from hermes_trail.cli.term import Printer
-    from hermes_trail.index.search import Conversation, Hit, SearchResult
+    from hermes_trail.index.results import Conversation, Hit, SearchResult
 
     hit = Hit(
         1,
@@ -542,7 +542,7 @@ def test_a_hit_is_one_line_that_shows_where_a_commands_output_begins():
 
     from hermes_trail.cli.tables import print_search
     from hermes_trail.cli.term import Printer
-    from hermes_trail.index.search import MARK_CLOSE, MARK_OPEN, Conversation, Hit, SearchResult
+    from hermes_trail.index.results import MARK_CLOSE, MARK_OPEN, Conversation, Hit, SearchResult
 
     def hit(kind: str, snippet: str) -> Hit:
         role = "tool" if kind == "command" else "user"

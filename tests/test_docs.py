@@ -117,7 +117,7 @@ def test_every_index_result_key_is_documented():
     import dataclasses
 
     from hermes_trail.index import blame, fix, how
-    from hermes_trail.index.search import Hit
+    from hermes_trail.index.results import Hit
     from hermes_trail.serialize import hit_json
 
     classes = [fix.FixReport, fix.Term, fix.Failure, fix.Fix, fix.FixExample, blame.BlameEntry, how.HowEntry]

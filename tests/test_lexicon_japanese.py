@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from hermes_trail.index import lexicon, plan
+from hermes_trail.index import cjk, lexicon
 from hermes_trail.index.search import search
 from hermes_trail.index.sync import sync_index
 from hermesdb import chat, write_home
@@ -37,14 +37,14 @@ def _index(tmp_path: Path, sessions: list) -> Path:
 
 
 def test_katakana_reads_as_the_english_it_was_borrowed_from():
-    runs = plan.question_runs(["データベースのマイグレーションでテーブルをロックしない"])
+    runs = cjk.question_runs(["データベースのマイグレーションでテーブルをロックしない"])
     assert lexicon.translate(runs)[:3] == [["database"], ["migration"], ["table"]]
     assert ["lock"] in lexicon.translate(runs)
 
 
 def test_a_question_with_kana_reads_its_kanji_words_in_japanese():
     """手紙 is a letter in Japanese and toilet paper in Chinese: a question with kana is Japanese."""
-    letter, write = lexicon.translate(plan.question_runs(["手紙を書く"]))
+    letter, write = lexicon.translate(cjk.question_runs(["手紙を書く"]))
     assert "letter" in letter and "toilet" not in letter
     assert "write" in write
     assert lexicon.translate(["手紙"]) == [["toilet", "paper"]]  # no kana: read as Chinese, as before
@@ -93,8 +93,8 @@ def test_a_japanese_question_finds_the_english_session_it_asks_about(tmp_path):
 
 def test_without_the_japanese_dictionary_katakana_is_read_as_typed(fresh_table, monkeypatch):
     monkeypatch.setattr(lexicon, "japanese_source", lambda: None)
-    assert lexicon.translate(plan.question_runs(["マイグレーションでテーブルがロックされる"])) == []
-    (read,) = lexicon.translate(plan.question_runs(["手紙を書く"]))  # 書く is JMdict's alone
+    assert lexicon.translate(cjk.question_runs(["マイグレーションでテーブルがロックされる"])) == []
+    (read,) = lexicon.translate(cjk.question_runs(["手紙を書く"]))  # 書く is JMdict's alone
     assert "toilet" in read  # kanji as CC-CEDICT reads them
 
 
@@ -184,7 +184,7 @@ def test_a_japanese_dictionary_that_cannot_be_read_leaves_the_chinese_one(fresh_
     damaged.write_bytes(b"SQLite format 3\x00" + b"\x00" * 200)
     monkeypatch.setattr(lexicon, "japanese_source", lambda: damaged)
     assert lexicon.translate(["证书"]) == [["credentials", "certificate"]]
-    assert lexicon.translate(plan.question_runs(["データベース"])) == []
+    assert lexicon.translate(cjk.question_runs(["データベース"])) == []
     (compiled,) = cache_dir().glob("lexicon-*.db")
     assert "-ja" not in compiled.name
     assert not list(cache_dir().glob(".lexicon-*")), "no draft left behind"

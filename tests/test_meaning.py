@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from hermes_trail.index.search import NAMES_MEANING_SHARE, SEMANTIC_WEIGHT, meaning_weight, search
+from hermes_trail.index.fusion import NAMES_MEANING_SHARE, SEMANTIC_WEIGHT, meaning_weight
+from hermes_trail.index.search import search
 from hermes_trail.index.sync import sync_index
 from hermes_trail.index.vectors import encode_pending
 from hermesdb import DE_TYRES, EN_VENV, ZH_TETANUS, chat, multilingual, write_home

@@ -185,7 +185,7 @@ def test_a_question_about_the_asker_is_answered_from_what_hermes_knows_of_them(
 ) -> None:
     # "my team in billing": a conversation about a billing team answers the words better than the USER.md
     # entry does, but the question is about the person asking, which is what USER.md holds.
-    from hermes_trail.index import search as search_module
+    from hermes_trail.index import fusion
 
     root = hermesdb.write_home(
         tmp_path / "hermes",
@@ -205,7 +205,7 @@ def test_a_question_about_the_asker_is_answered_from_what_hermes_knows_of_them(
     # The same question about no one in particular stays with the conversation,
     assert _hits(index, root, "the team in billing")[0].origin == "session"
     # and without the lift for USER.md (today's weight otherwise), so would the first.
-    monkeypatch.setattr(search_module, "PERSON_WEIGHT", 1.0)
+    monkeypatch.setattr(fusion, "PERSON_WEIGHT", 1.0)
     assert _hits(index, root, "my team in billing")[0].origin == "session"
 
 

@@ -10,9 +10,10 @@ from types import SimpleNamespace
 
 import pytest
 
-from hermes_trail.index import plan, stopwords
+from hermes_trail.index import fusion, newest, plan, stopwords
 from hermes_trail.index import search as search_module
-from hermes_trail.index.search import MARK_OPEN, SearchFilters, search
+from hermes_trail.index.results import MARK_OPEN, Conversation
+from hermes_trail.index.search import SearchFilters, search
 from hermes_trail.index.sync import sync_index
 from hermesdb import SessionSpec, assistant, call, chat, errands, tool, user, write_home
 
@@ -488,7 +489,7 @@ def test_the_last_words_of_a_long_question_count_in_how_much_of_it_a_conversatio
     words = ["phone", "app", "got", "smaller", "swapping", "out", "old", "date", "library"]  # as read
     conn = sqlite3.connect(path)
     (doc,) = conn.execute("SELECT rowid FROM docs_fts WHERE docs_fts MATCH 'date library'").fetchone()
-    found = [search_module.Conversation("store", topic)]
+    found = [Conversation("store", topic)]
     found[0].hits.append(SimpleNamespace(doc=doc))
     shares, counts = search_module._covered(conn, found, words)
     assert counts == [2] and shares[0] > 0
@@ -499,13 +500,13 @@ def test_conversations_with_equal_evidence_rank_in_one_order_whatever_order_the_
     are ranked by their ids, not by which list named them first, so the shared index, whose lists come
     in another order, ranks them as the local index does."""
 
-    def conversation(root: str) -> search_module.Conversation:
+    def conversation(root: str) -> Conversation:
         hit = SimpleNamespace(doc=1, score=1.0, session_kind="interactive", session_id=root)
-        return search_module.Conversation("store", root, [hit])
+        return Conversation("store", root, [hit])
 
     def ranked(roots: list[str]) -> list[str]:
         pool = [(conversation(root), 1.0) for root in roots]
-        return [c.root for c in search_module._fused(pool, floor=1.0)]
+        return [c.root for c in fusion.fused(pool, floor=1.0)]
 
     older, newer = "20260304_173639_004a98", "20260620_093411_54c070"
     assert ranked([older, newer]) == ranked([newer, older]) == [older, newer]
@@ -604,9 +605,9 @@ def test_the_leading_conversation_is_about_the_fact_in_another_form_of_the_quest
     "hosting", one of the question's rarest words), so the later one that moved the blog replaces it; a
     word that only starts the same ("hostname") is no form of it."""
 
-    def conversation(root: str, doc: int, when: float) -> search_module.Conversation:
+    def conversation(root: str, doc: int, when: float) -> Conversation:
         hit = SimpleNamespace(doc=doc, time=when, score=1.0, session_kind="interactive", session_id=root)
-        return search_module.Conversation("store", root, [hit])
+        return Conversation("store", root, [hit])
 
     said = {
         1: ("reply", "the blog is hosted on netlify and deployed from main."),
@@ -614,7 +615,7 @@ def test_the_leading_conversation_is_about_the_fact_in_another_form_of_the_quest
     }
     counts = {"blog": 50, "built": 5, "deployed": 23, "hosting": 22}
     old, moved = conversation("old", 1, T), conversation("moved", 2, T + 86400)
-    ranked = search_module.newest_first(
+    ranked = newest.newest_first(
         [old, moved],
         ["blog", "built", "deployed", "hosting"],
         {("store", "old"): 4.9, ("store", "moved"): 3.7},
@@ -624,7 +625,7 @@ def test_the_leading_conversation_is_about_the_fact_in_another_form_of_the_quest
     )
     assert [c.root for c in ranked] == ["moved", "old"]
     said[1] = ("reply", "the blog's hostname is netlify's, and it is deployed from main.")
-    assert search_module.newest_first(
+    assert newest.newest_first(
         [old, moved],
         ["blog", "built", "deployed", "hosting"],
         {("store", "old"): 4.9, ("store", "moved"): 3.7},
@@ -761,7 +762,7 @@ def test_a_later_run_of_the_same_cron_job_that_says_it_changed_is_the_fact_now(t
     question = "what time does the nightly B2 backup run"
     path = _index_of(tmp_path, [first, later, *_errands()])
     assert [c.hits[0].session_id for c in search(path, question).conversations][:2] == [new, old]
-    assert search_module._cron_job(new) == job and search_module._cron_job("20261120_030020_0e1000") is None
+    assert newest.cron_job(new) == job and newest.cron_job("20261120_030020_0e1000") is None
 
     # Another job's later run that says "now" about the backup is not the same job: it replaces nothing.
     beside = run(elsewhere, 24, "[cron] Check the disks.", "The nightly backup disk on B2 is now at 71 %.")

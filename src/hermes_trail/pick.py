@@ -189,7 +189,8 @@ def index_hits(index: Path, query: str, limit: int = SEARCH_LIMIT) -> dict[tuple
     """Sessions the search index finds for ``query``, best first: ``(store key, session id)`` to a
     snippet of what matched."""
     from hermes_trail.index import meaning_client
-    from hermes_trail.index.search import MARK_CLOSE, MARK_OPEN, SearchFilters, search
+    from hermes_trail.index.results import MARK_CLOSE, MARK_OPEN
+    from hermes_trail.index.search import SearchFilters, search
 
     with meaning_client.served():  # the model stays in the meaning server, not in the picker's memory
         result = search(index, query, SearchFilters(), limit=limit, per_conversation=1, snippet_chars=100)

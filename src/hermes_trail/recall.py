@@ -21,7 +21,8 @@ from datetime import UTC, datetime
 from hermes_trail.formatting import safe
 from hermes_trail.frames import FRAME_CLOSE, FRAME_OPEN
 from hermes_trail.hermes.decode.compaction import SUMMARY_PREFIXES
-from hermes_trail.index.search import MARK_CLOSE, MARK_OPEN, Highlighter, Hit, SearchResult
+from hermes_trail.index.results import MARK_CLOSE, MARK_OPEN, Hit, SearchResult
+from hermes_trail.index.search import Highlighter
 
 __all__ = ["DEFAULT_BUDGET", "FRAME_CLOSE", "FRAME_OPEN", "PREAMBLE", "complete", "recall_page"]
 

@@ -26,7 +26,7 @@ from hermes_trail.model import (
 )
 
 if TYPE_CHECKING:
-    from hermes_trail.index.search import Hit, SearchResult
+    from hermes_trail.index.results import Hit, SearchResult
     from hermes_trail.resume import ResumePlan
     from hermes_trail.stats import StatsAnswer
 

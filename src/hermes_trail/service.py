@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from hermes_trail.index.filters import SearchFilters
     from hermes_trail.index.fix import FixReport
     from hermes_trail.index.how import HowEntry
-    from hermes_trail.index.search import SearchResult
+    from hermes_trail.index.results import SearchResult
     from hermes_trail.index.writer import SyncReport
     from hermes_trail.model import Session
     from hermes_trail.recovery import Finder

@@ -27,7 +27,7 @@ from hermes_trail.formatting import counted
 if TYPE_CHECKING:
     from hermes_trail.fleet.push import PushReport
     from hermes_trail.index.filters import SearchFilters
-    from hermes_trail.index.search import SearchResult
+    from hermes_trail.index.results import SearchResult
     from hermes_trail.integrations.hermes.configured import Configured
     from hermes_trail.service import Trail
 

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from hermes_trail.index.blame import BlameEntry
     from hermes_trail.index.fix import FixReport
     from hermes_trail.index.how import HowEntry
-    from hermes_trail.index.search import Hit, SearchResult
+    from hermes_trail.index.results import Hit, SearchResult
     from hermes_trail.model import Session, Usage
 
 
@@ -219,7 +219,7 @@ def _marked(snippet: str, kind: str | None = None) -> list[Segment]:
     """A snippet on one line: the index's match marks turned into bold, the rest shown as plain (escaped)
     text, each run of blanks one space (an edit's indentation, a table's padding), and each line break a
     space, or a dim ``⏎`` in a hit of :data:`LINED` (where a command ends and its output begins)."""
-    from hermes_trail.index.search import MARK_CLOSE, MARK_OPEN
+    from hermes_trail.index.results import MARK_CLOSE, MARK_OPEN
 
     lined = kind in LINED
     text = _BREAKS.sub("\n" if lined else " ", _BLANKS.sub(" ", snippet.strip()))

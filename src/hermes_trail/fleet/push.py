@@ -147,7 +147,7 @@ class _Resumes:
 
     def __call__(self, row: tuple[Any, ...]) -> str:
         from hermes_trail.index.recovered import is_recovered
-        from hermes_trail.index.search import Hit
+        from hermes_trail.index.results import Hit
 
         _, store, session_id, ref, profile, project, source, kind, _rel, root = row[:10]
         if is_recovered(store):

@@ -40,42 +40,48 @@ from hermes_trail.fleet.push import TOKEN
 from hermes_trail.hermes import dsn as dsns
 from hermes_trail.index import cjk, lexicon, plan, query, spelling, stopwords
 from hermes_trail.index.filters import SearchFilters, like, unmatched
-from hermes_trail.index.search import (
-    COUNT_CAP,
+from hermes_trail.index.fusion import (
     COVERAGE_BIGRAMS,
     COVERAGE_POWER,
     COVERAGE_TERMS,
-    FURTHER_WINDOWS,
-    HEAD,
     KIND_WEIGHT,
     LEXICAL_WEIGHT,
-    RARE_CAP,
     RECENCY_BOOST,
-    RELAX_BELOW,
-    RELAXED_WINDOW,
     SESSION_WEIGHT,
-    SHORTLIST,
     STRICT_WEIGHT,
     TITLE_WEIGHT,
-    TITLED,
     TRANSLATED_WEIGHT,
+    conversation_score,
+    evidence_of,
+    fused,
+    language_lifts,
+    lift_edits,
+    lift_profiles,
+    meaning_weight,
+)
+from hermes_trail.index.newest import (
+    RARE_CAP,
+    asks_present,
+    newest_first,
+)
+from hermes_trail.index.results import (
     Conversation,
-    Highlighter,
     Hit,
     SearchResult,
-    _conversation_score,
-    _evidence,
-    _fused,
-    _lift_edits,
+)
+from hermes_trail.index.search import (
+    COUNT_CAP,
+    FURTHER_WINDOWS,
+    HEAD,
+    RELAX_BELOW,
+    RELAXED_WINDOW,
+    SHORTLIST,
+    TITLED,
+    Highlighter,
     _occurrence_score,
     _on_sessions,
     _parts,
-    asks_present,
-    language_lifts,
-    lift_profiles,
     lift_titled,
-    meaning_weight,
-    newest_first,
     opening_line,
     title_shares,
     titled_evidence,
@@ -173,10 +179,10 @@ def _leaf_sql(leaf: query.Term | query.Phrase) -> tuple[str, list[Any]] | None:
 
 
 def _bigram_tsquery(text: str, any_of: bool = False) -> str | None:
-    """``text``'s runs (:func:`~hermes_trail.index.plan.question_runs`) as a tsquery of the docs' bigram
+    """``text``'s runs (:func:`~hermes_trail.index.cjk.question_runs`) as a tsquery of the docs' bigram
     words: each run the phrase of its bigrams, all of them (``any_of``: any one bigram), a lone character
     the prefix of the bigrams it starts."""
-    parts = plan.question_runs([text])
+    parts = cjk.question_runs([text])
     if any_of:
         grams = [g for g in plan.run_bigrams(parts) if len(g) == 2]
         return " | ".join(f"'{g}'" for g in grams) or None
@@ -988,12 +994,12 @@ def _any_words(
         covered = [any(has[h.doc][i] for h in conv.hits if h.doc in has for i in unit) for unit in units]
         share = sum(w for w, c in zip(weights, covered, strict=True) if c) / total
         shares.append(share**COVERAGE_POWER)
-        scores.append(_conversation_score(conv.hits) * (1.0 if shares_after else shares[-1]))
+        scores.append(conversation_score(conv.hits) * (1.0 if shares_after else shares[-1]))
         most = max(most, sum(covered))
     weight *= coverage
     if against is not None:
         weight = min(STRICT_WEIGHT * coverage, weight * (most / max(against, 1)) ** COVERAGE_POWER)
-    evidence = _evidence(found, scores, weight)
+    evidence = evidence_of(found, scores, weight)
     if shares_after:
         evidence = [(conv, part * share) for (conv, part), share in zip(evidence, shares, strict=True)]
     return evidence, set(has), most
@@ -1093,7 +1099,7 @@ def _titled(
     """Sessions whose title has every word (a substring, through the title's trigram index), reported on
     their first live prompt: strong evidence of their own when the words found few conversations."""
     titled = list(_group([hit for hit, _ in _titled_sessions(conn, words, filters, hosts, True)]).values())
-    return _evidence(titled, [1.0] * len(titled), TITLE_WEIGHT)
+    return evidence_of(titled, [1.0] * len(titled), TITLE_WEIGHT)
 
 
 def _titles_read_as(
@@ -1311,7 +1317,7 @@ def _meaning(
     firsts = [c.hits[0].doc for c in near if c.hits]  # what each said, as the local pass tells it
     said = dict(conn.execute(f"SELECT id, text FROM {_D} WHERE id = ANY(%s)", (firsts,)).fetchall())
     lifts = language_lifts([said.get(c.hits[0].doc, "") if c.hits else "" for c in near], text)
-    evidence = _evidence(near, [c.score for c in near], weight)
+    evidence = evidence_of(near, [c.score for c in near], weight)
     weighed = [(conv, part * lift) for (conv, part), lift in zip(evidence, lifts, strict=True)]
     return weighed, {(c.store, c.root): c.score for c in near}, int(unencoded)
 
@@ -1375,11 +1381,11 @@ def _search(
         reading = checked
     terms = reading.terms
     as_hits: list[Hit] = list(hits)
-    _lift_edits(as_hits, terms)
+    lift_edits(as_hits, terms)
     matched = {h.doc for h in hits}
     groups = _group(hits)
     # How well each conversation with every word answers them, before any fusion rescales it.
-    answered = {key: _conversation_score(conv.hits) for key, conv in groups.items()}
+    answered = {key: conversation_score(conv.hits) for key, conv in groups.items()}
     ordered = sorted(groups.values(), key=lambda c: answered[(c.store, c.root)], reverse=True)
     meaning: dict[tuple[str, str], float] = {}  # each conversation's standing in the meaning pass
     typed = [t for t in reading.meant if t not in reading.dropped]
@@ -1397,7 +1403,7 @@ def _search(
             missing = []
         elif reading.missing and len(found := [t for t in terms if t.strip()]) >= 2:
             pool = _titled(conn, found, filters, hosts)
-        pool += _evidence(ordered, [_conversation_score(c.hits) for c in ordered], STRICT_WEIGHT)
+        pool += evidence_of(ordered, [conversation_score(c.hits) for c in ordered], STRICT_WEIGHT)
         ordered = []
         words = _present(
             conn,
@@ -1415,7 +1421,7 @@ def _search(
             matched |= docs
         # A Chinese or Japanese question's bigrams, any of them, each conversation by the share of the
         # question's it holds, as locally.
-        grams = plan.run_bigrams(plan.question_runs(terms))
+        grams = plan.run_bigrams(cjk.question_runs(terms))
         if len(grams) >= 2:
             evidence, docs, _ = _any_words(
                 conn, grams, filters, hosts, info, coverage, cut=COVERAGE_BIGRAMS, shares_after=True
@@ -1424,7 +1430,7 @@ def _search(
             matched |= docs
         # A Chinese or Japanese question's words read as English, as locally: its runs cut at their
         # particles and question words first.
-        runs = plan.question_runs(typed)
+        runs = cjk.question_runs(typed)
         readings = lexicon.english_groups(runs, lambda some: _exist(conn, [query.Term(w) for w in some]))
         if not readings and not runs:
             # An English question's words read as Chinese, as locally.
@@ -1462,7 +1468,7 @@ def _search(
         if excluded is not None:
             pool = _without_excluded(conn, pool, excluded)
         if pool:
-            ordered = _fused(pool, floor=1.0, about_user=stopwords.speaks_of_self(reading.typed))
+            ordered = fused(pool, floor=1.0, about_user=stopwords.speaks_of_self(reading.typed))
     ordered = _newest_first(conn, ordered, terms, meaning, answered, asks_present(reading.typed))
     lift_profiles(ordered, list(reading.profiles), list(reading.sources))
     ordered = ordered[:limit]

@@ -8,7 +8,7 @@ from typing import Any
 
 from hermes_trail.fleet.push import PushReport
 from hermes_trail.fleet.search import FleetHit
-from hermes_trail.index.search import SearchResult
+from hermes_trail.index.results import SearchResult
 
 
 def fleet_search_json(result: SearchResult) -> dict[str, Any]:

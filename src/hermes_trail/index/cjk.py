@@ -12,6 +12,8 @@ import functools
 import re
 from typing import Any
 
+from hermes_trail.index import stopwords
+
 # Han, Hiragana, Katakana, Hangul and their compatibility blocks, as a character class's ranges (the shared
 # index's bigram function is made from them too: a change there needs a schema version of its own).
 RANGES = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f"
@@ -62,3 +64,9 @@ def run_expression(run: str) -> str:
     if len(run) == 1:
         return f'"{run}" *'
     return '"' + " ".join(bigrams(run)) + '"'
+
+
+def question_runs(terms: list[str]) -> list[str]:
+    """The Chinese, Japanese or Korean runs of a question's terms, each cut at its particles and question
+    words (what its bigram index and its dictionary reading look for)."""
+    return [part for term in terms for run in query_runs(term) for part in stopwords.cjk_parts(run)]

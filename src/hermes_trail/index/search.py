@@ -24,7 +24,7 @@ import sqlite3
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 from hermes_trail.index import (
     cjk,
@@ -40,7 +40,30 @@ from hermes_trail.index import (
 )
 from hermes_trail.index.filters import SearchFilters as SearchFilters
 from hermes_trail.index.filters import like, unmatched
-from hermes_trail.model import _Record
+from hermes_trail.index.fusion import (
+    COVERAGE_BIGRAMS,
+    COVERAGE_POWER,
+    COVERAGE_TERMS,
+    CROSS_LINGUAL_LIFT,
+    GIST_WEIGHT,
+    KIND_WEIGHT,
+    LEXICAL_WEIGHT,
+    RECENCY_BOOST,
+    SEMANTIC_WEIGHT,
+    SESSION_WEIGHT,
+    STRICT_WEIGHT,
+    TITLE_WEIGHT,
+    TRANSLATED_WEIGHT,
+    conversation_score,
+    evidence_of,
+    fused,
+    language_lifts,
+    lift_edits,
+    lift_profiles,
+    meaning_weight,
+)
+from hermes_trail.index.newest import RARE_CAP, asks_present, names_word, newest_first
+from hermes_trail.index.results import MARK_CLOSE, MARK_OPEN, Conversation, Hit, SearchResult
 
 # How many of the newest matches each index gives before scoring; a query with more is ranked in this window.
 WINDOW = 200
@@ -60,17 +83,6 @@ SEMANTIC_FLOOR = 0.4
 # conversation the words found in its turns (one found by its title alone joins the weaker evidence).
 TITLED = 50
 TITLE_BOOST = 0.25
-# A later conversation about the same thing supersedes the leading one (:func:`_newest_first`) when it
-# says a fact changed and stands at least this share as far out in meaning (or, where the meaning pass
-# did not place both, answers the words at least this share as well); it is looked for among this many
-# leading conversations.
-SUPERSEDED_BAND = 0.4
-SUPERSEDED_TOP = 8
-# Words of a question a sentence saying a fact changed names to name that fact, its rarest among them or not.
-NAMED_ALONE = 3
-SUPERSEDED_MEANING = 0.4
-# How much a conversation of a profile the query names ("what did the bot say") is lifted.
-PROFILE_BOOST = 0.5
 # A query's matches are counted up to this many (a count there says "at least"): counting costs about a
 # millisecond a thousand matches.
 COUNT_CAP = 500
@@ -78,303 +90,6 @@ COUNT_CAP = 500
 HEAD = 600
 # Hits scored in detail (snippets, grouping) after the first ranking.
 SHORTLIST = 200
-# How much each kind of doc weighs: what a person typed or was told counts most.
-KIND_WEIGHT = {
-    "prompt": 1.3,
-    "summary": 1.1,
-    "reply": 1.0,
-    "command": 1.0,
-    "edit": 0.9,
-    "blocked": 0.8,
-    "notice": 0.6,
-    "system": 0.6,
-    "tool": 0.8,
-    "memory": 1.0,
-    "skill": 0.9,
-}
-# Sessions people did not drive themselves rank lower, not out.
-SESSION_WEIGHT = {"cron": 0.55, "subagent": 0.7, "tool": 0.7}
-# Newer beats older at equal relevance; at most this much (an updated fact must win over the stale one).
-RECENCY_BOOST = 0.35
-MARK_OPEN, MARK_CLOSE = "\u00ab", "\u00bb"
-# A conversation's further matching turns add this share of their scores to its best one.
-CORROBORATION = 0.15
-# The weak evidence is fused by score (each list's scores against its best, :func:`_evidence`), each list
-# weighed: the conversations with every word, with any of them (scaled by how much of the query exists),
-# the nearest in meaning, and those found by their titles alone.
-STRICT_WEIGHT = 1.5
-LEXICAL_WEIGHT = 1.0
-# The meaning list's weight was 0.75 until a second set of questions written from the summaries alone
-# (bench/recall's `fresh`) was scored: 0.86 answered two more of them first and no tuning question fewer
-# (0.9: one path question fewer; 1.05: four tuning questions fewer).
-SEMANTIC_WEIGHT = 0.86
-# The same list when every session in it stands by its gist (none has passages yet: a sync the vector stage
-# has not caught up with): the static vectors read English only and know far less than the passages'
-# model, so their standings weigh as all meaning did before (an English conversation near by its gist
-# outweighed a Japanese one that has every word of the question through the dictionary).
-GIST_WEIGHT = 0.75
-# A question made only of paths, file names and dotted names is no sentence: the sentence model reads it
-# as the topic of its parts (``tax/vat_rates.yaml``: taxes), which outweighed the conversation that has
-# every part of it. Its meaning weighs this share of SEMANTIC_WEIGHT (:func:`meaning_weight`).
-NAMES_MEANING_SHARE = 0.5
-TITLE_WEIGHT = 1.2
-# Hermes' memory entries and skills are what it chose to keep: their evidence counts this much more.
-KNOWLEDGE_WEIGHT = 1.0
-# A question about the asker ("how do I like answers laid out", :func:`stopwords.speaks_of_self`): what
-# Hermes keeps about the user (``USER.md``) is where that is written, so its evidence counts this much more.
-PERSON_WEIGHT = 2.0
-# Conversations found only when any term may match weigh this much less than those with every term.
-RELAXED_WEIGHT = 0.3
-# A Chinese or Japanese question's words read as English (:func:`_translated`): a dictionary's readings are
-# looser than the words typed (several senses each), so their list weighs less than the question's own.
-TRANSLATED_WEIGHT = 0.6
-# How much an edit of the file a query names weighs more than the other turns that matched it.
-EDIT_LIFT = 1.6
-# A term that names a file: a path, or a name with an extension.
-_FILE_LIKE = re.compile(r"[/\\]|\w\.[A-Za-z][A-Za-z0-9]{0,7}$")
-# How much more the meaning of a conversation held in another language than the question counts.
-CROSS_LINGUAL_LIFT = 1.2
-# How strongly the share of the query a conversation covers weighs its any-word score.
-COVERAGE_POWER = 2
-# How many of the query's words (bigrams, for a Chinese or Japanese question) its coverage counts: a
-# question put in everyday words runs to nine or ten, and its topic often comes last ("... after swapping
-# out the old date library"); counting only the first eight left "library" out.
-COVERAGE_TERMS = 12
-COVERAGE_BIGRAMS = 24
-
-
-# Hit, Conversation and SearchResult are written out on the model's record (what ``@dataclass`` made, without
-# importing ``dataclasses`` at every start of ``trail search``: model._Record).
-class Hit(_Record):
-    """One matching doc, with the session it belongs to."""
-
-    _fields: ClassVar[tuple[str, ...]] = (
-        "doc",
-        "store",
-        "session_id",
-        "ref",
-        "profile",
-        "project",
-        "source",
-        "session_kind",
-        "root",
-        "title",
-        "row",
-        "part",
-        "role",
-        "kind",
-        "tool",
-        "time",
-        "exit_code",
-        "path",
-        "rewound",
-        "score",
-        "snippet",
-    )
-    __slots__ = _fields
-    doc: int
-    store: str
-    session_id: str
-    ref: str
-    profile: str
-    project: str
-    source: str | None
-    session_kind: str
-    root: str
-    title: str | None
-    row: int
-    part: int
-    role: str
-    kind: str
-    tool: str | None
-    time: float | None
-    exit_code: int | None
-    path: str | None
-    rewound: bool
-    score: float
-    snippet: str
-
-    def __init__(
-        self,
-        doc: int,
-        store: str,
-        session_id: str,
-        ref: str,
-        profile: str,
-        project: str,
-        source: str | None,
-        session_kind: str,
-        root: str,
-        title: str | None,
-        row: int,
-        part: int,
-        role: str,
-        kind: str,
-        tool: str | None,
-        time: float | None,
-        exit_code: int | None,
-        path: str | None,
-        rewound: bool,
-        score: float,
-        snippet: str = "",
-    ) -> None:
-        self.doc = doc
-        self.store = store
-        self.session_id = session_id
-        self.ref = ref
-        self.profile = profile
-        self.project = project
-        self.source = source
-        self.session_kind = session_kind
-        self.root = root
-        self.title = title
-        self.row = row
-        self.part = part
-        self.role = role
-        self.kind = kind
-        self.tool = tool
-        self.time = time
-        self.exit_code = exit_code
-        self.path = path
-        self.rewound = rewound
-        self.score = score
-        self.snippet = snippet
-
-    @property
-    def resume(self) -> str:
-        """The command that reopens the conversation in Hermes (see :mod:`hermes_trail.resume`): empty when
-        Hermes cannot be pointed at its store; ``trail show`` for a session only trail still holds."""
-        from hermes_trail.index.recovered import is_recovered
-        from hermes_trail.resume import resume_line
-
-        if is_recovered(self.store):
-            return f"trail show {self.ref}"
-        if self.origin != "session":  # a memory entry or a skill: no conversation to reopen
-            return ""
-
-        return resume_line(self.session_id, self.store, self.profile)
-
-    @property
-    def origin(self) -> str:
-        """What the hit was found in: ``session``, or Hermes' ``memory`` or a ``skill`` (not a session)."""
-        from hermes_trail.index.knowledge import origin_of
-
-        return origin_of(self.store, self.session_kind)
-
-    @property
-    def label(self) -> str:
-        """Where the hit is, for people: ``memory <profile>:MEMORY.md``, ``skill <profile>:<name>``, else the
-        session's ref."""
-        return self.ref if self.origin == "session" else f"{self.origin} {self.ref}"
-
-
-class Conversation(_Record):
-    """The hits of one conversation (a continuation chain), best first. ``opening``: when the best hit's
-    session has no title, its first prompt on one line (what a list shows instead, as Hermes' own does)."""
-
-    _fields: ClassVar[tuple[str, ...]] = ("store", "root", "hits", "opening")
-    __slots__ = _fields
-    store: str
-    root: str
-    hits: list[Hit]
-    opening: str | None
-
-    def __init__(
-        self, store: str, root: str, hits: list[Hit] | None = None, opening: str | None = None
-    ) -> None:
-        self.store = store
-        self.root = root
-        self.hits = [] if hits is None else hits
-        self.opening = opening
-
-    @property
-    def score(self) -> float:
-        return self.hits[0].score if self.hits else 0.0
-
-
-class SearchResult(_Record):
-    """What a search found. ``matches`` counts the turns (docs) that matched, not the hits shown."""
-
-    _fields: ClassVar[tuple[str, ...]] = (
-        "query",
-        "conversations",
-        "matches",
-        "windowed",
-        "seconds",
-        "missing",
-        "dropped",
-        "prefix",
-        "unencoded",
-        "matches_exact",
-        "read_as",
-        "unmatched",
-        "read_as_cjk",
-        "spelled",
-    )
-    __slots__ = _fields
-    query: str
-    conversations: list[Conversation]
-    matches: int
-    windowed: bool
-    seconds: float
-    # Words typed that no index holds, left out of the match (the answer is what the others found).
-    missing: list[str]
-    # Function words left out of the match and the ranking ("how", "is", "the").
-    dropped: list[str]
-    # The last word, read as the start of a word (it is no word of the index as typed).
-    prefix: str | None
-    # When the meaning pass ran: how many sessions have no passage vectors yet (`trail index` makes them).
-    unencoded: int | None
-    # Whether ``matches`` is every match; else it is a lower bound (a count cut at COUNT_CAP, or the
-    # window of a phrase or prefix that matched more).
-    matches_exact: bool
-    # The English words a Chinese or Japanese question was also read as (:func:`_translated`).
-    read_as: list[str]
-    # When nothing was found: the filters no session matches at all, as a person reads them
-    # (``filters.unmatched``: a typo in a profile's name is no empty history).
-    unmatched: list[str]
-    # The Chinese or Japanese words an English question was also read as (:func:`_in_chinese`).
-    read_as_cjk: list[str]
-    # Words typed that no index holds, each with the words one slip away that the history has and that were
-    # searched for in its place (:mod:`~hermes_trail.index.spelling`: "kubernets": kubernetes).
-    spelled: dict[str, list[str]]
-
-    def __init__(
-        self,
-        query: str,
-        conversations: list[Conversation],
-        matches: int,
-        windowed: bool,
-        seconds: float,
-        missing: list[str] | None = None,
-        dropped: list[str] | None = None,
-        prefix: str | None = None,
-        unencoded: int | None = None,
-        matches_exact: bool = True,
-        read_as: list[str] | None = None,
-        unmatched: list[str] | None = None,
-        read_as_cjk: list[str] | None = None,
-        spelled: dict[str, list[str]] | None = None,
-    ) -> None:
-        self.query = query
-        self.conversations = conversations
-        self.matches = matches
-        self.windowed = windowed
-        self.seconds = seconds
-        self.missing = [] if missing is None else missing
-        self.dropped = [] if dropped is None else dropped
-        self.prefix = prefix
-        self.unencoded = unencoded
-        self.matches_exact = matches_exact
-        self.read_as = [] if read_as is None else read_as
-        self.unmatched = [] if unmatched is None else unmatched
-        self.read_as_cjk = [] if read_as_cjk is None else read_as_cjk
-        self.spelled = {} if spelled is None else spelled
-
-    @property
-    def hits(self) -> list[Hit]:
-        """The best hit of each conversation, in rank order."""
-        return [c.hits[0] for c in self.conversations if c.hits]
 
 
 _DOC_COLUMNS = (
@@ -612,29 +327,6 @@ def _across_languages(
     return language_lifts([texts.get(c.hits[0].doc, "") if c.hits else "" for c, _ in near], text)
 
 
-def language_lifts(said: list[str], text: str) -> list[float]:
-    """How much each conversation's meaning counts, given what it said (its nearest turn): more
-    (:data:`CROSS_LINGUAL_LIFT`) for one held in another language than the question ``text``. Words cannot
-    meet across languages, so such a conversation never has the word evidence the others add to their
-    meaning; its meaning is all the evidence there can be. The shared index weighs its meaning pass so too."""
-    if not CROSS_LINGUAL_LIFT:
-        return [1.0] * len(said)
-    asked = stopwords.language(text)
-    return [CROSS_LINGUAL_LIFT if one and stopwords.language(one) != asked else 1.0 for one in said]
-
-
-def _lift_edits(hits: list[Hit], terms: list[str]) -> None:
-    """A query naming a file asks, most of the time, where that file was changed: an edit of a path that
-    ends with the named one outweighs a prompt or a reply that mentions it (:data:`EDIT_LIFT`)."""
-    named = [t.strip().lstrip("~.").lstrip("/").replace("\\", "/") for t in terms if _FILE_LIKE.search(t)]
-    named = [n for n in named if n]
-    if not named:
-        return
-    for hit in hits:
-        if hit.kind == "edit" and hit.path and any(hit.path.endswith(n) for n in named):
-            hit.score *= EDIT_LIFT
-
-
 def _covered(
     conn: sqlite3.Connection,
     found: list[Conversation],
@@ -801,17 +493,6 @@ def _fts_string(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
 
-def meaning_weight(typed: list[str], dropped: list[str]) -> float:
-    """How much the meaning pass weighs for a question of the words ``typed``: :data:`SEMANTIC_WEIGHT`, a
-    share of it (:data:`NAMES_MEANING_SHARE`) when every word but the function words (``dropped``) is a path
-    or a name (what the trigram index is for), which the sentence model reads as a topic, not as what it
-    names."""
-    names = [w for w in typed if w and w not in dropped]
-    if names and all(query.leaf_needs_trigram(query.Term(w)) and not cjk.has_cjk(w) for w in names):
-        return SEMANTIC_WEIGHT * NAMES_MEANING_SHARE
-    return SEMANTIC_WEIGHT
-
-
 def _without_excluded(
     conn: sqlite3.Connection, pool: list[tuple[Conversation, float]], excluded: str
 ) -> list[tuple[Conversation, float]]:
@@ -953,231 +634,6 @@ def _newest_first(
     return newest_first(ordered, terms, meaning, answered, texts, counts, present)
 
 
-def newest_first(
-    ordered: list[Conversation],
-    terms: list[str],
-    meaning: dict[tuple[str, str], float],
-    answered: dict[tuple[str, str], float],
-    texts: Callable[[list[int]], dict[int, tuple[str, str]]],
-    counts: Callable[[list[str]], dict[str, int]],
-    present: bool = False,
-) -> list[Conversation]:
-    """The leading conversation, unless a later one about the same thing superseded it: when two sessions
-    state the same fact, the later one is the fact now (a meeting moved, a service moved host). The older
-    one often says it in more of the query's words (it asked the question as the query does), so neither
-    the words nor a bounded recency lift the later one.
-
-    About the same thing: among the first :data:`SUPERSEDED_TOP` conversations, a later one that has the
-    query's rarest word where it matched (what the query is about, not how it is put), is near the
-    query in meaning (at least :data:`SUPERSEDED_MEANING` of the leader's standing, when the meaning pass
-    ran) or answers its words nearly as well (:data:`SUPERSEDED_BAND` of the leader's score, both with every
-    word when both have them), and says in a turn a person or the agent said that it changed ("moved",
-    "now", "no longer", ...). The newest such conversation leads.
-    Sessions people drove only, and the runs of one cron job: a cron run or a sub-agent reports a fact
-    more than it states one, but a later run of the same job that says it changed is the fact now.
-    ``present``: the question asks how things stand now (:func:`asks_present`)."""
-    if len(ordered) < 2:
-        return ordered
-    lead = ordered[0]
-    job = _cron_job(lead.hits[0].session_id)
-    if lead.hits[0].session_kind in SESSION_WEIGHT and job is None:
-        return ordered
-    newer = [
-        c
-        for c in ordered[1:SUPERSEDED_TOP]
-        if _latest(c) > _latest(lead)
-        and (
-            _cron_job(c.hits[0].session_id) == job
-            if job is not None
-            else c.hits[0].session_kind not in SESSION_WEIGHT
-        )
-    ]
-    if not newer:
-        return ordered
-    asked = content_words(terms)
-    rare, by_rarity = rare_words(asked, counts)
-    rare = rare if len(rare) >= 2 else by_rarity[:2]  # at least two
-    if not rare:
-        return ordered
-    # A sentence that says a fact changed names the fact: two of the query's words (all when it has
-    # fewer), one of them among its rarest, or three of any. One word is a topic, not a fact ("the new
-    # android gradle plugin needs jdk 17" beside a question on Android 13's notification permission). A
-    # question asking how things stand now ("where does redis run now?") wants the newest fact: its
-    # rarest word names it ("redis moved to ..."), or two of any ("the staging port is now 6432").
-    named = min(2, len(asked))
-    said = texts([h.doc for c in [lead, *newer] for h in c.hits])
-
-    def names_fact(sentence: str) -> bool:
-        words = [w for w in asked if _names(sentence, w)]
-        if present:
-            return by_rarity[0] in words or len(words) >= named
-        return (any(w in rare for w in words) and len(words) >= named) or len(words) >= NAMED_ALONE
-
-    def about(conv: Conversation) -> bool:  # one of the rarest words, or as many words as name a fact
-        texts_of = [said.get(h.doc, ("", ""))[1] for h in conv.hits]
-        return any(_has(text, word) for text in texts_of for word in rare) or any(
-            sum(_names(text, w) for w in asked) >= NAMED_ALONE for text in texts_of
-        )
-
-    def says_changed(conv: Conversation) -> bool:
-        """A turn a person or the agent said (not a tool's output) that names what the query is about
-        and says it changed."""
-        found = (said.get(h.doc, ("", "")) for h in conv.hits)
-        return any(
-            _CHANGED.search(sentence) and names_fact(sentence)
-            for kind, text in found
-            if kind in STATED
-            for sentence in _SENTENCE.split(text)
-        )
-
-    if not about(lead):
-        return ordered
-    lead_z = meaning.get((lead.store, lead.root))
-    later = []
-    for conv in newer:
-        if not about(conv):
-            continue
-        z = meaning.get((conv.store, conv.root))
-        # Near the query in meaning, or answering its words nearly as well as the leader.
-        near = lead_z is not None and z is not None and z >= SUPERSEDED_MEANING * lead_z
-        words, lead_words = answered.get((conv.store, conv.root)), answered.get((lead.store, lead.root))
-        if words is not None and lead_words is not None:  # both have every word: compare how well
-            near = near or words >= SUPERSEDED_BAND * lead_words
-        else:
-            near = near or conv.score >= SUPERSEDED_BAND * lead.score
-        if near and says_changed(conv):
-            later.append(conv)
-    if not later:
-        return ordered
-    newest = max(later, key=_latest)
-    return [newest, *(c for c in ordered if c is not newest)]
-
-
-# What a person or the agent said (where a change of a fact is stated), as opposed to a tool's output.
-STATED = frozenset({"prompt", "reply", "summary"})
-# Where one sentence ends: the change must be said of what the query is about, not beside it.
-_SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
-# Words that say a fact changed: what a later session that supersedes an earlier one usually says. Not
-# "new": it is mostly an adjective ("breaks on the new fonts"), which says nothing changed; nor "change(s)"
-# and "update(s)", mostly nouns ("broke overnight without code changes", "the update"): only "changed" and
-# "updated" say it.
-_CHANGED = re.compile(
-    r"\b(?:(?<!right )(?<!just )now|no longer|instead|any ?more|from now on|switched|bump(?:s|ed)|changed|"
-    r"updated|(?:mov|migrat|resiz|replac|renam)(?:e|es|ed))\b"
-)
-
-
-def content_words(terms: list[str]) -> list[str]:
-    """The query's words (lower case, two characters or more, once each), its function words left out."""
-    said = [w for t in terms for w in re.findall(r"\w{2,}", t.lower())]
-    return list(dict.fromkeys(w for w in said if not stopwords.is_stopword(w, said)))
-
-
-def _names(sentence: str, word: str) -> bool:
-    """Whether ``sentence`` has ``word`` (lower case) where a word starts (``deploy`` in "deploys", not
-    ``cache`` in "elasticache"; ``call`` in "on-call"), and not as a part of a name (``cache`` in
-    "shop-cache.example.com" or "/var/cache": a host named so is not the fact a question on caching asks
-    about); a Chinese or Japanese word anywhere, as those have no spaces."""
-    if cjk.has_cjk(word):
-        return word in sentence
-    for found in re.finditer(r"(?<![\w./])" + re.escape(word), sentence):
-        start = found.start()
-        if start == 0 or sentence[start - 1] != "-":
-            return True
-        token = _TOKEN.search(sentence, sentence.rfind(" ", 0, start) + 1)
-        if token is not None and not _NAME_SEPARATOR.search(token[0].rstrip(".,;:!?)\"'")):
-            return True  # a word of a hyphenated one ("on-call"), not of a host's name or a path
-    return False
-
-
-def _has(text: str, word: str) -> bool:
-    """Whether ``text`` has ``word`` anywhere, or another form of it where a word starts ("hosted" for
-    ``hosting``: the same stem)."""
-    if word in text:
-        return True
-    if cjk.has_cjk(word):  # no spaces to start a word at: found as written or not at all
-        return False
-    part = plan.title_part(word)
-    if part == word:
-        return False
-    root = plan.stem(word)
-    return any(
-        plan.stem(found[0]) == root for found in re.finditer(r"(?<!\w)" + re.escape(part) + r"\w*", text)
-    )
-
-
-# A whitespace-delimited token, and what makes one a host's name or a path rather than a word.
-_TOKEN = re.compile(r"\S+")
-_NAME_SEPARATOR = re.compile(r"[./]")
-# A question that asks how things stand now, in the languages indexed: it wants the newest fact.
-_PRESENT = re.compile(
-    r"\b(?:now|nowadays|currently|current|these days|at the moment|at present|still|any ?more|"
-    r"jetzt|aktuell|derzeit|inzwischen|mittlerweile|noch|maintenant|actuellement|encore|ahora|actualmente|"
-    r"todav[ií]a)\b|现在|目前|如今|現在|今は|いま",
-    re.IGNORECASE,
-)
-
-
-def asks_present(typed: list[str]) -> bool:
-    """Whether a question (its ``typed`` words) asks how things stand now ("where does redis run now?",
-    "are we still on cloudflare pages?"): the newest of the facts it names is wanted
-    (:func:`newest_first`)."""
-    return _PRESENT.search(" ".join(typed)) is not None
-
-
-# A cron run's session id: ``cron_<job id>_<YYYYmmdd_HHMMSS>``, as Hermes' scheduler names it.
-_CRON_RUN = re.compile(r"^cron_(.+)_\d{8}_\d{6}$")
-
-
-def _cron_job(session_id: str) -> str | None:
-    """The cron job a session is a run of (``None`` for any other session)."""
-    run = _CRON_RUN.match(session_id)
-    return run.group(1) if run else None
-
-
-# How far a word's docs are counted to tell how rare it is: a word in more says little.
-RARE_CAP = 200
-
-
-def rare_words(
-    words: list[str], counts: Callable[[list[str]], dict[str, int]]
-) -> tuple[list[str], list[str]]:
-    """The rarest of the query's content ``words`` (:func:`content_words`): those matching at most twice
-    as many docs as the rarest one, ``counts`` giving how many docs each is in (up to :data:`RARE_CAP`);
-    and every one that matches, the rarest first."""
-    counted = {w: min(n, RARE_CAP) for w, n in counts(words[:8]).items()}
-    found = sorted((n, t) for t, n in counted.items() if n)
-    if not found:
-        return [], []
-    least = found[0][0]
-    return [t for n, t in found if n <= 2 * least], [t for _, t in found]
-
-
-def _latest(conv: Conversation) -> float:
-    """When the conversation's newest matching turn was (0 when none is dated)."""
-    return max((h.time or 0.0 for h in conv.hits), default=0.0)
-
-
-def lift_profiles(ordered: list[Conversation], profiles: list[str], sources: list[str] | None = None) -> None:
-    """A query that names a profile (``work``, ``bot``), or a front end with a word no text has
-    (``discord``): its conversations first, at equal evidence (:data:`PROFILE_BOOST`), sorted again. The
-    local index and the shared one lift alike."""
-    if not profiles and not sources:
-        return
-    for conv in ordered:
-        if conv.hits and (conv.hits[0].profile in profiles or conv.hits[0].source in (sources or ())):
-            for hit in conv.hits:
-                hit.score *= 1.0 + PROFILE_BOOST
-    ordered.sort(key=lambda c: _conversation_score(c.hits), reverse=True)
-
-
-def _conversation_score(hits: list[Hit]) -> float:
-    """The best hit, plus a little for each further distinct turn: a conversation that matches in several
-    places is more likely the one meant than one lucky turn."""
-    scores = sorted((h.score for h in hits), reverse=True)
-    return scores[0] + CORROBORATION * sum(scores[1:6]) if scores else 0.0
-
-
 def search(
     index: Path | sqlite3.Connection,
     text: str,
@@ -1225,12 +681,12 @@ def search(
             groups = _group(hits)
             reading = checked
         terms, runs = reading.terms, reading.runs
-        _lift_edits(hits, terms)
+        lift_edits(hits, terms)
         matches: int | None = len({h.doc for h in hits})
         if windowed:  # more than a window matched: counted apart (None: at least the window)
             matches = _count(conn, reading.plans, filters)
         # How well each conversation with every word answers them, before any fusion rescales it.
-        answered = {key: _conversation_score(conv.hits) for key, conv in groups.items()}
+        answered = {key: conversation_score(conv.hits) for key, conv in groups.items()}
         ordered = sorted(groups.values(), key=lambda c: answered[(c.store, c.root)], reverse=True)
         # A title may hold the words no turn has: every typed word is looked for there first.
         # What was asked, function words out, a word typed wrong as the word read for it.
@@ -1255,7 +711,7 @@ def search(
         if few:
             # Few conversations have every word: they are one list of evidence among the others (any
             # of the words, meaning, titles), weighed more, not a ranking placed above them.
-            pool += _evidence(ordered, [_conversation_score(c.hits) for c in ordered], STRICT_WEIGHT)
+            pool += evidence_of(ordered, [conversation_score(c.hits) for c in ordered], STRICT_WEIGHT)
             ordered = []
             coverage = len(terms) / (len(terms) + len(reading.missing)) if terms else 1.0
             matched = {h.doc for h in hits}
@@ -1265,7 +721,7 @@ def search(
             ]
             # Read across languages, every Chinese or Japanese run typed: one no index holds as written
             # (a question about a conversation held in English) is the one a dictionary is for.
-            typed_runs = plan.question_runs(said)
+            typed_runs = cjk.question_runs(said)
             if readings := _translated(conn, typed_runs):
                 read_as = lexicon.interleaved(readings)
                 lists.append(("docs_fts", read_as, TRANSLATED_WEIGHT, readings))
@@ -1292,7 +748,7 @@ def search(
                 matched |= {h.doc for h in more}
                 if not windowed:  # every list was read whole: what any of them found is what matched
                     matches = len(matched)
-                scores = [_conversation_score(g.hits) for g in found]
+                scores = [conversation_score(g.hits) for g in found]
                 weight *= coverage
                 if table == "docs_cjk" and senses is not None:
                     # An English question read as Chinese: the words its best conversation has through the
@@ -1303,13 +759,13 @@ def search(
                     ratio = min(max(counts, default=0), COVERAGE_TERMS) / max(most_covered, 1)  # as many read
                     weight = min(STRICT_WEIGHT * coverage, weight * ratio**COVERAGE_POWER)
                     scores = [s * share**COVERAGE_POWER for s, share in zip(scores, shares, strict=True)]
-                    pool += _evidence(found, scores, weight)
+                    pool += evidence_of(found, scores, weight)
                 elif table == "docs_cjk":
                     # A Chinese or Japanese question's bigrams: a conversation with two of its twenty
                     # (a 的 phrase, 打开) is no answer, however much better than the other lists' best it
                     # scores; its evidence is the share of the question it holds, after that list's best.
                     shares = _covered(conn, found, some, table)[0]
-                    evidence = _evidence(found, scores, weight)
+                    evidence = evidence_of(found, scores, weight)
                     pool += [(c, e * s**COVERAGE_POWER) for (c, e), s in zip(evidence, shares, strict=True)]
                 else:
                     if len(some) > 1:
@@ -1318,7 +774,7 @@ def search(
                         most_covered = max([most_covered, *counts])
                     elif found:
                         most_covered = max(most_covered, 1)
-                    pool += _evidence(found, scores, weight)
+                    pool += evidence_of(found, scores, weight)
             if meaning_text := " ".join(reading.meant).strip():
                 near, by_passages = _semantic(conn, meaning_text, filters)
                 if encoder.available():
@@ -1329,13 +785,13 @@ def search(
                 weight = meaning_weight(reading.typed, reading.dropped)
                 if not by_passages:  # the gists' model: static vectors, English only
                     weight *= GIST_WEIGHT / SEMANTIC_WEIGHT
-                weighed = _evidence([g for g, _ in near], [z for _, z in near], weight)
+                weighed = evidence_of([g for g, _ in near], [z for _, z in near], weight)
                 pool += [(conv, part * lift) for (conv, part), lift in zip(weighed, lifts, strict=True)]
             if excluded is not None:
                 pool = _without_excluded(conn, pool, excluded)
         if pool:
-            floor = min((_conversation_score(c.hits) for c in ordered), default=1.0)
-            ordered += _fused(pool, floor, about_user=stopwords.speaks_of_self(reading.typed))
+            floor = min((conversation_score(c.hits) for c in ordered), default=1.0)
+            ordered += fused(pool, floor, about_user=stopwords.speaks_of_self(reading.typed))
             for conv in ordered:
                 groups.setdefault((conv.store, conv.root), conv)
         ordered = _newest_first(conn, ordered, terms, meaning, answered, asks_present(reading.typed))
@@ -1612,7 +1068,7 @@ def lift_titled(ordered: list[Conversation], words: list[str]) -> bool:
             for hit in conv.hits:
                 hit.score *= 1.0 + TITLE_BOOST
     if lifted:
-        ordered.sort(key=lambda c: _conversation_score(c.hits), reverse=True)
+        ordered.sort(key=lambda c: conversation_score(c.hits), reverse=True)
     return True
 
 
@@ -1631,7 +1087,7 @@ def _with_titles(
         return ordered, []
     hits = [_hit(row, SESSION_WEIGHT.get(row[7], 1.0)) for row in _heads(conn, titled).values()]
     titled_convs = list(_group(hits).values())
-    return ordered, _evidence(titled_convs, [1.0] * len(titled_convs), TITLE_WEIGHT)
+    return ordered, evidence_of(titled_convs, [1.0] * len(titled_convs), TITLE_WEIGHT)
 
 
 def title_shares(titles: Iterable[tuple[int, str]], groups: list[list[str]]) -> dict[int, float]:
@@ -1642,7 +1098,7 @@ def title_shares(titles: Iterable[tuple[int, str]], groups: list[list[str]]) -> 
     shares: dict[int, float] = {}
     for sess, title in titles:
         low = title.lower()
-        had = sum(any(_names(low, w.lower()) for w in group) for group in groups)
+        had = sum(any(names_word(low, w.lower()) for w in group) for group in groups)
         if had >= 2:
             shares[sess] = had / len(groups)
     return shares
@@ -1697,67 +1153,6 @@ def _gists(conn: sqlite3.Connection, where: str, params: list[Any]) -> tuple[lis
         _GISTS.clear()
         _GISTS[key] = ([r[0] for r in rows], semantic.matrix([r[1] for r in rows]))
     return _GISTS[key]
-
-
-def _evidence(
-    ranked: list[Conversation], scores: list[float], weight: float
-) -> list[tuple[Conversation, float]]:
-    """One list of weak evidence as contributions to the fusion: each conversation's score against the
-    list's best, times the list's weight. Scores against their own list's best, because the lists' scales
-    (BM25 of some of the words, standing in meaning) are not comparable; but within a list, how far the
-    first stands above the others is evidence too (a meaning far nearer than the next one's), which ranks
-    alone would lose."""
-    top = max(scores, default=0.0)
-    if top <= 0:
-        return [(conv, weight / (1.0 + rank)) for rank, conv in enumerate(ranked)]
-    return [(conv, weight * max(score, 0.0) / top) for conv, score in zip(ranked, scores, strict=True)]
-
-
-def _fused(
-    pool: list[tuple[Conversation, float]], floor: float, about_user: bool = False
-) -> list[Conversation]:
-    """The weak-evidence conversations in one order, by the sum of their evidence in each list (every
-    word, any of the words, meaning, titles), scored below ``floor`` in that order. With ``about_user``
-    (the question speaks of the asker), what Hermes keeps about the user weighs :data:`PERSON_WEIGHT`.
-    A conversation with no evidence in any list is left out: one the meaning pass offered no nearer the
-    query than the crowd of sessions (a haiku beside "how did we fix the flaky test", among six) is no
-    answer, and was listed after the answers as if it were one."""
-    strength: dict[tuple[str, str], float] = {}
-    merged: dict[tuple[str, str], Conversation] = {}
-    for conv, contribution in pool:
-        key = (conv.store, conv.root)
-        lift = _knowledge_lift(conv, about_user)
-        strength[key] = strength.get(key, 0.0) + contribution * lift
-        if key in merged:
-            seen = {h.doc for h in merged[key].hits}
-            merged[key].hits.extend(h for h in conv.hits if h.doc not in seen)
-        else:
-            merged[key] = conv
-    out = []
-    top = max(strength.values(), default=1.0) or 1.0
-    # Ties in the order of the conversations' ids (a session's starts with when it began), not of the lists:
-    # the shared index, whose lists come in another order, ranks them as the local one does.
-    for key in sorted(strength, key=lambda k: (-strength[k], k[1], k[0])):
-        if strength[key] <= 0:
-            break  # the rest have no evidence either (in order)
-        conv = merged[key]
-        target = floor * RELAXED_WEIGHT * strength[key] / top
-        best = max((h.score for h in conv.hits), default=0.0)
-        for hit in conv.hits:
-            hit.score = target * (hit.score / best if best > 0 else 1.0)
-        conv.hits.sort(key=lambda h: h.score, reverse=True)
-        out.append(conv)
-    return out
-
-
-def _knowledge_lift(conv: Conversation, about_user: bool) -> float:
-    """How much a conversation's evidence counts for being what Hermes chose to keep (1 for a session)."""
-    head = conv.hits[0] if conv.hits else None
-    if head is None or head.session_kind not in ("memory", "skill"):
-        return 1.0
-    if about_user and head.session_kind == "memory" and head.session_id == "USER.md":
-        return KNOWLEDGE_WEIGHT * PERSON_WEIGHT
-    return KNOWLEDGE_WEIGHT
 
 
 def _group(hits: list[Hit]) -> dict[tuple[str, str], Conversation]:

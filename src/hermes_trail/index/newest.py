@@ -1,0 +1,243 @@
+"""The rule of the newest fact: when two conversations state the same fact, the later one that says it
+changed ("moved", "now", "no longer") is the fact now and leads (:func:`newest_first`). What a question
+is about is told by its rarest words, and a question asking how things stand now
+(:func:`asks_present`) wants the newest fact even when fewer of its words name it. The local index and
+the shared one apply it alike, each reading the texts and word counts its own way."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from hermes_trail.index import cjk, plan, stopwords
+from hermes_trail.index.fusion import SESSION_WEIGHT
+from hermes_trail.index.results import Conversation
+
+# A later conversation about the same thing supersedes the leading one (:func:`newest_first`) when it
+# says a fact changed and stands at least this share as far out in meaning (or, where the meaning pass
+# did not place both, answers the words at least this share as well); it is looked for among this many
+# leading conversations.
+SUPERSEDED_BAND = 0.4
+
+
+SUPERSEDED_TOP = 8
+
+
+# Words of a question a sentence saying a fact changed names to name that fact, its rarest among them or not.
+NAMED_ALONE = 3
+
+
+SUPERSEDED_MEANING = 0.4
+
+
+def newest_first(
+    ordered: list[Conversation],
+    terms: list[str],
+    meaning: dict[tuple[str, str], float],
+    answered: dict[tuple[str, str], float],
+    texts: Callable[[list[int]], dict[int, tuple[str, str]]],
+    counts: Callable[[list[str]], dict[str, int]],
+    present: bool = False,
+) -> list[Conversation]:
+    """The leading conversation, unless a later one about the same thing superseded it: when two sessions
+    state the same fact, the later one is the fact now (a meeting moved, a service moved host). The older
+    one often says it in more of the query's words (it asked the question as the query does), so neither
+    the words nor a bounded recency lift the later one.
+
+    About the same thing: among the first :data:`SUPERSEDED_TOP` conversations, a later one that has the
+    query's rarest word where it matched (what the query is about, not how it is put), is near the
+    query in meaning (at least :data:`SUPERSEDED_MEANING` of the leader's standing, when the meaning pass
+    ran) or answers its words nearly as well (:data:`SUPERSEDED_BAND` of the leader's score, both with every
+    word when both have them), and says in a turn a person or the agent said that it changed ("moved",
+    "now", "no longer", ...). The newest such conversation leads.
+    Sessions people drove only, and the runs of one cron job: a cron run or a sub-agent reports a fact
+    more than it states one, but a later run of the same job that says it changed is the fact now.
+    ``present``: the question asks how things stand now (:func:`asks_present`)."""
+    if len(ordered) < 2:
+        return ordered
+    lead = ordered[0]
+    job = cron_job(lead.hits[0].session_id)
+    if lead.hits[0].session_kind in SESSION_WEIGHT and job is None:
+        return ordered
+    newer = [
+        c
+        for c in ordered[1:SUPERSEDED_TOP]
+        if _latest(c) > _latest(lead)
+        and (
+            cron_job(c.hits[0].session_id) == job
+            if job is not None
+            else c.hits[0].session_kind not in SESSION_WEIGHT
+        )
+    ]
+    if not newer:
+        return ordered
+    asked = content_words(terms)
+    rare, by_rarity = rare_words(asked, counts)
+    rare = rare if len(rare) >= 2 else by_rarity[:2]  # at least two
+    if not rare:
+        return ordered
+    # A sentence that says a fact changed names the fact: two of the query's words (all when it has
+    # fewer), one of them among its rarest, or three of any. One word is a topic, not a fact ("the new
+    # android gradle plugin needs jdk 17" beside a question on Android 13's notification permission). A
+    # question asking how things stand now ("where does redis run now?") wants the newest fact: its
+    # rarest word names it ("redis moved to ..."), or two of any ("the staging port is now 6432").
+    named = min(2, len(asked))
+    said = texts([h.doc for c in [lead, *newer] for h in c.hits])
+
+    def names_fact(sentence: str) -> bool:
+        words = [w for w in asked if names_word(sentence, w)]
+        if present:
+            return by_rarity[0] in words or len(words) >= named
+        return (any(w in rare for w in words) and len(words) >= named) or len(words) >= NAMED_ALONE
+
+    def about(conv: Conversation) -> bool:  # one of the rarest words, or as many words as name a fact
+        texts_of = [said.get(h.doc, ("", ""))[1] for h in conv.hits]
+        return any(_has(text, word) for text in texts_of for word in rare) or any(
+            sum(names_word(text, w) for w in asked) >= NAMED_ALONE for text in texts_of
+        )
+
+    def says_changed(conv: Conversation) -> bool:
+        """A turn a person or the agent said (not a tool's output) that names what the query is about
+        and says it changed."""
+        found = (said.get(h.doc, ("", "")) for h in conv.hits)
+        return any(
+            _CHANGED.search(sentence) and names_fact(sentence)
+            for kind, text in found
+            if kind in STATED
+            for sentence in _SENTENCE.split(text)
+        )
+
+    if not about(lead):
+        return ordered
+    lead_z = meaning.get((lead.store, lead.root))
+    later = []
+    for conv in newer:
+        if not about(conv):
+            continue
+        z = meaning.get((conv.store, conv.root))
+        # Near the query in meaning, or answering its words nearly as well as the leader.
+        near = lead_z is not None and z is not None and z >= SUPERSEDED_MEANING * lead_z
+        words, lead_words = answered.get((conv.store, conv.root)), answered.get((lead.store, lead.root))
+        if words is not None and lead_words is not None:  # both have every word: compare how well
+            near = near or words >= SUPERSEDED_BAND * lead_words
+        else:
+            near = near or conv.score >= SUPERSEDED_BAND * lead.score
+        if near and says_changed(conv):
+            later.append(conv)
+    if not later:
+        return ordered
+    newest = max(later, key=_latest)
+    return [newest, *(c for c in ordered if c is not newest)]
+
+
+# What a person or the agent said (where a change of a fact is stated), as opposed to a tool's output.
+STATED = frozenset({"prompt", "reply", "summary"})
+
+
+# Where one sentence ends: the change must be said of what the query is about, not beside it.
+_SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
+
+
+# Words that say a fact changed: what a later session that supersedes an earlier one usually says. Not
+# "new": it is mostly an adjective ("breaks on the new fonts"), which says nothing changed; nor "change(s)"
+# and "update(s)", mostly nouns ("broke overnight without code changes", "the update"): only "changed" and
+# "updated" say it.
+_CHANGED = re.compile(
+    r"\b(?:(?<!right )(?<!just )now|no longer|instead|any ?more|from now on|switched|bump(?:s|ed)|changed|"
+    r"updated|(?:mov|migrat|resiz|replac|renam)(?:e|es|ed))\b"
+)
+
+
+def content_words(terms: list[str]) -> list[str]:
+    """The query's words (lower case, two characters or more, once each), its function words left out."""
+    said = [w for t in terms for w in re.findall(r"\w{2,}", t.lower())]
+    return list(dict.fromkeys(w for w in said if not stopwords.is_stopword(w, said)))
+
+
+def names_word(sentence: str, word: str) -> bool:
+    """Whether ``sentence`` has ``word`` (lower case) where a word starts (``deploy`` in "deploys", not
+    ``cache`` in "elasticache"; ``call`` in "on-call"), and not as a part of a name (``cache`` in
+    "shop-cache.example.com" or "/var/cache": a host named so is not the fact a question on caching asks
+    about); a Chinese or Japanese word anywhere, as those have no spaces."""
+    if cjk.has_cjk(word):
+        return word in sentence
+    for found in re.finditer(r"(?<![\w./])" + re.escape(word), sentence):
+        start = found.start()
+        if start == 0 or sentence[start - 1] != "-":
+            return True
+        token = _TOKEN.search(sentence, sentence.rfind(" ", 0, start) + 1)
+        if token is not None and not _NAME_SEPARATOR.search(token[0].rstrip(".,;:!?)\"'")):
+            return True  # a word of a hyphenated one ("on-call"), not of a host's name or a path
+    return False
+
+
+def _has(text: str, word: str) -> bool:
+    """Whether ``text`` has ``word`` anywhere, or another form of it where a word starts ("hosted" for
+    ``hosting``: the same stem)."""
+    if word in text:
+        return True
+    if cjk.has_cjk(word):  # no spaces to start a word at: found as written or not at all
+        return False
+    part = plan.title_part(word)
+    if part == word:
+        return False
+    root = plan.stem(word)
+    return any(
+        plan.stem(found[0]) == root for found in re.finditer(r"(?<!\w)" + re.escape(part) + r"\w*", text)
+    )
+
+
+# A whitespace-delimited token, and what makes one a host's name or a path rather than a word.
+_TOKEN = re.compile(r"\S+")
+
+
+_NAME_SEPARATOR = re.compile(r"[./]")
+
+
+# A question that asks how things stand now, in the languages indexed: it wants the newest fact.
+_PRESENT = re.compile(
+    r"\b(?:now|nowadays|currently|current|these days|at the moment|at present|still|any ?more|"
+    r"jetzt|aktuell|derzeit|inzwischen|mittlerweile|noch|maintenant|actuellement|encore|ahora|actualmente|"
+    r"todav[ií]a)\b|现在|目前|如今|現在|今は|いま",
+    re.IGNORECASE,
+)
+
+
+def asks_present(typed: list[str]) -> bool:
+    """Whether a question (its ``typed`` words) asks how things stand now ("where does redis run now?",
+    "are we still on cloudflare pages?"): the newest of the facts it names is wanted
+    (:func:`newest_first`)."""
+    return _PRESENT.search(" ".join(typed)) is not None
+
+
+# A cron run's session id: ``cron_<job id>_<YYYYmmdd_HHMMSS>``, as Hermes' scheduler names it.
+_CRON_RUN = re.compile(r"^cron_(.+)_\d{8}_\d{6}$")
+
+
+def cron_job(session_id: str) -> str | None:
+    """The cron job a session is a run of (``None`` for any other session)."""
+    run = _CRON_RUN.match(session_id)
+    return run.group(1) if run else None
+
+
+# How far a word's docs are counted to tell how rare it is: a word in more says little.
+RARE_CAP = 200
+
+
+def rare_words(
+    words: list[str], counts: Callable[[list[str]], dict[str, int]]
+) -> tuple[list[str], list[str]]:
+    """The rarest of the query's content ``words`` (:func:`content_words`): those matching at most twice
+    as many docs as the rarest one, ``counts`` giving how many docs each is in (up to :data:`RARE_CAP`);
+    and every one that matches, the rarest first."""
+    counted = {w: min(n, RARE_CAP) for w, n in counts(words[:8]).items()}
+    found = sorted((n, t) for t, n in counted.items() if n)
+    if not found:
+        return [], []
+    least = found[0][0]
+    return [t for n, t in found if n <= 2 * least], [t for _, t in found]
+
+
+def _latest(conv: Conversation) -> float:
+    """When the conversation's newest matching turn was (0 when none is dated)."""
+    return max((h.time or 0.0 for h in conv.hits), default=0.0)
