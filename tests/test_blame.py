@@ -4,6 +4,7 @@ written by Hermes' ``SessionDB`` (``write_file`` and ``patch`` calls with Hermes
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -226,3 +227,39 @@ def test_the_prompt_of_a_continuation_is_in_the_part_before(tmp_path):
 def test_counts_action_and_outcome_come_from_the_index(conn):
     entry = blame.blame(conn, f"{PROJECT}/src/new.py")[0]
     assert (entry.action, entry.added, entry.removed, entry.applied) == ("replace", 2, 1, True)
+
+
+def test_a_path_typed_or_remembered_wrong_offers_the_files_edited_under_paths_like_it(conn):
+    """A blame that finds nothing names the edited files whose path ends like the one asked (a letter
+    swapped, another directory), most alike first, to blame instead; a path like none names nothing."""
+    assert blame.blame(conn, "src/nwe.py") == []
+    assert blame.local_near_paths(conn, "src/nwe.py")[:2] == [f"{PROJECT}/src/new.py", f"{OTHER}/src/new.py"]
+    assert f"{PROJECT}/mysrc/new.py" in blame.local_near_paths(conn, "src/nwe.py")
+    # Another directory: the file of that name where it was edited.
+    assert blame.local_near_paths(conn, "lib/old.py")[0] == f"{PROJECT}/src/old.py"
+    # What the blame finds is never offered as like it, nor is a path like no edited one.
+    assert f"{PROJECT}/src/new.py" not in blame.local_near_paths(conn, "src/new.py")
+    assert blame.local_near_paths(conn, "docs/README.md") == []
+
+
+def test_the_terminal_and_the_json_offer_the_paths_like_the_one_asked(tmp_path, history, trail_here):
+    """``trail blame`` of a path typed wrong says there is no edit of it and names the files to blame
+    instead, on the terminal and in ``near`` of its JSON (the MCP tool's too)."""
+    from hermes_trail.service import Trail
+
+    home = hermesdb.write_home(tmp_path / "home", [s.spec() for s in history])
+    index = tmp_path / "index.db"
+    where = ["--home", home, "--index", index]
+    done = trail_here("blame", "src/nwe.py", *where, env={"COLUMNS": "80"})
+    assert done.returncode == 1
+    assert "No edit of src/nwe.py on record." in done.stdout
+    assert "Edited files by a name like it:" in done.stdout and f"{PROJECT}/src/new.py" in done.stdout
+    done = trail_here("blame", "src/nwe.py", "--json", *where)
+    document = json.loads(done.stdout)
+    assert document["edits"] == []  # (a JSON answer exits 0: it is the answer either way)
+    assert document["near"][0] == f"{PROJECT}/src/new.py"
+    done = trail_here("blame", "src/new.py", "--json", *where)
+    assert done.returncode == 0 and json.loads(done.stdout)["near"] == []
+    trail = Trail(index=index, homes=(home,), parallel=False)
+    assert trail.blame("src/nwe.py")["near"][0] == f"{PROJECT}/src/new.py"
+    assert trail.blame("src/new.py")["near"] == []

@@ -1025,6 +1025,12 @@ def test_fix_blame_and_how_answer_as_the_local_index_for_one_hosts_data(fleet, m
         assert all(c["hosts"] == ["alpha"] for c in mine)
         assert _hosts_everywhere(mine, "alpha") == len(mine)
     assert all(found.values()), found
+    # A path typed wrong (two letters of its name swapped): the same files like it offered there as here.
+    head, name = paths[0].rsplit("/", 1)
+    typo = f"{head}/{name[1]}{name[0]}{name[2:]}"
+    assert shared.blame_edits(typo) == [] and local.blame_edits(typo) == []
+    offered = local.near_paths(typo)
+    assert any(p.endswith(paths[0]) for p in offered) and shared.near_paths(typo) == offered
     # A question one word of which nothing on record has: all but that word, there as here.
     mine = shared.records_json(shared.how_commands("docker compose zeppelin", limit=10))
     theirs = local.records_json(local.how_commands("docker compose zeppelin", limit=10))

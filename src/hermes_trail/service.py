@@ -701,6 +701,19 @@ class Trail:
         with self._reading() as conn:
             return blame(conn, path, limit=limit, include_rewound=include_rewound)
 
+    def near_paths(self, path: str, *, include_rewound: bool = False) -> list[str]:
+        """The edited files under a path like ``path``, for a blame that found none (a name typed or
+        remembered wrong): the paths to blame instead (:func:`~hermes_trail.index.blame.near_paths`)."""
+        if self.fleet:
+            from hermes_trail.fleet.blame import fleet_near_paths
+
+            with self._shared() as shared:
+                return fleet_near_paths(shared, path, include_rewound=include_rewound, hosts=self._hosts)
+        from hermes_trail.index.blame import local_near_paths
+
+        with self._reading(fresh=False) as conn:
+            return local_near_paths(conn, path, include_rewound=include_rewound)
+
     def how_commands(self, what: str, *, project: str | None = None, limit: int = 10) -> list[HowEntry]:
         """The commands really run to do ``what``, by sessions and success (``trail how``)."""
         from hermes_trail.index.how import COMMON_FROM, local_counts, local_respelled, most_words
@@ -993,7 +1006,8 @@ class Trail:
         _need(path, "path", "give a file path or its end, like src/app.py")
         entries = self.blame_edits(path, limit=_bounded(limit, "blame"), include_rewound=include_rewound)
         edits, cut = fit(clip(self.records_json(entries)), budget)
-        return {"path": clip(path), "edits": edits, "truncated": cut}
+        near = [] if entries else self.near_paths(path, include_rewound=include_rewound)
+        return {"path": clip(path), "edits": edits, "truncated": cut, "near": near}
 
     def how(
         self, what: str, *, project: str | None = None, limit: int = 10, budget: int = DEFAULT_JSON_BUDGET

@@ -39,9 +39,10 @@ def blame(
     else:
         trail = indexed(index, home, db, pg)
         entries = trail.blame_edits(path, limit=limit, include_rewound=include_rewound)
+    near = [] if entries else trail.near_paths(path, include_rewound=include_rewound)
     answer(
         bool(entries),
         json_output,
-        lambda: {"path": path, "edits": trail.records_json(entries)},
-        lambda out: print_blame(out, path, hosts_for_people(entries) if dsn else entries),
+        lambda: {"path": path, "edits": trail.records_json(entries), "near": near},
+        lambda out: print_blame(out, path, hosts_for_people(entries) if dsn else entries, near),
     )

@@ -409,10 +409,15 @@ def print_fixes(out: Printer, report: FixReport) -> None:
         )
 
 
-def print_blame(out: Printer, path: str, entries: list[BlameEntry]) -> None:
-    """Each edit of the file, newest first, with the prompt that led to it."""
+def print_blame(out: Printer, path: str, entries: list[BlameEntry], near: list[str] | None = None) -> None:
+    """Each edit of the file, newest first, with the prompt that led to it; when there is none, the edited
+    files under a path like it (``near``), to blame instead."""
     if not entries:
         out.line(f"No edit of {safe(path)} on record.")
+        if near:
+            out.line(("Edited files by a name like it:", "yellow"))
+            for one in near:
+                out.line(safe(one), indent=2)
         return
     for entry in entries:
         counts = f" +{entry.added} -{entry.removed}" if entry.added is not None else ""

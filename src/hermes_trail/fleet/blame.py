@@ -16,7 +16,15 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from hermes_trail.fleet import schema
-from hermes_trail.index.blame import BlameEntry, _action, _clean, _optional_int, follow_moves, resolve
+from hermes_trail.index.blame import (
+    BlameEntry,
+    _action,
+    _clean,
+    _optional_int,
+    follow_moves,
+    near_paths,
+    resolve,
+)
 from hermes_trail.index.filters import like
 
 if TYPE_CHECKING:
@@ -152,3 +160,23 @@ def blame(
             )
         )
     return entries
+
+
+def fleet_near_paths(
+    conn: psycopg.Connection[Any], path: str, include_rewound: bool = False, hosts: list[str] | None = None
+) -> list[str]:
+    """:func:`~hermes_trail.index.blame.near_paths` over the shared index's edits (of ``hosts``)."""
+    clauses = ["d.kind = 'edit'", "d.path IS NOT NULL"]
+    params: list[Any] = []
+    if not include_rewound:
+        clauses.append("NOT d.rewound")
+    if hosts:
+        clauses.append("d.host = ANY(%s)")
+        params.append(list(hosts))
+    rows = conn.execute(
+        f"SELECT d.path, d.moved_to, s.project, count(*) FROM {schema.SCHEMA}.docs d "
+        f"JOIN {schema.SCHEMA}.sessions s ON s.id = d.sess WHERE {' AND '.join(clauses)} "
+        "GROUP BY d.path, d.moved_to, s.project",
+        params,
+    )
+    return near_paths(rows, path)

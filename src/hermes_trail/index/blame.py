@@ -27,6 +27,7 @@ line counts and whether it applied. When the ``docs`` table has ``action``, ``ad
 
 from __future__ import annotations
 
+import difflib
 import posixpath
 import sqlite3
 from collections.abc import Callable, Iterable
@@ -254,3 +255,48 @@ def blame(
             )
         )
     return entries
+
+
+# How many files a blame that found nothing offers instead, and how like the asked path an edited one must
+# be to be offered: its file name, or its end of as many parts as were asked (a ratio of matching
+# characters, case folded: "nwe.py" is 0.83 of "new.py", "tmux.cnf" 0.94 of "tmux.conf"; "a.py" only 0.75
+# of "b.py").
+NEAR_MOST = 3
+NEAR_RATIO = 0.8
+
+
+def near_paths(
+    edited: Iterable[tuple[str, str | None, str, int]], path: str, most: int = NEAR_MOST
+) -> list[str]:
+    """The files edited under a path like ``path`` when none is edited under it (a name remembered or
+    typed wrong: ``vat_rats.yaml``, ``lib/app.py`` for ``src/app.py``), most alike first (by the name and
+    the end together), then most edited: the paths to blame instead, as Hermes resolved them.
+    ``edited``: each (recorded path, its move target, the session's project, how many edits), as both
+    indexes read them."""
+    wanted = _clean(path).lower().strip("/")
+    name = posixpath.basename(wanted)
+    depth = wanted.count("/") + 1
+    counts: dict[str, int] = {}
+    for recorded, moved_to, project, edits in edited:
+        for one in (recorded, moved_to):
+            if one:
+                resolved = resolve(one, project)
+                counts[resolved] = counts.get(resolved, 0) + edits
+    alike = []
+    for resolved, edits in counts.items():
+        parts = resolved.lower().rstrip("/").split("/")
+        by_name = difflib.SequenceMatcher(None, name, parts[-1], autojunk=False).ratio()
+        by_end = difflib.SequenceMatcher(None, wanted, "/".join(parts[-depth:]), autojunk=False).ratio()
+        if max(by_name, by_end) >= NEAR_RATIO and not matches(wanted, resolved.lower()):
+            alike.append((-(by_name + by_end), -edits, resolved))
+    return [resolved for *_, resolved in sorted(alike)[:most]]
+
+
+def local_near_paths(conn: sqlite3.Connection, path: str, include_rewound: bool = False) -> list[str]:
+    """:func:`near_paths` over this index's edits (through its partial index of paths)."""
+    rewound = "" if include_rewound else " AND d.rewound = 0"
+    rows = conn.execute(
+        "SELECT d.path, d.moved_to, s.project, count(*) FROM docs d JOIN sessions s ON s.id = d.sess "
+        f"WHERE d.path IS NOT NULL AND d.kind = 'edit'{rewound} GROUP BY d.path, d.moved_to, s.project"
+    )
+    return near_paths(rows, path)
