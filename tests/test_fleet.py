@@ -1188,6 +1188,34 @@ def test_mcp_fleet_answers_from_the_shared_index(fleet, machines, tmp_path):
     assert _without(how) == _without(local.how("docker compose")) and how["commands"]
 
 
+def test_a_recall_page_from_the_shared_index_is_the_local_ones(fleet, machines):
+    """The recall page an agent is given reads the same lines from the shared index as from the local one
+    for one host's data (the reply that answered a prompt found, a summary without Hermes' preamble, the
+    same order), each session named by its host there."""
+    import re
+
+    from hermes_trail.service import Trail
+
+    _, index = machines["alpha"]
+    push(index, fleet.admin, "alpha")
+    local = Trail(index=index, sync_interval=float("inf"))
+    local._synced_at = float("inf")  # the index as built: no home to sync from here
+    shared = Trail(fleet=fleet.admin, hosts=("alpha",))
+
+    def lines(page: str) -> list[str]:
+        said = [line for line in page.splitlines() if line.startswith("- [")]
+        return [re.sub(r"\] (?:alpha/)?(?:[\w-]+:)?(\S+) \(", r"] \1 (", line) for line in said]
+
+    compared = 0
+    for text in QUERIES:  # the searches the shared index answers as the local one (above)
+        theirs = lines(local.recall(text, fresh=False))
+        mine = lines(shared.recall(text))
+        # Its lines name their host, a few bytes longer: the page's budget may hold one line fewer.
+        assert mine == theirs[: len(mine)] and len(mine) >= len(theirs) - 1, text
+        compared += bool(theirs)
+    assert compared == len(QUERIES)
+
+
 def test_the_hermes_plugin_recalls_from_the_shared_index_when_share_is_set(fleet, machines, tmp_path):
     from hermes_trail.integrations.hermes.runtime import Recaller, Settings
 

@@ -77,3 +77,51 @@ def test_a_session_of_another_profile_is_named_with_its_profile(hermes_home):
     profile's (issue 16, 7)."""
     page = recall(hermes_home, "standup notes")
     assert f"work:{hermesdb.WORK_ID}" in page
+
+
+def test_the_reply_to_the_best_matching_question_stands_with_it(tmp_path):
+    """A conversation found by its question (its prompt the best match of the page) whose reply matched
+    only weakly: the reply stands with the question, as strong, and leads the page. Left to its own
+    score it fell under the page's floor, and the question came after every other conversation's
+    answers (on the recall benchmark, 18 of 593 questions' first answer was not the page's first line)."""
+    import sqlite3
+
+    from hermes_trail.index.search import search
+    from hermes_trail.recall import complete, recall_page
+    from hermes_trail.service import Trail
+
+    pytest.importorskip("hermes_state")
+    asked = "20261110_090000_0c0001"
+    specs = [
+        hermesdb.chat(
+            asked,
+            (
+                "How do we catch typos in blog posts automatically?",
+                "Add codespell as a step of the pipeline; it fails the build on a misspelled word.",
+            ),
+            start=T0,
+        ),
+        *(
+            hermesdb.chat(
+                f"20261111_{n:02d}0000_0d00{n:02d}",
+                (f"Draft {n} for the blog.", f"The blog posts draft {n} is saved."),
+                start=T0 + 86400 + n * 600,
+            )
+            for n in range(8)
+        ),
+    ]
+    home = hermesdb.write_home(tmp_path / "hermes", specs)
+    Trail(index=tmp_path / "index.db", homes=(home,), parallel=False).sync()
+    with sqlite3.connect(f"{(tmp_path / 'index.db').as_uri()}?mode=ro", uri=True) as conn:
+        result = search(conn, "catch typos in blog posts automatically", limit=10)
+        first = result.conversations[0]
+        assert first.hits[0].session_id == asked and first.hits[0].kind == "prompt"
+        # As the fused evidence scores them: the prompt the page's best, the reply (found by one word)
+        # far under it, the other conversations' answers in between.
+        reply = next(h for h in search(conn, "codespell").conversations[0].hits if h.kind == "reply")
+        first.hits = [first.hits[0]._replace(score=0.3), reply._replace(score=0.04)]
+        for other in result.conversations[1:]:
+            other.hits = [h._replace(score=0.2) for h in other.hits]
+        page = recall_page(complete(conn, result, ["catch", "typos", "blog", "posts"]), budget=2000, limit=8)
+    lines = [line for line in page.splitlines() if line.startswith("- ")]
+    assert asked in lines[0] and "codespell" in lines[0], page

@@ -597,6 +597,15 @@ def test_a_question_asking_how_things_stand_now_takes_the_fact_a_later_conversat
     )
     assert _first(search(path, "where does the webshop's redis cache run now")) == moved
     assert _first(search(path, "where does the webshop's redis cache run")) == old
+    # The recall page (what an agent is given) leads with it too, though its words score below the
+    # earlier conversation's: a floor over the whole page left the newest fact off it.
+    from hermes_trail.recall import complete, recall_page
+
+    asked = "where does the webshop's redis cache run now"
+    with sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True) as conn:
+        result = complete(conn, search(conn, asked, limit=24), asked.split())
+    lines = [line for line in recall_page(result, limit=8).splitlines() if line.startswith("- ")]
+    assert moved in lines[0] and "elasticache" in lines[0].lower(), lines
 
 
 def test_the_leading_conversation_is_about_the_fact_in_another_form_of_the_questions_word():

@@ -5,18 +5,21 @@ reply, a command and its exit code), and hermes-trail's own frame markers are ta
 transcript cannot forge the end of the frame and speak as the system.
 
 A page is for the answer, not for the question (issue 17): a question asked again and again matches best
-and would fill the page with its own copies. So :func:`complete` adds, for a conversation where only the
-prompt matched, the reply that answered it, and takes Hermes' compaction preamble out of a summary; and
-:func:`recall_page` puts the turns that answer before the turns that ask, gives identical and
-near-identical lines one line ("the same in N more sessions"), and leaves off hits far weaker than the
-best (neighbours that share a word).
+and would fill the page with its own copies. So :func:`complete` adds, for a conversation whose best match
+is a prompt, the reply that answered it, and takes Hermes' compaction preamble out of a summary (the shared
+index's pages too: :func:`complete_with`); and :func:`recall_page` puts the turns that answer before the
+turns that ask, gives identical and near-identical lines one line ("the same in N more sessions"), and
+leaves off hits far weaker than the best (neighbours that share a word) but for a conversation the search
+ranks above one shown.
 """
 
 from __future__ import annotations
 
 import re
 import sqlite3
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
+from typing import Any
 
 from hermes_trail.formatting import safe
 from hermes_trail.frames import FRAME_CLOSE, FRAME_OPEN
@@ -24,7 +27,15 @@ from hermes_trail.hermes.decode.compaction import SUMMARY_PREFIXES
 from hermes_trail.index.results import MARK_CLOSE, MARK_OPEN, Hit, SearchResult
 from hermes_trail.index.search import Highlighter
 
-__all__ = ["DEFAULT_BUDGET", "FRAME_CLOSE", "FRAME_OPEN", "PREAMBLE", "complete", "recall_page"]
+__all__ = [
+    "DEFAULT_BUDGET",
+    "FRAME_CLOSE",
+    "FRAME_OPEN",
+    "PREAMBLE",
+    "complete",
+    "complete_with",
+    "recall_page",
+]
 
 DEFAULT_BUDGET = 4096
 PREAMBLE = (
@@ -94,10 +105,41 @@ def _summary_text(text: str) -> str:
     return text
 
 
+# The turns after a prompt read for its answer, at most.
+AFTER_PROMPT = 200
+# Each row of what followed a prompt: (doc, row, part, role, kind, time, text), in order.
+Following = Iterable[tuple[Any, ...]]
+
+
 def complete(conn: sqlite3.Connection, result: SearchResult, terms: list[str]) -> SearchResult:
-    """``result`` made ready for a page, in place: a conversation where only prompts matched gets the
-    reply that answered the best of them (the last reply before the next prompt), and a compaction summary
-    is shown without Hermes' preamble (left off when only the preamble matched)."""
+    """:func:`complete_with` over the local index."""
+
+    def text_of(doc: int) -> str:
+        row = conn.execute("SELECT text FROM docs WHERE id = ?", (doc,)).fetchone()
+        return row[0] if row else ""
+
+    def after(prompt: Hit) -> Following:
+        return conn.execute(
+            "SELECT d.id, d.row, d.part, d.role, d.kind, d.time, d.text FROM docs d JOIN sessions s "
+            "ON s.id = d.sess WHERE s.store = ? AND s.session_id = ? AND d.rewound = 0 "
+            f"AND (d.row > ? OR (d.row = ? AND d.part > ?)) ORDER BY d.row, d.part LIMIT {AFTER_PROMPT}",
+            (prompt.store, prompt.session_id, prompt.row, prompt.row, prompt.part),
+        ).fetchall()
+
+    return complete_with(result, terms, text_of, after)
+
+
+def complete_with(
+    result: SearchResult,
+    terms: list[str],
+    text_of: Callable[[int], str],
+    after: Callable[[Hit], Following],
+) -> SearchResult:
+    """``result`` made ready for a page, in place: a conversation whose best match is a prompt gets the
+    reply that answered it (the last reply before the next prompt), as strong as the prompt, and a
+    compaction summary is shown without Hermes' preamble (left off when only the preamble matched).
+    ``text_of`` reads a doc's whole text, ``after`` the turns that followed a prompt in its session: each
+    index reads them its own way."""
     marker = Highlighter(terms)
     words = {t.lower() for t in terms if t}
     for conversation in result.conversations:
@@ -106,30 +148,35 @@ def complete(conn: sqlite3.Connection, result: SearchResult, terms: list[str]) -
             if hit.kind != "summary":
                 kept.append(hit)
                 continue
-            row = conn.execute("SELECT text FROM docs WHERE id = ?", (hit.doc,)).fetchone()
-            text = _summary_text(row[0] if row else "")
+            text = _summary_text(text_of(hit.doc))
             if words and not any(w in text.lower() for w in words):
                 continue  # the query matched Hermes' preamble, not what the session did
             hit.snippet = marker.snippet(text, SNIPPET_CHARS)
             kept.append(hit)
         conversation.hits = kept
-        if not kept or any(h.kind not in ASKING for h in kept):
+        if not kept:
             continue
-        answer = _answer_to(conn, kept[0], marker)
-        if answer is not None:
+        best = max(kept, key=lambda h: h.score)
+        if best.kind not in ASKING:
+            continue
+        # What answered the best-matching prompt stands with it: a conversation found by its question
+        # ("catch typos in blog posts" in its prompt) whose reply shares fewer of the words would show
+        # only the question, or lose even that to other conversations' answers on a full page.
+        answer = _answer_to(after(best), best, marker)
+        if answer is None:
+            continue
+        had = next((h for h in kept if h.doc == answer.doc), None)
+        if had is None:
             conversation.hits = [answer, *kept]
+        else:
+            had.score = max(had.score, best.score)
     result.conversations = [c for c in result.conversations if c.hits]
     return result
 
 
-def _answer_to(conn: sqlite3.Connection, prompt: Hit, marker: Highlighter) -> Hit | None:
-    """The last reply of the assistant after ``prompt`` and before the next prompt, as a hit."""
-    rows = conn.execute(
-        "SELECT d.id, d.row, d.part, d.role, d.kind, d.time, d.text FROM docs d JOIN sessions s "
-        "ON s.id = d.sess WHERE s.store = ? AND s.session_id = ? AND d.rewound = 0 "
-        "AND (d.row > ? OR (d.row = ? AND d.part > ?)) ORDER BY d.row, d.part LIMIT 200",
-        (prompt.store, prompt.session_id, prompt.row, prompt.row, prompt.part),
-    ).fetchall()
+def _answer_to(rows: Following, prompt: Hit, marker: Highlighter) -> Hit | None:
+    """The last reply of the assistant in ``rows`` (what followed ``prompt``) before the next prompt, as
+    a hit."""
     found = None
     for doc, row, part, role, kind, when, text in rows:
         if kind == "prompt":
@@ -139,7 +186,7 @@ def _answer_to(conn: sqlite3.Connection, prompt: Hit, marker: Highlighter) -> Hi
     if found is None:
         return None
     doc, row, part, role, kind, when, text = found
-    return prompt._replace(
+    answer: Hit = prompt._replace(
         doc=doc,
         row=row,
         part=part,
@@ -151,6 +198,7 @@ def _answer_to(conn: sqlite3.Connection, prompt: Hit, marker: Highlighter) -> Hi
         path=None,
         snippet=marker.snippet(text, SNIPPET_CHARS),
     )
+    return answer
 
 
 def _words(text: str) -> frozenset[str]:
@@ -167,15 +215,23 @@ def _same(a: frozenset[str], b: frozenset[str]) -> bool:
 def _chosen(result: SearchResult, limit: int | None = None) -> list[tuple[Hit, int]]:
     """The hits for the page, each with how many more sessions said the same: the turns that answer first
     (in the order of their conversations), then the turns that ask; one line for lines that say the same
-    thing; none far weaker than the best; lines of at most ``limit`` conversations."""
+    thing; none far weaker than the best (but a conversation ranked above one shown); lines of at most
+    ``limit`` conversations."""
     hits = [h for c in result.conversations for h in c.hits]
     if not hits:
         return []
     floor = max(h.score for h in hits) * WEAKEST
+    # The search's order stands: a conversation it ranks above one the page shows is shown too, its turns
+    # weighed against its own best as the page's are against the page's. The rule of the newest fact puts
+    # the later conversation that changed a fact first although its words score below the earlier one's
+    # ("Redis moved to ElastiCache" against "Redis runs on cache-01"), and a floor over the whole page left
+    # the newest fact off it.
+    strongest = [max((h.score for h in c.hits), default=0.0) for c in result.conversations]
+    last = max((i for i, best in enumerate(strongest) if best >= floor), default=-1)
     answering: list[Hit] = []
     asking: list[Hit] = []
-    for conversation in result.conversations:
-        mine = [h for h in conversation.hits if h.score >= floor]
+    for conversation, best in zip(result.conversations[: last + 1], strongest, strict=False):
+        mine = [h for h in conversation.hits if h.score >= (floor if best >= floor else best * WEAKEST)]
         mine = [h for h in mine if h.kind not in ASKING] + [h for h in mine if h.kind in ASKING]
         for hit in mine[:PER_CONVERSATION]:
             (asking if hit.kind in ASKING else answering).append(hit)

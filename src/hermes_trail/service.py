@@ -613,7 +613,7 @@ class Trail:
     ) -> str:
         """:meth:`recall_page` from the shared index: each line's session named ``<host>/<profile>:<id>``;
         the asker's own session left out (its id; its conversation's other sessions are not known there)."""
-        from hermes_trail.fleet.search import named_by_host
+        from hermes_trail.fleet.search import completed, named_by_host
         from hermes_trail.fleet.search import search as search_fleet
         from hermes_trail.recall import DEFAULT_BUDGET, recall_page
 
@@ -627,10 +627,13 @@ class Trail:
                 limit=wanted * 3 + bool(exclude_session),
                 conn=shared,
             )
-        if exclude_session:
-            result.conversations = [
-                c for c in result.conversations if not any(h.session_id == exclude_session for h in c.hits)
-            ]
+            if exclude_session:
+                result.conversations = [
+                    c
+                    for c in result.conversations
+                    if not any(h.session_id == exclude_session for h in c.hits)
+                ]
+            completed(shared, result, query.split())
         budget = DEFAULT_BUDGET if budget is None else budget
         return recall_page(named_by_host(result, resume=False), budget=max(budget, 256), limit=wanted)
 

@@ -1575,6 +1575,27 @@ def hosts_of(result: SearchResult) -> list[str]:
     )
 
 
+def completed(conn: psycopg.Connection[Any], result: SearchResult, terms: list[str]) -> SearchResult:
+    """``result`` made ready for a recall page as the local one is (:func:`hermes_trail.recall.complete_with`:
+    the reply that answered the best-matching prompt, a summary without Hermes' preamble), read from the
+    shared index: a doc's session is its ``sess``."""
+    from hermes_trail.recall import AFTER_PROMPT, complete_with
+
+    def text_of(doc: int) -> str:
+        row = conn.execute(f"SELECT text FROM {_D} WHERE id = %s", (doc,)).fetchone()
+        return str(row[0]) if row else ""
+
+    def after(prompt: Hit) -> list[tuple[Any, ...]]:
+        return conn.execute(
+            f"SELECT d.id, d.row, d.part, d.role, d.kind, d.time, d.text FROM {_D} d "
+            f"WHERE d.sess = (SELECT p.sess FROM {_D} p WHERE p.id = %s) AND NOT d.rewound "
+            f"AND (d.row > %s OR (d.row = %s AND d.part > %s)) ORDER BY d.row, d.part LIMIT {AFTER_PROMPT}",
+            (prompt.doc, prompt.row, prompt.row, prompt.part),
+        ).fetchall()
+
+    return complete_with(result, terms, text_of, after)
+
+
 def named_by_host(result: SearchResult, resume: bool = True) -> SearchResult:
     """A copy of ``result`` whose hits name their host where a person (or an agent's recall page) reads
     them: in the profile (``laptop/default``) and before the command that resumes them (``on laptop:
