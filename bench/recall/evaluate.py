@@ -84,7 +84,9 @@ SYSTEMS = ("hermes", "hermes-tool", "bm25", "grep", "hybrid", "trail")
 # Run only when named in --systems: the shared index needs a PostgreSQL server (fleet_system.py).
 # ``rerank``: trail's first hits reordered by the hybrid's MiniLM passages (baselines.rerank), not kept.
 # ``gists``: trail on an index whose vector stage has not run (what a session without passages gets).
-OPTIONAL = ("fleet", "rerank", "gists")
+# ``page``: the recall page an agent is given (``trail recall``, the Hermes plugin, the MCP tool): the
+# sessions in the order its lines name them, so hit@1 is "the page's first line is the answer".
+OPTIONAL = ("fleet", "rerank", "gists", "page")
 HERMES_SCAN = 300  # rows Hermes' session_search scans before it dedupes by session (_DISCOVER_SCAN_LIMIT)
 TRAIL_LIMIT = 20
 ROOT_PROFILE = "default"
@@ -423,6 +425,22 @@ def trail_rank(query: str, store_dir: Path, passages: bool = True) -> list[str]:
     return dedupe(trail_target(hit) for hit in result.hits)
 
 
+def page_rank(query: str, store_dir: Path) -> list[str]:
+    """The sessions (and memory entries, skills) a recall page names for ``query``, in the order of its
+    lines: what ``Trail.recall_page`` gives an agent, without the frame."""
+    from hermes_trail.index.search import SearchFilters, search
+    from hermes_trail.recall import _chosen, complete
+
+    index = trail_index(store_dir)
+    with sqlite3.connect(f"{index.resolve().as_uri()}?mode=ro", uri=True) as conn:
+        result = search(conn, query, SearchFilters(profile=None), limit=PAGE_CONVERSATIONS * 3)
+        complete(conn, result, query.split())
+    return dedupe(trail_target(hit) for hit, _ in _chosen(result, PAGE_CONVERSATIONS))
+
+
+PAGE_CONVERSATIONS = 8  # a recall page's conversations (Trail.recall_page's limit)
+
+
 # -- running ---------------------------------------------------------------------------------------------
 def run_system(
     queries: list[dict[str, Any]],
@@ -631,6 +649,12 @@ def main(argv: list[str] | None = None) -> int:
         trail_index(args.store_dir, passages=False)
         results["gists"] = run_system(
             queries, lambda q: trail_rank(q["query"], args.store_dir, passages=False), targets.canonical
+        )
+
+    if "page" in systems:
+        trail_index(args.store_dir)
+        results["page"] = run_system(
+            queries, lambda q: page_rank(q["query"], args.store_dir), targets.canonical
         )
 
     if "rerank" in systems and hybrid is not None:
