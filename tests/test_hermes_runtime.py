@@ -29,20 +29,42 @@ def trail(tmp_path: Path) -> Trail:
     return trail
 
 
+LONG_PROMPT = (
+    "Why does src/app.py fail with ConnectionRefusedError on port 5432 when the staging deploy runs again? "
+    "It worked yesterday, and nobody changed the compose file or the database settings since then, I think. "
+    "Can you look at the logs of the last two runs and tell me what differs between them?"
+)
+
+
 @pytest.mark.parametrize(
     ("prompt", "query"),
     [
-        ("How did we run the zebracorn migration on staging?", "run zebracorn migration staging"),
-        ("ok", ""),
-        ("/model gpt-5", ""),
-        ("", ""),
+        # A question of one line is asked as it is: the search reads "now", "my" and its meaning.
         (
-            "Why does src/app.py fail with ConnectionRefusedError on port 5432 "
-            "when staging deploy runs again?",
-            "src/app.py fail ConnectionRefusedError 5432 staging deploy",
+            "How did we run the zebracorn migration on staging?",
+            "How did we run the zebracorn migration on staging?",
+        ),
+        ("where does the shop's redis run now?", "where does the shop's redis run now?"),
+        ("ok", ""),
+        ("thanks!", ""),
+        ("/model gpt-5", ""),
+        ("/help", ""),
+        ("/var/log full journald cap", "/var/log full journald cap"),  # a path, not a command
+        ("", ""),
+        # A long prompt, or one of several lines (a pasted log), gives its six most telling words.
+        (LONG_PROMPT, "src/app.py ConnectionRefusedError 5432 yesterday database settings"),
+        # One line, but more words that may say what it is about than a question has: the six telling ones.
+        (
+            "docker compose staging deploy failing retry logic payments webhook timeout nginx config",
+            "compose staging failing payments webhook timeout",
+        ),
+        (
+            "Fix this:\nTraceback (most recent call last):\nKeyError: 'zebracorn_id'",
+            "Fix Traceback recent call KeyError zebracorn_id",
         ),
         ("数据库备份脚本 在哪里", "数据库备份脚本 在哪里"),
-        ('fix "OR" -flag NOT the build', "fix flag build"),
+        # What the search would read as its syntax is taken out: a prompt is words, not a query.
+        ('fix "OR" -flag NOT the build*', "fix flag the build"),
     ],
 )
 def test_prompt_query(prompt, query):

@@ -606,6 +606,15 @@ def test_a_question_asking_how_things_stand_now_takes_the_fact_a_later_conversat
         result = complete(conn, search(conn, asked, limit=24), asked.split())
     lines = [line for line in recall_page(result, limit=8).splitlines() if line.startswith("- ")]
     assert moved in lines[0] and "elasticache" in lines[0].lower(), lines
+    # So does the Hermes plugin's page before the prompt: a question of one line is asked as it is, and
+    # its "now" kept (its six most telling words dropped it, and the page led with cache-01).
+    from hermes_trail.integrations.hermes.runtime import Recaller, Settings
+    from hermes_trail.service import Trail
+
+    trail = Trail(index=path, homes=(tmp_path / "hermes",), parallel=False)
+    page = Recaller(Settings(sync_every=3600), trail).recall(f"{asked}?", "another-session", remember=False)
+    lines = [line for line in page.splitlines() if line.startswith("- ")]
+    assert moved in lines[0] and "elasticache" in lines[0].lower(), lines
 
 
 def test_the_leading_conversation_is_about_the_fact_in_another_form_of_the_questions_word():

@@ -86,7 +86,8 @@ SYSTEMS = ("hermes", "hermes-tool", "bm25", "grep", "hybrid", "trail")
 # ``gists``: trail on an index whose vector stage has not run (what a session without passages gets).
 # ``page``: the recall page an agent is given (``trail recall``, the Hermes plugin, the MCP tool): the
 # sessions in the order its lines name them, so hit@1 is "the page's first line is the answer".
-OPTIONAL = ("fleet", "rerank", "gists", "page")
+# ``plugin``: that page as the Hermes plugin asks for it before a prompt (the prompt's query, runtime.py).
+OPTIONAL = ("fleet", "rerank", "gists", "page", "plugin")
 HERMES_SCAN = 300  # rows Hermes' session_search scans before it dedupes by session (_DISCOVER_SCAN_LIMIT)
 TRAIL_LIMIT = 20
 ROOT_PROFILE = "default"
@@ -655,6 +656,14 @@ def main(argv: list[str] | None = None) -> int:
         trail_index(args.store_dir)
         results["page"] = run_system(
             queries, lambda q: page_rank(q["query"], args.store_dir), targets.canonical
+        )
+
+    if "plugin" in systems:
+        from hermes_trail.integrations.hermes.runtime import prompt_query
+
+        trail_index(args.store_dir)
+        results["plugin"] = run_system(
+            queries, lambda q: page_rank(prompt_query(q["query"]), args.store_dir), targets.canonical
         )
 
     if "rerank" in systems and hybrid is not None:
