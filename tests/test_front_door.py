@@ -150,7 +150,7 @@ def test_blame_and_how_answer_as_trail_does(door, trail_here):
     trail, where = door
     said = _json(trail_here("blame", "app.py", "--json", *where))
     edits = trail.blame_edits("app.py", limit=_limit("blame"))
-    assert said == {"path": "app.py", "edits": record_json(edits)} and edits
+    assert said == {"path": "app.py", "edits": record_json(edits), "near": []} and edits
     assert {e.session_id for e in edits} == {CODING_ID}
     said = _json(trail_here("how", "pytest", "--json", *where))
     commands = trail.how_commands("pytest", limit=_limit("how"))
