@@ -119,6 +119,18 @@ def test_an_ambiguous_prefix_lists_the_candidates(home):
 def test_an_unknown_id_says_so(home):
     code, out, err = run("show", "nope", "--home", str(home))
     assert code == 1 and out == "" and "no session 'nope'" in err
+    assert "like it" not in err  # nothing is like it
+
+
+@pytest.mark.parametrize("command", ["show", "resume", "handoff", "export"])
+def test_an_id_typed_with_a_slip_names_the_sessions_like_it(home, command):
+    """One character of an id typed wrong (its last) finds nothing: every command that takes a session
+    names the sessions whose id is like it, to give instead."""
+    code, _, err = run(command, "20261101_100000_aaaaac", "--home", str(home))
+    assert code == 1 and "no session '20261101_100000_aaaaac'" in err
+    assert "sessions like it:\n  default:20261101_100000_aaaaaa" in err
+    # Looked for among the ids that share the longest start with it: "…aaaabb" shares one less.
+    assert "aaaabb" not in err
 
 
 def test_control_characters_in_content_never_reach_the_terminal(home, monkeypatch):

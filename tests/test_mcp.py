@@ -298,6 +298,7 @@ def test_errors_come_back_as_error_results_with_a_hint(served):
         return [
             await session.call_tool("show", {"session_id": "19990101"}),
             await session.call_tool("show", {"session_id": "2026110"}),
+            await session.call_tool("show", {"session_id": WORK_ID[:-1] + "x"}),
             await session.call_tool("search", {"query": "  "}),
             await session.call_tool("search", {"query": "wal", "limit": "many"}),
             await session.call_tool("blame", {"path": "a.py", "colour": "red"}),
@@ -313,6 +314,9 @@ def test_errors_come_back_as_error_results_with_a_hint(served):
     assert all(t.startswith("Error: ") and " Hint: " in t for t in texts), texts
     assert "no session '19990101'" in texts[0] and results[0].structuredContent["hint"]
     assert f"work:{WORK_ID}" in texts[1]
+    # An id with a slip in it: the hint names the session like it (an agent copying an id wrong).
+    assert results[2].structuredContent["hint"] == f"sessions like it: work:{WORK_ID}"
+    del results[2], texts[2]
     assert "query is empty" in texts[2]
     assert "limit" in texts[3] and "not of type 'integer'" in texts[3]
     assert "colour" in texts[4] and "blame takes path, limit, include_rewound" in texts[4]

@@ -121,6 +121,20 @@ class History(_Record):
             raise AmbiguousSession(query, [s.ref for s in matches])
         return matches[0]
 
+    def ids_starting(self, store_name: str, prefix: str) -> list[tuple[str, str]]:
+        """The (ref, id) of the live sessions whose id starts with ``prefix`` (of the store ``store_name``
+        names, when it names one), from each store's index of ids, nothing decoded."""
+        found: list[tuple[str, str]] = []
+        for store in self.stores:
+            if store_name and store.name != store_name:
+                continue
+            try:
+                rows = self._readers[store.key].sessions_by_prefix(prefix)
+            except StoreUnreadable:
+                continue  # said where the session was looked for
+            found += [(f"{store.name}:{sid}", sid) for row in rows if (sid := session_id_of(row)) is not None]
+        return found
+
     def _by_profile(self, profile: str, bare: str) -> list[Session]:
         """``<profile>:<id>`` as a listing shows it: a session whose profile is that, in whichever store (a
         copy of a profile's store at a home root lists its sessions under their ``profile_name``)."""

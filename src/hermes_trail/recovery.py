@@ -16,6 +16,7 @@ Nothing here writes: snapshots are opened with the same read-only reader as ``st
 
 from __future__ import annotations
 
+import difflib
 import os
 from collections.abc import Iterable, Mapping
 from datetime import datetime
@@ -383,6 +384,14 @@ def recover_home(home: Path, profile: str, live_path: Path | None) -> Recoveries
     return found
 
 
+# For a session name nothing matches: at most this many like it are offered, each this alike (a ratio
+# of matching characters: one character of a 22-character id wrong is 0.95), found among the ids that
+# start with at least this many of its characters (a day: ``20261130``).
+NEAR_MOST = 3
+NEAR_RATIO = 0.85
+NEAR_START = 8
+
+
 class Finder:
     """Sessions as a person names them, wherever they were found: every surface that takes a session id
     (show, export, handoff, resume, the web's replay, the MCP server's ``show``) asks here.
@@ -432,6 +441,31 @@ class Finder:
         if deleted:
             raise AmbiguousSession(query.strip(), [live.ref, *(s.ref for s in deleted)])
         return live
+
+    def near(self, query: str, most: int = NEAR_MOST) -> list[str]:
+        """The sessions whose id is like ``query`` (a character or two typed wrong, ``…d86e3e`` for
+        ``…d86e3d``), most alike first, for a name no session has: what to say instead of nothing. Looked
+        for among the ids that start as it does, the longest start that any id has (an index range
+        each), live and recovered."""
+        store_name, bare = split_ref(query.strip(), {s.name for s in self.history.stores})
+        if len(bare) < NEAR_START:
+            return []
+        found: list[tuple[str, str]] = []
+        for cut in range(len(bare) - 1, NEAR_START - 1, -1):
+            start = bare[:cut]
+            found = self.history.ids_starting(store_name, start)
+            found += [
+                (s.ref, s.id)
+                for s in self.recoveries.matches(f"{store_name}:{start}" if store_name else start)
+            ]
+            if found:
+                break
+        alike = []
+        for ref, sid in dict(found).items():
+            ratio = difflib.SequenceMatcher(None, bare, sid, autojunk=False).ratio()
+            if ratio >= NEAR_RATIO:
+                alike.append((-ratio, ref))
+        return [ref for _, ref in sorted(alike)[:most]]
 
     def load(self, session: Session) -> Session:
         """Read a session's messages (from its store, or from the copy it was recovered from)."""

@@ -1034,7 +1034,7 @@ class Trail:
         if offset < 0:
             raise ServiceError("offset must be 0 or more")
         with self.open_history(catalog=False) as history, self.finder(history) as finder:
-            with _naming(session_id):
+            with _naming(session_id, finder):
                 session = self.replay(finder, session_id).session  # live, else a deleted one recovered
             detail = clip(session_detail_json(session), MAX_STRING, 30)
             turns = [turn_json(t) for t in session.turns[offset : offset + _bounded(limit, "show")]]
@@ -1078,7 +1078,7 @@ class Trail:
         if format not in FORMATS:
             raise ServiceError(f"format {format!r}: one of {', '.join(FORMATS)}")
         with self.open_history(catalog=False) as history, self.finder(history) as finder:
-            with _naming(session_id):
+            with _naming(session_id, finder):
                 session = finder.find(session_id)  # live, else a deleted one recovered
             ((_, name, rendered),) = self.exports(history, finder, [session], format)
         return {
@@ -1117,9 +1117,10 @@ def _need(value: str, name: str, hint: str) -> None:
 
 
 @contextlib.contextmanager
-def _naming(session_id: str) -> Iterator[None]:
+def _naming(session_id: str, finder: Finder) -> Iterator[None]:
     """Finding the session ``session_id`` names, its failures said as a :class:`ServiceError` with what to
-    do: a name no session has, or several have, or a store that cannot be read."""
+    do: a name no session has (with the ones like it, a character or two typed wrong), or several have, or
+    a store that cannot be read."""
     try:
         yield
     except AmbiguousSession as exc:
@@ -1127,7 +1128,9 @@ def _naming(session_id: str) -> Iterator[None]:
             f"session id {session_id!r} is ambiguous", "use one of: " + ", ".join(exc.candidates[:8])
         ) from exc
     except SessionNotFound as exc:
+        near = finder.near(session_id)
         hint = "take an id from search, recall or sessions"
+        hint = f"sessions like it: {', '.join(near)}" if near else hint
         raise ServiceError(f"no session {session_id!r}", hint) from exc
     except TrailError as exc:  # the store went away, or a writer held it locked too long
         hint = "try again in a moment; search answers from the index meanwhile"

@@ -20,6 +20,7 @@ if TYPE_CHECKING:  # imported where used: a command's start-up pays only for wha
     from hermes_trail.cli.term import Printer
     from hermes_trail.history import History
     from hermes_trail.model import Stray
+    from hermes_trail.recovery import Finder
     from hermes_trail.service import Trail
 
 EXIT_OK = 0
@@ -69,6 +70,13 @@ def err(message: str) -> None:
 def fail(message: str, code: int = EXIT_ERROR) -> NoReturn:
     err(message)
     raise Exit(code)
+
+
+def like_it(finder: Finder, session_id: str) -> str:
+    """What to add to "no session" for a name no session has: the sessions whose id is like it (a
+    character or two typed wrong), each on a line, or nothing (:meth:`~hermes_trail.recovery.Finder.near`)."""
+    near = finder.near(session_id)
+    return "; sessions like it:\n  " + "\n  ".join(near) if near else ""
 
 
 def load(

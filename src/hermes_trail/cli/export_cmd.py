@@ -9,7 +9,17 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from hermes_trail.cli.common import EXIT_OK, EXIT_SKIPPED, DbOption, HomeOption, PgOption, err, fail, load
+from hermes_trail.cli.common import (
+    EXIT_OK,
+    EXIT_SKIPPED,
+    DbOption,
+    HomeOption,
+    PgOption,
+    err,
+    fail,
+    like_it,
+    load,
+)
 from hermes_trail.cli.params import asked
 from hermes_trail.formatting import counted
 from hermes_trail.questions import QUESTIONS
@@ -143,7 +153,7 @@ def _choose(
         except AmbiguousSession as exc:
             fail(f"{query!r} is ambiguous; it could be:\n  " + "\n  ".join(exc.candidates))
         except SessionNotFound:
-            fail(f"no session {query!r} (trail list shows the sessions)")
+            fail(f"no session {query!r} (trail list shows the sessions){like_it(finder, query)}")
         if all(session.key != s.key for s in chosen):
             chosen.append(session)
     return chosen

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from hermes_trail.cli.common import EXIT_OK, DbOption, HomeOption, PgOption, fail, load
+from hermes_trail.cli.common import EXIT_OK, DbOption, HomeOption, PgOption, fail, like_it, load
 from hermes_trail.errors import AmbiguousSession, ResumeRefused, SessionNotFound, TrailError
 
 
@@ -39,7 +39,7 @@ def handoff(
         except AmbiguousSession as exc:
             fail(f"{session_id!r} is ambiguous; it could be:\n  " + "\n  ".join(exc.candidates))
         except SessionNotFound:
-            fail(f"no session {session_id!r} (trail list shows the sessions)")
+            fail(f"no session {session_id!r} (trail list shows the sessions){like_it(finder, session_id)}")
         except TrailError as exc:
             fail(str(exc))
         resume, no_resume = None, None

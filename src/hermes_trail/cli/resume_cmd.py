@@ -15,6 +15,7 @@ from hermes_trail.cli.common import (
     JsonOption,
     PgOption,
     fail,
+    like_it,
     load,
     print_json,
 )
@@ -62,7 +63,7 @@ def resume(
                 )
             fail(
                 f"no session {session_id!r} in any store (deleted, or never there); "
-                "trail list shows the sessions, trail show replays one"
+                f"trail list shows the sessions, trail show replays one{like_it(finder, session_id)}"
             )
         try:
             plan = plan_for(session)

@@ -10,6 +10,7 @@ from hermes_trail.cli.common import (
     PgOption,
     exit_code,
     fail,
+    like_it,
     load,
     print_json,
     report_rows,
@@ -58,7 +59,7 @@ def show(
         except SessionNotFound:
             fail(
                 f"no session {session_id!r} (trail list shows the sessions, trail list --deleted the "
-                "deleted ones a snapshot or divert holds)"
+                f"deleted ones a snapshot or divert holds){like_it(finder, session_id)}"
             )
         except TrailError as exc:
             fail(str(exc))
