@@ -272,6 +272,34 @@ def test_an_english_question_lists_the_japanese_session_it_reads_as_a_match(brow
         tab.close()
 
 
+def test_a_conversation_a_later_one_changed_says_so(browser, tmp_path):
+    """The later conversation that moved Redis leads a question asking where it runs now, and the earlier
+    one, under it, says which later session changed it."""
+    from hermesdb import write_home
+    from test_wording import REDIS_MOVED, REDIS_OLD, redis_moved
+
+    web = WebApp(homes=(write_home(tmp_path / "hermes", redis_moved()),), index=tmp_path / "index.db")
+    srv = start(web, "127.0.0.1", 0)
+    tab = Page(browser, origin(srv) + "/")
+    try:
+        page = tab.page
+        asked = urllib.parse.quote("where does the webshop's redis cache run now")
+        page.goto(origin(srv) + "/?q=" + asked)
+        page.wait_for_selector("body[data-search] #results > .conversation")
+        conversations = page.locator("#results > .conversation")
+        assert REDIS_MOVED in conversations.nth(0).inner_html()
+        assert conversations.nth(0).locator(".superseded").count() == 0
+        stale = conversations.nth(1)
+        assert REDIS_OLD in stale.inner_html()
+        note = stale.locator(".superseded").inner_text()
+        assert note == f"superseded by the later {REDIS_MOVED}, which says it changed"
+        tab.shot("superseded")
+    finally:
+        tab.close()
+        srv.shutdown()
+        web.close()
+
+
 def test_scrub_the_replay_and_expand_a_tool_call(tab, server):
     page = tab.page
     page.goto(origin(server) + f"/session?ref=default:{w.CODING_ID}")

@@ -3,6 +3,7 @@ and a count of what really matched. Every store here is written by Hermes' own S
 
 from __future__ import annotations
 
+import io
 import json
 import sqlite3
 from pathlib import Path
@@ -543,60 +544,89 @@ def test_a_change_said_beside_the_subject_does_not_supersede_it(tmp_path):
     assert _first(result) == answer
 
 
+# A webshop's Redis cache that moved: the earlier conversation has every word of "where does the webshop's
+# redis cache run", the later one only says Redis moved (the web viewer's browser test reads it too).
+REDIS_OLD, REDIS_MOVED, RUNNING_NOW = (
+    "20261108_090000_a20000",
+    "20261120_090000_b20000",
+    "20261125_090000_c20000",
+)
+
+
+def redis_moved() -> list:
+    """The sessions of :data:`REDIS_OLD`, :data:`REDIS_MOVED` and their neighbours, for ``write_home``."""
+    old, moved, running = REDIS_OLD, REDIS_MOVED, RUNNING_NOW
+    return [
+        chat(
+            old,
+            (
+                "Where is the Redis cache for the webshop?",
+                "The webshop's Redis cache runs on cache-01, port 6379.",
+            ),
+            start=T,
+        ),
+        chat(
+            moved,
+            (
+                "Redis was migrated to a managed service, where is it hosted?",
+                "Redis moved to elasticache, host shop-cache.x7k2pq.euc1.cache.amazonaws.com, port 6379.",
+            ),
+            start=T + 12 * 86400,
+        ),
+        chat(
+            running,
+            ("What is running locally right now?", "Redis and the web container."),
+            start=T + 17 * 86400,
+        ),
+        # The shop's other conversations: "webshop" is its commonest word, "cache" as common as "redis".
+        *(
+            chat(session, exchange, start=T - 9000 + 500 * n)
+            for n, (session, exchange) in enumerate(
+                [
+                    ("20261101_090000_d20000", ("The webshop's checkout is slow.", "Indexed orders.")),
+                    ("20261101_100000_d20001", ("Webshop logo in the footer.", "Done.")),
+                    (
+                        "20261101_103000_d20006",
+                        ("Webshop sitemap for Google.", "The webshop's sitemap is up."),
+                    ),
+                    ("20261101_104000_d20007", ("Webshop cookie banner text.", "Done for the webshop.")),
+                    ("20261101_110000_d20002", ("Clear the browser cache.", "The cache is cleared.")),
+                    ("20261101_120000_d20003", ("Is the CDN cache warm?", "The cache hit rate is 91%.")),
+                    ("20261101_130000_d20004", ("Run the linter on the shop.", "Its run is clean.")),
+                    ("20261101_140000_d20005", ("Run the shop's tests.", "The run took 4 minutes.")),
+                ]
+            )
+        ),
+        *_errands(),
+    ]
+
+
 def test_a_question_asking_how_things_stand_now_takes_the_fact_a_later_conversation_changed(tmp_path):
     """The later conversation says only that Redis moved (one of the question's words): a topic, when the
     question asks where Redis runs, but the fact itself when it asks where Redis runs *now*. "Right now"
     in a later question about something else says nothing changed; neither does a later "on-call"
     sentence about another team."""
-    old, moved, running = "20261108_090000_a20000", "20261120_090000_b20000", "20261125_090000_c20000"
-    path = _index_of(
-        tmp_path,
-        [
-            chat(
-                old,
-                (
-                    "Where is the Redis cache for the webshop?",
-                    "The webshop's Redis cache runs on cache-01, port 6379.",
-                ),
-                start=T,
-            ),
-            chat(
-                moved,
-                (
-                    "Redis was migrated to a managed service, where is it hosted?",
-                    "Redis moved to elasticache, host shop-cache.x7k2pq.euc1.cache.amazonaws.com, port 6379.",
-                ),
-                start=T + 12 * 86400,
-            ),
-            chat(
-                running,
-                ("What is running locally right now?", "Redis and the web container."),
-                start=T + 17 * 86400,
-            ),
-            # The shop's other conversations: "webshop" is its commonest word, "cache" as common as "redis".
-            *(
-                chat(session, exchange, start=T - 9000 + 500 * n)
-                for n, (session, exchange) in enumerate(
-                    [
-                        ("20261101_090000_d20000", ("The webshop's checkout is slow.", "Indexed orders.")),
-                        ("20261101_100000_d20001", ("Webshop logo in the footer.", "Done.")),
-                        (
-                            "20261101_103000_d20006",
-                            ("Webshop sitemap for Google.", "The webshop's sitemap is up."),
-                        ),
-                        ("20261101_104000_d20007", ("Webshop cookie banner text.", "Done for the webshop.")),
-                        ("20261101_110000_d20002", ("Clear the browser cache.", "The cache is cleared.")),
-                        ("20261101_120000_d20003", ("Is the CDN cache warm?", "The cache hit rate is 91%.")),
-                        ("20261101_130000_d20004", ("Run the linter on the shop.", "Its run is clean.")),
-                        ("20261101_140000_d20005", ("Run the shop's tests.", "The run took 4 minutes.")),
-                    ]
-                )
-            ),
-            *_errands(),
-        ],
-    )
+    old, moved = REDIS_OLD, REDIS_MOVED
+    path = _index_of(tmp_path, redis_moved())
     assert _first(search(path, "where does the webshop's redis cache run now")) == moved
     assert _first(search(path, "where does the webshop's redis cache run")) == old
+    # The earlier conversation says what the later one changed: in the JSON, the terminal and the page.
+    from hermes_trail.cli.tables import print_search
+    from hermes_trail.cli.term import Printer
+    from hermes_trail.serialize import search_json
+
+    now = search(path, "where does the webshop's redis cache run now")
+    superseded = {c.hits[0].session_id: c.superseded_by for c in now.conversations}
+    assert superseded[old] == moved and superseded[moved] is None
+    shown = {c["hits"][0]["session_id"]: c["superseded_by"] for c in search_json(now)["conversations"]}
+    assert shown == superseded
+    stream = io.StringIO()
+    print_search(Printer(stream), now)
+    assert f"superseded by the later {moved}" in stream.getvalue()
+    assert all(
+        c.superseded_by is None
+        for c in search(path, "where does the webshop's redis cache run").conversations
+    )
     # The recall page (what an agent is given) leads with it too, though its words score below the
     # earlier conversation's: a floor over the whole page left the newest fact off it.
     from hermes_trail.recall import complete, recall_page
@@ -606,6 +636,8 @@ def test_a_question_asking_how_things_stand_now_takes_the_fact_a_later_conversat
         result = complete(conn, search(conn, asked, limit=24), asked.split())
     lines = [line for line in recall_page(result, limit=8).splitlines() if line.startswith("- ")]
     assert moved in lines[0] and "elasticache" in lines[0].lower(), lines
+    stale = next(line for line in lines if old in line and ", reply)" in line)
+    assert stale.endswith(f"(superseded by the later {moved})"), lines
     # So does the Hermes plugin's page before the prompt: a question of one line is asked as it is, and
     # its "now" kept (its six most telling words dropped it, and the page led with cache-01).
     from hermes_trail.integrations.hermes.runtime import Recaller, Settings

@@ -272,12 +272,17 @@ def recall_page(result: SearchResult, budget: int = DEFAULT_BUDGET, limit: int |
     # Hits from several profiles say which profile each comes from (an id alone may be in two); a hit of a
     # profile other than the root's always does, so its bare id never meets the root's same id elsewhere.
     several = len({h.profile for h, _ in hits}) > 1
+    # What a later conversation changed (the rule of the newest fact): said on the earlier one's lines, so
+    # an agent does not take the old value for the fact now.
+    superseded = {(c.store, c.root): c.superseded_by for c in result.conversations if c.superseded_by}
     for hit, more in hits:
         project = hit.project.rsplit("/", 1)[-1] or hit.project
         where = hit.session_id if hit.origin == "session" else hit.label  # memory or skill: not a session
         if hit.origin == "session" and (several or hit.profile != "default"):
             where = f"{hit.profile}:{hit.session_id}"
         also = f" (the same in {more} more session{'s' if more > 1 else ''})" if more else ""
+        if hit.kind not in ASKING and (later := superseded.get((hit.store, hit.root))):
+            also += f" (superseded by the later {_clean(later)})"
         line = (
             f"- [{_when(hit)}] {_clean(where)} ({_clean(project)}, {_clean(_what(hit))}): "
             f"{_clean(hit.snippet)}{also}\n"

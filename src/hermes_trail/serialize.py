@@ -355,6 +355,7 @@ def _search_json(result: SearchResult) -> dict[str, Any]:
                 "score": round(c.score, 4),
                 "hits": [hit_json(h) for h in c.hits],
                 "opening": c.opening,
+                "superseded_by": c.superseded_by,
             }
             for c in result.conversations
         ],

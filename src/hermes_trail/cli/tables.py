@@ -334,6 +334,9 @@ def _print_conversations(out: Printer, result: SearchResult, shared: bool, encod
             name = hit.session_id if hit.origin == "session" else hit.label
             head = (f"{_day(hit.time)}  {safe(name)} #{hit.row}  {what}: ", "dim")
             out.line(head, *_marked(hit.snippet, hit.kind), indent=2)
+        if conversation.superseded_by:
+            later = f"superseded by the later {safe(conversation.superseded_by)}, which says it changed"
+            out.line((later, "yellow"), indent=2)
         if best.resume:
             out.line((f"resume: {safe(best.resume)}", "cyan"), indent=2)
         out.blank()

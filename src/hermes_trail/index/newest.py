@@ -127,6 +127,7 @@ def newest_first(
     if not later:
         return ordered
     newest = max(later, key=_latest)
+    lead.superseded_by = newest.hits[0].session_id if newest.hits else None
     return [newest, *(c for c in ordered if c is not newest)]
 
 

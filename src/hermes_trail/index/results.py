@@ -138,22 +138,31 @@ class Hit(_Record):
 
 class Conversation(_Record):
     """The hits of one conversation (a continuation chain), best first. ``opening``: when the best hit's
-    session has no title, its first prompt on one line (what a list shows instead, as Hermes' own does)."""
+    session has no title, its first prompt on one line (what a list shows instead, as Hermes' own does).
+    ``superseded_by``: the session of a later conversation that says what this one said changed, which
+    the rule of the newest fact put before it (:func:`~hermes_trail.index.newest.newest_first`)."""
 
-    _fields: ClassVar[tuple[str, ...]] = ("store", "root", "hits", "opening")
+    _fields: ClassVar[tuple[str, ...]] = ("store", "root", "hits", "opening", "superseded_by")
     __slots__ = _fields
     store: str
     root: str
     hits: list[Hit]
     opening: str | None
+    superseded_by: str | None
 
     def __init__(
-        self, store: str, root: str, hits: list[Hit] | None = None, opening: str | None = None
+        self,
+        store: str,
+        root: str,
+        hits: list[Hit] | None = None,
+        opening: str | None = None,
+        superseded_by: str | None = None,
     ) -> None:
         self.store = store
         self.root = root
         self.hits = [] if hits is None else hits
         self.opening = opening
+        self.superseded_by = superseded_by
 
     @property
     def score(self) -> float:
