@@ -390,6 +390,8 @@ def recover_home(home: Path, profile: str, live_path: Path | None) -> Recoveries
 NEAR_MOST = 3
 NEAR_RATIO = 0.85
 NEAR_START = 8
+# A name longer than this is no session id mistyped (Hermes' ids are 22 to 40 characters).
+NEAR_LONGEST = 80
 
 
 class Finder:
@@ -448,8 +450,8 @@ class Finder:
         for among the ids that start as it does, the longest start that any id has (an index range
         each), live and recovered."""
         store_name, bare = split_ref(query.strip(), {s.name for s in self.history.stores})
-        if len(bare) < NEAR_START:
-            return []
+        if not NEAR_START <= len(bare) <= NEAR_LONGEST:
+            return []  # too short to be like one id, or no id at all (a pasted page)
         found: list[tuple[str, str]] = []
         for cut in range(len(bare) - 1, NEAR_START - 1, -1):
             start = bare[:cut]

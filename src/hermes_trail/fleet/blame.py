@@ -21,6 +21,7 @@ from hermes_trail.index.blame import (
     _action,
     _clean,
     _optional_int,
+    alike_paths,
     follow_moves,
     near_paths,
     resolve,
@@ -165,7 +166,8 @@ def blame(
 def fleet_near_paths(
     conn: psycopg.Connection[Any], path: str, include_rewound: bool = False, hosts: list[str] | None = None
 ) -> list[str]:
-    """:func:`~hermes_trail.index.blame.near_paths` over the shared index's edits (of ``hosts``)."""
+    """:func:`~hermes_trail.index.blame.near_paths` over the shared index's edits (of ``hosts``), as the
+    local index reads them: the paths recorded, then the edits of those like the asked one."""
     clauses = ["d.kind = 'edit'", "d.path IS NOT NULL"]
     params: list[Any] = []
     if not include_rewound:
@@ -173,10 +175,18 @@ def fleet_near_paths(
     if hosts:
         clauses.append("d.host = ANY(%s)")
         params.append(list(hosts))
+    where = " AND ".join(clauses)
+    recorded = [
+        r[0]
+        for r in conn.execute(f"SELECT DISTINCT d.path FROM {schema.SCHEMA}.docs d WHERE {where}", params)
+    ]
+    chosen = alike_paths(recorded, path)
+    if not chosen:
+        return []
     rows = conn.execute(
-        f"SELECT d.path, d.moved_to, s.project, count(*) FROM {schema.SCHEMA}.docs d "
-        f"JOIN {schema.SCHEMA}.sessions s ON s.id = d.sess WHERE {' AND '.join(clauses)} "
-        "GROUP BY d.path, d.moved_to, s.project",
-        params,
+        f"SELECT d.path, s.project, count(*) FROM {schema.SCHEMA}.docs d "
+        f"JOIN {schema.SCHEMA}.sessions s ON s.id = d.sess WHERE {where} AND d.path = ANY(%s) "
+        "GROUP BY d.path, s.project",
+        [*params, chosen],
     )
     return near_paths(rows, path)

@@ -263,40 +263,66 @@ def blame(
 # of "b.py").
 NEAR_MOST = 3
 NEAR_RATIO = 0.8
+# A path longer than this is compared with none (each comparison costs its length times theirs).
+NEAR_LONGEST = 1024
 
 
-def near_paths(
-    edited: Iterable[tuple[str, str | None, str, int]], path: str, most: int = NEAR_MOST
-) -> list[str]:
+def _alike(wanted: str, path: str) -> float:
+    """How like the asked path (lower case, no ``/`` at its ends) a path is: its file name's and its end's
+    ratios of matching characters together, or 0 when neither reaches :data:`NEAR_RATIO`."""
+    parts = path.lower().rstrip("/").split("/")
+    depth = wanted.count("/") + 1
+    by_name = difflib.SequenceMatcher(None, posixpath.basename(wanted), parts[-1], autojunk=False).ratio()
+    by_end = difflib.SequenceMatcher(None, wanted, "/".join(parts[-depth:]), autojunk=False).ratio()
+    return by_name + by_end if max(by_name, by_end) >= NEAR_RATIO else 0.0
+
+
+def _asked(path: str) -> str | None:
+    """The path a blame asked for, as :func:`near_paths` compares it; ``None`` for none a person types."""
+    wanted = _clean(path).lower().strip("/")
+    return wanted if wanted and len(wanted) <= NEAR_LONGEST else None
+
+
+def alike_paths(recorded: Iterable[str], path: str) -> list[str]:
+    """Of the paths edits recorded (as recorded: relative ones too), those like ``path``: the few
+    :func:`near_paths` reads the edits of."""
+    wanted = _asked(path)
+    return [] if wanted is None else [one for one in recorded if one and _alike(wanted, one)]
+
+
+def near_paths(edited: Iterable[tuple[str, str, int]], path: str, most: int = NEAR_MOST) -> list[str]:
     """The files edited under a path like ``path`` when none is edited under it (a name remembered or
     typed wrong: ``vat_rats.yaml``, ``lib/app.py`` for ``src/app.py``), most alike first (by the name and
     the end together), then most edited: the paths to blame instead, as Hermes resolved them.
-    ``edited``: each (recorded path, its move target, the session's project, how many edits), as both
-    indexes read them."""
-    wanted = _clean(path).lower().strip("/")
-    name = posixpath.basename(wanted)
-    depth = wanted.count("/") + 1
+    ``edited``: each (recorded path, the session's project, how many edits), of the paths
+    :func:`alike_paths` chose, as both indexes read them."""
+    wanted = _asked(path)
+    if wanted is None:
+        return []
     counts: dict[str, int] = {}
-    for recorded, moved_to, project, edits in edited:
-        for one in (recorded, moved_to):
-            if one:
-                resolved = resolve(one, project)
-                counts[resolved] = counts.get(resolved, 0) + edits
+    for recorded, project, edits in edited:
+        resolved = resolve(recorded, project)
+        counts[resolved] = counts.get(resolved, 0) + edits
     alike = []
     for resolved, edits in counts.items():
-        parts = resolved.lower().rstrip("/").split("/")
-        by_name = difflib.SequenceMatcher(None, name, parts[-1], autojunk=False).ratio()
-        by_end = difflib.SequenceMatcher(None, wanted, "/".join(parts[-depth:]), autojunk=False).ratio()
-        if max(by_name, by_end) >= NEAR_RATIO and not matches(wanted, resolved.lower()):
-            alike.append((-(by_name + by_end), -edits, resolved))
+        if (score := _alike(wanted, resolved)) and not matches(wanted, resolved.lower()):
+            alike.append((-score, -edits, resolved))
     return [resolved for *_, resolved in sorted(alike)[:most]]
 
 
 def local_near_paths(conn: sqlite3.Connection, path: str, include_rewound: bool = False) -> list[str]:
-    """:func:`near_paths` over this index's edits (through its partial index of paths)."""
+    """:func:`near_paths` over this index's edits: the paths recorded read through the covering index of
+    paths (milliseconds at a million messages; grouping every edit with its session took 0.3 s), then
+    the edits of the paths like the asked one."""
+    recorded = [row[0] for row in conn.execute("SELECT DISTINCT path FROM docs WHERE path IS NOT NULL")]
+    chosen = alike_paths(recorded, path)
+    if not chosen:
+        return []
     rewound = "" if include_rewound else " AND d.rewound = 0"
+    marks = ", ".join("?" for _ in chosen)
     rows = conn.execute(
-        "SELECT d.path, d.moved_to, s.project, count(*) FROM docs d JOIN sessions s ON s.id = d.sess "
-        f"WHERE d.path IS NOT NULL AND d.kind = 'edit'{rewound} GROUP BY d.path, d.moved_to, s.project"
+        "SELECT d.path, s.project, count(*) FROM docs d JOIN sessions s ON s.id = d.sess "
+        f"WHERE d.path IN ({marks}) AND d.kind = 'edit'{rewound} GROUP BY d.path, s.project",
+        chosen,
     )
     return near_paths(rows, path)
