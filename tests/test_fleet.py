@@ -26,8 +26,9 @@ import pytest
 
 from hermes_trail.fleet import schema
 from hermes_trail.fleet.connection import FleetError, connect
+from hermes_trail.fleet.hits import FleetHit
+from hermes_trail.fleet.meaning import MEANING_TOP
 from hermes_trail.fleet.push import push
-from hermes_trail.fleet.search import MEANING_TOP, FleetHit
 from hermes_trail.fleet.search import search as fleet_search
 from hermes_trail.fleet.serialize import fleet_search_json
 from hermes_trail.index import schema as local_schema
@@ -1662,7 +1663,7 @@ def test_the_meaning_standings_are_fitted_to_the_whole_crowd_from_its_nearest():
     import random
     import statistics
 
-    from hermes_trail.fleet.search import crowd
+    from hermes_trail.fleet.meaning import crowd
 
     rng = random.Random(5)
     everyone = sorted((rng.gauss(0.08, 0.07) for _ in range(2000)), reverse=True)
@@ -2125,20 +2126,20 @@ def _standings(
     """The meaning pass's standings for a chore question, each session's in the shared index (read with
     ``settings``, of ``hosts``; through the nearest passages as on a large shared index, or with ``exact``
     every session's best as on a small one) and in the local ``index`` (on sessions alone)."""
-    from hermes_trail.fleet import search as fleet_module
+    from hermes_trail.fleet import meaning
 
-    most = fleet_module.EXACT_CROWD_PASSAGES
-    fleet_module.EXACT_CROWD_PASSAGES = most if exact else 0
+    most = meaning.EXACT_CROWD_PASSAGES
+    meaning.EXACT_CROWD_PASSAGES = most if exact else 0
     try:
         return _standings_read(fleet, index, hosts, settings)
     finally:
-        fleet_module.EXACT_CROWD_PASSAGES = most
+        meaning.EXACT_CROWD_PASSAGES = most
 
 
 def _standings_read(
     fleet: Fleet, index: Path, hosts: list[str] | None, settings: tuple[str, ...]
 ) -> tuple[dict, dict]:
-    from hermes_trail.fleet import search as fleet_module
+    from hermes_trail.fleet import meaning
     from hermes_trail.index.search import meaning_standing
 
     asked = "help me sort out a chore around the house"
@@ -2149,7 +2150,7 @@ def _standings_read(
     with fleet.connect() as conn:
         for setting in settings:
             conn.execute(setting)
-        _, theirs, _ = fleet_module._meaning(conn, asked, SearchFilters(), hosts, schema.require(conn), 1.0)
+        _, theirs, _ = meaning._meaning(conn, asked, SearchFilters(), hosts, schema.require(conn), 1.0)
     return {root: z for (_, root), z in theirs.items()}, mine
 
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from hermes_trail.fleet.hits import FleetHit
 from hermes_trail.fleet.push import PushReport
-from hermes_trail.fleet.search import FleetHit
 from hermes_trail.index.results import SearchResult
 
 
