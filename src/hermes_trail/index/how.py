@@ -161,6 +161,10 @@ def _bare(word: str) -> str:
     return word.split("'", 1)[0]
 
 
+# An English possessive at the end of a word of at least two letters ("shop's", "Redis’s").
+_POSSESSIVE = re.compile(r"(?<=[^\W\d_]{2})['’]s$")
+
+
 def content(node: query.Node | None) -> query.Node | None:
     """``node`` without its bare stop-words (:mod:`hermes_trail.index.stopwords`): the words a command or
     prompt must have.
@@ -170,7 +174,12 @@ def content(node: query.Node | None) -> query.Node | None:
     if node is None or isinstance(node, query.Phrase | query.Not):
         return node
     if isinstance(node, query.Term):
-        return None if not node.prefix and is_stopword(_bare(node.text)) else node
+        if not node.prefix and is_stopword(_bare(node.text)):
+            return None
+        # An English possessive is the word alone: "restart the shop's celery" asks for "shop", which the
+        # command says ("celery -A shop"), where the tokenizer reads "shop's" as "shop" then "s".
+        word = _POSSESSIVE.sub("", node.text)
+        return query.Term(word, node.prefix) if word != node.text else node
     kept = [c for n in node.nodes if (c := content(n)) is not None]
     if not any(not isinstance(n, query.Not) for n in kept):
         return None
