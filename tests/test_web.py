@@ -198,6 +198,9 @@ def test_one_session_view(server):
     assert [c["title"] for c in child["lineage"]["chain"]] == ["The plan", "The plan #2"]
     assert api(server, "/api/session", ref="default:nope")[0] == 404
     assert api(server, "/api/session")[0] == 400
+    # A link with a slip in its id: the answer names the session like it.
+    status, body = api(server, "/api/session", ref=w.CHILD_ID[:-1] + ("0" if w.CHILD_ID[-1] != "0" else "1"))
+    assert status == 404 and body["error"].endswith(f"sessions like it: default:{w.CHILD_ID}")
 
 
 def test_new_sessions_appear_without_a_restart(tmp_path):

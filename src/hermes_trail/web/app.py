@@ -552,7 +552,9 @@ class WebApp:
         except AmbiguousSession as exc:
             raise BadRequest(f"{ref!r} names several sessions: {', '.join(exc.candidates[:8])}") from exc
         except SessionNotFound as exc:
-            raise NotFound(f"no session {ref!r}") from exc
+            near = reader.near(ref)  # an id with a slip in it (a link typed by hand)
+            like = f"; sessions like it: {', '.join(near)}" if near else ""
+            raise NotFound(f"no session {ref!r}{like}") from exc
 
     def _read_whole(self, key: ViewKey, ref: str, after: threading.Event) -> None:
         """The whole view of a session whose first turns were answered from its first rows: read whole
