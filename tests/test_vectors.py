@@ -232,6 +232,23 @@ def test_one_vector_stage_at_a_time(home, tmp_path):
     assert vectors.encode_pending(index).sessions == 4
 
 
+def test_a_check_of_the_claim_does_not_turn_a_persons_stage_away(home, tmp_path):
+    """Whether a person's stage has claimed the index is told by trying the claim file for a moment (the
+    stage behind the queries between its batches, `trail index`): a person's `trail index` that tried it
+    in that moment was told another trail was encoding, and encoded nothing. It tries a while longer."""
+    index = tmp_path / "index.db"
+    sync_index(index, homes=[home])
+    probe = vectors._lock(index, wait=False, suffix=vectors.CLAIM)  # a check under way, slowed down
+    assert probe is not None
+    release = threading.Timer(0.3, vectors._unlock, args=(probe,))
+    release.start()
+    try:
+        report = vectors.encode_pending(index)
+    finally:
+        release.join()
+    assert not report.skipped and report.sessions == 4
+
+
 def _wait(done: Callable[[], bool], seconds: float = 180.0) -> None:
     stop = time.monotonic() + seconds
     while not done():

@@ -246,7 +246,7 @@ def encode_pending(
     if not encoder.available():
         report.skipped = "no sentence encoder here (numpy or the model is missing)"
         return report
-    claim = None if behind else _lock(path, wait, CLAIM)
+    claim = None if behind else _claim(path, wait)
     if not behind and claim is None:
         report.skipped = "another trail is encoding this index's passages"
         return report
@@ -486,6 +486,23 @@ def _lock(path: Path, wait: bool, suffix: str = LOCK) -> IO[str] | None:
     except BlockingIOError:
         handle.close()
         return None
+    return handle
+
+
+# How long a stage a person started tries to claim the index before it says another person's holds it:
+# every check whether a claim is held (:func:`claimed`: the stage behind the queries between its batches,
+# `trail index`) holds the claim file for a moment, and a claim tried in that moment found it taken.
+CLAIM_PATIENCE = 1.0
+
+
+def _claim(path: Path, wait: bool) -> IO[str] | None:
+    """The claim of a stage a person started (:func:`_lock` of :data:`CLAIM`), tried for
+    :data:`CLAIM_PATIENCE` before another holder is believed (``wait``: waited for as long as it takes)."""
+    if wait:
+        return _lock(path, True, CLAIM)
+    until = time.monotonic() + CLAIM_PATIENCE
+    while (handle := _lock(path, False, CLAIM)) is None and time.monotonic() < until:
+        time.sleep(0.02)
     return handle
 
 
