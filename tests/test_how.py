@@ -232,8 +232,8 @@ def test_the_prompt_that_led_to_a_command_finds_it(asked):
 
 
 def test_a_possessive_asks_for_the_word_alone(asked):
-    """"what is listening on the box's": the prompt said "listening on this box", never "box's"; read as
-    typed, the tokenizer asked for "box" then "s" and found nothing."""
+    """A question with a possessive ("what is listening on the box's"): the prompt said "listening on this
+    box", never "box's"; read as typed, the tokenizer asked for "box" then "s" and found nothing."""
     assert [e.command for e in how.how(asked, "what is listening on the box's")] == ["ss -ltnp"]
     box = how.content(query.parse("the box’s ports").root)
     assert box == query.And((query.Term("box"), query.Term("ports")))
