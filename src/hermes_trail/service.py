@@ -655,21 +655,16 @@ class Trail:
         without, as given (a command's own output, which is never typed wrong)."""
         from hermes_trail.index.fix import respelled_fixes
 
-        def as_given(find: Callable[[str], FixReport], error: str, _: object) -> FixReport:
-            return find(error)
-
-        answer = respelled_fixes if respell else as_given
-
         if self.fleet:
             from hermes_trail.fleet.fix import find_fixes as fleet_fixes
             from hermes_trail.fleet.search import respelled
 
             hosts = self._hosts
             with self._shared() as shared:
-                report = answer(
+                report = respelled_fixes(
                     lambda asked: fleet_fixes(shared, asked, project=project, limit=limit, hosts=hosts),
                     error,
-                    lambda word: respelled(shared, word),
+                    (lambda word: respelled(shared, word)) if respell else None,
                 )
             if exclude_session:
                 report.fixes = [
@@ -681,10 +676,10 @@ class Trail:
 
         with self._reading(fresh=fresh, timeout=timeout) as conn:
             own = self._conversation_of(conn, exclude_session)
-            report = answer(
+            report = respelled_fixes(
                 lambda asked: find_fixes(conn, asked, project=project, limit=limit),
                 error,
-                lambda word: local_respelled(conn, word),
+                (lambda word: local_respelled(conn, word)) if respell else None,
             )
         if own:
             report.fixes = [f for f in report.fixes if any(e.session_id not in own for e in f.examples)]

@@ -946,18 +946,19 @@ def find_fixes(
 
 
 def respelled_fixes(
-    find: Callable[[str], FixReport], error: str, respell: Callable[[str], list[str]]
+    find: Callable[[str], FixReport], error: str, respell: Callable[[str], list[str]] | None
 ) -> FixReport:
     """What ``find`` (the fixes of the local or the shared index) reports for ``error``; when nothing on
     record failed that way and a word of it is no word of the history but one slip of the fingers from
     one (``respell``: :func:`~hermes_trail.index.how.local_respelled`), the report for the error with that
-    word as the history writes it (the most common of its readings), saying so in ``spelled``.
+    word as the history writes it (the most common of its readings), saying so in ``spelled``. Without
+    ``respell`` (a command's own output, never typed wrong), the report for the error as given.
 
     Only then: a pasted error is written as it is, and a name in it that the history lacks (a module
     misspelled in the code, ``djnago``) is what failed, not a slip to mend while anything matches it. A
     person who types the error from memory ("conection refused") has the slip mended, as a search does."""
     report = find(error)
-    if report.failures_total:
+    if report.failures_total or respell is None:
         return report
     spelled = {word: read[:1] for word in reversed(_error_words(error)) if (read := respell(word))}
     if not spelled:

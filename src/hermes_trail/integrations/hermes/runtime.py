@@ -63,10 +63,10 @@ ASKED_CHARS = 240
 # prompt of twenty common words cost its search 0.3 s on a million messages (each word's matches counted
 # for BM25), past what a prompt may wait. At ten, the plugin's hook on a million messages: p95 14 ms.
 ASKED_WORDS = 10
-# What the search would read as its syntax in a prompt (a phrase, an exclusion, a prefix, OR / NOT):
-# taken out of a prompt asked as it is, which is words, not a query.
 # A Hermes command (``/model gpt-5``, ``/help``): nothing to recall. A path (``/var/log full``) is a question.
 _SLASH_COMMAND = re.compile(r"/[A-Za-z][\w-]*(?:\s|$)")
+# What the search would read as its syntax in a prompt (a phrase, an exclusion, a prefix, OR / NOT):
+# taken out of a prompt asked as it is, which is words, not a query.
 _SYNTAX = re.compile(r"[\"*]|(?<!\S)-+(?=\S)|\b(?:OR|NOT|AND)\b")
 # The error text handed to ``fix``: the command and the end of the output, where the error is.
 ERROR_CHARS = 2000
