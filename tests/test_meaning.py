@@ -214,3 +214,78 @@ def test_a_conversation_in_another_language_outweighs_a_neighbour_in_the_questio
     neighbour that shares a word or a subject with the question stood above the German conversation that
     answers it, until meaning across languages was lifted more (1.2 → 1.4)."""
     assert _first(neighbours_index, query) == expected
+
+
+EN_BOOSTER = "20261108_090000_0d0d0d"
+EVERYDAY = (
+    "garage door opener, weekly groceries, car insurance renewal, electricity bill, "
+    "holiday flights, bike repair, garden hose, dishwasher filter, gym plan, tax return, "
+    "birthday party, home router, coffee machine, rent increase, bookshelf assembly, "
+    "winter tyres, phone contract, cat's food, heating, laptop backup, train tickets, "
+    "window cleaner, plant watering, mortgage, dentist bill, parking permit, printer ink, "
+    "music lessons, paint colours, camping gear, library books, running shoes, solar panels, "
+    "wedding gift, kitchen tiles, pension plan, pizza oven, sofa delivery, smoke alarm, "
+    "roof gutter, wine order, passport renewal, chess club, bread maker, fridge noise, "
+    "tennis court, photo album, water softener, shed lock"
+)
+
+
+@pytest.fixture(scope="module")
+def crowd_index(tmp_path_factory) -> Path:
+    """A hundred English conversations on everyday subjects, one of them about the daughter's MMR
+    booster, and one German conversation about the daycare."""
+    root = tmp_path_factory.mktemp("crowd")
+    home = root / "hermes"
+    subjects = EVERYDAY.split(", ")
+    sessions = [
+        chat(
+            f"20261108_{n // 60:02d}{n % 60:02d}00_{n:06x}",
+            (
+                f"What did we decide about the {subject}?",
+                f"We settled the {subject} last week; nothing is open.",
+            ),
+            start=T + 60 * n,
+        )
+        for n, subject in enumerate(subjects, start=1)
+    ]
+    sessions += [
+        chat(
+            f"20261109_{n // 60:02d}{n % 60:02d}00_{n:06x}",
+            (f"Remind me about the {subject} on Friday.", f"I'll remind you about the {subject} on Friday."),
+            start=T + 3600 + 60 * n,
+        )
+        for n, subject in enumerate(subjects, start=1)
+    ]
+    sessions += [
+        chat(
+            EN_BOOSTER,
+            (
+                "Check the vaccination records I photographed and tell me what's due.",
+                "Your daughter needs the second MMR dose before school starts in August. Both of your "
+                "tetanus boosters were in 2017, so they're due in 2027. Everything else is current.",
+            ),
+            start=T,
+        ),
+        chat(
+            DE_DAYCARE,
+            (
+                "Die Kita ist am 14. und 15. Mai wegen Fortbildung geschlossen. Wer kann die Kinder nehmen?",
+                "Notiert: Schließtage am 14. und 15. Mai. Oma hat am Donnerstag Zeit.",
+            ),
+            start=T + 7200,
+        ),
+    ]
+    write_home(home, sessions)
+    path = root / "index.db"
+    sync_index(path, homes=[home], env={"HERMES_HOME": str(home), "HOME": str(root)})
+    encode_pending(path)
+    return path
+
+
+def test_a_question_in_a_language_few_sessions_are_in_finds_what_stands_out_in_meaning(crowd_index):
+    """No word of the German question is in the history, and the sentence model places it nearer every
+    German passage: the English conversation that answers it is below the cosine a passage is read at,
+    but far above the crowd, and is shown."""
+    query = "Masern-Auffrischimpfung der Tochter vor der Einschulung"
+    result = search(crowd_index, query)
+    assert EN_BOOSTER in [c.hits[0].session_id for c in result.conversations]

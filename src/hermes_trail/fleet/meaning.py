@@ -14,6 +14,7 @@ from hermes_trail.index.filters import SearchFilters
 from hermes_trail.index.fusion import SESSION_WEIGHT, evidence_of, language_lifts
 from hermes_trail.index.results import Conversation
 from hermes_trail.index.search import _on_sessions
+from hermes_trail.index.vectors import says_something
 
 if TYPE_CHECKING:
     import psycopg
@@ -29,9 +30,6 @@ MEANING_TOP = 200
 # every passage): the crowd a session stands against is the local pass's exactly, where beyond it is
 # fitted from the nearest (:func:`crowd`).
 EXACT_CROWD_PASSAGES = 5000
-
-
-PASSAGE_FLOOR = 0.3
 
 
 SEMANTIC_TOP = 20
@@ -180,7 +178,9 @@ def _meaning(
         return [], {}, None
     values = sorted((v for v, _ in best.values()), reverse=True)
     mean, deviation = crowd(values, len(values) if exact else int(encoded))
-    chosen = sorted(((v, s, q) for s, (v, q) in best.items() if v >= PASSAGE_FLOOR), reverse=True)
+    chosen = sorted(
+        ((v, s, q) for s, (v, q) in best.items() if says_something(v, (v - mean) / deviation)), reverse=True
+    )
     chosen = chosen[:SEMANTIC_TOP]
     if not chosen:
         return [], {}, int(unencoded)

@@ -971,9 +971,9 @@ def meaning_standing(
                 best, rows = passages.best(encoder.model().encode([text])[0])
                 mean, deviation = float(best.mean()), float(best.std()) or 1.0
                 for i in semantic.top(best, SEMANTIC_TOP):
-                    if best[i] >= vectors.PASSAGE_FLOOR:
-                        start = int(passages.docs[rows[i]])
-                        standing[passages.sessions[i]] = ((float(best[i]) - mean) / deviation, start)
+                    z = (float(best[i]) - mean) / deviation
+                    if vectors.says_something(float(best[i]), z):
+                        standing[passages.sessions[i]] = (z, int(passages.docs[rows[i]]))
     if (vector := semantic.embed(text)) is not None:
         sessions, matrix = _gists(conn, " AND ".join(["s.gist IS NOT NULL", *clauses]), params)
         if len(sessions) >= 2:

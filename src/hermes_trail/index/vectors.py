@@ -66,6 +66,21 @@ BATCH_PASSAGES = 48
 # A session's best passage below this cosine says nothing about the query (unrelated text scores about
 # 0.1 to 0.3 with the multilingual Universal Sentence Encoder; a paraphrase, in any language, 0.5 and more).
 PASSAGE_FLOOR = 0.3
+# ... unless it stands this many standard deviations above every session's best: the model places a question
+# a little further from every passage in another language than its own, so the German question "Masern-
+# Auffrischimpfung der Tochter vor der Einschulung" meets the English conversation about the daughter's MMR
+# booster at 0.27, four deviations above the crowd (on the recall benchmark's tuning questions, 4 found that
+# one question's answer and moved no other; 3.5 and 3 put other answers lower).
+STANDOUT = 4.0
+
+
+def says_something(cosine: float, standing: float) -> bool:
+    """Whether a session's best passage, ``cosine`` near the query and ``standing`` deviations above the
+    crowd of every session's best, says anything about it (:data:`PASSAGE_FLOOR`, :data:`STANDOUT`): the
+    local meaning pass and the shared index's read a passage so alike."""
+    return cosine >= PASSAGE_FLOOR or standing >= STANDOUT
+
+
 # Rows of the passage matrix converted from int8 to float32 at a time when it is loaded (a few MB).
 CHUNK_ROWS = 16_384
 
