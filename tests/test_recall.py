@@ -125,3 +125,18 @@ def test_the_reply_to_the_best_matching_question_stands_with_it(tmp_path):
         page = recall_page(complete(conn, result, ["catch", "typos", "blog", "posts"]), budget=2000, limit=8)
     lines = [line for line in page.splitlines() if line.startswith("- ")]
     assert asked in lines[0] and "codespell" in lines[0], page
+
+
+def test_a_page_says_which_words_no_record_has_and_which_it_read_as_spelt_otherwise(home):
+    """A question whose subject no record names ("vault") gets the records its other words find: an agent
+    told nothing took them for records of that subject. The page says which words no record has, and which
+    typed wrong it searched for as the records spell them; a question read as it was asked says neither."""
+    page = recall(home, "rotate the vault admin password")
+    assert "No record has: vault." in page and "grafana-cli" in page, page
+    assert page.index("No record has") < page.index("\n- ")  # before the records it speaks of
+    page = recall(home, "rotate the grafana admin pasword")
+    assert "Read as the records spell it: pasword as password." in page, page
+    assert "No record has" not in page
+    page = recall(home, "rotate grafana admin password")
+    assert "No record has" not in page and "Read as" not in page
+    assert recall(home, "quokka zyxxyq").strip() == ""  # nothing found: still no page at all

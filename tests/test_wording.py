@@ -1093,6 +1093,26 @@ def test_a_word_spelt_right_that_the_history_lacks_is_not_read_as_another(tmp_pa
     assert search(path, "memoreis network").spelled == {"memoreis": ["memories"]}  # a slip is still read
 
 
+def test_a_name_the_history_lacks_is_not_read_as_a_word_its_slip_shares_a_stem_with(tmp_path):
+    """ "redis" is one letter from "readis", which the word index holds as readi, the stem of "ready": a
+    search for Redis in a history without it was answered "searched for ready" with the conversations
+    that were ready for review. A word more than two edits from the one typed stands for no slip of it."""
+    said = ("is the forecast branch ready for review?", "Almost ready: it needs a changelog entry.")
+    path = _index_of(tmp_path, [chat("20261101_090000_aaaaaa", said, start=T), *_errands()])
+    result = search(path, "redis review")
+    assert result.spelled == {} and result.missing == ["redis"], (result.spelled, result.missing)
+    from hermes_trail.index import spelling
+
+    assert spelling.standing_for("redis", ["ready"], plan.stem) == []
+    assert spelling.standing_for("deploymnts", ["deployment"], plan.stem) == ["deployment"]
+    assert [spelling.edits(a, b) for a, b in [("pyhton", "python"), ("redis", "ready"), ("", "ab")]] == [
+        1,
+        3,
+        2,
+    ]
+    assert search(path, "reveiw").spelled == {"reveiw": ["review"]}  # a slip is still read
+
+
 @pytest.mark.parametrize(
     ("typed", "meant"),
     [

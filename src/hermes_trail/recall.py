@@ -256,6 +256,22 @@ def _chosen(result: SearchResult, limit: int | None = None) -> list[tuple[Hit, i
     return [(hit, len(sessions) - 1) for hit, _, sessions in chosen]
 
 
+def _reading(result: SearchResult) -> str:
+    """How the question was read, where that is not as it was asked: the words no record has (the records
+    shown match its other words or its meaning: an agent is not to take them for records of what it named),
+    and the words typed wrong, searched for as the history spells them. Empty when neither."""
+    notes = ""
+    if result.missing:
+        words = ", ".join(_clean(w) for w in result.missing)
+        notes += f"No record has: {words}. The records below match the rest of the question or its meaning.\n"
+    if result.spelled:
+        read = "; ".join(
+            f"{_clean(w)} as {', '.join(_clean(s) for s in spelt)}" for w, spelt in result.spelled.items()
+        )
+        notes += f"Read as the records spell it: {read}.\n"
+    return notes
+
+
 def recall_page(result: SearchResult, budget: int = DEFAULT_BUDGET, limit: int | None = None) -> str:
     """The page: the best snippets with session ids and times, framed, at most ``budget`` bytes (UTF-8),
     from at most ``limit`` conversations.
@@ -265,7 +281,7 @@ def recall_page(result: SearchResult, budget: int = DEFAULT_BUDGET, limit: int |
     hits = _chosen(result, limit)
     if not hits:
         return ""
-    head = f"{FRAME_OPEN}\n{PREAMBLE}\n"
+    head = f"{FRAME_OPEN}\n{PREAMBLE}\n{_reading(result)}"
     tail = FRAME_CLOSE
     lines: list[str] = []
     used = len((head + tail).encode())

@@ -166,7 +166,10 @@ def standing_for(typed: str, words: list[str], same: Callable[[str], str] = str.
     """Of the words the history writes for a slip's spellings (:func:`written`), once each, those that can
     stand for ``typed``: not the start of it ("telly" is no slip of tell: a word made from another that the
     history lacks), unless what follows only repeats its last letter ("postgress"); nor one whose stem
-    (``same``) ``typed`` is made from with an ending of English ("picker" is no slip of picked)."""
+    (``same``) ``typed`` is made from with an ending of English ("picker" is no slip of picked); nor one
+    more than :data:`FURTHEST` edits from it. The index holds stems, and a slip's spelling may share its
+    stem with a word that is no slip of the one typed: "readis", a letter from "redis", is held as readi,
+    the stem of "ready", which a search for Redis was answered with."""
     low = typed.lower()
 
     def made_from(word: str) -> bool:
@@ -176,7 +179,29 @@ def standing_for(typed: str, words: list[str], same: Callable[[str], str] = str.
         root = same(word)
         return any(low == root + ending for ending in _DERIVED)
 
-    return [w for w in dict.fromkeys(words) if not made_from(w)]
+    return [w for w in dict.fromkeys(words) if not made_from(w) and edits(low, w.lower()) <= FURTHEST]
+
+
+# Edits at most between a word typed wrong and the word the history writes for it: one slip, and one
+# more for the ending the history writes the word with ("deploymnts": deployment).
+FURTHEST = 2
+
+
+def edits(a: str, b: str) -> int:
+    """How many edits turn ``a`` into ``b``: a letter added, left out or struck for another, or two
+    neighbours swapped (the optimal string alignment distance)."""
+    if a == b:
+        return 0
+    before: list[int] = []
+    row = list(range(len(b) + 1))
+    for i, x in enumerate(a, 1):
+        now = [i] + [0] * len(b)
+        for j, y in enumerate(b, 1):
+            now[j] = min(row[j] + 1, now[j - 1] + 1, row[j - 1] + (x != y))
+            if i > 1 and j > 1 and x == b[j - 2] and a[i - 2] == y:
+                now[j] = min(now[j], before[j - 2] + 1)
+        before, row = row, now
+    return row[-1]
 
 
 def respelled(
