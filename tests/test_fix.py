@@ -43,6 +43,22 @@ class Conversation:
         self.t += 10
         return self
 
+    def patch(self, path: str, old: str, new: str, applied: bool = True) -> Conversation:
+        """A ``patch`` call (replace mode) and its result as Hermes' tool returns it."""
+        call_id = f"call_{len(self.messages)}"
+        ask = hermesdb.call(call_id, "patch", mode="replace", path=path, old_string=old, new_string=new)
+        result = (
+            {"success": True, "diff": f"-{old}\n+{new}\n", "files_modified": [path]}
+            if applied
+            else {"success": False, "error": f"Could not find a match for old_string in {path}"}
+        )
+        self.messages += [
+            hermesdb.assistant("", ask, timestamp=self.t),
+            hermesdb.tool(call_id, "patch", result, timestamp=self.t + 2),
+        ]
+        self.t += 10
+        return self
+
     def say(self, text: str) -> Conversation:
         self.messages.append(hermesdb.assistant(text, timestamp=self.t))
         self.t += 10
@@ -608,3 +624,84 @@ def test_an_error_typed_from_memory_has_its_slip_mended(conn):
     assert as_pasted.spelled == {} and as_pasted.failures_total == find(pasted).failures_total > 0
     # Nothing one slip away either: the report of the error as typed.
     assert fix.respelled_fixes(find, "zyxxyq flumbergast", lambda w: local_respelled(conn, w)).spelled == {}
+
+
+UNITS = f"{PROJECT}/weather/units.py"
+CONVERSION = "FAILED tests/test_units.py::test_fahrenheit - assert 50.0 == 10.0"
+
+
+def edited_then_passed(n: int, path: str = UNITS, **kw: Any) -> Conversation:
+    """The failing test, a change to ``path``, and the same test passing: an agent's usual fix."""
+    return (
+        Conversation(sid(n), hour(n), **kw)
+        .prompt("The unit test fails, fix it.")
+        .run("pytest -q tests/test_units.py", CONVERSION, exit_code=1)
+        .patch(path, "fahrenheit * 5 / 9 - 32", "(fahrenheit - 32) * 5 / 9")
+        .run("pytest -q tests/test_units.py", "3 passed")
+        .say("Fixed the conversion.")
+    )
+
+
+def test_the_file_changed_before_the_failing_command_passed_is_what_fixed_it(tmp_path):
+    """Fail, edit, the same command passes: no command in between fixed it, and "nothing on record fixed
+    this" was the answer. The change is: the files edited between the failure and its passing, counted by
+    conversation as commands are, an edit that did not apply left out, and an edit after it passed too."""
+    untouched = (
+        Conversation(sid(3), hour(3))
+        .prompt("The unit test fails again.")
+        .run("pytest -q tests/test_units.py", CONVERSION, exit_code=1)
+        .patch(f"{PROJECT}/README.md", "no such text", "other", applied=False)
+        .patch(f"{PROJECT}/weather/cli.py", "print(", "echo(")
+        .run("pytest -q tests/test_units.py", "3 passed")
+        .patch(f"{PROJECT}/CHANGELOG.md", "## 0.1", "## 0.2")
+    )
+    conn = open_index(tmp_path, [edited_then_passed(1), edited_then_passed(2), untouched])
+    report = fix.find_fixes(conn, "assert 48.0 == 9.0 in test_fahrenheit")
+    assert report.failures_total == 3 and report.fixes == []
+    assert [(e.path, e.worked) for e in report.edits] == [(UNITS, 2), (f"{PROJECT}/weather/cli.py", 1)]
+    example = report.edits[0].examples[0]
+    assert example.session_id == sid(2) and example.failed_command == "pytest -q tests/test_units.py"
+    assert example.failed_time is not None and example.time is not None and example.passed_time is not None
+    assert example.failed_time < example.time < example.passed_time
+
+
+def test_a_fix_says_which_files_were_changed_before_it(tmp_path):
+    """The failing test, an edit, then a wider command that passes: the command is the fix as before, and
+    its example names the file changed before it; the edit alone is no fix where the failing command never
+    passed."""
+    wider = (
+        Conversation(sid(1), hour(1))
+        .prompt("The unit test fails, fix it.")
+        .run("pytest -q tests/test_units.py", CONVERSION, exit_code=1)
+        .patch(UNITS, "fahrenheit * 5 / 9 - 32", "(fahrenheit - 32) * 5 / 9")
+        .run("pytest -q", "9 passed")
+    )
+    conn = open_index(tmp_path, [wider])
+    report = fix.find_fixes(conn, CONVERSION)
+    assert [f.command for f in report.fixes] == ["pytest -q"] and report.edits == []
+    assert report.fixes[0].examples[0].edited == [UNITS]
+    from hermes_trail.serialize import record_json
+
+    data = record_json(report)
+    assert data["edits"] == [] and data["fixes"][0]["examples"][0]["edited"] == [UNITS]
+
+
+def test_trail_fix_and_the_plugin_s_note_say_what_was_changed(tmp_path):
+    """Before: "Nothing on record fixed this." and no note at all for the plugin."""
+    from typer.testing import CliRunner
+
+    from hermes_trail.cli.app import app
+    from hermes_trail.integrations.hermes.runtime import fix_note
+    from hermes_trail.serialize import record_json
+
+    home = hermesdb.write_home(tmp_path / "home", [edited_then_passed(1).spec()])
+    where = ["--home", str(home), "--index", str(tmp_path / "index.db")]
+    out = CliRunner().invoke(app, ["fix", CONVERSION, *where], env={"COLUMNS": "100"})
+    assert out.exit_code == 0, out.output
+    assert "Nothing on record fixed this" not in out.output
+    assert "Changed before the failing command passed:" in out.output and "weather/units.py" in out.output
+    data = json.loads(CliRunner().invoke(app, ["fix", CONVERSION, "--json", *where]).output)
+    assert [e["path"] for e in data["edits"]] == [UNITS] and data["edits"][0]["examples"][0]["passed_time"]
+    with closing(sqlite3.connect(tmp_path / "index.db")) as conn:
+        note = fix_note(record_json(fix.find_fixes(conn, CONVERSION)))
+    assert f"changed {UNITS} before the failing command passed: in 1 conversation" in note, note

@@ -1013,7 +1013,7 @@ def test_fix_blame_and_how_answer_as_the_local_index_for_one_hosts_data(fleet, m
     shared = Trail(fleet=fleet.admin, hosts=("alpha",))
     errors, paths = _asked(index)
     assert errors and paths
-    found = {"fix": 0, "blame": 0, "how": 0}
+    found = {"fix": 0, "changed": 0, "edited": 0, "blame": 0, "how": 0}
     for error in errors:
         mine = _without(shared.records_json(shared.fix_report(error, limit=0)))
         theirs = _without(local.records_json(local.fix_report(error, limit=0)))
@@ -1022,6 +1022,8 @@ def test_fix_blame_and_how_answer_as_the_local_index_for_one_hosts_data(fleet, m
             answer["failures"].sort(key=lambda f: (-f["coverage"], f["session_id"], f["row"]))
         assert mine == theirs, error
         found["fix"] += bool(theirs["fixes"])
+        found["changed"] += bool(theirs["edits"])  # files changed before the failing command passed
+        found["edited"] += any(e["edited"] for f in theirs["fixes"] for e in f["examples"])
         if theirs["failures"]:
             assert _hosts_everywhere(shared.records_json(shared.fix_report(error)), "alpha")
     for path in paths:

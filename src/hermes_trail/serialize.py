@@ -371,7 +371,9 @@ def _same(*keys: str) -> dict[str, str]:
 # then fails loudly instead of renaming a key of the contract, and a new attribute stays private until it is
 # added here (and documented).
 RECORD_KEYS: dict[str, dict[str, str]] = {
-    "FixReport": _same("error", "terms", "failures", "failures_total", "conversations", "fixes", "spelled"),
+    "FixReport": _same(
+        "error", "terms", "failures", "failures_total", "conversations", "fixes", "spelled", "edits"
+    ),
     "Term": _same("word", "docs", "weight"),
     "Failure": _same(
         "doc",
@@ -402,6 +404,20 @@ RECORD_KEYS: dict[str, dict[str, str]] = {
         "exit_code",
         "failed_time",
         "confirmed",
+        "edited",
+    ),
+    "EditFix": _same("path", "worked", "last_time", "examples"),
+    "EditExample": _same(
+        "ref",
+        "store",
+        "session_id",
+        "title",
+        "time",
+        "path",
+        "failed_command",
+        "exit_code",
+        "failed_time",
+        "passed_time",
     ),
     "BlameEntry": _same(
         "doc",

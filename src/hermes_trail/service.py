@@ -670,6 +670,9 @@ class Trail:
                 report.fixes = [
                     f for f in report.fixes if any(e.session_id != exclude_session for e in f.examples)
                 ]
+                report.edits = [
+                    e for e in report.edits if any(x.session_id != exclude_session for x in e.examples)
+                ]
             return report
         from hermes_trail.index.fix import find_fixes
         from hermes_trail.index.how import local_respelled
@@ -683,6 +686,7 @@ class Trail:
             )
         if own:
             report.fixes = [f for f in report.fixes if any(e.session_id not in own for e in f.examples)]
+            report.edits = [e for e in report.edits if any(x.session_id not in own for x in e.examples)]
         return report
 
     def blame_edits(self, path: str, *, limit: int = 20, include_rewound: bool = False) -> list[BlameEntry]:
@@ -990,11 +994,14 @@ class Trail:
             respell=respell,
         )
         result = dict(clip(self.records_json(report)))
-        # The fixes are the answer; the failures they followed get what room is left.
+        # The fixes and the files changed are the answer; the failures they followed get what room is left.
         result["fixes"], cut = fit(result["fixes"], budget * 2 // 3)
-        room = max(budget - _size(result["fixes"]), budget // 4)
+        result["edits"], cut_edits = fit(
+            result["edits"], max(budget * 2 // 3 - _size(result["fixes"]), budget // 6)
+        )
+        room = max(budget - _size(result["fixes"]) - _size(result["edits"]), budget // 4)
         result["failures"], cut_failures = fit(result["failures"], room)
-        result["truncated"] = cut or cut_failures
+        result["truncated"] = cut or cut_edits or cut_failures
         return result
 
     def blame(

@@ -38,10 +38,10 @@ def fix(
     else:
         trail = indexed(index, home, db, pg)
         report = trail.fix_report(text, project=project, limit=limit)
-    if not report.fixes:
+    if not report.fixes and not report.edits:
         say_unmatched(trail, project)
     answer(
-        bool(report.fixes),
+        bool(report.fixes or report.edits),
         json_output,
         lambda: trail.records_json(report),
         lambda out: print_fixes(out, hosts_for_people(report) if dsn else report),

@@ -373,6 +373,16 @@ def _day(when: float | None) -> str:
     return clock(datetime.fromtimestamp(when, tz=UTC) if when else None, with_date=True)[:16]
 
 
+def _cut(command: str, most: int = 80) -> str:
+    return command if len(command) <= most else command[: most - 1] + "…"
+
+
+def _within(path: str, project: str) -> str:
+    """``path`` as its project knows it (``weather/units.py``), when it is under the project."""
+    root = project.rstrip("/") + "/"
+    return path[len(root) :] if project and path.startswith(root) and len(path) > len(root) else path
+
+
 def print_fixes(out: Printer, report: FixReport) -> None:
     """Each fix with how often it worked after the same failure, and an example of where; then the
     failures it counted, so what "worked in 2" is out of can be checked."""
@@ -381,27 +391,46 @@ def print_fixes(out: Printer, report: FixReport) -> None:
     if not report.failures_total:
         out.line("Nothing on record failed this way.")
         return
-    if not report.fixes:  # where it failed before is still worth seeing: what was tried, and when
+    if not report.fixes and not report.edits:  # where it failed before is still worth seeing
         out.line("Nothing on record fixed this.")
+    projects = {(f.store, f.session_id): f.project for f in report.failures}
     for fix in report.fixes:
         confirmed = f", the failing command then passed {fix.confirmed}×" if fix.confirmed else ""
         worked = f"  worked in {counted(fix.worked, 'conversation')}{confirmed}"
         out.line(("$ ", "green"), (safe(fix.command), "bold green"), (worked, "dim"))
         for example in fix.examples[:2]:
-            failed = example.failed_command
-            failed = failed if len(failed) <= 80 else failed[:79] + "…"
             out.line(
                 (f"{_day(example.time)}  {safe(example.session_id)}  after ", "dim"),
-                (safe(failed), "red"),
+                (safe(_cut(example.failed_command)), "red"),
                 (f" (exit {example.exit_code})", "dim"),
                 indent=2,
             )
+            if example.edited:
+                project = projects.get((example.store, example.session_id), "")
+                changed = ", ".join(_within(path, project) for path in example.edited[:3])
+                more = f" and {len(example.edited) - 3} more" if len(example.edited) > 3 else ""
+                out.line((f"✎ having changed {safe(changed)}{more}", "dim"), indent=4)
+    if report.edits:
+        out.line(("Changed before the failing command passed:", "yellow"))
+    for edit in report.edits:
+        first = edit.examples[0] if edit.examples else None
+        project = projects.get((first.store, first.session_id), "") if first else ""
+        worked = f"  in {counted(edit.worked, 'conversation')}"
+        out.line(
+            ("✎ ", "green"), (safe(_within(edit.path, project)), "bold green"), (worked, "dim"), indent=2
+        )
+        for seen in edit.examples[:2]:
+            out.line(
+                (f"{_day(seen.time)}  {safe(seen.session_id)}  after ", "dim"),
+                (safe(_cut(seen.failed_command)), "red"),
+                (f" (exit {seen.exit_code})", "dim"),
+                indent=4,
+            )
     out.line((f"{failures} in {counted(report.conversations, 'conversation')}:", "dim"))
     for failure in report.failures:
-        command = failure.command if len(failure.command) <= 80 else failure.command[:79] + "…"
         out.line(
             (f"{_day(failure.time)}  {safe(failure.session_id)}  ", "dim"),
-            (safe(command), "red"),
+            (safe(_cut(failure.command)), "red"),
             (f" (exit {failure.exit_code})", "dim"),
             indent=2,
         )

@@ -11,6 +11,7 @@ BM25 tie-break is computed as the fleet search computes it; a conversation is it
 
 from __future__ import annotations
 
+import functools
 import math
 from collections import defaultdict
 from collections.abc import Iterator
@@ -23,19 +24,20 @@ from hermes_trail.fleet.search import _leaf_sql
 from hermes_trail.index import query
 from hermes_trail.index.fix import (
     DF_CAP,
+    EXAMPLE_TYPES,
     FOLLOW,
     MAX_FAILURES,
     SCORED,
     WINDOW,
+    EditExample,
     Failure,
     FixExample,
     FixReport,
+    Tallies,
     Term,
+    _Edit,
     _error_words,
-    _looking,
-    _normalized,
     _rarest,
-    _Tally,
     _window,
     covering,
 )
@@ -57,6 +59,14 @@ class FleetFailure(Failure):
 @dataclass(frozen=True, slots=True)
 class FleetFixExample(FixExample):
     host: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class FleetEditExample(EditExample):
+    host: str = ""
+
+
+EXAMPLE_TYPES.update({FixExample: FleetFixExample, EditExample: FleetEditExample})
 
 
 def _word(conn: psycopg.Connection[Any], word: str) -> str | None:
@@ -286,50 +296,32 @@ def _following(
 
 def _tally(
     conn: psycopg.Connection[Any], failures: list[FleetFailure], places: dict[int, tuple[int, int]]
-) -> dict[str, _Tally]:
+) -> Tallies:
     """The fixes that followed ``failures``, as the local tally counts them (a conversation: its host's)."""
-    tallies: dict[str, _Tally] = {}
+    tallies = Tallies()
     chains: dict[tuple[str, str, str], list[tuple[Any, ...]]] = {}
     by_conversation: dict[tuple[str, str], list[FleetFailure]] = defaultdict(list)
     for failure in failures:
         by_conversation[(f"{failure.host}\x00{failure.store}", failure.root)].append(failure)
     for key, found in by_conversation.items():
         for failure in found:
-            steps = _following(conn, failure, places[failure.doc], chains)
-            window, confirmed = _window(steps, failure)
-            for step in window:
-                if step.command is None or _looking(step.command):
-                    continue
-                command = _normalized(step.command)
-                tally = tallies.setdefault(command, _Tally(command))
-                tally.tried.add(key)
-                if step.exit_code != 0:
-                    continue
-                tally.worked.add(key)
-                if confirmed:
-                    tally.confirmed.add(key)
-                tally.best_coverage = max(tally.best_coverage, failure.coverage)
-                ref, store, session_id, title = step.names
-                if not any(
-                    e.session_id == session_id and e.store == store and getattr(e, "host", "") == failure.host
-                    for e in tally.examples
-                ):
-                    tally.examples.append(
-                        FleetFixExample(
-                            ref,
-                            store,
-                            session_id,
-                            title,
-                            step.time,
-                            step.command,
-                            failure.command,
-                            failure.exit_code,
-                            failure.time,
-                            confirmed,
-                            host=failure.host,
-                        )
-                    )
+            window, passed = _window(_following(conn, failure, places[failure.doc], chains), failure)
+            edited = functools.partial(_edited, conn, *places[failure.doc])
+            tallies.count(key, failure, window, passed, edited, host=failure.host)
     return tallies
+
+
+# The files a session changed between two of its places, as the local index reads them.
+_EDITED = (
+    f"SELECT seq, path, time FROM {_D} WHERE sess = %s AND seq > %s AND seq < %s AND kind = 'edit' "
+    "AND NOT rewound AND path IS NOT NULL AND applied IS NOT FALSE ORDER BY seq"
+)
+
+
+def _edited(conn: psycopg.Connection[Any], sess: int, after: int, upto: int | None) -> list[_Edit]:
+    """The edits of session ``sess`` after place ``after`` and before place ``upto`` (``None``: its end)."""
+    rows = conn.execute(_EDITED, (sess, after, upto if upto is not None else 2**31 - 1)).fetchall()
+    return [(int(seq), str(path), when) for seq, path, when in rows]
 
 
 def find_fixes(
@@ -350,16 +342,4 @@ def find_fixes(
         _failures(conn, terms, tsq, least, project, hosts) if terms else ([], 0, 0, {})
     )
     tallies = _tally(conn, failures[:MAX_FAILURES], places)
-    fixes = [t.fix() for t in tallies.values() if t.worked]
-    fixes.sort(
-        key=lambda f: (
-            -f.worked,
-            -f.confirmed,
-            f.tried - f.worked,
-            -f.best_coverage,
-            -(f.last_time or 0.0),
-            f.command,
-        )
-    )
-    cut = limit if limit > 0 else None
-    return FixReport(error, terms, list(failures[:cut]), total, conversations, fixes[:cut])
+    return tallies.report(error, terms, (list(failures), total, conversations), limit)

@@ -27,6 +27,7 @@ def fleet_search_json(result: SearchResult) -> dict[str, Any]:
 FLEET_KEYS: dict[str, tuple[str, ...]] = {
     "Failure": ("host",),
     "FixExample": ("host",),
+    "EditExample": ("host",),
     "BlameEntry": ("host",),
     "HowEntry": ("host", "hosts"),
 }

@@ -46,6 +46,13 @@ that exited 0 is a candidate fix, grouped across conversations by its normalized
 ``cat``, ``git status``, ``cd``: every segment of the command in :data:`LOOKING`), which follow nearly
 every failure and fix none.
 
+**What was changed.** An agent's usual fix is no command: the test fails, it edits the code, the same test
+passes. The files edited (live, applied or of unknown outcome) in the failure's session between the failure
+and the failing command passing are the change that fixed it (``FixReport.edits``, counted by
+conversation as commands are; to the session's end when it passed in a continuation); a command that
+worked names the files changed before it (``FixExample.edited``). Read through ``docs_sess``, once a window
+that has either, a few rows each.
+
 **Ranking.** A fix ranks by the number of distinct conversations in which it ran after a matching failure
 and succeeded (``worked``); then by those in which the failing command then succeeded (``confirmed``),
 then by fewer conversations where it was tried and failed, then by the best match of the failures it
@@ -61,7 +68,7 @@ import threading
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Any
 
 from hermes_trail.index import schema
@@ -268,6 +275,43 @@ class FixExample:
     exit_code: int
     failed_time: float | None
     confirmed: bool
+    edited: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class EditExample:
+    """One time a file was changed after a matching failure and the failing command then passed.
+
+    :param time: when the edit was made; ``path`` is the file as Hermes resolved it.
+    :param failed_command: the failure it followed, its ``exit_code`` and ``failed_time``;
+        ``passed_time``: when the failing command then passed.
+    """
+
+    ref: str
+    store: str
+    session_id: str
+    title: str | None
+    time: float | None
+    path: str
+    failed_command: str
+    exit_code: int
+    failed_time: float | None
+    passed_time: float | None
+
+
+@dataclass(slots=True)
+class EditFix:
+    """A file changed between matching failures and the failing command passing: the change that fixed it
+    (an agent's usual fix is an edit, then the same command again, which no command in between tells).
+
+    :param worked: distinct conversations where it was changed so.
+    :param last_time: when it last was; ``examples`` the latest :data:`EXAMPLES`, newest first.
+    """
+
+    path: str
+    worked: int
+    last_time: float | None
+    examples: list[EditExample] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -303,6 +347,8 @@ class FixReport:
     :param spelled: when nothing failed so as the error was typed, each of its words typed wrong (a word no
         turn has, one slip from one that many have) with the word it was looked for as
         (:func:`respelled_fixes`).
+    :param edits: the files changed between a matching failure and the failing command passing, most
+        often first, at most ``limit``.
     """
 
     error: str
@@ -312,6 +358,7 @@ class FixReport:
     conversations: int
     fixes: list[Fix]
     spelled: dict[str, list[str]] = field(default_factory=dict)
+    edits: list[EditFix] = field(default_factory=list)
 
 
 def _error_words(error: str) -> list[str]:
@@ -730,6 +777,7 @@ _Row = tuple[int, str, int | None, str | None, float | None]
 
 @dataclass(slots=True)
 class _Step:
+    doc: int  # the doc's place in its session's order: its id here, its seq in the shared index
     kind: str
     exit_code: int | None
     command: str | None
@@ -852,26 +900,148 @@ class _Tally:
         )
 
 
-def _window(after: Iterable[tuple[_Row, _Names]], failure: Failure) -> tuple[list[_Step], bool]:
+def _window(after: Iterable[tuple[_Row, _Names]], failure: Failure) -> tuple[list[_Step], _Step | None]:
     """Of the steps ``after`` the failure (in order, read only as far as needed), the commands that may
-    have fixed it, and whether the failing command then succeeded (the end of the window)."""
+    have fixed it, and the failing command succeeding (the end of the window), if it did."""
     failing = _normalized(failure.command)
     window: list[_Step] = []
-    for (_doc, kind, exit_code, command, when), names in after:
+    for (doc, kind, exit_code, command, when), names in after:
         if kind == "prompt" or len(window) >= FOLLOW:
             break
         if command is not None and _normalized(command) == failing:
             if exit_code == 0:
-                return window, True
+                return window, _Step(doc, kind, exit_code, command, when, names)
             continue  # a retry that failed again: not a fix, and not counted against the window
-        window.append(_Step(kind, exit_code, command, when, names))
-    return window, False
+        window.append(_Step(doc, kind, exit_code, command, when, names))
+    return window, None
 
 
-def _tally(conn: sqlite3.Connection, failures: list[Failure], sessions: dict[int, int]) -> dict[str, _Tally]:
+# A file changed after a failure, as read: its place in its session's order, the path, when.
+_Edit = tuple[int, str, float | None]
+
+
+@dataclass(slots=True)
+class _EditTally:
+    path: str
+    worked: set[tuple[str, str]] = field(default_factory=set)
+    examples: list[EditExample] = field(default_factory=list)
+
+    def fix(self) -> EditFix:
+        examples = sorted(self.examples, key=lambda e: e.time or 0.0, reverse=True)
+        return EditFix(
+            self.path, len(self.worked), examples[0].time if examples else None, examples[:EXAMPLES]
+        )
+
+
+@dataclass(slots=True)
+class Tallies:
+    """What the windows after the failures showed, as both indexes count it: the commands that then
+    worked (by their normalized text) and the files changed before the failing command passed."""
+
+    commands: dict[str, _Tally] = field(default_factory=dict)
+    edits: dict[str, _EditTally] = field(default_factory=dict)
+
+    def count(
+        self,
+        key: tuple[str, str],
+        failure: Failure,
+        window: list[_Step],
+        passed: _Step | None,
+        edited: Callable[[int | None], list[_Edit]],
+        host: str = "",
+    ) -> None:
+        """Count one failure's window (``key``: its conversation). ``edited(upto)`` gives the files changed
+        in the failure's session after it and before place ``upto`` (``None``: to the session's end),
+        asked once a window, only of a window with a command that worked or the failing one passing."""
+        steps = [s for s in window if s.command is not None and not _looking(s.command)]
+        changed: list[_Edit] = []
+        if passed is not None or any(s.exit_code == 0 for s in steps):
+            mine = [s.doc for s in steps if _in_session(s, failure)]
+            if passed is not None:  # the edits before it passed: the rest of the session when it passed later
+                changed = edited(passed.doc if _in_session(passed, failure) else None)
+            elif mine:
+                changed = edited(max(mine))
+        for step in steps:
+            command = _normalized(step.command or "")
+            tally = self.commands.setdefault(command, _Tally(command))
+            tally.tried.add(key)
+            if step.exit_code != 0:
+                continue
+            tally.worked.add(key)
+            if passed is not None:
+                tally.confirmed.add(key)
+            tally.best_coverage = max(tally.best_coverage, failure.coverage)
+            ref, store, session_id, title = step.names
+            if _shown(tally.examples, store, session_id, host):
+                continue
+            before = [path for at, path, _ in changed if at < step.doc] if _in_session(step, failure) else []
+            example = (ref, store, session_id, title, step.time, step.command or "", failure.command)
+            outcome = (failure.exit_code, failure.time, passed is not None, list(dict.fromkeys(before)))
+            tally.examples.append(_example(FixExample, host, *example, *outcome))
+        if passed is None:
+            return
+        for _at, path, when in changed:
+            edit = self.edits.setdefault(path, _EditTally(path))
+            edit.worked.add(key)
+            if _shown(edit.examples, failure.store, failure.session_id, host):
+                continue
+            where = (failure.ref, failure.store, failure.session_id, failure.title, when, path)
+            after = (failure.command, failure.exit_code, failure.time, passed.time)
+            edit.examples.append(_example(EditExample, host, *where, *after))
+
+    def report(
+        self, error: str, terms: list[Term], found: tuple[list[Any], int, int], limit: int
+    ) -> FixReport:
+        """The report: the fixes that worked and the files changed, best first, at most ``limit`` of each
+        (0: all); ``found``: the failures (best first), how many matched, in how many conversations."""
+        failures, total, conversations = found
+        fixes = [t.fix() for t in self.commands.values() if t.worked]
+        fixes.sort(
+            key=lambda f: (
+                -f.worked,
+                -f.confirmed,
+                f.tried - f.worked,
+                -f.best_coverage,
+                -(f.last_time or 0.0),
+                f.command,
+            )
+        )
+        edits = [t.fix() for t in self.edits.values()]
+        edits.sort(key=lambda e: (-e.worked, -(e.last_time or 0.0), e.path))
+        cut = limit if limit > 0 else None
+        return FixReport(error, terms, failures[:cut], total, conversations, fixes[:cut], edits=edits[:cut])
+
+
+def _shown(examples: list[Any], store: str, session_id: str, host: str) -> bool:
+    """Whether ``examples`` already have one from this session (one example a session)."""
+    return any(e.session_id == session_id and e.store == store and _host(e) == host for e in examples)
+
+
+def _in_session(step: _Step | None, failure: Failure) -> bool:
+    """Whether ``step`` ran in the failure's own session (a window may go on into a continuation)."""
+    return step is not None and step.names[2] == failure.session_id and step.names[1] == failure.store
+
+
+def _host(record: Any) -> str:
+    return str(getattr(record, "host", "") or "")
+
+
+# The shared index's records add the host they came from (fleet/fix.py): made there through this.
+EXAMPLE_TYPES: dict[type, type] = {}
+
+
+def _example(kind: type, host: str, *fields: Any) -> Any:
+    """A record of ``kind`` (FixExample, EditExample), of the shared index's kind with its host when
+    ``host`` is given."""
+    if host:
+        return EXAMPLE_TYPES[kind](*fields, host=host)
+    return kind(*fields)
+
+
+def _tally(conn: sqlite3.Connection, failures: list[Failure], sessions: dict[int, int]) -> Tallies:
     """The fixes that followed ``failures`` (``sessions``: each failure's ``docs.sess``), read from what
     came after each, as far as its window goes: never a whole conversation."""
-    tallies: dict[str, _Tally] = {}
+    tallies = Tallies()
     chains: dict[tuple[str, str], _Chain] = {}
     by_conversation: dict[tuple[str, str], list[Failure]] = defaultdict(list)
     for failure in failures:
@@ -880,36 +1050,23 @@ def _tally(conn: sqlite3.Connection, failures: list[Failure], sessions: dict[int
     for key, found in by_conversation.items():
         for failure in found:
             steps = _following(conn, failure, sessions[failure.doc], ahead.get(failure.doc, []), chains)
-            window, confirmed = _window(steps, failure)
-            for step in window:
-                if step.command is None or _looking(step.command):
-                    continue
-                command = _normalized(step.command)
-                tally = tallies.setdefault(command, _Tally(command))
-                tally.tried.add(key)
-                if step.exit_code != 0:
-                    continue
-                tally.worked.add(key)
-                if confirmed:
-                    tally.confirmed.add(key)
-                tally.best_coverage = max(tally.best_coverage, failure.coverage)
-                ref, store, session_id, title = step.names
-                if not any(e.session_id == session_id and e.store == store for e in tally.examples):
-                    tally.examples.append(
-                        FixExample(
-                            ref,
-                            store,
-                            session_id,
-                            title,
-                            step.time,
-                            step.command,
-                            failure.command,
-                            failure.exit_code,
-                            failure.time,
-                            confirmed,
-                        )
-                    )
+            window, passed = _window(steps, failure)
+            edited = partial(_edited, conn, sessions[failure.doc], failure.doc)
+            tallies.count(key, failure, window, passed, edited)
     return tallies
+
+
+# The files a session changed between two of its docs (live edits that applied, or whose outcome is
+# not known), through ``docs_sess``.
+_EDITED = (
+    "SELECT id, path, time FROM docs WHERE sess = ? AND id > ? AND id < ? AND kind = 'edit' "
+    "AND rewound = 0 AND path IS NOT NULL AND coalesce(applied, 1) <> 0 ORDER BY id"
+)
+
+
+def _edited(conn: sqlite3.Connection, sess: int, after: int, upto: int | None) -> list[_Edit]:
+    """The edits of session ``sess`` after doc ``after`` and before doc ``upto`` (``None``: to its end)."""
+    return [(int(d), str(p), t) for d, p, t in conn.execute(_EDITED, (sess, after, upto or 2**62))]
 
 
 def _searchable(conn: sqlite3.Connection) -> bool:
@@ -930,19 +1087,7 @@ def find_fixes(
         _failures(conn, terms, least, project) if terms else ([], 0, 0, {})
     )
     tallies = _tally(conn, failures[:MAX_FAILURES], sessions)
-    fixes = [t.fix() for t in tallies.values() if t.worked]
-    fixes.sort(
-        key=lambda f: (
-            -f.worked,
-            -f.confirmed,
-            f.tried - f.worked,
-            -f.best_coverage,
-            -(f.last_time or 0.0),
-            f.command,
-        )
-    )
-    cut = limit if limit > 0 else None
-    return FixReport(error, terms, failures[:cut], total, conversations, fixes[:cut])
+    return tallies.report(error, terms, (failures, total, conversations), limit)
 
 
 def respelled_fixes(

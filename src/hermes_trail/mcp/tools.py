@@ -97,6 +97,7 @@ def _fix(trail: Trail, args: dict[str, Any]) -> Answer:
         answer,
         {
             "fixes": len(answer["fixes"]),
+            "edits": len(answer["edits"]),
             "failures": len(answer["failures"]),
             "truncated": answer["truncated"],
         },

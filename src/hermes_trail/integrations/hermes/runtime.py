@@ -310,7 +310,8 @@ def failed_terminal(args: Any, result: Any) -> str | None:
 def fix_note(report: Mapping[str, Any], budget: int = NOTE_BUDGET) -> str:
     """The note appended to a failing result: what fixed the same failure before, framed; empty for none."""
     fixes = [f for f in report.get("fixes") or [] if isinstance(f, dict) and f.get("command")]
-    if not fixes:
+    edits = [e for e in report.get("edits") or [] if isinstance(e, dict) and e.get("path")]
+    if not fixes and not edits:
         return ""
     head = (
         f"{FIX_OPEN}\nhermes-trail: this failure was seen before. What fixed it then, from past sessions "
@@ -329,14 +330,26 @@ def fix_note(report: Mapping[str, Any], budget: int = NOTE_BUDGET) -> str:
             example = examples[0]
             day = str(example.get("time") or "")[:10]
             line += f"; last {day} in session {example.get('session_id')}"
-        line += "\n"
+            changed = [str(p) for p in example.get("edited") or []][:3]
+            if changed:
+                line += f", having changed {', '.join(changed)}"
+        lines.append(line + "\n")
+    for edit in edits[:NOTE_FIXES]:
+        line = (
+            f"- changed {str(edit['path'])[:300]} before the failing command passed: in "
+            f"{counted(int(edit.get('worked', 0) or 0), 'conversation')}"
+        )
+        seen = edit.get("examples") or []
+        if seen and isinstance(seen[0], dict):
+            line += f"; last {str(seen[0].get('time') or '')[:10]} in session {seen[0].get('session_id')}"
+        lines.append(line + "\n")
+    kept: list[str] = []
+    for line in lines:
         if used + len(line.encode()) > budget:
             break
-        lines.append(line)
+        kept.append(line)
         used += len(line.encode())
-    if not lines:
-        return ""
-    return head + "".join(lines) + FIX_CLOSE
+    return head + "".join(kept) + FIX_CLOSE if kept else ""
 
 
 def build_command(index: Path, trail: str | None = None) -> list[str] | None:
