@@ -49,6 +49,15 @@ def index(tmp_path_factory) -> Path:
     return path
 
 
+def _encoded(root: Path, home: Path, sessions: list) -> Path:
+    """The sessions written through SessionDB into ``home``, indexed, their passages encoded."""
+    write_home(home, sessions)
+    path = root / "index.db"
+    sync_index(path, homes=[home], env={"HERMES_HOME": str(home), "HOME": str(root)})
+    encode_pending(path)
+    return path
+
+
 def _first(index: Path, query: str) -> str | None:
     result = search(index, query)
     return result.conversations[0].hits[0].session_id if result.conversations else None
@@ -119,11 +128,7 @@ def names_index(tmp_path_factory) -> Path:
             start=T + 600,
         ),
     ]
-    write_home(home, sessions)
-    path = root / "index.db"
-    sync_index(path, homes=[home], env={"HERMES_HOME": str(home), "HOME": str(root)})
-    encode_pending(path)
-    return path
+    return _encoded(root, home, sessions)
 
 
 def test_a_path_remembered_wrong_finds_the_conversation_with_every_part_of_it(names_index):
@@ -192,11 +197,7 @@ def neighbours_index(tmp_path_factory) -> Path:
         *multilingual(T, ["sales", "weather", "garage door", "holiday", "kitchen", "python release"]),
         *(chat(sid, (prompt, reply), start=T + 60 * i) for i, (sid, prompt, reply) in enumerate(exchanges)),
     ]
-    write_home(home, sessions)
-    path = root / "index.db"
-    sync_index(path, homes=[home], env={"HERMES_HOME": str(home), "HOME": str(root)})
-    encode_pending(path)
-    return path
+    return _encoded(root, home, sessions)
 
 
 @pytest.mark.parametrize(
@@ -275,11 +276,7 @@ def crowd_index(tmp_path_factory) -> Path:
             start=T + 7200,
         ),
     ]
-    write_home(home, sessions)
-    path = root / "index.db"
-    sync_index(path, homes=[home], env={"HERMES_HOME": str(home), "HOME": str(root)})
-    encode_pending(path)
-    return path
+    return _encoded(root, home, sessions)
 
 
 def test_a_question_in_a_language_few_sessions_are_in_finds_what_stands_out_in_meaning(crowd_index):

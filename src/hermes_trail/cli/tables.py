@@ -13,7 +13,7 @@ from hermes_trail.formatting import clock, counted, dollars, safe
 
 if TYPE_CHECKING:
     from hermes_trail.index.blame import BlameEntry
-    from hermes_trail.index.fix import FixReport
+    from hermes_trail.index.fix import EditExample, FixExample, FixReport
     from hermes_trail.index.how import HowEntry
     from hermes_trail.index.results import Hit, SearchResult
     from hermes_trail.model import Session, Usage
@@ -377,6 +377,16 @@ def _cut(command: str, most: int = 80) -> str:
     return command if len(command) <= most else command[: most - 1] + "…"
 
 
+def _print_after(out: Printer, example: FixExample | EditExample, indent: int) -> None:
+    """When and where an example was, after which failure."""
+    out.line(
+        (f"{_day(example.time)}  {safe(example.session_id)}  after ", "dim"),
+        (safe(_cut(example.failed_command)), "red"),
+        (f" (exit {example.exit_code})", "dim"),
+        indent=indent,
+    )
+
+
 def _within(path: str, project: str) -> str:
     """``path`` as its project knows it (``weather/units.py``), when it is under the project."""
     root = project.rstrip("/") + "/"
@@ -399,12 +409,7 @@ def print_fixes(out: Printer, report: FixReport) -> None:
         worked = f"  worked in {counted(fix.worked, 'conversation')}{confirmed}"
         out.line(("$ ", "green"), (safe(fix.command), "bold green"), (worked, "dim"))
         for example in fix.examples[:2]:
-            out.line(
-                (f"{_day(example.time)}  {safe(example.session_id)}  after ", "dim"),
-                (safe(_cut(example.failed_command)), "red"),
-                (f" (exit {example.exit_code})", "dim"),
-                indent=2,
-            )
+            _print_after(out, example, 2)
             if example.edited:
                 project = projects.get((example.store, example.session_id), "")
                 changed = ", ".join(_within(path, project) for path in example.edited[:3])
@@ -420,12 +425,7 @@ def print_fixes(out: Printer, report: FixReport) -> None:
             ("✎ ", "green"), (safe(_within(edit.path, project)), "bold green"), (worked, "dim"), indent=2
         )
         for seen in edit.examples[:2]:
-            out.line(
-                (f"{_day(seen.time)}  {safe(seen.session_id)}  after ", "dim"),
-                (safe(_cut(seen.failed_command)), "red"),
-                (f" (exit {seen.exit_code})", "dim"),
-                indent=4,
-            )
+            _print_after(out, seen, 4)
     out.line((f"{failures} in {counted(report.conversations, 'conversation')}:", "dim"))
     for failure in report.failures:
         out.line(
