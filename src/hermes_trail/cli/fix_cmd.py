@@ -23,7 +23,8 @@ def fix(
     fleet: FleetOption = False,
     host: HostsOption = None,
 ) -> None:
-    """What fixed this error before: past commands that failed the same way, and what then worked.
+    """What fixed this error before: past commands that failed the same way, what then worked, and the
+    files changed before the failing command passed.
 
     \b
     Example:

@@ -1,5 +1,5 @@
-"""What fixed this error before: past commands that failed the same way, and what was run after them in the
-same conversation that then succeeded, ranked by how often that worked.
+"""What fixed this error before: past commands that failed the same way, and what was run (and changed) after
+them in the same conversation that then succeeded, ranked by how often that worked.
 
 **The error.** What a person pastes is usually long: a traceback, paths, line numbers, addresses. Its
 words are read the way the word index reads text (letters and digits; an underscore splits), after

@@ -70,8 +70,9 @@ TOOLS: list[dict[str, Any]] = [
     },
     {
         "name": "trail_fix",
-        "description": "What fixed this error before: past commands that failed the same way and the "
-        "commands that then worked, ranked by how often they did.",
+        "description": "What fixed this error before: past commands that failed the same way, the "
+        "commands that then worked, ranked by how often they did, and the files changed before the "
+        "failing command passed.",
         "parameters": {
             "type": "object",
             "properties": {
