@@ -286,3 +286,11 @@ def test_a_question_in_a_language_few_sessions_are_in_finds_what_stands_out_in_m
     query = "Masern-Auffrischimpfung der Tochter vor der Einschulung"
     result = search(crowd_index, query)
     assert EN_BOOSTER in [c.hits[0].session_id for c in result.conversations]
+    # Only across languages: in its own language an unrelated crowd's best stands as far out among 10,000
+    # sessions (0.25, 4.9 deviations above it, for "my editor takes ages to open" in bench_cli's history).
+    from hermes_trail.index import vectors
+
+    assert vectors.unsure(0.27, 4.0) and not vectors.unsure(0.27, 3.9) and not vectors.unsure(0.24, 6.0)
+    said = {1: "Your daughter needs the second MMR dose before school starts.", 2: "Die Kita ist zu."}
+    assert vectors.across(query, said) == {1}
+    assert vectors.across("my editor takes ages to open", said) == {2}

@@ -14,7 +14,7 @@ from hermes_trail.index.filters import SearchFilters
 from hermes_trail.index.fusion import SESSION_WEIGHT, evidence_of, language_lifts
 from hermes_trail.index.results import Conversation
 from hermes_trail.index.search import _on_sessions
-from hermes_trail.index.vectors import says_something
+from hermes_trail.index.vectors import PASSAGE_FLOOR, across, unsure
 
 if TYPE_CHECKING:
     import psycopg
@@ -178,9 +178,17 @@ def _meaning(
         return [], {}, None
     values = sorted((v for v, _ in best.values()), reverse=True)
     mean, deviation = crowd(values, len(values) if exact else int(encoded))
-    chosen = sorted(
-        ((v, s, q) for s, (v, q) in best.items() if says_something(v, (v - mean) / deviation)), reverse=True
-    )
+    chosen = [(v, s, q) for s, (v, q) in best.items() if v >= PASSAGE_FLOOR]
+    maybe = {(s, q): v for s, (v, q) in best.items() if unsure(v, (v - mean) / deviation)}
+    if maybe:  # under the floor: only a passage held in another language than the question
+        under = conn.execute(
+            f"SELECT d.sess, d.seq, d.text FROM {_D} d JOIN unnest(%s::bigint[], %s::int[]) AS k(sess, seq) "
+            "ON d.sess = k.sess AND d.seq = k.seq",
+            ([s for s, _ in maybe], [q for _, q in maybe]),
+        ).fetchall()
+        held = across(text, {(int(s), int(q)): str(t) for s, q, t in under})
+        chosen += [(maybe[(s, q)], s, q) for s, q in held]
+    chosen.sort(reverse=True)
     chosen = chosen[:SEMANTIC_TOP]
     if not chosen:
         return [], {}, int(unencoded)

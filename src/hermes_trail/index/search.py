@@ -970,10 +970,18 @@ def meaning_standing(
             if len(passages.sessions) >= 2:
                 best, rows = passages.best(encoder.model().encode([text])[0])
                 mean, deviation = float(best.mean()), float(best.std()) or 1.0
+                maybe: dict[int, tuple[int, float]] = {}  # doc: under the floor, held in another language?
                 for i in semantic.top(best, SEMANTIC_TOP):
                     z = (float(best[i]) - mean) / deviation
-                    if vectors.says_something(float(best[i]), z):
+                    if best[i] >= vectors.PASSAGE_FLOOR:
                         standing[passages.sessions[i]] = (z, int(passages.docs[rows[i]]))
+                    elif vectors.unsure(float(best[i]), z):
+                        maybe[int(passages.docs[rows[i]])] = (passages.sessions[i], z)
+                if maybe:
+                    marks = ", ".join("?" for _ in maybe)
+                    said = dict(conn.execute(f"SELECT id, text FROM docs WHERE id IN ({marks})", list(maybe)))
+                    for doc in vectors.across(text, said):
+                        standing[maybe[doc][0]] = (maybe[doc][1], doc)
     if (vector := semantic.embed(text)) is not None:
         sessions, matrix = _gists(conn, " AND ".join(["s.gist IS NOT NULL", *clauses]), params)
         if len(sessions) >= 2:

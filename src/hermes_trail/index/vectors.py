@@ -39,7 +39,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import IO, Any, ClassVar
+from typing import IO, Any, ClassVar, TypeVar
 
 from hermes_trail.index import encoder, schema
 from hermes_trail.model import _Record
@@ -66,19 +66,33 @@ BATCH_PASSAGES = 48
 # A session's best passage below this cosine says nothing about the query (unrelated text scores about
 # 0.1 to 0.3 with the multilingual Universal Sentence Encoder; a paraphrase, in any language, 0.5 and more).
 PASSAGE_FLOOR = 0.3
-# ... unless it stands this many standard deviations above every session's best: the model places a question
-# a little further from every passage in another language than its own, so the German question "Masern-
-# Auffrischimpfung der Tochter vor der Einschulung" meets the English conversation about the daughter's MMR
-# booster at 0.27, four deviations above the crowd (on the recall benchmark's tuning questions, 4 found that
-# one question's answer and moved no other; 3.5 and 3 put other answers lower).
+# ... unless it is held in another language than the question, at least ACROSS_FLOOR near it and STANDOUT
+# standard deviations above every session's best: the model places a question a little further from every
+# passage in another language than its own, so the German question "Masern-Auffrischimpfung der Tochter vor
+# der Einschulung" meets the English conversation about the daughter's MMR booster at 0.27, four deviations
+# above the crowd (on the recall benchmark's tuning questions, 4 found that one question's answer and moved
+# no other; 3.5 and 3 put other answers lower). In its own language the floor stands: among 10,000 sessions
+# the best of an unrelated crowd is itself four or five deviations above it, at 0.25.
+ACROSS_FLOOR = 0.25
 STANDOUT = 4.0
+Key = TypeVar("Key")
 
 
-def says_something(cosine: float, standing: float) -> bool:
-    """Whether a session's best passage, ``cosine`` near the query and ``standing`` deviations above the
-    crowd of every session's best, says anything about it (:data:`PASSAGE_FLOOR`, :data:`STANDOUT`): the
-    local meaning pass and the shared index's read a passage so alike."""
-    return cosine >= PASSAGE_FLOOR or standing >= STANDOUT
+def unsure(cosine: float, standing: float) -> bool:
+    """Whether a session's best passage (``cosine`` near the query, ``standing`` deviations above the crowd
+    of every session's best) says something about the query only if it is held in another language than
+    the question (:data:`ACROSS_FLOOR`, :data:`STANDOUT`), under the floor a passage is read at otherwise."""
+    return ACROSS_FLOOR <= cosine < PASSAGE_FLOOR and standing >= STANDOUT
+
+
+def across(question: str, texts: dict[Key, str]) -> set[Key]:
+    """Of the passages ``texts`` (by any key: their first doc's text), those held in another language than
+    ``question``: the ones an unsure standing (:func:`unsure`) counts for. The local meaning pass and the
+    shared index's read a passage so alike."""
+    from hermes_trail.index import stopwords
+
+    asked = stopwords.language(question)
+    return {key for key, text in texts.items() if stopwords.language(text) != asked}
 
 
 # Rows of the passage matrix converted from int8 to float32 at a time when it is loaded (a few MB).
