@@ -187,6 +187,28 @@ def test_migrate_is_versioned_and_runs_once(fleet, pg_cluster, machines, capsys)
     assert f": already at version {schema.VERSION}\n" in capsys.readouterr().err
 
 
+def test_a_path_nothing_edited_reads_the_edited_paths_through_their_index(fleet, machines):
+    """`trail blame --fleet` of a path nothing edited offers the edited paths like it, read from every
+    edit's path: through an index of the edits' paths (made by every --migrate, an index of an earlier
+    trail included, where missing), not every doc of every host."""
+    push(machines["alpha"][1], fleet.admin, "alpha")
+    with fleet.connect() as conn:
+        conn.execute("DROP INDEX trail_fleet.docs_edited")
+        schema.migrate(conn, fleet.admin)  # already at this version: the speed-up is made again
+        made = conn.execute("SELECT indexdef FROM pg_indexes WHERE indexname = 'docs_edited'").fetchone()
+        assert made and "WHERE ((kind = 'edit'::text) AND (path IS NOT NULL))" in made[0], made
+        conn.execute("SET enable_seqscan = off")  # the plan as on a large table: the index, if it serves
+        plan = "\n".join(
+            r[0]
+            for r in conn.execute(
+                "EXPLAIN SELECT DISTINCT d.path FROM trail_fleet.docs d WHERE d.kind = 'edit' "
+                "AND d.path IS NOT NULL AND NOT d.rewound AND d.host = ANY(%s)",
+                (["alpha"],),
+            )
+        )
+    assert "docs_edited" in plan, plan
+
+
 def test_without_pgvector_the_migration_says_what_is_lost(fleet):
     with fleet.connect() as conn:
         if schema.require(conn).vector:

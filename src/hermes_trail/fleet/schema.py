@@ -377,6 +377,16 @@ def _version_5(trgm: str) -> list[str]:
     return [f"ALTER TABLE {SCHEMA}.sessions ADD COLUMN IF NOT EXISTS {column}"]
 
 
+# Indexes that only make a question faster, made by every --migrate where missing: an index without them
+# answers the same, so no version asks for them. The paths edits recorded, for a path blamed that nothing
+# edited (``fleet.blame.fleet_near_paths``): without it, every doc of every host was read (a few percent
+# of them are edits), seconds at a million messages.
+SPEED_UPS = (
+    f"CREATE INDEX IF NOT EXISTS docs_edited ON {SCHEMA}.docs (path, host, rewound) "
+    "WHERE kind = 'edit' AND path IS NOT NULL",
+)
+
+
 # Each version's statements, given the schemas the extensions live in; index = version - 1.
 MIGRATIONS = (_version_1, _version_2, _version_3, _version_4, _version_5, _version_6)
 assert len(MIGRATIONS) == VERSION
@@ -464,7 +474,7 @@ def migrate(conn: psycopg.Connection[Any], dsn: str = "") -> MigrateReport:
 
     Needs a role that may create a schema and extensions in the database and roles in the server (the
     database's owner with ``CREATEROLE``; on a managed server, its administrator login). Also adds the
-    passages table as soon as the ``vector`` extension can be created.
+    passages table as soon as the ``vector`` extension can be created, and :data:`SPEED_UPS` where missing.
 
     :raises FleetError: the database refused (the reason, without the DSN's password), or it holds a
         newer version than this trail knows.
@@ -497,6 +507,8 @@ def migrate(conn: psycopg.Connection[Any], dsn: str = "") -> MigrateReport:
                 for column in ("text", "tsv") if before < 2 else ("tsv",):
                     if _try(conn, f"ALTER TABLE {SCHEMA}.docs ALTER COLUMN {column} SET COMPRESSION lz4"):
                         break
+            for statement in SPEED_UPS:
+                conn.execute(statement)
             vector = meta.get("vector") == "on"
             vector_schema = meta.get("vector_schema")
             if vector and vector_schema:
