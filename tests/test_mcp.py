@@ -244,6 +244,9 @@ def test_every_tool_answers_framed_within_budget(served):
     assert body(text_of(standup))["conversations"][0]["hits"][0]["resume"] != ""
     assert fixed.structuredContent["failures"] >= 1
     assert body(text_of(fixed))["failures"][0]["session_id"] == CODING_ID
+    # pytest failed, app.py was patched, the same pytest passed: the change is the fix.
+    assert fixed.structuredContent["edits"] == 1
+    assert body(text_of(fixed))["edits"][0]["path"].endswith("/app.py")
     assert blamed.structuredContent == {"edits": 1, "sessions": [CODING_ID], "truncated": False}
     assert how.structuredContent["commands"] >= 1 and "pytest" in body(text_of(how))["commands"][0]["command"]
     assert chat.structuredContent == {

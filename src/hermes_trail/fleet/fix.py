@@ -30,12 +30,12 @@ from hermes_trail.index.fix import (
     SCORED,
     WINDOW,
     EditExample,
+    EditRow,
     Failure,
     FixExample,
     FixReport,
     Tallies,
     Term,
-    _Edit,
     _error_words,
     _rarest,
     _window,
@@ -318,7 +318,7 @@ _EDITED = (
 )
 
 
-def _edited(conn: psycopg.Connection[Any], sess: int, after: int, upto: int | None) -> list[_Edit]:
+def _edited(conn: psycopg.Connection[Any], sess: int, after: int, upto: int | None) -> list[EditRow]:
     """The edits of session ``sess`` after place ``after`` and before place ``upto`` (``None``: its end)."""
     rows = conn.execute(_EDITED, (sess, after, upto if upto is not None else 2**31 - 1)).fetchall()
     return [(int(seq), str(path), when) for seq, path, when in rows]

@@ -917,7 +917,7 @@ def _window(after: Iterable[tuple[_Row, _Names]], failure: Failure) -> tuple[lis
 
 
 # A file changed after a failure, as read: its place in its session's order, the path, when.
-_Edit = tuple[int, str, float | None]
+EditRow = tuple[int, str, float | None]
 
 
 @dataclass(slots=True)
@@ -947,14 +947,14 @@ class Tallies:
         failure: Failure,
         window: list[_Step],
         passed: _Step | None,
-        edited: Callable[[int | None], list[_Edit]],
+        edited: Callable[[int | None], list[EditRow]],
         host: str = "",
     ) -> None:
         """Count one failure's window (``key``: its conversation). ``edited(upto)`` gives the files changed
         in the failure's session after it and before place ``upto`` (``None``: to the session's end),
         asked once a window, only of a window with a command that worked or the failing one passing."""
         steps = [s for s in window if s.command is not None and not _looking(s.command)]
-        changed: list[_Edit] = []
+        changed: list[EditRow] = []
         if passed is not None or any(s.exit_code == 0 for s in steps):
             mine = [s.doc for s in steps if _in_session(s, failure)]
             if passed is not None:  # the edits before it passed: the rest of the session when it passed later
@@ -1064,7 +1064,7 @@ _EDITED = (
 )
 
 
-def _edited(conn: sqlite3.Connection, sess: int, after: int, upto: int | None) -> list[_Edit]:
+def _edited(conn: sqlite3.Connection, sess: int, after: int, upto: int | None) -> list[EditRow]:
     """The edits of session ``sess`` after doc ``after`` and before doc ``upto`` (``None``: to its end)."""
     return [(int(d), str(p), t) for d, p, t in conn.execute(_EDITED, (sess, after, upto or 2**62))]
 
