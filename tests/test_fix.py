@@ -663,6 +663,16 @@ def test_the_file_changed_before_the_failing_command_passed_is_what_fixed_it(tmp
     assert example.session_id == sid(2) and example.failed_command == "pytest -q tests/test_units.py"
     assert example.failed_time is not None and example.time is not None and example.passed_time is not None
     assert example.failed_time < example.time < example.passed_time
+    assert example.change == "- fahrenheit * 5 / 9 - 32\n+ (fahrenheit - 32) * 5 / 9"
+
+
+def test_what_an_edit_changed_is_its_first_line_removed_and_added():
+    """From the edit's doc: the path, the path it moved to, the lines removed, the lines added."""
+    assert fix.change_of("/p/a.py\n\nkeep\nx = a - b\nkeep\nx = a + b", 2, 2) == "- x = a - b\n+ x = a + b"
+    assert fix.change_of("/p/new.py\n\nimport os\nprint(1)", 0, 2) == "+ import os"  # a file written
+    assert fix.change_of("/p/a.py\n\nx = 1\ny = 2\nx = 1", 2, 1) == "- y = 2"  # a line taken out
+    assert fix.change_of("/p/a.py\n\n" + "z" * 300, 1, 0) == "- " + "z" * 119 + "…"
+    assert fix.change_of("/p/a.py", None, None) == "" == fix.change_of("/p/a.py\n\nsame\nsame", 1, 1)
 
 
 def test_a_fix_says_which_files_were_changed_before_it(tmp_path):
@@ -705,3 +715,5 @@ def test_trail_fix_and_the_plugin_s_note_say_what_was_changed(tmp_path):
     with closing(sqlite3.connect(tmp_path / "index.db")) as conn:
         note = fix_note(record_json(fix.find_fixes(conn, CONVERSION)))
     assert f"changed {UNITS} before the failing command passed: in 1 conversation" in note, note
+    assert "it changed `- fahrenheit * 5 / 9 - 32` to `+ (fahrenheit - 32) * 5 / 9`" in note, note
+    assert "- fahrenheit * 5 / 9 - 32" in out.output and "+ (fahrenheit - 32) * 5 / 9" in out.output

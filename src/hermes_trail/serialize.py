@@ -418,6 +418,7 @@ RECORD_KEYS: dict[str, dict[str, str]] = {
         "exit_code",
         "failed_time",
         "passed_time",
+        "change",
     ),
     "BlameEntry": _same(
         "doc",

@@ -426,6 +426,8 @@ def print_fixes(out: Printer, report: FixReport) -> None:
         )
         for seen in edit.examples[:2]:
             _print_after(out, seen, 4)
+            for line in seen.change.splitlines():  # what it changed: the first line removed and added
+                out.line((safe(line), "red" if line.startswith("-") else "green"), indent=6)
     out.line((f"{failures} in {counted(report.conversations, 'conversation')}:", "dim"))
     for failure in report.failures:
         out.line(

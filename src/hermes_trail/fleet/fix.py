@@ -39,6 +39,7 @@ from hermes_trail.index.fix import (
     _error_words,
     _rarest,
     _window,
+    change_of,
     covering,
 )
 
@@ -313,15 +314,15 @@ def _tally(
 
 # The files a session changed between two of its places, as the local index reads them.
 _EDITED = (
-    f"SELECT seq, path, time FROM {_D} WHERE sess = %s AND seq > %s AND seq < %s AND kind = 'edit' "
-    "AND NOT rewound AND path IS NOT NULL AND applied IS NOT FALSE ORDER BY seq"
+    f"SELECT seq, path, time, text, removed, added FROM {_D} WHERE sess = %s AND seq > %s AND seq < %s "
+    "AND kind = 'edit' AND NOT rewound AND path IS NOT NULL AND applied IS NOT FALSE ORDER BY seq"
 )
 
 
 def _edited(conn: psycopg.Connection[Any], sess: int, after: int, upto: int | None) -> list[EditRow]:
     """The edits of session ``sess`` after place ``after`` and before place ``upto`` (``None``: its end)."""
     rows = conn.execute(_EDITED, (sess, after, upto if upto is not None else 2**31 - 1)).fetchall()
-    return [(int(seq), str(path), when) for seq, path, when in rows]
+    return [(int(seq), str(path), when, change_of(str(text), r, a)) for seq, path, when, text, r, a in rows]
 
 
 def find_fixes(

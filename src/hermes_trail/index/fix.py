@@ -285,6 +285,7 @@ class EditExample:
     :param time: when the edit was made; ``path`` is the file as Hermes resolved it.
     :param failed_command: the failure it followed, its ``exit_code`` and ``failed_time``;
         ``passed_time``: when the failing command then passed.
+    :param change: the first line it changed, ``- removed`` and ``+ added`` (:func:`change_of`).
     """
 
     ref: str
@@ -297,6 +298,7 @@ class EditExample:
     exit_code: int
     failed_time: float | None
     passed_time: float | None
+    change: str = ""
 
 
 @dataclass(slots=True)
@@ -916,8 +918,36 @@ def _window(after: Iterable[tuple[_Row, _Names]], failure: Failure) -> tuple[lis
     return window, None
 
 
-# A file changed after a failure, as read: its place in its session's order, the path, when.
-EditRow = tuple[int, str, float | None]
+# A file changed after a failure, as read: its place in its session's order, the path, when, and the first
+# line it changed (:func:`change_of`).
+EditRow = tuple[int, str, float | None, str]
+# Characters of a changed line shown.
+CHANGE_CHARS = 120
+
+
+def change_of(text: str, removed: int | None, added: int | None) -> str:
+    """The first line an edit changed, from its doc's text (the path, the path it moved to, the lines it
+    removed, then those it added, ``removed`` and ``added`` of them): ``- line`` over ``+ line``, each cut
+    to :data:`CHANGE_CHARS`; the first pair that differs, or what was only removed or only added. Empty
+    when the counts are not known."""
+    if removed is None or added is None:
+        return ""
+    lines = text.split("\n")[2:]
+    gone, new = lines[:removed], lines[removed : removed + added]
+    pairs = [(a, b) for a, b in zip(gone, new, strict=False) if a.strip() != b.strip()]
+    # The first pair that differs, else the lines past the shorter side (only removed, or only added).
+    old, made = pairs[0] if pairs else (_first(gone[len(new) :]), _first(new[len(gone) :]))
+    shown = [f"- {_cut(old)}" if old.strip() else "", f"+ {_cut(made)}" if made.strip() else ""]
+    return "\n".join(line for line in shown if line)
+
+
+def _first(lines: list[str]) -> str:
+    return next((line for line in lines if line.strip()), "")
+
+
+def _cut(line: str) -> str:
+    line = " ".join(line.split())
+    return line if len(line) <= CHANGE_CHARS else line[: CHANGE_CHARS - 1] + "…"
 
 
 @dataclass(slots=True)
@@ -974,19 +1004,19 @@ class Tallies:
             ref, store, session_id, title = step.names
             if _shown(tally.examples, store, session_id, host):
                 continue
-            before = [path for at, path, _ in changed if at < step.doc] if _in_session(step, failure) else []
+            before = [row[1] for row in changed if row[0] < step.doc] if _in_session(step, failure) else []
             example = (ref, store, session_id, title, step.time, step.command or "", failure.command)
             outcome = (failure.exit_code, failure.time, passed is not None, list(dict.fromkeys(before)))
             tally.examples.append(_example(FixExample, host, *example, *outcome))
         if passed is None:
             return
-        for _at, path, when in changed:
+        for _at, path, when, change in changed:
             edit = self.edits.setdefault(path, _EditTally(path))
             edit.worked.add(key)
             if _shown(edit.examples, failure.store, failure.session_id, host):
                 continue
             where = (failure.ref, failure.store, failure.session_id, failure.title, when, path)
-            after = (failure.command, failure.exit_code, failure.time, passed.time)
+            after = (failure.command, failure.exit_code, failure.time, passed.time, change)
             edit.examples.append(_example(EditExample, host, *where, *after))
 
     def report(
@@ -1059,14 +1089,15 @@ def _tally(conn: sqlite3.Connection, failures: list[Failure], sessions: dict[int
 # The files a session changed between two of its docs (live edits that applied, or whose outcome is
 # not known), through ``docs_sess``.
 _EDITED = (
-    "SELECT id, path, time FROM docs WHERE sess = ? AND id > ? AND id < ? AND kind = 'edit' "
-    "AND rewound = 0 AND path IS NOT NULL AND coalesce(applied, 1) <> 0 ORDER BY id"
+    "SELECT id, path, time, text, removed, added FROM docs WHERE sess = ? AND id > ? AND id < ? "
+    "AND kind = 'edit' AND rewound = 0 AND path IS NOT NULL AND coalesce(applied, 1) <> 0 ORDER BY id"
 )
 
 
 def _edited(conn: sqlite3.Connection, sess: int, after: int, upto: int | None) -> list[EditRow]:
     """The edits of session ``sess`` after doc ``after`` and before doc ``upto`` (``None``: to its end)."""
-    return [(int(d), str(p), t) for d, p, t in conn.execute(_EDITED, (sess, after, upto or 2**62))]
+    rows = conn.execute(_EDITED, (sess, after, upto or 2**62))
+    return [(int(d), str(p), t, change_of(str(x), r, a)) for d, p, t, x, r, a in rows]
 
 
 def _searchable(conn: sqlite3.Connection) -> bool:

@@ -342,6 +342,9 @@ def fix_note(report: Mapping[str, Any], budget: int = NOTE_BUDGET) -> str:
         seen = edit.get("examples") or []
         if seen and isinstance(seen[0], dict):
             line += f"; last {str(seen[0].get('time') or '')[:10]} in session {seen[0].get('session_id')}"
+            change = [f"`{part}`" for part in str(seen[0].get("change") or "").splitlines()]
+            if change:
+                line += f"; it changed {' to '.join(change)}"
         lines.append(line + "\n")
     kept: list[str] = []
     for line in lines:
