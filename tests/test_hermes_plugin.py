@@ -181,6 +181,18 @@ def test_past_fix_on_a_failing_terminal_command(manager):
     assert len(other) == 1
 
 
+def test_a_past_fix_that_was_a_change_is_noted_with_the_line_it_changed(manager):
+    """The test failed, the code was patched, the same test passed: no command in between fixed it, and
+    there was no note. The note names the file changed and the line, so the agent can make the change."""
+    result = failing(f"E   {trailhome.DISCOUNT_ERROR}\n1 failed in 0.05s", code=1)
+    kwargs = tool_kwargs(result, command="pytest -q tests/test_prices.py")
+    [changed] = manager.invoke_hook("transform_tool_result", **kwargs)
+    assert changed.startswith(result + "\n\n<trail-fix>\n") and changed.endswith("</trail-fix>")
+    assert f"changed {trailhome.PRICES} before the failing command passed" in changed, changed
+    assert "it changed `- return price + rate` to `+ return price * (1 - rate)`" in changed, changed
+    assert trailhome.EDIT_ID in changed
+
+
 @pytest.mark.parametrize(
     "result",
     [

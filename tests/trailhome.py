@@ -5,6 +5,8 @@ Hermes plugin, the memory provider and the self-recall filter.
   is in no other session).
 - ``FIX_ID``: a coding session where ``pytest -q`` failed with ``ModuleNotFoundError: No module named
   'quagga'``, ``pip install quagga`` worked and ``pytest -q`` then passed.
+- ``EDIT_ID``: a coding session where ``pytest -q tests/test_prices.py`` failed with ``DISCOUNT_ERROR``,
+  ``prices.py`` was patched and the same command then passed: a fix that is a change, no command.
 - ``CURRENT_ID``: the session a test plays the agent in; it mentions zebracorn too, so a recall that does
   not leave the current conversation out would find it.
 """
@@ -20,8 +22,11 @@ from hermesdb import T0, assistant, terminal_exchange, user
 MIGRATION_ID = "20261102_090000_aa0001"
 FIX_ID = "20261103_090000_bb0002"
 CURRENT_ID = "20261110_090000_cc0003"
+EDIT_ID = "20261104_090000_dd0004"
 WORD = "zebracorn"
 ERROR = "ModuleNotFoundError: No module named 'quagga'"
+DISCOUNT_ERROR = "AssertionError: assert apply_discount(100, 0.25) == 75.0 (got 100.25)"
+PRICES = "/home/dev/api/shop/prices.py"
 
 
 def specs() -> list[hermesdb.SessionSpec]:
@@ -47,13 +52,44 @@ def specs() -> list[hermesdb.SessionSpec]:
     fix = hermesdb.SessionSpec(
         FIX_ID, fix_msgs, cwd="/home/dev/api", started_at=T0 + 86400, ended_at=T0 + 86400 + 60
     )
+    edit_msgs = [
+        user("The discount test fails, fix it", timestamp=T0 + 2 * 86400),
+        *terminal_exchange("call_e1", "pytest -q tests/test_prices.py", f"E   {DISCOUNT_ERROR}", exit_code=1),
+        assistant(
+            "The discount is added, not taken off.",
+            hermesdb.call(
+                "call_e2",
+                "patch",
+                mode="replace",
+                path=PRICES,
+                old_string="return price + rate",
+                new_string="return price * (1 - rate)",
+            ),
+        ),
+        hermesdb.tool(
+            "call_e2",
+            "patch",
+            {
+                "success": True,
+                "diff": "-return price + rate\n+return price * (1 - rate)\n",
+                "files_modified": [PRICES],
+            },
+        ),
+        *terminal_exchange("call_e3", "pytest -q tests/test_prices.py", "4 passed in 0.05s"),
+        assistant("Fixed: the discount is now taken off the price.", timestamp=T0 + 2 * 86400 + 60),
+    ]
+    for i, msg in enumerate(edit_msgs):
+        msg.setdefault("timestamp", T0 + 2 * 86400 + i)
+    edited = hermesdb.SessionSpec(
+        EDIT_ID, edit_msgs, cwd="/home/dev/api", started_at=T0 + 2 * 86400, ended_at=T0 + 2 * 86400 + 60
+    )
     current = hermesdb.chat(
         CURRENT_ID,
         ("Earlier today we talked about zebracorn tables.", "Yes."),
         start=T0 + 8 * 86400,
         cwd="/home/dev/api",
     )
-    return [migration, fix, current]
+    return [migration, fix, edited, current]
 
 
 def write(home: Path) -> Path:
