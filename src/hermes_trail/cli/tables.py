@@ -465,8 +465,7 @@ def print_blame(out: Printer, path: str, entries: list[BlameEntry], near: list[s
         out.line(*segments)
         if entry.prompt:
             first = entry.prompt.strip().splitlines()[0] if entry.prompt.strip() else ""
-            first = first if len(first) <= 120 else first[:119] + "…"
-            out.line(("▸ " + safe(first), "cyan"), indent=4)
+            out.line(("▸ " + safe(_cut(first, 120)), "cyan"), indent=4)
 
 
 def print_how(out: Printer, what: str, entries: list[HowEntry]) -> None:

@@ -24,7 +24,6 @@ from hermes_trail.fleet.search import _leaf_sql
 from hermes_trail.index import query
 from hermes_trail.index.fix import (
     DF_CAP,
-    EXAMPLE_TYPES,
     FOLLOW,
     MAX_FAILURES,
     SCORED,
@@ -65,9 +64,6 @@ class FleetFixExample(FixExample):
 @dataclass(frozen=True, slots=True)
 class FleetEditExample(EditExample):
     host: str = ""
-
-
-EXAMPLE_TYPES.update({FixExample: FleetFixExample, EditExample: FleetEditExample})
 
 
 def _word(conn: psycopg.Connection[Any], word: str) -> str | None:
@@ -299,7 +295,7 @@ def _tally(
     conn: psycopg.Connection[Any], failures: list[FleetFailure], places: dict[int, tuple[int, int]]
 ) -> Tallies:
     """The fixes that followed ``failures``, as the local tally counts them (a conversation: its host's)."""
-    tallies = Tallies()
+    tallies = Tallies(FleetFixExample, FleetEditExample)
     chains: dict[tuple[str, str, str], list[tuple[Any, ...]]] = {}
     by_conversation: dict[tuple[str, str], list[FleetFailure]] = defaultdict(list)
     for failure in failures:

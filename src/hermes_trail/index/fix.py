@@ -966,8 +966,11 @@ class _EditTally:
 @dataclass(slots=True)
 class Tallies:
     """What the windows after the failures showed, as both indexes count it: the commands that then
-    worked (by their normalized text) and the files changed before the failing command passed."""
+    worked (by their normalized text) and the files changed before the failing command passed. The
+    shared index counts into its own records, which add the host (``example``, ``edit_example``)."""
 
+    example: type[FixExample] = FixExample
+    edit_example: type[EditExample] = EditExample
     commands: dict[str, _Tally] = field(default_factory=dict)
     edits: dict[str, _EditTally] = field(default_factory=dict)
 
@@ -985,12 +988,12 @@ class Tallies:
         asked once a window, only of a window with a command that worked or the failing one passing."""
         steps = [s for s in window if s.command is not None and not _looking(s.command)]
         changed: list[EditRow] = []
-        if passed is not None or any(s.exit_code == 0 for s in steps):
-            mine = [s.doc for s in steps if _in_session(s, failure)]
-            if passed is not None:  # the edits before it passed: the rest of the session when it passed later
-                changed = edited(passed.doc if _in_session(passed, failure) else None)
-            elif mine:
-                changed = edited(max(mine))
+        if passed is not None:  # the edits before it passed: the rest of the session when it passed later
+            changed = edited(passed.doc if _in_session(passed, failure) else None)
+        elif any(s.exit_code == 0 for s in steps) and (
+            mine := [s.doc for s in steps if _in_session(s, failure)]
+        ):
+            changed = edited(max(mine))
         for step in steps:
             command = _normalized(step.command or "")
             tally = self.commands.setdefault(command, _Tally(command))
@@ -1007,7 +1010,7 @@ class Tallies:
             before = [row[1] for row in changed if row[0] < step.doc] if _in_session(step, failure) else []
             example = (ref, store, session_id, title, step.time, step.command or "", failure.command)
             outcome = (failure.exit_code, failure.time, passed is not None, list(dict.fromkeys(before)))
-            tally.examples.append(_example(FixExample, host, *example, *outcome))
+            tally.examples.append(self.example(*example, *outcome, **_hosted(host)))
         if passed is None:
             return
         for _at, path, when, change in changed:
@@ -1017,7 +1020,7 @@ class Tallies:
                 continue
             where = (failure.ref, failure.store, failure.session_id, failure.title, when, path)
             after = (failure.command, failure.exit_code, failure.time, passed.time, change)
-            edit.examples.append(_example(EditExample, host, *where, *after))
+            edit.examples.append(self.edit_example(*where, *after, **_hosted(host)))
 
     def report(
         self, error: str, terms: list[Term], found: tuple[list[Any], int, int], limit: int
@@ -1056,16 +1059,9 @@ def _host(record: Any) -> str:
     return str(getattr(record, "host", "") or "")
 
 
-# The shared index's records add the host they came from (fleet/fix.py): made there through this.
-EXAMPLE_TYPES: dict[type, type] = {}
-
-
-def _example(kind: type, host: str, *fields: Any) -> Any:
-    """A record of ``kind`` (FixExample, EditExample), of the shared index's kind with its host when
-    ``host`` is given."""
-    if host:
-        return EXAMPLE_TYPES[kind](*fields, host=host)
-    return kind(*fields)
+def _hosted(host: str) -> dict[str, Any]:
+    """The keyword a shared index's record takes its host by; none for a local one."""
+    return {"host": host} if host else {}
 
 
 def _tally(conn: sqlite3.Connection, failures: list[Failure], sessions: dict[int, int]) -> Tallies:
