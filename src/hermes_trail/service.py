@@ -667,12 +667,7 @@ class Trail:
                     (lambda word: respelled(shared, word)) if respell else None,
                 )
             if exclude_session:
-                report.fixes = [
-                    f for f in report.fixes if any(e.session_id != exclude_session for e in f.examples)
-                ]
-                report.edits = [
-                    e for e in report.edits if any(x.session_id != exclude_session for x in e.examples)
-                ]
+                _others_only(report, {exclude_session})
             return report
         from hermes_trail.index.fix import find_fixes
         from hermes_trail.index.how import local_respelled
@@ -685,8 +680,7 @@ class Trail:
                 (lambda word: local_respelled(conn, word)) if respell else None,
             )
         if own:
-            report.fixes = [f for f in report.fixes if any(e.session_id not in own for e in f.examples)]
-            report.edits = [e for e in report.edits if any(x.session_id not in own for x in e.examples)]
+            _others_only(report, own)
         return report
 
     def blame_edits(self, path: str, *, limit: int = 20, include_rewound: bool = False) -> list[BlameEntry]:
@@ -1137,6 +1131,13 @@ def _naming(session_id: str, finder: Finder) -> Iterator[None]:
     except TrailError as exc:  # the store went away, or a writer held it locked too long
         hint = "try again in a moment; search answers from the index meanwhile"
         raise ServiceError(f"session {session_id!r} cannot be read: {exc}", hint) from exc
+
+
+def _others_only(report: FixReport, own: set[str]) -> None:
+    """Leave out of ``report`` the fixes and the changed files only the sessions ``own`` show (the asking
+    conversation's: the agent has them already)."""
+    report.fixes = [f for f in report.fixes if any(e.session_id not in own for e in f.examples)]
+    report.edits = [e for e in report.edits if any(x.session_id not in own for x in e.examples)]
 
 
 def _bounded(value: int, question: str) -> int:
