@@ -678,6 +678,67 @@ def test_a_word_is_stemmed_as_the_local_index_stems_it(fleet, tmp_path):
             assert answer.matches == 1 and answer.missing == [], question
 
 
+def test_every_word_of_a_long_question_counts_in_its_bm25_as_locally(fleet, tmp_path):
+    """FTS5's BM25 counts every phrase of the query; the shared index's counted the first eight words, so
+    a question of nine or more ranked its matches otherwise (a `fresh` question of the recall benchmark
+    about a model that got worse after eight epochs came second)."""
+    from hermesdb import chat, write_home
+
+    start = 1_793_000_000.0
+    words = "rabbit queue consumer prefetch ack timeout worker restart backlog"
+    first, second = "20261118_120000_f5f5f5", "20261118_130000_a6a6a6"
+    home = write_home(
+        tmp_path / "hermes",
+        [
+            chat(first, (f"The {words} problem again.", "Raised the prefetch."), start=start),
+            chat(second, ("The rabbit queue consumer prefetch ack timeout worker restart.", "Ok."),
+                 start=start + 60),
+            *errands(start, "20261118", "ebebeb", first=11),
+        ],
+    )  # fmt: skip
+    index = tmp_path / "index.db"
+    sync_index(index, homes=[home], parallel=False)
+    push(index, fleet.admin, "psi")
+    local = local_search(index, words)
+    shared = fleet_search(fleet.admin, words, hosts=["psi"])
+    assert [c.hits[0].session_id for c in local.conversations][:2] == [first, second]
+    assert [c.hits[0].session_id for c in shared.conversations][:2] == [first, second]
+    # The conversation with every word: its prompt and its reply (the one word of the question it has
+    # ranked by BM25 among the nine) scored alike.
+    assert [h.doc for h in shared.conversations[0].hits] == [h.doc for h in local.conversations[0].hits]
+    for mine, theirs in zip(local.conversations[0].hits, shared.conversations[0].hits, strict=True):
+        assert theirs.score == pytest.approx(mine.score, rel=1e-6)
+
+
+def test_a_word_with_a_stop_word_after_its_apostrophe_is_found_as_locally(fleet, tmp_path):
+    """The local word index keeps every word, so "shop's" is the phrase "shop s" there; the shared
+    index's stemmed reading dropped the "s" (one of English's stop words) and found every doc that says
+    "shop" (100 docs of the recall benchmark's store for 4 locally), which also made the word look
+    common and ranked an English question's answer second."""
+    from hermesdb import chat, write_home
+
+    start = 1_793_000_000.0
+    owned, shop, dont = "20261118_090000_c2c2c2", "20261118_100000_d3d3d3", "20261118_110000_e4e4e4"
+    home = write_home(
+        tmp_path / "hermes",
+        [
+            chat(owned, ("Put the shop's product list behind a cache.", "Done."), start=start),
+            chat(shop, ("The shop needs a new logo for its product list.", "Drafted."), start=start + 60),
+            chat(dont, ("I don't want the nightly build to email me.", "Turned off."), start=start + 120),
+            *errands(start, "20261118", "eaeaea", first=11),
+        ],
+    )
+    index = tmp_path / "index.db"
+    sync_index(index, homes=[home], parallel=False)
+    push(index, fleet.admin, "chi")
+    for question, expected in (("shop's", owned), ("don't", dont)):
+        local = local_search(index, question)
+        shared = fleet_search(fleet.admin, question, hosts=["chi"])
+        for answer in (local, shared):
+            assert answer.conversations[0].hits[0].session_id == expected, question
+            assert answer.matches == 1 and answer.missing == [], question
+
+
 def test_a_hit_carries_its_host_and_how_to_resume_it_there(fleet, machines):
     push(machines["alpha"][1], fleet.admin, "alpha")
     result = fleet_search(fleet.admin, "pytest", limit=3)

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from hermes_trail.fleet import schema
-from hermes_trail.fleet.how import bm25, host_clause, project_clause
-from hermes_trail.fleet.search import _leaf_sql
+from hermes_trail.fleet.how import host_clause, project_clause
+from hermes_trail.fleet.search import _leaf_sql, bm25
 from hermes_trail.index import query
 from hermes_trail.index.fix import (
     DF_CAP,
@@ -212,7 +212,7 @@ def _failures(
     passing.sort(key=lambda doc: (-coverage[doc], -(rows[doc][9] or 0.0), -doc))
     passing = passing[:SCORED]
     rare = [t.word for t in terms if t.docs < DF_CAP] or [t.word for t in terms]
-    scores = bm25(conn, passing, rare)
+    scores = {doc: -score for doc, score in bm25(conn, passing, rare).items()}  # as FTS5's: lower better
     failures = []
     places: dict[int, tuple[int, int]] = {}
     for doc in passing:

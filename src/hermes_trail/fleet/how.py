@@ -12,21 +12,18 @@ its session (``seq``) rather than by consecutive ids.
 from __future__ import annotations
 
 import functools
-import math
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from hermes_trail.fleet import schema
-from hermes_trail.fleet.push import TOKEN
 from hermes_trail.fleet.search import (
-    _collection,
-    _doc_frequencies,
-    _occurrences,
+    BM25_B,
+    BM25_K1,
     _TooShort,
     _trigram_sql,
     _tsquery_sql,
-    phrases,
+    bm25,
 )
 from hermes_trail.index import query
 from hermes_trail.index.how import (
@@ -47,8 +44,6 @@ if TYPE_CHECKING:
 
 _D = f"{schema.SCHEMA}.docs"
 _S = f"{schema.SCHEMA}.sessions"
-# FTS5's BM25 constants, as the local prompt pass scores with.
-_K1, _B = 1.2, 0.75
 
 
 @dataclass(slots=True)
@@ -85,34 +80,6 @@ def tsquery_text(conn: psycopg.Connection[Any], node: query.Node | None) -> str 
         return None
     row = conn.execute(f"SELECT ({made[0]})::text", made[1]).fetchone()
     return str(row[0]) if row and row[0] else None
-
-
-def bm25(
-    conn: psycopg.Connection[Any], docs: list[int], terms: list[str], texts: dict[int, str] | None = None
-) -> dict[int, float]:
-    """FTS5's BM25 of ``terms`` for ``docs`` (negative, lower better, as FTS5 gives it): each term's docs
-    and the collection's size and mean length as the fleet search reads them."""
-    terms = [t for t in terms if t.strip()][:8]
-    if not docs or not terms:
-        return {}
-    counts = _doc_frequencies(conn, terms, None)
-    total, words = _collection(conn)
-    total = max(total, len(docs))
-    mean = words / total if words else 100.0
-    if texts is None:
-        texts = dict(conn.execute(f"SELECT id, lower(text) FROM {_D} WHERE id = ANY(%s)", (docs,)).fetchall())
-    wanted = phrases(terms)
-    idfs = [max(math.log((total - n + 0.5) / (n + 0.5)), 1e-6) for n in counts]
-    out = {}
-    for doc in docs:
-        tokens = TOKEN.findall(texts.get(doc, "").lower())
-        length = max(len(tokens), 1)
-        score = 0.0
-        for phrase, idf in zip(wanted, idfs, strict=True):
-            tf = _occurrences(tokens, phrase)
-            score += idf * tf * (_K1 + 1) / (tf + _K1 * (1 - _B + _B * length / mean))
-        out[doc] = -score
-    return out
 
 
 _GROUPED = f"""
@@ -156,11 +123,12 @@ def _scored_hits(
     ).fetchall()
     if len(rows) < PROMPTS:
         scores = bm25(conn, [int(r[0]) for r in rows], words)
-        return [(int(doc), scores.get(int(doc), 0.0)) for doc, _ in rows]
+        return [(int(doc), -scores.get(int(doc), 0.0)) for doc, _ in rows]  # as FTS5 gives it: lower better
     average = max(1.0, sum(chars for _, chars in rows) / len(rows))
     terms = max(1, len(words))
     return [
-        (int(doc), -terms * (_K1 + 1) / (1 + _K1 * (1 - _B + _B * chars / average))) for doc, chars in rows
+        (int(doc), -terms * (BM25_K1 + 1) / (1 + BM25_K1 * (1 - BM25_B + BM25_B * chars / average)))
+        for doc, chars in rows
     ]
 
 

@@ -113,6 +113,8 @@ TRIGRAM_RANK = 0.05
 BM25_K1 = 1.2
 BM25_B = 0.75
 DF_CAP = 20_000
+# The most terms BM25 counts (each one's docs are counted): a pasted error message's words, not a page's.
+BM25_TERMS = 32
 
 
 # -- the query as a tsquery ------------------------------------------------------------------------------
@@ -134,12 +136,17 @@ def _leaf_sql(leaf: query.Term | query.Phrase) -> tuple[str, list[Any]] | None:
         return f"({as_words} || to_tsquery('simple', %s))", [*quoted, grams]
     if len(parts) == 2:
         # A word both configurations read alike (most identifiers, names, numbers) once: `'a' | 'a'` finds
-        # the same docs at twice the recheck, and the planner takes it for twice as common as it is.
+        # the same docs at twice the recheck, and the planner takes it for twice as common as it is. A
+        # word whose stemmed reading lost a part to English's stop words ("shop's" as 'shop', "held-out"
+        # as 'held', "don't" as nothing) is read as the phrase of its parts as written: the local word
+        # index keeps every word and finds "shop's" as the phrase "shop s" (4 docs of the recall
+        # benchmark, where 'shop' is in 100), "held-out" as "held out", written either way.
+        parted = '"' + " ".join(re.findall(r"\w+", leaf.text)) + '"'
         made = (
-            "(SELECT CASE WHEN a::text = b::text THEN a ELSE a || b END "
-            f"FROM (SELECT {parts[0]} AS a, {parts[1]} AS b) w)"
+            "(SELECT CASE WHEN a::text = b::text THEN a WHEN numnode(a) < numnode(b) THEN c ELSE a || b END "
+            f"FROM (SELECT {parts[0]} AS a, {parts[1]} AS b, websearch_to_tsquery('simple', %s) AS c) w)"
         )
-        return made, quoted
+        return made, [*quoted, parted]
     return "(" + " || ".join(parts) + ")", quoted
 
 
@@ -539,38 +546,54 @@ def _by_words(rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
     return sorted(scored, key=lambda r: -r[11])[:SHORTLIST]
 
 
-def _bm25(
-    conn: psycopg.Connection[Any], reading: _Plan, rows: list[tuple[Any, ...]]
-) -> list[tuple[Any, ...]]:
-    """The rows (fewer than a window) ranked by BM25, as the local search ranks them (FTS5's formula and
-    constants), which PostgreSQL does not have: each term's docs counted (up to :data:`DF_CAP`), the
-    collection's size and mean length in words read from ``hosts``, a doc's words as the local word
-    index counts them, a term's occurrences as the words with its Porter stem (:class:`Word`). A doc
-    found by its substrings alone keeps its weak rank."""
-    terms = [t for t in reading.terms if t.strip()][:8]
-    if not rows or not terms or reading.tsquery is None:
-        return rows
-    counts = _doc_frequencies(conn, terms, reading.prefix)
+def bm25(
+    conn: psycopg.Connection[Any],
+    docs: list[int],
+    terms: list[str],
+    prefix: str | None = None,
+    texts: dict[int, str] | None = None,
+) -> dict[int, float]:
+    """FTS5's BM25 of ``terms`` for ``docs`` (its formula and constants, which PostgreSQL does not have;
+    positive, higher better): each term's docs counted (up to :data:`DF_CAP`), the collection's size and
+    mean length in words read from ``hosts``, a doc's words as the local word index counts them, a
+    term's occurrences as the words with its Porter stem (:class:`Word`; ``prefix``: the term still
+    being typed). Every term counts, as every phrase of the query counts in FTS5's: a question of nine
+    words was ranked by its first eight (up to :data:`BM25_TERMS`). ``texts``: the docs' texts, when
+    read already."""
+    terms = [t for t in terms if t.strip()][:BM25_TERMS]
+    if not docs or not terms:
+        return {}
+    counts = _doc_frequencies(conn, terms, prefix)
     total, words = _collection(conn)
-    total = max(total, len(rows))
+    total = max(total, len(docs))
     mean = float(words) / total if words else 100.0
-    ids = [r[0] for r in rows]
-    texts = dict(conn.execute(f"SELECT id, lower(text) FROM {_D} WHERE id = ANY(%s)", (ids,)))
-    wanted = phrases(terms, reading.prefix)
+    if texts is None:
+        texts = dict(conn.execute(f"SELECT id, text FROM {_D} WHERE id = ANY(%s)", (docs,)).fetchall())
+    wanted = phrases(terms, prefix)
     idfs = [max(math.log((total - n + 0.5) / (n + 0.5)), 1e-6) for n in counts]
-    out = []
-    for r in rows:
-        if r[11] is None:  # a substring match alone
-            out.append(r)
-            continue
-        tokens = TOKEN.findall(texts.get(r[0], ""))
+    out = {}
+    for doc in docs:
+        tokens = TOKEN.findall(texts.get(doc, "").lower())
         length = max(len(tokens), 1)
         score = 0.0
         for phrase, idf in zip(wanted, idfs, strict=True):
             tf = _occurrences(tokens, phrase)
             score += idf * tf * (BM25_K1 + 1) / (tf + BM25_K1 * (1 - BM25_B + BM25_B * length / mean))
-        out.append((*r[:11], score or float(r[11])))
+        out[doc] = score
     return out
+
+
+def _bm25(
+    conn: psycopg.Connection[Any], reading: _Plan, rows: list[tuple[Any, ...]]
+) -> list[tuple[Any, ...]]:
+    """The rows (fewer than a window) ranked by BM25, as the local search ranks them (:func:`bm25`). A doc
+    found by its substrings alone keeps its weak rank."""
+    if not rows or reading.tsquery is None:
+        return rows
+    scores = bm25(conn, [r[0] for r in rows if r[11] is not None], reading.terms, reading.prefix)
+    if not scores:
+        return rows
+    return [r if r[11] is None else (*r[:11], scores[r[0]] or float(r[11])) for r in rows]
 
 
 class Word:
