@@ -710,6 +710,41 @@ def test_every_word_of_a_long_question_counts_in_its_bm25_as_locally(fleet, tmp_
         assert theirs.score == pytest.approx(mine.score, rel=1e-6)
 
 
+def test_a_last_word_whose_stem_starts_other_words_is_no_prefix_there_as_here(fleet, tmp_path):
+    """The word still being typed is looked for as the start of words, but not one whose stem starts
+    other words ("use": us, user, useful): locally no any-word list asks for it, and the shared index
+    asked for ``use*`` and put conversations that say "user" second to fifth."""
+    from hermesdb import chat, write_home
+
+    start = 1_793_000_000.0
+    asked = "20261118_140000_b7b7b7"
+    users = [f"20261118_1{n}0000_c8c8c{n}" for n in range(5, 9)]
+    home = write_home(
+        tmp_path / "hermes",
+        [
+            chat(asked, ("Put my name and my pronouns on the team page.", "Added."), start=start),
+            *[
+                chat(sid, (f"The user table needs a useful index ({n}).", "Done."),
+                     start=start + 60 * (n + 1))
+                for n, sid in enumerate(users)
+            ],
+            *errands(start, "20261118", "ececec", first=11),
+        ],
+    )  # fmt: skip
+    index = tmp_path / "index.db"
+    sync_index(index, homes=[home], parallel=False)
+    push(index, fleet.admin, "omega")
+    question = "what's my name and which pronouns do I use"
+    local = [c.hits[0].session_id for c in local_search(index, question).conversations]
+    shared = [
+        c.hits[0].session_id for c in fleet_search(fleet.admin, question, hosts=["omega"]).conversations
+    ]
+    assert local[0] == asked
+    # Locally the others follow by their gists (a meaning pass this server, without pgvector, has not);
+    # no word of the question brings them.
+    assert shared == [asked]
+
+
 def test_a_word_with_a_stop_word_after_its_apostrophe_is_found_as_locally(fleet, tmp_path):
     """The local word index keeps every word, so "shop's" is the phrase "shop s" there; the shared
     index's stemmed reading dropped the "s" (one of English's stop words) and found every doc that says

@@ -93,6 +93,7 @@ from hermes_trail.index.search import (
     _parts,
     lift_titled,
     opening_line,
+    prefix_relaxed,
     title_shares,
     titled_evidence,
     titled_with,
@@ -1009,10 +1010,11 @@ def _word(text: str) -> query.Term:
 def _present(conn: psycopg.Connection[Any], terms: list[str], prefix: str | None = None) -> list[str]:
     """The words of ``terms`` some doc has; for one none has (a path remembered wrong,
     ``tax/vat_rates.yaml``), those of its parts that some doc has, as the local any-word pass does. The
-    word still being typed (``prefix``) is looked for as the start of words, and kept as ``bea*``."""
+    word still being typed (``prefix``) is looked for as the start of words, and kept as ``bea*``, when
+    the local pass would (:func:`~hermes_trail.index.search.prefix_relaxed`)."""
+    terms = [t + "*" if t == prefix else t for t in terms if t != prefix or prefix_relaxed(t)]
     if not terms:
         return []
-    terms = [t + "*" if t == prefix else t for t in terms]
     found = _exist(conn, [_word(t) for t in terms])
     out: list[str] = []
     for term, there in zip(terms, found, strict=True):

@@ -536,9 +536,7 @@ def _relaxed(
     present = []
     for word in words:
         if word == prefix:
-            if plan.stem(word) != word.lower():
-                # Its stem is the start of other words ("ins": in, index): no list of any of the words can
-                # ask for it as typed (:func:`word_starts`), so it is none of them.
+            if not prefix_relaxed(word):
                 continue
             word += "*"
         if plan.exists(conn, "docs_fts", _fts_string(word)):
@@ -555,6 +553,13 @@ def _relaxed(
     if len(grams) >= 2:
         out.append(("docs_cjk", grams))
     return out
+
+
+def prefix_relaxed(word: str) -> bool:
+    """Whether the word still being typed is one of the any-word list's words (as ``word*``). Not when
+    its stem is the start of other words ("ins": in, index; "use": us): no list of any of the words can
+    ask for it as typed (:func:`word_starts`), so it is none of them."""
+    return plan.stem(word) == word.lower()
 
 
 def _translated(conn: sqlite3.Connection, runs: list[str]) -> list[list[str]]:
