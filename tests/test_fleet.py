@@ -2082,6 +2082,33 @@ def test_a_hyphenated_word_the_history_lacks_as_one_is_read_by_its_parts_as_loca
     assert local.conversations[0].hits[0].session_id == shared.conversations[0].hits[0].session_id == prefixes
 
 
+def test_a_hyphenated_word_is_found_where_its_parts_are_written_apart_as_locally(fleet, tmp_path):
+    """FTS5 reads ``Shop-URLs`` as the phrase "shop urls", which "the shop URLs" has; PostgreSQL read it as
+    the compound too, which only a doc that writes the hyphen has, so the shared index looked for shop
+    and URLs each on its own and ranked a German question's answer lower than locally."""
+    from hermesdb import chat, write_home
+
+    start = 1_793_000_000.0
+    apart, joined = "20261109_090000_f1f1f1", "20261109_100000_f2f2f2"
+    home = write_home(
+        tmp_path / "hermes",
+        [
+            chat(apart, ("Give the shop URLs a language prefix", "Added /de/ and /en/."), start=start),
+            chat(joined, ("Are the shop-urls cached?", "For an hour."), start=start + 60),
+            chat("20261109_110000_f3f3f3", ("Which shop theme?", "The dark one."), start=start + 120),
+            *errands(start, "20261109", "e3e3e3", first=13),
+        ],
+    )
+    index = tmp_path / "index.db"
+    sync_index(index, homes=[home], parallel=False)
+    push(index, fleet.admin, "rho")
+    local = local_search(index, "Shop-URLs")
+    shared = fleet_search(fleet.admin, "Shop-URLs", hosts=["rho"])
+    for answer in (local, shared):
+        assert answer.missing == [] and answer.matches == 2
+        assert {c.hits[0].session_id for c in answer.conversations[:2]} == {apart, joined}
+
+
 def test_a_question_naming_a_profile_is_answered_from_it_in_the_shared_index_as_locally(fleet, tmp_path):
     """Both profiles talked about the retry limit; naming the work profile puts its conversation first in
     the shared index as locally, and the name is not required of a match (nor said missing)."""

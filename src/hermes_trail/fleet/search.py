@@ -119,6 +119,10 @@ BM25_TERMS = 32
 
 
 # -- the query as a tsquery ------------------------------------------------------------------------------
+# A hyphen between two letters (not a date's or a negative number's: the parser reads those with digits).
+_HYPHENATED = re.compile(r"(?<=[^\W\d_])-(?=[^\W\d_])")
+
+
 def _leaf_sql(leaf: query.Term | query.Phrase) -> tuple[str, list[Any]] | None:
     """One word or phrase as a tsquery expression: ``websearch_to_tsquery`` in every language, OR-ed (a
     prefix: the word's start in ``simple``, which every doc is indexed in too)."""
@@ -129,7 +133,10 @@ def _leaf_sql(leaf: query.Term | query.Phrase) -> tuple[str, list[Any]] | None:
         expression = " <-> ".join(f"'{w}'" for w in words[:-1]) + (" <-> " if len(words) > 1 else "")
         return "to_tsquery('simple', %s)", [expression + f"'{words[-1]}':*"]
     # Each configuration reads the words as the docs' tsv has them (``augment.py``: augment, py in English).
-    quoted = ['"' + schema.read_as(lang, leaf.text).replace('"', " ") + '"' for lang in schema.LANGUAGES]
+    # A hyphen between letters as a space: PostgreSQL reads "shop-urls" as the compound and its parts, and
+    # a doc that says "shop URLs" has only the parts, which FTS5's phrase of them finds too.
+    text = _HYPHENATED.sub(" ", leaf.text)
+    quoted = ['"' + schema.read_as(lang, text).replace('"', " ") + '"' for lang in schema.LANGUAGES]
     parts = [f"websearch_to_tsquery('{lang}', %s)" for lang in schema.LANGUAGES]
     if cjk.has_cjk(leaf.text) and (grams := _bigram_tsquery(leaf.text)) is not None:
         # Found inside a run too, as the local bigram index finds it: the phrase of its bigrams.
