@@ -57,6 +57,7 @@ from hermes_trail.index.fusion import (
     COVERAGE_TERMS,
     KIND_WEIGHT,
     LEXICAL_WEIGHT,
+    RARE_CAP,
     RECENCY_BOOST,
     SESSION_WEIGHT,
     STRICT_WEIGHT,
@@ -68,9 +69,9 @@ from hermes_trail.index.fusion import (
     lift_edits,
     lift_profiles,
     meaning_weight,
+    rarity,
 )
 from hermes_trail.index.newest import (
-    RARE_CAP,
     asks_present,
     newest_first,
 )
@@ -921,14 +922,13 @@ def _any_words(
     has = {int(r[0]): list(r[12]) for r in rows}
     units = [[used.index(w) for w in g if w in used] for g in groups[:cut]] if groups else []
     units = [u for u in units if u] or [[i] for i in range(len(singles))]
-    # Each word's rarity in the whole shared index, as the local pass counts it among the docs in reach
-    # (not among the matches, where a word every match has would count as common whatever the index),
-    # counted up to where a word stops being rare: counting a common word's docs through the GIN index
-    # is what a full window's ranking saves (a question of words nobody wrote took 8 → 22 ms).
+    # Each word's rarity in the whole shared index, as the local pass weighs it (not among the matches,
+    # where a word every match has would count as common whatever the index), counted up to where a word
+    # stops being rare: counting a common word's docs through the GIN index is what a full window's
+    # ranking saves (a question of words nobody wrote took 8 → 22 ms).
     docs = max(_collection(conn)[0], len(rows))
     counts = _doc_frequencies(conn, used, None, RARE_CAP)
-    present = [max(counts[i] for i in unit) for unit in units]
-    weights = [math.log1p(docs / (1.0 + n)) for n in present]
+    weights = [rarity(docs, max(counts[i] for i in unit)) for unit in units]
     total = sum(weights) or 1.0
     found = list(_group(hits).values())
     scores, shares, most = [], [], 0

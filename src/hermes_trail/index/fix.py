@@ -73,6 +73,7 @@ from typing import Any
 
 from hermes_trail.index import schema
 from hermes_trail.index.how import fts_string, normalize_command, project_clause
+from hermes_trail.index.schema import doc_total
 
 # Error terms searched for, the rarest; each more is one more query and rarely changes the matches.
 MAX_TERMS = 8
@@ -385,35 +386,6 @@ def _error_words(error: str) -> list[str]:
 def _same_stem(a: str, b: str) -> bool:
     common = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
     return common >= 3 and common >= max(len(a), len(b)) - 3
-
-
-def _varint(data: bytes) -> int | None:
-    """The varint (SQLite's: big-endian, 7 bits a byte, the ninth byte whole) at the start of ``data``."""
-    value = 0
-    for i, byte in enumerate(data[:9]):
-        if i == 8:
-            return (value << 8) | byte
-        value = (value << 7) | (byte & 0x7F)
-        if byte < 0x80:
-            return value
-    return None
-
-
-def doc_total(conn: sqlite3.Connection) -> int:
-    """How many docs the word index holds. FTS5 keeps the number in its averages record (rowid 1 of
-    ``docs_fts_data``, a varint first: the N its own BM25 uses), one read; ``count(*)`` over ``docs``
-    reads the whole table (tens of milliseconds on a million messages) and is the fallback."""
-    try:
-        row = conn.execute("SELECT block FROM docs_fts_data WHERE id = 1").fetchone()
-    except sqlite3.DatabaseError:
-        row = None
-    if row is not None and isinstance(row[0], bytes) and row[0]:
-        found = _varint(row[0])
-        if found is not None:
-            return found
-    if row is None and conn.execute("SELECT 1 FROM docs LIMIT 1").fetchone() is None:
-        return 0
-    return int(conn.execute("SELECT count(*) FROM docs").fetchone()[0])
 
 
 def _counted(conn: sqlite3.Connection, word: str, cap: int) -> tuple[int, int | None]:

@@ -6,6 +6,7 @@ rules, so a question gets the same answer from either."""
 
 from __future__ import annotations
 
+import math
 import re
 
 from hermes_trail.index import cjk, query, stopwords
@@ -120,6 +121,18 @@ COVERAGE_TERMS = 12
 
 
 COVERAGE_BIGRAMS = 24
+
+# How far a word's docs are counted to tell how rare it is (:func:`rarity`, the rule of the newest fact): a
+# word in more says little, whatever the index.
+RARE_CAP = 200
+
+
+def rarity(total: int, docs: int) -> float:
+    """How much a word of the question weighs in the share of it a conversation covers: how rare it is in
+    the whole index of ``total`` docs, ``docs`` of which have it (counted up to :data:`RARE_CAP`). The
+    local and the shared index weigh it alike; the local one counted it among the docs between the first
+    and the last it found, which the shared index, whose doc ids follow each host's pushes, cannot."""
+    return math.log1p(total / (1.0 + min(docs, RARE_CAP)))
 
 
 def language_lifts(said: list[str], text: str) -> list[float]:

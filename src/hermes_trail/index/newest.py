@@ -10,7 +10,7 @@ import re
 from collections.abc import Callable
 
 from hermes_trail.index import cjk, plan, stopwords
-from hermes_trail.index.fusion import SESSION_WEIGHT
+from hermes_trail.index.fusion import RARE_CAP, SESSION_WEIGHT
 from hermes_trail.index.results import Conversation
 
 # A later conversation about the same thing supersedes the leading one (:func:`newest_first`) when it
@@ -219,10 +219,6 @@ def cron_job(session_id: str) -> str | None:
     """The cron job a session is a run of (``None`` for any other session)."""
     run = _CRON_RUN.match(session_id)
     return run.group(1) if run else None
-
-
-# How far a word's docs are counted to tell how rare it is: a word in more says little.
-RARE_CAP = 200
 
 
 def rare_words(

@@ -48,6 +48,7 @@ from hermes_trail.index.fusion import (
     GIST_WEIGHT,
     KIND_WEIGHT,
     LEXICAL_WEIGHT,
+    RARE_CAP,
     RECENCY_BOOST,
     SEMANTIC_WEIGHT,
     SESSION_WEIGHT,
@@ -61,8 +62,9 @@ from hermes_trail.index.fusion import (
     lift_edits,
     lift_profiles,
     meaning_weight,
+    rarity,
 )
-from hermes_trail.index.newest import RARE_CAP, asks_present, names_word, newest_first
+from hermes_trail.index.newest import asks_present, names_word, newest_first
 from hermes_trail.index.results import MARK_CLOSE, MARK_OPEN, Conversation, Hit, SearchResult
 
 # How many of the newest matches each index gives before scoring; a query with more is ranked in this window.
@@ -335,22 +337,25 @@ def _covered(
     groups: list[list[str]] | None = None,
 ) -> tuple[list[float], list[int]]:
     """How much of the query each conversation covers, anywhere in its matching turns: the share of the
-    ``words`` (in ``docs_cjk``: the bigrams) it has, each weighing by how rare it is among the docs in reach
-    (as :func:`_word_weights`). One turn with one rare word should not outrank a conversation that has most
-    of what was asked, spread over its prompt, a command and its output. With ``groups`` (a question word's
+    ``words`` (in ``docs_cjk``: the bigrams) it has, each weighing by how rare it is in the index
+    (:func:`~hermes_trail.index.fusion.rarity`, as the shared index weighs it). One turn with one rare
+    word should not outrank a conversation that has most of what was asked, spread over its prompt, a
+    command and its output. With ``groups`` (a question word's
     several readings), what is covered is the groups: a group is had when any of its words is.
     Also returned: how many of the words (or groups) each conversation has."""
     docs = [h.doc for conv in found for h in conv.hits]
     if not docs:
         return [0.0] * len(found), [0] * len(found)
     low, high = min(docs), max(docs)
-    span = high - low + 1
     having: list[tuple[set[int], float]] = []
     sql = f"SELECT rowid FROM {table} WHERE {table} MATCH ? AND rowid >= ? AND rowid <= ?"
+    count = f"SELECT count(*) FROM (SELECT 1 FROM {table} WHERE {table} MATCH ? LIMIT {RARE_CAP})"
+    total = schema.doc_total(conn)
     cut = COVERAGE_TERMS if table == "docs_fts" else COVERAGE_BIGRAMS
     for group in groups[:cut] if groups is not None else [[w] for w in words[:cut]]:
         ids = {r[0] for word in group for r in conn.execute(sql, (_fts_string(word), low, high))}
-        having.append((ids, math.log1p(span / (1.0 + len(ids)))))
+        most = max(int(conn.execute(count, (_fts_string(word),)).fetchone()[0]) for word in group)
+        having.append((ids, rarity(total, most)))
     total = sum(weight for _, weight in having) or 1.0
     shares, counts = [], []
     for conv in found:

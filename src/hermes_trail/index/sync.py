@@ -584,9 +584,7 @@ def _merge_word_indexes(conn: sqlite3.Connection) -> None:
     deleted = int(row[0]) if row else 0
     if deleted < MERGE_MIN_DELETED:
         return
-    from hermes_trail.index.fix import doc_total
-
-    if deleted < doc_total(conn):
+    if deleted < schema.doc_total(conn):
         return
     conn.execute("BEGIN IMMEDIATE")
     try:
