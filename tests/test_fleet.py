@@ -1855,6 +1855,78 @@ def test_chinese_and_japanese_are_found_inside_their_runs_as_locally(fleet, tmp_
     assert shared.missing == local.missing == []
 
 
+def _bigram_home(tmp_path: Path) -> Path:
+    from hermesdb import chat, write_home
+
+    start = 1_793_000_000.0
+    said = [
+        ("数据库连接超时了，数据库很慢", "加了索引。"),
+        ("数据库连接一直超时，重启服务也没用，日志里全是错误信息和警告", "把连接池的超时改成三十秒。"),
+        ("服务器超时", "重启了。"),
+        ("数据库备份", "每天凌晨。"),
+        ("本番サーバーのディスクがいっぱい", "古いログを削除しました。"),
+    ]
+    return write_home(
+        tmp_path / "hermes",
+        [
+            *[
+                chat(f"20261106_1{n}0000_b{n}b{n}b{n}", turn, start=start + 60 * n)
+                for n, turn in enumerate(said)
+            ],
+            *errands(start, "20261106", "e4e4e4", first=11),
+        ],
+    )
+
+
+def test_a_chinese_question_is_ranked_by_bm25_over_bigrams_as_locally(fleet, tmp_path):
+    """The local bigram index ranks a Chinese or Japanese question's matches by BM25 over their runs'
+    bigrams; the shared index gave them PostgreSQL's rank (the words' BM25 finds no run inside a longer
+    one), so the order after the first differed. Now it counts the bigrams as the local index does, over
+    the docs with runs and their bigrams each host's push counted (version 7)."""
+    index = tmp_path / "index.db"
+    sync_index(index, homes=[_bigram_home(tmp_path)], parallel=False)
+    push(index, fleet.admin, "mu")
+    with fleet.connect() as conn:
+        held, grams = conn.execute(
+            "SELECT cjk_docs, bigrams FROM trail_fleet.hosts WHERE host = 'mu'"
+        ).fetchone()
+    local = sqlite3.connect(index)
+    assert (held, grams) == (
+        local.execute("SELECT count(*) FROM docs WHERE cjk IS NOT NULL").fetchone()[0],
+        sum(
+            len(t.split()) - t.count("|")
+            for (t,) in local.execute("SELECT cjk FROM docs WHERE cjk IS NOT NULL")
+        ),
+    )
+    prompts = SearchFilters(role="user")  # no meaning pass locally, which this server (no pgvector) lacks
+    for question in ("数据库 超时", "超时", "ディスク"):
+        mine = local_search(index, question, prompts)
+        theirs = fleet_search(fleet.admin, question, prompts, hosts=["mu"])
+        assert len(mine.conversations) >= (1 if question == "ディスク" else 2), question
+        assert [c.hits[0].session_id for c in theirs.conversations] == [
+            c.hits[0].session_id for c in mine.conversations
+        ], question
+        for a, b in zip(mine.conversations, theirs.conversations, strict=True):
+            assert b.hits[0].score == pytest.approx(a.hits[0].score, rel=1e-6), question
+
+
+def test_an_index_of_version_6_is_migrated_to_count_its_bigrams(fleet, tmp_path):
+    """Version 7 counts each session's docs with runs and their bigrams: --migrate counts them for what
+    was pushed before, so nothing needs pushing again."""
+    index = tmp_path / "index.db"
+    sync_index(index, homes=[_bigram_home(tmp_path)], parallel=False)
+    push(index, fleet.admin, "nu")
+    with fleet.connect() as conn:
+        counted = conn.execute("SELECT cjk_docs, bigrams FROM trail_fleet.hosts WHERE host = 'nu'").fetchone()
+        assert counted[0] > 0 and counted[1] > counted[0]
+        for table in ("sessions", "hosts"):
+            conn.execute(f"ALTER TABLE trail_fleet.{table} DROP COLUMN cjk_docs, DROP COLUMN bigrams")
+    _refused_then_migrated(fleet, 6, "超时")
+    with fleet.connect() as conn:
+        again = conn.execute("SELECT cjk_docs, bigrams FROM trail_fleet.hosts WHERE host = 'nu'").fetchone()
+    assert again == counted
+
+
 def _tsv_made_as(conn, expression: str) -> None:
     """The docs' tsvector made as an earlier version made it (``expression``), as a database that version
     left would hold it."""

@@ -34,6 +34,7 @@ from hermes_trail import readonly
 from hermes_trail.fleet import schema
 from hermes_trail.fleet.connection import FleetError, clean, connect
 from hermes_trail.hermes import dsn as dsns
+from hermes_trail.index import cjk
 
 if TYPE_CHECKING:
     import psycopg
@@ -266,9 +267,11 @@ def _record(conn: psycopg.Connection[Any], host: str) -> None:
     s = schema.SCHEMA
     conn.execute(
         f"UPDATE {s}.hosts h SET pushed_at = now(), trail_version = %s, sessions = t.sessions, "
-        "docs = t.docs, chars = t.chars, tokens = t.tokens, passages = t.passages FROM (SELECT "
+        "docs = t.docs, chars = t.chars, tokens = t.tokens, passages = t.passages, cjk_docs = t.cjk_docs, "
+        "bigrams = t.bigrams FROM (SELECT "
         "count(*) AS sessions, coalesce(sum(docs), 0) AS docs, coalesce(sum(chars), 0) AS chars, "
-        "coalesce(sum(tokens), 0) AS tokens, "
+        "coalesce(sum(tokens), 0) AS tokens, coalesce(sum(cjk_docs), 0) AS cjk_docs, "
+        "coalesce(sum(bigrams), 0) AS bigrams, "
         "coalesce(sum(passages), 0) AS passages "
         f"FROM {s}.sessions WHERE host = %s) t WHERE h.host = %s",
         (__version__, host, host),
@@ -570,6 +573,7 @@ def _write_docs(conn: psycopg.Connection[Any], host: str, job: _Job, ids: dict[t
     many."""
     by_local = {item.row[0]: item for item in job.batch}
     tokens: dict[int, int] = {}
+    runs: dict[int, tuple[int, int]] = {}  # the session's docs with runs and their bigrams
     columns = f"sess, host, profile, store, fingerprint, seq, {_DOC_COLUMNS}"
     with conn.cursor() as cur, cur.copy(f"COPY {_DOCS_IN} (id, {columns}) FROM STDIN") as copy:
         last, seq = None, 0
@@ -584,6 +588,9 @@ def _write_docs(conn: psycopg.Connection[Any], host: str, job: _Job, ids: dict[t
             remote = ids[item.key]
             copy.write_row([doc, remote, host, session[4], session[1], session[14], seq, *values])
             tokens[remote] = tokens.get(remote, 0) + len(TOKEN.findall(values[17]))
+            if grams := cjk.bigram_count(values[17]):
+                had = runs.get(remote, (0, 0))
+                runs[remote] = (had[0] + 1, had[1] + grams)
     conn.execute(
         f"INSERT INTO {schema.SCHEMA}.docs (id, {columns}) OVERRIDING SYSTEM VALUE "
         f"SELECT id, {columns} FROM {_DOCS_IN}"
@@ -594,6 +601,12 @@ def _write_docs(conn: psycopg.Connection[Any], host: str, job: _Job, ids: dict[t
         "AS t(id, n) WHERE s.id = t.id",
         (list(tokens), list(tokens.values())),
     )
+    if runs:
+        conn.execute(
+            f"UPDATE {schema.SCHEMA}.sessions s SET cjk_docs = t.n, bigrams = t.grams "
+            "FROM unnest(%s::bigint[], %s::integer[], %s::bigint[]) AS t(id, n, grams) WHERE s.id = t.id",
+            (list(runs), [n for n, _ in runs.values()], [g for _, g in runs.values()]),
+        )
     return len(job.docs)
 
 

@@ -16,7 +16,9 @@ Tables, in the schema :data:`SCHEMA`:
 - ``sessions``: one row per session of each host, keyed by (host, store, session_id), with the local
   index's fingerprint (which a push compares to send only what changed), the command that resumes it
   on its own machine, how many docs and passages it has, and how its passages were made
-  (``passages_made``, version 5: the local index's passages format; 0 for earlier ones).
+  (``passages_made``, version 5: the local index's passages format; 0 for earlier ones), and how many
+  of its docs hold Chinese, Japanese or Korean runs and their bigrams (``cjk_docs``, ``bigrams``, version
+  7, summed per host in ``hosts``: the bigram BM25's collection).
 - ``docs``: what the local index holds for each session, already redacted there (nothing is redacted
   again, nothing unredacted ever leaves the machine), with the host, profile, store and fingerprint of
   its session; ``seq`` is its place in the session. ``tsv`` is a generated ``tsvector`` of its text in
@@ -63,7 +65,7 @@ DIMENSIONS = 512
 # A doc's text is indexed up to this many characters (a tsvector holds at most 1 MB).
 TSV_CHARS = 200_000
 # The version this code reads and writes; --migrate brings a database to it.
-VERSION = 6
+VERSION = 7
 # Chinese, Japanese and Korean characters, the local index's ranges (the characters themselves in the
 # statement, for a database in UTF-8): a run of them is one word to the parser.
 _CJK = cjk.RANGES
@@ -377,6 +379,29 @@ def _version_5(trgm: str) -> list[str]:
     return [f"ALTER TABLE {SCHEMA}.sessions ADD COLUMN IF NOT EXISTS {column}"]
 
 
+def _version_7(trgm: str) -> list[str]:
+    """How many docs of each session and host hold Chinese, Japanese or Korean runs and how many bigrams
+    those have (``cjk_docs``, ``bigrams``): what BM25 over the runs' bigrams needs of the collection, as
+    the local index's bigram index keeps them (its docs with runs and their mean length). Counted from
+    the docs already there."""
+    s = SCHEMA
+    grams = f"cardinality(array_remove(string_to_array({s}.cjk_bigrams(text), ' '), '|'))"
+    counted = (
+        f"SELECT sess, count(*) AS n, sum({grams}) AS grams FROM {s}.docs "
+        f"WHERE {s}.cjk_bigrams(text) <> '' GROUP BY sess"
+    )
+    return [
+        f"ALTER TABLE {s}.sessions ADD COLUMN IF NOT EXISTS cjk_docs integer NOT NULL DEFAULT 0",
+        f"ALTER TABLE {s}.sessions ADD COLUMN IF NOT EXISTS bigrams bigint NOT NULL DEFAULT 0",
+        f"ALTER TABLE {s}.hosts ADD COLUMN IF NOT EXISTS cjk_docs bigint NOT NULL DEFAULT 0",
+        f"ALTER TABLE {s}.hosts ADD COLUMN IF NOT EXISTS bigrams bigint NOT NULL DEFAULT 0",
+        f"UPDATE {s}.sessions s SET cjk_docs = c.n, bigrams = c.grams FROM ({counted}) c WHERE s.id = c.sess",
+        f"UPDATE {s}.hosts h SET cjk_docs = t.n, bigrams = t.grams FROM (SELECT host, sum(cjk_docs) AS n, "
+        f"sum(bigrams) AS grams FROM {s}.sessions GROUP BY host) t WHERE h.host = t.host",
+        f"GRANT UPDATE (cjk_docs, bigrams) ON {s}.hosts TO {PUSHER}",
+    ]
+
+
 # Indexes that only make a question faster, made by every --migrate where missing: an index without them
 # answers the same, so no version asks for them. The paths edits recorded, for a path blamed that nothing
 # edited (``fleet.blame.fleet_near_paths``): without it, every doc of every host was read (a scan of the
@@ -388,7 +413,7 @@ SPEED_UPS = (
 
 
 # Each version's statements, given the schemas the extensions live in; index = version - 1.
-MIGRATIONS = (_version_1, _version_2, _version_3, _version_4, _version_5, _version_6)
+MIGRATIONS = (_version_1, _version_2, _version_3, _version_4, _version_5, _version_6, _version_7)
 assert len(MIGRATIONS) == VERSION
 
 

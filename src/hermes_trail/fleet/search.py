@@ -30,6 +30,7 @@ from __future__ import annotations
 import math
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -567,22 +568,63 @@ def bm25(
     mean length in words read from ``hosts``, a doc's words as the local word index counts them, a
     term's occurrences as the words with its Porter stem (:class:`Word`; ``prefix``: the term still
     being typed). Every term counts, as every phrase of the query counts in FTS5's: a question of nine
-    words was ranked by its first eight (up to :data:`BM25_TERMS`). ``texts``: the docs' texts, when
-    read already."""
+    words was ranked by its first eight (up to :data:`BM25_TERMS`). The Chinese, Japanese and Korean
+    runs of the terms are scored as the local bigram index scores them too (:func:`_bigram_bm25`), and a
+    doc keeps the better of the two, as a doc two local indexes found does. ``texts``: the docs' texts,
+    when read already."""
     terms = [t for t in terms if t.strip()][:BM25_TERMS]
     if not docs or not terms:
         return {}
-    counts = _doc_frequencies(conn, terms, prefix)
-    total, words = _collection(conn)
-    total = max(total, len(docs))
-    mean = float(words) / total if words else 100.0
     if texts is None:
         texts = dict(conn.execute(f"SELECT id, text FROM {_D} WHERE id = ANY(%s)", (docs,)).fetchall())
-    wanted = phrases(terms, prefix)
+    total, words = _collection(conn)
+    total = max(total, len(docs))
+    scores = _scores(
+        docs,
+        phrases(terms, prefix),
+        _doc_frequencies(conn, terms, prefix),
+        (total, float(words) / total if words else 100.0),
+        lambda doc: TOKEN.findall(texts.get(doc, "").lower()),
+    )
+    if runs := cjk.question_runs(terms):
+        bigrams = _bigram_bm25(conn, docs, runs, texts)
+        scores = {doc: max(score, bigrams[doc]) for doc, score in scores.items()}
+    return scores
+
+
+def _bigram_bm25(
+    conn: psycopg.Connection[Any], docs: list[int], runs: list[str], texts: dict[int, str]
+) -> dict[int, float]:
+    """FTS5's BM25 of the question's runs over the local bigram index (``docs_cjk``): each run the phrase
+    of its bigrams (a lone character: the bigrams it starts), a doc's tokens its runs' bigrams, the
+    collection the docs with runs and their bigrams, as each host's pushes counted them (version 7)."""
+    held, grams = _bigram_collection(conn)
+    wanted = [
+        [Word(run, prefix=True)] if len(run) == 1 else [Word(g) for g in cjk.bigrams(run)] for run in runs
+    ]
+    return _scores(
+        docs,
+        wanted,
+        _doc_frequencies(conn, runs, None),
+        (max(held, 1), float(grams) / held if held and grams else 1.0),
+        lambda doc: cjk.index_tokens(texts.get(doc, "")),
+    )
+
+
+def _scores(
+    docs: list[int],
+    wanted: list[list[Word]],
+    counts: list[int],
+    collection: tuple[int, float],
+    tokens_of: Callable[[int], list[str]],
+) -> dict[int, float]:
+    """BM25 as FTS5 computes it: ``wanted`` the query's phrases, ``counts`` the docs each is in, the
+    collection its size and mean length, ``tokens_of`` a doc's tokens."""
+    total, mean = collection
     idfs = [max(math.log((total - n + 0.5) / (n + 0.5)), 1e-6) for n in counts]
     out = {}
     for doc in docs:
-        tokens = TOKEN.findall(texts.get(doc, "").lower())
+        tokens = tokens_of(doc)
         length = max(len(tokens), 1)
         score = 0.0
         for phrase, idf in zip(wanted, idfs, strict=True):
@@ -852,6 +894,15 @@ def _collection(conn: psycopg.Connection[Any]) -> tuple[int, float]:
     row = conn.execute(f"SELECT coalesce(sum(docs), 0), coalesce(sum(tokens), 0) FROM {schema.SCHEMA}.hosts")
     total, words = row.fetchone() or (0, 0)
     return int(total), float(words)
+
+
+def _bigram_collection(conn: psycopg.Connection[Any]) -> tuple[int, int]:
+    """How many docs of the shared index hold Chinese, Japanese or Korean runs and how many bigrams those
+    have, from what each host's last push recorded."""
+    row = conn.execute(
+        f"SELECT coalesce(sum(cjk_docs), 0), coalesce(sum(bigrams), 0) FROM {schema.SCHEMA}.hosts"
+    ).fetchone()
+    return (int(row[0]), int(row[1])) if row else (0, 0)
 
 
 def _scored(conn: psycopg.Connection[Any], rows: list[tuple[Any, ...]]) -> list[FleetHit]:

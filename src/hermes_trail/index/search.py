@@ -350,12 +350,12 @@ def _covered(
     having: list[tuple[set[int], float]] = []
     sql = f"SELECT rowid FROM {table} WHERE {table} MATCH ? AND rowid >= ? AND rowid <= ?"
     count = f"SELECT count(*) FROM (SELECT 1 FROM {table} WHERE {table} MATCH ? LIMIT {RARE_CAP})"
-    total = schema.doc_total(conn)
+    held = schema.doc_total(conn)
     cut = COVERAGE_TERMS if table == "docs_fts" else COVERAGE_BIGRAMS
     for group in groups[:cut] if groups is not None else [[w] for w in words[:cut]]:
         ids = {r[0] for word in group for r in conn.execute(sql, (_fts_string(word), low, high))}
         most = max(int(conn.execute(count, (_fts_string(word),)).fetchone()[0]) for word in group)
-        having.append((ids, rarity(total, most)))
+        having.append((ids, rarity(held, most)))
     total = sum(weight for _, weight in having) or 1.0
     shares, counts = [], []
     for conv in found:
