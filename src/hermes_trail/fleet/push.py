@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hermes_trail import readonly
-from hermes_trail.fleet import schema
+from hermes_trail.fleet import folding, schema
 from hermes_trail.fleet.connection import FleetError, clean, connect
 from hermes_trail.hermes import dsn as dsns
 from hermes_trail.index import cjk
@@ -243,7 +243,7 @@ def _staging(conn: psycopg.Connection[Any]) -> None:
         "host text, profile text, store text, fingerprint text, seq integer, row bigint, part integer, "
         "role text, kind text, tool text, time double precision, exit_code integer, path text, "
         "moved_to text, action text, added integer, removed integer, applied boolean, command text, "
-        "rewound boolean, archived boolean, chars integer, text text, key text)"
+        "rewound boolean, archived boolean, chars integer, text text, key text, folded text)"
     )
     conn.execute(
         f"CREATE TEMPORARY TABLE IF NOT EXISTS {_PASSAGES_IN.split('.')[1]} "
@@ -574,7 +574,7 @@ def _write_docs(conn: psycopg.Connection[Any], host: str, job: _Job, ids: dict[t
     by_local = {item.row[0]: item for item in job.batch}
     tokens: dict[int, int] = {}
     runs: dict[int, tuple[int, int]] = {}  # the session's docs with runs and their bigrams
-    columns = f"sess, host, profile, store, fingerprint, seq, {_DOC_COLUMNS}"
+    columns = f"sess, host, profile, store, fingerprint, seq, {_DOC_COLUMNS}, folded"
     with conn.cursor() as cur, cur.copy(f"COPY {_DOCS_IN} (id, {columns}) FROM STDIN") as copy:
         last, seq = None, 0
         for doc, (sess, *row) in zip(job.doc_ids, job.docs, strict=True):
@@ -586,7 +586,12 @@ def _write_docs(conn: psycopg.Connection[Any], host: str, job: _Job, ids: dict[t
             values[12] = None if values[12] is None else bool(values[12])  # applied
             values[14], values[15] = bool(values[14]), bool(values[15])  # rewound, archived
             remote = ids[item.key]
-            copy.write_row([doc, remote, host, session[4], session[1], session[14], seq, *values])
+            # The text's letters as the local index reads them, when that changes it (schema version 7).
+            folded = folding.fold(values[17])
+            folded_or_none = None if folded == values[17] else folded
+            copy.write_row(
+                [doc, remote, host, session[4], session[1], session[14], seq, *values, folded_or_none]
+            )
             tokens[remote] = tokens.get(remote, 0) + len(TOKEN.findall(values[17]))
             if grams := cjk.bigram_count(values[17]):
                 had = runs.get(remote, (0, 0))

@@ -42,7 +42,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from hermes_trail.fleet import separators
+from hermes_trail.fleet import folding, separators
 from hermes_trail.fleet.connection import FleetError, clean
 from hermes_trail.index import cjk
 
@@ -102,8 +102,9 @@ MARKUP = "<>&"
 def read_as(lang: str, text: str) -> str:
     """``text`` as the configuration ``lang`` reads it in the docs' ``tsv`` (a query's words the same):
     punctuation and symbols past ASCII as spaces in every configuration (:mod:`separators`), and English
-    reading paths, hosts and versions word by word."""
-    return text.translate(separators.spaces(SPLIT + MARKUP if lang == STEMMED else MARKUP))
+    reading paths, hosts and versions word by word; its letters as the local index reads them (``Über`` as
+    uber, :mod:`~hermes_trail.fleet.folding`)."""
+    return folding.fold(text).translate(separators.spaces(SPLIT + MARKUP if lang == STEMMED else MARKUP))
 
 
 def _sql_read_as(lang: str, text: str) -> str:
@@ -118,10 +119,13 @@ def _sql_read_as(lang: str, text: str) -> str:
     return f"translate({separated}, E'{chars}', '{spaces}')"
 
 
-def tsv_expression() -> str:
+def tsv_expression(source: str = "coalesce(folded, text)") -> str:
     """The docs' generated ``tsv``: the text in every configuration of :data:`LANGUAGES` (:func:`read_as`),
-    and its Chinese, Japanese and Korean bigrams (:func:`_cjk_function`) as words of ``simple``."""
-    text = f"left(text, {TSV_CHARS})"
+    and its Chinese, Japanese and Korean bigrams (:func:`_cjk_function`) as words of ``simple``. The text
+    is its letters as the local index reads them (``folded``, version 7, when folding changes it: see
+    :mod:`~hermes_trail.fleet.folding`); ``source`` the column it is read from (version 1's table had
+    no ``folded``)."""
+    text = f"left({source}, {TSV_CHARS})"
     words = [f"to_tsvector('{lang}'::regconfig, {_sql_read_as(lang, text)})" for lang in LANGUAGES]
     # Most docs are ASCII (as many bytes as characters): told without calling the function.
     bigrams = (
@@ -269,7 +273,7 @@ def _version_1(trgm: str) -> list[str]:
             chars integer NOT NULL DEFAULT 0,
             text text NOT NULL,
             key text,
-            tsv tsvector GENERATED ALWAYS AS ({tsv_expression()}) STORED,
+            tsv tsvector GENERATED ALWAYS AS ({tsv_expression("text")}) STORED,
             UNIQUE (sess, seq),
             FOREIGN KEY (sess, host, fingerprint) REFERENCES {s}.sessions (id, host, fingerprint)
                 ON DELETE CASCADE
@@ -380,17 +384,26 @@ def _version_5(trgm: str) -> list[str]:
 
 
 def _version_7(trgm: str) -> list[str]:
-    """How many docs of each session and host hold Chinese, Japanese or Korean runs and how many bigrams
-    those have (``cjk_docs``, ``bigrams``): what BM25 over the runs' bigrams needs of the collection, as
-    the local index's bigram index keeps them (its docs with runs and their mean length). Counted from
-    the docs already there."""
+    """Each doc's letters as the local index reads them (``folded``: "Bürgeramt" as Burgeramt, "Über" as
+    uber), which its ``tsv`` is made of; and how many docs of each session and host hold Chinese, Japanese
+    or Korean runs and how many bigrams those have (``cjk_docs``, ``bigrams``): what BM25 over the runs'
+    bigrams needs of the collection, as the local index's bigram index keeps them (its docs with runs and
+    their mean length). Both made from the docs already there."""
     s = SCHEMA
+    letters = "".join(folding.PAIRS.split())
+    folded = f"translate(text, '{letters[0::2]}', '{letters[1::2]}')"
     grams = f"cardinality(array_remove(string_to_array({s}.cjk_bigrams(text), ' '), '|'))"
     counted = (
         f"SELECT sess, count(*) AS n, sum({grams}) AS grams FROM {s}.docs "
         f"WHERE {s}.cjk_bigrams(text) <> '' GROUP BY sess"
     )
     return [
+        # Each doc's letters as the local index reads them, where that changes its text: the docs pushed
+        # before are folded here (as :func:`folding.fold` folds, the same table), then read again.
+        f"ALTER TABLE {s}.docs ADD COLUMN IF NOT EXISTS folded text",
+        f"UPDATE {s}.docs d SET folded = x.folded FROM (SELECT id, {folded} AS folded FROM {s}.docs "
+        f"WHERE text ~ '{folding.REGEX_CLASS}') x WHERE d.id = x.id AND x.folded <> d.text",
+        *_tsv_made_again(),
         f"ALTER TABLE {s}.sessions ADD COLUMN IF NOT EXISTS cjk_docs integer NOT NULL DEFAULT 0",
         f"ALTER TABLE {s}.sessions ADD COLUMN IF NOT EXISTS bigrams bigint NOT NULL DEFAULT 0",
         f"ALTER TABLE {s}.hosts ADD COLUMN IF NOT EXISTS cjk_docs bigint NOT NULL DEFAULT 0",
@@ -525,11 +538,11 @@ def migrate(conn: psycopg.Connection[Any], dsn: str = "") -> MigrateReport:
             trgm = _extension_schema(conn, "pg_trgm") or "public"
             for statement in _statements(before, _quoted(trgm)):
                 conn.execute(statement)
-            if before < 4:
+            if before < 7:
                 # Text and tsvectors compressed by lz4 (PostgreSQL 14 and later, when built with it):
                 # pglz's compression was a tenth of a push's time, its decompression a search's rechecks'.
-                # The tsvector column is made anew by versions 3 and 4.
-                for column in ("text", "tsv") if before < 2 else ("tsv",):
+                # The tsvector column is made anew by versions 3, 4, 6 and 7, which adds ``folded``.
+                for column in ("text", "folded", "tsv") if before < 2 else ("folded", "tsv"):
                     if _try(conn, f"ALTER TABLE {SCHEMA}.docs ALTER COLUMN {column} SET COMPRESSION lz4"):
                         break
             for statement in SPEED_UPS:

@@ -34,7 +34,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from hermes_trail.fleet import schema
+from hermes_trail.fleet import folding, schema
 from hermes_trail.fleet.connection import FleetError, clean, connect
 from hermes_trail.fleet.hits import (
     _D,
@@ -584,7 +584,7 @@ def bm25(
         phrases(terms, prefix),
         _doc_frequencies(conn, terms, prefix),
         (total, float(words) / total if words else 100.0),
-        lambda doc: TOKEN.findall(texts.get(doc, "").lower()),
+        lambda doc: TOKEN.findall(folding.fold(texts.get(doc, "")).lower()),
     )
     if runs := cjk.question_runs(terms):
         bigrams = _bigram_bm25(conn, docs, runs, texts)
@@ -679,7 +679,9 @@ class Word:
 def phrases(terms: list[str], prefix: str | None = None) -> list[list[Word]]:
     """Each term as the words of a phrase (:class:`Word`); ``prefix``: the term still being typed."""
     return [
-        [Word(w, prefix=term == prefix) for w in TOKEN.findall(term.lower())] if term.strip() else []
+        [Word(w, prefix=term == prefix) for w in TOKEN.findall(folding.fold(term).lower())]
+        if term.strip()
+        else []
         for term in terms
     ]
 

@@ -1,0 +1,55 @@
+"""The letters the local word index folds and PostgreSQL's parser does not.
+
+FTS5's ``unicode61`` tokenizer (``remove_diacritics 2``) reads "Bürgeramt" as burgeramt and "CAFÉ" as
+cafe, so a question typed without its accents finds it; PostgreSQL's parser keeps the accents, and in a
+database whose locale is C lowercases ASCII alone ("Über" stayed "Über", which "über" does not find). The
+shared index reads each doc and each question with these letters as the local index has them (schema
+version 7): a push sends a doc's folded text beside it when folding changes it (the docs' ``folded``),
+which the ``tsvector`` is made of, and a question is folded as it is read.
+
+:data:`PAIRS` is what SQLite 3.40's ``unicode61`` with ``remove_diacritics 2`` makes of each letter of
+Latin-1, Latin Extended-A and -B, Greek, Cyrillic and Latin Extended Additional (U+00C0-U+024F,
+U+0370-U+04FF, U+1E00-U+1EFF) where that differs from the letter: 759 letters, each followed by
+what it is read as (lower case, without its diacritics). Written out, not computed at run time, as
+:mod:`~hermes_trail.fleet.separators` is, for the same reasons; ``tests/test_fleet.py`` checks that the
+local word index reads each so.
+"""
+
+from __future__ import annotations
+
+import functools
+
+PAIRS = """
+ÀaÁaÂaÃaÄaÅaÆæÇcÈeÉeÊeËeÌiÍiÎiÏiÐðÑnÒoÓoÔoÕoÖoØøÙuÚuÛuÜuÝyÞþàaáaâaãaäaåaçcèeéeêeëeìiíiîiïiñnòoóoôoõo
+öoùuúuûuüuýyÿyĀaāaĂaăaĄaąaĆcćcĈcĉcĊcċcČcčcĎdďdĐđĒeēeĔeĕeĖeėeĘeęeĚeěeĜgĝgĞgğgĠgġgĢgģgĤhĥhĦħĨiĩiĪiīiĬi
+ĭiĮiįiİiĲĳĴjĵjĶkķkĹlĺlĻlļlĽlľlĿŀŁłŃnńnŅnņnŇnňnŊŋŌoōoŎoŏoŐoőoŒœŔrŕrŖrŗrŘrřrŚsśsŜsŝsŞsşsŠsšsŢtţtŤtťtŦŧ
+ŨuũuŪuūuŬuŭuŮuůuŰuűuŲuųuŴwŵwŶyŷyŸyŹzźzŻzżzŽzžzſsƁɓƂƃƄƅƆɔƇƈƉɖƊɗƋƌƎǝƏəƐɛƑƒƓɠƔɣƖɩƗɨƘƙƜɯƝɲƟɵƠoơoƢƣƤƥƦʀƧƨ
+ƩʃƬƭƮʈƯuưuƱʊƲʋƳƴƵƶƷʒƸƹƼƽǄǆǅǆǇǉǈǉǊǌǋǌǍaǎaǏiǐiǑoǒoǓuǔuǕuǖuǗuǘuǙuǚuǛuǜuǞaǟaǠǡǢǣǤǥǦgǧgǨkǩkǪoǫoǬoǭoǮǯǰjǱǳ
+ǲǳǴgǵgǶƕǷƿǸnǹnǺaǻaǼǽǾǿȀaȁaȂaȃaȄeȅeȆeȇeȈiȉiȊiȋiȌoȍoȎoȏoȐrȑrȒrȓrȔuȕuȖuȗuȘsșsȚtțtȜȝȞhȟhȠƞȢȣȤȥȦaȧaȨeȩeȪo
+ȫoȬoȭoȮoȯoȰoȱoȲyȳyȺⱥȻȼȽƚȾⱦɁɂɃƀɄʉɅʌɆɇɈɉɊɋɌɍɎɏͰͱͲͳͶͷΆάΈέΉήΊίΌόΎύΏώΑαΒβΓγΔδΕεΖζΗηΘθΙιΚκΛλΜμΝνΞξΟοΠπΡρΣσ
+ΤτΥυΦφΧχΨψΩωΪϊΫϋςσϏϗϐβϑθϕφϖπϘϙϚϛϜϝϞϟϠϡϢϣϤϥϦϧϨϩϪϫϬϭϮϯϰκϱρϴθϵεϷϸϹϲϺϻϽͻϾͼϿͽЀѐЁёЂђЃѓЄєЅѕІіЇїЈјЉљЊњЋћЌќЍѝ
+ЎўЏџАаБбВвГгДдЕеЖжЗзИиЙйКкЛлМмНнОоПпРрСсТтУуФфХхЦцЧчШшЩщЪъЫыЬьЭэЮюЯяѠѡѢѣѤѥѦѧѨѩѪѫѬѭѮѯѰѱѲѳѴѵѶѷѸѹѺѻѼѽѾѿ
+ҀҁҊҋҌҍҎҏҐґҒғҔҕҖҗҘҙҚқҜҝҞҟҠҡҢңҤҥҦҧҨҩҪҫҬҭҮүҰұҲҳҴҵҶҷҸҹҺһҼҽҾҿӀӏӁӂӃӄӅӆӇӈӉӊӋӌӍӎӐӑӒӓӔӕӖӗӘәӚӛӜӝӞӟӠӡӢӣӤӥӦӧӨөӪӫ
+ӬӭӮӯӰӱӲӳӴӵӶӷӸӹӺӻӼӽӾӿḀaḁaḂbḃbḄbḅbḆbḇbḈcḉcḊdḋdḌdḍdḎdḏdḐdḑdḒdḓdḔeḕeḖeḗeḘeḙeḚeḛeḜeḝeḞfḟfḠgḡgḢhḣhḤhḥhḦhḧh
+ḨhḩhḪhḫhḬiḭiḮiḯiḰkḱkḲkḳkḴkḵkḶlḷlḸlḹlḺlḻlḼlḽlḾmḿmṀmṁmṂmṃmṄnṅnṆnṇnṈnṉnṊnṋnṌoṍoṎoṏoṐoṑoṒoṓoṔpṕpṖpṗpṘrṙr
+ṚrṛrṜrṝrṞrṟrṠsṡsṢsṣsṤsṥsṦsṧsṨsṩsṪtṫtṬtṭtṮtṯtṰtṱtṲuṳuṴuṵuṶuṷuṸuṹuṺuṻuṼvṽvṾvṿvẀwẁwẂwẃwẄwẅwẆwẇwẈwẉwẊxẋx
+ẌxẍxẎyẏyẐzẑzẒzẓzẔzẕzẖhẗtẘwẙyẛsẞßẠaạaẢaảaẤaấaẦaầaẨaẩaẪaẫaẬaậaẮaắaẰaằaẲaẳaẴaẵaẶaặaẸeẹeẺeẻeẼeẽeẾeếeỀeềe
+ỂeểeỄeễeỆeệeỈiỉiỊiịiỌoọoỎoỏoỐoốoỒoồoỔoổoỖoỗoỘoộoỚoớoỜoờoỞoởoỠoỡoỢoợoỤuụuỦuủuỨuứuỪuừuỬuửuỮuữuỰuựuỲyỳy
+ỴyỵyỶyỷyỸyỹyỺỻỼỽỾỿ
+"""
+
+# The ranges the letters are in, as a bracket expression of PostgreSQL's regular expressions: a doc with
+# none of them is not folded.
+REGEX_CLASS = "[\u00c0-\u024f\u0370-\u04ff\u1e00-\u1eff]"
+
+
+@functools.cache
+def table() -> dict[int, str]:
+    """A :meth:`str.translate` table of :data:`PAIRS`."""
+    letters = "".join(PAIRS.split())
+    return {ord(letters[i]): letters[i + 1] for i in range(0, len(letters), 2)}
+
+
+def fold(text: str) -> str:
+    """``text`` with its letters as the local word index reads them (ASCII text as it is)."""
+    return text if text.isascii() else text.translate(table())
