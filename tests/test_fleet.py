@@ -798,6 +798,35 @@ def test_a_last_word_whose_stem_starts_other_words_is_no_prefix_there_as_here(fl
     assert shared == [asked]
 
 
+def test_matches_of_equal_rank_past_the_shortlist_are_the_ones_kept_locally(fleet, tmp_path):
+    """More than a shortlist of docs rank alike: FTS5 gives equal ranks in the order of their ids, so the
+    local index keeps the first said; the shared index kept them in the order its window was read (newest
+    first, and after a join in whatever order the join made, which changed with what the connection had
+    asked before)."""
+    from hermes_trail.fleet.search import SHORTLIST
+    from hermesdb import chat, write_home
+
+    start = 1_793_000_000.0
+    same = [f"20261120_{n // 60:02d}{n % 60:02d}00_{n:06x}" for n in range(SHORTLIST + 30)]
+    home = write_home(
+        tmp_path / "hermes",
+        [
+            chat(sid, ("The garden hose at home leaks.", "Noted."), start=start + 60 * n)
+            for n, sid in enumerate(same)
+        ],
+    )
+    index = tmp_path / "index.db"
+    sync_index(index, homes=[home], parallel=False)
+    push(index, fleet.admin, "tau")
+    prompts = SearchFilters(role="user")  # no meaning pass locally, which this server (no pgvector) lacks
+    question = "home xylophone"
+    local = local_search(index, question, prompts, limit=len(same))
+    shared = fleet_search(fleet.admin, question, prompts, hosts=["tau"], limit=len(same))
+    kept = [c.hits[0].session_id for c in local.conversations]
+    assert sorted(kept) == same[:SHORTLIST]  # the first said, ranked newest first among them
+    assert [c.hits[0].session_id for c in shared.conversations] == kept
+
+
 def test_a_word_with_a_stop_word_after_its_apostrophe_is_found_as_locally(fleet, tmp_path):
     """The local word index keeps every word, so "shop's" is the phrase "shop s" there; the shared
     index's stemmed reading dropped the "s" (one of English's stop words) and found every doc that says

@@ -510,7 +510,10 @@ def _candidates(
             sql = f"SELECT {_DOC_COLUMNS}, {rank}, d.chars, '' {tail}"
             return fetch(sql, [*rank_params, *first, *filtered], walk)
         inner = f"SELECT {_DOC_COLUMNS}, {rank}, d.chars {tail}"
-        sql = f"SELECT m.*, {head}{has} FROM ({inner}) m JOIN {_D} d ON d.id = m.id"
+        # In the window's order again: a join keeps no order, and what comes after ranks equal docs in
+        # the order they came (the order a hash join made varied with what the connection had asked).
+        order = "ORDER BY m.time DESC NULLS LAST, m.id DESC"
+        sql = f"SELECT m.*, {head}{has} FROM ({inner}) m JOIN {_D} d ON d.id = m.id {order}"
         return fetch(sql, [*has_params, *rank_params, *first, *filtered], walk)
 
     rows = read(None, bound)
@@ -521,10 +524,10 @@ def _candidates(
         if windowed:
             return _by_words(rows), True
         base = _bm25(conn, reading, [r[:12] for r in rows])
-        ranked = sorted(zip(base, rows, strict=True), key=lambda pair: -(pair[0][11] or 0.0))
+        ranked = sorted(zip(base, rows, strict=True), key=lambda pair: _by_rank(pair[0]))
         return [(*b, r[14]) for b, r in ranked[:SHORTLIST]], False
     if not windowed:
-        return _bm25(conn, reading, [r[:12] for r in rows]), False
+        return sorted(_bm25(conn, reading, [r[:12] for r in rows]), key=_by_rank), False
     for _ in range(FURTHER_WINDOWS):
         sessions = list({int(r[1]) for r in rows})
         if _conversations(conn, sessions) >= RELAX_BELOW:
@@ -540,6 +543,14 @@ def _candidates(
     floor = math.log(2.0) * max(1, len(counted))
     scored = [(*r[:11], -_occurrence_score(r[13], r[12], counted, floor)) for r in rows]
     return sorted(scored, key=lambda r: -r[11])[:SHORTLIST], True
+
+
+def _by_rank(row: tuple[Any, ...]) -> tuple[float, int]:
+    """The order of docs ranked by BM25 (:func:`_bm25`), as the local index's are: the best first, and of
+    equal ranks the one pushed first (FTS5 gives them in the order of their ids). A question whose any-word
+    matches tied at the 200th (13 docs, each with "home" once) kept another 200 of them after other
+    questions on the same connection."""
+    return (-(row[11] or 0.0), int(row[0]))
 
 
 def _by_words(rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
