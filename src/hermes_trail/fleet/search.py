@@ -144,6 +144,10 @@ def _leaf_sql(leaf: query.Term | query.Phrase) -> tuple[str, list[Any]] | None:
         # Found inside a run too, as the local bigram index finds it: the phrase of its bigrams.
         as_words = "(" + " || ".join(parts) + ")"
         return f"({as_words} || to_tsquery('simple', %s))", [*quoted, grams]
+    if len(parts) == 2 and len(text) < 3 and text.isalnum():
+        # FTS5's porter tokenizer leaves a word of one or two letters as it is, PostgreSQL's stems it ("OS"
+        # as o, which found "-o yaml" in three commands where the local index finds no "os"): as written.
+        return parts[1], quoted[1:]
     if len(parts) == 2:
         # A word both configurations read alike (most identifiers, names, numbers) once: `'a' | 'a'` finds
         # the same docs at twice the recheck, and the planner takes it for twice as common as it is. A
