@@ -19,6 +19,7 @@ import subprocess
 import sys
 import threading
 import time
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -611,26 +612,36 @@ def test_the_local_word_index_reads_each_letter_as_the_shared_index_folds_it():
     assert schema.read_as("simple", "Bürgeramt ÜBER Café") == "Burgeramt uBER Cafe"
 
 
-def test_a_word_typed_without_its_accents_or_capitals_is_found_as_locally(fleet, tmp_path):
-    """FTS5 reads "Bürgeramt" as burgeramt and "Über" as uber; PostgreSQL kept the accents and, in a
-    database whose locale is C, the capital Ü, so the shared index found neither "burgeramt" (a question of
-    the recall benchmark ranked otherwise for it) nor "über"."""
+def _pushed(fleet, tmp_path: Path, host: str, said: dict[str, tuple[str, str]], day: str) -> Path:
+    """A home of the sessions ``said`` (id: prompt and reply, a minute apart) among errands, indexed and
+    pushed as ``host``: its index."""
     from hermesdb import chat, write_home
 
     start = 1_793_000_000.0
-    office, about, cafe = "20261119_090000_a1a1a1", "20261119_100000_b2b2b2", "20261119_110000_c3c3c3"
     home = write_home(
         tmp_path / "hermes",
         [
-            chat(office, ("Termin beim Bürgeramt für den Reisepass", "Dienstag, 9 Uhr."), start=start),
-            chat(about, ("Über die Änderungen am Deploy-Skript", "Erledigt."), start=start + 60),
-            chat(cafe, ("Which CAFÉ near the office has wifi?", "The one on Rue Cler."), start=start + 120),
-            *errands(start, "20261119", "efefef", first=11),
+            *[chat(sid, turn, start=start + 60 * n) for n, (sid, turn) in enumerate(said.items())],
+            *errands(start, day, f"{zlib.crc32(host.encode()) & 0xFFFFFF:06x}", first=11),
         ],
     )
     index = tmp_path / "index.db"
     sync_index(index, homes=[home], parallel=False)
-    push(index, fleet.admin, "sigma")
+    push(index, fleet.admin, host)
+    return index
+
+
+def test_a_word_typed_without_its_accents_or_capitals_is_found_as_locally(fleet, tmp_path):
+    """FTS5 reads "Bürgeramt" as burgeramt and "Über" as uber; PostgreSQL kept the accents and, in a
+    database whose locale is C, the capital Ü, so the shared index found neither "burgeramt" (a question of
+    the recall benchmark ranked otherwise for it) nor "über"."""
+    office, about, cafe = "20261119_090000_a1a1a1", "20261119_100000_b2b2b2", "20261119_110000_c3c3c3"
+    said = {
+        office: ("Termin beim Bürgeramt für den Reisepass", "Dienstag, 9 Uhr."),
+        about: ("Über die Änderungen am Deploy-Skript", "Erledigt."),
+        cafe: ("Which CAFÉ near the office has wifi?", "The one on Rue Cler."),
+    }
+    index = _pushed(fleet, tmp_path, "sigma", said, "20261119")
     asked = {"burgeramt": office, "Bürgeramt": office, "über änderungen": about, "UBER": about, "café": cafe}
     for question, expected in asked.items():
         for answer in (local_search(index, question), fleet_search(fleet.admin, question, hosts=["sigma"])):
@@ -732,23 +743,13 @@ def test_every_word_of_a_long_question_counts_in_its_bm25_as_locally(fleet, tmp_
     """FTS5's BM25 counts every phrase of the query; the shared index's counted the first eight words, so
     a question of nine or more ranked its matches otherwise (a `fresh` question of the recall benchmark
     about a model that got worse after eight epochs came second)."""
-    from hermesdb import chat, write_home
-
-    start = 1_793_000_000.0
     words = "rabbit queue consumer prefetch ack timeout worker restart backlog"
     first, second = "20261118_120000_f5f5f5", "20261118_130000_a6a6a6"
-    home = write_home(
-        tmp_path / "hermes",
-        [
-            chat(first, (f"The {words} problem again.", "Raised the prefetch."), start=start),
-            chat(second, ("The rabbit queue consumer prefetch ack timeout worker restart.", "Ok."),
-                 start=start + 60),
-            *errands(start, "20261118", "ebebeb", first=11),
-        ],
-    )  # fmt: skip
-    index = tmp_path / "index.db"
-    sync_index(index, homes=[home], parallel=False)
-    push(index, fleet.admin, "psi")
+    said = {
+        first: (f"The {words} problem again.", "Raised the prefetch."),
+        second: ("The rabbit queue consumer prefetch ack timeout worker restart.", "Ok."),
+    }
+    index = _pushed(fleet, tmp_path, "psi", said, "20261118")
     prompts = SearchFilters(role="user")  # no meaning pass locally, which this server (no pgvector) lacks
     local = local_search(index, words, prompts)
     shared = fleet_search(fleet.admin, words, prompts, hosts=["psi"])
@@ -767,26 +768,13 @@ def test_a_last_word_whose_stem_starts_other_words_is_no_prefix_there_as_here(fl
     """The word still being typed is looked for as the start of words, but not one whose stem starts
     other words ("use": us, user, useful): locally no any-word list asks for it, and the shared index
     asked for ``use*`` and put conversations that say "user" second to fifth."""
-    from hermesdb import chat, write_home
-
-    start = 1_793_000_000.0
     asked = "20261118_140000_b7b7b7"
-    users = [f"20261118_1{n}0000_c8c8c{n}" for n in range(5, 9)]
-    home = write_home(
-        tmp_path / "hermes",
-        [
-            chat(asked, ("Put my name and my pronouns on the team page.", "Added."), start=start),
-            *[
-                chat(sid, (f"The user table needs a useful index ({n}).", "Done."),
-                     start=start + 60 * (n + 1))
-                for n, sid in enumerate(users)
-            ],
-            *errands(start, "20261118", "ececec", first=11),
-        ],
-    )  # fmt: skip
-    index = tmp_path / "index.db"
-    sync_index(index, homes=[home], parallel=False)
-    push(index, fleet.admin, "omega")
+    said = {asked: ("Put my name and my pronouns on the team page.", "Added.")}
+    said |= {
+        f"20261118_1{n}0000_c8c8c{n}": (f"The user table needs a useful index ({n}).", "Done.")
+        for n in range(5, 9)
+    }
+    index = _pushed(fleet, tmp_path, "omega", said, "20261118")
     question = "what's my name and which pronouns do I use"
     local = [c.hits[0].session_id for c in local_search(index, question).conversations]
     shared = [
@@ -831,21 +819,12 @@ def test_a_word_of_two_letters_is_not_stemmed_there_as_here(fleet, tmp_path):
     """FTS5's porter tokenizer leaves a word of one or two letters as it is; PostgreSQL's stemmed "OS" to
     o, and found it in every ``-o yaml`` (three commands of the recall benchmark's store, which lifted
     one of them into a question's first five)."""
-    from hermesdb import chat, write_home
-
-    start = 1_793_000_000.0
     laptop, flags = "20261121_090000_d4d4d4", "20261121_100000_e5e5e5"
-    home = write_home(
-        tmp_path / "hermes",
-        [
-            chat(laptop, ("Which OS is on the new laptop?", "Fedora 41."), start=start),
-            chat(flags, ("Show the deployment as YAML", "kubectl get deploy web -o yaml"), start=start + 60),
-            *errands(start, "20261121", "f0f0f0", first=11),
-        ],
-    )
-    index = tmp_path / "index.db"
-    sync_index(index, homes=[home], parallel=False)
-    push(index, fleet.admin, "upsilon2")
+    said = {
+        laptop: ("Which OS is on the new laptop?", "Fedora 41."),
+        flags: ("Show the deployment as YAML", "kubectl get deploy web -o yaml"),
+    }
+    index = _pushed(fleet, tmp_path, "upsilon2", said, "20261121")
     for answer in (local_search(index, "OS"), fleet_search(fleet.admin, "OS", hosts=["upsilon2"])):
         assert answer.matches == 1 and answer.conversations[0].hits[0].session_id == laptop
 
@@ -855,22 +834,13 @@ def test_a_word_with_a_stop_word_after_its_apostrophe_is_found_as_locally(fleet,
     index's stemmed reading dropped the "s" (one of English's stop words) and found every doc that says
     "shop" (100 docs of the recall benchmark's store for 4 locally), which also made the word look
     common and ranked an English question's answer second."""
-    from hermesdb import chat, write_home
-
-    start = 1_793_000_000.0
     owned, shop, dont = "20261118_090000_c2c2c2", "20261118_100000_d3d3d3", "20261118_110000_e4e4e4"
-    home = write_home(
-        tmp_path / "hermes",
-        [
-            chat(owned, ("Put the shop's product list behind a cache.", "Done."), start=start),
-            chat(shop, ("The shop needs a new logo for its product list.", "Drafted."), start=start + 60),
-            chat(dont, ("I don't want the nightly build to email me.", "Turned off."), start=start + 120),
-            *errands(start, "20261118", "eaeaea", first=11),
-        ],
-    )
-    index = tmp_path / "index.db"
-    sync_index(index, homes=[home], parallel=False)
-    push(index, fleet.admin, "chi")
+    said = {
+        owned: ("Put the shop's product list behind a cache.", "Done."),
+        shop: ("The shop needs a new logo for its product list.", "Drafted."),
+        dont: ("I don't want the nightly build to email me.", "Turned off."),
+    }
+    index = _pushed(fleet, tmp_path, "chi", said, "20261118")
     for question, expected in (("shop's", owned), ("don't", dont)):
         local = local_search(index, question)
         shared = fleet_search(fleet.admin, question, hosts=["chi"])
@@ -2271,22 +2241,13 @@ def test_a_hyphenated_word_is_found_where_its_parts_are_written_apart_as_locally
     """FTS5 reads ``Shop-URLs`` as the phrase "shop urls", which "the shop URLs" has; PostgreSQL read it as
     the compound too, which only a doc that writes the hyphen has, so the shared index looked for shop
     and URLs each on its own and ranked a German question's answer lower than locally."""
-    from hermesdb import chat, write_home
-
-    start = 1_793_000_000.0
     apart, joined = "20261109_090000_f1f1f1", "20261109_100000_f2f2f2"
-    home = write_home(
-        tmp_path / "hermes",
-        [
-            chat(apart, ("Give the shop URLs a language prefix", "Added /de/ and /en/."), start=start),
-            chat(joined, ("Are the shop-urls cached?", "For an hour."), start=start + 60),
-            chat("20261109_110000_f3f3f3", ("Which shop theme?", "The dark one."), start=start + 120),
-            *errands(start, "20261109", "e3e3e3", first=13),
-        ],
-    )
-    index = tmp_path / "index.db"
-    sync_index(index, homes=[home], parallel=False)
-    push(index, fleet.admin, "rho")
+    said = {
+        apart: ("Give the shop URLs a language prefix", "Added /de/ and /en/."),
+        joined: ("Are the shop-urls cached?", "For an hour."),
+        "20261109_110000_f3f3f3": ("Which shop theme?", "The dark one."),
+    }
+    index = _pushed(fleet, tmp_path, "rho", said, "20261109")
     local = local_search(index, "Shop-URLs")
     shared = fleet_search(fleet.admin, "Shop-URLs", hosts=["rho"])
     for answer in (local, shared):
