@@ -154,8 +154,9 @@ def _leaf_sql(leaf: query.Term | query.Phrase) -> tuple[str, list[Any]] | None:
         # word whose stemmed reading lost a part to English's stop words ("shop's" as 'shop', "held-out"
         # as 'held', "don't" as nothing) is read as the phrase of its parts as written: the local word
         # index keeps every word and finds "shop's" as the phrase "shop s" (4 docs of the recall
-        # benchmark, where 'shop' is in 100), "held-out" as "held out", written either way.
-        parted = '"' + " ".join(re.findall(r"\w+", leaf.text)) + '"'
+        # benchmark, where 'shop' is in 100), "held-out" as "held out", written either way; its letters
+        # read as the docs' are (folded: "café's" as cafe s).
+        parted = '"' + " ".join(re.findall(r"\w+", schema.read_as("simple", text))) + '"'
         made = (
             "(SELECT CASE WHEN a::text = b::text THEN a WHEN numnode(a) < numnode(b) THEN c ELSE a || b END "
             f"FROM (SELECT {parts[0]} AS a, {parts[1]} AS b, websearch_to_tsquery('simple', %s) AS c) w)"
