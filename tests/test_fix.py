@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 import hermesdb
-from hermes_trail.index import fix
+from hermes_trail.index import fix, schema
 from hermes_trail.index.sync import sync_index
 
 PROJECT = "/home/dev/project"
@@ -482,7 +482,7 @@ def test_the_failures_index_follows_sessions_rewritten(tmp_path):
             found = conn.execute(
                 "SELECT count(*) FROM fails_fts WHERE fails_fts MATCH 'requests'"
             ).fetchone()[0]
-            assert fix.doc_total(conn) == conn.execute("SELECT count(*) FROM docs").fetchone()[0]
+            assert schema.doc_total(conn) == conn.execute("SELECT count(*) FROM docs").fetchone()[0]
         return commands, indexed, found
 
     assert failures() == (["python app.py", "git commit -m wip"], 2, 1)

@@ -631,6 +631,14 @@ def _pushed(fleet, tmp_path: Path, host: str, said: dict[str, tuple[str, str]], 
     return index
 
 
+def _both(
+    fleet, index: Path, host: str, question: str, filters: SearchFilters | None = None, limit: int = 20
+):
+    """The local index's answer to ``question`` and the shared index's from ``host``'s docs."""
+    local = local_search(index, question, filters, limit=limit)
+    return local, fleet_search(fleet.admin, question, filters, hosts=[host], limit=limit)
+
+
 def test_a_word_typed_without_its_accents_or_capitals_is_found_as_locally(fleet, tmp_path):
     """FTS5 reads "Bürgeramt" as burgeramt and "Über" as uber; PostgreSQL kept the accents and, in a
     database whose locale is C, the capital Ü, so the shared index found neither "burgeramt" (a question of
@@ -645,7 +653,7 @@ def test_a_word_typed_without_its_accents_or_capitals_is_found_as_locally(fleet,
     asked = {"burgeramt": office, "Bürgeramt": office, "über änderungen": about, "UBER": about, "café": cafe}
     asked["café's"] = cafe  # the phrase of its parts (a stop word after the apostrophe), folded too
     for question, expected in asked.items():
-        for answer in (local_search(index, question), fleet_search(fleet.admin, question, hosts=["sigma"])):
+        for answer in _both(fleet, index, "sigma", question):
             assert answer.missing == [], question
             assert answer.conversations[0].hits[0].session_id == expected, question
 
@@ -752,8 +760,7 @@ def test_every_word_of_a_long_question_counts_in_its_bm25_as_locally(fleet, tmp_
     }
     index = _pushed(fleet, tmp_path, "psi", said, "20261118")
     prompts = SearchFilters(role="user")  # no meaning pass locally, which this server (no pgvector) lacks
-    local = local_search(index, words, prompts)
-    shared = fleet_search(fleet.admin, words, prompts, hosts=["psi"])
+    local, shared = _both(fleet, index, "psi", words, prompts)
     assert [c.hits[0].session_id for c in local.conversations][:2] == [first, second]
     assert [c.hits[0].session_id for c in shared.conversations][:2] == [first, second]
     # The conversation with every word scored alike; and the one with eight of them, whose share of the
@@ -777,10 +784,9 @@ def test_a_last_word_whose_stem_starts_other_words_is_no_prefix_there_as_here(fl
     }
     index = _pushed(fleet, tmp_path, "omega", said, "20261118")
     question = "what's my name and which pronouns do I use"
-    local = [c.hits[0].session_id for c in local_search(index, question).conversations]
-    shared = [
-        c.hits[0].session_id for c in fleet_search(fleet.admin, question, hosts=["omega"]).conversations
-    ]
+    local, shared = (
+        [c.hits[0].session_id for c in a.conversations] for a in _both(fleet, index, "omega", question)
+    )
     assert local[0] == asked
     # Locally the others follow by their gists (a meaning pass this server, without pgvector, has not);
     # no word of the question brings them.
@@ -809,8 +815,7 @@ def test_matches_of_equal_rank_past_the_shortlist_are_the_ones_kept_locally(flee
     push(index, fleet.admin, "tau")
     prompts = SearchFilters(role="user")  # no meaning pass locally, which this server (no pgvector) lacks
     question = "home xylophone"
-    local = local_search(index, question, prompts, limit=len(same))
-    shared = fleet_search(fleet.admin, question, prompts, hosts=["tau"], limit=len(same))
+    local, shared = _both(fleet, index, "tau", question, prompts, limit=len(same))
     kept = [c.hits[0].session_id for c in local.conversations]
     assert sorted(kept) == same[:SHORTLIST]  # the first said, ranked newest first among them
     assert [c.hits[0].session_id for c in shared.conversations] == kept
@@ -826,7 +831,7 @@ def test_a_word_of_two_letters_is_not_stemmed_there_as_here(fleet, tmp_path):
         flags: ("Show the deployment as YAML", "kubectl get deploy web -o yaml"),
     }
     index = _pushed(fleet, tmp_path, "upsilon2", said, "20261121")
-    for answer in (local_search(index, "OS"), fleet_search(fleet.admin, "OS", hosts=["upsilon2"])):
+    for answer in _both(fleet, index, "upsilon2", "OS"):
         assert answer.matches == 1 and answer.conversations[0].hits[0].session_id == laptop
 
 
@@ -843,9 +848,7 @@ def test_a_word_with_a_stop_word_after_its_apostrophe_is_found_as_locally(fleet,
     }
     index = _pushed(fleet, tmp_path, "chi", said, "20261118")
     for question, expected in (("shop's", owned), ("don't", dont)):
-        local = local_search(index, question)
-        shared = fleet_search(fleet.admin, question, hosts=["chi"])
-        for answer in (local, shared):
+        for answer in _both(fleet, index, "chi", question):
             assert answer.conversations[0].hits[0].session_id == expected, question
             assert answer.matches == 1 and answer.missing == [], question
 
@@ -2249,9 +2252,7 @@ def test_a_hyphenated_word_is_found_where_its_parts_are_written_apart_as_locally
         "20261109_110000_f3f3f3": ("Which shop theme?", "The dark one."),
     }
     index = _pushed(fleet, tmp_path, "rho", said, "20261109")
-    local = local_search(index, "Shop-URLs")
-    shared = fleet_search(fleet.admin, "Shop-URLs", hosts=["rho"])
-    for answer in (local, shared):
+    for answer in _both(fleet, index, "rho", "Shop-URLs"):
         assert answer.missing == [] and answer.matches == 2
         assert {c.hits[0].session_id for c in answer.conversations[:2]} == {apart, joined}
 

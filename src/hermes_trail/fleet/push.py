@@ -593,7 +593,7 @@ def _write_docs(conn: psycopg.Connection[Any], host: str, job: _Job, ids: dict[t
                 [doc, remote, host, session[4], session[1], session[14], seq, *values, folded_or_none]
             )
             tokens[remote] = tokens.get(remote, 0) + len(TOKEN.findall(values[17]))
-            if grams := cjk.bigram_count(values[17]):
+            if grams := len(cjk.index_tokens(values[17])):
                 had = runs.get(remote, (0, 0))
                 runs[remote] = (had[0] + 1, had[1] + grams)
     conn.execute(

@@ -54,13 +54,6 @@ def index_text(text: str) -> str | None:
     return " | ".join(" ".join(bigrams(run)) for run in runs)
 
 
-def bigram_count(text: str) -> int:
-    """How many tokens the CJK index gets for ``text`` (:func:`index_text`): its runs' bigrams."""
-    if text.isascii():
-        return 0
-    return sum(len(run) - 1 if len(run) > 1 else 1 for run in _run().findall(text))
-
-
 def index_tokens(text: str) -> list[str]:
     """The CJK index's tokens of ``text`` in order (:func:`index_text`): what its BM25 counts."""
     if text.isascii():

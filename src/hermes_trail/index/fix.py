@@ -73,7 +73,6 @@ from typing import Any
 
 from hermes_trail.index import schema
 from hermes_trail.index.how import fts_string, normalize_command, project_clause
-from hermes_trail.index.schema import doc_total
 
 # Error terms searched for, the rarest; each more is one more query and rarely changes the matches.
 MAX_TERMS = 8
@@ -488,7 +487,7 @@ def distinctive_terms(conn: sqlite3.Connection, error: str, words: list[str] | N
     docs than any of those, so its count matters only when fewer than :data:`MAX_TERMS` are rarer: then
     the rarest are chosen by estimates (:func:`_estimate`, the same whatever this process remembers),
     and the chosen are counted (up to :data:`DF_CAP`) unless the estimate is the cap itself."""
-    total = doc_total(conn)
+    total = schema.doc_total(conn)
     if total == 0:
         return []
     words = _error_words(error) if words is None else words
