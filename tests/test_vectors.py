@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -665,3 +666,19 @@ def test_a_long_lived_door_loads_the_model_before_its_first_question(home, tmp_p
     assert trail.search_result(ASKED).conversations[0].hits[0].session_id == HOSE
     assert next(iter(vectors._MATRICES.values())) is kept  # the question read none again
     assert not Trail(index=index, homes=(home,), fleet="postgresql://nowhere/x").warm_meaning()
+
+
+def test_how_near_two_conversations_are_is_the_same_without_numpy(monkeypatch):
+    """``best_cosine`` (the rule of the newest fact asks it of a `trail search` the words answered) reads
+    stored vectors without loading numpy where it is not loaded, and gives what numpy gives."""
+    import numpy as np
+
+    rng = np.random.default_rng(7)
+    ours, theirs = vectors.quantize(rng.normal(size=(3, 512))), vectors.quantize(rng.normal(size=(4, 512)))
+    theirs[2] = ours[1]  # one passage said in both: the best is that one, a cosine of 1
+    assert vectors.best_cosine(ours, theirs) == pytest.approx(1.0, abs=1e-6)
+    near = vectors.best_cosine(ours, theirs[:2])
+    monkeypatch.setitem(sys.modules, "numpy", None)
+    assert vectors.best_cosine(ours, theirs) == pytest.approx(1.0, abs=1e-6)
+    assert vectors.best_cosine(ours, theirs[:2]) == pytest.approx(near, abs=1e-6)
+    assert -1.0 < near < 0.5

@@ -1164,3 +1164,86 @@ def test_what_stands_for_a_word_typed_wrong():
         False,
         False,
     ]
+
+
+# (question, earlier exchange, later exchange, which leads): whether the later conversation states the
+# leader's fact is told by their passages (the shared index's test asks it too).
+SAME_FACT_CASES = [
+    # The later conversation says "instead" of a weekly and a monthly budget: words of the question,
+    # but a fact of another subject (its passages are far from the backups'), so the backups lead.
+    (
+        "how many daily, weekly and monthly backup snapshots do we keep",
+        (
+            "Change the backup retention after the audit.",
+            "Backup retention is now 14 daily, 8 weekly and 12 monthly snapshots.",
+        ),
+        (
+            "We spend way too much at the supermarket every month. Help me get that under control.",
+            "Let's use a weekly envelope of 140 EUR instead of a monthly one and plan meals on Sundays.",
+        ),
+        EARLIER,
+    ),
+    # The same fact, said to have changed in the sentence after the one that names it.
+    (
+        "which training checkpoint is our best now, and what's its validation score",
+        ("What's the best checkpoint so far?", "The best checkpoint is epoch 12 with val_acc 0.873."),
+        (
+            "The long run finished. Best checkpoint?",
+            "New best checkpoint: epoch 31, val_acc 0.901; it replaces the epoch 12 one.",
+        ),
+        LATER,
+    ),
+    # The same question asked again and answered anew, without a word saying it changed: asked how
+    # things stand now, the later answer is the fact.
+    (
+        "Who approves my expense reports at work now?",
+        ("Who approves my expenses?", "Your expenses are approved by Martina Keller, billing manager."),
+        (
+            "After the reorg, who approves my expenses?",
+            "After the reorg your expenses are approved by Tobias Brandt, head of payments engineering.",
+        ),
+        LATER,
+    ),
+]
+
+
+@pytest.mark.parametrize(("query", "earlier", "later", "first"), SAME_FACT_CASES)
+def test_whether_a_later_conversation_states_the_same_fact_is_told_by_their_passages(
+    tmp_path, query, earlier, later, first
+):
+    """Two conversations' passages tell whether they are about the same thing (``newest.SAME_SUBJECT``) and
+    state the same fact (``newest.SAME_FACT``), where the words of a sentence saying "instead" or "now"
+    cannot: a later conversation about something else never supersedes the leader; one stating the leader's
+    fact does, when it says the fact changed in the next sentence, or, asked how things stand now, at all."""
+    from hermes_trail.index.vectors import encode_pending
+
+    path = _earlier_and_later(tmp_path, earlier, later)
+    assert encode_pending(path).passages >= 2
+    ranked = _ranked(path, query)
+    assert ranked[0] == first, ranked
+
+
+# The work profile's billing redis, which a later conversation moved (the shared index's test asks it too).
+WORK_REDIS_OLD, WORK_REDIS_NEW = "20261101_090000_0ed001", "20261120_090000_0fe001"
+WORK_REDIS_QUESTIONS = ("where does the billing redis run", "at work, where does the billing redis run")
+
+
+def work_redis_moved(home: Path) -> Path:
+    """A home whose work profile said where the billing redis runs, and later that it moved."""
+    said = (
+        "Where does the billing queue's redis run? The billing service needs its redis host.",
+        "The billing redis runs on cache-01, port 6379; the billing queue's redis runs there too.",
+    )
+    moved = ("Redis moved to the managed cluster.", "Yes: the billing redis now runs on redis.internal.")
+    work = [chat(WORK_REDIS_OLD, said, start=T), chat(WORK_REDIS_NEW, moved, start=T + 20 * 86400)]
+    return write_home(home, _errands(), profiles={"work": work})
+
+
+def test_a_question_naming_a_profile_keeps_the_fact_a_later_conversation_changed_first(tmp_path):
+    """Naming the profile lifts its conversations and sorted them again after the rule of the newest fact
+    had put the later one first, so "at work" undid it: the rule now reorders what the lift gave."""
+    home = work_redis_moved(tmp_path / "hermes")
+    path = tmp_path / "index.db"
+    sync_index(path, homes=[home], env={"HERMES_HOME": str(home), "HOME": str(tmp_path)})
+    for question in WORK_REDIS_QUESTIONS:
+        assert _ranked(path, question)[:2] == [WORK_REDIS_NEW, WORK_REDIS_OLD], question

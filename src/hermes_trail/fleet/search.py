@@ -1315,8 +1315,8 @@ def _search(
             pool = _without_excluded(conn, pool, excluded)
         if pool:
             ordered = fused(pool, floor=1.0, about_user=stopwords.speaks_of_self(reading.typed))
-    ordered = _newest_first(conn, ordered, terms, meaning, answered, asks_present(reading.typed))
-    lift_profiles(ordered, list(reading.profiles), list(reading.sources))
+    lift_profiles(ordered, list(reading.profiles), list(reading.sources))  # then the newest fact, as locally
+    ordered = _newest_first(conn, info, ordered, terms, meaning, answered, asks_present(reading.typed))
     ordered = ordered[:limit]
     conversations = []
     for group in ordered:
@@ -1384,6 +1384,7 @@ def _openings(conn: psycopg.Connection[Any], conversations: list[Conversation]) 
 
 def _newest_first(
     conn: psycopg.Connection[Any],
+    info: schema.Info,
     ordered: list[Conversation],
     terms: list[str],
     meaning: dict[tuple[str, str], float],
@@ -1400,7 +1401,34 @@ def _newest_first(
     def counts(words: list[str]) -> dict[str, int]:  # only up to where a word stops being rare
         return dict(zip(words, _doc_frequencies(conn, words, None, RARE_CAP), strict=True))
 
-    return newest_first(ordered, terms, meaning, answered, texts, counts, present)
+    def alike(lead: Conversation, later: list[Conversation]) -> dict[tuple[str, str], float]:
+        return _alike(conn, info, lead, later)
+
+    return newest_first(ordered, terms, meaning, answered, texts, counts, present, alike)
+
+
+def _alike(
+    conn: psycopg.Connection[Any], info: schema.Info, lead: Conversation, later: list[Conversation]
+) -> dict[tuple[str, str], float]:
+    """How near each of ``later`` is to ``lead`` in meaning, as the local index tells it (the best cosine
+    of a passage of the sessions it matched in to one of the leader's), by pgvector; nothing without it."""
+    if not info.vector or info.vector_schema is None:
+        return {}
+    op = f"OPERATOR({info.vector_schema}.<=>)"
+    sql = (
+        f"WITH lead AS (SELECT DISTINCT p.id, p.vec FROM {_D} d "
+        f"JOIN {schema.SCHEMA}.passages p ON p.sess = d.sess WHERE d.id = ANY(%s)) "
+        f"SELECT d.id, max(1 - (p.vec {op} l.vec)) FROM {_D} d "
+        f"JOIN {schema.SCHEMA}.passages p ON p.sess = d.sess CROSS JOIN lead l "
+        "WHERE d.id = ANY(%s) GROUP BY d.id"
+    )
+    docs = [h.doc for c in later for h in c.hits]
+    near = {int(doc): float(cos) for doc, cos in conn.execute(sql, ([h.doc for h in lead.hits], docs))}
+    return {
+        (c.store, c.root): max(near[h.doc] for h in c.hits if h.doc in near)
+        for c in later
+        if any(h.doc in near for h in c.hits)
+    }
 
 
 def _snippets(conn: psycopg.Connection[Any], hits: list[Hit], terms: list[str], chars: int) -> None:

@@ -641,7 +641,31 @@ def _newest_first(
         sql = f"SELECT count(*) FROM (SELECT 1 FROM docs_fts WHERE docs_fts MATCH ? LIMIT {RARE_CAP})"
         return {w: int(conn.execute(sql, (_fts_string(w),)).fetchone()[0]) for w in words}
 
-    return newest_first(ordered, terms, meaning, answered, texts, counts, present)
+    def alike(lead: Conversation, later: list[Conversation]) -> dict[tuple[str, str], float]:
+        return _alike(conn, lead, later)
+
+    return newest_first(ordered, terms, meaning, answered, texts, counts, present, alike)
+
+
+def _alike(
+    conn: sqlite3.Connection, lead: Conversation, later: list[Conversation]
+) -> dict[tuple[str, str], float]:
+    """How near each of ``later`` is to ``lead`` in meaning: the best cosine of a passage of the sessions
+    it matched in to one of the leader's (none for a conversation without passages)."""
+    docs = [h.doc for c in [lead, *later] for h in c.hits]
+    marks = ", ".join("?" for _ in docs)
+    sql = f"SELECT d.id, p.vec FROM docs d JOIN passages p ON p.sess = d.sess WHERE d.id IN ({marks})"
+    by_doc: dict[int, list[bytes]] = {}
+    for doc, vec in conn.execute(sql, docs):
+        by_doc.setdefault(int(doc), []).append(vec)
+
+    def blobs(conv: Conversation) -> list[bytes]:
+        return list(dict.fromkeys(b for h in conv.hits for b in by_doc.get(h.doc, [])))
+
+    first = blobs(lead)
+    if not first:
+        return {}
+    return {(c.store, c.root): vectors.best_cosine(first, theirs) for c in later if (theirs := blobs(c))}
 
 
 def search(
@@ -804,8 +828,10 @@ def search(
             ordered += fused(pool, floor, about_user=stopwords.speaks_of_self(reading.typed))
             for conv in ordered:
                 groups.setdefault((conv.store, conv.root), conv)
-        ordered = _newest_first(conn, ordered, terms, meaning, answered, asks_present(reading.typed))
+        # The named profile's conversations lifted first: the rule of the newest fact then reorders what
+        # that gave, and no sort after it undoes what it decided.
         lift_profiles(ordered, reading.profiles, reading.sources)
+        ordered = _newest_first(conn, ordered, terms, meaning, answered, asks_present(reading.typed))
         ordered = ordered[:limit]
         conversations = []
         for group in ordered:

@@ -197,6 +197,29 @@ def quantize(vectors: Any) -> list[bytes]:
     return [row.tobytes() for row in np.round(vectors * (127.0 / peak)).astype(np.int8)]
 
 
+def best_cosine(ours: list[bytes], theirs: list[bytes]) -> float:
+    """The best cosine of one of ``ours`` stored vectors (:func:`quantize`) to one of ``theirs``: how near two
+    conversations are in meaning. Without loading numpy where it is not (a `trail search` the words
+    answered): a few passages each, about 40 µs a pair."""
+    if sys.modules.get("numpy") is not None:
+        import numpy as np
+
+        def units(blobs: list[bytes]) -> Any:
+            rows = np.frombuffer(b"".join(blobs), dtype=np.int8).reshape(len(blobs), -1).astype(np.float32)
+            return rows / np.maximum(np.linalg.norm(rows, axis=1, keepdims=True), 1e-9)
+
+        return float((units(ours) @ units(theirs).T).max())
+    import math
+    from operator import mul
+
+    def plain(blob: bytes) -> tuple[memoryview, float]:
+        row = memoryview(blob).cast("b")
+        return row, math.sqrt(sum(map(mul, row, row))) or 1.0
+
+    left, right = [plain(b) for b in ours], [plain(b) for b in theirs]
+    return float(max(sum(map(mul, a, b)) / (na * nb) for a, na in left for b, nb in right))
+
+
 def pending_sessions(conn: sqlite3.Connection) -> list[int]:
     """Sessions with no vectors yet, or with vectors of an earlier format (:func:`_renew`), newest activity
     first (what a person asks about first)."""
