@@ -682,3 +682,46 @@ def test_how_near_two_conversations_are_is_the_same_without_numpy(monkeypatch):
     assert vectors.best_cosine(ours, theirs) == pytest.approx(1.0, abs=1e-6)
     assert vectors.best_cosine(ours, theirs[:2]) == pytest.approx(near, abs=1e-6)
     assert -1.0 < near < 0.5
+
+
+def test_two_conversations_are_compared_by_their_sessions_first_passages_only(tmp_path, monkeypatch):
+    """The rule of the newest fact compares a later conversation's passages with the leader's: a session
+    holds up to 32, so only its first few (what was asked comes first) are read, 16 pairs a session at
+    most, not a thousand."""
+    from types import SimpleNamespace
+
+    from hermes_trail.index import newest
+    from hermes_trail.index.results import Conversation
+    from hermes_trail.index.sync import sync_index
+    from hermesdb import chat, write_home
+
+    long = [
+        (f"Step {n} of the migration: " + "move the tables and check the rows. " * 28, "Done.")
+        for n in range(9)
+    ]
+    home = write_home(
+        tmp_path / "hermes", [chat("20261101_090000_aaaaaa", *long), chat("20261102_090000_bbbbbb", *long)]
+    )
+    index = tmp_path / "index.db"
+    sync_index(index, homes=[home], parallel=False)
+    assert vectors.encode_pending(index).passages >= 2 * (newest.ALIKE_PASSAGES + 2)
+    compared: list[tuple[int, int]] = []
+    best = vectors.best_cosine
+    monkeypatch.setattr(
+        vectors,
+        "best_cosine",
+        lambda ours, theirs: compared.append((len(ours), len(theirs))) or best(ours, theirs),
+    )
+    with sqlite3.connect(index) as conn:
+        convs = []
+        for sid in ("20261101_090000_aaaaaa", "20261102_090000_bbbbbb"):
+            docs = [
+                d
+                for (d,) in conn.execute(
+                    "SELECT d.id FROM docs d JOIN sessions s ON s.id = d.sess WHERE s.session_id = ?", (sid,)
+                )
+            ]
+            convs.append(Conversation("store", sid, [SimpleNamespace(doc=d) for d in docs]))
+        near = search_module._alike(conn, convs[0], convs[1:])
+    assert compared == [(newest.ALIKE_PASSAGES, newest.ALIKE_PASSAGES)]
+    assert near == {("store", "20261102_090000_bbbbbb"): pytest.approx(1.0, abs=1e-4)}  # the same words

@@ -73,6 +73,7 @@ from hermes_trail.index.fusion import (
     rarity,
 )
 from hermes_trail.index.newest import (
+    ALIKE_PASSAGES,
     asks_present,
     newest_first,
 )
@@ -1411,24 +1412,38 @@ def _alike(
     conn: psycopg.Connection[Any], info: schema.Info, lead: Conversation, later: list[Conversation]
 ) -> dict[tuple[str, str], float]:
     """How near each of ``later`` is to ``lead`` in meaning, as the local index tells it (the best cosine
-    of a passage of the sessions it matched in to one of the leader's), by pgvector; nothing without it."""
+    of one of the first passages of the sessions it matched in to one of the leader's), by pgvector;
+    nothing without it."""
     if not info.vector or info.vector_schema is None:
+        return {}
+    docs = [h.doc for c in [lead, *later] for h in c.hits]
+    rows = conn.execute(f"SELECT id, sess FROM {_D} WHERE id = ANY(%s)", (docs,)).fetchall()
+    session_of = {int(doc): int(sess) for doc, sess in rows}
+
+    def held(conv: Conversation) -> list[int]:
+        return list(dict.fromkeys(session_of[h.doc] for h in conv.hits if h.doc in session_of))
+
+    leads = held(lead)
+    if not leads:
         return {}
     op = f"OPERATOR({info.vector_schema}.<=>)"
     sql = (
-        f"WITH lead AS (SELECT DISTINCT p.id, p.vec FROM {_D} d "
-        f"JOIN {schema.SCHEMA}.passages p ON p.sess = d.sess WHERE d.id = ANY(%s)) "
-        f"SELECT d.id, max(1 - (p.vec {op} l.vec)) FROM {_D} d "
-        f"JOIN {schema.SCHEMA}.passages p ON p.sess = d.sess CROSS JOIN lead l "
-        "WHERE d.id = ANY(%s) GROUP BY d.id"
+        "WITH firsts AS (SELECT sess, vec FROM (SELECT sess, vec, row_number() OVER "
+        f"(PARTITION BY sess ORDER BY id) AS n FROM {schema.SCHEMA}.passages WHERE sess = ANY(%s)) f "
+        f"WHERE n <= {ALIKE_PASSAGES}) "
+        f"SELECT b.sess, max(1 - (a.vec {op} b.vec)) FROM firsts a JOIN firsts b "
+        "ON a.sess = ANY(%s) AND NOT b.sess = ANY(%s) GROUP BY b.sess"
     )
-    docs = [h.doc for c in later for h in c.hits]
-    near = {int(doc): float(cos) for doc, cos in conn.execute(sql, ([h.doc for h in lead.hits], docs))}
-    return {
-        (c.store, c.root): max(near[h.doc] for h in c.hits if h.doc in near)
-        for c in later
-        if any(h.doc in near for h in c.hits)
+    near = {
+        int(sess): float(cos)
+        for sess, cos in conn.execute(sql, (list(set(session_of.values())), leads, leads))
     }
+    out = {}
+    for conv in later:
+        found = [near[sess] for sess in held(conv) if sess in near]
+        if found:
+            out[(conv.store, conv.root)] = max(found)
+    return out
 
 
 def _snippets(conn: psycopg.Connection[Any], hits: list[Hit], terms: list[str], chars: int) -> None:

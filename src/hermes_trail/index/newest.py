@@ -41,8 +41,12 @@ SAME_SUBJECT = 0.4
 # things stand now, need not say it changed.
 SAME_FACT = 0.6
 
-# How near each later conversation is in meaning to the leading one (the best cosine of their passages),
-# by key; a conversation without passages is left out (not known).
+# A session's first passages (what was asked and what a compaction kept come first) say what it is about:
+# at most these many of each session are compared, which bounds the comparison at 16 pairs a session.
+ALIKE_PASSAGES = 4
+
+# How near each later conversation is in meaning to the leading one (the best cosine of their sessions'
+# first passages, :data:`ALIKE_PASSAGES`), by key; a conversation without passages is left out (not known).
 Alike = Callable[["Conversation", list["Conversation"]], dict[tuple[str, str], float]]
 
 

@@ -64,7 +64,7 @@ from hermes_trail.index.fusion import (
     meaning_weight,
     rarity,
 )
-from hermes_trail.index.newest import asks_present, names_word, newest_first
+from hermes_trail.index.newest import ALIKE_PASSAGES, asks_present, names_word, newest_first
 from hermes_trail.index.results import MARK_CLOSE, MARK_OPEN, Conversation, Hit, SearchResult
 
 # How many of the newest matches each index gives before scoring; a query with more is ranked in this window.
@@ -650,17 +650,25 @@ def _newest_first(
 def _alike(
     conn: sqlite3.Connection, lead: Conversation, later: list[Conversation]
 ) -> dict[tuple[str, str], float]:
-    """How near each of ``later`` is to ``lead`` in meaning: the best cosine of a passage of the sessions
-    it matched in to one of the leader's (none for a conversation without passages)."""
+    """How near each of ``later`` is to ``lead`` in meaning: the best cosine of one of the first passages
+    (:data:`~hermes_trail.index.newest.ALIKE_PASSAGES`) of the sessions it matched in to one of the
+    leader's (none for a conversation without passages)."""
     docs = [h.doc for c in [lead, *later] for h in c.hits]
     marks = ", ".join("?" for _ in docs)
-    sql = f"SELECT d.id, p.vec FROM docs d JOIN passages p ON p.sess = d.sess WHERE d.id IN ({marks})"
-    by_doc: dict[int, list[bytes]] = {}
-    for doc, vec in conn.execute(sql, docs):
-        by_doc.setdefault(int(doc), []).append(vec)
+    session_of = dict(conn.execute(f"SELECT id, sess FROM docs WHERE id IN ({marks})", docs).fetchall())
+    sessions = sorted(set(session_of.values()))
+    marks = ", ".join("?" for _ in sessions)
+    firsts: dict[int, list[bytes]] = {}
+    sql = (
+        "SELECT sess, vec FROM (SELECT sess, vec, row_number() OVER (PARTITION BY sess ORDER BY id) AS n "
+        f"FROM passages WHERE sess IN ({marks})) WHERE n <= {ALIKE_PASSAGES}"
+    )
+    for sess, vec in conn.execute(sql, sessions):
+        firsts.setdefault(int(sess), []).append(vec)
 
     def blobs(conv: Conversation) -> list[bytes]:
-        return list(dict.fromkeys(b for h in conv.hits for b in by_doc.get(h.doc, [])))
+        held = dict.fromkeys(session_of[h.doc] for h in conv.hits if h.doc in session_of)
+        return [vec for sess in held for vec in firsts.get(sess, [])]
 
     first = blobs(lead)
     if not first:
