@@ -151,6 +151,9 @@ def newest_first(
     # no later word on its fact; one stating the same fact may say it changed in the sentence after the
     # one naming it, and needs not say it at all when the question asks how things stand now (the same
     # question asked again, answered anew: "after the reorg, who approves my expenses?").
+    # Their passages are read only for those that may yet qualify (most searches have none).
+    if not present:
+        candidates = [c for c in candidates if says_changed(c, alike is not None)]
     cosine = alike(lead, candidates) if candidates and alike is not None else {}
     later = []
     for conv in candidates:
