@@ -1204,6 +1204,17 @@ SAME_FACT_CASES = [
         ),
         LATER,
     ),
+    # A later conversation mostly about something else (its first passages are the garden's) that says
+    # in a reply the fact changed: the passage holding that reply is the one compared.
+    (
+        "where does the shop's redis run now",
+        ("Where does the shop's redis run?", "The shop's redis runs on cache-01, port 6379."),
+        (
+            " ".join(f"Garden note {n}: water the tomatoes and tie up the beans." for n in range(60)),
+            "Noted. Also: the shop's redis moved to the managed cluster, it now runs on redis.internal.",
+        ),
+        LATER,
+    ),
 ]
 
 

@@ -50,7 +50,7 @@ from hermes_trail.fleet.hits import (
 from hermes_trail.fleet.meaning import _meaning
 from hermes_trail.fleet.push import TOKEN
 from hermes_trail.hermes import dsn as dsns
-from hermes_trail.index import cjk, lexicon, plan, query, spelling, stopwords
+from hermes_trail.index import cjk, lexicon, plan, query, spelling, stopwords, vectors
 from hermes_trail.index.filters import SearchFilters, like, unmatched
 from hermes_trail.index.fusion import (
     COVERAGE_BIGRAMS,
@@ -1412,38 +1412,40 @@ def _alike(
     conn: psycopg.Connection[Any], info: schema.Info, lead: Conversation, later: list[Conversation]
 ) -> dict[tuple[str, str], float]:
     """How near each of ``later`` is to ``lead`` in meaning, as the local index tells it (the best cosine
-    of one of the first passages of the sessions it matched in to one of the leader's), by pgvector;
+    of a passage holding one of its best-matching turns to one holding one of the leader's), by pgvector;
     nothing without it."""
     if not info.vector or info.vector_schema is None:
         return {}
     docs = [h.doc for c in [lead, *later] for h in c.hits]
-    rows = conn.execute(f"SELECT id, sess FROM {_D} WHERE id = ANY(%s)", (docs,)).fetchall()
-    session_of = {int(doc): int(sess) for doc, sess in rows}
+    rows = conn.execute(f"SELECT id, sess, seq, kind FROM {_D} WHERE id = ANY(%s)", (docs,)).fetchall()
+    found = {int(doc): (int(sess), int(seq), str(kind)) for doc, sess, seq, kind in rows}
+    starts: dict[int, list[tuple[int, int, str]]] = {}
+    sql = (
+        f"SELECT p.id, p.sess, p.seq, d.kind FROM {schema.SCHEMA}.passages p "
+        f"JOIN {_D} d ON d.sess = p.sess AND d.seq = p.seq WHERE p.sess = ANY(%s) ORDER BY p.id"
+    )
+    for key, sess, start, kind in conn.execute(sql, (sorted({s for s, _, _ in found.values()}),)):
+        starts.setdefault(int(sess), []).append((int(key), int(start), str(kind)))
 
     def held(conv: Conversation) -> list[int]:
-        return list(dict.fromkeys(session_of[h.doc] for h in conv.hits if h.doc in session_of))
+        best = [h.doc for h in sorted(conv.hits, key=lambda h: -h.score)]
+        return vectors.passages_holding(best, found, starts, ALIKE_PASSAGES)
 
-    leads = held(lead)
-    if not leads:
+    first, theirs = held(lead), {(c.store, c.root): held(c) for c in later}
+    if not first or not any(theirs.values()):
         return {}
     op = f"OPERATOR({info.vector_schema}.<=>)"
     sql = (
-        "WITH firsts AS (SELECT sess, vec FROM (SELECT sess, vec, row_number() OVER "
-        f"(PARTITION BY sess ORDER BY id) AS n FROM {schema.SCHEMA}.passages WHERE sess = ANY(%s)) f "
-        f"WHERE n <= {ALIKE_PASSAGES}) "
-        f"SELECT b.sess, max(1 - (a.vec {op} b.vec)) FROM firsts a JOIN firsts b "
-        "ON a.sess = ANY(%s) AND NOT b.sess = ANY(%s) GROUP BY b.sess"
+        f"SELECT b.id, max(1 - (a.vec {op} b.vec)) FROM {schema.SCHEMA}.passages a "
+        f"JOIN {schema.SCHEMA}.passages b ON b.id = ANY(%s) WHERE a.id = ANY(%s) GROUP BY b.id"
     )
-    near = {
-        int(sess): float(cos)
-        for sess, cos in conn.execute(sql, (list(set(session_of.values())), leads, leads))
+    wanted = sorted({key for keys in theirs.values() for key in keys})
+    near = {int(key): float(cos) for key, cos in conn.execute(sql, (wanted, first))}
+    return {
+        conv: max(near[k] for k in keys if k in near)
+        for conv, keys in theirs.items()
+        if any(k in near for k in keys)
     }
-    out = {}
-    for conv in later:
-        found = [near[sess] for sess in held(conv) if sess in near]
-        if found:
-            out[(conv.store, conv.root)] = max(found)
-    return out
 
 
 def _snippets(conn: psycopg.Connection[Any], hits: list[Hit], terms: list[str], chars: int) -> None:

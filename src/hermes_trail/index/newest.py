@@ -41,12 +41,13 @@ SAME_SUBJECT = 0.4
 # things stand now, need not say it changed.
 SAME_FACT = 0.6
 
-# A session's first passages (what was asked and what a compaction kept come first) say what it is about:
-# at most these many of each session are compared, which bounds the comparison at 16 pairs a session.
+# How many passages of each conversation are compared: those holding its best-matching turns (where it
+# says what was asked about), which bounds the comparison at 16 pairs a conversation.
 ALIKE_PASSAGES = 4
 
-# How near each later conversation is in meaning to the leading one (the best cosine of their sessions'
-# first passages, :data:`ALIKE_PASSAGES`), by key; a conversation without passages is left out (not known).
+# How near each later conversation is in meaning to the leading one (the best cosine of the passages
+# holding their matching turns, at most :data:`ALIKE_PASSAGES` each), by key; a conversation none of whose
+# matching turns has a passage is left out (not known).
 Alike = Callable[["Conversation", list["Conversation"]], dict[tuple[str, str], float]]
 
 

@@ -650,30 +650,34 @@ def _newest_first(
 def _alike(
     conn: sqlite3.Connection, lead: Conversation, later: list[Conversation]
 ) -> dict[tuple[str, str], float]:
-    """How near each of ``later`` is to ``lead`` in meaning: the best cosine of one of the first passages
-    (:data:`~hermes_trail.index.newest.ALIKE_PASSAGES`) of the sessions it matched in to one of the
-    leader's (none for a conversation without passages)."""
+    """How near each of ``later`` is to ``lead`` in meaning: the best cosine of a passage holding one of
+    its best-matching turns to one holding one of the leader's (:func:`vectors.holding`, at most
+    :data:`~hermes_trail.index.newest.ALIKE_PASSAGES` a conversation); none for a conversation none of
+    whose matching turns has a passage."""
     docs = [h.doc for c in [lead, *later] for h in c.hits]
     marks = ", ".join("?" for _ in docs)
-    session_of = dict(conn.execute(f"SELECT id, sess FROM docs WHERE id IN ({marks})", docs).fetchall())
-    sessions = sorted(set(session_of.values()))
+    sql = f"SELECT id, sess, kind FROM docs WHERE id IN ({marks})"  # a doc's place in its session: its id
+    found = {int(doc): (int(sess), int(doc), str(kind)) for doc, sess, kind in conn.execute(sql, docs)}
+    sessions = sorted({sess for sess, _, _ in found.values()})
     marks = ", ".join("?" for _ in sessions)
-    firsts: dict[int, list[bytes]] = {}
+    starts: dict[int, list[tuple[int, int, str]]] = {}
+    blob: dict[int, bytes] = {}
     sql = (
-        "SELECT sess, vec FROM (SELECT sess, vec, row_number() OVER (PARTITION BY sess ORDER BY id) AS n "
-        f"FROM passages WHERE sess IN ({marks})) WHERE n <= {ALIKE_PASSAGES}"
+        "SELECT p.id, p.sess, p.doc, d.kind, p.vec FROM passages p JOIN docs d ON d.id = p.doc "
+        f"WHERE p.sess IN ({marks}) ORDER BY p.id"
     )
-    for sess, vec in conn.execute(sql, sessions):
-        firsts.setdefault(int(sess), []).append(vec)
+    for key, sess, start, kind, vec in conn.execute(sql, sessions):
+        starts.setdefault(int(sess), []).append((int(key), int(start), str(kind)))
+        blob[int(key)] = vec
 
-    def blobs(conv: Conversation) -> list[bytes]:
-        held = dict.fromkeys(session_of[h.doc] for h in conv.hits if h.doc in session_of)
-        return [vec for sess in held for vec in firsts.get(sess, [])]
+    def held(conv: Conversation) -> list[bytes]:
+        best = [h.doc for h in sorted(conv.hits, key=lambda h: -h.score)]
+        return [blob[key] for key in vectors.passages_holding(best, found, starts, ALIKE_PASSAGES)]
 
-    first = blobs(lead)
+    first = held(lead)
     if not first:
         return {}
-    return {(c.store, c.root): vectors.best_cosine(first, theirs) for c in later if (theirs := blobs(c))}
+    return {(c.store, c.root): vectors.best_cosine(first, theirs) for c in later if (theirs := held(c))}
 
 
 def search(
