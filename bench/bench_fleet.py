@@ -3,6 +3,7 @@
 Usage::
 
     python bench/bench_fleet.py [--hosts 20] [--messages 50000] [--queries 200] [--parallel 2] [--quick]
+                                [--writers 2]
 
 Each simulated host is a synthetic Hermes store (``bench/synthetic_store.py``, its own seed) with its own
 local index, built once into ``bench/out/fleet/`` (``fleet-quick/`` with ``--quick``: 3 hosts of 5,000
@@ -11,8 +12,9 @@ one run it measures:
 
 1. the first push of one host alone (docs a second; the issue's goal: 20,000), beside the floor its docs
    cost the server: their tsvectors made on one connection, nothing written; and beside two ceilings, what
-   the server takes on as many connections as a push writes with (``push.WRITERS``) when the same docs are
-   copied straight into a table of the docs' columns and indexes (no row-level security, no foreign key):
+   the server takes on as many connections as a push writes with (``--writers``, ``push.WRITERS`` unless
+   given) when the same docs are copied straight into a table of the docs' columns and indexes (no
+   row-level security, no foreign key):
    with the tsvectors made by the server as a push has them made, and given ready-made (as if the client
    had made them, which would give up PostgreSQL's own parsing and language configurations);
 2. the first push of the other hosts, ``--parallel`` at a time (docs a second in all);
@@ -36,6 +38,7 @@ import argparse
 import json
 import os
 import random
+import resource
 import shutil
 import sqlite3
 import statistics
@@ -193,8 +196,8 @@ def _recall() -> dict[str, Any]:
 CEILING_SCHEMA = "trail_bench_ceiling"
 
 
-def _ceilings(dsn: str, host: str) -> tuple[float, float]:
-    """Docs a second the server takes of ``host``'s pushed docs, copied on :data:`WRITERS` connections at
+def _ceilings(dsn: str, host: str, writers: int = WRITERS) -> tuple[float, float]:
+    """Docs a second the server takes of ``host``'s pushed docs, copied on ``writers`` connections at
     once straight into a table like the docs (its columns, compression and indexes; no row-level security,
     no foreign key): with each doc's tsvector made by the server (the generated column), and given
     ready-made (a plain column, each doc's tsvector sent as text)."""
@@ -229,7 +232,7 @@ def _ceilings(dsn: str, host: str) -> tuple[float, float]:
     rates = []
     try:
         for table, given in (("made", False), ("given", True)):
-            shares = [rows[at::WRITERS] for at in range(WRITERS)]
+            shares = [rows[at::writers] for at in range(writers)]
             threads = [threading.Thread(target=copy, args=(table, share, given)) for share in shares]
             started = time.perf_counter()
             for thread in threads:
@@ -257,6 +260,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--messages", type=int, default=50_000, help="messages per host")
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--parallel", type=int, default=2, help="hosts pushing at once after the first")
+    parser.add_argument(
+        "--writers",
+        type=int,
+        default=WRITERS,
+        help="connections a push writes on (trail share --writers), and the server's ceiling is read on",
+    )
     parser.add_argument("--quick", action="store_true", help="3 hosts of 5,000 messages, 50 queries")
     parser.add_argument("--out-dir", type=Path, default=None)
     parser.add_argument(
@@ -287,7 +296,15 @@ def main(argv: list[str] | None = None) -> int:
         with connect(dsn) as conn:
             figures["vector"] = schema.migrate(conn, dsn).vector
         # 1. One host alone.
-        first = push(hosts[0][1], dsn, "host00")
+        figures["writers"] = args.writers
+        cpu = resource.getrusage(resource.RUSAGE_SELF)
+        first = push(hosts[0][1], dsn, "host00", writers=args.writers)
+        used = resource.getrusage(resource.RUSAGE_SELF)
+        # The pushing process's own CPU (reading, folding, each row sent; its writer threads share one
+        # interpreter): the docs a second it could send were the server never the limit.
+        client_s = (used.ru_utime - cpu.ru_utime) + (used.ru_stime - cpu.ru_stime)
+        figures["client_cpu_s"] = round(client_s, 3)
+        figures["client_ceiling_docs_per_s"] = round(first.docs / max(client_s, 1e-6))
         figures["push_one_docs"] = first.docs
         figures["push_one_s"] = round(first.seconds, 2)
         figures["push_docs_per_s"] = round(first.docs / first.seconds)
@@ -302,7 +319,7 @@ def main(argv: list[str] | None = None) -> int:
             floor = parsed / (time.perf_counter() - started)
         figures["tsvector_floor_docs_per_s"] = round(floor)
         figures["push_vs_tsvector_floor"] = round(figures["push_docs_per_s"] / floor, 2)
-        made, given = _ceilings(dsn, "host00")
+        made, given = _ceilings(dsn, "host00", args.writers)
         figures["ceiling_made_docs_per_s"] = round(made)
         figures["ceiling_given_docs_per_s"] = round(given)
         figures["push_vs_ceiling_made"] = round(figures["push_docs_per_s"] / made, 2)
@@ -319,7 +336,7 @@ def main(argv: list[str] | None = None) -> int:
                     if not pending:
                         return
                     n, (_, index) = pending.pop(0)
-                report = push(index, dsn, f"host{n:02d}")
+                report = push(index, dsn, f"host{n:02d}", writers=args.writers)
                 with lock:
                     docs += report.docs
 
@@ -397,7 +414,7 @@ def main(argv: list[str] | None = None) -> int:
     figures["fleet_vs_local_p50"] = round(figures["search_p50_ms"] / max(figures["local_p50_ms"], 0.01), 1)
     rows = [
         (
-            "first push, one host",
+            f"first push, one host ({args.writers} writers)",
             f"{figures['push_docs_per_s']:,} docs/s",
             f"goal >= {GOALS['push_docs_per_s']:,}",
         ),
@@ -407,9 +424,14 @@ def main(argv: list[str] | None = None) -> int:
             f"push/floor = {figures['push_vs_tsvector_floor']}x",
         ),
         (
-            f"the server's ceiling, {WRITERS} connections",
+            f"the server's ceiling, {args.writers} connections",
             f"{figures['ceiling_made_docs_per_s']:,} docs/s",
             f"push/ceiling = {figures['push_vs_ceiling_made']}x",
+        ),
+        (
+            "the pushing process's own ceiling",
+            f"{figures['client_ceiling_docs_per_s']:,} docs/s",
+            f"({figures['client_cpu_s']} s of its CPU for the first push)",
         ),
         (
             "  the same, tsvectors made elsewhere",

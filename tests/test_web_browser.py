@@ -292,7 +292,7 @@ def test_a_conversation_a_later_one_changed_says_so(browser, tmp_path):
         stale = conversations.nth(1)
         assert REDIS_OLD in stale.inner_html()
         note = stale.locator(".superseded").inner_text()
-        assert note == f"superseded by the later {REDIS_MOVED}, which states it anew"
+        assert note == f"superseded by the later {REDIS_MOVED}, which says it changed"
         tab.shot("superseded")
     finally:
         tab.close()

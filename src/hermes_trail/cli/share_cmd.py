@@ -71,6 +71,16 @@ def share(
         ),
     ] = False,
     host: HostOption = None,
+    writers: Annotated[
+        int,
+        Option(
+            "--writers",
+            min=1,
+            max=32,
+            help="Connections writing at once (default 2). The server turns each doc into tsvectors, about "
+            "one core a connection: give a first push as many as the server has cores to spare.",
+        ),
+    ] = 2,
     index: IndexOption = None,
     home: HomeOption = None,
     db: DbOption = None,
@@ -87,6 +97,7 @@ def share(
         trail share "postgresql://trail_laptop@db.example.com/trail?sslmode=require"
         trail share "postgresql://admin@db.example.com/trail" --migrate
         trail share        # to the DSN the Hermes home's config.yaml sets (docs/fleet.md)
+        trail share --writers 8   # a first push to a server with eight cores to spare
     """
     from hermes_trail.errors import TrailError
     from hermes_trail.hermes import dsn as dsns
@@ -118,7 +129,9 @@ def share(
     path = synced_index(index, home, db, pg)
     try:
         with progress_bar(f"pushing to {dsns.shown(dsn)}", unit="sessions") as bar:
-            report = push(path, dsn, host, progress=lambda done, total, _docs: bar(done, total))
+            report = push(
+                path, dsn, host, progress=lambda done, total, _docs: bar(done, total), writers=writers
+            )
     except TrailError as exc:
         fail(str(exc))
     except KeyboardInterrupt:

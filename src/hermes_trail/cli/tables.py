@@ -335,7 +335,7 @@ def _print_conversations(out: Printer, result: SearchResult, shared: bool, encod
             head = (f"{_day(hit.time)}  {safe(name)} #{hit.row}  {what}: ", "dim")
             out.line(head, *_marked(hit.snippet, hit.kind), indent=2)
         if conversation.superseded_by:
-            later = f"superseded by the later {safe(conversation.superseded_by)}, which states it anew"
+            later = f"superseded by the later {safe(conversation.superseded_by)}, which says it changed"
             out.line((later, "yellow"), indent=2)
         if best.resume:
             out.line((f"resume: {safe(best.resume)}", "cyan"), indent=2)

@@ -49,11 +49,15 @@ BATCH_SESSIONS = 500
 TOKEN = re.compile(r"[^\W_]+")
 # Sessions deleted per statement.
 DELETE_CHUNK = 1_000
-# Connections writing batches at once. A push's time is the server's (each doc's text made a tsvector in
-# two configurations, its GIN entries): a second connection puts the server's second core to work while
-# this process reads the next batch. Doc and session ids are reserved in the local order before a batch is
-# written, so they follow the local ids whichever connection commits first.
+# Connections writing batches at once, unless a push is given another number (``trail share --writers``).
+# A push's time is the server's (each doc's text made a tsvector in two configurations, its GIN entries),
+# one core a connection: a second connection puts a two-core server's second core to work while this
+# process reads the next batch; a server with more cores to spare takes more. Doc and session ids are
+# reserved in the local order before a batch is written, so they follow the local ids whichever connection
+# commits first.
 WRITERS = 2
+# At most this many (each one a connection of the server's, and a thread of this process).
+MOST_WRITERS = 32
 
 # (sessions sent so far, sessions to send, docs written so far)
 Progress = Callable[[int, int, int], None]
@@ -84,6 +88,7 @@ class PushReport:
     vector: bool = False  # whether the shared index holds passages (pgvector)
     seconds: float = 0.0
     notes: list[str] = field(default_factory=list)
+    writers: int = WRITERS  # connections that wrote at once
 
 
 @dataclass(slots=True)
@@ -190,27 +195,31 @@ def push(
     host: str | None = None,
     progress: Progress | None = None,
     batch_docs: int = BATCH_DOCS,
+    writers: int = WRITERS,
 ) -> PushReport:
-    """Send what changed in the local ``index`` to the shared index at ``dsn``, as ``host``.
+    """Send what changed in the local ``index`` to the shared index at ``dsn``, as ``host``, on ``writers``
+    connections at once (:data:`WRITERS`).
 
     :raises FleetError: the index or the database cannot be read, the shared index is not migrated, or
         the login may not push for ``host`` (every message with the DSN's password hidden).
     """
     import psycopg
 
+    if not 1 <= writers <= MOST_WRITERS:
+        raise FleetError(f"writers must be 1 to {MOST_WRITERS}, not {writers}")
     started = time.perf_counter()
     local = open_local(index)
     conn = connect(dsn)
     try:
         info = schema.require(conn, dsn)
         name = resolve_host(conn, host)
-        report = PushReport(dsns.shown(dsn), name, vector=info.vector)
+        report = PushReport(dsns.shown(dsn), name, vector=info.vector, writers=writers)
         if not info.vector:
             report.notes.append("the shared index has no pgvector: passages are not sent (words only)")
         conn.execute("SELECT pg_advisory_lock(hashtextextended(%s, 0))", (f"trail_fleet:host:{name}",))
         _register(conn, name)
         _staging(conn)
-        _push(local, conn, dsn, name, info, report, progress, batch_docs)
+        _push(local, conn, dsn, name, info, report, progress, batch_docs, writers)
         _record(conn, name)
     except psycopg.errors.InsufficientPrivilege as exc:
         raise FleetError(
@@ -326,6 +335,7 @@ def _push(
     report: PushReport,
     progress: Progress | None,
     batch_docs: int,
+    writers: int,
 ) -> None:
     s = schema.SCHEMA
     local.execute("BEGIN")  # one snapshot of the local index for the whole push
@@ -358,16 +368,16 @@ def _push(
             report.removed += len(chunk)
         total = len(changed) + len(vectors_only)
         resumes = _Resumes()
-        with _Writers(dsn, host, info, WRITERS) as writers:
+        with _Writers(dsn, host, info, writers) as writing:
             for batch in _batches(changed, batch_docs):
                 job = _read_batch(local, conn, batch, info.vector, resumes)
-                for docs, passages, sessions in writers.submit(job):
+                for docs, passages, sessions in writing.submit(job):
                     report.docs += docs
                     report.passages += passages
                     report.pushed += sessions
                     if progress is not None:
                         progress(report.pushed, total, report.docs)
-            for docs, passages, sessions in writers.finish():
+            for docs, passages, sessions in writing.finish():
                 report.docs += docs
                 report.passages += passages
                 report.pushed += sessions
@@ -490,7 +500,7 @@ def _read_batch(
 
 
 class _Writers:
-    """Threads writing batches, each on a connection of its own (:data:`WRITERS`); what each wrote comes
+    """Threads writing batches, each on a connection of its own (``count``); what each wrote comes
     back from :meth:`submit` and :meth:`finish` as (docs, passages, sessions)."""
 
     def __init__(self, dsn: str, host: str, info: schema.Info, count: int):

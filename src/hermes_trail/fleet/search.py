@@ -50,7 +50,7 @@ from hermes_trail.fleet.hits import (
 from hermes_trail.fleet.meaning import _meaning
 from hermes_trail.fleet.push import TOKEN
 from hermes_trail.hermes import dsn as dsns
-from hermes_trail.index import cjk, lexicon, plan, query, spelling, stopwords, vectors
+from hermes_trail.index import cjk, lexicon, plan, query, spelling, stopwords
 from hermes_trail.index.filters import SearchFilters, like, unmatched
 from hermes_trail.index.fusion import (
     COVERAGE_BIGRAMS,
@@ -73,7 +73,6 @@ from hermes_trail.index.fusion import (
     rarity,
 )
 from hermes_trail.index.newest import (
-    ALIKE_PASSAGES,
     asks_present,
     newest_first,
 )
@@ -1316,8 +1315,8 @@ def _search(
             pool = _without_excluded(conn, pool, excluded)
         if pool:
             ordered = fused(pool, floor=1.0, about_user=stopwords.speaks_of_self(reading.typed))
-    lift_profiles(ordered, list(reading.profiles), list(reading.sources))  # then the newest fact, as locally
-    ordered = _newest_first(conn, info, ordered, terms, meaning, answered, asks_present(reading.typed))
+    ordered = _newest_first(conn, ordered, terms, meaning, answered, asks_present(reading.typed))
+    lift_profiles(ordered, list(reading.profiles), list(reading.sources))
     ordered = ordered[:limit]
     conversations = []
     for group in ordered:
@@ -1385,7 +1384,6 @@ def _openings(conn: psycopg.Connection[Any], conversations: list[Conversation]) 
 
 def _newest_first(
     conn: psycopg.Connection[Any],
-    info: schema.Info,
     ordered: list[Conversation],
     terms: list[str],
     meaning: dict[tuple[str, str], float],
@@ -1402,50 +1400,7 @@ def _newest_first(
     def counts(words: list[str]) -> dict[str, int]:  # only up to where a word stops being rare
         return dict(zip(words, _doc_frequencies(conn, words, None, RARE_CAP), strict=True))
 
-    def alike(lead: Conversation, later: list[Conversation]) -> dict[tuple[str, str], float]:
-        return _alike(conn, info, lead, later)
-
-    return newest_first(ordered, terms, meaning, answered, texts, counts, present, alike)
-
-
-def _alike(
-    conn: psycopg.Connection[Any], info: schema.Info, lead: Conversation, later: list[Conversation]
-) -> dict[tuple[str, str], float]:
-    """How near each of ``later`` is to ``lead`` in meaning, as the local index tells it (the best cosine
-    of a passage holding one of its best-matching turns to one holding one of the leader's), by pgvector;
-    nothing without it."""
-    if not info.vector or info.vector_schema is None:
-        return {}
-    docs = [h.doc for c in [lead, *later] for h in c.hits]
-    rows = conn.execute(f"SELECT id, sess, seq, kind FROM {_D} WHERE id = ANY(%s)", (docs,)).fetchall()
-    found = {int(doc): (int(sess), int(seq), str(kind)) for doc, sess, seq, kind in rows}
-    starts: dict[int, list[tuple[int, int, str]]] = {}
-    sql = (
-        f"SELECT p.id, p.sess, p.seq, d.kind FROM {schema.SCHEMA}.passages p "
-        f"JOIN {_D} d ON d.sess = p.sess AND d.seq = p.seq WHERE p.sess = ANY(%s) ORDER BY p.id"
-    )
-    for key, sess, start, kind in conn.execute(sql, (sorted({s for s, _, _ in found.values()}),)):
-        starts.setdefault(int(sess), []).append((int(key), int(start), str(kind)))
-
-    def held(conv: Conversation) -> list[int]:
-        best = [h.doc for h in sorted(conv.hits, key=lambda h: -h.score)]
-        return vectors.passages_holding(best, found, starts, ALIKE_PASSAGES)
-
-    first, theirs = held(lead), {(c.store, c.root): held(c) for c in later}
-    if not first or not any(theirs.values()):
-        return {}
-    op = f"OPERATOR({info.vector_schema}.<=>)"
-    sql = (
-        f"SELECT b.id, max(1 - (a.vec {op} b.vec)) FROM {schema.SCHEMA}.passages a "
-        f"JOIN {schema.SCHEMA}.passages b ON b.id = ANY(%s) WHERE a.id = ANY(%s) GROUP BY b.id"
-    )
-    wanted = sorted({key for keys in theirs.values() for key in keys})
-    near = {int(key): float(cos) for key, cos in conn.execute(sql, (wanted, first))}
-    return {
-        conv: max(near[k] for k in keys if k in near)
-        for conv, keys in theirs.items()
-        if any(k in near for k in keys)
-    }
+    return newest_first(ordered, terms, meaning, answered, texts, counts, present)
 
 
 def _snippets(conn: psycopg.Connection[Any], hits: list[Hit], terms: list[str], chars: int) -> None:

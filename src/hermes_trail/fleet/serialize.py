@@ -75,4 +75,5 @@ def push_json(report: PushReport) -> dict[str, Any]:
         "vector": report.vector,
         "seconds": round(report.seconds, 3),
         "notes": list(report.notes),
+        "writers": report.writers,
     }

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from itertools import pairwise
 
 from hermes_trail.index import cjk, plan, stopwords
 from hermes_trail.index.fusion import RARE_CAP, SESSION_WEIGHT
@@ -31,26 +30,6 @@ NAMED_ALONE = 3
 SUPERSEDED_MEANING = 0.4
 
 
-# Two conversations are about different things when their passages are known and none of one's comes
-# nearer than this cosine to any of the other's: a later one saying a budget is "weekly instead of
-# monthly" does not supersede the backups' daily, weekly and monthly snapshots.
-SAME_SUBJECT = 0.4
-
-# Two conversations this near state the same fact: the later one may say it changed in the sentence after
-# the one that names it ("new best checkpoint: epoch 31; it replaces the epoch 12 one"), or, asked how
-# things stand now, need not say it changed.
-SAME_FACT = 0.6
-
-# How many passages of each conversation are compared: those holding its best-matching turns (where it
-# says what was asked about), which bounds the comparison at 16 pairs a conversation.
-ALIKE_PASSAGES = 4
-
-# How near each later conversation is in meaning to the leading one (the best cosine of the passages
-# holding their matching turns, at most :data:`ALIKE_PASSAGES` each), by key; a conversation none of whose
-# matching turns has a passage is left out (not known).
-Alike = Callable[["Conversation", list["Conversation"]], dict[tuple[str, str], float]]
-
-
 def newest_first(
     ordered: list[Conversation],
     terms: list[str],
@@ -59,7 +38,6 @@ def newest_first(
     texts: Callable[[list[int]], dict[int, tuple[str, str]]],
     counts: Callable[[list[str]], dict[str, int]],
     present: bool = False,
-    alike: Alike | None = None,
 ) -> list[Conversation]:
     """The leading conversation, unless a later one about the same thing superseded it: when two sessions
     state the same fact, the later one is the fact now (a meeting moved, a service moved host). The older
@@ -118,23 +96,21 @@ def newest_first(
             sum(names_word(text, w) for w in asked) >= NAMED_ALONE for text in texts_of
         )
 
-    def says_changed(conv: Conversation, same_fact: bool) -> bool:
+    def says_changed(conv: Conversation) -> bool:
         """A turn a person or the agent said (not a tool's output) that names what the query is about
-        and says it changed: in one sentence, or, of a conversation known to state the leader's fact
-        (``same_fact``: :data:`SAME_FACT`), in one sentence and the next."""
-        for kind, text in (said.get(h.doc, ("", "")) for h in conv.hits):
-            if kind not in STATED:
-                continue
-            sentences = _SENTENCE.split(text)
-            spans = sentences + ([" ".join(p) for p in pairwise(sentences)] if same_fact else [])
-            if any(_CHANGED.search(span) and names_fact(span) for span in spans):
-                return True
-        return False
+        and says it changed."""
+        found = (said.get(h.doc, ("", "")) for h in conv.hits)
+        return any(
+            _CHANGED.search(sentence) and names_fact(sentence)
+            for kind, text in found
+            if kind in STATED
+            for sentence in _SENTENCE.split(text)
+        )
 
     if not about(lead):
         return ordered
     lead_z = meaning.get((lead.store, lead.root))
-    candidates = []
+    later = []
     for conv in newer:
         if not about(conv):
             continue
@@ -146,23 +122,7 @@ def newest_first(
             near = near or words >= SUPERSEDED_BAND * lead_words
         else:
             near = near or conv.score >= SUPERSEDED_BAND * lead.score
-        if near:
-            candidates.append(conv)
-    # How near each is to the leader in meaning, where both have passages: one about something else is
-    # no later word on its fact; one stating the same fact may say it changed in the sentence after the
-    # one naming it, and needs not say it at all when the question asks how things stand now (the same
-    # question asked again, answered anew: "after the reorg, who approves my expenses?").
-    # Their passages are read only for those that may yet qualify (most searches have none).
-    if not present:
-        candidates = [c for c in candidates if says_changed(c, alike is not None)]
-    cosine = alike(lead, candidates) if candidates and alike is not None else {}
-    later = []
-    for conv in candidates:
-        near_lead = cosine.get((conv.store, conv.root))
-        if near_lead is not None and near_lead < SAME_SUBJECT:
-            continue
-        same_fact = near_lead is not None and near_lead >= SAME_FACT
-        if (present and same_fact) or says_changed(conv, same_fact):
+        if near and says_changed(conv):
             later.append(conv)
     if not later:
         return ordered

@@ -64,7 +64,7 @@ from hermes_trail.index.fusion import (
     meaning_weight,
     rarity,
 )
-from hermes_trail.index.newest import ALIKE_PASSAGES, asks_present, names_word, newest_first
+from hermes_trail.index.newest import asks_present, names_word, newest_first
 from hermes_trail.index.results import MARK_CLOSE, MARK_OPEN, Conversation, Hit, SearchResult
 
 # How many of the newest matches each index gives before scoring; a query with more is ranked in this window.
@@ -641,43 +641,7 @@ def _newest_first(
         sql = f"SELECT count(*) FROM (SELECT 1 FROM docs_fts WHERE docs_fts MATCH ? LIMIT {RARE_CAP})"
         return {w: int(conn.execute(sql, (_fts_string(w),)).fetchone()[0]) for w in words}
 
-    def alike(lead: Conversation, later: list[Conversation]) -> dict[tuple[str, str], float]:
-        return _alike(conn, lead, later)
-
-    return newest_first(ordered, terms, meaning, answered, texts, counts, present, alike)
-
-
-def _alike(
-    conn: sqlite3.Connection, lead: Conversation, later: list[Conversation]
-) -> dict[tuple[str, str], float]:
-    """How near each of ``later`` is to ``lead`` in meaning: the best cosine of a passage holding one of
-    its best-matching turns to one holding one of the leader's (:func:`vectors.holding`, at most
-    :data:`~hermes_trail.index.newest.ALIKE_PASSAGES` a conversation); none for a conversation none of
-    whose matching turns has a passage."""
-    docs = [h.doc for c in [lead, *later] for h in c.hits]
-    marks = ", ".join("?" for _ in docs)
-    sql = f"SELECT id, sess, kind FROM docs WHERE id IN ({marks})"  # a doc's place in its session: its id
-    found = {int(doc): (int(sess), int(doc), str(kind)) for doc, sess, kind in conn.execute(sql, docs)}
-    sessions = sorted({sess for sess, _, _ in found.values()})
-    marks = ", ".join("?" for _ in sessions)
-    starts: dict[int, list[tuple[int, int, str]]] = {}
-    blob: dict[int, bytes] = {}
-    sql = (
-        "SELECT p.id, p.sess, p.doc, d.kind, p.vec FROM passages p JOIN docs d ON d.id = p.doc "
-        f"WHERE p.sess IN ({marks}) ORDER BY p.id"
-    )
-    for key, sess, start, kind, vec in conn.execute(sql, sessions):
-        starts.setdefault(int(sess), []).append((int(key), int(start), str(kind)))
-        blob[int(key)] = vec
-
-    def held(conv: Conversation) -> list[bytes]:
-        best = [h.doc for h in sorted(conv.hits, key=lambda h: -h.score)]
-        return [blob[key] for key in vectors.passages_holding(best, found, starts, ALIKE_PASSAGES)]
-
-    first = held(lead)
-    if not first:
-        return {}
-    return {(c.store, c.root): vectors.best_cosine(first, theirs) for c in later if (theirs := held(c))}
+    return newest_first(ordered, terms, meaning, answered, texts, counts, present)
 
 
 def search(
@@ -840,10 +804,8 @@ def search(
             ordered += fused(pool, floor, about_user=stopwords.speaks_of_self(reading.typed))
             for conv in ordered:
                 groups.setdefault((conv.store, conv.root), conv)
-        # The named profile's conversations lifted first: the rule of the newest fact then reorders what
-        # that gave, and no sort after it undoes what it decided.
-        lift_profiles(ordered, reading.profiles, reading.sources)
         ordered = _newest_first(conn, ordered, terms, meaning, answered, asks_present(reading.typed))
+        lift_profiles(ordered, reading.profiles, reading.sources)
         ordered = ordered[:limit]
         conversations = []
         for group in ordered:

@@ -197,65 +197,6 @@ def quantize(vectors: Any) -> list[bytes]:
     return [row.tobytes() for row in np.round(vectors * (127.0 / peak)).astype(np.int8)]
 
 
-def holding(doc: int, kind: str, starts: list[tuple[Key, int, str]]) -> list[Key]:
-    """The passages of a session that hold its doc ``doc`` of ``kind``: of its passages ``(key, start,
-    start's kind)`` in the order they were made (a start being where in the session a passage begins, as
-    ``doc`` is), the last of the doc's group (:data:`KIND_ORDER`) to start at or before it, as
-    :func:`passages` joins a group's docs in order; each of them when a long doc was cut into several.
-    None for a doc of a kind no passage reads."""
-    group = next((n for n, kinds in enumerate(KIND_ORDER) if kind in kinds), None)
-    if group is None:
-        return []
-    mine = [(start, key) for key, start, made in starts if made in KIND_ORDER[group] and start <= doc]
-    last = max((start for start, _ in mine), default=None)
-    return [key for start, key in mine if start == last]
-
-
-def passages_holding(
-    docs: list[int],
-    found: dict[int, tuple[int, int, str]],
-    starts: dict[int, list[tuple[Key, int, str]]],
-    most: int,
-) -> list[Key]:
-    """The passages holding ``docs`` (a conversation's matching turns, the best first), at most ``most``:
-    ``found`` gives each doc's session, place in it and kind, ``starts`` each session's passages
-    (:func:`holding`). The local index and the shared one, each with its own keys and places."""
-    chosen: list[Key] = []
-    for doc in docs:
-        if doc not in found:
-            continue
-        sess, place, kind = found[doc]
-        for key in holding(place, kind, starts.get(sess, [])):
-            if key not in chosen:
-                chosen.append(key)
-        if len(chosen) >= most:
-            break
-    return chosen[:most]
-
-
-def best_cosine(ours: list[bytes], theirs: list[bytes]) -> float:
-    """The best cosine of one of ``ours`` stored vectors (:func:`quantize`) to one of ``theirs``: how near two
-    conversations are in meaning. Without loading numpy where it is not (a `trail search` the words
-    answered): a few passages each, about 40 µs a pair."""
-    if sys.modules.get("numpy") is not None:
-        import numpy as np
-
-        def units(blobs: list[bytes]) -> Any:
-            rows = np.frombuffer(b"".join(blobs), dtype=np.int8).reshape(len(blobs), -1).astype(np.float32)
-            return rows / np.maximum(np.linalg.norm(rows, axis=1, keepdims=True), 1e-9)
-
-        return float((units(ours) @ units(theirs).T).max())
-    import math
-    from operator import mul
-
-    def plain(blob: bytes) -> tuple[memoryview, float]:
-        row = memoryview(blob).cast("b")
-        return row, math.sqrt(sum(map(mul, row, row))) or 1.0
-
-    left, right = [plain(b) for b in ours], [plain(b) for b in theirs]
-    return float(max(sum(map(mul, a, b)) / (na * nb) for a, na in left for b, nb in right))
-
-
 def pending_sessions(conn: sqlite3.Connection) -> list[int]:
     """Sessions with no vectors yet, or with vectors of an earlier format (:func:`_renew`), newest activity
     first (what a person asks about first)."""

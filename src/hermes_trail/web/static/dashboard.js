@@ -367,7 +367,7 @@
     });
     // What a later conversation changed (the rule of the newest fact): said under the earlier one.
     if (c.superseded_by) {
-      item.appendChild(el("p", "superseded", "superseded by the later " + c.superseded_by + ", which states it anew"));
+      item.appendChild(el("p", "superseded", "superseded by the later " + c.superseded_by + ", which says it changed"));
     }
     if (best.resume) item.appendChild(el("code", "resume", best.resume));
     return item;
