@@ -9,6 +9,7 @@ index. Each test gets a database of its own on the run's throwaway server (``pg_
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import itertools
 import json
 import os
@@ -1700,7 +1701,10 @@ def test_passages_are_pushed_and_ones_encoded_later_are_sent_alone(vector_fleet,
     nothing = push(index, vector_fleet.admin, "epsilon")
     assert (nothing.pushed, nothing.vectors_only, nothing.passages) == (0, 0, 0)
     assert pushed_line(nothing).startswith("pushed nothing new as host 'epsilon'")
-    assert "; 3 unchanged, 0 removed, in " in pushed_line(nothing)
+    assert "; 3 unchanged, 0 removed, in " in pushed_line(nothing) and "docs/s" not in pushed_line(nothing)
+    # A large push says how fast it went, on how many writers (what --writers is weighed by).
+    large = dataclasses.replace(words, docs=4_250, seconds=0.5, writers=3)
+    assert pushed_line(large).endswith(", in 0.5 s (8,500 docs/s on 3 writers)")
 
     # A newer trail makes passages another way: a session is sent its passages again once they are made
     # again, not while it waits for that (its old ones are what the shared index has).

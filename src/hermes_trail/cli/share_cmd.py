@@ -161,10 +161,20 @@ def pushed_line(report: PushReport) -> str:
         sent = f"{counted(report.pushed, 'session')} ({counted(report.docs, 'doc')}{passages})"
         if report.vectors_only:
             sent += f" and the new passages of {report.vectors_only:,} more"
+    # How fast a large push went, on how many writers: what `--writers` is weighed by.
+    rate = (
+        f" ({report.docs / report.seconds:,.0f} docs/s on {report.writers} writers)"
+        if report.docs >= RATE_FROM and report.seconds > 0
+        else ""
+    )
     return (
         f"pushed {sent} as host {report.host!r} to {report.dsn}; {report.unchanged:,} unchanged, "
-        f"{report.removed:,} removed, in {report.seconds:.1f} s"
+        f"{report.removed:,} removed, in {report.seconds:.1f} s{rate}"
     )
+
+
+# A push of at least this many docs says how fast it went (a smaller one's rate says little).
+RATE_FROM = 1_000
 
 
 def _migrate(dsn: str, json_output: bool) -> None:
