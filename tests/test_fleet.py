@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import inspect
 import itertools
 import json
 import os
@@ -320,6 +321,19 @@ def test_two_hosts_push_at_once(fleet, machines):
     assert {h.host for h in both.hits} == {"alpha", "beta"}
     only = fleet_search(fleet.admin, "pytest", hosts=["beta"], limit=20)
     assert only.hits and {h.host for h in only.hits} == {"beta"}
+
+
+def test_the_cli_bounds_writers_as_a_push_does():
+    """`trail share --writers` states the push's default and bounds as literals (importing the push at a
+    command's start costs 48 ms): they must be the push's own."""
+    import typing
+
+    from hermes_trail.cli.share_cmd import share
+    from hermes_trail.fleet.push import MOST_WRITERS, WRITERS
+
+    option = typing.get_type_hints(share, include_extras=True)["writers"].__metadata__[0]
+    assert (option.settings["min"], option.settings["max"]) == (1, MOST_WRITERS)
+    assert inspect.signature(share).parameters["writers"].default == WRITERS
 
 
 def test_a_push_on_more_writers_ends_as_a_push_on_one(fleet, machines):

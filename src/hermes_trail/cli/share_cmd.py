@@ -148,6 +148,10 @@ def share(
     raise Exit(EXIT_OK)
 
 
+# A push of at least this many docs says how fast it went (a smaller one's rate says little).
+RATE_FROM = 1_000
+
+
 def pushed_line(report: PushReport) -> str:
     """What a push sent, in one line: the sessions written with their docs (and passages, when the shared
     index holds them), the sessions that only had new passages to send, and those left as they were."""
@@ -171,10 +175,6 @@ def pushed_line(report: PushReport) -> str:
         f"pushed {sent} as host {report.host!r} to {report.dsn}; {report.unchanged:,} unchanged, "
         f"{report.removed:,} removed, in {report.seconds:.1f} s{rate}"
     )
-
-
-# A push of at least this many docs says how fast it went (a smaller one's rate says little).
-RATE_FROM = 1_000
 
 
 def _migrate(dsn: str, json_output: bool) -> None:
