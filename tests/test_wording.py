@@ -492,7 +492,7 @@ def test_the_last_words_of_a_long_question_count_in_how_much_of_it_a_conversatio
     (doc,) = conn.execute("SELECT rowid FROM docs_fts WHERE docs_fts MATCH 'date library'").fetchone()
     found = [Conversation("store", topic)]
     found[0].hits.append(SimpleNamespace(doc=doc))
-    shares, counts = search_module._covered(conn, found, words)
+    shares, counts = search_module._covered(conn, found, words, doc_count=search_module._DocCounts(conn))
     assert counts == [2] and shares[0] > 0
 
 
@@ -1164,3 +1164,28 @@ def test_what_stands_for_a_word_typed_wrong():
         False,
         False,
     ]
+
+
+def test_a_search_counts_each_word_of_the_question_once(tmp_path):
+    """How rare a word is weighs it twice in one search: in how much of the question a conversation covers
+    and in the rule of the newest fact. Both read one count: counting a word's docs again cost the second
+    rule 0.1-0.2 ms a question at a million messages, for the same number."""
+    path = _earlier_and_later(
+        tmp_path,
+        ("Which checkpoint is the best?", "The best checkpoint is epoch 12."),
+        (
+            "The long run finished: which checkpoint is the best?",
+            "The best checkpoint is epoch 31, it replaces the epoch 12 one.",
+        ),
+    )
+    conn = sqlite3.connect(path)
+    statements: list[str] = []
+    conn.set_trace_callback(statements.append)
+    try:
+        ranked = [c.hits[0].session_id for c in search(conn, "best checkpoint accuracy").conversations]
+    finally:
+        conn.close()
+    counted = [sql for sql in statements if sql.startswith("SELECT count(*) FROM (SELECT 1")]
+    assert ranked[:2] == [LATER, EARLIER]  # both rules ran: the words are counted for each
+    assert any("checkpoint" in sql for sql in counted)
+    assert len(counted) == len(set(counted)), counted

@@ -329,12 +329,29 @@ def _across_languages(
     return language_lifts([texts.get(c.hits[0].doc, "") if c.hits else "" for c, _ in near], text)
 
 
+class _DocCounts:
+    """How many docs a word is in, up to :data:`RARE_CAP`, counted once a search: a question's coverage
+    (:func:`_covered`) and the rule of the newest fact (:func:`_newest_first`) both weigh its words by it."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self._conn = conn
+        self._known: dict[tuple[str, str], int] = {}
+
+    def __call__(self, word: str, table: str = "docs_fts") -> int:
+        if (table, word) not in self._known:
+            sql = f"SELECT count(*) FROM (SELECT 1 FROM {table} WHERE {table} MATCH ? LIMIT {RARE_CAP})"
+            self._known[(table, word)] = int(self._conn.execute(sql, (_fts_string(word),)).fetchone()[0])
+        return self._known[(table, word)]
+
+
 def _covered(
     conn: sqlite3.Connection,
     found: list[Conversation],
     words: list[str],
     table: str = "docs_fts",
     groups: list[list[str]] | None = None,
+    *,
+    doc_count: _DocCounts,
 ) -> tuple[list[float], list[int]]:
     """How much of the query each conversation covers, anywhere in its matching turns: the share of the
     ``words`` (in ``docs_cjk``: the bigrams) it has, each weighing by how rare it is in the index
@@ -349,12 +366,11 @@ def _covered(
     low, high = min(docs), max(docs)
     having: list[tuple[set[int], float]] = []
     sql = f"SELECT rowid FROM {table} WHERE {table} MATCH ? AND rowid >= ? AND rowid <= ?"
-    count = f"SELECT count(*) FROM (SELECT 1 FROM {table} WHERE {table} MATCH ? LIMIT {RARE_CAP})"
     held = schema.doc_total(conn)
     cut = COVERAGE_TERMS if table == "docs_fts" else COVERAGE_BIGRAMS
     for group in groups[:cut] if groups is not None else [[w] for w in words[:cut]]:
         ids = {r[0] for word in group for r in conn.execute(sql, (_fts_string(word), low, high))}
-        most = max(int(conn.execute(count, (_fts_string(word),)).fetchone()[0]) for word in group)
+        most = max(doc_count(word, table) for word in group)
         having.append((ids, rarity(held, most)))
     total = sum(weight for _, weight in having) or 1.0
     shares, counts = [], []
@@ -629,6 +645,7 @@ def _newest_first(
     meaning: dict[tuple[str, str], float],
     answered: dict[tuple[str, str], float],
     present: bool,
+    doc_count: _DocCounts,
 ) -> list[Conversation]:
     """:func:`newest_first` over this index: its docs' texts and its word counts."""
 
@@ -638,8 +655,7 @@ def _newest_first(
         return {doc: (kind, text) for doc, kind, text in conn.execute(sql, docs)}
 
     def counts(words: list[str]) -> dict[str, int]:
-        sql = f"SELECT count(*) FROM (SELECT 1 FROM docs_fts WHERE docs_fts MATCH ? LIMIT {RARE_CAP})"
-        return {w: int(conn.execute(sql, (_fts_string(w),)).fetchone()[0]) for w in words}
+        return {w: doc_count(w) for w in words}
 
     return newest_first(ordered, terms, meaning, answered, texts, counts, present)
 
@@ -666,6 +682,7 @@ def search(
         # Words as typed first (function words out): when they find enough, every word is in the history
         # and none needs looking up. Else each is looked up: a missing word, an unfinished last word.
         reading = plan.read(conn, text, checked=False)
+        doc_count = _DocCounts(conn)
         known = _kept_sessions(conn)  # the sessions read, each once (:func:`_session_rows`)
         starts = word_starts(reading)
         hits, windowed = _ranked(
@@ -765,7 +782,7 @@ def search(
                     # dictionary against those the English words' best has, so a conversation held in
                     # Chinese that has all of them outweighs English ones with one each (as far as one
                     # with every word typed weighs), and one that has fewer weighs less.
-                    shares, counts = _covered(conn, found, some, table, groups=senses)
+                    shares, counts = _covered(conn, found, some, table, senses, doc_count=doc_count)
                     ratio = min(max(counts, default=0), COVERAGE_TERMS) / max(most_covered, 1)  # as many read
                     weight = min(STRICT_WEIGHT * coverage, weight * ratio**COVERAGE_POWER)
                     scores = [s * share**COVERAGE_POWER for s, share in zip(scores, shares, strict=True)]
@@ -774,12 +791,12 @@ def search(
                     # A Chinese or Japanese question's bigrams: a conversation with two of its twenty
                     # (a 的 phrase, 打开) is no answer, however much better than the other lists' best it
                     # scores; its evidence is the share of the question it holds, after that list's best.
-                    shares = _covered(conn, found, some, table)[0]
+                    shares = _covered(conn, found, some, table, doc_count=doc_count)[0]
                     evidence = evidence_of(found, scores, weight)
                     pool += [(c, e * s**COVERAGE_POWER) for (c, e), s in zip(evidence, shares, strict=True)]
                 else:
                     if len(some) > 1:
-                        shares, counts = _covered(conn, found, some, table, groups=senses)
+                        shares, counts = _covered(conn, found, some, table, senses, doc_count=doc_count)
                         scores = [s * share**COVERAGE_POWER for s, share in zip(scores, shares, strict=True)]
                         most_covered = max([most_covered, *counts])
                     elif found:
@@ -804,7 +821,8 @@ def search(
             ordered += fused(pool, floor, about_user=stopwords.speaks_of_self(reading.typed))
             for conv in ordered:
                 groups.setdefault((conv.store, conv.root), conv)
-        ordered = _newest_first(conn, ordered, terms, meaning, answered, asks_present(reading.typed))
+        present = asks_present(reading.typed)
+        ordered = _newest_first(conn, ordered, terms, meaning, answered, present, doc_count)
         lift_profiles(ordered, reading.profiles, reading.sources)
         ordered = ordered[:limit]
         conversations = []
