@@ -1096,6 +1096,40 @@ def test_a_phrase_of_common_words_is_walked_newest_first_and_answers_as_the_gin_
             assert len({h.session_id for h in walked.hits}) == min(sessions_found, 10), text
 
 
+def test_a_common_word_typed_wrong_is_read_from_the_tables_first_docs(fleet, machines, monkeypatch):
+    """A word typed wrong is read as the common word one slip away ("dokcer" as "docker") without the GIN
+    index's bitmap of every doc that has that word (at 850,000 docs, "false" in half of them: 70 ms to
+    check it is there, 70 more to read its first texts): the table's statistics say it is there, and its
+    first texts are the first of the table's docs that have it. The same words, hits and reading as the
+    look through the index."""
+    import hermes_trail.fleet.search as fleet_module
+
+    push(machines["alpha"][1], fleet.admin, "alpha")
+    monkeypatch.setattr(fleet_module, "ESTIMATE_FROM", 0)  # this index is small: trust its statistics too
+    scanned: list[list[str]] = []
+    real = fleet_module._scanned_texts
+
+    def spied(*args: Any) -> list[str]:
+        scanned.append(real(*args))
+        return scanned[-1]
+
+    monkeypatch.setattr(fleet_module, "_scanned_texts", spied)
+    with fleet.connect() as conn:
+        conn.execute("ANALYZE trail_fleet.docs")
+        found, often = fleet_module._words_there(conn, ["dockr", "docker", "zzdocker"])
+        assert (found, often) == (["docker"], ["docker"])
+        read = fleet_search(fleet.admin, "dokcer compose", limit=10, conn=conn)
+        assert read.spelled == {"dokcer": ["docker"]}
+        assert scanned and len(scanned[0]) == fleet_module.spelling.READ  # read from the first docs
+        monkeypatch.setattr(fleet_module, "_common_lexemes", lambda conn: {})
+        looked = fleet_search(fleet.admin, "dokcer compose", limit=10, conn=conn)
+    assert len(scanned) == 1  # without the statistics, through the GIN index
+    assert [(h.session_id, h.row, h.score) for h in read.hits] == [
+        (h.session_id, h.row, h.score) for h in looked.hits
+    ]
+    assert read.spelled == looked.spelled
+
+
 def test_a_tsquerys_share_is_estimated_from_its_lexemes_shares():
     from hermes_trail.fleet.search import _share
 
