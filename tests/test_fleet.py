@@ -2112,7 +2112,7 @@ def _refused_then_migrated(fleet, version: int, question: str) -> None:
 
 
 def _translated_read_as(lang: str, text: str) -> str:
-    """How version 7 as first released read separators as spaces in the docs' generated ``tsv``: with
+    """How the docs' ``tsv`` of form 1 (``schema.TSV_FORM``) read separators as spaces: with
     ``translate()``, whose cost per character grows with the characters it replaces."""
     chars = schema.SPLIT + schema.MARKUP if lang == schema.STEMMED else schema.MARKUP
     pattern = schema.separators.regex_class().replace("\\", "\\\\")
@@ -2123,30 +2123,43 @@ def _translated_read_as(lang: str, text: str) -> str:
     return f"translate({separated}, E'{chars.replace(chr(92), chr(92) * 2)}', '{' ' * len(chars)}')"
 
 
-def test_migrate_makes_a_translated_tsv_again_with_the_same_words(fleet, machines, monkeypatch):
-    """A database whose docs' ``tsv`` reads separators with ``translate()`` takes pushes and answers as
-    before (the same words); ``--migrate`` makes it with ``replace()`` (a quarter of a doc's time in the
-    server less), says so, and leaves every doc's words as they were; a second ``--migrate`` does nothing
-    again."""
+def _form_1(monkeypatch, source: str = "coalesce(folded, text)") -> str:
+    """The docs' ``tsv`` expression of form 1: ``translate()``, and ``left()`` for every text."""
+    monkeypatch.setattr(schema, "_sql_read_as", _translated_read_as)
+    monkeypatch.setattr(schema, "_limited", lambda text: f"left({text}, {schema.TSV_CHARS})")
+    made = schema.tsv_expression(source)
+    monkeypatch.undo()
+    assert made != schema.tsv_expression(source)
+    return made
+
+
+def test_migrate_makes_an_older_forms_tsv_again_with_the_same_words(fleet, machines, monkeypatch):
+    """A database whose docs' ``tsv`` is of an older form (``translate()``, ``left()`` for every text: a
+    quarter of a doc's time in the server more) takes pushes and answers as before, the words being the
+    same; ``--migrate`` makes it in this trail's form, says so, and leaves every doc's words as they were;
+    a second ``--migrate`` does nothing again."""
     push(machines["alpha"][1], fleet.admin, "alpha")
     with fleet.connect() as conn:
         made = dict(conn.execute("SELECT id, tsv::text FROM trail_fleet.docs ORDER BY id").fetchall())
-        monkeypatch.setattr(schema, "_sql_read_as", _translated_read_as)
-        translated = schema.tsv_expression()
-        monkeypatch.undo()
-        assert translated != schema.tsv_expression()
-        _tsv_made_as(conn, translated)
-        assert schema._tsv_translated(conn)
+        _tsv_made_as(conn, _form_1(monkeypatch))
+        conn.execute("DELETE FROM trail_fleet.fleet_meta WHERE key = 'tsv_form'")  # as form 1 left it
         assert dict(conn.execute("SELECT id, tsv::text FROM trail_fleet.docs ORDER BY id").fetchall()) == made
     schema._INFO.clear()
     before = fleet_search(fleet.admin, "docker compose", hosts=["alpha"], limit=10)
     with fleet.connect() as conn:
         report = schema.migrate(conn, fleet.admin)
         assert any("made again" in note for note in report.notes), report.notes
-        assert not schema._tsv_translated(conn)
+        expression = conn.execute(
+            "SELECT pg_get_expr(d.adbin, d.adrelid) FROM pg_attrdef d JOIN pg_attribute a "
+            "ON a.attrelid = d.adrelid AND a.attnum = d.adnum "
+            "WHERE d.adrelid = 'trail_fleet.docs'::regclass AND a.attname = 'tsv'"
+        ).fetchone()[0]
+        assert "translate(" not in expression and "replace(" in expression
         assert dict(conn.execute("SELECT id, tsv::text FROM trail_fleet.docs ORDER BY id").fetchall()) == made
         again = schema.migrate(conn, fleet.admin)
+        form = conn.execute("SELECT value FROM trail_fleet.fleet_meta WHERE key = 'tsv_form'").fetchone()
     assert not any("made again" in note for note in again.notes), again.notes
+    assert form == (str(schema.TSV_FORM),)
     after = fleet_search(fleet.admin, "docker compose", hosts=["alpha"], limit=10)
     assert [(h.session_id, h.row) for h in after.hits] == [(h.session_id, h.row) for h in before.hits]
     assert after.hits
@@ -2156,10 +2169,10 @@ def test_migrate_makes_a_translated_tsv_again_with_the_same_words(fleet, machine
         '<meta name="viewport"> List<String> a<b && c>d &copy; it\'s \\\\server\\share',
         "Osterode–Buntenbock “quoted” 数据库连接一直超时 in db.py: Über/Straße",
         "/.@:\\<>& ..//::@@<<>>&& \\\\ end",
+        "wörd/ab " * 30_000 + "past the end",  # more characters than are indexed, more bytes than that
+        "word/ab " * 30_000 + "past the end",
     ]
-    monkeypatch.setattr(schema, "_sql_read_as", _translated_read_as)
-    translated = schema.tsv_expression("t")
-    monkeypatch.undo()
+    translated = _form_1(monkeypatch, "t")
     both = f"SELECT ({translated})::text, ({schema.tsv_expression('t')})::text FROM (VALUES (%s::text)) v(t)"
     with fleet.connect() as conn:
         for text in texts:
