@@ -2146,6 +2146,10 @@ def test_migrate_makes_an_older_forms_tsv_again_with_the_same_words(fleet, machi
         assert dict(conn.execute("SELECT id, tsv::text FROM trail_fleet.docs ORDER BY id").fetchall()) == made
     schema._INFO.clear()
     before = fleet_search(fleet.admin, "docker compose", hosts=["alpha"], limit=10)
+    from hermes_trail.integrations.hermes import doctor
+
+    older = doctor._reached("pushes to", fleet.host_login("alpha"), "home")
+    assert older.status == doctor.WARN and "older form" in older.detail and "--migrate" in older.fix
     with fleet.connect() as conn:
         report = schema.migrate(conn, fleet.admin)
         assert any("made again" in note for note in report.notes), report.notes
@@ -2160,6 +2164,7 @@ def test_migrate_makes_an_older_forms_tsv_again_with_the_same_words(fleet, machi
         form = conn.execute("SELECT value FROM trail_fleet.fleet_meta WHERE key = 'tsv_form'").fetchone()
     assert not any("made again" in note for note in again.notes), again.notes
     assert form == (str(schema.TSV_FORM),)
+    assert doctor._reached("pushes to", fleet.host_login("alpha"), "home").status == doctor.OK
     after = fleet_search(fleet.admin, "docker compose", hosts=["alpha"], limit=10)
     assert [(h.session_id, h.row) for h in after.hits] == [(h.session_id, h.row) for h in before.hits]
     assert after.hits

@@ -454,13 +454,14 @@ assert len(MIGRATIONS) == VERSION
 
 @dataclass(slots=True)
 class Info:
-    """What a migrated shared index is: its version, whether it holds passages (``vector``), and where
-    the extensions' types and functions are."""
+    """What a migrated shared index is: its version, whether it holds passages (``vector``), where the
+    extensions' types and functions are, and the form its docs' ``tsv`` is made in (:data:`TSV_FORM`)."""
 
     version: int
     vector: bool
     trgm_schema: str
     vector_schema: str | None
+    tsv_form: int = TSV_FORM
 
 
 @dataclass(slots=True)
@@ -692,6 +693,7 @@ def _read_info(conn: psycopg.Connection[Any], dsn: str) -> Info:
         meta.get("vector") == "on",
         _quoted(meta.get("trgm_schema", "public")),
         _quoted(meta["vector_schema"]) if meta.get("vector_schema") else None,
+        int(meta.get("tsv_form", "1")),
     )
 
 

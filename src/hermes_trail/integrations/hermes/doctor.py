@@ -236,9 +236,12 @@ def _reached(role: str, dsn: str, where: str) -> Check:
         fix = "check the server and the login (docs/fleet.md); a new database: trail share DSN --migrate"
         return Check("shared index", FAIL, f"{role} the shared index: {exc}", fix, where)
     meaning = "" if info.vector else "; no pgvector there: no search by meaning"
-    return Check(
-        "shared index", OK, f"{role} {dsns.shown(dsn)} (schema version {info.version}{meaning})", home=where
-    )
+    said = f"{role} {dsns.shown(dsn)} (schema version {info.version}{meaning})"
+    if info.tsv_form < schema.TSV_FORM:
+        older = "; its docs' tsvectors are made in an older form, which takes a push about a quarter longer"
+        fix = "trail share DSN --migrate  (once, by its administrator: makes every doc's tsvector again)"
+        return Check("shared index", WARN, said + older, fix, where)
+    return Check("shared index", OK, said, home=where)
 
 
 def _mcp_runs(entry: Any) -> bool:
