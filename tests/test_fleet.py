@@ -890,13 +890,34 @@ def test_a_word_with_a_stop_word_after_its_apostrophe_is_found_as_locally(fleet,
             assert answer.matches == 1 and answer.missing == [], question
 
 
-def test_a_hit_carries_its_host_and_how_to_resume_it_there(fleet, machines):
-    push(machines["alpha"][1], fleet.admin, "alpha")
-    result = fleet_search(fleet.admin, "pytest", limit=3)
+def test_a_hit_carries_its_host_and_how_to_resume_it_there(fleet, machines, monkeypatch):
+    """Each session's command is made on the host (where its Hermes home is), the way into its store found
+    once a store and profile, whatever its sessions' kinds and sources (cron runs, chats, the CLI's)."""
+    from hermes_trail import resume
+
+    index = machines["alpha"][1]
+    with sqlite3.connect(index) as conn:
+        stores, kinds = conn.execute(
+            "SELECT count(DISTINCT store || profile), count(DISTINCT kind || coalesce(source, '')) "
+            "FROM sessions"
+        ).fetchone()
+    assert kinds > 1, "sessions of several kinds and sources"
+    planned: list[str] = []
+    real = resume.plan_resume
+    monkeypatch.setattr(
+        resume, "plan_resume", lambda *args, **kw: planned.append(args[0]) or real(*args, **kw)
+    )
+    push(index, fleet.admin, "alpha")
+    monkeypatch.undo()
+    assert len(planned) == stores, planned
+    result = fleet_search(fleet.admin, "pytest", limit=10)
+    local = {(h.session_id, h.row): h.resume for h in local_search(index, "pytest", limit=10).hits}
     hit = result.hits[0]
     assert isinstance(hit, FleetHit) and hit.host == "alpha"
-    local = local_search(machines["alpha"][1], "pytest", limit=3).hits[0]
-    assert hit.resume == local.resume  # made on the host, where its Hermes home is
+    assert local and all(
+        h.resume == local[(h.session_id, h.row)] for h in result.hits if (h.session_id, h.row) in local
+    )
+    assert hit.resume == local[(hit.session_id, hit.row)]
 
 
 # -- the command -----------------------------------------------------------------------------------------
