@@ -607,6 +607,26 @@ def test_a_project_is_its_directory_and_those_under_it_as_for_how_and_fix(fleet,
             assert [c.hits[0].session_id for c in answer.conversations] == expected, project
 
 
+def test_a_docs_words_are_counted_as_the_word_pattern_counts_them():
+    """A push counts each doc's words (BM25's lengths in the shared index) as :data:`push.TOKEN` matches
+    them, an ASCII text by a faster way: the same count for every kind of text."""
+    from hermes_trail.fleet.push import TOKEN, word_count
+
+    texts = [
+        "",
+        "   ",
+        "snake_case and kebab-case, CamelCase42 x86_64 3.11.7 -- ~/.config/hermes/config.yaml",
+        "tabs\tand\nnewlines\r\x0b\x0c\x00nul_byte\x7f del __init__ ___ 0 _ a",
+        'print("héllo wörld") # Straße, naïve, 数据库连接 超时; emoji ✅ ok',
+        "".join(chr(c) for c in range(128)) * 3,
+        "ñ" + "word " * 500,
+    ]
+    rng = __import__("random").Random(5)
+    texts += ["".join(rng.choice("ab_9 .-\t\n/Zé") for _ in range(rng.randint(0, 60))) for _ in range(300)]
+    for text in texts:
+        assert word_count(text) == len(TOKEN.findall(text)), repr(text)
+
+
 def test_the_local_word_index_splits_words_at_every_separator_the_shared_index_reads_as_space():
     """:mod:`hermes_trail.fleet.separators` lists what FTS5 splits words at past ASCII: each range's first
     and last character between two words gives the two words, as the shared index reads it."""

@@ -47,6 +47,20 @@ BATCH_SESSIONS = 500
 # A word as the local word index (unicode61) counts one: a run of letters and digits. What a search's
 # BM25 measures a doc's length in (each session's count, and each host's, are kept).
 TOKEN = re.compile(r"[^\W_]+")
+# An ASCII text's letters and digits as they are, every other byte a space: its words are then what
+# ``split()`` gives (:func:`word_count`).
+_ASCII_WORDS = bytes(c if chr(c).isascii() and chr(c).isalnum() else 32 for c in range(256))
+
+
+def word_count(text: str) -> int:
+    """How many words (:data:`TOKEN`) a doc's text has. An ASCII text, most docs, is counted by
+    ``bytes.translate`` and ``split()``: 6 µs a doc of 800 characters where the regular expression's matches
+    took 19-25, half of what a push's own process spent on a doc."""
+    if text.isascii():
+        return len(text.encode("ascii").translate(_ASCII_WORDS).split())
+    return len(TOKEN.findall(text))
+
+
 # Sessions deleted per statement.
 DELETE_CHUNK = 1_000
 # Connections writing batches at once, unless a push is given another number (``trail share --writers``).
@@ -605,7 +619,7 @@ def _write_docs(conn: psycopg.Connection[Any], host: str, job: _Job, ids: dict[t
             copy.write_row(
                 [doc, remote, host, session[4], session[1], session[14], seq, *values, folded_or_none]
             )
-            tokens[remote] = tokens.get(remote, 0) + len(TOKEN.findall(values[17]))
+            tokens[remote] = tokens.get(remote, 0) + word_count(values[17])
             if grams := len(cjk.index_tokens(values[17])):
                 had = runs.get(remote, (0, 0))
                 runs[remote] = (had[0] + 1, had[1] + grams)
