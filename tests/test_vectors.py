@@ -14,7 +14,7 @@ import pytest
 
 from hermes_trail.index import behind, encoder, schema, vectors
 from hermes_trail.index import search as search_module
-from hermes_trail.index.search import search
+from hermes_trail.index.search import SearchFilters, search
 from hermes_trail.index.sync import sync_index
 from hermes_trail.service import Trail
 from hermesdb import chat, write_home
@@ -208,6 +208,33 @@ def test_sessions_without_vectors_fall_back_to_their_gists(home, tmp_path):
         conn.execute("UPDATE meta SET value = value + 1 WHERE key = 'passages_version'")
     assert search(index, "notebook runs out of charge while suspended").hits[0].session_id == LAPTOP
     assert search(index, ASKED).hits[0].session_id == HOSE
+
+
+def test_while_the_stage_fills_in_the_gists_give_as_many_sessions_as_the_passages(
+    home, tmp_path, monkeypatch
+):
+    """Sessions without passages yet stand by their gists, the nearest SEMANTIC_TOP of them, as the
+    passages give their nearest SEMANTIC_TOP: every session without passages that the gists' pass looked
+    at (as many more as have passages) stood, so a tenth of a large history encoded put 300 gists beside
+    the passages' 20."""
+    index = tmp_path / "index.db"
+    sync_index(index, homes=[home])
+    vectors.encode_pending(index, workers=1, most=2)  # the two newest: HOSE and DEPLOY
+    assert set(_passages(index)) == {HOSE, DEPLOY}
+    monkeypatch.setattr(search_module, "SEMANTIC_TOP", 1)
+    monkeypatch.setattr(search_module, "SEMANTIC_FLOOR", -1.0)
+    monkeypatch.setattr(search_module.vectors, "PASSAGE_FLOOR", -1.0)
+    with sqlite3.connect(index) as conn:
+        names = dict(conn.execute("SELECT id, session_id FROM sessions"))
+        standing = search_module.meaning_standing(
+            conn,
+            "sourdough rye bread and a laptop battery asleep",
+            search_module._on_sessions(SearchFilters()),
+        )
+    by_gist = [names[sess] for sess, (_, doc) in standing.items() if doc is None]
+    by_passages = [names[sess] for sess, (_, doc) in standing.items() if doc is not None]
+    assert len(by_passages) == 1 and len(by_gist) == 1, (by_passages, by_gist)
+    assert by_gist[0] in (LAPTOP, BREAD)
 
 
 def test_one_vector_stage_at_a_time(home, tmp_path):
