@@ -567,7 +567,7 @@ def migrate(conn: psycopg.Connection[Any], dsn: str = "") -> MigrateReport:
                     conn.execute(statement)
                 notes.append(
                     "every doc's tsvector was made again in this trail's form: the same words, "
-                    "which the server now makes in a push with about a fifth less of its time"
+                    "which a push now costs the server about a third less time to make"
                 )
             if before < 7:
                 # Text and tsvectors compressed by lz4 (PostgreSQL 14 and later, when built with it):
