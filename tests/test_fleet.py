@@ -2191,6 +2191,8 @@ def test_migrate_makes_an_older_forms_tsv_again_with_the_same_words(fleet, machi
 
     older = doctor._reached("pushes to", fleet.host_login("alpha"), "home")
     assert older.status == doctor.WARN and "older form" in older.detail and "--migrate" in older.fix
+    pushed = push(machines["alpha"][1], fleet.host_login("alpha"))  # a push says so too, and works
+    assert pushed.unchanged and any("older form" in note for note in pushed.notes), pushed.notes
     with fleet.connect() as conn:
         report = schema.migrate(conn, fleet.admin)
         assert any("made again" in note for note in report.notes), report.notes
@@ -2205,6 +2207,7 @@ def test_migrate_makes_an_older_forms_tsv_again_with_the_same_words(fleet, machi
         form = conn.execute("SELECT value FROM trail_fleet.fleet_meta WHERE key = 'tsv_form'").fetchone()
     assert not any("made again" in note for note in again.notes), again.notes
     assert form == (str(schema.TSV_FORM),)
+    assert not any("older form" in note for note in push(machines["alpha"][1], fleet.admin, "alpha").notes)
     assert doctor._reached("pushes to", fleet.host_login("alpha"), "home").status == doctor.OK
     after = fleet_search(fleet.admin, "docker compose", hosts=["alpha"], limit=10)
     assert [(h.session_id, h.row) for h in after.hits] == [(h.session_id, h.row) for h in before.hits]

@@ -233,6 +233,11 @@ def push(
         report = PushReport(dsns.shown(dsn), name, vector=info.vector, writers=writers)
         if not info.vector:
             report.notes.append("the shared index has no pgvector: passages are not sent (words only)")
+        if info.tsv_form < schema.TSV_FORM:
+            report.notes.append(
+                "the shared index makes its docs' tsvectors in an older form, which takes a push about a "
+                "quarter longer: its administrator's `trail share DSN --migrate` makes them again, once"
+            )
         conn.execute("SELECT pg_advisory_lock(hashtextextended(%s, 0))", (f"trail_fleet:host:{name}",))
         _register(conn, name)
         _staging(conn)
