@@ -116,9 +116,9 @@ def _sql_read_as(lang: str, text: str) -> str:
         f"ELSE regexp_replace({text}, E'{pattern}', ' ', 'g') END"
     )
     # Each character read as a space by a replace() of its own: translate() compares every character of
-    # the text with each one it replaces, multibyte-aware, which was a fifth of a doc's time in the server
-    # (52 of 245 µs a doc of 800 characters for English's eight, 18 more for simple's three); a replace()
-    # looks for one string and costs a few µs. The same text either way.
+    # the text with each one it replaces, multibyte-aware, which was over a quarter of a doc's time in the
+    # server (52 of 250 µs a doc of 800 characters for English's eight, 18 more for simple's three); a
+    # replace() looks for one string and costs a few µs. The same text either way.
     for char in SPLIT + MARKUP if lang == STEMMED else MARKUP:
         read = f"replace({read}, E'{char.replace(chr(92), chr(92) * 2)}', ' ')"
     return read

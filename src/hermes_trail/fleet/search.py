@@ -410,8 +410,10 @@ def _scanned_texts(conn: psycopg.Connection[Any], leaf: tuple[str, list[Any]]) -
         f"WHERE d.tsv @@ {leaf[0]} LIMIT {spelling.READ}"
     )
     with conn.transaction():
-        # From the table's first block, whatever another scan of it is doing: the same docs each time.
+        # From the table's first block, whatever another scan of it is doing, and in one process, in the
+        # order stored: the same docs each time.
         conn.execute("SET LOCAL synchronize_seqscans = off")
+        conn.execute("SET LOCAL max_parallel_workers_per_gather = 0")
         return [str(r[0]) for r in conn.execute(sql, leaf[1])]
 
 
@@ -426,11 +428,12 @@ def _words_there(conn: psycopg.Connection[Any], words: list[str]) -> tuple[list[
     langs = [f"websearch_to_tsquery('{lang}', w)" for lang in schema.LANGUAGES]
     lexemes = " || ".join(f"tsvector_to_array(to_tsvector('{lang}', w))" for lang in schema.LANGUAGES)
     common = list(_common_lexemes(conn)) if _collection(conn)[0] >= ESTIMATE_FROM else []
-    # The look is made only for a word not common: an OR's operands are evaluated in the order written.
+    # The look is made only for a word not common (a CASE, whose branches are evaluated in their order).
+    look = f"EXISTS (SELECT 1 FROM {_D} d WHERE d.tsv @@ ({' || '.join(langs)}))"
     sql = (
         f"SELECT w, often FROM unnest(%s::text[]) WITH ORDINALITY AS u(w, n), "
         f"LATERAL (SELECT ({lexemes}) && %s::text[] AS often) c "
-        f"WHERE often OR EXISTS (SELECT 1 FROM {_D} d WHERE d.tsv @@ ({' || '.join(langs)})) ORDER BY n"
+        f"WHERE CASE WHEN often THEN true ELSE {look} END ORDER BY n"
     )
     with conn.transaction():
         conn.execute("SET LOCAL enable_seqscan = off")  # through the index, as _exist asks
