@@ -1169,6 +1169,38 @@ def test_a_common_word_typed_wrong_is_read_from_the_tables_first_docs(fleet, mac
         (h.session_id, h.row, h.score) for h in looked.hits
     ]
     assert read.spelled == looked.spelled
+    monkeypatch.undo()
+    monkeypatch.setattr(fleet_module, "ESTIMATE_FROM", 0)
+    monkeypatch.setattr(fleet_module, "_scanned_texts", spied)
+    fleet_module._COMMON.clear()
+    # A reader's login (row-level security, the statistics it may see) reads it the same way.
+    as_reader = fleet_search(fleet.reader_login(), "dokcer compose", limit=10)
+    assert len(scanned) == 2 and len(scanned[1]) == fleet_module.spelling.READ
+    assert [(h.session_id, h.row) for h in as_reader.hits] == [(h.session_id, h.row) for h in read.hits]
+
+
+def test_every_login_reads_the_tables_statistics(fleet, machines):
+    """A search weighs common words by the docs table's statistics (ANALYZE's most common lexemes).
+    ``pg_stats`` hides a table under row-level security from the roles it applies to: a reader's or a
+    pusher's login found none, so its searches counted every common word's docs and walked no phrase of
+    common words newest first, as only the administrator's did. They read them as the administrator
+    does."""
+    import hermes_trail.fleet.search as fleet_module
+
+    push(machines["alpha"][1], fleet.admin, "alpha")
+    with fleet.connect() as conn:
+        conn.execute("ANALYZE trail_fleet.docs")
+        fleet_module._COMMON.clear()
+        seen = fleet_module._common_lexemes(conn)
+    assert seen and "docker" in seen
+    for login in (fleet.reader_login(), fleet.host_login("alpha")):
+        fleet_module._COMMON.clear()
+        with connect(login) as conn:
+            assert fleet_module._common_lexemes(conn) == seen
+            direct = conn.execute(
+                "SELECT count(*) FROM pg_stats WHERE schemaname = 'trail_fleet' AND tablename = 'docs'"
+            ).fetchone()
+        assert direct == (0,)  # what pg_stats itself shows such a login
 
 
 def test_a_tsquerys_share_is_estimated_from_its_lexemes_shares():

@@ -929,21 +929,30 @@ _COMMON: dict[tuple[int, int], tuple[float, dict[str, float]]] = {}
 
 
 def _common_lexemes(conn: psycopg.Connection[Any]) -> dict[str, float]:
-    """The most common lexemes of the docs and the share of docs each is in (``pg_stats``), empty until
-    the table was analyzed."""
+    """The most common lexemes of the docs and the share of docs each is in (the table's statistics, as
+    every login may read them: :func:`_has_common_lexemes`), empty until the table was analyzed."""
     now = time.monotonic()
     cached = _COMMON.get(schema.connection_key(conn))
     if cached is not None and now - cached[0] < COMMON_SECONDS:
         return cached[1]
     row = conn.execute(
-        "SELECT most_common_elems::text::text[], most_common_elem_freqs FROM pg_stats "
-        "WHERE schemaname = %s AND tablename = 'docs' AND attname = 'tsv'",
-        (schema.SCHEMA,),
+        f"SELECT * FROM {schema.SCHEMA}.common_lexemes()"
+        if _has_common_lexemes(conn)
+        else "SELECT most_common_elems::text::text[], most_common_elem_freqs FROM pg_stats "
+        f"WHERE schemaname = '{schema.SCHEMA}' AND tablename = 'docs' AND attname = 'tsv'"
     ).fetchone()
     found = dict(zip(row[0], row[1], strict=False)) if row and row[0] and row[1] else {}
     _COMMON.clear()  # one connection's at a time: a long-lived caller's
     _COMMON[schema.connection_key(conn)] = (now, found)
     return found
+
+
+def _has_common_lexemes(conn: psycopg.Connection[Any]) -> bool:
+    """Whether the database has :func:`~hermes_trail.fleet.schema` ``common_lexemes()`` (made by every
+    ``--migrate`` since 2026-12-05); before it, only a role that row-level security leaves alone (the
+    administrator) sees the statistics, in ``pg_stats``."""
+    row = conn.execute("SELECT to_regprocedure(%s)", (f"{schema.SCHEMA}.common_lexemes()",)).fetchone()
+    return bool(row and row[0])
 
 
 def _collection(conn: psycopg.Connection[Any]) -> tuple[int, float]:
