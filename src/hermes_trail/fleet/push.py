@@ -234,10 +234,7 @@ def push(
         if not info.vector:
             report.notes.append("the shared index has no pgvector: passages are not sent (words only)")
         if info.tsv_form < schema.TSV_FORM:
-            report.notes.append(
-                "the shared index makes its docs' tsvectors in an older form, which takes a push about a "
-                "quarter longer: its administrator's `trail share DSN --migrate` makes them again, once"
-            )
+            report.notes.append(f"the shared index: {schema.OLDER_FORM}; {schema.REMAKE}")
         conn.execute("SELECT pg_advisory_lock(hashtextextended(%s, 0))", (f"trail_fleet:host:{name}",))
         _register(conn, name)
         _staging(conn)

@@ -426,13 +426,12 @@ def _words_there(conn: psycopg.Connection[Any], words: list[str]) -> tuple[list[
     this 1-2); a common word's check made the GIN index's bitmap of every doc that has it ("false": 70 ms
     at 850,000 docs)."""
     langs = [f"websearch_to_tsquery('{lang}', w)" for lang in schema.LANGUAGES]
-    lexemes = " || ".join(f"tsvector_to_array(to_tsvector('{lang}', w))" for lang in schema.LANGUAGES)
     common = list(_common_lexemes(conn)) if _collection(conn)[0] >= ESTIMATE_FROM else []
     # The look is made only for a word not common (a CASE, whose branches are evaluated in their order).
     look = f"EXISTS (SELECT 1 FROM {_D} d WHERE d.tsv @@ ({' || '.join(langs)}))"
     sql = (
         f"SELECT w, often FROM unnest(%s::text[]) WITH ORDINALITY AS u(w, n), "
-        f"LATERAL (SELECT ({lexemes}) && %s::text[] AS often) c "
+        f"LATERAL (SELECT tsvector_to_array({_tsvector_sql('w')}) && %s::text[] AS often) c "
         f"WHERE CASE WHEN often THEN true ELSE {look} END ORDER BY n"
     )
     with conn.transaction():
@@ -827,9 +826,10 @@ COUNTED_SECONDS = 60.0
 _COUNTED: dict[tuple[int, int], tuple[float, dict[tuple[str, bool, int], int]]] = {}
 
 
-def _tsvector_sql() -> str:
-    """A text's tsvector as the docs' generated column makes it (one parameter per language)."""
-    return " || ".join(f"to_tsvector('{lang}', %s)" for lang in schema.LANGUAGES)
+def _tsvector_sql(text: str = "%s") -> str:
+    """A text's tsvector as the docs' generated column makes it: ``text`` (by default one parameter per
+    language) read in each language."""
+    return " || ".join(f"to_tsvector('{lang}', {text})" for lang in schema.LANGUAGES)
 
 
 # The newest matches first, by when they were said: doc ids follow the order each host pushed in, so

@@ -238,9 +238,7 @@ def _reached(role: str, dsn: str, where: str) -> Check:
     meaning = "" if info.vector else "; no pgvector there: no search by meaning"
     said = f"{role} {dsns.shown(dsn)} (schema version {info.version}{meaning})"
     if info.tsv_form < schema.TSV_FORM:
-        older = "; its docs' tsvectors are made in an older form, which takes a push about a quarter longer"
-        fix = "trail share DSN --migrate  (once, by its administrator: makes every doc's tsvector again)"
-        return Check("shared index", WARN, said + older, fix, where)
+        return Check("shared index", WARN, f"{said}; {schema.OLDER_FORM}", schema.REMAKE, where)
     return Check("shared index", OK, said, home=where)
 
 
