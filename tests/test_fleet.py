@@ -2714,3 +2714,43 @@ def test_a_host_filter_reads_that_hosts_nearest_through_the_hnsw_index_as_locall
                               "SET enable_sort = off"))  # fmt: skip
     assert shared and set(shared) <= set(mine), (shared, mine)
     assert max(abs(shared[root] - mine[root]) for root in shared) < 0.01, (shared, mine)
+
+
+def test_a_time_the_question_names_is_read_there_as_here(fleet, tmp_path):
+    """ "yesterday's deploy" puts yesterday's conversation first and the older one after, "what did I work on
+    yesterday" lists yesterday's conversations, the latest first: the shared index answers alike."""
+    from datetime import datetime, timedelta
+
+    from hermesdb import chat, write_home
+
+    today = datetime.now().replace(hour=12, minute=0, second=0, microsecond=0)
+    yesterday, old = (today - timedelta(days=1)).timestamp(), (today - timedelta(days=10)).timestamp()
+    deploy_old, deploy_new, haiku = (
+        "20261101_090000_de01d0",
+        "20261102_090000_de02d0",
+        "20261102_100000_a1ku00",
+    )
+    home = write_home(
+        tmp_path / "hermes",
+        [
+            chat(deploy_old, ("Deploy the shop to production", "Deployed: the deploy took 4 minutes."),
+                 ("Is the deploy healthy?", "The deploy is healthy; deploy logs are clean."), start=old),
+            chat(deploy_new, ("The deploy to staging failed, why?", "A missing env var: fixed."),
+                 start=yesterday),
+            chat(haiku, ("Write a haiku about rain.", "Soft rain on the roof."), start=yesterday + 3600),
+            *errands(old - 30 * 86400, "20261001", "e8e8e8"),
+        ],
+    )  # fmt: skip
+    index = tmp_path / "index.db"
+    sync_index(index, homes=[home], parallel=False)
+    push(index, fleet.admin, "tau")
+    asked = {
+        "yesterday's deploy": [deploy_new, deploy_old],
+        "what did I work on yesterday": [haiku, deploy_new],
+    }
+    for question, first in asked.items():
+        local, shared = _both(fleet, index, "tau", question)
+        assert [c.hits[0].session_id for c in local.conversations][:2] == first, question
+        assert [c.hits[0].session_id for c in shared.conversations][:2] == first, question
+        theirs, mine = search_json(local)["when"], fleet_search_json(shared)["when"]
+        assert mine == theirs and mine is not None and mine["within"] >= 1, question

@@ -217,7 +217,8 @@ QUESTIONS: dict[str, Question] = {
                 Param(
                     "query",
                     "text",
-                    "What to remember, in plain words: 'how we deploy staging', 'the flaky test'.",
+                    "What to remember, in plain words: 'how we deploy staging', 'the flaky test', "
+                    "'what we did yesterday'.",
                     chars=QUERY_CHARS,
                 ),
                 _project(),
@@ -236,7 +237,8 @@ QUESTIONS: dict[str, Question] = {
                 Param(
                     "query",
                     "text",
-                    'Words, "exact phrases", OR, -word to exclude, prefix*, paths or any text.',
+                    'Words, "exact phrases", OR, -word to exclude, prefix*, paths or any text; a time '
+                    '("yesterday", "last week") says when to look.',
                     chars=QUERY_CHARS,
                 ),
                 _project(),

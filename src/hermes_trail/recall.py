@@ -257,10 +257,13 @@ def _chosen(result: SearchResult, limit: int | None = None) -> list[tuple[Hit, i
 
 
 def _reading(result: SearchResult) -> str:
-    """How the question was read, where that is not as it was asked: the words no record has (the records
-    shown match its other words or its meaning: an agent is not to take them for records of what it named),
-    and the words typed wrong, searched for as the history spells them. Empty when neither."""
+    """How the question was read, where that is not as it was asked: the time it named (what came from then),
+    the words no record has (the records shown match its other words or its meaning: an agent is not to
+    take them for records of what it named), and the words typed wrong, searched for as the history spells
+    them. Empty when none."""
     notes = ""
+    if result.when is not None:  # a time the question named ("yesterday"): in this machine's local time
+        notes += f"{_clean(result.when.explained())}\n"
     if result.missing:
         words = ", ".join(_clean(w) for w in result.missing)
         notes += f"No record has: {words}. The records below match the rest of the question or its meaning.\n"

@@ -27,6 +27,7 @@ from hermes_trail.model import (
 
 if TYPE_CHECKING:
     from hermes_trail.index.results import Hit, SearchResult
+    from hermes_trail.index.when import Window
     from hermes_trail.resume import ResumePlan
     from hermes_trail.stats import StatsAnswer
 
@@ -348,6 +349,7 @@ def _search_json(result: SearchResult) -> dict[str, Any]:
         "unmatched": list(result.unmatched),
         "read_as_cjk": list(result.read_as_cjk),
         "spelled": {typed: list(words) for typed, words in result.spelled.items()},
+        "when": _when_json(result.when),
         "conversations": [
             {
                 "store": c.store,
@@ -359,6 +361,22 @@ def _search_json(result: SearchResult) -> dict[str, Any]:
             }
             for c in result.conversations
         ],
+    }
+
+
+def _when_json(window: Window | None) -> dict[str, Any] | None:
+    """The time a question named (``index.when``), or ``None``."""
+    if window is None:
+        return None
+    return {
+        "words": window.words,
+        "since": iso(datetime.fromtimestamp(window.since, tz=UTC)),
+        "until": iso(datetime.fromtimestamp(window.until, tz=UTC)),
+        "said": window.said(),
+        "rest": window.rest,
+        "listing": window.listing,
+        "within": window.within,
+        "explained": window.explained(),
     }
 
 

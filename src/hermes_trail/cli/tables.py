@@ -250,6 +250,8 @@ def print_search(out: Printer, result: SearchResult, shared: bool = False, encod
     ``encoding``: a stage behind the queries is encoding this index's missing passages)."""
     if not result.conversations:
         out.line(f"No match for {safe(result.query)!r}.")
+        if result.when is not None:
+            out.line((safe(result.when.explained()), "dim"))
         if result.missing:
             out.line((f"Not found anywhere: {safe(', '.join(result.missing))}", "dim"))
         _print_spelled(out, result.spelled, "dim")
@@ -258,6 +260,8 @@ def print_search(out: Printer, result: SearchResult, shared: bool = False, encod
         _print_dictionary_hint(out, result)
         _print_unencoded(out, result, shared, encoding)  # a session not compared by meaning yet
         return
+    if result.when is not None:  # a time the question named: what came from it
+        out.line((safe(result.when.explained()), "yellow" if not result.when.within else "dim"))
     if result.missing:
         words = safe(", ".join(result.missing))
         # no turn matched any word: what is shown was found by meaning alone
@@ -270,7 +274,7 @@ def print_search(out: Printer, result: SearchResult, shared: bool = False, encod
     if read_across:
         out.line((f"Also read as Chinese or Japanese: {safe(', '.join(read_across))}", "dim"))
     hinted = _print_dictionary_hint(out, result)
-    if result.missing or result.spelled or result.read_as or read_across or hinted:
+    if result.missing or result.spelled or result.read_as or read_across or hinted or result.when:
         out.blank()
     from hermes_trail.resume import many_lines
 

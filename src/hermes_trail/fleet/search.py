@@ -50,7 +50,7 @@ from hermes_trail.fleet.hits import (
 from hermes_trail.fleet.meaning import _meaning
 from hermes_trail.fleet.push import TOKEN
 from hermes_trail.hermes import dsn as dsns
-from hermes_trail.index import cjk, lexicon, plan, query, spelling, stopwords
+from hermes_trail.index import cjk, lexicon, plan, query, spelling, stopwords, when
 from hermes_trail.index.filters import SearchFilters, like, unmatched
 from hermes_trail.index.fusion import (
     COVERAGE_BIGRAMS,
@@ -85,6 +85,7 @@ from hermes_trail.index.search import (
     COUNT_CAP,
     FURTHER_WINDOWS,
     HEAD,
+    LISTED_PROMPTS,
     RELAX_BELOW,
     RELAXED_WINDOW,
     SHORTLIST,
@@ -94,6 +95,7 @@ from hermes_trail.index.search import (
     _on_sessions,
     _parts,
     lift_titled,
+    listed,
     opening_line,
     prefix_relaxed,
     title_shares,
@@ -1242,7 +1244,16 @@ def search(
     conn = connect(dsn) if conn is None else conn
     try:
         info = schema.require(conn, dsn)
-        return _search(conn, info, text, filters, hosts, limit, per_conversation, snippet_chars, started)
+        shared = conn  # one connection for both passes of a question that names a time
+
+        def answer(asked: str, kept: SearchFilters) -> SearchResult:
+            at = started if asked == text else time.perf_counter()
+            return _search(shared, info, asked, kept, hosts, limit, per_conversation, snippet_chars, at)
+
+        def listing(kept: SearchFilters) -> SearchResult:
+            return _in_window(shared, text, kept, hosts, limit, per_conversation, snippet_chars)
+
+        return when.answered(text, filters, answer, listing, limit)
     except psycopg.Error as exc:
         raise FleetError(f"{dsns.shown(dsn)}: search failed ({clean(exc, dsn)})") from exc
     finally:
@@ -1389,6 +1400,41 @@ def _search(
     if not conversations:
         result.unmatched = said_unmatched(conn, filters, hosts)
     return result
+
+
+def _in_window(
+    conn: psycopg.Connection[Any],
+    text: str,
+    filters: SearchFilters,
+    hosts: list[str] | None,
+    limit: int,
+    per_conversation: int,
+    snippet_chars: int,
+) -> SearchResult:
+    """The local index's answer to a question about a time that asks for nothing in particular
+    (``index.search._in_window``): the time's conversations, each by its first prompts then."""
+    started = time.perf_counter()
+    clauses, params = _where(filters, hosts)
+    rows = conn.execute(
+        f"SELECT {_DOC_COLUMNS} FROM {_S} s JOIN {_D} d ON d.sess = s.id "
+        "WHERE coalesce(s.started, s.last_activity) < %s AND coalesce(s.last_activity, s.started) >= %s "
+        f"AND d.kind = 'prompt' AND {' AND '.join(clauses) or 'true'} ORDER BY d.time DESC LIMIT %s",
+        [filters.until, filters.since, *params, LISTED_PROMPTS],
+    ).fetchall()
+    sessions = _sessions(conn, {int(r[1]) for r in rows})
+    hits: list[Hit] = [_hit(r, sessions[int(r[1])], 0.0) for r in rows if int(r[1]) in sessions]
+    return listed(
+        conn,
+        text,
+        hits,
+        limit,
+        per_conversation,
+        snippet_chars,
+        started,
+        group=_group,
+        snippets=_snippets,
+        openings=_openings,
+    )
 
 
 def said_unmatched(

@@ -4,9 +4,12 @@ PostgreSQL answer with the same records, so every surface prints and serialises 
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from hermes_trail.model import _Record
+
+if TYPE_CHECKING:
+    from hermes_trail.index.when import Window
 
 MARK_OPEN, MARK_CLOSE = "\u00ab", "\u00bb"
 
@@ -187,6 +190,7 @@ class SearchResult(_Record):
         "unmatched",
         "read_as_cjk",
         "spelled",
+        "when",
     )
     __slots__ = _fields
     query: str
@@ -215,6 +219,9 @@ class SearchResult(_Record):
     # Words typed that no index holds, each with the words one slip away that the history has and that were
     # searched for in its place (:mod:`~hermes_trail.index.spelling`: "kubernets": kubernetes).
     spelled: dict[str, list[str]]
+    # The time the question named ("yesterday", "last week": :mod:`~hermes_trail.index.when`), read as a
+    # window of local time, with how many of the conversations came from it (first); ``None`` otherwise.
+    when: Window | None
 
     def __init__(
         self,
@@ -232,6 +239,7 @@ class SearchResult(_Record):
         unmatched: list[str] | None = None,
         read_as_cjk: list[str] | None = None,
         spelled: dict[str, list[str]] | None = None,
+        when: Window | None = None,
     ) -> None:
         self.query = query
         self.conversations = conversations
@@ -247,6 +255,7 @@ class SearchResult(_Record):
         self.unmatched = [] if unmatched is None else unmatched
         self.read_as_cjk = [] if read_as_cjk is None else read_as_cjk
         self.spelled = {} if spelled is None else spelled
+        self.when = when
 
     @property
     def hits(self) -> list[Hit]:

@@ -37,6 +37,7 @@ from hermes_trail.index import (
     semantic,
     stopwords,
     vectors,
+    when,
 )
 from hermes_trail.index.filters import SearchFilters as SearchFilters
 from hermes_trail.index.filters import like, unmatched
@@ -671,182 +672,256 @@ def search(
     """Search the index for ``text`` (anything a person types; never an FTS5 syntax error).
 
     All the terms are looked for first; when that finds fewer than :data:`RELAX_BELOW` conversations, any
-    of them (ranked below every conversation that had them all).
+    of them (ranked below every conversation that had them all). A time the question names ("yesterday",
+    "last week") is read as one (:mod:`~hermes_trail.index.when`): what it held comes first.
 
     :param limit: how many conversations to return.
     """
-    started = time.perf_counter()
     filters = filters or SearchFilters()
     conn = index if isinstance(index, sqlite3.Connection) else sqlite3.connect(index)
     try:
-        # Words as typed first (function words out): when they find enough, every word is in the history
-        # and none needs looking up. Else each is looked up: a missing word, an unfinished last word.
-        reading = plan.read(conn, text, checked=False)
-        doc_count = _DocCounts(conn)
-        known = _kept_sessions(conn)  # the sessions read, each once (:func:`_session_rows`)
-        starts = word_starts(reading)
-        hits, windowed = _ranked(
-            conn, reading.plans, filters, reading.terms + reading.runs, known=known, starts=starts
+        return when.answered(
+            text,
+            filters,
+            lambda asked, kept: _search(conn, asked, kept, limit, per_conversation, snippet_chars),
+            lambda kept: _in_window(conn, text, kept, limit, per_conversation, snippet_chars),
+            limit,
         )
-        groups = _group(hits)
-        if len(groups) < RELAX_BELOW:
-            checked = plan.read(conn, text)
-            if checked.missing:
-                # A query with words no index holds has no conversation with all of them: it is answered
-                # by the any-word and meaning passes alone, its word evidence weighed by how much of the
-                # query it covers.
-                hits, windowed = [], False
-            elif checked.plans != reading.plans:  # the last word became a prefix
-                hits, windowed = _ranked(
-                    conn,
-                    checked.plans,
-                    filters,
-                    checked.terms + checked.runs,
-                    known=known,
-                    starts=word_starts(checked),
-                )
-            groups = _group(hits)
-            reading = checked
-        terms, runs = reading.terms, reading.runs
-        lift_edits(hits, terms)
-        matches: int | None = len({h.doc for h in hits})
-        if windowed:  # more than a window matched: counted apart (None: at least the window)
-            matches = _count(conn, reading.plans, filters)
-        # How well each conversation with every word answers them, before any fusion rescales it.
-        answered = {key: conversation_score(conv.hits) for key, conv in groups.items()}
-        ordered = sorted(groups.values(), key=lambda c: answered[(c.store, c.root)], reverse=True)
-        # A title may hold the words no turn has: every typed word is looked for there first.
-        # What was asked, function words out, a word typed wrong as the word read for it.
-        said = [t for t in reading.meant if t not in reading.dropped]
-        # A Chinese or Japanese run as the parts the index has; one it has nowhere as typed, so a title
-        # must have it too (a title with "Leo" alone does not answer "提醒我去取 Leo 的处方药").
-        typed = [t for t in said if not cjk.has_cjk(t)] + runs
-        typed += [t for t in reading.missing if cjk.has_cjk(t)]
-        few = len(groups) < RELAX_BELOW
-        meaning: dict[tuple[str, str], float] = {}  # each conversation's standing in the meaning pass
-        unencoded: int | None = None
-        read_as: list[str] = []
-        read_in_chinese: list[str] = []
-        ordered, pool = _with_titles(conn, ordered, typed, filters, few)
-        if pool or not reading.missing:
-            missing = [] if pool else reading.missing
-        else:  # a title with the words that exist, when they are several (one word in a title says little)
-            found_words = [t for t in terms if not cjk.has_cjk(t)] + runs
-            if len(found_words) >= 2:
-                ordered, pool = _with_titles(conn, ordered, found_words, filters, few)
-            missing = reading.missing
-        if few:
-            # Few conversations have every word: they are one list of evidence among the others (any
-            # of the words, meaning, titles), weighed more, not a ranking placed above them.
-            pool += evidence_of(ordered, [conversation_score(c.hits) for c in ordered], STRICT_WEIGHT)
-            ordered = []
-            coverage = len(terms) / (len(terms) + len(reading.missing)) if terms else 1.0
-            matched = {h.doc for h in hits}
-            lists: list[tuple[str, list[str], float, list[list[str]] | None]] = [
-                (table, some, LEXICAL_WEIGHT, None)
-                for table, some in _relaxed(conn, terms, runs, loose=not groups, prefix=reading.prefix)
-            ]
-            # Read across languages, every Chinese or Japanese run typed: one no index holds as written
-            # (a question about a conversation held in English) is the one a dictionary is for.
-            typed_runs = cjk.question_runs(said)
-            if readings := _translated(conn, typed_runs):
-                read_as = lexicon.interleaved(readings)
-                lists.append(("docs_fts", read_as, TRANSLATED_WEIGHT, readings))
-                own = [[t] for t in said if not cjk.has_cjk(t)]
-                pool += _titles_read_as(conn, [*readings, *own], filters)
-                missing = lexicon.unread(missing, readings)
-            elif not typed_runs and (found_in := _in_chinese(conn, said))[0]:
-                readings, read_across = found_in
-                read_in_chinese = lexicon.interleaved(readings)
-                missing = lexicon.still_missing(missing, read_across)
-                phrases = [[" ".join(cjk.bigrams(w)) for w in group] for group in readings]
-                lists.append(("docs_cjk", lexicon.interleaved(phrases), TRANSLATED_WEIGHT, phrases))
-            excluded = query.excluded_fts(reading.parsed)
-            most_covered = 0  # the most of the question's words one conversation has, in the English lists
-            for table, some, weight, senses in lists:
-                relaxed = " OR ".join(_fts_string(w) for w in some)
-                if excluded is not None and table == "docs_fts":
-                    relaxed = f"({relaxed}) NOT {excluded}"
-                more, cut = _ranked(
-                    conn, [(table, relaxed)], filters, terms + runs, RELAXED_WINDOW, some, known=known
-                )
-                windowed = windowed or cut
-                found = list(_group(more).values())
-                matched |= {h.doc for h in more}
-                if not windowed:  # every list was read whole: what any of them found is what matched
-                    matches = len(matched)
-                scores = [conversation_score(g.hits) for g in found]
-                weight *= coverage
-                if table == "docs_cjk" and senses is not None:
-                    # An English question read as Chinese: the words its best conversation has through the
-                    # dictionary against those the English words' best has, so a conversation held in
-                    # Chinese that has all of them outweighs English ones with one each (as far as one
-                    # with every word typed weighs), and one that has fewer weighs less.
-                    shares, counts = _covered(conn, found, some, table, senses, doc_count=doc_count)
-                    ratio = min(max(counts, default=0), COVERAGE_TERMS) / max(most_covered, 1)  # as many read
-                    weight = min(STRICT_WEIGHT * coverage, weight * ratio**COVERAGE_POWER)
-                    scores = [s * share**COVERAGE_POWER for s, share in zip(scores, shares, strict=True)]
-                    pool += evidence_of(found, scores, weight)
-                elif table == "docs_cjk":
-                    # A Chinese or Japanese question's bigrams: a conversation with two of its twenty
-                    # (a 的 phrase, 打开) is no answer, however much better than the other lists' best it
-                    # scores; its evidence is the share of the question it holds, after that list's best.
-                    shares = _covered(conn, found, some, table, doc_count=doc_count)[0]
-                    evidence = evidence_of(found, scores, weight)
-                    pool += [(c, e * s**COVERAGE_POWER) for (c, e), s in zip(evidence, shares, strict=True)]
-                else:
-                    if len(some) > 1:
-                        shares, counts = _covered(conn, found, some, table, senses, doc_count=doc_count)
-                        scores = [s * share**COVERAGE_POWER for s, share in zip(scores, shares, strict=True)]
-                        most_covered = max([most_covered, *counts])
-                    elif found:
-                        most_covered = max(most_covered, 1)
-                    pool += evidence_of(found, scores, weight)
-            if meaning_text := " ".join(reading.meant).strip():
-                near, by_passages = _semantic(conn, meaning_text, filters)
-                if encoder.available():
-                    done, total = vectors.counts(conn)
-                    unencoded = max(total - done, 0)
-                meaning = {(g.store, g.root): z for g, z in near}
-                lifts = _across_languages(conn, near, meaning_text)
-                weight = meaning_weight(reading.typed, reading.dropped)
-                if not by_passages:  # the gists' model: static vectors, English only
-                    weight *= GIST_WEIGHT / SEMANTIC_WEIGHT
-                weighed = evidence_of([g for g, _ in near], [z for _, z in near], weight)
-                pool += [(conv, part * lift) for (conv, part), lift in zip(weighed, lifts, strict=True)]
-            if excluded is not None:
-                pool = _without_excluded(conn, pool, excluded)
-        if pool:
-            floor = min((conversation_score(c.hits) for c in ordered), default=1.0)
-            ordered += fused(pool, floor, about_user=stopwords.speaks_of_self(reading.typed))
-            for conv in ordered:
-                groups.setdefault((conv.store, conv.root), conv)
-        present = asks_present(reading.typed)
-        ordered = _newest_first(conn, ordered, terms, meaning, answered, present, doc_count)
-        lift_profiles(ordered, reading.profiles, reading.sources)
-        ordered = ordered[:limit]
-        conversations = []
-        for group in ordered:
-            group.hits = sorted(group.hits, key=lambda h: h.score, reverse=True)[:per_conversation]
-            conversations.append(group)
-        marked = terms + runs + read_as + read_in_chinese
-        _snippets(conn, [h for c in conversations for h in c.hits], marked, snippet_chars)
-        _openings(conn, conversations)
-        exact = matches is not None
-        counted = matches if matches is not None else len({h.doc for h in hits})
-        result = SearchResult(text, conversations, counted, windowed, time.perf_counter() - started)
-        result.matches_exact = exact and counted < COUNT_CAP
-        result.missing, result.dropped, result.prefix = missing, reading.dropped, reading.prefix
-        result.unencoded = unencoded
-        result.read_as = read_as
-        result.read_as_cjk = read_in_chinese
-        result.spelled = reading.spelled
-        if not conversations:
-            result.unmatched = unmatched(conn, filters)
-        return result
     finally:
         if not isinstance(index, sqlite3.Connection):
             conn.close()
+
+
+# The most prompts a question about a time that asks for nothing in particular reads, newest first.
+LISTED_PROMPTS = 2_000
+
+
+def _in_window(
+    conn: sqlite3.Connection,
+    text: str,
+    filters: SearchFilters,
+    limit: int,
+    per_conversation: int,
+    snippet_chars: int,
+) -> SearchResult:
+    """The conversations of the time ``filters`` is kept to ("what did I do yesterday":
+    :mod:`~hermes_trail.index.when`), the one active last first, each with its first prompts of that
+    time. Sessions are picked by their own times (started before its end, last active after its start)
+    through their table, their prompts through ``docs_steps``: no scan of the docs."""
+    started = time.perf_counter()
+    clauses, params = _where(filters)
+    rows = conn.execute(
+        f"SELECT {_DOC_COLUMNS} FROM sessions s JOIN docs d ON d.sess = s.id "
+        "WHERE coalesce(s.started, s.last_activity) < ? AND coalesce(s.last_activity, s.started) >= ? "
+        f"AND d.kind = 'prompt' AND {' AND '.join(clauses) or '1'} ORDER BY d.time DESC LIMIT ?",
+        [filters.until, filters.since, *params, LISTED_PROMPTS],
+    ).fetchall()
+    hits = [_hit(row, 0.0) for row in rows]
+    return listed(conn, text, hits, limit, per_conversation, snippet_chars, started)
+
+
+def listed(
+    conn: Any,
+    text: str,
+    hits: list[Hit],
+    limit: int,
+    per_conversation: int,
+    snippet_chars: int,
+    started: float,
+    group: Callable[[list[Any]], dict[tuple[str, str], Conversation]] | None = None,
+    snippets: Callable[[Any, list[Hit], list[str], int], None] | None = None,
+    openings: Callable[[Any, list[Conversation]], None] | None = None,
+) -> SearchResult:
+    """A time's conversations from their prompts ``hits`` (newest first), as a search's answer: the one
+    active last first, each with its first prompts then, scored by that order. The local index's and the
+    shared one's (their own ``group``, ``snippets`` and ``openings``)."""
+    groups = list((group or _group)(hits).values())[:limit]
+    for rank, conv in enumerate(groups):
+        conv.hits = sorted(conv.hits, key=lambda h: (h.time or 0.0, h.doc))[:per_conversation]
+        for hit in conv.hits:
+            hit.score = 1.0 / (rank + 1)
+    (snippets or _snippets)(conn, [h for c in groups for h in c.hits], [], snippet_chars)
+    (openings or _openings)(conn, groups)
+    result = SearchResult(text, groups, len(hits), False, time.perf_counter() - started)
+    result.matches_exact = len(hits) < LISTED_PROMPTS
+    return result
+
+
+def _search(
+    conn: sqlite3.Connection,
+    text: str,
+    filters: SearchFilters,
+    limit: int,
+    per_conversation: int,
+    snippet_chars: int,
+) -> SearchResult:
+    """:func:`search` of words (and meaning), in the time ``filters`` names if any."""
+    started = time.perf_counter()
+    # Words as typed first (function words out): when they find enough, every word is in the history
+    # and none needs looking up. Else each is looked up: a missing word, an unfinished last word.
+    reading = plan.read(conn, text, checked=False)
+    doc_count = _DocCounts(conn)
+    known = _kept_sessions(conn)  # the sessions read, each once (:func:`_session_rows`)
+    starts = word_starts(reading)
+    hits, windowed = _ranked(
+        conn, reading.plans, filters, reading.terms + reading.runs, known=known, starts=starts
+    )
+    groups = _group(hits)
+    if len(groups) < RELAX_BELOW:
+        checked = plan.read(conn, text)
+        if checked.missing:
+            # A query with words no index holds has no conversation with all of them: it is answered
+            # by the any-word and meaning passes alone, its word evidence weighed by how much of the
+            # query it covers.
+            hits, windowed = [], False
+        elif checked.plans != reading.plans:  # the last word became a prefix
+            hits, windowed = _ranked(
+                conn,
+                checked.plans,
+                filters,
+                checked.terms + checked.runs,
+                known=known,
+                starts=word_starts(checked),
+            )
+        groups = _group(hits)
+        reading = checked
+    terms, runs = reading.terms, reading.runs
+    lift_edits(hits, terms)
+    matches: int | None = len({h.doc for h in hits})
+    if windowed:  # more than a window matched: counted apart (None: at least the window)
+        matches = _count(conn, reading.plans, filters)
+    # How well each conversation with every word answers them, before any fusion rescales it.
+    answered = {key: conversation_score(conv.hits) for key, conv in groups.items()}
+    ordered = sorted(groups.values(), key=lambda c: answered[(c.store, c.root)], reverse=True)
+    # A title may hold the words no turn has: every typed word is looked for there first.
+    # What was asked, function words out, a word typed wrong as the word read for it.
+    said = [t for t in reading.meant if t not in reading.dropped]
+    # A Chinese or Japanese run as the parts the index has; one it has nowhere as typed, so a title
+    # must have it too (a title with "Leo" alone does not answer "提醒我去取 Leo 的处方药").
+    typed = [t for t in said if not cjk.has_cjk(t)] + runs
+    typed += [t for t in reading.missing if cjk.has_cjk(t)]
+    few = len(groups) < RELAX_BELOW
+    meaning: dict[tuple[str, str], float] = {}  # each conversation's standing in the meaning pass
+    unencoded: int | None = None
+    read_as: list[str] = []
+    read_in_chinese: list[str] = []
+    ordered, pool = _with_titles(conn, ordered, typed, filters, few)
+    if pool or not reading.missing:
+        missing = [] if pool else reading.missing
+    else:  # a title with the words that exist, when they are several (one word in a title says little)
+        found_words = [t for t in terms if not cjk.has_cjk(t)] + runs
+        if len(found_words) >= 2:
+            ordered, pool = _with_titles(conn, ordered, found_words, filters, few)
+        missing = reading.missing
+    if few:
+        # Few conversations have every word: they are one list of evidence among the others (any
+        # of the words, meaning, titles), weighed more, not a ranking placed above them.
+        pool += evidence_of(ordered, [conversation_score(c.hits) for c in ordered], STRICT_WEIGHT)
+        ordered = []
+        coverage = len(terms) / (len(terms) + len(reading.missing)) if terms else 1.0
+        matched = {h.doc for h in hits}
+        lists: list[tuple[str, list[str], float, list[list[str]] | None]] = [
+            (table, some, LEXICAL_WEIGHT, None)
+            for table, some in _relaxed(conn, terms, runs, loose=not groups, prefix=reading.prefix)
+        ]
+        # Read across languages, every Chinese or Japanese run typed: one no index holds as written
+        # (a question about a conversation held in English) is the one a dictionary is for.
+        typed_runs = cjk.question_runs(said)
+        if readings := _translated(conn, typed_runs):
+            read_as = lexicon.interleaved(readings)
+            lists.append(("docs_fts", read_as, TRANSLATED_WEIGHT, readings))
+            own = [[t] for t in said if not cjk.has_cjk(t)]
+            pool += _titles_read_as(conn, [*readings, *own], filters)
+            missing = lexicon.unread(missing, readings)
+        elif not typed_runs and (found_in := _in_chinese(conn, said))[0]:
+            readings, read_across = found_in
+            read_in_chinese = lexicon.interleaved(readings)
+            missing = lexicon.still_missing(missing, read_across)
+            phrases = [[" ".join(cjk.bigrams(w)) for w in group] for group in readings]
+            lists.append(("docs_cjk", lexicon.interleaved(phrases), TRANSLATED_WEIGHT, phrases))
+        excluded = query.excluded_fts(reading.parsed)
+        most_covered = 0  # the most of the question's words one conversation has, in the English lists
+        for table, some, weight, senses in lists:
+            relaxed = " OR ".join(_fts_string(w) for w in some)
+            if excluded is not None and table == "docs_fts":
+                relaxed = f"({relaxed}) NOT {excluded}"
+            more, cut = _ranked(
+                conn, [(table, relaxed)], filters, terms + runs, RELAXED_WINDOW, some, known=known
+            )
+            windowed = windowed or cut
+            found = list(_group(more).values())
+            matched |= {h.doc for h in more}
+            if not windowed:  # every list was read whole: what any of them found is what matched
+                matches = len(matched)
+            scores = [conversation_score(g.hits) for g in found]
+            weight *= coverage
+            if table == "docs_cjk" and senses is not None:
+                # An English question read as Chinese: the words its best conversation has through the
+                # dictionary against those the English words' best has, so a conversation held in
+                # Chinese that has all of them outweighs English ones with one each (as far as one
+                # with every word typed weighs), and one that has fewer weighs less.
+                shares, counts = _covered(conn, found, some, table, senses, doc_count=doc_count)
+                ratio = min(max(counts, default=0), COVERAGE_TERMS) / max(most_covered, 1)  # as many read
+                weight = min(STRICT_WEIGHT * coverage, weight * ratio**COVERAGE_POWER)
+                scores = [s * share**COVERAGE_POWER for s, share in zip(scores, shares, strict=True)]
+                pool += evidence_of(found, scores, weight)
+            elif table == "docs_cjk":
+                # A Chinese or Japanese question's bigrams: a conversation with two of its twenty
+                # (a 的 phrase, 打开) is no answer, however much better than the other lists' best it
+                # scores; its evidence is the share of the question it holds, after that list's best.
+                shares = _covered(conn, found, some, table, doc_count=doc_count)[0]
+                evidence = evidence_of(found, scores, weight)
+                pool += [(c, e * s**COVERAGE_POWER) for (c, e), s in zip(evidence, shares, strict=True)]
+            else:
+                if len(some) > 1:
+                    shares, counts = _covered(conn, found, some, table, senses, doc_count=doc_count)
+                    scores = [s * share**COVERAGE_POWER for s, share in zip(scores, shares, strict=True)]
+                    most_covered = max([most_covered, *counts])
+                elif found:
+                    most_covered = max(most_covered, 1)
+                pool += evidence_of(found, scores, weight)
+        if meaning_text := " ".join(reading.meant).strip():
+            near, by_passages = _semantic(conn, meaning_text, filters)
+            if encoder.available():
+                done, total = vectors.counts(conn)
+                unencoded = max(total - done, 0)
+            meaning = {(g.store, g.root): z for g, z in near}
+            lifts = _across_languages(conn, near, meaning_text)
+            weight = meaning_weight(reading.typed, reading.dropped)
+            if not by_passages:  # the gists' model: static vectors, English only
+                weight *= GIST_WEIGHT / SEMANTIC_WEIGHT
+            weighed = evidence_of([g for g, _ in near], [z for _, z in near], weight)
+            pool += [(conv, part * lift) for (conv, part), lift in zip(weighed, lifts, strict=True)]
+        if excluded is not None:
+            pool = _without_excluded(conn, pool, excluded)
+    if pool:
+        floor = min((conversation_score(c.hits) for c in ordered), default=1.0)
+        ordered += fused(pool, floor, about_user=stopwords.speaks_of_self(reading.typed))
+        for conv in ordered:
+            groups.setdefault((conv.store, conv.root), conv)
+    present = asks_present(reading.typed)
+    ordered = _newest_first(conn, ordered, terms, meaning, answered, present, doc_count)
+    lift_profiles(ordered, reading.profiles, reading.sources)
+    ordered = ordered[:limit]
+    conversations = []
+    for group in ordered:
+        group.hits = sorted(group.hits, key=lambda h: h.score, reverse=True)[:per_conversation]
+        conversations.append(group)
+    marked = terms + runs + read_as + read_in_chinese
+    _snippets(conn, [h for c in conversations for h in c.hits], marked, snippet_chars)
+    _openings(conn, conversations)
+    exact = matches is not None
+    counted = matches if matches is not None else len({h.doc for h in hits})
+    result = SearchResult(text, conversations, counted, windowed, time.perf_counter() - started)
+    result.matches_exact = exact and counted < COUNT_CAP
+    result.missing, result.dropped, result.prefix = missing, reading.dropped, reading.prefix
+    result.unencoded = unencoded
+    result.read_as = read_as
+    result.read_as_cjk = read_in_chinese
+    result.spelled = reading.spelled
+    if not conversations:
+        result.unmatched = unmatched(conn, filters)
+    return result
 
 
 # Characters of an untitled conversation's first prompt kept as its heading.

@@ -385,16 +385,22 @@
     var missing = (result.missing || []).join(", ");
     var spelled = result.spelled || {};
     var respelled = Object.keys(spelled).reduce(function (all, typed) { return all.concat(spelled[typed]); }, []);
-    var words = queryWords(result.query).concat(result.read_as || [], result.read_as_cjk || [], respelled);
-    var matched = result.conversations.filter(function (c) { return hasWords(c, words); });
-    var nearOnly = result.conversations.filter(function (c) { return !hasWords(c, words); });
+    // A time the question named ("yesterday"): its words are no words to find; a question that asks for
+    // nothing else is answered by that time's conversations, every one shown.
+    var when = result.when;
+    var listing = Boolean(when && when.listing);
+    var words = queryWords(when ? when.rest : result.query).concat(result.read_as || [], result.read_as_cjk || [], respelled);
+    var matched = result.conversations.filter(function (c) { return listing || hasWords(c, words); });
+    var nearOnly = result.conversations.filter(function (c) { return !listing && !hasWords(c, words); });
     if (!matched.length) {
       // nothing has the words: say so, and keep what is only near in meaning folded away, never counted
       box.appendChild(el("p", "none", "No match for \u201c" + result.query + "\u201d." +
         (missing ? " Not found anywhere: " + missing + "." : "")));
+      if (when) box.appendChild(el("p", "missing", when.explained));
       box.appendChild(nearFold(nearOnly));
       return;
     }
+    if (when) box.appendChild(el("p", "missing", when.explained));
     if (missing) box.appendChild(el("p", "missing", "Not found anywhere: " + missing + "; showing what the other words find."));
     Object.keys(spelled).forEach(function (typed) {
       box.appendChild(el("p", "missing", "Not found: " + typed + "; searched for " + spelled[typed].join(" or ") + "."));

@@ -1,0 +1,433 @@
+"""The time a question names: "what did we decide yesterday", "last week's deploy", 昨天的会议, "was habe ich
+gestern gemacht". When a person asks about a time, the conversations held then are the ones meant.
+
+Such words are no words to find: "yesterday" is rarely in the turn that answers, and when it is, it means the
+day before *that* turn. So a question is read as its time (a window of local time, :func:`read`) and the
+rest of its words. The search asks the rest within the window, then everywhere, and puts what the window
+found first (:func:`answered`): a time a question names about its subject ("last night's restic
+snapshots", the night before the conversation) can mislead the window, never hide an answer.
+
+A question whose other words ask for nothing in particular ("what did I work on yesterday", "我昨天做了什么")
+asks what happened then: the window's conversations, newest first.
+
+Only times counted back from now are read, in English, Chinese, Japanese, German, French and Spanish: a
+month's or a weekday's name alone ("the trip in September", "the wifi expires Monday") is most often the
+subject, and stays a word to find.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import time
+from collections.abc import Callable
+from datetime import date, datetime, timedelta
+from typing import TYPE_CHECKING, ClassVar
+
+from hermes_trail.index import cjk, stopwords
+from hermes_trail.model import _Record
+
+if TYPE_CHECKING:
+    from hermes_trail.index.filters import SearchFilters
+    from hermes_trail.index.results import SearchResult
+
+
+class Window(_Record):
+    """A time a question names, as a window of epoch seconds, and what the answer found in it."""
+
+    _fields: ClassVar[tuple[str, ...]] = ("words", "since", "until", "rest", "listing", "within")
+    __slots__ = _fields
+    # The words that name it, as typed ("last week's", "昨天").
+    words: str
+    since: float
+    until: float
+    # The question without them: what is searched for within the window.
+    rest: str
+    # The rest asks for nothing in particular: the answer is the window's conversations, newest first.
+    listing: bool
+    # How many of the answer's conversations are from the window (first); set by :func:`answered`.
+    within: int
+
+    def __init__(
+        self, words: str, since: float, until: float, rest: str, listing: bool = False, within: int = 0
+    ) -> None:
+        self.words = words
+        self.since = since
+        self.until = until
+        self.rest = rest
+        self.listing = listing
+        self.within = within
+
+    def narrowing(self, filters: SearchFilters) -> SearchFilters | None:
+        """``filters`` kept to the window as well; ``None`` when the two leave no time at all (a
+        ``--until`` before it)."""
+        from hermes_trail.index.filters import SearchFilters
+
+        since = self.since if filters.since is None else max(self.since, filters.since)
+        until = self.until if filters.until is None else min(self.until, filters.until)
+        if since >= until:
+            return None
+        values = filters.as_dict()
+        values.update(since=since, until=until)
+        return SearchFilters(**values)
+
+    def said(self) -> str:
+        """The window as a person reads it, in local time: ``Fri 4 Dec`` for a day, ``Mon 30 Nov – Sun 6
+        Dec`` for whole days, ``Fri 4 Dec 18:00 – Sat 5 Dec 06:00`` otherwise."""
+        start, end = datetime.fromtimestamp(self.since), datetime.fromtimestamp(self.until)
+        if start.time() == end.time() == datetime.min.time():
+            last = end - timedelta(days=1)  # a window of whole days ends at the midnight after its last
+            return _day(start) if last.date() == start.date() else f"{_day(start)} – {_day(last)}"
+        if end.date() == start.date():
+            return f"{_day(start)} {start:%H:%M} – {end:%H:%M}"
+        return f"{_day(start)} {start:%H:%M} – {_day(end)} {end:%H:%M}"
+
+    def explained(self) -> str:
+        """What the answer is, in a sentence: the terminal's and a recall page's line about the time."""
+        named = re.sub("['\u2019]s$", "", self.words)
+        if self.listing:
+            if not self.within:
+                return f"Nothing recorded {named} ({self.said()})."
+            return f"Conversations of {named} ({self.said()}), the latest first."
+        if not self.within:
+            return f"Nothing from {named} ({self.said()}) has the words; showing other times."
+        many = "conversation" if self.within == 1 else f"{self.within} conversations"
+        return f"Read {named!r} as {self.said()}: the {many} from then first, then other times."
+
+
+def _day(at: datetime) -> str:
+    return f"{at:%a} {at.day} {at:%b}" + (f" {at.year}" if at.year != datetime.now().year else "")
+
+
+# What each phrase names, from the local time now: its start and end. ``n`` is the number it was said with.
+_Span = tuple[datetime, datetime]
+
+
+def _midnight(day: date) -> datetime:
+    return datetime(day.year, day.month, day.day)
+
+
+def _days(first: date, count: int = 1) -> _Span:
+    return _midnight(first), _midnight(first + timedelta(days=count))
+
+
+def _part(day: date, part: str) -> _Span:
+    """A part of a day: morning until noon, afternoon until six, evening from five, night from six to six."""
+    start = _midnight(day)
+    hours = {"morning": (0, 12), "afternoon": (12, 18), "evening": (17, 24), "night": (18, 30)}[part]
+    return start + timedelta(hours=hours[0]), start + timedelta(hours=hours[1])
+
+
+def _week(today: date, back: int) -> _Span:
+    monday = today - timedelta(days=today.weekday() + 7 * back)
+    return _days(monday, 7)
+
+
+def _month(today: date, back: int) -> _Span:
+    year, month = today.year, today.month - back
+    while month < 1:
+        year, month = year - 1, month + 12
+    after = (year + 1, 1) if month == 12 else (year, month + 1)
+    return datetime(year, month, 1), datetime(*after, 1)
+
+
+_UNITS = {"minute": 60.0, "hour": 3600.0, "day": 86400.0, "week": 7 * 86400.0, "month": 30 * 86400.0}
+
+
+def _back(now: datetime, n: float, unit: str) -> _Span:
+    """The last ``n`` units, until now."""
+    return now - timedelta(seconds=n * _UNITS[unit]), now + timedelta(minutes=1)
+
+
+def _ago(now: datetime, n: float, unit: str) -> _Span:
+    """``n`` units ago: that day for days, else that time give or take one unit (people round: "an hour
+    ago" may be forty minutes or two hours); "a few" units ago two to five back, "a couple" one to
+    three."""
+    if unit == "day" and n == int(n):
+        return _days(now.date() - timedelta(days=int(n)))
+    length = _UNITS[unit]
+    if n != int(n):  # "a few", "a couple of": a range
+        low, high = (2, 5) if n > 2 else (1, 3)
+        return now - timedelta(seconds=high * length), now - timedelta(seconds=(low - 0.5) * length)
+    middle = now - timedelta(seconds=n * length)
+    return middle - timedelta(seconds=length), middle + timedelta(seconds=length)
+
+
+_NUMBERS = {
+    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+    "nine": 9, "ten": 10, "few": 3.5, "a few": 3.5, "couple": 2.5, "a couple": 2.5, "a couple of": 2.5,
+    "couple of": 2.5,
+    "ein": 1, "einem": 1, "einer": 1, "zwei": 2, "drei": 3, "vier": 4, "fünf": 5, "un": 1, "une": 1,
+    "deux": 2, "trois": 3, "uno": 1, "una": 1, "dos": 2, "tres": 3,
+    "一": 1, "两": 2, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10,
+    "几": 3.5,
+}  # fmt: skip
+_UNIT_WORDS = {
+    "minute": "minute", "minutes": "minute", "mins": "minute", "hour": "hour", "hours": "hour",
+    "day": "day", "days": "day", "week": "week", "weeks": "week", "month": "month", "months": "month",
+    "minuten": "minute", "stunde": "hour", "stunden": "hour", "tag": "day", "tagen": "day", "tage": "day",
+    "woche": "week", "wochen": "week", "monat": "month", "monate": "month", "monaten": "month",
+    "jour": "day", "jours": "day",
+    "heure": "hour", "heures": "hour", "semaine": "week", "semaines": "week", "mois": "month",
+    "hora": "hour", "horas": "hour", "día": "day", "dia": "day", "días": "day", "dias": "day",
+    "semana": "week", "semanas": "week", "mes": "month", "meses": "month",
+    "分钟": "minute", "小时": "hour", "个小时": "hour", "天": "day", "日": "day", "周": "week",
+    "星期": "week", "个星期": "week", "个月": "month", "月": "month",
+}  # fmt: skip
+
+
+def _number(said: str) -> float:
+    said = " ".join(said.lower().split())
+    return float(said) if said.isdigit() else _NUMBERS[said]
+
+
+# Words that make a phrase possessive or end it ("yesterday's", "today’s").
+_S = r"(?:['\u2019]s)?\b"
+_NUM = (
+    r"(\d{1,3}|an?|one|two|three|four|five|six|seven|eight|nine|ten|(?:a\s+)?few|(?:a\s+)?couple(?:\s+of)?)"
+)
+_NUM_DE = r"(\d{1,3}|einem|einer|zwei|drei|vier|fünf)"
+_NUM_FR = r"(\d{1,3}|une?|deux|trois)"
+_NUM_ES = r"(\d{1,3}|una?|dos|tres)"
+_NUM_ZH = r"(\d{1,3}|[一两二三四五六七八九十几])"
+_UNIT = r"(minutes?|mins|hours?|days?|weeks?|months?)\b"
+
+Reader = Callable[[re.Match[str], datetime], _Span]
+
+
+def _on_day(back: int) -> Reader:
+    """The whole day ``back`` days before today."""
+    return lambda found, now: _days(now.date() - timedelta(days=back))
+
+
+def _part_of(back: int, named: str | None = None) -> Reader:
+    """A part of the day ``back`` days before today: ``named``, else the one the phrase says."""
+    return lambda found, now: _part(now.date() - timedelta(days=back), named or found.group(1).lower())
+
+
+def _in_week(back: int) -> Reader:
+    """The calendar week (from Monday) ``back`` weeks before this one."""
+    return lambda found, now: _week(now.date(), back)
+
+
+def _in_month(back: int) -> Reader:
+    """The calendar month ``back`` months before this one."""
+    return lambda found, now: _month(now.date(), back)
+
+
+def _counted_back(found: re.Match[str], now: datetime) -> _Span:
+    """The last so many units until now ("the past 3 days", "最近三天")."""
+    return _back(now, _number(found.group(1) or "1"), _UNIT_WORDS[found.group(2).lower()])
+
+
+def _counted_ago(found: re.Match[str], now: datetime) -> _Span:
+    """So many units ago ("2 days ago", "vor drei Tagen", "三天前")."""
+    return _ago(now, _number(found.group(1)), _UNIT_WORDS[found.group(2).lower()])
+
+
+def _last_weekday(found: re.Match[str], now: datetime) -> _Span:
+    """The last day of that name before today ("last Friday")."""
+    today = now.date()
+    return _days(today - timedelta(days=(today.weekday() - _WEEKDAYS[found.group(1).lower()] - 1) % 7 + 1))
+
+
+def _phrases() -> list[tuple[str, Reader]]:
+    """Each phrase (a regular expression, case-insensitive) with what it names. The longer phrases first:
+    "the day before yesterday" before "yesterday"."""
+    night = _part_of(1, "night")
+    morning = _part_of(0, "morning")
+    return [
+        # English
+        (rf"\b(?:the\s+)?day\s+before\s+yesterday{_S}", _on_day(2)),
+        (rf"\byesterday\s+(morning|afternoon|evening|night){_S}", _part_of(1)),
+        (rf"\byesterday{_S}", _on_day(1)),
+        (rf"\blast\s+night{_S}", night),
+        (rf"\bthis\s+(morning|afternoon|evening){_S}", _part_of(0)),
+        (rf"\btonight{_S}", _part_of(0, "evening")),
+        (rf"\b(?:earlier\s+)?today{_S}", _on_day(0)),
+        (rf"\b(?:(?:in|over|during)\s+)?the\s+(?:last|past)\s+{_NUM}?\s*{_UNIT}", _counted_back),
+        (rf"\b(?:(?:in|over|during)\s+)?(?:the\s+)?past\s+{_NUM}?\s*{_UNIT}", _counted_back),
+        (rf"\b{_NUM}\s+{_UNIT}\s+ago\b", _counted_ago),
+        (rf"\bthis\s+week{_S}", _in_week(0)),
+        (rf"\blast\s+week{_S}", _in_week(1)),
+        (rf"\bthis\s+month{_S}", _in_month(0)),
+        (rf"\blast\s+month{_S}", _in_month(1)),
+        (r"\blast\s+(monday|tuesday|wednesday|thursday|friday|saturday|sunday)" + _S, _last_weekday),
+        # German
+        (r"\bvorgestern\b", _on_day(2)),
+        (r"\bgestern\s+(?:abend|nacht)\b", night),
+        (r"\bgestern\b", _on_day(1)),
+        (r"\bheute\s+(?:morgen|früh|vormittag)\b", morning),
+        (r"\bheute\b", _on_day(0)),
+        (r"\bdiese\s+woche\b", _in_week(0)),
+        (r"\b(?:letzte|letzten|letzter|vergangene|vergangenen)\s+woche\b", _in_week(1)),
+        (r"\bdiesen\s+monat\b", _in_month(0)),
+        (r"\b(?:letzten|letzter|vergangenen)\s+monat\b", _in_month(1)),
+        (rf"\bvor\s+{_NUM_DE}\s+(tage?n?|wochen?|stunden?|monate?n?)\b", _counted_ago),
+        # French ("hier" only in a French question: it is German for "here")
+        (r"\bavant[-\s]hier\b", _on_day(2)),
+        (r"\bhier\s+soir\b", night),
+        (r"\bhier\b", _on_day(1)),
+        (r"\baujourd['\u2019]hui\b", _on_day(0)),
+        (r"\bcette\s+semaine\b", _in_week(0)),
+        (r"\bla\s+semaine\s+(?:dernière|derniere|passée|passee)\b", _in_week(1)),
+        (r"\ble\s+mois\s+(?:dernier|passé|passe)\b", _in_month(1)),
+        (rf"\bil\s+y\s+a\s+{_NUM_FR}\s+(jours?|semaines?|heures?|mois)\b", _counted_ago),
+        # Spanish
+        (r"\banteayer\b", _on_day(2)),
+        (r"\banoche\b", night),
+        (r"\bayer\b", _on_day(1)),
+        (r"\bhoy\b", _on_day(0)),
+        (r"\besta\s+semana\b", _in_week(0)),
+        (r"\bla\s+semana\s+pasada\b", _in_week(1)),
+        (r"\beste\s+mes\b", _in_month(0)),
+        (r"\bel\s+mes\s+pasado\b", _in_month(1)),
+        (rf"\bhace\s+{_NUM_ES}\s+(d[ií]as?|semanas?|horas?|mes(?:es)?)\b", _counted_ago),
+        # Chinese, then Japanese (no spaces: no word boundaries)
+        (r"前天", _on_day(2)),
+        (r"昨晚|昨天晚上|昨夜", night),
+        (r"昨天|昨日", _on_day(1)),
+        (r"今早|今天早上|今朝", morning),
+        (r"今天|今日", _on_day(0)),
+        (r"这周|本周|这个星期|这星期|今週", _in_week(0)),
+        (r"上周|上个星期|上星期|上个礼拜|先週", _in_week(1)),
+        (r"这个月|本月|今月", _in_month(0)),
+        (r"上个月|上月|先月", _in_month(1)),
+        (rf"{_NUM_ZH}\s*(分钟|个小时|小时|天|个星期|周|个月)前", _counted_ago),
+        (rf"(?:最近|过去)\s*{_NUM_ZH}\s*(分钟|个小时|小时|天|个星期|周|个月)", _counted_back),
+    ]
+
+
+_WEEKDAYS = {
+    day: i
+    for i, day in enumerate(("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"))
+}
+# Words only a question with a time can hold: most questions have none of them, and are not read further.
+_CUES = (
+    "yesterday", "today", "tonight", "last", "past", "this", "ago", "gestern", "heute", "woche", "monat",
+    "vor ", "hier", "aujourd", "semaine", "mois", "il y a", "ayer", "hoy", "anoche", "mes", "hace", "semana",
+    "天", "日", "晚", "周", "星期", "礼拜", "月", "早", "週", "夜",
+)  # fmt: skip
+
+
+@functools.cache
+def _compiled() -> list[tuple[re.Pattern[str], Reader]]:
+    return [(re.compile(pattern, re.IGNORECASE), reader) for pattern, reader in _phrases()]
+
+
+# With a time named, words that ask for nothing in particular ("what did I work on", "做了什么"): the question
+# asks what happened then. English, German, French, Spanish; Chinese and Japanese below.
+_ACTIVITY = frozenset((
+    "work", "worked", "working", "do", "did", "done", "doing", "discuss", "discussed", "talk", "talked",
+    "talking", "chat", "chatted", "chats", "happen", "happened", "happening", "ask", "asked", "say", "said",
+    "up", "conversation", "conversations", "session", "sessions", "everything", "summary", "summarize",
+    "summarise", "recap", "list", "show", "me", "going", "on", "go", "went", "get", "got", "hermes",
+    "gemacht", "besprochen", "gearbeitet", "geredet", "gesprochen", "passiert", "los",
+    "fait", "parlé", "parle", "discuté", "discute", "travaillé", "travaille", "passé", "passe",
+    "hice", "hicimos", "hablamos", "hablé", "hable", "trabajé", "trabaje", "pasó", "paso",
+))  # fmt: skip
+# The same in Chinese and Japanese, with their function words: what is left of a run without them.
+_ACTIVITY_CJK = re.compile(
+    r"做|干|聊|谈|讨论|说|问|对话|会话|事情?|工作|发生|都|啥|了|什么|我|们|的|吗|呢|一下|些|しました|何|話"
+)
+_WORD = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)?")
+
+
+def _asks_for_nothing(rest: str) -> bool:
+    """Whether ``rest`` (a question without its time) asks only what happened: function words and
+    activity words alone."""
+    words = [part for word in _WORD.findall(rest) for part in re.split("['\u2019]", word) if part]
+    for word in words:
+        if cjk.has_cjk(word):
+            if _ACTIVITY_CJK.sub("", word).strip(" ？?"):
+                return False
+            continue
+        key = word.lower()
+        if key in _ACTIVITY or stopwords.is_stopword(word) or key.isdigit():
+            continue
+        return False
+    return True
+
+
+def read(text: str, now: float | None = None) -> Window | None:
+    """The time ``text`` names, counted back from ``now`` (epoch seconds; the clock by default) in local
+    time, and the rest of its words; ``None`` when it names none. The first phrase found counts."""
+    lowered = text.lower()
+    if not any(cue in lowered for cue in _CUES):
+        return None
+    at = datetime.fromtimestamp(time.time() if now is None else now)
+    for pattern, reader in _compiled():
+        found = pattern.search(text)
+        if found is None:
+            continue
+        if found.group(0).lower().startswith("hier") and stopwords.language(text) != "fr":
+            continue
+        start, end = reader(found, at)
+        rest = " ".join((text[: found.start()] + " " + text[found.end() :]).split())
+        rest = re.sub(r"^(?:from|on|of|since|in|during)\s+|\s+(?:from|on|of|since|in|during)$", "", rest)
+        return Window(
+            " ".join(found.group(0).split()),
+            start.timestamp(),
+            end.timestamp(),
+            rest,
+            listing=_asks_for_nothing(rest),
+        )
+    return None
+
+
+def answered(
+    text: str,
+    filters: SearchFilters,
+    search: Callable[[str, SearchFilters], SearchResult],
+    listing: Callable[[SearchFilters], SearchResult],
+    limit: int,
+    now: float | None = None,
+) -> SearchResult:
+    """The answer to ``text``: ``search(text, filters)`` when it names no time. Else what ``search`` finds
+    of the rest of its words within that time first ("yesterday" is rarely in the turn that answers), then
+    what it finds of the whole question at any time, as before times were read (the conversations not
+    already there), up to ``limit``; or, when the rest asks for nothing in particular, the time's
+    conversations (``listing``). The time's words are never said missing. ``result.when`` says which
+    time, and how many conversations came from it."""
+    window = read(text, now)
+    if window is None:
+        return search(text, filters)
+    narrowed = window.narrowing(filters)
+    if narrowed is None:  # the options leave none of that time: the question as it was typed
+        return search(text, filters)
+    if window.listing:
+        result = listing(narrowed)
+        result.query = text
+        window.within = len(result.conversations)
+        result.when = window
+        return result
+    inside = search(window.rest, narrowed)
+    # At any time, the question as typed: a time it names about its subject ("last night's restic
+    # snapshots": the nightly backup) is part of what it asks, as it was before times were read.
+    everywhere = search(text, filters)
+    named = {_bare(word) for word in window.words.split()}
+    everywhere.missing = [word for word in everywhere.missing if _bare(word) not in named]
+    # The meaning and title passes weigh whole sessions, whatever their time: of what they found, only
+    # the turns of that time are the window's. Hermes' memory and skills are no turns: their time is
+    # their file's, when it last changed, not when anything in them was said.
+    held = []
+    for conv in inside.conversations:
+        conv.hits = [h for h in conv.hits if h.origin == "session" and _within(h.time, window)]
+        if conv.hits:
+            held.append(conv)
+    keys = {(c.store, c.root) for c in held}
+    merged = held + [c for c in everywhere.conversations if (c.store, c.root) not in keys]
+    everywhere.conversations = merged[:limit]
+    everywhere.seconds += inside.seconds
+    window.within = min(len(held), limit)
+    everywhere.when = window
+    return everywhere
+
+
+def _bare(word: str) -> str:
+    """A word as a time's words are compared: lower case, without a possessive."""
+    return re.sub("['\u2019]s$", "", word.lower())
+
+
+def _within(at: float | None, window: Window) -> bool:
+    return at is not None and window.since <= at < window.until

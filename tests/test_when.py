@@ -1,0 +1,234 @@
+"""A time a question names ("yesterday", "last week's", "3 days ago", 昨天, gestern): read as a window of
+local time, the rest of the question searched within it first, or, when the rest asks for nothing in
+particular, the window's conversations listed. The stores are written by Hermes' own SessionDB, dated from
+today."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from hermes_trail.index import when
+from hermes_trail.index.search import SearchFilters, search
+from hermes_trail.index.sync import sync_index
+from hermesdb import chat, errands, write_home
+
+# Saturday 5 December 2026, 09:30 local time.
+NOW = datetime(2026, 12, 5, 9, 30).timestamp()
+
+
+def _d(day: int, hour: int = 0, minute: int = 0) -> float:
+    """A local time of December 2026 (a day of 0 or less: of November)."""
+    month, day = (12, day) if day > 0 else (11, day + 30)
+    return datetime(2026, month, day, hour, minute).timestamp()
+
+
+@pytest.mark.parametrize(
+    ("question", "words", "since", "until", "rest", "listing"),
+    [
+        ("what did I work on yesterday", "yesterday", _d(4), _d(5), "what did I work", True),
+        ("yesterday's deploy", "yesterday's", _d(4), _d(5), "deploy", False),
+        ("Yesterday evening the alerts", "Yesterday evening", _d(4, 17), _d(5), "the alerts", False),
+        ("the day before yesterday", "the day before yesterday", _d(3), _d(4), "", True),
+        ("last night's restic run", "last night's", _d(4, 18), _d(5, 6), "restic run", False),
+        ("what did we discuss this morning", "this morning", _d(5), _d(5, 12), "what did we discuss", True),
+        ("last week's deploy failure", "last week's", _d(-7), _d(0), "deploy failure", False),
+        ("this week", "this week", _d(0), _d(7), "", True),
+        ("invoices last month", "last month", _d(-29), _d(1), "invoices", False),
+        ("last friday standup notes", "last friday", _d(4), _d(5), "standup notes", False),
+        ("2 days ago", "2 days ago", _d(3), _d(4), "", True),
+        ("an hour ago", "an hour ago", _d(5, 7, 30), _d(5, 9, 30), "", True),
+        ("retries in the last 3 days", "in the last 3 days", _d(2, 9, 30), _d(5, 9, 31), "retries", False),
+        ("我昨天做了什么", "昨天", _d(4), _d(5), "我 做了什么", True),
+        ("上周的部署", "上周", _d(-7), _d(0), "的部署", False),
+        ("三天前的数据库迁移", "三天前", _d(2), _d(3), "的数据库迁移", False),
+        ("was habe ich gestern gemacht", "gestern", _d(4), _d(5), "was habe ich gemacht", True),
+        ("der Fehler von letzter Woche", "letzter Woche", _d(-7), _d(0), "der Fehler von", False),
+        ("qu'est-ce que j'ai fait hier", "hier", _d(4), _d(5), "qu'est-ce que j'ai fait", True),
+        ("¿qué hice ayer?", "ayer", _d(4), _d(5), "¿qué hice ?", True),
+        ("la migración de la semana pasada", "la semana pasada", _d(-7), _d(0), "la migración de", False),
+    ],
+)  # fmt: skip
+def test_a_time_counted_back_from_now_is_read_as_a_window(question, words, since, until, rest, listing):
+    window = when.read(question, NOW)
+    assert window is not None
+    assert (window.words, window.since, window.until) == (words, since, until)
+    assert (window.rest, window.listing) == (rest, listing)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "road trip through asturias in september",  # a month's name: the subject
+        "guest wifi for weekend visitors expiring monday",  # a weekday's name alone
+        "electricity meter reading compared to last year",  # a year
+        "hier ist der Fehler im Parser",  # German "here", not French "yesterday"
+        "todays_report.csv is empty",  # part of a name
+        "this is the last step of the pipeline",
+        "the yest",  # a word being typed
+        "docker compose healthcheck",
+    ],
+)
+def test_a_month_a_weekday_a_year_or_a_word_that_only_looks_like_a_time_is_not_read(question):
+    assert when.read(question, NOW) is None
+
+
+def test_a_window_is_said_in_local_time():
+    said = {q: when.read(q, NOW).said() for q in ("yesterday", "last week", "last night", "this morning")}
+    assert said == {
+        "yesterday": "Fri 4 Dec",
+        "last week": "Mon 23 Nov – Sun 29 Nov",
+        "last night": "Fri 4 Dec 18:00 – Sat 5 Dec 06:00",
+        "this morning": "Sat 5 Dec 00:00 – 12:00",
+    }
+
+
+# The store's days, counted back from today at noon (its day before and ten days before are past, whatever
+# the hour): a question's "yesterday" is the clock's.
+TODAY = datetime.now().replace(hour=12, minute=0, second=0, microsecond=0)
+YESTERDAY = (TODAY - timedelta(days=1)).timestamp()
+OLD = (TODAY - timedelta(days=10)).timestamp()
+DEPLOY_OLD = "20261101_090000_de01d0"
+DEPLOY_NEW = "20261102_090000_de02d0"
+HAIKU = "20261102_100000_a1ku00"
+BREAD = "20261103_090000_b4ead0"
+
+
+@pytest.fixture(scope="module")
+def dated(tmp_path_factory) -> tuple[Path, Path]:
+    """Ten days ago, a long deploy conversation (it outranks any other on "deploy"); yesterday, a short one
+    and a haiku; errands long ago make the words rare."""
+    tmp = tmp_path_factory.mktemp("dated")
+    home = write_home(
+        tmp / "hermes",
+        [
+            chat(
+                DEPLOY_OLD,
+                ("Deploy the shop to production", "Deployed: the deploy took 4 minutes."),
+                ("Is the deploy healthy?", "The deploy is healthy; deploy logs are clean."),
+                start=OLD,
+                title="Production deploy",
+            ),
+            chat(
+                DEPLOY_NEW,
+                ("The deploy to staging failed, why?", "A missing env var: fixed."),
+                start=YESTERDAY,
+            ),
+            chat(HAIKU, ("Write a haiku about rain.", "Soft rain on the roof."), start=YESTERDAY + 3600),
+            chat(BREAD, ("What's a good hydration for sourdough?", "Start at 70%."), start=OLD - 86400),
+            *errands(OLD - 30 * 86400, "20261001", "e7e7e7"),
+        ],
+    )
+    index = tmp / "index.db"
+    sync_index(index, homes=[home], env={"HERMES_HOME": str(home), "HOME": str(tmp)})
+    return home, index
+
+
+def _ids(result) -> list[str]:
+    return [c.hits[0].session_id for c in result.conversations]
+
+
+def test_what_the_time_held_comes_first_and_the_rest_after(dated):
+    """On words, the long deploy conversation of ten days ago leads; asked about yesterday's deploy, the one
+    of yesterday does, and the other still follows. The time's own word is not said missing."""
+    _, index = dated
+    assert _ids(search(index, "deploy"))[:2] == [DEPLOY_OLD, DEPLOY_NEW]
+    result = search(index, "yesterday's deploy")
+    assert _ids(result)[:2] == [DEPLOY_NEW, DEPLOY_OLD]
+    assert result.when is not None and result.when.within == 1 and result.when.rest == "deploy"
+    assert result.missing == [] and result.query == "yesterday's deploy"
+
+
+def test_a_time_with_nothing_of_the_words_says_so_and_answers_from_other_times(dated):
+    _, index = dated
+    result = search(index, "sourdough hydration yesterday")
+    assert _ids(result)[:1] == [BREAD]
+    assert result.when is not None and result.when.within == 0
+    assert result.when.explained().startswith("Nothing from yesterday (")
+
+
+def test_a_question_that_asks_only_what_happened_lists_the_times_conversations(dated):
+    """ "What did I work on yesterday" names no subject: yesterday's conversations, the latest first, each
+    by its prompts then; nothing of other days, and "work" is not searched for."""
+    _, index = dated
+    result = search(index, "what did I work on yesterday")
+    assert _ids(result) == [HAIKU, DEPLOY_NEW]
+    assert result.when is not None and result.when.listing and result.when.within == 2
+    assert [h.kind for c in result.conversations for h in c.hits] == ["prompt", "prompt"]
+    assert result.conversations[0].hits[0].snippet == "Write a haiku about rain."
+    assert _ids(search(index, "我昨天做了什么")) == [HAIKU, DEPLOY_NEW]
+    empty = search(index, "what happened the day before yesterday")
+    assert empty.conversations == [] and empty.when is not None and empty.when.within == 0
+    assert empty.when.explained().startswith("Nothing recorded the day before yesterday (")
+
+
+def test_the_options_narrow_the_time_and_one_they_leave_no_time_of_is_not_read(dated):
+    _, index = dated
+    project = search(index, "what did I work on yesterday", SearchFilters(project="/nowhere"))
+    assert project.conversations == []
+    before = SearchFilters(until=OLD + 86400)  # --until ten days ago: yesterday is outside it
+    result = search(index, "yesterday's deploy", before)
+    assert result.when is None and _ids(result)[:1] == [DEPLOY_OLD]
+
+
+def test_the_cli_json_and_a_recall_page_say_which_time(dated):
+    from typer.testing import CliRunner
+
+    from hermes_trail.cli.app import app
+
+    home, index = dated
+    runner = CliRunner()
+    where = ["--index", str(index), "--home", str(home)]
+    out = runner.invoke(app, ["search", "yesterday's deploy", *where], env={"COLUMNS": "100"})
+    assert out.exit_code == 0, out.output
+    assert "Read 'yesterday' as " in out.output and "the conversation from then first" in out.output
+    assert out.output.index(DEPLOY_NEW) < out.output.index(DEPLOY_OLD)
+    data = json.loads(runner.invoke(app, ["search", "what did I work on yesterday", "--json", *where]).output)
+    window = data["when"]
+    assert window["words"] == "yesterday" and window["listing"] is True and window["within"] == 2
+    assert window["since"].endswith("Z") and window["explained"].startswith("Conversations of yesterday (")
+    assert [c["hits"][0]["session_id"] for c in data["conversations"]] == [HAIKU, DEPLOY_NEW]
+    plain = json.loads(runner.invoke(app, ["search", "deploy", "--json", *where]).output)
+    assert plain["when"] is None
+    page = runner.invoke(app, ["recall", "what did we talk about yesterday", *where]).output
+    assert "Conversations of yesterday (" in page and HAIKU in page and BREAD not in page
+
+
+def test_hermes_memory_changed_then_is_no_conversation_of_that_time(tmp_path):
+    """A memory entry's time is its file's, when it last changed: Hermes' memory written yesterday about
+    deploys is no conversation of yesterday, and does not stand before the one that was."""
+    import os
+
+    from tools import memory_tool
+
+    import hermesdb
+
+    home = write_home(
+        tmp_path / "hermes",
+        [
+            chat(DEPLOY_OLD, ("Deploy the shop to production", "Deployed."), start=OLD),
+            chat(
+                DEPLOY_NEW,
+                ("The deploy to staging failed, why?", "A missing env var: fixed."),
+                start=YESTERDAY,
+            ),
+            *errands(OLD - 30 * 86400, "20261001", "e9e9e9"),
+        ],
+    )
+    with hermesdb.hermes_env(home):
+        store = memory_tool.MemoryStore()
+        store.load_from_disk()
+        assert store.add("memory", "Deploys to staging need the deploy key of the release manager.")[
+            "success"
+        ]
+    os.utime(home / "memories" / "MEMORY.md", (YESTERDAY + 600, YESTERDAY + 600))
+    index = tmp_path / "index.db"
+    sync_index(index, homes=[home], env={"HERMES_HOME": str(home), "HOME": str(tmp_path)})
+    plain = search(index, "staging deploy")
+    assert any(h.origin == "memory" for h in plain.hits), "the memory entry answers on words"
+    result = search(index, "yesterday's staging deploy")
+    assert result.when is not None and result.when.within == 1
+    assert result.conversations[0].hits[0].session_id == DEPLOY_NEW
