@@ -706,18 +706,45 @@ def _in_window(
 ) -> SearchResult:
     """The conversations of the time ``filters`` is kept to ("what did I do yesterday":
     :mod:`~hermes_trail.index.when`), the one active last first, each with its first prompts of that
-    time. Sessions are picked by their own times (started before its end, last active after its start)
-    through their table, their prompts through ``docs_steps``: no scan of the docs."""
+    time. Sessions are picked by their own times (started before its end, last active after its start),
+    their prompts of that time through ``docs_steps`` (every live prompt, covered): no scan of the docs,
+    which a join left to SQLite made (300 ms at a million messages, against 10)."""
     started = time.perf_counter()
+    since, until = filters.since, filters.until
+    sessions = [
+        sess
+        for (sess,) in conn.execute(
+            "SELECT id FROM sessions WHERE coalesce(started, last_activity) < ? "
+            "AND coalesce(last_activity, started) >= ?",
+            [until, since],
+        )
+    ]
+    # ``docs_steps``'s own condition spelled out, so that SQLite sees the index covers the query.
+    live = "" if filters.include_rewound else "d.kind IN ('command', 'prompt') AND d.rewound = 0 AND "
+    prompts: list[tuple[int, float | None]] = []
+    for at in range(0, len(sessions), 500):  # under SQLite's bound-parameter limit
+        chunk = sessions[at : at + 500]
+        prompts += conn.execute(
+            f"SELECT d.id, d.time FROM docs d WHERE d.sess IN ({', '.join('?' for _ in chunk)}) AND {live}"
+            "d.kind = 'prompt' AND d.time >= ? AND d.time < ?",
+            [*chunk, since, until],
+        ).fetchall()
+    prompts.sort(key=lambda p: (p[1] or 0.0, p[0]), reverse=True)
+    wanted = [doc for doc, _ in prompts[:LISTED_PROMPTS]]
     clauses, params = _where(filters)
-    rows = conn.execute(
-        f"SELECT {_DOC_COLUMNS} FROM sessions s JOIN docs d ON d.sess = s.id "
-        "WHERE coalesce(s.started, s.last_activity) < ? AND coalesce(s.last_activity, s.started) >= ? "
-        f"AND d.kind = 'prompt' AND {' AND '.join(clauses) or '1'} ORDER BY d.time DESC LIMIT ?",
-        [filters.until, filters.since, *params, LISTED_PROMPTS],
-    ).fetchall()
+    rows: list[tuple[Any, ...]] = []
+    for at in range(0, len(wanted), 500):
+        chunk = wanted[at : at + 500]
+        rows += conn.execute(
+            f"SELECT {_DOC_COLUMNS} FROM docs d JOIN sessions s ON s.id = d.sess "
+            f"WHERE d.id IN ({', '.join('?' for _ in chunk)}) AND {' AND '.join(clauses) or '1'}",
+            [*chunk, *params],
+        ).fetchall()
+    rows.sort(key=lambda r: (r[15] or 0.0, r[0]), reverse=True)
     hits = [_hit(row, 0.0) for row in rows]
-    return listed(conn, text, hits, limit, per_conversation, snippet_chars, started)
+    result = listed(conn, text, hits, limit, per_conversation, snippet_chars, started)
+    result.matches_exact = len(prompts) <= LISTED_PROMPTS  # else: at least the newest ones' count
+    return result
 
 
 def listed(
