@@ -6,6 +6,7 @@ today."""
 from __future__ import annotations
 
 import json
+import time
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -232,3 +233,24 @@ def test_hermes_memory_changed_then_is_no_conversation_of_that_time(tmp_path):
     result = search(index, "yesterday's staging deploy")
     assert result.when is not None and result.when.within == 1
     assert result.conversations[0].hits[0].session_id == DEPLOY_NEW
+
+
+def test_a_search_kept_to_a_time_reads_the_full_text_index_within_its_docs_span(dated, monkeypatch):
+    """A time window bounds the full-text match by the doc ids its sessions span (what makes a common word
+    fast there); the answer is the one the time condition alone gives."""
+    from hermes_trail.index import search as search_module
+
+    _, index = dated
+    asked = ["deploy", "rain", "order printer paper", "deploy OR haiku", "staging -production"]
+    windows = [SearchFilters(since=YESTERDAY - 3600), SearchFilters(since=OLD - 3600, until=YESTERDAY)]
+    windows.append(SearchFilters(since=time.time() + 3600))  # nothing since: an empty span
+    bounded = [[(c.store, c.root) for c in search(index, q, f).conversations] for q in asked for f in windows]
+    assert any(bounded) and not all(bounded)
+    spans = []
+    real = search_module._time_span
+    monkeypatch.setattr(search_module, "_time_span", lambda conn, f: spans.append(real(conn, f)) or None)
+    unbounded = [
+        [(c.store, c.root) for c in search(index, q, f).conversations] for q in asked for f in windows
+    ]
+    assert bounded == unbounded
+    assert (0, -1) in spans and any(lo <= hi for lo, hi in spans)
