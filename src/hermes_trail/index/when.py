@@ -3,9 +3,9 @@ gestern gemacht". When a person asks about a time, the conversations held then a
 
 Such words are no words to find: "yesterday" is rarely in the turn that answers, and when it is, it means the
 day before *that* turn. So a question is read as its time (a window of local time, :func:`read`) and the
-rest of its words. The search asks the rest within the window, then everywhere, and puts what the window
-found first (:func:`answered`): a time a question names about its subject ("last night's restic
-snapshots", the night before the conversation) can mislead the window, never hide an answer.
+rest of its words. The search asks the rest within the window, then the whole question at any time, and
+puts what the window found first (:func:`answered`): a time a question names about its subject ("last
+night's restic snapshots", the nightly backup months ago) can mislead the window, never hide an answer.
 
 A question whose other words ask for nothing in particular ("what did I work on yesterday", "我昨天做了什么")
 asks what happened then: the window's conversations, newest first.
@@ -99,7 +99,7 @@ def _day(at: datetime) -> str:
     return f"{at:%a} {at.day} {at:%b}" + (f" {at.year}" if at.year != datetime.now().year else "")
 
 
-# What each phrase names, from the local time now: its start and end. ``n`` is the number it was said with.
+# What a phrase names: its start and end, in local time.
 _Span = tuple[datetime, datetime]
 
 
