@@ -187,6 +187,8 @@ def test_the_cli_json_and_a_recall_page_say_which_time(dated):
     assert out.exit_code == 0, out.output
     assert "Read 'yesterday' as " in out.output and "the conversation from then first" in out.output
     assert out.output.index(DEPLOY_NEW) < out.output.index(DEPLOY_OLD)
+    listed = runner.invoke(app, ["search", "what did I work on yesterday", *where], env={"COLUMNS": "100"})
+    assert "Conversations of yesterday (" in listed.output and "2 prompts at that time" in listed.output
     data = json.loads(runner.invoke(app, ["search", "what did I work on yesterday", "--json", *where]).output)
     window = data["when"]
     assert window["words"] == "yesterday" and window["listing"] is True and window["within"] == 2

@@ -347,6 +347,10 @@ def _print_conversations(out: Printer, result: SearchResult, shared: bool, encod
     _print_unencoded(out, result, shared, encoding)
     more = " (newest matches ranked)" if result.windowed else ""
     at_least = "" if result.matches_exact else "at least "
+    if result.when is not None and result.when.listing:  # a time's conversations: its prompts counted
+        said = f"{at_least}{counted(result.matches, 'prompt')} at that time"
+        out.line((f"{said}, listed in {result.seconds * 1000:.0f} ms", "dim"))
+        return
     if result.matches:
         tally = f"{at_least}{counted(result.matches, 'matching turn')}{more}"
     else:  # every conversation shown came by its title or by meaning: no turn to count

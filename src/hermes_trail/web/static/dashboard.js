@@ -418,7 +418,8 @@
     matched.forEach(function (c) { box.appendChild(conversation(c)); });
     box.appendChild(nearFold(nearOnly));
     var more = result.truncated ? " (more not shown)" : "";
-    var tally = result.matches ? counted(result.matches, "matching turn") : counted(matched.length, "conversation") + " by title";
+    var tally = listing ? counted(result.matches, "prompt") + " at that time, listed" :
+      result.matches ? counted(result.matches, "matching turn") : counted(matched.length, "conversation") + " by title";
     box.appendChild(el("p", "meta", tally + " in " + Math.round(result.seconds * 1000) + " ms" + more));
   }
 
