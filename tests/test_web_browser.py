@@ -300,6 +300,39 @@ def test_a_conversation_a_later_one_changed_says_so(browser, tmp_path):
         web.close()
 
 
+def test_a_question_naming_a_time_says_which_and_lists_what_happened_then(browser, tmp_path):
+    """ "What did I work on yesterday" lists yesterday's conversations and says so; "yesterday's deploy"
+    puts yesterday's first, says which day it read, and keeps the older one after it."""
+    from hermesdb import write_home
+    from test_when import DEPLOY_NEW, DEPLOY_OLD, HAIKU, dated_sessions
+
+    web = WebApp(homes=(write_home(tmp_path / "hermes", dated_sessions()),), index=tmp_path / "index.db")
+    srv = start(web, "127.0.0.1", 0)
+    tab = Page(browser, origin(srv) + "/")
+    try:
+        page = tab.page
+        page.goto(origin(srv) + "/?q=" + urllib.parse.quote("what did I work on yesterday"))
+        page.wait_for_selector("body[data-search] #results > .conversation")
+        conversations = page.locator("#results > .conversation")
+        assert conversations.count() == 2
+        assert HAIKU in conversations.nth(0).inner_html() and DEPLOY_NEW in conversations.nth(1).inner_html()
+        said = page.locator("#results > p.missing").inner_text()
+        assert said.startswith("Conversations of yesterday (")
+        assert "2 prompts at that time" in page.locator("#results > p.meta").inner_text()
+        tab.shot("when-listing")
+        page.goto(origin(srv) + "/?q=" + urllib.parse.quote("yesterday's deploy"))
+        page.wait_for_selector("body[data-search] #results > .conversation")
+        conversations = page.locator("#results > .conversation")
+        assert DEPLOY_NEW in conversations.nth(0).inner_html()
+        assert DEPLOY_OLD in conversations.nth(1).inner_html()
+        assert page.locator("#results > p.missing").inner_text().startswith("Read 'yesterday' as ")
+        tab.shot("when-search")
+    finally:
+        tab.close()
+        srv.shutdown()
+        web.close()
+
+
 def test_scrub_the_replay_and_expand_a_tool_call(tab, server):
     page = tab.page
     page.goto(origin(server) + f"/session?ref=default:{w.CODING_ID}")

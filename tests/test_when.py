@@ -98,31 +98,30 @@ HAIKU = "20261102_100000_a1ku00"
 BREAD = "20261103_090000_b4ead0"
 
 
-@pytest.fixture(scope="module")
-def dated(tmp_path_factory) -> tuple[Path, Path]:
+def dated_sessions() -> list:
     """Ten days ago, a long deploy conversation (it outranks any other on "deploy"); yesterday, a short one
     and a haiku; errands long ago make the words rare."""
+    return [
+        chat(
+            DEPLOY_OLD,
+            ("Deploy the shop to production", "Deployed: the deploy took 4 minutes."),
+            ("Is the deploy healthy?", "The deploy is healthy; deploy logs are clean."),
+            start=OLD,
+            title="Production deploy",
+        ),
+        chat(
+            DEPLOY_NEW, ("The deploy to staging failed, why?", "A missing env var: fixed."), start=YESTERDAY
+        ),
+        chat(HAIKU, ("Write a haiku about rain.", "Soft rain on the roof."), start=YESTERDAY + 3600),
+        chat(BREAD, ("What's a good hydration for sourdough?", "Start at 70%."), start=OLD - 86400),
+        *errands(OLD - 30 * 86400, "20261001", "e7e7e7"),
+    ]
+
+
+@pytest.fixture(scope="module")
+def dated(tmp_path_factory) -> tuple[Path, Path]:
     tmp = tmp_path_factory.mktemp("dated")
-    home = write_home(
-        tmp / "hermes",
-        [
-            chat(
-                DEPLOY_OLD,
-                ("Deploy the shop to production", "Deployed: the deploy took 4 minutes."),
-                ("Is the deploy healthy?", "The deploy is healthy; deploy logs are clean."),
-                start=OLD,
-                title="Production deploy",
-            ),
-            chat(
-                DEPLOY_NEW,
-                ("The deploy to staging failed, why?", "A missing env var: fixed."),
-                start=YESTERDAY,
-            ),
-            chat(HAIKU, ("Write a haiku about rain.", "Soft rain on the roof."), start=YESTERDAY + 3600),
-            chat(BREAD, ("What's a good hydration for sourdough?", "Start at 70%."), start=OLD - 86400),
-            *errands(OLD - 30 * 86400, "20261001", "e7e7e7"),
-        ],
-    )
+    home = write_home(tmp / "hermes", dated_sessions())
     index = tmp / "index.db"
     sync_index(index, homes=[home], env={"HERMES_HOME": str(home), "HOME": str(tmp)})
     return home, index
