@@ -2754,3 +2754,49 @@ def test_a_time_the_question_names_is_read_there_as_here(fleet, tmp_path):
         assert [c.hits[0].session_id for c in shared.conversations][:2] == first, question
         theirs, mine = search_json(local)["when"], fleet_search_json(shared)["when"]
         assert mine == theirs and mine is not None and mine["within"] >= 1, question
+
+
+def test_a_search_kept_to_a_time_walks_its_few_docs_and_answers_as_through_the_gin_index(
+    fleet, tmp_path, monkeypatch
+):
+    """A search kept to a time with few docs since its start walks them newest first (a common word's GIN
+    matches at any time are not all read); what it answers is what the GIN index answers."""
+    from datetime import datetime, timedelta
+
+    from hermes_trail.fleet import search as fleet_module
+    from hermesdb import chat, write_home
+
+    today = datetime.now().replace(hour=12, minute=0, second=0, microsecond=0)
+    yesterday = (today - timedelta(days=1)).timestamp()
+    home = write_home(
+        tmp_path / "hermes",
+        [
+            chat("20261102_090000_de02d0", ("The deploy to staging failed, why?", "A missing env var."),
+                 start=yesterday),
+            chat("20261102_100000_a1ku00", ("Write a haiku about the deploy.", "Soft rain."),
+                 start=yesterday + 60),
+            *errands((today - timedelta(days=40)).timestamp(), "20261001", "eaeaea"),
+        ],
+    )  # fmt: skip
+    index = tmp_path / "index.db"
+    sync_index(index, homes=[home], parallel=False)
+    push(index, fleet.admin, "phi")
+    asked = ["deploy", "order printer paper", "deploy OR haiku", "staging -production", '"printer paper"']
+    windows = [SearchFilters(since=yesterday - 3600), SearchFilters(since=time.time() + 3600)]
+
+    def answers() -> list[list[str]]:
+        return [
+            [h.session_id for h in fleet_search(fleet.admin, q, f, hosts=["phi"]).hits]
+            for q in asked
+            for f in windows
+        ]
+
+    bounds: list[int | None] = []
+    real = fleet_module._time_bound
+    monkeypatch.setattr(
+        fleet_module, "_time_bound", lambda conn, f: bounds.append(real(conn, f)) or bounds[-1]
+    )
+    walked = answers()
+    assert any(walked) and not all(walked) and bounds and all(b is not None for b in bounds)
+    monkeypatch.setattr(fleet_module, "_time_bound", lambda conn, f: None)
+    assert answers() == walked
