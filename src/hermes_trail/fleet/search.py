@@ -530,11 +530,18 @@ def _candidates(
         has = ", ARRAY[" + ", ".join("d.tsv @@ %s::tsquery" for _ in words) + "]"
         has_params = list(words)
     late = bool(counted or words)  # what reads the text or the tsvector again: only for the window's rows
-    # A search kept to a time reads the docs since its start, when they are few: all of them, newest first.
-    covering = _time_bound(conn, filters)
-    bound = covering
-    if covering is None:
-        bound = None if reading.trigram is not None else _walk_bound(conn, reading.tsquery, window)
+    bound = None if reading.trigram is not None else _walk_bound(conn, reading.tsquery, window)
+    # A search kept to a time that would read the GIN index (or walk a phrase's newest docs, then read it)
+    # reads every doc since the time's start instead, newest first, when they are fewer than half its
+    # words' matches at any time. A common word's walk (``bound`` 0) stops at the window's end already.
+    covering = None
+    if filters.since is not None and reading.trigram is None and bound != 0:
+        at_least = _matches_at_least(conn, reading.tsquery)
+        covering = _time_bound(conn, filters) if at_least else None
+        if covering is not None and at_least >= TIME_WALK_SHARE * covering:
+            bound = covering
+        else:
+            covering = None
 
     def fetch(sql: str, args: list[Any], walk: bool) -> list[tuple[Any, ...]]:
         if walk:
@@ -903,21 +910,37 @@ def _share(tsquery: str, common: dict[str, float]) -> float | None:
     return share if at == len(tokens) else None
 
 
-# A search kept to a time walks every doc since its start, newest first, when there are at most this many:
-# the docs of a day or a week, where the GIN index reads every match of a common word at any time and then
-# drops those of other times (850,000 docs: up to 674 ms at the 95th percentile of bench_fleet's queries
-# kept to the last day). Each doc walked costs a check of its tsvector, a few µs.
-TIME_WALK_DOCS = 5_000
+# A search kept to a time may walk every doc since its start, newest first, when there are at most this
+# many and its words match more docs at any time: the GIN index reads every match of a common word or
+# phrase and then drops those of other times (850,000 docs, 21,000 of them in the last day: a phrase of
+# common words 750-830 ms that way, 50 ms walked; bench_fleet's queries kept to the last day 674-695 ms at
+# the 95th percentile). Each doc walked costs a check of its tsvector, a few µs; counting them, 12 ms for
+# 21,000.
+TIME_WALK_DOCS = 50_000
+# ... and when its words match at least this many times as many docs at any time: a doc walked costs a
+# little more than a GIN match read (2.4 against 1.7 µs, measured on that phrase).
+TIME_WALK_SHARE = 2.0
+
+
+def _matches_at_least(conn: psycopg.Connection[Any], tsquery: str | None) -> float:
+    """How many docs ``tsquery`` matches at least, as far as the most common lexemes tell (0 when they tell
+    nothing: a rare word, whose GIN matches are few)."""
+    if tsquery is None:
+        return 0.0
+    share = _share(tsquery, _common_lexemes(conn))
+    return 0.0 if share is None else share * _collection(conn)[0]
 
 
 def _time_bound(conn: psycopg.Connection[Any], filters: SearchFilters) -> int | None:
-    """How many of the newest docs a search kept to a time reads (every doc since its start, through
+    """How many of the newest docs a search kept to a time would read (every doc since its start, through
     ``docs_newest``), when they are at most :data:`TIME_WALK_DOCS`; ``None`` otherwise, or without a
     start."""
     if filters.since is None:
         return None
     sql = f"SELECT count(*) FROM (SELECT 1 FROM {_D} d WHERE d.time >= %s LIMIT %s) c"
-    row = conn.execute(sql, (filters.since, TIME_WALK_DOCS + 1)).fetchone()
+    # Never prepared: after a few runs a prepared statement may take a plan made without its time (a scan
+    # of every doc, 340 ms at 850,000, where the ``docs_newest`` index reads those since it in 6-13 ms).
+    row = conn.execute(sql, (filters.since, TIME_WALK_DOCS + 1), prepare=False).fetchone()
     count = int(row[0]) if row else TIME_WALK_DOCS + 1
     return max(count, 1) if count <= TIME_WALK_DOCS else None
 
