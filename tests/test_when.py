@@ -77,6 +77,37 @@ def test_a_month_a_weekday_a_year_or_a_word_that_only_looks_like_a_time_is_not_r
     assert when.read(question, NOW) is None
 
 
+@pytest.mark.parametrize(
+    ("question", "words", "since", "until"),
+    [
+        ("what did I work on in November", "in November", _d(-29), _d(1)),
+        ("what did I do on Monday", "on Monday", _d(0), _d(1)),
+        ("what did we discuss on friday", "on friday", _d(4), _d(5)),
+        ("what happened on 2026-11-24", "2026-11-24", _d(-6), _d(-5)),
+        ("what did we do in may", "in may", datetime(2026, 5, 1).timestamp(),
+         datetime(2026, 6, 1).timestamp()),
+        ("what did I do in March 2025", "in March 2025", datetime(2025, 3, 1).timestamp(),
+         datetime(2025, 4, 1).timestamp()),
+        ("我11月做了什么", "11月", _d(-29), _d(1)),
+        ("我周一做了什么", "周一", _d(0), _d(1)),
+    ],
+)  # fmt: skip
+def test_a_month_a_weekday_or_a_date_is_a_time_in_a_question_that_asks_for_nothing_else(
+    question, words, since, until
+):
+    window = when.read(question, NOW)
+    assert window is not None and window.listing
+    assert (window.words, window.since, window.until) == (words, since, until)
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["invoices in november", "the 2026-11-24 log", "monday", "november", "what may I do", "on 2026-02-30"],
+)
+def test_a_month_a_weekday_or_a_date_with_a_subject_or_alone_is_a_word_to_find(question):
+    assert when.read(question, NOW) is None
+
+
 def test_a_window_is_said_in_local_time():
     said = {q: when.read(q, NOW).said() for q in ("yesterday", "last week", "last night", "this morning")}
     assert said == {

@@ -10,9 +10,10 @@ night's restic snapshots", the nightly backup months ago) can mislead the window
 A question whose other words ask for nothing in particular ("what did I work on yesterday", "我昨天做了什么")
 asks what happened then: the window's conversations, newest first.
 
-Only times counted back from now are read, in English, Chinese, Japanese, German, French and Spanish: a
-month's or a weekday's name alone ("the trip in September", "the wifi expires Monday") is most often the
-subject, and stays a word to find.
+Times counted back from now are read, in English, Chinese, Japanese, German, French and Spanish. A month's
+or a weekday's name, or a date, is most often the subject ("the trip in September", "the wifi expires
+Monday", "the 2026-11-24 log"): it is a time only in a question that asks for nothing else ("what did I
+work on in November").
 """
 
 from __future__ import annotations
@@ -127,6 +128,10 @@ def _month(today: date, back: int) -> _Span:
     year, month = today.year, today.month - back
     while month < 1:
         year, month = year - 1, month + 12
+    return _month_of(year, month)
+
+
+def _month_of(year: int, month: int) -> _Span:
     after = (year + 1, 1) if month == 12 else (year, month + 1)
     return datetime(year, month, 1), datetime(*after, 1)
 
@@ -352,27 +357,96 @@ def _asks_for_nothing(rest: str) -> bool:
 def read(text: str, now: float | None = None) -> Window | None:
     """The time ``text`` names, counted back from ``now`` (epoch seconds; the clock by default) in local
     time, and the rest of its words; ``None`` when it names none. The first phrase found counts."""
-    lowered = text.lower()
-    if not any(cue in lowered for cue in _CUES):
-        return None
     at = datetime.fromtimestamp(time.time() if now is None else now)
-    for pattern, reader in _compiled():
-        found = pattern.search(text)
+    lowered = text.lower()
+    if any(cue in lowered for cue in _CUES):
+        for pattern, reader in _compiled():
+            found = pattern.search(text)
+            if found is None:
+                continue
+            if found.group(0).lower().startswith("hier") and stopwords.language(text) != "fr":
+                continue
+            rest = _rest(text, found)
+            return _window(found, reader(found, at), rest, _asks_for_nothing(rest))
+    if len(text) > ALONE_CHARS:
+        return None
+    # A month's or a day's name, or a date, is most often the subject ("the trip in September", the
+    # 2026-11-24 log): a time only in a question that asks for nothing else ("what did I do on Monday").
+    for alone, named in _compiled_alone():
+        found = alone.search(text)
         if found is None:
             continue
-        if found.group(0).lower().startswith("hier") and stopwords.language(text) != "fr":
-            continue
-        start, end = reader(found, at)
-        rest = " ".join((text[: found.start()] + " " + text[found.end() :]).split())
-        rest = re.sub(r"^(?:from|on|of|since|in|during)\s+|\s+(?:from|on|of|since|in|during)$", "", rest)
-        return Window(
-            " ".join(found.group(0).split()),
-            start.timestamp(),
-            end.timestamp(),
-            rest,
-            listing=_asks_for_nothing(rest),
-        )
+        rest = _rest(text, found)
+        if not rest or not _asks_for_nothing(rest):
+            return None
+        span = named(found, at)
+        return None if span is None else _window(found, span, rest, True)
     return None
+
+
+def _rest(text: str, found: re.Match[str]) -> str:
+    rest = " ".join((text[: found.start()] + " " + text[found.end() :]).split())
+    return re.sub(r"^(?:from|on|of|since|in|during)\s+|\s+(?:from|on|of|since|in|during)$", "", rest)
+
+
+def _window(found: re.Match[str], span: _Span, rest: str, listing: bool) -> Window:
+    start, end = span
+    return Window(" ".join(found.group(0).split()), start.timestamp(), end.timestamp(), rest, listing=listing)
+
+
+# A question this long or longer is not read for a month's or a day's name alone (it says more than when).
+ALONE_CHARS = 80
+_MONTHS = {
+    name: number
+    for number, name in enumerate(
+        ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+         "november", "december"),
+        1,
+    )
+}  # fmt: skip
+
+
+def _named_month(found: re.Match[str], now: datetime) -> _Span | None:
+    """The month named (November, 11月), in the year said, else the latest that has begun."""
+    said = found.group(1).lower()
+    month = _MONTHS[said] if said in _MONTHS else int(said)
+    if not 1 <= month <= 12:
+        return None
+    year = int(found.group(2)) if found.lastindex and found.lastindex >= 2 and found.group(2) else None
+    return _month_of(year or now.year - (month > now.month), month)
+
+
+_CJK_DAYS = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
+
+
+def _named_weekday(found: re.Match[str], now: datetime) -> _Span:
+    """The last day of that name before today ("on Monday", 周一)."""
+    said = found.group(1).lower()
+    day = _WEEKDAYS[said] if said in _WEEKDAYS else _CJK_DAYS[said]
+    today = now.date()
+    return _days(today - timedelta(days=(today.weekday() - day - 1) % 7 + 1))
+
+
+def _dated(found: re.Match[str], now: datetime) -> _Span | None:
+    """The day a date names (2026-11-24)."""
+    try:
+        return _days(date(int(found.group(1)), int(found.group(2)), int(found.group(3))))
+    except ValueError:
+        return None
+
+
+@functools.cache
+def _compiled_alone() -> list[tuple[re.Pattern[str], Callable[[re.Match[str], datetime], _Span | None]]]:
+    months = "|".join(m for m in _MONTHS if m != "may")
+    days = "|".join(_WEEKDAYS)
+    return [
+        (re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b"), _dated),
+        (re.compile(rf"\b(?:in\s+|during\s+)?({months})(?:\s+(\d{{4}}))?\b", re.IGNORECASE), _named_month),
+        (re.compile(r"\b(?:in|during)\s+(may)(?:\s+(\d{4}))?\b", re.IGNORECASE), _named_month),
+        (re.compile(rf"\b(?:on\s+)?({days})\b", re.IGNORECASE), _named_weekday),
+        (re.compile(r"(\d{1,2})\s*月份?"), _named_month),
+        (re.compile(r"(?:周|星期|礼拜)([一二三四五六日天])"), _named_weekday),
+    ]
 
 
 def answered(
