@@ -286,3 +286,22 @@ def test_a_search_kept_to_a_time_reads_the_full_text_index_within_its_docs_span(
     ]
     assert bounded == unbounded
     assert (0, -1) in spans and any(lo <= hi for lo, hi in spans)
+
+
+def test_a_window_that_fills_the_answer_asks_nothing_of_other_times(dated, monkeypatch):
+    """Asked for one conversation about yesterday's deploy, the window gives it: the search at any time,
+    whose conversations would all come after it, is not run."""
+    from hermes_trail.index import search as search_module
+
+    _, index = dated
+    asked: list[str] = []
+    real = search_module._search
+    monkeypatch.setattr(
+        search_module, "_search", lambda conn, text, *a: asked.append(text) or real(conn, text, *a)
+    )
+    result = search(index, "yesterday's deploy", limit=1)
+    assert _ids(result) == [DEPLOY_NEW] and result.when is not None and result.when.within == 1
+    assert asked == ["deploy"] and result.query == "yesterday's deploy"
+    asked.clear()
+    assert _ids(search(index, "yesterday's deploy", limit=2)) == [DEPLOY_NEW, DEPLOY_OLD]
+    assert asked == ["deploy", "yesterday's deploy"]

@@ -460,9 +460,9 @@ def answered(
     """The answer to ``text``: ``search(text, filters)`` when it names no time. Else what ``search`` finds
     of the rest of its words within that time first ("yesterday" is rarely in the turn that answers), then
     what it finds of the whole question at any time, as before times were read (the conversations not
-    already there), up to ``limit``; or, when the rest asks for nothing in particular, the time's
-    conversations (``listing``). The time's words are never said missing. ``result.when`` says which
-    time, and how many conversations came from it."""
+    already there; not asked when the time fills the answer), up to ``limit``; or, when the rest asks for
+    nothing in particular, the time's conversations (``listing``). The time's words are never said
+    missing. ``result.when`` says which time, and how many conversations came from it."""
     window = read(text, now)
     if window is None:
         return search(text, filters)
@@ -476,11 +476,6 @@ def answered(
         result.when = window
         return result
     inside = search(window.rest, narrowed)
-    # At any time, the question as typed: a time it names about its subject ("last night's restic
-    # snapshots": the nightly backup) is part of what it asks, as it was before times were read.
-    everywhere = search(text, filters)
-    named = {_bare(word) for word in window.words.split()}
-    everywhere.missing = [word for word in everywhere.missing if _bare(word) not in named]
     # The meaning and title passes weigh whole sessions, whatever their time: of what they found, only
     # the turns of that time are the window's. Hermes' memory and skills are no turns: their time is
     # their file's, when it last changed, not when anything in them was said.
@@ -489,6 +484,17 @@ def answered(
         conv.hits = [h for h in conv.hits if h.origin == "session" and _within(h.time, window)]
         if conv.hits:
             held.append(conv)
+    if len(held) >= limit:  # the window fills the answer: nothing of other times would be shown
+        inside.conversations = held[:limit]
+        inside.query = text
+        window.within = limit
+        inside.when = window
+        return inside
+    # At any time, the question as typed: a time it names about its subject ("last night's restic
+    # snapshots": the nightly backup) is part of what it asks, as it was before times were read.
+    everywhere = search(text, filters)
+    named = {_bare(word) for word in window.words.split()}
+    everywhere.missing = [word for word in everywhere.missing if _bare(word) not in named]
     keys = {(c.store, c.root) for c in held}
     merged = held + [c for c in everywhere.conversations if (c.store, c.root) not in keys]
     everywhere.conversations = merged[:limit]
