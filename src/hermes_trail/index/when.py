@@ -232,8 +232,12 @@ def _counted_ago(found: re.Match[str], now: datetime) -> _Span:
 
 def _last_weekday(found: re.Match[str], now: datetime) -> _Span:
     """The last day of that name before today ("last Friday")."""
-    today = now.date()
-    return _days(today - timedelta(days=(today.weekday() - _WEEKDAYS[found.group(1).lower()] - 1) % 7 + 1))
+    return _before(now.date(), _WEEKDAYS[found.group(1).lower()])
+
+
+def _before(today: date, weekday: int) -> _Span:
+    """The last day before ``today`` that is a ``weekday`` (0: Monday), whole."""
+    return _days(today - timedelta(days=(today.weekday() - weekday - 1) % 7 + 1))
 
 
 def _phrases() -> list[tuple[str, Reader]]:
@@ -422,9 +426,7 @@ _CJK_DAYS = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 
 def _named_weekday(found: re.Match[str], now: datetime) -> _Span:
     """The last day of that name before today ("on Monday", 周一)."""
     said = found.group(1).lower()
-    day = _WEEKDAYS[said] if said in _WEEKDAYS else _CJK_DAYS[said]
-    today = now.date()
-    return _days(today - timedelta(days=(today.weekday() - day - 1) % 7 + 1))
+    return _before(now.date(), _WEEKDAYS[said] if said in _WEEKDAYS else _CJK_DAYS[said])
 
 
 def _dated(found: re.Match[str], now: datetime) -> _Span | None:
