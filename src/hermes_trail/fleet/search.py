@@ -1473,6 +1473,7 @@ def _in_window(
         conn,
         text,
         hits,
+        len(rows) < LISTED_PROMPTS,  # the query's LIMIT: exact unless it was reached
         limit,
         per_conversation,
         snippet_chars,

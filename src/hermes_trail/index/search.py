@@ -776,15 +776,17 @@ def _in_window(
         ).fetchall()
     rows.sort(key=lambda r: (r[15] or 0.0, r[0]), reverse=True)
     hits = [_hit(row, 0.0) for row in rows]
-    result = listed(conn, text, hits, limit, per_conversation, snippet_chars, started)
-    result.matches_exact = len(prompts) <= LISTED_PROMPTS  # else: at least the newest ones' count
-    return result
+    # Exact unless prompts were left out: then at least the newest ones' count.
+    return listed(
+        conn, text, hits, len(prompts) <= LISTED_PROMPTS, limit, per_conversation, snippet_chars, started
+    )
 
 
 def listed(
     conn: Any,
     text: str,
     hits: list[Hit],
+    exact: bool,
     limit: int,
     per_conversation: int,
     snippet_chars: int,
@@ -794,8 +796,9 @@ def listed(
     openings: Callable[[Any, list[Conversation]], None] | None = None,
 ) -> SearchResult:
     """A time's conversations from their prompts ``hits`` (newest first), as a search's answer: the one
-    active last first, each with its first prompts then, scored by that order. The local index's and the
-    shared one's (their own ``group``, ``snippets`` and ``openings``)."""
+    active last first, each with its first prompts then, scored by that order; ``exact``: ``hits`` are all
+    the time's prompts. The local index's and the shared one's (their own ``group``, ``snippets`` and
+    ``openings``)."""
     groups = list((group or _group)(hits).values())[:limit]
     for rank, conv in enumerate(groups):
         conv.hits = sorted(conv.hits, key=lambda h: (h.time or 0.0, h.doc))[:per_conversation]
@@ -804,7 +807,7 @@ def listed(
     (snippets or _snippets)(conn, [h for c in groups for h in c.hits], [], snippet_chars)
     (openings or _openings)(conn, groups)
     result = SearchResult(text, groups, len(hits), False, time.perf_counter() - started)
-    result.matches_exact = len(hits) < LISTED_PROMPTS
+    result.matches_exact = exact
     return result
 
 
