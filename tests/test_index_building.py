@@ -123,8 +123,36 @@ def test_a_build_merges_its_full_text_segments_less_often_than_the_index_in_use(
     for seen in building:
         assert all(seen[t] == schema.BUILDING_FTS for t in schema.FTS_TABLES), seen
     finished = _fts_settings(index)
-    assert all(finished[t]["automerge"] == schema.IN_USE_FTS["automerge"] for t in schema.FTS_TABLES)
+    for table in schema.FTS_TABLES:
+        assert {k: finished[table][k] for k in schema.IN_USE_FTS} == schema.IN_USE_FTS, finished
     _check_full_text(index)
+
+
+def _segments(db: Path) -> dict[str, int]:
+    with sqlite3.connect(db) as conn:
+        count = "SELECT count(DISTINCT segid) FROM {}_idx"
+        return {t: conn.execute(count.format(t)).fetchone()[0] for t in schema.FTS_TABLES}
+
+
+def test_a_finished_build_leaves_each_full_text_index_in_one_segment(home, index, monkeypatch):
+    """A search looks every term up in every segment: a build that wrote many ends with them merged."""
+    before: list[dict[str, int]] = []
+    real = schema.merge_whole
+
+    def watched(conn):  # the segments the build wrote, as it finishes
+        before.append(_segments(Path(conn.execute("PRAGMA database_list").fetchone()[2])))
+        real(conn)
+
+    # Segments of a few terms each: the build writes several, as a million messages write over a hundred.
+    monkeypatch.setattr(schema, "BUILDING_FTS", {**schema.BUILDING_FTS, "hashsize": 2_000})
+    monkeypatch.setattr(writer, "FTS_BATCH", 7)
+    monkeypatch.setattr(schema, "merge_whole", watched)
+    sync_index(index, homes=[home])
+    assert len(before) == 1 and before[0]["docs_fts"] > 4, before  # more than an index in use would keep
+    after = _segments(index)
+    assert after["docs_fts"] == after["docs_tri"] == 1 and max(after.values()) == 1, after
+    _check_full_text(index)
+    assert search(index, "widget7").hits
 
 
 def test_docs_written_in_batches_by_workers_are_each_indexed_once(home, index, monkeypatch):

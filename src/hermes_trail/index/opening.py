@@ -91,6 +91,7 @@ class OpenedIndex:
             return
         try:
             self.conn.execute("DELETE FROM meta WHERE key IN (?, ?)", (BUILD_MESSAGES, BUILD_BOOT))
+            schema.merge_whole(self.conn)
             schema.tune_fts(self.conn, schema.IN_USE_FTS)
             self.conn.execute("PRAGMA journal_mode = WAL")
             if self.path.exists() and self._copy_over():
