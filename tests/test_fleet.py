@@ -442,6 +442,63 @@ def test_a_host_may_not_write_another_hosts_rows(fleet, machines):
     assert fleet.rows("beta") == before
 
 
+def _pending(fleet) -> dict[str, int]:
+    """The entries waiting in each GIN index's pending list (``pgstattuple``, made here as the server's
+    administrator)."""
+    with fleet.connect() as conn:
+        conn.execute("CREATE EXTENSION IF NOT EXISTS pgstattuple")
+        names = [
+            r[0]
+            for r in conn.execute(
+                "SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+                "JOIN pg_am a ON a.oid = c.relam WHERE n.nspname = 'trail_fleet' AND a.amname = 'gin'"
+            )
+        ]
+        return {
+            name: conn.execute(
+                "SELECT pending_tuples FROM pgstatginindex(%s::regclass)", (f"trail_fleet.{name}",)
+            ).fetchone()[0]
+            for name in names
+        }
+
+
+def test_a_push_leaves_nothing_in_the_gin_indexes_pending_lists(fleet, machines, monkeypatch, tmp_path):
+    """Every lookup through a GIN index reads its whole pending list, which autovacuum empties only once a
+    fifth of the table was inserted since it last ran: a push moves what it inserted into the indexes, a
+    host's own login included (only the indexes' owner may, through ``trail_fleet.settle()``)."""
+    from hermes_trail.fleet import push as push_module
+
+    assert {"docs_tsv", "docs_key", "sessions_title"} <= set(_pending(fleet))
+    alpha = fleet.host_login("alpha")
+    report = push(machines["alpha"][1], alpha)
+    assert report.docs > 0 and set(_pending(fleet).values()) == {0}
+    # The same push left unsettled: its entries wait there (so the check above can fail).
+    monkeypatch.setattr(push_module, "settle", lambda conn: False)
+    push(machines["beta"][1], fleet.admin, "beta")
+    assert _pending(fleet)["docs_tsv"] > 0
+    # A push of nothing new asks nothing; the next that writes settles what any push left.
+    monkeypatch.undo()
+    index = tmp_path / "alpha.db"
+    shutil.copy(machines["alpha"][1], index)
+    assert push(index, alpha).docs == 0 and _pending(fleet)["docs_tsv"] > 0
+    with sqlite3.connect(index) as conn:
+        conn.execute("UPDATE sessions SET fingerprint = 'changed' WHERE id = (SELECT min(id) FROM sessions)")
+    settled = push(index, alpha)
+    assert (
+        settled.docs > 0
+        and set(_pending(fleet).values()) == {0}
+        and push_module.UNSETTLED not in settled.notes
+    )
+    # A database migrated before the function was made: the push goes on, and says what to run.
+    with fleet.connect() as conn:
+        conn.execute("DROP FUNCTION trail_fleet.settle()")
+    with sqlite3.connect(index) as conn:
+        conn.execute("UPDATE sessions SET fingerprint = 'again' WHERE id = (SELECT min(id) FROM sessions)")
+    unsettled = push(index, alpha)
+    assert unsettled.docs > 0 and push_module.UNSETTLED in unsettled.notes
+    assert _pending(fleet)["docs_tsv"] > 0
+
+
 def test_a_reader_may_search_and_write_nothing(fleet, machines):
     import psycopg
 

@@ -240,6 +240,8 @@ def push(
         _staging(conn)
         _push(local, conn, dsn, name, info, report, progress, batch_docs, writers)
         _record(conn, name)
+        if (report.docs or report.removed) and not settle(conn):
+            report.notes.append(UNSETTLED)
     except psycopg.errors.InsufficientPrivilege as exc:
         raise FleetError(
             f"{dsns.shown(dsn)}: permission denied ({clean(exc, dsn)}): this login may push only for the "
@@ -287,6 +289,25 @@ def _register(conn: psycopg.Connection[Any], host: str) -> None:
         conn.execute(
             f"INSERT INTO {schema.SCHEMA}.hosts (host) VALUES (%s) ON CONFLICT (host) DO NOTHING", (host,)
         )
+
+
+# What a push to a database without ``trail_fleet.settle()`` says.
+UNSETTLED = (
+    "the shared index was migrated by an earlier trail: searches read what this push inserted from the "
+    "indexes' pending lists until autovacuum merges them; `trail share --migrate` makes the push merge them"
+)
+
+
+def settle(conn: psycopg.Connection[Any]) -> bool:
+    """Move what the push's inserts left in the GIN indexes' pending lists into the indexes
+    (``trail_fleet.settle()``, made by ``--migrate``), so that a search right after the push reads no
+    pending list; whether it was there to ask (a database migrated by an earlier trail has none, and
+    settles when autovacuum runs)."""
+    found = conn.execute(f"SELECT to_regprocedure('{schema.SCHEMA}.settle()') IS NOT NULL").fetchone()
+    if not found or not found[0]:
+        return False
+    conn.execute(f"SELECT {schema.SCHEMA}.settle()")
+    return True
 
 
 def _record(conn: psycopg.Connection[Any], host: str) -> None:

@@ -459,6 +459,19 @@ SPEED_UPS = (
         $fn$""",
     f"REVOKE ALL ON FUNCTION {SCHEMA}.common_lexemes() FROM PUBLIC",
     f"GRANT EXECUTE ON FUNCTION {SCHEMA}.common_lexemes() TO {PUSHER}, {READER}",
+    # What a push ends with (:func:`~hermes_trail.fleet.push.settle`): the entries its inserts left in the
+    # GIN indexes' pending lists moved into the indexes. Until then every lookup through one also reads
+    # its whole pending list (up to 4 MB), and autovacuum, which would move them, runs only once a fifth
+    # of the table was inserted since it last did: never, for a shared index that hosts push a few
+    # hundred docs at a time. Only the index's owner may clean it; a pushing login may ask this.
+    f"""CREATE OR REPLACE FUNCTION {SCHEMA}.settle() RETURNS bigint
+        LANGUAGE sql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+        SELECT coalesce(sum(gin_clean_pending_list(c.oid)), 0)::bigint FROM pg_class c
+        JOIN pg_namespace n ON n.oid = c.relnamespace JOIN pg_am a ON a.oid = c.relam
+        WHERE n.nspname = '{SCHEMA}' AND a.amname = 'gin' AND c.relkind = 'i'
+        $fn$""",
+    f"REVOKE ALL ON FUNCTION {SCHEMA}.settle() FROM PUBLIC",
+    f"GRANT EXECUTE ON FUNCTION {SCHEMA}.settle() TO {PUSHER}",
 )
 
 
