@@ -1311,6 +1311,15 @@ def test_doctor_says_whether_the_homes_shared_index_answers(fleet, pg_cluster, t
     checks = doctor._shared(home)
     assert [(c.status, c.detail.split(" ")[0]) for c in checks] == [("ok", "pushes"), ("ok", "recalls")]
     assert all("schema version" in c.detail and "-pw" not in c.detail for c in checks)
+    # Migrated by a trail that made no settle(): a push there leaves the indexes' pending lists full.
+    with fleet.connect() as conn:
+        conn.execute("DROP FUNCTION trail_fleet.settle()")
+    pushes, recalls = doctor._shared(home)
+    assert (pushes.status, recalls.status) == ("warn", "ok")
+    assert "pending lists" in pushes.detail and "--migrate" in pushes.fix
+    with fleet.connect() as conn:
+        schema.migrate(conn, fleet.admin)
+    assert [c.status for c in doctor._shared(home)] == ["ok", "ok"]
 
     with pg_cluster.connect("postgres") as conn:
         conn.execute(f"CREATE DATABASE {fleet.database}_bare")

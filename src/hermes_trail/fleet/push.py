@@ -292,10 +292,7 @@ def _register(conn: psycopg.Connection[Any], host: str) -> None:
 
 
 # What a push to a database without ``trail_fleet.settle()`` says.
-UNSETTLED = (
-    "the shared index was migrated by an earlier trail: searches read what this push inserted from the "
-    "indexes' pending lists until autovacuum merges them; `trail share --migrate` makes the push merge them"
-)
+UNSETTLED = f"the shared index was {schema.UNSETTLED}; {schema.SETTLE}"
 
 
 def settle(conn: psycopg.Connection[Any]) -> bool:
@@ -303,8 +300,7 @@ def settle(conn: psycopg.Connection[Any]) -> bool:
     (``trail_fleet.settle()``, made by ``--migrate``), so that a search right after the push reads no
     pending list; whether it was there to ask (a database migrated by an earlier trail has none, and
     settles when autovacuum runs)."""
-    found = conn.execute(f"SELECT to_regprocedure('{schema.SCHEMA}.settle()') IS NOT NULL").fetchone()
-    if not found or not found[0]:
+    if not schema.settles(conn):
         return False
     conn.execute(f"SELECT {schema.SCHEMA}.settle()")
     return True

@@ -475,6 +475,21 @@ SPEED_UPS = (
 )
 
 
+def settles(conn: psycopg.Connection[Any]) -> bool:
+    """Whether the database has ``settle()`` (:data:`SPEED_UPS`), which a push ends with: a database
+    migrated by an earlier trail has not, until ``--migrate`` makes it."""
+    found = conn.execute(f"SELECT to_regprocedure('{SCHEMA}.settle()') IS NOT NULL").fetchone()
+    return bool(found and found[0])
+
+
+# What a push and `trail doctor` say of a database without ``settle()``, and what makes it.
+UNSETTLED = (
+    "migrated by an earlier trail: searches read what a push inserted from the indexes' pending lists "
+    "until autovacuum merges them"
+)
+SETTLE = "trail share DSN --migrate (makes a push merge them)"
+
+
 # Each version's statements, given the schemas the extensions live in; index = version - 1.
 MIGRATIONS = (_version_1, _version_2, _version_3, _version_4, _version_5, _version_6, _version_7)
 assert len(MIGRATIONS) == VERSION
