@@ -98,6 +98,18 @@ def test_a_first_build_is_made_beside_and_ends_in_wal_mode(home, index):
     assert search(index, "widget7").hits
 
 
+def test_a_large_build_says_it_merges_its_word_index(home, index, monkeypatch):
+    said: list[str] = []
+    monkeypatch.setattr(sync, "MERGE_NOTICE_DOCS", 1)
+    report = sync_index(index, homes=[home], notify=said.append)
+    assert said == [f"merging the word index of {report.docs:,} docs (a tenth of the build's time)"]
+    said.clear()
+    sync_index(index, homes=[home], notify=said.append)  # a sync builds nothing: says nothing
+    monkeypatch.setattr(sync, "MERGE_NOTICE_DOCS", report.docs + 1)
+    sync_index(index, homes=[home], notify=said.append, rebuild=True)
+    assert not [line for line in said if "merging" in line], said  # a build of fewer docs says nothing of it
+
+
 def _fts_settings(db: Path) -> dict[str, dict[str, int]]:
     with sqlite3.connect(db) as conn:
         return {
