@@ -292,7 +292,7 @@ def _register(conn: psycopg.Connection[Any], host: str) -> None:
 
 
 # What a push to a database without ``trail_fleet.settle()`` says.
-UNSETTLED = f"the shared index was {schema.UNSETTLED}; {schema.SETTLE}"
+UNSETTLED = f"the shared index was {schema.UNSETTLED}; to merge them at each push: {schema.SETTLE}"
 
 
 def settle(conn: psycopg.Connection[Any]) -> bool:

@@ -487,7 +487,7 @@ UNSETTLED = (
     "migrated by an earlier trail: searches read what a push inserted from the indexes' pending lists "
     "until autovacuum merges them"
 )
-SETTLE = "trail share DSN --migrate (makes a push merge them)"
+SETTLE = "trail share DSN --migrate"
 
 
 # Each version's statements, given the schemas the extensions live in; index = version - 1.
