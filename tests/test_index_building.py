@@ -98,6 +98,35 @@ def test_a_first_build_is_made_beside_and_ends_in_wal_mode(home, index):
     assert search(index, "widget7").hits
 
 
+def test_an_index_built_before_builds_ended_merged_is_merged_once(home, index, monkeypatch):
+    """An index an earlier trail built is in as many segments as its build left: its first sync merges it
+    whole once it is in more than MERGE_SEGMENTS, and no later sync looks again."""
+    monkeypatch.setattr(schema, "BUILDING_FTS", {**schema.BUILDING_FTS, "hashsize": 2_000})
+    monkeypatch.setattr(writer, "FTS_BATCH", 7)
+    monkeypatch.setattr(schema, "merge_whole", lambda conn: None)  # as builds ended before
+    sync_index(index, homes=[home])
+    monkeypatch.undo()
+    left = _segments(index)["docs_fts"]
+    assert left > 4 and _query(index, "SELECT value FROM meta WHERE key = 'words_merged'") == []
+    monkeypatch.setattr(sync, "MERGE_SEGMENTS", left)  # as many as it may keep: looked at, left so
+    sync_index(index, homes=[home])
+    assert _segments(index)["docs_fts"] == left
+    assert _query(index, "SELECT value FROM meta WHERE key = 'words_merged'") == [("1",)]
+    with sqlite3.connect(index) as conn:
+        conn.execute("DELETE FROM meta WHERE key = 'words_merged'")  # as an earlier trail left it
+    monkeypatch.setattr(sync, "MERGE_SEGMENTS", left - 1)
+    looked: list[int] = []
+    real = schema.segments
+    monkeypatch.setattr(schema, "segments", lambda conn: looked.append(1) or real(conn))
+    sync_index(index, homes=[home])
+    assert max(_segments(index).values()) == 1
+    assert looked == [1] and _query(index, "SELECT value FROM meta WHERE key = 'words_merged'") == [("1",)]
+    sync_index(index, homes=[home])  # merged: no sync looks again
+    assert looked == [1]
+    _check_full_text(index)
+    assert search(index, "widget7").hits
+
+
 def test_a_large_build_says_it_merges_its_word_index(home, index, monkeypatch):
     said: list[str] = []
     monkeypatch.setattr(sync, "MERGE_NOTICE_DOCS", 1)

@@ -266,11 +266,22 @@ def tune_fts(conn: sqlite3.Connection, settings: dict[str, int]) -> None:
                 conn.execute(f"INSERT INTO {table} ({table}, rank) VALUES (?, ?)", (name, value))
 
 
+# The ``meta`` row that says the word indexes were merged whole (by the build that made them, or once
+# after): an index without it was built by a trail whose builds did not end so.
+WORDS_MERGED = "words_merged"
+
+
 def merge_whole(conn: sqlite3.Connection) -> None:
     """Merge each full-text index into one segment (FTS5's ``optimize``): what a finished build does, its
     terms written once more (3-5 s at a million messages, against a build of about 40)."""
     for table in FTS_TABLES:
         conn.execute(f"INSERT INTO {table} ({table}) VALUES ('optimize')")
+    conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, 1)", (WORDS_MERGED,))
+
+
+def segments(conn: sqlite3.Connection) -> int:
+    """How many segments the word index is in (each term a search looks up is looked up in each)."""
+    return int(conn.execute("SELECT count(DISTINCT segid) FROM docs_fts_idx").fetchone()[0])
 
 
 def passages_format_of(conn: sqlite3.Connection) -> int | None:

@@ -547,6 +547,10 @@ MERGE_NOTICE_DOCS = 300_000
 RECLAIM_MIN_BYTES = 8 << 20
 # Its word indexes are merged whole once this many docs were deleted, and as many as they hold.
 MERGE_MIN_DELETED = 1_000
+# An index built by a trail whose builds did not end merged (18 segments at a million messages) is merged
+# whole once, at its first sync, when its word index is in more segments than this (an index in use,
+# merged four at a time, keeps fewer).
+MERGE_SEGMENTS = 16
 
 
 def reclaim(conn: sqlite3.Connection) -> int:
@@ -587,17 +591,21 @@ def reclaim(conn: sqlite3.Connection) -> int:
 
 
 def _merge_word_indexes(conn: sqlite3.Connection) -> None:
-    """Merge each word index whole when the docs deleted since it last was are as many as it holds."""
-    row = conn.execute("SELECT value FROM meta WHERE key = ?", (DOCS_DELETED,)).fetchone()
-    deleted = int(row[0]) if row else 0
-    if deleted < MERGE_MIN_DELETED:
+    """Merge each word index whole when the docs deleted since it last was are as many as it holds; and,
+    once, an index a trail built before builds ended merged (:func:`schema.merge_whole`), when the
+    segments it was left in are more than :data:`MERGE_SEGMENTS` (a search looks each term up in each)."""
+    keys = (DOCS_DELETED, schema.WORDS_MERGED)
+    found = dict(conn.execute("SELECT key, value FROM meta WHERE key IN (?, ?)", keys))
+    deleted = int(found.get(DOCS_DELETED) or 0)
+    due = deleted >= MERGE_MIN_DELETED and deleted >= schema.doc_total(conn)
+    if not due and schema.WORDS_MERGED in found:
         return
-    if deleted < schema.doc_total(conn):
+    if not due and schema.segments(conn) <= MERGE_SEGMENTS:  # looked at once: few enough
+        conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, 1)", (schema.WORDS_MERGED,))
         return
     conn.execute("BEGIN IMMEDIATE")
     try:
-        for table in schema.FTS_TABLES:
-            conn.execute(f"INSERT INTO {table} ({table}) VALUES ('optimize')")
+        schema.merge_whole(conn)
         conn.execute("UPDATE meta SET value = 0 WHERE key = ?", (DOCS_DELETED,))
         conn.execute("COMMIT")
     except BaseException:
