@@ -709,3 +709,31 @@ def test_what_a_store_that_is_gone_took_is_given_back_to_the_disk(home, index, m
     assert search(index, "widget7").conversations[0].hits[0].session_id == "20261101_000007_abcdef"
     assert search(index, "widget107").missing == ["widget107"]
     assert sync_index(index, homes=[home]).reclaimed == 0
+
+
+def test_a_sync_that_wrote_much_leaves_no_large_write_ahead_log(home, index, monkeypatch):
+    """SQLite reuses a write-ahead log's file and never shrinks it, and deletes it only when the last
+    connection closes: while another process had the index open (the MCP server, the plugin, a vector
+    stage), a sync that wrote much left a log of its size beside the index. A sync cuts it back when it
+    is past the size kept; never by waiting on a process reading the index, whose snapshot the log still
+    serves (a later sync cuts it)."""
+    monkeypatch.setattr(schema, "LOG_KEEP_BYTES", 64 << 10)
+    log = Path(f"{index}-wal")
+    sync_index(index, homes=[home])
+    other = sqlite3.connect(index, isolation_level=None)  # another process's: the log outlives each sync
+    try:
+        assert other.execute("SELECT count(*) FROM sessions").fetchone()[0] == SESSIONS
+        _write_store(home / "state.db", sessions=200, start=100)
+        other.execute("BEGIN")
+        other.execute("SELECT count(*) FROM docs").fetchone()  # reading: its snapshot holds the log
+        assert sync_index(index, homes=[home]).sessions_indexed == 200
+        assert log.stat().st_size > schema.LOG_KEEP_BYTES
+        other.execute("COMMIT")
+        _write_store(home / "state.db", sessions=200, start=300)
+        assert sync_index(index, homes=[home]).sessions_indexed == 200
+        assert log.stat().st_size <= schema.LOG_KEEP_BYTES, log.stat().st_size
+        assert other.execute("SELECT count(*) FROM sessions").fetchone()[0] == SESSIONS + 400
+    finally:
+        other.close()
+    assert search(index, "widget450").conversations[0].hits[0].session_id == "20261101_000450_abcdef"
+    _check_full_text(index)

@@ -228,6 +228,15 @@ def _fallback_data_dir(env: Mapping[str, str]) -> Path:
 CACHE_SIZE = -32768
 
 
+# The write-ahead log kept between writes, in bytes: SQLite reuses its file and never shrinks it by itself,
+# so one large sync (12.5 MB of log for 1,000 messages appended to 50 sessions of a 30 MB index) left a file
+# of that size beside the index for as long as a process kept it open (the MCP server, the plugin, a
+# library caller), and after it exited without closing. Past this size the log is cut back to it when it
+# starts over (SQLite's ``journal_size_limit``) and at the end of a sync (``sync.trim_log``). 4 MB: the
+# log SQLite's automatic checkpoint lets grow (1,000 pages).
+LOG_KEEP_BYTES = 4 << 20
+
+
 def connect(path: Path) -> sqlite3.Connection:
     """A connection tuned for one writer and many readers: WAL, a generous busy wait, no fsync per row."""
     conn = sqlite3.connect(path, timeout=30.0, isolation_level=None, check_same_thread=False)
@@ -235,6 +244,7 @@ def connect(path: Path) -> sqlite3.Connection:
     conn.execute("PRAGMA synchronous = NORMAL")
     conn.execute("PRAGMA temp_store = MEMORY")
     conn.execute(f"PRAGMA cache_size = {CACHE_SIZE}")
+    conn.execute(f"PRAGMA journal_size_limit = {LOG_KEEP_BYTES}")
     return conn
 
 

@@ -507,6 +507,7 @@ def sync_index(
         fill_gists(opened.conn, None if building else gists_marker(path))
         if not building:
             report.reclaimed = reclaim(opened.conn)
+            trim_log(opened.conn, opened.path)
     except _MostChanged as most:
         opened.abandon()  # what other stores committed stays; the new index reads them again anyway
         if notify is not None:
@@ -551,6 +552,30 @@ MERGE_MIN_DELETED = 1_000
 # whole once, at its first sync, when its word index is in more segments than this (an index in use,
 # merged four at a time, keeps fewer).
 MERGE_SEGMENTS = 16
+
+
+def trim_log(conn: sqlite3.Connection, path: Path) -> bool:
+    """Cut the index's write-ahead log back to nothing when a sync left it past
+    :data:`~hermes_trail.index.schema.LOG_KEEP_BYTES` (a checkpoint that truncates it), without waiting:
+    while another process reads or writes the index, the log is left for SQLite to cut back when it next
+    starts over. Whether it was cut."""
+    log = Path(f"{path}-wal")
+    try:
+        if log.stat().st_size <= schema.LOG_KEEP_BYTES:
+            return False
+    except OSError:
+        return False
+    timeout = conn.execute("PRAGMA busy_timeout").fetchone()[0]
+    conn.execute("PRAGMA busy_timeout = 0")
+    try:
+        busy = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
+    except sqlite3.OperationalError as exc:
+        if not _held_by_another(exc):
+            raise
+        return False
+    finally:
+        conn.execute(f"PRAGMA busy_timeout = {int(timeout)}")
+    return not busy
 
 
 def reclaim(conn: sqlite3.Connection) -> int:

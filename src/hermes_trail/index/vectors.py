@@ -289,6 +289,7 @@ def encode_pending(
     try:
         conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA synchronous = NORMAL")
+        conn.execute(f"PRAGMA journal_size_limit = {schema.LOG_KEEP_BYTES}")
         build = _build(conn)
         _renew(conn)
         todo = pending_sessions(conn)
