@@ -318,15 +318,93 @@ class SqliteStore:
         A BLOB is marked by its hex digits. ``printf`` is in every SQLite since 2014 (a JSON array, 25 ms
         faster on 10,000 rows, fails on a BLOB and is missing from SQLite before 3.38 built without it:
         a trail there would have marked every row otherwise)."""
+        mark = self._mark_expression()
+        if mark is None:
+            return []
+        return self._execute(f'SELECT "id", CAST({mark} AS BLOB) FROM sessions ORDER BY rowid')[1]
+
+    def _mark_expression(self) -> str | None:
+        """The SQL of a ``sessions`` row's mark (:meth:`session_marks`); ``None`` without an ``id``."""
         declared = {r[1]: str(r[2] or "") for r in self._query('PRAGMA table_info("sessions")')}
         light = sorted(c for c in declared if c != "system_prompt")
         if "id" not in light:
-            return []
+            return None
         values = [_marked(c, declared[c]) for c in light]
         # At most 100 values a printf: SQLite's limit on a function's arguments was 127 until 3.46.
         pieces = [values[at : at + 100] for at in range(0, len(values), 100)]
-        mark = " || ".join(f"printf('{','.join(['%Q'] * len(p))}', {', '.join(p)})" for p in pieces)
-        return self._execute(f'SELECT "id", CAST({mark} AS BLOB) FROM sessions ORDER BY rowid')[1]
+        return " || ".join(f"printf('{','.join(['%Q'] * len(p))}', {', '.join(p)})" for p in pieces)
+
+    def light_columns(self) -> list[str]:
+        """The ``sessions`` columns a mark covers (all but ``system_prompt``), in the order of their names."""
+        return sorted(c for c in self.columns("sessions") if c != "system_prompt")
+
+    def rows_unlike(
+        self, snapshot: Path, table: str, key: str, columns: list[str]
+    ) -> list[tuple[int, Any]] | None:
+        """The ``(rowid, id)`` of each ``sessions`` row that ``table`` of the SQLite file ``snapshot`` does
+        not hold as it is now (no row of its ``key`` column at that rowid, or one with any of ``columns``
+        other), SQLite comparing value with value. Marking every row makes each of its values text (89
+        ms for 10,000 rows); comparing them makes none (30 ms), so a sync marks only the rows this
+        returns. The file is attached read-only for the one query (what was last committed to it).
+        ``None`` when it cannot be compared (the file or its table not as expected).
+
+        :raises StoreLocked: a writer holds the store.
+        """
+        quoted = ['"' + c.replace('"', '""') + '"' for c in columns]
+        other = " OR ".join(f"s.{c} IS NOT r.{c}" for c in quoted)
+        sql = (
+            f'SELECT s.rowid, s."id" FROM main.sessions s LEFT JOIN trail_snapshot."{table}" r '
+            f'ON r."{key}" = s.rowid WHERE r."{key}" IS NULL OR {other}'
+        )
+        assert self._conn is not None, "store is closed"
+        self._reopen_if_writer_appeared()
+        try:
+            self._conn.execute(
+                "ATTACH DATABASE ? AS trail_snapshot", (f"{snapshot.resolve().as_uri()}?mode=ro",)
+            )
+        except sqlite3.Error:
+            return None
+        try:
+            return [(int(r[0]), r[1]) for r in self._conn.execute(sql).fetchall()]
+        except sqlite3.Error as exc:
+            if isinstance(self._error(exc), StoreLocked):
+                raise self._error(exc) from exc
+            return None
+        finally:
+            with contextlib.suppress(sqlite3.Error):
+                self._conn.execute("DETACH DATABASE trail_snapshot")
+
+    def light_rows(self, columns: list[str], ids: list[Any] | None = None) -> list[tuple[Any, ...]]:
+        """``(rowid, *values)`` of every ``sessions`` row, or of those whose ``id`` is one of ``ids``,
+        ``columns`` in that order."""
+        quoted = ", ".join('"' + c.replace('"', '""') + '"' for c in columns)
+        if ids is None:
+            return self._query(f"SELECT rowid, {quoted} FROM sessions")
+        found: list[tuple[Any, ...]] = []
+        for start in range(0, len(ids), 500):
+            chunk = ids[start : start + 500]
+            marks = ", ".join("?" for _ in chunk)
+            found.extend(
+                self._query(f'SELECT rowid, {quoted} FROM sessions WHERE "id" IN ({marks})', tuple(chunk))
+            )
+        return found
+
+    def session_marks_of(self, ids: list[Any]) -> list[tuple[Any, bytes]]:
+        """:meth:`session_marks` of the rows whose ``id`` is one of ``ids`` only."""
+        mark = self._mark_expression()
+        if mark is None:
+            return []
+        found: list[tuple[Any, bytes]] = []
+        for start in range(0, len(ids), 500):
+            chunk = ids[start : start + 500]
+            marks = ", ".join("?" for _ in chunk)
+            sql = f'SELECT "id", CAST({mark} AS BLOB) FROM sessions WHERE "id" IN ({marks}) ORDER BY rowid'
+            found.extend(self._query(sql, tuple(chunk)))
+        return found
+
+    def session_ids(self) -> list[Any]:
+        """Every ``sessions.id``, from the primary key's index alone (no row is read)."""
+        return [r[0] for r in self._query('SELECT "id" FROM sessions')]
 
     def session_rows_by(self, column: str, values: list[Any], light: bool = True) -> list[Row]:
         """Session rows whose ``id`` or ``parent_session_id`` is one of ``values`` (through their indexes)."""

@@ -39,6 +39,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -46,7 +47,7 @@ from hermes_trail import readonly
 from hermes_trail.errors import StoreLocked, StoreUnreadable
 from hermes_trail.hermes import locate
 from hermes_trail.hermes.changes import MARK_FORM, row_digest, store_marks
-from hermes_trail.index import schema, semantic
+from hermes_trail.index import rowsnap, schema, semantic
 from hermes_trail.index.opening import BUILD_MESSAGES, open_index
 from hermes_trail.index.writer import (
     DOCS_DELETED,
@@ -107,23 +108,80 @@ def location_identity(location: locate.StoreLocation) -> str:
 TARGETED_LIMIT = 300
 
 
+@dataclass
+class _Changes:
+    """What a sync found changed in one store."""
+
+    sessions: list[Session]  # to read again, their families linked
+    digests: dict[str, str]  # each session's fingerprint now, by id: every session's, or those marked
+    present: set[str]  # the id of every session the store holds
+    restamp: list[tuple[int, str]]  # unchanged sessions whose earlier-form fingerprint is replaced
+    # What to keep of the rows for the next sync (:mod:`.rowsnap`): (columns, the ids of the rows to keep,
+    # ``None`` for all of them); ``None``: nothing (a store that is not SQLite).
+    snapshot: tuple[list[str], list[str] | None] | None = None
+
+
 def _changed_sessions(
-    history: History, store: Store, reader: StoreReader, indexed: dict[str, tuple[int, str]], watermark: int
-) -> tuple[list[Session], dict[str, str], list[tuple[int, str]]]:
-    """The sessions to read again; each session's fingerprint now, by the id of every session the store
-    holds; and the indexed sessions, unchanged, whose fingerprint of the earlier form is to be replaced by
-    that (``sessions.id``, fingerprint).
+    conn: sqlite3.Connection,
+    history: History,
+    store: Store,
+    reader: StoreReader,
+    indexed: dict[str, tuple[int, str]],
+    watermark: int,
+) -> _Changes:
+    """The sessions to read again, and what tells the next sync what this one saw.
 
     A session is read again when its ``sessions`` row changed or it has rows above the watermark; nothing
-    else in the store is decoded, so a sync after a few new messages costs a pass over the session rows'
-    marks.
+    else in the store is decoded, so a sync after a few new messages costs a pass over the session rows:
+    over their marks, or, when the index keeps what the last sync saw of them (:mod:`.rowsnap`), a
+    comparison with that and the marks of the rows that differ.
     """
     from hermes_trail.hermes.decode.sessions import decode_session, id_text
+    from hermes_trail.hermes.store import SqliteStore
 
     diverted = {p.name[: -len(".jsonl")] for p in locate.divert_files(store.home)}
 
     def divert(sid: str) -> str:
         return divert_identity(store.home, sid) if sid in diverted else ""
+
+    found = _by_snapshot(conn, store, reader, indexed, watermark, diverted, divert)
+    if found is None:
+        found = _by_marks(store, reader, indexed, watermark, divert)
+        if isinstance(reader, SqliteStore):  # every row marked: the snapshot is made anew
+            found.snapshot = (reader.light_columns(), None)
+    wanted = found.sessions_wanted
+    if len(wanted) > TARGETED_LIMIT:
+        chosen = set(wanted)
+        changed = [s for s in history.read_catalog(store) if s.id in chosen]
+    else:
+        changed = []
+        for row in reader.session_rows_by("id", wanted, light=True):
+            session = decode_session(row, store, reader.message_stats_of(id_text(row.get("id")) or ""))
+            history.family(session)
+            changed.append(session)
+    return _Changes(changed, found.digests, found.present, found.restamp, found.snapshot)
+
+
+@dataclass
+class _Found:
+    """The sessions a pass found changed, by id, before they are read."""
+
+    sessions_wanted: list[str]
+    digests: dict[str, str]
+    present: set[str]
+    restamp: list[tuple[int, str]]
+    snapshot: tuple[list[str], list[str] | None] | None = None
+
+
+def _by_marks(
+    store: Store,
+    reader: StoreReader,
+    indexed: dict[str, tuple[int, str]],
+    watermark: int,
+    divert: Callable[[str], str],
+) -> _Found:
+    """Every row's mark digested, and compared with its session's fingerprint."""
+    from hermes_trail.hermes.decode.sessions import id_text
 
     digests: dict[str, str] = {}
     for value, mark in reader.session_marks():
@@ -143,15 +201,68 @@ def _changed_sessions(
         sess, before = indexed.get(sid, unknown)
         if sid in fresh or (fingerprint_now(before) != digest and sess not in kept):
             wanted.append(sid)
-    if len(wanted) > TARGETED_LIMIT:
-        chosen = set(wanted)
-        return [s for s in history.read_catalog(store) if s.id in chosen], digests, restamp
-    changed = []
-    for row in reader.session_rows_by("id", wanted, light=True):
-        session = decode_session(row, store, reader.message_stats_of(id_text(row.get("id")) or ""))
-        history.family(session)
-        changed.append(session)
-    return changed, digests, restamp
+    return _Found(wanted, digests, set(digests), restamp)
+
+
+def _by_snapshot(
+    conn: sqlite3.Connection,
+    store: Store,
+    reader: StoreReader,
+    indexed: dict[str, tuple[int, str]],
+    watermark: int,
+    diverted: set[str],
+    divert: Callable[[str], str],
+) -> _Found | None:
+    """The rows that are not as the last sync saw them marked, and those of sessions with new rows, with a
+    divert file, or not indexed as read; ``None`` when the index keeps no snapshot of the store it can
+    believe (:func:`.rowsnap.believed`), or holds fingerprints of an earlier form."""
+    from hermes_trail.hermes.decode.sessions import id_text
+    from hermes_trail.hermes.store import SqliteStore
+
+    if not isinstance(reader, SqliteStore) or not indexed:
+        return None
+    if any(fp and not fp.startswith(MARK_FORM) for _, fp in indexed.values()):
+        return None  # compared once the other way (_same_as_before)
+    columns = reader.light_columns()
+    snapshot = rowsnap.believed(conn, store.key, columns)
+    if snapshot is None:
+        return None
+    database = conn.execute("PRAGMA database_list").fetchone()[2]
+    present = {sid for value in reader.session_ids() if (sid := id_text(value)) is not None}
+    compared = reader.rows_unlike(Path(database), snapshot.table, rowsnap.ROWID, columns)
+    if compared is None:
+        return None
+    unlike = {sid for _, value in compared if (sid := id_text(value)) is not None}
+    fresh = reader.sessions_with_messages_after(watermark)
+    unread = {sid for sid in present if not indexed.get(sid, (None, ""))[1]}  # not indexed, or not read
+    marked = (unlike | unread | (fresh & present) | (diverted & present)) & present
+    digests: dict[str, str] = {}
+    for value, mark in reader.session_marks_of(sorted(marked)):
+        if (sid := id_text(value)) is not None:
+            digests[sid] = row_digest(mark, divert(sid))
+    wanted = [
+        sid
+        for sid in sorted(marked)
+        if sid in fresh or fingerprint_now(indexed.get(sid, (None, ""))[1]) != digests.get(sid)
+    ]
+    gone = [sid for sid in indexed if sid not in present]
+    if gone:
+        rowsnap.forget(conn, snapshot, gone)
+    return _Found(wanted, digests, present, [], (columns, sorted(marked)))
+
+
+def _keep_snapshot(
+    conn: sqlite3.Connection, store: Store, reader: StoreReader, found: _Changes, synced_at: float
+) -> None:
+    """Keep what this sync saw of the store's session rows for the next (:mod:`.rowsnap`): the rows it
+    marked, or every row when it marked them all."""
+    from hermes_trail.hermes.store import SqliteStore
+
+    if found.snapshot is None or not isinstance(reader, SqliteStore):
+        return
+    columns, ids = found.snapshot
+    rows = reader.light_rows(columns, ids)
+    rowsnap.keep(conn, store.key, columns, rows, synced_at, whole=ids is None)
 
 
 def _same_as_before(
@@ -244,12 +355,15 @@ def _sync_store(
     total: list[int],
     parallel: bool = True,
     building: bool = False,
+    synced_at: float = 0.0,
 ) -> tuple[int, bool]:
     """Index what changed in one store; returns the store's newest message id (the next watermark), and
     whether every session to read was read (else the ones that were not have lost their fingerprint).
 
     :param building: ``conn`` is a build's (:mod:`.opening`): commit every :data:`COMMIT_SECONDS`, and
         mark the store begun so that the build that takes this one up reads what is left of it.
+    :param synced_at: the time the caller records in the store's ``stores`` row, which the snapshot of
+        its session rows is recorded with (:mod:`.rowsnap`).
     """
     reader = history.reader(store)
     top = reader.max_message_id()
@@ -260,12 +374,15 @@ def _sync_store(
         )
     }
     row = conn.execute("SELECT watermark FROM stores WHERE key = ?", (store.key,)).fetchone()
-    changed, digests, restamp = _changed_sessions(history, store, reader, indexed, row[0] if row else 0)
-    conn.executemany("UPDATE sessions SET fingerprint = ? WHERE id = ?", [(fp, sess) for sess, fp in restamp])
+    found = _changed_sessions(conn, history, store, reader, indexed, row[0] if row else 0)
+    changed, digests = found.sessions, found.digests
+    updates = [(fp, sess) for sess, fp in found.restamp]
+    conn.executemany("UPDATE sessions SET fingerprint = ? WHERE id = ?", updates)
+    _keep_snapshot(conn, store, reader, found, synced_at)
     # Oldest activity first, so newer conversations get higher doc ids: the id order is the recency order
     # that ranking by recency leans on.
     changed.sort(key=lambda s: (s.last_activity_at.timestamp() if s.last_activity_at else 0.0, s.id))
-    gone = set(indexed) - set(digests)
+    gone = set(indexed) - found.present
     if not building:  # a build replaces as it goes: there is nothing cheaper to fall back on
         _check_not_most(conn, [s for s in changed if s.id in indexed])
     total[1] += sum((s.row_stats or (0,))[0] for s in changed)
@@ -774,6 +891,7 @@ def _sync_all(
             delete_session(conn, sess)
             report.sessions_removed += 1
         conn.execute("DELETE FROM stores WHERE key = ?", (key,))
+        rowsnap.drop(conn, key)
         conn.execute("COMMIT")
     for key in sorted(changed & set(extra)):
         rec.sync_recovered(conn, key, extra[key], report, _begin)
@@ -854,7 +972,8 @@ def _sync_changed(
     now = conn.execute("SELECT identity FROM stores WHERE key = ?", (store.key,)).fetchone()
     if now is not None and now[0] == identities.get(store.key):
         return
-    top, complete = _sync_store(conn, history, store, report, progress, total, parallel, building)
+    synced_at = time.time()
+    top, complete = _sync_store(conn, history, store, report, progress, total, parallel, building, synced_at)
     conn.execute(
         "INSERT OR REPLACE INTO stores (key, name, path, profile, identity, watermark, synced_at) "
         "VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -865,7 +984,7 @@ def _sync_changed(
             store.profile,
             identities[store.key] if complete else "",  # '' matches no store: looked at again next time
             top,
-            time.time(),
+            synced_at,
         ),
     )
     report.changed_stores += 1
