@@ -22,8 +22,7 @@ import hashlib
 import json
 import sqlite3
 from collections.abc import Iterable
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 REGISTRY = """
 CREATE TABLE IF NOT EXISTS row_snapshots (
@@ -36,8 +35,7 @@ CREATE TABLE IF NOT EXISTS row_snapshots (
 ROWID = "snapshot_rowid"
 
 
-@dataclass(frozen=True)
-class Snapshot:
+class Snapshot(NamedTuple):
     """A store's snapshot table and the columns it holds, in the order of their names."""
 
     table: str

@@ -39,7 +39,6 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -108,17 +107,26 @@ def location_identity(location: locate.StoreLocation) -> str:
 TARGETED_LIMIT = 300
 
 
-@dataclass
 class _Changes:
-    """What a sync found changed in one store."""
+    """What a sync found changed in one store (a plain class: no ``dataclasses`` on a command's start)."""
 
-    sessions: list[Session]  # to read again, their families linked
-    digests: dict[str, str]  # each session's fingerprint now, by id: every session's, or those marked
-    present: set[str]  # the id of every session the store holds
-    restamp: list[tuple[int, str]]  # unchanged sessions whose earlier-form fingerprint is replaced
-    # What to keep of the rows for the next sync (:mod:`.rowsnap`): (columns, the ids of the rows to keep,
-    # ``None`` for all of them); ``None``: nothing (a store that is not SQLite).
-    snapshot: tuple[list[str], list[str] | None] | None = None
+    __slots__ = ("digests", "present", "restamp", "sessions", "snapshot")
+
+    def __init__(
+        self,
+        sessions: list[Session],
+        digests: dict[str, str],
+        present: set[str],
+        restamp: list[tuple[int, str]],
+        snapshot: tuple[list[str], list[str] | None] | None = None,
+    ) -> None:
+        self.sessions = sessions  # to read again, their families linked
+        self.digests = digests  # each session's fingerprint now, by id: every session's, or those marked
+        self.present = present  # the id of every session the store holds
+        self.restamp = restamp  # unchanged sessions whose earlier-form fingerprint is replaced
+        # What to keep of the rows for the next sync (:mod:`.rowsnap`): (columns, the ids of the rows to
+        # keep, ``None`` for all of them); ``None``: nothing (a store that is not SQLite).
+        self.snapshot = snapshot
 
 
 def _changed_sessions(
@@ -162,15 +170,21 @@ def _changed_sessions(
     return _Changes(changed, found.digests, found.present, found.restamp, found.snapshot)
 
 
-@dataclass
-class _Found:
-    """The sessions a pass found changed, by id, before they are read."""
+class _Found(_Changes):
+    """The sessions a pass found changed, by id (``sessions_wanted``), before they are read."""
 
-    sessions_wanted: list[str]
-    digests: dict[str, str]
-    present: set[str]
-    restamp: list[tuple[int, str]]
-    snapshot: tuple[list[str], list[str] | None] | None = None
+    __slots__ = ("sessions_wanted",)
+
+    def __init__(
+        self,
+        wanted: list[str],
+        digests: dict[str, str],
+        present: set[str],
+        restamp: list[tuple[int, str]],
+        snapshot: tuple[list[str], list[str] | None] | None = None,
+    ) -> None:
+        super().__init__([], digests, present, restamp, snapshot)
+        self.sessions_wanted = wanted
 
 
 def _by_marks(
