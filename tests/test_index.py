@@ -138,12 +138,14 @@ def test_a_session_whose_row_alone_changed_is_read_again(home, index):
 
 def _earlier_form(index: Path, home: Path) -> None:
     """Give the index's sessions the fingerprints an earlier trail wrote: a digest of each session's row
-    made in Python (what the index held before rows were marked by the store)."""
+    made in Python (what the index held before rows were marked by the store); and, as that trail kept no
+    copy of the rows it read (index/rowsnap.py), none."""
     from hermes_trail.hermes.store import SqliteStore
     from hermes_trail.index.writer import fingerprint
 
     conn = sqlite3.connect(index)
     with conn:
+        conn.execute("DROP TABLE row_snapshots")
         for db in (home / "state.db", home / "profiles" / "work" / "state.db"):
             with SqliteStore(db) as reader:
                 for row in reader.session_rows(light=True):

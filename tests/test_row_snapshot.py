@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from hermes_trail.errors import StoreUnreadable
 from hermes_trail.index import rowsnap, sync
 from hermes_trail.index.sync import sync_index
 
@@ -121,20 +122,38 @@ def test_a_snapshot_another_sync_did_not_keep_is_not_believed(store, index, pass
     assert passes[-1] == "snapshot" and _indexed_title(index, 2) == "Third title"
 
 
-def test_a_session_the_last_sync_could_not_read_is_read_whatever_the_snapshot_says(store, index, passes):
+def test_a_session_the_last_sync_could_not_read_is_read_again_though_its_row_is_the_same(
+    store, index, passes, monkeypatch
+):
+    """A session the sync was to read and could not keeps no row in the snapshot: the next sync marks it
+    as new, and reads it, with no change to its row."""
     sync_index(index, dbs=[store])
-    with sqlite3.connect(index) as conn:  # as a sync leaves a session it could not read
-        conn.execute("UPDATE sessions SET fingerprint = '' WHERE session_id = ?", (_sid(4),))
     db = hermes_state.SessionDB(db_path=store)
     try:
-        db.append_message(_sid(9), "user", "widget9 once more", timestamp=1_900_000_000.0)
+        db.append_message(_sid(4), "user", "widget4 once more", timestamp=1_900_000_000.0)
     finally:
         db.close()
+    prepared = sync._prepared
+
+    def unreadable(history, sessions, parallel=True):
+        for pair, made in prepared(history, sessions, parallel):
+            yield (
+                pair,
+                (StoreUnreadable(str(store), "locked for the test") if pair[0].id == _sid(4) else made),
+            )
+
+    with monkeypatch.context() as failing:
+        failing.setattr(sync, "_prepared", unreadable)
+        report = sync_index(index, dbs=[store])
+    assert passes[-1] == "snapshot" and report.sessions_indexed == 0 and report.strays
     report = sync_index(index, dbs=[store])
-    assert passes[-1] == "snapshot" and report.sessions_indexed == 2
+    assert passes[-1] == "snapshot" and report.sessions_indexed == 1
     with sqlite3.connect(index) as conn:
         fingerprint = conn.execute("SELECT fingerprint FROM sessions WHERE session_id = ?", (_sid(4),))
         assert fingerprint.fetchone()[0]
+        found = conn.execute("SELECT count(*) FROM docs WHERE text LIKE '%widget4 once more%'").fetchone()
+    assert found[0] == 1
+    assert sync_index(index, dbs=[store]).sessions_indexed == 0
 
 
 def test_rows_given_other_rowids_and_sessions_deleted_read_nothing_again(store, index, passes):

@@ -13,7 +13,9 @@ tell which way they were made.
 A snapshot is only believed when it is what the last sync of its store saw: made with the store's
 columns of now, and recorded with the time that sync wrote in the store's row of ``stores``. A trail that
 keeps none (an earlier version, sharing the index) writes another time there, and the next sync marks
-every row again and makes the snapshot anew; so does one whose fingerprints are of an earlier form.
+every row again and makes the snapshot anew (an index an earlier trail wrote has none: its first sync
+marks every row, which also gives its fingerprints this form). A session a sync was to read and could not
+keeps no row, so the next sync reads it as new.
 """
 
 from __future__ import annotations

@@ -108,34 +108,33 @@ TARGETED_LIMIT = 300
 
 
 class _Changes:
-    """What a sync found changed in one store (a plain class: no ``dataclasses`` on a command's start)."""
+    """What a sync found changed in one store, before the sessions are read (a plain class: no
+    ``dataclasses`` on a command's start)."""
 
-    __slots__ = ("digests", "present", "restamp", "sessions", "snapshot")
+    __slots__ = ("digests", "gone", "indexed", "restamp", "snapshot", "wanted")
 
     def __init__(
         self,
-        sessions: list[Session],
+        wanted: list[str],
+        indexed: dict[str, tuple[int, str]],
         digests: dict[str, str],
-        present: set[str],
-        restamp: list[tuple[int, str]],
-        snapshot: tuple[list[str], list[str] | None] | None = None,
+        gone: list[int],
+        restamp: list[tuple[int, str]] | None = None,
     ) -> None:
-        self.sessions = sessions  # to read again, their families linked
+        self.wanted = wanted  # the ids of the sessions to read again
+        # (index row id, fingerprint) by session id: of every session the index holds of the store, or (a
+        # pass by the snapshot) of every one it marked
+        self.indexed = indexed
         self.digests = digests  # each session's fingerprint now, by id: every session's, or those marked
-        self.present = present  # the id of every session the store holds
-        self.restamp = restamp  # unchanged sessions whose earlier-form fingerprint is replaced
+        self.gone = gone  # the index rows of sessions the store no longer holds
+        self.restamp = restamp or []  # unchanged sessions whose earlier-form fingerprint is replaced
         # What to keep of the rows for the next sync (:mod:`.rowsnap`): (columns, the ids of the rows to
         # keep, ``None`` for all of them); ``None``: nothing (a store that is not SQLite).
-        self.snapshot = snapshot
+        self.snapshot: tuple[list[str], list[str] | None] | None = None
 
 
 def _changed_sessions(
-    conn: sqlite3.Connection,
-    history: History,
-    store: Store,
-    reader: StoreReader,
-    indexed: dict[str, tuple[int, str]],
-    watermark: int,
+    conn: sqlite3.Connection, store: Store, reader: StoreReader, watermark: int
 ) -> _Changes:
     """The sessions to read again, and what tells the next sync what this one saw.
 
@@ -144,7 +143,6 @@ def _changed_sessions(
     over their marks, or, when the index keeps what the last sync saw of them (:mod:`.rowsnap`), a
     comparison with that and the marks of the rows that differ.
     """
-    from hermes_trail.hermes.decode.sessions import decode_session, id_text
     from hermes_trail.hermes.store import SqliteStore
 
     diverted = {p.name[: -len(".jsonl")] for p in locate.divert_files(store.home)}
@@ -152,39 +150,45 @@ def _changed_sessions(
     def divert(sid: str) -> str:
         return divert_identity(store.home, sid) if sid in diverted else ""
 
-    found = _by_snapshot(conn, store, reader, indexed, watermark, diverted, divert)
+    found = _by_snapshot(conn, store, reader, watermark, diverted, divert)
     if found is None:
+        indexed = _indexed(conn, store.key)
         found = _by_marks(store, reader, indexed, watermark, divert)
         if isinstance(reader, SqliteStore):  # every row marked: the snapshot is made anew
             found.snapshot = (reader.light_columns(), None)
-    wanted = found.sessions_wanted
+    return found
+
+
+def _read_again(history: History, store: Store, reader: StoreReader, wanted: list[str]) -> list[Session]:
+    """The sessions to read again, their families linked: each found by its id, or, when there are many,
+    the store's whole catalog read at once."""
+    from hermes_trail.hermes.decode.sessions import decode_session, id_text
+
     if len(wanted) > TARGETED_LIMIT:
         chosen = set(wanted)
-        changed = [s for s in history.read_catalog(store) if s.id in chosen]
-    else:
-        changed = []
-        for row in reader.session_rows_by("id", wanted, light=True):
-            session = decode_session(row, store, reader.message_stats_of(id_text(row.get("id")) or ""))
-            history.family(session)
-            changed.append(session)
-    return _Changes(changed, found.digests, found.present, found.restamp, found.snapshot)
+        return [s for s in history.read_catalog(store) if s.id in chosen]
+    changed = []
+    for row in reader.session_rows_by("id", wanted, light=True):
+        session = decode_session(row, store, reader.message_stats_of(id_text(row.get("id")) or ""))
+        history.family(session)
+        changed.append(session)
+    return changed
 
 
-class _Found(_Changes):
-    """The sessions a pass found changed, by id (``sessions_wanted``), before they are read."""
-
-    __slots__ = ("sessions_wanted",)
-
-    def __init__(
-        self,
-        wanted: list[str],
-        digests: dict[str, str],
-        present: set[str],
-        restamp: list[tuple[int, str]],
-        snapshot: tuple[list[str], list[str] | None] | None = None,
-    ) -> None:
-        super().__init__([], digests, present, restamp, snapshot)
-        self.sessions_wanted = wanted
+def _indexed(
+    conn: sqlite3.Connection, store_key: str, among: list[str] | None = None
+) -> dict[str, tuple[int, str]]:
+    """(index row id, fingerprint) of each session of the store the index holds, or of those ``among``."""
+    sql = "SELECT id, session_id, fingerprint FROM sessions WHERE store = ?"
+    if among is None:
+        return {sid: (sess, fp) for sess, sid, fp in conn.execute(sql, (store_key,))}
+    found: dict[str, tuple[int, str]] = {}
+    for start in range(0, len(among), 500):
+        chunk = among[start : start + 500]
+        marks = ", ".join("?" for _ in chunk)
+        rows = conn.execute(f"{sql} AND session_id IN ({marks})", (store_key, *chunk))
+        found.update((sid, (sess, fp)) for sess, sid, fp in rows)
+    return found
 
 
 def _by_marks(
@@ -193,7 +197,7 @@ def _by_marks(
     indexed: dict[str, tuple[int, str]],
     watermark: int,
     divert: Callable[[str], str],
-) -> _Found:
+) -> _Changes:
     """Every row's mark digested, and compared with its session's fingerprint."""
     from hermes_trail.hermes.decode.sessions import id_text
 
@@ -215,68 +219,82 @@ def _by_marks(
         sess, before = indexed.get(sid, unknown)
         if sid in fresh or (fingerprint_now(before) != digest and sess not in kept):
             wanted.append(sid)
-    return _Found(wanted, digests, set(digests), restamp)
+    gone = [sess for sid, (sess, _) in indexed.items() if sid not in digests]
+    return _Changes(wanted, indexed, digests, gone, restamp)
 
 
 def _by_snapshot(
     conn: sqlite3.Connection,
     store: Store,
     reader: StoreReader,
-    indexed: dict[str, tuple[int, str]],
     watermark: int,
     diverted: set[str],
     divert: Callable[[str], str],
-) -> _Found | None:
-    """The rows that are not as the last sync saw them marked, and those of sessions with new rows, with a
-    divert file, or not indexed as read; ``None`` when the index keeps no snapshot of the store it can
-    believe (:func:`.rowsnap.believed`), or holds fingerprints of an earlier form."""
+) -> _Changes | None:
+    """The rows that are not as the last sync saw them marked (a session the last sync could not read has
+    no row there: :func:`_keep_snapshot`), and those of sessions with new rows or a divert file; ``None``
+    when the index keeps no snapshot of the store it can believe (:func:`.rowsnap.believed`: made by the
+    last sync, so every fingerprint is of this form) or cannot compare with it."""
     from hermes_trail.hermes.decode.sessions import id_text
     from hermes_trail.hermes.store import SqliteStore
 
-    if not isinstance(reader, SqliteStore) or not indexed:
+    if not isinstance(reader, SqliteStore):
         return None
-    if any(fp and not fp.startswith(MARK_FORM) for _, fp in indexed.values()):
-        return None  # compared once the other way (_same_as_before)
     columns = reader.light_columns()
     snapshot = rowsnap.believed(conn, store.key, columns)
     if snapshot is None:
         return None
     database = conn.execute("PRAGMA database_list").fetchone()[2]
-    present = {sid for value in reader.session_ids() if (sid := id_text(value)) is not None}
     compared = reader.rows_unlike(Path(database), snapshot.table, rowsnap.ROWID, columns)
     if compared is None:
         return None
+    present = {sid for value in reader.session_ids() if (sid := id_text(value)) is not None}
+    held = {row[0] for row in conn.execute("SELECT session_id FROM sessions WHERE store = ?", (store.key,))}
     unlike = {sid for _, value in compared if (sid := id_text(value)) is not None}
     fresh = reader.sessions_with_messages_after(watermark)
-    unread = {sid for sid in present if not indexed.get(sid, (None, ""))[1]}  # not indexed, or not read
-    marked = (unlike | unread | (fresh & present) | (diverted & present)) & present
+    marked = sorted((unlike | fresh | diverted | (present - held)) & present)
+    indexed = _indexed(conn, store.key, marked)
     digests: dict[str, str] = {}
-    for value, mark in reader.session_marks_of(sorted(marked)):
+    for value, mark in reader.session_marks_of(marked):
         if (sid := id_text(value)) is not None:
             digests[sid] = row_digest(mark, divert(sid))
     wanted = [
         sid
-        for sid in sorted(marked)
-        if sid in fresh or fingerprint_now(indexed.get(sid, (None, ""))[1]) != digests.get(sid)
+        for sid in marked
+        if sid in fresh or fingerprint_now(indexed.get(sid, (0, ""))[1]) != digests.get(sid)
     ]
-    gone = [sid for sid in indexed if sid not in present]
-    if gone:
-        rowsnap.forget(conn, snapshot, gone)
-    return _Found(wanted, digests, present, [], (columns, sorted(marked)))
+    gone_ids = sorted(held - present)
+    gone = list(_indexed(conn, store.key, gone_ids).values()) if gone_ids else []
+    if gone_ids:
+        rowsnap.forget(conn, snapshot, gone_ids)
+    found = _Changes(wanted, indexed, digests, [sess for sess, _ in gone])
+    found.snapshot = (columns, marked)
+    return found
 
 
 def _keep_snapshot(
-    conn: sqlite3.Connection, store: Store, reader: StoreReader, found: _Changes, synced_at: float
+    conn: sqlite3.Connection,
+    store: Store,
+    reader: StoreReader,
+    found: _Changes,
+    synced_at: float,
+    unwritten: set[str],
 ) -> None:
     """Keep what this sync saw of the store's session rows for the next (:mod:`.rowsnap`): the rows it
-    marked, or every row when it marked them all."""
+    marked, or every row when it marked them all; but not the rows of sessions it was to read and did not
+    (``unwritten``: unreadable now, gone meanwhile), which the next sync then marks as new."""
     from hermes_trail.hermes.store import SqliteStore
 
     if found.snapshot is None or not isinstance(reader, SqliteStore):
         return
     columns, ids = found.snapshot
     rows = reader.light_rows(columns, ids)
+    if unwritten:
+        position = columns.index("id") + 1
+        rows = [row for row in rows if row[position] not in unwritten]
     rowsnap.keep(conn, store.key, columns, rows, synced_at, whole=ids is None)
+    if unwritten and ids is not None:
+        rowsnap.forget(conn, rowsnap.Snapshot(rowsnap.table_for(store.key), columns), sorted(unwritten))
 
 
 def _same_as_before(
@@ -381,27 +399,20 @@ def _sync_store(
     """
     reader = history.reader(store)
     top = reader.max_message_id()
-    indexed = {
-        sid: (sess, fp)
-        for sess, sid, fp in conn.execute(
-            "SELECT id, session_id, fingerprint FROM sessions WHERE store = ?", (store.key,)
-        )
-    }
     row = conn.execute("SELECT watermark FROM stores WHERE key = ?", (store.key,)).fetchone()
-    found = _changed_sessions(conn, history, store, reader, indexed, row[0] if row else 0)
-    changed, digests = found.sessions, found.digests
+    found = _changed_sessions(conn, store, reader, row[0] if row else 0)
+    indexed, digests = found.indexed, found.digests
+    changed = _read_again(history, store, reader, found.wanted)
     updates = [(fp, sess) for sess, fp in found.restamp]
     conn.executemany("UPDATE sessions SET fingerprint = ? WHERE id = ?", updates)
-    _keep_snapshot(conn, store, reader, found, synced_at)
     # Oldest activity first, so newer conversations get higher doc ids: the id order is the recency order
     # that ranking by recency leans on.
     changed.sort(key=lambda s: (s.last_activity_at.timestamp() if s.last_activity_at else 0.0, s.id))
-    gone = set(indexed) - found.present
     if not building:  # a build replaces as it goes: there is nothing cheaper to fall back on
         _check_not_most(conn, [s for s in changed if s.id in indexed])
     total[1] += sum((s.row_stats or (0,))[0] for s in changed)
-    for sid in gone:
-        delete_session(conn, indexed[sid][0])
+    for sess in found.gone:
+        delete_session(conn, sess)
         report.sessions_removed += 1
     if building:
         # Begun: changed until it is complete (no identity matches ''), read again from the watermark it
@@ -415,6 +426,7 @@ def _sync_store(
     writer = Writer(conn)
     committed_at, uncommitted = time.monotonic(), 0
     unread: list[str] = []
+    written: set[str] = set()
     for (session, sess), prepared in _prepared(history, writer.number(changed), parallel):
         if isinstance(prepared, StoreUnreadable):
             report.strays.append(Stray(where=session.store.path, reason=prepared.reason, kind="store"))
@@ -422,6 +434,7 @@ def _sync_store(
             continue
         old = indexed.get(session.id, (None, None))[0]
         report.docs += writer.replace(store.key, session, old, sess, prepared, digests.get(session.id))
+        written.add(session.id)
         report.sessions_indexed += 1
         rows = (session.row_stats or (0,))[0]
         report.messages_read += rows
@@ -440,6 +453,7 @@ def _sync_store(
     for sid in unread:  # read by the next sync, whatever the watermark says (one not indexed yet is anyway)
         if sid in indexed:
             conn.execute("UPDATE sessions SET fingerprint = '' WHERE id = ?", (indexed[sid][0],))
+    _keep_snapshot(conn, store, reader, found, synced_at, set(found.wanted) - written)
     return top, not unread
 
 
