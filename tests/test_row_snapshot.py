@@ -197,3 +197,28 @@ def test_a_snapshot_that_cannot_be_compared_falls_back_to_marking_every_row(stor
     _title(store, 6, "Six again")
     assert sync_index(index, dbs=[store]).sessions_indexed == 1
     assert passes[-1] == "snapshot" and _indexed_title(index, 6) == "Six again"
+
+
+def test_a_row_hermes_changes_while_a_sync_reads_is_read_again_by_the_next(store, index, passes, monkeypatch):
+    """Hermes sets a title (in its background thread) while a sync is reading the session of its new
+    message: the snapshot holds the row as it was when the sync marked it, never as it is after the
+    session was read, so the next sync finds the title and reads it."""
+    sync_index(index, dbs=[store])
+    db = hermes_state.SessionDB(db_path=store)
+    try:
+        db.append_message(_sid(8), "user", "widget8 again", timestamp=1_900_000_000.0)
+    finally:
+        db.close()
+    keep = sync._keep_snapshot
+
+    def titled_meanwhile(*args, **kwargs):
+        _title(store, 8, "Titled while the sync read")  # after the session was read, before it is recorded
+        return keep(*args, **kwargs)
+
+    with monkeypatch.context() as racing:
+        racing.setattr(sync, "_keep_snapshot", titled_meanwhile)
+        assert sync_index(index, dbs=[store]).sessions_indexed == 1
+    assert _indexed_title(index, 8) is None
+    report = sync_index(index, dbs=[store])
+    assert passes[-1] == "snapshot" and report.sessions_indexed == 1
+    assert _indexed_title(index, 8) == "Titled while the sync read"

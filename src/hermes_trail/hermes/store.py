@@ -23,6 +23,7 @@ import shutil
 import sqlite3
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -97,6 +98,10 @@ def _read_header(path: Path) -> bytes:
         raise StoreUnreadable(str(path), "no such file") from exc
     except OSError as exc:
         raise StoreUnreadable(str(path), f"cannot be read ({exc.strerror or exc})") from exc
+
+
+# Rows a read of every session's mark and values takes at a time (:meth:`SqliteStore.marked_rows`).
+MARKED_CHUNK = 5_000
 
 
 class SqliteStore:
@@ -374,33 +379,34 @@ class SqliteStore:
             with contextlib.suppress(sqlite3.Error):
                 self._conn.execute("DETACH DATABASE trail_snapshot")
 
-    def light_rows(self, columns: list[str], ids: list[Any] | None = None) -> list[tuple[Any, ...]]:
-        """``(rowid, *values)`` of every ``sessions`` row, or of those whose ``id`` is one of ``ids``,
-        ``columns`` in that order."""
-        quoted = ", ".join('"' + c.replace('"', '""') + '"' for c in columns)
-        if ids is None:
-            return self._query(f"SELECT rowid, {quoted} FROM sessions")
-        found: list[tuple[Any, ...]] = []
-        for start in range(0, len(ids), 500):
-            chunk = ids[start : start + 500]
-            marks = ", ".join("?" for _ in chunk)
-            found.extend(
-                self._query(f'SELECT rowid, {quoted} FROM sessions WHERE "id" IN ({marks})', tuple(chunk))
-            )
-        return found
-
-    def session_marks_of(self, ids: list[Any]) -> list[tuple[Any, bytes]]:
-        """:meth:`session_marks` of the rows whose ``id`` is one of ``ids`` only."""
+    def marked_rows(
+        self, columns: list[str], ids: list[Any] | None = None
+    ) -> Iterator[list[tuple[Any, ...]]]:
+        """``(id, mark, rowid, *values)`` of every ``sessions`` row, or of those whose ``id`` is one of
+        ``ids``: its mark (:meth:`session_marks`) and the values of ``columns``, read by one statement, so
+        that a row Hermes changes meanwhile gives both as they were before, or both as they are after. In
+        chunks of at most :data:`MARKED_CHUNK` rows (a store of 100,000 sessions is never held whole)."""
         mark = self._mark_expression()
         if mark is None:
-            return []
-        found: list[tuple[Any, bytes]] = []
-        for start in range(0, len(ids), 500):
-            chunk = ids[start : start + 500]
-            marks = ", ".join("?" for _ in chunk)
-            sql = f'SELECT "id", CAST({mark} AS BLOB) FROM sessions WHERE "id" IN ({marks}) ORDER BY rowid'
-            found.extend(self._query(sql, tuple(chunk)))
-        return found
+            return
+        quoted = ", ".join('"' + c.replace('"', '""') + '"' for c in columns)
+        head = f'SELECT "id", CAST({mark} AS BLOB), rowid, {quoted} FROM sessions'
+        if ids is not None:
+            for start in range(0, len(ids), 500):
+                chunk = ids[start : start + 500]
+                marks = ", ".join("?" for _ in chunk)
+                yield self._query(f'{head} WHERE "id" IN ({marks})', tuple(chunk))
+            return
+        after = None
+        while True:
+            if after is None:
+                rows = self._query(f"{head} ORDER BY rowid LIMIT {MARKED_CHUNK}")
+            else:
+                rows = self._query(f"{head} WHERE rowid > ? ORDER BY rowid LIMIT {MARKED_CHUNK}", (after,))
+            if not rows:
+                return
+            yield rows
+            after = rows[-1][2]
 
     def session_ids(self) -> list[Any]:
         """Every ``sessions.id``, from the primary key's index alone (no row is read)."""

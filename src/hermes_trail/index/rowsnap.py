@@ -64,38 +64,38 @@ def believed(conn: sqlite3.Connection, store_key: str, columns: list[str]) -> Sn
     return Snapshot(str(row[0]), columns)
 
 
-def keep(
-    conn: sqlite3.Connection,
-    store_key: str,
-    columns: list[str],
-    rows: Iterable[tuple[Any, ...]],
-    synced_at: float,
-    whole: bool,
-) -> None:
-    """Write ``(rowid, *values)`` rows into the store's snapshot, and record it as this sync's (``synced_at``,
-    the time the sync writes in ``stores``): ``whole``, the table made anew with these rows; else these
-    rows replacing what it held at their rowids."""
+def create(conn: sqlite3.Connection, store_key: str, columns: list[str]) -> None:
+    """Make the store's snapshot table anew, empty, with these columns."""
     table = table_for(store_key)
-    quoted = [_quote(c) for c in columns]
+    conn.execute(f'DROP TABLE IF EXISTS "{table}"')
+    # No declared types: each value is kept as the store holds it, which is what SQLite compares.
+    conn.execute(f'CREATE TABLE "{table}" ({ROWID} INTEGER PRIMARY KEY, {", ".join(map(_quote, columns))})')
+
+
+def put(conn: sqlite3.Connection, store_key: str, rows: Iterable[tuple[Any, ...]]) -> None:
+    """Write ``(rowid, *values)`` rows into the store's snapshot, replacing what it held at their rowids."""
+    rows = list(rows)
+    if rows:
+        marks = ", ".join("?" for _ in rows[0])
+        conn.executemany(f'INSERT OR REPLACE INTO "{table_for(store_key)}" VALUES ({marks})', rows)
+
+
+def record(conn: sqlite3.Connection, store_key: str, columns: list[str], synced_at: float) -> None:
+    """Record the store's snapshot as this sync's: ``synced_at`` is the time it writes in ``stores``."""
     conn.execute(REGISTRY)
-    if whole:
-        conn.execute(f'DROP TABLE IF EXISTS "{table}"')
-        # No declared types: each value is kept as the store holds it, which is what SQLite compares.
-        conn.execute(f'CREATE TABLE "{table}" ({ROWID} INTEGER PRIMARY KEY, {", ".join(quoted)})')
-    marks = ", ".join("?" for _ in range(len(columns) + 1))
-    conn.executemany(f'INSERT OR REPLACE INTO "{table}" VALUES ({marks})', rows)
     conn.execute(
         "INSERT OR REPLACE INTO row_snapshots (store, tbl, columns, synced_at) VALUES (?, ?, ?, ?)",
-        (store_key, table, json.dumps(columns), synced_at),
+        (store_key, table_for(store_key), json.dumps(columns), synced_at),
     )
 
 
-def forget(conn: sqlite3.Connection, snapshot: Snapshot, session_ids: list[Any]) -> None:
-    """Take the rows of these sessions (gone from the store) out of the snapshot."""
-    for start in range(0, len(session_ids), 500):
-        chunk = session_ids[start : start + 500]
+def forget(conn: sqlite3.Connection, store_key: str, session_ids: Iterable[Any]) -> None:
+    """Take the rows of these sessions (gone from the store, or not read) out of the store's snapshot."""
+    ids = list(session_ids)
+    for start in range(0, len(ids), 500):
+        chunk = ids[start : start + 500]
         marks = ", ".join("?" for _ in chunk)
-        conn.execute(f'DELETE FROM "{snapshot.table}" WHERE "id" IN ({marks})', chunk)
+        conn.execute(f'DELETE FROM "{table_for(store_key)}" WHERE "id" IN ({marks})', chunk)
 
 
 def drop(conn: sqlite3.Connection, store_key: str) -> None:

@@ -40,7 +40,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from hermes_trail import readonly
 from hermes_trail.errors import StoreLocked, StoreUnreadable
@@ -128,9 +128,9 @@ class _Changes:
         self.digests = digests  # each session's fingerprint now, by id: every session's, or those marked
         self.gone = gone  # the index rows of sessions the store no longer holds
         self.restamp = restamp or []  # unchanged sessions whose earlier-form fingerprint is replaced
-        # What to keep of the rows for the next sync (:mod:`.rowsnap`): (columns, the ids of the rows to
-        # keep, ``None`` for all of them); ``None``: nothing (a store that is not SQLite).
-        self.snapshot: tuple[list[str], list[str] | None] | None = None
+        # The columns of the snapshot this pass wrote the rows it marked into (:mod:`.rowsnap`), which the
+        # sync records as its own once it has read the sessions; ``None``: none (not a SQLite store).
+        self.snapshot: list[str] | None = None
 
 
 def _changed_sessions(
@@ -151,12 +151,29 @@ def _changed_sessions(
         return divert_identity(store.home, sid) if sid in diverted else ""
 
     found = _by_snapshot(conn, store, reader, watermark, diverted, divert)
-    if found is None:
-        indexed = _indexed(conn, store.key)
-        found = _by_marks(store, reader, indexed, watermark, divert)
-        if isinstance(reader, SqliteStore):  # every row marked: the snapshot is made anew
-            found.snapshot = (reader.light_columns(), None)
+    if found is not None:
+        return found
+    indexed = _indexed(conn, store.key)
+    if not isinstance(reader, SqliteStore):
+        return _by_marks(store, reader.session_marks(), indexed, reader, watermark, divert)
+    columns = reader.light_columns()
+    rowsnap.create(conn, store.key, columns)  # every row marked: the snapshot is made anew
+    found = _by_marks(
+        store, _kept(conn, store, reader.marked_rows(columns)), indexed, reader, watermark, divert
+    )
+    found.snapshot = columns
     return found
+
+
+def _kept(
+    conn: sqlite3.Connection, store: Store, chunks: Iterable[list[tuple[Any, ...]]]
+) -> Iterator[tuple[Any, bytes]]:
+    """Each row's ``(id, mark)`` of ``(id, mark, rowid, *values)`` chunks, whose values are written into
+    the store's snapshot on the way (the values and the mark of a row read by one statement)."""
+    for chunk in chunks:
+        rowsnap.put(conn, store.key, (row[2:] for row in chunk))
+        for row in chunk:
+            yield row[0], row[1]
 
 
 def _read_again(history: History, store: Store, reader: StoreReader, wanted: list[str]) -> list[Session]:
@@ -193,16 +210,17 @@ def _indexed(
 
 def _by_marks(
     store: Store,
-    reader: StoreReader,
+    marks: Iterable[tuple[Any, bytes]],
     indexed: dict[str, tuple[int, str]],
+    reader: StoreReader,
     watermark: int,
     divert: Callable[[str], str],
 ) -> _Changes:
-    """Every row's mark digested, and compared with its session's fingerprint."""
+    """Every row's mark (``marks``: ``(id, mark)``) digested, and compared with its session's fingerprint."""
     from hermes_trail.hermes.decode.sessions import id_text
 
     digests: dict[str, str] = {}
-    for value, mark in reader.session_marks():
+    for value, mark in marks:
         if (sid := id_text(value)) is not None:
             digests[sid] = row_digest(mark, divert(sid))
     fresh = reader.sessions_with_messages_after(watermark) if indexed else set(digests)
@@ -255,7 +273,7 @@ def _by_snapshot(
     marked = sorted((unlike | fresh | diverted | (present - held)) & present)
     indexed = _indexed(conn, store.key, marked)
     digests: dict[str, str] = {}
-    for value, mark in reader.session_marks_of(marked):
+    for value, mark in _kept(conn, store, reader.marked_rows(columns, marked)):
         if (sid := id_text(value)) is not None:
             digests[sid] = row_digest(mark, divert(sid))
     wanted = [
@@ -265,36 +283,22 @@ def _by_snapshot(
     ]
     gone_ids = sorted(held - present)
     gone = list(_indexed(conn, store.key, gone_ids).values()) if gone_ids else []
-    if gone_ids:
-        rowsnap.forget(conn, snapshot, gone_ids)
+    rowsnap.forget(conn, store.key, gone_ids)
     found = _Changes(wanted, indexed, digests, [sess for sess, _ in gone])
-    found.snapshot = (columns, marked)
+    found.snapshot = columns
     return found
 
 
 def _keep_snapshot(
-    conn: sqlite3.Connection,
-    store: Store,
-    reader: StoreReader,
-    found: _Changes,
-    synced_at: float,
-    unwritten: set[str],
+    conn: sqlite3.Connection, store: Store, found: _Changes, synced_at: float, unwritten: set[str]
 ) -> None:
-    """Keep what this sync saw of the store's session rows for the next (:mod:`.rowsnap`): the rows it
-    marked, or every row when it marked them all; but not the rows of sessions it was to read and did not
-    (``unwritten``: unreadable now, gone meanwhile), which the next sync then marks as new."""
-    from hermes_trail.hermes.store import SqliteStore
-
-    if found.snapshot is None or not isinstance(reader, SqliteStore):
+    """Record the snapshot this sync wrote as what it saw (:mod:`.rowsnap`), without the rows of the
+    sessions it was to read and did not (``unwritten``: unreadable now, gone meanwhile), which the next
+    sync then marks as new."""
+    if found.snapshot is None:
         return
-    columns, ids = found.snapshot
-    rows = reader.light_rows(columns, ids)
-    if unwritten:
-        position = columns.index("id") + 1
-        rows = [row for row in rows if row[position] not in unwritten]
-    rowsnap.keep(conn, store.key, columns, rows, synced_at, whole=ids is None)
-    if unwritten and ids is not None:
-        rowsnap.forget(conn, rowsnap.Snapshot(rowsnap.table_for(store.key), columns), sorted(unwritten))
+    rowsnap.forget(conn, store.key, sorted(unwritten))
+    rowsnap.record(conn, store.key, found.snapshot, synced_at)
 
 
 def _same_as_before(
@@ -453,7 +457,7 @@ def _sync_store(
     for sid in unread:  # read by the next sync, whatever the watermark says (one not indexed yet is anyway)
         if sid in indexed:
             conn.execute("UPDATE sessions SET fingerprint = '' WHERE id = ?", (indexed[sid][0],))
-    _keep_snapshot(conn, store, reader, found, synced_at, set(found.wanted) - written)
+    _keep_snapshot(conn, store, found, synced_at, set(found.wanted) - written)
     return top, not unread
 
 
