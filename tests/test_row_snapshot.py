@@ -42,6 +42,15 @@ def _title(db_path: Path, n: int, title: str) -> None:
         db.close()
 
 
+def _append(db_path: Path, n: int, text: str) -> None:
+    """A new message in session ``n``, as Hermes writes one."""
+    db = hermes_state.SessionDB(db_path=db_path)
+    try:
+        db.append_message(_sid(n), "user", text, timestamp=1_900_000_000.0)
+    finally:
+        db.close()
+
+
 def _indexed_title(index: Path, n: int) -> str | None:
     with sqlite3.connect(index) as conn:
         row = conn.execute("SELECT title FROM sessions WHERE session_id = ?", (_sid(n),)).fetchone()
@@ -128,11 +137,7 @@ def test_a_session_the_last_sync_could_not_read_is_read_again_though_its_row_is_
     """A session the sync was to read and could not keeps no row in the snapshot: the next sync marks it
     as new, and reads it, with no change to its row."""
     sync_index(index, dbs=[store])
-    db = hermes_state.SessionDB(db_path=store)
-    try:
-        db.append_message(_sid(4), "user", "widget4 once more", timestamp=1_900_000_000.0)
-    finally:
-        db.close()
+    _append(store, 4, "widget4 once more")
     prepared = sync._prepared
 
     def unreadable(history, sessions, parallel=True):
@@ -204,11 +209,7 @@ def test_a_row_hermes_changes_while_a_sync_reads_is_read_again_by_the_next(store
     message: the snapshot holds the row as it was when the sync marked it, never as it is after the
     session was read, so the next sync finds the title and reads it."""
     sync_index(index, dbs=[store])
-    db = hermes_state.SessionDB(db_path=store)
-    try:
-        db.append_message(_sid(8), "user", "widget8 again", timestamp=1_900_000_000.0)
-    finally:
-        db.close()
+    _append(store, 8, "widget8 again")
     keep = sync._keep_snapshot
 
     def titled_meanwhile(*args, **kwargs):

@@ -15,7 +15,9 @@ columns of now, and recorded with the time that sync wrote in the store's row of
 keeps none (an earlier version, sharing the index) writes another time there, and the next sync marks
 every row again and makes the snapshot anew (an index an earlier trail wrote has none: its first sync
 marks every row, which also gives its fingerprints this form). A session a sync was to read and could not
-keeps no row, so the next sync reads it as new.
+keeps no row, so the next sync reads it as new. A row's copy is read by the statement that marks it, so
+a row Hermes changes while the sync reads the session (a title set in its background thread) is a
+difference the next sync finds.
 """
 
 from __future__ import annotations
