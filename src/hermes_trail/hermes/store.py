@@ -66,7 +66,7 @@ def _marked(column: str, declared: str) -> str:
     digits its own way, and a BLOB as its hex digits (``printf`` would stop at its first NUL byte). Only a
     column without text affinity (``CHAR``, ``CLOB``, ``TEXT`` in its declared type) can hold a REAL; any
     column can hold a BLOB."""
-    quoted = '"' + column.replace('"', '""') + '"'
+    quoted = _quoted(column)
     blob = f"WHEN 'blob' THEN 'X' || hex({quoted})"
     kind = declared.upper()
     if any(text in kind for text in ("CHAR", "CLOB", "TEXT")) and "INT" not in kind:
@@ -74,6 +74,11 @@ def _marked(column: str, declared: str) -> str:
     whole = f"CAST({quoted} AS INTEGER)"
     real = f"WHEN 'real' THEN {whole} || ':' || CAST(({quoted} - {whole}) * 9007199254740992.0 AS INTEGER)"
     return f"CASE typeof({quoted}) {real} {blob} ELSE {quoted} END"
+
+
+def _quoted(name: str) -> str:
+    """A column's name as an SQL identifier."""
+    return '"' + name.replace('"', '""') + '"'
 
 
 def _needs_recovery(exc: sqlite3.Error) -> bool:
@@ -355,14 +360,16 @@ class SqliteStore:
 
         :raises StoreLocked: a writer holds the store.
         """
-        quoted = ['"' + c.replace('"', '""') + '"' for c in columns]
-        other = " OR ".join(f"s.{c} IS NOT r.{c}" for c in quoted)
+        other = " OR ".join(f"s.{c} IS NOT r.{c}" for c in map(_quoted, columns))
         sql = (
             f'SELECT s.rowid, s."id" FROM main.sessions s LEFT JOIN trail_snapshot."{table}" r '
             f'ON r."{key}" = s.rowid WHERE r."{key}" IS NULL OR {other}'
         )
         assert self._conn is not None, "store is closed"
-        self._reopen_if_writer_appeared()
+        try:
+            self._reopen_if_writer_appeared()
+        except sqlite3.Error as exc:
+            raise self._error(exc) from exc
         try:
             self._conn.execute(
                 "ATTACH DATABASE ? AS trail_snapshot", (f"{snapshot.resolve().as_uri()}?mode=ro",)
@@ -389,7 +396,7 @@ class SqliteStore:
         mark = self._mark_expression()
         if mark is None:
             return
-        quoted = ", ".join('"' + c.replace('"', '""') + '"' for c in columns)
+        quoted = ", ".join(map(_quoted, columns))
         head = f'SELECT "id", CAST({mark} AS BLOB), rowid, {quoted} FROM sessions'
         if ids is not None:
             for start in range(0, len(ids), 500):

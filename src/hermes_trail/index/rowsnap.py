@@ -26,7 +26,7 @@ import hashlib
 import json
 import sqlite3
 from collections.abc import Iterable
-from typing import Any, NamedTuple
+from typing import Any
 
 REGISTRY = """
 CREATE TABLE IF NOT EXISTS row_snapshots (
@@ -39,31 +39,23 @@ CREATE TABLE IF NOT EXISTS row_snapshots (
 ROWID = "snapshot_rowid"
 
 
-class Snapshot(NamedTuple):
-    """A store's snapshot table and the columns it holds, in the order of their names."""
-
-    table: str
-    columns: list[str]
-
-
 def table_for(store_key: str) -> str:
     """The snapshot table of a store: named from its key, which may hold any character."""
     return "rows_" + hashlib.blake2b(store_key.encode(), digest_size=8).hexdigest()
 
 
-def believed(conn: sqlite3.Connection, store_key: str, columns: list[str]) -> Snapshot | None:
-    """The store's snapshot when it holds what the last sync of the store saw, with these columns."""
+def believed(conn: sqlite3.Connection, store_key: str, columns: list[str]) -> bool:
+    """Whether the store's snapshot (:func:`table_for`) holds what the last sync of the store saw, with
+    these columns."""
     try:
         row = conn.execute(
-            "SELECT r.tbl, r.columns, r.synced_at = s.synced_at FROM row_snapshots r "
+            "SELECT r.columns, r.synced_at = s.synced_at FROM row_snapshots r "
             "JOIN stores s ON s.key = r.store WHERE r.store = ?",
             (store_key,),
         ).fetchone()
     except sqlite3.OperationalError:  # an index no trail kept snapshots in yet
-        return None
-    if row is None or not row[2] or json.loads(row[1]) != columns:
-        return None
-    return Snapshot(str(row[0]), columns)
+        return False
+    return row is not None and bool(row[1]) and json.loads(row[0]) == columns
 
 
 def create(conn: sqlite3.Connection, store_key: str, columns: list[str]) -> None:

@@ -259,11 +259,10 @@ def _by_snapshot(
     if not isinstance(reader, SqliteStore):
         return None
     columns = reader.light_columns()
-    snapshot = rowsnap.believed(conn, store.key, columns)
-    if snapshot is None:
+    if not rowsnap.believed(conn, store.key, columns):
         return None
     database = conn.execute("PRAGMA database_list").fetchone()[2]
-    compared = reader.rows_unlike(Path(database), snapshot.table, rowsnap.ROWID, columns)
+    compared = reader.rows_unlike(Path(database), rowsnap.table_for(store.key), rowsnap.ROWID, columns)
     if compared is None:
         return None
     present = {sid for value in reader.session_ids() if (sid := id_text(value)) is not None}
@@ -714,17 +713,25 @@ def trim_log(conn: sqlite3.Connection, path: Path) -> bool:
             return False
     except OSError:
         return False
-    timeout = conn.execute("PRAGMA busy_timeout").fetchone()[0]
-    conn.execute("PRAGMA busy_timeout = 0")
     try:
-        busy = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
+        with _not_waiting(conn):
+            busy = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
     except sqlite3.OperationalError as exc:
         if not _held_by_another(exc):
             raise
         return False
+    return not busy
+
+
+@contextlib.contextmanager
+def _not_waiting(conn: sqlite3.Connection) -> Iterator[None]:
+    """``conn`` with no busy wait (what another process holds is left for a later sync), then as it was."""
+    timeout = conn.execute("PRAGMA busy_timeout").fetchone()[0]
+    conn.execute("PRAGMA busy_timeout = 0")
+    try:
+        yield
     finally:
         conn.execute(f"PRAGMA busy_timeout = {int(timeout)}")
-    return not busy
 
 
 def reclaim(conn: sqlite3.Connection) -> int:
@@ -742,22 +749,19 @@ def reclaim(conn: sqlite3.Connection) -> int:
     due: 4 s to merge the word index of a million messages. Both are skipped, for a later sync, when
     another process is writing the index (a vector stage): nothing waits for them. Row ids are kept
     (every table read by row id has an ``INTEGER PRIMARY KEY``)."""
-    timeout = conn.execute("PRAGMA busy_timeout").fetchone()[0]
-    conn.execute("PRAGMA busy_timeout = 0")
     try:
-        _merge_word_indexes(conn)
-        free = conn.execute("PRAGMA freelist_count").fetchone()[0]
-        pages = conn.execute("PRAGMA page_count").fetchone()[0]
-        size = conn.execute("PRAGMA page_size").fetchone()[0]
-        if free * size < RECLAIM_MIN_BYTES or free < pages - free:
-            return 0
-        conn.execute("VACUUM")
+        with _not_waiting(conn):
+            _merge_word_indexes(conn)
+            free = conn.execute("PRAGMA freelist_count").fetchone()[0]
+            pages = conn.execute("PRAGMA page_count").fetchone()[0]
+            size = conn.execute("PRAGMA page_size").fetchone()[0]
+            if free * size < RECLAIM_MIN_BYTES or free < pages - free:
+                return 0
+            conn.execute("VACUUM")
     except sqlite3.OperationalError as exc:
         if not _held_by_another(exc):
             raise
         return 0
-    finally:
-        conn.execute(f"PRAGMA busy_timeout = {int(timeout)}")
     with contextlib.suppress(sqlite3.OperationalError):  # the copy went through the WAL: end it there
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     after = int(conn.execute("PRAGMA page_count").fetchone()[0])
