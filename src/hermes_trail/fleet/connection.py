@@ -3,6 +3,12 @@ a message, an error or ``--json`` (only :func:`hermes_trail.hermes.dsn.shown` fo
 
 TLS settings (``sslmode``, ``sslrootcert``, ``sslcert``, ``sslkey``) are libpq's: they pass through in the
 DSN as they are, and so do libpq's ``PG*`` variables (``PGSSLMODE``, ``PGPASSFILE``).
+
+A managed PostgreSQL is often reached through a connection pooler in transaction mode (PgBouncer,
+Supabase's Supavisor, Neon's pooled endpoint): each transaction, or each statement outside one, may run on
+another server connection, shared with other clients. So nothing here keeps state in a server session
+between transactions: no statement is prepared on the server (:func:`connect`), a push's lock and staging
+tables live in a transaction (``push.py``), and a search's settings are ``SET LOCAL``.
 """
 
 from __future__ import annotations
@@ -61,6 +67,9 @@ def connect(dsn: str) -> psycopg.Connection[Any]:
     if "application_name" not in given:
         extra["application_name"] = "hermes-trail fleet"
     try:
-        return psycopg.connect(dsn, autocommit=True, **extra)
+        # No statement prepared on the server (psycopg prepares one run five times): through a pooler in
+        # transaction mode the next run may reach a server connection that never prepared it ("prepared
+        # statement does not exist"), or one where another client's statement has its name.
+        return psycopg.connect(dsn, autocommit=True, prepare_threshold=None, **extra)
     except psycopg.Error as exc:
         raise FleetError(f"{shown}: cannot connect ({clean(exc, dsn)})") from exc

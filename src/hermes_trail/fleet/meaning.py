@@ -19,8 +19,8 @@ from hermes_trail.index.vectors import PASSAGE_FLOOR, across, unsure
 if TYPE_CHECKING:
     import psycopg
 
-# How long what the server says of its pgvector (its version, whether an iterative scan is there) is kept
-# per connection, as the profile names are.
+# How long what the server says of its pgvector (whether it has an iterative scan) is kept per connection,
+# as the profile names are.
 SETTINGS_SECONDS = 60.0
 # Passages the meaning pass reads (nearest first), and the cosine below which a passage says nothing.
 MEANING_TOP = 200
@@ -73,7 +73,7 @@ def crowd(values: list[float], total: int) -> tuple[float, float]:
     return mean, math.sqrt(sum((v - mean) ** 2 for v in values) / count) or 1.0
 
 
-_HNSW: dict[tuple[int, int], tuple[float, None]] = {}
+_HNSW: dict[tuple[int, int], tuple[float, bool]] = {}
 
 
 def _nearest_settings(conn: psycopg.Connection[Any]) -> None:
@@ -83,16 +83,26 @@ def _nearest_settings(conn: psycopg.Connection[Any]) -> None:
     the nearest passages of every host: when other hosts' filled them, the host asked had none left, and
     its sessions no standing at all. pgvector 0.8 scans on until as many pass the filter
     (``hnsw.iterative_scan``, in order; at most ``hnsw.max_scan_tuples`` of the index, 20,000 unless set);
-    an earlier pgvector has no such scan, and says what is lost in docs/fleet.md. Set on ``conn`` once a
-    while."""
+    an earlier pgvector has no such scan, and says what is lost in docs/fleet.md.
 
-    def settle() -> None:
-        conn.execute("SELECT set_config('hnsw.ef_search', %s, false)", (str(MEANING_TOP),))
-        found = conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()
-        if found is not None and _version(str(found[0])) >= (0, 8):
-            conn.execute("SELECT set_config('hnsw.iterative_scan', 'strict_order', false)")
+    Set for the transaction ``conn`` is in (the query's own): a setting of the session would stay with
+    whichever server connection a pooler in transaction mode gave it, another client's next, and the
+    query might run on one without it. Which pgvector the server has is kept a while per connection."""
+    iterative = schema.kept(_HNSW, conn, SETTINGS_SECONDS, lambda: _iterative_scan(conn))
+    if iterative:
+        conn.execute(
+            "SELECT set_config('hnsw.ef_search', %s, true), "
+            "set_config('hnsw.iterative_scan', 'strict_order', true)",
+            (str(MEANING_TOP),),
+        )
+    else:
+        conn.execute("SELECT set_config('hnsw.ef_search', %s, true)", (str(MEANING_TOP),))
 
-    schema.kept(_HNSW, conn, SETTINGS_SECONDS, settle)
+
+def _iterative_scan(conn: psycopg.Connection[Any]) -> bool:
+    """Whether the server's pgvector scans an HNSW index on past a filter (0.8 and later)."""
+    found = conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()
+    return found is not None and _version(str(found[0])) >= (0, 8)
 
 
 def _version(text: str) -> tuple[int, ...]:
@@ -163,13 +173,14 @@ def _meaning(
         )
         rows = conn.execute(sql, [literal, *params]).fetchall()
     else:
-        _nearest_settings(conn)
         sql = (
             f"SELECT p.sess, p.seq, {similarity} FROM "
             f"{schema.SCHEMA}.passages p JOIN {_S} s ON s.id = p.sess {where} "
             f"ORDER BY p.vec {op} %s::{info.vector_schema}.vector LIMIT {MEANING_TOP}"
         )
-        rows = conn.execute(sql, [literal, *params, literal]).fetchall()
+        with conn.transaction():
+            _nearest_settings(conn)
+            rows = conn.execute(sql, [literal, *params, literal]).fetchall()
     best: dict[int, tuple[float, int]] = {}
     for sess, seq, near in rows:
         if int(sess) not in best or float(near) > best[int(sess)][0]:

@@ -16,10 +16,16 @@ a push killed at any point leaves every session either as it was or as it is now
 compares fingerprints again and sends what is left. Several hosts push at once without waiting on each
 other (each writes only its own rows); two pushes of one host take turns on an advisory lock, and the
 second finds nothing left to send.
+
+Nothing is kept in a server session between transactions (a pooler in transaction mode gives each to
+whichever server connection is free: ``connection.py``): the lock is a transaction's, held open on a
+connection of its own for the whole push, and the tables a batch is copied into are made in its
+transaction and dropped at its end.
 """
 
 from __future__ import annotations
 
+import contextlib
 import re
 import shlex
 import socket
@@ -235,13 +241,15 @@ def push(
             report.notes.append("the shared index has no pgvector: passages are not sent (words only)")
         if info.tsv_form < schema.TSV_FORM:
             report.notes.append(f"the shared index: {schema.OLDER_FORM}; {schema.REMAKE}")
-        conn.execute("SELECT pg_advisory_lock(hashtextextended(%s, 0))", (f"trail_fleet:host:{name}",))
-        _register(conn, name)
-        _staging(conn)
-        _push(local, conn, dsn, name, info, report, progress, batch_docs, writers)
-        _record(conn, name)
-        if (report.docs or report.removed) and not settle(conn):
-            report.notes.append(UNSETTLED)
+        lock = _HostLock(dsn, name)
+        try:
+            _register(conn, name)
+            _push(local, conn, dsn, name, info, report, progress, batch_docs, writers)
+            _record(conn, name)
+            if (report.docs or report.removed) and not settle(conn):
+                report.notes.append(UNSETTLED)
+        finally:
+            lock.release()
     except psycopg.errors.InsufficientPrivilege as exc:
         raise FleetError(
             f"{dsns.shown(dsn)}: permission denied ({clean(exc, dsn)}): this login may push only for the "
@@ -251,34 +259,65 @@ def push(
         raise FleetError(f"{dsns.shown(dsn)}: push stopped ({clean(exc, dsn)})") from exc
     finally:
         local.close()
-        conn.close()  # also releases the advisory lock
+        conn.close()
     report.seconds = time.perf_counter() - started
     return report
 
 
+class _HostLock:
+    """The host's push lock, so that two pushes of one host take turns: an advisory lock of a transaction
+    held open on a connection of its own until :meth:`release`. A lock of the session would stay with
+    whichever server connection a pooler in transaction mode gave the statement (another client's next),
+    held until the pooler closed it; a transaction keeps its server connection to its end, and a client
+    gone mid-transaction has it rolled back, the lock with it. The transaction is exempt from the server's
+    ``idle_in_transaction_session_timeout``: it is idle while the writers work."""
+
+    def __init__(self, dsn: str, host: str) -> None:
+        self.conn = connect(dsn)
+        try:
+            self.conn.execute("BEGIN")
+            self.conn.execute("SET LOCAL idle_in_transaction_session_timeout = 0")
+            self.conn.execute(
+                "SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", (f"trail_fleet:host:{host}",)
+            )
+        except BaseException:
+            self.conn.close()
+            raise
+
+    def release(self) -> None:
+        """End the transaction, and the lock with it (a connection the server ended has none to end)."""
+        with contextlib.suppress(Exception):
+            self.conn.execute("ROLLBACK")
+        self.conn.close()
+
+
 # What a push copies first: PostgreSQL refuses COPY into a table under row-level security, so the rows
-# are copied into a temporary table of the connection's own (as fast) and inserted from there in one
-# statement, which the policies check. Each doc's id is reserved in the local order before it is written
-# (:func:`_reserve`), not taken in the order a scan of that table gives them (which depends on how their
-# rows fit its pages) nor in the order concurrent writers commit: the shared index's doc ids follow
-# activity as the local ones do, and a search's window of the newest matches is the local one.
-_DOCS_IN = "pg_temp.trail_docs_in"
-_PASSAGES_IN = "pg_temp.trail_passages_in"
+# are copied into a temporary table (as fast) and inserted from there in one statement, which the policies
+# check. The table is made in the batch's transaction and dropped at its end (:func:`_staged`), so it is
+# never left on a server connection a pooler gives another client. Each doc's id is reserved in the local
+# order before it is written (:func:`_reserve`), not taken in the order a scan of that table gives them
+# (which depends on how their rows fit its pages) nor in the order concurrent writers commit: the shared
+# index's doc ids follow activity as the local ones do, and a search's window of the newest matches is
+# the local one. (Earlier trails kept tables named ``trail_docs_in`` and ``trail_passages_in`` for the
+# session; these names are other.)
+_DOCS_IN = "pg_temp.trail_docs_staged"
+_PASSAGES_IN = "pg_temp.trail_passages_staged"
+_STAGED_COLUMNS = {
+    _DOCS_IN: (
+        "id bigint, sess bigint, host text, profile text, store text, fingerprint text, seq integer, "
+        "row bigint, part integer, role text, kind text, tool text, time double precision, "
+        "exit_code integer, path text, moved_to text, action text, added integer, removed integer, "
+        "applied boolean, command text, rewound boolean, archived boolean, chars integer, text text, "
+        "key text, folded text"
+    ),
+    _PASSAGES_IN: "sess bigint, host text, seq integer, vec text",
+}
 
 
-def _staging(conn: psycopg.Connection[Any]) -> None:
-    """The connection's temporary tables for :data:`_DOCS_IN` and :data:`_PASSAGES_IN`."""
-    conn.execute(
-        f"CREATE TEMPORARY TABLE IF NOT EXISTS {_DOCS_IN.split('.')[1]} (id bigint, sess bigint, "
-        "host text, profile text, store text, fingerprint text, seq integer, row bigint, part integer, "
-        "role text, kind text, tool text, time double precision, exit_code integer, path text, "
-        "moved_to text, action text, added integer, removed integer, applied boolean, command text, "
-        "rewound boolean, archived boolean, chars integer, text text, key text, folded text)"
-    )
-    conn.execute(
-        f"CREATE TEMPORARY TABLE IF NOT EXISTS {_PASSAGES_IN.split('.')[1]} "
-        "(sess bigint, host text, seq integer, vec text)"
-    )
+def _staged(conn: psycopg.Connection[Any], table: str) -> None:
+    """Make ``table`` (:data:`_DOCS_IN` or :data:`_PASSAGES_IN`) for the transaction ``conn`` is in."""
+    name = table.split(".")[1]
+    conn.execute(f"CREATE TEMPORARY TABLE {name} ({_STAGED_COLUMNS[table]}) ON COMMIT DROP")
 
 
 def _register(conn: psycopg.Connection[Any], host: str) -> None:
@@ -552,7 +591,6 @@ class _Writers:
         try:
             for _ in range(count):
                 self.conns.append(connect(dsn))
-                _staging(self.conns[-1])
         except BaseException:
             for made in self.conns:
                 made.close()
@@ -621,6 +659,7 @@ def _write_docs(conn: psycopg.Connection[Any], host: str, job: _Job, ids: dict[t
     tokens: dict[int, int] = {}
     runs: dict[int, tuple[int, int]] = {}  # the session's docs with runs and their bigrams
     columns = f"sess, host, profile, store, fingerprint, seq, {_DOC_COLUMNS}, folded"
+    _staged(conn, _DOCS_IN)
     with conn.cursor() as cur, cur.copy(f"COPY {_DOCS_IN} (id, {columns}) FROM STDIN") as copy:
         last, seq = None, 0
         for doc, (sess, *row) in zip(job.doc_ids, job.docs, strict=True):
@@ -646,7 +685,6 @@ def _write_docs(conn: psycopg.Connection[Any], host: str, job: _Job, ids: dict[t
         f"INSERT INTO {schema.SCHEMA}.docs (id, {columns}) OVERRIDING SYSTEM VALUE "
         f"SELECT id, {columns} FROM {_DOCS_IN}"
     )
-    conn.execute(f"TRUNCATE {_DOCS_IN}")
     conn.execute(
         f"UPDATE {schema.SCHEMA}.sessions s SET tokens = t.n FROM unnest(%s::bigint[], %s::bigint[]) "
         "AS t(id, n) WHERE s.id = t.id",
@@ -696,6 +734,7 @@ def _write_passages(
         return 0
     copied = 0
     counts: dict[int, int] = {}
+    _staged(conn, _PASSAGES_IN)
     with (
         conn.cursor() as cur,
         cur.copy(f"COPY {_PASSAGES_IN} (sess, host, seq, vec) FROM STDIN") as copy,
@@ -713,7 +752,6 @@ def _write_passages(
         f"INSERT INTO {schema.SCHEMA}.passages (sess, host, seq, vec) "
         f"SELECT sess, host, seq, vec::{info.vector_schema}.vector FROM {_PASSAGES_IN}"
     )
-    conn.execute(f"TRUNCATE {_PASSAGES_IN}")
     if counts:
         conn.execute(
             f"UPDATE {schema.SCHEMA}.sessions s SET passages = c.n FROM unnest(%s::bigint[], %s::int[]) "
