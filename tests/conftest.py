@@ -79,6 +79,31 @@ def pg_vector_cluster(tmp_path_factory):
     yield from _throwaway_cluster(tmp_path_factory, vector=True)
 
 
+def _throwaway_bouncer(cluster):
+    """PgBouncer in transaction mode in front of ``cluster`` for the whole run (``tests/pooler.py``), four
+    server connections a database and login; skipped when it is not installed, unless
+    ``TRAIL_REQUIRE_PG=1`` (CI installs it), which makes that an error."""
+    import pooler
+
+    if pooler.find() is None and os.environ.get("TRAIL_REQUIRE_PG") != "1":
+        pytest.skip("no PgBouncer (apt-get install pgbouncer), or run .ci/run")
+    running = pooler.start(cluster, pool_size=4)
+    yield running
+    running.stop()
+
+
+@pytest.fixture(scope="session")
+def pg_bouncer(pg_cluster):
+    """A pooler in transaction mode in front of ``pg_cluster``, as a managed PostgreSQL's pooled address."""
+    yield from _throwaway_bouncer(pg_cluster)
+
+
+@pytest.fixture(scope="session")
+def pg_vector_bouncer(pg_vector_cluster):
+    """A pooler in transaction mode in front of ``pg_vector_cluster``."""
+    yield from _throwaway_bouncer(pg_vector_cluster)
+
+
 @pytest.fixture
 def pg_load(pg_cluster, request):
     """Load a ``state.db`` into its own schema of the test server: ``pg_load(path, layout="typed")`` returns

@@ -37,16 +37,9 @@ LOCK = f"trail_fleet:host:{HOST}"
 
 
 @pytest.fixture(scope="module")
-def bouncer(pg_vector_cluster):
-    """PgBouncer in transaction mode, four server connections a database and login, in front of the run's
-    server with pgvector; skipped when it is not installed, unless ``TRAIL_REQUIRE_PG=1`` (CI)."""
-    import pooler
-
-    if pooler.find() is None and os.environ.get("TRAIL_REQUIRE_PG") != "1":
-        pytest.skip("no PgBouncer (apt-get install pgbouncer), or run .ci/run")
-    running = pooler.start(pg_vector_cluster, pool_size=4)
-    yield running
-    running.stop()
+def bouncer(pg_vector_bouncer):
+    """PgBouncer in transaction mode in front of the run's server with pgvector (``conftest.py``)."""
+    return pg_vector_bouncer
 
 
 @pytest.fixture(scope="module")

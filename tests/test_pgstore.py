@@ -304,17 +304,54 @@ def test_a_role_that_may_not_read_messages_is_told_so(pg_cluster, pg_load, herme
         assert store.model_usage_rows(hermesdb.CHAT_ID) == []
 
 
-def test_reads_are_read_only_transactions(pg_load, hermes_home):
+def test_reads_are_read_only_transactions_and_the_session_is_left_as_it_was(pg_load, hermes_home):
+    """Every read is a read-only transaction of its own; the server's session is not made read-only (through
+    a pooler it would stay so for the pooler's next client: the next test)."""
     import psycopg
 
     with PgStore(pg_load(hermes_home / "state.db")) as store:
         conn = store._conn
         assert conn is not None
-        with pytest.raises(psycopg.errors.ReadOnlySqlTransaction):
-            conn.execute("DELETE FROM messages")
+        assert store._scalar("SELECT current_setting('transaction_read_only')") == "on"
         with pytest.raises(psycopg.errors.ReadOnlySqlTransaction), conn.transaction():
             conn.execute("UPDATE sessions SET title = 'x'")
         assert store.message_rows(hermesdb.CHAT_ID)
+        with conn.transaction():  # the cursor's read too
+            assert conn.execute("SHOW transaction_read_only").fetchone()[0] == "on"
+        assert conn.execute("SHOW default_transaction_read_only").fetchone()[0] == "off"
+
+
+def test_reading_through_a_pooler_leaves_its_server_connection_to_writers(
+    pg_cluster, pg_bouncer, pg_load, hermes_home
+):
+    """Through a pooler in transaction mode, a reader's session settings stay with the server connection for
+    whoever the pooler gives it next: the reader made its session read-only, and a write of another client
+    of the same login through the pooler's one server connection (Hermes' own, on a shared login) was
+    refused ("cannot execute INSERT in a read-only transaction")."""
+    import psycopg
+
+    dsn = pg_load(hermes_home / "state.db")
+    schema = dsn.rsplit("%3D", 1)[1]  # the pooler passes no startup options: the login's search_path
+    with pg_cluster.connect() as admin:
+        admin.execute("DROP ROLE IF EXISTS hermes_pooled")
+        admin.execute("CREATE ROLE hermes_pooled LOGIN PASSWORD 'pooled-pw'")
+        admin.execute(f"GRANT USAGE ON SCHEMA {schema} TO hermes_pooled")
+        admin.execute(f"GRANT SELECT ON ALL TABLES IN SCHEMA {schema} TO hermes_pooled")
+        admin.execute(f"CREATE TABLE {schema}.written (x int)")
+        admin.execute(f"GRANT INSERT ON {schema}.written TO hermes_pooled")
+        admin.execute(f"ALTER ROLE hermes_pooled SET search_path = {schema}")
+    pg_bouncer.allow("hermes_pooled", "pooled-pw", pgserver.DATABASE)
+    pg_bouncer.route("hermes_one", pgserver.DATABASE, pool_size=1)
+    pooled = pg_bouncer.dsn("hermes_one", user="hermes_pooled", password="pooled-pw")
+    with PgStore(pooled) as store:
+        assert store.message_rows(hermesdb.CHAT_ID)
+        assert store.session_rows()
+        with psycopg.connect(pooled, autocommit=True) as writer:
+            writer.execute("INSERT INTO written VALUES (1)")
+            with writer.transaction():
+                writer.execute("INSERT INTO written VALUES (2)")
+    with pg_cluster.connect() as admin:
+        assert admin.execute(f"SELECT count(*) FROM {schema}.written").fetchone()[0] == 2
 
 
 def test_a_connection_lost_mid_read_is_a_store_problem(pg_cluster, pg_load, hermes_home):
