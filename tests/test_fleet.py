@@ -1378,6 +1378,38 @@ def test_search_and_recall_fleet_print_as_the_local_commands(fleet, machines, ca
     assert unknown in capsys.readouterr().err
 
 
+def test_a_kept_connection_the_server_ended_is_opened_again_for_the_question(fleet, machines, pg_cluster):
+    """A long-lived caller (``trail mcp --fleet``, the Hermes plugin) keeps its connection between
+    questions; a managed server (``idle_session_timeout``), a pooler or a firewall ends one left idle, and the
+    first question after it failed. It is opened again and the question asked again, once: recall, search
+    and fix answer as before; a connection that breaks as it is opened is still an error."""
+    from hermes_trail.fleet.connection import FleetError
+    from hermes_trail.service import Trail
+
+    push(machines["alpha"][1], fleet.admin, "alpha")
+    shared = Trail(fleet=fleet.admin, hosts=("alpha",))
+    error = _asked(machines["alpha"][1])[0][0]
+    asked = [
+        lambda: [c.root for c in shared.search_result("docker compose").conversations],
+        lambda: shared.recall_page("docker compose"),
+        lambda: [(f.session_id, f.row) for f in shared.fix_report(error).failures],
+    ]
+    first = [ask() for ask in asked]
+    assert all(first), first
+
+    def end_it() -> None:
+        with pg_cluster.connect(fleet.database) as admin:
+            admin.execute("SELECT pg_terminate_backend(%s)", (shared._fleet_conn.info.backend_pid,))
+
+    for ask, answer in zip(asked, first, strict=True):
+        end_it()
+        assert ask() == answer
+    end_it()
+    shared.fleet = fleet.admin.replace(str(pg_cluster.port), "1")  # its next connection cannot be made
+    with pytest.raises(FleetError, match="cannot connect"):
+        shared.search_result("docker compose")
+
+
 # -- fix, blame and how ------------------------------------------------------------------------------------
 def _without(value, keys=frozenset({"doc", "bm25"})):
     """A --json document without what differs between two indexes of the same data (doc ids, the BM25

@@ -24,7 +24,7 @@ import sqlite3
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypeVar
 
 from hermes_trail import readonly
 from hermes_trail.errors import AmbiguousSession, SessionNotFound, TrailError
@@ -54,6 +54,7 @@ MAX_ITEMS = 100
 # A JSON answer stops adding list items once its text passes this many bytes.
 DEFAULT_JSON_BUDGET = 24_000
 # An item that alone passes the budget is clipped again, tighter: (longest string, longest list).
+_T = TypeVar("_T")
 _TIGHTER = ((300, 20), (80, 5))
 # A listing of at most this many sessions decodes only those (``History.page``); one of more (or of every
 # session, or filtered by project, which only a decoded session knows) reads them all.
@@ -406,11 +407,13 @@ class Trail:
 
         return PAGE if project is None and 0 < limit <= PAGE_MOST else True
 
-    @contextlib.contextmanager
-    def _shared(self) -> Iterator[Any]:
-        """The shared index's connection, opened at the first question and kept (one question at a time
-        on it); a broken one is dropped, so the next question connects again. Its errors are
-        ``FleetError`` (a :class:`TrailError`), the DSN's password never in them."""
+    def _on_shared(self, ask: Callable[[Any], _T]) -> _T:
+        """``ask`` of the shared index's connection, opened at the first question and kept (one question at
+        a time on it). A kept connection the server or the network ended while it sat idle (a managed
+        server's ``idle_session_timeout``, a pooler's, a firewall's) is opened again and the question,
+        which only reads, asked again, once: without it the first question after an idle hour failed. A
+        broken connection is dropped, so the next question connects again. Errors are ``FleetError`` (a
+        :class:`TrailError`), the DSN's password never in them."""
         from hermes_trail.fleet.connection import FleetError, clean, connect
 
         try:
@@ -419,15 +422,25 @@ class Trail:
             raise FleetError("the shared index needs psycopg (pip install 'psycopg[binary]')") from exc
         assert self.fleet is not None
         with self._fleet_lock:
-            if self._fleet_conn is None or self._fleet_conn.closed:
-                self._fleet_conn = connect(self.fleet)
-            try:
-                yield self._fleet_conn
-            except psycopg.Error as exc:
-                with contextlib.suppress(psycopg.Error):
-                    self._fleet_conn.close()
-                self._fleet_conn = None
-                raise FleetError(f"the shared index failed: {clean(exc, self.fleet)}") from exc
+            for again in (False, True):
+                kept = self._fleet_conn is not None and not self._fleet_conn.closed
+                if not kept:
+                    self._fleet_conn = connect(self.fleet)
+                conn = self._fleet_conn
+                try:
+                    return ask(conn)
+                except (psycopg.Error, FleetError) as exc:
+                    lost = bool(conn.broken or conn.closed)
+                    if lost or isinstance(exc, psycopg.Error):
+                        with contextlib.suppress(psycopg.Error):
+                            conn.close()
+                        self._fleet_conn = None
+                    if lost and kept and not again:
+                        continue
+                    if isinstance(exc, psycopg.Error):
+                        raise FleetError(f"the shared index failed: {clean(exc, self.fleet)}") from exc
+                    raise
+        raise AssertionError("unreachable")  # pragma: no cover - the second attempt returns or raises
 
     @property
     def _hosts(self) -> list[str] | None:
@@ -542,8 +555,10 @@ class Trail:
         if self.fleet:
             from hermes_trail.fleet.search import search as search_fleet
 
-            with self._shared() as shared:
-                return search_fleet(self.fleet, query, filters, self._hosts, limit=max(limit, 1), conn=shared)
+            fleet, hosts = self.fleet, self._hosts
+            return self._on_shared(
+                lambda shared: search_fleet(fleet, query, filters, hosts, limit=max(limit, 1), conn=shared)
+            )
         with self._reading() as conn:
             return search(conn, query, filters, limit=max(limit, 1))
 
@@ -564,8 +579,8 @@ class Trail:
         if self.fleet:
             from hermes_trail.fleet.search import said_unmatched
 
-            with self._shared() as shared:
-                return said_unmatched(shared, filters, self._hosts)
+            hosts = self._hosts
+            return self._on_shared(lambda shared: said_unmatched(shared, filters, hosts))
         with self._reading(fresh=False) as conn:
             return unmatched(conn, filters)
 
@@ -618,14 +633,11 @@ class Trail:
         from hermes_trail.recall import DEFAULT_BUDGET, recall_page
 
         wanted = max(limit, 1)
-        with self._shared() as shared:
+        fleet, hosts = self.fleet or "", self._hosts
+
+        def asked(shared: Any) -> SearchResult:
             result = search_fleet(
-                self.fleet or "",
-                query,
-                filters,
-                self._hosts,
-                limit=wanted * 3 + bool(exclude_session),
-                conn=shared,
+                fleet, query, filters, hosts, limit=wanted * 3 + bool(exclude_session), conn=shared
             )
             if exclude_session:
                 result.conversations = [
@@ -634,6 +646,9 @@ class Trail:
                     if not any(h.session_id == exclude_session for h in c.hits)
                 ]
             completed(shared, result, query.split())
+            return result
+
+        result = self._on_shared(asked)
         budget = DEFAULT_BUDGET if budget is None else budget
         return recall_page(named_by_host(result, resume=False), budget=max(budget, 256), limit=wanted)
 
@@ -660,12 +675,13 @@ class Trail:
             from hermes_trail.fleet.search import respelled
 
             hosts = self._hosts
-            with self._shared() as shared:
-                report = respelled_fixes(
+            report = self._on_shared(
+                lambda shared: respelled_fixes(
                     lambda asked: fleet_fixes(shared, asked, project=project, limit=limit, hosts=hosts),
                     error,
                     (lambda word: respelled(shared, word)) if respell else None,
                 )
+            )
             if exclude_session:
                 _others_only(report, {exclude_session})
             return report
@@ -688,10 +704,12 @@ class Trail:
         if self.fleet:
             from hermes_trail.fleet.blame import blame as fleet_blame
 
-            with self._shared() as shared:
-                return list(
-                    fleet_blame(shared, path, limit=limit, include_rewound=include_rewound, hosts=self._hosts)
+            hosts = self._hosts
+            return self._on_shared(
+                lambda shared: list(
+                    fleet_blame(shared, path, limit=limit, include_rewound=include_rewound, hosts=hosts)
                 )
+            )
         from hermes_trail.index.blame import blame
 
         with self._reading() as conn:
@@ -703,8 +721,10 @@ class Trail:
         if self.fleet:
             from hermes_trail.fleet.blame import fleet_near_paths
 
-            with self._shared() as shared:
-                return fleet_near_paths(shared, path, include_rewound=include_rewound, hosts=self._hosts)
+            hosts = self._hosts
+            return self._on_shared(
+                lambda shared: fleet_near_paths(shared, path, include_rewound=include_rewound, hosts=hosts)
+            )
         from hermes_trail.index.blame import local_near_paths
 
         with self._reading(fresh=False) as conn:
@@ -719,8 +739,8 @@ class Trail:
             from hermes_trail.fleet.search import doc_frequencies, respelled
 
             hosts = self._hosts
-            with self._shared() as shared:
-                return list(
+            return self._on_shared(
+                lambda shared: list(
                     most_words(
                         lambda asked: fleet_how(shared, asked, project=project, limit=limit, hosts=hosts),
                         what,
@@ -729,6 +749,7 @@ class Trail:
                         lambda word: respelled(shared, word),
                     )
                 )
+            )
         from hermes_trail.index.how import how
 
         with self._reading() as conn:
