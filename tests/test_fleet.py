@@ -443,6 +443,43 @@ def test_a_host_may_not_write_another_hosts_rows(fleet, machines):
     assert fleet.rows("beta") == before
 
 
+def test_a_retired_host_leaves_the_shared_index_and_may_push_no_more(fleet, machines):
+    """``trail_fleet.remove_host`` (the administrator's): everything the host pushed goes (sessions, docs,
+    its row), after a push of it still running; the other hosts' rows stay; its login may push no more;
+    only the administrator may call it."""
+    import psycopg
+
+    alpha, beta = fleet.host_login("alpha"), fleet.host_login("beta")
+    push(machines["alpha"][1], alpha)
+    push(machines["beta"][1], beta)
+    kept = fleet.rows("beta")
+    removed: list[int] = []
+    with fleet.connect() as holder, holder.transaction():  # a push of alpha's, as it were
+        holder.execute("SELECT pg_advisory_xact_lock(hashtextextended('trail_fleet:host:alpha', 0))")
+
+        def retire() -> None:
+            with fleet.connect() as conn:
+                removed.append(schema.remove_host(conn, "alpha"))
+
+        retiring = threading.Thread(target=retire)
+        retiring.start()
+        time.sleep(1.0)
+        assert retiring.is_alive() and not removed
+    retiring.join(timeout=60)
+    assert removed == [_local_counts(machines["alpha"][1])[0]]
+    assert fleet.rows("alpha") == ([], [])
+    assert fleet.rows("beta") == kept
+    with fleet.connect() as conn:
+        assert conn.execute("SELECT host FROM trail_fleet.hosts").fetchall() == [("beta",)]
+        with pytest.raises(psycopg.errors.RaiseException, match="no host 'alpha' is registered"):
+            schema.remove_host(conn, "alpha")
+    with pytest.raises(FleetError, match="permission denied"):
+        push(machines["alpha"][1], alpha)
+    with psycopg.connect(beta, autocommit=True) as conn, pytest.raises(psycopg.errors.InsufficientPrivilege):
+        schema.remove_host(conn, "beta")
+    assert fleet.rows("beta") == kept
+
+
 def _pending(fleet) -> dict[str, int]:
     """The entries waiting in each GIN index's pending list (``pgstattuple``, made here as the server's
     administrator)."""

@@ -474,6 +474,36 @@ SPEED_UPS = (
     f"GRANT EXECUTE ON FUNCTION {SCHEMA}.settle() TO {PUSHER}",
 )
 
+# The administrator's functions made (or made again) by every ``--migrate``, beside :data:`ROLE_FUNCTIONS`
+# (which version 1 made): nothing an earlier trail reads, so no new version. ``remove_host``: a machine
+# retired (a laptop replaced, a teammate gone) leaves the shared index with everything it pushed (its
+# sessions, their docs and passages, by the tables' cascades), after any push of it still running (the
+# host's push lock, :mod:`~hermes_trail.fleet.push`); its login may push no more (its group taken away;
+# the role itself is the administrator's to drop, as it may have been made elsewhere). How many sessions
+# went.
+ADMIN_FUNCTIONS = (
+    f"""CREATE OR REPLACE FUNCTION {SCHEMA}.remove_host(host_name text) RETURNS bigint
+        LANGUAGE plpgsql AS $fn$
+        DECLARE
+            login name;
+            removed bigint;
+        BEGIN
+            PERFORM pg_advisory_xact_lock(hashtextextended('trail_fleet:host:' || host_name, 0));
+            SELECT role INTO login FROM {SCHEMA}.hosts WHERE host = host_name;
+            IF NOT FOUND THEN
+                RAISE EXCEPTION 'no host % is registered in this shared index', quote_literal(host_name);
+            END IF;
+            SELECT count(*) INTO removed FROM {SCHEMA}.sessions WHERE host = host_name;
+            DELETE FROM {SCHEMA}.hosts WHERE host = host_name;
+            IF login IS NOT NULL AND EXISTS (SELECT 1 FROM pg_roles WHERE rolname = login) THEN
+                EXECUTE format('REVOKE {PUSHER} FROM %I', login);
+            END IF;
+            RETURN removed;
+        END
+        $fn$""",
+    f"REVOKE ALL ON FUNCTION {SCHEMA}.remove_host(text) FROM PUBLIC",
+)
+
 
 def settles(conn: psycopg.Connection[Any]) -> bool:
     """Whether the database has ``settle()`` (:data:`SPEED_UPS`), which a push ends with: a database
@@ -620,7 +650,7 @@ def migrate(conn: psycopg.Connection[Any], dsn: str = "") -> MigrateReport:
                 for column in ("text", "folded", "tsv") if before < 2 else ("folded", "tsv"):
                     if _try(conn, f"ALTER TABLE {SCHEMA}.docs ALTER COLUMN {column} SET COMPRESSION lz4"):
                         break
-            for statement in SPEED_UPS:
+            for statement in SPEED_UPS + ADMIN_FUNCTIONS:
                 conn.execute(statement)
             vector = meta.get("vector") == "on"
             vector_schema = meta.get("vector_schema")
@@ -745,6 +775,13 @@ def add_host(conn: psycopg.Connection[Any], host: str, role: str, password: str 
     """Register ``host`` with a login ``role`` that may push for it only (what an administrator runs as
     ``SELECT trail_fleet.add_host('laptop', 'trail_laptop', 'secret')``)."""
     conn.execute(f"SELECT {SCHEMA}.add_host(%s, %s, %s)", (host, role, password))
+
+
+def remove_host(conn: psycopg.Connection[Any], host: str) -> int:
+    """Retire ``host``: its sessions, docs and passages deleted, its login's right to push taken away (what
+    an administrator runs as ``SELECT trail_fleet.remove_host('laptop')``); how many sessions went."""
+    row = conn.execute(f"SELECT {SCHEMA}.remove_host(%s)", (host,)).fetchone()
+    return int(row[0]) if row else 0
 
 
 def add_reader(conn: psycopg.Connection[Any], role: str, password: str | None = None) -> None:
