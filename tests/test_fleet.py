@@ -1057,6 +1057,45 @@ def test_trail_share_pushes_and_prints_json(fleet, machines, capsys):
     assert json.loads(capsys.readouterr().out)["pushed"] == 0
 
 
+def test_trail_share_hosts_says_when_each_machine_last_pushed(fleet, machines, capsys):
+    """``trail share --hosts``: every machine of the shared index, registered or pushed by an administrator,
+    with when it last pushed and what it holds there; a reader's login is enough."""
+    from datetime import datetime, timedelta
+
+    from hermes_trail.cli import params
+    from hermes_trail.cli.share_cmd import machines_table, share
+
+    push(machines["alpha"][1], fleet.host_login("alpha"))
+    push(machines["beta"][1], fleet.admin, "beta")  # the administrator's push: beta has no login
+    fleet.host_login("gamma")  # registered, never pushed
+    reader = fleet.reader_login()
+    kwargs = params.parse(share, [reader, "--hosts", "--json"])
+    assert kwargs is not None and params.invoke(share, kwargs) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert "-pw" not in printed["dsn"]
+    hosts = {h["host"]: h for h in printed["hosts"]}
+    assert list(hosts) == ["alpha", "beta", "gamma"]
+    sessions, docs = _local_counts(machines["alpha"][1])
+    assert (hosts["alpha"]["sessions"], hosts["alpha"]["docs"]) == (sessions, docs)
+    assert hosts["alpha"]["registered"] and not hosts["beta"]["registered"] and hosts["gamma"]["registered"]
+    assert hosts["gamma"]["pushed_at"] is None and hosts["gamma"]["sessions"] == 0
+    pushed = datetime.fromisoformat(hosts["alpha"]["pushed_at"])
+    assert abs((datetime.now(pushed.tzinfo) - pushed).total_seconds()) < 600
+    assert hosts["alpha"]["trail_version"]
+    kwargs = params.parse(share, [reader, "--hosts"])
+    assert kwargs is not None and params.invoke(share, kwargs) == 0
+    shown = capsys.readouterr().out.splitlines()
+    assert shown[0].split() == ["host", "last", "push", "sessions", "docs", "passages", "trail"]
+    assert shown[1].startswith("alpha ") and "(now)" in shown[1] and f"{docs:,}" in shown[1]
+    assert "never (registered)" in shown[3] and max(len(line) for line in shown) <= 80
+    from hermes_trail.fleet.machines import Machine
+
+    old = Machine(
+        "build-box", True, datetime.now().astimezone() - timedelta(days=9, hours=1), 3, 40, 0, "0.1.0"
+    )
+    assert "(9 days ago)" in machines_table([old])[1]
+
+
 def test_trail_share_without_a_dsn_pushes_where_the_homes_settings_say(fleet, machines, capsys, tmp_path):
     """`trail share` with no DSN: the one config.yaml's plugins.entries.hermes-trail.settings.share names
     (the plugin's and the MCP server's setting); none there is a usage error, as --migrate without one."""

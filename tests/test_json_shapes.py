@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from hermes_trail import serialize
+from hermes_trail.fleet.machines import Machine, machine_json
 from hermes_trail.hermes.locate import Note
 from hermes_trail.model import Stray
 from test_docs import _sample
@@ -64,6 +65,7 @@ def shapes() -> list[tuple[str, dict[str, Any]]]:
         ("Cost", serialize.cost_json(session.usage)),
         ("Tokens", serialize.tokens_json(session.usage)),
         ("Recovered", serialize.recovery_json(session.recovered) or {}),
+        ("Host", machine_json(Machine("laptop", True, None, 1, 2, 0, "0.1.0"))),
     ]
 
 

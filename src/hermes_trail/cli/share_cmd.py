@@ -7,7 +7,7 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn, TypeVar
 
 from hermes_trail.cli.common import (
     EXIT_OK,
@@ -70,6 +70,14 @@ def share(
             help="Create or migrate the shared index's tables and roles (administrator), then stop.",
         ),
     ] = False,
+    hosts: Annotated[
+        bool,
+        Option(
+            "--hosts",
+            help="List the machines of the shared index (when each last pushed, what it holds there), "
+            "then stop. Any login may ask.",
+        ),
+    ] = False,
     host: HostOption = None,
     writers: Annotated[
         int,
@@ -98,14 +106,19 @@ def share(
         trail share "postgresql://admin@db.example.com/trail" --migrate
         trail share        # to the DSN the Hermes home's config.yaml sets (docs/fleet.md)
         trail share --writers 8   # a first push to a server with eight cores to spare
+        trail share --hosts       # which machines push, and when each last did
     """
     from hermes_trail.errors import TrailError
     from hermes_trail.hermes import dsn as dsns
 
+    if migrate and hosts:
+        fail("--migrate and --hosts: one at a time", EXIT_USAGE)
     if dsn is None:
         if migrate:
             fail("--migrate needs the administrator's DSN: trail share DSN --migrate", EXIT_USAGE)
         dsn = configured_share(home)
+    if hosts:
+        _list_machines(dsn, json_output)
 
     if migrate:
         try:
@@ -175,6 +188,62 @@ def pushed_line(report: PushReport) -> str:
         f"pushed {sent} as host {report.host!r} to {report.dsn}; {report.unchanged:,} unchanged, "
         f"{report.removed:,} removed, in {report.seconds:.1f} s{rate}"
     )
+
+
+def _list_machines(dsn: str, json_output: bool) -> NoReturn:
+    """``trail share --hosts``: the shared index's machines, or why they cannot be read."""
+    from hermes_trail.errors import TrailError
+    from hermes_trail.fleet.machines import machine_json, machines
+    from hermes_trail.hermes import dsn as dsns
+
+    try:
+        found = machines(dsn)
+    except TrailError as exc:
+        fail(str(exc))
+    if json_output:
+        print_json({"dsn": dsns.shown(dsn), "hosts": [machine_json(m) for m in found]})
+        raise Exit(EXIT_OK)
+    if not found:
+        err(f"no machine has pushed to {dsns.shown(dsn)} yet, nor is one registered (trail_fleet.add_host)")
+        raise Exit(EXIT_OK)
+    for line in machines_table(found):
+        print(line)
+    raise Exit(EXIT_OK)
+
+
+def machines_table(found: list[Any], now: float | None = None) -> list[str]:
+    """The machines as lines of a table, each column as wide as what it holds: each host, its last push
+    (when, and how long ago), its sessions, docs and passages there and the trail that pushed them."""
+    import time
+
+    now = time.time() if now is None else now
+    rows = [("host", "last push", "sessions", "docs", "passages", "trail")]
+    for m in found:
+        if m.pushed_at is None:
+            when = "never (registered)" if m.registered else "never"
+        else:
+            when = f"{m.pushed_at.astimezone():%Y-%m-%d %H:%M} ({_ago(now - m.pushed_at.timestamp())})"
+        rows.append(
+            (m.host, when, f"{m.sessions:,}", f"{m.docs:,}", f"{m.passages:,}", m.trail_version or "")
+        )
+    widths = [max(len(row[i]) for row in rows) for i in range(5)]
+    lines = []
+    for row in rows:
+        cells = [row[0].ljust(widths[0]), row[1].ljust(widths[1])]
+        cells += [row[i].rjust(widths[i]) for i in (2, 3, 4)]
+        lines.append("  ".join([*cells, row[5]]).rstrip())
+    return lines
+
+
+def _ago(seconds: float) -> str:
+    """How long ago, as a person says it: "now", "5 min ago", "3 h ago", "9 days ago"."""
+    if seconds < 60:
+        return "now"
+    if seconds < 3600:
+        return f"{int(seconds // 60)} min ago"
+    if seconds < 2 * 86400:
+        return f"{int(seconds // 3600)} h ago"
+    return f"{int(seconds // 86400)} days ago"
 
 
 def _migrate(dsn: str, json_output: bool) -> None:
