@@ -586,7 +586,7 @@ class _Writers:
         self.jobs: queue.Queue[_Job | None] = queue.Queue(maxsize=count)
         self.done: queue.Queue[tuple[int, int, int]] = queue.Queue()
         self.failed: list[BaseException] = []
-        # Connections of their own: the pushing one holds the host's lock and reserves ids meanwhile.
+        # Connections of their own: the pushing one reserves ids meanwhile (another holds the host's lock).
         self.conns: list[psycopg.Connection[Any]] = []
         try:
             for _ in range(count):
