@@ -23,6 +23,19 @@ if TYPE_CHECKING:
 
 # A fleet database is across a network: a connection that cannot be made in this long is reported.
 CONNECT_TIMEOUT_SECONDS = 10
+# A connection kept between questions (``trail mcp --fleet``, the Hermes plugin) crosses NATs and firewalls
+# that forget a connection idle for some minutes; some then drop its packets without a word, and the next
+# question on it waited for TCP to give up: about a quarter of an hour on Linux, every later question
+# queued behind it. TCP keepalives every 30 s keep it known to them, and packets of a question left
+# unacknowledged for 30 s end it (``tcp_user_timeout``, libpq's, in milliseconds), so the question is
+# asked again on a new connection (``service.Trail``) or fails in under a minute. A DSN's own settings win.
+KEEPALIVE = {
+    "keepalives": "1",
+    "keepalives_idle": "30",
+    "keepalives_interval": "10",
+    "keepalives_count": "3",
+    "tcp_user_timeout": "30000",
+}
 
 
 class FleetError(TrailError):
@@ -66,6 +79,7 @@ def connect(dsn: str) -> psycopg.Connection[Any]:
         extra["connect_timeout"] = CONNECT_TIMEOUT_SECONDS
     if "application_name" not in given:
         extra["application_name"] = "hermes-trail fleet"
+    extra.update({key: value for key, value in KEEPALIVE.items() if key not in given})
     try:
         # No statement prepared on the server (psycopg prepares one run five times): through a pooler in
         # transaction mode the next run may reach a server connection that never prepared it ("prepared

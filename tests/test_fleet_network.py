@@ -1,0 +1,167 @@
+"""The shared index over a network that goes silent: a long-lived caller's connection whose packets are
+dropped without a word (a firewall or NAT that forgot the connection, a link gone) ends within a minute,
+and the next question connects again, where a question on it waited for TCP to give up (a quarter of an
+hour on Linux).
+
+The caller runs in a network namespace of its own, joined to this one by a veth pair, and reaches the test
+server through a relay on the pair's far end; taking that end down drops every packet, as such a network
+does. Needs root and ``ip`` (iproute2); the run is about a minute, so it is among the slow tests.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import random
+import shutil
+import socket
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+
+import pytest
+
+from hermes_trail.fleet import schema
+from hermes_trail.fleet.connection import connect
+from hermes_trail.fleet.push import push
+from hermes_trail.index.sync import sync_index
+
+pytestmark = [pytest.mark.pg, pytest.mark.slow]
+
+# What the caller in the namespace runs: a search, then at each word from the test another, each answer
+# (its conversations, or its error) and how long it took as one JSON line.
+CALLER = """
+import json, sys, time
+from hermes_trail.service import Trail
+trail = Trail(fleet=sys.argv[1])
+for line in sys.stdin:
+    started = time.monotonic()
+    try:
+        answer = [c.root for c in trail.search_result("printer paper").conversations]
+    except Exception as exc:
+        answer = f"{type(exc).__name__}: {exc}"
+    print(json.dumps({"answer": answer, "seconds": time.monotonic() - started}), flush=True)
+"""
+
+
+def _ip(*args: str) -> None:
+    subprocess.run(["ip", *args], check=True, capture_output=True, timeout=30)
+
+
+class Link:
+    """A network namespace joined to this one by a veth pair: ``near`` is this side's address, which the
+    namespace reaches; :meth:`cut` drops every packet between them, :meth:`mend` lets them through."""
+
+    def __init__(self) -> None:
+        tag = f"{os.getpid() % 10000}{random.randrange(100)}"
+        self.space, self.here, self.there = f"trail{tag}", f"trh{tag}", f"trn{tag}"
+        net = random.randrange(1, 250)
+        self.near, far = f"10.231.{net}.1", f"10.231.{net}.2"
+        _ip("netns", "add", self.space)
+        try:
+            _ip("link", "add", self.here, "type", "veth", "peer", "name", self.there)
+            _ip("link", "set", self.there, "netns", self.space)
+            _ip("addr", "add", f"{self.near}/30", "dev", self.here)
+            _ip("link", "set", self.here, "up")
+            _ip("netns", "exec", self.space, "ip", "addr", "add", f"{far}/30", "dev", self.there)
+            _ip("netns", "exec", self.space, "ip", "link", "set", self.there, "up")
+        except BaseException:
+            self.remove()
+            raise
+
+    def cut(self) -> None:
+        _ip("link", "set", self.here, "down")
+
+    def mend(self) -> None:
+        _ip("link", "set", self.here, "up")
+
+    def remove(self) -> None:
+        subprocess.run(["ip", "link", "del", self.here], capture_output=True, timeout=30)
+        subprocess.run(["ip", "netns", "del", self.space], capture_output=True, timeout=30)
+
+
+def _relay(listen: socket.socket, port: int) -> None:
+    """Each connection accepted on ``listen`` joined to the server on loopback ``port``, byte for byte."""
+
+    def pump(source: socket.socket, sink: socket.socket) -> None:
+        with contextlib.suppress(OSError):
+            while data := source.recv(65536):
+                sink.sendall(data)
+        for end in (source, sink):
+            with contextlib.suppress(OSError):
+                end.shutdown(socket.SHUT_RDWR)
+
+    while True:
+        try:
+            client, _ = listen.accept()
+        except OSError:
+            return
+        server = socket.create_connection(("127.0.0.1", port))
+        for a, b in ((client, server), (server, client)):
+            threading.Thread(target=pump, args=(a, b), daemon=True).start()
+
+
+@pytest.fixture
+def link() -> Iterator[Link]:
+    required = os.environ.get("TRAIL_REQUIRE_PG") == "1"
+    if (os.geteuid() != 0 or shutil.which("ip") is None) and not required:
+        pytest.skip("needs root and ip (iproute2) for a network namespace")
+    made = Link()
+    yield made
+    made.remove()
+
+
+def test_a_question_on_a_connection_the_network_dropped_ends_and_the_next_connects_again(
+    pg_cluster, link, tmp_path
+):
+    from hermesdb import errands, write_home
+
+    name = f"silent{os.getpid()}"
+    with pg_cluster.connect("postgres") as conn:
+        conn.execute(f"CREATE DATABASE {name}")
+    admin = pg_cluster.dsn(database=name)
+    with connect(admin) as conn:
+        schema.migrate(conn, admin)
+    home = write_home(tmp_path / "hermes", errands(1_800_000_000.0, "20261201", "5e5e5e"))
+    index = tmp_path / "index.db"
+    sync_index(index, homes=[home], parallel=False)
+    push(index, admin, "alpha")
+    listen = socket.create_server((link.near, 0))
+    threading.Thread(target=_relay, args=(listen, pg_cluster.port), daemon=True).start()
+    far = admin.replace(f"127.0.0.1:{pg_cluster.port}", f"{link.near}:{listen.getsockname()[1]}")
+    caller = subprocess.Popen(
+        ["ip", "netns", "exec", link.space, sys.executable, "-c", CALLER, far],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "TRAIL_MEANING_SERVER": "0"},
+    )
+
+    def ask() -> dict:
+        assert caller.stdin is not None and caller.stdout is not None
+        caller.stdin.write("ask\n")
+        caller.stdin.flush()
+        line = caller.stdout.readline()
+        assert line, caller.stderr.read() if caller.stderr else ""
+        return json.loads(line)
+
+    try:
+        first = ask()
+        assert isinstance(first["answer"], list) and first["answer"], first
+        link.cut()  # every packet between the caller and the server dropped from now on
+        timer = threading.Timer(150, caller.kill)  # a question left waiting on TCP: the old behaviour
+        timer.start()
+        lost = ask()
+        timer.cancel()
+        assert isinstance(lost["answer"], str) and "FleetError" in lost["answer"], lost
+        assert lost["seconds"] < 90, lost
+        link.mend()
+        again = ask()
+        assert again["answer"] == first["answer"], again
+    finally:
+        caller.kill()
+        caller.wait(timeout=30)
+        listen.close()
