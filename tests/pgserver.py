@@ -283,6 +283,33 @@ def start_cluster(
     return cluster
 
 
+def start_standby(primary: Cluster) -> Cluster:
+    """A read replica of ``primary`` (a hot standby streaming its WAL, as a managed service's read replica
+    is), on a port of its own, up to date with what ``primary`` had committed when it was made; ``stop()``
+    removes it. Its directory is inside the primary's, which outlives it."""
+    base = Path(tempfile.mkdtemp(prefix="standby-", dir=primary.base))
+    if primary.user is not None:
+        os.chown(base, primary.user.pw_uid, primary.user.pw_gid)
+    base.chmod(0o700)
+    standby = Cluster(primary.bin_dir, base, _free_port(), primary.user)
+    primary._run(
+        "pg_basebackup", "-h", "127.0.0.1", "-p", str(primary.port), "-U", SUPERUSER, "-D", str(standby.data),
+        "-R", "-X", "stream", "-c", "fast",
+    )  # fmt: skip
+    options = (
+        f"-c listen_addresses=127.0.0.1 -c port={standby.port} -c unix_socket_directories='' -c fsync=off "
+        "-c hot_standby=on"
+    )
+    started = standby._run(
+        "pg_ctl", "start", "-D", str(standby.data), "-w", "-t", "60", "-l", str(base / "server.log"),
+        "-o", options, check=False,
+    )  # fmt: skip
+    if started.returncode != 0:
+        standby.stop()
+        raise RuntimeError(f"the standby did not start: {started.stderr}{_tail(base / 'server.log')}")
+    return standby
+
+
 def _check_vector(cluster: Cluster) -> None:
     """That pgvector runs here: a build compiled for instructions this CPU lacks (AVX-512) kills the server
     process at the first vector it reads, which a test would report only as a lost connection."""

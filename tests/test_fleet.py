@@ -562,6 +562,40 @@ def test_a_reader_may_search_and_write_nothing(fleet, machines):
     assert fleet.rows() == before
 
 
+def test_a_reader_may_ask_a_read_replica_as_the_primary(fleet, machines, pg_cluster):
+    """A managed service's read replica (a hot standby) may serve the machines that only search, a shared
+    MCP server, a dashboard: every question only reads, so search, recall, fix, blame and how answer there as
+    on the primary, and ``trail share --hosts`` lists the same machines. (A push goes to the primary.)"""
+    import pgserver
+    from hermes_trail.fleet.machines import machines as fleet_machines
+    from hermes_trail.service import Trail
+
+    push(machines["alpha"][1], fleet.admin, "alpha")
+    reader = fleet.reader_login()
+    with fleet.connect() as conn:
+        conn.execute("ANALYZE")  # the docs' statistics, which searches read, are replicated too
+    standby = pgserver.start_standby(pg_cluster)
+    try:
+        replica = reader.replace(f":{pg_cluster.port}/", f":{standby.port}/")
+        with connect(replica) as conn:
+            assert conn.execute("SELECT pg_is_in_recovery()").fetchone()[0]
+        primary, there = Trail(fleet=reader), Trail(fleet=replica)
+        errors, paths = _asked(machines["alpha"][1])
+        asked = [
+            lambda t: [c.root for c in t.search_result("docker compose").conversations],
+            lambda t: t.recall_page("docker compose"),
+            lambda t: [(f.session_id, f.row) for f in t.fix_report(errors[0]).failures],
+            lambda t: [(e.session_id, e.row) for e in t.blame_edits(paths[0])],
+            lambda t: [h.command for h in t.how_commands("run the tests")],
+        ]
+        for ask in asked:
+            mine = ask(primary)
+            assert mine and ask(there) == mine
+        assert fleet_machines(replica) == fleet_machines(reader)
+    finally:
+        standby.stop()
+
+
 def test_the_password_is_never_shown(fleet, machines, pg_cluster):
     login = fleet.host_login("alpha")
     assert "-pw@" in login
