@@ -30,6 +30,8 @@ from hermes_trail import readonly
 from hermes_trail.errors import AmbiguousSession, SessionNotFound, TrailError
 from hermes_trail.questions import QUESTIONS
 
+_T = TypeVar("_T")  # what a question of the shared index answers (:meth:`Trail._on_shared`)
+
 if TYPE_CHECKING:
     from hermes_trail.export import Rendered
     from hermes_trail.hermes.locate import Discovery
@@ -54,7 +56,6 @@ MAX_ITEMS = 100
 # A JSON answer stops adding list items once its text passes this many bytes.
 DEFAULT_JSON_BUDGET = 24_000
 # An item that alone passes the budget is clipped again, tighter: (longest string, longest list).
-_T = TypeVar("_T")
 _TIGHTER = ((300, 20), (80, 5))
 # A listing of at most this many sessions decodes only those (``History.page``); one of more (or of every
 # session, or filtered by project, which only a decoded session knows) reads them all.

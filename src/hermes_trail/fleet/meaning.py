@@ -88,15 +88,10 @@ def _nearest_settings(conn: psycopg.Connection[Any]) -> None:
     Set for the transaction ``conn`` is in (the query's own): a setting of the session would stay with
     whichever server connection a pooler in transaction mode gave it, another client's next, and the
     query might run on one without it. Which pgvector the server has is kept a while per connection."""
-    iterative = schema.kept(_HNSW, conn, SETTINGS_SECONDS, lambda: _iterative_scan(conn))
-    if iterative:
-        conn.execute(
-            "SELECT set_config('hnsw.ef_search', %s, true), "
-            "set_config('hnsw.iterative_scan', 'strict_order', true)",
-            (str(MEANING_TOP),),
-        )
-    else:
-        conn.execute("SELECT set_config('hnsw.ef_search', %s, true)", (str(MEANING_TOP),))
+    settings = "set_config('hnsw.ef_search', %s, true)"
+    if schema.kept(_HNSW, conn, SETTINGS_SECONDS, lambda: _iterative_scan(conn)):
+        settings += ", set_config('hnsw.iterative_scan', 'strict_order', true)"
+    conn.execute(f"SELECT {settings}", (str(MEANING_TOP),))
 
 
 def _iterative_scan(conn: psycopg.Connection[Any]) -> bool:

@@ -241,15 +241,12 @@ def push(
             report.notes.append("the shared index has no pgvector: passages are not sent (words only)")
         if info.tsv_form < schema.TSV_FORM:
             report.notes.append(f"the shared index: {schema.OLDER_FORM}; {schema.REMAKE}")
-        lock = _HostLock(dsn, name)
-        try:
+        with _host_lock(dsn, name):
             _register(conn, name)
             _push(local, conn, dsn, name, info, report, progress, batch_docs, writers)
             _record(conn, name)
             if (report.docs or report.removed) and not settle(conn):
                 report.notes.append(UNSETTLED)
-        finally:
-            lock.release()
     except psycopg.errors.InsufficientPrivilege as exc:
         raise FleetError(
             f"{dsns.shown(dsn)}: permission denied ({clean(exc, dsn)}): this login may push only for the "
@@ -264,31 +261,24 @@ def push(
     return report
 
 
-class _HostLock:
+@contextlib.contextmanager
+def _host_lock(dsn: str, host: str) -> Iterator[None]:
     """The host's push lock, so that two pushes of one host take turns: an advisory lock of a transaction
-    held open on a connection of its own until :meth:`release`. A lock of the session would stay with
+    held open on a connection of its own for as long as the ``with``. A lock of the session would stay with
     whichever server connection a pooler in transaction mode gave the statement (another client's next),
     held until the pooler closed it; a transaction keeps its server connection to its end, and a client
     gone mid-transaction has it rolled back, the lock with it. The transaction is exempt from the server's
     ``idle_in_transaction_session_timeout``: it is idle while the writers work."""
-
-    def __init__(self, dsn: str, host: str) -> None:
-        self.conn = connect(dsn)
-        try:
-            self.conn.execute("BEGIN")
-            self.conn.execute("SET LOCAL idle_in_transaction_session_timeout = 0")
-            self.conn.execute(
-                "SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", (f"trail_fleet:host:{host}",)
-            )
-        except BaseException:
-            self.conn.close()
-            raise
-
-    def release(self) -> None:
-        """End the transaction, and the lock with it (a connection the server ended has none to end)."""
-        with contextlib.suppress(Exception):
-            self.conn.execute("ROLLBACK")
-        self.conn.close()
+    conn = connect(dsn)
+    try:
+        conn.execute("BEGIN")
+        conn.execute("SET LOCAL idle_in_transaction_session_timeout = 0")
+        conn.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", (schema.HOST_LOCK + host,))
+        yield
+    finally:
+        with contextlib.suppress(Exception):  # a connection the server ended has no transaction to end
+            conn.execute("ROLLBACK")
+        conn.close()
 
 
 # What a push copies first: PostgreSQL refuses COPY into a table under row-level security, so the rows

@@ -474,6 +474,10 @@ SPEED_UPS = (
     f"GRANT EXECUTE ON FUNCTION {SCHEMA}.settle() TO {PUSHER}",
 )
 
+# The advisory lock a host's pushes take turns on is this text and the host's name, hashed
+# (``hashtextextended``): a push's (:mod:`~hermes_trail.fleet.push`) and ``remove_host``'s.
+HOST_LOCK = "trail_fleet:host:"
+
 # The administrator's functions made (or made again) by every ``--migrate``, beside :data:`ROLE_FUNCTIONS`
 # (which version 1 made): nothing an earlier trail reads, so no new version. ``remove_host``: a machine
 # retired (a laptop replaced, a teammate gone) leaves the shared index with everything it pushed (its
@@ -488,7 +492,7 @@ ADMIN_FUNCTIONS = (
             login name;
             removed bigint;
         BEGIN
-            PERFORM pg_advisory_xact_lock(hashtextextended('trail_fleet:host:' || host_name, 0));
+            PERFORM pg_advisory_xact_lock(hashtextextended('{HOST_LOCK}' || host_name, 0));
             SELECT role INTO login FROM {SCHEMA}.hosts WHERE host = host_name;
             IF NOT FOUND THEN
                 RAISE EXCEPTION 'no host % is registered in this shared index', quote_literal(host_name);

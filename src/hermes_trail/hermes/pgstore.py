@@ -139,7 +139,9 @@ class PgStore:
             raise StoreUnreadable(self.path, f"cannot connect ({self._clean(exc)})") from exc
         COUNTS["connections"] += 1
         self._conn = conn
-        conn.read_only = True  # each transaction psycopg begins (autocommit runs nothing outside one here)
+        # The transaction a table-wide read's cursor runs in begins READ ONLY (:meth:`_stream`); every
+        # other read says so itself (:meth:`_fetch`).
+        conn.read_only = True
 
     def _introspect(self) -> None:
         """Hermes' tables by name (as ``search_path`` resolves them), their columns in table order with

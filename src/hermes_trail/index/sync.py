@@ -208,6 +208,17 @@ def _indexed(
     return found
 
 
+def _digested(marks: Iterable[tuple[Any, bytes]], divert: Callable[[str], str]) -> dict[str, str]:
+    """Each session's fingerprint now, by id, from its row's mark (``marks``: ``(id, mark)``)."""
+    from hermes_trail.hermes.decode.sessions import id_text
+
+    digests: dict[str, str] = {}
+    for value, mark in marks:
+        if (sid := id_text(value)) is not None:
+            digests[sid] = row_digest(mark, divert(sid))
+    return digests
+
+
 def _by_marks(
     store: Store,
     marks: Iterable[tuple[Any, bytes]],
@@ -217,12 +228,7 @@ def _by_marks(
     divert: Callable[[str], str],
 ) -> _Changes:
     """Every row's mark (``marks``: ``(id, mark)``) digested, and compared with its session's fingerprint."""
-    from hermes_trail.hermes.decode.sessions import id_text
-
-    digests: dict[str, str] = {}
-    for value, mark in marks:
-        if (sid := id_text(value)) is not None:
-            digests[sid] = row_digest(mark, divert(sid))
+    digests = _digested(marks, divert)
     fresh = reader.sessions_with_messages_after(watermark) if indexed else set(digests)
     unknown: tuple[int | None, str] = (None, "")
     earlier = [
@@ -271,10 +277,7 @@ def _by_snapshot(
     fresh = reader.sessions_with_messages_after(watermark)
     marked = sorted((unlike | fresh | diverted | (present - held)) & present)
     indexed = _indexed(conn, store.key, marked)
-    digests: dict[str, str] = {}
-    for value, mark in _kept(conn, store, reader.marked_rows(columns, marked)):
-        if (sid := id_text(value)) is not None:
-            digests[sid] = row_digest(mark, divert(sid))
+    digests = _digested(_kept(conn, store, reader.marked_rows(columns, marked)), divert)
     wanted = [
         sid
         for sid in marked
