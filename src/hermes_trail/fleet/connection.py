@@ -38,6 +38,27 @@ KEEPALIVE = {
 }
 
 
+# A push and a migration are work the user asked for, each statement bounded by its batch (a thousand docs,
+# a chunk of deletions) or by the migration's own steps; a push cut short resumes at the same batch, which a
+# statement limit would cut again at every push. So the server's ``statement_timeout`` and ``lock_timeout``
+# (a managed service's default, or an administrator's for the database or a login) are lifted for their
+# transactions, and waiting for another push of the same host or another migration is waiting one's turn.
+# Only ``SET LOCAL``'s kind (``set_config(..., true)``): a session's setting would go, through a pooler in
+# transaction mode, to another client. A search keeps the limits.
+_UNBOUNDED = (
+    "SELECT set_config('statement_timeout', '0', true), set_config('lock_timeout', '0', true)",
+    # The host's push lock is held by a transaction idle while the writers work.
+    "SELECT set_config('statement_timeout', '0', true), set_config('lock_timeout', '0', true), "
+    "set_config('idle_in_transaction_session_timeout', '0', true)",
+)
+
+
+def unbounded(conn: psycopg.Connection[Any], idle: bool = False) -> None:
+    """Lift the server's statement and lock time limits for the transaction ``conn`` is in (and, with
+    ``idle``, its limit on a transaction left idle): a push's and a migration's work (:data:`_UNBOUNDED`)."""
+    conn.execute(_UNBOUNDED[idle])
+
+
 class FleetError(TrailError):
     """The shared index could not be reached, is not migrated, or refused what was asked. The message
     names the database by its shown DSN (password as ``***``)."""

@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 from hermes_trail import readonly
 from hermes_trail.fleet import folding, schema
-from hermes_trail.fleet.connection import FleetError, clean, connect
+from hermes_trail.fleet.connection import FleetError, clean, connect, unbounded
 from hermes_trail.hermes import dsn as dsns
 from hermes_trail.index import cjk
 
@@ -268,11 +268,12 @@ def _host_lock(dsn: str, host: str) -> Iterator[None]:
     whichever server connection a pooler in transaction mode gave the statement (another client's next),
     held until the pooler closed it; a transaction keeps its server connection to its end, and a client
     gone mid-transaction has it rolled back, the lock with it. The transaction is exempt from the server's
-    ``idle_in_transaction_session_timeout``: it is idle while the writers work."""
+    ``idle_in_transaction_session_timeout`` (it is idle while the writers work) and its lock and statement
+    limits (waiting for another push of the host is waiting one's turn)."""
     conn = connect(dsn)
     try:
         conn.execute("BEGIN")
-        conn.execute("SET LOCAL idle_in_transaction_session_timeout = 0")
+        unbounded(conn, idle=True)
         conn.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", (schema.HOST_LOCK + host,))
         yield
     finally:
@@ -331,7 +332,9 @@ def settle(conn: psycopg.Connection[Any]) -> bool:
     settles when autovacuum runs)."""
     if not schema.settles(conn):
         return False
-    conn.execute(f"SELECT {schema.SCHEMA}.settle()")
+    with conn.transaction():
+        unbounded(conn)
+        conn.execute(f"SELECT {schema.SCHEMA}.settle()")
     return True
 
 
@@ -429,6 +432,7 @@ def _push(
         for start in range(0, len(gone), DELETE_CHUNK):
             chunk = gone[start : start + DELETE_CHUNK]
             with conn.transaction():
+                unbounded(conn)
                 _delete(conn, host, chunk)
             report.removed += len(chunk)
         total = len(changed) + len(vectors_only)
@@ -452,6 +456,7 @@ def _push(
             pairs = vectors_only[start : start + BATCH_SESSIONS]
             read = _read_passages(local, [i for i, _ in pairs])
             with conn.transaction():
+                unbounded(conn)
                 sess = [remote_id for _, remote_id in pairs]
                 conn.execute(f"DELETE FROM {s}.passages WHERE sess = ANY(%s)", (sess,))
                 remote_ids = {i.row[0]: r for i, r in pairs}
@@ -595,6 +600,7 @@ class _Writers:
                 continue  # a writer failed: the rest are dropped, the push stops
             try:
                 with conn.transaction():
+                    unbounded(conn)
                     _delete(conn, self.host, [item.key for item in job.batch])
                     ids = _insert_sessions(conn, self.host, job)
                     docs = _write_docs(conn, self.host, job, ids)

@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from hermes_trail.fleet import folding, separators
-from hermes_trail.fleet.connection import FleetError, clean
+from hermes_trail.fleet.connection import FleetError, clean, unbounded
 from hermes_trail.index import cjk
 
 if TYPE_CHECKING:
@@ -622,6 +622,7 @@ def migrate(conn: psycopg.Connection[Any], dsn: str = "") -> MigrateReport:
     notes: list[str] = []
     try:
         with conn.transaction():
+            unbounded(conn)  # the user asked for it; another migration is waited for
             conn.execute("SELECT pg_advisory_xact_lock(hashtextextended('trail_fleet:migrate', 0))")
             meta = _meta(conn)
             before = int(meta["version"]) if meta else 0
