@@ -1459,6 +1459,48 @@ def test_fleet_dsn_reads_index_and_variable(monkeypatch):
     assert fleet_dsn(None, True) == uri
 
 
+def test_a_dsn_of_libpqs_key_value_form_names_the_shared_index_not_a_file(fleet, machines, tmp_path):
+    """``--index service=trail`` (an entry of ``pg_service.conf``) or ``user=…`` (the rest from ``PG*``
+    variables) names the shared index as ``host=… dbname=…`` does: it was taken for a local index's path,
+    and a search made an index in a file named ``service=trail`` in the current directory."""
+    from hermes_trail.cli.share_cmd import fleet_dsn
+    from hermes_trail.fleet.connection import is_fleet_dsn
+
+    assert all(is_fleet_dsn(t) for t in ("service=trail", "user=trail", "host=db dbname=x", "port=5433"))
+    assert not any(is_fleet_dsn(t) for t in ("/tmp/index.db", "index=a.db", "service=trail extra", "HOST=db"))
+    assert fleet_dsn(Path("service=trail"), False) == "service=trail"
+    login = fleet.host_login("alpha")
+    push(machines["alpha"][1], login, "alpha")
+    parts = psycopg_conninfo(login)
+    services = tmp_path / "pg_service.conf"
+    services.write_text(
+        "[trail]\n"
+        + "".join(f"{key}={parts[key]}\n" for key in ("host", "port", "dbname", "user", "password"))
+    )
+    work = tmp_path / "work"
+    work.mkdir()
+    env = {**os.environ, "PGSERVICEFILE": str(services), "HERMES_HOME": str(tmp_path / "no-home")}
+    for dsn in ("service=trail", f"service=trail user={parts['user']}"):
+        done = subprocess.run(
+            [sys.executable, "-m", "hermes_trail", "search", "--index", dsn, "docker compose", "--json"],
+            cwd=work,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert done.returncode == 0, done.stderr
+        found = json.loads(done.stdout)["conversations"]
+        assert found and {c["host"] for c in found} == {"alpha"}
+    assert list(work.iterdir()) == []  # no index made in a file named like the DSN
+
+
+def psycopg_conninfo(dsn: str) -> dict[str, str]:
+    import psycopg
+
+    return {key: str(value) for key, value in psycopg.conninfo.conninfo_to_dict(dsn).items()}
+
+
 def test_search_and_recall_fleet_print_as_the_local_commands(fleet, machines, capsys):
     from hermes_trail.cli.share_cmd import recall_fleet, search_fleet
 

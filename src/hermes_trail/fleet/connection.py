@@ -76,9 +76,9 @@ def clean(exc: BaseException, dsn: str) -> str:
 
 
 def is_fleet_dsn(value: str) -> bool:
-    """Whether ``value`` names a PostgreSQL database (a ``postgresql://`` URI or libpq's ``key=value``)."""
-    text = value.strip()
-    return dsns.is_uri(text) or ("=" in text and ("dbname=" in text or "host=" in text))
+    """Whether ``value`` names a PostgreSQL database (a ``postgresql://`` URI or libpq's ``key=value``,
+    ``service=`` of ``pg_service.conf`` included), not a local index's path."""
+    return dsns.is_uri(value) or dsns.is_conninfo(value)
 
 
 def connect(dsn: str) -> psycopg.Connection[Any]:

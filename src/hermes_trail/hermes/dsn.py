@@ -42,6 +42,34 @@ def is_uri(dsn: str) -> bool:
     return dsn.strip().lower().startswith(tuple(f"{s}://" for s in URI_SCHEMES))
 
 
+# Every keyword libpq's ``key=value`` form takes (PostgreSQL 17's list).
+# fmt: off
+_KEYWORDS = frozenset((
+    "host", "hostaddr", "port", "dbname", "user", "password", "passfile", "require_auth",
+    "channel_binding", "connect_timeout", "client_encoding", "options", "application_name",
+    "fallback_application_name", "keepalives", "keepalives_idle", "keepalives_interval",
+    "keepalives_count", "tcp_user_timeout", "replication", "gssencmode", "sslmode", "requiressl",
+    "sslcompression", "sslcert", "sslkey", "sslpassword", "sslcertmode", "sslrootcert", "sslcrl",
+    "sslcrldir", "sslsni", "requirepeer", "ssl_min_protocol_version", "ssl_max_protocol_version",
+    "krbsrvname", "gsslib", "gssdelegation", "service", "target_session_attrs", "load_balance_hosts",
+    "sslnegotiation",
+))
+# fmt: on
+
+
+def is_conninfo(text: str) -> bool:
+    """Whether ``text`` is libpq's ``key=value`` form, each key one libpq takes: ``service=trail`` (a
+    ``pg_service.conf`` entry) or ``user=trail`` (the rest from ``PG*`` variables) as much as ``host=db
+    dbname=trail``. Not a file's path, even one with an ``=`` in its name."""
+    text = text.strip()
+    position, found = 0, False
+    for pair in _PAIR.finditer(text):
+        if text[position : pair.start()].strip() or pair["key"] not in _KEYWORDS:
+            return False
+        position, found = pair.end(), True
+    return found and not text[position:].strip()
+
+
 def shown(dsn: str) -> str:
     """The DSN with any password replaced by ``***``: safe for messages, JSON, the index and docs."""
     text = dsn.strip()
