@@ -212,6 +212,27 @@ def test_a_path_nothing_edited_reads_the_edited_paths_through_their_index(fleet,
     assert "docs_edited" in plan, plan
 
 
+@pytest.mark.parametrize("encoding", ["LATIN1", "SQL_ASCII"])
+def test_a_database_not_in_utf8_is_refused_by_the_migration_with_what_to_do(pg_cluster, encoding):
+    """The shared index holds text of every language: a database in LATIN1 or SQL_ASCII stopped the
+    migration with the driver's bare UnicodeEncodeError; it is refused, before anything is made there,
+    with how to make one that can hold it."""
+    name = f"{encoding.lower()}{os.getpid()}_{next(_DATABASES)}"
+    with pg_cluster.connect("postgres") as conn:
+        conn.execute(
+            f"CREATE DATABASE {name} ENCODING '{encoding}' LC_COLLATE 'C' LC_CTYPE 'C' TEMPLATE template0"
+        )
+    dsn = pg_cluster.dsn(database=name)
+    with connect(dsn) as conn:
+        with pytest.raises(FleetError) as refused:
+            schema.migrate(conn, dsn)
+        made = conn.execute(
+            "SELECT count(*) FROM pg_namespace WHERE nspname = %s", (schema.SCHEMA,)
+        ).fetchone()
+    assert f"encoding {encoding}" in str(refused.value) and "ENCODING 'UTF8'" in str(refused.value)
+    assert made == (0,)
+
+
 def test_without_pgvector_the_migration_says_what_is_lost(fleet):
     with fleet.connect() as conn:
         if schema.require(conn).vector:

@@ -621,6 +621,7 @@ def migrate(conn: psycopg.Connection[Any], dsn: str = "") -> MigrateReport:
 
     notes: list[str] = []
     try:
+        _require_utf8(conn)
         with conn.transaction():
             unbounded(conn)  # the user asked for it; another migration is waited for
             conn.execute("SELECT pg_advisory_xact_lock(hashtextextended('trail_fleet:migrate', 0))")
@@ -701,6 +702,20 @@ def migrate(conn: psycopg.Connection[Any], dsn: str = "") -> MigrateReport:
         raise FleetError(f"cannot migrate the shared index: {clean(exc, dsn)}") from exc
     _INFO.clear()
     return MigrateReport(before, VERSION, vector, notes)
+
+
+def _require_utf8(conn: psycopg.Connection[Any]) -> None:
+    """Refuse a database whose encoding is not UTF-8: the shared index holds text of every language (its
+    functions' own patterns name Chinese and Japanese characters). LATIN1 cannot hold them, SQL_ASCII
+    stores bytes the server's parser then cuts as no language's words; both stopped the migration with a
+    bare ``UnicodeEncodeError`` of the driver."""
+    encoding = conn.info.parameter_status("server_encoding") or "UTF8"  # reported at every connection
+    if encoding.upper().replace("-", "") != "UTF8":
+        raise FleetError(
+            f"the database {conn.info.dbname} is in the encoding {encoding}; the shared index holds text "
+            "of every language and needs UTF8: make a database for it with CREATE DATABASE … ENCODING "
+            "'UTF8' TEMPLATE template0 (a managed service's databases are UTF8 already)"
+        )
 
 
 # What a long-lived caller's connection found at its last question: read again after this many seconds.
