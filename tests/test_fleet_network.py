@@ -19,6 +19,7 @@ import socket
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -27,6 +28,7 @@ from hermes_trail.fleet import schema
 from hermes_trail.fleet.connection import connect
 from hermes_trail.fleet.push import push
 from hermes_trail.index.sync import sync_index
+from pgserver import DATABASE, start_cluster
 
 pytestmark = [pytest.mark.pg, pytest.mark.slow]
 
@@ -58,14 +60,14 @@ class Link:
         tag = f"{os.getpid() % 10000}{random.randrange(100)}"
         self.space, self.here, self.there = f"trail{tag}", f"trh{tag}", f"trn{tag}"
         net = random.randrange(1, 250)
-        self.near, far = f"10.231.{net}.1", f"10.231.{net}.2"
+        self.near, self.far = f"10.231.{net}.1", f"10.231.{net}.2"
         _ip("netns", "add", self.space)
         try:
             _ip("link", "add", self.here, "type", "veth", "peer", "name", self.there)
             _ip("link", "set", self.there, "netns", self.space)
             _ip("addr", "add", f"{self.near}/30", "dev", self.here)
             _ip("link", "set", self.here, "up")
-            _ip("netns", "exec", self.space, "ip", "addr", "add", f"{far}/30", "dev", self.there)
+            _ip("netns", "exec", self.space, "ip", "addr", "add", f"{self.far}/30", "dev", self.there)
             _ip("netns", "exec", self.space, "ip", "link", "set", self.there, "up")
         except BaseException:
             self.remove()
@@ -165,3 +167,63 @@ def test_a_question_on_a_connection_the_network_dropped_ends_and_the_next_connec
         caller.kill()
         caller.wait(timeout=30)
         listen.close()
+
+
+# What the pushing machine in the namespace runs: the host's push lock taken as a push takes it, held as
+# while its writers work, until the machine is gone from the network (a laptop's lid closed mid-push).
+HOLDER = """
+import sys, time
+from hermes_trail.fleet.push import _host_lock
+with _host_lock(sys.argv[1], sys.argv[2]):
+    print("locked", flush=True)
+    time.sleep(900)
+"""
+
+
+def test_a_push_cut_off_by_the_network_lets_the_hosts_next_push_through_within_minutes(link, tmp_path):
+    """A machine gone from the network mid-push (its link dropped, its packets with it) left its push's
+    transaction open on the server, the host's lock with it, until the server's TCP gave up on it: two
+    hours and more with Linux's defaults, every later push of that host waiting behind it. The push's
+    transactions have the server probe their client (``tcp_keepalives_*``, the transaction's own), so the
+    server ends one whose client stopped answering within about a minute, and the next push goes through."""
+    import psycopg
+
+    from hermesdb import errands, write_home
+
+    cluster = start_cluster(tmp_path / "pg", also=link.near)
+    try:
+        admin = cluster.dsn(database=DATABASE)
+        with connect(admin) as conn:
+            schema.migrate(conn, admin)
+        home = write_home(tmp_path / "hermes", errands(1_800_000_000.0, "20261201", "7e7e7e"))
+        index = tmp_path / "index.db"
+        sync_index(index, homes=[home], parallel=False)
+        far = admin.replace("127.0.0.1", link.near)
+        holder = subprocess.Popen(
+            ["ip", "netns", "exec", link.space, sys.executable, "-c", HOLDER, far, "alpha"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            assert holder.stdout is not None and holder.stdout.readline() == "locked\n", holder.stderr
+            time.sleep(1.0)  # its last answer acknowledged: the lock's connection idle, as during a push
+            link.cut()  # the machine is gone: nothing it sends arrives, nothing reaches it
+            done: list = []
+            started = time.monotonic()
+            pushing = threading.Thread(target=lambda: done.append(push(index, admin, "alpha")), daemon=True)
+            pushing.start()
+            pushing.join(timeout=180)
+            took = time.monotonic() - started
+            assert done and done[0].pushed == done[0].sessions > 0, f"still waiting after {took:.0f} s"
+            assert took < 150
+            with psycopg.connect(admin, autocommit=True) as conn:
+                gone = conn.execute(
+                    "SELECT count(*) FROM pg_stat_activity WHERE client_addr = %s", (link.far,)
+                ).fetchone()
+            assert gone == (0,)
+        finally:
+            holder.kill()
+            holder.wait(timeout=30)
+    finally:
+        cluster.stop()

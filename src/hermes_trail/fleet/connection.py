@@ -43,19 +43,30 @@ KEEPALIVE = {
 # statement limit would cut again at every push. So the server's ``statement_timeout`` and ``lock_timeout``
 # (a managed service's default, or an administrator's for the database or a login) are lifted for their
 # transactions, and waiting for another push of the same host or another migration is waiting one's turn.
+# Their transactions hold the host's lock and its rows' locks, so the server probes their client as the
+# client probes the server (:data:`KEEPALIVE`), and gives up on what it sent when the client has not
+# acknowledged it for 30 s: a machine gone from the network mid-push (a laptop's lid closed) left them open
+# until the server's TCP gave up, two hours and more with Linux's defaults for an idle connection (a quarter
+# of an hour with an answer in flight), every later push of that host waiting behind them; the server now
+# ends them within about a minute.
 # Only ``SET LOCAL``'s kind (``set_config(..., true)``): a session's setting would go, through a pooler in
 # transaction mode, to another client. A search keeps the limits.
-_UNBOUNDED = (
-    "SELECT set_config('statement_timeout', '0', true), set_config('lock_timeout', '0', true)",
-    # The host's push lock is held by a transaction idle while the writers work.
+_PUSHING = (
     "SELECT set_config('statement_timeout', '0', true), set_config('lock_timeout', '0', true), "
-    "set_config('idle_in_transaction_session_timeout', '0', true)",
+    "set_config('tcp_keepalives_idle', '30', true), set_config('tcp_keepalives_interval', '10', true), "
+    "set_config('tcp_keepalives_count', '3', true), set_config('tcp_user_timeout', '30000', true)"
+)
+_UNBOUNDED = (
+    _PUSHING,
+    # The host's push lock is held by a transaction idle while the writers work.
+    _PUSHING + ", set_config('idle_in_transaction_session_timeout', '0', true)",
 )
 
 
 def unbounded(conn: psycopg.Connection[Any], idle: bool = False) -> None:
     """Lift the server's statement and lock time limits for the transaction ``conn`` is in (and, with
-    ``idle``, its limit on a transaction left idle): a push's and a migration's work (:data:`_UNBOUNDED`)."""
+    ``idle``, its limit on a transaction left idle), and have the server probe the client meanwhile: a
+    push's and a migration's work (:data:`_UNBOUNDED`)."""
     conn.execute(_UNBOUNDED[idle])
 
 
