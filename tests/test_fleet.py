@@ -233,6 +233,41 @@ def test_a_database_not_in_utf8_is_refused_by_the_migration_with_what_to_do(pg_c
     assert made == (0,)
 
 
+def test_an_administrator_who_is_no_superuser_sets_up_and_runs_the_shared_index(pg_vector_cluster, machines):
+    """As on a managed service (RDS's master user, Supabase's ``postgres``, Cloud SQL's admin): the
+    administrator owns the database and may create roles but is no superuser, and pgvector was installed
+    by the service. Everything a team does runs as that login: migrate (twice), register a host and a
+    reader, push for the host and as the administrator, search as the reader, and retire a machine; a push
+    settles its GIN pending lists (a function of the administrator's) with nothing to say."""
+    cluster = pg_vector_cluster
+    name = f"managed{os.getpid()}_{next(_DATABASES)}"
+    owner = f"{name}_admin"
+    with cluster.connect("postgres") as conn:
+        conn.execute(f"CREATE ROLE {owner} LOGIN PASSWORD 'admin-pw' CREATEROLE NOSUPERUSER")
+        conn.execute(f"CREATE DATABASE {name} OWNER {owner}")
+    with cluster.connect(name) as conn:
+        conn.execute("CREATE EXTENSION vector")  # the service's own, as its allow-list installs it
+    admin = cluster.dsn(user=owner, password="admin-pw", database=name)
+    with connect(admin) as conn:
+        assert not conn.execute("SELECT rolsuper FROM pg_roles WHERE rolname = current_user").fetchone()[0]
+        first = schema.migrate(conn, admin)
+        assert (first.before, first.after, first.vector, first.notes) == (0, schema.VERSION, True, [])
+        schema.add_host(conn, "alpha", f"{name}_alpha", "alpha-pw")
+        schema.add_reader(conn, f"{name}_reader", "reader-pw")
+    pushed = push(machines["alpha"][1], cluster.dsn(user=f"{name}_alpha", password="alpha-pw", database=name))
+    assert pushed.docs > 0 and pushed.notes == []
+    beta = push(machines["beta"][1], admin, "beta")
+    assert beta.docs > 0 and beta.notes == []
+    reader = cluster.dsn(user=f"{name}_reader", password="reader-pw", database=name)
+    found = fleet_search(reader, "docker compose")
+    assert {h.host for c in found.conversations for h in c.hits} == {"alpha", "beta"}
+    with connect(admin) as conn:
+        assert conn.execute("SELECT trail_fleet.remove_host('beta')").fetchone()[0] == beta.sessions
+        again = schema.migrate(conn, admin)
+        assert (again.before, again.after) == (schema.VERSION, schema.VERSION)
+    assert {h.host for c in fleet_search(reader, "docker compose").conversations for h in c.hits} == {"alpha"}
+
+
 def test_without_pgvector_the_migration_says_what_is_lost(fleet):
     with fleet.connect() as conn:
         if schema.require(conn).vector:
