@@ -21,6 +21,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -105,6 +106,18 @@ def _relay(listen: socket.socket, port: int) -> None:
             threading.Thread(target=pump, args=(a, b), daemon=True).start()
 
 
+def _migrated_with_errands(admin: str, tmp_path: Path) -> Path:
+    """The shared index at ``admin`` migrated, and a local index of errands Hermes wrote to push to it."""
+    from hermesdb import errands, write_home
+
+    with connect(admin) as conn:
+        schema.migrate(conn, admin)
+    home = write_home(tmp_path / "hermes", errands(1_800_000_000.0, "20261201", "5e5e5e"))
+    index = tmp_path / "index.db"
+    sync_index(index, homes=[home], parallel=False)
+    return index
+
+
 @pytest.fixture
 def link() -> Iterator[Link]:
     required = os.environ.get("TRAIL_REQUIRE_PG") == "1"
@@ -118,17 +131,11 @@ def link() -> Iterator[Link]:
 def test_a_question_on_a_connection_the_network_dropped_ends_and_the_next_connects_again(
     pg_cluster, link, tmp_path
 ):
-    from hermesdb import errands, write_home
-
     name = f"silent{os.getpid()}"
     with pg_cluster.connect("postgres") as conn:
         conn.execute(f"CREATE DATABASE {name}")
     admin = pg_cluster.dsn(database=name)
-    with connect(admin) as conn:
-        schema.migrate(conn, admin)
-    home = write_home(tmp_path / "hermes", errands(1_800_000_000.0, "20261201", "5e5e5e"))
-    index = tmp_path / "index.db"
-    sync_index(index, homes=[home], parallel=False)
+    index = _migrated_with_errands(admin, tmp_path)
     push(index, admin, "alpha")
     listen = socket.create_server((link.near, 0))
     threading.Thread(target=_relay, args=(listen, pg_cluster.port), daemon=True).start()
@@ -188,16 +195,10 @@ def test_a_push_cut_off_by_the_network_lets_the_hosts_next_push_through_within_m
     server ends one whose client stopped answering within about a minute, and the next push goes through."""
     import psycopg
 
-    from hermesdb import errands, write_home
-
     cluster = start_cluster(tmp_path / "pg", also=link.near)
     try:
         admin = cluster.dsn(database=DATABASE)
-        with connect(admin) as conn:
-            schema.migrate(conn, admin)
-        home = write_home(tmp_path / "hermes", errands(1_800_000_000.0, "20261201", "7e7e7e"))
-        index = tmp_path / "index.db"
-        sync_index(index, homes=[home], parallel=False)
+        index = _migrated_with_errands(admin, tmp_path)
         far = admin.replace("127.0.0.1", link.near)
         holder = subprocess.Popen(
             ["ip", "netns", "exec", link.space, sys.executable, "-c", HOLDER, far, "alpha"],
