@@ -41,6 +41,7 @@ from hermes_trail.index.sync import sync_index
 from hermes_trail.index.vectors import encode_pending
 from hermes_trail.serialize import search_json
 from hermesdb import DE_TYRES, EN_VENV, ZH_TETANUS, errands
+from pgserver import SUPERUSER
 
 pytestmark = pytest.mark.pg
 
@@ -233,6 +234,42 @@ def test_a_database_not_in_utf8_is_refused_by_the_migration_with_what_to_do(pg_c
     assert made == (0,)
 
 
+def _service_admin(cluster, name: str, given: bool = True) -> str:
+    """A login like a managed service's administrator (password ``admin-pw``): it may create roles and
+    owns the database ``name``, made for it, but is no superuser. The group roles are the server's and may
+    have been made by another administrator (another database's migration): made here by the superuser,
+    and ``given`` to this login WITH ADMIN OPTION, as the migration's note asks when they are not."""
+    owner = f"{name}_admin"
+    with cluster.connect("postgres") as conn:
+        conn.execute(f"CREATE ROLE {owner} LOGIN PASSWORD 'admin-pw' CREATEROLE NOSUPERUSER")
+        conn.execute(schema._group_roles())
+        if given:
+            conn.execute(f"GRANT {schema.PUSHER}, {schema.READER} TO {owner} WITH ADMIN OPTION")
+        conn.execute(f"CREATE DATABASE {name} OWNER {owner}")
+    return owner
+
+
+def test_an_administrator_who_may_not_give_the_group_roles_is_told_what_to_ask(pg_vector_cluster):
+    """From PostgreSQL 16 on, a login that may create roles may give only those it holds WITH ADMIN OPTION:
+    when another administrator of the server made the group roles, ``add_host`` failed ("permission denied
+    to grant role"). The migration says so, and what to ask for; once given, ``add_host`` works."""
+    cluster = pg_vector_cluster
+    name = f"ungiven{os.getpid()}_{next(_DATABASES)}"
+    owner = _service_admin(cluster, name, given=False)
+    with cluster.connect(name) as conn:
+        conn.execute("CREATE EXTENSION vector")  # the service's own
+    admin = cluster.dsn(user=owner, password="admin-pw", database=name)
+    with connect(admin) as conn:
+        notes = schema.migrate(conn, admin).notes
+    grant = f"GRANT {schema.PUSHER}, {schema.READER} TO {owner} WITH ADMIN OPTION"
+    assert any(note.endswith(grant) and "add_host" in note for note in notes), notes
+    with cluster.connect("postgres") as conn:
+        conn.execute(grant)
+    with connect(admin) as conn:
+        assert schema.migrate(conn, admin).notes == []
+        schema.add_host(conn, "alpha", f"{name}_alpha", "alpha-pw")
+
+
 def test_an_administrator_who_is_no_superuser_sets_up_and_runs_the_shared_index(pg_vector_cluster, machines):
     """As on a managed service (RDS's master user, Supabase's ``postgres``, Cloud SQL's admin): the
     administrator owns the database and may create roles but is no superuser, and pgvector was installed
@@ -241,10 +278,7 @@ def test_an_administrator_who_is_no_superuser_sets_up_and_runs_the_shared_index(
     settles its GIN pending lists (a function of the administrator's) with nothing to say."""
     cluster = pg_vector_cluster
     name = f"managed{os.getpid()}_{next(_DATABASES)}"
-    owner = f"{name}_admin"
-    with cluster.connect("postgres") as conn:
-        conn.execute(f"CREATE ROLE {owner} LOGIN PASSWORD 'admin-pw' CREATEROLE NOSUPERUSER")
-        conn.execute(f"CREATE DATABASE {name} OWNER {owner}")
+    owner = _service_admin(cluster, name)
     with cluster.connect(name) as conn:
         conn.execute("CREATE EXTENSION vector")  # the service's own, as its allow-list installs it
     admin = cluster.dsn(user=owner, password="admin-pw", database=name)
@@ -2292,6 +2326,48 @@ def test_a_one_shot_fleet_search_asks_the_meaning_server_for_its_vector(vector_f
     assert alone.conversations[0].hits[0].session_id == ZH_TETANUS
     ranked = [(c.hits[0].session_id, round(c.score, 9)) for c in served.conversations]
     assert ranked == [(c.hits[0].session_id, round(c.score, 9)) for c in alone.conversations]
+
+
+@pytest.mark.parametrize("superuser", [True, False])
+def test_extensions_in_a_schema_of_their_own_are_usable_by_every_login(
+    pg_vector_cluster, languages, superuser
+):
+    """A managed service may keep ``pg_trgm`` and ``vector`` in a schema of their own whose use it grants
+    only to its administrator (Supabase's ``extensions``): a reader's search by meaning was refused
+    ("permission denied for schema extensions"). ``--migrate`` lets the logins use it; an administrator who
+    may not grant that is told the statement for the schema's owner, which then does it."""
+    _, index = languages
+    name = f"extensions{os.getpid()}_{next(_DATABASES)}"
+    if superuser:
+        admin_role = SUPERUSER
+        with pg_vector_cluster.connect("postgres") as conn:
+            conn.execute(f"CREATE DATABASE {name}")
+    else:
+        admin_role = _service_admin(pg_vector_cluster, name)
+    with pg_vector_cluster.connect(name) as conn:  # the service's own schema, as its superuser makes it
+        conn.execute("CREATE SCHEMA extensions")
+        conn.execute("REVOKE ALL ON SCHEMA extensions FROM PUBLIC")
+        conn.execute(f"GRANT USAGE ON SCHEMA extensions TO {admin_role}")
+        for extension in ("vector", "pg_trgm"):
+            conn.execute(f"CREATE EXTENSION {extension} SCHEMA extensions")
+    shared = Fleet(pg_vector_cluster, name)
+    shared.admin = pg_vector_cluster.dsn(
+        user=admin_role, password=None if superuser else "admin-pw", database=name
+    )
+    with shared.connect() as conn:
+        report = schema.migrate(conn, shared.admin)
+    grant = 'GRANT USAGE ON SCHEMA "extensions" TO trail_fleet_pusher, trail_fleet_reader'
+    if superuser:
+        assert report.vector and report.notes == []
+    else:
+        assert report.vector and any("schema extensions" in n and n.endswith(grant) for n in report.notes)
+        with pg_vector_cluster.connect(name) as conn:
+            conn.execute(grant)  # as the schema's owner
+    push(index, shared.host_login("zeta"), "zeta")
+    reader = shared.reader_login()
+    found = fleet_search(reader, "appointment at the garage to change to winter tires")
+    assert found.conversations and found.conversations[0].hits[0].session_id == DE_TYRES
+    assert fleet_search(reader, "pyth").conversations  # a word being typed: through pg_trgm
 
 
 def test_a_host_may_not_write_another_hosts_passages(vector_fleet, languages):

@@ -698,10 +698,58 @@ def migrate(conn: psycopg.Connection[Any], dsn: str = "") -> MigrateReport:
                     (key, value),
                 )
             conn.execute(f"GRANT SELECT ON {SCHEMA}.fleet_meta TO {PUSHER}, {READER}")
+            for extensions in dict.fromkeys(filter(None, (trgm, vector_schema))):
+                notes += _usable(conn, extensions)
+            notes += _grantable(conn)
     except psycopg.Error as exc:
         raise FleetError(f"cannot migrate the shared index: {clean(exc, dsn)}") from exc
     _INFO.clear()
     return MigrateReport(before, VERSION, vector, notes)
+
+
+def _usable(conn: psycopg.Connection[Any], extensions: str) -> list[str]:
+    """Let the logins use the extensions in the schema ``extensions`` (the types, operators and functions of
+    ``pg_trgm`` and ``vector``): a managed service may keep them in a schema of their own whose use it
+    grants to its administrator alone (Supabase's ``extensions``), where a reader's search by meaning or by
+    a word's letters was refused ("permission denied for schema extensions"). What the administrator may
+    not grant (PostgreSQL then grants nothing, with a warning) is said, with the statement for the schema's
+    owner."""
+
+    def lacking() -> list[str]:
+        sql = "SELECT has_schema_privilege(%s, %s, 'USAGE')"
+        return [role for role in (PUSHER, READER) if not conn.execute(sql, (role, extensions)).fetchone()[0]]
+
+    if not (missing := lacking()):
+        return []
+    grant = f"GRANT USAGE ON SCHEMA {_quoted(extensions)} TO {', '.join(missing)}"
+    why = _try(conn, grant)
+    if not lacking():
+        return []
+    said = f"the logins may not use the extensions in the schema {extensions}"
+    return [f"{said}{f' ({why})' if why else ''}: as its owner, {grant}"]
+
+
+def _grantable(conn: psycopg.Connection[Any]) -> list[str]:
+    """Whether this administrator may give the group roles to the machines' logins (``add_host``,
+    ``add_reader``): roles are the server's, and when another administrator made them (another database's
+    migration, the service's own superuser), a login that may create roles but holds no ADMIN OPTION on
+    them may not, from PostgreSQL 16 on; ``add_host`` then failed. Said, with what to ask for. (Before 16,
+    a login that may create roles may give any role but a superuser's.)"""
+    superuser, creates = conn.execute(
+        "SELECT rolsuper, rolcreaterole FROM pg_roles WHERE rolname = current_user"
+    ).fetchone() or (False, False)
+    if superuser or (creates and conn.info.server_version < 160000):
+        return []
+    sql = "SELECT pg_has_role(current_user, %s, 'MEMBER WITH ADMIN OPTION')"
+    missing = [role for role in (PUSHER, READER) if not conn.execute(sql, (role,)).fetchone()[0]]
+    if not missing:
+        return []
+    roles = ", ".join(missing)
+    return [
+        f"{roles} were made by another administrator of this server, and this login may not give them to the "
+        f"machines' logins (trail_fleet.add_host, add_reader): as that administrator or a superuser, GRANT "
+        f"{roles} TO {conn.info.user} WITH ADMIN OPTION"
+    ]
 
 
 def _require_utf8(conn: psycopg.Connection[Any]) -> None:
