@@ -226,6 +226,35 @@ def test_the_cli_says_which_words_were_not_found(index, tmp_path):
     assert data["conversations"][0]["hits"][0]["session_id"] == DISK
 
 
+def test_an_error_pasted_whole_is_read_once_a_word_and_its_missing_words_are_named_once(index, monkeypatch):
+    """A traceback pasted as the question repeats its words: each was looked up again at each repeat (and
+    the spelling of a missing one at some fifty look-ups: 4 s on a home of six sessions), and named again in
+    what was not found. Each is looked up once and named once; a line names twelve and how many more."""
+    from hermes_trail.cli.tables import print_search
+    from hermes_trail.cli.term import Printer
+    from hermes_trail.formatting import listed
+
+    pasted = " ".join(
+        f'Traceback File "/srv/app/worker.py", line {n}, in restic_backup KeyError: shard_{n}'
+        for n in range(40)
+    )
+    spelt: list[str] = []
+    real = plan.respelled
+    monkeypatch.setattr(plan, "respelled", lambda conn, word: spelt.append(word) or real(conn, word))
+    result = search(index, pasted)
+    assert _first(result) == DISK  # "restic" is what the history has
+    assert len(result.missing) == len(set(result.missing)) and "shard_39" in result.missing
+    assert sorted(spelt) == sorted(set(spelt)) and len(spelt) <= len(result.missing) + 4
+    stream = io.StringIO()
+    print_search(Printer(stream), result)
+    said = " ".join(stream.getvalue().split())  # as wrapped to any width
+    assert f"and {len(result.missing) - 12} more" in said and "shard_20" not in said
+    assert (
+        listed(["a", "b"]) == "a, b"
+        and listed(list("abcdefghijklmn")) == "a, b, c, d, e, f, g, h, i, j, k, l and 2 more"
+    )
+
+
 def test_plan_reads_the_query_without_the_index_syntax_leaking(index):
     import sqlite3
 

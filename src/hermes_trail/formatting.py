@@ -43,6 +43,17 @@ def counted(count: int, noun: str, many: str | None = None) -> str:
     return f"{count:,} {noun if count == 1 else (many or noun + 's')}"
 
 
+# How many words a line names before it says how many more there are.
+MOST_LISTED = 12
+
+
+def listed(words: list[str], most: int = MOST_LISTED) -> str:
+    """``words`` joined by commas, up to ``most`` of them and how many more: the words a question pasted
+    whole (a traceback) does not find run to hundreds, which a line or an agent's page should not."""
+    shown = ", ".join(words[:most])
+    return shown if len(words) <= most else f"{shown} and {len(words) - most:,} more"
+
+
 def byte_size(count: int) -> str:
     """A size for people: "820 bytes", "176 KB", "1.3 GB" (1,024 a step; a tenth below ten)."""
     if count < 1024:

@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from typing import Any
 
-from hermes_trail.formatting import safe
+from hermes_trail.formatting import listed, safe
 from hermes_trail.frames import FRAME_CLOSE, FRAME_OPEN
 from hermes_trail.hermes.decode.compaction import SUMMARY_PREFIXES
 from hermes_trail.index.results import MARK_CLOSE, MARK_OPEN, Hit, SearchResult
@@ -265,7 +265,7 @@ def _reading(result: SearchResult) -> str:
     if result.when is not None:  # a time the question named ("yesterday"): in this machine's local time
         notes += f"{_clean(result.when.explained())}\n"
     if result.missing:
-        words = ", ".join(_clean(w) for w in result.missing)
+        words = listed([_clean(w) for w in result.missing])
         notes += f"No record has: {words}. The records below match the rest of the question or its meaning.\n"
     if result.spelled:
         read = "; ".join(

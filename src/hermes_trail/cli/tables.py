@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from hermes_trail.cli.term import Printer, Segment, cells, fit, fit_left
-from hermes_trail.formatting import clock, counted, dollars, safe
+from hermes_trail.formatting import clock, counted, dollars, listed, safe
 
 if TYPE_CHECKING:
     from hermes_trail.index.blame import BlameEntry
@@ -253,7 +253,7 @@ def print_search(out: Printer, result: SearchResult, shared: bool = False, encod
         if result.when is not None:
             out.line((safe(result.when.explained()), "dim"))
         if result.missing:
-            out.line((f"Not found anywhere: {safe(', '.join(result.missing))}", "dim"))
+            out.line((f"Not found anywhere: {safe(listed(result.missing))}", "dim"))
         _print_spelled(out, result.spelled, "dim")
         for said in result.unmatched:  # a filter nothing matches: a typo, not an empty history
             out.line((safe(said[0].upper() + said[1:]) + ".", "yellow"))
@@ -263,7 +263,7 @@ def print_search(out: Printer, result: SearchResult, shared: bool = False, encod
     if result.when is not None:  # a time the question named: what came from it
         out.line((safe(result.when.explained()), "yellow" if not result.when.within else "dim"))
     if result.missing:
-        words = safe(", ".join(result.missing))
+        words = safe(listed(result.missing))
         # no turn matched any word: what is shown was found by meaning alone
         shown = "what the other words find" if result.matches else "what is nearest in meaning"
         out.line((f"Not found anywhere: {words}; showing {shown}.", "yellow"))

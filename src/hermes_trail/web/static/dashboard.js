@@ -382,7 +382,8 @@
       drawIndexing(result.indexing);
       return;
     }
-    var missing = (result.missing || []).join(", ");
+    var absent = result.missing || [];  // the first twelve, and how many more (a pasted traceback's hundreds)
+    var missing = absent.slice(0, 12).join(", ") + (absent.length > 12 ? " and " + (absent.length - 12) + " more" : "");
     var spelled = result.spelled || {};
     var respelled = Object.keys(spelled).reduce(function (all, typed) { return all.concat(spelled[typed]); }, []);
     // A time the question named ("yesterday"): its words are no words to find; a question that asks for
