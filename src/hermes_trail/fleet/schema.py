@@ -717,7 +717,7 @@ def _usable(conn: psycopg.Connection[Any], extensions: str) -> list[str]:
 
     def lacking() -> list[str]:
         sql = "SELECT has_schema_privilege(%s, %s, 'USAGE')"
-        return [role for role in (PUSHER, READER) if not conn.execute(sql, (role, extensions)).fetchone()[0]]
+        return [role for role in (PUSHER, READER) if not _holds(conn, sql, (role, extensions))]
 
     if not (missing := lacking()):
         return []
@@ -727,6 +727,12 @@ def _usable(conn: psycopg.Connection[Any], extensions: str) -> list[str]:
         return []
     said = f"the logins may not use the extensions in the schema {extensions}"
     return [f"{said}{f' ({why})' if why else ''}: as its owner, {grant}"]
+
+
+def _holds(conn: psycopg.Connection[Any], sql: str, params: tuple[str, ...]) -> bool:
+    """What a privilege question (``has_schema_privilege``, ``pg_has_role``) answers."""
+    row = conn.execute(sql, params).fetchone()
+    return bool(row and row[0])
 
 
 def _grantable(conn: psycopg.Connection[Any]) -> list[str]:
@@ -741,7 +747,7 @@ def _grantable(conn: psycopg.Connection[Any]) -> list[str]:
     if superuser or (creates and conn.info.server_version < 160000):
         return []
     sql = "SELECT pg_has_role(current_user, %s, 'MEMBER WITH ADMIN OPTION')"
-    missing = [role for role in (PUSHER, READER) if not conn.execute(sql, (role,)).fetchone()[0]]
+    missing = [role for role in (PUSHER, READER) if not _holds(conn, sql, (role,))]
     if not missing:
         return []
     roles = ", ".join(missing)
