@@ -232,7 +232,7 @@ def test_an_error_pasted_whole_is_read_once_a_word_and_its_missing_words_are_nam
     what was not found. Each is looked up once and named once; a line names twelve and how many more."""
     from hermes_trail.cli.tables import print_search
     from hermes_trail.cli.term import Printer
-    from hermes_trail.formatting import listed
+    from hermes_trail.formatting import listed, quoted
 
     pasted = " ".join(
         f'Traceback File "/srv/app/worker.py", line {n}, in restic_backup KeyError: shard_{n}'
@@ -253,6 +253,14 @@ def test_an_error_pasted_whole_is_read_once_a_word_and_its_missing_words_are_nam
         listed(["a", "b"]) == "a, b"
         and listed(list("abcdefghijklmn")) == "a, b, c, d, e, f, g, h, i, j, k, l and 2 more"
     )
+    # Nothing found: the question is quoted back by its start, not whole.
+    nothing = search(index, "zeppelin " * 40)
+    stream = io.StringIO()
+    print_search(Printer(stream), nothing)
+    said = " ".join(stream.getvalue().split())  # as wrapped to any width
+    assert not nothing.conversations and said.startswith(f"No match for {quoted(nothing.query)}.")
+    assert len(quoted(nothing.query)) == 82 and nothing.query.count("zeppelin") == 40
+    assert quoted("a \n b") == "'a b'" and quoted("x" * 100) == repr("x" * 79 + "…")
 
 
 def test_plan_reads_the_query_without_the_index_syntax_leaking(index):

@@ -43,6 +43,17 @@ def counted(count: int, noun: str, many: str | None = None) -> str:
     return f"{count:,} {noun if count == 1 else (many or noun + 's')}"
 
 
+# How much of a question a message quotes back.
+MOST_QUOTED = 80
+
+
+def quoted(text: str, most: int = MOST_QUOTED) -> str:
+    """A question as a message quotes it back (``repr``'s quotes, terminal-safe), its first ``most``
+    characters and an ellipsis when longer: an error pasted whole was printed back whole."""
+    text = " ".join(text.split())
+    return repr(safe(text if len(text) <= most else text[: most - 1].rstrip() + "…"))
+
+
 # How many words a line names before it says how many more there are.
 MOST_LISTED = 12
 

@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from hermes_trail.cli.term import Printer, Segment, cells, fit, fit_left
-from hermes_trail.formatting import clock, counted, dollars, listed, safe
+from hermes_trail.formatting import clock, counted, dollars, listed, quoted, safe
 
 if TYPE_CHECKING:
     from hermes_trail.index.blame import BlameEntry
@@ -249,7 +249,7 @@ def print_search(out: Printer, result: SearchResult, shared: bool = False, encod
     (``shared``: the shared index's answer, whose missing passages are the pushing hosts' to send;
     ``encoding``: a stage behind the queries is encoding this index's missing passages)."""
     if not result.conversations:
-        out.line(f"No match for {safe(result.query)!r}.")
+        out.line(f"No match for {quoted(result.query)}.")
         if result.when is not None:
             out.line((safe(result.when.explained()), "dim"))
         if result.missing:
@@ -479,7 +479,7 @@ def print_blame(out: Printer, path: str, entries: list[BlameEntry], near: list[s
 def print_how(out: Printer, what: str, entries: list[HowEntry]) -> None:
     """Commands that match, by sessions that ran them and their success rate."""
     if not entries:
-        out.line(f"No command on record does {safe(what)!r}.")
+        out.line(f"No command on record does {quoted(what)}.")
         return
     _print_spelled(out, entries[0].spelled, "yellow")
     if entries[0].lacks:
