@@ -261,6 +261,7 @@ def test_an_error_pasted_whole_is_read_once_a_word_and_its_missing_words_are_nam
     assert not nothing.conversations and said.startswith(f"No match for {quoted(nothing.query)}.")
     assert len(quoted(nothing.query)) == 82 and nothing.query.count("zeppelin") == 40
     assert quoted("a \n b") == "'a b'" and quoted("x" * 100) == repr("x" * 79 + "…")
+    assert listed(["y" * 5000, "z"]) == "y" * 39 + "…, z"  # a base64 blob pasted as one word
 
 
 def test_plan_reads_the_query_without_the_index_syntax_leaking(index):

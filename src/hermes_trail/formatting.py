@@ -54,14 +54,18 @@ def quoted(text: str, most: int = MOST_QUOTED) -> str:
     return repr(safe(text if len(text) <= most else text[: most - 1].rstrip() + "…"))
 
 
-# How many words a line names before it says how many more there are.
+# How many words a line names before it says how many more there are, and how much of each.
 MOST_LISTED = 12
+MOST_QUOTED_WORD = 40
 
 
 def listed(words: list[str], most: int = MOST_LISTED) -> str:
-    """``words`` joined by commas, up to ``most`` of them and how many more: the words a question pasted
-    whole (a traceback) does not find run to hundreds, which a line or an agent's page should not."""
-    shown = ", ".join(words[:most])
+    """``words`` joined by commas, up to ``most`` of them and how many more, each cut at
+    :data:`MOST_QUOTED_WORD` characters: the words a question pasted whole (a traceback, a base64 blob)
+    does not find run to hundreds, or one to thousands of characters, which a line or an agent's page
+    should not."""
+    cut = MOST_QUOTED_WORD
+    shown = ", ".join(w if len(w) <= cut else w[: cut - 1] + "…" for w in words[:most])
     return shown if len(words) <= most else f"{shown} and {len(words) - most:,} more"
 
 
