@@ -132,6 +132,23 @@ def test_a_question_may_be_typed_without_quotes(home, tmp_path):
     )  # asked, nothing found: not a usage error
 
 
+def test_a_terminals_colours_in_a_question_are_not_its_words(home, tmp_path):
+    """An error piped with its colours (``cargo build --color=always 2>&1 | trail fix``) or pasted with them:
+    "\x1b[1;31minvoice" was searched as the word "1;31minvoice", which no turn has (Hermes keeps its tools'
+    output without escape sequences). The question is read as the words a terminal shows."""
+    index = ["--index", str(tmp_path / "index.db"), "--home", str(home)]
+    plain = json.loads(trail("search", "invoice exporter", "--json", *index).stdout)
+    coloured = "\x1b[1;31minvoice\x1b[0m \x1b]8;;https://example.com\x1b\\exporter\x1b]8;;\x1b\\\x1b(B"
+    searched = json.loads(trail("search", coloured, "--json", *index).stdout)
+    assert searched["query"] == "invoice exporter" and searched["missing"] == []
+    assert searched["conversations"] == plain["conversations"] and plain["conversations"]
+    piped = trail("fix", "--json", *index, stdin="\x1b[31mError:\x1b[0m invoice failed\n")
+    asked = trail("fix", "Error: invoice failed", "--json", *index)
+    got, want = json.loads(piped.stdout), json.loads(asked.stdout)
+    assert piped.returncode == asked.returncode and got.pop("error").strip() == want.pop("error")
+    assert got == want
+
+
 def test_a_blank_question_is_a_usage_error(home, tmp_path):
     """Nothing to look for is no "No match": the command says what it wants, exit 2."""
     index = ["--index", str(tmp_path / "index.db"), "--home", str(home)]

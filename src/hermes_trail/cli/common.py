@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -213,13 +214,23 @@ def usage_error(message: str) -> NoReturn:
     fail(message, EXIT_USAGE)
 
 
+# A terminal's escape sequences in a question (``cargo build --color=always 2>&1 | trail fix``): CSI
+# (colours, cursor moves), OSC (a title, a link), a character set chosen (``tput sgr0``'s "\x1b(B") and
+# the two-byte ones. Hermes keeps its tools' output
+# without them, so the question is read as the words a terminal shows; "\x1b[31merror" was the word
+# "31merror", which no turn has.
+_ESCAPES = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[ -/]+[0-~]|[@-Z\\-_])")
+
+
 def question(words: list[str] | None, blank: str, phrases: bool = False, piped: bool = False) -> str:
     """The question typed as ``words`` (:func:`typed_words`), else with ``piped`` what standard input holds
-    when it is no terminal (``pytest 2>&1 | trail fix``); a blank one is a usage error saying ``blank``
-    (nothing to look for is no "No match")."""
+    when it is no terminal (``pytest 2>&1 | trail fix``), a terminal's escape sequences left out; a blank
+    one is a usage error saying ``blank`` (nothing to look for is no "No match")."""
     text = typed_words(words, phrases)
     if text is None:
         text = sys.stdin.read() if piped and not sys.stdin.isatty() else ""
+    if "\x1b" in text:
+        text = _ESCAPES.sub("", text)
     if not text.strip():
         usage_error(blank)
     return text
