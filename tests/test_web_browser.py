@@ -11,6 +11,7 @@ the test.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
 import urllib.parse
@@ -933,6 +934,28 @@ def test_search_snippets_marks_escapes_back_and_no_match(story_tab, story):
     page.wait_for_selector("body[data-search=qwertyuiopzz]")
     results = page.locator("#results").inner_text()
     assert "No match for" in results and "matching turn" not in results, results
+
+
+def test_a_log_pasted_whole_into_the_search_box_is_searched_by_its_ends(story_tab, story):
+    """A traceback of 60,000 characters pasted into the box: its address was past what the server reads
+    (64 KB), refused with a page of HTML, and the box said "Search failed: Unexpected token". It is sent as
+    its first and last 3,000 characters (the error a log ends on is its last line), and the results say
+    so; the server's refusal of a line too long is JSON for the API, as its other errors are."""
+    page = story_tab.page
+    _dashboard(page, origin(story) + "/")
+    frames = " ".join(f'File "/srv/app/stage_{n}.py", line {n}, in step_{n} 中文 {n}' for n in range(1200))
+    pasted = f"{frames} RuntimeError: rollout"
+    assert len(pasted) > 60_000
+    page.locator("#search").fill(pasted)
+    page.wait_for_selector("body[data-search] #results:not([hidden])")
+    results = page.locator("#results").inner_text()
+    assert "Search failed" not in results, results[:300]
+    assert f"Searched the first and last 3,000 characters of the {len(pasted):,} given." in results
+    assert "rollout" in [m.lower() for m in page.locator("#results mark").all_inner_texts()]
+    refused = page.evaluate(
+        "fetch('/api/search?q=' + 'x'.repeat(70000)).then(r => r.text().then(t => [r.status, t]))"
+    )
+    assert refused[0] == 414 and json.loads(refused[1]) == {"error": "Request-URI Too Long"}
 
 
 def test_search_keeps_what_only_meaning_found_apart_and_counts_a_title_as_a_match(story_tab, story):

@@ -165,7 +165,11 @@ class Handler(BaseHTTPRequestHandler):
         self._send(status, body, "application/json; charset=utf-8")
 
     def _error(self, status: int, message: str, extra: dict[str, str] | None = None) -> None:
-        if getattr(self, "path", "").startswith("/api/"):
+        # Read off the request's own line: one the standard library refused (too long) has no path yet, and
+        # a connection kept alive still holds the path of the request before.
+        line = getattr(self, "raw_requestline", b"")[:64].decode("latin-1").split(" ")
+        asked = line[1] if len(line) > 1 else getattr(self, "path", "")
+        if asked.startswith("/api/"):
             body = json.dumps({"error": message}, ensure_ascii=False).encode("utf-8", "replace")
             self._send(status, body, "application/json; charset=utf-8", extra)
         else:

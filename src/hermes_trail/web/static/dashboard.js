@@ -450,13 +450,30 @@
     return near;
   }
 
+  // A question pasted whole (a log, a traceback) is sent as its first and last MOST_SENT characters: an
+  // address past what the server reads (64 KB) was refused, and the error a log ends on is its last line.
+  var MOST_SENT = 3000;
+  function sent(words) {
+    var chars = Array.from(words);  // by character, never half of a pair of UTF-16 units
+    if (chars.length <= 2 * MOST_SENT) return words;
+    return chars.slice(0, MOST_SENT).join("") + " " + chars.slice(-MOST_SENT).join("");
+  }
+
   function search() {
     var words = $("search").value.trim();
     var seq = ++state.searchSeq;
     syncUrl();
     if (!words) { $("results").hidden = true; $("results").textContent = ""; return; }
-    getJSON("/api/search?" + query({q: words, limit: 10})).then(function (result) {
-      if (seq === state.searchSeq) { drawResults(result); document.body.setAttribute("data-search", words); }
+    var asked = sent(words);
+    getJSON("/api/search?" + query({q: asked, limit: 10})).then(function (result) {
+      if (seq !== state.searchSeq) return;
+      drawResults(result);
+      if (asked !== words) {
+        var pasted = Array.from(words).length.toLocaleString("en-US");
+        $("results").insertBefore(el("p", "missing", "Searched the first and last " +
+          MOST_SENT.toLocaleString("en-US") + " characters of the " + pasted + " given."), $("results").firstChild);
+      }
+      document.body.setAttribute("data-search", words);
     }).catch(function (e) {
       if (seq === state.searchSeq) { $("results").hidden = false; $("results").textContent = "Search failed: " + e.message; }
     });
