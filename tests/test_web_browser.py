@@ -952,6 +952,12 @@ def test_a_log_pasted_whole_into_the_search_box_is_searched_by_its_ends(story_ta
     assert "Search failed" not in results, results[:300]
     assert f"Searched the first and last 3,000 characters of the {len(pasted):,} given." in results
     assert "rollout" in [m.lower() for m in page.locator("#results mark").all_inner_texts()]
+    # The address keeps what was searched, so a reload (or Back) comes back to it rather than being refused.
+    page.reload()
+    page.wait_for_selector("body[data-sessions=ready]")
+    kept = page.locator("#search").input_value()
+    assert kept.startswith('File "/srv/app/stage_0.py"') and kept.endswith("RuntimeError: rollout")
+    assert len(kept) == 6_001
     refused = page.evaluate(
         "fetch('/api/search?q=' + 'x'.repeat(70000)).then(r => r.text().then(t => [r.status, t]))"
     )

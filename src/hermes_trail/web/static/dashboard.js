@@ -501,7 +501,7 @@
   function syncUrl() {
     var params = new URLSearchParams(filters());
     var words = $("search").value.trim();
-    if (words) params.set("q", words);
+    if (words) params.set("q", sent(words));  // what was searched: a whole log's address is refused
     if (state.by !== "day") params.set("by", state.by);
     if (state.offset) params.set("offset", state.offset);
     var text = params.toString();
