@@ -1591,6 +1591,18 @@ def psycopg_conninfo(dsn: str) -> dict[str, str]:
     return {key: str(value) for key, value in psycopg.conninfo.conninfo_to_dict(dsn).items()}
 
 
+def test_an_error_pasted_whole_is_read_once_a_word_in_the_shared_index_as_locally(fleet, machines):
+    """A traceback pasted as the question repeats its words: the shared index looked each repeat up again
+    (and the spelling of a missing one, a round trip of look-ups each) and named it again as missing. It
+    reads each word once and names it once, as the local index does."""
+    push(machines["alpha"][1], fleet.admin, "alpha")
+    pasted = " ".join(f"Traceback docker compose KeyError shard_{n % 25} zzqfoo{n % 7}" for n in range(60))
+    local = local_search(machines["alpha"][1], pasted)
+    shared = fleet_search(fleet.admin, pasted)
+    assert shared.missing == local.missing and len(set(shared.missing)) == len(shared.missing) > 0
+    assert shared.conversations  # "docker compose" answers (the order is the words' and, locally, meaning's)
+
+
 def test_search_and_recall_fleet_print_as_the_local_commands(fleet, machines, capsys):
     from hermes_trail.cli.share_cmd import recall_fleet, search_fleet
 

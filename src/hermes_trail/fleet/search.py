@@ -311,8 +311,9 @@ def _plan(conn: psycopg.Connection[Any], text: str, checked: bool) -> _Plan:
         prefix = last.text
         kept = [t for t in kept if t is not last]
     if checked and kept:
-        found = _exist(conn, kept)
-        for term, there in zip(kept, found, strict=True):
+        once = list(dict.fromkeys(kept))  # each word once, as locally (an error pasted whole repeats them)
+        found = _exist(conn, once)
+        for term, there in zip(once, found, strict=True):
             if there or term.prefix:
                 continue
             typed = query.Term(term.text, prefix=True)
