@@ -45,6 +45,8 @@ def _keys(value: object) -> set[str]:
 def test_plain_drops_terminal_sequences_and_shows_other_controls():
     assert plain(w.ANSI) == "red alert done"
     assert plain("a\x07b\r\nc\x00") == "a\\x07b\nc\\x00"
+    # A character set chosen (nF: ``tput sgr0`` ends with "\x1b(B"), as a question's escapes are read.
+    assert plain("\x1b[1mbold\x1b(B\x1b[m text") == "bold text"
 
 
 def test_the_view_pairs_outputs_under_calls_and_keeps_hidden_rows(home):

@@ -14,6 +14,16 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2
 _JSON_RAW = re.compile(r"[\x7f-\x9f\u2028\u2029]")
 
 
+# ESC-introduced sequences a terminal acts on: CSI (colours, cursor), OSC (titles, links; its terminator
+# optional), nF (a character set chosen: ``tput sgr0``'s "\x1b(B"), the short two-character ones, and the
+# 8-bit CSI. Formatting, never content: what is shown (the viewer, an export) and what is asked (a question
+# piped with its colours) leave them out.
+TERMINAL_ESCAPES = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[ -/]+[0-~]|\x1b[@-Z\\-_]"
+    r"|\x9b[0-?]*[ -/]*[@-~]"
+)
+
+
 def safe(text: str) -> str:
     """Text with every control character but newline and tab shown as an escape (``\\x1b``, ``\\u202e``)."""
     return _CONTROL.sub(_escape, text)
@@ -47,11 +57,15 @@ def counted(count: int, noun: str, many: str | None = None) -> str:
 MOST_QUOTED = 80
 
 
+def shortened(text: str, most: int) -> str:
+    """``text`` when it has at most ``most`` characters, else its first ones and "…" in ``most``."""
+    return text if len(text) <= most else text[: most - 1].rstrip() + "…"
+
+
 def quoted(text: str, most: int = MOST_QUOTED) -> str:
     """A question as a message quotes it back (``repr``'s quotes, terminal-safe), its first ``most``
     characters and an ellipsis when longer: an error pasted whole was printed back whole."""
-    text = " ".join(text.split())
-    return repr(safe(text if len(text) <= most else text[: most - 1].rstrip() + "…"))
+    return repr(safe(shortened(" ".join(text.split()), most)))
 
 
 # How many words a line names before it says how many more there are, and how much of each.
@@ -64,8 +78,7 @@ def listed(words: list[str], most: int = MOST_LISTED) -> str:
     :data:`MOST_QUOTED_WORD` characters: the words a question pasted whole (a traceback, a base64 blob)
     does not find run to hundreds, or one to thousands of characters, which a line or an agent's page
     should not."""
-    cut = MOST_QUOTED_WORD
-    shown = ", ".join(w if len(w) <= cut else w[: cut - 1] + "…" for w in words[:most])
+    shown = ", ".join(shortened(w, MOST_QUOTED_WORD) for w in words[:most])
     return shown if len(words) <= most else f"{shown} and {len(words) - most:,} more"
 
 

@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from datetime import datetime
 
-from hermes_trail.formatting import safe
+from hermes_trail.formatting import safe, shortened
 from hermes_trail.model import Session, ToolCall, Turn
 from hermes_trail.redact import redact
 
@@ -209,14 +209,12 @@ def _one_line(text: str, most: int) -> str:
     """``text`` on one line of at most ``most`` characters, redacted before it is cut: a cut secret may
     no longer have the shape that finds it."""
     flat = _SPACE.sub(" ", redact(text)).strip()
-    return flat if len(flat) <= most else flat[: most - 1].rstrip() + "…"
+    return shortened(flat, most)
 
 
 def _quote(text: str, most: int) -> str:
     """``text`` as a Markdown quote of at most ``most`` characters, redacted before it is cut."""
-    body = redact(text).strip()
-    if len(body) > most:
-        body = body[: most - 1].rstrip() + "…"
+    body = shortened(redact(text).strip(), most)
     return "\n".join("> " + line if line.strip() else ">" for line in body.splitlines())
 
 

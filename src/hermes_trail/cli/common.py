@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -214,14 +213,6 @@ def usage_error(message: str) -> NoReturn:
     fail(message, EXIT_USAGE)
 
 
-# A terminal's escape sequences in a question (``cargo build --color=always 2>&1 | trail fix``): CSI
-# (colours, cursor moves), OSC (a title, a link), a character set chosen (``tput sgr0``'s "\x1b(B") and
-# the two-byte ones. Hermes keeps its tools' output
-# without them, so the question is read as the words a terminal shows; "\x1b[31merror" was the word
-# "31merror", which no turn has.
-_ESCAPES = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[ -/]+[0-~]|[@-Z\\-_])")
-
-
 def question(words: list[str] | None, blank: str, phrases: bool = False, piped: bool = False) -> str:
     """The question typed as ``words`` (:func:`typed_words`), else with ``piped`` what standard input holds
     when it is no terminal (``pytest 2>&1 | trail fix``), a terminal's escape sequences left out; a blank
@@ -229,8 +220,13 @@ def question(words: list[str] | None, blank: str, phrases: bool = False, piped: 
     text = typed_words(words, phrases)
     if text is None:
         text = sys.stdin.read() if piped and not sys.stdin.isatty() else ""
-    if "\x1b" in text:
-        text = _ESCAPES.sub("", text)
+    if "\x1b" in text or "\x9b" in text:
+        # An error piped or pasted with its colours (``cargo build --color=always 2>&1 | trail fix``): read
+        # as the words a terminal shows, as Hermes keeps its tools' output ("\x1b[31merror" was the word
+        # "31merror", which no turn has).
+        from hermes_trail.formatting import TERMINAL_ESCAPES
+
+        text = TERMINAL_ESCAPES.sub("", text)
     if not text.strip():
         usage_error(blank)
     return text

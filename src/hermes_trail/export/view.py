@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from hermes_trail.formatting import safe
+from hermes_trail.formatting import TERMINAL_ESCAPES, safe
 from hermes_trail.hermes.decode.tooloutput import replay_text
 from hermes_trail.hermes.decode.tools import call_subject
 from hermes_trail.model import Command, FileEdit, Image, Permission, Session, ToolCall, Turn
@@ -24,17 +24,12 @@ from hermes_trail.serialize import cost_json, iso, tokens_json
 from hermes_trail.transcript import money
 
 VIEW_VERSION = 1
-# ESC-introduced sequences a terminal acts on: CSI (colours, cursor), OSC (titles, links), and the short
-# two-character ones; all are removed, not shown, since they are formatting and never content.
-_ANSI = re.compile(
-    r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]|\x9b[0-?]*[ -/]*[@-~]"
-)
 
 
 def plain(text: str) -> str:
     """Terminal escape sequences removed; every other control character but newline and tab made visible,
     bidirectional controls included (``formatting.safe``), so an override cannot reorder what follows."""
-    return safe(_ANSI.sub("", text.replace("\r\n", "\n")))
+    return safe(TERMINAL_ESCAPES.sub("", text.replace("\r\n", "\n")))
 
 
 def resume_command(session: Session) -> str:

@@ -51,23 +51,20 @@ KEEPALIVE = {
 # ends them within about a minute.
 # Only ``SET LOCAL``'s kind (``set_config(..., true)``): a session's setting would go, through a pooler in
 # transaction mode, to another client. A search keeps the limits.
-_PUSHING = (
+_UNBOUNDED = (
     "SELECT set_config('statement_timeout', '0', true), set_config('lock_timeout', '0', true), "
     "set_config('tcp_keepalives_idle', '30', true), set_config('tcp_keepalives_interval', '10', true), "
     "set_config('tcp_keepalives_count', '3', true), set_config('tcp_user_timeout', '30000', true)"
-)
-_UNBOUNDED = (
-    _PUSHING,
-    # The host's push lock is held by a transaction idle while the writers work.
-    _PUSHING + ", set_config('idle_in_transaction_session_timeout', '0', true)",
 )
 
 
 def unbounded(conn: psycopg.Connection[Any], idle: bool = False) -> None:
     """Lift the server's statement and lock time limits for the transaction ``conn`` is in (and, with
-    ``idle``, its limit on a transaction left idle), and have the server probe the client meanwhile: a
-    push's and a migration's work (:data:`_UNBOUNDED`)."""
-    conn.execute(_UNBOUNDED[idle])
+    ``idle``, its limit on a transaction left idle: the host's push lock is held by one idle while the
+    writers work), and have the server probe the client meanwhile: a push's and a migration's work
+    (:data:`_UNBOUNDED`)."""
+    idling = ", set_config('idle_in_transaction_session_timeout', '0', true)" if idle else ""
+    conn.execute(_UNBOUNDED + idling)
 
 
 class FleetError(TrailError):

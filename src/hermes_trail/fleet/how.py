@@ -25,6 +25,7 @@ from hermes_trail.fleet.search import (
     _tsquery_sql,
     bm25,
 )
+from hermes_trail.formatting import shortened
 from hermes_trail.index import query
 from hermes_trail.index.how import (
     PROMPT_CHARS,
@@ -189,7 +190,7 @@ def _prompt_texts(conn: psycopg.Connection[Any], ids: list[int]) -> dict[int, st
     texts: dict[int, str] = {}
     for doc, text in rows:
         line = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
-        texts[doc] = line if len(line) <= PROMPT_CHARS else line[: PROMPT_CHARS - 1].rstrip() + "…"
+        texts[doc] = shortened(line, PROMPT_CHARS)
     return texts
 
 

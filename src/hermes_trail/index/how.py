@@ -48,6 +48,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from hermes_trail.formatting import shortened
 from hermes_trail.index import query, spelling
 from hermes_trail.index.stopwords import is_stopword
 
@@ -368,7 +369,7 @@ def _prompt_texts(conn: sqlite3.Connection, ids: list[int]) -> dict[int, str]:
     texts: dict[int, str] = {}
     for doc, text in rows:
         line = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
-        texts[doc] = line if len(line) <= PROMPT_CHARS else line[: PROMPT_CHARS - 1].rstrip() + "…"
+        texts[doc] = shortened(line, PROMPT_CHARS)
     return texts
 
 
