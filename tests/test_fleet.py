@@ -2571,6 +2571,88 @@ def test_an_index_of_version_6_is_migrated_to_count_its_bigrams(fleet, tmp_path)
     assert found.missing == [] and found.conversations[0].hits[0].session_id.endswith("_b5b5b5")
 
 
+GLUED_ZH, GLUED_JA, GLUED_KO = "20261107_090000_a7a7a7", "20261107_100000_b7b7b7", "20261107_110000_c7c7c7"
+
+
+def _glued_home(tmp_path: Path) -> Path:
+    """Words of other scripts inside runs of Chinese and Japanese, a Korean particle after one, and an
+    input method's full-width letters and digits."""
+    from hermesdb import chat, write_home
+
+    start = 1_793_000_000.0
+    said = {
+        GLUED_ZH: ("帮我用Docker部署Postgres数据库", "已经用Docker部署好了Postgres，端口5432。"),
+        GLUED_JA: ("ＡＰＩキーを更新して", "ＡＰＩキーを２つ更新しました。systemctlで確認済みです。"),
+        GLUED_KO: ("Nginx를 재시작해 주세요", "Nginx를 재시작했습니다."),
+    }
+    return write_home(
+        tmp_path / "hermes",
+        [
+            *(chat(sid, pair, start=start + 60 * n) for n, (sid, pair) in enumerate(said.items())),
+            *errands(start, "20261107", "e7e7e7", first=12),
+        ],
+    )
+
+
+GLUED_QUESTIONS = [
+    ("docker", GLUED_ZH),
+    ("5432", GLUED_ZH),
+    ("api", GLUED_JA),
+    ("ＡＰＩキー", GLUED_JA),
+    ("systemctl", GLUED_JA),
+    ("nginx 재시작", GLUED_KO),
+]
+
+
+def test_words_inside_a_run_of_chinese_japanese_or_korean_are_found_as_locally(fleet, tmp_path):
+    """PostgreSQL's parser, as the local tokenizer did, read "用Docker部署Postgres" as one word and
+    "ＡＰＩ" as letters of their own: docker, 5432, api, systemctl and nginx were found in none of these
+    sessions. A push now sends each such doc's words apart, its full-width letters as ASCII (schema
+    version 8, in ``folded``), and a question is read so: the shared index finds what the local one
+    finds, the same turns, and marks the word as it is written. Its BM25 counts the words so too."""
+    index = tmp_path / "index.db"
+    sync_index(index, homes=[_glued_home(tmp_path)], parallel=False)
+    push(index, fleet.admin, "xi")
+    for question, expected in GLUED_QUESTIONS:
+        local = local_search(index, question)
+        shared = fleet_search(fleet.admin, question, hosts=["xi"])
+        assert shared.missing == local.missing == [], question
+        assert local.conversations[0].hits[0].session_id == expected, question
+        assert shared.conversations and shared.conversations[0].hits[0].session_id == expected, question
+        assert shared.matches == local.matches, question
+        marked = [sorted(h.snippet for h in r.conversations[0].hits) for r in (shared, local)]
+        assert marked[0] == marked[1], question
+    with fleet.connect() as conn:
+        tokens = conn.execute(
+            "SELECT tokens FROM trail_fleet.sessions WHERE host = 'xi' AND session_id = %s", (GLUED_ZH,)
+        ).fetchone()[0]
+    # 帮我用 Docker 部署 Postgres 数据库; 已经用 Docker 部署好了 Postgres 端口 5432 (were 1 + 3)
+    assert tokens == 5 + 6
+
+
+def test_an_index_of_version_7_is_migrated_to_read_words_inside_a_run(fleet, tmp_path):
+    """Version 8 reads the words inside a run and full-width letters as the local index does: --migrate
+    reads the docs pushed before so (in SQL, the same classes), so nothing needs pushing again; a doc
+    folded for its accents keeps them folded."""
+    index = tmp_path / "index.db"
+    sync_index(index, homes=[_glued_home(tmp_path)], parallel=False)
+    push(index, fleet.admin, "omicron")
+    with fleet.connect() as conn:
+        made = dict(conn.execute("SELECT id, folded FROM trail_fleet.docs WHERE host = 'omicron'").fetchall())
+        assert sum(folded is not None for folded in made.values()) == 6
+        # The docs as version 7 left them: only their accents folded (these have none).
+        conn.execute("UPDATE trail_fleet.docs SET folded = NULL WHERE host = 'omicron'")
+    assert fleet_search(fleet.admin, "docker", hosts=["omicron"]).missing == ["docker"]
+    _refused_then_migrated(fleet, 7, "docker")
+    with fleet.connect() as conn:
+        read = "SELECT id, folded FROM trail_fleet.docs WHERE host = 'omicron'"
+        again = dict(conn.execute(read).fetchall())
+    assert again == made
+    for question, expected in GLUED_QUESTIONS:
+        found = fleet_search(fleet.admin, question, hosts=["omicron"])
+        assert found.missing == [] and found.conversations[0].hits[0].session_id == expected, question
+
+
 def _tsv_made_as(conn, expression: str) -> None:
     """The docs' tsvector made as an earlier version made it (``expression``), as a database that version
     left would hold it."""

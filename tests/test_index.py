@@ -551,3 +551,105 @@ def test_a_real_is_marked_the_same_by_every_sqlite(home):
         conn.execute("UPDATE sessions SET started_at = ? WHERE id = ?", (math.nextafter(started, 2e9), ROOT))
     conn.close()
     assert mark() != first
+
+
+# -- words of another script inside a run of Chinese, Japanese or Korean, and full-width letters -------------
+GLUED = {
+    "20261101_100000_a1a1a1": ("Redisを再起動してください", "Redisを再起動しました。systemctlで確認済み。"),
+    "20261102_100000_b2b2b2": ("帮我用Docker部署Postgres数据库", "已经用Docker部署好了Postgres，端口5432。"),
+    "20261103_100000_c3c3c3": ("ＡＰＩキーを更新して", "ＡＰＩキーを２つ更新しました"),
+    "20261104_100000_d4d4d4": ("Nginx를 재시작해 주세요", "Nginx를 재시작했습니다."),
+    "20261105_100000_e5e5e5": ("make the kubernetes cron nightly", "Done: the CronJob runs at 02:00 now."),
+}
+
+
+FAILED_ID = "20261106_100000_f6f6f6"
+
+
+def _glued_sessions(pairs: dict[str, tuple[str, str]]) -> list:
+    from hermesdb import T0, SessionSpec, assistant, chat, terminal_exchange, user
+
+    failed = [
+        user("重启Redis服务", timestamp=T0 + 86_400 * 6),
+        *terminal_exchange("c1", "redis-cli ping", "错误：无法连接Redis服务器", exit_code=1),
+        *terminal_exchange("c2", "sudo service redis start", ""),
+        assistant("Redis服务已经启动。"),
+    ]
+    return [
+        *(chat(sid, pair, start=T0 + 86_400 * n) for n, (sid, pair) in enumerate(pairs.items())),
+        SessionSpec(FAILED_ID, failed, started_at=T0 + 86_400 * 6, ended_at=T0 + 86_400 * 6 + 60),
+    ]
+
+
+@pytest.fixture
+def glued_home(tmp_path: Path) -> Path:
+    from hermesdb import write_home
+
+    return write_home(tmp_path / "glued", _glued_sessions(GLUED))
+
+
+@pytest.mark.parametrize(
+    ("question", "expected", "marked"),
+    [
+        ("docker", "20261102_100000_b2b2b2", "«Docker»"),  # inside a Chinese run, at neither end
+        ("postgres", "20261102_100000_b2b2b2", "«Postgres»"),
+        ("5432", "20261102_100000_b2b2b2", "«5432»"),
+        ("systemctl", "20261101_100000_a1a1a1", "«systemctl»"),  # a Japanese run on either side
+        ("nginx 재시작", "20261104_100000_d4d4d4", "«Nginx»"),  # a Korean particle after it
+        ("api", "20261103_100000_c3c3c3", "«ＡＰＩ»"),  # typed in full width, shown as written
+        ("ＡＰＩキー", "20261103_100000_c3c3c3", "«ＡＰＩ»"),  # asked in full width too
+        ("2", "20261103_100000_c3c3c3", "«２»"),
+        ("Docker部署", "20261102_100000_b2b2b2", "«Docker»"),  # asked as it is written
+        ("dock", "20261102_100000_b2b2b2", "«Dock»er"),  # a word still being typed
+    ],
+)
+def test_words_inside_a_run_of_chinese_japanese_or_korean_are_found(
+    glued_home, index, question, expected, marked
+):
+    """Chinese and Japanese put no space between their words and the words of other scripts among them
+    ("用Docker部署", "Redisを", "端口5432"), nor Korean between a word and its particle ("Nginx를"); the
+    word index read each such stretch as one word, so docker, postgres, 5432, systemctl and nginx were
+    found in none of them (only by meaning, once encoded). An input method's full-width letters and
+    digits ("ＡＰＩ", "２") were letters of their own, which api and 2 did not find. The word index now reads
+    both as a person does, and so is a question; the snippet marks the word as it is written."""
+    sync_index(index, homes=[glued_home])
+    result = search(index, question)
+    assert result.missing == [], question
+    hits = [h for c in result.conversations for h in c.hits]
+    assert hits and hits[0].session_id == expected, question
+    assert any(marked in h.snippet for h in hits), [h.snippet for h in hits]
+
+
+def test_the_word_index_keeps_the_text_as_written_and_deletes_what_it_was_given(glued_home, index):
+    """What the word index reads in place of a doc's text is kept beside it (``docs.words``), only where it
+    differs; the text shown is the text as written. A failed command's output is read so too, by the index
+    ``trail fix`` searches and by the error it is given. A session changed is taken out of the word
+    indexes with what they were given, which FTS5's own check confirms against the docs as the index
+    reads them."""
+    from hermes_trail.index import fix
+    from hermes_trail.index.schema import connect
+    from hermesdb import write_store
+
+    sync_index(index, homes=[glued_home])
+    with sqlite3.connect(index) as conn:
+        words = dict(conn.execute("SELECT text, words FROM docs"))
+    assert words["帮我用Docker部署Postgres数据库"] == "帮我用 Docker 部署 Postgres 数据库"
+    assert words["ＡＰＩキーを更新して"] == "API キーを更新して"
+    assert words["make the kubernetes cron nightly"] is None
+    with connect(index) as conn:
+        report = fix.find_fixes(conn, "错误：无法连接Redis服务器")
+    assert [f.session_id for f in report.failures] == [FAILED_ID]
+    assert [f.command for f in report.fixes] == ["sudo service redis start"]
+    # The Chinese session gone from the store, another in its place: its docs leave the word indexes.
+    pairs = dict(GLUED)
+    del pairs["20261102_100000_b2b2b2"]
+    pairs["20261107_100000_b7b7b7"] = ("帮我用Podman部署MySQL数据库", "已经用Podman部署好了MySQL。")
+    for side in ("", "-wal", "-shm"):
+        Path(f"{glued_home / 'state.db'}{side}").unlink(missing_ok=True)
+    write_store(glued_home / "state.db", _glued_sessions(pairs))
+    sync_index(index, homes=[glued_home])
+    assert search(index, "docker").conversations == []
+    assert search(index, "podman").conversations[0].hits[0].session_id == "20261107_100000_b7b7b7"
+    with sqlite3.connect(index) as conn:
+        conn.execute("INSERT INTO docs_fts (docs_fts, rank) VALUES ('integrity-check', 1)")
+        conn.execute("INSERT INTO fails_fts (fails_fts) VALUES ('integrity-check')")

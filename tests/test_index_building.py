@@ -71,7 +71,7 @@ def _check_full_text(index: Path) -> None:
     docs (for the word index, where every doc has text), its docs counted, and each doc's words found."""
     with sqlite3.connect(index) as conn:
         conn.execute("INSERT INTO docs_fts (docs_fts, rank) VALUES ('integrity-check', 1)")
-        for table, column in FTS_INDEXES:
+        for table, column, _given in FTS_INDEXES:
             conn.execute(f"INSERT INTO {table} ({table}) VALUES ('integrity-check')")
             indexed = conn.execute(f"SELECT count(*) FROM {table}_docsize").fetchone()[0]
             has = conn.execute(f"SELECT count(*) FROM docs WHERE {column} IS NOT NULL").fetchone()[0]

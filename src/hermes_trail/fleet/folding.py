@@ -5,7 +5,9 @@ cafe, so a question typed without its accents finds it; PostgreSQL's parser keep
 database whose locale is C lowercases ASCII alone ("Über" stayed "Über", which "über" does not find). The
 shared index reads each doc and each question with these letters as the local index has them (schema
 version 7): a push sends a doc's folded text beside it when folding changes it (the docs' ``folded``),
-which the ``tsvector`` is made of, and a question is folded as it is read.
+which the ``tsvector`` is made of, and a question is folded as it is read. Since version 8 the folded
+text also has the words the local index finds inside a run of Chinese, Japanese or Korean apart
+("用Docker部署" as 用 Docker 部署), and full-width letters and digits as ASCII.
 
 :data:`PAIRS` is what SQLite 3.40's ``unicode61`` with ``remove_diacritics 2`` makes of each letter of
 Latin-1, Latin Extended-A and -B, Greek, Cyrillic and Latin Extended Additional (U+00C0-U+024F,
@@ -18,6 +20,8 @@ local word index reads each so.
 from __future__ import annotations
 
 import functools
+
+from hermes_trail.index import cjk
 
 PAIRS = """
 ÀaÁaÂaÃaÄaÅaÆæÇcÈeÉeÊeËeÌiÍiÎiÏiÐðÑnÒoÓoÔoÕoÖoØøÙuÚuÛuÜuÝyÞþàaáaâaãaäaåaçcèeéeêeëeìiíiîiïiñnòoóoôoõo
@@ -51,5 +55,8 @@ def table() -> dict[int, str]:
 
 
 def fold(text: str) -> str:
-    """``text`` with its letters as the local word index reads them (ASCII text as it is)."""
-    return text if text.isascii() else text.translate(table())
+    """``text`` with its letters as the local word index reads them (ASCII text as it is), and its words
+    apart as it reads them (schema version 8, :func:`~hermes_trail.index.cjk.spaced`: full-width letters
+    and digits as ASCII, a word of another script inside a run of Chinese, Japanese or Korean a word of
+    its own)."""
+    return text if text.isascii() else cjk.spaced(text.translate(table()))

@@ -667,13 +667,14 @@ def _write_docs(conn: psycopg.Connection[Any], host: str, job: _Job, ids: dict[t
             values[12] = None if values[12] is None else bool(values[12])  # applied
             values[14], values[15] = bool(values[14]), bool(values[15])  # rewound, archived
             remote = ids[item.key]
-            # The text's letters as the local index reads them, when that changes it (schema version 7).
+            # The text's letters and words as the local index reads them, when that changes it (schema
+            # versions 7 and 8); its words counted so, as the local word index counts them for BM25.
             folded = folding.fold(values[17])
             folded_or_none = None if folded == values[17] else folded
             copy.write_row(
                 [doc, remote, host, session[4], session[1], session[14], seq, *values, folded_or_none]
             )
-            tokens[remote] = tokens.get(remote, 0) + word_count(values[17])
+            tokens[remote] = tokens.get(remote, 0) + word_count(folded)
             if grams := len(cjk.index_tokens(values[17])):
                 had = runs.get(remote, (0, 0))
                 runs[remote] = (had[0] + 1, had[1] + grams)

@@ -65,7 +65,7 @@ DIMENSIONS = 512
 # A doc's text is indexed up to this many characters (a tsvector holds at most 1 MB).
 TSV_CHARS = 200_000
 # The version this code reads and writes; --migrate brings a database to it.
-VERSION = 7
+VERSION = 8
 # Chinese, Japanese and Korean characters, the local index's ranges (the characters themselves in the
 # statement, for a database in UTF-8): a run of them is one word to the parser.
 _CJK = cjk.RANGES
@@ -440,6 +440,23 @@ def _version_7(trgm: str) -> list[str]:
     ]
 
 
+def _version_8(trgm: str) -> list[str]:
+    """Each doc's words as the local index reads them (:func:`~hermes_trail.index.cjk.spaced`): a word of
+    another script inside a run of Chinese, Japanese or Korean is a word of its own ("用Docker部署" as 用
+    Docker 部署, which the parser read as one word, so docker was found in none of them), and full-width
+    letters and digits are ASCII ("ＡＰＩ" is api). The docs pushed before are read so here (the same
+    classes, in PostgreSQL's regular expressions), only those with such characters; their ``tsv`` is made
+    again by the update, the rest is left as it is."""
+    s = SCHEMA
+    narrowed = f"translate(coalesce(folded, text), '{cjk.WIDE}', '{cjk.NARROW}')"
+    spaced = f"regexp_replace({narrowed}, '{cjk.BOUNDARY}', ' ', 'g')"
+    return [
+        f"UPDATE {s}.docs d SET folded = x.spaced FROM (SELECT id, {spaced} AS spaced FROM {s}.docs "
+        f"WHERE text ~ '[{cjk.RANGES}{cjk.WIDE}]') x "
+        "WHERE d.id = x.id AND x.spaced <> coalesce(d.folded, d.text)",
+    ]
+
+
 # Indexes that only make a question faster, made by every --migrate where missing: an index without them
 # answers the same, so no version asks for them. The paths edits recorded, for a path blamed that nothing
 # edited (``fleet.blame.fleet_near_paths``): without it, every doc of every host was read (a scan of the
@@ -525,7 +542,16 @@ SETTLE = "trail share DSN --migrate"
 
 
 # Each version's statements, given the schemas the extensions live in; index = version - 1.
-MIGRATIONS = (_version_1, _version_2, _version_3, _version_4, _version_5, _version_6, _version_7)
+MIGRATIONS = (
+    _version_1,
+    _version_2,
+    _version_3,
+    _version_4,
+    _version_5,
+    _version_6,
+    _version_7,
+    _version_8,
+)
 assert len(MIGRATIONS) == VERSION
 
 

@@ -4,6 +4,14 @@ A word tokenizer reads a whole run of such characters as one token, and a trigra
 two-character words these languages are full of. The classic answer is overlapping character bigrams: the
 run ``東京タワー`` is indexed as ``東京 京タ タワ ワー``, and a query for any substring of two or more
 characters becomes the phrase of its bigrams; a single character is a prefix query.
+
+The same scripts hold words of other scripts without a space between them: "Redisを再起動", "用Docker部署
+Postgres", "端口5432", "Redis를 재시작". The word tokenizer reads each such stretch as one token
+("redisを再起動"), so the word redis was found in none of them. And an input method in its full-width mode
+types "ＡＰＩ" and "２０２６", letters and digits of their own that no search for "API" or "2026" matches.
+:func:`spaced` is the text as the word indexes read it (the local one and the shared one alike), and every
+question is read so too: full-width letters and digits as ASCII, and a space where a run of these scripts
+meets a letter or digit of a script written with spaces.
 """
 
 from __future__ import annotations
@@ -31,6 +39,39 @@ def __getattr__(name: str) -> Any:
     if name == "RUN":  # the compiled pattern, as this module once defined it
         return _run()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+# Letters and digits of the scripts written with spaces between words (ASCII, Latin, Greek, Cyrillic: the
+# ranges the shared index folds too), where a run of :data:`RANGES` meets them a word starts. Written out,
+# not ``\w``: the shared index applies the same classes in PostgreSQL's regular expressions.
+SPACED = "0-9A-Za-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f\u0370-\u03ff\u0400-\u04ff\u1e00-\u1eff"
+BOUNDARY = f"(?<=[{RANGES}])(?=[{SPACED}])|(?<=[{SPACED}])(?=[{RANGES}])"
+# Full-width digits and Latin letters (U+FF10-FF19, U+FF21-FF3A, U+FF41-FF5A) and the ASCII they stand for.
+WIDE = "".join(map(chr, [*range(0xFF10, 0xFF1A), *range(0xFF21, 0xFF3B), *range(0xFF41, 0xFF5B)]))
+NARROW = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+_NARROWED = str.maketrans(WIDE, NARROW)
+_WIDE = re.compile(f"[{WIDE}]")
+
+
+@functools.cache
+def _boundary() -> re.Pattern[str]:
+    return re.compile(BOUNDARY)
+
+
+def narrowed(text: str) -> str:
+    """``text`` with its full-width letters and digits as ASCII: the same length, each character where it
+    was (what a highlight is found in)."""
+    return text if text.isascii() or _WIDE.search(text) is None else text.translate(_NARROWED)
+
+
+def spaced(text: str) -> str:
+    """``text`` as the word indexes read it: :func:`narrowed`, and a space wherever a run of Chinese,
+    Japanese or Korean meets a letter or digit of a script written with spaces ("用Docker部署" as 用 Docker
+    部署). ASCII text (most) as it is, without a pass."""
+    if text.isascii():
+        return text
+    narrow = narrowed(text)
+    return _boundary().sub(" ", narrow) if _run().search(narrow) is not None else narrow
 
 
 def has_cjk(text: str) -> bool:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from hermes_trail.frames import is_own_tool, is_reading_command, strip_injected
 from hermes_trail.hermes.decode.tools import call_subject
-from hermes_trail.index.cjk import index_text
+from hermes_trail.index.cjk import index_text, spaced
 from hermes_trail.model import Session, ToolCall, Turn
 from hermes_trail.redact import redact
 
@@ -49,6 +49,13 @@ class Doc:
     added: int | None = None
     removed: int | None = None
     applied: bool | None = None
+
+    @property
+    def words(self) -> str | None:
+        """The text as the word index reads it, when that is not the text itself (:func:`spaced`: a run of
+        Chinese, Japanese or Korean with words of another script inside it, full-width letters)."""
+        words = spaced(self.text)
+        return None if words == self.text else words
 
     @property
     def cjk(self) -> str | None:

@@ -71,7 +71,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache, partial
 from typing import Any
 
-from hermes_trail.index import schema
+from hermes_trail.index import cjk, schema
 from hermes_trail.index.how import fts_string, normalize_command, project_clause
 
 # Error terms searched for, the rarest; each more is one more query and rarely changes the matches.
@@ -365,8 +365,9 @@ class FixReport:
 
 def _error_words(error: str) -> list[str]:
     """The error's candidate words, lowercased, unique, the last occurrence first, at most
-    :data:`MAX_WORDS`."""
-    text = _FRAME.sub(" ", error)
+    :data:`MAX_WORDS`. Read as the word index reads a text: a word inside a run of Chinese or Japanese is
+    a word ("无法连接Redis服务器")."""
+    text = _FRAME.sub(" ", cjk.spaced(error))
     text = _URL.sub(" ", text)
     text = _UUID.sub(" ", text)
     text = _HEX.sub(" ", text)

@@ -138,7 +138,9 @@ _ACCENTS = re.compile("[\u0300-\u036f]")
 def _word_at(lowered: str, start: str) -> bool:
     at = lowered.find(start)
     while at >= 0:
-        if at == 0 or not lowered[at - 1].isalnum():
+        # A word starts after a run of Chinese, Japanese or Korean too ("用docker部署"), as the word index
+        # reads the text (``cjk.spaced``).
+        if at == 0 or not lowered[at - 1].isalnum() or cjk.has_cjk(lowered[at - 1]):
             return True
         at = lowered.find(start, at + 1)
     return False

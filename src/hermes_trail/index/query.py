@@ -27,6 +27,9 @@ What :func:`parse` understands; anything else is plain text::
   ``¿qué`` is ``qué``; inside a word they stay (``node.js``).
 - A trailing ``*`` asks for a prefix. Leading ``*`` (the glob habit, ``*.py``) are dropped: the word index
   has no suffix search and the trigram index matches anywhere anyway.
+- Full-width letters and digits are their ASCII ones, and a word of a script written with spaces ends
+  where a run of Chinese, Japanese or Korean starts (``用Docker部署`` is 用, Docker and 部署), as the word
+  indexes read their text (:func:`~hermes_trail.index.cjk.spaced`).
 - Control characters, NUL and lone surrogates separate words: SQLite cannot take them in a MATCH string
   (a NUL ends it early, a surrogate cannot be encoded).
 - A query of only exclusions is no query: FTS5 can only subtract from something.
@@ -182,6 +185,10 @@ class _Tok(NamedTuple):
 
 def _lex(text: str) -> list[_Tok]:
     s = _safe(text)
+    if not s.isascii():  # read as the word indexes read their text ("用Docker部署", "ＡＰＩ")
+        from hermes_trail.index import cjk
+
+        s = cjk.spaced(s)
     toks: list[_Tok] = []
     i, n = 0, len(s)
     while i < n:

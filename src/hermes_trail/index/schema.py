@@ -28,7 +28,10 @@ Tables:
   with none is not encoded again (a count below zero: made by an earlier ``PASSAGES_FORMAT``, to be made
   again; its passages answer meanwhile). Both are filled after the word index, by ``trail index``; a trigger
   takes a removed session's rows with it (a changed session comes back under a new id, unencoded).
-- ``docs_fts``: the word index over ``docs.text`` (unicode61, diacritics folded, Porter stemming).
+- ``docs_fts``: the word index over ``docs.text`` (unicode61, diacritics folded, Porter stemming), as
+  ``docs_words`` gives it: a doc's ``words`` in its place where the text has words of another script inside
+  a run of Chinese, Japanese or Korean, or full-width letters (``cjk.spaced``: "用Docker部署" is read as
+  用 Docker 部署, which the tokenizer reads as three words, not one).
 - ``fails`` and ``fails_fts``: the failed commands only (``kind = 'command'``, an exit code other than 0,
   not rewound), what ``trail fix`` and the plugin's fix notes search: their few columns (a doc's row
   carries its text, a page or more) and the same word index as ``docs_fts`` over their text. A few
@@ -53,7 +56,7 @@ from pathlib import Path
 from hermes_trail import readonly
 
 # Bump when the tables or what goes into them change: an index of another format is rebuilt beside.
-FORMAT = "trail-index-8"  # 8: fails, fails_fts, docs_steps, sessions_session; 7: passages, encoded
+FORMAT = "trail-index-9"  # 9: docs.words; 8: fails, fails_fts, docs_steps, sessions_session; 7: passages
 # Bump when what a passage of a session says changes: an index whose passages were made otherwise keeps its
 # word index and has its passages made again (``vectors.py``), its old vectors answering meanwhile.
 PASSAGES_FORMAT = 2  # 2: a session's title opens its first passage
@@ -123,8 +126,10 @@ CREATE TABLE docs (
     chars INTEGER NOT NULL DEFAULT 0,
     text TEXT NOT NULL,
     key TEXT,
-    cjk TEXT
+    cjk TEXT,
+    words TEXT
 );
+CREATE VIEW docs_words AS SELECT id, coalesce(words, text) AS text FROM docs;
 CREATE INDEX docs_sess ON docs (sess);
 CREATE INDEX docs_path ON docs (path) WHERE path IS NOT NULL;
 CREATE INDEX docs_command ON docs (kind, exit_code) WHERE kind = 'command';
@@ -143,7 +148,7 @@ CREATE TRIGGER sessions_unencoded AFTER DELETE ON sessions BEGIN
     DELETE FROM encoded WHERE sess = old.id;
 END;
 CREATE VIRTUAL TABLE docs_fts USING fts5(
-    text, content='docs', content_rowid='id', tokenize='porter unicode61 remove_diacritics 2'
+    text, content='docs_words', content_rowid='id', tokenize='porter unicode61 remove_diacritics 2'
 );
 CREATE VIRTUAL TABLE docs_tri USING fts5(key, content='docs', content_rowid='id', tokenize='trigram');
 CREATE VIRTUAL TABLE docs_cjk USING fts5(cjk, content='docs', content_rowid='id', tokenize='unicode61');
@@ -157,27 +162,27 @@ CREATE TABLE fails (
     command TEXT NOT NULL
 );
 CREATE VIRTUAL TABLE fails_fts USING fts5(
-    text, content='docs', content_rowid='id', tokenize='porter unicode61 remove_diacritics 2'
+    text, content='docs_words', content_rowid='id', tokenize='porter unicode61 remove_diacritics 2'
 );
 CREATE TRIGGER docs_failed AFTER INSERT ON docs
 WHEN new.kind = 'command' AND new.exit_code <> 0 AND new.rewound = 0 AND new.command IS NOT NULL BEGIN
     INSERT INTO fails VALUES (new.id, new.sess, new.row, new.part, new.time, new.exit_code, new.command);
-    INSERT INTO fails_fts (rowid, text) VALUES (new.id, new.text);
+    INSERT INTO fails_fts (rowid, text) VALUES (new.id, coalesce(new.words, new.text));
 END;
 CREATE TRIGGER docs_failed_removed AFTER DELETE ON docs
 WHEN old.kind = 'command' AND old.exit_code <> 0 AND old.rewound = 0 AND old.command IS NOT NULL BEGIN
     DELETE FROM fails WHERE id = old.id;
-    INSERT INTO fails_fts (fails_fts, rowid, text) VALUES ('delete', old.id, old.text);
+    INSERT INTO fails_fts (fails_fts, rowid, text) VALUES ('delete', old.id, coalesce(old.words, old.text));
 END;
 CREATE TRIGGER docs_failed_changed AFTER UPDATE ON docs
 WHEN (old.kind = 'command' AND old.exit_code <> 0 AND old.rewound = 0 AND old.command IS NOT NULL)
     OR (new.kind = 'command' AND new.exit_code <> 0 AND new.rewound = 0 AND new.command IS NOT NULL) BEGIN
     DELETE FROM fails WHERE id = old.id;
-    INSERT INTO fails_fts (fails_fts, rowid, text) SELECT 'delete', old.id, old.text
+    INSERT INTO fails_fts (fails_fts, rowid, text) SELECT 'delete', old.id, coalesce(old.words, old.text)
     WHERE old.kind = 'command' AND old.exit_code <> 0 AND old.rewound = 0 AND old.command IS NOT NULL;
     INSERT INTO fails SELECT new.id, new.sess, new.row, new.part, new.time, new.exit_code, new.command
     WHERE new.kind = 'command' AND new.exit_code <> 0 AND new.rewound = 0 AND new.command IS NOT NULL;
-    INSERT INTO fails_fts (rowid, text) SELECT new.id, new.text
+    INSERT INTO fails_fts (rowid, text) SELECT new.id, coalesce(new.words, new.text)
     WHERE new.kind = 'command' AND new.exit_code <> 0 AND new.rewound = 0 AND new.command IS NOT NULL;
 END;
 """

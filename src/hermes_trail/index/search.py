@@ -509,19 +509,40 @@ class Highlighter:
         self.first = re.compile("|".join(re.escape(t) for t in words), re.IGNORECASE) if words else None
         # A word term marks words that start with it (stems: "test" marks "tests"), not its inside of others;
         # Chinese and Japanese are written without spaces, so a word of theirs is marked wherever it is.
-        marked = [(r"\b" if t[:1].isalnum() and not cjk.has_cjk(t[:1]) else "") + re.escape(t) for t in words]
+        self.terms = words
+        self.words = {t for t in words if t[:1].isalnum() and not cjk.has_cjk(t[:1])}
+        marked = [(r"\b" if t in self.words else "") + re.escape(t) for t in words]
         self.mark = re.compile("|".join(marked), re.IGNORECASE) if words else None
+        self._spaced: re.Pattern[str] | None = None
+
+    def _mark_in(self, text: str) -> re.Pattern[str] | None:
+        """The pattern that marks ``text``: in a text past ASCII a word also starts where a run of Chinese,
+        Japanese or Korean ends ("用Docker部署", as the word index reads it: ``cjk.spaced``)."""
+        if self.mark is None or not self.words or text.isascii() or not cjk.has_cjk(text):
+            return self.mark
+        if self._spaced is None:
+            start = f"(?<![^\\W{cjk.RANGES}])"
+            marked = [(start if t in self.words else "") + re.escape(t) for t in self.terms]
+            self._spaced = re.compile("|".join(marked), re.IGNORECASE)
+        return self._spaced
 
     def snippet(self, text: str, chars: int) -> str:
         """A window of ``text`` around the first term found where a word starts (inside another word when it
-        is nowhere else: ``test`` in "pytest"), every term marked; the start when none is."""
-        found = self.mark.search(text) if self.mark is not None else None
+        is nowhere else: ``test`` in "pytest"), every term marked; the start when none is. Full-width letters
+        are read as the ASCII they stand for ("ＡＰＩ" is marked for api), and shown as written."""
+        mark = self._mark_in(text)
+        seen = cjk.narrowed(text)  # the same length: a match's place in it is its place in the text
+        found = mark.search(seen) if mark is not None else None
         if found is None and self.first is not None:
-            found = self.first.search(text)
-        if found is None or self.mark is None:
+            found = self.first.search(seen)
+        if found is None or mark is None:
             return text[:chars].rstrip() + ("…" if len(text) > chars else "")
         start = max(0, found.start() - chars // 3)
-        window = self.mark.sub(lambda m: f"{MARK_OPEN}{m.group()}{MARK_CLOSE}", text[start : start + chars])
+        window, parts, at = text[start : start + chars], [], 0
+        for match in mark.finditer(seen[start : start + chars]):
+            parts += [window[at : match.start()], MARK_OPEN, window[match.start() : match.end()], MARK_CLOSE]
+            at = match.end()
+        window = "".join([*parts, window[at:]])
         # What ends the window is a word, not the line break an output ends with (shown as ⏎ on the web).
         return ("…" if start else "") + window.rstrip() + ("…" if start + chars < len(text) else "")
 

@@ -128,8 +128,14 @@ def fingerprint_now(stored: str) -> str:
     return stored.partition(WAS)[0]
 
 
-# Each full-text index over ``docs`` and the column it reads; a doc with a NULL column is not in that index.
-FTS_INDEXES = (("docs_fts", "text"), ("docs_tri", "key"), ("docs_cjk", "cjk"))
+# Each full-text index over ``docs``, its column and what it is given: the word index a doc's ``words`` when
+# it has them (its text as the word index reads it, ``Doc.words``), else its text; a doc whose value is
+# NULL is not in that index. A doc is deleted from an index with the value it was given.
+FTS_INDEXES = (
+    ("docs_fts", "text", "coalesce(words, text)"),
+    ("docs_tri", "key", "key"),
+    ("docs_cjk", "cjk", "cjk"),
+)
 
 
 # The meta row counting the docs deleted since the word indexes were last merged whole.
@@ -137,10 +143,10 @@ DOCS_DELETED = "docs_deleted"
 
 
 def delete_session(conn: sqlite3.Connection, sess: int) -> None:
-    for table, column in FTS_INDEXES:
+    for table, column, given in FTS_INDEXES:
         conn.execute(
             f"INSERT INTO {table} ({table}, rowid, {column}) "
-            f"SELECT 'delete', id, {column} FROM docs WHERE sess = ? AND {column} IS NOT NULL",
+            f"SELECT 'delete', id, {given} FROM docs WHERE sess = ? AND {column} IS NOT NULL",
             (sess,),
         )
     deleted = conn.execute("DELETE FROM docs WHERE sess = ?", (sess,)).rowcount
@@ -228,6 +234,7 @@ def doc_rows(sess: int, docs: Iterable[Doc]) -> list[tuple[Any, ...]]:
             d.text,
             d.key,
             d.cjk,
+            d.words,
         )
         for d in docs
     ]
@@ -240,8 +247,8 @@ _INSERT_SESSION = (
 )
 _INSERT_DOC = (
     "INSERT INTO docs (sess, row, part, role, kind, tool, time, exit_code, path, moved_to, action, added, "
-    "removed, applied, command, rewound, archived, chars, text, key, cjk) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    "removed, applied, command, rewound, archived, chars, text, key, cjk, words) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
 
 # New docs go into the full-text indexes this many at a time: while the workers decode what comes next,
@@ -306,10 +313,10 @@ class Writer:
         if not self.pending:
             return
         top = self._top()
-        for table, column in FTS_INDEXES:
+        for table, column, given in FTS_INDEXES:
             self.conn.execute(
                 f"INSERT INTO {table} (rowid, {column}) "
-                f"SELECT id, {column} FROM docs WHERE id > ? AND id <= ? AND {column} IS NOT NULL",
+                f"SELECT id, {given} FROM docs WHERE id > ? AND id <= ? AND {column} IS NOT NULL",
                 (self.indexed_upto, top),
             )
         self.indexed_upto, self.pending = top, 0
