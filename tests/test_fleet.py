@@ -34,6 +34,7 @@ from hermes_trail.fleet.meaning import MEANING_TOP
 from hermes_trail.fleet.push import push
 from hermes_trail.fleet.search import search as fleet_search
 from hermes_trail.fleet.serialize import fleet_search_json
+from hermes_trail.index import cjk
 from hermes_trail.index import schema as local_schema
 from hermes_trail.index.search import SearchFilters
 from hermes_trail.index.search import search as local_search
@@ -2572,6 +2573,7 @@ def test_an_index_of_version_6_is_migrated_to_count_its_bigrams(fleet, tmp_path)
 
 
 GLUED_ZH, GLUED_JA, GLUED_KO = "20261107_090000_a7a7a7", "20261107_100000_b7b7b7", "20261107_110000_c7c7c7"
+GLUED_CAT = "20261107_120000_d7d7d7"
 
 
 def _glued_home(tmp_path: Path) -> Path:
@@ -2584,6 +2586,7 @@ def _glued_home(tmp_path: Path) -> Path:
         GLUED_ZH: ("帮我用Docker部署Postgres数据库", "已经用Docker部署好了Postgres，端口5432。"),
         GLUED_JA: ("ＡＰＩキーを更新して", "ＡＰＩキーを２つ更新しました。systemctlで確認済みです。"),
         GLUED_KO: ("Nginx를 재시작해 주세요", "Nginx를 재시작했습니다."),
+        GLUED_CAT: ("我想养一只猫。", "好的，先准备笼子。"),
     }
     return write_home(
         tmp_path / "hermes",
@@ -2601,6 +2604,7 @@ GLUED_QUESTIONS = [
     ("ＡＰＩキー", GLUED_JA),
     ("systemctl", GLUED_JA),
     ("nginx 재시작", GLUED_KO),
+    ("猫", GLUED_CAT),  # a character asked alone, where it ends a run
 ]
 
 
@@ -2631,23 +2635,35 @@ def test_words_inside_a_run_of_chinese_japanese_or_korean_are_found_as_locally(f
 
 
 def test_an_index_of_version_7_is_migrated_to_read_words_inside_a_run(fleet, tmp_path):
-    """Version 8 reads the words inside a run and full-width letters as the local index does: --migrate
-    reads the docs pushed before so (in SQL, the same classes), so nothing needs pushing again; a doc
-    folded for its accents keeps them folded."""
+    """Version 8 reads the words inside a run and full-width letters as the local index does, and indexes
+    each run's last character: --migrate reads the docs pushed before so (in SQL, the same classes), so
+    nothing needs pushing again, and counts their sessions' bigrams again."""
     index = tmp_path / "index.db"
     sync_index(index, homes=[_glued_home(tmp_path)], parallel=False)
     push(index, fleet.admin, "omicron")
+    read = "SELECT id, folded, tsv::text FROM trail_fleet.docs WHERE host = 'omicron' ORDER BY id"
+    counts = "SELECT cjk_docs, bigrams FROM trail_fleet.hosts WHERE host = 'omicron'"
     with fleet.connect() as conn:
-        made = dict(conn.execute("SELECT id, folded FROM trail_fleet.docs WHERE host = 'omicron'").fetchall())
-        assert sum(folded is not None for folded in made.values()) == 6
-        # The docs as version 7 left them: only their accents folded (these have none).
+        made = conn.execute(read).fetchall()
+        counted = conn.execute(counts).fetchone()
+        assert sum(folded is not None for _, folded, _ in made) == 6
+        # The docs as version 7 left them: only their accents folded (these have none), each run's bigrams
+        # without its last character, and counted so.
+        conn.execute(
+            "CREATE OR REPLACE FUNCTION trail_fleet.cjk_bigrams(t text) RETURNS text LANGUAGE sql IMMUTABLE "
+            "STRICT AS $fn$ SELECT coalesce((SELECT string_agg(CASE WHEN length(m[1]) = 1 THEN m[1] ELSE ("
+            "SELECT string_agg(substr(m[1], i, 2), ' ' ORDER BY i) FROM generate_series(1, length(m[1]) - 1) "
+            f"AS i) END, ' | ') FROM regexp_matches(t, '([{cjk.RANGES}]+)', 'g') AS m), '') $fn$"
+        )
         conn.execute("UPDATE trail_fleet.docs SET folded = NULL WHERE host = 'omicron'")
+        for table in ("sessions", "hosts"):
+            conn.execute(f"UPDATE trail_fleet.{table} SET cjk_docs = 0, bigrams = 0 WHERE host = 'omicron'")
     assert fleet_search(fleet.admin, "docker", hosts=["omicron"]).missing == ["docker"]
+    assert fleet_search(fleet.admin, "猫", hosts=["omicron"]).missing == ["猫"]
     _refused_then_migrated(fleet, 7, "docker")
     with fleet.connect() as conn:
-        read = "SELECT id, folded FROM trail_fleet.docs WHERE host = 'omicron'"
-        again = dict(conn.execute(read).fetchall())
-    assert again == made
+        assert conn.execute(read).fetchall() == made
+        assert conn.execute(counts).fetchone() == counted
     for question, expected in GLUED_QUESTIONS:
         found = fleet_search(fleet.admin, question, hosts=["omicron"])
         assert found.missing == [] and found.conversations[0].hits[0].session_id == expected, question

@@ -560,6 +560,7 @@ GLUED = {
     "20261103_100000_c3c3c3": ("ＡＰＩキーを更新して", "ＡＰＩキーを２つ更新しました"),
     "20261104_100000_d4d4d4": ("Nginx를 재시작해 주세요", "Nginx를 재시작했습니다."),
     "20261105_100000_e5e5e5": ("make the kubernetes cron nightly", "Done: the CronJob runs at 02:00 now."),
+    "20261105_110000_c4c4c4": ("我想养一只猫。", "好的，先准备笼子。"),
 }
 
 
@@ -601,6 +602,7 @@ def glued_home(tmp_path: Path) -> Path:
         ("2", "20261103_100000_c3c3c3", "«２»"),
         ("Docker部署", "20261102_100000_b2b2b2", "«Docker»"),  # asked as it is written
         ("dock", "20261102_100000_b2b2b2", "«Dock»er"),  # a word still being typed
+        ("猫", "20261105_110000_c4c4c4", "«猫»"),  # a character asked alone, where it ends a run
     ],
 )
 def test_words_inside_a_run_of_chinese_japanese_or_korean_are_found(
@@ -611,7 +613,9 @@ def test_words_inside_a_run_of_chinese_japanese_or_korean_are_found(
     word index read each such stretch as one word, so docker, postgres, 5432, systemctl and nginx were
     found in none of them (only by meaning, once encoded). An input method's full-width letters and
     digits ("ＡＰＩ", "２") were letters of their own, which api and 2 did not find. The word index now reads
-    both as a person does, and so is a question; the snippet marks the word as it is written."""
+    both as a person does, and so is a question; the snippet marks the word as it is written. And a
+    Chinese character asked alone was found only where a bigram of its run starts with it, so "猫" found
+    no turn that ends a sentence with it ("No match"): each run's last character is indexed too."""
     sync_index(index, homes=[glued_home])
     result = search(index, question)
     assert result.missing == [], question

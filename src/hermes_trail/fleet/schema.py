@@ -73,16 +73,16 @@ _CJK = cjk.RANGES
 
 def _cjk_function() -> str:
     """``cjk_bigrams(text)``: the overlapping character bigrams of each run of Chinese, Japanese or Korean
-    characters in the text (a lone character as itself), as the local index's bigram index has them
-    (``数据库`` gives ``数据 据库``); empty for a text without such characters, which most are (one regex
-    test each)."""
+    characters in the text and its last character (a lone character as itself), as the local index's
+    bigram index has them (``数据库`` gives ``数据 据库 库``: :func:`~hermes_trail.index.cjk.indexed`, since
+    version 8); empty for a text without such characters, which most are (one regex test each)."""
     return f"""CREATE OR REPLACE FUNCTION {SCHEMA}.cjk_bigrams(t text) RETURNS text
         LANGUAGE sql IMMUTABLE PARALLEL SAFE STRICT AS $fn$
         SELECT CASE WHEN t ~ '[{_CJK}]' THEN coalesce((
             SELECT string_agg(CASE WHEN length(m[1]) = 1 THEN m[1] ELSE (
                 SELECT string_agg(substr(m[1], i, 2), ' ' ORDER BY i)
                 FROM generate_series(1, length(m[1]) - 1) AS i
-            ) END, ' | ')
+            ) || ' ' || right(m[1], 1) END, ' | ')
             FROM regexp_matches(t, '([{_CJK}]+)', 'g') AS m
         ), '') ELSE '' END
         $fn$"""
@@ -408,6 +408,22 @@ def _version_5(trgm: str) -> list[str]:
     return [f"ALTER TABLE {SCHEMA}.sessions ADD COLUMN IF NOT EXISTS {column}"]
 
 
+def _bigrams_counted() -> list[str]:
+    """How many docs of each session and host hold Chinese, Japanese or Korean runs and how many tokens the
+    bigram index holds of them, counted from the docs there."""
+    s = SCHEMA
+    grams = f"cardinality(array_remove(string_to_array({s}.cjk_bigrams(text), ' '), '|'))"
+    counted = (
+        f"SELECT sess, count(*) AS n, sum({grams}) AS grams FROM {s}.docs "
+        f"WHERE {s}.cjk_bigrams(text) <> '' GROUP BY sess"
+    )
+    return [
+        f"UPDATE {s}.sessions s SET cjk_docs = c.n, bigrams = c.grams FROM ({counted}) c WHERE s.id = c.sess",
+        f"UPDATE {s}.hosts h SET cjk_docs = t.n, bigrams = t.grams FROM (SELECT host, sum(cjk_docs) AS n, "
+        f"sum(bigrams) AS grams FROM {s}.sessions GROUP BY host) t WHERE h.host = t.host",
+    ]
+
+
 def _version_7(trgm: str) -> list[str]:
     """Each doc's letters as the local index reads them (``folded``: "Bürgeramt" as Burgeramt, "Über" as
     uber), which its ``tsv`` is made of; and how many docs of each session and host hold Chinese, Japanese
@@ -417,11 +433,6 @@ def _version_7(trgm: str) -> list[str]:
     s = SCHEMA
     letters = "".join(folding.PAIRS.split())
     folded = f"translate(text, '{letters[0::2]}', '{letters[1::2]}')"
-    grams = f"cardinality(array_remove(string_to_array({s}.cjk_bigrams(text), ' '), '|'))"
-    counted = (
-        f"SELECT sess, count(*) AS n, sum({grams}) AS grams FROM {s}.docs "
-        f"WHERE {s}.cjk_bigrams(text) <> '' GROUP BY sess"
-    )
     return [
         # Each doc's letters as the local index reads them, where that changes its text: the docs pushed
         # before are folded here (as :func:`folding.fold` folds, the same table), then read again.
@@ -433,9 +444,7 @@ def _version_7(trgm: str) -> list[str]:
         f"ALTER TABLE {s}.sessions ADD COLUMN IF NOT EXISTS bigrams bigint NOT NULL DEFAULT 0",
         f"ALTER TABLE {s}.hosts ADD COLUMN IF NOT EXISTS cjk_docs bigint NOT NULL DEFAULT 0",
         f"ALTER TABLE {s}.hosts ADD COLUMN IF NOT EXISTS bigrams bigint NOT NULL DEFAULT 0",
-        f"UPDATE {s}.sessions s SET cjk_docs = c.n, bigrams = c.grams FROM ({counted}) c WHERE s.id = c.sess",
-        f"UPDATE {s}.hosts h SET cjk_docs = t.n, bigrams = t.grams FROM (SELECT host, sum(cjk_docs) AS n, "
-        f"sum(bigrams) AS grams FROM {s}.sessions GROUP BY host) t WHERE h.host = t.host",
+        *_bigrams_counted(),
         f"GRANT UPDATE (cjk_docs, bigrams) ON {s}.hosts TO {PUSHER}",
     ]
 
@@ -444,16 +453,20 @@ def _version_8(trgm: str) -> list[str]:
     """Each doc's words as the local index reads them (:func:`~hermes_trail.index.cjk.spaced`): a word of
     another script inside a run of Chinese, Japanese or Korean is a word of its own ("用Docker部署" as 用
     Docker 部署, which the parser read as one word, so docker was found in none of them), and full-width
-    letters and digits are ASCII ("ＡＰＩ" is api). The docs pushed before are read so here (the same
-    classes, in PostgreSQL's regular expressions), only those with such characters; their ``tsv`` is made
-    again by the update, the rest is left as it is."""
+    letters and digits are ASCII ("ＡＰＩ" is api); and each run's last character a token of the bigrams
+    (:func:`~hermes_trail.index.cjk.indexed`), so a character asked alone is found where it ends a run.
+    The docs pushed before with such characters are read so here (the same classes, in PostgreSQL's
+    regular expressions), their ``tsv`` made again by the update and their sessions' bigrams counted
+    again; the rest is left as it is."""
     s = SCHEMA
     narrowed = f"translate(coalesce(folded, text), '{cjk.WIDE}', '{cjk.NARROW}')"
     spaced = f"regexp_replace({narrowed}, '{cjk.BOUNDARY}', ' ', 'g')"
     return [
-        f"UPDATE {s}.docs d SET folded = x.spaced FROM (SELECT id, {spaced} AS spaced FROM {s}.docs "
-        f"WHERE text ~ '[{cjk.RANGES}{cjk.WIDE}]') x "
-        "WHERE d.id = x.id AND x.spaced <> coalesce(d.folded, d.text)",
+        _cjk_function(),
+        # Every doc with a run, or with full-width letters, is written again: its tsv made again with the
+        # function above, its folded text what it is now (none where that is the text).
+        f"UPDATE {s}.docs SET folded = nullif({spaced}, text) WHERE text ~ '[{cjk.RANGES}{cjk.WIDE}]'",
+        *_bigrams_counted(),
     ]
 
 

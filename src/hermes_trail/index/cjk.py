@@ -2,8 +2,8 @@
 
 A word tokenizer reads a whole run of such characters as one token, and a trigram index cannot match the
 two-character words these languages are full of. The classic answer is overlapping character bigrams: the
-run ``東京タワー`` is indexed as ``東京 京タ タワ ワー``, and a query for any substring of two or more
-characters becomes the phrase of its bigrams; a single character is a prefix query.
+run ``東京タワー`` is indexed as ``東京 京タ タワ ワー`` and its last character ``ー``; a query for any
+substring of two or more characters becomes the phrase of its bigrams, a single character a prefix query.
 
 The same scripts hold words of other scripts without a space between them: "Redisを再起動", "用Docker部署
 Postgres", "端口5432", "Redis를 재시작". The word tokenizer reads each such stretch as one token
@@ -85,21 +85,29 @@ def bigrams(run: str) -> list[str]:
     return [run[i : i + 2] for i in range(len(run) - 1)]
 
 
+def indexed(run: str) -> list[str]:
+    """What the CJK index holds of one run: its bigrams, and its last character alone. A character asked
+    alone is looked for as the start of a token, which every character of a run is but its last: without
+    it, "猫" found no turn that says "我想养一只猫。" (the run ends there), and was reported missing."""
+    return [run] if len(run) == 1 else [*bigrams(run), run[-1]]
+
+
 def index_text(text: str) -> str | None:
-    """What the CJK index gets for ``text``: the bigrams of every run, runs kept apart by a separator."""
+    """What the CJK index gets for ``text``: each run's tokens (:func:`indexed`), runs kept apart by a
+    separator."""
     if text.isascii():  # the common case, decided in C without a regex pass
         return None
     runs = _run().findall(text)
     if not runs:
         return None
-    return " | ".join(" ".join(bigrams(run)) for run in runs)
+    return " | ".join(" ".join(indexed(run)) for run in runs)
 
 
 def index_tokens(text: str) -> list[str]:
     """The CJK index's tokens of ``text`` in order (:func:`index_text`): what its BM25 counts."""
     if text.isascii():
         return []
-    return [gram for run in _run().findall(text) for gram in bigrams(run)]
+    return [gram for run in _run().findall(text) for gram in indexed(run)]
 
 
 def query_runs(text: str) -> list[str]:
