@@ -206,6 +206,40 @@ def test_search_as_you_type_then_open_a_hit(tab, server):
     tab.shot("replay-from-search")
 
 
+def test_a_word_typed_through_an_input_method_is_searched_once_it_is_chosen(tab, server):
+    """Chinese, Japanese and Korean are typed through an input method: "ね", then "ねこ", then 猫 chosen.
+    Each step is an input event, and each was searched and its answer shown ("Not found anywhere: ねこ")
+    while the person was still choosing; the word chosen was searched twice. Now the box asks once, when
+    the composition ends (Chromium's own composition events, through its DevTools protocol)."""
+    page = tab.page
+    asked: list[str] = []
+    page.on(
+        "request",
+        lambda r: asked.extend(urllib.parse.parse_qs(urllib.parse.urlsplit(r.url).query).get("q", []))
+        if "/api/search" in r.url
+        else None,
+    )
+    page.goto(origin(server) + "/")
+    page.wait_for_selector("body[data-sessions=ready]")
+    page.focus("#search")
+    devtools = page.context.new_cdp_session(page)
+    for composed in ("ね", "ねこ", "猫"):  # each held longer than the box waits before it asks
+        devtools.send("Input.imeSetComposition", {"text": composed, "selectionStart": 1, "selectionEnd": 1})
+        page.wait_for_timeout(400)
+    assert asked == []
+    devtools.send("Input.insertText", {"text": "猫"})  # chosen: the composition ends
+    page.wait_for_selector('body[data-search="猫"]')
+    page.wait_for_timeout(400)
+    assert asked == ["猫"]
+    # A second word composed after it: asked once more, when chosen.
+    devtools.send("Input.imeSetComposition", {"text": "い", "selectionStart": 1, "selectionEnd": 1})
+    page.wait_for_timeout(300)
+    assert page.locator("#search").input_value() == "猫い"
+    devtools.send("Input.insertText", {"text": "犬"})
+    page.wait_for_selector('body[data-search="猫犬"]')
+    assert asked == ["猫", "猫犬"]
+
+
 def test_a_command_hit_shows_where_its_output_begins(tab, server):
     """A command's snippet on one line, with a dim ⏎ where the command ends and its output begins (the
     terminal's sign); a prompt's line breaks are spaces."""

@@ -522,13 +522,21 @@
   }
 
   var timer = null;
-  $("search").addEventListener("input", function () { clearTimeout(timer); timer = setTimeout(search, 180); });
-  $("search").addEventListener("keydown", function (ev) { if (ev.key === "Escape") { $("search").value = ""; search(); } });
+  // What is typed through an input method (Chinese, Japanese, Korean) is asked once it is chosen, not
+  // while it is composed: "ね", "ねこ" on the way to 猫 are no question, and each was searched and shown.
+  // The browser's last input event of a composition comes before its end, still composing.
+  function typed(box, then, delay) {
+    function later() { clearTimeout(timer); timer = setTimeout(then, delay); }
+    box.addEventListener("input", function (ev) { if (!ev.isComposing) later(); });
+    box.addEventListener("compositionend", later);
+  }
+  typed($("search"), search, 180);
+  $("search").addEventListener("keydown", function (ev) {
+    if (ev.key === "Escape" && !ev.isComposing) { $("search").value = ""; search(); }
+  });
   FILTERS.forEach(function (name) {
-    $("f-" + name).addEventListener(name === "text" ? "input" : "change", function () {
-      clearTimeout(timer);
-      timer = setTimeout(refresh, name === "text" ? 200 : 0);
-    });
+    if (name === "text") { typed($("f-text"), refresh, 200); return; }
+    $("f-" + name).addEventListener("change", function () { clearTimeout(timer); timer = setTimeout(refresh, 0); });
   });
   $("f-clear").addEventListener("click", function () {
     FILTERS.forEach(function (n) { $("f-" + n).value = ""; });
