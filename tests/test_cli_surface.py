@@ -192,6 +192,31 @@ def test_an_unquoted_word_to_leave_out_says_how_to_ask(home, tmp_path):
     assert asked["query"] == "invoice -rust" and asked["conversations"] == []  # its one session has rust
 
 
+def test_text_that_begins_with_a_dash_is_read_as_text(home, tmp_path):
+    """An error pasted whole often begins with a dash (``-bash: pip: command not found``), and so may a
+    question (``-rust invoice``). Quoted, it is one argument with spaces, which no option is: it was
+    refused as the unknown option ``-b`` (``-r``), the very way of asking the message for an unquoted
+    ``-word`` gives. It is read as the text it is, options before or after it; unquoted, the message
+    says how to ask, and that way works."""
+    index = ["--index", str(tmp_path / "index.db"), "--home", str(home)]
+    error = "-bash: pip: command not found"
+    fixed = trail("fix", error, "--json", *index)
+    assert fixed.returncode == 0, fixed.stderr
+    assert json.loads(fixed.stdout)["error"] == error
+    asked = trail("search", "--json", "-n", "3", "-rust invoice", *index)
+    assert asked.returncode == 0, asked.stderr
+    assert json.loads(asked.stdout)["query"] == "-rust invoice"
+    how = trail("how", "-v flag of grep", "--json", *index)
+    assert how.returncode == 0 and json.loads(how.stdout)["what"] == "-v flag of grep", how.stderr
+    # Unquoted: the way each message gives is the quoted one, which now works.
+    told = trail("search", "-rust", "invoice", "--json", *index)
+    assert told.returncode == 2 and "to leave out a word, quote the question:" in told.stderr
+    assert "trail search '-rust invoice' --json --index" in told.stderr, told.stderr
+    told = trail("fix", *error.split(), *index)
+    assert told.returncode == 2 and "-bash: would be read as options; quote the error:" in told.stderr
+    assert f"trail fix '{error}' --index" in told.stderr, told.stderr
+
+
 def test_times_show_seconds_when_rows_share_a_minute(home):
     done = trail("list", "--home", str(home), env={"COLUMNS": "120"})
     assert done.returncode == 0, done.stderr

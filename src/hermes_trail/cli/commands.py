@@ -52,21 +52,37 @@ def _quick(argv: list[str]) -> int | None:
 
 # Commands whose words are a search's syntax, where ``-word`` excludes a word.
 _EXCLUDING = ("search", "recall")
+# Commands whose words are text: a question, an error, what a command did. What each is called.
+_TEXT = {"search": "the question", "recall": "the question", "fix": "the error", "how": "the question"}
 
 
 def _exclusion(argv: list[str]) -> tuple[str, list[str], list[str]] | None:
-    """A ``-word`` typed unquoted among a search's words (``trail search migration -docker``), which the
-    command line would read as options (``-d``, ``-o``, ...): ``params.unquoted_exclusion``."""
+    """A ``-word`` typed unquoted among a command's words (``trail search migration -docker``, ``trail fix
+    -bash: pip: command not found``), which the command line would read as options (``-d``, ``-b``, ...):
+    ``params.unquoted_exclusion``."""
     from hermes_trail.cli import params
 
-    if not argv or argv[0] not in _EXCLUDING:
+    if not argv or argv[0] not in _TEXT:
         return None
     return params.unquoted_exclusion(command_function(argv[0]), argv[1:])
+
+
+def _dashed(argv: list[str]) -> list[str]:
+    """``argv`` with text that begins with a dash, quoted whole, read as text (``params.text_after_options``):
+    ``trail fix "-bash: pip: command not found"`` was refused as the unknown option ``-b``."""
+    if len(argv) < 2 or argv[0] not in _TEXT:
+        return argv
+    from hermes_trail.cli import params
+
+    if not params.dashed_text(argv[1:]):
+        return argv
+    return [argv[0], *params.text_after_options(command_function(argv[0]), argv[1:])]
 
 
 def run(argv: list[str]) -> int:
     """Run the command line on ``argv``; the exit code (usage errors: click's message and 2; Ctrl-C
     while a command runs: 130, as Typer maps it)."""
+    argv = _dashed(argv)
     code = _quick(argv)
     if code is not None:
         return code
@@ -76,8 +92,9 @@ def run(argv: list[str]) -> int:
 
         word, words, options = typed
         given = "".join(" " + shlex.quote(o) for o in options)
+        why = "to leave out a word, quote " if argv[0] in _EXCLUDING else "quote "
         sys.stderr.write(
-            f"trail: {word} would be read as options; to leave out a word, quote the question:\n"
+            f"trail: {word} would be read as options; {why}{_TEXT[argv[0]]}:\n"
             f"  trail {argv[0]} {shlex.quote(' '.join(words))}{given}\n"
             f"or put it after --:\n  trail {argv[0]}{given} -- {shlex.join(words)}\n"
         )

@@ -264,6 +264,39 @@ def _read_spec(func: Callable[..., Any]) -> _Spec | None:
 _EXCLUDED_WORD = r"-[^\W\d_][\w.:/-]+"
 
 
+def dashed_text(args: list[str]) -> bool:
+    """Whether an argument begins with a dash and holds a space: text quoted whole, never an option
+    (``trail fix "-bash: pip: command not found"``, ``trail search "-docker redis"``)."""
+    return any(t[:1] == "-" and any(c.isspace() for c in t) for t in args)
+
+
+def text_after_options(func: Callable[..., Any], args: list[str]) -> list[str]:
+    """``args`` of ``func``'s command line with its options first, then ``--`` and its words in the order
+    typed, when one of them is text that begins with a dash (:func:`dashed_text`): the command line reads
+    any argument that begins with a dash as options, so an error pasted whole as ``-bash: pip: command
+    not found`` was refused as the unknown option ``-b``. ``args`` as they are when they already hold
+    ``--``, or another argument begins with a dash and is no option of ``func`` (for Typer to name, or
+    for :func:`unquoted_exclusion`)."""
+    spec = _spec(func)
+    if spec is None or "--" in args:
+        return args
+    options: list[str] = []
+    words: list[str] = []
+    rest = list(args)
+    while rest:
+        token = rest.pop(0)
+        name = token.partition("=")[0]
+        if name in spec.flags:
+            options.append(token)
+            if spec.flags[name][0].kind is not bool and "=" not in token and rest:
+                options.append(rest.pop(0))
+        elif token[:1] == "-" and token != "-" and not any(c.isspace() for c in token):
+            return args
+        else:
+            words.append(token)
+    return [*options, "--", *words]
+
+
 def unquoted_exclusion(func: Callable[..., Any], args: list[str]) -> tuple[str, list[str], list[str]] | None:
     """A ``-word`` among the words of ``func``'s command line that is none of its options, which the
     command line would read as options (``-d``, ``-o``, ...): ``(the first such word, the question's
