@@ -1800,6 +1800,28 @@ def test_how_counts_a_rerun_of_what_an_intent_ran_there_as_here(fleet, tmp_path)
     assert [(c["command"], c["matched_in"]) for c in led][:1] == [("python -m pytest -q", "intent")]
 
 
+def test_how_finds_a_prompt_in_chinese_or_japanese_inside_its_run_there_as_here(fleet, tmp_path):
+    """The shared index found a question's Chinese or Japanese words inside a prompt's run (its tsvector
+    holds the run's bigrams); the local ``how`` looked for them as words of the word index, and said no
+    command on record does it. Both answer alike now."""
+    from hermes_trail.service import Trail
+    from hermesdb import write_home
+    from test_how import ASKED_IN_CJK, CJK_QUESTIONS
+
+    home = write_home(tmp_path / "hermes", [s.spec() for s in ASKED_IN_CJK])
+    index = tmp_path / "index.db"
+    sync_index(index, homes=[home], parallel=False)
+    push(index, fleet.admin, "pi")
+    local = Trail(index=index, sync_interval=float("inf"))
+    local._synced_at = float("inf")
+    shared = Trail(fleet=fleet.admin, hosts=("pi",))
+    for what, expected in CJK_QUESTIONS:
+        mine = shared.records_json(shared.how_commands(what, limit=10))
+        theirs = local.records_json(local.how_commands(what, limit=10))
+        assert _without(mine) == _without(theirs), what
+        assert [c["command"] for c in theirs][:1] == ([expected] if expected else []), what
+
+
 def test_a_front_end_no_text_names_says_where_to_look_there_as_here(fleet, tmp_path):
     """ "telegram saturday forecast", where no text says "telegram" but a session came from Telegram: the
     shared index lifts that conversation and leaves the word out of ``missing``, as the local one does."""

@@ -386,3 +386,47 @@ def test_a_full_window_of_prompts_is_scored_without_reading_them(asked, monkeypa
         ("xxd file.bin", "prompt", 2),  # sessions 5 and 4, the newest two of the three
         ("cat NOTES", "output", 1),
     ]
+
+
+# Prompts in Chinese and Japanese, the commands they led to, and the questions that find them (or not).
+ASKED_IN_CJK = [
+    Session(1)
+    .ask("查看8080端口被谁占用了")
+    .run("lsof -i :8080", "node 1234 dev 21u IPv4 TCP *:8080 (LISTEN)"),
+    Session(2)
+    .ask("ポート3000を使っているプロセスを確認して")
+    .run("ss -ltnp 'sport = :3000'", 'LISTEN 0 511 *:3000 users:(("vite",pid=99))'),
+    Session(3).ask("把日志压缩一下").run("gzip -9 app.log", ""),
+    Session(4).ask("show what uses port 8080").run("fuser 8080/tcp", "8080/tcp: 1234"),
+]
+CJK_QUESTIONS = [
+    ("端口被谁占用", "lsof -i :8080"),  # a run of the prompt's
+    ("谁占用了端口", "lsof -i :8080"),  # its words in another order, cut at the question's particles
+    ("8080 端口", "lsof -i :8080"),  # a number the run held, and a word of it: both say it
+    ("使っているプロセス", "ss -ltnp 'sport = :3000'"),
+    ("压缩日志", None),  # not what the prompt said, in that order: no bigram phrase of it holds
+    ("日志", "gzip -9 app.log"),
+]
+
+
+@pytest.fixture
+def asked_in_cjk(tmp_path):
+    c = open_index(tmp_path, ASKED_IN_CJK)
+    yield c
+    c.close()
+
+
+@pytest.mark.parametrize(("question", "expected"), CJK_QUESTIONS)
+def test_a_question_in_chinese_or_japanese_finds_the_prompt_that_led_to_a_command(
+    asked_in_cjk, question, expected
+):
+    """Chinese and Japanese are written without spaces: the word index holds "查看8080端口被谁占用了" as the
+    words 查看, 8080 and 端口被谁占用了, so a question asking for 端口被谁占用 (or 端口 and 占用) found no
+    prompt, and ``trail how`` said no command on record does it, where a search (and the shared index's
+    ``how``) finds it inside the run. Its words are now found in the bigram index too, as there."""
+    entries = how.how(asked_in_cjk, question)
+    assert [e.command for e in entries][:1] == ([expected] if expected else []), question
+    if expected:
+        assert entries[0].matched_in == "prompt" and entries[0].sessions == 1
+    # A word of the run left out leaves the command its prompt led to out too.
+    assert "lsof -i :8080" not in [e.command for e in how.how(asked_in_cjk, "端口 -占用")]

@@ -215,9 +215,11 @@ def test_a_word_typed_through_an_input_method_is_searched_once_it_is_chosen(tab,
     asked: list[str] = []
     page.on(
         "request",
-        lambda r: asked.extend(urllib.parse.parse_qs(urllib.parse.urlsplit(r.url).query).get("q", []))
-        if "/api/search" in r.url
-        else None,
+        lambda r: (
+            asked.extend(urllib.parse.parse_qs(urllib.parse.urlsplit(r.url).query).get("q", []))
+            if "/api/search" in r.url
+            else None
+        ),
     )
     page.goto(origin(server) + "/")
     page.wait_for_selector("body[data-sessions=ready]")

@@ -26,7 +26,8 @@ from matching or let any prompt match; a query of stop-words only is kept whole 
 against the word index (``docs_fts``, over a command with its output: stemmed, so ``tests`` finds ``test``);
 and, when it looks like a command fragment (``manage.py``, ``--no-cache``, ``./x``: what the word index
 splits) or the words find nothing (the start of a word such as ``migrat``), its terms as substrings of the
-command through the trigram index over ``docs.key`` (for a command doc, the command alone).
+command through the trigram index over ``docs.key`` (for a command doc, the command alone). A word of
+Chinese, Japanese or Korean is found inside a run too, through the bigram index (:func:`_rowids`).
 
 A question one word of which nothing on record has with the others (the prompt said "web-01 ran out of
 disk", the question "server ran out of disk") is asked again without each word in turn (:func:`most_words`):
@@ -49,7 +50,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from hermes_trail.formatting import shortened
-from hermes_trail.index import query, spelling
+from hermes_trail.index import cjk, query, spelling
 from hermes_trail.index.stopwords import is_stopword
 
 # A leading ``cd <dir> &&`` says where a command ran, not what it was: the same fix in two checkouts is one.
@@ -216,6 +217,15 @@ def _grouped(
     return conn.execute(sql, (expression, *params)).fetchall()
 
 
+def _grouped_ids(
+    conn: sqlite3.Connection, ids: tuple[str, list[str]], project: str | None
+) -> list[tuple[Any, ...]]:
+    """:func:`_grouped` for a set of doc ids (:func:`_rowids`)."""
+    clause, params = project_clause("s.project", project)
+    sql = f"WITH hits(id) AS ({ids[0]})" + _GROUPED.format(project=clause)
+    return conn.execute(sql, (*ids[1], *params)).fetchall()
+
+
 # The newest matching live prompts and replies (newest first: the word index walks its ids backwards).
 _WINDOW = """
 SELECT f.rowid, d.chars{bm25} FROM docs_fts f CROSS JOIN docs d ON d.id = f.rowid {join}
@@ -251,6 +261,50 @@ WHERE d.kind = 'command' AND d.rewound = 0 AND d.command IS NOT NULL
 """
 
 
+def _rowids(node: query.Node | None) -> tuple[str, list[str]] | None:
+    """The docs ``node`` matches, as a query of their ids: a word in the word index, and one of Chinese,
+    Japanese or Korean inside a run too, through the bigram index (the phrase of its bigrams, as a search
+    and the shared index find it: "端口被谁占用" in "查看8080端口被谁占用了", one word to the word index);
+    AND, OR and exclusions as compound selects. ``None`` when it has nothing to find."""
+    if node is None or isinstance(node, query.Not):
+        return None
+    if isinstance(node, query.Term | query.Phrase):
+        parts: list[str] = []
+        params: list[str] = []
+        if (words := query.leaf_fts(node)) is not None:
+            parts.append("SELECT rowid FROM docs_fts WHERE docs_fts MATCH ?")
+            params.append(words)
+        if runs := cjk.question_runs([node.text]):
+            parts.append("SELECT rowid FROM docs_cjk WHERE docs_cjk MATCH ?")
+            params.append(" AND ".join(cjk.run_expression(run) for run in runs))
+        return (" UNION ".join(parts), params) if parts else None
+    made = [m for n in node.nodes if not isinstance(n, query.Not) and (m := _rowids(n)) is not None]
+    if not made:
+        return None
+    joined = " INTERSECT " if isinstance(node, query.And) else " UNION "
+    sql = joined.join(f"SELECT rowid FROM ({m[0]})" for m in made)
+    params = [v for m in made for v in m[1]]
+    if isinstance(node, query.And):
+        for n in node.nodes:
+            if isinstance(n, query.Not) and (left_out := _rowids(n.node)) is not None:
+                sql = f"SELECT rowid FROM ({sql}) EXCEPT SELECT rowid FROM ({left_out[0]})"
+                params += left_out[1]
+    return sql, params
+
+
+def _asks_cjk(node: query.Node | None) -> bool:
+    """Whether a word to find of ``node`` holds Chinese, Japanese or Korean (:func:`_rowids` then)."""
+    return any(cjk.has_cjk(t) for t in query.terms(query.Query(node))) if node is not None else False
+
+
+# The newest live prompts and replies among a set of doc ids (:func:`_rowids`), each with its length.
+_WINDOW_OF = """
+SELECT d.id, d.chars FROM docs d {join}
+WHERE d.id IN ({ids}) AND d.kind IN ('prompt', 'reply') AND d.rewound = 0 AND {project}
+ORDER BY d.id DESC LIMIT ?
+"""
+
+
 @dataclass(slots=True)
 class _Led:
     """The runs of one command in one session that followed matching prompts or intents."""
@@ -262,7 +316,11 @@ class _Led:
 
 
 def _scored_hits(
-    conn: sqlite3.Connection, expression: str, project: str | None, terms: int
+    conn: sqlite3.Connection,
+    expression: str,
+    project: str | None,
+    terms: int,
+    ids: tuple[str, list[str]] | None = None,
 ) -> list[tuple[int, float]]:
     """The newest :data:`PROMPTS` prompt and reply docs matching ``expression`` (of ``project``), each with a
     BM25 score (lower is better).
@@ -271,25 +329,37 @@ def _scored_hits(
     words few prompts have. When the window is full the words are common and that count is the cost (tens
     of milliseconds a word on a million docs), so the window is scored by BM25's own formula with one
     occurrence of each term and equal weights: every doc in it has every term, its length tells (shorter
-    is more about them), read from ``docs.chars`` without reading its text."""
+    is more about them), read from ``docs.chars`` without reading its text. So too for a set of doc ids
+    (``ids``, :func:`_rowids`), which spans two indexes no one ``bm25`` scores."""
     clause, params = project_clause("s.project", project)
     join = "CROSS JOIN sessions s ON s.id = d.sess" if params else ""
-    window = conn.execute(_WINDOW.format(bm25="", join=join, project=clause), (expression, *params, PROMPTS))
-    rows = window.fetchall()
-    if len(rows) < PROMPTS:
+    if ids is not None:  # a set of doc ids (:func:`_rowids`), not one expression of the word index
+        sql = _WINDOW_OF.format(ids=ids[0], join=join, project=clause)
+        rows = conn.execute(sql, (*ids[1], *params, PROMPTS)).fetchall()
+    else:
+        sql = _WINDOW.format(bm25="", join=join, project=clause)
+        rows = conn.execute(sql, (expression, *params, PROMPTS)).fetchall()
+    if ids is None and len(rows) < PROMPTS:
         sql = _WINDOW.format(bm25=", bm25(docs_fts)", join=join, project=clause)
         return [(doc, float(score)) for doc, _, score in conn.execute(sql, (expression, *params, PROMPTS))]
+    if not rows:
+        return []
     average = max(1.0, sum(chars for _, chars in rows) / len(rows))
     k1, b = 1.2, 0.75  # FTS5's bm25 constants
     return [(doc, -terms * (k1 + 1) / (1 + k1 * (1 - b + b * chars / average))) for doc, chars in rows]
 
 
 def _led(
-    conn: sqlite3.Connection, expression: str, project: str | None, root: query.Node | None
+    conn: sqlite3.Connection,
+    expression: str,
+    project: str | None,
+    root: query.Node | None,
+    ids: tuple[str, list[str]] | None = None,
 ) -> dict[tuple[str, int], _Led]:
-    """Commands that followed a prompt or intent matching ``expression``, by (command, session): rows in
-    :data:`_GROUPED`'s shape, with the best (lowest) BM25 of what led to them, its kind and its doc id."""
-    hits = _scored_hits(conn, expression, project, max(1, len(query.terms(query.Query(root)))))
+    """Commands that followed a prompt or intent matching ``expression`` (or among ``ids``), by (command,
+    session): rows in :data:`_GROUPED`'s shape, with the best (lowest) BM25 of what led to them, its kind
+    and its doc id."""
+    hits = _scored_hits(conn, expression, project, max(1, len(query.terms(query.Query(root)))), ids)
     if not hits:
         return {}
     sql = _LED.format(values=", ".join("(?, ?)" for _ in hits))
@@ -449,7 +519,12 @@ def how(
     # Told once a command: common words match the same few commands in tens of thousands of sessions.
     holds = functools.cache(lambda command: in_command(asked.root, command))
     words = query.to_fts(asked)
-    if words:
+    # A word of Chinese, Japanese or Korean is found inside a run too (the bigram index beside the words).
+    ids = _rowids(asked.root) if _asks_cjk(asked.root) else None
+    if ids is not None:
+        for row in _grouped_ids(conn, ids, project):
+            rows[(row[0], row[1])] = (row, holds(row[0]))
+    elif words:
         for row in _grouped(conn, "docs_fts", words, project):
             rows[(row[0], row[1])] = (row, holds(row[0]))
     trigram = query.to_trigram(asked)
@@ -458,7 +533,11 @@ def how(
             rows[(row[0], row[1])] = (row, True)  # the trigram index holds a command doc's command only
     # A prompt must have the content words: a query of stop-words only matches no prompt.
     prompt_words = query.to_fts(query.Query(words_only)) if words_only is not None else None
-    led = _led(conn, prompt_words, project, words_only) if prompt_words else {}
+    prompt_ids = _rowids(words_only) if _asks_cjk(words_only) else None
+    if prompt_ids is not None:
+        led = _led(conn, "", project, words_only, prompt_ids)
+    else:
+        led = _led(conn, prompt_words, project, words_only) if prompt_words else {}
     for key, found in led.items():
         # Counted by what matched it in the command pass, unless following prompts found more of its runs.
         if key not in rows or found.row[4] > rows[key][0][4]:
