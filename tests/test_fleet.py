@@ -1822,6 +1822,30 @@ def test_how_finds_a_prompt_in_chinese_or_japanese_inside_its_run_there_as_here(
         assert [c["command"] for c in theirs][:1] == ([expected] if expected else []), what
 
 
+@pytest.mark.parametrize("language", ["chinese", "japanese", "german", "spanish"])
+def test_the_newest_fact_wins_in_other_languages_there_as_here(vector_fleet, tmp_path, language):
+    """A meeting moved in Chinese, Japanese, German or Spanish ("改到", "変更", "verschoben", "movido"): the
+    later session leads in the shared index as in the local one (with pgvector: the meaning pass places
+    both, as locally)."""
+    fleet = vector_fleet
+    from hermesdb import chat, write_home
+    from test_wording import MOVED_ELSEWHERE, T
+
+    subject, said_before, moved = MOVED_ELSEWHERE[language]
+    old, new = "20261101_090000_01d000", "20261120_090000_0e1000"
+    sessions = [chat(old, *said_before, start=T), chat(new, *moved, start=T + 19 * 86400)]
+    home = write_home(tmp_path / "hermes", [*sessions, *errands(T, "20261102", "0a0a0a", step=60)])
+    index = tmp_path / "index.db"
+    sync_index(index, homes=[home], parallel=False)
+    encode_pending(index, workers=1)
+    push(index, fleet.admin, "rho")
+    local = local_search(index, subject)
+    shared = fleet_search(fleet.admin, subject, hosts=["rho"])
+    assert [c.hits[0].session_id for c in local.conversations][:2] == [new, old]
+    assert [c.hits[0].session_id for c in shared.conversations][:2] == [new, old]
+    assert shared.conversations[1].superseded_by == local.conversations[1].superseded_by == new
+
+
 def test_a_front_end_no_text_names_says_where_to_look_there_as_here(fleet, tmp_path):
     """ "telegram saturday forecast", where no text says "telegram" but a session came from Telegram: the
     shared index lifts that conversation and leaves the word out of ``missing``, as the local one does."""

@@ -413,6 +413,86 @@ def test_the_newest_fact_wins(tmp_path):
     assert ranked[:2] == [new, old]
 
 
+# The same standing meeting in other languages: asked about at length, then moved in a later session.
+MOVED_ELSEWHERE = {
+    "chinese": (
+        "周会",
+        [
+            (
+                "周会是什么时候？把周会加到日历里。",
+                "周会：周二上午十点。周会邀请、周会记录和周会会议室都设好了。",
+            ),
+            ("周会前提醒我。", "每次周会前我都会提醒你。"),
+        ],
+        [("周会从下周起改到周四上午九点半，请更新日历邀请。", "好的，邀请已经更新。")],
+    ),
+    "japanese": (
+        "定例会議",
+        [
+            (
+                "定例会議はいつ？定例会議をカレンダーに入れて。",
+                "定例会議は火曜10時です。定例会議の招待と議事録を設定しました。",
+            ),
+            ("定例会議の前に知らせて。", "定例会議の前に毎回お知らせします。"),
+        ],
+        [
+            (
+                "定例会議は来週から木曜9時半に変更になりました。招待を直して。",
+                "了解です。定例会議の招待を直しました。",
+            )
+        ],
+    ),
+    "german": (
+        "Standup",
+        [
+            (
+                "Wann ist das Standup? Trag das Standup in meinen Kalender ein.",
+                "Standup: Dienstag 10:00. Standup-Einladung, Standup-Notizen und Standup-Raum "
+                "sind eingerichtet.",
+            ),
+            ("Erinnere mich vor dem Standup.", "Ich erinnere dich vor jedem Standup."),
+        ],
+        [("Das Standup ist ab sofort auf Donnerstag 09:30 verschoben, pass die Einladung an.", "Erledigt.")],
+    ),
+    "spanish": (
+        "standup",
+        [
+            (
+                "¿Cuándo es el standup? Pon el standup en mi calendario.",
+                "Standup: martes 10:00. La invitación del standup, las notas del standup y la sala "
+                "están listas.",
+            ),
+            ("Recuérdame antes del standup.", "Te recordaré antes de cada standup."),
+        ],
+        [("El standup se ha movido al jueves a las 09:30, cambia la invitación.", "Hecho.")],
+    ),
+}
+
+
+@pytest.mark.parametrize("language", list(MOVED_ELSEWHERE))
+def test_the_newest_fact_wins_in_other_languages(tmp_path, language):
+    """A later session that says the fact changed leads in every language indexed, as in English: the
+    words saying it changed were English only ("moved", "now", ...), so a meeting moved in Chinese,
+    Japanese, German or Spanish ("改到", "変更", "verschoben", "movido") left the session that said more of
+    the old time first. A Chinese or Japanese sentence ends at its own marks, with no space after them."""
+    subject, said_before, moved = MOVED_ELSEWHERE[language]
+    old, new = "20261101_090000_01d000", "20261120_090000_0e1000"
+    home = tmp_path / "hermes"
+    write_home(
+        home,
+        [
+            chat(old, *said_before, start=T),
+            chat(new, *moved, start=T + 19 * 86400),
+            *errands(T, "20261102", "0a0a0a", step=60),
+        ],
+    )
+    path = tmp_path / "index.db"
+    sync_index(path, homes=[home], env={"HERMES_HOME": str(home), "HOME": str(tmp_path)})
+    found = search(path, subject)
+    assert [c.hits[0].session_id for c in found.conversations][:2] == [new, old]
+    assert found.conversations[1].superseded_by == new
+
+
 def _index_of(tmp_path: Path, sessions: list) -> Path:
     home = tmp_path / "hermes"
     write_home(home, sessions)

@@ -135,23 +135,44 @@ def newest_first(
 STATED = frozenset({"prompt", "reply", "summary"})
 
 
-# Where one sentence ends: the change must be said of what the query is about, not beside it.
-_SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
+# Where one sentence ends: the change must be said of what the query is about, not beside it. Chinese and
+# Japanese end a sentence with their own marks and no space after them.
+_SENTENCE = re.compile(r"(?<=[.!?;])\s+|(?<=[。！？；])|\n+")
 
 
 # Words that say a fact changed: what a later session that supersedes an earlier one usually says. Not
 # "new": it is mostly an adjective ("breaks on the new fonts"), which says nothing changed; nor "change(s)"
 # and "update(s)", mostly nouns ("broke overnight without code changes", "the update"): only "changed" and
 # "updated" say it.
+# The same in the other languages indexed (German, French, Spanish, Italian, Portuguese, Dutch; Chinese and
+# Japanese, written without spaces, matched anywhere): a moved meeting or a migrated service said in any of
+# them supersedes what was said before, as in English.
 _CHANGED = re.compile(
     r"\b(?:(?<!right )(?<!just )now|no longer|instead|any ?more|from now on|switched|bump(?:s|ed)|changed|"
-    r"updated|(?:mov|migrat|resiz|replac|renam)(?:e|es|ed))\b"
+    r"updated|(?:mov|migrat|resiz|replac|renam)(?:e|es|ed)|"
+    r"jetzt|nicht mehr|stattdessen|ab sofort|verschoben|umgezogen|verlegt|geändert|gewechselt|migriert|"
+    r"ersetzt|umbenannt|aktualisiert|"
+    r"maintenant|désormais|dorénavant|au lieu de|(?:déplac|migr|remplac|renomm|chang|modifi|report)ée?s?|"
+    r"mise? à jour|"
+    r"ahora|ya no|en (?:lugar|vez) de|"
+    r"(?:movid|trasladad|migrad|cambiad|reemplazad|renombrad|actualizad)[oa]s?|"
+    r"adesso|non più|invece|(?:spostat|cambiat|sostituit|rinominat|aggiornat)[oaie]|"
+    r"agora|não mais|em vez de|(?:alterad|substituíd|renomead|atualizad|adiad)[oa]s?|"
+    r"niet meer|voortaan|in plaats van|verplaatst|gewijzigd|veranderd|vervangen|hernoemd|bijgewerkt)\b|"
+    r"改到|改成|改为|改在|换成|换到|搬到|迁移|迁到|变更|更改|现在|不再|推迟到|提前到|取代|替换|"
+    r"変更|移行|移転|移動し|変わり|変わっ|今は|今後は|代わりに|切り替え|置き換え|延期",
+    re.IGNORECASE,
 )
 
 
 def content_words(terms: list[str]) -> list[str]:
-    """The query's words (lower case, two characters or more, once each), its function words left out."""
-    said = [w for t in terms for w in re.findall(r"\w{2,}", t.lower())]
+    """The query's words (lower case, two characters or more, once each), its function words left out. A
+    run of Chinese or Japanese is cut at its particles and question words, as a search reads it
+    (``cjk.question_runs``): "定例会議はいつ" asks about 定例会議, which a sentence saying it changed
+    names."""
+    said = [w for t in terms for w in re.findall(r"\w{2,}", cjk.spaced(t).lower())]
+    said = [part for w in said for part in (cjk.question_runs([w]) if cjk.has_cjk(w) else [w])]
+    said = [w for w in said if len(w) > 1]
     return list(dict.fromkeys(w for w in said if not stopwords.is_stopword(w, said)))
 
 

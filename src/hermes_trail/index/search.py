@@ -373,9 +373,11 @@ class _DocCounts:
         self._known: dict[tuple[str, str], int] = {}
 
     def __call__(self, word: str, table: str = "docs_fts") -> int:
+        """In ``docs_cjk`` a word of more than two characters is the phrase of its bigrams (one is one)."""
         if (table, word) not in self._known:
             sql = f"SELECT count(*) FROM (SELECT 1 FROM {table} WHERE {table} MATCH ? LIMIT {RARE_CAP})"
-            self._known[(table, word)] = int(self._conn.execute(sql, (_fts_string(word),)).fetchone()[0])
+            asked = cjk.run_expression(word) if table == "docs_cjk" and len(word) > 2 else _fts_string(word)
+            self._known[(table, word)] = int(self._conn.execute(sql, (asked,)).fetchone()[0])
         return self._known[(table, word)]
 
 
@@ -711,7 +713,9 @@ def _newest_first(
         return {doc: (kind, text) for doc, kind, text in conn.execute(sql, docs)}
 
     def counts(words: list[str]) -> dict[str, int]:
-        return {w: doc_count(w) for w in words}
+        # A word of Chinese or Japanese is in the docs that hold it inside a run, as the shared index counts
+        # it: the word index holds a run as one word, and counted none of the docs of "定例会議は来週から".
+        return {w: doc_count(w, "docs_cjk") if cjk.has_cjk(w) else doc_count(w) for w in words}
 
     return newest_first(ordered, terms, meaning, answered, texts, counts, present)
 
