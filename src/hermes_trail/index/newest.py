@@ -101,10 +101,10 @@ def newest_first(
         and says it changed."""
         found = (said.get(h.doc, ("", "")) for h in conv.hits)
         return any(
-            _CHANGED.search(sentence) and names_fact(sentence)
+            says_change(sentence) and names_fact(sentence)
             for kind, text in found
             if kind in STATED
-            for sentence in _SENTENCE.split(text)
+            for sentence in sentences(text)
         )
 
     if not about(lead):
@@ -136,8 +136,14 @@ STATED = frozenset({"prompt", "reply", "summary"})
 
 
 # Where one sentence ends: the change must be said of what the query is about, not beside it. Chinese and
-# Japanese end a sentence with their own marks and no space after them.
-_SENTENCE = re.compile(r"(?<=[.!?;])\s+|(?<=[。！？；])|\n+")
+# Japanese end a sentence with their own marks and no space after them (looked for in a text past ASCII).
+_SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
+_SENTENCE_ANY = re.compile(r"(?<=[.!?;])\s+|(?<=[。！？；])|\n+")
+
+
+def sentences(text: str) -> list[str]:
+    """``text`` cut into its sentences (:data:`_SENTENCE`)."""
+    return (_SENTENCE if text.isascii() else _SENTENCE_ANY).split(text)
 
 
 # Words that say a fact changed: what a later session that supersedes an earlier one usually says. Not
@@ -146,7 +152,7 @@ _SENTENCE = re.compile(r"(?<=[.!?;])\s+|(?<=[。！？；])|\n+")
 # "updated" say it.
 # The same in the other languages indexed (German, French, Spanish, Italian, Portuguese, Dutch; Chinese and
 # Japanese, written without spaces, matched anywhere): a moved meeting or a migrated service said in any of
-# them supersedes what was said before, as in English.
+# them supersedes what was said before, as in English. The texts it is read in are in lower case.
 _CHANGED = re.compile(
     r"\b(?:(?<!right )(?<!just )now|no longer|instead|any ?more|from now on|switched|bump(?:s|ed)|changed|"
     r"updated|(?:mov|migrat|resiz|replac|renam)(?:e|es|ed)|"
@@ -158,11 +164,20 @@ _CHANGED = re.compile(
     r"(?:movid|trasladad|migrad|cambiad|reemplazad|renombrad|actualizad)[oa]s?|"
     r"adesso|non più|invece|(?:spostat|cambiat|sostituit|rinominat|aggiornat)[oaie]|"
     r"agora|não mais|em vez de|(?:alterad|substituíd|renomead|atualizad|adiad)[oa]s?|"
-    r"niet meer|voortaan|in plaats van|verplaatst|gewijzigd|veranderd|vervangen|hernoemd|bijgewerkt)\b|"
-    r"改到|改成|改为|改在|换成|换到|搬到|迁移|迁到|变更|更改|现在|不再|推迟到|提前到|取代|替换|"
-    r"変更|移行|移転|移動し|変わり|変わっ|今は|今後は|代わりに|切り替え|置き換え|延期",
-    re.IGNORECASE,
+    r"niet meer|voortaan|in plaats van|verplaatst|gewijzigd|veranderd|vervangen|hernoemd|bijgewerkt)\b"
 )
+_CHANGED_CJK = re.compile(
+    r"改到|改成|改为|改在|换成|换到|搬到|迁移|迁到|变更|更改|现在|不再|推迟到|提前到|取代|替换|"
+    r"変更|移行|移転|移動し|変わり|変わっ|今は|今後は|代わりに|切り替え|置き換え|延期"
+)
+
+
+def says_change(sentence: str) -> bool:
+    """Whether ``sentence`` (lower case) has a word saying a fact changed (:data:`_CHANGED`); the Chinese
+    and Japanese ones looked for only in a sentence past ASCII."""
+    if _CHANGED.search(sentence) is not None:
+        return True
+    return not sentence.isascii() and _CHANGED_CJK.search(sentence) is not None
 
 
 def content_words(terms: list[str]) -> list[str]:

@@ -140,7 +140,8 @@ def _word_at(lowered: str, start: str) -> bool:
     while at >= 0:
         # A word starts after a run of Chinese, Japanese or Korean too ("用docker部署"), as the word index
         # reads the text (``cjk.spaced``).
-        if at == 0 or not lowered[at - 1].isalnum() or cjk.has_cjk(lowered[at - 1]):
+        before = lowered[at - 1] if at else " "
+        if not before.isalnum() or (not before.isascii() and cjk.has_cjk(before)):
             return True
         at = lowered.find(start, at + 1)
     return False
