@@ -58,6 +58,12 @@ def _boundary() -> re.Pattern[str]:
     return re.compile(BOUNDARY)
 
 
+@functools.cache
+def _special() -> re.Pattern[str]:
+    """What :func:`spaced` changes a text for: a full-width letter or digit, or a character of a run."""
+    return re.compile(f"[{WIDE}{RANGES}]")
+
+
 def narrowed(text: str) -> str:
     """``text`` with its full-width letters and digits as ASCII: the same length, each character where it
     was (what a highlight is found in)."""
@@ -68,7 +74,7 @@ def spaced(text: str) -> str:
     """``text`` as the word indexes read it: :func:`narrowed`, and a space wherever a run of Chinese,
     Japanese or Korean meets a letter or digit of a script written with spaces ("用Docker部署" as 用 Docker
     部署). ASCII text (most) as it is, without a pass."""
-    if text.isascii():
+    if text.isascii() or _special().search(text) is None:  # most text past ASCII: one pass
         return text
     narrow = narrowed(text)
     return _boundary().sub(" ", narrow) if _run().search(narrow) is not None else narrow
