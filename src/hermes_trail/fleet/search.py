@@ -182,46 +182,44 @@ def _bigram_tsquery(text: str, any_of: bool = False) -> str | None:
     return " & ".join(made) or None
 
 
-def _tsquery_sql(node: query.Node | None) -> tuple[str, list[Any]] | None:
+_Sql = tuple[str, list[Any]]
+
+
+def _joined(operators: tuple[str, str]) -> Callable[[list[_Sql], bool], _Sql]:
+    """How :func:`query.fold` joins the parts of an AND (``operators[0]``) or an OR, in parentheses."""
+
+    def join(parts: list[_Sql], either: bool) -> _Sql:
+        joined = f" {operators[either]} ".join(p[0] for p in parts)
+        return "(" + joined + ")", [v for p in parts for v in p[1]]
+
+    return join
+
+
+def _tsquery_sql(node: query.Node | None) -> _Sql | None:
     """The parsed query as one tsquery expression, its AND, OR and exclusions kept (``None``: nothing)."""
-    if node is None or isinstance(node, query.Not):
-        return None
-    if isinstance(node, query.Term | query.Phrase):
-        return _leaf_sql(node)
-    parts = [p for n in node.nodes if not isinstance(n, query.Not) and (p := _tsquery_sql(n)) is not None]
-    if not parts:
-        return None
-    operator = " || " if isinstance(node, query.Or) else " && "
-    sql = "(" + operator.join(p[0] for p in parts) + ")"
-    params = [v for p in parts for v in p[1]]
-    if isinstance(node, query.And):
-        for n in node.nodes:
-            if isinstance(n, query.Not) and (excluded := _tsquery_sql(n.node)) is not None:
-                sql = f"({sql} && !!{excluded[0]})"
-                params += excluded[1]
-    return sql, params
+    return query.fold(
+        node,
+        _leaf_sql,
+        _joined(("&&", "||")),
+        lambda kept, out: (f"({kept[0]} && !!{out[0]})", kept[1] + out[1]),
+    )
 
 
-def _trigram_sql(node: query.Node | None) -> tuple[str, list[Any]] | None:
+def _trigram_leaf(leaf: query.Term | query.Phrase) -> _Sql:
+    if len(leaf.text) < query.TRIGRAM_MIN:
+        raise _TooShort
+    return "d.key ILIKE %s", ["%" + like(leaf.text) + "%"]
+
+
+def _trigram_sql(node: query.Node | None) -> _Sql | None:
     """The parsed query as substrings of ``d.key`` (paths, commands, file names): ``None`` when a term is
     shorter than a trigram, as the local trigram index refuses it."""
-    if node is None or isinstance(node, query.Not):
-        return None
-    if isinstance(node, query.Term | query.Phrase):
-        if len(node.text) < query.TRIGRAM_MIN:
-            raise _TooShort
-        return "d.key ILIKE %s", ["%" + like(node.text) + "%"]
-    parts = [p for n in node.nodes if not isinstance(n, query.Not) and (p := _trigram_sql(n)) is not None]
-    if not parts:
-        return None
-    sql = "(" + (" OR " if isinstance(node, query.Or) else " AND ").join(p[0] for p in parts) + ")"
-    params = [v for p in parts for v in p[1]]
-    if isinstance(node, query.And):
-        for n in node.nodes:
-            if isinstance(n, query.Not) and (excluded := _trigram_sql(n.node)) is not None:
-                sql = f"({sql} AND NOT coalesce({excluded[0]}, false))"
-                params += excluded[1]
-    return sql, params
+    return query.fold(
+        node,
+        _trigram_leaf,
+        _joined(("AND", "OR")),
+        lambda kept, out: (f"({kept[0]} AND NOT coalesce({out[0]}, false))", kept[1] + out[1]),
+    )
 
 
 class _TooShort(Exception):

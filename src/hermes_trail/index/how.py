@@ -266,30 +266,26 @@ def _rowids(node: query.Node | None) -> tuple[str, list[str]] | None:
     Japanese or Korean inside a run too, through the bigram index (the phrase of its bigrams, as a search
     and the shared index find it: "端口被谁占用" in "查看8080端口被谁占用了", one word to the word index);
     AND, OR and exclusions as compound selects. ``None`` when it has nothing to find."""
-    if node is None or isinstance(node, query.Not):
-        return None
-    if isinstance(node, query.Term | query.Phrase):
+
+    def leaf(term: query.Term | query.Phrase) -> tuple[str, list[str]] | None:
         parts: list[str] = []
         params: list[str] = []
-        if (words := query.leaf_fts(node)) is not None:
+        if (words := query.leaf_fts(term)) is not None:
             parts.append("SELECT rowid FROM docs_fts WHERE docs_fts MATCH ?")
             params.append(words)
-        if runs := cjk.question_runs([node.text]):
+        if runs := cjk.question_runs([term.text]):
             parts.append("SELECT rowid FROM docs_cjk WHERE docs_cjk MATCH ?")
             params.append(" AND ".join(cjk.run_expression(run) for run in runs))
         return (" UNION ".join(parts), params) if parts else None
-    made = [m for n in node.nodes if not isinstance(n, query.Not) and (m := _rowids(n)) is not None]
-    if not made:
-        return None
-    joined = " INTERSECT " if isinstance(node, query.And) else " UNION "
-    sql = joined.join(f"SELECT rowid FROM ({m[0]})" for m in made)
-    params = [v for m in made for v in m[1]]
-    if isinstance(node, query.And):
-        for n in node.nodes:
-            if isinstance(n, query.Not) and (left_out := _rowids(n.node)) is not None:
-                sql = f"SELECT rowid FROM ({sql}) EXCEPT SELECT rowid FROM ({left_out[0]})"
-                params += left_out[1]
-    return sql, params
+
+    def join(parts: list[tuple[str, list[str]]], either: bool) -> tuple[str, list[str]]:
+        joined = " UNION " if either else " INTERSECT "
+        return joined.join(f"SELECT rowid FROM ({p[0]})" for p in parts), [v for p in parts for v in p[1]]
+
+    def exclude(kept: tuple[str, list[str]], out: tuple[str, list[str]]) -> tuple[str, list[str]]:
+        return f"SELECT rowid FROM ({kept[0]}) EXCEPT SELECT rowid FROM ({out[0]})", kept[1] + out[1]
+
+    return query.fold(node, leaf, join, exclude)
 
 
 def _asks_cjk(node: query.Node | None) -> bool:

@@ -41,7 +41,7 @@ import functools
 import re
 import unicodedata
 from collections.abc import Callable, Mapping
-from typing import ClassVar, NamedTuple
+from typing import ClassVar, NamedTuple, TypeVar
 
 from hermes_trail.model import _Frozen
 
@@ -406,6 +406,36 @@ def _render(node: Node, leaf: Callable[[_Leaf], str | None]) -> str | None:
     if kept is None or not excluded:
         return kept
     return f"({kept} NOT {_join(excluded, 'OR')})"
+
+
+_T = TypeVar("_T")
+
+
+def fold(
+    node: Node | None,
+    leaf: Callable[[_Leaf], _T | None],
+    join: Callable[[list[_T], bool], _T],
+    exclude: Callable[[_T, _T], _T],
+) -> _T | None:
+    """``node`` made into another language's expression: each term or phrase by ``leaf`` (``None``: it
+    drops out), the parts an AND or OR keeps by ``join`` (``True`` for OR), and what an AND excludes taken
+    from what it keeps by ``exclude``, one exclusion at a time. ``None`` when nothing is left to find (an
+    exclusion alone selects nothing). The shared index's tsquery and substrings, and ``how``'s doc ids
+    through two indexes, are made so."""
+    if node is None or isinstance(node, Not):
+        return None
+    if isinstance(node, Term | Phrase):
+        return leaf(node)
+    folded = (fold(n, leaf, join, exclude) for n in node.nodes if not isinstance(n, Not))
+    parts = [p for p in folded if p is not None]
+    if not parts:
+        return None
+    made = join(parts, isinstance(node, Or))
+    if isinstance(node, And):
+        for n in node.nodes:
+            if isinstance(n, Not) and (left_out := fold(n.node, leaf, join, exclude)) is not None:
+                made = exclude(made, left_out)
+    return made
 
 
 def _fts_leaf(leaf: _Leaf) -> str | None:
