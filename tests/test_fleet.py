@@ -1778,25 +1778,37 @@ def test_fix_blame_and_how_answer_as_the_local_index_for_one_hosts_data(fleet, m
     assert theirs["spelled"] == {"comand": ["command"]} and theirs["error"] == "comand failed"
 
 
+def _how_both(fleet, tmp_path: Path, sessions: list, host: str):
+    """The sessions (``test_how.Session``) pushed as ``host``: ``how`` asked of the shared index and of the
+    local one, each as ``--json`` gives it (shared, local)."""
+    from hermes_trail.service import Trail
+    from hermesdb import write_home
+
+    home = write_home(tmp_path / "hermes", [s.spec() for s in sessions])
+    index = tmp_path / "index.db"
+    sync_index(index, homes=[home], parallel=False)
+    push(index, fleet.admin, host)
+    local = Trail(index=index, sync_interval=float("inf"))
+    local._synced_at = float("inf")
+    shared = Trail(fleet=fleet.admin, hosts=(host,))
+
+    def both(what: str) -> tuple[list, list]:
+        mine = shared.records_json(shared.how_commands(what, limit=10))
+        return mine, local.records_json(local.how_commands(what, limit=10))
+
+    return both
+
+
 def test_how_counts_a_rerun_of_what_an_intent_ran_there_as_here(fleet, tmp_path):
     """A command run again after the turn of the intent that ran it (``python -m pytest -q`` after "let me
     run the test suite" and a fix) is led by that intent in the shared index as in the local one."""
-    from hermes_trail.service import Trail
-    from hermesdb import write_home
     from test_how import RERUNS
 
-    home = write_home(tmp_path / "hermes", [RERUNS.spec()])
-    index = tmp_path / "index.db"
-    sync_index(index, homes=[home], parallel=False)
-    push(index, fleet.admin, "nu")
-    local = Trail(index=index, sync_interval=float("inf"))
-    local._synced_at = float("inf")
-    shared = Trail(fleet=fleet.admin, hosts=("nu",))
+    both = _how_both(fleet, tmp_path, [RERUNS], "nu")
     for what in ("how do I run the test suite", "the docs build", "git status"):
-        mine = shared.records_json(shared.how_commands(what, limit=10))
-        theirs = local.records_json(local.how_commands(what, limit=10))
+        mine, theirs = both(what)
         assert _without(mine) == _without(theirs), what
-    led = local.records_json(local.how_commands("run the test suite", limit=10))
+    _, led = both("run the test suite")
     assert [(c["command"], c["matched_in"]) for c in led][:1] == [("python -m pytest -q", "intent")]
 
 
@@ -1804,20 +1816,11 @@ def test_how_finds_a_prompt_in_chinese_or_japanese_inside_its_run_there_as_here(
     """The shared index found a question's Chinese or Japanese words inside a prompt's run (its tsvector
     holds the run's bigrams); the local ``how`` looked for them as words of the word index, and said no
     command on record does it. Both answer alike now."""
-    from hermes_trail.service import Trail
-    from hermesdb import write_home
     from test_how import ASKED_IN_CJK, CJK_QUESTIONS
 
-    home = write_home(tmp_path / "hermes", [s.spec() for s in ASKED_IN_CJK])
-    index = tmp_path / "index.db"
-    sync_index(index, homes=[home], parallel=False)
-    push(index, fleet.admin, "pi")
-    local = Trail(index=index, sync_interval=float("inf"))
-    local._synced_at = float("inf")
-    shared = Trail(fleet=fleet.admin, hosts=("pi",))
+    both = _how_both(fleet, tmp_path, ASKED_IN_CJK, "pi")
     for what, expected in CJK_QUESTIONS:
-        mine = shared.records_json(shared.how_commands(what, limit=10))
-        theirs = local.records_json(local.how_commands(what, limit=10))
+        mine, theirs = both(what)
         assert _without(mine) == _without(theirs), what
         assert [c["command"] for c in theirs][:1] == ([expected] if expected else []), what
 
