@@ -50,7 +50,11 @@ BOUNDARY = f"(?<=[{RANGES}])(?=[{SPACED}])|(?<=[{SPACED}])(?=[{RANGES}])"
 WIDE = "".join(map(chr, [*range(0xFF10, 0xFF1A), *range(0xFF21, 0xFF3B), *range(0xFF41, 0xFF5B)]))
 NARROW = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 _NARROWED = str.maketrans(WIDE, NARROW)
-_WIDE = re.compile(f"[{WIDE}]")
+
+
+@functools.cache
+def _wide() -> re.Pattern[str]:
+    return re.compile(f"[{WIDE}]")
 
 
 @functools.cache
@@ -67,7 +71,7 @@ def _special() -> re.Pattern[str]:
 def narrowed(text: str) -> str:
     """``text`` with its full-width letters and digits as ASCII: the same length, each character where it
     was (what a highlight is found in)."""
-    return text if text.isascii() or _WIDE.search(text) is None else text.translate(_NARROWED)
+    return text if text.isascii() or _wide().search(text) is None else text.translate(_NARROWED)
 
 
 def spaced(text: str) -> str:
