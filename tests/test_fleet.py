@@ -1849,6 +1849,29 @@ def test_the_newest_fact_wins_in_other_languages_there_as_here(vector_fleet, tmp
     assert shared.conversations[1].superseded_by == local.conversations[1].superseded_by == new
 
 
+def test_a_chinese_word_standing_alone_weighs_as_one_inside_a_run_there_as_here(fleet, tmp_path):
+    """A question of Chinese runs alone ("周会") is found in the bigram index; the word index also found the
+    docs where the run stood alone between marks ("周会：周二上午十点"), and its BM25 put those a million
+    times above the docs that say it inside a sentence ("周会从下周起改到周四"), so the later session that
+    moved the meeting answered the words far too weakly for the rule of the newest fact, without meaning
+    (this server has no pgvector) or locally once the meaning pass did not place it. The question's words
+    weigh as its bigrams alone now, in both indexes alike."""
+    from hermesdb import chat, write_home
+    from test_wording import MOVED_ELSEWHERE, T
+
+    subject, said_before, moved = MOVED_ELSEWHERE["chinese"]
+    old, new = "20261101_090000_01d000", "20261120_090000_0e1000"
+    sessions = [chat(old, *said_before, start=T), chat(new, *moved, start=T + 19 * 86400)]
+    home = write_home(tmp_path / "hermes", [*sessions, *errands(T, "20261102", "0a0a0a", step=60)])
+    index = tmp_path / "index.db"
+    sync_index(index, homes=[home], parallel=False)
+    push(index, fleet.admin, "sigma")
+    local = local_search(index, subject)
+    shared = fleet_search(fleet.admin, subject, hosts=["sigma"])
+    assert [c.hits[0].session_id for c in shared.conversations][:2] == [new, old]
+    assert [c.hits[0].session_id for c in local.conversations][:2] == [new, old]
+
+
 def test_a_front_end_no_text_names_says_where_to_look_there_as_here(fleet, tmp_path):
     """ "telegram saturday forecast", where no text says "telegram" but a session came from Telegram: the
     shared index lifts that conversation and leaves the word out of ``missing``, as the local one does."""

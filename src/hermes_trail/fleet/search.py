@@ -655,6 +655,8 @@ def bm25(
     )
     if runs := cjk.question_runs(terms):
         bigrams = _bigram_bm25(conn, docs, runs, texts)
+        if all(cjk.has_cjk(t) for t in terms):  # as locally: a question of runs alone, by their bigrams
+            return {doc: bigrams[doc] for doc in scores}
         scores = {doc: max(score, bigrams[doc]) for doc, score in scores.items()}
     return scores
 
