@@ -264,10 +264,32 @@ def _read_spec(func: Callable[..., Any]) -> _Spec | None:
 _EXCLUDED_WORD = r"-[^\W\d_][\w.:/-]+"
 
 
+def _is_dashed_text(arg: str) -> bool:
+    """An argument that begins with a dash and holds a space: text quoted whole, never an option."""
+    return arg[:1] == "-" and any(c.isspace() for c in arg)
+
+
 def dashed_text(args: list[str]) -> bool:
-    """Whether an argument begins with a dash and holds a space: text quoted whole, never an option
-    (``trail fix "-bash: pip: command not found"``, ``trail search "-docker redis"``)."""
-    return any(t[:1] == "-" and any(c.isspace() for c in t) for t in args)
+    """Whether an argument is text quoted whole that begins with a dash (``trail fix "-bash: pip: command
+    not found"``, ``trail search "-docker redis"``)."""
+    return any(map(_is_dashed_text, args))
+
+
+def _options_apart(spec: _Spec, args: list[str]) -> tuple[list[str], list[str]]:
+    """``args`` as the options of ``spec``, each with its value, and the other arguments, in order."""
+    options: list[str] = []
+    others: list[str] = []
+    rest = list(args)
+    while rest:
+        token = rest.pop(0)
+        name = token.partition("=")[0]
+        if name in spec.flags:
+            options.append(token)
+            if spec.flags[name][0].kind is not bool and "=" not in token and rest:
+                options.append(rest.pop(0))
+        else:
+            others.append(token)
+    return options, others
 
 
 def text_after_options(func: Callable[..., Any], args: list[str]) -> list[str]:
@@ -280,20 +302,9 @@ def text_after_options(func: Callable[..., Any], args: list[str]) -> list[str]:
     spec = _spec(func)
     if spec is None or "--" in args:
         return args
-    options: list[str] = []
-    words: list[str] = []
-    rest = list(args)
-    while rest:
-        token = rest.pop(0)
-        name = token.partition("=")[0]
-        if name in spec.flags:
-            options.append(token)
-            if spec.flags[name][0].kind is not bool and "=" not in token and rest:
-                options.append(rest.pop(0))
-        elif token[:1] == "-" and token != "-" and not any(c.isspace() for c in token):
-            return args
-        else:
-            words.append(token)
+    options, words = _options_apart(spec, args)
+    if any(w[:1] == "-" and w != "-" and not _is_dashed_text(w) for w in words):
+        return args
     return [*options, "--", *words]
 
 
@@ -305,28 +316,15 @@ def unquoted_exclusion(func: Callable[..., Any], args: list[str]) -> tuple[str, 
     import re  # only here: the quick path of every other command line does without it
 
     spec = _spec(func)
-    if spec is None:
+    if spec is None or "--" in args:
         return None
+    options, words = _options_apart(spec, args)
     found: str | None = None
-    words: list[str] = []
-    options: list[str] = []
-    rest = list(args)
-    while rest:
-        token = rest.pop(0)
-        if token == "--":
+    for word in words:
+        if re.fullmatch(_EXCLUDED_WORD, word):
+            found = found or word
+        elif word.startswith("-") and word != "-":
             return None
-        name = token.partition("=")[0]
-        if name in spec.flags:
-            options.append(token)
-            if spec.flags[name][0].kind is not bool and "=" not in token and rest:
-                options.append(rest.pop(0))
-        elif re.fullmatch(_EXCLUDED_WORD, token):
-            found = found or token
-            words.append(token)
-        elif token.startswith("-") and token != "-":
-            return None
-        else:
-            words.append(token)
     return (found, words, options) if found is not None else None
 
 

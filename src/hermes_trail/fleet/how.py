@@ -25,7 +25,6 @@ from hermes_trail.fleet.search import (
     _tsquery_sql,
     bm25,
 )
-from hermes_trail.formatting import shortened
 from hermes_trail.index import query
 from hermes_trail.index.how import (
     PROMPT_CHARS,
@@ -37,6 +36,7 @@ from hermes_trail.index.how import (
     content,
     in_command,
     normalize_command,
+    prompt_line,
     tally_led,
 )
 
@@ -187,11 +187,7 @@ def _prompt_texts(conn: psycopg.Connection[Any], ids: list[int]) -> dict[int, st
     if not ids:
         return {}
     rows = conn.execute(f"SELECT id, left(text, %s) FROM {_D} WHERE id = ANY(%s)", (PROMPT_CHARS * 4, ids))
-    texts: dict[int, str] = {}
-    for doc, text in rows:
-        line = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
-        texts[doc] = shortened(line, PROMPT_CHARS)
-    return texts
+    return {int(doc): prompt_line(str(text)) for doc, text in rows}
 
 
 def how(

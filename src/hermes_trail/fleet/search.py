@@ -655,7 +655,7 @@ def bm25(
     )
     if runs := cjk.question_runs(terms):
         bigrams = _bigram_bm25(conn, docs, runs, texts)
-        if all(cjk.has_cjk(t) for t in terms):  # as locally: a question of runs alone, by their bigrams
+        if cjk.only_runs(terms):  # as locally: a question of runs alone, by their bigrams alone
             return {doc: bigrams[doc] for doc in scores}
         scores = {doc: max(score, bigrams[doc]) for doc, score in scores.items()}
     return scores

@@ -88,6 +88,13 @@ def has_cjk(text: str) -> bool:
     return not text.isascii() and _run().search(text) is not None
 
 
+def only_runs(terms: list[str]) -> bool:
+    """Whether a question is of Chinese, Japanese or Korean alone (every term holds a run): such a question
+    is weighed by its runs' bigrams alone, in the local index and the shared one, not by the word index,
+    which holds a run as one word and finds only the docs where it stands alone between marks."""
+    return bool(terms) and all(map(has_cjk, terms))
+
+
 def bigrams(run: str) -> list[str]:
     """The overlapping bigrams of one run (a lone character stands for itself)."""
     if len(run) == 1:

@@ -210,18 +210,15 @@ def _grouped(
     conn: sqlite3.Connection, table: str, expression: str, project: str | None
 ) -> list[tuple[Any, ...]]:
     """Matching commands by (command, session): runs, successes, failures, last run and its exit code."""
-    clause, params = project_clause("s.project", project)
-    # The bare ``d.exit_code`` beside ``max(d.time)`` is SQLite's: the value from the row holding the max.
-    sql = f"WITH hits(id) AS (SELECT rowid FROM {table} WHERE {table} MATCH ?)"
-    sql += _GROUPED.format(project=clause)
-    return conn.execute(sql, (expression, *params)).fetchall()
+    return _grouped_ids(conn, (f"SELECT rowid FROM {table} WHERE {table} MATCH ?", [expression]), project)
 
 
 def _grouped_ids(
     conn: sqlite3.Connection, ids: tuple[str, list[str]], project: str | None
 ) -> list[tuple[Any, ...]]:
-    """:func:`_grouped` for a set of doc ids (:func:`_rowids`)."""
+    """:func:`_grouped` for a set of doc ids (a query of them and its parameters: :func:`_rowids`)."""
     clause, params = project_clause("s.project", project)
+    # The bare ``d.exit_code`` beside ``max(d.time)`` is SQLite's: the value from the row holding the max.
     sql = f"WITH hits(id) AS ({ids[0]})" + _GROUPED.format(project=clause)
     return conn.execute(sql, (*ids[1], *params)).fetchall()
 
@@ -313,7 +310,7 @@ class _Led:
 
 def _scored_hits(
     conn: sqlite3.Connection,
-    expression: str,
+    expression: str | None,
     project: str | None,
     terms: int,
     ids: tuple[str, list[str]] | None = None,
@@ -329,13 +326,14 @@ def _scored_hits(
     (``ids``, :func:`_rowids`), which spans two indexes no one ``bm25`` scores."""
     clause, params = project_clause("s.project", project)
     join = "CROSS JOIN sessions s ON s.id = d.sess" if params else ""
-    if ids is not None:  # a set of doc ids (:func:`_rowids`), not one expression of the word index
+    if expression is None:  # a set of doc ids (:func:`_rowids`), not one expression of the word index
+        assert ids is not None
         sql = _WINDOW_OF.format(ids=ids[0], join=join, project=clause)
         rows = conn.execute(sql, (*ids[1], *params, PROMPTS)).fetchall()
     else:
         sql = _WINDOW.format(bm25="", join=join, project=clause)
         rows = conn.execute(sql, (expression, *params, PROMPTS)).fetchall()
-    if ids is None and len(rows) < PROMPTS:
+    if expression is not None and len(rows) < PROMPTS:
         sql = _WINDOW.format(bm25=", bm25(docs_fts)", join=join, project=clause)
         return [(doc, float(score)) for doc, _, score in conn.execute(sql, (expression, *params, PROMPTS))]
     if not rows:
@@ -347,14 +345,14 @@ def _scored_hits(
 
 def _led(
     conn: sqlite3.Connection,
-    expression: str,
+    expression: str | None,
     project: str | None,
     root: query.Node | None,
     ids: tuple[str, list[str]] | None = None,
 ) -> dict[tuple[str, int], _Led]:
-    """Commands that followed a prompt or intent matching ``expression`` (or among ``ids``), by (command,
-    session): rows in :data:`_GROUPED`'s shape, with the best (lowest) BM25 of what led to them, its kind
-    and its doc id."""
+    """Commands that followed a prompt or intent matching ``expression`` (``None``: among ``ids``), by
+    (command, session): rows in :data:`_GROUPED`'s shape, with the best (lowest) BM25 of what led to them,
+    its kind and its doc id."""
     hits = _scored_hits(conn, expression, project, max(1, len(query.terms(query.Query(root)))), ids)
     if not hits:
         return {}
@@ -432,11 +430,14 @@ def _prompt_texts(conn: sqlite3.Connection, ids: list[int]) -> dict[int, str]:
     rows = conn.execute(
         f"SELECT id, substr(text, 1, ?) FROM docs WHERE id IN ({marks})", (PROMPT_CHARS * 4, *ids)
     )
-    texts: dict[int, str] = {}
-    for doc, text in rows:
-        line = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
-        texts[doc] = shortened(line, PROMPT_CHARS)
-    return texts
+    return {doc: prompt_line(text) for doc, text in rows}
+
+
+def prompt_line(text: str) -> str:
+    """What an entry shows of the prompt that led to it: its first non-empty line, cut at
+    :data:`PROMPT_CHARS` (the local index and the shared one alike)."""
+    line = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
+    return shortened(line, PROMPT_CHARS)
 
 
 @dataclass(slots=True)
@@ -531,7 +532,7 @@ def how(
     prompt_words = query.to_fts(query.Query(words_only)) if words_only is not None else None
     prompt_ids = _rowids(words_only) if _asks_cjk(words_only) else None
     if prompt_ids is not None:
-        led = _led(conn, "", project, words_only, prompt_ids)
+        led = _led(conn, None, project, words_only, prompt_ids)
     else:
         led = _led(conn, prompt_words, project, words_only) if prompt_words else {}
     for key, found in led.items():

@@ -478,9 +478,9 @@ def read(conn: sqlite3.Connection, text: str, checked: bool = True) -> Plan:
         spelled=spelled,
     )
     # A question of Chinese, Japanese or Korean runs alone is looked for in the bigram index alone: the word
-    # index holds a run as one word, so it found only the docs where the run stood alone between marks
-    # ("周会：周二"), and its BM25 put those a million times above the docs that say it inside a sentence.
-    if (fts := query.to_fts(parsed)) and not (runs and all(cjk.has_cjk(t) for t in terms)):
+    # index found only the docs where the run stood alone between marks ("周会：周二"), and its BM25 put
+    # those a million times above the docs that say it inside a sentence (``cjk.only_runs``).
+    if (fts := query.to_fts(parsed)) and not (runs and cjk.only_runs(terms)):
         out.plans.append(("docs_fts", fts))
     if query.needs_trigram(parsed) and (tri := query.to_trigram(parsed)):
         out.plans.append(("docs_tri", tri))

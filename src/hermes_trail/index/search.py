@@ -538,12 +538,14 @@ class Highlighter:
         inside a word. Each text is read past ASCII only when the plain reading found nothing there."""
         assert self.mark is not None
         found = self.mark.search(text)
-        if found is None and not text.isascii():
-            spaced = self._mark_in(text)
-            if spaced is not None:
-                found = spaced.search(cjk.narrowed(text))
+        if found is not None or text.isascii():
+            return found if found is not None or self.first is None else self.first.search(text)
+        seen = cjk.narrowed(text)
+        spaced = self._mark_in(text)
+        if spaced is not None:
+            found = spaced.search(seen)
         if found is None and self.first is not None:
-            found = self.first.search(text if text.isascii() else cjk.narrowed(text))
+            found = self.first.search(seen)
         return found
 
     def snippet(self, text: str, chars: int) -> str:
