@@ -617,6 +617,9 @@ def test_an_error_typed_from_memory_has_its_slip_mended(conn):
     stream = io.StringIO()
     print_fixes(Printer(stream), report)
     assert "Not found: repostory; searched for repository." in stream.getvalue()
+    # A word typed as one that the history writes as two ("gitinit"... "git init" ran) is mended alike.
+    spaced = fix.respelled_fixes(find, "repostory not found by gitinit", lambda w: local_respelled(conn, w))
+    assert spaced.spelled.get("gitinit") == ["git init"], spaced.spelled
     # A pasted error that matches as it is keeps its words: a module misspelled in the code ("reqeusts")
     # is what failed, not a slip to mend.
     pasted = missing("reqeusts")

@@ -935,6 +935,46 @@ def test_a_word_typed_without_its_accents_or_capitals_is_found_as_locally(fleet,
             assert answer.conversations[0].hits[0].session_id == expected, question
 
 
+def test_a_word_the_history_writes_otherwise_is_found_as_locally(fleet, tmp_path):
+    """ "email" for "e-mail", "precommit" (and "precom", still typed) for "pre-commit", "wi-fi" for "wifi",
+    "mueller" for "Müller": PostgreSQL holds a hyphenated word as the compound and its parts, neither of
+    which is the word typed as one, and the shared index reads the word as the local one does, and says
+    so alike."""
+    mail, hook, wifi = "20261120_090000_5a0001", "20261120_090100_5a0002", "20261120_090200_5a0003"
+    termin, router = "20261120_090300_5a0004", "20261120_090400_5a0005"
+    said = {
+        mail: ("What's the e-mail of the landlord?", "landlord@example.org"),
+        hook: ("why does pre-commit fail on the laptop?", "The ruff hook flags long lines."),
+        wifi: ("The office wifi password changed", "It is on the fridge."),
+        termin: ("Termin bei Frau Müller in der Hauptstraße", "Dienstag um neun."),
+        router: ("I cannot log in to the router", "Reset it with the pin."),
+        "20261120_090500_5a0006": ("Pin ml-pipeline to Python 3.12", "Pinned."),
+        "20261120_090600_5a0007": ("Change the color palette of the dashboard", "Done."),
+    }
+    index = _pushed(fleet, tmp_path, "upsilon", said, "20261120")
+    asked = {
+        "email landlord": (mail, {"email": ["e-mail"]}),
+        "the landlord's email": (mail, {"email": ["e-mail"]}),  # a possessive the history does not say
+        "precommit": (hook, {"precommit": ["pre-commit"]}),
+        "ruff precom": (hook, {"precom": ["pre-commit"]}),
+        "wi-fi password": (wifi, {"wi-fi": ["wifi"]}),
+        "mueller termin": (termin, {"mueller": ["müller"]}),
+        "hauptstrasse": (termin, {"hauptstrasse": ["hauptstraße"]}),
+        "login router": (router, {"login": ["log in"]}),  # a half English's stop words leave out
+        "python3.12": ("20261120_090500_5a0006", {"python3.12": ["python 3.12"]}),
+        "colour palette": ("20261120_090600_5a0007", {"colour": ["color"]}),
+        "forget router": (router, {}),  # "for get" is in no turn, though PostgreSQL's English reads 'get'
+    }
+    for question, (expected, spelled) in asked.items():
+        for answer in _both(fleet, index, "upsilon", question):
+            assert answer.spelled == spelled, question
+            assert answer.missing == ([] if spelled else [question.split()[0]]), question
+            assert answer.conversations[0].hits[0].session_id == expected, question
+    # A quoted phrase no turn has as typed is said missing, its words answering (as locally).
+    for answer in _both(fleet, index, "upsilon", '"password office"'):
+        assert answer.missing == ['"password office"'] and answer.conversations[0].hits[0].session_id == wifi
+
+
 def test_words_beside_punctuation_past_ascii_are_found_as_locally(fleet, tmp_path):
     """An en dash, curly quotes, an emoji and an ideographic full stop split words locally; the shared
     index's parser (in a database of locale C) took each run for one word, and found none of them."""

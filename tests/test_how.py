@@ -366,6 +366,11 @@ def test_a_word_typed_wrong_is_asked_for_as_the_word_the_history_has(asked):
     # A word the history has, or a word of English it lacks, is asked for as typed.
     assert respell("hexadecimal") == [] == respell("zeppelin")
     assert [e.spelled for e in how.most_words(ask, "convert hexadecimal", counts, 10, respell)] == [{}]
+    # A word the history writes with other spacing ("hex-dump" for its hexdump) is asked for as it does.
+    assert ask("file.bin hex-dump") == []
+    spaced = how.most_words(ask, "file.bin hex-dump", counts, 10, respell)
+    assert spaced and all(e.spelled == {"hex-dump": ["hexdump"]} for e in spaced)
+    assert "xxd file.bin" in [e.command for e in spaced]
 
 
 @pytest.mark.parametrize(

@@ -279,7 +279,22 @@ def test_plan_reads_the_query_without_the_index_syntax_leaking(index):
 
 @pytest.mark.parametrize(
     ("word", "stop"),
-    [("the", True), ("Wie", True), ("pourquoi", True), ("qué", True), ("GET", False), ("backup", False)],
+    [
+        ("the", True),
+        ("Wie", True),
+        ("pourquoi", True),
+        ("qué", True),
+        ("GET", False),
+        ("backup", False),
+        # a contraction of function words ("where's the nas" said "Not found anywhere: where's"), but not
+        # one that is a word without its apostrophe (i'd as id, she'll as shell)
+        ("where's", True),
+        ("I'm", True),
+        ("you’re", True),
+        ("id", False),
+        ("shell", False),
+        ("well", False),
+    ],
 )
 def test_function_words_of_every_language_the_index_holds(word, stop):
     assert stopwords.is_stopword(word) is stop
@@ -467,6 +482,20 @@ MOVED_ELSEWHERE = {
         [("El standup se ha movido al jueves a las 09:30, cambia la invitación.", "Hecho.")],
     ),
 }
+# And in English words that said no change before: a meeting pushed back, rescheduled, postponed.
+ENGLISH_BEFORE = [
+    (
+        "When is the standup? Put the standup in my calendar.",
+        "Standup: Tuesday 10:00. The standup invite, the standup notes and the standup room are set.",
+    ),
+    ("Remind me before the standup.", "I will remind you before every standup."),
+]
+for word, said in {
+    "pushed back": "The standup got pushed back to Thursday 09:30, fix the invite.",
+    "rescheduled": "The standup is rescheduled to Thursday 09:30, fix the invite.",
+    "postponed": "We postponed the standup to Thursday 09:30, fix the invite.",
+}.items():
+    MOVED_ELSEWHERE[word] = ("standup", ENGLISH_BEFORE, [(said, "Done.")])
 
 
 @pytest.mark.parametrize("language", list(MOVED_ELSEWHERE))
@@ -1229,6 +1258,105 @@ def test_a_name_the_history_lacks_is_not_read_as_a_word_its_slip_shares_a_stem_w
         2,
     ]
     assert search(path, "reveiw").spelled == {"reveiw": ["review"]}  # a slip is still read
+
+
+SPACED = {
+    "20261120_090000_5a0001": ("What's the e-mail of the landlord?", "landlord@example.org"),
+    "20261120_090100_5a0002": ("why does pre-commit fail on the laptop?", "The ruff hook flags long lines."),
+    "20261120_090200_5a0003": ("The office wifi password changed", "It is on the fridge, not the table."),
+    "20261120_090300_5a0004": ("Deploy the billing api to staging", "Deployed."),
+    "20261120_090400_5a0005": ("I cannot log in to the router", "Reset it with the pin."),
+    "20261120_090500_5a0006": ("Termin bei Frau Müller in der Hauptstraße", "Dienstag um neun."),
+    "20261120_090600_5a0007": ("Send Juergen the Arial slides", "Sent."),
+    "20261120_090700_5a0008": ("Pin ml-pipeline to Python 3.12", "Pinned."),
+    "20261120_090800_5a0009": ("Change the color palette of the dashboard", "Optimized the theme too."),
+    "20261120_090900_5a0010": ("Resize the k8s volume claim", "Patched the claim."),
+}
+
+
+@pytest.mark.parametrize(
+    ("question", "typed", "written", "expected"),
+    [
+        ("email landlord", "email", "e-mail", "20261120_090000_5a0001"),
+        # and a possessive the history does not say ("landlord's": the phrase "landlord s") as its word
+        ("the landlord's email", "email", "e-mail", "20261120_090000_5a0001"),
+        ("precommit laptop", "precommit", "pre-commit", "20261120_090100_5a0002"),
+        ("why does precom", "precom", "pre-commit", "20261120_090100_5a0002"),  # still being typed
+        ("wi-fi password", "wi-fi", "wifi", "20261120_090200_5a0003"),
+        ("billingapi", "billingapi", "billing api", "20261120_090300_5a0004"),
+        ("login router", "login", "log in", "20261120_090400_5a0005"),
+        # German's letters typed as a keyboard without them types them, and the reverse
+        ("mueller termin", "mueller", "müller", "20261120_090500_5a0006"),
+        ("hauptstrasse", "hauptstrasse", "hauptstraße", "20261120_090500_5a0006"),
+        ("jürgen slides", "jürgen", "juergen", "20261120_090600_5a0007"),
+        # a name with its version joined to it
+        ("python3.12", "python3.12", "python 3.12", "20261120_090700_5a0008"),
+        # British English in a history the agent wrote in American English
+        ("colour palette", "colour", "color", "20261120_090800_5a0009"),
+        ("optimise theme", "optimise", "optimize", "20261120_090800_5a0009"),
+        # a word of software written short
+        ("kubernetes volume", "kubernetes", "k8s", "20261120_090900_5a0010"),
+    ],
+)
+def test_a_word_the_history_writes_otherwise_is_found_as_it_writes_it(
+    tmp_path, question, typed, written, expected
+):
+    """People write one word with a hyphen, as one, or as two, and the word index holds a hyphenated word
+    as its parts: "email" found no "e-mail" ("Not found anywhere: email"), "precommit" no "pre-commit",
+    and "wi-fi" no "wifi". Nor did "mueller", typed without German's letters, find "Müller", nor a British
+    "colour" an American "color" (a dictionary has both: no slip was read in it), nor "kubernetes" a "k8s".
+    A word no index holds is looked for as the history may write it, said as a slip's word is ("Not found:
+    email; searched for e-mail")."""
+    sessions = [chat(sid, turn, start=T + 60 * n) for n, (sid, turn) in enumerate(SPACED.items())]
+    path = _index_of(tmp_path, [*sessions, *_errands()])
+    result = search(path, question)
+    assert result.spelled == {typed: [written]} and result.missing == [], (result.spelled, result.missing)
+    assert _first(result) == expected
+
+
+def test_a_quoted_phrase_no_turn_has_is_said_missing(tmp_path):
+    """'"staging billing"' is in no turn as typed, though both its words are: the answer is what its words
+    find, as for a word the history lacks, and it said "2 matching turns" with nothing missing, as if the
+    phrase asked for were there. It is said not found, with its quotes, unless a title has it."""
+    from typer.testing import CliRunner
+
+    from hermes_trail.cli.app import app
+
+    sessions = [chat(sid, turn, start=T + 60 * n) for n, (sid, turn) in enumerate(SPACED.items())]
+    titled = chat("20261120_100000_5a0006", ("Which lines are too long?", "Ten."), start=T + 600)
+    titled.title = "Ruff failure on the laptop"
+    path = _index_of(tmp_path, [*sessions, titled, *_errands()])
+    result = search(path, '"staging billing"')
+    assert result.missing == ['"staging billing"'] and _first(result) == "20261120_090300_5a0004"
+    assert search(path, '"staging billing" zzqx').missing == ["zzqx", '"staging billing"']
+    assert search(path, '"deploy the billing"').missing == []
+    assert search(path, '"ruff failure"').missing == []  # the title has it
+    assert search(path, 'billing -"staging billing"').missing == []  # an exclusion is not asked for
+    where = ["--index", str(path), "--home", str(tmp_path / "hermes")]
+    out = CliRunner().invoke(app, ["search", '"staging billing"', *where], env={"COLUMNS": "100"}).output
+    assert 'Not found anywhere: "staging billing"; showing what its words find.' in out, out
+
+
+def test_a_word_whose_halves_are_apart_is_not_read_as_them(tmp_path):
+    """The halves of a word the history lacks must stand together, as the word would: "not" and "table"
+    in one sentence are no "notable"."""
+    sessions = [chat(sid, turn, start=T + 60 * n) for n, (sid, turn) in enumerate(SPACED.items())]
+    path = _index_of(tmp_path, [*sessions, *_errands()])
+    result = search(path, "notable fridge")
+    assert result.spelled == {} and result.missing == ["notable"]
+    # Nor is a word with "ae" one the history writes with "a" where it has no "ä": "aerial" is no Arial.
+    result = search(path, "aerial slides")
+    assert result.spelled == {} and result.missing == ["aerial"]
+    from hermes_trail.index import query, variants
+
+    readings = variants.readings("email", last=True)
+    assert readings[0][0] == query.Phrase("em ail") and query.Phrase("e mail") in readings[0]
+    assert (
+        query.Phrase("e mail", prefix=True) in readings[1]
+        and variants.readings("email", last=False)[1:] == []
+    )
+    assert variants.readings("e-mail", last=True) == [[query.Term("email")]]
+    assert variants.readings("api", last=True) == variants.readings("src/app.py", last=False) == []
 
 
 @pytest.mark.parametrize(

@@ -265,7 +265,9 @@ def print_search(out: Printer, result: SearchResult, shared: bool = False, encod
     if result.missing:
         words = safe(listed(result.missing))
         # no turn matched any word: what is shown was found by meaning alone
-        shown = "what the other words find" if result.matches else "what is nearest in meaning"
+        # a quoted phrase no turn has as typed, whose words some have
+        others = "its words" if all(m.startswith('"') for m in result.missing) else "the other words"
+        shown = f"what {others} find" if result.matches else "what is nearest in meaning"
         out.line((f"Not found anywhere: {words}; showing {shown}.", "yellow"))
     _print_spelled(out, result.spelled, "yellow")
     if result.read_as:

@@ -30,7 +30,7 @@ from __future__ import annotations
 import math
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -50,7 +50,7 @@ from hermes_trail.fleet.hits import (
 from hermes_trail.fleet.meaning import _meaning
 from hermes_trail.fleet.push import TOKEN
 from hermes_trail.hermes import dsn as dsns
-from hermes_trail.index import cjk, lexicon, plan, query, spelling, stopwords, when
+from hermes_trail.index import cjk, lexicon, plan, query, spelling, stopwords, variants, when
 from hermes_trail.index.filters import SearchFilters, like, unmatched
 from hermes_trail.index.fusion import (
     COVERAGE_BIGRAMS,
@@ -248,6 +248,8 @@ class _Plan:
     sources: tuple[str, ...] = ()
     # The words typed wrong, each with the words one slip away searched for in its place (as locally).
     spelled: dict[str, list[str]] = field(default_factory=dict)
+    # Quoted phrases no doc has as typed, with their quotes: said with the missing words (as locally).
+    unfound: list[str] = field(default_factory=list)
 
     @property
     def meant(self) -> list[str]:
@@ -319,6 +321,11 @@ def _plan(conn: psycopg.Connection[Any], text: str, checked: bool) -> _Plan:
                 change[term] = typed
                 prefix = term.text
                 continue
+            # A word the history writes otherwise ("email": e-mail, "mueller": Müller), as locally.
+            if (read := _variant(conn, term, term is last)) is not None:
+                change[term], shown = read
+                spelled[term.text] = [shown]
+                continue
             # A hyphenated word the history does not have as one (``Shop-URLs``): the parts it does
             # have, each on its own; the others are missing (as locally).
             parts = plan.compound_parts(term.text)
@@ -350,6 +357,8 @@ def _plan(conn: psycopg.Connection[Any], text: str, checked: bool) -> _Plan:
             trigram = None
     alternatives = _has_or(parsed.root)
     named_profiles = tuple(dict.fromkeys(named[t.text.casefold()] for t in profiles))
+    quoted = query.phrases(parsed) if checked else []
+    unfound = [f'"{p.text}"' for p, has in zip(quoted, _exist(conn, quoted), strict=True) if not has]
     return _Plan(
         tsquery,
         trigram,
@@ -363,6 +372,7 @@ def _plan(conn: psycopg.Connection[Any], text: str, checked: bool) -> _Plan:
         named_profiles,
         tuple(sources),
         spelled,
+        unfound,
     )
 
 
@@ -382,10 +392,7 @@ def _respelled(conn: psycopg.Connection[Any], word: str) -> list[str]:
             return []
         if spelled in common and len(read := _scanned_texts(conn, leaf)) >= spelling.READ:
             return read
-        # The first docs found, in the order they were written, as locally (no sort: a common word's
-        # newest, sorted, cost 15 ms).
-        sql = f"SELECT d.text FROM {_D} d WHERE d.tsv @@ {leaf[0]} LIMIT {spelling.READ}"
-        return [str(r[0]) for r in conn.execute(sql, leaf[1])]
+        return _first_texts(conn, leaf)
 
     return spelling.respelled(
         word,
@@ -394,6 +401,27 @@ def _respelled(conn: psycopg.Connection[Any], word: str) -> list[str]:
         texts,
         plan.stem,
     )
+
+
+def _variant(
+    conn: psycopg.Connection[Any], term: query.Term, last: bool
+) -> tuple[variants.Reading, str] | None:
+    """How the shared index has ``term`` written otherwise, and how it writes it, by the local rule
+    (:func:`~hermes_trail.index.variants.found`)."""
+
+    def texts(reading: variants.Reading) -> list[str]:
+        leaf = _leaf_sql(reading)
+        return [] if leaf is None else _first_texts(conn, leaf)
+
+    return variants.found(term, last, lambda readings: _exist(conn, readings), texts)
+
+
+def _first_texts(conn: psycopg.Connection[Any], leaf: tuple[str, list[Any]]) -> list[str]:
+    """The texts of the first :data:`~hermes_trail.index.spelling.READ` docs that match ``leaf``, in the
+    order they were written, as locally (no sort: a common word's newest, sorted, cost 15 ms): how the
+    history writes what was found."""
+    sql = f"SELECT d.text FROM {_D} d WHERE d.tsv @@ {leaf[0]} LIMIT {spelling.READ}"
+    return [str(r[0]) for r in conn.execute(sql, leaf[1])]
 
 
 # The docs a common word's first texts are looked for in, from the table's start (:func:`_scanned_texts`).
@@ -442,10 +470,12 @@ def _words_there(conn: psycopg.Connection[Any], words: list[str]) -> tuple[list[
 
 
 def respelled(conn: psycopg.Connection[Any], word: str) -> list[str]:
-    """The words one slip away from ``word`` that the shared index has, when it lacks ``word`` itself (as
-    :func:`~hermes_trail.index.how.local_respelled`)."""
-    if not spelling.wanted(word) or _exist(conn, [_word(word)])[0]:
+    """The words one slip away from ``word`` that the shared index has, or the word as it writes it
+    otherwise, when it lacks ``word`` itself (as :func:`~hermes_trail.index.how.local_respelled`)."""
+    if not (spelling.wanted(word) or variants.readings(word, last=False)) or _exist(conn, [_word(word)])[0]:
         return []
+    if (read := _variant(conn, query.Term(word), last=False)) is not None:
+        return [read[1]]
     return _respelled(conn, word)
 
 
@@ -457,8 +487,10 @@ def _has_or(node: query.Node | None) -> bool:
     return False
 
 
-def _exist(conn: psycopg.Connection[Any], terms: list[query.Term]) -> list[bool]:
+def _exist(conn: psycopg.Connection[Any], terms: Sequence[query.Term | query.Phrase]) -> list[bool]:
     """Whether any doc has each term (a word, or a substring of a path-like one): one GIN lookup each."""
+    if not terms:
+        return []
     checks: list[str] = []
     params: list[Any] = []
     for term in terms:
@@ -1346,6 +1378,7 @@ def _search(
     few = len(groups) < RELAX_BELOW
     unencoded: int | None = None
     missing = reading.missing
+    unfound = reading.unfound
     read_as: list[str] = []
     read_in_chinese: list[str] = []
     if few:
@@ -1353,7 +1386,7 @@ def _search(
         # a title with the words answers, and nothing is said missing.
         pool = _titled(conn, typed, filters, hosts)
         if pool:
-            missing = []
+            missing = unfound = []
         elif reading.missing and len(found := [t for t in terms if t.strip()]) >= 2:
             pool = _titled(conn, found, filters, hosts)
         pool += evidence_of(ordered, [conversation_score(c.hits) for c in ordered], STRICT_WEIGHT)
@@ -1439,7 +1472,7 @@ def _search(
         text, conversations, min(counted, COUNT_CAP), windowed, time.perf_counter() - started
     )
     result.matches_exact = not windowed and counted < COUNT_CAP
-    result.missing, result.dropped, result.prefix = missing, reading.dropped, reading.prefix
+    result.missing, result.dropped, result.prefix = missing + unfound, reading.dropped, reading.prefix
     result.unencoded = unencoded
     result.read_as = read_as
     result.read_as_cjk = read_in_chinese

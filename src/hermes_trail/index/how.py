@@ -50,7 +50,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from hermes_trail.formatting import shortened
-from hermes_trail.index import cjk, query, spelling
+from hermes_trail.index import cjk, query, spelling, variants
 from hermes_trail.index.stopwords import is_stopword
 
 # A leading ``cd <dir> &&`` says where a command ran, not what it was: the same fix in two checkouts is one.
@@ -617,16 +617,22 @@ def most_words(
 
 
 def _either(words: list[str]) -> str:
-    """Words as one alternative of a question: the word, or ``(a OR b)``."""
-    return words[0] if len(words) == 1 else "(" + " OR ".join(words) + ")"
+    """Words as one alternative of a question: the word, or ``(a OR b)``; words the history writes apart
+    ("billing api" for billingapi) as their phrase."""
+    said = [f'"{w}"' if " " in w else w for w in words]
+    return said[0] if len(said) == 1 else "(" + " OR ".join(said) + ")"
 
 
 def local_respelled(conn: sqlite3.Connection, word: str) -> list[str]:
-    """The words one slip away from ``word`` that the index has, when it lacks ``word`` itself."""
+    """The words one slip away from ``word`` that the index has, or the word as it writes it otherwise
+    ("pre-commit" for precommit, :mod:`~hermes_trail.index.variants`), when it lacks ``word`` itself."""
     from hermes_trail.index import plan
 
-    if not spelling.wanted(word) or plan.exists(conn, "docs_fts", query.leaf_fts(query.Term(word)) or '""'):
+    wanted = spelling.wanted(word) or variants.readings(word, last=False)
+    if not wanted or plan.exists(conn, "docs_fts", query.leaf_fts(query.Term(word)) or '""'):
         return []
+    if (read := plan.local_variant(conn, query.Term(word), last=False)) is not None:
+        return [read[1]]
     return plan.respelled(conn, word)
 
 

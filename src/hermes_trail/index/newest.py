@@ -155,7 +155,8 @@ def sentences(text: str) -> list[str]:
 # them supersedes what was said before, as in English. The texts it is read in are in lower case.
 _CHANGED = re.compile(
     r"\b(?:(?<!right )(?<!just )now|no longer|instead|any ?more|from now on|switched|bump(?:s|ed)|changed|"
-    r"updated|(?:mov|migrat|resiz|replac|renam)(?:e|es|ed)|"
+    r"updated|(?:mov|migrat|resiz|replac|renam|postpon|reschedul|relocat)(?:e|es|ed)|pushed (?:back|to)|"
+    r"brought forward|(?:up|down)graded|swapped|going forward|"
     r"jetzt|nicht mehr|stattdessen|ab sofort|verschoben|umgezogen|verlegt|geändert|gewechselt|migriert|"
     r"ersetzt|umbenannt|aktualisiert|"
     r"maintenant|désormais|dorénavant|au lieu de|(?:déplac|migr|remplac|renomm|chang|modifi|report)ée?s?|"

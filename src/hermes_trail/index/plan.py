@@ -27,7 +27,7 @@ import unicodedata
 from collections.abc import Callable, Iterable
 from typing import Any, ClassVar
 
-from hermes_trail.index import cjk, query, schema, spelling, stopwords
+from hermes_trail.index import cjk, query, schema, spelling, stopwords, variants
 from hermes_trail.model import _Record
 
 # A prefix shorter than this matches too much of any history to mean one word.
@@ -51,6 +51,7 @@ class Plan(_Record):
         "profiles",
         "sources",
         "spelled",
+        "unfound",
     )
     __slots__ = _fields
 
@@ -78,6 +79,9 @@ class Plan(_Record):
     # Words no index holds, each with the words one slip away from it that the history has, which stand
     # for it (:mod:`spelling`): "kubernets" read as kubernetes. Such a word is not missing.
     spelled: dict[str, list[str]]
+    # Quoted phrases no doc has as typed (their words may be there, apart), with their quotes: said with
+    # the missing words, though the words they have still answer and weigh as found.
+    unfound: list[str]
 
     def __init__(
         self,
@@ -92,6 +96,7 @@ class Plan(_Record):
         profiles: list[str] | None = None,
         sources: list[str] | None = None,
         spelled: dict[str, list[str]] | None = None,
+        unfound: list[str] | None = None,
     ) -> None:
         self.parsed = parsed
         self.terms = terms
@@ -104,6 +109,7 @@ class Plan(_Record):
         self.profiles = [] if profiles is None else profiles
         self.sources = [] if sources is None else sources
         self.spelled = {} if spelled is None else spelled
+        self.unfound = [] if unfound is None else unfound
 
     @property
     def meant(self) -> list[str]:
@@ -235,9 +241,8 @@ def respelled(conn: sqlite3.Connection, word: str) -> list[str]:
         sql = "SELECT count(*) FROM (SELECT 1 FROM docs_fts WHERE docs_fts MATCH ? LIMIT ?)"
         return [int(conn.execute(sql, (fts(w), spelling.COUNTED)).fetchone()[0]) for w in words]
 
-    def texts(spelled: str) -> list[str]:  # the first docs found, in the order they were written
-        sql = "SELECT d.text FROM docs_fts f JOIN docs d ON d.id = f.rowid WHERE docs_fts MATCH ? LIMIT ?"
-        return [r[0] for r in conn.execute(sql, (fts(spelled), spelling.READ))]
+    def texts(spelled: str) -> list[str]:
+        return _texts(conn, fts(spelled))
 
     def there(words: list[str]) -> list[str]:
         return [w for w in words if exists(conn, "docs_fts", fts(w))]
@@ -245,13 +250,34 @@ def respelled(conn: sqlite3.Connection, word: str) -> list[str]:
     return spelling.respelled(word, there, counts, texts, stem)
 
 
+def local_variant(
+    conn: sqlite3.Connection, term: query.Term, last: bool
+) -> tuple[variants.Reading, str] | None:
+    """How the word index has ``term`` written otherwise, and how it writes it (:func:`variants.found`)."""
+
+    def there(readings: list[variants.Reading]) -> list[bool]:
+        return [exists(conn, "docs_fts", query.leaf_fts(r) or '""') for r in readings]
+
+    def texts(reading: variants.Reading) -> list[str]:
+        return _texts(conn, query.leaf_fts(reading) or '""')
+
+    return variants.found(term, last, there, texts)
+
+
+def _texts(conn: sqlite3.Connection, expression: str) -> list[str]:
+    """The texts of the first :data:`~hermes_trail.index.spelling.READ` docs the word index finds for
+    ``expression``, in the order they were written: how the history writes what was found."""
+    sql = "SELECT d.text FROM docs_fts f JOIN docs d ON d.id = f.rowid WHERE docs_fts MATCH ? LIMIT ?"
+    return [r[0] for r in conn.execute(sql, (expression, spelling.READ))]
+
+
 def either(words: list[str]) -> query.Node:
     """Words that stand for one typed (:func:`respelled`) as the node that asks for any of them."""
     return query.Term(words[0]) if len(words) == 1 else query.Or(tuple(map(query.Term, words)))
 
 
-def _found(conn: sqlite3.Connection, term: query.Term) -> bool:
-    """Whether any index holds ``term`` as the search would look for it."""
+def _found(conn: sqlite3.Connection, term: query.Term | query.Phrase) -> bool:
+    """Whether any index holds ``term`` (a word, or a quoted phrase) as the search would look for it."""
     if cjk.has_cjk(term.text):
         # A run not found as it is is looked for by its bigrams (the search's any-of pass): it is missing
         # only when not one of them is in the history.
@@ -345,19 +371,21 @@ def naming_sources(missing: list[str], named: dict[str, str]) -> tuple[list[str]
     return list(dict.fromkeys(sources)), [w for w in missing if w.casefold() not in named]
 
 
-# A word of words joined by hyphens or dashes ("Lyon–Lisbon", the en dash of a route or a range), and
-# nothing else (not a path, a flag or a negative number).
-_JOINERS = "-\u2010\u2011\u2013\u2014"
-_HYPHENATED = re.compile(rf"[^\W_]+(?:[{_JOINERS}][^\W_]+)+")
-_JOINER = re.compile(rf"[{_JOINERS}]")
+# A word of words joined by hyphens or dashes (``variants.JOINERS``) or apostrophes: a possessive or an
+# elided article ("landlord's", "l'hôtel", "dell'anno").
+_APOSTROPHES = "'\u2019"
+_PARTED = re.compile(rf"[^\W_]+(?:[{variants.JOINERS}{_APOSTROPHES}][^\W_]+)+")
+_PARTER = re.compile(rf"[{variants.JOINERS}{_APOSTROPHES}]")
 
 
 def compound_parts(text: str) -> list[query.Term]:
-    """The words of a hyphenated word that carry meaning (none for any other word): function words and
-    single characters left out."""
-    if not _HYPHENATED.fullmatch(text) or cjk.has_cjk(text):
+    """The words of a hyphenated word, or of one with an apostrophe, that carry meaning (none for any other
+    word): function words and single characters left out. "landlord's" was missing from a history that
+    says "landlord" (the word index reads it as the phrase "landlord s"), and "l'hôtel" from one that says
+    "hôtel"."""
+    if not _PARTED.fullmatch(text) or cjk.has_cjk(text):
         return []
-    found = [w for w in _JOINER.split(text) if len(w) > 1]
+    found = [w for w in _PARTER.split(text) if len(w) > 1]
     return [query.Term(w) for w in dict.fromkeys(found) if not stopwords.is_stopword(w, found)]
 
 
@@ -443,6 +471,11 @@ def read(conn: sqlite3.Connection, text: str, checked: bool = True) -> Plan:
             change[term] = query.Term(stem)
             prefix = term.text
             continue
+        # A word the history writes otherwise ("email": e-mail, "mueller": Müller).
+        if (read := local_variant(conn, term, term is last)) is not None:
+            change[term], shown = read
+            spelled[term.text] = [shown]
+            continue
         # A hyphenated word the history does not have as one (``Hugo-Build``, ``Push-Benachrichtigungen``):
         # the parts it does have, each on its own; the others are missing.
         parts = compound_parts(term.text)
@@ -476,6 +509,7 @@ def read(conn: sqlite3.Connection, text: str, checked: bool = True) -> Plan:
         profiles=list(dict.fromkeys(named[t.text.casefold()] for t in profiles)),
         sources=sources,
         spelled=spelled,
+        unfound=[f'"{p.text}"' for p in query.phrases(parsed) if checked and not _found(conn, p)],
     )
     # A question of Chinese, Japanese or Korean runs alone is looked for in the bigram index alone: the word
     # index found only the docs where the run stood alone between marks ("周会：周二"), and its BM25 put

@@ -508,6 +508,11 @@ def _positive_leaves(node: Node | None) -> list[_Leaf]:
     return [leaf for n in node.nodes for leaf in _positive_leaves(n)]
 
 
+def phrases(query: Query) -> list[Phrase]:
+    """The quoted phrases to find (not the excluded ones), in order, each once."""
+    return list(dict.fromkeys(leaf for leaf in _positive_leaves(query.root) if isinstance(leaf, Phrase)))
+
+
 def terms(query: Query) -> list[str]:
     """The texts of the terms and phrases to find (not the excluded ones), in order, each once.
 

@@ -920,6 +920,7 @@ def _search(
     read_as: list[str] = []
     read_in_chinese: list[str] = []
     ordered, pool = _with_titles(conn, ordered, typed, filters, few)
+    unfound = [] if pool else reading.unfound  # a title has the phrase
     if pool or not reading.missing:
         missing = [] if pool else reading.missing
     else:  # a title with the words that exist, when they are several (one word in a title says little)
@@ -1028,7 +1029,7 @@ def _search(
     counted = matches if matches is not None else len({h.doc for h in hits})
     result = SearchResult(text, conversations, counted, windowed, time.perf_counter() - started)
     result.matches_exact = exact and counted < COUNT_CAP
-    result.missing, result.dropped, result.prefix = missing, reading.dropped, reading.prefix
+    result.missing, result.dropped, result.prefix = missing + unfound, reading.dropped, reading.prefix
     result.unencoded = unencoded
     result.read_as = read_as
     result.read_as_cjk = read_in_chinese

@@ -32,7 +32,11 @@ through to too until very was wasn't we were weren't what what's when where whic
 why will with won't would wouldn't you your yours yourself yourselves yes also again already ever still
 many may might must shall us via per vs etc anything something thing things way ways want wanted need
 needed tell told know knew like please thanks thank okay ok hey hi hello did does done doing whether whose
+where's who's how's when's why's here's what're who'd how'd i'm i've we've you're you've you'll you'd
+they've they'll they'd he's she's ain't
 """
+# Not the contractions that are words without their apostrophe, as the lists are read (``id``, ``ill``,
+# ``well``, ``shell``, ``shed``, ``hell``, ``wed``: i'd, i'll, we'll, she'll, she'd, he'll, we'd).
 _GERMAN = """
 aber alle allem allen aller alles als also am an ans auch auf aus bei beim bin bis bist da dabei dafür
 damit dann das dass dein deine dem den denn der des dessen dich die dies diese diesem diesen dieser dieses

@@ -1,0 +1,199 @@
+"""A word the history writes otherwise than it was typed: spaced otherwise, or with German's own letters.
+
+People write one word with a hyphen, as one, or as two ("e-mail" and "email", "pre-commit" and
+"precommit", "billing-api" and "billingapi", "log in" and "login"), and the word index holds a hyphenated
+word as its parts: "email" found no "e-mail", and "wi-fi" no "wifi". A German name or word typed on a
+keyboard without its letters is written with two ("Mueller", "Strasse"), and the index, which reads "ü"
+as u, held "Müller" as muller and "Straße" as straße: "mueller" found no "Müller", nor "müller" a
+"Mueller". And a British asker's "colour" found nothing in a history whose agent writes "color".
+
+Such a word, missing as typed, is looked for as each of its other writings (:func:`readings`), the first
+one some doc has standing for it and said as a slip's word is ("Not found: precommit; searched for
+pre-commit."). The local index and the shared one read a word so alike (:func:`found`): each says which
+readings it has and gives a few texts that have one, and this module decides.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import Counter
+from collections.abc import Callable
+
+from hermes_trail.index import cjk, query
+
+# A word of words joined by hyphens or dashes ("Lyon–Lisbon", the en dash of a route or a range), and
+# nothing else (not a path, a flag or a negative number).
+JOINERS = "-\u2010\u2011\u2013\u2014"
+HYPHENATED = re.compile(rf"[^\W_]+(?:[{JOINERS}][^\W_]+)+")
+JOINER = re.compile(rf"[{JOINERS}]")
+
+# The letters of a word read as two words the history writes apart ("email": e-mail), at least and at most.
+APART_MIN = 4
+APART_MAX = 24
+# The letters a second half still being typed has at least ("precom": pre, com): a shorter start of a
+# word is the start of too many.
+PREFIX_HALF = 3
+
+Reading = query.Term | query.Phrase
+
+# German's letters as a keyboard without them types them, and as the word index holds them (it drops the
+# dots: "ü" as u; "ß" it keeps).
+_AS_TYPED = {"ä": "ae", "ö": "oe", "ü": "ue", "ß": "ss"}
+_VOWELS_HELD = (("ae", "a"), ("oe", "o"), ("ue", "u"))
+_GERMAN = frozenset("äöüß")
+_WORD = re.compile(r"[^\W\d_]+")
+# A name with its version or number joined to it ("python3.12", "node18", "ubuntu22.04").
+_VERSIONED = re.compile(r"([a-z]{2,})(\d+(?:\.\d+)*)")
+_MARKS = re.compile("[\u0300-\u036f]")
+
+
+def readings(text: str, last: bool) -> list[list[Reading]]:
+    """What a word the history lacks as typed may be written as there, in tiers, each looked for only when
+    the one before found none:
+
+    - a hyphenated word, joined ("e-mail": email); a name with its version joined to it, apart
+      ("python3.12": python 3.12, "node18": node 18);
+    - a word with German's letters, as a keyboard without them types them ("müller": mueller); one typed
+      so, with them ("mueller": Müller, held as muller; "strasse": straße; "gruesse": grüsse, grüße),
+      taken only where the history writes them so (:func:`shown`): "aerial" is no "ärial"; and a word as
+      British or American English spells it ("colour": color, :func:`_british_or_american`), or written
+      short or whole ("k8s": kubernetes, "repository": repo);
+    - a word of letters, as two side by side, cut anywhere (the most even cut first; the first half may
+      be one letter: "e mail", "x ray"); the last word, which may still be typed, then with its second
+      half the start of a word ("precom": pre-commit)."""
+    low = text.lower()
+    if cjk.has_cjk(low):
+        return []
+    if HYPHENATED.fullmatch(low):
+        return [[query.Term(JOINER.sub("", low))]]
+    if versioned := _VERSIONED.fullmatch(low):
+        return [[query.Phrase(f"{versioned[1]} {versioned[2]}")]]
+    if not low.isalpha():
+        return []
+    if not low.isascii():
+        typed = "".join(_AS_TYPED.get(c, c) for c in low)
+        return [[query.Term(typed)]] if typed != low and typed.isascii() else []
+    tiers: list[list[Reading]] = []
+    if spelled := [*_with_german_letters(low), *_british_or_american(low), *_ABBREVIATED.get(low, ())]:
+        tiers.append([query.Term(w) for w in dict.fromkeys(spelled)])
+    if APART_MIN <= len(low) <= APART_MAX:
+        cuts = sorted(range(1, len(low) - 1), key=lambda at: (abs(len(low) - 2 * at), at))
+        halves = [(low[:at], low[at:]) for at in cuts]
+        tiers.append([query.Phrase(f"{a} {b}") for a, b in halves])
+        if last:
+            tiers.append([query.Phrase(f"{a} {b}", prefix=True) for a, b in halves if len(b) >= PREFIX_HALF])
+    return tiers
+
+
+def _with_german_letters(low: str) -> list[str]:
+    """``low`` (ASCII) with its "ae", "oe", "ue" as the index holds "ä", "ö", "ü" (a, o, u), then with its
+    "ss" as "ß" too; none when it has neither."""
+    vowels = low
+    for typed, held in _VOWELS_HELD:
+        vowels = vowels.replace(typed, held)
+    both = vowels.replace("ss", "ß")
+    return [w for w in dict.fromkeys([vowels, both]) if w != low]
+
+
+# British and American spellings of one word, each way: (the part of the word, as the other writes it). Only
+# at the end of a word, before its regular endings, where the two differ (colour, organise, analyse,
+# cancelled, centre, licence, catalogue, programme, grey).
+_ENDINGS = r"(?=(?:s|es|ed|ing|er|ers|ite|ites|able|ful|less|ation|ations|ly)?$)"
+_SPELLINGS = tuple(
+    (re.compile(pattern), other)
+    for pattern, other in (
+        (rf"(?<=[a-z])our{_ENDINGS}", "or"),
+        (rf"(?<=[a-z]{{2}})or{_ENDINGS}", "our"),
+        (r"(?<=[a-z]{2})is(?=(?:e|es|ed|ing|er|ers|ation|ations)$)", "iz"),
+        (r"(?<=[a-z]{2})iz(?=(?:e|es|ed|ing|er|ers|ation|ations)$)", "is"),
+        (r"(?<=[a-z])ys(?=(?:e|es|ed|ing|er|ers)$)", "yz"),
+        (r"(?<=[a-z])yz(?=(?:e|es|ed|ing|er|ers)$)", "ys"),
+        (r"(?<=[a-z][aeiou])ll(?=(?:ed|ing|er|ers)$)", "l"),
+        (r"(?<=[a-z][aeiou])l(?=(?:ed|ing|er|ers)$)", "ll"),
+        (r"(?<=[a-z]{2}[^aeiou])re(?=s?$)", "er"),
+        (r"(?<=[a-z]{2}[^aeiou])er(?=s?$)", "re"),
+        (r"(?<=[a-z]{2})ence(?=s?$)", "ense"),
+        (r"(?<=[a-z]{2})ense(?=s?$)", "ence"),
+        (r"(?<=[a-z]{2})ogue(?=s?$)", "og"),
+        (r"(?<=[a-z]{2})og(?=s?$)", "ogue"),
+        (r"(?<=[a-z]{2}r)amme(?=s?$)", "am"),
+        (r"(?<=[a-z]{2}r)am(?=s?$)", "amme"),
+        (r"^grey", "gray"),
+        (r"^gray", "grey"),
+    )
+)
+
+
+# The words of software that people write short as often as whole, each way: "kubernetes pvc" found
+# nothing by its first word in a history that says "k8s" (a word of English is read as no slip).
+_SHORT = {
+    "k8s": "kubernetes", "db": "database", "repo": "repository", "config": "configuration",
+    "auth": "authentication", "env": "environment", "prod": "production", "deps": "dependencies",
+    "pg": "postgres", "postgresql": "postgres", "js": "javascript", "ts": "typescript", "msg": "message",
+    "dir": "directory", "pkg": "package", "lib": "library", "img": "image", "docs": "documentation",
+    "info": "information", "admin": "administrator", "app": "application", "cert": "certificate",
+    "creds": "credentials", "pw": "password", "passwd": "password", "tmp": "temporary", "gh": "github",
+    "cron": "crontab", "infra": "infrastructure", "perf": "performance", "mgmt": "management",
+}  # fmt: skip
+_ABBREVIATED: dict[str, tuple[str, ...]] = {}
+for _short, _whole in _SHORT.items():
+    _ABBREVIATED[_short] = (*_ABBREVIATED.get(_short, ()), _whole)
+    _ABBREVIATED[_whole] = (*_ABBREVIATED.get(_whole, ()), _short)
+
+
+def _british_or_american(low: str) -> list[str]:
+    """``low`` as the other side of the Atlantic spells it ("colour": color, "optimize": optimise,
+    "cancelled": canceled), each way its spelling may differ: a British asker's word was missing from a
+    history whose agent writes American English, and a dictionary has both, so no slip was read in it."""
+    return [w for w in dict.fromkeys(p.sub(other, low, count=1) for p, other in _SPELLINGS) if w != low]
+
+
+def found(
+    term: query.Term,
+    last: bool,
+    there: Callable[[list[Reading]], list[bool]],
+    texts: Callable[[Reading], list[str]],
+) -> tuple[Reading, str] | None:
+    """The first of :func:`readings` of ``term`` that an index has (``there``: which of a tier some doc
+    has), with how its docs write it (``texts``: a few of them, :func:`shown`), which is the word said as
+    searched for."""
+    for tier in readings(term.text, last):
+        if tier and tier[0].prefix:
+            # Only after a first half the index has as a word: the start of a second is every word it
+            # begins (a tier of them took 80-110 ms in a million messages, this one 1-6).
+            firsts = list(dict.fromkeys(r.text.split(" ")[0] for r in tier))
+            having = {w for w, has in zip(firsts, there(list(map(query.Term, firsts))), strict=True) if has}
+            tier = [r for r in tier if r.text.split(" ")[0] in having]
+        for reading in [r for r, has in zip(tier, there(tier), strict=True) if has]:
+            if (written := shown(term.text, reading, texts(reading))) is not None:
+                return reading, written
+    return None
+
+
+def shown(typed: str, reading: Reading, texts: list[str]) -> str | None:
+    """How ``texts`` (docs that have ``reading``) most often write it, lower case: "pre-commit" for the
+    phrase "pre commit", the whole word for one still being typed, "müller" for muller; ``None`` when a
+    word typed with "ae", "oe", "ue" or "ss" is not written there with German's letters (it was another
+    word: "aerial" and "Arial")."""
+    if isinstance(reading, query.Phrase):
+        first, second = reading.text.split(" ")
+        tail = r"[^\W_]*" if reading.prefix else r"(?![^\W_])"
+        pattern = re.compile(rf"(?<![^\W_]){re.escape(first)}[\W_]{{0,2}}{re.escape(second)}{tail}", re.I)
+        seen = Counter(m.group().lower() for text in texts for m in pattern.finditer(text))
+        return max(seen, key=lambda w: (seen[w], w)) if seen else reading.text
+    low = typed.lower()
+    if HYPHENATED.fullmatch(low) or not low.isascii() or reading.text not in _with_german_letters(low):
+        return reading.text
+    seen = Counter(
+        word
+        for text in texts
+        for word in map(str.lower, _WORD.findall(text))
+        if _GERMAN.intersection(word) and _held(word) == reading.text
+    )
+    return max(seen, key=lambda w: (seen[w], w)) if seen else None
+
+
+def _held(word: str) -> str:
+    """``word`` (lower case) as the word index holds it: without its accents and dots."""
+    return _MARKS.sub("", unicodedata.normalize("NFKD", word))
