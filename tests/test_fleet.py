@@ -969,10 +969,12 @@ def test_a_word_the_history_writes_otherwise_is_found_as_locally(fleet, tmp_path
         for answer in _both(fleet, index, "upsilon", question):
             assert answer.spelled == spelled, question
             assert answer.missing == ([] if spelled else [question.split()[0]]), question
+            assert any("\u00ab" in h.snippet for h in answer.conversations[0].hits), question  # marked
             assert answer.conversations[0].hits[0].session_id == expected, question
     # A quoted phrase no turn has as typed is said missing, its words answering (as locally).
     for answer in _both(fleet, index, "upsilon", '"password office"'):
         assert answer.missing == ['"password office"'] and answer.conversations[0].hits[0].session_id == wifi
+        assert any("\u00ab" in h.snippet for h in answer.conversations[0].hits)  # its words marked
 
 
 def test_words_beside_punctuation_past_ascii_are_found_as_locally(fleet, tmp_path):

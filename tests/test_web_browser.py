@@ -337,6 +337,48 @@ def test_a_conversation_a_later_one_changed_says_so(browser, tmp_path):
         web.close()
 
 
+def test_a_word_found_without_its_accents_or_as_written_otherwise_is_listed_as_a_match(browser, tmp_path):
+    """ "cafe" finds "café" and "precommit" finds "pre-commit" (read as the history writes it), but their
+    snippets marked nothing, and the page, which tells a conversation the words reached by its marks, said
+    "No match" and folded the answer away as near in meaning only."""
+    from hermesdb import T0, chat, errands, write_home
+
+    cafe, hook = "20261120_090000_c0fe00", "20261120_100000_5c0000"
+    sessions = [
+        chat(cafe, ("Book a table at the café Müller for Friday", "Booked for 8 pm."), start=T0),
+        chat(
+            hook,
+            ("why does pre-commit fail on the laptop?", "The ruff hook flags long lines."),
+            start=T0 + 60,
+        ),
+        *errands(T0, "20261102", "0c0c0c", step=60),
+    ]
+    web = WebApp(homes=(write_home(tmp_path / "hermes", sessions),), index=tmp_path / "index.db")
+    srv = start(web, "127.0.0.1", 0)
+    tab = Page(browser, origin(srv) + "/")
+    try:
+        page = tab.page
+        for asked, expected, marked in (("cafe", cafe, "café"), ("precommit", hook, "pre-commit")):
+            page.goto(origin(srv) + "/?q=" + asked)
+            page.wait_for_selector(f"body[data-search={asked}] #results > .conversation")
+            results = page.locator("#results")
+            assert "No match" not in results.inner_text(), results.inner_text()
+            first = page.locator("#results > .conversation").first
+            assert expected in first.inner_html()
+            assert marked in [m.lower() for m in first.locator("mark").all_inner_texts()]
+        assert "Not found: precommit; searched for pre-commit." in page.locator("#results").inner_text()
+        tab.shot("written-otherwise")
+        # A quoted phrase no turn has as typed is said so; its words answer.
+        page.goto(origin(srv) + "/?q=" + urllib.parse.quote('"ruff laptop"'))
+        page.wait_for_selector("body[data-search] #results > .conversation")
+        said = page.locator("#results").inner_text()
+        assert 'Not found anywhere: "ruff laptop"; showing what its words find.' in said, said
+    finally:
+        tab.close()
+        srv.shutdown()
+        web.close()
+
+
 def test_a_question_naming_a_time_says_which_and_lists_what_happened_then(browser, tmp_path):
     """ "What did I work on yesterday" lists yesterday's conversations and says so; "yesterday's deploy"
     puts yesterday's first, says which day it read, and keeps the older one after it."""

@@ -13,7 +13,7 @@ import pytest
 
 from hermes_trail.index import fusion, newest, plan, stopwords
 from hermes_trail.index import search as search_module
-from hermes_trail.index.results import MARK_OPEN, Conversation
+from hermes_trail.index.results import MARK_CLOSE, MARK_OPEN, Conversation
 from hermes_trail.index.search import SearchFilters, search
 from hermes_trail.index.sync import sync_index
 from hermesdb import SessionSpec, assistant, call, chat, errands, tool, user, write_home
@@ -1312,6 +1312,8 @@ def test_a_word_the_history_writes_otherwise_is_found_as_it_writes_it(
     result = search(path, question)
     assert result.spelled == {typed: [written]} and result.missing == [], (result.spelled, result.missing)
     assert _first(result) == expected
+    # marked where the history has it, as written ("«Müller»" for muller, "«pre-commit»" for pre commit)
+    assert any(MARK_OPEN in h.snippet for h in result.conversations[0].hits)
 
 
 def test_a_quoted_phrase_no_turn_has_is_said_missing(tmp_path):
@@ -1328,6 +1330,7 @@ def test_a_quoted_phrase_no_turn_has_is_said_missing(tmp_path):
     path = _index_of(tmp_path, [*sessions, titled, *_errands()])
     result = search(path, '"staging billing"')
     assert result.missing == ['"staging billing"'] and _first(result) == "20261120_090300_5a0004"
+    assert f"{MARK_OPEN}billing{MARK_CLOSE}" in result.conversations[0].hits[0].snippet  # what answered
     assert search(path, '"staging billing" zzqx').missing == ["zzqx", '"staging billing"']
     assert search(path, '"deploy the billing"').missing == []
     assert search(path, '"ruff failure"').missing == []  # the title has it
@@ -1335,6 +1338,20 @@ def test_a_quoted_phrase_no_turn_has_is_said_missing(tmp_path):
     where = ["--index", str(path), "--home", str(tmp_path / "hermes")]
     out = CliRunner().invoke(app, ["search", '"staging billing"', *where], env={"COLUMNS": "100"}).output
     assert 'Not found anywhere: "staging billing"; showing what its words find.' in out, out
+
+
+def test_a_snippet_marks_a_word_as_the_word_index_reads_it():
+    """The word index reads "café" as cafe and "pre-commit" as the phrase "pre commit": a snippet marked
+    only what was typed, letter for letter, so "cafe" marked nothing in "café" (and the web page took the
+    answer for one only near in meaning). Marked as written."""
+    marker = search_module.Highlighter(["cafe", "pre commit", "Straße"])
+    snippet = marker.snippet("Café Müller: pre-commit fails on the STRASSE and the Straße", 200)
+    assert snippet == (
+        f"{MARK_OPEN}Café{MARK_CLOSE} Müller: {MARK_OPEN}pre-commit{MARK_CLOSE} fails on the STRASSE and "
+        f"the {MARK_OPEN}Straße{MARK_CLOSE}"
+    )
+    assert search_module.Highlighter(["café"]).snippet("the cafe", 50) == f"the {MARK_OPEN}cafe{MARK_CLOSE}"
+    assert search_module.seen("Ｃafé 数据") == "Cafe 数据"
 
 
 def test_a_word_whose_halves_are_apart_is_not_read_as_them(tmp_path):

@@ -1463,9 +1463,8 @@ def _search(
         group.hits = sorted(group.hits, key=lambda h: h.score, reverse=True)[:per_conversation]
         group.store = group.hits[0].store if group.hits else group.store
         conversations.append(group)
-    _snippets(
-        conn, [h for c in conversations for h in c.hits], terms + read_as + read_in_chinese, snippet_chars
-    )
+    marked = terms + read_as + read_in_chinese + plan.unfound_words(unfound)
+    _snippets(conn, [h for c in conversations for h in c.hits], marked, snippet_chars)
     _openings(conn, conversations)
     counted = len(matched)
     result = SearchResult(

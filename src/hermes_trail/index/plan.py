@@ -117,6 +117,14 @@ class Plan(_Record):
         return spelling.meant(self.typed, self.spelled)
 
 
+def unfound_words(unfound: list[str]) -> list[str]:
+    """The words that carry the quoted phrases no doc has (:attr:`Plan.unfound`, with their quotes): what
+    answered in their place, and what a snippet marks (it marked the phrase alone, so nothing, and the web
+    page took the answers for ones only near in meaning)."""
+    words = [w for phrase in unfound for w in re.findall(r"\w+", phrase)]
+    return [w for w in dict.fromkeys(words) if not stopwords.is_stopword(w, words)]
+
+
 def exists(conn: sqlite3.Connection, table: str, expression: str) -> bool:
     """Whether any doc of the full-text index ``table`` matches: one term-list lookup, ``LIMIT 1``."""
     sql = f"SELECT 1 FROM {table} WHERE {table} MATCH ? LIMIT 1"

@@ -22,6 +22,7 @@ import math
 import re
 import sqlite3
 import time
+import unicodedata
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -502,18 +503,59 @@ def _snippets(conn: sqlite3.Connection, hits: list[Hit], terms: list[str], chars
         hit.snippet = marker.snippet(texts.get(hit.doc, ""), chars)
 
 
+# Where a term's words are apart: a phrase's spaces, a hyphenated word's hyphens.
+_APART = re.compile(r"[\s\-\u2010\u2011\u2013\u2014]+")
+
+
+class _Unaccented(dict[int, int]):
+    """A letter with accents (a base letter and combining marks, "é") as its base letter, one character
+    for one, as the word index folds it (``remove_diacritics``); any other character as it is. Made as
+    met: a table of every letter would be built at every start for text that has few."""
+
+    def __missing__(self, code: int) -> int:
+        parts = unicodedata.normalize("NFD", chr(code))
+        base = ord(parts[0]) if len(parts) > 1 and all(map(unicodedata.combining, parts[1:])) else code
+        self[code] = base
+        return base
+
+
+_UNACCENTED = _Unaccented()
+# The Latin letters with accents (Latin-1's, Latin Extended-A and -B, Latin Extended Additional): a text
+# with none (most past ASCII: Chinese, Japanese, symbols) is not translated.
+_ACCENTED = re.compile("[\u00c0-\u024f\u1e00-\u1eff]")
+
+
+def seen(text: str) -> str:
+    """``text`` as the word index reads its letters, each character where it was (the same length, what a
+    highlight is found in): full-width letters and digits as ASCII, letters without their accents ("é" as
+    e). A search for "cafe" found "café", and its snippet marked nothing, so the web page, which tells a
+    conversation the words reached by its marks, showed it as only near in meaning."""
+    if text.isascii():
+        return text
+    narrow = cjk.narrowed(text)
+    return narrow.translate(_UNACCENTED) if _ACCENTED.search(narrow) is not None else narrow
+
+
 class Highlighter:
     """Snippets for one query's terms: two patterns made once, each text searched once for the first term
     and its window marked in one pass (longer terms first, so a term inside another is not marked twice)."""
 
     def __init__(self, terms: list[str]) -> None:
-        words = sorted({t for t in terms if t}, key=len, reverse=True)
-        self.first = re.compile("|".join(re.escape(t) for t in words), re.IGNORECASE) if words else None
+        # Each term as the word index reads it (accents off: "cafe" and "café" are one word there) and
+        # its words apart by anything but a letter or digit ("pre commit" is in "pre-commit" there).
+        words = sorted({seen(t) for t in terms if t}, key=len, reverse=True)
+        self.bodies = {
+            t: r"[\W_]+".join(map(re.escape, _APART.split(t)))
+            if t[:1].isalnum() and t[-1:].isalnum()
+            else re.escape(t)
+            for t in words
+        }
+        self.first = re.compile("|".join(self.bodies.values()), re.IGNORECASE) if words else None
         # A word term marks words that start with it (stems: "test" marks "tests"), not its inside of others;
         # Chinese and Japanese are written without spaces, so a word of theirs is marked wherever it is.
         self.terms = words
         self.words = {t for t in words if t[:1].isalnum() and not cjk.has_cjk(t[:1])}
-        marked = [(r"\b" if t in self.words else "") + re.escape(t) for t in words]
+        marked = [(r"\b" if t in self.words else "") + self.bodies[t] for t in words]
         self.mark = re.compile("|".join(marked), re.IGNORECASE) if words else None
         self._spaced: re.Pattern[str] | None = None
 
@@ -525,8 +567,8 @@ class Highlighter:
         if self._spaced is None:
             # One start for every word term, and the case ignored in the terms alone: the class of those
             # scripts under IGNORECASE took 14 ms to compile for four terms, this 1 ms.
-            words = "|".join(re.escape(t) for t in self.terms if t in self.words)
-            others = "|".join(re.escape(t) for t in self.terms if t not in self.words)
+            words = "|".join(self.bodies[t] for t in self.terms if t in self.words)
+            others = "|".join(self.bodies[t] for t in self.terms if t not in self.words)
             pattern = f"(?<![^\\W{cjk.RANGES}])(?i:{words})" + (f"|(?i:{others})" if others else "")
             self._spaced = re.compile(pattern)
         return self._spaced
@@ -540,12 +582,12 @@ class Highlighter:
         found = self.mark.search(text)
         if found is not None or text.isascii():
             return found if found is not None or self.first is None else self.first.search(text)
-        seen = cjk.narrowed(text)
+        read = seen(text)
         spaced = self._mark_in(text)
         if spaced is not None:
-            found = spaced.search(seen)
+            found = spaced.search(read)
         if found is None and self.first is not None:
-            found = self.first.search(seen)
+            found = self.first.search(read)
         return found
 
     def snippet(self, text: str, chars: int) -> str:
@@ -563,7 +605,7 @@ class Highlighter:
             mark = self._mark_in(window)
             assert mark is not None
             parts, at = [], 0
-            for match in mark.finditer(cjk.narrowed(window)):
+            for match in mark.finditer(seen(window)):
                 begin, at_end = match.span()
                 parts += [window[at:begin], MARK_OPEN, window[begin:at_end], MARK_CLOSE]
                 at = at_end
@@ -1022,7 +1064,7 @@ def _search(
     for group in ordered:
         group.hits = sorted(group.hits, key=lambda h: h.score, reverse=True)[:per_conversation]
         conversations.append(group)
-    marked = terms + runs + read_as + read_in_chinese
+    marked = terms + runs + read_as + read_in_chinese + plan.unfound_words(unfound)
     _snippets(conn, [h for c in conversations for h in c.hits], marked, snippet_chars)
     _openings(conn, conversations)
     exact = matches is not None

@@ -8,6 +8,7 @@ everything shown is redacted. Parameters arrive as strings from the query; a bad
 
 from __future__ import annotations
 
+import re
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
@@ -125,16 +126,24 @@ class Filters:
         return True
 
 
+_NOT_LETTERS = re.compile(r"[\W_]+")
+
+
 def snippet_parts(snippet: str, query: str) -> list[list[Any]]:
     """A search snippet as ``[text, marked]`` parts, terminal escapes removed and controls made visible.
 
     The search marks each match between ``«`` and ``»`` without escaping the text's own guillemets, so a
-    pair is a mark only when what it holds is a word of the query (the search marks only those) and holds
-    no ``«`` itself; any other guillemet is text.
+    pair is a mark only when what it holds is a word of the query (the search marks only those, as the word
+    index reads them: "café" for cafe, "pre-commit" for "pre commit") and holds no ``«`` itself; any other
+    guillemet is text.
     """
     from hermes_trail.export.view import plain
+    from hermes_trail.index.search import seen
 
-    wanted = query.casefold()
+    def letters(text: str) -> str:  # as the search marks it: accents off, words apart by anything
+        return " ".join(_NOT_LETTERS.split(seen(text).casefold()))
+
+    wanted = letters(query)
     parts: list[list[Any]] = []
 
     def add(text: str, marked: bool) -> None:
@@ -153,7 +162,7 @@ def snippet_parts(snippet: str, query: str) -> list[list[Any]]:
             break
         end = snippet.find(MARK_CLOSE, start + 1)
         inner = snippet[start + 1 : end] if end > start + 1 else ""
-        if inner and MARK_OPEN not in inner and inner.casefold() in wanted:
+        if inner and MARK_OPEN not in inner and letters(inner) in wanted:
             add(snippet[i:start], False)
             add(inner, True)
             i = end + 1

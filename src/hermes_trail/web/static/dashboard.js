@@ -402,7 +402,9 @@
       return;
     }
     if (when) box.appendChild(el("p", "missing", when.explained));
-    if (missing) box.appendChild(el("p", "missing", "Not found anywhere: " + missing + "; showing what the other words find."));
+    // a quoted phrase no turn has as typed, whose words some have
+    var others = absent.every(function (w) { return w.charAt(0) === '"'; }) ? "its words" : "the other words";
+    if (missing) box.appendChild(el("p", "missing", "Not found anywhere: " + missing + "; showing what " + others + " find."));
     Object.keys(spelled).forEach(function (typed) {
       box.appendChild(el("p", "missing", "Not found: " + typed + "; searched for " + spelled[typed].join(" or ") + "."));
     });
