@@ -1271,6 +1271,8 @@ SPACED = {
     "20261120_090700_5a0008": ("Pin ml-pipeline to Python 3.12", "Pinned."),
     "20261120_090800_5a0009": ("Change the color palette of the dashboard", "Optimized the theme too."),
     "20261120_090900_5a0010": ("Resize the k8s volume claim", "Patched the claim."),
+    "20261120_091000_5a0011": ("Мой сервер не отвечает после обновления", "Перезапустил сервер."),
+    "20261120_091100_5a0012": ("Ο διακομιστής δεν απαντά", "Επανεκκίνησα τον διακομιστή."),
 }
 
 
@@ -1296,6 +1298,9 @@ SPACED = {
         ("optimise theme", "optimise", "optimize", "20261120_090800_5a0009"),
         # a word of software written short
         ("kubernetes volume", "kubernetes", "k8s", "20261120_090900_5a0010"),
+        # a word of a language the index does not stem, in another form, or typed without its accent
+        ("серверы", "серверы", "сервер", "20261120_091000_5a0011"),
+        ("διακομιστης", "διακομιστης", "διακομιστής", "20261120_091100_5a0012"),
     ],
 )
 def test_a_word_the_history_writes_otherwise_is_found_as_it_writes_it(
@@ -1304,7 +1309,8 @@ def test_a_word_the_history_writes_otherwise_is_found_as_it_writes_it(
     """People write one word with a hyphen, as one, or as two, and the word index holds a hyphenated word
     as its parts: "email" found no "e-mail" ("Not found anywhere: email"), "precommit" no "pre-commit",
     and "wi-fi" no "wifi". Nor did "mueller", typed without German's letters, find "Müller", nor a British
-    "colour" an American "color" (a dictionary has both: no slip was read in it), nor "kubernetes" a "k8s".
+    "colour" an American "color" (a dictionary has both: no slip was read in it), nor "kubernetes" a "k8s",
+    nor the Russian plural "серверы" its singular (the index stems English alone).
     A word no index holds is looked for as the history may write it, said as a slip's word is ("Not found:
     email; searched for e-mail")."""
     sessions = [chat(sid, turn, start=T + 60 * n) for n, (sid, turn) in enumerate(SPACED.items())]

@@ -339,6 +339,11 @@ def _plan(conn: psycopg.Connection[Any], text: str, checked: bool) -> _Plan:
                 change[term] = plan.either(words)
                 spelled[term.text] = words
                 continue
+            # A word of another language in another form than the history's (as locally).
+            if plan.inflectable(term.text) and (read := _variant(conn, term, False, inflected=True)):
+                change[term], shown = read
+                spelled[term.text] = [shown]
+                continue
             missing.append(term.text)
         if missing and len(every) - len(dropped) - len(missing) > 0:
             change.update((t, None) for t in kept if t.text in missing)
@@ -404,16 +409,17 @@ def _respelled(conn: psycopg.Connection[Any], word: str) -> list[str]:
 
 
 def _variant(
-    conn: psycopg.Connection[Any], term: query.Term, last: bool
+    conn: psycopg.Connection[Any], term: query.Term, last: bool, inflected: bool = False
 ) -> tuple[variants.Reading, str] | None:
-    """How the shared index has ``term`` written otherwise, and how it writes it, by the local rule
-    (:func:`~hermes_trail.index.variants.found`)."""
+    """How the shared index has ``term`` written otherwise (or in another form), and how it writes it, by
+    the local rule (:func:`~hermes_trail.index.plan.local_variant`)."""
 
     def texts(reading: variants.Reading) -> list[str]:
         leaf = _leaf_sql(reading)
         return [] if leaf is None else _first_texts(conn, leaf)
 
-    return variants.found(term, last, lambda readings: _exist(conn, readings), texts)
+    tiers = variants.readings(term.text, last) if not inflected else variants.inflections(term.text)
+    return variants.found(term, tiers, lambda readings: _exist(conn, readings), texts)
 
 
 def _first_texts(conn: psycopg.Connection[Any], leaf: tuple[str, list[Any]]) -> list[str]:

@@ -149,17 +149,38 @@ def _british_or_american(low: str) -> list[str]:
     return [w for w in dict.fromkeys(p.sub(other, low, count=1) for p, other in _SPELLINGS) if w != low]
 
 
+# Letters a word of another language keeps at least when read without its ending, and the most left out.
+INFLECTED_KEPT = 4
+INFLECTED_ENDING = 3
+
+
+def inflections(text: str) -> list[list[Reading]]:
+    """A word of another language than English, which the word index does not stem, read as the start of
+    the word it is a form of: itself without its last one, two or three letters, each a tier, the longest
+    first, at least :data:`INFLECTED_KEPT` kept ("серверы", servers, as сервер…: "сервер" and "сервера"
+    are in the history; "διακομιστης", typed without its accent, as διακομιστ…). Asked of a word past
+    ASCII no reading found (:func:`~hermes_trail.index.plan.inflectable`)."""
+    low = text.lower()
+    if not low.isalpha() or cjk.has_cjk(low):
+        return []
+    return [
+        [query.Term(low[:-cut], prefix=True)]
+        for cut in range(1, INFLECTED_ENDING + 1)
+        if len(low) - cut >= INFLECTED_KEPT
+    ]
+
+
 def found(
     term: query.Term,
-    last: bool,
+    tiers: list[list[Reading]],
     there: Callable[[list[Reading]], list[bool]],
     texts: Callable[[Reading], list[str]],
 ) -> tuple[Reading, str] | None:
-    """The first of :func:`readings` of ``term`` that an index has (``there``: which of a tier some doc
-    has), with how its docs write it (``texts``: a few of them, :func:`shown`), which is the word said as
-    searched for."""
-    for tier in readings(term.text, last):
-        if tier and tier[0].prefix:
+    """The first reading of ``tiers`` (:func:`readings`, :func:`inflections` of ``term``) that an index has
+    (``there``: which of a tier some doc has), with how its docs write it (``texts``: a few of them,
+    :func:`shown`), which is the word said as searched for."""
+    for tier in tiers:
+        if tier and isinstance(tier[0], query.Phrase) and tier[0].prefix:
             # Only after a first half the index has as a word: the start of a second is every word it
             # begins (a tier of them took 80-110 ms in a million messages, this one 1-6).
             firsts = list(dict.fromkeys(r.text.split(" ")[0] for r in tier))
@@ -176,6 +197,12 @@ def shown(typed: str, reading: Reading, texts: list[str]) -> str | None:
     phrase "pre commit", the whole word for one still being typed, "müller" for muller; ``None`` when a
     word typed with "ae", "oe", "ue" or "ss" is not written there with German's letters (it was another
     word: "aerial" and "Arial")."""
+    if isinstance(reading, query.Term) and reading.prefix:  # a word's start: the word it most often starts
+        start = _held(reading.text)
+        words = Counter(
+            w for text in texts for w in map(str.lower, _WORD.findall(text)) if _held(w).startswith(start)
+        )
+        return max(words, key=lambda w: (words[w], w)) if words else reading.text
     if isinstance(reading, query.Phrase):
         first, second = reading.text.split(" ")
         tail = r"[^\W_]*" if reading.prefix else r"(?![^\W_])"
