@@ -321,8 +321,8 @@ def _plan(conn: psycopg.Connection[Any], text: str, checked: bool) -> _Plan:
                 change[term] = typed
                 prefix = term.text
                 continue
-            # A word the history writes otherwise ("email": e-mail, "mueller": Müller), as locally.
-            if (read := _variant(conn, term, term is last)) is not None:
+            # A word the history writes otherwise ("e-mail": email, "mueller": Müller), as locally.
+            if (read := _variant(conn, term, variants.readings(term.text))) is not None:
                 change[term], shown = read
                 spelled[term.text] = [shown]
                 continue
@@ -339,8 +339,11 @@ def _plan(conn: psycopg.Connection[Any], text: str, checked: bool) -> _Plan:
                 change[term] = plan.either(words)
                 spelled[term.text] = words
                 continue
-            # A word of another language in another form than the history's (as locally).
-            if plan.inflectable(term.text) and (read := _variant(conn, term, False, inflected=True)):
+            # A word written apart, or of another language in another form (as locally).
+            later = variants.apart(term.text, term is last) + (
+                variants.inflections(term.text) if plan.inflectable(term.text) else []
+            )
+            if (read := _variant(conn, term, later)) is not None:
                 change[term], shown = read
                 spelled[term.text] = [shown]
                 continue
@@ -409,16 +412,15 @@ def _respelled(conn: psycopg.Connection[Any], word: str) -> list[str]:
 
 
 def _variant(
-    conn: psycopg.Connection[Any], term: query.Term, last: bool, inflected: bool = False
+    conn: psycopg.Connection[Any], term: query.Term, tiers: list[list[variants.Reading]]
 ) -> tuple[variants.Reading, str] | None:
-    """How the shared index has ``term`` written otherwise (or in another form), and how it writes it, by
-    the local rule (:func:`~hermes_trail.index.plan.local_variant`)."""
+    """The first of ``tiers`` the shared index has, and how it writes it, by the local rule
+    (:func:`~hermes_trail.index.plan.local_variant`)."""
 
     def texts(reading: variants.Reading) -> list[str]:
         leaf = _leaf_sql(reading)
         return [] if leaf is None else _first_texts(conn, leaf)
 
-    tiers = variants.readings(term.text, last) if not inflected else variants.inflections(term.text)
     return variants.found(term, tiers, lambda readings: _exist(conn, readings), texts)
 
 
@@ -478,11 +480,15 @@ def _words_there(conn: psycopg.Connection[Any], words: list[str]) -> tuple[list[
 def respelled(conn: psycopg.Connection[Any], word: str) -> list[str]:
     """The words one slip away from ``word`` that the shared index has, or the word as it writes it
     otherwise, when it lacks ``word`` itself (as :func:`~hermes_trail.index.how.local_respelled`)."""
-    if not (spelling.wanted(word) or variants.readings(word, last=False)) or _exist(conn, [_word(word)])[0]:
+    first, later = variants.readings(word), variants.apart(word, last=False)
+    if not (spelling.wanted(word) or first or later) or _exist(conn, [_word(word)])[0]:
         return []
-    if (read := _variant(conn, query.Term(word), last=False)) is not None:
+    if first and (read := _variant(conn, query.Term(word), first)) is not None:
         return [read[1]]
-    return _respelled(conn, word)
+    if words := _respelled(conn, word):
+        return words
+    read = _variant(conn, query.Term(word), later) if later else None
+    return [read[1]] if read is not None else []
 
 
 def _has_or(node: query.Node | None) -> bool:

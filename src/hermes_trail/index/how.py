@@ -628,12 +628,17 @@ def local_respelled(conn: sqlite3.Connection, word: str) -> list[str]:
     ("pre-commit" for precommit, :mod:`~hermes_trail.index.variants`), when it lacks ``word`` itself."""
     from hermes_trail.index import plan
 
-    wanted = spelling.wanted(word) or variants.readings(word, last=False)
-    if not wanted or plan.exists(conn, "docs_fts", query.leaf_fts(query.Term(word)) or '""'):
+    first, later = variants.readings(word), variants.apart(word, last=False)
+    if not (spelling.wanted(word) or first or later) or plan.exists(
+        conn, "docs_fts", query.leaf_fts(query.Term(word)) or '""'
+    ):
         return []
-    if (read := plan.local_variant(conn, query.Term(word), last=False)) is not None:
+    if first and (read := plan.local_variant(conn, query.Term(word), first)) is not None:
         return [read[1]]
-    return plan.respelled(conn, word)
+    if words := plan.respelled(conn, word):
+        return words
+    read = plan.local_variant(conn, query.Term(word), later) if later else None
+    return [read[1]] if read is not None else []
 
 
 def plain_words(what: str) -> list[str]:

@@ -259,10 +259,10 @@ def respelled(conn: sqlite3.Connection, word: str) -> list[str]:
 
 
 def local_variant(
-    conn: sqlite3.Connection, term: query.Term, last: bool, inflected: bool = False
+    conn: sqlite3.Connection, term: query.Term, tiers: list[list[variants.Reading]]
 ) -> tuple[variants.Reading, str] | None:
-    """How the word index has ``term`` written otherwise (``inflected``: in another form, for a word of
-    another language than English), and how it writes it (:func:`variants.found`)."""
+    """The first of ``tiers`` (:mod:`variants`: ``term`` written otherwise, or in another form) the word
+    index has, and how it writes it (:func:`variants.found`)."""
 
     def there(readings: list[variants.Reading]) -> list[bool]:
         return [exists(conn, "docs_fts", query.leaf_fts(r) or '""') for r in readings]
@@ -270,7 +270,6 @@ def local_variant(
     def texts(reading: variants.Reading) -> list[str]:
         return _texts(conn, query.leaf_fts(reading) or '""')
 
-    tiers = variants.readings(term.text, last) if not inflected else variants.inflections(term.text)
     return variants.found(term, tiers, there, texts)
 
 
@@ -490,8 +489,8 @@ def read(conn: sqlite3.Connection, text: str, checked: bool = True) -> Plan:
             change[term] = query.Term(stem)
             prefix = term.text
             continue
-        # A word the history writes otherwise ("email": e-mail, "mueller": Müller).
-        if (read := local_variant(conn, term, term is last)) is not None:
+        # A word the history writes otherwise ("e-mail": email, "mueller": Müller, "colour": color).
+        if (read := local_variant(conn, term, variants.readings(term.text))) is not None:
             change[term], shown = read
             spelled[term.text] = [shown]
             continue
@@ -507,8 +506,12 @@ def read(conn: sqlite3.Connection, text: str, checked: bool = True) -> Plan:
             change[term] = either(words)
             spelled[term.text] = words
             continue
-        # A word of another language in another form than the history's ("серверы": сервер, сервера).
-        if inflectable(term.text) and (read := local_variant(conn, term, False, inflected=True)) is not None:
+        # A word the history writes apart ("email": e-mail, "precommit": pre-commit), or a word of another
+        # language in another form than the history's ("серверы": сервер, сервера).
+        later = variants.apart(term.text, term is last) + (
+            variants.inflections(term.text) if inflectable(term.text) else []
+        )
+        if (read := local_variant(conn, term, later)) is not None:
             change[term], shown = read
             spelled[term.text] = [shown]
             continue

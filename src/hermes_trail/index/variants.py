@@ -48,20 +48,17 @@ _VERSIONED = re.compile(r"([a-z]{2,})(\d+(?:\.\d+)*)")
 _MARKS = re.compile("[\u0300-\u036f]")
 
 
-def readings(text: str, last: bool) -> list[list[Reading]]:
-    """What a word the history lacks as typed may be written as there, in tiers, each looked for only when
-    the one before found none:
+def readings(text: str) -> list[list[Reading]]:
+    """What a word the history lacks as typed may be written as there, a few lookups, asked before the word
+    is read as a slip (:mod:`~hermes_trail.index.plan`):
 
     - a hyphenated word, joined ("e-mail": email); a name with its version joined to it, apart
       ("python3.12": python 3.12, "node18": node 18);
     - a word with German's letters, as a keyboard without them types them ("müller": mueller); one typed
       so, with them ("mueller": Müller, held as muller; "strasse": straße; "gruesse": grüsse, grüße),
-      taken only where the history writes them so (:func:`shown`): "aerial" is no "ärial"; and a word as
+      taken only where the history writes them so (:func:`shown`): "aerial" is no "ärial"; a word as
       British or American English spells it ("colour": color, :func:`_british_or_american`), or written
-      short or whole ("k8s": kubernetes, "repository": repo);
-    - a word of letters, as two side by side, cut anywhere (the most even cut first; the first half may
-      be one letter: "e mail", "x ray"); the last word, which may still be typed, then with its second
-      half the start of a word ("precom": pre-commit)."""
+      short or whole ("k8s": kubernetes, "repository": repo)."""
     low = text.lower()
     if cjk.has_cjk(low):
         return []
@@ -74,15 +71,24 @@ def readings(text: str, last: bool) -> list[list[Reading]]:
     if not low.isascii():
         typed = "".join(_AS_TYPED.get(c, c) for c in low)
         return [[query.Term(typed)]] if typed != low and typed.isascii() else []
-    tiers: list[list[Reading]] = []
-    if spelled := [*_with_german_letters(low), *_british_or_american(low), *_ABBREVIATED.get(low, ())]:
-        tiers.append([query.Term(w) for w in dict.fromkeys(spelled)])
-    if APART_MIN <= len(low) <= APART_MAX:
-        cuts = sorted(range(1, len(low) - 1), key=lambda at: (abs(len(low) - 2 * at), at))
-        halves = [(low[:at], low[at:]) for at in cuts]
-        tiers.append([query.Phrase(f"{a} {b}") for a, b in halves])
-        if last:
-            tiers.append([query.Phrase(f"{a} {b}", prefix=True) for a, b in halves if len(b) >= PREFIX_HALF])
+    spelled = [*_with_german_letters(low), *_british_or_american(low), *_ABBREVIATED.get(low, ())]
+    return [[query.Term(w) for w in dict.fromkeys(spelled)]] if spelled else []
+
+
+def apart(text: str, last: bool) -> list[list[Reading]]:
+    """A word of letters the history lacks as typed, as two side by side, cut anywhere (the most even cut
+    first; the first half may be one letter: "e mail", "x ray"); the last word, which may still be typed,
+    then with its second half the start of a word ("precom": pre-commit). Asked after the word's slips
+    (a word typed wrong is commoner than one spaced otherwise, and a phrase is a dearer lookup: the
+    shared index's took a word typed wrong from 13 to 24 ms p50 when asked first)."""
+    low = text.lower()
+    if not (low.isascii() and low.isalpha() and APART_MIN <= len(low) <= APART_MAX):
+        return []
+    cuts = sorted(range(1, len(low) - 1), key=lambda at: (abs(len(low) - 2 * at), at))
+    halves = [(low[:at], low[at:]) for at in cuts]
+    tiers: list[list[Reading]] = [[query.Phrase(f"{a} {b}") for a, b in halves]]
+    if last:
+        tiers.append([query.Phrase(f"{a} {b}", prefix=True) for a, b in halves if len(b) >= PREFIX_HALF])
     return tiers
 
 
@@ -176,9 +182,9 @@ def found(
     there: Callable[[list[Reading]], list[bool]],
     texts: Callable[[Reading], list[str]],
 ) -> tuple[Reading, str] | None:
-    """The first reading of ``tiers`` (:func:`readings`, :func:`inflections` of ``term``) that an index has
-    (``there``: which of a tier some doc has), with how its docs write it (``texts``: a few of them,
-    :func:`shown`), which is the word said as searched for."""
+    """The first reading of ``tiers`` (:func:`readings`, :func:`apart`, :func:`inflections` of ``term``)
+    that an index has (``there``: which of a tier some doc has), with how its docs write it (``texts``: a
+    few of them, :func:`shown`), which is the word said as searched for."""
     for tier in tiers:
         if tier and isinstance(tier[0], query.Phrase) and tier[0].prefix:
             # Only after a first half the index has as a word: the start of a second is every word it
