@@ -504,7 +504,7 @@ def _snippets(conn: sqlite3.Connection, hits: list[Hit], terms: list[str], chars
 
 
 # Where a term's words are apart: a phrase's spaces, a hyphenated word's hyphens.
-_APART = re.compile(r"[\s\-\u2010\u2011\u2013\u2014]+")
+_APART = r"[\s\-\u2010\u2011\u2013\u2014]+"
 
 
 class _Unaccented(dict[int, int]):
@@ -522,7 +522,7 @@ class _Unaccented(dict[int, int]):
 _UNACCENTED = _Unaccented()
 # The Latin letters with accents (Latin-1's, Latin Extended-A and -B, Latin Extended Additional): a text
 # with none (most past ASCII: Chinese, Japanese, symbols) is not translated.
-_ACCENTED = re.compile("[\u00c0-\u024f\u1e00-\u1eff]")
+_ACCENTED = "[\u00c0-\u024f\u1e00-\u1eff]"
 
 
 def seen(text: str) -> str:
@@ -533,7 +533,7 @@ def seen(text: str) -> str:
     if text.isascii():
         return text
     narrow = cjk.narrowed(text)
-    return narrow.translate(_UNACCENTED) if _ACCENTED.search(narrow) is not None else narrow
+    return narrow.translate(_UNACCENTED) if re.search(_ACCENTED, narrow) is not None else narrow
 
 
 class Highlighter:
@@ -545,7 +545,7 @@ class Highlighter:
         # its words apart by anything but a letter or digit ("pre commit" is in "pre-commit" there).
         words = sorted({seen(t) for t in terms if t}, key=len, reverse=True)
         self.bodies = {
-            t: r"[\W_]+".join(map(re.escape, _APART.split(t)))
+            t: r"[\W_]+".join(map(re.escape, re.split(_APART, t)))
             if t[:1].isalnum() and t[-1:].isalnum()
             else re.escape(t)
             for t in words

@@ -15,6 +15,7 @@ readings it has and gives a few texts that have one, and this module decides.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections import Counter
@@ -23,10 +24,11 @@ from collections.abc import Callable
 from hermes_trail.index import cjk, query
 
 # A word of words joined by hyphens or dashes ("Lyon–Lisbon", the en dash of a route or a range), and
-# nothing else (not a path, a flag or a negative number).
+# nothing else (not a path, a flag or a negative number). This module's patterns are compiled on first use
+# (``re``'s own cache): compiled at import, they cost every search 1.5 ms of its start.
 JOINERS = "-\u2010\u2011\u2013\u2014"
-HYPHENATED = re.compile(rf"[^\W_]+(?:[{JOINERS}][^\W_]+)+")
-JOINER = re.compile(rf"[{JOINERS}]")
+HYPHENATED = rf"[^\W_]+(?:[{JOINERS}][^\W_]+)+"
+JOINER = rf"[{JOINERS}]"
 
 # The letters of a word read as two words the history writes apart ("email": e-mail), at least and at most.
 APART_MIN = 4
@@ -42,10 +44,10 @@ Reading = query.Term | query.Phrase
 _AS_TYPED = {"ä": "ae", "ö": "oe", "ü": "ue", "ß": "ss"}
 _VOWELS_HELD = (("ae", "a"), ("oe", "o"), ("ue", "u"))
 _GERMAN = frozenset("äöüß")
-_WORD = re.compile(r"[^\W\d_]+")
+_WORD = r"[^\W\d_]+"
 # A name with its version or number joined to it ("python3.12", "node18", "ubuntu22.04").
-_VERSIONED = re.compile(r"([a-z]{2,})(\d+(?:\.\d+)*)")
-_MARKS = re.compile("[\u0300-\u036f]")
+_VERSIONED = r"([a-z]{2,})(\d+(?:\.\d+)*)"
+_MARKS = "[\u0300-\u036f]"
 
 
 def readings(text: str) -> list[list[Reading]]:
@@ -62,9 +64,9 @@ def readings(text: str) -> list[list[Reading]]:
     low = text.lower()
     if cjk.has_cjk(low):
         return []
-    if HYPHENATED.fullmatch(low):
-        return [[query.Term(JOINER.sub("", low))]]
-    if versioned := _VERSIONED.fullmatch(low):
+    if re.fullmatch(HYPHENATED, low):
+        return [[query.Term(re.sub(JOINER, "", low))]]
+    if versioned := re.fullmatch(_VERSIONED, low):
         return [[query.Phrase(f"{versioned[1]} {versioned[2]}")]]
     if not low.isalpha():
         return []
@@ -106,28 +108,25 @@ def _with_german_letters(low: str) -> list[str]:
 # at the end of a word, before its regular endings, where the two differ (colour, organise, analyse,
 # cancelled, centre, licence, catalogue, programme, grey).
 _ENDINGS = r"(?=(?:s|es|ed|ing|er|ers|ite|ites|able|ful|less|ation|ations|ly)?$)"
-_SPELLINGS = tuple(
-    (re.compile(pattern), other)
-    for pattern, other in (
-        (rf"(?<=[a-z])our{_ENDINGS}", "or"),
-        (rf"(?<=[a-z]{{2}})or{_ENDINGS}", "our"),
-        (r"(?<=[a-z]{2})is(?=(?:e|es|ed|ing|er|ers|ation|ations)$)", "iz"),
-        (r"(?<=[a-z]{2})iz(?=(?:e|es|ed|ing|er|ers|ation|ations)$)", "is"),
-        (r"(?<=[a-z])ys(?=(?:e|es|ed|ing|er|ers)$)", "yz"),
-        (r"(?<=[a-z])yz(?=(?:e|es|ed|ing|er|ers)$)", "ys"),
-        (r"(?<=[a-z][aeiou])ll(?=(?:ed|ing|er|ers)$)", "l"),
-        (r"(?<=[a-z][aeiou])l(?=(?:ed|ing|er|ers)$)", "ll"),
-        (r"(?<=[a-z]{2}[^aeiou])re(?=s?$)", "er"),
-        (r"(?<=[a-z]{2}[^aeiou])er(?=s?$)", "re"),
-        (r"(?<=[a-z]{2})ence(?=s?$)", "ense"),
-        (r"(?<=[a-z]{2})ense(?=s?$)", "ence"),
-        (r"(?<=[a-z]{2})ogue(?=s?$)", "og"),
-        (r"(?<=[a-z]{2})og(?=s?$)", "ogue"),
-        (r"(?<=[a-z]{2}r)amme(?=s?$)", "am"),
-        (r"(?<=[a-z]{2}r)am(?=s?$)", "amme"),
-        (r"^grey", "gray"),
-        (r"^gray", "grey"),
-    )
+_SPELLINGS = (
+    (rf"(?<=[a-z])our{_ENDINGS}", "or"),
+    (rf"(?<=[a-z]{{2}})or{_ENDINGS}", "our"),
+    (r"(?<=[a-z]{2})is(?=(?:e|es|ed|ing|er|ers|ation|ations)$)", "iz"),
+    (r"(?<=[a-z]{2})iz(?=(?:e|es|ed|ing|er|ers|ation|ations)$)", "is"),
+    (r"(?<=[a-z])ys(?=(?:e|es|ed|ing|er|ers)$)", "yz"),
+    (r"(?<=[a-z])yz(?=(?:e|es|ed|ing|er|ers)$)", "ys"),
+    (r"(?<=[a-z][aeiou])ll(?=(?:ed|ing|er|ers)$)", "l"),
+    (r"(?<=[a-z][aeiou])l(?=(?:ed|ing|er|ers)$)", "ll"),
+    (r"(?<=[a-z]{2}[^aeiou])re(?=s?$)", "er"),
+    (r"(?<=[a-z]{2}[^aeiou])er(?=s?$)", "re"),
+    (r"(?<=[a-z]{2})ence(?=s?$)", "ense"),
+    (r"(?<=[a-z]{2})ense(?=s?$)", "ence"),
+    (r"(?<=[a-z]{2})ogue(?=s?$)", "og"),
+    (r"(?<=[a-z]{2})og(?=s?$)", "ogue"),
+    (r"(?<=[a-z]{2}r)amme(?=s?$)", "am"),
+    (r"(?<=[a-z]{2}r)am(?=s?$)", "amme"),
+    (r"^grey", "gray"),
+    (r"^gray", "grey"),
 )
 
 
@@ -148,11 +147,18 @@ for _short, _whole in _SHORT.items():
     _ABBREVIATED[_whole] = (*_ABBREVIATED.get(_whole, ()), _short)
 
 
+@functools.cache
+def _spellings() -> tuple[tuple[re.Pattern[str], str], ...]:
+    """:data:`_SPELLINGS` compiled, on first use: every search would compile them at its start (1.5 ms of
+    a command's 60), and few need them."""
+    return tuple((re.compile(pattern), other) for pattern, other in _SPELLINGS)
+
+
 def _british_or_american(low: str) -> list[str]:
     """``low`` as the other side of the Atlantic spells it ("colour": color, "optimize": optimise,
     "cancelled": canceled), each way its spelling may differ: a British asker's word was missing from a
     history whose agent writes American English, and a dictionary has both, so no slip was read in it."""
-    return [w for w in dict.fromkeys(p.sub(other, low, count=1) for p, other in _SPELLINGS) if w != low]
+    return [w for w in dict.fromkeys(p.sub(other, low, count=1) for p, other in _spellings()) if w != low]
 
 
 # Letters a word of another language keeps at least when read without its ending, and the most left out.
@@ -206,7 +212,7 @@ def shown(typed: str, reading: Reading, texts: list[str]) -> str | None:
     if isinstance(reading, query.Term) and reading.prefix:  # a word's start: the word it most often starts
         start = _held(reading.text)
         words = Counter(
-            w for text in texts for w in map(str.lower, _WORD.findall(text)) if _held(w).startswith(start)
+            w for text in texts for w in map(str.lower, re.findall(_WORD, text)) if _held(w).startswith(start)
         )
         return max(words, key=lambda w: (words[w], w)) if words else reading.text
     if isinstance(reading, query.Phrase):
@@ -216,12 +222,12 @@ def shown(typed: str, reading: Reading, texts: list[str]) -> str | None:
         seen = Counter(m.group().lower() for text in texts for m in pattern.finditer(text))
         return max(seen, key=lambda w: (seen[w], w)) if seen else reading.text
     low = typed.lower()
-    if HYPHENATED.fullmatch(low) or not low.isascii() or reading.text not in _with_german_letters(low):
+    if re.fullmatch(HYPHENATED, low) or not low.isascii() or reading.text not in _with_german_letters(low):
         return reading.text
     seen = Counter(
         word
         for text in texts
-        for word in map(str.lower, _WORD.findall(text))
+        for word in map(str.lower, re.findall(_WORD, text))
         if _GERMAN.intersection(word) and _held(word) == reading.text
     )
     return max(seen, key=lambda w: (seen[w], w)) if seen else None
@@ -229,4 +235,4 @@ def shown(typed: str, reading: Reading, texts: list[str]) -> str | None:
 
 def _held(word: str) -> str:
     """``word`` (lower case) as the word index holds it: without its accents and dots."""
-    return _MARKS.sub("", unicodedata.normalize("NFKD", word))
+    return re.sub(_MARKS, "", unicodedata.normalize("NFKD", word))
