@@ -51,6 +51,17 @@ def _d(day: int, hour: int = 0, minute: int = 0) -> float:
         ("qu'est-ce que j'ai fait hier", "hier", _d(4), _d(5), "qu'est-ce que j'ai fait", True),
         ("¿qué hice ayer?", "ayer", _d(4), _d(5), "¿qué hice ?", True),
         ("la migración de la semana pasada", "la semana pasada", _d(-7), _d(0), "la migración de", False),
+        # Italian, Portuguese and Dutch, the other languages the index holds words of
+        ("cosa ho fatto ieri", "ieri", _d(4), _d(5), "cosa ho fatto", True),
+        ("il deploy della settimana scorsa", "settimana scorsa", _d(-7), _d(0), "il deploy della", False),
+        ("fatture il mese scorso", "il mese scorso", _d(-29), _d(1), "fatture", False),
+        ("il backup di 2 giorni fa", "2 giorni fa", _d(3), _d(4), "il backup di", False),
+        ("o que fiz ontem", "ontem", _d(4), _d(5), "o que fiz", True),
+        ("faturas do mês passado", "mês passado", _d(-29), _d(1), "faturas do", False),
+        ("o backup de há 2 dias", "há 2 dias", _d(3), _d(4), "o backup de", False),
+        ("wat heb ik gisteren gedaan", "gisteren", _d(4), _d(5), "wat heb ik gedaan", True),
+        ("de storing van vorige week", "vorige week", _d(-7), _d(0), "de storing van", False),
+        ("facturen van 2 dagen geleden", "2 dagen geleden", _d(3), _d(4), "facturen van", False),
     ],
 )  # fmt: skip
 def test_a_time_counted_back_from_now_is_read_as_a_window(question, words, since, until, rest, listing):

@@ -61,7 +61,7 @@ un una uno unos y ya yo cómo cuál cuándo dónde por qué cuánto cuánta cuá
 _ITALIAN = """
 il lo la i gli le un uno una di da in con su per tra fra e ed o ma che chi cui non come dove quando
 perché quale quali quanto è sono era del della dei degli delle nel nella al alla ai agli alle mi ti si ci
-vi io tu lui lei noi voi loro mio tuo suo
+vi io tu lui lei noi voi loro mio tuo suo cosa ho hai ha abbiamo avete hanno
 """
 _PORTUGUESE = """
 o os a as um uma uns umas de do da dos das em no na nos nas por pelo pela com para que quem qual como

@@ -10,7 +10,8 @@ night's restic snapshots", the nightly backup months ago) can mislead the window
 A question whose other words ask for nothing in particular ("what did I work on yesterday", "我昨天做了什么")
 asks what happened then: the window's conversations, newest first.
 
-Times counted back from now are read, in English, Chinese, Japanese, German, French and Spanish. A month's
+Times counted back from now are read, in English, Chinese, Japanese, German, French, Spanish, Italian,
+Portuguese and Dutch. A month's
 or a weekday's name, or a date, is most often the subject ("the trip in September", "the wifi expires
 Monday", "the 2026-11-24 log"): it is a time only in a question that asks for nothing else ("what did I
 work on in November").
@@ -164,6 +165,7 @@ _NUMBERS = {
     "couple of": 2.5,
     "ein": 1, "einem": 1, "einer": 1, "zwei": 2, "drei": 3, "vier": 4, "fünf": 5, "un": 1, "une": 1,
     "deux": 2, "trois": 3, "uno": 1, "una": 1, "dos": 2, "tres": 3,
+    "due": 2, "tre": 3, "um": 1, "uma": 1, "dois": 2, "duas": 2, "três": 3, "een": 1, "twee": 2, "drie": 3,
     "一": 1, "两": 2, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10,
     "几": 3.5,
 }  # fmt: skip
@@ -175,7 +177,10 @@ _UNIT_WORDS = {
     "jour": "day", "jours": "day",
     "heure": "hour", "heures": "hour", "semaine": "week", "semaines": "week", "mois": "month",
     "hora": "hour", "horas": "hour", "día": "day", "dia": "day", "días": "day", "dias": "day",
-    "semana": "week", "semanas": "week", "mes": "month", "meses": "month",
+    "semana": "week", "semanas": "week", "mes": "month", "meses": "month", "mês": "month",
+    "minuti": "minute", "ora": "hour", "ore": "hour", "giorno": "day", "giorni": "day", "settimana": "week",
+    "settimane": "week", "mese": "month", "mesi": "month", "minutos": "minute",
+    "uur": "hour", "dag": "day", "dagen": "day", "weken": "week", "maand": "month", "maanden": "month",
     "分钟": "minute", "小时": "hour", "个小时": "hour", "天": "day", "日": "day", "周": "week",
     "星期": "week", "个星期": "week", "个月": "month", "月": "month",
 }  # fmt: skip
@@ -194,6 +199,9 @@ _NUM = (
 _NUM_DE = r"(\d{1,3}|einem|einer|zwei|drei|vier|fünf)"
 _NUM_FR = r"(\d{1,3}|une?|deux|trois)"
 _NUM_ES = r"(\d{1,3}|una?|dos|tres)"
+_NUM_IT = r"(\d{1,3}|una?|due|tre)"
+_NUM_PT = r"(\d{1,3}|uma?|dois|duas|três)"
+_NUM_NL = r"(\d{1,3}|een|twee|drie)"
 _NUM_ZH = r"(\d{1,3}|[一两二三四五六七八九十几])"
 _UNIT = r"(minutes?|mins|hours?|days?|weeks?|months?)\b"
 
@@ -292,6 +300,38 @@ def _phrases() -> list[tuple[str, Reader]]:
         (r"\beste\s+mes\b", _in_month(0)),
         (r"\bel\s+mes\s+pasado\b", _in_month(1)),
         (rf"\bhace\s+{_NUM_ES}\s+(d[ií]as?|semanas?|horas?|mes(?:es)?)\b", _counted_ago),
+        # Italian
+        (r"\bl['\u2019]altro\s*ieri\b|\baltroieri\b", _on_day(2)),
+        (r"\bieri\s+(?:sera|notte)\b|\bstanotte\b", night),
+        (r"\bieri\b", _on_day(1)),
+        (r"\bstamattina\b|\bstamani\b", morning),
+        (r"\boggi\b", _on_day(0)),
+        (r"\bquesta\s+settimana\b", _in_week(0)),
+        (r"\b(?:la\s+)?settimana\s+scorsa\b", _in_week(1)),
+        (r"\bquesto\s+mese\b", _in_month(0)),
+        (r"\b(?:il\s+)?mese\s+scorso\b", _in_month(1)),
+        (rf"\b{_NUM_IT}\s+(giorn[oi]|settiman[ae]|or[ae]|mes[ei]|minuti)\s+fa\b", _counted_ago),
+        # Portuguese
+        (r"\banteontem\b", _on_day(2)),
+        (r"\bontem\s+(?:à|a)\s+noite\b", night),
+        (r"\bontem\b", _on_day(1)),
+        (r"\b(?:hoje\s+de|esta)\s+manhã\b", morning),
+        (r"\bhoje\b", _on_day(0)),
+        (r"\b(?:a\s+)?semana\s+passada\b", _in_week(1)),
+        (r"\beste\s+mês\b", _in_month(0)),
+        (r"\b(?:o\s+)?mês\s+passado\b", _in_month(1)),
+        (rf"\bhá\s+{_NUM_PT}\s+(dias?|semanas?|horas?|m[eê]s(?:es)?|minutos)\b", _counted_ago),
+        # Dutch
+        (r"\beergisteren\b", _on_day(2)),
+        (r"\bgisteravond\b|\bgisteren\s*avond\b|\bvannacht\b", night),
+        (r"\bgisteren\b", _on_day(1)),
+        (r"\bvanochtend\b|\bvanmorgen\b", morning),
+        (r"\bvandaag\b", _on_day(0)),
+        (r"\bdeze\s+week\b", _in_week(0)),
+        (r"\b(?:vorige|afgelopen)\s+week\b", _in_week(1)),
+        (r"\bdeze\s+maand\b", _in_month(0)),
+        (r"\b(?:vorige|afgelopen)\s+maand\b", _in_month(1)),
+        (rf"\b{_NUM_NL}\s+(dagen|dag|weken|week|uur|maanden|maand|minuten)\s+geleden\b", _counted_ago),
         # Chinese, then Japanese (no spaces: no word boundaries)
         (r"前天", _on_day(2)),
         (r"昨晚|昨天晚上|昨夜", night),
@@ -318,6 +358,8 @@ _CUES = (
     "day", "night", "morning", "afternoon", "evening", "week", "month", "hour", "min", "ago",
     "gestern", "heute", "woche", "monat",
     "vor ", "hier", "aujourd", "semaine", "mois", "il y a", "ayer", "hoy", "anoche", "mes", "hace", "semana",
+    "ieri", "oggi", "stanotte", "stamattina", "stamani", "settiman", " fa", "ontem", "hoje", "manhã",
+    "mês", "há ", "gister", "vandaag", "vannacht", "vanochtend", "vanmorgen", "maand", "geleden",
     "天", "日", "晚", "周", "星期", "礼拜", "月", "早", "週", "夜",
 )  # fmt: skip
 
@@ -328,7 +370,8 @@ def _compiled() -> list[tuple[re.Pattern[str], Reader]]:
 
 
 # With a time named, words that ask for nothing in particular ("what did I work on", "做了什么"): the question
-# asks what happened then. English, German, French, Spanish; Chinese and Japanese below.
+# asks what happened then. English, German, French, Spanish, Italian, Portuguese, Dutch; Chinese and Japanese
+# below.
 _ACTIVITY = frozenset((
     "work", "worked", "working", "do", "did", "done", "doing", "discuss", "discussed", "talk", "talked",
     "talking", "chat", "chatted", "chats", "happen", "happened", "happening", "ask", "asked", "say", "said",
@@ -337,6 +380,8 @@ _ACTIVITY = frozenset((
     "gemacht", "besprochen", "gearbeitet", "geredet", "gesprochen", "passiert", "los",
     "fait", "parlé", "parle", "discuté", "discute", "travaillé", "travaille", "passé", "passe",
     "hice", "hicimos", "hablamos", "hablé", "hable", "trabajé", "trabaje", "pasó", "paso",
+    "fatto", "fatta", "parlato", "discusso", "lavorato", "successo", "fiz", "fizemos", "falamos",
+    "trabalhei", "aconteceu", "gedaan", "besproken", "gewerkt", "gebeurd",
 ))  # fmt: skip
 # The same in Chinese and Japanese, with their function words: what is left of a run without them.
 _ACTIVITY_CJK = re.compile(
