@@ -951,6 +951,7 @@ def test_a_word_the_history_writes_otherwise_is_found_as_locally(fleet, tmp_path
         "20261120_090500_5a0006": ("Pin ml-pipeline to Python 3.12", "Pinned."),
         "20261120_090600_5a0007": ("Change the color palette of the dashboard", "Done."),
         "20261120_090700_5a0008": ("Мой сервер не отвечает после обновления", "Перезапустил сервер."),
+        "20261120_090800_5a0009": ("الخادم لا يستجيب بعد التحديث", "أعدت تشغيل nginx."),
     }
     index = _pushed(fleet, tmp_path, "upsilon", said, "20261120")
     asked = {
@@ -965,6 +966,7 @@ def test_a_word_the_history_writes_otherwise_is_found_as_locally(fleet, tmp_path
         "python3.12": ("20261120_090500_5a0006", {"python3.12": ["python 3.12"]}),
         "colour palette": ("20261120_090600_5a0007", {"colour": ["color"]}),
         "серверы": ("20261120_090700_5a0008", {"серверы": ["сервер"]}),
+        "خادم": ("20261120_090800_5a0009", {"خادم": ["الخادم"]}),
         "forget router": (router, {}),  # "for get" is in no turn, though PostgreSQL's English reads 'get'
     }
     for question, (expected, spelled) in asked.items():

@@ -1360,6 +1360,29 @@ def test_a_snippet_marks_a_word_as_the_word_index_reads_it():
     assert search_module.seen("Ｃafé 数据") == "Cafe 数据"
 
 
+def test_a_word_of_arabic_or_hebrew_is_found_with_what_they_join_before_it(tmp_path):
+    """Arabic and Hebrew write their article and commonest particles joined to the word ("الخادم", the
+    server; "השרת", "בשרת"): "خادم" and "שרת" were missing from a history that says them so. Every form the
+    history has is searched for, and said."""
+    said = {
+        "20261120_090000_a0a001": ("الخادم لا يستجيب بعد التحديث", "أعدت تشغيل nginx."),
+        "20261120_090100_a0a002": ("השרת לא מגיב אחרי העדכון", "הפעלתי מחדש את nginx."),
+        "20261120_090200_a0a003": ("מה רץ בשרת הישן?", "רק nginx."),
+    }
+    sessions = [chat(sid, turn, start=T + 60 * n) for n, (sid, turn) in enumerate(said.items())]
+    path = _index_of(tmp_path, [*sessions, *_errands()])
+    arabic = search(path, "خادم")
+    assert arabic.spelled == {"خادم": ["الخادم"]} and _first(arabic) == "20261120_090000_a0a001"
+    hebrew = search(path, "שרת")
+    assert hebrew.spelled == {"שרת": ["השרת", "בשרת"]} and hebrew.missing == []
+    assert {c.hits[0].session_id for c in hebrew.conversations[:2]} == {
+        "20261120_090100_a0a002",
+        "20261120_090200_a0a003",
+    }
+    # with its article, where the history has another form
+    assert search(path, "בשרת").missing == [] and search(path, "והשרת").spelled == {"והשרת": ["השרת", "בשרת"]}
+
+
 def test_a_word_whose_halves_are_apart_is_not_read_as_them(tmp_path):
     """The halves of a word the history lacks must stand together, as the word would: "not" and "table"
     in one sentence are no "notable"."""

@@ -323,8 +323,7 @@ def _plan(conn: psycopg.Connection[Any], text: str, checked: bool) -> _Plan:
                 continue
             # A word the history writes otherwise ("e-mail": email, "mueller": Müller), as locally.
             if (read := _variant(conn, term, variants.readings(term.text))) is not None:
-                change[term], shown = read
-                spelled[term.text] = [shown]
+                change[term], spelled[term.text] = read
                 continue
             # A hyphenated word the history does not have as one (``Shop-URLs``): the parts it does
             # have, each on its own; the others are missing (as locally).
@@ -344,8 +343,7 @@ def _plan(conn: psycopg.Connection[Any], text: str, checked: bool) -> _Plan:
                 variants.inflections(term.text) if plan.inflectable(term.text) else []
             )
             if (read := _variant(conn, term, later)) is not None:
-                change[term], shown = read
-                spelled[term.text] = [shown]
+                change[term], spelled[term.text] = read
                 continue
             missing.append(term.text)
         if missing and len(every) - len(dropped) - len(missing) > 0:
@@ -413,7 +411,7 @@ def _respelled(conn: psycopg.Connection[Any], word: str) -> list[str]:
 
 def _variant(
     conn: psycopg.Connection[Any], term: query.Term, tiers: list[list[variants.Reading]]
-) -> tuple[variants.Reading, str] | None:
+) -> tuple[query.Node, list[str]] | None:
     """The first of ``tiers`` the shared index has, and how it writes it, by the local rule
     (:func:`~hermes_trail.index.plan.local_variant`)."""
 
@@ -484,11 +482,11 @@ def respelled(conn: psycopg.Connection[Any], word: str) -> list[str]:
     if not (spelling.wanted(word) or first or later) or _exist(conn, [_word(word)])[0]:
         return []
     if first and (read := _variant(conn, query.Term(word), first)) is not None:
-        return [read[1]]
+        return read[1]
     if words := _respelled(conn, word):
         return words
     read = _variant(conn, query.Term(word), later) if later else None
-    return [read[1]] if read is not None else []
+    return read[1] if read is not None else []
 
 
 def _has_or(node: query.Node | None) -> bool:

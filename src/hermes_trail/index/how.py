@@ -634,11 +634,11 @@ def local_respelled(conn: sqlite3.Connection, word: str) -> list[str]:
     ):
         return []
     if first and (read := plan.local_variant(conn, query.Term(word), first)) is not None:
-        return [read[1]]
+        return read[1]
     if words := plan.respelled(conn, word):
         return words
     read = plan.local_variant(conn, query.Term(word), later) if later else None
-    return [read[1]] if read is not None else []
+    return read[1] if read is not None else []
 
 
 def plain_words(what: str) -> list[str]:

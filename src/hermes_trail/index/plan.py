@@ -260,7 +260,7 @@ def respelled(conn: sqlite3.Connection, word: str) -> list[str]:
 
 def local_variant(
     conn: sqlite3.Connection, term: query.Term, tiers: list[list[variants.Reading]]
-) -> tuple[variants.Reading, str] | None:
+) -> tuple[query.Node, list[str]] | None:
     """The first of ``tiers`` (:mod:`variants`: ``term`` written otherwise, or in another form) the word
     index has, and how it writes it (:func:`variants.found`)."""
 
@@ -491,8 +491,7 @@ def read(conn: sqlite3.Connection, text: str, checked: bool = True) -> Plan:
             continue
         # A word the history writes otherwise ("e-mail": email, "mueller": Müller, "colour": color).
         if (read := local_variant(conn, term, variants.readings(term.text))) is not None:
-            change[term], shown = read
-            spelled[term.text] = [shown]
+            change[term], spelled[term.text] = read
             continue
         # A hyphenated word the history does not have as one (``Hugo-Build``, ``Push-Benachrichtigungen``):
         # the parts it does have, each on its own; the others are missing.
@@ -512,8 +511,7 @@ def read(conn: sqlite3.Connection, text: str, checked: bool = True) -> Plan:
             variants.inflections(term.text) if inflectable(term.text) else []
         )
         if (read := local_variant(conn, term, later)) is not None:
-            change[term], shown = read
-            spelled[term.text] = [shown]
+            change[term], spelled[term.text] = read
             continue
         missing.append(term.text)
     left = len(every) - len(dropped) - len(missing)

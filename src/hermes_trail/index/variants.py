@@ -39,6 +39,12 @@ PREFIX_HALF = 3
 
 Reading = query.Term | query.Phrase
 
+
+class Forms(list[Reading]):
+    """A tier of forms of one word, each a word of its own (Arabic's and Hebrew's with their article or
+    particle joined): the history may have several, and any of them is the word asked for."""
+
+
 # German's letters as a keyboard without them types them, and as the word index holds them (it drops the
 # dots: "ü" as u; "ß" it keeps).
 _AS_TYPED = {"ä": "ae", "ö": "oe", "ü": "ue", "ß": "ss"}
@@ -71,6 +77,8 @@ def readings(text: str) -> list[list[Reading]]:
     if not low.isalpha():
         return []
     if not low.isascii():
+        if clitics := _with_clitics(low):
+            return [Forms(query.Term(w) for w in clitics)]
         typed = "".join(_AS_TYPED.get(c, c) for c in low)
         return [[query.Term(typed)]] if typed != low and typed.isascii() else []
     spelled = [*_with_german_letters(low), *_british_or_american(low), *_ABBREVIATED.get(low, ())]
@@ -92,6 +100,40 @@ def apart(text: str, last: bool) -> list[list[Reading]]:
     if last:
         tiers.append([query.Phrase(f"{a} {b}", prefix=True) for a, b in halves if len(b) >= PREFIX_HALF])
     return tiers
+
+
+# Arabic and Hebrew write their article and the commonest prepositions and conjunctions joined to the word
+# ("الخادم", the server; "والخادم", and the server; "השרת", the server; "בשרת", on the server), so a word of
+# theirs asked without them (or with them, where the history has it bare) was missing. The forms of a word
+# looked for, each a word of the index, the commonest first; at most MOST_FORMS of them are searched.
+_ARABIC_BEFORE = ("ال", "وال", "بال", "فال", "لل", "و", "ب", "ل", "ف")
+_HEBREW_BEFORE = ("ה", "ו", "ב", "ל", "מ", "ש", "וה", "שה", "מה", "כ")
+_ARABIC = "[\u0600-\u06ff]"
+_HEBREW = "[\u0590-\u05ff]"
+MOST_FORMS = 6
+# Letters a word keeps without what is joined to it, at least.
+BARE_MIN = 3
+
+
+def _clitics(low: str) -> tuple[str, ...]:
+    """What Arabic or Hebrew joins before a word, by the script of ``low``; none for another script."""
+    if low.isascii():
+        return ()
+    if re.match(_ARABIC, low):
+        return _ARABIC_BEFORE
+    return _HEBREW_BEFORE if re.match(_HEBREW, low) else ()
+
+
+def _with_clitics(low: str) -> list[str]:
+    """``low``, a word of Arabic or Hebrew, with each article or particle joined before it, and without the
+    one it has ("خادم": الخادم, والخادم...; "השרת": שרת, בשרת...)."""
+    before = _clitics(low)
+    if not before:
+        return []
+    bare = [low[len(b) :] for b in sorted(before, key=len, reverse=True) if low.startswith(b)]
+    bare = [w for w in bare if len(w) >= BARE_MIN][:1]
+    roots = [low, *bare]
+    return [w for w in dict.fromkeys(b + r for r in roots for b in ("", *before)) if w != low]
 
 
 def _with_german_letters(low: str) -> list[str]:
@@ -187,20 +229,26 @@ def found(
     tiers: list[list[Reading]],
     there: Callable[[list[Reading]], list[bool]],
     texts: Callable[[Reading], list[str]],
-) -> tuple[Reading, str] | None:
+) -> tuple[query.Node, list[str]] | None:
     """The first reading of ``tiers`` (:func:`readings`, :func:`apart`, :func:`inflections` of ``term``)
     that an index has (``there``: which of a tier some doc has), with how its docs write it (``texts``: a
-    few of them, :func:`shown`), which is the word said as searched for."""
+    few of them, :func:`shown`), which is the word said as searched for; of a tier of :class:`Forms`,
+    every form the index has, any of them ("الخادم", "والخادم")."""
     for tier in tiers:
+        if isinstance(tier, Forms):
+            forms = [r for r, has in zip(tier, there(tier), strict=True) if has][:MOST_FORMS]
+            if forms:
+                return forms[0] if len(forms) == 1 else query.Or(tuple(forms)), [r.text for r in forms]
+            continue
         if tier and isinstance(tier[0], query.Phrase) and tier[0].prefix:
             # Only after a first half the index has as a word: the start of a second is every word it
             # begins (a tier of them took 80-110 ms in a million messages, this one 1-6).
             firsts = list(dict.fromkeys(r.text.split(" ")[0] for r in tier))
-            having = {w for w, has in zip(firsts, there(list(map(query.Term, firsts))), strict=True) if has}
-            tier = [r for r in tier if r.text.split(" ")[0] in having]
+            words = {w for w, has in zip(firsts, there(list(map(query.Term, firsts))), strict=True) if has}
+            tier = [r for r in tier if r.text.split(" ")[0] in words]
         for reading in [r for r, has in zip(tier, there(tier), strict=True) if has]:
             if (written := shown(term.text, reading, texts(reading))) is not None:
-                return reading, written
+                return reading, [written]
     return None
 
 
