@@ -199,6 +199,27 @@ def test_a_chain_of_moves_and_a_short_name(tmp_path):
     ]
 
 
+def test_a_path_with_accents_is_one_path_composed_or_decomposed(tmp_path):
+    """macOS names files with their accents apart from their letters ("Über" as U and a diaeresis): a path
+    pasted from its Finder, or recorded from its file system, spells them so, and a blame of the same file
+    in the other form said "no edit on record". Each form finds the edits of both."""
+    import unicodedata
+
+    composed, decomposed = "docs/Über uns.md", unicodedata.normalize("NFD", "docs/Über uns.md")
+    assert composed != decomposed
+    history = [
+        Session(1).prompt("write the about page").write(f"{PROJECT}/{composed}", "Wir sind\n"),
+        Session(2)
+        .prompt("fix the about page")
+        .replace(f"{PROJECT}/{decomposed}", "Wir sind", "Wir sind ein Team"),
+        Session(3).prompt("short names too").write(f"{PROJECT}/é", "x\n"),
+    ]
+    conn = open_index(tmp_path, history)
+    for asked in (composed, decomposed, "Über uns.md", unicodedata.normalize("NFD", "Über uns.md")):
+        assert [e.session_id[-2:] for e in blame.blame(conn, asked)] == ["02", "01"], asked
+    assert [e.session_id[-2:] for e in blame.blame(conn, unicodedata.normalize("NFD", "é"))] == ["03"]
+
+
 def test_rewound_edits_are_left_out_unless_asked(tmp_path):
     history = [
         Session(1).prompt("make it").write(f"{PROJECT}/app.py", "a\n"),

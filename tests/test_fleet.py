@@ -981,6 +981,49 @@ def test_a_word_the_history_writes_otherwise_is_found_as_locally(fleet, tmp_path
         assert any("\u00ab" in h.snippet for h in answer.conversations[0].hits)  # its words marked
 
 
+def test_a_path_with_accents_is_blamed_composed_or_decomposed_as_locally(fleet, tmp_path):
+    """A path macOS spells with its accents apart from their letters is one file with the path spelt with
+    them composed, in the shared index as locally (``index/blame.py``'s ``name_forms``)."""
+    import unicodedata
+
+    from hermesdb import T0, assistant, call, tool, user, write_home
+    from hermesdb import SessionSpec as Spec
+
+    composed = "/home/dev/site/docs/Über uns.md"
+    decomposed = unicodedata.normalize("NFD", composed)
+
+    def edit(sid: str, path: str, at: float) -> Spec:
+        return Spec(
+            sid,
+            [
+                user("fix the about page", timestamp=at),
+                assistant("", call("c1", "write_file", path=path, content="x\n"), timestamp=at + 1),
+                tool("c1", "write_file", {"bytes_written": 2}, timestamp=at + 2),
+            ],
+            started_at=at,
+            ended_at=at + 3,
+            cwd="/home/dev/site",
+        )
+
+    home = write_home(
+        tmp_path / "hermes",
+        [edit("20261110_100000_ff0001", composed, T0), edit("20261111_100000_ff0002", decomposed, T0 + 60)],
+    )
+    index = tmp_path / "index.db"
+    sync_index(index, homes=[home], parallel=False)
+    push(index, fleet.admin, "phi")
+    from hermes_trail.service import Trail
+
+    local = Trail(index=index, sync_interval=float("inf"))
+    local._synced_at = float("inf")
+    shared = Trail(fleet=fleet.admin, hosts=("phi",))
+    for asked in (composed, decomposed, "Über uns.md", unicodedata.normalize("NFD", "Über uns.md")):
+        mine = shared.records_json(shared.blame_edits(asked))
+        theirs = local.records_json(local.blame_edits(asked))
+        assert [e["session_id"] for e in theirs] == ["20261111_100000_ff0002", "20261110_100000_ff0001"]
+        assert [e["session_id"] for e in mine] == [e["session_id"] for e in theirs], asked
+
+
 def test_words_beside_punctuation_past_ascii_are_found_as_locally(fleet, tmp_path):
     """An en dash, curly quotes, an emoji and an ideographic full stop split words locally; the shared
     index's parser (in a database of locale C) took each run for one word, and found none of them."""

@@ -1358,6 +1358,9 @@ def test_a_snippet_marks_a_word_as_the_word_index_reads_it():
     )
     assert search_module.Highlighter(["café"]).snippet("the cafe", 50) == f"the {MARK_OPEN}cafe{MARK_CLOSE}"
     assert search_module.seen("Ｃafé 数据") == "Cafe 数据"
+    # an accent typed apart from its letter (as macOS names files) is one with it
+    apart = search_module.Highlighter(["Mu\u0308ller"]).snippet("café Müller", 50)
+    assert apart == f"café {MARK_OPEN}Müller{MARK_CLOSE}"
 
 
 def test_a_word_of_arabic_or_hebrew_is_found_with_what_they_join_before_it(tmp_path):

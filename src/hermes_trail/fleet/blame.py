@@ -23,6 +23,7 @@ from hermes_trail.index.blame import (
     _optional_int,
     alike_paths,
     follow_moves,
+    name_forms,
     near_paths,
     resolve,
 )
@@ -69,17 +70,19 @@ def _candidates(
     """Edits whose path or move target might be ``wanted``: by the file's name as a substring of the
     key (``pg_trgm``), or by its end when the name is shorter than a trigram (exactness is checked after)."""
     name = posixpath.basename(wanted) or wanted
+    forms = name_forms(name)  # composed and decomposed, as locally
     cols = ", ".join(f"{'s' if c in _FROM_SESSION else 'd'}.{c}" for c in _COLUMNS)
     clauses = ["d.kind = 'edit'"]
     params: list[Any] = []
     if len(name) >= 3:
-        clauses.append("d.key ILIKE %s")
-        params.append("%" + like(name) + "%")
+        clauses.append("(" + " OR ".join("d.key ILIKE %s" for _ in forms) + ")")
+        params += ["%" + like(form) + "%" for form in forms]
     else:
-        clauses.append(
-            "d.path IS NOT NULL AND (right(d.path, length(%s)) = %s OR right(d.moved_to, length(%s)) = %s)"
+        ends = " OR ".join(
+            "right(d.path, length(%s)) = %s OR right(d.moved_to, length(%s)) = %s" for _ in forms
         )
-        params += [name] * 4
+        clauses.append(f"d.path IS NOT NULL AND ({ends})")
+        params += [value for form in forms for value in [form] * 4]
     if not include_rewound:
         clauses.append("NOT d.rewound")
     if hosts:

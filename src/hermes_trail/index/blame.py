@@ -7,7 +7,10 @@ mode, one file of a V4A patch) names its path as the tool call gave it, which He
 session's working directory; so a relative recorded path is read against the session's project when that
 is a directory (``project`` is the ``cwd`` Hermes recorded), and the asked path matches a recorded one that
 equals it or ends with it on a ``/`` boundary (``src/app.py`` is ``/home/u/proj/src/app.py``, never
-``/home/u/proj/mysrc/app.py``). A path that names several files (two checkouts) blames them all.
+``/home/u/proj/mysrc/app.py``). A path that names several files (two checkouts) blames them all. An
+accented letter is one letter whether written composed or, as macOS names files, as its letter and the
+accent apart (``Über``): a path pasted from the Finder or recorded from a Mac's file system finds the
+edits of the other spelling (:func:`name_forms`).
 
 Moves. A V4A ``Move File: a -> b`` is an edit with ``path`` a and ``moved_to`` b. Blaming b takes in that
 move and then a's edits up to the move (a file later created again at a is another file), and so on back
@@ -30,6 +33,7 @@ from __future__ import annotations
 import difflib
 import posixpath
 import sqlite3
+import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -95,11 +99,18 @@ class BlameEntry:
 
 
 def _clean(path: str) -> str:
-    path = path.strip()
+    path = unicodedata.normalize("NFC", path.strip())
     if not path:
         return path
     cleaned = posixpath.normpath(path)
     return cleaned.removeprefix("./") if cleaned != "." else path
+
+
+def name_forms(name: str) -> list[str]:
+    """``name`` composed and decomposed ("Über" as one character or two): macOS names files decomposed,
+    so a path pasted from its Finder, or recorded from its file system, spells an accented letter so, and
+    one blamed in the other form was "no edit on record". Each once."""
+    return list(dict.fromkeys((unicodedata.normalize("NFC", name), unicodedata.normalize("NFD", name))))
 
 
 def resolve(path: str, project: str) -> str:
@@ -112,7 +123,10 @@ def resolve(path: str, project: str) -> str:
 
 
 def matches(wanted: str, resolved: str) -> bool:
-    """Whether a resolved recorded path is the wanted one: equal, or ending with it on a ``/`` boundary."""
+    """Whether a resolved recorded path is the wanted one (composed, :func:`_clean`): equal, or ending with
+    it on a ``/`` boundary, its accented letters composed or not (:func:`name_forms`)."""
+    if not resolved.isascii():
+        resolved = unicodedata.normalize("NFC", resolved)
     return resolved == wanted or resolved.endswith("/" + wanted.lstrip("/"))
 
 
@@ -129,20 +143,23 @@ def _candidates(
     names = [*_COLUMNS, *extra]
     cols = ", ".join([*(f"{_TABLE_OF.get(n, 'd')}.{n}" for n in names)])
     rewound = "" if include_rewound else " AND d.rewound = 0"
+    forms = name_forms(name)
     if len(name) >= 3:
         sql = (
             f"SELECT {cols} FROM docs_tri t CROSS JOIN docs d ON d.id = t.rowid "
             f"CROSS JOIN sessions s ON s.id = d.sess WHERE docs_tri MATCH ? AND d.kind = 'edit'{rewound}"
         )
-        params: tuple[Any, ...] = (fts_string(name),)
+        params: tuple[Any, ...] = (" OR ".join(map(fts_string, forms)),)
     else:
         # ``path IS NOT NULL`` lets SQLite walk the partial index of paths instead of every doc's text.
+        ends = " OR ".join(
+            "substr(d.path, -length(?)) = ? OR substr(d.moved_to, -length(?)) = ?" for _ in forms
+        )
         sql = (
             f"SELECT {cols} FROM docs d JOIN sessions s ON s.id = d.sess WHERE d.path IS NOT NULL "
-            f"AND d.kind = 'edit'{rewound} "
-            "AND (substr(d.path, -length(?)) = ? OR substr(d.moved_to, -length(?)) = ?)"
+            f"AND d.kind = 'edit'{rewound} AND ({ends})"
         )
-        params = (name, name, name, name)
+        params = tuple(value for form in forms for value in [form] * 4)
     return [dict(zip(names, row, strict=True)) for row in conn.execute(sql, params)]
 
 
@@ -270,7 +287,7 @@ NEAR_LONGEST = 1024
 def _alike(wanted: str, path: str) -> float:
     """How like the asked path (lower case, no ``/`` at its ends) a path is: its file name's and its end's
     ratios of matching characters together, or 0 when neither reaches :data:`NEAR_RATIO`."""
-    parts = path.lower().rstrip("/").split("/")
+    parts = unicodedata.normalize("NFC", path).lower().rstrip("/").split("/")
     depth = wanted.count("/") + 1
     by_name = difflib.SequenceMatcher(None, posixpath.basename(wanted), parts[-1], autojunk=False).ratio()
     by_end = difflib.SequenceMatcher(None, wanted, "/".join(parts[-depth:]), autojunk=False).ratio()

@@ -541,9 +541,10 @@ class Highlighter:
     and its window marked in one pass (longer terms first, so a term inside another is not marked twice)."""
 
     def __init__(self, terms: list[str]) -> None:
-        # Each term as the word index reads it (accents off: "cafe" and "café" are one word there) and
-        # its words apart by anything but a letter or digit ("pre commit" is in "pre-commit" there).
-        words = sorted({seen(t) for t in terms if t}, key=len, reverse=True)
+        # Each term as the word index reads it (accents off: "cafe" and "café" are one word there, and an
+        # accent typed apart from its letter, as macOS names files, is one with it) and its words apart by
+        # anything but a letter or digit ("pre commit" is in "pre-commit" there).
+        words = sorted({seen(unicodedata.normalize("NFC", t)) for t in terms if t}, key=len, reverse=True)
         self.bodies = {
             t: r"[\W_]+".join(map(re.escape, re.split(_APART, t)))
             if t[:1].isalnum() and t[-1:].isalnum()

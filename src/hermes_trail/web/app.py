@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import threading
+import unicodedata
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -141,7 +142,7 @@ def snippet_parts(snippet: str, query: str) -> list[list[Any]]:
     from hermes_trail.index.search import seen
 
     def letters(text: str) -> str:  # as the search marks it: accents off, words apart by anything
-        return " ".join(_NOT_LETTERS.split(seen(text).casefold()))
+        return " ".join(_NOT_LETTERS.split(seen(unicodedata.normalize("NFC", text)).casefold()))
 
     wanted = letters(query)
     parts: list[list[Any]] = []
