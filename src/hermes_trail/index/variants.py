@@ -1,16 +1,19 @@
-"""A word the history writes otherwise than it was typed: spaced otherwise, or with German's own letters.
+"""A word the history writes otherwise than it was typed, or in another form.
 
 People write one word with a hyphen, as one, or as two ("e-mail" and "email", "pre-commit" and
 "precommit", "billing-api" and "billingapi", "log in" and "login"), and the word index holds a hyphenated
-word as its parts: "email" found no "e-mail", and "wi-fi" no "wifi". A German name or word typed on a
-keyboard without its letters is written with two ("Mueller", "Strasse"), and the index, which reads "ü"
-as u, held "Müller" as muller and "Straße" as straße: "mueller" found no "Müller", nor "müller" a
-"Mueller". And a British asker's "colour" found nothing in a history whose agent writes "color".
+word as its parts: "email" found no "e-mail", and "wi-fi" no "wifi"; nor "python3.12" a "Python 3.12". A
+German name or word typed on a keyboard without its letters is written with two ("Mueller", "Strasse"),
+and the index, which reads "ü" as u, held "Müller" as muller: "mueller" found no "Müller", nor "müller" a
+"Mueller". A British asker's "colour" found nothing in a history whose agent writes "color", "kubernetes"
+nothing where it says "k8s", "خادم" nothing where it says "الخادم" (Arabic and Hebrew join their article to
+the word), and "серверы" nothing where it says "сервер" (the index stems English alone).
 
-Such a word, missing as typed, is looked for as each of its other writings (:func:`readings`), the first
-one some doc has standing for it and said as a slip's word is ("Not found: precommit; searched for
-pre-commit."). The local index and the shared one read a word so alike (:func:`found`): each says which
-readings it has and gives a few texts that have one, and this module decides.
+Such a word, missing as typed, is looked for as each of its other writings, in tiers (:func:`readings`,
+then after its slips :func:`apart`, and for a word past ASCII :func:`inflections`), the first one some doc
+has standing for it and said as a slip's word is ("Not found: precommit; searched for pre-commit."). The
+local index and the shared one read a word so alike (:func:`found`): each says which readings it has and
+gives a few texts that have one, and this module decides.
 """
 
 from __future__ import annotations
