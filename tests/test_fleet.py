@@ -981,6 +981,26 @@ def test_a_word_the_history_writes_otherwise_is_found_as_locally(fleet, tmp_path
         assert any("\u00ab" in h.snippet for h in answer.conversations[0].hits)  # its words marked
 
 
+def test_a_title_is_found_by_its_word_typed_without_accents_as_locally(fleet, tmp_path):
+    """ "muller" finds the session titled "Termin bei Müller" whose turns lack the word, in the shared
+    index as locally (its titles folded by ``translate`` of the local index's letters, indexed)."""
+    from hermesdb import chat, write_home
+
+    start = 1_793_000_000.0
+    titled = chat(
+        "20261120_090000_7e0001", ("Book it for Tuesday", "Booked."), start=start, title="Termin bei Müller"
+    )
+    home = write_home(tmp_path / "hermes", [titled, *errands(start, "20261120", "7e7e7e", first=11)])
+    index = tmp_path / "index.db"
+    sync_index(index, homes=[home], parallel=False)
+    push(index, fleet.admin, "chi")
+    for answer in _both(fleet, index, "chi", "muller"):
+        assert answer.missing == [] and answer.conversations[0].hits[0].session_id == titled.id
+    with connect(fleet.admin) as conn:
+        made = conn.execute("SELECT 1 FROM pg_indexes WHERE indexname = 'sessions_title_folded'").fetchone()
+    assert made is not None
+
+
 def test_a_path_with_accents_is_blamed_composed_or_decomposed_as_locally(fleet, tmp_path):
     """A path macOS spells with its accents apart from their letters is one file with the path spelt with
     them composed, in the shared index as locally (``index/blame.py``'s ``name_forms``)."""

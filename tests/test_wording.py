@@ -1386,6 +1386,28 @@ def test_a_word_of_arabic_or_hebrew_is_found_with_what_they_join_before_it(tmp_p
     assert search(path, "בשרת").missing == [] and search(path, "והשרת").spelled == {"והשרת": ["השרת", "בשרת"]}
 
 
+def test_a_title_is_found_by_its_word_typed_without_accents(tmp_path):
+    """A title is searched for the words no turn has, through LIKE, which is blind to accents past ASCII:
+    "muller" found no session titled "Termin bei Müller" whose turns lack the word ("Not found anywhere:
+    muller"), nor "deploiement" a "Déploiement du site". Titles with accents are read folded, as the word
+    index folds its words, when none matched as written."""
+    sessions = [
+        chat(
+            "20261120_090000_7e0001", ("Book it for Tuesday", "Booked."), start=T, title="Termin bei Müller"
+        ),
+        chat("20261120_090100_7e0002", ("Ship it", "Shipped."), start=T + 60, title="Déploiement du site"),
+    ]
+    path = _index_of(tmp_path, [*sessions, *_errands()])
+    for asked, expected in (
+        ("muller", sessions[0].id),
+        ("deploiement", sessions[1].id),
+        ("Müller", sessions[0].id),
+    ):
+        result = search(path, asked)
+        assert result.missing == [] and _first(result) == expected, asked
+    assert plan.title_has("Termin bei Müller", "muller") and plan.folded_title("ÉTÉ") == "ete"
+
+
 def test_a_word_whose_halves_are_apart_is_not_read_as_them(tmp_path):
     """The halves of a word the history lacks must stand together, as the word would: "not" and "table"
     in one sentence are no "notable"."""

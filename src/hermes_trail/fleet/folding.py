@@ -60,3 +60,14 @@ def fold(text: str) -> str:
     and digits as ASCII, a word of another script inside a run of Chinese, Japanese or Korean a word of
     its own)."""
     return text if text.isascii() else cjk.spaced(text.translate(table()))
+
+
+@functools.cache
+def translate_sql(column: str) -> str:
+    """``column`` with :data:`PAIRS`' letters folded, as SQL (``translate`` of literal strings, so an index
+    of the expression serves it): the shared index's titles read as the local index reads its own
+    (``index.plan.folded_title``), so "muller" finds "Termin bei Müller"."""
+    letters = "".join(PAIRS.split())
+    source, target = letters[0::2], letters[1::2]
+    assert "'" not in source + target
+    return f"translate({column}, '{source}', '{target}')"

@@ -1292,6 +1292,17 @@ def _titled_sessions(
     where = " AND ".join(clauses)
     candidates = conn.execute(f"SELECT s.id, s.title FROM {_S} s WHERE {where} ORDER BY s.id DESC", params)
     chosen = [sess for sess, title in candidates if titled_with(title, words, every)][:TITLED]
+    if not chosen and every:
+        # None as written: the titles folded as the local index folds them, as locally ("muller" in
+        # "Termin bei Müller"; ILIKE is blind to accents).
+        folded = folding.translate_sql("s.title")
+        clauses[: len(words)] = [f"{folded} ILIKE %s" for _ in words]
+        params[: len(words)] = ["%" + like(plan.title_part(plan.folded_title(w))) + "%" for w in words]
+        where = " AND ".join(clauses)
+        candidates = conn.execute(
+            f"SELECT s.id, s.title FROM {_S} s WHERE {where} ORDER BY s.id DESC", params
+        )
+        chosen = [sess for sess, title in candidates if titled_with(title, words, every)][:TITLED]
     if not chosen:
         return []
     sql = (

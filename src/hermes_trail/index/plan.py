@@ -211,11 +211,23 @@ def title_part(word: str) -> str:
     return start if len(start) >= TITLE_STEM_MIN else low
 
 
+def folded_title(text: str) -> str:
+    """``text`` case-folded, its letters past ASCII as the word index folds them ("Müller" as muller,
+    "Déploiement" as deploiement: ``fleet.folding``'s table of FTS5's ``remove_diacritics``), which the
+    shared index's titles are folded with too: a title is matched by a word typed without its accents."""
+    low = text.casefold()
+    if low.isascii():
+        return low
+    from hermes_trail.fleet import folding
+
+    return low.translate(folding.table())
+
+
 def title_has(title: str, word: str) -> bool:
     """Whether ``title`` has ``word``: as typed, anywhere (the word a person is still typing counts), or in
     another form of it, a word of the title with the same stem ("Capital cities" has "city", "Making the
     release" has "make"). A title is what a person remembers a session by, in their own form of a word."""
-    low, words = word.casefold(), title.casefold()
+    low, words = folded_title(word), folded_title(title)
     if low in words:
         return True
     part = title_part(low)
