@@ -478,15 +478,12 @@ def _words_there(conn: psycopg.Connection[Any], words: list[str]) -> tuple[list[
 def respelled(conn: psycopg.Connection[Any], word: str) -> list[str]:
     """The words one slip away from ``word`` that the shared index has, or the word as it writes it
     otherwise, when it lacks ``word`` itself (as :func:`~hermes_trail.index.how.local_respelled`)."""
-    first, later = variants.readings(word), variants.apart(word, last=False)
-    if not (spelling.wanted(word) or first or later) or _exist(conn, [_word(word)])[0]:
-        return []
-    if first and (read := _variant(conn, query.Term(word), first)) is not None:
-        return read[1]
-    if words := _respelled(conn, word):
-        return words
-    read = _variant(conn, query.Term(word), later) if later else None
-    return read[1] if read is not None else []
+    return plan.stand_ins(
+        word,
+        lambda typed: _exist(conn, [_word(typed)])[0],
+        lambda term, tiers: _variant(conn, term, tiers),
+        lambda typed: _respelled(conn, typed),
+    )
 
 
 def _has_or(node: query.Node | None) -> bool:
@@ -1279,30 +1276,30 @@ def _titled_sessions(
     pushed, as the local search lists them."""
     if not words or filters.role or filters.tool or filters.since is not None or filters.until is not None:
         return []
-    likes = ["s.title ILIKE %s" for _ in words]
-    clauses = likes if every else ["(" + " OR ".join(likes) + ")"]
-    params: list[Any] = ["%" + like(plan.title_part(w)) + "%" for w in words]
+    others: list[str] = []
+    params: list[Any] = []
     if hosts:
-        clauses.append("s.host = ANY(%s)")
+        others.append("s.host = ANY(%s)")
         params.append(list(hosts))
     on_sessions, more = _on_sessions(filters).clauses("%s")  # project, profile, source, session
-    clauses += on_sessions
+    others += on_sessions
     params += more
-    # The titles with a word's start, newest first; those with the word in some form, as locally.
-    where = " AND ".join(clauses)
-    candidates = conn.execute(f"SELECT s.id, s.title FROM {_S} s WHERE {where} ORDER BY s.id DESC", params)
-    chosen = [sess for sess, title in candidates if titled_with(title, words, every)][:TITLED]
+
+    def titled(title: str, folded: Callable[[str], str]) -> list[int]:
+        """The titles (``title``: the column as matched) with each word's start (``folded`` as matched),
+        newest first; those with the word in some form, as locally."""
+        likes = [f"{title} ILIKE %s" for _ in words]
+        clauses = [*(likes if every else ["(" + " OR ".join(likes) + ")"]), *others]
+        patterns = ["%" + like(plan.title_part(folded(w))) + "%" for w in words]
+        sql = f"SELECT s.id, s.title FROM {_S} s WHERE {' AND '.join(clauses)} ORDER BY s.id DESC"
+        rows = conn.execute(sql, [*patterns, *params])
+        return [sess for sess, found in rows if titled_with(found, words, every)][:TITLED]
+
+    chosen = titled("s.title", str)
     if not chosen and every:
         # None as written: the titles folded as the local index folds them, as locally ("muller" in
         # "Termin bei Müller"; ILIKE is blind to accents).
-        folded = folding.translate_sql("s.title")
-        clauses[: len(words)] = [f"{folded} ILIKE %s" for _ in words]
-        params[: len(words)] = ["%" + like(plan.title_part(plan.folded_title(w))) + "%" for w in words]
-        where = " AND ".join(clauses)
-        candidates = conn.execute(
-            f"SELECT s.id, s.title FROM {_S} s WHERE {where} ORDER BY s.id DESC", params
-        )
-        chosen = [sess for sess, title in candidates if titled_with(title, words, every)][:TITLED]
+        chosen = titled(folding.translate_sql("s.title"), plan.folded_title)
     if not chosen:
         return []
     sql = (

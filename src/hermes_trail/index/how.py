@@ -50,7 +50,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from hermes_trail.formatting import shortened
-from hermes_trail.index import cjk, query, spelling, variants
+from hermes_trail.index import cjk, query
 from hermes_trail.index.stopwords import is_stopword
 
 # A leading ``cd <dir> &&`` says where a command ran, not what it was: the same fix in two checkouts is one.
@@ -628,17 +628,12 @@ def local_respelled(conn: sqlite3.Connection, word: str) -> list[str]:
     ("pre-commit" for precommit, :mod:`~hermes_trail.index.variants`), when it lacks ``word`` itself."""
     from hermes_trail.index import plan
 
-    first, later = variants.readings(word), variants.apart(word, last=False)
-    if not (spelling.wanted(word) or first or later) or plan.exists(
-        conn, "docs_fts", query.leaf_fts(query.Term(word)) or '""'
-    ):
-        return []
-    if first and (read := plan.local_variant(conn, query.Term(word), first)) is not None:
-        return read[1]
-    if words := plan.respelled(conn, word):
-        return words
-    read = plan.local_variant(conn, query.Term(word), later) if later else None
-    return read[1] if read is not None else []
+    return plan.stand_ins(
+        word,
+        lambda typed: plan.exists(conn, "docs_fts", query.leaf_fts(query.Term(typed)) or '""'),
+        lambda term, tiers: plan.local_variant(conn, term, tiers),
+        lambda typed: plan.respelled(conn, typed),
+    )
 
 
 def plain_words(what: str) -> list[str]:

@@ -23,7 +23,6 @@ import functools
 import re
 import sqlite3
 import threading
-import unicodedata
 from collections.abc import Callable, Iterable
 from typing import Any, ClassVar
 
@@ -142,11 +141,7 @@ def has_word(text: str | None, start: str) -> bool:
         return True
     if lowered.isascii():
         return False
-    return _word_at(_ACCENTS.sub("", unicodedata.normalize("NFKD", lowered)), start)
-
-
-# The combining accents NFKD splits off Latin letters ("é": e and U+0301), which the tokenizer drops.
-_ACCENTS = re.compile("[\u0300-\u036f]")
+    return _word_at(stopwords.fold(lowered), start)
 
 
 def _word_at(lowered: str, start: str) -> bool:
@@ -283,6 +278,28 @@ def local_variant(
         return _texts(conn, query.leaf_fts(reading) or '""')
 
     return variants.found(term, tiers, there, texts)
+
+
+Variant = Callable[[query.Term, list[list[variants.Reading]]], tuple[query.Node, list[str]] | None]
+
+
+def stand_ins(
+    word: str, holds: Callable[[str], bool], variant: Variant, respell: Callable[[str], list[str]]
+) -> list[str]:
+    """The words that stand for ``word`` in an index that lacks it (``holds``: whether it has a word): as
+    it writes it otherwise (``variant``: :func:`local_variant`, its tiers of :func:`variants.readings`),
+    then one slip away (``respell``: :func:`respelled`), then apart (:func:`variants.apart`), in the order
+    a search reads them; none when it has ``word`` itself. What ``trail how`` and ``trail fix`` ask for in
+    its place, by one rule for the local index and the shared one."""
+    first, later = variants.readings(word), variants.apart(word, last=False)
+    if not (spelling.wanted(word) or first or later) or holds(word):
+        return []
+    if first and (read := variant(query.Term(word), first)) is not None:
+        return read[1]
+    if words := respell(word):
+        return words
+    read = variant(query.Term(word), later) if later else None
+    return read[1] if read is not None else []
 
 
 def inflectable(word: str) -> bool:

@@ -507,33 +507,19 @@ def _snippets(conn: sqlite3.Connection, hits: list[Hit], terms: list[str], chars
 _APART = r"[\s\-\u2010\u2011\u2013\u2014]+"
 
 
-class _Unaccented(dict[int, int]):
-    """A letter with accents (a base letter and combining marks, "é") as its base letter, one character
-    for one, as the word index folds it (``remove_diacritics``); any other character as it is. Made as
-    met: a table of every letter would be built at every start for text that has few."""
-
-    def __missing__(self, code: int) -> int:
-        parts = unicodedata.normalize("NFD", chr(code))
-        base = ord(parts[0]) if len(parts) > 1 and all(map(unicodedata.combining, parts[1:])) else code
-        self[code] = base
-        return base
-
-
-_UNACCENTED = _Unaccented()
-# The Latin letters with accents (Latin-1's, Latin Extended-A and -B, Latin Extended Additional): a text
-# with none (most past ASCII: Chinese, Japanese, symbols) is not translated.
-_ACCENTED = "[\u00c0-\u024f\u1e00-\u1eff]"
-
-
 def seen(text: str) -> str:
     """``text`` as the word index reads its letters, each character where it was (the same length, what a
     highlight is found in): full-width letters and digits as ASCII, letters without their accents ("é" as
-    e). A search for "cafe" found "café", and its snippet marked nothing, so the web page, which tells a
-    conversation the words reached by its marks, showed it as only near in meaning."""
+    e, by the table of what FTS5's ``remove_diacritics`` makes of each letter, ``fleet.folding``, whose
+    every letter is one). A search for "cafe" found "café", and its snippet marked nothing, so the web
+    page, which tells a conversation the words reached by its marks, showed it as only near in meaning.
+    A text without such a letter (most past ASCII: Chinese, Japanese, symbols) is not translated."""
     if text.isascii():
         return text
+    from hermes_trail.fleet import folding
+
     narrow = cjk.narrowed(text)
-    return narrow.translate(_UNACCENTED) if re.search(_ACCENTED, narrow) is not None else narrow
+    return narrow.translate(folding.table()) if re.search(folding.REGEX_CLASS, narrow) is not None else narrow
 
 
 class Highlighter:

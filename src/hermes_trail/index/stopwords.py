@@ -76,8 +76,9 @@ kon niets uw iemand geweest andere waar waarom wanneer
 """
 
 
-def _fold(word: str) -> str:
-    """A word as the word index reads it: lower case, diacritics removed."""
+def fold(word: str) -> str:
+    """A word as the word index reads it: lower case, diacritics removed (and an accent typed apart from
+    its letter, as macOS names files)."""
     if word.isascii():  # nothing to decompose (most of the tables below: folded at every start)
         return word.lower()
     decomposed = unicodedata.normalize("NFKD", word.lower())
@@ -85,7 +86,7 @@ def _fold(word: str) -> str:
 
 
 def _words(block: str) -> frozenset[str]:
-    return frozenset(_fold(word).replace("'", "") for word in block.split())
+    return frozenset(fold(word).replace("'", "") for word in block.split())
 
 
 _ENGLISH_WORDS = _words(_ENGLISH)
@@ -126,7 +127,7 @@ def _cjk_script() -> re.Pattern[str]:
 
 
 def _key(word: str) -> str:
-    word = word.lower() if word.isascii() else _fold(word)
+    word = word.lower() if word.isascii() else fold(word)
     return word.replace("'", "").replace("\u2019", "")
 
 

@@ -20,11 +20,10 @@ from __future__ import annotations
 
 import functools
 import re
-import unicodedata
 from collections import Counter
 from collections.abc import Callable
 
-from hermes_trail.index import cjk, query
+from hermes_trail.index import cjk, query, stopwords
 
 # A word of words joined by hyphens or dashes ("Lyon–Lisbon", the en dash of a route or a range), and
 # nothing else (not a path, a flag or a negative number). This module's patterns are compiled on first use
@@ -56,7 +55,6 @@ _GERMAN = frozenset("äöüß")
 _WORD = r"[^\W\d_]+"
 # A name with its version or number joined to it ("python3.12", "node18", "ubuntu22.04").
 _VERSIONED = r"([a-z]{2,})(\d+(?:\.\d+)*)"
-_MARKS = "[\u0300-\u036f]"
 
 
 def readings(text: str) -> list[list[Reading]]:
@@ -261,29 +259,35 @@ def shown(typed: str, reading: Reading, texts: list[str]) -> str | None:
     word typed with "ae", "oe", "ue" or "ss" is not written there with German's letters (it was another
     word: "aerial" and "Arial")."""
     if isinstance(reading, query.Term) and reading.prefix:  # a word's start: the word it most often starts
-        start = _held(reading.text)
+        start = stopwords.fold(reading.text)
         words = Counter(
-            w for text in texts for w in map(str.lower, re.findall(_WORD, text)) if _held(w).startswith(start)
+            w
+            for text in texts
+            for w in map(str.lower, re.findall(_WORD, text))
+            if stopwords.fold(w).startswith(start)
         )
-        return max(words, key=lambda w: (words[w], w)) if words else reading.text
+        return _commonest(words) or reading.text
     if isinstance(reading, query.Phrase):
         first, second = reading.text.split(" ")
         tail = r"[^\W_]*" if reading.prefix else r"(?![^\W_])"
         pattern = re.compile(rf"(?<![^\W_]){re.escape(first)}[\W_]{{0,2}}{re.escape(second)}{tail}", re.I)
-        seen = Counter(m.group().lower() for text in texts for m in pattern.finditer(text))
-        return max(seen, key=lambda w: (seen[w], w)) if seen else reading.text
+        return (
+            _commonest(Counter(m.group().lower() for text in texts for m in pattern.finditer(text)))
+            or reading.text
+        )
     low = typed.lower()
     if re.fullmatch(HYPHENATED, low) or not low.isascii() or reading.text not in _with_german_letters(low):
         return reading.text
-    seen = Counter(
-        word
-        for text in texts
-        for word in map(str.lower, re.findall(_WORD, text))
-        if _GERMAN.intersection(word) and _held(word) == reading.text
+    return _commonest(
+        Counter(
+            word
+            for text in texts
+            for word in map(str.lower, re.findall(_WORD, text))
+            if _GERMAN.intersection(word) and stopwords.fold(word) == reading.text
+        )
     )
+
+
+def _commonest(seen: Counter[str]) -> str | None:
+    """The word ``seen`` most often (of two as often, the later in alphabetical order); ``None`` for none."""
     return max(seen, key=lambda w: (seen[w], w)) if seen else None
-
-
-def _held(word: str) -> str:
-    """``word`` (lower case) as the word index holds it: without its accents and dots."""
-    return re.sub(_MARKS, "", unicodedata.normalize("NFKD", word))
