@@ -952,6 +952,8 @@ def test_a_word_the_history_writes_otherwise_is_found_as_locally(fleet, tmp_path
         "20261120_090600_5a0007": ("Change the color palette of the dashboard", "Done."),
         "20261120_090700_5a0008": ("Мой сервер не отвечает после обновления", "Перезапустил сервер."),
         "20261120_090800_5a0009": ("الخادم لا يستجيب بعد التحديث", "أعدت تشغيل nginx."),
+        "20261120_090900_5a0010": ("parse_config_file raised KeyError", "It expects a timeout key."),
+        "20261120_091000_5a0011": ("add types for formatDate in utils.ts", "Typed formatDate."),
     }
     index = _pushed(fleet, tmp_path, "upsilon", said, "20261120")
     asked = {
@@ -967,6 +969,9 @@ def test_a_word_the_history_writes_otherwise_is_found_as_locally(fleet, tmp_path
         "colour palette": ("20261120_090600_5a0007", {"colour": ["color"]}),
         "серверы": ("20261120_090700_5a0008", {"серверы": ["сервер"]}),
         "خادم": ("20261120_090800_5a0009", {"خادم": ["الخادم"]}),
+        # a name of code in camel case, and the reverse (its words, for a name the history writes so)
+        "parseConfigFile": ("20261120_090900_5a0010", {"parseConfigFile": ["parse_config_file"]}),
+        "format date": ("20261120_091000_5a0011", {"format date": ["formatdate"]}),
         "forget router": (router, {}),  # "for get" is in no turn, though PostgreSQL's English reads 'get'
     }
     for question, (expected, spelled) in asked.items():

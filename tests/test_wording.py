@@ -1363,6 +1363,56 @@ def test_a_snippet_marks_a_word_as_the_word_index_reads_it():
     assert apart == f"café {MARK_OPEN}Müller{MARK_CLOSE}"
 
 
+CODE_NAMES = {
+    "20261120_090000_c0de01": ("parse_config_file raised KeyError: 'timeout'", "It expects a timeout key."),
+    "20261120_090100_c0de02": ("getUserById returns null for new accounts", "UserRepository skipped the DB."),
+    "20261120_090200_c0de03": ("add types for formatDate in utils.ts", "Typed formatDate and slugify."),
+    "20261120_090300_c0de04": ("the healthcheck needs a start_period", "Gave it a start_period of 10s."),
+}
+
+
+@pytest.mark.parametrize(
+    ("question", "typed", "written", "expected"),
+    [
+        # a name in camel case where the history writes it with underscores
+        ("parseConfigFile", "parseConfigFile", "parse_config_file", "20261120_090000_c0de01"),
+        ("why did parseConfigFile raise", "parseConfigFile", "parse_config_file", "20261120_090000_c0de01"),
+        # a name's words where the history writes it in camel case, a function word among them
+        ("format date types", "format date", "formatdate", "20261120_090200_c0de03"),
+        ("get user by id null", "get user by id", "getuserbyid", "20261120_090100_c0de02"),
+        ("user repository", "user repository", "userrepository", "20261120_090100_c0de02"),
+    ],
+)
+def test_a_name_of_code_is_found_however_it_is_cased(tmp_path, question, typed, written, expected):
+    """The word index holds a name of code in camel case as one word ("getUserById": getuserbyid) and one
+    with underscores as its words ("parse_config_file": parse, config, file), so "parseConfigFile" found
+    nothing ("No match", exit 1) in a history that says parse_config_file, and "format date" nothing where
+    it says formatDate ("Not found anywhere: format, date", the answer by meaning alone and unmarked). Each
+    is looked for as the history writes it, and said as a word written otherwise is."""
+    sessions = [chat(sid, turn, start=T + 60 * n) for n, (sid, turn) in enumerate(CODE_NAMES.items())]
+    path = _index_of(tmp_path, [*sessions, *_errands()])
+    result = search(path, question)
+    assert result.spelled == {typed: [written]} and result.missing == [], (result.spelled, result.missing)
+    assert _first(result) == expected
+    assert any(MARK_OPEN in h.snippet for h in result.conversations[0].hits)
+    # words that are not one name side by side are not read as one
+    apart = search(path, "format the date")
+    assert apart.spelled == {} and apart.missing == ["format", "date"]
+
+
+def test_a_word_after_an_underscore_is_marked():
+    """The word index reads "start_period" as two words, and finds "period" there; a snippet marked a word
+    only where \\b starts one, which an underscore does not, so it marked nothing (and the web page took
+    the answer for one only near in meaning)."""
+    marker = search_module.Highlighter(["period", "config"])
+    assert marker.snippet("give it a start_period; parse_config_file", 100) == (
+        f"give it a start_{MARK_OPEN}period{MARK_CLOSE}; parse_{MARK_OPEN}config{MARK_CLOSE}_file"
+    )
+    assert search_module.Highlighter(["period"]).snippet("periodic, aperiodic", 50) == (
+        f"{MARK_OPEN}period{MARK_CLOSE}ic, aperiodic"
+    )
+
+
 def test_a_word_of_arabic_or_hebrew_is_found_with_what_they_join_before_it(tmp_path):
     """Arabic and Hebrew write their article and commonest particles joined to the word ("الخادم", the
     server; "השרת", "בשרת"): "خادم" and "שרת" were missing from a history that says them so. Every form the

@@ -27,6 +27,7 @@ local shape plus ``host``.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 import time
@@ -346,6 +347,10 @@ def _plan(conn: psycopg.Connection[Any], text: str, checked: bool) -> _Plan:
                 change[term], spelled[term.text] = read
                 continue
             missing.append(term.text)
+        if missing:  # words side by side that the history writes as one name (as locally)
+            plains = [t for t in plain if t not in profiles]
+            runs = plan.joined(text, plains, missing, functools.partial(_exist, conn))
+            missing, dropped = plan.take_joined(runs, change, spelled, missing, dropped)
         if missing and len(every) - len(dropped) - len(missing) > 0:
             change.update((t, None) for t in kept if t.text in missing)
             sources, missing = plan.naming_sources(missing, _source_names(conn))

@@ -265,19 +265,62 @@ def respelled(conn: sqlite3.Connection, word: str) -> list[str]:
     return spelling.respelled(word, there, counts, texts, stem)
 
 
+def _there(conn: sqlite3.Connection, readings: list[variants.Reading]) -> list[bool]:
+    """Which of ``readings`` some doc of the word index has."""
+    return [exists(conn, "docs_fts", query.leaf_fts(r) or '""') for r in readings]
+
+
 def local_variant(
     conn: sqlite3.Connection, term: query.Term, tiers: list[list[variants.Reading]]
 ) -> tuple[query.Node, list[str]] | None:
     """The first of ``tiers`` (:mod:`variants`: ``term`` written otherwise, or in another form) the word
     index has, and how it writes it (:func:`variants.found`)."""
 
-    def there(readings: list[variants.Reading]) -> list[bool]:
-        return [exists(conn, "docs_fts", query.leaf_fts(r) or '""') for r in readings]
-
     def texts(reading: variants.Reading) -> list[str]:
         return _texts(conn, query.leaf_fts(reading) or '""')
 
-    return variants.found(term, tiers, there, texts)
+    return variants.found(term, tiers, functools.partial(_there, conn), texts)
+
+
+Joined = list[tuple[list[query.Term], query.Term]]
+
+
+def joined(
+    text: str,
+    plain: list[query.Term],
+    missing: list[str],
+    there: Callable[[list[variants.Reading]], list[bool]],
+) -> Joined:
+    """The query's words side by side, one of them missing, that an index has as one word (``there``:
+    which of some words it has), each run with its word (:func:`variants.together`: "format date" for a
+    ``formatDate``); a word in one run only, the longest first."""
+    runs = variants.together(text, [t.text for t in plain], set(missing))
+    taken: set[int] = set()
+    out: Joined = []
+    for (start, end, word), has in zip(runs, there([w for _, _, w in runs]) if runs else [], strict=True):
+        if has and not taken.intersection(range(start, end)):
+            taken.update(range(start, end))
+            out.append((plain[start:end], word))
+    return out
+
+
+def take_joined(
+    runs: Joined,
+    change: dict[query.Term, query.Node | None],
+    spelled: dict[str, list[str]],
+    missing: list[str],
+    dropped: list[str],
+) -> tuple[list[str], list[str]]:
+    """Each run of :func:`joined` asked as its one word, and said as a word written otherwise is ("Not
+    found: format date; searched for formatdate."): its words are neither missing nor dropped."""
+    for run, word in runs:
+        change[run[0]] = word
+        change.update((t, None) for t in run[1:])
+        spelled[" ".join(t.text for t in run)] = [word.text]
+        said = {t.text for t in run}
+        missing = [w for w in missing if w not in said]
+        dropped = [w for w in dropped if w not in said]
+    return missing, dropped
 
 
 Variant = Callable[[query.Term, list[list[variants.Reading]]], tuple[query.Node, list[str]] | None]
@@ -543,6 +586,10 @@ def read(conn: sqlite3.Connection, text: str, checked: bool = True) -> Plan:
             change[term], spelled[term.text] = read
             continue
         missing.append(term.text)
+    if missing:  # words side by side that the history writes as one name ("user repository")
+        plains = [t for t in plain if t not in profiles]
+        names = joined(text, plains, missing, functools.partial(_there, conn))
+        missing, dropped = take_joined(names, change, spelled, missing, dropped)
     left = len(every) - len(dropped) - len(missing)
     sources: list[str] = []
     if missing and left > 0:  # the words that exist answer; the ones no index has are reported

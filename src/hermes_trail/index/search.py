@@ -539,10 +539,12 @@ class Highlighter:
         }
         self.first = re.compile("|".join(self.bodies.values()), re.IGNORECASE) if words else None
         # A word term marks words that start with it (stems: "test" marks "tests"), not its inside of others;
-        # Chinese and Japanese are written without spaces, so a word of theirs is marked wherever it is.
+        # Chinese and Japanese are written without spaces, so a word of theirs is marked wherever it is. A
+        # word starts after anything but a letter or digit, an underscore too, as the word index reads it
+        # ("period" is a word of "start_period" there).
         self.terms = words
         self.words = {t for t in words if t[:1].isalnum() and not cjk.has_cjk(t[:1])}
-        marked = [(r"\b" if t in self.words else "") + self.bodies[t] for t in words]
+        marked = [(r"(?<![^\W_])" if t in self.words else "") + self.bodies[t] for t in words]
         self.mark = re.compile("|".join(marked), re.IGNORECASE) if words else None
         self._spaced: re.Pattern[str] | None = None
 
@@ -556,7 +558,7 @@ class Highlighter:
             # scripts under IGNORECASE took 14 ms to compile for four terms, this 1 ms.
             words = "|".join(self.bodies[t] for t in self.terms if t in self.words)
             others = "|".join(self.bodies[t] for t in self.terms if t not in self.words)
-            pattern = f"(?<![^\\W{cjk.RANGES}])(?i:{words})" + (f"|(?i:{others})" if others else "")
+            pattern = f"(?<![^\\W_{cjk.RANGES}])(?i:{words})" + (f"|(?i:{others})" if others else "")
             self._spaced = re.compile(pattern)
         return self._spaced
 

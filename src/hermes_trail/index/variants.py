@@ -55,6 +55,11 @@ _GERMAN = frozenset("äöüß")
 _WORD = r"[^\W\d_]+"
 # A name with its version or number joined to it ("python3.12", "node18", "ubuntu22.04").
 _VERSIONED = r"([a-z]{2,})(\d+(?:\.\d+)*)"
+# A name of code written in camel case ("parseConfigFile", "XMLHttpRequest"), and its words: the word index
+# holds it as one word, and the same name written with underscores or dashes ("parse_config_file") as its
+# words; so one found nothing of the other.
+_CAMEL = r"(?=[A-Za-z\d]+$).*?(?:[a-z][A-Z]|[A-Z]{2}[a-z])"
+_CAMEL_WORDS = r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+"
 
 
 def readings(text: str) -> list[list[Reading]]:
@@ -62,7 +67,8 @@ def readings(text: str) -> list[list[Reading]]:
     is read as a slip (:mod:`~hermes_trail.index.plan`):
 
     - a hyphenated word, joined ("e-mail": email); a name with its version joined to it, apart
-      ("python3.12": python 3.12, "node18": node 18);
+      ("python3.12": python 3.12, "node18": node 18); a name of code in camel case, as its words
+      ("parseConfigFile": parse_config_file, "parse config file");
     - a word with German's letters, as a keyboard without them types them ("müller": mueller); one typed
       so, with them ("mueller": Müller, held as muller; "strasse": straße; "gruesse": grüsse, grüße),
       taken only where the history writes them so (:func:`shown`): "aerial" is no "ärial"; a word as
@@ -71,6 +77,8 @@ def readings(text: str) -> list[list[Reading]]:
     low = text.lower()
     if cjk.has_cjk(low):
         return []
+    if re.match(_CAMEL, text):
+        return [[query.Phrase(" ".join(re.findall(_CAMEL_WORDS, text)).lower())], *readings(low)]
     if re.fullmatch(HYPHENATED, low):
         return [[query.Term(re.sub(JOINER, "", low))]]
     if versioned := re.fullmatch(_VERSIONED, low):
@@ -101,6 +109,29 @@ def apart(text: str, last: bool) -> list[list[Reading]]:
     if last:
         tiers.append([query.Phrase(f"{a} {b}", prefix=True) for a, b in halves if len(b) >= PREFIX_HALF])
     return tiers
+
+
+# The most words side by side read as one name of code, and its most letters ("get user by id": getUserById).
+JOINED_MOST = 4
+JOINED_LONGEST = 40
+
+
+def together(text: str, words: list[str], missing: set[str]) -> list[tuple[int, int, query.Term]]:
+    """Runs of ``words`` (the query's words, in order) that hold a word of ``missing``, each as one word,
+    the longest first: where the history writes a name of code in camel case, which the word index holds
+    as one word ("format date": formatDate, "user repository": UserRepository, "get user by id":
+    getUserById). Only runs written side by side in ``text`` (by spaces), of ASCII letters and digits."""
+    runs: list[tuple[int, int, query.Term]] = []
+    for size in range(min(JOINED_MOST, len(words)), 1, -1):
+        for start in range(len(words) - size + 1):
+            run = words[start : start + size]
+            if not missing.intersection(run) or not all(w.isascii() and w.isalnum() for w in run):
+                continue
+            joined = "".join(run).lower()
+            spaced = r"\s+".join(map(re.escape, run))
+            if len(joined) <= JOINED_LONGEST and re.search(rf"(?<![^\W_]){spaced}(?![^\W_])", text, re.I):
+                runs.append((start, start + size, query.Term(joined)))
+    return runs
 
 
 # Arabic and Hebrew write their article and the commonest prepositions and conjunctions joined to the word
@@ -268,9 +299,9 @@ def shown(typed: str, reading: Reading, texts: list[str]) -> str | None:
         )
         return _commonest(words) or reading.text
     if isinstance(reading, query.Phrase):
-        first, second = reading.text.split(" ")
+        body = r"[\W_]{0,2}".join(map(re.escape, reading.text.split(" ")))
         tail = r"[^\W_]*" if reading.prefix else r"(?![^\W_])"
-        pattern = re.compile(rf"(?<![^\W_]){re.escape(first)}[\W_]{{0,2}}{re.escape(second)}{tail}", re.I)
+        pattern = re.compile(rf"(?<![^\W_]){body}{tail}", re.I)
         return (
             _commonest(Counter(m.group().lower() for text in texts for m in pattern.finditer(text)))
             or reading.text
