@@ -986,6 +986,41 @@ def test_a_word_the_history_writes_otherwise_is_found_as_locally(fleet, tmp_path
         assert any("\u00ab" in h.snippet for h in answer.conversations[0].hits)  # its words marked
 
 
+def test_a_commands_flag_pasted_with_it_is_searched_for_as_locally(fleet, tmp_path):
+    """ "rm -rf node_modules" excluded the turns with "rf", the very command pasted, in the shared index
+    as locally: where the history writes the word with that flag it is searched for, in search and in
+    ``how``; elsewhere ("deploy -staging") it still excludes."""
+    from hermes_trail.fleet.how import how as fleet_how
+    from hermes_trail.index.how import how as local_how
+
+    said = {
+        "20261120_090000_f1a601": ("clean the deps", "Ran rm -rf node_modules && npm ci."),
+        "20261120_090100_f1a602": ("why is node_modules so big", "rm the cache, it holds old builds."),
+        "20261120_090200_f1a603": ("deploy the staging branch", "Deployed staging."),
+        "20261120_090300_f1a604": ("deploy production", "Deployed production."),
+    }
+    index = _pushed(fleet, tmp_path, "phi", said, "20261120")
+    for answer in _both(fleet, index, "phi", "rm -rf node_modules"):
+        assert answer.conversations[0].hits[0].session_id == "20261120_090000_f1a601"
+        assert "\u00ab-rf\u00bb" in answer.conversations[0].hits[0].snippet
+    for answer in _both(fleet, index, "phi", "deploy -staging"):
+        assert [c.hits[0].session_id for c in answer.conversations] == ["20261120_090300_f1a604"]
+    from hermesdb import SessionSpec, terminal_exchange, user, write_home
+
+    ran = [user("make the backup dirs", timestamp=1_793_000_000.0)]
+    ran += terminal_exchange("call_1", "mkdir -p /srv/backups", "")
+    ran += terminal_exchange("call_2", "mkdir /srv/cache", "")
+    home = write_home(tmp_path / "ran", [SessionSpec("20261120_100000_f1a605", ran)])
+    commands = tmp_path / "ran.db"
+    sync_index(commands, homes=[home], parallel=False)
+    push(commands, fleet.admin, "chi")
+    with connect(fleet.admin) as conn, contextlib.closing(sqlite3.connect(commands)) as local:
+        asks = {"mkdir -p": ["mkdir -p /srv/backups"], "mkdir NOT p": ["mkdir /srv/cache"]}
+        for asked, expected in asks.items():
+            assert [e.command for e in fleet_how(conn, asked, hosts=["chi"])] == expected, asked
+            assert [e.command for e in local_how(local, asked)] == expected, asked
+
+
 def test_a_title_is_found_by_its_word_typed_without_accents_as_locally(fleet, tmp_path):
     """ "muller" finds the session titled "Termin bei Müller" whose turns lack the word, in the shared
     index as locally (its titles folded by ``translate`` of the local index's letters, indexed)."""

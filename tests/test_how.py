@@ -163,6 +163,17 @@ def test_query_syntax_is_the_search_boxs(conn):
     assert how.how(conn, "NEAR(") == []
 
 
+def test_a_flag_typed_after_its_command_is_asked_for_not_excluded(conn):
+    """A dash right after a word was read as an exclusion, so a command pasted with its flags ("pytest
+    -x", "python -m pytest") excluded the very command it asks for. Where the history writes the word
+    with that flag, the flag is asked for; elsewhere ("migrate -fake": the history says --fake) and with
+    NOT, it still excludes."""
+    assert [e.command for e in how.how(conn, "pytest -x")] == ["pytest -x"]
+    assert [e.command for e in how.how(conn, "python -m pytest")] == ["python -m pytest"]
+    assert "pytest -x" not in [e.command for e in how.how(conn, "pytest NOT x")]
+    assert [e.command for e in how.how(conn, "migrate -fake")] == ["python manage.py migrate"]
+
+
 def test_limit(conn):
     assert len(how.how(conn, "pytest", limit=1)) == 1
 

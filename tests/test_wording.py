@@ -1400,6 +1400,30 @@ def test_a_name_of_code_is_found_however_it_is_cased(tmp_path, question, typed, 
     assert apart.spelled == {} and apart.missing == ["format", "date"]
 
 
+def test_a_commands_flag_pasted_with_it_is_searched_for_not_excluded(tmp_path):
+    """A dash right after a word was read as an exclusion: "rm -rf node_modules" asked for every turn with
+    rm and node_modules but no "rf", which left out the very command pasted, and "curl -H authorization"
+    the reply that ran it. Where the history writes the word with that flag, the flag is searched for and
+    marked; elsewhere ("deploy -staging") and with NOT, it still excludes."""
+    said = {
+        "20261120_090000_f1a601": ("clean the deps", "Ran rm -rf node_modules && npm ci."),
+        "20261120_090100_f1a602": ("why is node_modules so big", "rm the cache, it holds old builds."),
+        "20261120_090200_f1a603": ("deploy the staging branch", "Deployed staging."),
+        "20261120_090300_f1a604": ("deploy production", "Deployed production."),
+    }
+    sessions = [chat(sid, turn, start=T + 60 * n) for n, (sid, turn) in enumerate(said.items())]
+    path = _index_of(tmp_path, [*sessions, *_errands()])
+    flagged = search(path, "rm -rf node_modules")
+    assert _first(flagged) == "20261120_090000_f1a601" and flagged.missing == []
+    assert f"{MARK_OPEN}-rf{MARK_CLOSE}" in flagged.conversations[0].hits[0].snippet
+    assert [c.hits[0].session_id for c in search(path, "deploy -staging").conversations] == [
+        "20261120_090300_f1a604"
+    ]
+    assert "20261120_090000_f1a601" not in [
+        c.hits[0].session_id for c in search(path, "rm NOT rf node_modules").conversations
+    ]
+
+
 def test_a_word_after_an_underscore_is_marked():
     """The word index reads "start_period" as two words, and finds "period" there; a snippet marked a word
     only where \\b starts one, which an underscore does not, so it marked nothing (and the web page took

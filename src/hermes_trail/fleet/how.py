@@ -24,6 +24,7 @@ from hermes_trail.fleet.search import (
     _trigram_sql,
     _tsquery_sql,
     bm25,
+    flag_in,
 )
 from hermes_trail.index import query
 from hermes_trail.index.how import (
@@ -200,7 +201,7 @@ def how(
 ) -> list[FleetHowEntry]:
     """The commands matching ``what`` that sessions of the shared index (of ``hosts``, when given) ran,
     best first, as :func:`hermes_trail.index.how.how` ranks them locally."""
-    parsed = query.parse(what)
+    parsed = query.with_flags(query.parse(what), what, functools.partial(flag_in, conn))
     if parsed.root is None:
         return []
     words_only = content(parsed.root)

@@ -286,7 +286,7 @@ def _source_names(conn: psycopg.Connection[Any]) -> dict[str, str]:
 def _plan(conn: psycopg.Connection[Any], text: str, checked: bool) -> _Plan:
     """``text`` read as :func:`hermes_trail.index.plan.read` reads it; unless ``checked``, no word is
     looked up (the words as typed, when they find enough)."""
-    parsed = query.parse(text)
+    parsed = query.with_flags(query.parse(text), text, functools.partial(flag_in, conn))
     exclusions = tuple(query.exclusions(parsed))
     plain = query.conjuncts(parsed)
     every = query.terms(parsed)
@@ -412,6 +412,12 @@ def _respelled(conn: psycopg.Connection[Any], word: str) -> list[str]:
         texts,
         plan.stem,
     )
+
+
+def flag_in(conn: psycopg.Connection[Any], word: str, flag: str) -> bool:
+    """Whether the history writes ``word -flag``, a command with its flag (as locally)."""
+    leaf = _leaf_sql(query.Phrase(f"{word} {flag}"))
+    return leaf is not None and plan.flag_written(_first_texts(conn, leaf), word, flag)
 
 
 def _variant(

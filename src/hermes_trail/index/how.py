@@ -507,7 +507,9 @@ def how(
     ``what`` is anything a person types (never an FTS5 error): words, ``"quoted phrases"``, ``OR``,
     ``-exclusions``, command fragments. Ranking and matching are in this module's docstring. Reads only.
     """
-    parsed = query.parse(what)
+    from hermes_trail.index import plan  # as below
+
+    parsed = query.with_flags(query.parse(what), what, functools.partial(plan.flag_in, conn))
     if parsed.root is None:
         return []
     words_only = content(parsed.root)

@@ -361,6 +361,20 @@ def _texts(conn: sqlite3.Connection, expression: str) -> list[str]:
     return [r[0] for r in conn.execute(sql, (expression, spelling.READ))]
 
 
+def flag_written(texts: list[str], word: str, flag: str) -> bool:
+    """Whether ``texts`` (docs with the phrase of ``word`` and ``flag``) write ``word -flag``, a command
+    with its flag (:func:`query.with_flags`), not the two words apart."""
+    pattern = rf"(?<![^\W_]){re.escape(word)}[ \t]+-{re.escape(flag)}(?![^\W_])"
+    return any(re.search(pattern, t, re.IGNORECASE) for t in texts)
+
+
+def flag_in(conn: sqlite3.Connection, word: str, flag: str) -> bool:
+    """Whether the history writes ``word -flag`` (:func:`flag_written`), from the docs with both side by
+    side."""
+    expression = query.leaf_fts(query.Phrase(f"{word} {flag}"))
+    return expression is not None and flag_written(_texts(conn, expression), word, flag)
+
+
 def either(words: list[str]) -> query.Node:
     """Words that stand for one typed (:func:`respelled`) as the node that asks for any of them."""
     return query.Term(words[0]) if len(words) == 1 else query.Or(tuple(map(query.Term, words)))
@@ -522,7 +536,7 @@ def read(conn: sqlite3.Connection, text: str, checked: bool = True) -> Plan:
     """``text`` as a :class:`Plan` over the index open on ``conn``. Unless ``checked``, its words are not
     looked up (none is missing, none a prefix): the plan of a query whose words all turn out to match,
     which needs no lookup at all."""
-    parsed = query.parse(text)
+    parsed = query.with_flags(query.parse(text), text, functools.partial(flag_in, conn))
     plain = query.conjuncts(parsed)
     every = query.terms(parsed)
     change: dict[query.Term, query.Node | None] = {}

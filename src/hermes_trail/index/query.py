@@ -558,6 +558,27 @@ def needs_trigram(query: Query) -> bool:
 # ------------------------------------------------------------------------------------------- rewriting
 
 
+def with_flags(parsed: Query, text: str, written: Callable[[str, str], bool]) -> Query:
+    """``parsed`` with each word a dash excludes right after another word ("rm -rf", "curl -H", "python -m
+    pytest -x") searched for as that word's flag, where ``written`` (the word before, the flag) says the
+    history writes them so: a command line pasted whole excluded the very command it asks for. An
+    exclusion the history does not write so ("deploy -staging") stays one, and so does ``NOT word``."""
+    root = parsed.root
+    if not isinstance(root, And) or not any(isinstance(n, Not) for n in root.nodes):
+        return parsed
+    nodes = list(root.nodes)
+    for at in range(1, len(nodes)):
+        node, before = nodes[at], nodes[at - 1]
+        if not (isinstance(node, Not) and isinstance(node.node, Term) and isinstance(before, Term)):
+            continue
+        word, flag = before.text, node.node.text
+        if node.node.prefix or before.prefix:
+            continue
+        if re.search(rf"(?<!\S){re.escape(word)}\s+-{re.escape(flag)}(?!\S)", text) and written(word, flag):
+            nodes[at] = Term(f"-{flag}")
+    return Query(And(tuple(nodes)))
+
+
 def conjuncts(query: Query) -> list[Term]:
     """The plain words every match must have: the query's own term, or the terms directly AND-ed at its
     top (nested groups of AND included), in order. Not phrases, alternatives or exclusions: those were
