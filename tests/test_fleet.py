@@ -1003,6 +1003,9 @@ def test_a_commands_flag_pasted_with_it_is_searched_for_as_locally(fleet, tmp_pa
     for answer in _both(fleet, index, "phi", "rm -rf node_modules"):
         assert answer.conversations[0].hits[0].session_id == "20261120_090000_f1a601"
         assert "\u00ab-rf\u00bb" in answer.conversations[0].hits[0].snippet
+    for answer in _both(fleet, index, "phi", "`rm -rf node_modules`"):  # pasted as Markdown quotes code
+        assert answer.conversations[0].hits[0].session_id == "20261120_090000_f1a601"
+        assert "\u00abrm -rf node_modules\u00bb" in answer.conversations[0].hits[0].snippet
     for answer in _both(fleet, index, "phi", "deploy -staging"):
         assert [c.hits[0].session_id for c in answer.conversations] == ["20261120_090300_f1a604"]
     from hermesdb import SessionSpec, terminal_exchange, user, write_home

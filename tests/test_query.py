@@ -145,6 +145,15 @@ def test_tokenizers_are_the_index_s():
         ("see src/main.py, node.js...", And((Term("see"), Term("src/main.py"), Term("node.js")))),
         ("fox*?", Term("fox", prefix=True)),
         ("?!", Term("?!")),
+        # A phrase quoted as a phone, a word processor or Markdown quotes it (each read as two words
+        # with the quotes in them, which no snippet could mark); quotes around a word are not part of it.
+        ("\u201cparse config\u201d file", And((Phrase("parse config"), Term("file")))),
+        ("\u201eredis cli\u201c", Phrase("redis cli")),
+        ("\u00abredirect URIs\u00bb", Phrase("redirect URIs")),
+        ("\u300c周会\u300d", Phrase("周会")),
+        ("`redis-cli ping` failed", And((Phrase("redis-cli ping"), Term("failed")))),
+        ("'start_period' and \u201cunclosed", And((Term("start_period"), Term("and"), Term("unclosed")))),
+        ("don't the users\u2019 files", And((Term("don't"), Term("the"), Term("users"), Term("files")))),
         ("", None),
         ("  \n ", None),
         ('""', None),

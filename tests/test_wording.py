@@ -1424,6 +1424,21 @@ def test_a_commands_flag_pasted_with_it_is_searched_for_not_excluded(tmp_path):
     ]
 
 
+@pytest.mark.parametrize(
+    "question",
+    ["\u201cneeds a start_period\u201d", "`start_period`", "'start_period'", "\u00abstart_period\u00bb"],
+)
+def test_a_phrase_quoted_as_a_phone_or_markdown_quotes_it_is_found_and_marked(tmp_path, question):
+    """A phone's keyboard types \u201ctypographic quotes\u201d, and people paste code in backticks: each quote
+    was read as part of the word beside it, so the words were found (the word index drops the marks) but
+    no snippet marked them, and the web page took the answer for one only near in meaning."""
+    sessions = [chat(sid, turn, start=T + 60 * n) for n, (sid, turn) in enumerate(CODE_NAMES.items())]
+    path = _index_of(tmp_path, [*sessions, *_errands()])
+    result = search(path, question)
+    assert _first(result) == "20261120_090300_c0de04" and result.missing == []
+    assert any(MARK_OPEN in h.snippet for h in result.conversations[0].hits), question
+
+
 def test_a_word_after_an_underscore_is_marked():
     """The word index reads "start_period" as two words, and finds "period" there; a snippet marked a word
     only where \\b starts one, which an underscore does not, so it marked nothing (and the web page took

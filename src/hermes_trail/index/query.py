@@ -20,11 +20,13 @@ What :func:`parse` understands; anything else is plain text::
 - ``-`` excludes only at the start of a word and not before a digit or another ``-``: ``-1``, ``--force``
   and ``foo-bar`` are words.
 - Quotes pair up from the left into phrases, also inside a word (``say"hi there"`` is ``say`` and a
-  phrase); a last unpaired ``"`` is dropped. Inside a phrase nothing is an operator.
+  phrase); a last unpaired ``"`` is dropped. Inside a phrase nothing is an operator. A phrase is also
+  quoted as a phone or a word processor quotes it (``“…”``, ``„…“``, ``«…»``, ``»…«``, ``「…」``) and
+  as Markdown quotes code (`` `redis-cli ping` ``), from the start of a word.
 - Parentheses group only when they pair up, at a word's edge, at most :data:`MAX_DEPTH` deep; others are
   characters (``f(x)`` is one word).
 - The marks of a sentence around a word are not part of it: ``why?`` is ``why``, ``down,`` is ``down``,
-  ``¿qué`` is ``qué``; inside a word they stay (``node.js``).
+  ``¿qué`` is ``qué``, ``'start_period'`` is ``start_period``; inside a word they stay (``node.js``).
 - A trailing ``*`` asks for a prefix. Leading ``*`` (the glob habit, ``*.py``) are dropped: the word index
   has no suffix search and the trigram index matches anywhere anyway.
 - Full-width letters and digits are their ASCII ones, and a word of a script written with spaces ends
@@ -183,6 +185,19 @@ class _Tok(NamedTuple):
     prefix: bool = False
 
 
+# The quotes that open a phrase at the start of a word besides '"', each with the ones that close it:
+# typographic quotes (a phone's keyboard and a word processor write them for '"', and German, French and
+# Russian quote so), the corner brackets of Chinese and Japanese, and Markdown's backtick around code.
+_QUOTES = {"\u201c": "\u201d\u201c", "\u201e": "\u201c\u201d", "\u00ab": "\u00bb", "\u00bb": "\u00ab"}
+_QUOTES |= {"\u300c": "\u300d", "\u300e": "\u300f", "`": "`"}
+
+
+def _closing(s: str, opened: int) -> int:
+    """Where the quote opened at ``opened`` (:data:`_QUOTES`) closes in ``s``; -1 when it does not."""
+    closers = _QUOTES[s[opened]]
+    return min((at for c in closers if (at := s.find(c, opened + 1)) != -1), default=-1)
+
+
 def _lex(text: str) -> list[_Tok]:
     s = _safe(text)
     if not s.isascii():  # read as the word indexes read their text ("用Docker部署", "ＡＰＩ")
@@ -196,8 +211,8 @@ def _lex(text: str) -> list[_Tok]:
         if c.isspace():
             i += 1
             continue
-        if c == '"':
-            close = s.find('"', i + 1)
+        if c == '"' or (c in _QUOTES and (i == 0 or s[i - 1].isspace() or s[i - 1] in "(")):
+            close = s.find('"', i + 1) if c == '"' else _closing(s, i)
             if close == -1:  # the last, unpaired quote: a forgotten closing quote, not text to find
                 i += 1
                 continue
@@ -350,8 +365,8 @@ class _Parser:
 # before it ("¿qué"): not part of the word, which would otherwise be no function word ("why?"), a word no
 # index holds ("spät?"), and a term for the trigram index (as punctuation makes one look like code). Inside
 # a word they stay (``node.js``, ``a,b``, ``f(x).y``).
-_TRAILING_MARKS = ".,;:?!…。，、；：？！"
-_LEADING_MARKS = "¿¡"
+_TRAILING_MARKS = ".,;:?!…。，、；：？！'\u2019`\u201d\u201c\u00bb\u00ab\u300d\u300f"
+_LEADING_MARKS = "¿¡'\u2018`\u201c\u201e\u00ab\u00bb\u300c\u300e"
 
 
 def _unmarked(text: str) -> str:
