@@ -178,6 +178,23 @@ def test_limit_and_unknown_paths(conn):
     assert blame.blame(conn, f"{PROJECT}/src/new.py/") == blame.blame(conn, f"{PROJECT}/src/new.py")
 
 
+@pytest.mark.parametrize(
+    ("pasted", "path"),
+    [
+        ("src/new.py:12", "src/new.py"),  # grep -n, a stack frame of most languages
+        (f"{PROJECT}/src/new.py:12:5:", f"{PROJECT}/src/new.py"),  # a compiler's or a linter's message
+        ("src/new.py(12,5)", "src/new.py"),  # TypeScript's and MSBuild's
+        (f'  File "{PROJECT}/src/new.py", line 12, in f', f"{PROJECT}/src/new.py"),  # Python's traceback
+    ],
+)
+def test_a_path_pasted_with_its_line_is_the_file(conn, pasted, path):
+    """A path is pasted as a compiler, a linter, grep or a traceback writes it, with the line (and column)
+    after it, and was "No edit of src/new.py:12 on record". It is the file's edits."""
+    edits = [e.doc for e in blame.blame(conn, path)]
+    assert edits and [e.doc for e in blame.blame(conn, pasted)] == edits
+    assert blame.without_position("src/new.py") is None and blame.without_position("f(x)") is None
+
+
 def test_a_chain_of_moves_and_a_short_name(tmp_path):
     history = [
         Session(1).prompt("make a").write(f"{PROJECT}/a", "1\n"),

@@ -1080,7 +1080,13 @@ def test_a_path_with_accents_is_blamed_composed_or_decomposed_as_locally(fleet, 
     local = Trail(index=index, sync_interval=float("inf"))
     local._synced_at = float("inf")
     shared = Trail(fleet=fleet.admin, hosts=("phi",))
-    for asked in (composed, decomposed, "Über uns.md", unicodedata.normalize("NFD", "Über uns.md")):
+    for asked in (
+        composed,
+        decomposed,
+        "Über uns.md",
+        unicodedata.normalize("NFD", "Über uns.md"),
+        "Über uns.md:3:1",  # with the line and column a linter writes after it
+    ):
         mine = shared.records_json(shared.blame_edits(asked))
         theirs = local.records_json(local.blame_edits(asked))
         assert [e["session_id"] for e in theirs] == ["20261111_100000_ff0002", "20261110_100000_ff0001"]

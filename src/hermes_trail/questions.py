@@ -283,7 +283,12 @@ QUESTIONS: dict[str, Question] = {
             "Every edit Hermes made to a file, following renames, newest first: the session, what changed "
             "(lines added and removed) and the typed prompt behind it.",
             (
-                Param("path", "text", "The file: its full path, or the end of it ('src/app.py')."),
+                Param(
+                    "path",
+                    "text",
+                    "The file: its full path, or the end of it ('src/app.py'; 'src/app.py:42' as an error "
+                    "gives it).",
+                ),
                 Param("limit", "count", "Edits to return.", 20, most=200, cli=Cli(default=50, most=None)),
                 Param("include_rewound", "flag", "Also edits the user rewound (undid).", False),
             ),

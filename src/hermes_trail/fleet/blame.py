@@ -26,6 +26,7 @@ from hermes_trail.index.blame import (
     name_forms,
     near_paths,
     resolve,
+    without_position,
 )
 from hermes_trail.index.filters import like
 
@@ -132,6 +133,8 @@ def blame(
         key=lambda item: (item[0]["time"] or 0.0, item[0]["row"], item[0]["part"], item[0]["id"]),
         reverse=True,
     )
+    if not found and (bare := without_position(path)) is not None:  # "src/app.py:42" (as locally)
+        return blame(conn, bare, limit=limit, include_rewound=include_rewound, hosts=hosts)
     if limit > 0:
         found = found[:limit]
     entries = []

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import difflib
 import posixpath
+import re
 import sqlite3
 import unicodedata
 from collections.abc import Callable, Iterable
@@ -104,6 +105,23 @@ def _clean(path: str) -> str:
         return path
     cleaned = posixpath.normpath(path)
     return cleaned.removeprefix("./") if cleaned != "." else path
+
+
+# The line, and the column, a compiler, a linter, grep or a traceback writes after a path ("src/app.py:42",
+# "src/app.py:42:7:", "Checkout.tsx(44,17)", 'File "src/app.py", line 42, in main'): pasted with it, the
+# path was "no edit on record".
+_POSITION = r"(?::\d+){1,2}:?|\(\d+(?:,\d+)?\)"
+_FRAME = r'\s*File "([^"]+)", line \d+(?:, in \S+)?\s*'
+
+
+def without_position(path: str) -> str | None:
+    """``path`` without the line and column written after it (:data:`_POSITION`), or the path of a line
+    of a Python traceback; ``None`` when it has neither. Asked for only when the path as typed has no edit
+    (a file may be named so)."""
+    if frame := re.fullmatch(_FRAME, path):
+        return frame[1]
+    bare = re.sub(rf"(?<=[^\s:]){_POSITION}$", "", path.strip())
+    return bare if bare != path.strip() else None
 
 
 def name_forms(name: str) -> list[str]:
@@ -241,6 +259,8 @@ def blame(
         key=lambda item: (item[0]["time"] or 0.0, item[0]["row"], item[0]["id"]),
         reverse=True,
     )
+    if not found and (bare := without_position(path)) is not None:  # "src/app.py:42", as a compiler says
+        return blame(conn, bare, limit=limit, include_rewound=include_rewound)
     if limit > 0:
         found = found[:limit]
     entries = []
