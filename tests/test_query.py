@@ -153,6 +153,9 @@ def test_tokenizers_are_the_index_s():
         ("\u300c周会\u300d", Phrase("周会")),
         ("`redis-cli ping` failed", And((Phrase("redis-cli ping"), Term("failed")))),
         ("'start_period' and \u201cunclosed", And((Term("start_period"), Term("and"), Term("unclosed")))),
+        # A terminal's colour codes and links, in output piped with them, are not text.
+        ("\x1b[31mFAILED\x1b[0m test_add", And((Term("FAILED"), Term("test_add")))),
+        ("\x1b]8;;https://x.org\x1b\\docs\x1b]8;;\x1b\\ \x1b[1;32mok", And((Term("docs"), Term("ok")))),
         ("don't the users\u2019 files", And((Term("don't"), Term("the"), Term("users"), Term("files")))),
         ("", None),
         ("  \n ", None),

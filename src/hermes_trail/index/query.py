@@ -163,6 +163,9 @@ _WORD, _PHRASE, _LPAREN, _RPAREN, _NEG, _PIPE = "word", "phrase", "(", ")", "-",
 _OPERATORS = frozenset({"OR", "AND", "NOT"})
 # C0 and C1 controls (NUL, tabs, newlines included) and lone surrogates.
 _UNSAFE = "[\x00-\x1f\x7f-\x9f\ud800-\udfff]"
+# A terminal's colour and cursor codes (ANSI escape sequences), in output piped or passed on with them:
+# read as text, "\x1b[31mFAILED" was the word "31mfailed".
+_ESCAPES = r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]"
 
 
 @functools.cache
@@ -173,9 +176,12 @@ def _compiled(pattern: str, flags: int = 0) -> re.Pattern[str]:
 
 
 def _safe(text: str) -> str:
-    """``text`` with every :data:`_UNSAFE` character a space (printable ASCII has none)."""
+    """``text`` without a terminal's escape codes (:data:`_ESCAPES`) and with every :data:`_UNSAFE`
+    character a space (printable ASCII has none)."""
     if text.isascii() and text.isprintable():
         return text
+    if "\x1b" in text:
+        text = _compiled(_ESCAPES).sub("", text)
     return _compiled(_UNSAFE).sub(" ", text)
 
 
