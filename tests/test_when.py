@@ -62,6 +62,20 @@ def _d(day: int, hour: int = 0, minute: int = 0) -> float:
         ("wat heb ik gisteren gedaan", "gisteren", _d(4), _d(5), "wat heb ik gedaan", True),
         ("de storing van vorige week", "vorige week", _d(-7), _d(0), "de storing van", False),
         ("facturen van 2 dagen geleden", "2 dagen geleden", _d(3), _d(4), "facturen van", False),
+        # The weekend: the one under way on a Saturday, "last weekend" the one before it
+        ("what did I do over the weekend", "over the weekend", _d(5), _d(7), "what did I do", True),
+        ("what happened last weekend", "last weekend", _d(-2), _d(0), "what happened", True),
+        ("the deploy failure this weekend", "this weekend", _d(5), _d(7), "the deploy failure", False),
+        ("was habe ich am Wochenende gemacht", "am Wochenende", _d(5), _d(7), "was habe ich gemacht", True),
+        ("le déploiement du week-end dernier", "week-end dernier", _d(-2), _d(0), "le déploiement du", False),
+        ("qué hice el fin de semana pasado", "el fin de semana pasado", _d(-2), _d(0), "qué hice", True),
+        ("wat heb ik afgelopen weekend gedaan", "afgelopen weekend", _d(-2), _d(0), "wat heb ik gedaan",
+         True),
+        ("我上周末做了什么", "上周末", _d(-2), _d(0), "我 做了什么", True),
+        # "since": from the time named until now, not that time alone
+        ("what did I do since Monday", "since Monday", _d(0), _d(5, 9, 31), "what did I do", True),
+        ("errors since yesterday", "since yesterday", _d(4), _d(5, 9, 31), "errors", False),
+        ("was ist seit gestern passiert", "seit gestern", _d(4), _d(5, 9, 31), "was ist passiert", True),
     ],
 )  # fmt: skip
 def test_a_time_counted_back_from_now_is_read_as_a_window(question, words, since, until, rest, listing):
@@ -117,6 +131,14 @@ def test_a_month_a_weekday_or_a_date_is_a_time_in_a_question_that_asks_for_nothi
 )
 def test_a_month_a_weekday_or_a_date_with_a_subject_or_alone_is_a_word_to_find(question):
     assert when.read(question, NOW) is None
+
+
+def test_a_time_since_is_said_as_since():
+    window = when.read("errors since yesterday", NOW)
+    assert window is not None
+    assert window.explained() == (
+        "Nothing since yesterday (Fri 4 Dec 00:00 – Sat 5 Dec 09:31) has the words; showing other times."
+    )
 
 
 def test_a_window_is_said_in_local_time():

@@ -87,12 +87,14 @@ class Window(_Record):
     def explained(self) -> str:
         """What the answer is, in a sentence: the terminal's and a recall page's line about the time."""
         named = re.sub("['\u2019]s$", "", self.words)
+        since = re.match(_SINCE.replace("$", ""), named + " ", re.IGNORECASE) is not None  # "since Monday"
         if self.listing:
             if not self.within:
                 return f"Nothing recorded {named} ({self.said()})."
-            return f"Conversations of {named} ({self.said()}), the latest first."
+            return f"Conversations {'' if since else 'of '}{named} ({self.said()}), the latest first."
         if not self.within:
-            return f"Nothing from {named} ({self.said()}) has the words; showing other times."
+            then = named if since else f"from {named}"
+            return f"Nothing {then} ({self.said()}) has the words; showing other times."
         many = "conversation" if self.within == 1 else f"{self.within} conversations"
         return f"Read {named!r} as {self.said()}: the {many} from then first, then other times."
 
@@ -243,6 +245,20 @@ def _last_weekday(found: re.Match[str], now: datetime) -> _Span:
     return _before(now.date(), _WEEKDAYS[found.group(1).lower()])
 
 
+def _weekend(before_this: bool) -> Reader:
+    """The latest weekend begun (Saturday and Sunday, whole): the one under way on a Saturday or a Sunday,
+    else the one just gone; ``before_this`` ("last weekend"), the one before it on a Saturday or Sunday."""
+
+    def read(found: re.Match[str], now: datetime) -> _Span:
+        today = now.date()
+        saturday = today - timedelta(days=(today.weekday() - 5) % 7)
+        if before_this and today.weekday() >= 5:
+            saturday -= timedelta(days=7)
+        return _days(saturday, 2)
+
+    return read
+
+
 def _before(today: date, weekday: int) -> _Span:
     """The last day before ``today`` that is a ``weekday`` (0: Monday), whole."""
     return _days(today - timedelta(days=(today.weekday() - weekday - 1) % 7 + 1))
@@ -253,8 +269,11 @@ def _phrases() -> list[tuple[str, Reader]]:
     "the day before yesterday" before "yesterday"."""
     night = _part_of(1, "night")
     morning = _part_of(0, "morning")
+    last_weekend, weekend = _weekend(True), _weekend(False)
     return [
         # English
+        (rf"\blast\s+week-?end{_S}", last_weekend),
+        (rf"\b(?:(?:over|during|on|at)\s+)?(?:the|this)\s+week-?end{_S}", weekend),
         (rf"\b(?:the\s+)?day\s+before\s+yesterday{_S}", _on_day(2)),
         (rf"\byesterday\s+(morning|afternoon|evening|night){_S}", _part_of(1)),
         (rf"\byesterday{_S}", _on_day(1)),
@@ -271,6 +290,8 @@ def _phrases() -> list[tuple[str, Reader]]:
         (rf"\blast\s+month{_S}", _in_month(1)),
         (r"\blast\s+(monday|tuesday|wednesday|thursday|friday|saturday|sunday)" + _S, _last_weekday),
         # German
+        (r"\b(?:am\s+)?(?:letzten|letztes|vergangenen|vergangenes)\s+wochenende\b", last_weekend),
+        (r"\b(?:am|übers|über\s+das|dieses)\s+wochenende\b", weekend),
         (r"\bvorgestern\b", _on_day(2)),
         (r"\bgestern\s+(?:abend|nacht)\b", night),
         (r"\bgestern\b", _on_day(1)),
@@ -282,6 +303,8 @@ def _phrases() -> list[tuple[str, Reader]]:
         (r"\b(?:letzten|letzter|vergangenen)\s+monat\b", _in_month(1)),
         (rf"\bvor\s+{_NUM_DE}\s+(tage?n?|wochen?|stunden?|monate?n?)\b", _counted_ago),
         # French ("hier" only in a French question: it is German for "here")
+        (r"\b(?:le\s+)?week-?end\s+(?:dernier|passé|passe)\b", last_weekend),
+        (r"\b(?:ce|le)\s+week-?end\b", weekend),
         (r"\bavant[-\s]hier\b", _on_day(2)),
         (r"\bhier\s+soir\b", night),
         (r"\bhier\b", _on_day(1)),
@@ -291,6 +314,8 @@ def _phrases() -> list[tuple[str, Reader]]:
         (r"\ble\s+mois\s+(?:dernier|passé|passe)\b", _in_month(1)),
         (rf"\bil\s+y\s+a\s+{_NUM_FR}\s+(jours?|semaines?|heures?|mois)\b", _counted_ago),
         # Spanish
+        (r"\b(?:el\s+)?fin\s+de\s+semana\s+pasado\b", last_weekend),
+        (r"\b(?:el|este)\s+fin\s+de\s+semana\b", weekend),
         (r"\banteayer\b", _on_day(2)),
         (r"\banoche\b", night),
         (r"\bayer\b", _on_day(1)),
@@ -301,6 +326,8 @@ def _phrases() -> list[tuple[str, Reader]]:
         (r"\bel\s+mes\s+pasado\b", _in_month(1)),
         (rf"\bhace\s+{_NUM_ES}\s+(d[ií]as?|semanas?|horas?|mes(?:es)?)\b", _counted_ago),
         # Italian
+        (r"\b(?:lo\s+)?scorso\s+(?:fine\s+settimana|weekend)\b|\bfine\s+settimana\s+scorso\b", last_weekend),
+        (r"\b(?:questo|il|nel)\s+(?:fine\s+settimana|weekend)\b", weekend),
         (r"\bl['\u2019]altro\s*ieri\b|\baltroieri\b", _on_day(2)),
         (r"\bieri\s+(?:sera|notte)\b|\bstanotte\b", night),
         (r"\bieri\b", _on_day(1)),
@@ -312,6 +339,8 @@ def _phrases() -> list[tuple[str, Reader]]:
         (r"\b(?:il\s+)?mese\s+scorso\b", _in_month(1)),
         (rf"\b{_NUM_IT}\s+(giorn[oi]|settiman[ae]|or[ae]|mes[ei]|minuti)\s+fa\b", _counted_ago),
         # Portuguese
+        (r"\b(?:no\s+)?fim\s+de\s+semana\s+passado\b", last_weekend),
+        (r"\b(?:no|neste|este)\s+fim\s+de\s+semana\b", weekend),
         (r"\banteontem\b", _on_day(2)),
         (r"\bontem\s+(?:à|a)\s+noite\b", night),
         (r"\bontem\b", _on_day(1)),
@@ -322,6 +351,8 @@ def _phrases() -> list[tuple[str, Reader]]:
         (r"\b(?:o\s+)?mês\s+passado\b", _in_month(1)),
         (rf"\bhá\s+{_NUM_PT}\s+(dias?|semanas?|horas?|m[eê]s(?:es)?|minutos)\b", _counted_ago),
         # Dutch
+        (r"\b(?:vorig|afgelopen)\s+weekend\b", last_weekend),
+        (r"\b(?:dit|het|in\s+het)\s+weekend\b", weekend),
         (r"\beergisteren\b", _on_day(2)),
         (r"\bgisteravond\b|\bgisteren\s*avond\b|\bvannacht\b", night),
         (r"\bgisteren\b", _on_day(1)),
@@ -333,6 +364,8 @@ def _phrases() -> list[tuple[str, Reader]]:
         (r"\b(?:vorige|afgelopen)\s+maand\b", _in_month(1)),
         (rf"\b{_NUM_NL}\s+(dagen|dag|weken|week|uur|maanden|maand|minuten)\s+geleden\b", _counted_ago),
         # Chinese, then Japanese (no spaces: no word boundaries)
+        (r"上周末|上个周末|先週末", last_weekend),
+        (r"这个周末|这周末|本周末|周末|今週末|週末", weekend),
         (r"前天", _on_day(2)),
         (r"昨晚|昨天晚上|昨夜", night),
         (r"昨天|昨日", _on_day(1)),
@@ -419,7 +452,7 @@ def read(text: str, now: float | None = None) -> Window | None:
             if found.group(0).lower().startswith("hier") and stopwords.language(text) != "fr":
                 continue
             rest = _rest(text, found)
-            return _window(found, reader(found, at), rest, _asks_for_nothing(rest))
+            return _window(text, found, reader(found, at), at, rest, _asks_for_nothing(rest))
     if len(text) > ALONE_CHARS or not _names_a_day(lowered):
         return None
     # A month's or a day's name, or a date, is most often the subject ("the trip in September", the
@@ -432,18 +465,33 @@ def read(text: str, now: float | None = None) -> Window | None:
         if not rest or not _asks_for_nothing(rest):
             return None
         span = named(found, at)
-        return None if span is None else _window(found, span, rest, True)
+        return None if span is None else _window(text, found, span, at, rest, True)
     return None
 
 
+# A time said as where a span starts, until now ("since Monday", "seit gestern", "depuis hier").
+_SINCE = r"(?:since|seit|depuis|desde|sinds|dal|dalla|dallo)\s+$"
+
+
+def _since(text: str, found: re.Match[str]) -> re.Match[str] | None:
+    """The "since" said before the time ``found`` names ("what changed since Monday" asks about Monday to
+    now, not Monday alone), if any."""
+    return re.search(_SINCE, text[: found.start()], re.IGNORECASE)
+
+
 def _rest(text: str, found: re.Match[str]) -> str:
-    rest = " ".join((text[: found.start()] + " " + text[found.end() :]).split())
+    since = _since(text, found)
+    rest = " ".join((text[: since.start() if since else found.start()] + " " + text[found.end() :]).split())
     return re.sub(r"^(?:from|on|of|since|in|during)\s+|\s+(?:from|on|of|since|in|during)$", "", rest)
 
 
-def _window(found: re.Match[str], span: _Span, rest: str, listing: bool) -> Window:
+def _window(text: str, found: re.Match[str], span: _Span, now: datetime, rest: str, listing: bool) -> Window:
+    """The window ``found`` names, from its start until now when said after "since" (:func:`_since`)."""
     start, end = span
-    return Window(" ".join(found.group(0).split()), start.timestamp(), end.timestamp(), rest, listing=listing)
+    words = found.group(0)
+    if (since := _since(text, found)) is not None and start < now:
+        end, words = now + timedelta(minutes=1), text[since.start() : found.end()]
+    return Window(" ".join(words.split()), start.timestamp(), end.timestamp(), rest, listing=listing)
 
 
 # A question this long or longer is not read for a month's or a day's name alone (it says more than when).
