@@ -972,6 +972,7 @@ def test_a_word_the_history_writes_otherwise_is_found_as_locally(fleet, tmp_path
         # a name of code in camel case, and the reverse (its words, for a name the history writes so)
         "parseConfigFile": ("20261120_090900_5a0010", {"parseConfigFile": ["parse_config_file"]}),
         "format date": ("20261120_091000_5a0011", {"format date": ["formatdate"]}),
+        "parse_confg_file": ("20261120_090900_5a0010", {"parse_confg_file": ["parse_config_file"]}),
         "forget router": (router, {}),  # "for get" is in no turn, though PostgreSQL's English reads 'get'
     }
     for question, (expected, spelled) in asked.items():

@@ -1381,14 +1381,18 @@ CODE_NAMES = {
         ("format date types", "format date", "formatdate", "20261120_090200_c0de03"),
         ("get user by id null", "get user by id", "getuserbyid", "20261120_090100_c0de02"),
         ("user repository", "user repository", "userrepository", "20261120_090100_c0de02"),
+        # a name of code with a word of it typed wrong
+        ("parse_confg_file raised", "parse_confg_file", "parse_config_file", "20261120_090000_c0de01"),
+        ("start_perod", "start_perod", "start_period", "20261120_090300_c0de04"),
     ],
 )
 def test_a_name_of_code_is_found_however_it_is_cased(tmp_path, question, typed, written, expected):
     """The word index holds a name of code in camel case as one word ("getUserById": getuserbyid) and one
     with underscores as its words ("parse_config_file": parse, config, file), so "parseConfigFile" found
     nothing ("No match", exit 1) in a history that says parse_config_file, and "format date" nothing where
-    it says formatDate ("Not found anywhere: format, date", the answer by meaning alone and unmarked). Each
-    is looked for as the history writes it, and said as a word written otherwise is."""
+    it says formatDate ("Not found anywhere: format, date", the answer by meaning alone and unmarked); nor
+    was a slip inside a name with underscores read ("parse_confg_file"). Each is looked for as the history
+    writes it, and said as a word written otherwise is."""
     sessions = [chat(sid, turn, start=T + 60 * n) for n, (sid, turn) in enumerate(CODE_NAMES.items())]
     path = _index_of(tmp_path, [*sessions, *_errands()])
     result = search(path, question)

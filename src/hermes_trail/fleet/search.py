@@ -313,6 +313,8 @@ def _plan(conn: psycopg.Connection[Any], text: str, checked: bool) -> _Plan:
         kept = [t for t in kept if t is not last]
     if checked and kept:
         once = list(dict.fromkeys(kept))  # each word once, as locally (an error pasted whole repeats them)
+        holds = functools.cache(lambda word: _exist(conn, [query.Term(word)])[0])
+        respell = functools.cache(functools.partial(_respelled, conn))
         found = _exist(conn, once)
         for term, there in zip(once, found, strict=True):
             if there or term.prefix:
@@ -326,6 +328,11 @@ def _plan(conn: psycopg.Connection[Any], text: str, checked: bool) -> _Plan:
             if (read := _variant(conn, term, variants.readings(term.text))) is not None:
                 change[term], spelled[term.text] = read
                 continue
+            # A name of code with a word typed wrong ("parse_confg_file"), mended (as locally).
+            mended = plan.mended_name(term.text, holds, respell)
+            if mended is not None and (read := _variant(conn, term, [[mended]])) is not None:
+                change[term], spelled[term.text] = read
+                continue
             # A hyphenated word the history does not have as one (``Shop-URLs``): the parts it does
             # have, each on its own; the others are missing (as locally).
             parts = plan.compound_parts(term.text)
@@ -335,7 +342,7 @@ def _plan(conn: psycopg.Connection[Any], text: str, checked: bool) -> _Plan:
                 change[term] = having[0] if len(having) == 1 else query.And(tuple(having))
                 missing += [part.text for part in parts if part not in having]
                 continue
-            if words := _respelled(conn, term.text):
+            if words := respell(term.text):
                 change[term] = plan.either(words)
                 spelled[term.text] = words
                 continue

@@ -380,6 +380,11 @@ def either(words: list[str]) -> query.Node:
     return query.Term(words[0]) if len(words) == 1 else query.Or(tuple(map(query.Term, words)))
 
 
+def _holds(conn: sqlite3.Connection, word: str) -> bool:
+    """Whether any index holds ``word``."""
+    return _found(conn, query.Term(word))
+
+
 def _found(conn: sqlite3.Connection, term: query.Term | query.Phrase) -> bool:
     """Whether any index holds ``term`` (a word, or a quoted phrase) as the search would look for it."""
     if cjk.has_cjk(term.text):
@@ -493,6 +498,31 @@ def compound_parts(text: str) -> list[query.Term]:
     return [query.Term(w) for w in dict.fromkeys(found) if not stopwords.is_stopword(w, found)]
 
 
+# The words of a name of code joined by underscores, hyphens or dots ("parse_confg_file", "pre-comit",
+# "docker-compse.yml").
+_NAMED = re.compile(r"[A-Za-z0-9]+(?:[_.-]+[A-Za-z0-9]+)+")
+
+
+def mended_name(
+    text: str, holds: Callable[[str], bool], respell: Callable[[str], list[str]]
+) -> query.Phrase | None:
+    """A name of code or a file's whose words are joined by underscores, hyphens or dots, a word of it
+    typed wrong ("parse_confg_file", "docker-compse.yml"), as the phrase of its words with each slip
+    mended ("parse config file"), when every word is there or one slip away (``holds``: whether an index
+    has a word; ``respell``: the words one slip away it has). ``None`` for any other word."""
+    if not _NAMED.fullmatch(text):
+        return None
+    mended = []
+    for word in re.split(r"[_.-]+", text.lower()):
+        if holds(word):
+            mended.append(word)
+        elif words := respell(word):
+            mended.append(words[0])
+        else:
+            return None
+    return query.Phrase(" ".join(mended))
+
+
 # How English words end past their stem (Porter's suffixes, and their plurals): what a person typing
 # "installa", "deploym" or "authentica" has begun of the word's ending.
 ENDINGS = (
@@ -561,7 +591,10 @@ def read(conn: sqlite3.Connection, text: str, checked: bool = True) -> Plan:
         prefix = last.text
         kept = [t for t in kept if t is not last]
     # Each word once: an error pasted whole repeats its words, and each repeat was looked up again (the
-    # spelling of a missing one at some fifty look-ups: 4 s for a traceback of 17,000 characters).
+    # spelling of a missing one at some fifty look-ups: 4 s for a traceback of 17,000 characters); so are
+    # the words of names (``shard_1``, ``shard_2``: :func:`mended_name`).
+    holds = functools.cache(functools.partial(_holds, conn))
+    respell = functools.cache(functools.partial(respelled, conn))
     for term in dict.fromkeys(kept) if checked else []:
         if term.prefix or _found(conn, term):  # a prefix typed as one is looked for as it is
             continue
@@ -579,6 +612,12 @@ def read(conn: sqlite3.Connection, text: str, checked: bool = True) -> Plan:
         if (read := local_variant(conn, term, variants.readings(term.text))) is not None:
             change[term], spelled[term.text] = read
             continue
+        # A name of code with a word typed wrong ("parse_confg_file"), as it is written with it mended.
+        if (mended := mended_name(term.text, holds, respell)) is not None and (
+            read := local_variant(conn, term, [[mended]])
+        ) is not None:
+            change[term], spelled[term.text] = read
+            continue
         # A hyphenated word the history does not have as one (``Hugo-Build``, ``Push-Benachrichtigungen``):
         # the parts it does have, each on its own; the others are missing.
         parts = compound_parts(term.text)
@@ -587,7 +626,7 @@ def read(conn: sqlite3.Connection, text: str, checked: bool = True) -> Plan:
             change[term] = having[0] if len(having) == 1 else query.And(tuple(having))
             missing += [part.text for part in parts if part not in having]
             continue
-        if words := respelled(conn, term.text):
+        if words := respell(term.text):
             change[term] = either(words)
             spelled[term.text] = words
             continue
