@@ -954,6 +954,7 @@ def test_a_word_the_history_writes_otherwise_is_found_as_locally(fleet, tmp_path
         "20261120_090800_5a0009": ("الخادم لا يستجيب بعد التحديث", "أعدت تشغيل nginx."),
         "20261120_090900_5a0010": ("parse_config_file raised KeyError", "It expects a timeout key."),
         "20261120_091000_5a0011": ("add types for formatDate in utils.ts", "Typed formatDate."),
+        "20261120_091100_5a0012": ("Die Wärme-Pumpe läuft nachts laut", "Nachtabsenkung aktiviert."),
     }
     index = _pushed(fleet, tmp_path, "upsilon", said, "20261120")
     asked = {
@@ -973,6 +974,7 @@ def test_a_word_the_history_writes_otherwise_is_found_as_locally(fleet, tmp_path
         "parseConfigFile": ("20261120_090900_5a0010", {"parseConfigFile": ["parse_config_file"]}),
         "format date": ("20261120_091000_5a0011", {"format date": ["formatdate"]}),
         "parse_confg_file": ("20261120_090900_5a0010", {"parse_confg_file": ["parse_config_file"]}),
+        "wärmepumpe": ("20261120_091100_5a0012", {"wärmepumpe": ["wärme-pumpe"]}),  # a compound, apart
         "forget router": (router, {}),  # "for get" is in no turn, though PostgreSQL's English reads 'get'
     }
     for question, (expected, spelled) in asked.items():

@@ -1273,6 +1273,7 @@ SPACED = {
     "20261120_090900_5a0010": ("Resize the k8s volume claim", "Patched the claim."),
     "20261120_091000_5a0011": ("Мой сервер не отвечает после обновления", "Перезапустил сервер."),
     "20261120_091100_5a0012": ("Ο διακομιστής δεν απαντά", "Επανεκκίνησα τον διακομιστή."),
+    "20261120_091200_5a0013": ("Die Datenbank-Größe wächst zu schnell", "Alte Logs gelöscht."),
 }
 
 
@@ -1293,6 +1294,8 @@ SPACED = {
         ("jürgen slides", "jürgen", "juergen", "20261120_090600_5a0007"),
         # a name with its version joined to it
         ("python3.12", "python3.12", "python 3.12", "20261120_090700_5a0008"),
+        # a German compound with its letters, which the history writes with a hyphen
+        ("datenbankgröße", "datenbankgröße", "datenbank-größe", "20261120_091200_5a0013"),
         # British English in a history the agent wrote in American English
         ("colour palette", "colour", "color", "20261120_090800_5a0009"),
         ("optimise theme", "optimise", "optimize", "20261120_090800_5a0009"),
