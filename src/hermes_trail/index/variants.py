@@ -124,16 +124,20 @@ def together(text: str, words: list[str], missing: set[str]) -> list[tuple[int, 
     as one word ("format date": formatDate, "user repository": UserRepository, "get user by id":
     getUserById). Only runs written side by side in ``text`` (by spaces), of ASCII letters and digits."""
     runs: list[tuple[int, int, query.Term]] = []
+    typed = " " + " ".join(w.strip(_AROUND) for w in text.lower().split()) + " "
     for size in range(min(JOINED_MOST, len(words)), 1, -1):
         for start in range(len(words) - size + 1):
             run = words[start : start + size]
             if not missing.intersection(run) or not all(w.isascii() and w.isalnum() for w in run):
                 continue
             joined = "".join(run).lower()
-            spaced = r"\s+".join(map(re.escape, run))
-            if len(joined) <= JOINED_LONGEST and re.search(rf"(?<![^\W_]){spaced}(?![^\W_])", text, re.I):
+            if len(joined) <= JOINED_LONGEST and f" {' '.join(run).lower()} " in typed:
                 runs.append((start, start + size, query.Term(joined)))
     return runs
+
+
+# The marks of a sentence or a quote around a word as typed (``ages?``, ``"format``).
+_AROUND = ".,;:?!\"'`()\u201c\u201d\u00ab\u00bb"
 
 
 def _latin(word: str) -> bool:
