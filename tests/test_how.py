@@ -174,6 +174,23 @@ def test_a_flag_typed_after_its_command_is_asked_for_not_excluded(conn):
     assert [e.command for e in how.how(conn, "migrate -fake")] == ["python manage.py migrate"]
 
 
+def test_a_name_typed_with_its_version_finds_the_name_run_without(conn):
+    """ "python3 manage.py migrate" found nothing ("No command on record does ...") where the history runs
+    ``python manage.py migrate``: a name with its version joined is looked for as the name alone when the
+    history has no such version, and said ("searched for python")."""
+    asked = "python3 manage.py migrate"
+    assert how.how(conn, asked) == []
+    entries = how.most_words(
+        lambda question: how.how(conn, question),
+        asked,
+        lambda words: how.local_counts(conn, words),
+        10,
+        lambda word: how.local_respelled(conn, word),
+    )
+    assert entries and entries[0].command == "python manage.py migrate"
+    assert entries[0].spelled == {"python3": ["python"]}
+
+
 def test_limit(conn):
     assert len(how.how(conn, "pytest", limit=1)) == 1
 

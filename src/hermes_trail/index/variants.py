@@ -68,7 +68,8 @@ def readings(text: str) -> list[list[Reading]]:
     is read as a slip (:mod:`~hermes_trail.index.plan`):
 
     - a hyphenated word, joined ("e-mail": email); a name with its version joined to it, apart
-      ("python3.12": python 3.12, "node18": node 18); a name of code in camel case, as its words
+      ("python3.12": python 3.12, "node18": node 18), else the name alone ("python3": python, where the
+      history runs ``python``); a name of code in camel case, as its words
       ("parseConfigFile": parse_config_file, "parse config file");
     - a word with German's letters, as a keyboard without them types them ("müller": mueller); one typed
       so, with them ("mueller": Müller, held as muller; "strasse": straße; "gruesse": grüsse, grüße),
@@ -83,7 +84,8 @@ def readings(text: str) -> list[list[Reading]]:
     if re.fullmatch(HYPHENATED, low):
         return [[query.Term(re.sub(JOINER, "", low))]]
     if versioned := re.fullmatch(_VERSIONED, low):
-        return [[query.Phrase(f"{versioned[1]} {versioned[2]}")]]
+        # then the name alone, where the history runs it without its version ("python3": python)
+        return [[query.Phrase(f"{versioned[1]} {versioned[2]}")], [query.Term(versioned[1])]]
     if not low.isalpha():
         return []
     if not low.isascii():
