@@ -1459,6 +1459,21 @@ def test_a_word_after_an_underscore_is_marked():
     )
 
 
+@pytest.mark.parametrize("typed", ["#healthcheck", "$NODE_ENV", "${NODE_ENV}", "@healthcheck"])
+def test_a_term_with_marks_at_its_ends_marks_its_words_where_the_text_lacks_them(tmp_path, typed):
+    """The word index reads "#healthcheck" and "$NODE_ENV" as their words, and found them where the text
+    says them without the marks; the snippet marked only the term as typed, so nothing there."""
+    said = {
+        "20261120_090000_ed9e01": ("the healthcheck keeps failing", "Use redis-cli ping."),
+        "20261120_090100_ed9e02": ("CI can't find NODE_ENV", "Set NODE_ENV under env."),
+    }
+    sessions = [chat(sid, turn, start=T + 60 * n) for n, (sid, turn) in enumerate(said.items())]
+    result = search(_index_of(tmp_path, [*sessions, *_errands()]), typed)
+    assert result.missing == [] and any(MARK_OPEN in h.snippet for h in result.conversations[0].hits)
+    literal = search_module.Highlighter(["#8080"]).snippet("port #8080, not 8080", 50)
+    assert literal == f"port {MARK_OPEN}#8080{MARK_CLOSE}, not {MARK_OPEN}8080{MARK_CLOSE}"
+
+
 def test_a_word_of_arabic_or_hebrew_is_found_with_what_they_join_before_it(tmp_path):
     """Arabic and Hebrew write their article and commonest particles joined to the word ("الخادم", the
     server; "השרת", "בשרת"): "خادم" and "שרת" were missing from a history that says them so. Every form the

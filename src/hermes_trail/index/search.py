@@ -522,6 +522,10 @@ def seen(text: str) -> str:
     return narrow.translate(folding.table()) if re.search(folding.REGEX_CLASS, narrow) is not None else narrow
 
 
+# The marks at a term's ends that the word index reads past: all but letters and digits.
+_EDGES = re.compile(r"^[\W_]+|[\W_]+$")
+
+
 class Highlighter:
     """Snippets for one query's terms: two patterns made once, each text searched once for the first term
     and its window marked in one pass (longer terms first, so a term inside another is not marked twice)."""
@@ -530,7 +534,12 @@ class Highlighter:
         # Each term as the word index reads it (accents off: "cafe" and "café" are one word there, and an
         # accent typed apart from its letter, as macOS names files, is one with it) and its words apart by
         # anything but a letter or digit ("pre commit" is in "pre-commit" there).
-        words = sorted({seen(unicodedata.normalize("NFC", t)) for t in terms if t}, key=len, reverse=True)
+        written = {seen(unicodedata.normalize("NFC", t)) for t in terms if t}
+        # A term with marks at its ends ("#deploy", "$NODE_ENV", "-rf") marks its words too where the text
+        # has them without those marks, as the word index found them ("deploy", "NODE_ENV"): the
+        # snippet marked nothing there, and the web page took the answer for one only near in meaning.
+        cores = {core for t in written if (core := _EDGES.sub("", t)) and core != t}
+        words = sorted(written | cores, key=len, reverse=True)
         self.bodies = {
             t: r"[\W_]+".join(map(re.escape, re.split(_APART, t)))
             if t[:1].isalnum() and t[-1:].isalnum()
