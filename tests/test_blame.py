@@ -195,6 +195,40 @@ def test_a_path_pasted_with_its_line_is_the_file(conn, pasted, path):
     assert blame.without_position("src/new.py") is None and blame.without_position("f(x)") is None
 
 
+WINDOWS = "C:\\Users\\dev\\shop"
+
+
+@pytest.mark.parametrize(
+    "asked",
+    [
+        "src\\app.py",
+        "src/app.py",
+        "app.py",
+        f"{WINDOWS}\\src\\app.py",
+        "c:/users/dev/shop/src/app.py",  # Windows reads a path in any case, with either separator
+        "shop\\SRC\\app.py",
+    ],
+)
+def test_a_path_of_windows_is_resolved_and_matched_as_windows_does(tmp_path, asked):
+    """Hermes runs natively on Windows and resolves a file tool's path there as Windows does: relative to
+    the session's directory (``C:\\Users\\dev\\shop``) with either separator, Git Bash's ``/c/Users``
+    as the drive. Blame read such a path as POSIX: "src\\app.py" was "No edit on record", and a relative
+    one was never joined to its project."""
+    sessions = [
+        Session(1, cwd=WINDOWS).prompt("Create the app").write("src\\app.py", "x = 1\n"),
+        Session(2, cwd=WINDOWS).prompt("Fix it").replace(f"{WINDOWS}\\src\\app.py", "x = 1", "x = 2"),
+        Session(3, cwd=WINDOWS).prompt("From Git Bash").write("/c/Users/dev/shop/src/app.py", "x = 3\n"),
+        Session(4, cwd=WINDOWS).prompt("Another file").write("src\\myapp.py", "y = 1\n"),
+    ]
+    conn = open_index(tmp_path, sessions)
+    try:
+        entries = blame.blame(conn, asked)
+        assert [e.session_id[-2:] for e in entries] == ["03", "02", "01"], asked
+        assert {e.resolved for e in entries} == {f"{WINDOWS}\\src\\app.py"}
+    finally:
+        conn.close()
+
+
 def test_a_chain_of_moves_and_a_short_name(tmp_path):
     history = [
         Session(1).prompt("make a").write(f"{PROJECT}/a", "1\n"),

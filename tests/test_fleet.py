@@ -1096,6 +1096,50 @@ def test_a_path_with_accents_is_blamed_composed_or_decomposed_as_locally(fleet, 
         assert [e["session_id"] for e in mine] == [e["session_id"] for e in theirs], asked
 
 
+def test_a_path_of_windows_is_blamed_as_locally(fleet, tmp_path):
+    """A session on Windows records its paths as Windows writes them (relative to ``C:\\Users\\dev\\shop``,
+    either separator, Git Bash's ``/c/Users``): the shared index blames them as the local one does."""
+    from hermesdb import T0, assistant, call, tool, user, write_home
+    from hermesdb import SessionSpec as Spec
+
+    shop = "C:\\Users\\dev\\shop"
+
+    def edit(sid: str, path: str, at: float) -> Spec:
+        return Spec(
+            sid,
+            [
+                user("change the app", timestamp=at),
+                assistant("", call("c1", "write_file", path=path, content="x\n"), timestamp=at + 1),
+                tool("c1", "write_file", {"bytes_written": 2}, timestamp=at + 2),
+            ],
+            started_at=at,
+            ended_at=at + 3,
+            cwd=shop,
+        )
+
+    home = write_home(
+        tmp_path / "hermes",
+        [
+            edit("20261110_100000_ee0001", "src\\app.py", T0),
+            edit("20261111_100000_ee0002", "/c/Users/dev/shop/src/app.py", T0 + 60),
+            edit("20261112_100000_ee0003", "src\\myapp.py", T0 + 120),
+        ],
+    )
+    index = tmp_path / "index.db"
+    sync_index(index, homes=[home], parallel=False)
+    push(index, fleet.admin, "psi")
+    from hermes_trail.service import Trail
+
+    local = Trail(index=index, sync_interval=float("inf"))
+    local._synced_at = float("inf")
+    shared = Trail(fleet=fleet.admin, hosts=("psi",))
+    for asked in ("src\\app.py", "src/app.py", "c:/users/dev/shop/src/app.py", "app.py"):
+        mine = [e["session_id"] for e in shared.records_json(shared.blame_edits(asked))]
+        theirs = [e["session_id"] for e in local.records_json(local.blame_edits(asked))]
+        assert theirs == ["20261111_100000_ee0002", "20261110_100000_ee0001"], asked
+        assert mine == theirs, asked
+
+
 def test_words_beside_punctuation_past_ascii_are_found_as_locally(fleet, tmp_path):
     """An en dash, curly quotes, an emoji and an ideographic full stop split words locally; the shared
     index's parser (in a database of locale C) took each run for one word, and found none of them."""

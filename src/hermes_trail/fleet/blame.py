@@ -10,7 +10,6 @@ conversation on its own host.
 
 from __future__ import annotations
 
-import posixpath
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -22,6 +21,7 @@ from hermes_trail.index.blame import (
     _clean,
     _optional_int,
     alike_paths,
+    file_name,
     follow_moves,
     name_forms,
     near_paths,
@@ -70,7 +70,7 @@ def _candidates(
 ) -> list[dict[str, Any]]:
     """Edits whose path or move target might be ``wanted``: by the file's name as a substring of the
     key (``pg_trgm``), or by its end when the name is shorter than a trigram (exactness is checked after)."""
-    name = posixpath.basename(wanted) or wanted
+    name = file_name(wanted)
     forms = name_forms(name)  # composed and decomposed, as locally
     cols = ", ".join(f"{'s' if c in _FROM_SESSION else 'd'}.{c}" for c in _COLUMNS)
     clauses = ["d.kind = 'edit'"]

@@ -31,6 +31,7 @@ line counts and whether it applied. When the ``docs`` table has ``action``, ``ad
 from __future__ import annotations
 
 import difflib
+import ntpath
 import posixpath
 import re
 import sqlite3
@@ -131,10 +132,31 @@ def name_forms(name: str) -> list[str]:
     return list(dict.fromkeys((unicodedata.normalize("NFC", name), unicodedata.normalize("NFD", name))))
 
 
+# A path of Windows, where Hermes runs natively and resolves a file tool's path as Windows does (``ntpath``):
+# on a drive ("C:\Users\me\app.py", "C:/Users/me") or a share ("\\host\share"); and Git Bash's name of a
+# drive ("/c/Users/me"), which Hermes reads as that drive.
+_DRIVE = re.compile(r"[A-Za-z]:[\\/]|\\\\")
+_GIT_BASH = re.compile(r"/([A-Za-z])/")
+_SEPARATORS = re.compile(r"[\\/]")
+
+
+def on_windows(path: str) -> bool:
+    """Whether ``path`` is one of Windows (:data:`_DRIVE`)."""
+    return _DRIVE.match(path) is not None
+
+
 def resolve(path: str, project: str) -> str:
     """A recorded path as Hermes resolved it: a relative one against the session's directory when the
-    project is one (it is the session's ``cwd``); ``~`` and anything else as recorded."""
+    project is one (it is the session's ``cwd``); ``~`` and anything else as recorded. In a session on
+    Windows as Windows resolves it (``src\\app.py`` in ``C:\\proj``: ``C:\\proj\\src\\app.py``; Git
+    Bash's ``/c/proj``: ``C:\\proj``)."""
     path = path.strip()
+    if on_windows(project) or on_windows(path):
+        if (drive := _GIT_BASH.match(path)) is not None and on_windows(project):
+            path = f"{drive[1].upper()}:\\{path[3:]}"
+        if not ntpath.isabs(path) and not path.startswith("~") and on_windows(project):
+            path = ntpath.join(project, path)
+        return unicodedata.normalize("NFC", ntpath.normpath(path))
     if path.startswith(("/", "~")) or not project.startswith("/"):
         return _clean(path)
     return _clean(posixpath.join(project, path))
@@ -142,10 +164,19 @@ def resolve(path: str, project: str) -> str:
 
 def matches(wanted: str, resolved: str) -> bool:
     """Whether a resolved recorded path is the wanted one (composed, :func:`_clean`): equal, or ending with
-    it on a ``/`` boundary, its accented letters composed or not (:func:`name_forms`)."""
+    it on a ``/`` boundary, its accented letters composed or not (:func:`name_forms`). A path of Windows
+    with either separator and in any case, as Windows reads it (``src/app.py`` is
+    ``C:\\Proj\\SRC\\app.py``)."""
     if not resolved.isascii():
         resolved = unicodedata.normalize("NFC", resolved)
+    if on_windows(resolved):
+        resolved, wanted = (_SEPARATORS.sub("/", p).casefold() for p in (resolved, wanted))
     return resolved == wanted or resolved.endswith("/" + wanted.lstrip("/"))
+
+
+def file_name(path: str) -> str:
+    """The last part of ``path`` (after a ``/``, or a ``\\`` of Windows), or the path when it has none."""
+    return _SEPARATORS.split(path)[-1] or path
 
 
 def _columns(conn: sqlite3.Connection) -> set[str]:
@@ -157,7 +188,7 @@ def _candidates(
 ) -> list[dict[str, Any]]:
     """Edits whose path or move target might be ``wanted``: found through the trigram index by the file's
     name (exactness is checked after), or by scanning edits when the name is too short for trigrams."""
-    name = posixpath.basename(wanted) or wanted
+    name = file_name(wanted)
     names = [*_COLUMNS, *extra]
     cols = ", ".join([*(f"{_TABLE_OF.get(n, 'd')}.{n}" for n in names)])
     rewound = "" if include_rewound else " AND d.rewound = 0"
@@ -307,8 +338,8 @@ NEAR_LONGEST = 1024
 def _alike(wanted: str, path: str) -> float:
     """How like the asked path (lower case, no ``/`` at its ends) a path is: its file name's and its end's
     ratios of matching characters together, or 0 when neither reaches :data:`NEAR_RATIO`."""
-    parts = unicodedata.normalize("NFC", path).lower().rstrip("/").split("/")
-    depth = wanted.count("/") + 1
+    parts = _SEPARATORS.split(unicodedata.normalize("NFC", path).lower().rstrip("/\\"))
+    depth = len(_SEPARATORS.findall(wanted)) + 1
     by_name = difflib.SequenceMatcher(None, posixpath.basename(wanted), parts[-1], autojunk=False).ratio()
     by_end = difflib.SequenceMatcher(None, wanted, "/".join(parts[-depth:]), autojunk=False).ratio()
     return by_name + by_end if max(by_name, by_end) >= NEAR_RATIO else 0.0
