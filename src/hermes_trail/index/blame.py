@@ -10,7 +10,9 @@ equals it or ends with it on a ``/`` boundary (``src/app.py`` is ``/home/u/proj/
 ``/home/u/proj/mysrc/app.py``). A path that names several files (two checkouts) blames them all. An
 accented letter is one letter whether written composed or, as macOS names files, as its letter and the
 accent apart (``Über``): a path pasted from the Finder or recorded from a Mac's file system finds the
-edits of the other spelling (:func:`name_forms`).
+edits of the other spelling (:func:`name_forms`). A session on Windows is read as Windows resolves its
+paths (:func:`resolve`: either separator, any case, Git Bash's ``/c/`` as the drive), and a path pasted
+with the line an error gives after it (``src/app.py:42``) is the file (:func:`without_position`).
 
 Moves. A V4A ``Move File: a -> b`` is an edit with ``path`` a and ``moved_to`` b. Blaming b takes in that
 move and then a's edits up to the move (a file later created again at a is another file), and so on back
