@@ -983,6 +983,10 @@ def test_a_word_the_history_writes_otherwise_is_found_as_locally(fleet, tmp_path
             assert answer.missing == ([] if spelled else [question.split()[0]]), question
             assert any("\u00ab" in h.snippet for h in answer.conversations[0].hits), question  # marked
             assert answer.conversations[0].hits[0].session_id == expected, question
+    # A word of a German question in another form than the history's ("Pumpen": Pumpe), as locally.
+    for answer in _both(fleet, index, "upsilon", "warum sind die Pumpen nachts so laut"):
+        assert answer.spelled.get("Pumpen") == ["pumpe"], answer.spelled
+        assert answer.conversations[0].hits[0].session_id == "20261120_091100_5a0012"
     # A quoted phrase no turn has as typed is said missing, its words answering (as locally).
     for answer in _both(fleet, index, "upsilon", '"password office"'):
         assert answer.missing == ['"password office"'] and answer.conversations[0].hits[0].session_id == wifi

@@ -1474,6 +1474,23 @@ def test_a_term_with_marks_at_its_ends_marks_its_words_where_the_text_lacks_them
     assert literal == f"port {MARK_OPEN}#8080{MARK_CLOSE}, not {MARK_OPEN}8080{MARK_CLOSE}"
 
 
+def test_a_word_of_a_german_question_is_found_in_its_other_forms(tmp_path):
+    """The word index stems English alone: in a German question, "Servern" (the dative plural) was missing
+    from a history that says "Server", and the question was answered from its other words. A word of a
+    question in a language the index holds the words of is read in its other forms, as a word past ASCII
+    is; not in an English question ("picker" is no "picked")."""
+    said = {
+        "20261120_090000_de0001": ("Der Server antwortet nicht mehr", "Ich habe den Dienst neu gestartet."),
+        "20261120_090100_de0002": ("The picked colours look wrong", "Fixed the palette."),
+    }
+    sessions = [chat(sid, turn, start=T + 60 * n) for n, (sid, turn) in enumerate(said.items())]
+    path = _index_of(tmp_path, [*sessions, *_errands()])
+    german = search(path, "warum sind die Servern nicht erreichbar")
+    assert german.spelled.get("Servern") == ["server"] and _first(german) == "20261120_090000_de0001"
+    english = search(path, "the picker colours")
+    assert english.missing == ["picker"] and "picker" not in english.spelled
+
+
 def test_a_word_of_arabic_or_hebrew_is_found_with_what_they_join_before_it(tmp_path):
     """Arabic and Hebrew write their article and commonest particles joined to the word ("الخادم", the
     server; "השרת", "בשרת"): "خادم" and "שרת" were missing from a history that says them so. Every form the

@@ -348,7 +348,7 @@ def _plan(conn: psycopg.Connection[Any], text: str, checked: bool) -> _Plan:
                 continue
             # A word written apart, or of another language in another form (as locally).
             later = variants.apart(term.text, term is last) + (
-                variants.inflections(term.text) if plan.inflectable(term.text) else []
+                variants.inflections(term.text) if plan.inflectable(term.text, text) else []
             )
             if (read := _variant(conn, term, later)) is not None:
                 change[term], spelled[term.text] = read

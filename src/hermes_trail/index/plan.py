@@ -345,13 +345,15 @@ def stand_ins(
     return read[1] if read is not None else []
 
 
-def inflectable(word: str) -> bool:
+def inflectable(word: str, question: str) -> bool:
     """Whether ``word`` may be a form of another word of the history in a language the word index does not
-    stem (:func:`variants.inflections`): one past ASCII (Cyrillic, Greek, Latin with accents). Not one of
-    ASCII letters: English's words the dictionary lacks are read as their start too ("picker" as picked,
-    "telly" as tell: four answers of the recall benchmark's tuning questions moved, one from fourth to
-    seventh), and the word index finds a start by its Porter stem ("picke" as pick)."""
-    return not word.isascii()
+    stem (:func:`variants.inflections`): one past ASCII (Cyrillic, Greek, Latin with accents), or any word
+    of a question in another language than English that the index holds the words of ("die Servern":
+    Server). Not a word of ASCII letters in an English question: English's words the dictionary lacks
+    were read as their start too ("picker" as picked, "telly" as tell: four answers of the recall
+    benchmark's tuning questions moved, one from fourth to seventh), and the word index finds a start by
+    its Porter stem ("picke" as pick)."""
+    return not word.isascii() or stopwords.language(question) not in ("en", "cjk")
 
 
 def _texts(conn: sqlite3.Connection, expression: str) -> list[str]:
@@ -633,7 +635,7 @@ def read(conn: sqlite3.Connection, text: str, checked: bool = True) -> Plan:
         # A word the history writes apart ("email": e-mail, "precommit": pre-commit), or a word of another
         # language in another form than the history's ("серверы": сервер, сервера).
         later = variants.apart(term.text, term is last) + (
-            variants.inflections(term.text) if inflectable(term.text) else []
+            variants.inflections(term.text) if inflectable(term.text, text) else []
         )
         if (read := local_variant(conn, term, later)) is not None:
             change[term], spelled[term.text] = read
