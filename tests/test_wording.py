@@ -1384,6 +1384,8 @@ CODE_NAMES = {
         ("format date types", "format date", "formatdate", "20261120_090200_c0de03"),
         ("get user by id null", "get user by id", "getuserbyid", "20261120_090100_c0de02"),
         ("user repository", "user repository", "userrepository", "20261120_090100_c0de02"),
+        # and an English compound written apart where the history writes it as one word
+        ("the health check", "health check", "healthcheck", "20261120_090300_c0de04"),
         # a name of code with a word of it typed wrong
         ("parse_confg_file raised", "parse_confg_file", "parse_config_file", "20261120_090000_c0de01"),
         ("start_perod", "start_perod", "start_period", "20261120_090300_c0de04"),
