@@ -1484,6 +1484,7 @@ def test_a_word_of_a_german_question_is_found_in_its_other_forms(tmp_path):
     said = {
         "20261120_090000_de0001": ("Der Server antwortet nicht mehr", "Ich habe den Dienst neu gestartet."),
         "20261120_090100_de0002": ("The picked colours look wrong", "Fixed the palette."),
+        "20261120_090200_de0003": ("Which language first, before the rest?", "English."),
     }
     sessions = [chat(sid, turn, start=T + 60 * n) for n, (sid, turn) in enumerate(said.items())]
     path = _index_of(tmp_path, [*sessions, *_errands()])
@@ -1491,6 +1492,10 @@ def test_a_word_of_a_german_question_is_found_in_its_other_forms(tmp_path):
     assert german.spelled.get("Servern") == ["server"] and _first(german) == "20261120_090000_de0001"
     english = search(path, "the picker colours")
     assert english.missing == ["picker"] and "picker" not in english.spelled
+    # Nor is a short word of a German question read as an English word one slip away or starting alike
+    # ("Frist" as first, "bevor" as before, "lange" as language): it is German the history lacks.
+    german = search(path, "wie lange ist die Frist bevor der Server antwortet")
+    assert not {"lange", "Frist", "bevor"} & set(german.spelled), german.spelled
 
 
 def test_a_word_of_arabic_or_hebrew_is_found_with_what_they_join_before_it(tmp_path):

@@ -314,7 +314,7 @@ def _plan(conn: psycopg.Connection[Any], text: str, checked: bool) -> _Plan:
     if checked and kept:
         once = list(dict.fromkeys(kept))  # each word once, as locally (an error pasted whole repeats them)
         holds = functools.cache(lambda word: _exist(conn, [query.Term(word)])[0])
-        respell = functools.cache(functools.partial(_respelled, conn))
+        respell = functools.cache(plan.slips_for(text, functools.partial(_respelled, conn)))
         found = _exist(conn, once)
         for term, there in zip(once, found, strict=True):
             if there or term.prefix:

@@ -265,6 +265,26 @@ def respelled(conn: sqlite3.Connection, word: str) -> list[str]:
     return spelling.respelled(word, there, counts, texts, stem)
 
 
+# A word of a question in another language than English shorter than this is not read as a word of English
+# one slip away ("Frist" as first, "bevor" as before, "lange" as language): it is a word of that language the
+# history lacks. A longer one may be a word of software typed wrong ("deploymnet").
+FOREIGN_SLIP_FROM = 8
+
+
+def slips_for(question: str, respell: Callable[[str], list[str]]) -> Callable[[str], list[str]]:
+    """``respell`` (the words one slip away from a word an index lacks) as ``question`` may mean it: in a
+    question in another language than English (its function words tell), a short word is no slip of an
+    English word (:data:`FOREIGN_SLIP_FROM`)."""
+    if stopwords.language(question) in ("en", "cjk"):
+        return respell
+
+    def read(word: str) -> list[str]:
+        words = respell(word)
+        return words if len(word) >= FOREIGN_SLIP_FROM else [w for w in words if not spelling.known(w)]
+
+    return read
+
+
 def _there(conn: sqlite3.Connection, readings: list[variants.Reading]) -> list[bool]:
     """Which of ``readings`` some doc of the word index has."""
     return [exists(conn, "docs_fts", query.leaf_fts(r) or '""') for r in readings]
@@ -596,7 +616,7 @@ def read(conn: sqlite3.Connection, text: str, checked: bool = True) -> Plan:
     # spelling of a missing one at some fifty look-ups: 4 s for a traceback of 17,000 characters); so are
     # the words of names (``shard_1``, ``shard_2``: :func:`mended_name`).
     holds = functools.cache(functools.partial(_holds, conn))
-    respell = functools.cache(functools.partial(respelled, conn))
+    respell = functools.cache(slips_for(text, functools.partial(respelled, conn)))
     for term in dict.fromkeys(kept) if checked else []:
         if term.prefix or _found(conn, term):  # a prefix typed as one is looked for as it is
             continue

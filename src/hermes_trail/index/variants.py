@@ -301,18 +301,19 @@ def found(
 
 def shown(typed: str, reading: Reading, texts: list[str]) -> str | None:
     """How ``texts`` (docs that have ``reading``) most often write it, lower case: "pre-commit" for the
-    phrase "pre commit", the whole word for one still being typed, "müller" for muller; ``None`` when a
-    word typed with "ae", "oe", "ue" or "ss" is not written there with German's letters (it was another
-    word: "aerial" and "Arial")."""
-    if isinstance(reading, query.Term) and reading.prefix:  # a word's start: the word it most often starts
+    phrase "pre commit", the form of a word read by its start ("сервер" for серверы), "müller" for muller;
+    ``None`` when a word typed with "ae", "oe", "ue" or "ss" is not written there with German's letters
+    (it was another word: "aerial" and "Arial"), or when no word there is a form of the one typed ("lange"
+    read as "lang…" finds "language")."""
+    if isinstance(reading, query.Term) and reading.prefix:  # a word's start: the form it most often starts
         start = stopwords.fold(reading.text)
         words = Counter(
             w
             for text in texts
             for w in map(str.lower, re.findall(_WORD, text))
-            if stopwords.fold(w).startswith(start)
+            if stopwords.fold(w).startswith(start) and _form_of(typed, w)
         )
-        return _commonest(words) or reading.text
+        return _commonest(words)
     if isinstance(reading, query.Phrase):
         body = r"[\W_]{0,2}".join(map(re.escape, reading.text.split(" ")))
         tail = r"[^\W_]*" if reading.prefix else r"(?![^\W_])"
@@ -332,6 +333,15 @@ def shown(typed: str, reading: Reading, texts: list[str]) -> str | None:
             if _GERMAN.intersection(word) and stopwords.fold(word) == reading.text
         )
     )
+
+
+def _form_of(typed: str, word: str) -> bool:
+    """Whether ``word`` may be ``typed`` with another ending: both end within :data:`INFLECTED_ENDING`
+    letters of where they part ("Servern" and "Server", "серверы" and "сервера"), not a longer word that
+    starts alike ("lange" and "language")."""
+    a, b = stopwords.fold(typed.lower()), stopwords.fold(word)
+    common = next((at for at, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
+    return len(a) - common <= INFLECTED_ENDING and len(b) - common <= INFLECTED_ENDING
 
 
 def _commonest(seen: Counter[str]) -> str | None:
