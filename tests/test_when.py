@@ -76,6 +76,15 @@ def _d(day: int, hour: int = 0, minute: int = 0) -> float:
         ("what did I do since Monday", "since Monday", _d(0), _d(5, 9, 31), "what did I do", True),
         ("errors since yesterday", "since yesterday", _d(4), _d(5, 9, 31), "errors", False),
         ("was ist seit gestern passiert", "seit gestern", _d(4), _d(5, 9, 31), "was ist passiert", True),
+        # a time of day said with the day: the hours around it ("3pm" was a word missing from every turn)
+        ("what was I doing yesterday at 3pm", "yesterday at 3pm", _d(4, 14), _d(4, 16), "what was I doing",
+         True),
+        ("the deploy yesterday around 14:30", "yesterday around 14:30", _d(4, 13, 30), _d(4, 15, 30),
+         "the deploy", False),
+        ("was habe ich gestern um 15 Uhr gemacht", "gestern um 15 Uhr", _d(4, 14), _d(4, 16),
+         "was habe ich gemacht", True),
+        ("2 errors yesterday", "yesterday", _d(4), _d(5), "2 errors", False),  # a count, no time of day
+        ("python 3.12 yesterday", "yesterday", _d(4), _d(5), "python 3.12", False),
     ],
 )  # fmt: skip
 def test_a_time_counted_back_from_now_is_read_as_a_window(question, words, since, until, rest, listing):
@@ -115,6 +124,7 @@ def test_a_month_a_weekday_a_year_or_a_word_that_only_looks_like_a_time_is_not_r
          datetime(2025, 4, 1).timestamp()),
         ("我11月做了什么", "11月", _d(-29), _d(1)),
         ("我周一做了什么", "周一", _d(0), _d(1)),
+        ("what did I do on Monday at 10am", "on Monday at 10am", _d(0, 9), _d(0, 11)),
     ],
 )  # fmt: skip
 def test_a_month_a_weekday_or_a_date_is_a_time_in_a_question_that_asks_for_nothing_else(

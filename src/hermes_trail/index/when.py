@@ -451,8 +451,8 @@ def read(text: str, now: float | None = None) -> Window | None:
                 continue
             if found.group(0).lower().startswith("hier") and stopwords.language(text) != "fr":
                 continue
-            rest = _rest(text, found)
-            return _window(text, found, reader(found, at), at, rest, _asks_for_nothing(rest))
+            rest, span, clock = _at_clock(_rest(text, found), reader(found, at))
+            return _window(text, found, span, at, rest, _asks_for_nothing(rest), clock)
     if len(text) > ALONE_CHARS or not _names_a_day(lowered):
         return None
     # A month's or a day's name, or a date, is most often the subject ("the trip in September", the
@@ -461,12 +461,47 @@ def read(text: str, now: float | None = None) -> Window | None:
         found = alone.search(text)
         if found is None:
             continue
-        rest = _rest(text, found)
+        span = named(found, at)
+        if span is None:
+            return None
+        rest, span, clock = _at_clock(_rest(text, found), span)
         if not rest or not _asks_for_nothing(rest):
             return None
-        span = named(found, at)
-        return None if span is None else _window(text, found, span, at, rest, True)
+        return _window(text, found, span, at, rest, True, clock)
     return None
+
+
+# A time of day said with a day ("yesterday at 3pm", "gestern um 15 Uhr", "on Monday around 14:30"), with
+# its half of the day or its minutes (a bare number is a count: "2 errors yesterday").
+_CLOCK = (
+    r"(?<![\w:.])(?:(?:at|around|about|um|gegen|vers|à|a\s+las|alle|om|às)\s+)?"
+    r"(\d{1,2})(?:(?::|h)(\d{2}))?\s*(am|pm|a\.m\.|p\.m\.|uhr|h)?(?![\w:])"
+)
+# The hours around a time of day said: "at 3pm" is 2 to 4 pm.
+CLOCK_HOURS = 1
+
+
+def _at_clock(rest: str, span: _Span) -> tuple[str, _Span, str]:
+    """``rest`` without a time of day it says, and ``span`` narrowed to the hours around it
+    (:data:`CLOCK_HOURS`), when ``span`` is one day or part of one; else all as they were. The time's words
+    are left out of what is searched for: "3pm" was a word missing from every turn."""
+    start, end = span
+    if end - start > timedelta(days=1):
+        return rest, span, ""
+    for found in re.finditer(_CLOCK, rest, re.IGNORECASE):
+        hour, minute, half = int(found[1]), int(found[2] or 0), (found[3] or "").lower().replace(".", "")
+        if not (found[2] or half) or minute > 59 or hour > (12 if half in ("am", "pm") else 23):
+            continue
+        hour = hour % 12 + (12 if half == "pm" else 0) if half in ("am", "pm") else hour
+        midnight = start.replace(hour=0, minute=0, second=0, microsecond=0)
+        said = midnight + timedelta(hours=hour, minutes=minute)
+        around = timedelta(hours=CLOCK_HOURS)
+        narrowed = (max(start, said - around), min(end, said + around))
+        if narrowed[0] >= narrowed[1]:
+            continue
+        left = " ".join((rest[: found.start()] + " " + rest[found.end() :]).split())
+        return left, narrowed, " ".join(found.group(0).split())
+    return rest, span, ""
 
 
 # A time said as where a span starts, until now ("since Monday", "seit gestern", "depuis hier").
@@ -485,12 +520,16 @@ def _rest(text: str, found: re.Match[str]) -> str:
     return re.sub(r"^(?:from|on|of|since|in|during)\s+|\s+(?:from|on|of|since|in|during)$", "", rest)
 
 
-def _window(text: str, found: re.Match[str], span: _Span, now: datetime, rest: str, listing: bool) -> Window:
-    """The window ``found`` names, from its start until now when said after "since" (:func:`_since`)."""
+def _window(
+    text: str, found: re.Match[str], span: _Span, now: datetime, rest: str, listing: bool, clock: str = ""
+) -> Window:
+    """The window ``found`` names, from its start until now when said after "since" (:func:`_since`), the
+    hours around a time of day said with it (``clock``) when one was."""
     start, end = span
     words = found.group(0)
-    if (since := _since(text, found)) is not None and start < now:
+    if (since := _since(text, found)) is not None and start < now and not clock:
         end, words = now + timedelta(minutes=1), text[since.start() : found.end()]
+    words = f"{words} {clock}" if clock else words
     return Window(" ".join(words.split()), start.timestamp(), end.timestamp(), rest, listing=listing)
 
 
