@@ -125,6 +125,9 @@ def test_a_month_a_weekday_a_year_or_a_word_that_only_looks_like_a_time_is_not_r
         ("我11月做了什么", "11月", _d(-29), _d(1)),
         ("我周一做了什么", "周一", _d(0), _d(1)),
         ("what did I do on Monday at 10am", "on Monday at 10am", _d(0, 9), _d(0, 11)),
+        # a time of day alone: today's, or yesterday's when it has not come yet today (it is 09:30)
+        ("what was I doing at 3pm", "at 3pm", _d(4, 14), _d(4, 16)),
+        ("what did I do at 8am", "at 8am", _d(5, 7), _d(5, 9)),
     ],
 )  # fmt: skip
 def test_a_month_a_weekday_or_a_date_is_a_time_in_a_question_that_asks_for_nothing_else(
@@ -137,7 +140,16 @@ def test_a_month_a_weekday_or_a_date_is_a_time_in_a_question_that_asks_for_nothi
 
 @pytest.mark.parametrize(
     "question",
-    ["invoices in november", "the 2026-11-24 log", "monday", "november", "what may I do", "on 2026-02-30"],
+    [
+        "invoices in november",
+        "the 2026-11-24 log",
+        "monday",
+        "november",
+        "what may I do",
+        "on 2026-02-30",
+        "the deploy at 3pm",  # a time of day with a subject and no day
+        "port 8080",
+    ],
 )
 def test_a_month_a_weekday_or_a_date_with_a_subject_or_alone_is_a_word_to_find(question):
     assert when.read(question, NOW) is None

@@ -453,6 +453,8 @@ def read(text: str, now: float | None = None) -> Window | None:
                 continue
             rest, span, clock = _at_clock(_rest(text, found), reader(found, at))
             return _window(text, found, span, at, rest, _asks_for_nothing(rest), clock)
+    if len(text) <= ALONE_CHARS and any(ch.isdigit() for ch in text) and (alone := _clock_alone(text, at)):
+        return alone
     if len(text) > ALONE_CHARS or not _names_a_day(lowered):
         return None
     # A month's or a day's name, or a date, is most often the subject ("the trip in September", the
@@ -479,6 +481,19 @@ _CLOCK = (
 )
 # The hours around a time of day said: "at 3pm" is 2 to 4 pm.
 CLOCK_HOURS = 1
+
+
+def _clock_alone(text: str, now: datetime) -> Window | None:
+    """A time of day alone in a question that asks for nothing else ("what was I doing at 3pm"): the hours
+    around it today, or yesterday when it has not come yet today; ``None`` otherwise (a subject beside it,
+    "the deploy at 3pm", keeps its words)."""
+    for back in (0, 1):
+        rest, span, clock = _at_clock(text, _days(now.date() - timedelta(days=back)))
+        if not clock or not rest or not _asks_for_nothing(rest):
+            return None
+        if span[0] <= now:
+            return Window(clock, span[0].timestamp(), span[1].timestamp(), rest, listing=True)
+    return None
 
 
 def _at_clock(rest: str, span: _Span) -> tuple[str, _Span, str]:
