@@ -1051,42 +1051,52 @@ def test_a_title_is_found_by_its_word_typed_without_accents_as_locally(fleet, tm
     assert made is not None
 
 
+def _written(sid: str, path: str, at: float, cwd: str) -> Any:
+    """A session in ``cwd`` whose one turn writes ``path`` (as the model gave it) with ``write_file``."""
+    from hermesdb import SessionSpec, assistant, call, tool, user
+
+    return SessionSpec(
+        sid,
+        [
+            user("change the file", timestamp=at),
+            assistant("", call("c1", "write_file", path=path, content="x\n"), timestamp=at + 1),
+            tool("c1", "write_file", {"bytes_written": 2}, timestamp=at + 2),
+        ],
+        started_at=at,
+        ended_at=at + 3,
+        cwd=cwd,
+    )
+
+
+def _local_and_shared(fleet: Fleet, tmp_path: Path, sessions: list[Any], host: str) -> tuple[Any, Any]:
+    """The doors to a home of ``sessions``: its local index, and the shared index it was pushed to as
+    ``host`` (that host's rows only)."""
+    from hermes_trail.service import Trail
+    from hermesdb import write_home
+
+    home = write_home(tmp_path / "hermes", sessions)
+    index = tmp_path / "index.db"
+    sync_index(index, homes=[home], parallel=False)
+    push(index, fleet.admin, host)
+    local = Trail(index=index, sync_interval=float("inf"))
+    local._synced_at = float("inf")  # the index as built: no home to sync from here
+    return local, Trail(fleet=fleet.admin, hosts=(host,))
+
+
 def test_a_path_with_accents_is_blamed_composed_or_decomposed_as_locally(fleet, tmp_path):
     """A path macOS spells with its accents apart from their letters is one file with the path spelt with
     them composed, in the shared index as locally (``index/blame.py``'s ``name_forms``)."""
     import unicodedata
 
-    from hermesdb import T0, assistant, call, tool, user, write_home
-    from hermesdb import SessionSpec as Spec
+    from hermesdb import T0
 
     composed = "/home/dev/site/docs/Über uns.md"
     decomposed = unicodedata.normalize("NFD", composed)
-
-    def edit(sid: str, path: str, at: float) -> Spec:
-        return Spec(
-            sid,
-            [
-                user("fix the about page", timestamp=at),
-                assistant("", call("c1", "write_file", path=path, content="x\n"), timestamp=at + 1),
-                tool("c1", "write_file", {"bytes_written": 2}, timestamp=at + 2),
-            ],
-            started_at=at,
-            ended_at=at + 3,
-            cwd="/home/dev/site",
-        )
-
-    home = write_home(
-        tmp_path / "hermes",
-        [edit("20261110_100000_ff0001", composed, T0), edit("20261111_100000_ff0002", decomposed, T0 + 60)],
-    )
-    index = tmp_path / "index.db"
-    sync_index(index, homes=[home], parallel=False)
-    push(index, fleet.admin, "phi")
-    from hermes_trail.service import Trail
-
-    local = Trail(index=index, sync_interval=float("inf"))
-    local._synced_at = float("inf")
-    shared = Trail(fleet=fleet.admin, hosts=("phi",))
+    sessions = [
+        _written("20261110_100000_ff0001", composed, T0, "/home/dev/site"),
+        _written("20261111_100000_ff0002", decomposed, T0 + 60, "/home/dev/site"),
+    ]
+    local, shared = _local_and_shared(fleet, tmp_path, sessions, "phi")
     for asked in (
         composed,
         decomposed,
@@ -1103,40 +1113,15 @@ def test_a_path_with_accents_is_blamed_composed_or_decomposed_as_locally(fleet, 
 def test_a_path_of_windows_is_blamed_as_locally(fleet, tmp_path):
     """A session on Windows records its paths as Windows writes them (relative to ``C:\\Users\\dev\\shop``,
     either separator, Git Bash's ``/c/Users``): the shared index blames them as the local one does."""
-    from hermesdb import T0, assistant, call, tool, user, write_home
-    from hermesdb import SessionSpec as Spec
+    from hermesdb import T0
 
     shop = "C:\\Users\\dev\\shop"
-
-    def edit(sid: str, path: str, at: float) -> Spec:
-        return Spec(
-            sid,
-            [
-                user("change the app", timestamp=at),
-                assistant("", call("c1", "write_file", path=path, content="x\n"), timestamp=at + 1),
-                tool("c1", "write_file", {"bytes_written": 2}, timestamp=at + 2),
-            ],
-            started_at=at,
-            ended_at=at + 3,
-            cwd=shop,
-        )
-
-    home = write_home(
-        tmp_path / "hermes",
-        [
-            edit("20261110_100000_ee0001", "src\\app.py", T0),
-            edit("20261111_100000_ee0002", "/c/Users/dev/shop/src/app.py", T0 + 60),
-            edit("20261112_100000_ee0003", "src\\myapp.py", T0 + 120),
-        ],
-    )
-    index = tmp_path / "index.db"
-    sync_index(index, homes=[home], parallel=False)
-    push(index, fleet.admin, "psi")
-    from hermes_trail.service import Trail
-
-    local = Trail(index=index, sync_interval=float("inf"))
-    local._synced_at = float("inf")
-    shared = Trail(fleet=fleet.admin, hosts=("psi",))
+    sessions = [
+        _written("20261110_100000_ee0001", "src\\app.py", T0, shop),
+        _written("20261111_100000_ee0002", "/c/Users/dev/shop/src/app.py", T0 + 60, shop),
+        _written("20261112_100000_ee0003", "src\\myapp.py", T0 + 120, shop),
+    ]
+    local, shared = _local_and_shared(fleet, tmp_path, sessions, "psi")
     for asked in ("src\\app.py", "src/app.py", "c:/users/dev/shop/src/app.py", "app.py"):
         mine = [e["session_id"] for e in shared.records_json(shared.blame_edits(asked))]
         theirs = [e["session_id"] for e in local.records_json(local.blame_edits(asked))]
