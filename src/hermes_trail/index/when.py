@@ -453,8 +453,8 @@ def read(text: str, now: float | None = None) -> Window | None:
                 continue
             rest, span, clock = _at_clock(_rest(text, found), reader(found, at))
             return _window(text, found, span, at, rest, _asks_for_nothing(rest), clock)
-    if len(text) <= ALONE_CHARS and any(ch.isdigit() for ch in text) and (alone := _clock_alone(text, at)):
-        return alone
+    if len(text) <= ALONE_CHARS and any(ch.isdigit() for ch in text) and (clocked := _clock_alone(text, at)):
+        return clocked
     if len(text) > ALONE_CHARS or not _names_a_day(lowered):
         return None
     # A month's or a day's name, or a date, is most often the subject ("the trip in September", the
