@@ -463,10 +463,10 @@ def read(text: str, now: float | None = None) -> Window | None:
         found = alone.search(text)
         if found is None:
             continue
-        span = named(found, at)
-        if span is None:
+        day = named(found, at)
+        if day is None:
             return None
-        rest, span, clock = _at_clock(_rest(text, found), span)
+        rest, span, clock = _at_clock(_rest(text, found), day)
         if not rest or not _asks_for_nothing(rest):
             return None
         return _window(text, found, span, at, rest, True, clock)
