@@ -1474,6 +1474,10 @@ def test_a_term_with_marks_at_its_ends_marks_its_words_where_the_text_lacks_them
     assert result.missing == [] and any(MARK_OPEN in h.snippet for h in result.conversations[0].hits)
     literal = search_module.Highlighter(["#8080"]).snippet("port #8080, not 8080", 50)
     assert literal == f"port {MARK_OPEN}#8080{MARK_CLOSE}, not {MARK_OPEN}8080{MARK_CLOSE}"
+    # those words whole: the "h" of a flag "-H" is no start of "https"
+    flag = search_module.Highlighter(["curl", "-H"]).snippet("curl -H 'Auth' https://x.org h", 60)
+    o, c = MARK_OPEN, MARK_CLOSE
+    assert flag == f"{o}curl{c} {o}-H{c} 'Auth' https://x.org {o}h{c}"
 
 
 def test_a_word_of_a_german_question_is_found_in_its_other_forms(tmp_path):

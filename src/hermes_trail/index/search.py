@@ -538,7 +538,7 @@ class Highlighter:
         # A term with marks at its ends ("#deploy", "$NODE_ENV", "-rf") marks its words too where the text
         # has them without those marks, as the word index found them ("deploy", "NODE_ENV"): the
         # snippet marked nothing there, and the web page took the answer for one only near in meaning.
-        cores = {core for t in written if (core := _EDGES.sub("", t)) and core != t}
+        cores = {core for t in written if (core := _EDGES.sub("", t)) and core != t} - written
         words = sorted(written | cores, key=len, reverse=True)
         self.bodies = {
             t: r"[\W_]+".join(map(re.escape, re.split(_APART, t)))
@@ -546,6 +546,8 @@ class Highlighter:
             else re.escape(t)
             for t in words
         }
+        # Those words whole only: the "h" of "-H" is no start of "https".
+        self.bodies.update((core, self.bodies[core] + r"(?![^\W_])") for core in cores)
         self.first = re.compile("|".join(self.bodies.values()), re.IGNORECASE) if words else None
         # A word term marks words that start with it (stems: "test" marks "tests"), not its inside of others;
         # Chinese and Japanese are written without spaces, so a word of theirs is marked wherever it is. A
