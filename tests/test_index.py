@@ -433,6 +433,24 @@ def test_an_index_path_naming_a_hermes_store_is_refused_and_left_whole(home, tmp
     assert not Path(f"{store}-wal").exists() and not Path(f"{store}-shm").exists()
 
 
+def test_an_index_path_naming_a_directory_is_refused_and_left_whole(home, tmp_path):
+    """``--index ~/data`` (or ``TRAIL_INDEX`` set to a folder) was read as a damaged index: the folder was
+    renamed to ``data.damaged-<time>``, everything in it with it, and a new index written in its place."""
+    from typer.testing import CliRunner
+
+    from hermes_trail.cli.app import app
+
+    folder = tmp_path / "data"
+    folder.mkdir()
+    (folder / "notes.txt").write_text("mine")
+    for args in (["search", "staging"], ["index"]):
+        result = CliRunner().invoke(app, [*args, "--index", str(folder), "--home", str(home)])
+        assert result.exit_code == 1 and "is a directory, not a search index file" in result.stderr
+        assert "Traceback" not in result.stderr
+    assert folder.is_dir() and (folder / "notes.txt").read_text() == "mine"
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith("data")] == ["data"]
+
+
 def test_a_damaged_index_is_kept_aside_not_deleted(home, index):
     sync_index(index, homes=[home])
     index.write_bytes(b"garbage" * 100)

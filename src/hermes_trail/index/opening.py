@@ -150,10 +150,14 @@ def open_index(path: Path, rebuild: bool = False) -> OpenedIndex:
     """The index at ``path`` to sync, or a new one beside it when it is missing, of another format or
     damaged, or ``rebuild`` is asked (taking up the one a build cut short left, when there is one).
 
-    :raises TrailError: ``path`` is a database that is not an index; or another process is building an
-        index there and did not finish within :data:`BUILD_WAIT_SECONDS`, while this one has none it can
-        read or was asked to rebuild.
+    :raises TrailError: ``path`` is a database that is not an index, or a directory; or another process is
+        building an index there and did not finish within :data:`BUILD_WAIT_SECONDS`, while this one has
+        none it can read or was asked to rebuild.
     """
+    if path.is_dir():  # read as a damaged index, it was moved aside, the user's folder with it
+        raise TrailError(
+            f"{path} is a directory, not a search index file; name the file (for example {path / 'index.db'})"
+        )
     found = schema.inspect(path)
     if found == schema.FOREIGN:  # checked before the lock file, which would land beside it
         raise _foreign(path)
