@@ -315,6 +315,7 @@ def _plan(conn: psycopg.Connection[Any], text: str, checked: bool) -> _Plan:
         once = list(dict.fromkeys(kept))  # each word once, as locally (an error pasted whole repeats them)
         holds = functools.cache(lambda word: _exist(conn, [query.Term(word)])[0])
         respell = functools.cache(plan.slips_for(text, functools.partial(_respelled, conn)))
+        variant, have = functools.partial(_variant, conn), functools.partial(_exist, conn)
         found = _exist(conn, once)
         for term, there in zip(once, found, strict=True):
             if there or term.prefix:
@@ -324,36 +325,15 @@ def _plan(conn: psycopg.Connection[Any], text: str, checked: bool) -> _Plan:
                 change[term] = typed
                 prefix = term.text
                 continue
-            # A word the history writes otherwise ("e-mail": email, "mueller": Müller), as locally.
-            if (read := _variant(conn, term, variants.readings(term.text))) is not None:
-                change[term], spelled[term.text] = read
+            # What stands for a word the shared index lacks, by the local rule.
+            stood = plan.stood_for(term, term is last, text, variant, have, holds, respell)
+            if stood is None:
+                missing.append(term.text)
                 continue
-            # A name of code with a word typed wrong ("parse_confg_file"), mended (as locally).
-            mended = plan.mended_name(term.text, holds, respell)
-            if mended is not None and (read := _variant(conn, term, [[mended]])) is not None:
-                change[term], spelled[term.text] = read
-                continue
-            # A hyphenated word the history does not have as one (``Shop-URLs``): the parts it does
-            # have, each on its own; the others are missing (as locally).
-            parts = plan.compound_parts(term.text)
-            present = _exist(conn, parts) if parts else []
-            having = [part for part, has in zip(parts, present, strict=True) if has]
-            if having:
-                change[term] = having[0] if len(having) == 1 else query.And(tuple(having))
-                missing += [part.text for part in parts if part not in having]
-                continue
-            if words := respell(term.text):
-                change[term] = plan.either(words)
-                spelled[term.text] = words
-                continue
-            # A word written apart, or of another language in another form (as locally).
-            later = variants.apart(term.text, term is last) + (
-                variants.inflections(term.text) if plan.inflectable(term.text, text) else []
-            )
-            if (read := _variant(conn, term, later)) is not None:
-                change[term], spelled[term.text] = read
-                continue
-            missing.append(term.text)
+            change[term], said, lacking = stood
+            if said:
+                spelled[term.text] = said
+            missing += lacking
         if missing:  # words side by side that the history writes as one name (as locally)
             plains = [t for t in plain if t not in profiles]
             runs = plan.joined(text, plains, missing, functools.partial(_exist, conn))

@@ -365,6 +365,49 @@ def stand_ins(
     return read[1] if read is not None else []
 
 
+def stood_for(
+    term: query.Term,
+    last: bool,
+    question: str,
+    variant: Variant,
+    have: Callable[[list[query.Term]], list[bool]],
+    holds: Callable[[str], bool],
+    respell: Callable[[str], list[str]],
+) -> tuple[query.Node, list[str], list[str]] | None:
+    """What a search asks in place of ``term``, a word of ``question`` no index holds as typed, by one
+    rule for the local index and the shared one (``variant``: :func:`local_variant` or the shared index's;
+    ``have``: which of some words it has; ``holds``: whether it has one; ``respell``: the words one slip
+    away it has): the node, the words it is said as (``spelled``; none for a compound's parts), and the
+    words of it still missing; ``None`` when nothing stands for it. In this order:
+
+    - as the history writes it otherwise ("e-mail": email, "mueller": Müller, "colour": color);
+    - a name of code with a word of it typed wrong, mended ("parse_confg_file": parse_config_file);
+    - a hyphenated word the history does not have as one (``Hugo-Build``, ``Push-Benachrichtigungen``):
+      the parts it has, each on its own, the others missing;
+    - one slip away;
+    - apart ("email": e-mail, "precommit": pre-commit), or a word of another language in another form
+      than the history's ("серверы": сервер, сервера)."""
+    if (read := variant(term, variants.readings(term.text))) is not None:
+        return read[0], read[1], []
+    if (mended := mended_name(term.text, holds, respell)) is not None and (
+        read := variant(term, [[mended]])
+    ) is not None:
+        return read[0], read[1], []
+    parts = compound_parts(term.text)
+    having = [part for part, has in zip(parts, have(parts) if parts else [], strict=True) if has]
+    if having:
+        node = having[0] if len(having) == 1 else query.And(tuple(having))
+        return node, [], [part.text for part in parts if part not in having]
+    if words := respell(term.text):
+        return either(words), words, []
+    later = variants.apart(term.text, last) + (
+        variants.inflections(term.text) if inflectable(term.text, question) else []
+    )
+    if (read := variant(term, later)) is not None:
+        return read[0], read[1], []
+    return None
+
+
 def inflectable(word: str, question: str) -> bool:
     """Whether ``word`` may be a form of another word of the history in a language the word index does not
     stem (:func:`variants.inflections`): one past ASCII (Cyrillic, Greek, Latin with accents), or any word
@@ -617,6 +660,11 @@ def read(conn: sqlite3.Connection, text: str, checked: bool = True) -> Plan:
     # the words of names (``shard_1``, ``shard_2``: :func:`mended_name`).
     holds = functools.cache(functools.partial(_holds, conn))
     respell = functools.cache(slips_for(text, functools.partial(respelled, conn)))
+    variant = functools.partial(local_variant, conn)
+
+    def have(parts: list[query.Term]) -> list[bool]:
+        return [_found(conn, part) for part in parts]
+
     for term in dict.fromkeys(kept) if checked else []:
         if term.prefix or _found(conn, term):  # a prefix typed as one is looked for as it is
             continue
@@ -630,37 +678,13 @@ def read(conn: sqlite3.Connection, text: str, checked: bool = True) -> Plan:
             change[term] = query.Term(stem)
             prefix = term.text
             continue
-        # A word the history writes otherwise ("e-mail": email, "mueller": Müller, "colour": color).
-        if (read := local_variant(conn, term, variants.readings(term.text))) is not None:
-            change[term], spelled[term.text] = read
+        if (stood := stood_for(term, term is last, text, variant, have, holds, respell)) is None:
+            missing.append(term.text)
             continue
-        # A name of code with a word typed wrong ("parse_confg_file"), as it is written with it mended.
-        if (mended := mended_name(term.text, holds, respell)) is not None and (
-            read := local_variant(conn, term, [[mended]])
-        ) is not None:
-            change[term], spelled[term.text] = read
-            continue
-        # A hyphenated word the history does not have as one (``Hugo-Build``, ``Push-Benachrichtigungen``):
-        # the parts it does have, each on its own; the others are missing.
-        parts = compound_parts(term.text)
-        having = [part for part in parts if _found(conn, part)]
-        if having:
-            change[term] = having[0] if len(having) == 1 else query.And(tuple(having))
-            missing += [part.text for part in parts if part not in having]
-            continue
-        if words := respell(term.text):
-            change[term] = either(words)
-            spelled[term.text] = words
-            continue
-        # A word the history writes apart ("email": e-mail, "precommit": pre-commit), or a word of another
-        # language in another form than the history's ("серверы": сервер, сервера).
-        later = variants.apart(term.text, term is last) + (
-            variants.inflections(term.text) if inflectable(term.text, text) else []
-        )
-        if (read := local_variant(conn, term, later)) is not None:
-            change[term], spelled[term.text] = read
-            continue
-        missing.append(term.text)
+        change[term], said, lacking = stood
+        if said:
+            spelled[term.text] = said
+        missing += lacking
     if missing:  # words side by side that the history writes as one name ("user repository")
         plains = [t for t in plain if t not in profiles]
         names = joined(text, plains, missing, functools.partial(_there, conn))
