@@ -21,6 +21,11 @@ from hermesdb import chat, errands, write_home
 NOW = datetime(2026, 12, 5, 9, 30).timestamp()
 
 
+def _dm(month: int, day: int) -> float:
+    """Midnight of a day of 2026, local time."""
+    return datetime(2026, month, day).timestamp()
+
+
 def _d(day: int, hour: int = 0, minute: int = 0) -> float:
     """A local time of December 2026 (a day of 0 or less: of November)."""
     month, day = (12, day) if day > 0 else (11, day + 30)
@@ -85,6 +90,13 @@ def _d(day: int, hour: int = 0, minute: int = 0) -> float:
          "was habe ich gemacht", True),
         ("2 errors yesterday", "yesterday", _d(4), _d(5), "2 errors", False),  # a count, no time of day
         ("python 3.12 yesterday", "yesterday", _d(4), _d(5), "python 3.12", False),
+        # "last Friday" in the other languages read: a time even beside a subject, as in English
+        ("der Fehler vom letzten Freitag", "letzten Freitag", _d(4), _d(5), "der Fehler vom", False),
+        ("la réunion de vendredi dernier", "vendredi dernier", _d(4), _d(5), "la réunion de", False),
+        ("el despliegue del lunes pasado", "lunes pasado", _d(0), _d(1), "el despliegue del", False),
+        ("il backup di venerdì scorso", "venerdì scorso", _d(4), _d(5), "il backup di", False),
+        ("o deploy da sexta-feira passada", "sexta-feira passada", _d(4), _d(5), "o deploy da", False),
+        ("de storing van afgelopen vrijdag", "afgelopen vrijdag", _d(4), _d(5), "de storing van", False),
     ],
 )  # fmt: skip
 def test_a_time_counted_back_from_now_is_read_as_a_window(question, words, since, until, rest, listing):
@@ -128,6 +140,25 @@ def test_a_month_a_weekday_a_year_or_a_word_that_only_looks_like_a_time_is_not_r
         # a time of day alone: today's, or yesterday's when it has not come yet today (it is 09:30)
         ("what was I doing at 3pm", "at 3pm", _d(4, 14), _d(4, 16)),
         ("what did I do at 8am", "at 8am", _d(5, 7), _d(5, 9)),
+        # a day of a month is that day, not the month ("March 14" read as all March); the latest begun
+        ("what did I do on march 14", "march 14", _dm(3, 14), _dm(3, 15)),
+        ("what did I do on Dec 1st", "Dec 1st", _d(1), _d(2)),
+        ("what happened on the 14th of March", "the 14th of March", _dm(3, 14), _dm(3, 15)),
+        ("what did I do on 24 December 2025", "24 December 2025", datetime(2025, 12, 24).timestamp(),
+         datetime(2025, 12, 25).timestamp()),
+        ("was habe ich am 14. März gemacht", "14. März", _dm(3, 14), _dm(3, 15)),
+        ("qué hice el 14 de marzo", "14 de marzo", _dm(3, 14), _dm(3, 15)),
+        ("我3月14日做了什么", "3月14日", _dm(3, 14), _dm(3, 15)),
+        # a month's or a weekday's name in the other languages read, as in English
+        ("was habe ich am Montag gemacht", "Montag", _d(0), _d(1)),
+        ("qu'est-ce que j'ai fait lundi", "lundi", _d(0), _d(1)),
+        ("qué hice el viernes", "viernes", _d(4), _d(5)),
+        ("cosa ho fatto venerdì", "venerdì", _d(4), _d(5)),
+        ("o que fiz na sexta-feira", "sexta-feira", _d(4), _d(5)),
+        ("wat heb ik op maandag gedaan", "maandag", _d(0), _d(1)),
+        ("was habe ich im November gemacht", "November", _d(-29), _d(1)),
+        ("qu'ai-je fait en mai", "en mai", _dm(5, 1), _dm(6, 1)),
+        ("wat heb ik in mei gedaan", "in mei", _dm(5, 1), _dm(6, 1)),
     ],
 )  # fmt: skip
 def test_a_month_a_weekday_or_a_date_is_a_time_in_a_question_that_asks_for_nothing_else(
@@ -149,6 +180,11 @@ def test_a_month_a_weekday_or_a_date_is_a_time_in_a_question_that_asks_for_nothi
         "on 2026-02-30",
         "the deploy at 3pm",  # a time of day with a subject and no day
         "port 8080",
+        "march 14",  # a date alone, as 2026-11-24 alone
+        "the deploy on march 14",
+        "what did I discuss with marco",  # a name, not Portuguese March typed without its cedilla
+        "what did I talk about with mei",  # Dutch May is a month only after "in"
+        "what did I do on feb 30",
     ],
 )
 def test_a_month_a_weekday_or_a_date_with_a_subject_or_alone_is_a_word_to_find(question):
@@ -249,6 +285,26 @@ def test_a_question_that_asks_only_what_happened_lists_the_times_conversations(d
     empty = search(index, "what happened the day before yesterday")
     assert empty.conversations == [] and empty.when is not None and empty.when.within == 0
     assert empty.when.explained().startswith("Nothing recorded the day before yesterday (")
+
+
+_GERMAN_MONTHS = ("Januar", "Februar", "März", "April", "Mai", "Juni", "Juli", "August", "September",
+                  "Oktober", "November", "Dezember")  # fmt: skip
+_GERMAN_DAYS = ("Montag", "Dienstag", "Mittwoch", "Donnerstag", "Freitag", "Samstag", "Sonntag")
+
+
+def test_a_day_named_by_its_date_or_its_name_in_german_lists_that_days_conversations(dated):
+    """Yesterday named as a day of its month ("am 4. Dezember"), or by its weekday's German name: its
+    conversations, not the whole month's nor a search for the words "4" and "Dezember"."""
+    _, index = dated
+    day = datetime.fromtimestamp(YESTERDAY)
+    for question in (
+        f"was habe ich am {day.day}. {_GERMAN_MONTHS[day.month - 1]} gemacht",
+        f"what did I do on {day:%B} {day.day}",
+        f"was habe ich am {_GERMAN_DAYS[day.weekday()]} gemacht",
+    ):
+        result = search(index, question)
+        assert _ids(result) == [HAIKU, DEPLOY_NEW], question
+        assert result.when is not None and result.when.listing and result.missing == []
 
 
 def test_the_options_narrow_the_time_and_one_they_leave_no_time_of_is_not_read(dated):

@@ -12,9 +12,9 @@ asks what happened then: the window's conversations, newest first.
 
 Times counted back from now are read, in English, Chinese, Japanese, German, French, Spanish, Italian,
 Portuguese and Dutch. A month's
-or a weekday's name, or a date, is most often the subject ("the trip in September", "the wifi expires
-Monday", "the 2026-11-24 log"): it is a time only in a question that asks for nothing else ("what did I
-work on in November").
+or a weekday's name, or a date ("March 14", "am 14. März"), in those languages, is most often the subject
+("the trip in September", "the wifi expires Monday", "the 2026-11-24 log"): it is a time only in a question
+that asks for nothing else ("what did I work on in November", "was habe ich am Montag gemacht").
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from __future__ import annotations
 import functools
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import date, datetime, timedelta
 from typing import TYPE_CHECKING, ClassVar
 
@@ -242,7 +242,7 @@ def _counted_ago(found: re.Match[str], now: datetime) -> _Span:
 
 def _last_weekday(found: re.Match[str], now: datetime) -> _Span:
     """The last day of that name before today ("last Friday")."""
-    return _before(now.date(), _WEEKDAYS[found.group(1).lower()])
+    return _before(now.date(), _WEEKDAY_NUMBERS[found.group(1).lower()])
 
 
 def _weekend(before_this: bool) -> Reader:
@@ -302,6 +302,11 @@ def _phrases() -> list[tuple[str, Reader]]:
         (r"\bdiesen\s+monat\b", _in_month(0)),
         (r"\b(?:letzten|letzter|vergangenen)\s+monat\b", _in_month(1)),
         (rf"\bvor\s+{_NUM_DE}\s+(tage?n?|wochen?|stunden?|monate?n?)\b", _counted_ago),
+        (
+            r"\b(?:am\s+)?(?:letzten|vergangenen)\s+(montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonnabend|"
+            r"sonntag)\b",
+            _last_weekday,
+        ),
         # French ("hier" only in a French question: it is German for "here")
         (r"\b(?:le\s+)?week-?end\s+(?:dernier|passé|passe)\b", last_weekend),
         (r"\b(?:ce|le)\s+week-?end\b", weekend),
@@ -313,6 +318,7 @@ def _phrases() -> list[tuple[str, Reader]]:
         (r"\bla\s+semaine\s+(?:dernière|derniere|passée|passee)\b", _in_week(1)),
         (r"\ble\s+mois\s+(?:dernier|passé|passe)\b", _in_month(1)),
         (rf"\bil\s+y\s+a\s+{_NUM_FR}\s+(jours?|semaines?|heures?|mois)\b", _counted_ago),
+        (r"\b(lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche)\s+(?:dernier|passé)\b", _last_weekday),
         # Spanish
         (r"\b(?:el\s+)?fin\s+de\s+semana\s+pasado\b", last_weekend),
         (r"\b(?:el|este)\s+fin\s+de\s+semana\b", weekend),
@@ -325,6 +331,10 @@ def _phrases() -> list[tuple[str, Reader]]:
         (r"\beste\s+mes\b", _in_month(0)),
         (r"\bel\s+mes\s+pasado\b", _in_month(1)),
         (rf"\bhace\s+{_NUM_ES}\s+(d[ií]as?|semanas?|horas?|mes(?:es)?)\b", _counted_ago),
+        (
+            r"\b(?:el\s+)?(lunes|martes|miércoles|miercoles|jueves|viernes|sábado|sabado|domingo)\s+pasado\b",
+            _last_weekday,
+        ),
         # Italian
         (r"\b(?:lo\s+)?scorso\s+(?:fine\s+settimana|weekend)\b|\bfine\s+settimana\s+scorso\b", last_weekend),
         (r"\b(?:questo|il|nel)\s+(?:fine\s+settimana|weekend)\b", weekend),
@@ -338,6 +348,11 @@ def _phrases() -> list[tuple[str, Reader]]:
         (r"\bquesto\s+mese\b", _in_month(0)),
         (r"\b(?:il\s+)?mese\s+scorso\b", _in_month(1)),
         (rf"\b{_NUM_IT}\s+(giorn[oi]|settiman[ae]|or[ae]|mes[ei]|minuti)\s+fa\b", _counted_ago),
+        (
+            r"\b(lunedì|lunedi|martedì|martedi|mercoledì|mercoledi|giovedì|giovedi|venerdì|venerdi|sabato|"
+            r"domenica)\s+scors[oa]\b",
+            _last_weekday,
+        ),
         # Portuguese
         (r"\b(?:no\s+)?fim\s+de\s+semana\s+passado\b", last_weekend),
         (r"\b(?:no|neste|este)\s+fim\s+de\s+semana\b", weekend),
@@ -350,6 +365,11 @@ def _phrases() -> list[tuple[str, Reader]]:
         (r"\beste\s+mês\b", _in_month(0)),
         (r"\b(?:o\s+)?mês\s+passado\b", _in_month(1)),
         (rf"\bhá\s+{_NUM_PT}\s+(dias?|semanas?|horas?|m[eê]s(?:es)?|minutos)\b", _counted_ago),
+        (
+            r"\b(?:n[oa]\s+)?(segunda-feira|terça-feira|terca-feira|quarta-feira|quinta-feira|sexta-feira|segunda|"
+            r"terça|terca|quarta|quinta|sexta|sábado|sabado|domingo)\s+passad[oa]\b",
+            _last_weekday,
+        ),
         # Dutch
         (r"\b(?:vorig|afgelopen)\s+weekend\b", last_weekend),
         (r"\b(?:dit|het|in\s+het)\s+weekend\b", weekend),
@@ -363,6 +383,10 @@ def _phrases() -> list[tuple[str, Reader]]:
         (r"\bdeze\s+maand\b", _in_month(0)),
         (r"\b(?:vorige|afgelopen)\s+maand\b", _in_month(1)),
         (rf"\b{_NUM_NL}\s+(dagen|dag|weken|week|uur|maanden|maand|minuten)\s+geleden\b", _counted_ago),
+        (
+            r"\b(?:vorige|afgelopen)\s+(maandag|dinsdag|woensdag|donderdag|vrijdag|zaterdag|zondag)\b",
+            _last_weekday,
+        ),
         # Chinese, then Japanese (no spaces: no word boundaries)
         (r"上周末|上个周末|先週末", last_weekend),
         (r"这个周末|这周末|本周末|周末|今週末|週末", weekend),
@@ -380,10 +404,6 @@ def _phrases() -> list[tuple[str, Reader]]:
     ]
 
 
-_WEEKDAYS = {
-    day: i
-    for i, day in enumerate(("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"))
-}
 # Words every phrase below holds one of (in English its unit or its part of the day, never "this", "last" or
 # "past" alone, which "this error" has): most questions have none, and the phrases are neither compiled
 # (3.4 ms of a command's start) nor searched.
@@ -392,7 +412,8 @@ _CUES = (
     "gestern", "heute", "woche", "monat",
     "vor ", "hier", "aujourd", "semaine", "mois", "il y a", "ayer", "hoy", "anoche", "mes", "hace", "semana",
     "ieri", "oggi", "stanotte", "stamattina", "stamani", "settiman", " fa", "ontem", "hoje", "manhã",
-    "mês", "há ", "gister", "vandaag", "vannacht", "vanochtend", "vanmorgen", "maand", "geleden",
+    "mês", "há ", "letzt", "vergangen", "dernier", "passé", "pasado", "scors", "passad", "vorige",
+    "afgelopen", "gister", "vandaag", "vannacht", "vanochtend", "vanmorgen", "maand", "geleden",
     "天", "日", "晚", "周", "星期", "礼拜", "月", "早", "週", "夜",
 )  # fmt: skip
 
@@ -550,14 +571,50 @@ def _window(
 
 # A question this long or longer is not read for a month's or a day's name alone (it says more than when).
 ALONE_CHARS = 80
-_MONTHS = {
-    name: number
-    for number, name in enumerate(
-        ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
-         "november", "december"),
-        1,
-    )
+# Each month's names in the languages times are read in: English, German, French, Spanish, Italian,
+# Portuguese, Dutch (with and without their accents, as people type them).
+_MONTH_NAMES = (
+    ("january", "januar", "janvier", "enero", "gennaio", "janeiro", "januari"),
+    ("february", "februar", "février", "fevrier", "febrero", "febbraio", "fevereiro", "februari"),
+    ("march", "märz", "maerz", "mars", "marzo", "março", "maart"),
+    ("april", "avril", "abril", "aprile"),
+    ("may", "mai", "mayo", "maggio", "maio", "mei"),
+    ("june", "juni", "juin", "junio", "giugno", "junho"),
+    ("july", "juli", "juillet", "julio", "luglio", "julho"),
+    ("august", "août", "aout", "agosto", "augustus"),
+    ("september", "septembre", "septiembre", "setiembre", "settembre", "setembro"),
+    ("october", "oktober", "octobre", "octubre", "ottobre", "outubro"),
+    ("november", "novembre", "noviembre", "novembro"),
+    ("december", "dezember", "décembre", "decembre", "diciembre", "dicembre", "dezembro"),
+)
+_MONTHS = {name: number for number, names in enumerate(_MONTH_NAMES, 1) for name in names}
+# Names of May that are words or names too ("may I", Mai, Mei): a month alone only after "in" ("in May").
+_MAY_ALONE = frozenset(("may", "mai", "mei"))
+# English short names, read only with a day ("Mar 14", "14 Sept"): alone they are words ("mar", "dec").
+_SHORT_MONTHS = {
+    "jan": 1, "feb": 2, "mar": 3, "apr": 4, "jun": 6, "jul": 7, "aug": 8, "sep": 9, "sept": 9, "oct": 10,
+    "nov": 11, "dec": 12,
 }  # fmt: skip
+# Each weekday's names, Monday first, in the same languages (Portuguese with or without "-feira").
+_WEEKDAY_NAMES = (
+    ("monday", "montag", "lundi", "lunes", "lunedì", "lunedi", "segunda-feira", "segunda", "maandag"),
+    ("tuesday", "dienstag", "mardi", "martes", "martedì", "martedi", "terça-feira", "terca-feira", "terça",
+     "terca", "dinsdag"),
+    ("wednesday", "mittwoch", "mercredi", "miércoles", "miercoles", "mercoledì", "mercoledi", "quarta-feira",
+     "quarta", "woensdag"),
+    ("thursday", "donnerstag", "jeudi", "jueves", "giovedì", "giovedi", "quinta-feira", "quinta",
+     "donderdag"),
+    ("friday", "freitag", "vendredi", "viernes", "venerdì", "venerdi", "sexta-feira", "sexta", "vrijdag"),
+    ("saturday", "samstag", "sonnabend", "samedi", "sábado", "sabado", "sabato", "zaterdag"),
+    ("sunday", "sonntag", "dimanche", "domingo", "domenica", "zondag"),
+)  # fmt: skip
+_WEEKDAY_NUMBERS = {name: number for number, names in enumerate(_WEEKDAY_NAMES) for name in names}
+
+
+def _alternatives(names: Iterable[str]) -> str:
+    """A regular expression's alternatives for ``names``, the longest first ("segunda-feira" before
+    "segunda")."""
+    return "|".join(sorted(map(re.escape, names), key=len, reverse=True))
 
 
 def _named_month(found: re.Match[str], now: datetime) -> _Span | None:
@@ -576,7 +633,7 @@ _CJK_DAYS = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 
 def _named_weekday(found: re.Match[str], now: datetime) -> _Span:
     """The last day of that name before today ("on Monday", 周一)."""
     said = found.group(1).lower()
-    return _before(now.date(), _WEEKDAYS[said] if said in _WEEKDAYS else _CJK_DAYS[said])
+    return _before(now.date(), _WEEKDAY_NUMBERS[said] if said in _WEEKDAY_NUMBERS else _CJK_DAYS[said])
 
 
 def _dated(found: re.Match[str], now: datetime) -> _Span | None:
@@ -587,28 +644,78 @@ def _dated(found: re.Match[str], now: datetime) -> _Span | None:
         return None
 
 
-# What a month's or a weekday's name, or a date, is said with: most questions have none, and their
-# patterns are not compiled (0.8 ms of a command's start) nor searched.
-_DAY_CUES = ("january", "february", "march", "april", "may", "june", "july", "august", "september",
-             "october", "november", "december", "monday", "tuesday", "wednesday", "thursday", "friday",
-             "saturday", "sunday", "月", "周", "星期", "礼拜")  # fmt: skip
+def _day_of(month: int, day: int, year: int | None, now: datetime) -> _Span | None:
+    """The day ``day`` of ``month``, in ``year``, else the latest that has begun ("March 14" in December is
+    this year's, in February last year's); ``None`` for no such day (30 February)."""
+    try:
+        if year is not None:
+            return _days(date(year, month, day))
+        this_year = date(now.year, month, day)
+        return _days(this_year if this_year <= now.date() else date(now.year - 1, month, day))
+    except ValueError:
+        return None
+
+
+def _month_number(said: str) -> int:
+    said = said.lower().rstrip(".")
+    return _MONTHS[said] if said in _MONTHS else _SHORT_MONTHS[said]
+
+
+def _month_then_day(found: re.Match[str], now: datetime) -> _Span | None:
+    """A month's name and a day ("March 14", "Mar 14th, 2025")."""
+    year = int(found.group(3)) if found.group(3) else None
+    return _day_of(_month_number(found.group(1)), int(found.group(2)), year, now)
+
+
+def _day_then_month(found: re.Match[str], now: datetime) -> _Span | None:
+    """A day and a month's name ("14 March", "the 14th of March", "14. März", "el 14 de marzo")."""
+    year = int(found.group(3)) if found.group(3) else None
+    return _day_of(_month_number(found.group(2)), int(found.group(1)), year, now)
+
+
+def _cjk_month_day(found: re.Match[str], now: datetime) -> _Span | None:
+    """A month and a day in Chinese or Japanese (3月14日, 2026年3月14号)."""
+    year = int(found.group(1)) if found.group(1) else None
+    return _day_of(int(found.group(2)), int(found.group(3)), year, now)
+
+
+# A month's or a weekday's name, or the marks a date is written with: most questions have none, and the
+# patterns below are not compiled (3 ms of a command's start) nor searched. Whole words: "mai" is in
+# "email", "mar" in "markdown".
+_DAY_WORDS = frozenset((*_MONTHS, *_WEEKDAY_NUMBERS, *_SHORT_MONTHS))
+_CJK_DAY_CUES = ("月", "周", "星期", "礼拜")
 
 
 def _names_a_day(lowered: str) -> bool:
-    if any(cue in lowered for cue in _DAY_CUES):
+    if any(cue in lowered for cue in _CJK_DAY_CUES):
         return True
-    return "-" in lowered and any(ch.isdigit() for ch in lowered)  # a date (2026-11-24)
+    if "-" in lowered and any(ch.isdigit() for ch in lowered):  # a date (2026-11-24)
+        return True
+    return not _DAY_WORDS.isdisjoint(re.findall(r"[^\W\d_]+(?:-feira)?", lowered))
 
 
 @functools.cache
 def _compiled_alone() -> list[tuple[re.Pattern[str], Callable[[re.Match[str], datetime], _Span | None]]]:
-    months = "|".join(m for m in _MONTHS if m != "may")
-    days = "|".join(_WEEKDAYS)
+    months = _alternatives(m for m in _MONTHS if m not in _MAY_ALONE)
+    any_month = _alternatives([*_MONTHS, *_SHORT_MONTHS])
+    days = _alternatives(_WEEKDAY_NUMBERS)
+    day = r"(\d{1,2})(?!\d)(?:st|nd|rd|th|er|\.|º)?"
+    year = r"(?:,?\s+(?:de\s+)?(\d{4}))?"
     return [
         (re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b"), _dated),
-        (re.compile(rf"\b(?:in\s+|during\s+)?({months})(?:\s+(\d{{4}}))?\b", re.IGNORECASE), _named_month),
-        (re.compile(r"\b(?:in|during)\s+(may)(?:\s+(\d{4}))?\b", re.IGNORECASE), _named_month),
-        (re.compile(rf"\b(?:on\s+)?({days})\b", re.IGNORECASE), _named_weekday),
+        # A day of a month, before the month alone: "March 14" is a day, not March.
+        (re.compile(rf"\b({any_month})\.?\s+{day}{year}(?![\w:])", re.IGNORECASE), _month_then_day),
+        (
+            re.compile(rf"\b(?:the\s+)?{day}\s+(?:of\s+|de\s+)?({any_month})\b\.?{year}\b", re.IGNORECASE),
+            _day_then_month,
+        ),
+        (re.compile(r"(?:(\d{4})\s*年\s*)?(\d{1,2})\s*月\s*(\d{1,2})\s*[日号號]"), _cjk_month_day),
+        (
+            re.compile(rf"\b(?:in\s+|during\s+)?({months})(?:\s+(?:de\s+)?(\d{{4}}))?\b", re.IGNORECASE),
+            _named_month,
+        ),
+        (re.compile(r"\b(?:in|during|im|en)\s+(may|mai|mei)(?:\s+(\d{4}))?\b", re.IGNORECASE), _named_month),
+        (re.compile(rf"\b(?:on\s+)?({days})(?![\w-])", re.IGNORECASE), _named_weekday),
         (re.compile(r"(\d{1,2})\s*月份?"), _named_month),
         (re.compile(r"(?:周|星期|礼拜)([一二三四五六日天])"), _named_weekday),
     ]
