@@ -3561,3 +3561,26 @@ def test_a_search_kept_to_a_time_walks_its_few_docs_and_answers_as_through_the_g
     assert any(walked) and not all(walked) and bounds and all(b is not None for b in bounds)
     monkeypatch.setattr(fleet_module, "_time_bound", lambda conn, f: None)
     assert answers() == walked
+
+
+def test_a_name_its_marks_make_is_found_where_the_history_writes_it_so_as_locally(fleet, tmp_path):
+    """C++, C# and a plain C are one word "c" to both indexes: "c++" found every turn with a "c", the
+    Objective-C one first. A match must write the name with its marks, and a name the history never
+    writes is said missing, in the shared index as locally."""
+    said = {
+        "20261121_090000_c0c0a1": ("C++ template error in my matrix class", "Add typename before the name."),
+        "20261121_090100_c0c0a2": ("C# async void swallows exceptions", "Return a Task instead."),
+        "20261121_090200_c0c0a3": ("pointer arithmetic in C overflows", "Index with size_t in C."),
+        "20261121_090300_c0c0a4": ("Objective-C bridging header for Swift", "Add the header to the bridge."),
+        "20261121_090400_c0c0a5": ("run it with bash -c from cron", "bash -c 'cd /srv && make' works."),
+    }
+    index = _pushed(fleet, tmp_path, "psi", said, "20261121")
+    for typed, answer in (("c++", "20261121_090000_c0c0a1"), ("C#", "20261121_090100_c0c0a2")):
+        for found in _both(fleet, index, "psi", typed):
+            assert found.conversations[0].hits[0].session_id == answer and found.missing == [], typed
+            assert found.matches == 1, typed
+            assert f"\u00ab{typed.upper()}\u00bb" in found.conversations[0].hits[0].snippet
+    for found in _both(fleet, index, "psi", "c++ template"):
+        assert found.conversations[0].hits[0].session_id == "20261121_090000_c0c0a1" and found.matches == 1
+    for found in _both(fleet, index, "psi", "F#"):
+        assert found.missing == ["F#"] and found.prefix is None

@@ -1643,3 +1643,34 @@ def test_a_search_counts_each_word_of_the_question_once(tmp_path):
     assert ranked[:2] == [LATER, EARLIER]  # both rules ran: the words are counted for each
     assert any("checkpoint" in sql for sql in counted)
     assert len(counted) == len(set(counted)), counted
+
+
+MARKED = {
+    "20261121_090000_c0c0a1": ("C++ template error in my matrix class", "Add typename before the name."),
+    "20261121_090100_c0c0a2": ("C# async void swallows exceptions", "Return a Task instead."),
+    "20261121_090200_c0c0a3": ("pointer arithmetic in C overflows", "Index with size_t in C."),
+    "20261121_090300_c0c0a4": ("Objective-C bridging header for Swift", "Add the header to the bridge."),
+    "20261121_090400_c0c0a5": ("run it with bash -c from cron", "bash -c 'cd /srv && make' works."),
+}
+
+
+def test_a_name_its_marks_make_is_found_where_the_history_writes_it_so(tmp_path):
+    """The word index holds C++, C# and a plain C alike, as "c": "c++" found every turn with a "c" in it
+    (Objective-C first), and one of them was shown marked as the answer. A match must write the name with
+    its marks, and a name the history never writes is said missing, not read as the start of a word still
+    being typed."""
+    sessions = [chat(sid, turn, start=T + 60 * n) for n, (sid, turn) in enumerate(MARKED.items())]
+    path = _index_of(tmp_path, [*sessions, *_errands()])
+    for typed, answer in (("c++", "20261121_090000_c0c0a1"), ("C#", "20261121_090100_c0c0a2")):
+        result = search(path, typed)
+        assert _first(result) == answer and result.missing == [], typed
+        assert result.matches == 1, typed  # its prompt alone: no other turn writes the name
+        assert f"{MARK_OPEN}{typed.upper()}{MARK_CLOSE}" in result.conversations[0].hits[0].snippet
+    template = search(path, "c++ template")
+    assert _first(template) == "20261121_090000_c0c0a1" and template.matches == 1
+    assert _first(search(path, "c")) != "20261121_090000_c0c0a1"  # C alone is the plain C's
+    lacking = search(path, "F#")
+    assert lacking.missing == ["F#"] and lacking.prefix is None
+    # a plain C is no C++: its letter is not marked as if it were
+    snippets = [h.snippet for c in search(path, "c++ pointer").conversations for h in c.hits]
+    assert snippets and not any(f"{MARK_OPEN}C{MARK_CLOSE}" in s for s in snippets)

@@ -251,6 +251,9 @@ class _Plan:
     spelled: dict[str, list[str]] = field(default_factory=dict)
     # Quoted phrases no doc has as typed, with their quotes: said with the missing words (as locally).
     unfound: list[str] = field(default_factory=list)
+    # Names whose marks the tsvector drops (``c++``), lower case: a match must write them so (as locally,
+    # :func:`~hermes_trail.index.query.marked_names`).
+    marked: tuple[str, ...] = ()
 
     @property
     def meant(self) -> list[str]:
@@ -321,7 +324,12 @@ def _plan(conn: psycopg.Connection[Any], text: str, checked: bool) -> _Plan:
             if there or term.prefix:
                 continue
             typed = query.Term(term.text, prefix=True)
-            if term is last and len(term.text) >= 2 and _exist(conn, [typed])[0]:
+            if (
+                term is last
+                and len(term.text) >= 2
+                and not query.is_marked_name(term.text)
+                and _exist(conn, [typed])[0]
+            ):
                 change[term] = typed
                 prefix = term.text
                 continue
@@ -371,7 +379,14 @@ def _plan(conn: psycopg.Connection[Any], text: str, checked: bool) -> _Plan:
         tuple(sources),
         spelled,
         unfound,
+        tuple(query.marked_names(parsed)),
     )
+
+
+def _written_so(name: str) -> str:
+    """The condition, on a doc ``d``, that it writes ``name`` (lower case) with its marks where a word
+    starts, and its parameter."""
+    return "d.text ~* %s", "(^|[^[:alnum:]])" + re.escape(name)
 
 
 def _respelled(conn: psycopg.Connection[Any], word: str) -> list[str]:
@@ -505,6 +520,10 @@ def _exist(conn: psycopg.Connection[Any], terms: Sequence[query.Term | query.Phr
             continue
         check = f"EXISTS (SELECT 1 FROM {_D} d WHERE d.tsv @@ {leaf[0]})"
         params += leaf[1]
+        if isinstance(term, query.Term) and query.is_marked_name(term.text):  # C++, not every "c"
+            written, pattern = _written_so(term.text.lower())
+            check = f"EXISTS (SELECT 1 FROM {_D} d WHERE d.tsv @@ {leaf[0]} AND {written})"
+            params.append(pattern)
         if cjk.has_cjk(term.text) and (grams := _bigram_tsquery(term.text, any_of=True)) is not None:
             # A run not found as it is is missing only when not one of its bigrams is anywhere.
             check = f"({check} OR EXISTS (SELECT 1 FROM {_D} d WHERE d.tsv @@ to_tsquery('simple', %s)))"
@@ -542,6 +561,9 @@ def _candidates(
     if reading.tsquery is None and reading.trigram is None:
         return [], False
     clauses, params = _where(filters, hosts)
+    for name in reading.marked:
+        written, pattern = _written_so(name)
+        clauses, params = [*clauses, written], [*params, pattern]
     match: list[str] = []
     match_params: list[Any] = []
     if reading.tsquery is not None:
@@ -1096,6 +1118,7 @@ def _any_words(
     shares_after: bool = False,
     excluded: str | None = None,
     against: int | None = None,
+    marked: tuple[str, ...] = (),
 ) -> tuple[list[tuple[Conversation, float]], set[int], int]:
     """Conversations with any of ``words``, each weighed by how much of the query it covers (rarer words
     more, as the local any-word pass; with ``groups``, a question word's several readings, a group is
@@ -1105,7 +1128,8 @@ def _any_words(
     times the square of its share, as the local bigram list weighs it. ``excluded``: the query's exclusions
     as a tsquery's text (:func:`_excluded`), whose docs are no match. Also returned: the most of the words
     (or groups) one conversation has; ``against``: that of the English words' list, for an English question
-    read as Chinese, whose list then weighs as locally (the one's most against the other's)."""
+    read as Chinese, whose list then weighs as locally (the one's most against the other's). ``marked``:
+    the names a match must write with their marks (the list of one such name, as locally)."""
     singles, used = [], []
     for word in words[:cut]:
         leaf = _leaf_sql(_word(word))
@@ -1120,7 +1144,7 @@ def _any_words(
     either = " | ".join(f"({q})" for q in singles)
     if excluded is not None:
         either = f"({either}) & !({excluded})"
-    any_of = _Plan(either, None, words[:cut], [], [], [], None, alternatives=True)
+    any_of = _Plan(either, None, words[:cut], [], [], [], None, alternatives=True, marked=marked)
     rows, _ = _candidates(conn, any_of, filters, hosts, RELAXED_WINDOW, words=singles)
     hits = _scored(conn, rows)
     has = {int(r[0]): list(r[12]) for r in rows}
@@ -1416,11 +1440,18 @@ def _search(
         excluded = _excluded(conn, reading.exclusions)
         most_covered = 0  # the most of the question's words one conversation has, in the English list
         if len(words) >= (1 if not groups else 2):
-            evidence, docs, most_covered = _any_words(
-                conn, words, filters, hosts, info, coverage, excluded=excluded
-            )
-            pool += evidence
-            matched |= docs
+            # A name its marks make (``c++``) is a list of its own, of the docs that write it so (as
+            # locally): among the other words it was any doc with a "c".
+            plain = [w for w in words if not query.is_marked_name(w)]
+            lists = [(plain, ())] if plain else []
+            lists += [([w], (w.lower(),)) for w in words if query.is_marked_name(w)]
+            for some, marked in lists:
+                evidence, docs, covered = _any_words(
+                    conn, some, filters, hosts, info, coverage, excluded=excluded, marked=marked
+                )
+                pool += evidence
+                matched |= docs
+                most_covered = max(most_covered, covered)
         # A Chinese or Japanese question's bigrams, any of them, each conversation by the share of the
         # question's it holds, as locally.
         grams = plan.run_bigrams(cjk.question_runs(terms))

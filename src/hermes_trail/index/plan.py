@@ -130,6 +130,21 @@ def exists(conn: sqlite3.Connection, table: str, expression: str) -> bool:
     return conn.execute(sql, (expression,)).fetchone() is not None
 
 
+def holds_marked(conn: sqlite3.Connection, name: str) -> bool:
+    """Whether any doc writes ``name``, a name whose marks the word index drops (``C++``: it holds "c"),
+    with its marks: a doc with the letters must have them (or the commands' trigram index has it)."""
+    starting_words(conn)
+    letters = query.leaf_fts(query.Term(name))
+    sql = (
+        "SELECT 1 FROM docs_fts f JOIN docs d ON d.id = f.rowid "
+        "WHERE docs_fts MATCH ? AND trail_word_start(d.text, ?) LIMIT 1"
+    )
+    if letters is not None and conn.execute(sql, (letters, name.lower())).fetchone() is not None:
+        return True
+    commands = query.leaf_fts(query.Term(name)) or '""'
+    return len(name) >= query.TRIGRAM_MIN and exists(conn, "docs_tri", commands)
+
+
 def has_word(text: str | None, start: str) -> bool:
     """Whether ``text`` has a word beginning with ``start`` (lower case): where the word index's tokenizer
     starts a word (after anything but a letter or digit, ``_`` included), accents left out as it leaves
@@ -462,6 +477,8 @@ def _found(conn: sqlite3.Connection, term: query.Term | query.Phrase) -> bool:
             for g in cjk.bigrams(part)
         }
         return any(exists(conn, "docs_cjk", cjk.run_expression(g)) for g in grams)
+    if isinstance(term, query.Term) and query.is_marked_name(term.text):
+        return holds_marked(conn, term.text)
     fts = query.leaf_fts(term)
     if fts is not None and exists(conn, "docs_fts", fts):
         return True
@@ -600,6 +617,12 @@ ENDINGS = (
 STEM_MIN = 3
 
 
+def still_typed(word: str) -> bool:
+    """Whether ``word``, the last of a query and no word of the history, may be the start of one still
+    being typed: not a Chinese or Japanese run, nor a name its marks end (``c++``, ``F#``)."""
+    return len(word) >= PREFIX_MIN and not cjk.has_cjk(word) and not query.is_marked_name(word)
+
+
 def unfinished_stem(conn: sqlite3.Connection, text: str) -> str | None:
     """The stem a word still being typed will have, when its start as typed is no stem's start: the word
     index holds each word by its Porter stem, which is often shorter than the word ("installation" is
@@ -669,7 +692,7 @@ def read(conn: sqlite3.Connection, text: str, checked: bool = True) -> Plan:
         if term.prefix or _found(conn, term):  # a prefix typed as one is looked for as it is
             continue
         typed = query.Term(term.text, prefix=True)
-        unfinished = term is last and len(term.text) >= PREFIX_MIN and not cjk.has_cjk(term.text)
+        unfinished = term is last and still_typed(term.text)
         if unfinished and exists(conn, "docs_fts", query.leaf_fts(typed) or '""'):
             change[term] = typed
             prefix = term.text

@@ -653,3 +653,19 @@ def leaf_needs_trigram(leaf: Term | Phrase) -> bool:
     text = leaf.text
     unspaced = not text.isascii() and _compiled(_UNSPACED).search(text)  # no ASCII is in those scripts
     return bool(unspaced or _CODE_LIKE.search(text))
+
+
+# A name whose marks make it another name than its letters (C++, C#, F#, g++): the word index drops the
+# marks and holds "c", which Objective-C, C: and "bash -c" have too.
+_MARKED_NAME = re.compile(r"[^\W_]+(?:\+\+|#)")
+
+
+def marked_names(query: Query) -> list[str]:
+    """The words every match must have that are such names, lower case, as a match must write them."""
+    return [t.text.lower() for t in conjuncts(query) if is_marked_name(t.text)]
+
+
+def is_marked_name(text: str) -> bool:
+    """Whether ``text`` is a name the word index holds without the marks that make it
+    (:func:`marked_names`)."""
+    return _MARKED_NAME.fullmatch(text) is not None

@@ -538,7 +538,10 @@ class Highlighter:
         # A term with marks at its ends ("#deploy", "$NODE_ENV", "-rf") marks its words too where the text
         # has them without those marks, as the word index found them ("deploy", "NODE_ENV"): the
         # snippet marked nothing there, and the web page took the answer for one only near in meaning.
-        cores = {core for t in written if (core := _EDGES.sub("", t)) and core != t} - written
+        # Not a name its marks make (``c++``, ``C#``): its letters alone are another name ("C").
+        cores = {
+            core for t in written if (core := _EDGES.sub("", t)) and core != t and not query.is_marked_name(t)
+        } - written
         words = sorted(written | cores, key=len, reverse=True)
         self.bodies = {
             t: r"[\W_]+".join(map(re.escape, re.split(_APART, t)))
@@ -621,12 +624,13 @@ def word_starts(reading: plan.Plan) -> list[str]:
     The word index holds each word by its Porter stem, and FTS5 stems a prefix too before it looks for
     it: "ins" is looked for as "in", so ``ins*`` matched "index" and "input", and "pars" every "par…"
     word. A doc it finds must then have a word starting with the prefix as typed (the shared index reads
-    a prefix in ``simple``, unstemmed, so it has none of this)."""
+    a prefix in ``simple``, unstemmed, so it has none of this). So must a name whose marks the word index
+    drops (``c++``, ``C#``: :func:`~hermes_trail.index.query.marked_names`), which it holds as "c"."""
     return [
         t.text.lower()
         for t in query.conjuncts(reading.parsed)
         if t.prefix and len(t.text) >= plan.PREFIX_MIN and not cjk.has_cjk(t.text)
-    ]
+    ] + query.marked_names(reading.parsed)
 
 
 def _fts_string(term: str) -> str:
@@ -674,15 +678,23 @@ def _relaxed(
     match" while a word of the query is there, and the words that were not are reported. The word still
     being typed (``prefix``) is looked for as the start of words (``bea*``), as the words together were:
     typing "celery bea" found the one conversation with both, then "celery beat" ten.
+
+    A name whose marks the word index drops (``c++``) is a list of its own, of the docs that write it so
+    (:func:`marked_list`): among the others it was any doc with a "c".
     """
     out: list[tuple[str, list[str]]] = []
     words = list(dict.fromkeys(t for t in terms if any(c.isalnum() for c in t) and not cjk.has_cjk(t)))
-    present = []
+    present: list[str] = []
+    marked: list[str] = []
     for word in words:
         if word == prefix:
             if not prefix_relaxed(word):
                 continue
             word += "*"
+        if query.is_marked_name(word):  # C++: a list of its own, where the history writes it so
+            if plan.holds_marked(conn, word):
+                marked.append(word)
+            continue
         if plan.exists(conn, "docs_fts", _fts_string(word)):
             present.append(word)
             continue
@@ -691,12 +703,21 @@ def _relaxed(
         if len(parts) > 1:
             found = [part for part in parts if plan.exists(conn, "docs_fts", _fts_string(part))]
             present += [part for part in found if part not in present]
-    if len(present) >= (1 if loose else 2):
-        out.append(("docs_fts", present))
+    if len(present) + len(marked) >= (1 if loose else 2):
+        out += [("docs_fts", present)] if present else []
+        out += [("docs_fts", [name]) for name in marked]
     grams = plan.run_bigrams(runs)
     if len(grams) >= 2:
         out.append(("docs_cjk", grams))
     return out
+
+
+def marked_list(table: str, words: list[str]) -> list[str] | None:
+    """The name an any-word list of :func:`_relaxed` is of, as a doc must write it, when it is one whose
+    marks the word index drops (``c++``); ``None`` for any other list."""
+    if table == "docs_fts" and len(words) == 1 and query.is_marked_name(words[0]):
+        return [words[0].lower()]
+    return None
 
 
 def prefix_relaxed(word: str) -> bool:
@@ -945,7 +966,9 @@ def _search(
     lift_edits(hits, terms)
     matches: int | None = len({h.doc for h in hits})
     if windowed:  # more than a window matched: counted apart (None: at least the window)
-        matches = _count(conn, reading.plans, filters, span)
+        # Not when a match must write a name with marks the index drops (``c++``): it counts every "c".
+        marked = query.marked_names(reading.parsed)
+        matches = None if marked else _count(conn, reading.plans, filters, span)
     # How well each conversation with every word answers them, before any fusion rescales it.
     answered = {key: conversation_score(conv.hits) for key, conv in groups.items()}
     ordered = sorted(groups.values(), key=lambda c: answered[(c.store, c.root)], reverse=True)
@@ -1002,8 +1025,17 @@ def _search(
             relaxed = " OR ".join(_fts_string(w) for w in some)
             if excluded is not None and table == "docs_fts":
                 relaxed = f"({relaxed}) NOT {excluded}"
+            starts = marked_list(table, some)
             more, cut = _ranked(
-                conn, [(table, relaxed)], filters, terms + runs, RELAXED_WINDOW, some, known=known, span=span
+                conn,
+                [(table, relaxed)],
+                filters,
+                terms + runs,
+                RELAXED_WINDOW,
+                None if starts else some,
+                known=known,
+                starts=starts,
+                span=span,
             )
             windowed = windowed or cut
             found = list(_group(more).values())
