@@ -130,9 +130,23 @@ def exists(conn: sqlite3.Connection, table: str, expression: str) -> bool:
     return conn.execute(sql, (expression,)).fetchone() is not None
 
 
+_MARKED: dict[tuple[Any, ...], bool] = {}
+
+
 def holds_marked(conn: sqlite3.Connection, name: str) -> bool:
     """Whether any doc writes ``name``, a name whose marks the word index drops (``C++``: it holds "c"),
-    with its marks: a doc with the letters must have them (or the commands' trigram index has it)."""
+    with its marks: a doc with the letters must have them (or the commands' trigram index has it). Kept
+    until the index's sessions change: a name no doc writes is looked for in the text of every doc with
+    its letters (45 ms for "c#" at a million messages), and a search asks twice or three times."""
+    key = (*schema.state_key(conn, "sessions_version"), name.lower())
+    if key not in _MARKED:
+        if len(_MARKED) > 64:
+            _MARKED.clear()
+        _MARKED[key] = _holds_marked(conn, name)
+    return _MARKED[key]
+
+
+def _holds_marked(conn: sqlite3.Connection, name: str) -> bool:
     starting_words(conn)
     letters = query.leaf_fts(query.Term(name))
     sql = (
