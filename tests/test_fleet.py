@@ -3584,3 +3584,41 @@ def test_a_name_its_marks_make_is_found_where_the_history_writes_it_so_as_locall
         assert found.conversations[0].hits[0].session_id == "20261121_090000_c0c0a1" and found.matches == 1
     for found in _both(fleet, index, "psi", "F#"):
         assert found.missing == ["F#"] and found.prefix is None
+
+
+def test_how_by_meaning_answers_from_the_shared_index_as_locally(vector_fleet, tmp_path):
+    """A question whose words no prompt or command has ("largest files" for a prompt that said "find the
+    biggest files") finds the commands run after the prompt nearest in meaning, in the shared index as
+    locally: the same commands, said to be found by meaning, with the host that ran them."""
+    from hermes_trail.fleet.how import by_meaning as fleet_by_meaning
+    from hermes_trail.index.how import by_meaning as local_by_meaning
+    from hermesdb import SessionSpec, terminal_exchange, user
+
+    def session(n: int, prompt: str, command: str, output: str) -> SessionSpec:
+        at = 1_793_000_000.0 + 3600 * n
+        ran = terminal_exchange(f"call_{n}", command, output)
+        ran[0]["timestamp"], ran[1]["timestamp"] = at + 5, at + 6
+        return SessionSpec(f"20261122_{n:02d}0000_e0e0e{n}", [user(prompt, timestamp=at), *ran])
+
+    sessions = [
+        session(1, "find the biggest files in my home directory", "du -ah ~ | sort -rh | head", "4G ~/v"),
+        session(2, "the disk is full, clean up docker", "docker system prune -af", "reclaimed 12GB"),
+        session(3, "convert the video to a smaller mp4", "ffmpeg -i in.mov -crf 28 out.mp4", "frame=1"),
+        session(4, "copy my ssh key to the server", "ssh-copy-id dev@10.0.0.5", "key(s) added: 1"),
+    ]
+    index = _pushed_encoded(vector_fleet, tmp_path, "omega", sessions)
+    local = sqlite3.connect(index)
+    try:
+        with connect(vector_fleet.admin) as shared:
+            for question, command in (
+                ("largest files", "du -ah ~ | sort -rh | head"),
+                ("passwordless ssh login", "ssh-copy-id dev@10.0.0.5"),
+            ):
+                here = local_by_meaning(local, question)
+                there = fleet_by_meaning(shared, question, hosts=["omega"])
+                assert [e.command for e in there] == [e.command for e in here], question
+                assert there[0].command == command and there[0].matched_in == "meaning", question
+                assert there[0].host == "omega" and there[0].prompt == here[0].prompt
+            assert fleet_by_meaning(shared, "bake a sourdough loaf", hosts=["omega"]) == []
+    finally:
+        local.close()

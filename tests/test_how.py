@@ -3,7 +3,11 @@ Hermes' ``SessionDB`` and indexed by ``sync_index``."""
 
 from __future__ import annotations
 
+import json
+import os
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -463,3 +467,84 @@ def test_a_question_in_chinese_or_japanese_finds_the_prompt_that_led_to_a_comman
         assert entries[0].matched_in == "prompt" and entries[0].sessions == 1
     # A word of the run left out leaves the command its prompt led to out too.
     assert "lsof -i :8080" not in [e.command for e in how.how(asked_in_cjk, "端口 -占用")]
+
+
+def _encoded(tmp_path: Path, sessions: list[Session]) -> sqlite3.Connection:
+    """:func:`open_index` with every session's passages encoded (the vector stage run whole)."""
+    from hermes_trail.index.vectors import encode_pending
+
+    home = hermesdb.write_home(tmp_path / "home", [s.spec() for s in sessions])
+    path = tmp_path / "index.db"
+    sync_index(path, homes=[home], env={})
+    encode_pending(path, workers=1)
+    return sqlite3.connect(path)
+
+
+CHORES = [
+    Session(1).ask("find the biggest files in my home directory").run("du -ah ~ | sort -rh | head", "4G ~/v"),
+    Session(2)
+    .ask("the disk is full, clean up docker")
+    .run("docker system prune -af --volumes", "Total reclaimed space: 12GB")
+    .ask("and how much memory does the box have")
+    .run("free -h", "Mem: 16Gi"),
+    Session(3)
+    .ask("convert the video to a smaller mp4")
+    .run("ffmpeg -i in.mov -crf 28 out.mp4", "frame=1200"),
+    Session(4).ask("copy my ssh key to the server").run("ssh-copy-id dev@10.0.0.5", "key(s) added: 1"),
+    Session(5, cwd=OTHER).ask("zip the logs folder").run("tar -czf logs.tar.gz logs/", ""),
+]
+
+
+def test_a_question_in_other_words_than_any_prompt_finds_what_the_nearest_prompt_ran(tmp_path):
+    """`trail how` matched words only: "largest files" found nothing where the prompt said "find the
+    biggest files", nor "passwordless ssh login" the ``ssh-copy-id`` run after "copy my ssh key to the
+    server". When no command has the words (every one, or all but one), the commands after the prompt
+    nearest in meaning answer, said so; in a session of several tasks, the one the question's words name."""
+    import io
+
+    from hermes_trail.cli.tables import print_how
+    from hermes_trail.cli.term import Printer
+
+    conn = _encoded(tmp_path, CHORES)
+    try:
+        for question, command in (
+            ("largest files", "du -ah ~ | sort -rh | head"),
+            ("passwordless ssh login", "ssh-copy-id dev@10.0.0.5"),
+            ("free up disk space used by docker", "docker system prune -af --volumes"),
+            ("compress a movie", "ffmpeg -i in.mov -crf 28 out.mp4"),
+        ):
+            assert how.how(conn, question) == [], question  # no prompt or command has the words
+            entries = how.by_meaning(conn, question)
+            assert entries and entries[0].command == command, question
+            assert entries[0].matched_in == "meaning" and entries[0].prompt, question
+        # of a session's two tasks, the one the question's words name
+        assert [e.command for e in how.by_meaning(conn, "check available memory")] == ["free -h"]
+        assert how.by_meaning(conn, "bake a sourdough loaf") == []  # near nothing on record
+        assert how.by_meaning(conn, "largest files", project=OTHER) == []  # the du run is another project's
+        # the command asks the words, then all but one, then the meaning (``Trail.how_commands``)
+        cli = [sys.executable, "-m", "hermes_trail", "how", "largest", "files", "--json"]
+        cli += ["--home", str(tmp_path / "home"), "--index", str(tmp_path / "index.db")]
+        env = {**os.environ, "HOME": str(tmp_path), "TRAIL_ENCODE_BEHIND": "0"}
+        done = subprocess.run(cli, capture_output=True, text=True, env=env, timeout=120)
+        assert done.returncode == 0, done.stderr
+        shown = json.loads(done.stdout)["commands"][0]
+        assert (shown["command"], shown["matched_in"]) == ("du -ah ~ | sort -rh | head", "meaning")
+        stream = io.StringIO()
+        print_how(Printer(stream), "largest files", how.by_meaning(conn, "largest files"))
+        shown = stream.getvalue()
+        assert "nearest in meaning" in shown and "asked: find the biggest files in my home directory" in shown
+    finally:
+        conn.close()
+
+
+def test_meant_follows_the_nearest_and_those_about_as_near():
+    standing = [("a", 4.0, 1), ("b", 3.5, 2), ("c", 2.5, 3), ("d", 3.9, 4), ("e", 3.8, 5)]
+    assert [s for s, _, _ in how.meant(standing)] == ["a", "d", "e"]
+    assert how.meant([]) == []
+
+
+def test_the_prompt_meant_is_the_one_with_the_questions_words_else_the_passages():
+    prompts = [(10, "set up the vpn"), (20, "clean up docker images"), (30, "check the memory")]
+    assert how.nearest_prompt("docker cleanup", prompts, 10) == 20
+    assert how.nearest_prompt("something else entirely", prompts, 25) == 20
+    assert how.nearest_prompt("something else entirely", prompts, None) == 10

@@ -736,6 +736,7 @@ class Trail:
         from hermes_trail.index.how import COMMON_FROM, local_counts, local_respelled, most_words
 
         if self.fleet:
+            from hermes_trail.fleet.how import by_meaning as fleet_by_meaning
             from hermes_trail.fleet.how import how as fleet_how
             from hermes_trail.fleet.search import doc_frequencies, respelled
 
@@ -749,18 +750,21 @@ class Trail:
                         limit,
                         lambda word: respelled(shared, word),
                     )
+                    or fleet_by_meaning(shared, what, project=project, limit=limit, hosts=hosts)
                 )
             )
-        from hermes_trail.index.how import how
+        from hermes_trail.index.how import by_meaning, how
 
         with self._reading() as conn:
-            return most_words(
+            found = most_words(
                 lambda asked: how(conn, asked, project=project, limit=limit),
                 what,
                 lambda words: local_counts(conn, words),
                 limit,
                 lambda word: local_respelled(conn, word),
             )
+            # Words nothing on record has: the commands after the prompts nearest in meaning.
+            return found or by_meaning(conn, what, project=project, limit=limit)
 
     def replay(self, finder: Finder, session_id: str, *, lineage: bool = False) -> Replay:
         """The session ``session_id`` names (an id, a unique start of one, ``<store>:<id>``), live else

@@ -486,6 +486,14 @@ def print_how(out: Printer, what: str, entries: list[HowEntry]) -> None:
     _print_spelled(out, entries[0].spelled, "yellow")
     if entries[0].lacks:
         out.line((f"Nothing on record does all of {safe(what)!r}; leaving out one word:", "yellow"))
+    elif entries[0].matched_in == "meaning":
+        out.line(
+            (
+                f"No command on record has the words {safe(what)!r}; these ran after the requests "
+                "nearest in meaning:",
+                "yellow",
+            )
+        )
     for entry in entries:
         rate = "" if entry.success_rate is None else f", {entry.success_rate:.0%} ok"
         sessions, runs = counted(entry.sessions, "session"), counted(entry.runs, "run")
@@ -495,7 +503,7 @@ def print_how(out: Printer, what: str, entries: list[HowEntry]) -> None:
             (f"  {sessions}, {runs}{rate}, last {_day(entry.last_time)}", "dim"),
         )
         if entry.prompt:  # found through what was asked (or said) before it ran
-            asked = "asked" if entry.matched_in == "prompt" else "said"
+            asked = "asked" if entry.matched_in in ("prompt", "meaning") else "said"
             out.line((f"{asked}: {safe(entry.prompt)}", "cyan"), indent=4)
         if entry.lacks:
             out.line((f"without: {safe(', '.join(entry.lacks))}", "dim"), indent=4)

@@ -28,6 +28,7 @@ from hermes_trail.fleet.search import (
 )
 from hermes_trail.index import query
 from hermes_trail.index.how import (
+    MEANT_DOCS,
     PROMPT_CHARS,
     PROMPTS,
     SPAN,
@@ -36,8 +37,12 @@ from hermes_trail.index.how import (
     _Led,
     content,
     in_command,
+    meant,
+    nearest_prompt,
     normalize_command,
     prompt_line,
+    prompts_that_ran,
+    rank_meant,
     tally_led,
 )
 
@@ -248,7 +253,17 @@ def how(
         return (tier, strength, len(g.sessions), g.ok / known if known else -1.0, g.runs, g.last_time or 0.0)
 
     ranked = sorted(groups.values(), key=rank, reverse=True)
-    ranked = ranked[:limit] if limit > 0 else ranked
+    return _entries(conn, ranked[:limit] if limit > 0 else ranked, members, host_of)
+
+
+def _entries(
+    conn: psycopg.Connection[Any],
+    ranked: list[_Group],
+    members: dict[str, list[tuple[Any, ...]]],
+    host_of: dict[int, str],
+) -> list[FleetHowEntry]:
+    """The entries of the groups ``ranked``, each with the host of its last run and every host that ran it
+    (``members``: each group's rows; ``host_of``: each session's host)."""
     texts = _prompt_texts(conn, [g.hit for g in ranked if g.hit is not None])
     out = []
     for g in ranked:
@@ -272,3 +287,57 @@ def _last_host(rows: list[tuple[Any, ...]], host_of: dict[int, str]) -> str:
         if chosen is None or (last is not None and (chosen[7] is None or last > chosen[7])):
             chosen = row
     return host_of.get(chosen[1], "") if chosen is not None else ""
+
+
+def by_meaning(
+    conn: psycopg.Connection[Any],
+    what: str,
+    *,
+    project: str | None = None,
+    limit: int = 20,
+    hosts: list[str] | None = None,
+) -> list[FleetHowEntry]:
+    """The commands run after the prompts nearest ``what`` in meaning, for a question whose words nothing
+    in the shared index has, as :func:`hermes_trail.index.how.by_meaning` finds them locally: the sessions
+    of the shared meaning pass (pgvector; nothing without it), each followed from the prompt the question
+    meant."""
+    from hermes_trail.fleet.meaning import _meaning
+    from hermes_trail.index.filters import SearchFilters
+
+    near, _, _ = _meaning(conn, what, SearchFilters(project=project), hosts, schema.require(conn), 1.0)
+    found = [(h.doc, h.score) for conv, _ in near for h in conv.hits]
+    if not found:
+        return []
+    placed = {
+        int(doc): (int(sess), int(seq))
+        for doc, sess, seq in conn.execute(
+            f"SELECT id, sess, seq FROM {_D} WHERE id = ANY(%s)", ([doc for doc, _ in found],)
+        )
+    }
+    hits: list[tuple[int, float]] = []
+    for sess, z, seq in meant((placed[d][0], z, placed[d][1]) for d, z in found if d in placed):
+        docs = conn.execute(
+            f"SELECT seq, id, kind, CASE WHEN kind = 'prompt' THEN left(text, 2000) END FROM {_D} "
+            "WHERE sess = %s AND NOT rewound "
+            "AND (kind = 'prompt' OR kind = 'command' AND command IS NOT NULL) ORDER BY seq LIMIT %s",
+            (sess, MEANT_DOCS),
+        ).fetchall()
+        prompts = prompts_that_ran((int(at), str(kind), text) for at, _, kind, text in docs)
+        if prompts:
+            ids = {int(at): int(doc) for at, doc, _, _ in docs}
+            hits.append((ids[nearest_prompt(what, prompts, seq)], -z))
+    if not hits:
+        return []
+    params = [[h[0] for h in hits], [h[1] for h in hits], SPAN, SPAN, SPAN, SPAN]
+    rows = conn.execute(_LED, params).fetchall()
+    host_of = {int(row[2]): str(row[10]) for row in rows}
+    groups: dict[str, _Group] = {}
+    members: dict[str, list[tuple[Any, ...]]] = defaultdict(list)
+    for led in tally_led(rows, None).values():
+        name = normalize_command(led.row[0])
+        group = groups.setdefault(name, _Group(name, meant=True))
+        group.add(led.row, False)
+        group.led_by(led)
+        members[name].append(led.row)
+    ranked = rank_meant(groups.values())
+    return _entries(conn, ranked[:limit] if limit > 0 else ranked, members, host_of)

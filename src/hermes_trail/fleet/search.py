@@ -383,7 +383,7 @@ def _plan(conn: psycopg.Connection[Any], text: str, checked: bool) -> _Plan:
     )
 
 
-def _written_so(name: str) -> str:
+def _written_so(name: str) -> tuple[str, str]:
     """The condition, on a doc ``d``, that it writes ``name`` (lower case) with its marks where a word
     starts, and its parameter."""
     return "d.text ~* %s", "(^|[^[:alnum:]])" + re.escape(name)
@@ -1443,11 +1443,11 @@ def _search(
             # A name its marks make (``c++``) is a list of its own, of the docs that write it so (as
             # locally): among the other words it was any doc with a "c".
             plain = [w for w in words if not query.is_marked_name(w)]
-            lists = [(plain, ())] if plain else []
+            lists: list[tuple[list[str], tuple[str, ...]]] = [(plain, ())] if plain else []
             lists += [([w], (w.lower(),)) for w in words if query.is_marked_name(w)]
-            for some, marked in lists:
+            for some, names in lists:
                 evidence, docs, covered = _any_words(
-                    conn, some, filters, hosts, info, coverage, excluded=excluded, marked=marked
+                    conn, some, filters, hosts, info, coverage, excluded=excluded, marked=names
                 )
                 pool += evidence
                 matched |= docs

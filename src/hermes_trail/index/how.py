@@ -456,6 +456,8 @@ class _Group:
     via: str | None = None
     score: float = 0.0
     hit: int | None = None
+    # Found through the meaning of what was asked before it ran, not its words (:func:`by_meaning`).
+    meant: bool = False
 
     def led_by(self, led: _Led) -> None:
         """Record that runs of it followed a matching prompt or intent (the best one kept)."""
@@ -474,6 +476,8 @@ class _Group:
             self.last_time, self.last_ref, self.last_exit, self.example = last, ref, last_exit, command
 
     def matched_in(self) -> str:
+        if self.meant:
+            return "meaning"
         if self.in_command:
             return "command"
         if self.via is not None:
@@ -655,3 +659,118 @@ def local_counts(conn: sqlite3.Connection, words: list[str], cap: int = COMMON_F
     """How many docs of the local word index have each word (up to ``cap``): which is most common."""
     sql = f"SELECT count(*) FROM (SELECT 1 FROM docs_fts WHERE docs_fts MATCH ? LIMIT {int(cap)})"
     return [int(conn.execute(sql, (fts_string(w),)).fetchone()[0]) for w in words]
+
+
+# The sessions a question's meaning leads ``how`` to (:func:`by_meaning`): the nearest, and those about as
+# near (within so many standard deviations of its standing), at most so many.
+MEANT_SESSIONS = 3
+MEANT_WITHIN = 1.0
+# A session's live prompts and commands read to tell which prompt the question meant.
+MEANT_DOCS = 5_000
+_K = TypeVar("_K")
+
+
+def meant(standing: Iterable[tuple[_K, float, int | None]]) -> list[tuple[_K, float, int | None]]:
+    """Of the sessions near a question's meaning (each with its standing, deviations above its crowd, and
+    its nearest passage's first doc), those ``how`` follows, nearest first (:data:`MEANT_SESSIONS`,
+    :data:`MEANT_WITHIN`)."""
+    ranked = sorted(standing, key=lambda s: -s[1])
+    if not ranked:
+        return []
+    top = ranked[0][1]
+    return [s for s in ranked[:MEANT_SESSIONS] if s[1] >= top - MEANT_WITHIN]
+
+
+def prompts_that_ran(docs: Iterable[tuple[int, str, str | None]]) -> list[tuple[int, str]]:
+    """Of a session's live prompts and commands (each its place, kind and a prompt's text, in order), the
+    prompts a command followed before the next prompt: the ones a question about how to do something can
+    mean ("Work on it" before any command says nothing of how)."""
+    out: list[tuple[int, str]] = []
+    prompt: tuple[int, str] | None = None
+    for at, kind, text in docs:
+        if kind == "prompt":
+            prompt = (at, text or "")
+        elif prompt is not None:
+            out.append(prompt)
+            prompt = None
+    return out
+
+
+def nearest_prompt(question: str, prompts: Sequence[tuple[int, str]], near: int | None) -> int:
+    """Of a session's prompts (place and text, in order: :func:`prompts_that_ran`), the one ``question``
+    meant: the one with most of its words (as typed or without an ending), then the one its nearest
+    passage opens at or follows (``near``), then the first. A passage is what the session says most
+    about, prompts first, so in a session of several tasks the words tell which task."""
+    asked = {_stem(w) for w in _WORDS.findall(question.lower()) if not is_stopword(w)}
+
+    def shared(text: str) -> int:
+        return len(asked & {_stem(w) for w in _WORDS.findall(text.lower())})
+
+    before = [doc for doc, _ in prompts if near is not None and doc <= near]
+    anchor = before[-1] if before else prompts[0][0]
+    return max(prompts, key=lambda p: (shared(p[1]), p[0] == anchor, -p[0]))[0]
+
+
+_WORDS = re.compile(r"[^\W_]+")
+
+
+def rank_meant(groups: Iterable[_Group]) -> list[_Group]:
+    """Commands found through meaning, best first: by how near what led to them was (its standing), then
+    by the evidence, as words rank theirs."""
+
+    def rank(g: _Group) -> tuple[Any, ...]:
+        known = g.ok + g.failed
+        return (
+            -round(g.score, 1),
+            len(g.sessions),
+            g.ok / known if known else -1.0,
+            g.runs,
+            g.last_time or 0.0,
+        )
+
+    return sorted(groups, key=rank, reverse=True)
+
+
+def by_meaning(
+    conn: sqlite3.Connection, what: str, *, project: str | None = None, limit: int = 20
+) -> list[HowEntry]:
+    """The commands run after the prompts nearest ``what`` in meaning, for a question whose words nothing
+    on record has (:func:`most_words` found nothing): people ask "largest files" where the prompt said
+    "find the biggest files" and the command was ``du -ah ~ | sort -rh``. The sessions are the meaning
+    pass's (their passages' vectors, :mod:`.vectors`; :func:`meant`), each followed from the prompt the
+    question meant (:func:`nearest_prompt`), as a matching prompt is; ``matched_in`` says ``meaning``.
+    Nothing when the index has no vectors or none is near."""
+    from hermes_trail.index import meaning_client
+    from hermes_trail.index.filters import SearchFilters
+    from hermes_trail.index.search import _on_sessions, meaning_standing
+
+    filters = _on_sessions(SearchFilters(project=project))
+    standing = meaning_client.standing(conn, what, filters)
+    if standing is None:
+        standing = meaning_standing(conn, what, filters)
+    hits: list[tuple[int, float]] = []
+    for sess, z, near in meant((s, z, doc) for s, (z, doc) in standing.items()):
+        prompts = prompts_that_ran(
+            conn.execute(
+                "SELECT id, kind, CASE WHEN kind = 'prompt' THEN substr(text, 1, 2000) END FROM docs "
+                "WHERE sess = ? AND rewound = 0 "
+                "AND (kind = 'prompt' OR kind = 'command' AND command IS NOT NULL) ORDER BY id LIMIT ?",
+                (sess, MEANT_DOCS),
+            )
+        )
+        if prompts:
+            hits.append((nearest_prompt(what, prompts, near), -z))
+    if not hits:
+        return []
+    sql = _LED.format(values=", ".join("(?, ?)" for _ in hits))
+    led = tally_led(conn.execute(sql, (*(v for hit in hits for v in hit), SPAN, SPAN, SPAN, SPAN)), None)
+    groups: dict[str, _Group] = {}
+    for found in led.values():
+        name = normalize_command(found.row[0])
+        group = groups.setdefault(name, _Group(name, meant=True))
+        group.add(found.row, False)
+        group.led_by(found)
+    ranked = rank_meant(groups.values())
+    ranked = ranked[:limit] if limit > 0 else ranked
+    texts = _prompt_texts(conn, [g.hit for g in ranked if g.hit is not None])
+    return [g.entry(texts.get(g.hit) if g.hit is not None else None) for g in ranked]

@@ -1025,16 +1025,16 @@ def _search(
             relaxed = " OR ".join(_fts_string(w) for w in some)
             if excluded is not None and table == "docs_fts":
                 relaxed = f"({relaxed}) NOT {excluded}"
-            starts = marked_list(table, some)
+            name_starts = marked_list(table, some)
             more, cut = _ranked(
                 conn,
                 [(table, relaxed)],
                 filters,
                 terms + runs,
                 RELAXED_WINDOW,
-                None if starts else some,
+                None if name_starts else some,
                 known=known,
-                starts=starts,
+                starts=name_starts,
                 span=span,
             )
             windowed = windowed or cut
