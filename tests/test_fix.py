@@ -4,7 +4,10 @@ Hermes' ``SessionDB`` and indexed by ``sync_index``."""
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
+import subprocess
+import sys
 from contextlib import closing
 from pathlib import Path
 from typing import Any
@@ -720,3 +723,66 @@ def test_trail_fix_and_the_plugin_s_note_say_what_was_changed(tmp_path):
     assert f"changed {UNITS} before the failing command passed: in 1 conversation" in note, note
     assert "it changed `- fahrenheit * 5 / 9 - 32` to `+ (fahrenheit - 32) * 5 / 9`" in note, note
     assert "- fahrenheit * 5 / 9 - 32" in out.output and "+ (fahrenheit - 32) * 5 / 9" in out.output
+
+
+def _encoded(tmp_path: Path, sessions: list[Conversation]) -> sqlite3.Connection:
+    """:func:`open_index` with every session's passages encoded (the vector stage run whole)."""
+    from hermes_trail.index.vectors import encode_pending
+
+    home = hermesdb.write_home(tmp_path / "home", [c.spec() for c in sessions])
+    path = tmp_path / "index.db"
+    sync_index(path, homes=[home], env={})
+    encode_pending(path, workers=1)
+    return sqlite3.connect(path)
+
+
+def pushed_without_a_key(n: int) -> Conversation:
+    return (
+        Conversation(sid(n), hour(n))
+        .prompt("push to github")
+        .run("git status", "On branch main")
+        .run("git push origin main", "git@github.com: Permission denied (publickey).", 128)
+        .run("ssh-add ~/.ssh/id_ed25519", "Identity added: /home/dev/.ssh/id_ed25519")
+        .run("git push origin main", "main -> main")
+    )
+
+
+def test_an_error_told_in_other_words_finds_the_failure_nearest_in_meaning(tmp_path):
+    """ "ssh push rejected no key" has one word of the failure it means (a ``git push`` that said
+    "Permission denied (publickey)"), where a match needs two: nothing was found. The failures of the
+    conversations nearest in meaning answer, said so (``by_meaning``), each sharing a word of the error:
+    the sentence model reads a command's output poorly, and one sharing none was as often another error."""
+    import io
+
+    from hermes_trail.cli.tables import print_fixes
+    from hermes_trail.cli.term import Printer
+
+    conn = _encoded(tmp_path, [fixed_by(1, "pip install requests"), pushed_without_a_key(2), noise(3)])
+    try:
+        told = "ssh push rejected no key"
+        assert fix.find_fixes(conn, told).failures_total == 0
+        report = fix.by_meaning(conn, told)
+        assert report.by_meaning and [f.command for f in report.failures] == ["git push origin main"]
+        assert [f.command for f in report.fixes] == ["ssh-add ~/.ssh/id_ed25519"]
+        stream = io.StringIO()
+        print_fixes(Printer(stream), report)
+        assert "nearest in meaning" in stream.getvalue()
+        # the command asks the words, then a slip mended, then the meaning (``Trail.fix_report``)
+        cli = [sys.executable, "-m", "hermes_trail", "fix", told, "--json"]
+        cli += ["--home", str(tmp_path / "home"), "--index", str(tmp_path / "index.db")]
+        env = {**os.environ, "HOME": str(tmp_path), "TRAIL_ENCODE_BEHIND": "0"}
+        done = subprocess.run(cli, capture_output=True, text=True, env=env, timeout=120)
+        assert done.returncode == 0, done.stderr
+        shown = json.loads(done.stdout)
+        assert shown["by_meaning"] is True and shown["fixes"][0]["command"] == "ssh-add ~/.ssh/id_ed25519"
+        # near in meaning, but not one word of it in the failure: nothing, not another error's fix
+        assert not fix.by_meaning(conn, "the upload was refused").by_meaning
+        assert not fix.by_meaning(conn, "bake a sourdough loaf").by_meaning
+    finally:
+        conn.close()
+
+
+def test_the_failure_an_error_meant_is_the_one_with_its_words():
+    failures = [(10, "npm ci: ERESOLVE unable to resolve"), (20, "Permission denied (publickey)")]
+    assert fix.nearest_failure("ssh key denied", failures, 10) == 20
+    assert fix.nearest_failure("nothing shared here", failures, 10) is None

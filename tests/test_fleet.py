@@ -3622,3 +3622,49 @@ def test_how_by_meaning_answers_from_the_shared_index_as_locally(vector_fleet, t
             assert fleet_by_meaning(shared, "bake a sourdough loaf", hosts=["omega"]) == []
     finally:
         local.close()
+
+
+def test_fix_by_meaning_answers_from_the_shared_index_as_locally(vector_fleet, tmp_path):
+    """An error told in other words than any failure ("ssh push rejected no key" for a ``git push`` that said
+    "Permission denied (publickey)") finds the failure of the conversation nearest in meaning and what then
+    worked, in the shared index as locally; one whose words no near failure shares finds nothing."""
+    from hermes_trail.fleet.fix import by_meaning as fleet_by_meaning
+    from hermes_trail.index.fix import by_meaning as local_by_meaning
+    from hermesdb import SessionSpec, terminal_exchange, user
+
+    def session(n: int, prompt: str, steps: list[tuple[str, str, int]]) -> SessionSpec:
+        at = 1_793_000_000.0 + 3600 * n
+        messages = [user(prompt, timestamp=at)]
+        for i, (command, output, code) in enumerate(steps):
+            ran = terminal_exchange(f"call_{n}_{i}", command, output, code)
+            ran[0]["timestamp"], ran[1]["timestamp"] = at + 10 * i + 1, at + 10 * i + 2
+            messages += ran
+        return SessionSpec(f"20261123_{n:02d}0000_f1f1f{n}", messages)
+
+    sessions = [
+        session(1, "push to github", [
+            ("git push origin main", "git@github.com: Permission denied (publickey).", 128),
+            ("ssh-add ~/.ssh/id_ed25519", "Identity added", 0),
+            ("git push origin main", "main -> main", 0),
+        ]),
+        session(2, "run the app", [
+            ("python app.py", "ModuleNotFoundError: No module named 'requests'", 1),
+            ("pip install requests", "Successfully installed requests", 0),
+        ]),
+    ]  # fmt: skip
+    index = _pushed_encoded(vector_fleet, tmp_path, "kappa", sessions)
+    local = sqlite3.connect(index)
+    try:
+        with connect(vector_fleet.admin) as shared:
+            told = "ssh push rejected no key"
+            here, there = local_by_meaning(local, told), fleet_by_meaning(shared, told, hosts=["kappa"])
+            assert here.by_meaning and there.by_meaning
+            assert (
+                [f.command for f in there.fixes]
+                == [f.command for f in here.fixes]
+                == ["ssh-add ~/.ssh/id_ed25519"]
+            )
+            assert [f.command for f in there.failures] == ["git push origin main"]
+            assert not fleet_by_meaning(shared, "bake a sourdough loaf", hosts=["kappa"]).by_meaning
+    finally:
+        local.close()

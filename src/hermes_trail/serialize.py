@@ -390,7 +390,15 @@ def _same(*keys: str) -> dict[str, str]:
 # added here (and documented).
 RECORD_KEYS: dict[str, dict[str, str]] = {
     "FixReport": _same(
-        "error", "terms", "failures", "failures_total", "conversations", "fixes", "spelled", "edits"
+        "error",
+        "terms",
+        "failures",
+        "failures_total",
+        "conversations",
+        "fixes",
+        "spelled",
+        "edits",
+        "by_meaning",
     ),
     "Term": _same("word", "docs", "weight"),
     "Failure": _same(

@@ -672,20 +672,28 @@ class Trail:
         from hermes_trail.index.fix import respelled_fixes
 
         if self.fleet:
+            from hermes_trail.fleet.fix import by_meaning as fleet_fix_by_meaning
             from hermes_trail.fleet.fix import find_fixes as fleet_fixes
             from hermes_trail.fleet.search import respelled
 
             hosts = self._hosts
-            report = self._on_shared(
-                lambda shared: respelled_fixes(
+
+            def shared_report(shared: Any) -> FixReport:
+                found = respelled_fixes(
                     lambda asked: fleet_fixes(shared, asked, project=project, limit=limit, hosts=hosts),
                     error,
                     (lambda word: respelled(shared, word)) if respell else None,
                 )
-            )
+                if found.failures_total or not respell:  # as locally: words first, then meaning
+                    return found
+                near = fleet_fix_by_meaning(shared, error, project=project, limit=limit, hosts=hosts)
+                return near if near.by_meaning else found
+
+            report = self._on_shared(shared_report)
             if exclude_session:
                 _others_only(report, {exclude_session})
             return report
+        from hermes_trail.index.fix import by_meaning as fix_by_meaning
         from hermes_trail.index.fix import find_fixes
         from hermes_trail.index.how import local_respelled
 
@@ -696,6 +704,14 @@ class Trail:
                 error,
                 (lambda word: local_respelled(conn, word)) if respell else None,
             )
+            # Typed in other words: the failures of the conversations nearest it in meaning. Not for a
+            # command's own output (the plugin's fix note, ``respell`` off): that is the error itself.
+            if (
+                not report.failures_total
+                and respell
+                and (near := fix_by_meaning(conn, error, project=project, limit=limit)).by_meaning
+            ):
+                report = near
         if own:
             _others_only(report, own)
         return report

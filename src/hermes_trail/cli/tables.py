@@ -411,6 +411,10 @@ def print_fixes(out: Printer, report: FixReport) -> None:
     if not report.failures_total:
         out.line("Nothing on record failed this way.")
         return
+    if report.by_meaning:
+        out.line(
+            ("Nothing on record failed with these words; the conversations nearest in meaning:", "yellow")
+        )
     if not report.fixes and not report.edits:  # where it failed before is still worth seeing
         out.line("Nothing on record fixed this.")
     projects = {(f.store, f.session_id): f.project for f in report.failures}

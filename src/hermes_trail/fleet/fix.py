@@ -26,6 +26,7 @@ from hermes_trail.index.fix import (
     DF_CAP,
     FOLLOW,
     MAX_FAILURES,
+    MEANT_FAILURES,
     SCORED,
     WINDOW,
     EditExample,
@@ -40,6 +41,7 @@ from hermes_trail.index.fix import (
     _window,
     change_of,
     covering,
+    nearest_failure,
 )
 
 if TYPE_CHECKING:
@@ -340,3 +342,76 @@ def find_fixes(
     )
     tallies = _tally(conn, failures[:MAX_FAILURES], places)
     return tallies.report(error, terms, (list(failures), total, conversations), limit)
+
+
+def by_meaning(
+    conn: psycopg.Connection[Any],
+    error: str,
+    *,
+    project: str | None = None,
+    limit: int = 10,
+    hosts: list[str] | None = None,
+) -> FixReport:
+    """What fixed the failures of the conversations nearest ``error`` in meaning, for an error nothing in the
+    shared index failed with the words of, as :func:`hermes_trail.index.fix.by_meaning` finds them locally
+    (with pgvector; without it, nothing)."""
+    from hermes_trail.fleet.meaning import _meaning
+    from hermes_trail.index.filters import SearchFilters
+    from hermes_trail.index.how import meant
+
+    nothing = FixReport(error, [], [], 0, 0, [])
+    near, _, _ = _meaning(conn, error, SearchFilters(project=project), hosts, schema.require(conn), 1.0)
+    found = [(h.doc, h.score) for conv, _ in near for h in conv.hits]
+    if not found:
+        return nothing
+    placed = {
+        int(doc): (int(sess), int(seq))
+        for doc, sess, seq in conn.execute(
+            f"SELECT id, sess, seq FROM {_D} WHERE id = ANY(%s)", ([doc for doc, _ in found],)
+        )
+    }
+    failed = {
+        int(row[0])
+        for row in conn.execute(
+            f"SELECT DISTINCT d.sess FROM {_D} d WHERE d.sess = ANY(%s) AND {_FAILED}",
+            ([sess for sess, _ in placed.values()],),
+        )
+    }
+    standing = [(placed[d][0], z, placed[d][1]) for d, z in found if d in placed and placed[d][0] in failed]
+    chosen: list[int] = []
+    for sess, _, seq in meant(standing):
+        rows = conn.execute(
+            f"SELECT d.seq, d.id, left(d.text, 4000) FROM {_D} d WHERE d.sess = %s AND {_FAILED} "
+            "ORDER BY d.seq LIMIT %s",
+            (sess, MEANT_FAILURES),
+        ).fetchall()
+        ids = {int(at): int(doc) for at, doc, _ in rows}
+        if rows and (at := nearest_failure(error, [(int(a), str(t)) for a, _, t in rows], seq)) is not None:
+            chosen.append(ids[at])
+    if not chosen:
+        return nothing
+    columns = conn.execute(
+        f"SELECT {_FAILURE_COLUMNS} FROM {_D} d JOIN {_S} s ON s.id = d.sess WHERE d.id = ANY(%s)", (chosen,)
+    ).fetchall()
+    by_doc = {int(r[0]): r for r in columns}
+    failures: list[FleetFailure] = []
+    places: dict[int, tuple[int, int]] = {}
+    for doc in chosen:
+        if doc not in by_doc:
+            continue
+        (doc_id, store, sid, ref, title, proj, root, row, part, when, command, exit_code, sess, seq, host) = (
+            by_doc[doc]
+        )
+        places[doc_id] = (int(sess), int(seq))
+        failures.append(
+            FleetFailure(
+                doc_id, store, sid, ref, title, proj, root, row, part, when, command, exit_code, 0.0, 0.0,
+                host=host,
+            )
+        )  # fmt: skip
+    conversations = len({(f.host, f.store, f.root) for f in failures})
+    report = _tally(conn, failures, places).report(
+        error, [], (list(failures), len(failures), conversations), limit
+    )
+    report.by_meaning = bool(failures)
+    return report

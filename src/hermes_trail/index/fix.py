@@ -351,6 +351,8 @@ class FixReport:
         (:func:`respelled_fixes`).
     :param edits: the files changed between a matching failure and the failing command passing, most
         often first, at most ``limit``.
+    :param by_meaning: the failures are not the error's words but the conversations nearest it in meaning
+        (:func:`by_meaning`).
     """
 
     error: str
@@ -361,6 +363,9 @@ class FixReport:
     fixes: list[Fix]
     spelled: dict[str, list[str]] = field(default_factory=dict)
     edits: list[EditFix] = field(default_factory=list)
+    # Nothing failed with the error's words: the failures are those of the conversations nearest it in
+    # meaning (:func:`by_meaning`).
+    by_meaning: bool = False
 
 
 def _error_words(error: str) -> list[str]:
@@ -1113,3 +1118,74 @@ def respelled_fixes(
     again.error = error
     again.spelled = spelled
     return again
+
+
+def nearest_failure(error: str, failures: list[tuple[int, str]], near: int | None) -> int | None:
+    """Of a conversation's failures (doc id and text, in order), the one ``error`` meant: the one with most
+    of its words (as the error's words are read, :func:`_error_words`, each also without an ending), then
+    the first at or after where its nearest passage starts (``near``), then the last; ``None`` when none
+    has a word of it. The sentence model reads a command's output poorly: "port already taken" stood
+    nearer a failed ``git push`` ("Permission denied (publickey)") than the ``EADDRINUSE: address already
+    in use`` it meant, and a failure sharing no word with the error was as often another error as this one.
+    The local and the shared index choose alike."""
+    asked = {_stem(w) for w in _error_words(error)}
+
+    def shared(text: str) -> int:
+        return len(asked & {_stem(w) for w in _error_words(text)})
+
+    after = [doc for doc, _ in failures if near is not None and doc >= near]
+    anchor = after[0] if after else failures[-1][0]
+    best = max(failures, key=lambda f: (shared(f[1]), f[0] == anchor, f[0]))
+    return best[0] if shared(best[1]) else None
+
+
+def by_meaning(
+    conn: sqlite3.Connection, error: str, *, project: str | None = None, limit: int = 10
+) -> FixReport:
+    """What fixed the failures of the conversations nearest ``error`` in meaning, for an error nothing on
+    record failed with the words of: one typed from memory in other words ("port already taken" for
+    ``EADDRINUSE: address already in use``) or in another language (a German system's "Adresse wird
+    bereits verwendet"). The conversations are those :func:`~hermes_trail.index.how.meant` takes of the
+    meaning pass's; in each, the failure the error meant (:func:`nearest_failure`), followed as a matching
+    failure is. ``by_meaning`` says so; nothing when no conversation with a failure is near."""
+    from hermes_trail.index.how import local_standing, meant
+
+    chosen: list[int] = []
+    for sess, _, near in meant(s for s in local_standing(conn, error, project) if _failed_in(conn, s[0])):
+        failed = conn.execute(
+            "SELECT f.id, substr(d.text, 1, 4000) FROM fails f CROSS JOIN docs d ON d.id = f.id "
+            "WHERE f.sess = ? ORDER BY f.id LIMIT ?",
+            (sess, MEANT_FAILURES),
+        ).fetchall()
+        if failed and (meant_one := nearest_failure(error, failed, near)) is not None:
+            chosen.append(meant_one)
+    rows = _rows(conn, chosen)
+    failures, sessions = [], {}
+    for doc in chosen:
+        if doc not in rows:
+            continue
+        (doc_id, store, sid, ref, title, proj, root, row, part, when, command, exit_code, sess) = rows[doc]
+        sessions[doc_id] = sess
+        failures.append(
+            Failure(doc_id, store, sid, ref, title, proj, root, row, part, when, command, exit_code, 0.0, 0.0)
+        )
+    conversations = len({(f.store, f.root) for f in failures})
+    found = (failures, len(failures), conversations)
+    report = _tally(conn, failures, sessions).report(error, [], found, limit)
+    report.by_meaning = bool(failures)
+    return report
+
+
+# A conversation's failures read to tell which one an error meant.
+MEANT_FAILURES = 200
+
+
+def _stem(word: str) -> str:
+    """A word of an error without an English ending, to tell whether two texts share it."""
+    from hermes_trail.index.how import _stem as without_ending
+
+    return without_ending(word)
+
+
+def _failed_in(conn: sqlite3.Connection, sess: int) -> bool:
+    return conn.execute("SELECT 1 FROM fails WHERE sess = ? LIMIT 1", (sess,)).fetchone() is not None

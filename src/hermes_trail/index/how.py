@@ -731,6 +731,22 @@ def rank_meant(groups: Iterable[_Group]) -> list[_Group]:
     return sorted(groups, key=rank, reverse=True)
 
 
+def local_standing(
+    conn: sqlite3.Connection, text: str, project: str | None
+) -> list[tuple[int, float, int | None]]:
+    """Each session of ``project`` near ``text`` in meaning, as the search's meaning pass stands it (the
+    meaning server's, else this process's): its id, its standing and its nearest passage's first doc."""
+    from hermes_trail.index import meaning_client
+    from hermes_trail.index.filters import SearchFilters
+    from hermes_trail.index.search import _on_sessions, meaning_standing
+
+    filters = _on_sessions(SearchFilters(project=project))
+    standing = meaning_client.standing(conn, text, filters)
+    if standing is None:
+        standing = meaning_standing(conn, text, filters)
+    return [(sess, z, doc) for sess, (z, doc) in standing.items()]
+
+
 def by_meaning(
     conn: sqlite3.Connection, what: str, *, project: str | None = None, limit: int = 20
 ) -> list[HowEntry]:
@@ -740,16 +756,8 @@ def by_meaning(
     pass's (their passages' vectors, :mod:`.vectors`; :func:`meant`), each followed from the prompt the
     question meant (:func:`nearest_prompt`), as a matching prompt is; ``matched_in`` says ``meaning``.
     Nothing when the index has no vectors or none is near."""
-    from hermes_trail.index import meaning_client
-    from hermes_trail.index.filters import SearchFilters
-    from hermes_trail.index.search import _on_sessions, meaning_standing
-
-    filters = _on_sessions(SearchFilters(project=project))
-    standing = meaning_client.standing(conn, what, filters)
-    if standing is None:
-        standing = meaning_standing(conn, what, filters)
     hits: list[tuple[int, float]] = []
-    for sess, z, near in meant((s, z, doc) for s, (z, doc) in standing.items()):
+    for sess, z, near in meant(local_standing(conn, what, project)):
         prompts = prompts_that_ran(
             conn.execute(
                 "SELECT id, kind, CASE WHEN kind = 'prompt' THEN substr(text, 1, 2000) END FROM docs "
