@@ -735,7 +735,9 @@ def local_standing(
     conn: sqlite3.Connection, text: str, project: str | None
 ) -> list[tuple[int, float, int | None]]:
     """Each session of ``project`` near ``text`` in meaning, as the search's meaning pass stands it (the
-    meaning server's, else this process's): its id, its standing and its nearest passage's first doc."""
+    meaning server's, else this process's): its id, its standing and its nearest passage's first doc. Only
+    sessions with passage vectors: one compared by its static gist (English words alone, made before its
+    vectors are) is near too loosely to answer a question alone, and the shared index has no gists."""
     from hermes_trail.index import meaning_client
     from hermes_trail.index.filters import SearchFilters
     from hermes_trail.index.search import _on_sessions, meaning_standing
@@ -744,7 +746,7 @@ def local_standing(
     standing = meaning_client.standing(conn, text, filters)
     if standing is None:
         standing = meaning_standing(conn, text, filters)
-    return [(sess, z, doc) for sess, (z, doc) in standing.items()]
+    return [(sess, z, doc) for sess, (z, doc) in standing.items() if doc is not None]
 
 
 def by_meaning(
