@@ -3668,3 +3668,18 @@ def test_fix_by_meaning_answers_from_the_shared_index_as_locally(vector_fleet, t
             assert not fleet_by_meaning(shared, "bake a sourdough loaf", hosts=["kappa"]).by_meaning
     finally:
         local.close()
+
+
+def test_a_session_id_pasted_as_the_question_finds_that_conversation_as_locally(fleet, tmp_path):
+    """A session id pasted as the question is that conversation, by its prompts, in the shared index as
+    locally (it was a word no turn has)."""
+    wanted = "20261124_100000_5e5520"
+    said = {
+        wanted: ("nginx returns 502 after the upgrade", "The upstream socket moved."),
+        "20261124_110000_5e5521": ("the NAS stopped answering", "Set a static lease."),
+    }
+    index = _pushed(fleet, tmp_path, "tau", said, "20261124")
+    for typed in (wanted, f"default:{wanted}"):
+        for answer in _both(fleet, index, "tau", typed):
+            assert [c.hits[0].session_id for c in answer.conversations] == [wanted], typed
+            assert answer.missing == []

@@ -1674,3 +1674,38 @@ def test_a_name_its_marks_make_is_found_where_the_history_writes_it_so(tmp_path)
     # a plain C is no C++: its letter is not marked as if it were
     snippets = [h.snippet for c in search(path, "c++ pointer").conversations for h in c.hits]
     assert snippets and not any(f"{MARK_OPEN}C{MARK_CLOSE}" in s for s in snippets)
+
+
+def test_a_session_id_pasted_as_the_question_finds_that_conversation(tmp_path):
+    """A person pastes a session id from an answer or from ``hermes --resume`` to find that conversation: it
+    was searched for as a word no turn has ("No match"). Alone, after its profile (``default:…``) or
+    quoted, it is that conversation, by its prompts; an id no session has is searched for as typed."""
+    wanted = "20261121_100000_5e5510"
+    sessions = [
+        chat(wanted, ("nginx returns 502 after the upgrade", "The upstream socket moved."), start=T),
+        chat("20261121_110000_5e5511", ("the NAS stopped answering", "Set a static lease."), start=T + 60),
+    ]
+    path = _index_of(tmp_path, [*sessions, *_errands()])
+    for typed in (wanted, f"default:{wanted}", f"'{wanted}'"):
+        result = search(path, typed)
+        assert [c.hits[0].session_id for c in result.conversations] == [wanted], typed
+        assert result.missing == [] and result.conversations[0].hits[0].kind == "prompt"
+    # kept to the filters as any question: another project's session is none of the answer
+    assert search(path, wanted, SearchFilters(project="/elsewhere")).conversations == []
+
+
+@pytest.mark.parametrize(
+    ("typed", "named"),
+    [
+        ("20261121_100000_5e5510", "20261121_100000_5e5510"),
+        ("work:20261121_100000_5e5510", "20261121_100000_5e5510"),
+        ("`20261121_100000_5e5510`", "20261121_100000_5e5510"),
+        ("resume 20261121_100000_5e5510", None),  # a question with an id in it: its words
+        ("20261121_100000", None),
+        ("20261121", None),
+    ],
+)
+def test_a_question_that_is_a_session_id(typed, named):
+    from hermes_trail.index.search import session_named
+
+    assert session_named(typed) == named

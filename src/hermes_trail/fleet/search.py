@@ -99,6 +99,7 @@ from hermes_trail.index.search import (
     listed,
     opening_line,
     prefix_relaxed,
+    session_named,
     title_shares,
     titled_evidence,
     titled_with,
@@ -1372,6 +1373,10 @@ def search(
         def listing(kept: SearchFilters) -> SearchResult:
             return _in_window(shared, text, kept, hosts, limit, per_conversation, snippet_chars)
 
+        if (named := session_named(text)) is not None:  # a session id pasted: that conversation (as locally)
+            found = _in_window(conn, text, filters, hosts, limit, per_conversation, snippet_chars, named)
+            if found.conversations:
+                return found
         return when.answered(text, filters, answer, listing, limit)
     except psycopg.Error as exc:
         raise FleetError(f"{dsns.shown(dsn)}: search failed ({clean(exc, dsn)})") from exc
@@ -1536,16 +1541,23 @@ def _in_window(
     limit: int,
     per_conversation: int,
     snippet_chars: int,
+    session_id: str | None = None,
 ) -> SearchResult:
     """The local index's answer to a question about a time that asks for nothing in particular
-    (``index.search._in_window``): the time's conversations, each by its first prompts then."""
+    (``index.search._in_window``): the time's conversations, each by its first prompts then; with
+    ``session_id``, that session's (a session id pasted as the question: ``index.search._of_session``)."""
     started = time.perf_counter()
     clauses, params = _where(filters, hosts)
+    named: list[Any] = [session_id]
+    if session_id is not None:
+        which = "s.session_id = %s"
+    else:
+        which = "coalesce(s.started, s.last_activity) < %s AND coalesce(s.last_activity, s.started) >= %s"
+        named = [filters.until, filters.since]
     rows = conn.execute(
-        f"SELECT {_DOC_COLUMNS} FROM {_S} s JOIN {_D} d ON d.sess = s.id "
-        "WHERE coalesce(s.started, s.last_activity) < %s AND coalesce(s.last_activity, s.started) >= %s "
+        f"SELECT {_DOC_COLUMNS} FROM {_S} s JOIN {_D} d ON d.sess = s.id WHERE {which} "
         f"AND d.kind = 'prompt' AND {' AND '.join(clauses) or 'true'} ORDER BY d.time DESC LIMIT %s",
-        [filters.until, filters.since, *params, LISTED_PROMPTS],
+        [*named, *params, LISTED_PROMPTS],
     ).fetchall()
     sessions = _sessions(conn, {int(r[1]) for r in rows})
     hits: list[Hit] = [_hit(r, sessions[int(r[1])], 0.0) for r in rows if int(r[1]) in sessions]

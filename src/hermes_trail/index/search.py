@@ -825,6 +825,10 @@ def search(
     filters = filters or SearchFilters()
     conn = index if isinstance(index, sqlite3.Connection) else sqlite3.connect(index)
     try:
+        if (named := session_named(text)) is not None:
+            found = _of_session(conn, text, named, filters, limit, per_conversation, snippet_chars)
+            if found.conversations:
+                return found
         return when.answered(
             text,
             filters,
@@ -839,6 +843,41 @@ def search(
 
 # The most prompts a question about a time that asks for nothing in particular reads, newest first.
 LISTED_PROMPTS = 2_000
+
+# A Hermes session id (``20261101_110000_a1b2c3``), alone or after its profile or store (``work:…``), as
+# trail's answers, ``hermes --resume`` and Hermes' session list print it, quoted or not.
+_SESSION_ID = re.compile(r"(?:[\w.@/-]+:)?(\d{8}_\d{6}_[0-9a-f]{6,12})")
+
+
+def session_named(text: str) -> str | None:
+    """The session id a question is, when it is one and nothing else: a person pastes one from an answer
+    to find that conversation, and it was searched for as a word no turn has ("No match")."""
+    found = _SESSION_ID.fullmatch(text.strip().strip("'\"`“”"))
+    return found.group(1) if found else None
+
+
+def _of_session(
+    conn: sqlite3.Connection,
+    text: str,
+    session_id: str,
+    filters: SearchFilters,
+    limit: int,
+    per_conversation: int,
+    snippet_chars: int,
+) -> SearchResult:
+    """The conversation of the session ``session_id`` (:func:`session_named`), by its prompts, as a time's
+    conversations are listed (:func:`listed`); none when no session of the filters has that id."""
+    started = time.perf_counter()
+    clauses, params = _where(filters)
+    rows = conn.execute(
+        f"SELECT {_DOC_COLUMNS} FROM sessions s JOIN docs d ON d.sess = s.id "
+        f"WHERE s.session_id = ? AND d.kind = 'prompt' AND {' AND '.join(clauses) or '1'} "
+        "ORDER BY d.time DESC, d.id DESC LIMIT ?",
+        [session_id, *params, LISTED_PROMPTS],
+    ).fetchall()
+    hits = [_hit(row, 0.0) for row in rows]
+    exact = len(rows) < LISTED_PROMPTS
+    return listed(conn, text, hits, exact, limit, per_conversation, snippet_chars, started)
 
 
 def _in_window(
