@@ -1709,3 +1709,29 @@ def test_a_question_that_is_a_session_id(typed, named):
     from hermes_trail.index.search import session_named
 
     assert session_named(typed) == named
+
+
+def test_a_word_found_in_another_form_is_marked_in_that_form(tmp_path):
+    """The word index finds "Authorization" for "authorized", "cities" for "city", "migrations" for
+    "migrate", by their common stem; the snippet marked a word only where it started as typed, so it
+    marked nothing, and the web page took the answer for one only near in meaning. A word that only starts
+    the same ("authorship": another stem) is not marked."""
+    said = {
+        "20261125_090000_f0a001": ("the authorization header is missing", "Added the Authorization header."),
+        "20261125_090100_f0a002": ("the cities list is not sorted", "Sorted the cities alphabetically."),
+        "20261125_090200_f0a003": ("running migrations fails", "The migrations ran after the lock."),
+        "20261125_090300_f0a004": ("the authorization of authorship", "Authorship is shared."),
+    }
+    sessions = [chat(sid, turn, start=T + 60 * n) for n, (sid, turn) in enumerate(said.items())]
+    path = _index_of(tmp_path, [*sessions, *_errands()])
+    for typed, marked in (("authorized", "Authorization"), ("city", "cities"), ("migrate", "migrations")):
+        result = search(path, typed)
+        snippets = [h.snippet for c in result.conversations for h in c.hits]
+        assert any(f"{MARK_OPEN}{marked}{MARK_CLOSE}" in s for s in snippets), (typed, snippets)
+    found = search(path, "authorized")
+    assert not any(f"{MARK_OPEN}authorship" in h.snippet.lower() for c in found.conversations for h in c.hits)
+    from hermes_trail.index.search import Highlighter
+
+    assert Highlighter(["authorized"]).snippet("authorship and its authorizations", 80) == (
+        f"authorship and its {MARK_OPEN}authorizations{MARK_CLOSE}"
+    )

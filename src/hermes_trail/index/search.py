@@ -526,6 +526,19 @@ def seen(text: str) -> str:
 _EDGES = re.compile(r"^[\W_]+|[\W_]+$")
 
 
+def _stem_forms(words: Iterable[str]) -> list[tuple[str, str]]:
+    """For each plain English word of ``words`` whose other forms do not all start with it ("authorized":
+    "authorization"), the start they all share (:func:`~hermes_trail.index.plan.title_part`) and its stem."""
+    out = []
+    for word in words:
+        low = word.lower()
+        if len(low) >= plan.STEM_MIN and low.isascii() and low.isalpha():
+            start = plan.title_part(low)
+            if start != low and len(start) >= plan.STEM_MIN:
+                out.append((start, plan.stem(low)))
+    return out
+
+
 class Highlighter:
     """Snippets for one query's terms: two patterns made once, each text searched once for the first term
     and its window marked in one pass (longer terms first, so a term inside another is not marked twice)."""
@@ -559,8 +572,23 @@ class Highlighter:
         self.terms = words
         self.words = {t for t in words if t[:1].isalnum() and not cjk.has_cjk(t[:1])}
         marked = [(r"(?<![^\W_])" if t in self.words else "") + self.bodies[t] for t in words]
+        # A word in another form than typed, as the word index found it by their common stem
+        # ("authorized" found "Authorization", "city" "cities", "migrate" "migrations"): the words that
+        # start as the term and its stem both do, marked when theirs is the term's stem (checked by the
+        # index's own stemmer). Each such form is a group of its own, after every term as typed.
+        self.stems: dict[str, str] = {}
+        for at, (start, stem) in enumerate(_stem_forms(self.words)):
+            marked.append(rf"(?<![^\W_])(?P<s{at}>{re.escape(start)}[a-z]*)(?![^\W_])")
+            self.stems[f"s{at}"] = stem
         self.mark = re.compile("|".join(marked), re.IGNORECASE) if words else None
         self._spaced: re.Pattern[str] | None = None
+
+    def _verified(self, found: re.Match[str]) -> bool:
+        """Whether a match marks: a term as typed always, a form of it when its stem is the term's."""
+        return found.lastgroup is None or plan.stem(found.group().lower()) == self.stems[found.lastgroup]
+
+    def _first(self, pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
+        return next((m for m in pattern.finditer(text) if self._verified(m)), None)
 
     def _mark_in(self, text: str) -> re.Pattern[str] | None:
         """The pattern that marks ``text``: in a text past ASCII a word also starts where a run of Chinese,
@@ -582,13 +610,13 @@ class Highlighter:
         Chinese or Japanese: the same length, so a match's place is its place in the text); else a term
         inside a word. Each text is read past ASCII only when the plain reading found nothing there."""
         assert self.mark is not None
-        found = self.mark.search(text)
+        found = self._first(self.mark, text)
         if found is not None or text.isascii():
             return found if found is not None or self.first is None else self.first.search(text)
         read = seen(text)
         spaced = self._mark_in(text)
         if spaced is not None:
-            found = spaced.search(read)
+            found = self._first(spaced, read)
         if found is None and self.first is not None:
             found = self.first.search(read)
         return found
@@ -603,12 +631,16 @@ class Highlighter:
         start = max(0, found.start() - chars // 3)
         window = text[start : start + chars]
         if window.isascii():
-            marked = self.mark.sub(lambda m: f"{MARK_OPEN}{m.group()}{MARK_CLOSE}", window)
+            marked = self.mark.sub(
+                lambda m: f"{MARK_OPEN}{m.group()}{MARK_CLOSE}" if self._verified(m) else m.group(), window
+            )
         else:  # read as the word index reads it, marked as written (the same length)
             mark = self._mark_in(window)
             assert mark is not None
             parts, at = [], 0
             for match in mark.finditer(seen(window)):
+                if not self._verified(match):
+                    continue
                 begin, at_end = match.span()
                 parts += [window[at:begin], MARK_OPEN, window[begin:at_end], MARK_CLOSE]
                 at = at_end
