@@ -3682,4 +3682,4 @@ def test_a_session_id_pasted_as_the_question_finds_that_conversation_as_locally(
     for typed in (wanted, f"default:{wanted}"):
         for answer in _both(fleet, index, "tau", typed):
             assert [c.hits[0].session_id for c in answer.conversations] == [wanted], typed
-            assert answer.missing == []
+            assert answer.missing == [] and answer.session == wanted

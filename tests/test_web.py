@@ -465,3 +465,33 @@ def test_a_long_replay_answers_its_first_turns_from_its_first_rows(tmp_path):
     finally:
         srv.shutdown()
         app.close()
+
+
+def test_a_session_id_asked_is_that_conversation_and_the_page_is_told(server):
+    """A session id pasted in the box: that conversation, by its prompts, and ``session`` names it (the page
+    lists it as a match; with no word to mark, it folded it away as only near in meaning)."""
+    status, result = api(server, "/api/search", q=w.HOSTILE_ID)
+    assert status == 200 and result["session"] == w.HOSTILE_ID
+    assert [c["hits"][0]["session_id"] for c in result["conversations"]] == [w.HOSTILE_ID]
+    assert api(server, "/api/search", q="deploy")[1]["session"] is None
+
+
+def test_a_word_marked_in_another_form_is_a_mark_on_the_page():
+    """The search marks "Authorization" for authorized (their common stem): the page took such a mark for
+    the text's own guillemets, since it held no word of the query as typed, and folded the answer away as
+    only near in meaning. A pair holding a word of another stem is still text."""
+    from hermes_trail.web.app import snippet_parts
+
+    assert snippet_parts("Added the \u00abAuthorization\u00bb header", "authorized") == [
+        ["Added the ", False],
+        ["Authorization", True],
+        [" header", False],
+    ]
+    assert snippet_parts("the \u00abcities\u00bb list", "city") == [
+        ["the ", False],
+        ["cities", True],
+        [" list", False],
+    ]
+    assert snippet_parts("he said \u00abBonjour\u00bb", "authorized") == [
+        ["he said \u00abBonjour\u00bb", False]
+    ]

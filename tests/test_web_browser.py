@@ -379,6 +379,41 @@ def test_a_word_found_without_its_accents_or_as_written_otherwise_is_listed_as_a
         web.close()
 
 
+def test_a_word_in_another_form_or_a_session_id_is_listed_as_a_match(browser, tmp_path):
+    """ "authorized" finds "Authorization" (their common stem), and a session id pasted in the box is that
+    conversation; the page said "No match" for both and folded the answer away as near in meaning only
+    (the one's mark held no word as typed, the other has no word to mark)."""
+    from hermesdb import T0, chat, errands, write_home
+
+    auth, pool = "20261120_090000_a0a0a0", "20261120_100000_b0b0b0"
+    sessions = [
+        chat(auth, ("the Authorization header is missing", "Added it to the client."), start=T0),
+        chat(pool, ("configure the connection pool", "Set pool_size=20."), start=T0 + 60),
+        *errands(T0, "20261102", "0d0d0d", step=60),
+    ]
+    web = WebApp(homes=(write_home(tmp_path / "hermes", sessions),), index=tmp_path / "index.db")
+    srv = start(web, "127.0.0.1", 0)
+    tab = Page(browser, origin(srv) + "/")
+    try:
+        page = tab.page
+        page.goto(origin(srv) + "/?q=authorized")
+        page.wait_for_selector("body[data-search=authorized] #results > .conversation")
+        first = page.locator("#results > .conversation").first
+        assert "No match" not in page.locator("#results").inner_text()
+        assert auth in first.inner_html() and "Authorization" in first.locator("mark").all_inner_texts()
+        page.goto(origin(srv) + "/?q=" + pool)
+        page.wait_for_selector(f"body[data-search='{pool}'] #results > .conversation")
+        results = page.locator("#results")
+        assert "No match" not in results.inner_text(), results.inner_text()
+        assert pool in page.locator("#results > .conversation").first.inner_html()
+        assert f"1 prompt of session {pool}" in page.locator("#results > p.meta").inner_text()
+        tab.shot("session-id")
+    finally:
+        tab.close()
+        srv.shutdown()
+        web.close()
+
+
 def test_a_question_naming_a_time_says_which_and_lists_what_happened_then(browser, tmp_path):
     """ "What did I work on yesterday" lists yesterday's conversations and says so; "yesterday's deploy"
     puts yesterday's first, says which day it read, and keeps the older one after it."""

@@ -1690,8 +1690,11 @@ def test_a_session_id_pasted_as_the_question_finds_that_conversation(tmp_path):
         result = search(path, typed)
         assert [c.hits[0].session_id for c in result.conversations] == [wanted], typed
         assert result.missing == [] and result.conversations[0].hits[0].kind == "prompt"
+        assert result.session == wanted
     # kept to the filters as any question: another project's session is none of the answer
-    assert search(path, wanted, SearchFilters(project="/elsewhere")).conversations == []
+    elsewhere = search(path, wanted, SearchFilters(project="/elsewhere"))
+    assert elsewhere.conversations == [] and elsewhere.session is None
+    assert search(path, "nginx upgrade").session is None
 
 
 @pytest.mark.parametrize(

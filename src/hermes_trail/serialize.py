@@ -350,6 +350,7 @@ def _search_json(result: SearchResult) -> dict[str, Any]:
         "read_as_cjk": list(result.read_as_cjk),
         "spelled": {typed: list(words) for typed, words in result.spelled.items()},
         "when": _when_json(result.when),
+        "session": result.session,
         "conversations": [
             {
                 "store": c.store,

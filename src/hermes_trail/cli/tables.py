@@ -349,6 +349,10 @@ def _print_conversations(out: Printer, result: SearchResult, shared: bool, encod
     _print_unencoded(out, result, shared, encoding)
     more = " (newest matches ranked)" if result.windowed else ""
     at_least = "" if result.matches_exact else "at least "
+    if result.session is not None:  # a session id asked: its conversation, its prompts counted
+        said = f"{at_least}{counted(result.matches, 'prompt')} of session {safe(result.session)}"
+        out.line((f"{said}, listed in {result.seconds * 1000:.0f} ms", "dim"))
+        return
     if result.when is not None and result.when.listing:  # a time's conversations: its prompts counted
         said = f"{at_least}{counted(result.matches, 'prompt')} at that time"
         out.line((f"{said}, listed in {result.seconds * 1000:.0f} ms", "dim"))

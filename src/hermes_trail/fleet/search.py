@@ -1376,6 +1376,7 @@ def search(
         if (named := session_named(text)) is not None:  # a session id pasted: that conversation (as locally)
             found = _in_window(conn, text, filters, hosts, limit, per_conversation, snippet_chars, named)
             if found.conversations:
+                found.session = named
                 return found
         return when.answered(text, filters, answer, listing, limit)
     except psycopg.Error as exc:

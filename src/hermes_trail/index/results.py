@@ -191,6 +191,7 @@ class SearchResult(_Record):
         "read_as_cjk",
         "spelled",
         "when",
+        "session",
     )
     __slots__ = _fields
     query: str
@@ -222,6 +223,9 @@ class SearchResult(_Record):
     # The time the question named ("yesterday", "last week": :mod:`~hermes_trail.index.when`), read as a
     # window of local time, with how many of the conversations came from it (first); ``None`` otherwise.
     when: Window | None
+    # The session id the question was, and nothing else: the answer is that conversation, by its prompts
+    # (``search.session_named``); ``None`` otherwise.
+    session: str | None
 
     def __init__(
         self,
@@ -240,6 +244,7 @@ class SearchResult(_Record):
         read_as_cjk: list[str] | None = None,
         spelled: dict[str, list[str]] | None = None,
         when: Window | None = None,
+        session: str | None = None,
     ) -> None:
         self.query = query
         self.conversations = conversations
@@ -256,6 +261,7 @@ class SearchResult(_Record):
         self.read_as_cjk = [] if read_as_cjk is None else read_as_cjk
         self.spelled = {} if spelled is None else spelled
         self.when = when
+        self.session = session
 
     @property
     def hits(self) -> list[Hit]:

@@ -909,7 +909,9 @@ def _of_session(
     ).fetchall()
     hits = [_hit(row, 0.0) for row in rows]
     exact = len(rows) < LISTED_PROMPTS
-    return listed(conn, text, hits, exact, limit, per_conversation, snippet_chars, started)
+    result = listed(conn, text, hits, exact, limit, per_conversation, snippet_chars, started)
+    result.session = session_id
+    return result
 
 
 def _in_window(

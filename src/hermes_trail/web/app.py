@@ -145,6 +145,25 @@ def snippet_parts(snippet: str, query: str) -> list[list[Any]]:
         return " ".join(_NOT_LETTERS.split(seen(unicodedata.normalize("NFC", text)).casefold()))
 
     wanted = letters(query)
+    stems: set[str] | None = None
+
+    def held(inner: str) -> bool:
+        """Whether a marked word is a word of the query: as typed, or in another form with its stem (the
+        search marks "Authorization" for authorized)."""
+        nonlocal stems
+        if letters(inner) in wanted:
+            return True
+        word = inner.casefold()
+        if not (word.isascii() and word.isalpha()):
+            return False
+        if stems is None:
+            from hermes_trail.index import plan
+
+            stems = {plan.stem(w) for w in wanted.split() if w.isascii() and w.isalpha()}
+        from hermes_trail.index import plan
+
+        return plan.stem(word) in stems
+
     parts: list[list[Any]] = []
 
     def add(text: str, marked: bool) -> None:
@@ -163,7 +182,7 @@ def snippet_parts(snippet: str, query: str) -> list[list[Any]]:
             break
         end = snippet.find(MARK_CLOSE, start + 1)
         inner = snippet[start + 1 : end] if end > start + 1 else ""
-        if inner and MARK_OPEN not in inner and letters(inner) in wanted:
+        if inner and MARK_OPEN not in inner and held(inner):
             add(snippet[i:start], False)
             add(inner, True)
             i = end + 1

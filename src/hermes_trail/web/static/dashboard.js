@@ -389,7 +389,8 @@
     // A time the question named ("yesterday"): its words are no words to find; a question that asks for
     // nothing else is answered by that time's conversations, every one shown.
     var when = result.when;
-    var listing = Boolean(when && when.listing);
+    // A session id pasted as the question: that conversation, listed by its prompts (no word to mark).
+    var listing = Boolean(when && when.listing) || Boolean(result.session);
     var words = queryWords(when ? when.rest : result.query).concat(result.read_as || [], result.read_as_cjk || [], respelled);
     var matched = result.conversations.filter(function (c) { return listing || hasWords(c, words); });
     var nearOnly = result.conversations.filter(function (c) { return !listing && !hasWords(c, words); });
@@ -421,7 +422,8 @@
     matched.forEach(function (c) { box.appendChild(conversation(c)); });
     box.appendChild(nearFold(nearOnly));
     var more = result.truncated ? " (more not shown)" : "";
-    var tally = listing ? counted(result.matches, "prompt") + " at that time, listed" :
+    var tally = result.session ? counted(result.matches, "prompt") + " of session " + result.session + ", listed" :
+      listing ? counted(result.matches, "prompt") + " at that time, listed" :
       result.matches ? counted(result.matches, "matching turn") : counted(matched.length, "conversation") + " by title";
     box.appendChild(el("p", "meta", tally + " in " + Math.round(result.seconds * 1000) + " ms" + more));
   }
