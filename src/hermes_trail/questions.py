@@ -263,7 +263,8 @@ QUESTIONS: dict[str, Question] = {
             "fix",
             "What fixed this error",
             "What fixed an error before: past commands that failed with the same error, and the commands "
-            "that then worked, most often first.",
+            "that then worked, most often first. An error told in other words is answered from the "
+            "conversations nearest it in meaning ('by_meaning': true).",
             (
                 Param(
                     "error",
@@ -298,7 +299,8 @@ QUESTIONS: dict[str, Question] = {
             "how",
             "How this was done before",
             "The commands really run to do something, ranked by how many sessions ran them and how often "
-            "they succeeded, with an example run of each.",
+            "they succeeded, with an example run of each. When no command or request has its words, the "
+            "commands run after the requests nearest in meaning ('matched_in': 'meaning').",
             (
                 Param(
                     "what",
