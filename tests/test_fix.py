@@ -725,17 +725,6 @@ def test_trail_fix_and_the_plugin_s_note_say_what_was_changed(tmp_path):
     assert "- fahrenheit * 5 / 9 - 32" in out.output and "+ (fahrenheit - 32) * 5 / 9" in out.output
 
 
-def _encoded(tmp_path: Path, sessions: list[Conversation]) -> sqlite3.Connection:
-    """:func:`open_index` with every session's passages encoded (the vector stage run whole)."""
-    from hermes_trail.index.vectors import encode_pending
-
-    home = hermesdb.write_home(tmp_path / "home", [c.spec() for c in sessions])
-    path = tmp_path / "index.db"
-    sync_index(path, homes=[home], env={})
-    encode_pending(path, workers=1)
-    return sqlite3.connect(path)
-
-
 def pushed_without_a_key(n: int) -> Conversation:
     return (
         Conversation(sid(n), hour(n))
@@ -756,8 +745,9 @@ def test_an_error_told_in_other_words_finds_the_failure_nearest_in_meaning(tmp_p
 
     from hermes_trail.cli.tables import print_fixes
     from hermes_trail.cli.term import Printer
+    from test_how import encoded
 
-    conn = _encoded(tmp_path, [fixed_by(1, "pip install requests"), pushed_without_a_key(2), noise(3)])
+    conn = encoded(tmp_path, [fixed_by(1, "pip install requests"), pushed_without_a_key(2), noise(3)])
     try:
         told = "ssh push rejected no key"
         assert fix.find_fixes(conn, told).failures_total == 0

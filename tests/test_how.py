@@ -469,8 +469,9 @@ def test_a_question_in_chinese_or_japanese_finds_the_prompt_that_led_to_a_comman
     assert "lsof -i :8080" not in [e.command for e in how.how(asked_in_cjk, "端口 -占用")]
 
 
-def _encoded(tmp_path: Path, sessions: list[Session]) -> sqlite3.Connection:
-    """:func:`open_index` with every session's passages encoded (the vector stage run whole)."""
+def encoded(tmp_path: Path, sessions: list[Any]) -> sqlite3.Connection:
+    """:func:`open_index` with every session's passages encoded (the vector stage run whole): ``sessions``
+    are anything with a ``spec()`` (this module's ``Session``, ``test_fix.Conversation``)."""
     from hermes_trail.index.vectors import encode_pending
 
     home = hermesdb.write_home(tmp_path / "home", [s.spec() for s in sessions])
@@ -505,7 +506,7 @@ def test_a_question_in_other_words_than_any_prompt_finds_what_the_nearest_prompt
     from hermes_trail.cli.tables import print_how
     from hermes_trail.cli.term import Printer
 
-    conn = _encoded(tmp_path, CHORES)
+    conn = encoded(tmp_path, CHORES)
     try:
         for question, command in (
             ("largest files", "du -ah ~ | sort -rh | head"),
