@@ -88,8 +88,10 @@ def test_list_table_for_people(home):
 
 
 def test_bad_since_is_one_clear_line(home):
-    code, _, err = run("list", "--since", "last tuesday", "--home", str(home))
+    code, _, err = run("list", "--since", "whenever it suits", "--home", str(home))
     assert code == 1 and "--since" in err and "Traceback" not in err
+    code, _, err = run("list", "--since", "last tuesday", "--home", str(home))  # a time in words
+    assert code == 0, err
 
 
 def test_show_replays_a_session_by_unambiguous_prefix(home):

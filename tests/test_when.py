@@ -416,3 +416,50 @@ def test_a_window_that_fills_the_answer_asks_nothing_of_other_times(dated, monke
     asked.clear()
     assert _ids(search(index, "yesterday's deploy", limit=2)) == [DEPLOY_NEW, DEPLOY_OLD]
     assert asked == ["deploy", "yesterday's deploy"]
+
+
+@pytest.mark.parametrize(
+    ("said", "since", "until"),
+    [
+        ("yesterday", _d(4), _d(5)),
+        ("last week", _d(-7), _d(0)),
+        ("3 days ago", _d(2), _d(3)),
+        ("gestern", _d(4), _d(5)),
+        ("monday", _d(0), _d(1)),  # a weekday's name alone: a time, as an option's value
+        ("November", _d(-29), _d(1)),
+        ("14 march", _dm(3, 14), _dm(3, 15)),
+    ],
+)
+def test_a_time_given_to_an_option_is_read_as_its_window(said, since, until):
+    """``--since yesterday``, ``--since "last week"``, ``--until monday``: refused ("give a duration like
+    7d"), though a question with those words was read so. Since its start, until its end."""
+    from hermes_trail.listing import parse_since
+
+    assert when.span_of(said, NOW) == (since, until)
+    now = datetime.fromtimestamp(NOW).astimezone()
+    assert parse_since(said, now).timestamp() == since
+    assert parse_since(said, now, end=True).timestamp() == until
+
+
+@pytest.mark.parametrize("said", ["deploy yesterday", "bogus", "", "march madness"])
+def test_words_that_are_no_time_alone_are_no_option_value(said):
+    assert when.span_of(said, NOW) is None
+
+
+def test_the_cli_takes_a_time_in_words_for_since_and_until(dated, tmp_path):
+    """``trail search deploy --since yesterday`` keeps to yesterday's conversations; ``--until`` a time in
+    words ends with it."""
+    from typer.testing import CliRunner
+
+    from hermes_trail.cli.app import app
+
+    home, index = dated
+    asked = ["search", "deploy", "--json", "--home", str(home), "--index", str(index)]
+    recent = CliRunner().invoke(app, [*asked, "--since", "yesterday"], env={"HOME": str(tmp_path)})
+    assert recent.exit_code == 0, recent.output
+    assert [c["hits"][0]["session_id"] for c in json.loads(recent.output)["conversations"]] == [DEPLOY_NEW]
+    older = CliRunner().invoke(app, [*asked, "--until", "3 days ago"], env={"HOME": str(tmp_path)})
+    assert older.exit_code == 0, older.output
+    assert [c["hits"][0]["session_id"] for c in json.loads(older.output)["conversations"]] == [DEPLOY_OLD]
+    bad = CliRunner().invoke(app, [*asked, "--since", "bogus"], env={"HOME": str(tmp_path)})
+    assert bad.exit_code != 0 and "a time like yesterday" in bad.output

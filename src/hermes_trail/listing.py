@@ -33,8 +33,12 @@ _RELATIVE = re.compile(r"^\s*(\d+)\s*([smhdw])\s*$")
 _UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
 
 
-def parse_since(value: str, now: datetime | None = None) -> datetime:
-    """A moment from ``7d``/``12h``/``30m``, an ISO date or an ISO time (naive means UTC).
+def parse_since(value: str, now: datetime | None = None, end: bool = False) -> datetime:
+    """A moment from ``7d``/``12h``/``30m``, an ISO date or an ISO time (naive means UTC), or a time said
+    as a question says it (``yesterday``, ``last week``, ``3 days ago``, ``monday``, ``gestern``: read by
+    :func:`hermes_trail.index.when.span_of`, in local time): its start, or with ``end`` (``--until``) its
+    end, so ``--since "last week" --until yesterday`` is last Monday to the end of yesterday. Such words
+    were refused, though a question with them in it was read so.
 
     :raises TrailError: for anything else, saying what is accepted.
     """
@@ -45,21 +49,28 @@ def parse_since(value: str, now: datetime | None = None) -> datetime:
     try:
         moment = datetime.fromisoformat(value.strip())
     except ValueError:
-        raise TrailError(
-            f"--since {value!r}: give a duration like 7d, 12h, 30m or a date like 2026-11-01"
-        ) from None
+        from hermes_trail.index import when
+
+        span = when.span_of(value, now.timestamp())
+        if span is None:
+            raise TrailError(
+                f"--since {value!r}: give a duration like 7d, 12h, 30m, a date like 2026-11-01 or a time "
+                "like yesterday or 'last week'"
+            ) from None
+        return datetime.fromtimestamp(span[1] if end else span[0], tz=UTC)
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 def since_timestamp(value: str | None, option: str = "--since") -> float | None:
-    """:func:`parse_since` as epoch seconds for the option named ``option`` (``None`` when not given).
+    """:func:`parse_since` as epoch seconds for the option named ``option`` (``None`` when not given): the
+    end of a time said in words for ``--until``.
 
     :raises TrailError: naming ``option`` in its message.
     """
     if not value:
         return None
     try:
-        return parse_since(value).timestamp()
+        return parse_since(value, end="until" in option).timestamp()
     except TrailError as exc:
         raise TrailError(str(exc).replace("--since", option)) from None
 

@@ -26,7 +26,10 @@ ERROR_CHARS = 8000
 BY = ("project", "model", "profile", "source", "day")
 FORMATS = ("md", "html", "jsonl", "asf")
 
-_WHEN = "a duration back from now (7d, 12h, 30m) or an ISO date (2026-11-01)"
+_WHEN = (
+    "a duration back from now (7d, 12h, 30m), an ISO date (2026-11-01) or a time in words (yesterday, "
+    "'last week', monday: since its start, until its end)"
+)
 
 
 class _Same:

@@ -86,13 +86,17 @@ def sync_index(index_path: Path, **kwargs: Any) -> SyncReport:
     return sync(index_path, **kwargs)
 
 
+# What a time option takes, said when it cannot read one.
+_WHEN_HINT = "use 7d, 12h, 30m, an ISO date or a time like yesterday"
+
+
 def _since(value: str | None, name: str) -> float | None:
     from hermes_trail.listing import since_timestamp
 
     try:
         return since_timestamp(value, name)
     except TrailError as exc:
-        raise ServiceError(str(exc), "use 7d, 12h, 30m or an ISO date") from exc
+        raise ServiceError(str(exc), _WHEN_HINT) from exc
 
 
 def search_filters(
@@ -907,7 +911,7 @@ class Trail:
             try:
                 flt = SessionFilter(profile, project, source, parse_since(since) if since else None)
             except TrailError as exc:
-                raise ServiceError(str(exc), "use 7d, 12h, 30m or an ISO date") from exc
+                raise ServiceError(str(exc), _WHEN_HINT) from exc
         rows_of = (counted or self.counted_rows)()
         whole = flt is None or all(x is None for x in (profile, project, source, flt.since))
         report = rows_of.reports.get(by) if whole and not estimate else None

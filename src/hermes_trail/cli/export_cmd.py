@@ -44,7 +44,10 @@ def export_cmd(
             show_default=False,
         ),
     ] = None,
-    since: Annotated[str | None, typer.Option(help="With --all: active since 7d, 12h or a date.")] = None,
+    since: Annotated[
+        str | None,
+        typer.Option(help="With --all: active since 7d, 12h, a date or a time in words (yesterday)."),
+    ] = None,
     profile: Annotated[str | None, typer.Option(help="With --all: only this profile.")] = None,
     project: Annotated[str | None, typer.Option(help="With --all: only this project.")] = None,
     source: Annotated[str | None, typer.Option(help="With --all: only this source.")] = None,

@@ -44,8 +44,12 @@ def _inside_a_home(path: Path, homes: list[Path] | None, dbs: list[Path] | None)
 
 
 def timeline_cmd(
-    since: Annotated[str | None, typer.Option(help="Only rows from this time on (7d, 12h, a date).")] = None,
-    until: Annotated[str | None, typer.Option(help="Only rows before this time (7d, 12h, a date).")] = None,
+    since: Annotated[
+        str | None, typer.Option(help="Only rows from this time on (7d, 12h, a date, yesterday).")
+    ] = None,
+    until: Annotated[
+        str | None, typer.Option(help="Only rows up to this time (7d, 12h, a date; yesterday: to its end).")
+    ] = None,
     match: Annotated[
         list[str] | None,
         typer.Option("--match", "-m", help="Only rows whose text matches this regex (repeatable: any)."),

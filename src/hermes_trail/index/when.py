@@ -494,6 +494,26 @@ def read(text: str, now: float | None = None) -> Window | None:
     return None
 
 
+def span_of(text: str, now: float | None = None) -> tuple[float, float] | None:
+    """The window ``text`` names when it is a time and nothing else: the value of an option
+    (``--since yesterday``, ``--since "last week"``, ``--until monday``, ``--since "am 14. März"``), where a
+    weekday's or a month's name alone is a time too. ``None`` when it is not one."""
+    window = read(text, now)
+    if window is not None:
+        return (window.since, window.until) if not window.rest.strip() else None
+    said = text.strip()
+    if not said or not _names_a_day(said.lower()):
+        return None
+    at = datetime.fromtimestamp(time.time() if now is None else now)
+    for alone, named in _compiled_alone():
+        found = alone.fullmatch(said)
+        if found is None:
+            continue
+        span = named(found, at)
+        return (span[0].timestamp(), span[1].timestamp()) if span is not None else None
+    return None
+
+
 # A time of day said with a day ("yesterday at 3pm", "gestern um 15 Uhr", "on Monday around 14:30"), with
 # its half of the day or its minutes (a bare number is a count: "2 errors yesterday").
 _CLOCK = (
