@@ -543,6 +543,15 @@ def _errands(count: int = 12) -> list:
         ("nas", "os backups nas nuvens", True),
         ("die", "wie lange läuft die Sicherung", True),
         ("the", "the nas", True),
+        # an elided article is one of its language's: "de" beside "l'erreur" is French
+        ("de", "l'erreur de connexion", True),
+        ("de", "erreur de connexion", False),
+        ("il", "il server dell'API non risponde", True),
+        # function words joined as one are one ("qu'est-ce" was a word no turn has); English ones are not
+        ("qu'est-ce", "qu'est-ce que le pare-feu", True),
+        ("est-ce", "est-ce que la base tourne", True),
+        ("to-do", "the to-do list", False),
+        ("pare-feu", "qu'est-ce que le pare-feu", False),
     ],
 )
 def test_a_word_of_another_language_is_a_function_word_only_among_that_language(word, query, stop):

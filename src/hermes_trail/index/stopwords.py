@@ -61,7 +61,8 @@ un una uno unos y ya yo cómo cuál cuándo dónde por qué cuánto cuánta cuá
 _ITALIAN = """
 il lo la i gli le un uno una di da in con su per tra fra e ed o ma che chi cui non come dove quando
 perché quale quali quanto è sono era del della dei degli delle nel nella al alla ai agli alle mi ti si ci
-vi io tu lui lei noi voi loro mio tuo suo cosa ho hai ha abbiamo avete hanno
+vi io tu lui lei noi voi loro mio tuo suo cosa ho hai ha abbiamo avete hanno dell dall nell sull all coll
+quell
 """
 _PORTUGUESE = """
 o os a as um uma uns umas de do da dos das em no na nos nas por pelo pela com para que quem qual como
@@ -126,6 +127,12 @@ def _cjk_script() -> re.Pattern[str]:
     return re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]")
 
 
+# What joins function words into one ("qu'est-ce"): an apostrophe or a hyphen.
+_JOINED = re.compile(r"['\u2019-]")
+# The elided article or preposition a word starts with: "l'", "qu'", "dell'".
+_ELIDED = re.compile(r"^([^\W\d_]{1,5})['\u2019](?=[^\W\d_])")
+
+
 def _key(word: str) -> str:
     word = word.lower() if word.isascii() else fold(word)
     return word.replace("'", "").replace("\u2019", "")
@@ -175,10 +182,18 @@ def is_stopword(term: str, among: Iterable[str] | None = None) -> bool:
     if key in _ENGLISH_WORDS:
         return True
     if key not in STOPWORDS:
-        return False
+        # Function words of another language than English joined as one ("qu'est-ce", "n'est-ce",
+        # "d'un"): one too. It was a word no turn has, said missing. Not English ones: "to-do" is a task.
+        parts = [part for part in _JOINED.split(term) if part]
+        return len(parts) > 1 and all(
+            _key(part) not in _ENGLISH_WORDS and is_stopword(part, among) for part in parts
+        )
     if among is None:
         return True
-    others = {_key(word) for word in among if not (len(word) > 1 and word.isupper())} - {key}
+    # A word's elided article counts as one of its language's (the "l" of "l'erreur", the "dell" of
+    # "dell'API"): "l'erreur de connexion" has two French ones, and "de" was searched for and marked.
+    said = [part for word in among for part in (word, *_ELIDED.findall(word))]
+    others = {_key(word) for word in said if not (len(word) > 1 and word.isupper())} - {key}
     return any(key in language and not others.isdisjoint(language) for language in _FOREIGN)
 
 
