@@ -1283,6 +1283,10 @@ SPACED = {
     "20261120_091000_5a0011": ("Мой сервер не отвечает после обновления", "Перезапустил сервер."),
     "20261120_091100_5a0012": ("Ο διακομιστής δεν απαντά", "Επανεκκίνησα τον διακομιστή."),
     "20261120_091200_5a0013": ("Die Datenbank-Größe wächst zu schnell", "Alte Logs gelöscht."),
+    "20261120_091300_5a0014": (
+        "Read https://docs.python.org/3/library/asyncio-task.html",
+        "TaskGroup it is.",
+    ),
 }
 
 
@@ -1313,8 +1317,15 @@ SPACED = {
         # a word of a language the index does not stem, in another form, or typed without its accent
         ("серверы", "серверы", "сервер", "20261120_091000_5a0011"),
         ("διακομιστης", "διακομιστης", "διακομιστής", "20261120_091100_5a0012"),
+        # a web address with another fragment or query than the history's: the page
+        ("https://docs.python.org/3/library/asyncio-task.html#task-groups",
+         "https://docs.python.org/3/library/asyncio-task.html#task-groups",
+         "https://docs.python.org/3/library/asyncio-task.html", "20261120_091300_5a0014"),
+        ("https://docs.python.org/3/library/asyncio-task.html?utm_source=mail",
+         "https://docs.python.org/3/library/asyncio-task.html?utm_source=mail",
+         "https://docs.python.org/3/library/asyncio-task.html", "20261120_091300_5a0014"),
     ],
-)
+)  # fmt: skip
 def test_a_word_the_history_writes_otherwise_is_found_as_it_writes_it(
     tmp_path, question, typed, written, expected
 ):

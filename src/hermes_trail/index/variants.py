@@ -63,6 +63,12 @@ _CAMEL = r"(?=[A-Za-z\d]+$).*?(?:[a-z][A-Z]|[A-Z]{2}[a-z])"
 _CAMEL_WORDS = r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+"
 
 
+# A web address, its query and its fragment apart.
+_LINK = re.compile(
+    r"(?P<page>(?:https?|ftp)://[^\s?#]+)(?P<query>\?[^\s#]*)?(?P<fragment>#\S*)?", re.IGNORECASE
+)
+
+
 def readings(text: str) -> list[list[Reading]]:
     """What a word the history lacks as typed may be written as there, a few lookups, asked before the word
     is read as a slip (:mod:`~hermes_trail.index.plan`):
@@ -75,10 +81,21 @@ def readings(text: str) -> list[list[Reading]]:
       so, with them ("mueller": Müller, held as muller; "strasse": straße; "gruesse": grüsse, grüße),
       taken only where the history writes them so (:func:`shown`): "aerial" is no "ärial"; a word as
       British or American English spells it ("colour": color, :func:`_british_or_american`), or written
-      short or whole ("k8s": kubernetes, "repository": repo)."""
+      short or whole ("k8s": kubernetes, "repository": repo);
+    - a web address, without its fragment, then without its query ("…/asyncio-task.html#task-groups",
+      "…/pricing?utm_source=mail": the page the history names)."""
     low = text.lower()
     if cjk.has_cjk(low):
         return []
+    if (link := re.fullmatch(_LINK, text)) is not None and (link["query"] or link["fragment"]):
+        # an address with another fragment or query than the history's ("…task.html#task-groups",
+        # "…?utm_source=x"): the page without them
+        page = link["page"]
+        return (
+            [[query.Term(page + (link["query"] or ""))], [query.Term(page)]]
+            if link["fragment"]
+            else [[query.Term(page)]]
+        )
     if re.match(_CAMEL, text):
         return [[query.Phrase(" ".join(re.findall(_CAMEL_WORDS, text)).lower())], *readings(low)]
     if re.fullmatch(HYPHENATED, low):
