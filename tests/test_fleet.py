@@ -3683,3 +3683,25 @@ def test_a_session_id_pasted_as_the_question_finds_that_conversation_as_locally(
         for answer in _both(fleet, index, "tau", typed):
             assert [c.hits[0].session_id for c in answer.conversations] == [wanted], typed
             assert answer.missing == [] and answer.session == wanted
+
+
+def test_a_web_address_is_found_whole_or_by_its_page_as_locally(fleet, tmp_path):
+    """A whole address with a hyphen in it was said missing by the shared index where its prose has it
+    (PostgreSQL places a compound before its parts, so the phrase read with the hyphen a space met no
+    doc); pasted with a fragment or a tracking query the history does not have, the page it names is
+    looked for, and said so, as locally."""
+    page = "https://docs.python.org/3/library/asyncio-task.html"
+    said = {
+        "20261126_090000_1a1a01": (f"Read {page}", "TaskGroup it is."),
+        "20261126_091000_1a1a02": ("Which shop theme?", "The dark one."),
+    }
+    index = _pushed(fleet, tmp_path, "chi2", said, "20261126")
+    for answer in _both(fleet, index, "chi2", page):
+        assert answer.missing == [] and answer.matches == 1
+    for typed in (f"{page}#task-groups", f"{page}?utm_source=mail"):
+        for answer in _both(fleet, index, "chi2", typed):
+            assert answer.spelled == {typed: [page]} and answer.missing == [], (
+                answer.spelled,
+                answer.missing,
+            )
+            assert answer.conversations[0].hits[0].session_id == "20261126_090000_1a1a01"

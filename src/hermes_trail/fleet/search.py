@@ -127,6 +127,8 @@ BM25_TERMS = 32
 # -- the query as a tsquery ------------------------------------------------------------------------------
 # A hyphen between two letters (not a date's or a negative number's: the parser reads those with digits).
 _HYPHENATED = re.compile(r"(?<=[^\W\d_])-(?=[^\W\d_])")
+# A hyphenated word alone ("Shop-URLs", "pre-commit").
+_HYPHENATED_WORD = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)+")
 
 
 def _leaf_sql(leaf: query.Term | query.Phrase) -> tuple[str, list[Any]] | None:
@@ -142,6 +144,12 @@ def _leaf_sql(leaf: query.Term | query.Phrase) -> tuple[str, list[Any]] | None:
     # A hyphen between letters as a space: PostgreSQL reads "shop-urls" as the compound and its parts, and
     # a doc that says "shop URLs" has only the parts, which FTS5's phrase of them finds too.
     text = _HYPHENATED.sub(" ", leaf.text)
+    if text != leaf.text and not _HYPHENATED_WORD.fullmatch(leaf.text):
+        # A phrase with a hyphenated word among other words (an address: ".../asyncio-task.html", "fix
+        # pre-commit"): PostgreSQL puts the compound before its parts, one place on, so the words before it
+        # are two places from its first part, and the phrase read with a space met no doc that hyphenates
+        # it (a whole address said missing). Either reading.
+        return _either_hyphen(leaf.text, text)
     quoted = ['"' + schema.read_as(lang, text).replace('"', " ") + '"' for lang in schema.LANGUAGES]
     parts = [f"websearch_to_tsquery('{lang}', %s)" for lang in schema.LANGUAGES]
     if cjk.has_cjk(leaf.text) and (grams := _bigram_tsquery(leaf.text)) is not None:
@@ -167,6 +175,17 @@ def _leaf_sql(leaf: query.Term | query.Phrase) -> tuple[str, list[Any]] | None:
         )
         return made, [*quoted, parted]
     return "(" + " || ".join(parts) + ")", quoted
+
+
+def _either_hyphen(written: str, spaced: str) -> tuple[str, list[Any]]:
+    """A phrase with a hyphenated word among others as a tsquery: as written (the compound where docs
+    hyphenate it) or with the hyphen a space (where they write the words apart), in every language."""
+    parts, params = [], []
+    for lang in schema.LANGUAGES:
+        for text in (written, spaced):
+            parts.append(f"websearch_to_tsquery('{lang}', %s)")
+            params.append('"' + schema.read_as(lang, text).replace('"', " ") + '"')
+    return "(" + " || ".join(parts) + ")", params
 
 
 def _bigram_tsquery(text: str, any_of: bool = False) -> str | None:
