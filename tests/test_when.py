@@ -158,6 +158,10 @@ def test_a_month_a_weekday_a_year_or_a_word_that_only_looks_like_a_time_is_not_r
         ("wat heb ik op maandag gedaan", "maandag", _d(0), _d(1)),
         ("was habe ich im November gemacht", "November", _d(-29), _d(1)),
         ("qu'ai-je fait en mai", "en mai", _dm(5, 1), _dm(6, 1)),
+        # a day and a month in digits as German and Dutch write them, with their dots
+        ("was habe ich am 14.3. gemacht", "14.3.", _dm(3, 14), _dm(3, 15)),
+        ("was haben wir am 14.03.2026 besprochen", "14.03.2026", _dm(3, 14), _dm(3, 15)),
+        ("wat heb ik op 1.12. gedaan", "1.12.", _d(1), _d(2)),
         ("wat heb ik in mei gedaan", "in mei", _dm(5, 1), _dm(6, 1)),
     ],
 )  # fmt: skip
@@ -185,6 +189,9 @@ def test_a_month_a_weekday_or_a_date_is_a_time_in_a_question_that_asks_for_nothi
         "what did I discuss with marco",  # a name, not Portuguese March typed without its cedilla
         "what did I talk about with mei",  # Dutch May is a month only after "in"
         "what did I do on feb 30",
+        "python 3.12",  # a version, not the third of December
+        "was ist neu in 3.12",
+        "ip 10.0.0.1",
     ],
 )
 def test_a_month_a_weekday_or_a_date_with_a_subject_or_alone_is_a_word_to_find(question):

@@ -693,6 +693,12 @@ def _day_then_month(found: re.Match[str], now: datetime) -> _Span | None:
     return _day_of(_month_number(found.group(2)), int(found.group(1)), year, now)
 
 
+def _dotted(found: re.Match[str], now: datetime) -> _Span | None:
+    """A day and a month in digits with their dots (14.3., 14.03.2026)."""
+    year = int(found.group(3)) if found.group(3) else None
+    return _day_of(int(found.group(2)), int(found.group(1)), year, now)
+
+
 def _cjk_month_day(found: re.Match[str], now: datetime) -> _Span | None:
     """A month and a day in Chinese or Japanese (3月14日, 2026年3月14号)."""
     year = int(found.group(1)) if found.group(1) else None
@@ -706,10 +712,15 @@ _DAY_WORDS = frozenset((*_MONTHS, *_WEEKDAY_NUMBERS, *_SHORT_MONTHS))
 _CJK_DAY_CUES = ("月", "周", "星期", "礼拜")
 
 
+_DOTTED_DAY = re.compile(r"\d\.\d{1,2}\.")
+
+
 def _names_a_day(lowered: str) -> bool:
     if any(cue in lowered for cue in _CJK_DAY_CUES):
         return True
     if "-" in lowered and any(ch.isdigit() for ch in lowered):  # a date (2026-11-24)
+        return True
+    if "." in lowered and _DOTTED_DAY.search(lowered):  # a day and a month with their dots (14.3.)
         return True
     return not _DAY_WORDS.isdisjoint(re.findall(r"[^\W\d_]+(?:-feira)?", lowered))
 
@@ -730,6 +741,9 @@ def _compiled_alone() -> list[tuple[re.Pattern[str], Callable[[re.Match[str], da
             _day_then_month,
         ),
         (re.compile(r"(?:(\d{4})\s*年\s*)?(\d{1,2})\s*月\s*(\d{1,2})\s*[日号號]"), _cjk_month_day),
+        # A day and a month in digits as German and Dutch write them, the month's dot said ("am 14.3.",
+        # "14.03.2026"): "3.12" alone is a version.
+        (re.compile(r"(?<![\w.])(\d{1,2})\.(\d{1,2})\.(\d{4})?(?![\w.])"), _dotted),
         (
             re.compile(rf"\b(?:in\s+|during\s+)?({months})(?:\s+(?:de\s+)?(\d{{4}}))?\b", re.IGNORECASE),
             _named_month,
