@@ -90,6 +90,16 @@ def _d(day: int, hour: int = 0, minute: int = 0) -> float:
          "was habe ich gemacht", True),
         ("2 errors yesterday", "yesterday", _d(4), _d(5), "2 errors", False),  # a count, no time of day
         ("python 3.12 yesterday", "yesterday", _d(4), _d(5), "python 3.12", False),
+        # a count without its article, "earlier" this week, the week or weekend before last, a part of a
+        # named day: each was left out, or read as another time ("the weekend before last": this one)
+        ("what did I do last two weeks", "last two weeks", _d(-9, 9, 30), _d(5, 9, 31), "what did I do",
+         True),
+        ("what did I do earlier this week", "earlier this week", _d(0), _d(7), "what did I do", True),
+        ("what did I do on the weekend before last", "on the weekend before last", _d(-9), _d(-7),
+         "what did I do", True),
+        ("the deploy the week before last", "the week before last", _d(-14), _d(-7), "the deploy", False),
+        ("what did I do last tuesday morning", "last tuesday morning", _d(1), _d(1, 12), "what did I do",
+         True),
         # "last Friday" in the other languages read: a time even beside a subject, as in English
         ("der Fehler vom letzten Freitag", "letzten Freitag", _d(4), _d(5), "der Fehler vom", False),
         ("la réunion de vendredi dernier", "vendredi dernier", _d(4), _d(5), "la réunion de", False),
@@ -162,6 +172,9 @@ def test_a_month_a_weekday_a_year_or_a_word_that_only_looks_like_a_time_is_not_r
         ("was habe ich am 14.3. gemacht", "14.3.", _dm(3, 14), _dm(3, 15)),
         ("was haben wir am 14.03.2026 besprochen", "14.03.2026", _dm(3, 14), _dm(3, 15)),
         ("wat heb ik op 1.12. gedaan", "1.12.", _d(1), _d(2)),
+        # a year alone ("compared to last year" keeps its words)
+        ("what did I do last year", "last year", datetime(2025, 1, 1).timestamp(),
+         datetime(2026, 1, 1).timestamp()),
         ("wat heb ik in mei gedaan", "in mei", _dm(5, 1), _dm(6, 1)),
     ],
 )  # fmt: skip

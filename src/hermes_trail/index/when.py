@@ -198,6 +198,8 @@ _S = r"(?:['\u2019]s)?\b"
 _NUM = (
     r"(\d{1,3}|an?|one|two|three|four|five|six|seven|eight|nine|ten|(?:a\s+)?few|(?:a\s+)?couple(?:\s+of)?)"
 )
+# A count said as one ("two", "a few"; not "a" alone: "last a week" is no phrase).
+_COUNTED = r"(\d{1,3}|two|three|four|five|six|seven|eight|nine|ten|few|couple(?:\s+of)?)"
 _NUM_DE = r"(\d{1,3}|einem|einer|zwei|drei|vier|fünf)"
 _NUM_FR = r"(\d{1,3}|une?|deux|trois)"
 _NUM_ES = r"(\d{1,3}|una?|dos|tres)"
@@ -245,18 +247,31 @@ def _last_weekday(found: re.Match[str], now: datetime) -> _Span:
     return _before(now.date(), _WEEKDAY_NUMBERS[found.group(1).lower()])
 
 
-def _weekend(before_this: bool) -> Reader:
+def _weekend(before_this: bool, further: int = 0) -> Reader:
     """The latest weekend begun (Saturday and Sunday, whole): the one under way on a Saturday or a Sunday,
-    else the one just gone; ``before_this`` ("last weekend"), the one before it on a Saturday or Sunday."""
+    else the one just gone; ``before_this`` ("last weekend"), the one before it on a Saturday or Sunday;
+    ``further`` weeks before that ("the weekend before last")."""
 
     def read(found: re.Match[str], now: datetime) -> _Span:
         today = now.date()
-        saturday = today - timedelta(days=(today.weekday() - 5) % 7)
+        saturday = today - timedelta(days=(today.weekday() - 5) % 7 + 7 * further)
         if before_this and today.weekday() >= 5:
             saturday -= timedelta(days=7)
         return _days(saturday, 2)
 
     return read
+
+
+def _weekday_part(found: re.Match[str], now: datetime) -> _Span:
+    """A part of the last day of that name before today ("last Tuesday morning")."""
+    day = _before(now.date(), _WEEKDAY_NUMBERS[found.group(1).lower()])[0].date()
+    return _part(day, found.group(2).lower())
+
+
+def _named_year(found: re.Match[str], now: datetime) -> _Span:
+    """The calendar year named: this one, or the last ("what did I do last year")."""
+    year = now.year - (found.group(1).lower() == "last")
+    return datetime(year, 1, 1), datetime(year + 1, 1, 1)
 
 
 def _before(today: date, weekday: int) -> _Span:
@@ -272,6 +287,9 @@ def _phrases() -> list[tuple[str, Reader]]:
     last_weekend, weekend = _weekend(True), _weekend(False)
     return [
         # English
+        (rf"\b(?:(?:on|over|during)\s+)?the\s+week-?end\s+before\s+last{_S}", _weekend(True, 1)),
+        (rf"\b(?:(?:in|during)\s+)?the\s+week\s+before\s+last{_S}", _in_week(2)),
+        (rf"\b(?:(?:in|during)\s+)?the\s+month\s+before\s+last{_S}", _in_month(2)),
         (rf"\blast\s+week-?end{_S}", last_weekend),
         (rf"\b(?:(?:over|during|on|at)\s+)?(?:the|this)\s+week-?end{_S}", weekend),
         (rf"\b(?:the\s+)?day\s+before\s+yesterday{_S}", _on_day(2)),
@@ -284,10 +302,17 @@ def _phrases() -> list[tuple[str, Reader]]:
         (rf"\b(?:(?:in|over|during)\s+)?the\s+(?:last|past)\s+{_NUM}?\s*{_UNIT}", _counted_back),
         (rf"\b(?:(?:in|over|during)\s+)?(?:the\s+)?past\s+{_NUM}?\s*{_UNIT}", _counted_back),
         (rf"\b{_NUM}\s+{_UNIT}\s+ago\b", _counted_ago),
-        (rf"\bthis\s+week{_S}", _in_week(0)),
+        # "last two weeks" without its article: a count said ("last week" is the calendar week)
+        (rf"\b(?:(?:in|over|during)\s+)?last\s+{_COUNTED}\s+{_UNIT}", _counted_back),
+        (rf"\b(?:earlier\s+)?this\s+week{_S}", _in_week(0)),
         (rf"\blast\s+week{_S}", _in_week(1)),
-        (rf"\bthis\s+month{_S}", _in_month(0)),
+        (rf"\b(?:earlier\s+)?this\s+month{_S}", _in_month(0)),
         (rf"\blast\s+month{_S}", _in_month(1)),
+        (
+            r"\blast\s+(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\s+"
+            rf"(morning|afternoon|evening|night){_S}",
+            _weekday_part,
+        ),
         (r"\blast\s+(monday|tuesday|wednesday|thursday|friday|saturday|sunday)" + _S, _last_weekday),
         # German
         (r"\b(?:am\s+)?(?:letzten|letztes|vergangenen|vergangenes)\s+wochenende\b", last_weekend),
@@ -708,7 +733,7 @@ def _cjk_month_day(found: re.Match[str], now: datetime) -> _Span | None:
 # A month's or a weekday's name, or the marks a date is written with: most questions have none, and the
 # patterns below are not compiled (3 ms of a command's start) nor searched. Whole words: "mai" is in
 # "email", "mar" in "markdown".
-_DAY_WORDS = frozenset((*_MONTHS, *_WEEKDAY_NUMBERS, *_SHORT_MONTHS))
+_DAY_WORDS = frozenset((*_MONTHS, *_WEEKDAY_NUMBERS, *_SHORT_MONTHS, "year"))
 _CJK_DAY_CUES = ("月", "周", "星期", "礼拜")
 
 
@@ -752,6 +777,8 @@ def _compiled_alone() -> list[tuple[re.Pattern[str], Callable[[re.Match[str], da
         (re.compile(rf"\b(?:on\s+)?({days})(?![\w-])", re.IGNORECASE), _named_weekday),
         (re.compile(r"(\d{1,2})\s*月份?"), _named_month),
         (re.compile(r"(?:周|星期|礼拜)([一二三四五六日天])"), _named_weekday),
+        # A year: the subject beside anything ("compared to last year"), a time only alone.
+        (re.compile(r"\b(?:in\s+|during\s+)?(this|last)\s+year\b", re.IGNORECASE), _named_year),
     ]
 
 
