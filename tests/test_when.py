@@ -100,6 +100,15 @@ def _d(day: int, hour: int = 0, minute: int = 0) -> float:
         ("the deploy the week before last", "the week before last", _d(-14), _d(-7), "the deploy", False),
         ("what did I do last tuesday morning", "last tuesday morning", _d(1), _d(1, 12), "what did I do",
          True),
+        # a span between two times, each said as an option's value is; its rest searched within it
+        ("what did I do between monday and wednesday?", "between monday and wednesday", _d(0), _d(3),
+         "what did I do", True),
+        ("deploys from Monday to Wednesday", "from Monday to Wednesday", _d(0), _d(3), "deploys", False),
+        ("was habe ich zwischen Montag und Mittwoch gemacht", "zwischen Montag und Mittwoch", _d(0), _d(3),
+         "was habe ich gemacht", True),
+        ("qu'ai-je fait du lundi au mercredi", "du lundi au mercredi", _d(0), _d(3), "qu'ai-je fait", True),
+        ("errors between 14.3. and 16.3.", "between 14.3. and 16.3.", _dm(3, 14), _dm(3, 17), "errors",
+         False),
         # "last Friday" in the other languages read: a time even beside a subject, as in English
         ("der Fehler vom letzten Freitag", "letzten Freitag", _d(4), _d(5), "der Fehler vom", False),
         ("la réunion de vendredi dernier", "vendredi dernier", _d(4), _d(5), "la réunion de", False),
@@ -205,6 +214,8 @@ def test_a_month_a_weekday_or_a_date_is_a_time_in_a_question_that_asks_for_nothi
         "python 3.12",  # a version, not the third of December
         "was ist neu in 3.12",
         "ip 10.0.0.1",
+        "move the files from src to lib",  # no times at its ends
+        "what did I do between wednesday and monday",  # an end before its start
     ],
 )
 def test_a_month_a_weekday_or_a_date_with_a_subject_or_alone_is_a_word_to_find(question):

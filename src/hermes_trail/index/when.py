@@ -490,6 +490,8 @@ def read(text: str, now: float | None = None) -> Window | None:
     time, and the rest of its words; ``None`` when it names none. The first phrase found counts."""
     at = datetime.fromtimestamp(time.time() if now is None else now)
     lowered = text.lower()
+    if len(text) <= RANGE_CHARS and _RANGE_CUE.search(lowered) and (ranged := _range(text, at)) is not None:
+        return ranged
     if any(cue in lowered for cue in _CUES):
         for pattern, reader in _compiled():
             found = pattern.search(text)
@@ -536,6 +538,51 @@ def span_of(text: str, now: float | None = None) -> tuple[float, float] | None:
             continue
         span = named(found, at)
         return (span[0].timestamp(), span[1].timestamp()) if span is not None else None
+    return None
+
+
+# A span between two times, each said as an option's value is (:func:`span_of`): "between Monday and
+# Wednesday", "from March 3 to March 5", "zwischen Montag und Mittwoch", "von Montag bis Mittwoch", "du
+# lundi au mercredi", "entre el lunes y el miércoles". Its words open and join it.
+_RANGE_OPEN = r"between|from|zwischen|von|vom|entre|du|del|desde"
+_RANGE_JOIN = r"and|to|until|till|through|und|bis|zum|et|au|y|al|hasta"
+_RANGE_CUE = re.compile(rf"\b(?:{_RANGE_OPEN})\s.+\s(?:{_RANGE_JOIN})\s", re.IGNORECASE)
+# The most words either end of a span is said in ("the 14th of March 2026"), and the longest question
+# read for one (a pasted log or traceback is no question about a span of days).
+RANGE_WORDS = 5
+RANGE_CHARS = 200
+
+
+def _said_span(said: str, now: float) -> tuple[float, float] | None:
+    """:func:`span_of` of an end of a span, as written or without the marks after it ("Wednesday?")."""
+    return span_of(said, now) or span_of(said.rstrip(",.?!"), now)
+
+
+def _range(text: str, now: datetime) -> Window | None:
+    """The span a question names between two times (:data:`_RANGE_CUE`), from the start of the first to
+    the end of the second, and the rest of its words; ``None`` when its ends are no times ("from the shop
+    to the warehouse") or the second comes before the first."""
+    words = text.split()
+    lowered = [w.lower().strip(",.?!¿¡") for w in words]
+    opens = re.compile(rf"(?:{_RANGE_OPEN})", re.IGNORECASE)
+    joins = re.compile(rf"(?:{_RANGE_JOIN})", re.IGNORECASE)
+    stamp = now.timestamp()
+    for first, word in enumerate(lowered):
+        if not opens.fullmatch(word):
+            continue
+        for join in range(first + 2, min(first + 2 + RANGE_WORDS, len(words))):
+            if not joins.fullmatch(lowered[join]):
+                continue
+            start = _said_span(" ".join(words[first + 1 : join]), stamp)
+            if start is None:
+                continue
+            for last in range(min(join + RANGE_WORDS, len(words)), join, -1):
+                end = _said_span(" ".join(words[join + 1 : last]), stamp)
+                if end is None or end[1] <= start[0]:
+                    continue
+                rest = " ".join([*words[:first], *words[last:]])
+                said = " ".join(words[first:last]).rstrip(",?!")
+                return Window(said, start[0], end[1], rest, listing=_asks_for_nothing(rest))
     return None
 
 
