@@ -518,8 +518,9 @@ def test_a_question_in_other_words_than_any_prompt_finds_what_the_nearest_prompt
             entries = how.by_meaning(conn, question)
             assert entries and entries[0].command == command, question
             assert entries[0].matched_in == "meaning" and entries[0].prompt, question
-        # of a session's two tasks, the one the question's words name
+        # of a session's two tasks, the one the question's words name, else the one nearest in meaning
         assert [e.command for e in how.by_meaning(conn, "check available memory")] == ["free -h"]
+        assert [e.command for e in how.by_meaning(conn, "how much ram is installed")] == ["free -h"]
         assert how.by_meaning(conn, "bake a sourdough loaf") == []  # near nothing on record
         assert how.by_meaning(conn, "largest files", project=OTHER) == []  # the du run is another project's
         # the command asks the words, then all but one, then the meaning (``Trail.how_commands``)
@@ -544,8 +545,15 @@ def test_meant_follows_the_nearest_and_those_about_as_near():
     assert how.meant([]) == []
 
 
-def test_the_prompt_meant_is_the_one_with_the_questions_words_else_the_passages():
+def test_the_prompt_meant_is_the_one_with_the_questions_words_else_the_nearest_in_meaning():
     prompts = [(10, "set up the vpn"), (20, "clean up docker images"), (30, "check the memory")]
     assert how.nearest_prompt("docker cleanup", prompts, 10) == 20
     assert how.nearest_prompt("something else entirely", prompts, 25) == 20
     assert how.nearest_prompt("something else entirely", prompts, None) == 10
+
+    def nearness(question: str, texts: list[str]) -> list[float]:
+        return [1.0 if "memory" in t else 0.0 for t in texts]
+
+    assert how.nearest_prompt("how much ram is installed", prompts, 10, nearness) == 30
+    # the words first: a prompt with the question's word is not passed over for a nearer one
+    assert how.nearest_prompt("docker cleanup", prompts, 10, nearness) == 20

@@ -41,6 +41,7 @@ from hermes_trail.index.how import (
     nearest_prompt,
     normalize_command,
     prompt_line,
+    prompt_nearness,
     prompts_that_ran,
     rank_meant,
     tally_led,
@@ -325,7 +326,7 @@ def by_meaning(
         prompts = prompts_that_ran((int(at), str(kind), text) for at, _, kind, text in docs)
         if prompts:
             ids = {int(at): int(doc) for at, doc, _, _ in docs}
-            hits.append((ids[nearest_prompt(what, prompts, seq)], -z))
+            hits.append((ids[nearest_prompt(what, prompts, seq, prompt_nearness)], -z))
     if not hits:
         return []
     params = [[h[0] for h in hits], [h[1] for h in hits], SPAN, SPAN, SPAN, SPAN]

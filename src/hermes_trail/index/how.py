@@ -696,11 +696,19 @@ def prompts_that_ran(docs: Iterable[tuple[int, str, str | None]]) -> list[tuple[
     return out
 
 
-def nearest_prompt(question: str, prompts: Sequence[tuple[int, str]], near: int | None) -> int:
+def nearest_prompt(
+    question: str,
+    prompts: Sequence[tuple[int, str]],
+    near: int | None,
+    nearness: Callable[[str, list[str]], list[float] | None] | None = None,
+) -> int:
     """Of a session's prompts (place and text, in order: :func:`prompts_that_ran`), the one ``question``
-    meant: the one with most of its words (as typed or without an ending), then the one its nearest
-    passage opens at or follows (``near``), then the first. A passage is what the session says most
-    about, prompts first, so in a session of several tasks the words tell which task."""
+    meant: the one with most of its words (as typed or without an ending); of those with as many, the
+    nearest in meaning (``nearness``: each text's cosine to the question, :func:`prompt_nearness`), else
+    the one its nearest passage opens at or follows (``near``), then the first. A passage is what the
+    session says most about, prompts first, so it cannot tell a session's tasks apart: in a session that
+    cleaned up docker, then asked "how much memory does the box have", "how much ram is installed" has
+    none of either's words and followed the first."""
     asked = {_stem(w) for w in _WORDS.findall(question.lower()) if not is_stopword(w)}
 
     def shared(text: str) -> int:
@@ -708,7 +716,35 @@ def nearest_prompt(question: str, prompts: Sequence[tuple[int, str]], near: int 
 
     before = [doc for doc, _ in prompts if near is not None and doc <= near]
     anchor = before[-1] if before else prompts[0][0]
-    return max(prompts, key=lambda p: (shared(p[1]), p[0] == anchor, -p[0]))[0]
+    most = max(shared(text) for _, text in prompts)
+    tied = [(doc, text) for doc, text in prompts if shared(text) == most]
+    if len(tied) > 1 and nearness is not None:
+        cosines = nearness(question, [text for _, text in tied[:MEANT_COMPARED]])
+        if cosines is not None:
+            return max(zip(tied, cosines, strict=False), key=lambda pair: pair[1])[0][0]
+    return max(tied, key=lambda p: (p[0] == anchor, -p[0]))[0]
+
+
+# The prompts of one session compared with a question by meaning, at most (each is encoded).
+MEANT_COMPARED = 20
+
+
+def prompt_nearness(question: str, texts: list[str]) -> list[float] | None:
+    """Each text's cosine to ``question`` by the sentence model: the meaning server's vectors, else this
+    process's encoder; ``None`` without one."""
+    from hermes_trail.index import encoder, meaning_client
+
+    first = meaning_client.vector(question)  # the rest only when the server answered the first
+    served = [first, *(meaning_client.vector(t) for t in texts)] if first is not None else [None]
+    if all(v is not None for v in served):
+        import numpy as np
+
+        matrix = np.asarray(served, dtype=np.float32)
+    elif encoder.available():
+        matrix = encoder.model().encode([question, *texts])
+    else:
+        return None
+    return [float(matrix[0] @ row) for row in matrix[1:]]
 
 
 _WORDS = re.compile(r"[^\W_]+")
@@ -769,7 +805,7 @@ def by_meaning(
             )
         )
         if prompts:
-            hits.append((nearest_prompt(what, prompts, near), -z))
+            hits.append((nearest_prompt(what, prompts, near, prompt_nearness), -z))
     if not hits:
         return []
     sql = _LED.format(values=", ".join("(?, ?)" for _ in hits))
