@@ -355,31 +355,22 @@ def by_meaning(
     """What fixed the failures of the conversations nearest ``error`` in meaning, for an error nothing in the
     shared index failed with the words of, as :func:`hermes_trail.index.fix.by_meaning` finds them locally
     (with pgvector; without it, nothing)."""
-    from hermes_trail.fleet.meaning import _meaning
-    from hermes_trail.index.filters import SearchFilters
+    from hermes_trail.fleet.meaning import nearest_places
     from hermes_trail.index.how import meant
 
     nothing = FixReport(error, [], [], 0, 0, [])
-    near, _, _ = _meaning(conn, error, SearchFilters(project=project), hosts, schema.require(conn), 1.0)
-    found = [(h.doc, h.score) for conv, _ in near for h in conv.hits]
-    if not found:
+    standing = nearest_places(conn, error, project, hosts)
+    if not standing:
         return nothing
-    placed = {
-        int(doc): (int(sess), int(seq))
-        for doc, sess, seq in conn.execute(
-            f"SELECT id, sess, seq FROM {_D} WHERE id = ANY(%s)", ([doc for doc, _ in found],)
-        )
-    }
     failed = {
         int(row[0])
         for row in conn.execute(
             f"SELECT DISTINCT d.sess FROM {_D} d WHERE d.sess = ANY(%s) AND {_FAILED}",
-            ([sess for sess, _ in placed.values()],),
+            ([sess for sess, _, _ in standing],),
         )
     }
-    standing = [(placed[d][0], z, placed[d][1]) for d, z in found if d in placed and placed[d][0] in failed]
     chosen: list[int] = []
-    for sess, _, seq in meant(standing):
+    for sess, _, seq in meant(s for s in standing if s[0] in failed):
         rows = conn.execute(
             f"SELECT d.seq, d.id, left(d.text, 4000) FROM {_D} d WHERE d.sess = %s AND {_FAILED} "
             "ORDER BY d.seq LIMIT %s",

@@ -302,21 +302,10 @@ def by_meaning(
     in the shared index has, as :func:`hermes_trail.index.how.by_meaning` finds them locally: the sessions
     of the shared meaning pass (pgvector; nothing without it), each followed from the prompt the question
     meant."""
-    from hermes_trail.fleet.meaning import _meaning
-    from hermes_trail.index.filters import SearchFilters
+    from hermes_trail.fleet.meaning import nearest_places
 
-    near, _, _ = _meaning(conn, what, SearchFilters(project=project), hosts, schema.require(conn), 1.0)
-    found = [(h.doc, h.score) for conv, _ in near for h in conv.hits]
-    if not found:
-        return []
-    placed = {
-        int(doc): (int(sess), int(seq))
-        for doc, sess, seq in conn.execute(
-            f"SELECT id, sess, seq FROM {_D} WHERE id = ANY(%s)", ([doc for doc, _ in found],)
-        )
-    }
     hits: list[tuple[int, float]] = []
-    for sess, z, seq in meant((placed[d][0], z, placed[d][1]) for d, z in found if d in placed):
+    for sess, z, seq in meant(nearest_places(conn, what, project, hosts)):
         docs = conn.execute(
             f"SELECT seq, id, kind, CASE WHEN kind = 'prompt' THEN left(text, 2000) END FROM {_D} "
             "WHERE sess = %s AND NOT rewound "

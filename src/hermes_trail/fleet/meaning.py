@@ -217,3 +217,22 @@ def _meaning(
     evidence = evidence_of(near, [c.score for c in near], weight)
     weighed = [(conv, part * lift) for (conv, part), lift in zip(evidence, lifts, strict=True)]
     return weighed, {(c.store, c.root): c.score for c in near}, int(unencoded)
+
+
+def nearest_places(
+    conn: psycopg.Connection[Any], text: str, project: str | None, hosts: list[str] | None
+) -> list[tuple[int, float, int]]:
+    """The sessions nearest ``text`` in meaning (:func:`_meaning`), each with its standing and the place
+    (``seq``) of its nearest passage's first doc: what ``how`` and ``fix`` follow by meaning, as the local
+    ``how.local_standing`` gives them. Nothing without pgvector."""
+    near, _, _ = _meaning(conn, text, SearchFilters(project=project), hosts, schema.require(conn), 1.0)
+    found = [(h.doc, h.score) for conv, _ in near for h in conv.hits]
+    if not found:
+        return []
+    placed = {
+        int(doc): (int(sess), int(seq))
+        for doc, sess, seq in conn.execute(
+            f"SELECT id, sess, seq FROM {_D} WHERE id = ANY(%s)", ([doc for doc, _ in found],)
+        )
+    }
+    return [(placed[doc][0], z, placed[doc][1]) for doc, z in found if doc in placed]

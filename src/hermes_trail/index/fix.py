@@ -72,7 +72,7 @@ from functools import lru_cache, partial
 from typing import Any
 
 from hermes_trail.index import cjk, schema
-from hermes_trail.index.how import fts_string, normalize_command, project_clause
+from hermes_trail.index.how import _stem, fts_string, normalize_command, project_clause
 
 # Error terms searched for, the rarest; each more is one more query and rarely changes the matches.
 MAX_TERMS = 8
@@ -1150,8 +1150,10 @@ def by_meaning(
     failure is. ``by_meaning`` says so; nothing when no conversation with a failure is near."""
     from hermes_trail.index.how import local_standing, meant
 
+    standing = local_standing(conn, error, project)
+    with_failures = _failed_among(conn, [sess for sess, _, _ in standing])
     chosen: list[int] = []
-    for sess, _, near in meant(s for s in local_standing(conn, error, project) if _failed_in(conn, s[0])):
+    for sess, _, near in meant(s for s in standing if s[0] in with_failures):
         failed = conn.execute(
             "SELECT f.id, substr(d.text, 1, 4000) FROM fails f CROSS JOIN docs d ON d.id = f.id "
             "WHERE f.sess = ? ORDER BY f.id LIMIT ?",
@@ -1180,12 +1182,12 @@ def by_meaning(
 MEANT_FAILURES = 200
 
 
-def _stem(word: str) -> str:
-    """A word of an error without an English ending, to tell whether two texts share it."""
-    from hermes_trail.index.how import _stem as without_ending
-
-    return without_ending(word)
-
-
-def _failed_in(conn: sqlite3.Connection, sess: int) -> bool:
-    return conn.execute("SELECT 1 FROM fails WHERE sess = ? LIMIT 1", (sess,)).fetchone() is not None
+def _failed_among(conn: sqlite3.Connection, sessions: list[int]) -> set[int]:
+    """Which of ``sessions`` have a failure, asked of them together (a statement each :data:`_CHUNK`)."""
+    failed: set[int] = set()
+    for at in range(0, len(sessions), _CHUNK):
+        chunk = sessions[at : at + _CHUNK]
+        marks = ", ".join("?" for _ in chunk)
+        sql = f"SELECT DISTINCT sess FROM fails WHERE sess IN ({marks})"
+        failed |= {row[0] for row in conn.execute(sql, chunk)}
+    return failed

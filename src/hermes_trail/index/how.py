@@ -354,6 +354,13 @@ def _led(
     (command, session): rows in :data:`_GROUPED`'s shape, with the best (lowest) BM25 of what led to them,
     its kind and its doc id."""
     hits = _scored_hits(conn, expression, project, max(1, len(query.terms(query.Query(root)))), ids)
+    return _led_from(conn, hits, root)
+
+
+def _led_from(
+    conn: sqlite3.Connection, hits: list[tuple[int, float]], root: query.Node | None
+) -> dict[tuple[str, int], _Led]:
+    """:func:`_led` from the prompt and reply docs that led (each with its score, lower better)."""
     if not hits:
         return {}
     sql = _LED.format(values=", ".join("(?, ?)" for _ in hits))
@@ -562,7 +569,11 @@ def how(
         known = g.ok + g.failed
         return (tier, strength, len(g.sessions), g.ok / known if known else -1.0, g.runs, g.last_time or 0.0)
 
-    ranked = sorted(groups.values(), key=rank, reverse=True)
+    return _entries(conn, sorted(groups.values(), key=rank, reverse=True), limit)
+
+
+def _entries(conn: sqlite3.Connection, ranked: list[_Group], limit: int) -> list[HowEntry]:
+    """The first ``limit`` (0: all) of the groups ``ranked``, each with the prompt that led to it."""
     ranked = ranked[:limit] if limit > 0 else ranked
     texts = _prompt_texts(conn, [g.hit for g in ranked if g.hit is not None])
     return [g.entry(texts.get(g.hit) if g.hit is not None else None) for g in ranked]
@@ -806,17 +817,10 @@ def by_meaning(
         )
         if prompts:
             hits.append((nearest_prompt(what, prompts, near, prompt_nearness), -z))
-    if not hits:
-        return []
-    sql = _LED.format(values=", ".join("(?, ?)" for _ in hits))
-    led = tally_led(conn.execute(sql, (*(v for hit in hits for v in hit), SPAN, SPAN, SPAN, SPAN)), None)
     groups: dict[str, _Group] = {}
-    for found in led.values():
+    for found in _led_from(conn, hits, None).values():
         name = normalize_command(found.row[0])
         group = groups.setdefault(name, _Group(name, meant=True))
         group.add(found.row, False)
         group.led_by(found)
-    ranked = rank_meant(groups.values())
-    ranked = ranked[:limit] if limit > 0 else ranked
-    texts = _prompt_texts(conn, [g.hit for g in ranked if g.hit is not None])
-    return [g.entry(texts.get(g.hit) if g.hit is not None else None) for g in ranked]
+    return _entries(conn, rank_meant(groups.values()), limit)

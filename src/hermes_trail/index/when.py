@@ -490,7 +490,8 @@ def read(text: str, now: float | None = None) -> Window | None:
     time, and the rest of its words; ``None`` when it names none. The first phrase found counts."""
     at = datetime.fromtimestamp(time.time() if now is None else now)
     lowered = text.lower()
-    if len(text) <= RANGE_CHARS and _RANGE_CUE.search(lowered) and (ranged := _range(text, at)) is not None:
+    spanned = len(text) <= RANGE_CHARS and re.search(_RANGE_CUE, lowered) is not None
+    if spanned and (ranged := _range(text, at)) is not None:
         return ranged
     if any(cue in lowered for cue in _CUES):
         for pattern, reader in _compiled():
@@ -546,7 +547,9 @@ def span_of(text: str, now: float | None = None) -> tuple[float, float] | None:
 # lundi au mercredi", "entre el lunes y el miércoles". Its words open and join it.
 _RANGE_OPEN = r"between|from|zwischen|von|vom|entre|du|del|desde"
 _RANGE_JOIN = r"and|to|until|till|through|und|bis|zum|et|au|y|al|hasta"
-_RANGE_CUE = re.compile(rf"\b(?:{_RANGE_OPEN})\s.+\s(?:{_RANGE_JOIN})\s", re.IGNORECASE)
+# Patterns as strings, compiled at their first use (``re``'s own cache): most questions name no span, and
+# compiling at import costs every command's start.
+_RANGE_CUE = rf"\b(?:{_RANGE_OPEN})\s.+\s(?:{_RANGE_JOIN})\s"
 # The most words either end of a span is said in ("the 14th of March 2026"), and the longest question
 # read for one (a pasted log or traceback is no question about a span of days).
 RANGE_WORDS = 5
@@ -564,14 +567,12 @@ def _range(text: str, now: datetime) -> Window | None:
     to the warehouse") or the second comes before the first."""
     words = text.split()
     lowered = [w.lower().strip(",.?!¿¡") for w in words]
-    opens = re.compile(rf"(?:{_RANGE_OPEN})", re.IGNORECASE)
-    joins = re.compile(rf"(?:{_RANGE_JOIN})", re.IGNORECASE)
     stamp = now.timestamp()
     for first, word in enumerate(lowered):
-        if not opens.fullmatch(word):
+        if not re.fullmatch(_RANGE_OPEN, word):
             continue
         for join in range(first + 2, min(first + 2 + RANGE_WORDS, len(words))):
-            if not joins.fullmatch(lowered[join]):
+            if not re.fullmatch(_RANGE_JOIN, lowered[join]):
                 continue
             start = _said_span(" ".join(words[first + 1 : join]), stamp)
             if start is None:
@@ -784,7 +785,7 @@ _DAY_WORDS = frozenset((*_MONTHS, *_WEEKDAY_NUMBERS, *_SHORT_MONTHS, "year"))
 _CJK_DAY_CUES = ("月", "周", "星期", "礼拜")
 
 
-_DOTTED_DAY = re.compile(r"\d\.\d{1,2}\.")
+_DOTTED_DAY = r"\d\.\d{1,2}\."  # compiled at its first use, as _RANGE_CUE
 
 
 def _names_a_day(lowered: str) -> bool:
@@ -792,7 +793,7 @@ def _names_a_day(lowered: str) -> bool:
         return True
     if "-" in lowered and any(ch.isdigit() for ch in lowered):  # a date (2026-11-24)
         return True
-    if "." in lowered and _DOTTED_DAY.search(lowered):  # a day and a month with their dots (14.3.)
+    if "." in lowered and re.search(_DOTTED_DAY, lowered):  # a day and a month with their dots (14.3.)
         return True
     return not _DAY_WORDS.isdisjoint(re.findall(r"[^\W\d_]+(?:-feira)?", lowered))
 

@@ -156,12 +156,10 @@ def snippet_parts(snippet: str, query: str) -> list[list[Any]]:
         word = inner.casefold()
         if not (word.isascii() and word.isalpha()):
             return False
-        if stems is None:
-            from hermes_trail.index import plan
-
-            stems = {plan.stem(w) for w in wanted.split() if w.isascii() and w.isalpha()}
         from hermes_trail.index import plan
 
+        if stems is None:
+            stems = {plan.stem(w) for w in wanted.split() if w.isascii() and w.isalpha()}
         return plan.stem(word) in stems
 
     parts: list[list[Any]] = []
