@@ -955,6 +955,8 @@ def test_a_word_the_history_writes_otherwise_is_found_as_locally(fleet, tmp_path
         "20261120_090900_5a0010": ("parse_config_file raised KeyError", "It expects a timeout key."),
         "20261120_091000_5a0011": ("add types for formatDate in utils.ts", "Typed formatDate."),
         "20261120_091100_5a0012": ("Die Wärme-Pumpe läuft nachts laut", "Nachtabsenkung aktiviert."),
+        "20261120_091200_5a0013": ("Give elasticsearch a 4 GB heap", "Set it in jvm.options."),
+        "20261120_091300_5a0014": ("I backed up the photos to the NAS", "812 files copied."),
     }
     index = _pushed(fleet, tmp_path, "upsilon", said, "20261120")
     asked = {
@@ -967,6 +969,9 @@ def test_a_word_the_history_writes_otherwise_is_found_as_locally(fleet, tmp_path
         "hauptstrasse": (termin, {"hauptstrasse": ["hauptstraße"]}),
         "login router": (router, {"login": ["log in"]}),  # a half English's stop words leave out
         "python3.12": ("20261120_090500_5a0006", {"python3.12": ["python 3.12"]}),
+        "4gb heap": ("20261120_091200_5a0013", {"4gb": ["4 gb"]}),  # a number with its unit joined
+        # two words, one a function word PostgreSQL's English left out, in another form ("backed up")
+        "backup photos": ("20261120_091300_5a0014", {"backup": ["back up"]}),
         "colour palette": ("20261120_090600_5a0007", {"colour": ["color"]}),
         "серверы": ("20261120_090700_5a0008", {"серверы": ["сервер"]}),
         "خادم": ("20261120_090800_5a0009", {"خادم": ["الخادم"]}),
@@ -987,6 +992,10 @@ def test_a_word_the_history_writes_otherwise_is_found_as_locally(fleet, tmp_path
     for answer in _both(fleet, index, "upsilon", "warum sind die Pumpen nachts so laut"):
         assert answer.spelled.get("Pumpen") == ["pumpe"], answer.spelled
         assert answer.conversations[0].hits[0].session_id == "20261120_091100_5a0012"
+    # Punctuation alone is nothing to look for, so nothing missing (it was said missing there, and the
+    # question answered by any of its words).
+    for answer in _both(fleet, index, "upsilon", "wifi password !"):
+        assert answer.missing == [] and answer.conversations[0].hits[0].session_id == wifi
     # A quoted phrase no turn has as typed is said missing, its words answering (as locally).
     for answer in _both(fleet, index, "upsilon", '"password office"'):
         assert answer.missing == ['"password office"'] and answer.conversations[0].hits[0].session_id == wifi
@@ -2933,6 +2942,30 @@ def test_an_index_of_version_7_is_migrated_to_read_words_inside_a_run(fleet, tmp
     for question, expected in GLUED_QUESTIONS:
         found = fleet_search(fleet.admin, question, hosts=["omicron"])
         assert found.missing == [] and found.conversations[0].hits[0].session_id == expected, question
+
+
+def test_an_index_of_version_8_is_migrated_to_stem_function_words_too(fleet, tmp_path):
+    """Version 9 keeps English's function words in the stemmed reading, as FTS5's porter tokenizer does:
+    before, "backup" (read as the words "back up") matched every doc with "back" there, was looked for
+    unstemmed instead, and missed "backed up", which the local index finds. --migrate makes every doc's
+    tsvector again, so nothing needs pushing again."""
+    photos = "20261121_090000_9b9b01"
+    said = {
+        photos: ("I backed up the photos to the NAS", "812 files copied."),
+        "20261121_090100_9b9b02": ("Roll back the last deploy", "Rolled back to v41."),
+    }
+    index = _pushed(fleet, tmp_path, "phi", said, "20261121")
+    with fleet.connect() as conn:  # the stemmed reading as version 8 left it: without function words
+        conn.execute(
+            "ALTER TEXT SEARCH CONFIGURATION trail_fleet.porter "
+            "ALTER MAPPING REPLACE trail_fleet.porter_words WITH trail_fleet.porter_stem"
+        )
+        _tsv_made_as(conn, schema.tsv_expression())
+    assert fleet_search(fleet.admin, "backup photos", hosts=["phi"]).missing == ["backup"]
+    _refused_then_migrated(fleet, 8, "backup")
+    for answer in _both(fleet, index, "phi", "backup photos"):
+        assert answer.missing == [] and answer.spelled == {"backup": ["back up"]}
+        assert answer.conversations[0].hits[0].session_id == photos
 
 
 def _tsv_made_as(conn, expression: str) -> None:

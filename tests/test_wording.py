@@ -128,6 +128,22 @@ def test_a_word_typed_past_its_stem_is_still_found_while_typing(index):
     assert lacking.missing == ["upgradzq"] and _first(lacking) == KUBE
 
 
+def test_a_whole_word_the_history_lacks_is_not_read_as_a_shorter_one_typed_on(tmp_path):
+    """ "commit", in a history without it, was read as "com" typed on to a word with a doubled m and an
+    ending ("-mities"): it found "github.com", said nothing missing and marked the «com». A word typed past
+    a stem is read as that stem only when the word so finished has it."""
+    pushed = "20261104_140000_c0ffee"
+    sessions = [
+        chat(pushed, ("push my branch", "Pushed to github.com:me/shop.git"), start=T),
+        chat("20261104_141000_c0ffef", ("run the tests", "42 passed."), start=T + 60),
+    ]
+    path = _index_of(tmp_path, sessions)
+    for typed in ("commit", "fix commit"):
+        result = search(path, typed)
+        assert result.missing[-1:] == ["commit"] and result.prefix is None, (typed, result.missing)
+        assert not any("\u00abcom\u00bb" in h.snippet for c in result.conversations for h in c.hits)
+
+
 INSTALL = "20261104_090000_1a57a1"
 INDEX = "20261104_100000_1d3e01"
 PARSE = "20261104_110000_9a45e0"
@@ -1287,6 +1303,7 @@ SPACED = {
         "Read https://docs.python.org/3/library/asyncio-task.html",
         "TaskGroup it is.",
     ),
+    "20261120_091400_5a0015": ("Give elasticsearch a 4 GB heap", "Set it in jvm.options."),
 }
 
 
@@ -1307,6 +1324,8 @@ SPACED = {
         ("jürgen slides", "jürgen", "juergen", "20261120_090600_5a0007"),
         # a name with its version joined to it
         ("python3.12", "python3.12", "python 3.12", "20261120_090700_5a0008"),
+        # a number with its unit joined to it
+        ("4gb heap", "4gb", "4 gb", "20261120_091400_5a0015"),
         # a German compound with its letters, which the history writes with a hyphen
         ("datenbankgröße", "datenbankgröße", "datenbank-größe", "20261120_091200_5a0013"),
         # British English in a history the agent wrote in American English

@@ -56,6 +56,8 @@ _GERMAN = frozenset("äöüß")
 _WORD = r"[^\W\d_]+"
 # A name with its version or number joined to it ("python3.12", "node18", "ubuntu22.04").
 _VERSIONED = r"([a-z]{2,})(\d+(?:\.\d+)*)"
+# A number with its unit joined to it ("4gb", "100ms", "2am"): the history may write them apart ("4 GB").
+_MEASURED = r"(\d+(?:[.,]\d+)?)([a-z]{1,4})"
 # A name of code written in camel case ("parseConfigFile", "XMLHttpRequest"), and its words: the word index
 # holds it as one word, and the same name written with underscores or dashes ("parse_config_file") as its
 # words; so one found nothing of the other.
@@ -75,7 +77,7 @@ def readings(text: str) -> list[list[Reading]]:
 
     - a hyphenated word, joined ("e-mail": email); a name with its version joined to it, apart
       ("python3.12": python 3.12, "node18": node 18), else the name alone ("python3": python, where the
-      history runs ``python``); a name of code in camel case, as its words
+      history runs ``python``); a number with its unit joined to it, apart ("4gb": 4 GB); a name of code in camel case, as its words
       ("parseConfigFile": parse_config_file, "parse config file");
     - a word with German's letters, as a keyboard without them types them ("müller": mueller); one typed
       so, with them ("mueller": Müller, held as muller; "strasse": straße; "gruesse": grüsse, grüße),
@@ -103,6 +105,8 @@ def readings(text: str) -> list[list[Reading]]:
     if versioned := re.fullmatch(_VERSIONED, low):
         # then the name alone, where the history runs it without its version ("python3": python)
         return [[query.Phrase(f"{versioned[1]} {versioned[2]}")], [query.Term(versioned[1])]]
+    if measured := re.fullmatch(_MEASURED, low):
+        return [[query.Phrase(f"{measured[1]} {measured[2]}")]]
     if not low.isalpha():
         return []
     if not low.isascii():
