@@ -402,9 +402,11 @@ def _every_word_stemmed() -> str:
     return f"""DO $do$ BEGIN
         IF NOT EXISTS (SELECT 1 FROM pg_ts_dict d JOIN pg_namespace n ON n.oid = d.dictnamespace
                        WHERE n.nspname = '{s}' AND d.dictname = 'porter_words') THEN
-            CREATE TEXT SEARCH DICTIONARY {s}.porter_words (TEMPLATE = pg_catalog.snowball, Language = porter);
+            CREATE TEXT SEARCH DICTIONARY {s}.porter_words
+                (TEMPLATE = pg_catalog.snowball, Language = porter);
         END IF;
-        ALTER TEXT SEARCH CONFIGURATION {STEMMED} ALTER MAPPING REPLACE {s}.porter_stem WITH {s}.porter_words;
+        ALTER TEXT SEARCH CONFIGURATION {STEMMED}
+            ALTER MAPPING REPLACE {s}.porter_stem WITH {s}.porter_words;
     END $do$"""
 
 

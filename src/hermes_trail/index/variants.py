@@ -77,8 +77,8 @@ def readings(text: str) -> list[list[Reading]]:
 
     - a hyphenated word, joined ("e-mail": email); a name with its version joined to it, apart
       ("python3.12": python 3.12, "node18": node 18), else the name alone ("python3": python, where the
-      history runs ``python``); a number with its unit joined to it, apart ("4gb": 4 GB); a name of code in camel case, as its words
-      ("parseConfigFile": parse_config_file, "parse config file");
+      history runs ``python``); a number with its unit joined to it, apart ("4gb": 4 GB); a name of code
+      in camel case, as its words ("parseConfigFile": parse_config_file, "parse config file");
     - a word with German's letters, as a keyboard without them types them ("müller": mueller); one typed
       so, with them ("mueller": Müller, held as muller; "strasse": straße; "gruesse": grüsse, grüße),
       taken only where the history writes them so (:func:`shown`): "aerial" is no "ärial"; a word as
