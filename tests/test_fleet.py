@@ -2901,6 +2901,11 @@ def test_words_inside_a_run_of_chinese_japanese_or_korean_are_found_as_locally(f
         assert shared.matches == local.matches, question
         marked = [sorted(h.snippet for h in r.conversations[0].hits) for r in (shared, local)]
         assert marked[0] == marked[1], question
+    # A run beside a word no doc with the run has ("paper 部署"): each found by its own, by either (the
+    # local index may add one by meaning, which this shared index has no vectors for).
+    for answer in (local_search(index, "paper 部署"), fleet_search(fleet.admin, "paper 部署", hosts=["xi"])):
+        found = {c.hits[0].session_id for c in answer.conversations}
+        assert GLUED_ZH in found and any(s.endswith("_e7e7e7") for s in found), found
     with fleet.connect() as conn:
         tokens = conn.execute(
             "SELECT tokens FROM trail_fleet.sessions WHERE host = 'xi' AND session_id = %s", (GLUED_ZH,)

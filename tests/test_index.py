@@ -642,6 +642,26 @@ def test_words_inside_a_run_of_chinese_japanese_or_korean_are_found(
     assert any(marked in h.snippet for h in hits), [h.snippet for h in hits]
 
 
+@pytest.mark.parametrize(
+    ("question", "worded", "run"),
+    [
+        ("kubernetes 재시작", "20261105_100000_e5e5e5", "20261104_100000_d4d4d4"),
+        ("nightly 部署", "20261105_100000_e5e5e5", "20261102_100000_b2b2b2"),
+    ],
+)
+def test_a_question_of_a_run_and_a_word_no_turn_has_together_finds_each(
+    glued_home, index, question, worded, run
+):
+    """The bigram index holds the runs alone, and a doc it found by a question's run was taken for a match
+    of every word: "kubernetes 재시작" (restart) listed the Korean turns as matching both and never the
+    kubernetes one. A doc the bigram index finds must now have the question's other words too; with none
+    that has both, each is found by its own, and a run of one bigram ("部署", deploy) is such a word."""
+    sync_index(index, homes=[glued_home])
+    result = search(index, question)
+    found = [c.hits[0].session_id for c in result.conversations]
+    assert worded in found and run in found, found
+
+
 def test_the_word_index_keeps_the_text_as_written_and_deletes_what_it_was_given(glued_home, index):
     """What the word index reads in place of a doc's text is kept beside it (``docs.words``), only where it
     differs; the text shown is the text as written. A failed command's output is read so too, by the index

@@ -1485,7 +1485,7 @@ def _search(
         # A Chinese or Japanese question's bigrams, any of them, each conversation by the share of the
         # question's it holds, as locally.
         grams = plan.run_bigrams(cjk.question_runs(terms))
-        if len(grams) >= 2:
+        if len(grams) >= (1 if not groups else 2):  # one bigram ("部署") as one word, as locally
             evidence, docs, _ = _any_words(
                 conn, grams, filters, hosts, info, coverage, cut=COVERAGE_BIGRAMS, shares_after=True
             )

@@ -51,6 +51,7 @@ class Plan(_Record):
         "sources",
         "spelled",
         "unfound",
+        "beside_runs",
     )
     __slots__ = _fields
 
@@ -81,6 +82,9 @@ class Plan(_Record):
     # Quoted phrases no doc has as typed (their words may be there, apart), with their quotes: said with
     # the missing words, though the words they have still answer and weigh as found.
     unfound: list[str]
+    # The word-index expression of the other words a question with Chinese, Japanese or Korean runs asks
+    # every match to have: a doc the bigram index finds by the runs alone must have them too.
+    beside_runs: str | None
 
     def __init__(
         self,
@@ -96,6 +100,7 @@ class Plan(_Record):
         sources: list[str] | None = None,
         spelled: dict[str, list[str]] | None = None,
         unfound: list[str] | None = None,
+        beside_runs: str | None = None,
     ) -> None:
         self.parsed = parsed
         self.terms = terms
@@ -108,6 +113,7 @@ class Plan(_Record):
         self.profiles = [] if profiles is None else profiles
         self.sources = [] if sources is None else sources
         self.spelled = {} if spelled is None else spelled
+        self.beside_runs = beside_runs
         self.unfound = [] if unfound is None else unfound
 
     @property
@@ -760,4 +766,8 @@ def read(conn: sqlite3.Connection, text: str, checked: bool = True) -> Plan:
         out.plans.append(("docs_tri", tri))
     if runs:
         out.plans.append(("docs_cjk", " AND ".join(cjk.run_expression(r) for r in runs)))
+        # The bigram index holds the runs alone: the question's other words ("paper 너무") a doc it finds
+        # must have in the word index, or a doc with the run alone was a match of every word.
+        beside = [f for t in query.conjuncts(parsed) if not cjk.has_cjk(t.text) and (f := query.leaf_fts(t))]
+        out.beside_runs = " AND ".join(beside) or None
     return out

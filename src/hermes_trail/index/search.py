@@ -175,10 +175,12 @@ def _candidates(
     known: dict[int, tuple[Any, ...]],
     starts: list[str] | None = None,
     span: tuple[int, int] | None = None,
+    beside_runs: str | None = None,
 ) -> tuple[list[tuple[Any, ...]], bool]:
     """Scored matches of one index, lower scores first (as ``bm25`` gives them). ``starts``: the word
     starts the query asks for (:func:`word_starts`), which a doc of the word index must have as typed;
-    ``span``: the doc ids a time window's docs lie within (:func:`_time_span`).
+    ``span``: the doc ids a time window's docs lie within (:func:`_time_span`); ``beside_runs``: what a doc
+    of the bigram index must match in the word index too (:attr:`~hermes_trail.index.plan.Plan.beside_runs`).
 
     All matches are scored with BM25 when there are fewer than :data:`WINDOW`. With more, the newest
     :data:`WINDOW` are scored without it: BM25 would first count every match of each term over the whole
@@ -195,6 +197,8 @@ def _candidates(
         plan.starting_words(conn)
         clauses = [*clauses, *("trail_word_start(d.text, ?)" for _ in starts)]
         params = [*params, *starts]
+    if beside_runs and table == "docs_cjk":
+        clauses, params = [*clauses, _BESIDE_RUNS], [*params, beside_runs]
     where = " AND ".join([f"{table} MATCH ?", *clauses])
     join = _source(table, clauses)
     if any_of is not None:
@@ -255,11 +259,16 @@ def _newest_docs(
     return rows
 
 
+# A doc the bigram index found by a question's runs, which must have its other words too (``beside_runs``).
+_BESIDE_RUNS = "EXISTS (SELECT 1 FROM docs_fts WHERE docs_fts MATCH ? AND docs_fts.rowid = d.id)"
+
+
 def _count(
     conn: sqlite3.Connection,
     plans: list[tuple[str, str]],
     filters: SearchFilters,
     span: tuple[int, int] | None = None,
+    beside_runs: str | None = None,
 ) -> int | None:
     """How many docs match, for a query with more than a window of them (one that ranked its newest):
     counted in the full-text index alone when no filter needs the docs, up to :data:`COUNT_CAP`. A doc
@@ -275,9 +284,13 @@ def _count(
     for table, expression in sorted(plans, key=lambda plan: plan[0] != "docs_fts"):
         if best >= COUNT_CAP:
             break
-        if _unfiltered(filters):
+        if beside_runs and table == "docs_cjk":
+            where = " AND ".join([f"{table} MATCH ?", *clauses, _BESIDE_RUNS])
+            sql = f"SELECT count(*) FROM (SELECT 1 {_source(table, clauses)} WHERE {where} LIMIT ?)"
+            args: list[Any] = [expression, *params, beside_runs, COUNT_CAP]
+        elif _unfiltered(filters):
             sql = f"SELECT count(*) FROM (SELECT 1 FROM {table} WHERE {table} MATCH ? LIMIT ?)"
-            args: list[Any] = [expression, COUNT_CAP]
+            args = [expression, COUNT_CAP]
         else:
             where = " AND ".join([f"{table} MATCH ?", *clauses])
             sql = f"SELECT count(*) FROM (SELECT 1 {_source(table, clauses)} WHERE {where} LIMIT ?)"
@@ -707,7 +720,8 @@ def _relaxed(
     Words need two of them somewhere while all of them together found something: any of one word is that
     word alone, which drops what made the query (``mutex failed`` with no mutex anywhere would find every
     failure). When all together found nothing (``loose``), one is enough: something is better than "no
-    match" while a word of the query is there, and the words that were not are reported. The word still
+    match" while a word of the query is there, and the words that were not are reported. So for bigrams:
+    a run of two characters is one bigram, a word beside the question's others. The word still
     being typed (``prefix``) is looked for as the start of words (``bea*``), as the words together were:
     typing "celery bea" found the one conversation with both, then "celery beat" ten.
 
@@ -739,7 +753,7 @@ def _relaxed(
         out += [("docs_fts", present)] if present else []
         out += [("docs_fts", [name]) for name in marked]
     grams = plan.run_bigrams(runs)
-    if len(grams) >= 2:
+    if len(grams) >= (1 if loose else 2):  # a run of one bigram ("部署") is a word of its own, as above
         out.append(("docs_cjk", grams))
     return out
 
@@ -1013,7 +1027,14 @@ def _search(
     span = _time_span(conn, filters)
     starts = word_starts(reading)
     hits, windowed = _ranked(
-        conn, reading.plans, filters, reading.terms + reading.runs, known=known, starts=starts, span=span
+        conn,
+        reading.plans,
+        filters,
+        reading.terms + reading.runs,
+        known=known,
+        starts=starts,
+        span=span,
+        beside_runs=reading.beside_runs,
     )
     groups = _group(hits)
     if len(groups) < RELAX_BELOW:
@@ -1032,6 +1053,7 @@ def _search(
                 known=known,
                 starts=word_starts(checked),
                 span=span,
+                beside_runs=checked.beside_runs,
             )
         groups = _group(hits)
         reading = checked
@@ -1041,7 +1063,7 @@ def _search(
     if windowed:  # more than a window matched: counted apart (None: at least the window)
         # Not when a match must write a name with marks the index drops (``c++``): it counts every "c".
         marked = query.marked_names(reading.parsed)
-        matches = None if marked else _count(conn, reading.plans, filters, span)
+        matches = None if marked else _count(conn, reading.plans, filters, span, reading.beside_runs)
     # How well each conversation with every word answers them, before any fusion rescales it.
     answered = {key: conversation_score(conv.hits) for key, conv in groups.items()}
     ordered = sorted(groups.values(), key=lambda c: answered[(c.store, c.root)], reverse=True)
@@ -1241,6 +1263,7 @@ def _ranked(
     known: dict[int, tuple[Any, ...]],
     starts: list[str] | None = None,
     span: tuple[int, int] | None = None,
+    beside_runs: str | None = None,
 ) -> tuple[list[Hit], bool]:
     """The hits of every plan's index, best first, and whether any index had more than a window of
     matches. ``known``: the sessions read so far in this search (:func:`_session_rows`); ``starts``: the
@@ -1251,7 +1274,17 @@ def _ranked(
         if table == "docs_tri" and windowed:
             continue  # the words found a full window: the substrings of the same terms would add little
         found, cut = _candidates(
-            conn, table, expression, filters, terms, window, any_of, known=known, starts=starts, span=span
+            conn,
+            table,
+            expression,
+            filters,
+            terms,
+            window,
+            any_of,
+            known=known,
+            starts=starts,
+            span=span,
+            beside_runs=beside_runs,
         )
         windowed = windowed or cut
         for row in found:  # a doc found by two indexes keeps its better (lower) score
