@@ -570,11 +570,15 @@ def test_the_failures_naming_the_error_are_read_at_any_age(tmp_path, monkeypatch
 
 def test_a_failure_nothing_fixed_is_still_shown_where_it_happened(tmp_path):
     """Nothing fixed it, but it failed before: the terminal says where and how (what was tried is worth
-    seeing), not only how many; an error that never failed says so."""
+    seeing), not only how many, and what the agent said at the end of that turn (it said "Nothing on record
+    fixed this" where the agent's reply told how it was fixed without a command: a role's password reset
+    in SQL, a process killed by hand); an error that never failed says so."""
     import io
 
     from hermes_trail.cli.tables import print_fixes
     from hermes_trail.cli.term import Printer
+    from hermes_trail.integrations.hermes.runtime import fix_note
+    from hermes_trail.serialize import record_json
 
     unfixed = (
         Conversation(sid(1), hour(1))
@@ -589,11 +593,20 @@ def test_a_failure_nothing_fixed_is_still_shown_where_it_happened(tmp_path):
     finally:
         conn.close()
     assert report.fixes == [] and report.failures_total == 1
+    said = "requests is missing and there is no network here."
+    assert report.failures[0].said == said and record_json(report)["failures"][0]["said"] == said
     stream = io.StringIO()
     print_fixes(Printer(stream), report)
     lines = stream.getvalue().splitlines()
-    assert lines[:2] == ["Nothing on record fixed this.", "1 matching failure in 1 conversation:"]
+    assert lines[:2] == [
+        "No command or edit on record fixed this; what was said after each failure:",
+        "1 matching failure in 1 conversation:",
+    ]
     assert sid(1) in lines[2] and "python app.py (exit 1)" in lines[2]
+    assert lines[3].strip() == f"then said: {said}"
+    # The plugin's note on the same failure says it too, where it said nothing.
+    note = fix_note(record_json(report))
+    assert "no command or edit on record fixed it" in note and said in note, note
     stream = io.StringIO()
     print_fixes(Printer(stream), nothing)
     assert stream.getvalue() == "Nothing on record failed this way.\n"

@@ -1929,7 +1929,7 @@ def test_fix_blame_and_how_answer_as_the_local_index_for_one_hosts_data(fleet, m
     shared = Trail(fleet=fleet.admin, hosts=("alpha",))
     errors, paths = _asked(index)
     assert errors and paths
-    found = {"fix": 0, "changed": 0, "edited": 0, "blame": 0, "how": 0}
+    found = {"fix": 0, "changed": 0, "edited": 0, "said": 0, "blame": 0, "how": 0}
     for error in errors:
         mine = _without(shared.records_json(shared.fix_report(error, limit=0)))
         theirs = _without(local.records_json(local.fix_report(error, limit=0)))
@@ -1940,6 +1940,7 @@ def test_fix_blame_and_how_answer_as_the_local_index_for_one_hosts_data(fleet, m
         found["fix"] += bool(theirs["fixes"])
         found["changed"] += bool(theirs["edits"])  # files changed before the failing command passed
         found["edited"] += any(e["edited"] for f in theirs["fixes"] for e in f["examples"])
+        found["said"] += any(f["said"] for f in theirs["failures"])  # the end of the turn it failed in
         if theirs["failures"]:
             assert _hosts_everywhere(shared.records_json(shared.fix_report(error)), "alpha")
     for path in paths:

@@ -418,6 +418,7 @@ RECORD_KEYS: dict[str, dict[str, str]] = {
         "coverage",
         "bm25",
         "matched",
+        "said",
     ),
     "Fix": _same("command", "worked", "confirmed", "tried", "best_coverage", "last_time", "examples"),
     "FixExample": _same(

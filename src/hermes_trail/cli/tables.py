@@ -420,7 +420,10 @@ def print_fixes(out: Printer, report: FixReport) -> None:
             ("Nothing on record failed with these words; the conversations nearest in meaning:", "yellow")
         )
     if not report.fixes and not report.edits:  # where it failed before is still worth seeing
-        out.line("Nothing on record fixed this.")
+        if any(f.said for f in report.failures):
+            out.line("No command or edit on record fixed this; what was said after each failure:")
+        else:
+            out.line("Nothing on record fixed this.")
     projects = {(f.store, f.session_id): f.project for f in report.failures}
     for fix in report.fixes:
         confirmed = f", the failing command then passed {fix.confirmed}×" if fix.confirmed else ""
@@ -454,6 +457,9 @@ def print_fixes(out: Printer, report: FixReport) -> None:
             (f" (exit {failure.exit_code})", "dim"),
             indent=2,
         )
+        if failure.said:  # what the agent concluded in that turn: often the fix no command shows
+            said = _cut(failure.said, max(2 * out.width - 30, 80))  # two lines at most
+            out.line(("then said: ", "dim"), safe(said), indent=4, hang=11)
     if report.failures_total > len(report.failures):
         out.line(
             (f"and {report.failures_total - len(report.failures):,} more (--limit shows more)", "dim"),

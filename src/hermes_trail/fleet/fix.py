@@ -42,6 +42,7 @@ from hermes_trail.index.fix import (
     change_of,
     covering,
     nearest_failure,
+    said_of,
 )
 
 if TYPE_CHECKING:
@@ -341,7 +342,31 @@ def find_fixes(
         _failures(conn, terms, tsq, least, project, hosts) if terms else ([], 0, 0, {})
     )
     tallies = _tally(conn, failures[:MAX_FAILURES], places)
-    return tallies.report(error, terms, (list(failures), total, conversations), limit)
+    report = tallies.report(error, terms, (list(failures), total, conversations), limit)
+    _said_after(conn, report.failures, places)
+    return report
+
+
+def _said_after(
+    conn: psycopg.Connection[Any], failures: list[Any], places: dict[int, tuple[int, int]]
+) -> None:
+    """Each reported failure's ``said``: the agent's last reply in the turn it failed in, as locally; all of
+    them in one statement."""
+    asked = [(f.doc, *places[f.doc]) for f in failures if f.doc in places]
+    if not asked:
+        return
+    docs, sessions, seqs = (list(column) for column in zip(*asked, strict=True))
+    sql = (
+        f"SELECT f.doc, (SELECT left(r.text, 4000) FROM {_D} r WHERE r.sess = f.sess AND r.seq > f.seq "
+        f"AND NOT r.rewound AND r.kind = 'reply' AND r.seq < coalesce((SELECT p.seq FROM {_D} p "
+        "WHERE p.sess = f.sess AND p.seq > f.seq AND NOT p.rewound AND p.kind = 'prompt' ORDER BY p.seq "
+        "LIMIT 1), 2147483647) ORDER BY r.seq DESC LIMIT 1) "
+        "FROM unnest(%s::bigint[], %s::bigint[], %s::integer[]) AS f(doc, sess, seq)"
+    )
+    said = dict(conn.execute(sql, (docs, sessions, seqs)).fetchall())
+    for failure in failures:
+        if failure.doc in said:
+            failure.said = said_of(said[failure.doc])
 
 
 def by_meaning(
@@ -405,4 +430,5 @@ def by_meaning(
         error, [], (list(failures), len(failures), conversations), limit
     )
     report.by_meaning = bool(failures)
+    _said_after(conn, report.failures, places)
     return report

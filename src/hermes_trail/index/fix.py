@@ -254,6 +254,9 @@ class Failure:
     coverage: float
     bm25: float
     matched: list[str] = field(default_factory=list)
+    # What the agent said last in the turn the command failed in (before the next prompt), cut at
+    # :data:`SAID_CHARS`: often the fix no command shows ("reset the role's password with ALTER ROLE").
+    said: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -1091,7 +1094,38 @@ def find_fixes(
         _failures(conn, terms, least, project) if terms else ([], 0, 0, {})
     )
     tallies = _tally(conn, failures[:MAX_FAILURES], sessions)
-    return tallies.report(error, terms, (failures, total, conversations), limit)
+    report = tallies.report(error, terms, (failures, total, conversations), limit)
+    _said_after(conn, report.failures, sessions)
+    return report
+
+
+# The most characters of what was said after a failure that a report keeps.
+SAID_CHARS = 600
+
+
+def said_of(text: str | None) -> str | None:
+    """What the agent said at the end of the turn a command failed in (``text``: that turn's last reply),
+    on one line, cut at :data:`SAID_CHARS`."""
+    said = " ".join((text or "").split())
+    if not said:
+        return None
+    return said if len(said) <= SAID_CHARS else said[: SAID_CHARS - 1].rstrip() + "…"
+
+
+# The last live reply of a session after a doc and before its next live prompt (through ``docs_steps``).
+_SAID = (
+    "SELECT substr(text, 1, 4000) FROM docs WHERE sess = ?1 AND id > ?2 AND rewound = 0 AND kind = 'reply' "
+    "AND id < coalesce((SELECT id FROM docs WHERE sess = ?1 AND id > ?2 AND rewound = 0 "
+    "AND kind = 'prompt' ORDER BY id LIMIT 1), 9223372036854775807) ORDER BY id DESC LIMIT 1"
+)
+
+
+def _said_after(conn: sqlite3.Connection, failures: list[Failure], sessions: dict[int, int]) -> None:
+    """Each reported failure's :attr:`Failure.said`, from its own session: two index lookups a failure."""
+    for failure in failures:
+        if (sess := sessions.get(failure.doc)) is not None:
+            row = conn.execute(_SAID, (sess, failure.doc)).fetchone()
+            failure.said = said_of(row[0] if row else None)
 
 
 def respelled_fixes(
@@ -1175,6 +1209,7 @@ def by_meaning(
     found = (failures, len(failures), conversations)
     report = _tally(conn, failures, sessions).report(error, [], found, limit)
     report.by_meaning = bool(failures)
+    _said_after(conn, report.failures, sessions)
     return report
 
 
