@@ -101,6 +101,17 @@ def test_a_question_mark_or_a_comma_leaves_a_function_word_a_function_word(index
     assert _first(lacking) == DISK and lacking.missing == ["zeppelin"]
 
 
+def test_what_people_type_to_fill_a_chat_is_no_word_to_find(index):
+    """ "btw", "pls", "e.g.", "w/" say nothing of what to find: each was said missing ("Not found anywhere:
+    pls") and its question answered by any of its other words, as if one were lacking."""
+    asked = ("btw pls check the ingress controller", "e.g. the ingress w/ nginx", "restic versus backup")
+    for question in asked:
+        result = search(index, question)
+        assert result.missing == [] and result.matches_exact, (question, result.missing)
+        assert _first(result) == (DISK if "restic" in question else KUBE), question
+    assert search(index, "IE").missing == ["IE"]  # in capitals, meant as written
+
+
 def test_a_query_of_only_function_words_keeps_them(index):
     result = search(index, "what it is")
     assert result.conversations and not result.dropped

@@ -34,7 +34,10 @@ many may might must shall us via per vs etc anything something thing things way 
 needed tell told know knew like please thanks thank okay ok hey hi hello did does done doing whether whose
 where's who's how's when's why's here's what're who'd how'd i'm i've we've you're you've you'll you'd
 they've they'll they'd he's she's ain't
+pls plz thx ty btw fyi lol imo imho tbh afaik aka asap versus e.g e.g. i.e i.e. eg w/ w/o
 """
+# (The last line: what people type in a chat to fill it, which says nothing of what to find: "btw", "pls"
+# and "e.g." were said missing, "Not found anywhere: pls".)
 # Not the contractions that are words without their apostrophe, as the lists are read (``id``, ``ill``,
 # ``well``, ``shell``, ``shed``, ``hell``, ``wed``: i'd, i'll, we'll, she'll, she'd, he'll, we'd).
 _GERMAN = """
