@@ -116,6 +116,17 @@ def _d(day: int, hour: int = 0, minute: int = 0) -> float:
         ("il backup di venerdì scorso", "venerdì scorso", _d(4), _d(5), "il backup di", False),
         ("o deploy da sexta-feira passada", "sexta-feira passada", _d(4), _d(5), "o deploy da", False),
         ("de storing van afgelopen vrijdag", "afgelopen vrijdag", _d(4), _d(5), "de storing van", False),
+        # after "since" a weekday's or a month's name is a time beside a subject, or alone (it was read in
+        # "what did I do since Monday" alone, and "errors since Tuesday" searched for "tuesday")
+        ("errors since Tuesday", "since Tuesday", _d(1), _d(5, 9, 31), "errors", False),
+        ("since monday", "since monday", _d(0), _d(5, 9, 31), "", True),
+        ("what changed since october", "since october", _dm(10, 1), _d(5, 9, 31), "what changed", False),
+        # Korean, its particle joined to the time ("지난주에": last week, in) left out of the words to find
+        ("어제 뭐 했어?", "어제", _d(4), _d(5), "뭐 했어?", True),
+        ("지난주에 nginx 설정", "지난주", _d(-7), _d(0), "nginx 설정", False),
+        ("어제의 서버 재시작", "어제", _d(4), _d(5), "서버 재시작", False),
+        ("3일 전 배포", "3일 전", _d(2), _d(3), "배포", False),
+        ("이번 달에 뭐 했어요?", "이번 달", _d(1), _dm(12, 31) + 86400, "뭐 했어요?", True),
     ],
 )  # fmt: skip
 def test_a_time_counted_back_from_now_is_read_as_a_window(question, words, since, until, rest, listing):
@@ -313,6 +324,8 @@ def test_a_question_that_asks_only_what_happened_lists_the_times_conversations(d
     assert [h.kind for c in result.conversations for h in c.hits] == ["prompt", "prompt"]
     assert result.conversations[0].hits[0].snippet == "Write a haiku about rain."
     assert _ids(search(index, "我昨天做了什么")) == [HAIKU, DEPLOY_NEW]
+    korean = search(index, "어제 뭐 했어?")  # Korean: it was searched for as words, "No match"
+    assert _ids(korean) == [HAIKU, DEPLOY_NEW] and korean.missing == []
     empty = search(index, "what happened the day before yesterday")
     assert empty.conversations == [] and empty.when is not None and empty.when.within == 0
     assert empty.when.explained().startswith("Nothing recorded the day before yesterday (")

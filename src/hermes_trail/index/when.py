@@ -185,6 +185,7 @@ _UNIT_WORDS = {
     "uur": "hour", "dag": "day", "dagen": "day", "weken": "week", "maand": "month", "maanden": "month",
     "分钟": "minute", "小时": "hour", "个小时": "hour", "天": "day", "日": "day", "周": "week",
     "星期": "week", "个星期": "week", "个月": "month", "月": "month",
+    "분": "minute", "시간": "hour", "일": "day", "주": "week", "주일": "week", "개월": "month", "달": "month",
 }  # fmt: skip
 
 
@@ -426,6 +427,19 @@ def _phrases() -> list[tuple[str, Reader]]:
         (r"上个月|上月|先月", _in_month(1)),
         (rf"{_NUM_ZH}\s*(分钟|个小时|小时|天|个星期|周|个月)前", _counted_ago),
         (rf"(?:最近|过去)\s*{_NUM_ZH}\s*(分钟|个小时|小时|天|个星期|周|个月)", _counted_back),
+        # Korean (a particle joined to the word: "어제는", "지난주에")
+        (r"지난\s*주말", last_weekend),
+        (r"이번\s*주말|주말", weekend),
+        (r"그저께|그제", _on_day(2)),
+        (r"어젯밤|어제\s*(?:밤|저녁)", night),
+        (r"어제", _on_day(1)),
+        (r"오늘\s*아침", morning),
+        (r"오늘", _on_day(0)),
+        (r"이번\s*주", _in_week(0)),
+        (r"지난\s*주", _in_week(1)),
+        (r"이번\s*달", _in_month(0)),
+        (r"지난\s*달", _in_month(1)),
+        (r"(\d{1,3})\s*(분|시간|일|주일|주|개월|달)\s*전", _counted_ago),
     ]
 
 
@@ -440,6 +454,7 @@ _CUES = (
     "mês", "há ", "letzt", "vergangen", "dernier", "passé", "pasado", "scors", "passad", "vorige",
     "afgelopen", "gister", "vandaag", "vannacht", "vanochtend", "vanmorgen", "maand", "geleden",
     "天", "日", "晚", "周", "星期", "礼拜", "月", "早", "週", "夜",
+    "어제", "어젯", "오늘", "그제", "그저께", "지난", "이번", "주말", " 전",
 )  # fmt: skip
 
 
@@ -465,6 +480,8 @@ _ACTIVITY = frozenset((
 # The same in Chinese and Japanese, with their function words: what is left of a run without them.
 _ACTIVITY_CJK = re.compile(
     r"做|干|聊|谈|讨论|说|问|对话|会话|事情?|工作|发生|都|啥|了|什么|我|们|的|吗|呢|一下|些|しました|何|話"
+    r"|뭐|뭘|무엇을?|무슨|했어요?|했나요|했습니까|했지|했던|있었어요?|있었나요|일|작업|대화|얘기|이야기|내가|제가"
+    r"|나는|저는|우리가?|에는|에|은|는|을|를|의"
 )
 _WORD = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)?")
 
@@ -516,9 +533,11 @@ def read(text: str, now: float | None = None) -> Window | None:
         if day is None:
             return None
         rest, span, clock = _at_clock(_rest(text, found), day)
-        if not rest or not _asks_for_nothing(rest):
+        nothing_else = _asks_for_nothing(rest)
+        # After "since" a name is a time beside any subject ("errors since Tuesday"), or alone.
+        if _since(text, found) is None and (not rest or not nothing_else):
             return None
-        return _window(text, found, span, at, rest, True, clock)
+        return _window(text, found, span, at, rest, nothing_else, clock)
     return None
 
 
@@ -643,9 +662,16 @@ def _since(text: str, found: re.Match[str]) -> re.Match[str] | None:
     return re.search(_SINCE, text[: found.start()], re.IGNORECASE)
 
 
+# A Korean particle joined to a time ("어제의", "지난주에", "오늘부터"): the time's, not a word to find.
+_KO_PARTICLE = r"(?:에는|에서|에|의|은|는|도|부터|까지)(?![^\W\d_])"
+
+
 def _rest(text: str, found: re.Match[str]) -> str:
     since = _since(text, found)
-    rest = " ".join((text[: since.start() if since else found.start()] + " " + text[found.end() :]).split())
+    after = text[found.end() :]
+    if "\uac00" <= found.group(0)[-1:] <= "\ud7a3" and (particle := re.match(_KO_PARTICLE, after)):
+        after = after[particle.end() :]
+    rest = " ".join((text[: since.start() if since else found.start()] + " " + after).split())
     return re.sub(r"^(?:from|on|of|since|in|during)\s+|\s+(?:from|on|of|since|in|during)$", "", rest)
 
 
