@@ -1788,3 +1788,28 @@ def test_a_word_found_in_another_form_is_marked_in_that_form(tmp_path):
     assert Highlighter(["authorized"]).snippet("authorship and its authorizations", 80) == (
         f"authorship and its {MARK_OPEN}authorizations{MARK_CLOSE}"
     )
+
+
+def test_a_phrase_found_in_another_form_is_marked_in_that_form(tmp_path):
+    """ "backup" is looked for as "back up" where the history writes it apart, and the word index finds
+    "backed up" by the words' stems; the snippet marked nothing there, so the web page took the answer for
+    one only near in meaning. Each word of such a phrase is marked in the form found, and only with its
+    own stem ("background up" is no "back up")."""
+    from hermes_trail.index.search import Highlighter
+    from hermes_trail.web.app import snippet_parts
+
+    said = {
+        "20261125_100000_f0b001": ("I backed up the photos to the NAS", "812 files copied."),
+        "20261125_100100_f0b002": ("the user signed up twice", "Merged the accounts."),
+    }
+    sessions = [chat(sid, turn, start=T + 60 * n) for n, (sid, turn) in enumerate(said.items())]
+    path = _index_of(tmp_path, [*sessions, *_errands()])
+    for typed, marked in (("backup", "backed up"), ("signup", "signed up"), ('"sign up"', "signed up")):
+        result = search(path, typed)
+        snippet = result.conversations[0].hits[0].snippet
+        assert f"{MARK_OPEN}{marked}{MARK_CLOSE}" in snippet, (typed, snippet)
+        # and the web page shows it as a match
+        respelled = [w for forms in result.spelled.values() for w in forms]
+        parts = snippet_parts(snippet, " ".join([typed, *respelled]))
+        assert [marked] == [text for text, mark in parts if mark], (typed, parts)
+    assert MARK_OPEN not in Highlighter(["back up"]).snippet("the background up there", 80)

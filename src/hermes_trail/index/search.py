@@ -593,12 +593,29 @@ class Highlighter:
         for at, (start, stem) in enumerate(_stem_forms(self.words)):
             marked.append(rf"(?<![^\W_])(?P<s{at}>{re.escape(start)}[a-z]*)(?![^\W_])")
             self.stems[f"s{at}"] = stem
+        # So is a phrase of plain English words, each in another form ("back up", the words a history
+        # writes apart for "backup", found as "backed up"): the words as the word index found them, each
+        # checked to have its word's stem. A snippet marked nothing there, and the web page took the answer
+        # for one only near in meaning.
+        self.phrase_stems: dict[str, list[str]] = {}
+        for at, phrase in enumerate(t for t in words if " " in t and t.isascii()):
+            parts = phrase.split()
+            if all(part.isalpha() for part in parts):
+                body = r"[\W_]+".join(re.escape(plan.title_part(part)) + "[a-z]*" for part in parts)
+                marked.append(rf"(?<![^\W_])(?P<p{at}>{body})(?![^\W_])")
+                self.phrase_stems[f"p{at}"] = [plan.stem(part) for part in parts]
         self.mark = re.compile("|".join(marked), re.IGNORECASE) if words else None
         self._spaced: re.Pattern[str] | None = None
 
     def _verified(self, found: re.Match[str]) -> bool:
-        """Whether a match marks: a term as typed always, a form of it when its stem is the term's."""
-        return found.lastgroup is None or plan.stem(found.group().lower()) == self.stems[found.lastgroup]
+        """Whether a match marks: a term as typed always, a form of it when its stem is the term's (each
+        word's, for a phrase)."""
+        if found.lastgroup is None:
+            return True
+        if (stems := self.phrase_stems.get(found.lastgroup)) is not None:
+            said = re.findall(r"[^\W_]+", found.group().lower())
+            return len(said) == len(stems) and all(map(lambda w, s: plan.stem(w) == s, said, stems))
+        return plan.stem(found.group().lower()) == self.stems[found.lastgroup]
 
     def _first(self, pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
         return next((m for m in pattern.finditer(text) if self._verified(m)), None)

@@ -153,14 +153,15 @@ def snippet_parts(snippet: str, query: str) -> list[list[Any]]:
         nonlocal stems
         if letters(inner) in wanted:
             return True
-        word = inner.casefold()
-        if not (word.isascii() and word.isalpha()):
+        said = _NOT_LETTERS.split(inner.casefold().strip())
+        if not said or not all(word.isascii() and word.isalpha() for word in said):
             return False
         from hermes_trail.index import plan
 
         if stems is None:
             stems = {plan.stem(w) for w in wanted.split() if w.isascii() and w.isalpha()}
-        return plan.stem(word) in stems
+        # each word of a phrase found in another form too ("backed up" for "back up")
+        return all(plan.stem(word) in stems for word in said)
 
     parts: list[list[Any]] = []
 
