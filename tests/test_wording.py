@@ -147,12 +147,17 @@ def test_a_whole_word_the_history_lacks_is_not_read_as_a_shorter_one_typed_on(tm
     sessions = [
         chat(pushed, ("push my branch", "Pushed to github.com:me/shop.git"), start=T),
         chat("20261104_141000_c0ffef", ("run the tests", "42 passed."), start=T + 60),
+        chat("20261104_142000_c0ff00", ("deploy the billing app", "Deployed."), start=T + 120),
     ]
     path = _index_of(tmp_path, sessions)
     for typed in ("commit", "fix commit"):
         result = search(path, typed)
         assert result.missing[-1:] == ["commit"] and result.prefix is None, (typed, result.missing)
         assert not any("\u00abcom\u00bb" in h.snippet for c in result.conversations for h in c.hits)
+    # A word typed past a stem Porter gives otherwise alone ("deploy" is held as deploi, "deployments" as
+    # deploy) is still that stem's, on the way to "deployment".
+    typing = search(path, "deploym")
+    assert _first(typing) == "20261104_142000_c0ff00" and typing.prefix == "deploym" and not typing.missing
 
 
 INSTALL = "20261104_090000_1a57a1"

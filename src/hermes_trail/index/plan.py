@@ -649,7 +649,8 @@ def unfinished_stem(conn: sqlite3.Connection, text: str) -> str | None:
     held as instal, "deployment" as deploy), so "installa" is the start of no word there and found
     nothing until the word was finished. Its longest start that is a word of the index, the rest being
     the start of an English ending (after a doubled consonant: "runn" for running), is what the
-    finished word would find; ``None`` when there is none. The word so finished must have that stem:
+    finished word would find; ``None`` when there is none. The word so finished must have that stem (or
+    be the start):
     "commit" is no "com" with "-mities" to come (a word typed whole the history lacks, which found
     "github.com")."""
     word = text.lower()
@@ -660,7 +661,8 @@ def unfinished_stem(conn: sqlite3.Connection, text: str) -> str | None:
         doubled = rest[0] if rest[0] == start[-1] and rest[0] not in "aeiou" else ""  # running: run, n, ing
         rest = rest[len(doubled) :]
         endings = [e for e in ENDINGS if e.startswith(rest)]
-        if not any(stem(start + doubled + e) == stem(start) for e in endings):
+        # (Porter stems the start alone otherwise at times: "deploy" as deploi, "deployments" as deploy.)
+        if not any(stem(start + doubled + e) in (stem(start), start) for e in endings):
             continue
         if exists(conn, "docs_fts", query.leaf_fts(query.Term(start)) or '""'):
             return start
