@@ -127,6 +127,8 @@ def _d(day: int, hour: int = 0, minute: int = 0) -> float:
         ("어제의 서버 재시작", "어제", _d(4), _d(5), "서버 재시작", False),
         ("3일 전 배포", "3일 전", _d(2), _d(3), "배포", False),
         ("이번 달에 뭐 했어요?", "이번 달", _d(1), _dm(12, 31) + 86400, "뭐 했어요?", True),
+        ("지난 금요일에 nginx 배포", "지난 금요일", _d(4), _d(5), "nginx 배포", False),
+        ("월요일에 뭐 했어?", "월요일", _d(0), _d(1), "뭐 했어?", True),
     ],
 )  # fmt: skip
 def test_a_time_counted_back_from_now_is_read_as_a_window(question, words, since, until, rest, listing):

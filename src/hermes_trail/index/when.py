@@ -244,8 +244,9 @@ def _counted_ago(found: re.Match[str], now: datetime) -> _Span:
 
 
 def _last_weekday(found: re.Match[str], now: datetime) -> _Span:
-    """The last day of that name before today ("last Friday")."""
-    return _before(now.date(), _WEEKDAY_NUMBERS[found.group(1).lower()])
+    """The last day of that name before today ("last Friday", "지난 금요일")."""
+    said = found.group(1).lower()
+    return _before(now.date(), _WEEKDAY_NUMBERS[said] if said in _WEEKDAY_NUMBERS else _CJK_DAYS[said])
 
 
 def _weekend(before_this: bool, further: int = 0) -> Reader:
@@ -439,6 +440,7 @@ def _phrases() -> list[tuple[str, Reader]]:
         (r"지난\s*주", _in_week(1)),
         (r"이번\s*달", _in_month(0)),
         (r"지난\s*달", _in_month(1)),
+        (r"지난\s*([월화수목금토일])요일", _last_weekday),
         (r"(\d{1,3})\s*(분|시간|일|주일|주|개월|달)\s*전", _counted_ago),
     ]
 
@@ -747,6 +749,7 @@ def _named_month(found: re.Match[str], now: datetime) -> _Span | None:
 
 
 _CJK_DAYS = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
+_CJK_DAYS.update({"월": 0, "화": 1, "수": 2, "목": 3, "금": 4, "토": 5, "일": 6})  # Korean's 월요일 ...
 
 
 def _named_weekday(found: re.Match[str], now: datetime) -> _Span:
@@ -808,7 +811,7 @@ def _cjk_month_day(found: re.Match[str], now: datetime) -> _Span | None:
 # patterns below are not compiled (3 ms of a command's start) nor searched. Whole words: "mai" is in
 # "email", "mar" in "markdown".
 _DAY_WORDS = frozenset((*_MONTHS, *_WEEKDAY_NUMBERS, *_SHORT_MONTHS, "year"))
-_CJK_DAY_CUES = ("月", "周", "星期", "礼拜")
+_CJK_DAY_CUES = ("月", "周", "星期", "礼拜", "요일")
 
 
 _DOTTED_DAY = r"\d\.\d{1,2}\."  # compiled at its first use, as _RANGE_CUE
@@ -851,6 +854,8 @@ def _compiled_alone() -> list[tuple[re.Pattern[str], Callable[[re.Match[str], da
         (re.compile(rf"\b(?:on\s+)?({days})(?![\w-])", re.IGNORECASE), _named_weekday),
         (re.compile(r"(\d{1,2})\s*月份?"), _named_month),
         (re.compile(r"(?:周|星期|礼拜)([一二三四五六日天])"), _named_weekday),
+        # Korean ("월요일에": on Monday, its particle joined)
+        (re.compile(r"([월화수목금토일])요일"), _named_weekday),
         # A year: the subject beside anything ("compared to last year"), a time only alone.
         (re.compile(r"\b(?:in\s+|during\s+)?(this|last)\s+year\b", re.IGNORECASE), _named_year),
     ]
