@@ -140,3 +140,30 @@ def test_a_page_says_which_words_no_record_has_and_which_it_read_as_spelt_otherw
     page = recall(home, "rotate grafana admin password")
     assert "No record has" not in page and "Read as" not in page
     assert recall(home, "quokka zyxxyq").strip() == ""  # nothing found: still no page at all
+
+
+def test_a_failed_command_stands_with_what_the_agent_then_said(tmp_path):
+    """A conversation found by a failed command (its error the question's words) whose turn ended with the
+    agent saying how it was fixed, with no command that shows it: the page gave the failure alone, and an
+    agent recalling it learnt that it failed, not what was done. The turn's last reply now stands with it."""
+    from hermesdb import SessionSpec, assistant, terminal_exchange, user
+
+    failed = "20261110_090000_0e0001"
+    said = "Another node process was holding port 3000; killed it and the dev server came up."
+    spec = SessionSpec(
+        failed,
+        [
+            user("start the dev server", timestamp=T0),
+            *terminal_exchange(
+                "c1", "npm run dev", "Error: listen EADDRINUSE: address already in use :::3000", 1
+            ),
+            assistant(said, timestamp=T0 + 5),
+        ],
+        started_at=T0,
+        ended_at=T0 + 60,
+    )
+    errands = hermesdb.errands(T0 + 3600, "20261111", "0f0f0f", count=6)
+    page = recall(
+        hermesdb.write_home(tmp_path / "hermes", [spec, *errands]), "EADDRINUSE address already in use"
+    )
+    assert "EADDRINUSE" in page and said in page, page

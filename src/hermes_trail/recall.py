@@ -136,7 +136,8 @@ def complete_with(
     after: Callable[[Hit], Following],
 ) -> SearchResult:
     """``result`` made ready for a page, in place: a conversation whose best match is a prompt gets the
-    reply that answered it (the last reply before the next prompt), as strong as the prompt, and a
+    reply that answered it (the last reply before the next prompt), as strong as the prompt (one whose
+    best match is a failed command, the last reply of the turn it failed in), and a
     compaction summary is shown without Hermes' preamble (left off when only the preamble matched).
     ``text_of`` reads a doc's whole text, ``after`` the turns that followed a prompt in its session: each
     index reads them its own way."""
@@ -157,7 +158,10 @@ def complete_with(
         if not kept:
             continue
         best = max(kept, key=lambda h: h.score)
-        if best.kind not in ASKING:
+        # A failed command too: the end of its turn says what the agent made of it, often the fix no
+        # command shows ("Another node was on 3000; killed it").
+        failed = best.kind == "command" and best.exit_code not in (None, 0)
+        if best.kind not in ASKING and not failed:
             continue
         # What answered the best-matching prompt stands with it: a conversation found by its question
         # ("catch typos in blog posts" in its prompt) whose reply shares fewer of the words would show
