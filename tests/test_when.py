@@ -128,6 +128,13 @@ def _d(day: int, hour: int = 0, minute: int = 0) -> float:
         ("3일 전 배포", "3일 전", _d(2), _d(3), "배포", False),
         ("이번 달에 뭐 했어요?", "이번 달", _d(1), _dm(12, 31) + 86400, "뭐 했어요?", True),
         ("지난 금요일에 nginx 배포", "지난 금요일", _d(4), _d(5), "nginx 배포", False),
+        # a calendar quarter: this or last beside any subject, "Q3" only in a question that asks for nothing
+        # else (as a month's name: "the Q3 roadmap" is a subject)
+        ("what did we ship last quarter", "last quarter", _dm(7, 1), _dm(10, 1), "what did we ship", False),
+        ("deploys this quarter", "this quarter", _dm(10, 1), _dm(12, 31) + 86400, "deploys", False),
+        ("what did I do in Q3", "in Q3", _dm(7, 1), _dm(10, 1), "what did I do", True),
+        ("was haben wir im letzten Quartal gemacht", "im letzten Quartal", _dm(7, 1), _dm(10, 1),
+         "was haben wir gemacht", True),
         ("월요일에 뭐 했어?", "월요일", _d(0), _d(1), "뭐 했어?", True),
     ],
 )  # fmt: skip
@@ -229,6 +236,8 @@ def test_a_month_a_weekday_or_a_date_is_a_time_in_a_question_that_asks_for_nothi
         "ip 10.0.0.1",
         "move the files from src to lib",  # no times at its ends
         "what did I do between wednesday and monday",  # an end before its start
+        "the Q3 roadmap",
+        "the last quarter of the year",
     ],
 )
 def test_a_month_a_weekday_or_a_date_with_a_subject_or_alone_is_a_word_to_find(question):

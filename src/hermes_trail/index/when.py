@@ -139,6 +139,29 @@ def _month_of(year: int, month: int) -> _Span:
     return datetime(year, month, 1), datetime(*after, 1)
 
 
+def _quarter_of(year: int, quarter: int) -> _Span:
+    """The calendar quarter (1 to 4) of ``year``, whole."""
+    start = _month_of(year, 3 * quarter - 2)[0]
+    return start, _month_of(year, 3 * quarter)[1]
+
+
+def _in_quarter(back: int) -> Reader:
+    """The calendar quarter ``back`` quarters before this one ("this quarter", "last quarter")."""
+
+    def read(found: re.Match[str], now: datetime) -> _Span:
+        number = now.year * 4 + (now.month - 1) // 3 - back
+        return _quarter_of(number // 4, number % 4 + 1)
+
+    return read
+
+
+def _named_quarter(found: re.Match[str], now: datetime) -> _Span | None:
+    """The quarter named ("Q3", "Q3 2026"), in the year said, else the latest that has begun."""
+    quarter = int(found.group(1))
+    year = int(found.group(2)) if found.group(2) else now.year - (3 * quarter - 2 > now.month)
+    return _quarter_of(year, quarter)
+
+
 _UNITS = {"minute": 60.0, "hour": 3600.0, "day": 86400.0, "week": 7 * 86400.0, "month": 30 * 86400.0}
 
 
@@ -310,6 +333,18 @@ def _phrases() -> list[tuple[str, Reader]]:
         (rf"\blast\s+week{_S}", _in_week(1)),
         (rf"\b(?:earlier\s+)?this\s+month{_S}", _in_month(0)),
         (rf"\blast\s+month{_S}", _in_month(1)),
+        (rf"\b(?:(?:in|during)\s+)?(?:this|the\s+current)\s+quarter{_S}", _in_quarter(0)),
+        (
+            rf"\b(?:(?:in|during)\s+)?(?:the\s+)?(?:last|previous|past)\s+quarter{_S}(?!\s+of\b)",
+            _in_quarter(1),
+        ),
+        (r"\b(?:(?:im\s+)?(?:letzten|vorigen)|letztes|vorheriges)\s+quartal\b", _in_quarter(1)),
+        (r"\b(?:(?:in\s+)?diesem|dieses)\s+quartal\b", _in_quarter(0)),
+        (
+            r"\b(?:le\s+)?trimestre\s+(?:dernier|pass[ée])\b|\b(?:el\s+)?(?:último|ultimo)\s+trimestre\b",
+            _in_quarter(1),
+        ),
+        (r"\bce\s+trimestre\b|\beste\s+trimestre\b", _in_quarter(0)),
         (
             r"\blast\s+(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\s+"
             rf"(morning|afternoon|evening|night){_S}",
@@ -449,7 +484,8 @@ def _phrases() -> list[tuple[str, Reader]]:
 # "past" alone, which "this error" has): most questions have none, and the phrases are neither compiled
 # (3.4 ms of a command's start) nor searched.
 _CUES = (
-    "day", "night", "morning", "afternoon", "evening", "week", "month", "hour", "min", "ago",
+    "day", "night", "morning", "afternoon", "evening", "week", "month", "hour", "min", "ago", "quart",
+    "trimestre",
     "gestern", "heute", "woche", "monat",
     "vor ", "hier", "aujourd", "semaine", "mois", "il y a", "ayer", "hoy", "anoche", "mes", "hace", "semana",
     "ieri", "oggi", "stanotte", "stamattina", "stamani", "settiman", " fa", "ontem", "hoje", "manhã",
@@ -824,6 +860,8 @@ def _names_a_day(lowered: str) -> bool:
         return True
     if "." in lowered and re.search(_DOTTED_DAY, lowered):  # a day and a month with their dots (14.3.)
         return True
+    if "q" in lowered and re.search(r"\bq[1-4]\b", lowered):  # a quarter (Q3)
+        return True
     return not _DAY_WORDS.isdisjoint(re.findall(r"[^\W\d_]+(?:-feira)?", lowered))
 
 
@@ -854,6 +892,8 @@ def _compiled_alone() -> list[tuple[re.Pattern[str], Callable[[re.Match[str], da
         (re.compile(rf"\b(?:on\s+)?({days})(?![\w-])", re.IGNORECASE), _named_weekday),
         (re.compile(r"(\d{1,2})\s*月份?"), _named_month),
         (re.compile(r"(?:周|星期|礼拜)([一二三四五六日天])"), _named_weekday),
+        # A quarter ("in Q3", "Q3 2026"): the subject beside anything ("the Q3 roadmap"), as a month is
+        (re.compile(r"\b(?:in\s+|during\s+)?q([1-4])(?:\s+(\d{4}))?\b", re.IGNORECASE), _named_quarter),
         # Korean ("월요일에": on Monday, its particle joined)
         (re.compile(r"([월화수목금토일])요일"), _named_weekday),
         # A year: the subject beside anything ("compared to last year"), a time only alone.
