@@ -957,6 +957,10 @@ def test_a_word_the_history_writes_otherwise_is_found_as_locally(fleet, tmp_path
         "20261120_091100_5a0012": ("Die Wärme-Pumpe läuft nachts laut", "Nachtabsenkung aktiviert."),
         "20261120_091200_5a0013": ("Give elasticsearch a 4 GB heap", "Set it in jvm.options."),
         "20261120_091300_5a0014": ("I backed up the photos to the NAS", "812 files copied."),
+        "20261120_091400_5a0015": (
+            "the migrations fail",
+            'connection to server at "10.0.0.5", port 5432 failed',
+        ),
     }
     index = _pushed(fleet, tmp_path, "upsilon", said, "20261120")
     asked = {
@@ -992,6 +996,9 @@ def test_a_word_the_history_writes_otherwise_is_found_as_locally(fleet, tmp_path
     for answer in _both(fleet, index, "upsilon", "warum sind die Pumpen nachts so laut"):
         assert answer.spelled.get("Pumpen") == ["pumpe"], answer.spelled
         assert answer.conversations[0].hits[0].session_id == "20261120_091100_5a0012"
+    # A host and its port pasted from an error: each name on its own, as locally.
+    for answer in _both(fleet, index, "upsilon", "10.0.0.5:5432"):
+        assert answer.missing == [] and answer.conversations[0].hits[0].session_id == "20261120_091400_5a0015"
     # Punctuation alone is nothing to look for, so nothing missing (it was said missing there, and the
     # question answered by any of its words).
     for answer in _both(fleet, index, "upsilon", "wifi password !"):

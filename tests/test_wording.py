@@ -1380,6 +1380,27 @@ def test_a_word_the_history_writes_otherwise_is_found_as_it_writes_it(
     assert any(MARK_OPEN in h.snippet for h in result.conversations[0].hits)
 
 
+def test_a_name_joined_by_a_colon_or_an_at_is_found_by_its_names(tmp_path):
+    """A host and its port pasted from an error ("10.0.0.5:5432") or a user and a host ("shop@db-01") was
+    a word no turn has, said missing, where the history says "10.0.0.5", port 5432: each name is found
+    on its own, and a name no turn has is still said missing."""
+    failed, logged = "20261120_100000_7c0001", "20261120_100100_7c0002"
+    sessions = [
+        chat(
+            failed, ("the migrations fail", 'connection to server at "10.0.0.5", port 5432 failed'), start=T
+        ),
+        chat(logged, ("log in as shop on db-01", "Logged in as shop on db-01."), start=T + 60),
+    ]
+    path = _index_of(tmp_path, [*sessions, *_errands()])
+    for question, expected in (("10.0.0.5:5432", failed), ("shop@db-01", logged)):
+        result = search(path, question)
+        assert result.missing == [] and _first(result) == expected, (question, result.missing)
+        assert MARK_OPEN in result.conversations[0].hits[0].snippet
+    lacking = search(path, "zeppelin:5432")
+    assert lacking.missing == ["zeppelin"] and _first(lacking) == failed
+    assert search(path, "14:30").missing == ["14:30"]  # digits alone: a time, not names
+
+
 def test_a_quoted_phrase_no_turn_has_is_said_missing(tmp_path):
     """'"staging billing"' is in no turn as typed, though both its words are: the answer is what its words
     find, as for a word the history lacks, and it said "2 matching turns" with nothing missing, as if the

@@ -589,11 +589,20 @@ _PARTED = re.compile(rf"[^\W_]+(?:[{variants.JOINERS}{_APOSTROPHES}][^\W_]+)+")
 _PARTER = re.compile(rf"[{variants.JOINERS}{_APOSTROPHES}]")
 
 
+# A name of names joined by a colon or an at: a host and its port ("10.0.0.5:5432"), a user and a host
+# ("shop@db-01"), an image and its tag ("nginx:1.25"). Not a web address, nor digits alone (14:30, 16:9).
+_JOINED_AT = re.compile(r"[^\s:@/\\]+(?:[:@][^\s:@/\\]+)+")
+
+
 def compound_parts(text: str) -> list[query.Term]:
     """The words of a hyphenated word, or of one with an apostrophe, that carry meaning (none for any other
     word): function words and single characters left out. "landlord's" was missing from a history that
     says "landlord" (the word index reads it as the phrase "landlord s"), and "l'hôtel" from one that says
-    "hôtel"."""
+    "hôtel". So are the names of a name joined by a colon or an at (``10.0.0.5:5432``, pasted from an
+    error, where the history says "10.0.0.5", port 5432; ``shop@10.0.0.5``)."""
+    if _JOINED_AT.fullmatch(text) and not re.fullmatch(r"[\d:]+", text):
+        found = [w for w in re.split("[:@]", text) if len(w) > 1]
+        return [query.Term(w) for w in dict.fromkeys(found)] if len(found) > 1 else []
     if not _PARTED.fullmatch(text) or cjk.has_cjk(text):
         return []
     found = [w for w in _PARTER.split(text) if len(w) > 1]
