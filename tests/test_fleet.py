@@ -2957,30 +2957,6 @@ def test_an_index_of_version_7_is_migrated_to_read_words_inside_a_run(fleet, tmp
         assert found.missing == [] and found.conversations[0].hits[0].session_id == expected, question
 
 
-def test_an_index_of_version_8_is_migrated_to_stem_function_words_too(fleet, tmp_path):
-    """Version 9 keeps English's function words in the stemmed reading, as FTS5's porter tokenizer does:
-    before, "backup" (read as the words "back up") matched every doc with "back" there, was looked for
-    unstemmed instead, and missed "backed up", which the local index finds. --migrate makes every doc's
-    tsvector again, so nothing needs pushing again."""
-    photos = "20261121_090000_9b9b01"
-    said = {
-        photos: ("I backed up the photos to the NAS", "812 files copied."),
-        "20261121_090100_9b9b02": ("Roll back the last deploy", "Rolled back to v41."),
-    }
-    index = _pushed(fleet, tmp_path, "phi", said, "20261121")
-    with fleet.connect() as conn:  # the stemmed reading as version 8 left it: without function words
-        conn.execute(
-            "ALTER TEXT SEARCH CONFIGURATION trail_fleet.porter "
-            "ALTER MAPPING REPLACE trail_fleet.porter_words WITH trail_fleet.porter_stem"
-        )
-        _tsv_made_as(conn, schema.tsv_expression())
-    assert fleet_search(fleet.admin, "backup photos", hosts=["phi"]).missing == ["backup"]
-    _refused_then_migrated(fleet, 8, "backup")
-    for answer in _both(fleet, index, "phi", "backup photos"):
-        assert answer.missing == [] and answer.spelled == {"backup": ["back up"]}
-        assert answer.conversations[0].hits[0].session_id == photos
-
-
 def _tsv_made_as(conn, expression: str) -> None:
     """The docs' tsvector made as an earlier version made it (``expression``), as a database that version
     left would hold it."""

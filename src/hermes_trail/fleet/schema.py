@@ -65,7 +65,7 @@ DIMENSIONS = 512
 # A doc's text is indexed up to this many characters (a tsvector holds at most 1 MB).
 TSV_CHARS = 200_000
 # The version this code reads and writes; --migrate brings a database to it.
-VERSION = 9
+VERSION = 8
 # Chinese, Japanese and Korean characters, the local index's ranges (the characters themselves in the
 # statement, for a database in UTF-8): a run of them is one word to the parser.
 _CJK = cjk.RANGES
@@ -395,29 +395,6 @@ def _porter() -> str:
     END $do$"""
 
 
-def _every_word_stemmed() -> str:
-    """The configuration :data:`STEMMED` with English's function words kept, each stemmed: its dictionary
-    ``porter_words``, the snowball ``porter`` without a stop-word list (made once)."""
-    s = SCHEMA
-    return f"""DO $do$ BEGIN
-        IF NOT EXISTS (SELECT 1 FROM pg_ts_dict d JOIN pg_namespace n ON n.oid = d.dictnamespace
-                       WHERE n.nspname = '{s}' AND d.dictname = 'porter_words') THEN
-            CREATE TEXT SEARCH DICTIONARY {s}.porter_words
-                (TEMPLATE = pg_catalog.snowball, Language = porter);
-        END IF;
-        ALTER TEXT SEARCH CONFIGURATION {STEMMED}
-            ALTER MAPPING REPLACE {s}.porter_stem WITH {s}.porter_words;
-    END $do$"""
-
-
-def _version_9(trgm: str) -> list[str]:
-    """English's function words kept in the stemmed reading, as FTS5's ``porter`` tokenizer keeps them: a
-    phrase with one ("back up", "log in": the words a history writes apart for "backup" and "login") was
-    read without it there, matched every "back", and so was looked for in ``simple`` alone, unstemmed:
-    "backed up" and "logged in" were not found, where the local index finds them."""
-    return [_every_word_stemmed(), *_tsv_made_again()]
-
-
 def _version_6(trgm: str) -> list[str]:
     """Words stemmed as locally (:data:`STEMMED`), and punctuation, symbols and spaces past ASCII read as
     spaces in every configuration, as locally (:mod:`~hermes_trail.fleet.separators`)."""
@@ -600,7 +577,6 @@ MIGRATIONS = (
     _version_6,
     _version_7,
     _version_8,
-    _version_9,
 )
 assert len(MIGRATIONS) == VERSION
 

@@ -168,13 +168,32 @@ def _leaf_sql(leaf: query.Term | query.Phrase) -> tuple[str, list[Any]] | None:
         # index keeps every word and finds "shop's" as the phrase "shop s" (4 docs of the recall
         # benchmark, where 'shop' is in 100), "held-out" as "held out", written either way; its letters
         # read as the docs' are (folded: "café's" as cafe s).
-        parted = '"' + " ".join(re.findall(r"\w+", schema.read_as("simple", text))) + '"'
+        said = re.findall(r"\w+", schema.read_as("simple", text))
+        if isinstance(leaf, query.Phrase) and len(said) > 1:
+            # A phrase of words, one of them a function word ("back up", what a history writes apart
+            # for "backup"): each other word by the start it shares with its stem, as the local index's
+            # phrase of stems finds "backed up" (written so, its stem's start: 'back':* <-> 'up').
+            phrase = " <-> ".join(_stem_start(w) for w in said)
+            c, params = "to_tsquery('simple', %s)", [*quoted, phrase]
+        else:
+            c, params = "websearch_to_tsquery('simple', %s)", [*quoted, '"' + " ".join(said) + '"']
         made = (
             "(SELECT CASE WHEN a::text = b::text THEN a WHEN numnode(a) < numnode(b) THEN c ELSE a || b END "
-            f"FROM (SELECT {parts[0]} AS a, {parts[1]} AS b, websearch_to_tsquery('simple', %s) AS c) w)"
+            f"FROM (SELECT {parts[0]} AS a, {parts[1]} AS b, {c} AS c) w)"
         )
-        return made, [*quoted, parted]
+        return made, params
     return "(" + " || ".join(parts) + ")", quoted
+
+
+def _stem_start(word: str) -> str:
+    """A word of a phrase as a tsquery word of ``simple``: a word of English letters of three or more that
+    is no function word, as the start it shares with its Porter stem (a prefix: "backed" as 'back':*);
+    any other as written."""
+    if not (word.isascii() and word.isalpha() and len(word) >= 3) or stopwords.is_stopword(word):
+        return f"'{word}'"
+    root = plan.stem(word)
+    shared = next((at for at, (a, b) in enumerate(zip(word, root, strict=False)) if a != b), len(root))
+    return f"'{word[:shared]}':*" if shared >= 3 else f"'{word}'"
 
 
 def _either_hyphen(written: str, spaced: str) -> tuple[str, list[Any]]:
