@@ -553,10 +553,8 @@ def _exist(conn: psycopg.Connection[Any], terms: Sequence[query.Term | query.Phr
     checks: list[str] = []
     params: list[Any] = []
     for term in terms:
-        if query.leaf_fts(term) is None and not (
-            query.leaf_needs_trigram(term) and len(term.text) >= query.TRIGRAM_MIN
-        ):
-            checks.append("true")  # punctuation alone ("!", "..."): nothing to look for, nothing missing
+        if query.nothing_to_find(term):  # punctuation alone ("!", "..."): nothing missing, as locally
+            checks.append("true")
             continue
         leaf = _leaf_sql(term)
         if leaf is None:

@@ -504,7 +504,7 @@ def _found(conn: sqlite3.Connection, term: query.Term | query.Phrase) -> bool:
         return True
     if query.leaf_needs_trigram(term) and len(term.text) >= query.TRIGRAM_MIN:
         return exists(conn, "docs_tri", query.leaf_fts(query.Term(term.text)) or '""')
-    return fts is None  # punctuation alone: nothing to look for, nothing missing
+    return query.nothing_to_find(term)
 
 
 _PROFILES: dict[tuple[Any, ...], dict[str, str]] = {}

@@ -648,6 +648,12 @@ def leaf_fts(leaf: Term | Phrase) -> str | None:
     return _fts_leaf(leaf)
 
 
+def nothing_to_find(leaf: Term | Phrase) -> bool:
+    """Whether ``leaf`` is punctuation alone ("!", "..."), which neither the word index nor the trigram index
+    can look for: nothing to find, so nothing missing (the local and the shared index alike)."""
+    return leaf_fts(leaf) is None and not (leaf_needs_trigram(leaf) and len(leaf.text) >= TRIGRAM_MIN)
+
+
 def leaf_needs_trigram(leaf: Term | Phrase) -> bool:
     """Whether one term is for the trigram index (see :func:`needs_trigram`)."""
     text = leaf.text

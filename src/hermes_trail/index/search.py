@@ -284,17 +284,15 @@ def _count(
     for table, expression in sorted(plans, key=lambda plan: plan[0] != "docs_fts"):
         if best >= COUNT_CAP:
             break
-        if beside_runs and table == "docs_cjk":
-            where = " AND ".join([f"{table} MATCH ?", *clauses, _BESIDE_RUNS])
-            sql = f"SELECT count(*) FROM (SELECT 1 {_source(table, clauses)} WHERE {where} LIMIT ?)"
-            args: list[Any] = [expression, *params, beside_runs, COUNT_CAP]
-        elif _unfiltered(filters):
+        beside = bool(beside_runs) and table == "docs_cjk"
+        if _unfiltered(filters) and not beside:
             sql = f"SELECT count(*) FROM (SELECT 1 FROM {table} WHERE {table} MATCH ? LIMIT ?)"
-            args = [expression, COUNT_CAP]
+            args: list[Any] = [expression, COUNT_CAP]
         else:
-            where = " AND ".join([f"{table} MATCH ?", *clauses])
-            sql = f"SELECT count(*) FROM (SELECT 1 {_source(table, clauses)} WHERE {where} LIMIT ?)"
-            args = [expression, *params, COUNT_CAP]
+            these, given = ([*clauses, _BESIDE_RUNS], [*params, beside_runs]) if beside else (clauses, params)
+            where = " AND ".join([f"{table} MATCH ?", *these])
+            sql = f"SELECT count(*) FROM (SELECT 1 {_source(table, these)} WHERE {where} LIMIT ?)"
+            args = [expression, *given, COUNT_CAP]
         best = max(best, int(conn.execute(sql, args).fetchone()[0]))
     return best
 
