@@ -2957,6 +2957,96 @@ def test_an_index_of_version_7_is_migrated_to_read_words_inside_a_run(fleet, tmp
         assert found.missing == [] and found.conversations[0].hits[0].session_id == expected, question
 
 
+SOUTHEAST_TH = "20261108_100000_a8a8a8"
+SOUTHEAST_LO = "20261110_100000_c1c1c1"
+
+
+def _southeast_home(tmp_path: Path) -> Path:
+    """Thai and Lao sentences (no spaces between their words), a Latin word against Thai on both sides."""
+    from hermesdb import chat, write_home
+
+    start = 1_793_000_000.0
+    said = {
+        SOUTHEAST_TH: ("ลองไปร้านส้มตำที่สยามครับ", "ติดตั้งPostgreSQLบนเซิร์ฟเวอร์แล้วครับ"),
+        SOUTHEAST_LO: ("ຂ້ອຍຢາກກິນເຂົ້າໜຽວກັບໄກ່", "ຄົນລາວກິນເຂົ້າໜຽວທຸກມື້"),
+    }
+    return write_home(
+        tmp_path / "hermes",
+        [
+            *(chat(sid, pair, start=start + 60 * n) for n, (sid, pair) in enumerate(said.items())),
+            *errands(start, "20261107", "e7e7e7", first=12),
+        ],
+    )
+
+
+SOUTHEAST_QUESTIONS = [
+    ("ส้มตำ", SOUTHEAST_TH, "«ส้มตำ»"),
+    ("postgresql", SOUTHEAST_TH, "«PostgreSQL»"),
+    ("เซิร์ฟเวอร์", SOUTHEAST_TH, "«เซิร์ฟเวอร์»"),
+    ("ເຂົ້າໜຽວ", SOUTHEAST_LO, "«ເຂົ້າໜຽວ»"),
+]
+
+
+def _southeast_as_locally(index: Path, dsn: str, host: str) -> None:
+    for question, expected, marked in SOUTHEAST_QUESTIONS:
+        local = local_search(index, question)
+        shared = fleet_search(dsn, question, hosts=[host])
+        assert shared.missing == local.missing == [], question
+        assert local.conversations[0].hits[0].session_id == expected, question
+        assert shared.conversations and shared.conversations[0].hits[0].session_id == expected, question
+        assert shared.matches == local.matches, question
+        snippets = [sorted(h.snippet for h in r.conversations[0].hits) for r in (shared, local)]
+        assert snippets[0] == snippets[1] and any(marked in s for s in snippets[0]), (question, snippets)
+
+
+def test_a_word_of_thai_or_lao_inside_a_sentence_is_found_as_locally(fleet, tmp_path):
+    """Thai and Lao runs are read by their bigrams, as Chinese, Japanese and Korean runs are (schema
+    version 9): "ส้มตำ" inside a sentence was a word no doc had there, as locally; the shared index finds
+    the same turns as the local one and marks the word as it stands."""
+    index = tmp_path / "index.db"
+    sync_index(index, homes=[_southeast_home(tmp_path)], parallel=False)
+    push(index, fleet.admin, "tau")
+    _southeast_as_locally(index, fleet.admin, "tau")
+
+
+def test_an_index_of_version_8_is_migrated_to_read_thai_runs(fleet, tmp_path):
+    """--migrate to version 9 makes the bigram function again with Thai, Lao, Myanmar and Khmer, and reads
+    the docs pushed before with their characters again (only those), so nothing needs pushing again."""
+    index = tmp_path / "index.db"
+    sync_index(index, homes=[_southeast_home(tmp_path)], parallel=False)
+    push(index, fleet.admin, "upsilon")
+    read = "SELECT id, folded, tsv::text FROM trail_fleet.docs WHERE host = 'upsilon' ORDER BY id"
+    counts = "SELECT cjk_docs, bigrams FROM trail_fleet.hosts WHERE host = 'upsilon'"
+    others = (
+        "SELECT id, xmin::text FROM trail_fleet.docs WHERE host = 'upsilon' AND sess NOT IN "
+        "(SELECT id FROM trail_fleet.sessions WHERE session_id IN (%s, %s))"
+    )
+    earlier = cjk.RANGES.replace(cjk.SOUTHEAST, "")
+    with fleet.connect() as conn:
+        made = conn.execute(read).fetchall()
+        counted = conn.execute(counts).fetchone()
+        assert counted[0] == 4
+        # The docs as version 8 left them: the bigrams of Chinese, Japanese and Korean alone.
+        conn.execute(
+            "CREATE OR REPLACE FUNCTION trail_fleet.cjk_bigrams(t text) RETURNS text LANGUAGE sql IMMUTABLE "
+            "STRICT AS $fn$ SELECT coalesce((SELECT string_agg(CASE WHEN length(m[1]) = 1 THEN m[1] ELSE ("
+            "SELECT string_agg(substr(m[1], i, 2), ' ' ORDER BY i) FROM generate_series(1, length(m[1]) - 1) "
+            f"AS i) || ' ' || right(m[1], 1) END, ' | ') FROM regexp_matches(t, '([{earlier}]+)', 'g') "
+            "AS m), '') $fn$"
+        )
+        conn.execute("UPDATE trail_fleet.docs SET folded = NULL WHERE host = 'upsilon'")
+        for table in ("sessions", "hosts"):
+            conn.execute(f"UPDATE trail_fleet.{table} SET cjk_docs = 0, bigrams = 0 WHERE host = 'upsilon'")
+        untouched = conn.execute(others, (SOUTHEAST_TH, SOUTHEAST_LO)).fetchall()
+    assert fleet_search(fleet.admin, "ส้มตำ", hosts=["upsilon"]).missing == ["ส้มตำ"]
+    _refused_then_migrated(fleet, 8, "ส้มตำ")
+    with fleet.connect() as conn:
+        assert conn.execute(read).fetchall() == made
+        assert conn.execute(counts).fetchone() == counted
+        assert conn.execute(others, (SOUTHEAST_TH, SOUTHEAST_LO)).fetchall() == untouched  # not written again
+    _southeast_as_locally(index, fleet.admin, "upsilon")
+
+
 def _tsv_made_as(conn, expression: str) -> None:
     """The docs' tsvector made as an earlier version made it (``expression``), as a database that version
     left would hold it."""

@@ -65,9 +65,10 @@ DIMENSIONS = 512
 # A doc's text is indexed up to this many characters (a tsvector holds at most 1 MB).
 TSV_CHARS = 200_000
 # The version this code reads and writes; --migrate brings a database to it.
-VERSION = 8
-# Chinese, Japanese and Korean characters, the local index's ranges (the characters themselves in the
-# statement, for a database in UTF-8): a run of them is one word to the parser.
+VERSION = 9
+# Chinese, Japanese and Korean characters (Thai, Lao, Myanmar and Khmer too, since version 9), the local
+# index's ranges (the characters themselves in the statement, for a database in UTF-8): a run of them is
+# one word to the parser.
 _CJK = cjk.RANGES
 
 
@@ -458,14 +459,28 @@ def _version_8(trgm: str) -> list[str]:
     The docs pushed before with such characters are read so here (the same classes, in PostgreSQL's
     regular expressions), their ``tsv`` made again by the update and their sessions' bigrams counted
     again; the rest is left as it is."""
+    # Every doc with a run, or with full-width letters, is written again.
+    return _runs_read_again(cjk.RANGES + cjk.WIDE)
+
+
+def _version_9(trgm: str) -> list[str]:
+    """Thai, Lao, Myanmar and Khmer runs read as Chinese, Japanese and Korean runs are (``cjk.SOUTHEAST``):
+    by their bigrams, and a word of another script against one a word of its own. The docs pushed before
+    that hold their characters are read so, as version 8 read its docs."""
+    return _runs_read_again(cjk.ADDED[2])
+
+
+def _runs_read_again(chars: str) -> list[str]:
+    """The bigram function made as :data:`cjk.RANGES` has it now, and every doc with one of ``chars``
+    (a character class's contents) written again: its folded text what it is now (none where that is the
+    text), its ``tsv`` made again by the update with the function, and its session's bigrams counted
+    again; the rest of the docs left as they are."""
     s = SCHEMA
     narrowed = f"translate(coalesce(folded, text), '{cjk.WIDE}', '{cjk.NARROW}')"
     spaced = f"regexp_replace({narrowed}, '{cjk.BOUNDARY}', ' ', 'g')"
     return [
         _cjk_function(),
-        # Every doc with a run, or with full-width letters, is written again: its tsv made again with the
-        # function above, its folded text what it is now (none where that is the text).
-        f"UPDATE {s}.docs SET folded = nullif({spaced}, text) WHERE text ~ '[{cjk.RANGES}{cjk.WIDE}]'",
+        f"UPDATE {s}.docs SET folded = nullif({spaced}, text) WHERE text ~ '[{chars}]'",
         *_bigrams_counted(),
     ]
 
@@ -577,6 +592,7 @@ MIGRATIONS = (
     _version_6,
     _version_7,
     _version_8,
+    _version_9,
 )
 assert len(MIGRATIONS) == VERSION
 

@@ -1,4 +1,5 @@
-"""Text in scripts written without spaces between words (Chinese, Japanese, Korean), made searchable.
+"""Text in scripts written without spaces between words (Chinese, Japanese, Korean; Thai, Lao, Myanmar and
+Khmer too), made searchable.
 
 A word tokenizer reads a whole run of such characters as one token, and a trigram index cannot match the
 two-character words these languages are full of. The classic answer is overlapping character bigrams: the
@@ -22,9 +23,19 @@ from typing import Any
 
 from hermes_trail.index import stopwords
 
-# Han, Hiragana, Katakana, Hangul and their compatibility blocks, as a character class's ranges (the shared
-# index's bigram function is made from them too: a change there needs a schema version of its own).
-RANGES = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f"
+# Thai, Lao, Myanmar and Khmer, written without spaces between words too (a space ends a phrase or a
+# sentence), and with marks the word indexes split a word at: "ส้มตำ" inside "ร้านส้มตำที่สยาม" was a
+# word no doc had. Their runs are read as the others' are (bigrams of characters, marks included: each
+# side split alike, a run's bigrams stay a phrase of the doc's).
+SOUTHEAST = "\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff"
+# Han, Hiragana, Katakana, Hangul and their compatibility blocks, and :data:`SOUTHEAST`, as a character
+# class's ranges (the shared index's bigram function is made from them too: a change there needs a schema
+# version of its own; the local index reads its docs again for what one adds: :data:`SCRIPTS`).
+RANGES = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f" + SOUTHEAST
+# What :data:`RANGES` holds, as a number each index keeps: an index made when it held less reads the docs
+# with the characters added since again (:data:`ADDED`, each version's), once, instead of being rebuilt.
+SCRIPTS = 2
+ADDED = {2: SOUTHEAST}
 RUN_PATTERN = f"[{RANGES}]+"
 
 

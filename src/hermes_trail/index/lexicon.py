@@ -293,7 +293,11 @@ def _open(compiled: Path) -> sqlite3.Connection:
 
 def translate(runs: list[str]) -> list[list[str]]:
     """For each word of the Chinese or Japanese ``runs`` the dictionary knows (two characters or more: a
-    single character has too many readings to say what was asked), the English words it reads as."""
+    single character has too many readings to say what was asked), the English words it reads as. A run
+    of another script without spaces (Korean, Thai) is in neither dictionary: not looked up."""
+    runs = [run for run in runs if stopwords.language(run) == "cjk"]
+    if not runs:
+        return []
     try:
         lexicon = table()
         return [] if lexicon is None else _read(lexicon, runs)

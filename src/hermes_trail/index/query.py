@@ -547,9 +547,6 @@ def terms(query: Query) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-# Han, Hiragana, Katakana (with the half-width forms), Hangul: scripts written without spaces between
-# words, where a word index reads a whole run as one word.
-_UNSPACED = r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f]"
 # What a word index splits into pieces or loses: paths, URLs, file names and dotted or scoped names,
 # dotfiles, variables and long flags, C++ and C#.
 _CODE_LIKE = re.compile(
@@ -657,8 +654,16 @@ def nothing_to_find(leaf: Term | Phrase) -> bool:
 def leaf_needs_trigram(leaf: Term | Phrase) -> bool:
     """Whether one term is for the trigram index (see :func:`needs_trigram`)."""
     text = leaf.text
-    unspaced = not text.isascii() and _compiled(_UNSPACED).search(text)  # no ASCII is in those scripts
+    # A run of a script written without spaces between words, which a word index reads as one word (no
+    # ASCII is in those scripts).
+    unspaced = not text.isascii() and _has_run(text)
     return bool(unspaced or _CODE_LIKE.search(text))
+
+
+def _has_run(text: str) -> bool:
+    from hermes_trail.index import cjk  # imported here, as by _lex: most questions are ASCII
+
+    return cjk.has_cjk(text)
 
 
 # A name whose marks make it another name than its letters (C++, C#, F#, g++): the word index drops the

@@ -21,7 +21,9 @@ Tables:
   keeps its inode); and ``sessions_version``, which triggers bump whenever a session row is added or
   removed. What a long-lived process keeps derived from the sessions (the gist matrix) is stale when either
   moved; ``passages_version``, bumped by each batch of passage vectors written, does the same for them;
-  ``passages_format``, what the passages were made by (:data:`PASSAGES_FORMAT`).
+  ``passages_format``, what the passages were made by (:data:`PASSAGES_FORMAT`); ``runs``, the scripts
+  its bigram index holds (``cjk.SCRIPTS``: an index without it holds the first, Chinese, Japanese and
+  Korean).
 - ``passages``: the vectors of each session's passages (``vectors.py``): about a thousand characters of
   its prompts, summaries, replies and tool outputs each, encoded by the full sentence model (int8), with
   the doc each starts in. ``encoded``: the sessions whose passages are made (with how many), so a session
@@ -43,7 +45,8 @@ Tables:
 - ``docs_tri``: a trigram index over ``docs.key``: only what a word index cannot find in a word (paths,
   commands, file names): substrings.
 - ``docs_cjk``: character bigrams of text in scripts without spaces between words (Chinese, Japanese,
-  Korean), which neither a word index nor a trigram index (no two-character words) can find.
+  Korean, Thai, Lao, Myanmar, Khmer), which neither a word index nor a trigram index (no two-character
+  words) can find.
 """
 
 from __future__ import annotations
@@ -64,6 +67,14 @@ PASSAGES_FORMAT = 2  # 2: a session's title opens its first passage
 # How the word index (``docs_fts``, ``fails_fts`` below) splits and stems words: what a word typed is looked
 # for as (``plan.stem``).
 WORD_TOKENIZER = "porter unicode61 remove_diacritics 2"
+
+# The bigram index (``docs_cjk``): its tokens are the bigrams as they are, marks included, so that Thai's
+# "ร์" and "ร้" are two (a word tokenizer's default splits at a mark: both were "ร", and a Thai question
+# found every turn with any "ร"). Made so since the index's ``runs`` 2 (``writer.read_runs_again``).
+BIGRAM_INDEX = (
+    "CREATE VIRTUAL TABLE docs_cjk USING fts5(cjk, content='docs', content_rowid='id', "
+    "tokenize=\"unicode61 remove_diacritics 0 categories 'L* N* Co M*'\")"
+)
 
 _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
@@ -151,7 +162,6 @@ CREATE VIRTUAL TABLE docs_fts USING fts5(
     text, content='docs_words', content_rowid='id', tokenize='porter unicode61 remove_diacritics 2'
 );
 CREATE VIRTUAL TABLE docs_tri USING fts5(key, content='docs', content_rowid='id', tokenize='trigram');
-CREATE VIRTUAL TABLE docs_cjk USING fts5(cjk, content='docs', content_rowid='id', tokenize='unicode61');
 CREATE TABLE fails (
     id INTEGER PRIMARY KEY,
     sess INTEGER NOT NULL,
@@ -281,6 +291,10 @@ def tune_fts(conn: sqlite3.Connection, settings: dict[str, int]) -> None:
                 conn.execute(f"INSERT INTO {table} ({table}, rank) VALUES (?, ?)", (name, value))
 
 
+# The ``meta`` row that says which scripts' runs the bigram index holds (``cjk.SCRIPTS``; none: the first).
+RUNS = "runs"
+
+
 # The ``meta`` row that says the word indexes were merged whole (by the build that made them, or once
 # after): an index without it was built by a trail whose builds did not end so.
 WORDS_MERGED = "words_merged"
@@ -321,12 +335,14 @@ def create(conn: sqlite3.Connection) -> None:
     """Make the tables of an empty index (tuned for the build that fills it) and record its format."""
     from secrets import token_hex
 
-    conn.executescript(_SCHEMA)
+    from hermes_trail.index import cjk
+
+    conn.executescript(_SCHEMA + BIGRAM_INDEX + ";")
     tune_fts(conn, BUILDING_FTS)
     conn.execute(
         "INSERT INTO meta (key, value) VALUES ('format', ?), ('build', ?), ('sessions_version', 0), "
-        "('passages_version', 0), ('passages_format', ?)",
-        (FORMAT, token_hex(8), PASSAGES_FORMAT),
+        "('passages_version', 0), ('passages_format', ?), (?, ?)",
+        (FORMAT, token_hex(8), PASSAGES_FORMAT, RUNS, cjk.SCRIPTS),
     )
 
 
