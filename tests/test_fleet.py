@@ -27,7 +27,7 @@ from typing import Any
 
 import pytest
 
-from hermes_trail.fleet import schema
+from hermes_trail.fleet import folding, schema
 from hermes_trail.fleet.connection import FleetError, connect
 from hermes_trail.fleet.hits import FleetHit
 from hermes_trail.fleet.meaning import MEANING_TOP
@@ -2959,21 +2959,26 @@ def test_an_index_of_version_7_is_migrated_to_read_words_inside_a_run(fleet, tmp
 
 SOUTHEAST_TH = "20261108_100000_a8a8a8"
 SOUTHEAST_LO = "20261110_100000_c1c1c1"
+UNFOLDED_TR = "20261114_100000_a5a5a5"
+TITLED_TR = "20261116_100000_c7c7c7"
 
 
 def _southeast_home(tmp_path: Path) -> Path:
-    """Thai and Lao sentences (no spaces between their words), a Latin word against Thai on both sides."""
+    """Thai and Lao sentences (no spaces between their words), a Latin word against Thai on both sides, and
+    Turkish with its dotless ı."""
     from hermesdb import chat, write_home
 
     start = 1_793_000_000.0
     said = {
         SOUTHEAST_TH: ("ลองไปร้านส้มตำที่สยามครับ", "ติดตั้งPostgreSQLบนเซิร์ฟเวอร์แล้วครับ"),
         SOUTHEAST_LO: ("ຂ້ອຍຢາກກິນເຂົ້າໜຽວກັບໄກ່", "ຄົນລາວກິນເຂົ້າໜຽວທຸກມື້"),
+        UNFOLDED_TR: ("Sunucuya bağlantı kurulamıyor", "SSH anahtarını yeniledim, bağlantı çalışıyor."),
     }
     return write_home(
         tmp_path / "hermes",
         [
             *(chat(sid, pair, start=start + 60 * n) for n, (sid, pair) in enumerate(said.items())),
+            chat(TITLED_TR, ("docker network ls", "Listed 3 networks."), title="Köprü ağı yapılandırması"),
             *errands(start, "20261107", "e7e7e7", first=12),
         ],
     )
@@ -2984,10 +2989,14 @@ SOUTHEAST_QUESTIONS = [
     ("postgresql", SOUTHEAST_TH, "«PostgreSQL»"),
     ("เซิร์ฟเวอร์", SOUTHEAST_TH, "«เซิร์ฟเวอร์»"),
     ("ເຂົ້າໜຽວ", SOUTHEAST_LO, "«ເຂົ້າໜຽວ»"),
+    ("baglanti", UNFOLDED_TR, "«bağlantı»"),  # Turkish ı typed as i
 ]
 
 
 def _southeast_as_locally(index: Path, dsn: str, host: str) -> None:
+    # A title typed without its Turkish letters, where no turn has the word.
+    for answer in (local_search(index, "yapilandirmasi"), fleet_search(dsn, "yapilandirmasi", hosts=[host])):
+        assert answer.missing == [] and answer.conversations[0].hits[0].session_id == TITLED_TR
     for question, expected, marked in SOUTHEAST_QUESTIONS:
         local = local_search(index, question)
         shared = fleet_search(dsn, question, hosts=[host])
@@ -3000,9 +3009,10 @@ def _southeast_as_locally(index: Path, dsn: str, host: str) -> None:
 
 
 def test_a_word_of_thai_or_lao_inside_a_sentence_is_found_as_locally(fleet, tmp_path):
-    """Thai and Lao runs are read by their bigrams, as Chinese, Japanese and Korean runs are (schema
-    version 9): "ส้มตำ" inside a sentence was a word no doc had there, as locally; the shared index finds
-    the same turns as the local one and marks the word as it stands."""
+    """Thai and Lao runs are read by their bigrams, as Chinese, Japanese and Korean runs are, and Turkish ı
+    as the i typed for it (schema version 9): "ส้มตำ" inside a sentence was a word no doc had there, and
+    "baglanti" found no "bağlantı", as locally; the shared index finds the same turns as the local one and
+    marks the word as it stands."""
     index = tmp_path / "index.db"
     sync_index(index, homes=[_southeast_home(tmp_path)], parallel=False)
     push(index, fleet.admin, "tau")
@@ -3011,7 +3021,8 @@ def test_a_word_of_thai_or_lao_inside_a_sentence_is_found_as_locally(fleet, tmp_
 
 def test_an_index_of_version_8_is_migrated_to_read_thai_runs(fleet, tmp_path):
     """--migrate to version 9 makes the bigram function again with Thai, Lao, Myanmar and Khmer, and reads
-    the docs pushed before with their characters again (only those), so nothing needs pushing again."""
+    the docs pushed before with their characters or Turkish ı again (only those), so nothing needs pushing
+    again."""
     index = tmp_path / "index.db"
     sync_index(index, homes=[_southeast_home(tmp_path)], parallel=False)
     push(index, fleet.admin, "upsilon")
@@ -3019,13 +3030,14 @@ def test_an_index_of_version_8_is_migrated_to_read_thai_runs(fleet, tmp_path):
     counts = "SELECT cjk_docs, bigrams FROM trail_fleet.hosts WHERE host = 'upsilon'"
     others = (
         "SELECT id, xmin::text FROM trail_fleet.docs WHERE host = 'upsilon' AND sess NOT IN "
-        "(SELECT id FROM trail_fleet.sessions WHERE session_id IN (%s, %s))"
+        "(SELECT id FROM trail_fleet.sessions WHERE session_id IN (%s, %s, %s))"
     )
     earlier = cjk.RANGES.replace(cjk.SOUTHEAST, "")
     with fleet.connect() as conn:
         made = conn.execute(read).fetchall()
         counted = conn.execute(counts).fetchone()
         assert counted[0] == 4
+        assert sum(folded is not None for _, folded, _ in made) == 3  # the Thai against Latin, the Turkish
         # The docs as version 8 left them: the bigrams of Chinese, Japanese and Korean alone.
         conn.execute(
             "CREATE OR REPLACE FUNCTION trail_fleet.cjk_bigrams(t text) RETURNS text LANGUAGE sql IMMUTABLE "
@@ -3034,16 +3046,27 @@ def test_an_index_of_version_8_is_migrated_to_read_thai_runs(fleet, tmp_path):
             f"AS i) || ' ' || right(m[1], 1) END, ' | ') FROM regexp_matches(t, '([{earlier}]+)', 'g') "
             "AS m), '') $fn$"
         )
-        conn.execute("UPDATE trail_fleet.docs SET folded = NULL WHERE host = 'upsilon'")
+        # Their letters folded as FTS5's diacritic folding folds them (ğ as g, ı as it is), nothing spaced.
+        letters = "".join(folding.PAIRS.split())
+        folded = f"translate(text, '{letters[0::2]}', '{letters[1::2]}')"
+        conn.execute("DROP INDEX trail_fleet.sessions_title_folded")  # its titles' index folded so too
+        conn.execute(
+            "CREATE INDEX sessions_title_folded ON trail_fleet.sessions USING gin ("
+            f"({folded.replace('text', 'title')}) gin_trgm_ops)"
+        )
+        conn.execute(f"UPDATE trail_fleet.docs SET folded = nullif({folded}, text) WHERE host = 'upsilon'")
         for table in ("sessions", "hosts"):
             conn.execute(f"UPDATE trail_fleet.{table} SET cjk_docs = 0, bigrams = 0 WHERE host = 'upsilon'")
-        untouched = conn.execute(others, (SOUTHEAST_TH, SOUTHEAST_LO)).fetchall()
+        untouched = conn.execute(others, (SOUTHEAST_TH, SOUTHEAST_LO, UNFOLDED_TR)).fetchall()
     assert fleet_search(fleet.admin, "ส้มตำ", hosts=["upsilon"]).missing == ["ส้มตำ"]
+    assert fleet_search(fleet.admin, "baglanti", hosts=["upsilon"]).missing == ["baglanti"]
     _refused_then_migrated(fleet, 8, "ส้มตำ")
     with fleet.connect() as conn:
         assert conn.execute(read).fetchall() == made
         assert conn.execute(counts).fetchone() == counted
-        assert conn.execute(others, (SOUTHEAST_TH, SOUTHEAST_LO)).fetchall() == untouched  # not written again
+        assert conn.execute(others, (SOUTHEAST_TH, SOUTHEAST_LO, UNFOLDED_TR)).fetchall() == untouched
+        made_as = "SELECT indexdef FROM pg_indexes WHERE indexname = 'sessions_title_folded'"
+        assert "ı" in conn.execute(made_as).fetchone()[0]  # made again as a search asks
     _southeast_as_locally(index, fleet.admin, "upsilon")
 
 

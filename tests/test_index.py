@@ -698,26 +698,31 @@ def test_the_word_index_keeps_the_text_as_written_and_deletes_what_it_was_given(
 
 
 # Thai, Lao, Khmer and Myanmar, written without spaces between words (a space ends a phrase), and with
-# marks a word index splits words at.
-SOUTHEAST = {
+# marks a word index splits words at; and letters its diacritic folding leaves (Turkish ı, Polish ł).
+READ_ANEW = {
     "20261108_100000_a8a8a8": ("ช่วยตั้งค่าเซิร์ฟเวอร์ฐานข้อมูลให้หน่อยครับ", "ติดตั้งPostgreSQLบนเซิร์ฟเวอร์แล้วครับ"),
     "20261109_100000_b9b9b9": ("ร้านอาหารไทยที่อร่อยในกรุงเทพ", "ลองไปร้านส้มตำที่สยามครับ อร่อยมาก"),
     "20261110_100000_c1c1c1": ("ຂ້ອຍຢາກກິນເຂົ້າໜຽວກັບໄກ່", "ຄົນລາວກິນເຂົ້າໜຽວທຸກມື້"),
     "20261111_100000_d2d2d2": ("ខ្ញុំចង់ទៅភ្នំពេញថ្ងៃស្អែក", "ខ្ញុំនៅភ្នំពេញហើយ"),
     "20261112_100000_e3e3e3": ("ကျွန်တော်ရန်ကုန်ကိုသွားမယ်", "မနက်ဖြန်ရန်ကုန်ကိုရောက်မယ်"),
     "20261113_100000_f4f4f4": ("帮我部署数据库", "数据库已经部署好了"),
+    "20261114_100000_a5a5a5": (
+        "Sunucuya bağlantı kurulamıyor",
+        "SSH anahtarını yeniledim, bağlantı çalışıyor.",
+    ),
+    "20261115_100000_b6b6b6": ("Jak to naprawić?", "Łatwy sposób: zrestartuj usługę nginx."),
 }
 
 
 @pytest.fixture
-def southeast_home(tmp_path: Path) -> Path:
+def anew_home(tmp_path: Path) -> Path:
     from hermesdb import T0, chat, write_home
 
-    sessions = [chat(sid, pair, start=T0 + 86_400 * n) for n, (sid, pair) in enumerate(SOUTHEAST.items())]
-    return write_home(tmp_path / "southeast", sessions)
+    sessions = [chat(sid, pair, start=T0 + 86_400 * n) for n, (sid, pair) in enumerate(READ_ANEW.items())]
+    return write_home(tmp_path / "anew", sessions)
 
 
-SOUTHEAST_QUESTIONS = [
+ANEW_QUESTIONS = [
     ("ส้มตำ", "20261109_100000_b9b9b9", "«ส้มตำ»"),  # inside a sentence: a word of the doc's run
     ("กรุงเทพ", "20261109_100000_b9b9b9", "«กรุงเทพ»"),  # where it ends one
     ("เซิร์ฟเวอร์", "20261108_100000_a8a8a8", "«เซิร์ฟเวอร์»"),
@@ -728,18 +733,26 @@ SOUTHEAST_QUESTIONS = [
     ("ရန်ကုန်", "20261112_100000_e3e3e3", "«ရန်ကုန်»"),  # Myanmar
     ("数据库", "20261113_100000_f4f4f4", "«数据库»"),  # and Chinese as before
 ]
+# Typed on a keyboard without the language's letters: Turkish ı as i, Polish ł as l.
+UNFOLDED_QUESTIONS = [
+    ("baglanti", "20261114_100000_a5a5a5", "«bağlantı»"),
+    ("kurulamiyor", "20261114_100000_a5a5a5", "«kurulamıyor»"),
+    ("sunucuya baglanti", "20261114_100000_a5a5a5", "«Sunucuya» «bağlantı»"),
+    ("latwy", "20261115_100000_b6b6b6", "«Łatwy»"),
+    ("bağlantı", "20261114_100000_a5a5a5", "«bağlantı»"),  # as written, still
+]
 
 
-@pytest.mark.parametrize(("question", "expected", "marked"), SOUTHEAST_QUESTIONS)
+@pytest.mark.parametrize(("question", "expected", "marked"), ANEW_QUESTIONS)
 def test_a_word_of_thai_lao_khmer_or_myanmar_inside_a_sentence_is_found(
-    southeast_home, index, question, expected, marked
+    anew_home, index, question, expected, marked
 ):
     """Thai, Lao, Khmer and Myanmar write a sentence without spaces between its words, and the word index
     splits a run at each of their marks: "ส้มตำ" (som tam) inside "ลองไปร้านส้มตำที่สยามครับ" was a word
     no doc had ("Not found anywhere"), and so was "postgresql" written against Thai on both sides. Their
     runs are read as Chinese, Japanese and Korean runs are, by their bigrams, and the snippet marks the
     word where it stands."""
-    sync_index(index, homes=[southeast_home])
+    sync_index(index, homes=[anew_home])
     result = search(index, question)
     assert result.missing == [], question
     hits = [h for c in result.conversations for h in c.hits]
@@ -747,17 +760,55 @@ def test_a_word_of_thai_lao_khmer_or_myanmar_inside_a_sentence_is_found(
     assert any(marked in h.snippet for h in hits), [h.snippet for h in hits]
 
 
-def test_an_index_made_before_reads_its_thai_docs_again_once(southeast_home, index):
-    """An index made by a trail whose bigram index held Chinese, Japanese and Korean alone has no bigrams
-    of its Thai docs, and their words as it read them: its next sync gives those docs (and only those)
-    what the index holds of them now, once, without rebuilding it; the word indexes stay consistent."""
-    from hermes_trail.index import cjk
-    from hermes_trail.index.schema import RUNS, connect
-    from hermes_trail.index.writer import read_runs_again
+@pytest.mark.parametrize(("question", "expected", "marked"), UNFOLDED_QUESTIONS)
+def test_a_word_typed_without_its_turkish_or_polish_letters_is_found(
+    anew_home, index, question, expected, marked
+):
+    """The word index folds the letters that decompose ("ğ" as g, "ş" as s), not Turkish dotless ı or Polish
+    ł, which a keyboard without them types as i and l: "baglanti" found no "bağlantı" (Not found anywhere)
+    and "latwy" no "Łatwy". Both are read as the letter typed for them, in the text and in a question, and
+    the snippet marks the word as it is written."""
+    sync_index(index, homes=[anew_home])
+    result = search(index, question)
+    assert result.missing == [], question
+    hits = [h for c in result.conversations for h in c.hits]
+    assert hits and hits[0].session_id == expected, (question, [h.session_id for h in hits])
+    assert any(marked in h.snippet for h in hits), [h.snippet for h in hits]
 
-    sync_index(index, homes=[southeast_home])
+
+TITLED_TR = "Köprü ağı yapılandırması"
+
+
+def test_a_title_with_turkish_letters_is_found_typed_without_them(tmp_path, index):
+    """A title is matched by a word typed without its accents; Turkish ı is read as the i typed for it
+    there too ("yapilandirmasi" finds "Köprü ağı yapılandırması" where no turn has the word)."""
+    from hermesdb import T0, chat, write_home
+
+    titled = chat(
+        "20261116_100000_c7c7c7", ("docker network ls", "Listed 3 networks."), title=TITLED_TR, start=T0
+    )
+    home = write_home(tmp_path / "titled", [titled])
+    sync_index(index, homes=[home])
+    for question in ("yapilandirmasi", "yapılandırması", "agi yapilandirmasi"):
+        result = search(index, question)
+        assert result.missing == [], question
+        assert result.conversations[0].hits[0].title == TITLED_TR, question
+    # A word no doc has is said missing as it was typed, not as it was read ("kırmızı", not "kirmizi").
+    assert search(index, "docker kırmızı").missing == ["kırmızı"]
+
+
+def test_an_index_made_before_reads_its_thai_and_turkish_docs_again_once(anew_home, index):
+    """An index made by a trail whose bigram index held Chinese, Japanese and Korean alone has no bigrams
+    of its Thai docs, and their words and its Turkish docs' as it read them: its next sync gives those
+    docs (and only those) what the index holds of them now, once, without rebuilding it; the word indexes
+    stay consistent."""
+    from hermes_trail.index import cjk
+    from hermes_trail.index.schema import READING, connect
+    from hermes_trail.index.writer import read_docs_again
+
+    sync_index(index, homes=[anew_home])
     with sqlite3.connect(index) as conn:  # as the earlier trail left it: its bigram index of marks split
-        added = f"*[{cjk.ADDED[2]}]*"
+        added = f"*[{cjk.READ_AGAIN[2]}]*"
         rows = conn.execute("SELECT id, text, words FROM docs WHERE text GLOB ?", (added,)).fetchall()
         for doc, text, words in rows:
             given = words or text
@@ -770,24 +821,26 @@ def test_an_index_made_before_reads_its_thai_docs_again_once(southeast_home, ind
             "tokenize='unicode61')"
         )
         conn.execute("INSERT INTO docs_cjk (rowid, cjk) SELECT id, cjk FROM docs WHERE cjk IS NOT NULL")
-        conn.execute("DELETE FROM meta WHERE key = ?", (RUNS,))
+        conn.execute("DELETE FROM meta WHERE key = ?", (READING,))
         build = conn.execute("SELECT value FROM meta WHERE key = 'build'").fetchone()
-    assert len(rows) == 2 * (len(SOUTHEAST) - 1)
+    assert len(rows) == 2 * (len(READ_ANEW) - 1) - 1  # "Jak to naprawić?" has none
     assert search(index, "数据库").conversations[0].hits[0].session_id == "20261113_100000_f4f4f4"
     assert search(index, "ส้มตำ").missing == ["ส้มตำ"]
-    sync_index(index, homes=[southeast_home])  # nothing changed in the store
-    for question, expected, marked in SOUTHEAST_QUESTIONS:
+    sync_index(index, homes=[anew_home])  # nothing changed in the store
+    for question, expected, marked in ANEW_QUESTIONS + UNFOLDED_QUESTIONS:
         result = search(index, question)
         hits = [h for c in result.conversations for h in c.hits]
         assert result.missing == [] and hits[0].session_id == expected, question
         assert any(marked in h.snippet for h in hits), [h.snippet for h in hits]
     with connect(index) as conn:
         assert conn.execute("SELECT value FROM meta WHERE key = 'build'").fetchone() == build  # not rebuilt
-        assert conn.execute("SELECT value FROM meta WHERE key = ?", (RUNS,)).fetchone()[0] == str(cjk.SCRIPTS)
-        assert read_runs_again(conn) == 0  # once
+        assert conn.execute("SELECT value FROM meta WHERE key = ?", (READING,)).fetchone()[0] == str(
+            cjk.READING
+        )
+        assert read_docs_again(conn) == 0  # once
         made = conn.execute("SELECT sql FROM sqlite_master WHERE name = 'docs_cjk'").fetchone()[0]
         assert "'L* N* Co M*'" in made  # marks kept in its tokens
         conn.execute("INSERT INTO docs_fts (docs_fts) VALUES ('integrity-check')")
         conn.execute("INSERT INTO docs_cjk (docs_cjk) VALUES ('integrity-check')")
         now = dict(conn.execute("SELECT text, words FROM docs"))
-    assert now[SOUTHEAST["20261108_100000_a8a8a8"][1]] == "ติดตั้ง PostgreSQL บนเซิร์ฟเวอร์แล้วครับ"
+    assert now[READ_ANEW["20261108_100000_a8a8a8"][1]] == "ติดตั้ง PostgreSQL บนเซิร์ฟเวอร์แล้วครับ"

@@ -63,11 +63,20 @@ def fold(text: str) -> str:
 
 
 @functools.cache
-def translate_sql(column: str) -> str:
-    """``column`` with :data:`PAIRS`' letters folded, as SQL (``translate`` of literal strings, so an index
-    of the expression serves it): the shared index's titles read as the local index reads its own
-    (``index.plan.folded_title``), so "muller" finds "Termin bei Müller"."""
+def title_table() -> dict[int, str]:
+    """What a title's letters are read as (``index.plan.folded_title``): :data:`PAIRS`, and the letters the
+    word indexes read as the ASCII letter typed for them (``cjk.UNFOLDED``: Turkish ı as i, since schema
+    version 9), so "baglanti" finds a title "Bağlantı sorunu"."""
     letters = "".join(PAIRS.split())
-    source, target = letters[0::2], letters[1::2]
+    return str.maketrans(letters[0::2] + cjk.UNFOLDED, letters[1::2] + cjk.FOLDED)
+
+
+@functools.cache
+def translate_sql(column: str) -> str:
+    """``column`` with its letters read as :func:`title_table` reads them, as SQL (``translate`` of literal
+    strings, so an index of the expression serves it): the shared index's titles read as the local index
+    reads its own (``index.plan.folded_title``), so "muller" finds "Termin bei Müller"."""
+    letters = "".join(PAIRS.split())
+    source, target = letters[0::2] + cjk.UNFOLDED, letters[1::2] + cjk.FOLDED
     assert "'" not in source + target
     return f"translate({column}, '{source}', '{target}')"

@@ -1537,7 +1537,7 @@ def _search(
             )
             pool += evidence
             matched |= docs
-        if info.vector and (meaning_text := " ".join(reading.meant).strip()):
+        if info.vector and (meaning_text := " ".join(query.as_typed(text, reading.meant)).strip()):
             near, meaning, unencoded = _meaning(
                 conn, meaning_text, filters, hosts, info, meaning_weight(reading.typed, reading.dropped)
             )
@@ -1565,7 +1565,8 @@ def _search(
         text, conversations, min(counted, COUNT_CAP), windowed, time.perf_counter() - started
     )
     result.matches_exact = not windowed and counted < COUNT_CAP
-    result.missing, result.dropped, result.prefix = missing + unfound, reading.dropped, reading.prefix
+    result.missing = query.as_typed(text, missing + unfound)
+    result.dropped, result.prefix = reading.dropped, reading.prefix
     result.unencoded = unencoded
     result.read_as = read_as
     result.read_as_cjk = read_in_chinese

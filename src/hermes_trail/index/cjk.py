@@ -30,12 +30,19 @@ from hermes_trail.index import stopwords
 SOUTHEAST = "\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff"
 # Han, Hiragana, Katakana, Hangul and their compatibility blocks, and :data:`SOUTHEAST`, as a character
 # class's ranges (the shared index's bigram function is made from them too: a change there needs a schema
-# version of its own; the local index reads its docs again for what one adds: :data:`SCRIPTS`).
+# version of its own; the local index reads its docs again for what one adds: :data:`READING`).
 RANGES = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f" + SOUTHEAST
-# What :data:`RANGES` holds, as a number each index keeps: an index made when it held less reads the docs
-# with the characters added since again (:data:`ADDED`, each version's), once, instead of being rebuilt.
-SCRIPTS = 2
-ADDED = {2: SOUTHEAST}
+# Letters the word indexes' diacritic folding leaves as they are (it folds "ğ" and "ş", which decompose),
+# and the ASCII letter a person types for each on a keyboard without it, one for one: Turkish dotless ı,
+# Polish ł, Danish and Norwegian ø, Croatian đ, Icelandic ð, Sami ŧ, Maltese ħ. "baglanti" found no
+# "bağlantı", nor "latwy" a "łatwy". :func:`narrowed` reads them so, as it reads full-width letters.
+UNFOLDED = "ıłŁøØđĐðÐŧŦħĦ"
+FOLDED = "ilLoOdDdDtThH"
+# How the indexes read a text (:func:`spaced`, :data:`RANGES`), as a number each index keeps: an index made
+# when it read less reads the docs with the characters each later reading adds again (:data:`READ_AGAIN`),
+# once, instead of being rebuilt. 2: :data:`SOUTHEAST`'s runs and :data:`UNFOLDED`.
+READING = 2
+READ_AGAIN = {2: SOUTHEAST + UNFOLDED}
 RUN_PATTERN = f"[{RANGES}]+"
 
 
@@ -60,12 +67,12 @@ BOUNDARY = f"(?<=[{RANGES}])(?=[{SPACED}])|(?<=[{SPACED}])(?=[{RANGES}])"
 # Full-width digits and Latin letters (U+FF10-FF19, U+FF21-FF3A, U+FF41-FF5A) and the ASCII they stand for.
 WIDE = "".join(map(chr, [*range(0xFF10, 0xFF1A), *range(0xFF21, 0xFF3B), *range(0xFF41, 0xFF5B)]))
 NARROW = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-_NARROWED = str.maketrans(WIDE, NARROW)
+_NARROWED = str.maketrans(WIDE + UNFOLDED, NARROW + FOLDED)
 
 
 @functools.cache
 def _wide() -> re.Pattern[str]:
-    return re.compile(f"[{WIDE}]")
+    return re.compile(f"[{WIDE}{UNFOLDED}]")
 
 
 @functools.cache
@@ -75,13 +82,15 @@ def _boundary() -> re.Pattern[str]:
 
 @functools.cache
 def _special() -> re.Pattern[str]:
-    """What :func:`spaced` changes a text for: a full-width letter or digit, or a character of a run."""
-    return re.compile(f"[{WIDE}{RANGES}]")
+    """What :func:`spaced` changes a text for: a full-width letter or digit, a letter of :data:`UNFOLDED`,
+    or a character of a run."""
+    return re.compile(f"[{WIDE}{UNFOLDED}{RANGES}]")
 
 
 def narrowed(text: str) -> str:
-    """``text`` with its full-width letters and digits as ASCII: the same length, each character where it
-    was (what a highlight is found in)."""
+    """``text`` with its full-width letters and digits as ASCII, and the letters of :data:`UNFOLDED` as the
+    ASCII letter typed for them: the same length, each character where it was (what a highlight is found
+    in)."""
     return text if text.isascii() or _wide().search(text) is None else text.translate(_NARROWED)
 
 

@@ -243,14 +243,15 @@ def title_part(word: str) -> str:
 
 def folded_title(text: str) -> str:
     """``text`` case-folded, its letters past ASCII as the word index folds them ("Müller" as muller,
-    "Déploiement" as deploiement: ``fleet.folding``'s table of FTS5's ``remove_diacritics``), which the
-    shared index's titles are folded with too: a title is matched by a word typed without its accents."""
+    "Déploiement" as deploiement: ``fleet.folding``'s table of FTS5's ``remove_diacritics``; "Bağlantı" as
+    baglanti, ``cjk.UNFOLDED``), which the shared index's titles are folded with too: a title is matched
+    by a word typed without its accents."""
     low = text.casefold()
     if low.isascii():
         return low
     from hermes_trail.fleet import folding
 
-    return low.translate(folding.table())
+    return low.translate(folding.title_table())
 
 
 def title_has(title: str, word: str) -> bool:

@@ -534,6 +534,24 @@ def phrases(query: Query) -> list[Phrase]:
     return list(dict.fromkeys(leaf for leaf in _positive_leaves(query.root) if isinstance(leaf, Phrase)))
 
 
+def as_typed(text: str, words: list[str]) -> list[str]:
+    """``words`` of the question ``text`` (as it was read: full-width letters as ASCII, Turkish ı as i,
+    ``cjk.narrowed``, one character for one) as they were typed there, where a word read so was: a word
+    said missing is the asker's ("bağlantı", not "bağlanti")."""
+    if text.isascii():
+        return words
+    from hermes_trail.index import cjk
+
+    read = cjk.narrowed(text)
+    if read == text:
+        return words
+    out = []
+    for word in words:
+        at = read.find(word)
+        out.append(text[at : at + len(word)] if at >= 0 else word)
+    return out
+
+
 def terms(query: Query) -> list[str]:
     """The texts of the terms and phrases to find (not the excluded ones), in order, each once.
 

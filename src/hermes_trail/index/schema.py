@@ -21,9 +21,8 @@ Tables:
   keeps its inode); and ``sessions_version``, which triggers bump whenever a session row is added or
   removed. What a long-lived process keeps derived from the sessions (the gist matrix) is stale when either
   moved; ``passages_version``, bumped by each batch of passage vectors written, does the same for them;
-  ``passages_format``, what the passages were made by (:data:`PASSAGES_FORMAT`); ``runs``, the scripts
-  its bigram index holds (``cjk.SCRIPTS``: an index without it holds the first, Chinese, Japanese and
-  Korean).
+  ``passages_format``, what the passages were made by (:data:`PASSAGES_FORMAT`); ``reading``, how its
+  word and bigram indexes read a text (``cjk.READING``: an index without it reads as the first did).
 - ``passages``: the vectors of each session's passages (``vectors.py``): about a thousand characters of
   its prompts, summaries, replies and tool outputs each, encoded by the full sentence model (int8), with
   the doc each starts in. ``encoded``: the sessions whose passages are made (with how many), so a session
@@ -70,7 +69,7 @@ WORD_TOKENIZER = "porter unicode61 remove_diacritics 2"
 
 # The bigram index (``docs_cjk``): its tokens are the bigrams as they are, marks included, so that Thai's
 # "ร์" and "ร้" are two (a word tokenizer's default splits at a mark: both were "ร", and a Thai question
-# found every turn with any "ร"). Made so since the index's ``runs`` 2 (``writer.read_runs_again``).
+# found every turn with any "ร"). Made so since the index's ``reading`` 2 (``writer.read_docs_again``).
 BIGRAM_INDEX = (
     "CREATE VIRTUAL TABLE docs_cjk USING fts5(cjk, content='docs', content_rowid='id', "
     "tokenize=\"unicode61 remove_diacritics 0 categories 'L* N* Co M*'\")"
@@ -291,8 +290,8 @@ def tune_fts(conn: sqlite3.Connection, settings: dict[str, int]) -> None:
                 conn.execute(f"INSERT INTO {table} ({table}, rank) VALUES (?, ?)", (name, value))
 
 
-# The ``meta`` row that says which scripts' runs the bigram index holds (``cjk.SCRIPTS``; none: the first).
-RUNS = "runs"
+# The ``meta`` row that says how the index reads a text (``cjk.READING``; none: as the first did).
+READING = "reading"
 
 
 # The ``meta`` row that says the word indexes were merged whole (by the build that made them, or once
@@ -342,7 +341,7 @@ def create(conn: sqlite3.Connection) -> None:
     conn.execute(
         "INSERT INTO meta (key, value) VALUES ('format', ?), ('build', ?), ('sessions_version', 0), "
         "('passages_version', 0), ('passages_format', ?), (?, ?)",
-        (FORMAT, token_hex(8), PASSAGES_FORMAT, RUNS, cjk.SCRIPTS),
+        (FORMAT, token_hex(8), PASSAGES_FORMAT, READING, cjk.READING),
     )
 
 

@@ -1179,7 +1179,8 @@ def _search(
                 elif found:
                     most_covered = max(most_covered, 1)
                 pool += evidence_of(found, scores, weight)
-        if meaning_text := " ".join(reading.meant).strip():
+        # The sentence model reads the words as typed ("bağlantı", not the word indexes' "bağlanti").
+        if meaning_text := " ".join(query.as_typed(text, reading.meant)).strip():
             near, by_passages = _semantic(conn, meaning_text, filters)
             if encoder.available():
                 done, total = vectors.counts(conn)
@@ -1213,7 +1214,8 @@ def _search(
     counted = matches if matches is not None else len({h.doc for h in hits})
     result = SearchResult(text, conversations, counted, windowed, time.perf_counter() - started)
     result.matches_exact = exact and counted < COUNT_CAP
-    result.missing, result.dropped, result.prefix = missing + unfound, reading.dropped, reading.prefix
+    result.missing = query.as_typed(text, missing + unfound)
+    result.dropped, result.prefix = reading.dropped, reading.prefix
     result.unencoded = unencoded
     result.read_as = read_as
     result.read_as_cjk = read_in_chinese

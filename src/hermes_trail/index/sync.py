@@ -60,7 +60,7 @@ from hermes_trail.index.writer import (
     fingerprint,
     fingerprint_now,
     prepare,
-    read_runs_again,
+    read_docs_again,
 )
 from hermes_trail.model import Session, Store, Stray
 
@@ -656,7 +656,7 @@ def sync_index(
     building = opened.building is not None
     try:
         if not building:
-            read_runs_again(opened.conn)
+            read_docs_again(opened.conn)
         _sync_all(opened.conn, report, env, homes, dbs, pgs, progress, parallel, include_recovered, building)
         fill_gists(opened.conn, None if building else gists_marker(path))
         if not building:

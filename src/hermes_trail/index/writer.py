@@ -143,23 +143,24 @@ FTS_INDEXES = (
 DOCS_DELETED = "docs_deleted"
 
 
-def read_runs_again(conn: sqlite3.Connection) -> int:
-    """Give the docs with characters of a script the bigram index took in after the index was made
-    (``cjk.ADDED``: Thai, Lao, Myanmar and Khmer) their bigrams and their words as the word indexes read
-    them now, once (``meta`` ``runs``); the number of docs read again. An index made before holds no
-    bigram of them, so "ส้มตำ" inside a sentence stayed missing there. Its bigram index is made again
-    with marks kept in its tokens (``schema.BIGRAM_INDEX``) from the docs that have bigrams, found with
-    those to read again in one pass over the docs: a second at a million messages, once, where a rebuild
-    would read every session again and make every vector again."""
+def read_docs_again(conn: sqlite3.Connection) -> int:
+    """Give the docs with characters a later reading of a text added (``cjk.READ_AGAIN``: Thai, Lao,
+    Myanmar and Khmer runs; letters such as Turkish ı, read as the i typed for it) their bigrams and their
+    words as the word indexes read them now, once (``meta`` ``reading``); the number of docs read again.
+    An index made before holds no bigram of them, so "ส้มตำ" inside a sentence stayed missing there, and
+    "baglanti" found no "bağlantı". Its bigram index is made again with marks kept in its tokens
+    (``schema.BIGRAM_INDEX``) from the docs that have bigrams, found with those to read again in one pass
+    over the docs: a second at a million messages, once, where a rebuild would read every session again
+    and make every vector again."""
     from hermes_trail.index import cjk
-    from hermes_trail.index.schema import BIGRAM_INDEX, RUNS
+    from hermes_trail.index.schema import BIGRAM_INDEX, READING
 
-    found = conn.execute("SELECT value FROM meta WHERE key = ?", (RUNS,)).fetchone()
+    found = conn.execute("SELECT value FROM meta WHERE key = ?", (READING,)).fetchone()
     held = int(found[0]) if found is not None else 1
-    if held >= cjk.SCRIPTS:
+    if held >= cjk.READING:
         return 0
     added = re.compile(
-        "[" + "".join(cjk.ADDED[version] for version in range(held + 1, cjk.SCRIPTS + 1)) + "]"
+        "[" + "".join(cjk.READ_AGAIN[version] for version in range(held + 1, cjk.READING + 1)) + "]"
     )
     # In Python, not a GLOB of the characters: SQLite's tries the class at each character of every text
     # (21 s against half a second for the 850,000 docs of a million messages).
@@ -188,7 +189,7 @@ def read_runs_again(conn: sqlite3.Connection) -> int:
                 read += 1
             if now[1] is not None:
                 conn.execute("INSERT INTO docs_cjk (rowid, cjk) VALUES (?, ?)", (doc, now[1]))
-        conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (RUNS, cjk.SCRIPTS))
+        conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (READING, cjk.READING))
         conn.execute("COMMIT")
     except BaseException:
         conn.execute("ROLLBACK")
