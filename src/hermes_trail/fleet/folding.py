@@ -63,7 +63,7 @@ def fold(text: str) -> str:
 
 
 @functools.cache
-def title_table() -> dict[int, str]:
+def title_table() -> dict[int, int]:
     """What a title's letters are read as (``index.plan.folded_title``): :data:`PAIRS`, and the letters the
     word indexes read as the ASCII letter typed for them (``cjk.UNFOLDED``: Turkish ı as i, since schema
     version 9), so "baglanti" finds a title "Bağlantı sorunu"."""
