@@ -2961,6 +2961,7 @@ SOUTHEAST_TH = "20261108_100000_a8a8a8"
 SOUTHEAST_LO = "20261110_100000_c1c1c1"
 UNFOLDED_TR = "20261114_100000_a5a5a5"
 TITLED_TR = "20261116_100000_c7c7c7"
+VIETNAMESE = "20261117_100000_d8d8d8"
 
 
 def _southeast_home(tmp_path: Path) -> Path:
@@ -2973,6 +2974,7 @@ def _southeast_home(tmp_path: Path) -> Path:
         SOUTHEAST_TH: ("ลองไปร้านส้มตำที่สยามครับ", "ติดตั้งPostgreSQLบนเซิร์ฟเวอร์แล้วครับ"),
         SOUTHEAST_LO: ("ຂ້ອຍຢາກກິນເຂົ້າໜຽວກັບໄກ່", "ຄົນລາວກິນເຂົ້າໜຽວທຸກມື້"),
         UNFOLDED_TR: ("Sunucuya bağlantı kurulamıyor", "SSH anahtarını yeniledim, bağlantı çalışıyor."),
+        VIETNAMESE: ("Cách cài đặt máy chủ cơ sở dữ liệu", "Tôi sẽ cài đặt MySQL trên máy chủ."),
     }
     return write_home(
         tmp_path / "hermes",
@@ -2990,6 +2992,7 @@ SOUTHEAST_QUESTIONS = [
     ("เซิร์ฟเวอร์", SOUTHEAST_TH, "«เซิร์ฟเวอร์»"),
     ("ເຂົ້າໜຽວ", SOUTHEAST_LO, "«ເຂົ້າໜຽວ»"),
     ("baglanti", UNFOLDED_TR, "«bağlantı»"),  # Turkish ı typed as i
+    ("máy chủ", VIETNAMESE, "«máy» «chủ»"),  # máy (machine) is no English "may"
 ]
 
 
@@ -3030,14 +3033,16 @@ def test_an_index_of_version_8_is_migrated_to_read_thai_runs(fleet, tmp_path):
     counts = "SELECT cjk_docs, bigrams FROM trail_fleet.hosts WHERE host = 'upsilon'"
     others = (
         "SELECT id, xmin::text FROM trail_fleet.docs WHERE host = 'upsilon' AND sess NOT IN "
-        "(SELECT id FROM trail_fleet.sessions WHERE session_id IN (%s, %s, %s))"
+        "(SELECT id FROM trail_fleet.sessions WHERE session_id IN (%s, %s, %s, %s)) ORDER BY id"
     )
+    read_again = (SOUTHEAST_TH, SOUTHEAST_LO, UNFOLDED_TR, VIETNAMESE)
     earlier = cjk.RANGES.replace(cjk.SOUTHEAST, "")
     with fleet.connect() as conn:
         made = conn.execute(read).fetchall()
         counted = conn.execute(counts).fetchone()
         assert counted[0] == 4
-        assert sum(folded is not None for _, folded, _ in made) == 3  # the Thai against Latin, the Turkish
+        # Thai against Latin; Turkish, Vietnamese (đ)
+        assert sum(folded is not None for _, folded, _ in made) == 5
         # The docs as version 8 left them: the bigrams of Chinese, Japanese and Korean alone.
         conn.execute(
             "CREATE OR REPLACE FUNCTION trail_fleet.cjk_bigrams(t text) RETURNS text LANGUAGE sql IMMUTABLE "
@@ -3057,14 +3062,14 @@ def test_an_index_of_version_8_is_migrated_to_read_thai_runs(fleet, tmp_path):
         conn.execute(f"UPDATE trail_fleet.docs SET folded = nullif({folded}, text) WHERE host = 'upsilon'")
         for table in ("sessions", "hosts"):
             conn.execute(f"UPDATE trail_fleet.{table} SET cjk_docs = 0, bigrams = 0 WHERE host = 'upsilon'")
-        untouched = conn.execute(others, (SOUTHEAST_TH, SOUTHEAST_LO, UNFOLDED_TR)).fetchall()
+        untouched = conn.execute(others, read_again).fetchall()
     assert fleet_search(fleet.admin, "ส้มตำ", hosts=["upsilon"]).missing == ["ส้มตำ"]
     assert fleet_search(fleet.admin, "baglanti", hosts=["upsilon"]).missing == ["baglanti"]
     _refused_then_migrated(fleet, 8, "ส้มตำ")
     with fleet.connect() as conn:
         assert conn.execute(read).fetchall() == made
         assert conn.execute(counts).fetchone() == counted
-        assert conn.execute(others, (SOUTHEAST_TH, SOUTHEAST_LO, UNFOLDED_TR)).fetchall() == untouched
+        assert conn.execute(others, read_again).fetchall() == untouched
         made_as = "SELECT indexdef FROM pg_indexes WHERE indexname = 'sessions_title_folded'"
         assert "ı" in conn.execute(made_as).fetchone()[0]  # made again as a search asks
     _southeast_as_locally(index, fleet.admin, "upsilon")

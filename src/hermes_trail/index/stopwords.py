@@ -53,7 +53,7 @@ _FRENCH = """
 au aux avec ce ces cet cette dans de des du elle elles en est et eux il ils je la le les leur leurs lui
 ma mais me même mes moi mon ne nos notre nous on ou où par pas pour qu que quel quelle quels quelles qui
 sa sans se ses son sont sur ta te tes toi ton tu un une vos votre vous est était été être avoir ai as
-avons avez ont fait faire comment pourquoi quand combien y a c ça cela ceci d l n s t j m qu
+avons avez ont fait faire comment pourquoi quand combien y a à c ça cela ceci d l n s t j m qu
 """
 _SPANISH = """
 a al algo como con cual cuales cuando de del desde donde el ella ellas ellos en entre era es esa ese eso
@@ -100,6 +100,13 @@ _FOREIGN = tuple(
     _words(block) - _ENGLISH_WORDS for block in (_GERMAN, _FRENCH, _SPANISH, _ITALIAN, _PORTUGUESE, _DUTCH)
 )
 STOPWORDS: frozenset[str] = _ENGLISH_WORDS.union(*_FOREIGN)
+# The other languages' function words as they write them, for a word typed with accents that folds to one
+# of English's: French "à" is one (folded, "a"), Vietnamese "máy" (machine) and "sở" none.
+_WRITTEN = frozenset(
+    word.lower()
+    for block in (_GERMAN, _FRENCH, _SPANISH, _ITALIAN, _PORTUGUESE, _DUTCH)
+    for word in block.split()
+)
 
 
 # Chinese and Japanese function words and particles: where a query's run is cut (longest first). Not the
@@ -183,7 +190,12 @@ def is_stopword(term: str, among: Iterable[str] | None = None) -> bool:
         return False
     key = _key(term)
     if key in _ENGLISH_WORDS:
-        return True
+        # English writes its function words in ASCII (a curly apostrophe aside): a word with accents that
+        # folds to one is another language's word, as Vietnamese "máy" (machine) is no "may", nor "sở" a
+        # "so". It was dropped from "máy chủ" (server), which then matched any turn with "chủ".
+        if term.replace("\u2019", "'").isascii():
+            return True
+        return term.lower().replace("\u2019", "'") in _WRITTEN
     if key not in STOPWORDS:
         # Function words of another language than English joined as one ("qu'est-ce", "n'est-ce",
         # "d'un"): one too. It was a word no turn has, said missing. Not English ones: "to-do" is a task.
@@ -191,13 +203,23 @@ def is_stopword(term: str, among: Iterable[str] | None = None) -> bool:
         return len(parts) > 1 and all(
             _key(part) not in _ENGLISH_WORDS and is_stopword(part, among) for part in parts
         )
+    return _of_another_language(key, among, _FOREIGN)
+
+
+def _of_another_language(
+    key: str, among: Iterable[str] | None, languages: tuple[frozenset[str], ...]
+) -> bool:
+    """Whether ``key`` is a function word of one of ``languages``: with ``among`` (the query's words), only
+    when the query has a second function word of that language."""
+    if not any(key in language for language in languages):
+        return False
     if among is None:
         return True
     # A word's elided article counts as one of its language's (the "l" of "l'erreur", the "dell" of
     # "dell'API"): "l'erreur de connexion" has two French ones, and "de" was searched for and marked.
     said = [part for word in among for part in (word, *_ELIDED.findall(word))]
     others = {_key(word) for word in said if not (len(word) > 1 and word.isupper())} - {key}
-    return any(key in language and not others.isdisjoint(language) for language in _FOREIGN)
+    return any(key in language and not others.isdisjoint(language) for language in languages)
 
 
 _LANGUAGES = ("de", "fr", "es", "it", "pt", "nl")
