@@ -3,6 +3,7 @@ Hermes' ``SessionDB`` and indexed by ``sync_index``."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import sqlite3
@@ -192,6 +193,29 @@ def test_an_error_made_of_words_no_doc_has_finds_nothing(conn):
     report = fix.find_fixes(conn, "Zyxxyq flumbergast 0xdeadbeef /tmp/a/b.c:12:3")
     assert report.terms == []
     assert report.fixes == [] and report.failures == []
+
+
+def test_a_name_in_the_error_that_the_history_lacks_is_said(conn):
+    """An error about a module the history never saw finds the failures of errors like it (another module's)
+    and their fixes, and said nothing of it: "pip install requests" read as the fix of "No module named
+    'tomli'". The error's words no doc has are said (``missing``, "Not found anywhere:" on the terminal),
+    in the error's order; an error whose every word is on record says none."""
+    from hermes_trail.cli.tables import print_fixes
+
+    report = fix.find_fixes(conn, "ModuleNotFoundError: No module named 'tomli' (zqxv)")
+    assert report.failures and report.fixes
+    assert report.missing == ["tomli", "zqxv"]
+    assert fix.find_fixes(conn, "ModuleNotFoundError: No module named 'numpy'").missing == []
+    out = _printed(lambda printer: print_fixes(printer, report))
+    assert out.splitlines()[0] == "Not found anywhere: tomli, zqxv"
+
+
+def _printed(draw: Any) -> str:
+    from hermes_trail.cli.term import Printer
+
+    buffer = io.StringIO()  # not a terminal: no colours
+    draw(Printer(buffer))
+    return buffer.getvalue()
 
 
 def test_the_git_error_finds_its_own_fix(conn):

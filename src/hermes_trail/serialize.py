@@ -400,6 +400,7 @@ RECORD_KEYS: dict[str, dict[str, str]] = {
         "spelled",
         "edits",
         "by_meaning",
+        "missing",
     ),
     "Term": _same("word", "docs", "weight"),
     "Failure": _same(

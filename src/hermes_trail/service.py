@@ -691,6 +691,7 @@ class Trail:
                 if found.failures_total or not respell:  # as locally: words first, then meaning
                     return found
                 near = fleet_fix_by_meaning(shared, error, project=project, limit=limit, hosts=hosts)
+                near.missing = found.missing
                 return near if near.by_meaning else found
 
             report = self._on_shared(shared_report)
@@ -715,7 +716,7 @@ class Trail:
                 and respell
                 and (near := fix_by_meaning(conn, error, project=project, limit=limit)).by_meaning
             ):
-                report = near
+                near.missing, report = report.missing, near
         if own:
             _others_only(report, own)
         return report

@@ -415,6 +415,8 @@ def print_fixes(out: Printer, report: FixReport) -> None:
     if not report.failures_total:
         out.line("Nothing on record failed this way.")
         return
+    if report.missing:  # the failures below are of errors like it, not of it
+        out.line(("Not found anywhere: ", "yellow"), (safe(", ".join(report.missing)), "bold yellow"))
     if report.by_meaning:
         out.line(
             ("Nothing on record failed with these words; the conversations nearest in meaning:", "yellow")

@@ -79,10 +79,11 @@ def _word(conn: psycopg.Connection[Any], word: str) -> str | None:
 
 
 def _terms(
-    conn: psycopg.Connection[Any], words: list[str], hosts: list[str] | None
+    conn: psycopg.Connection[Any], words: list[str], hosts: list[str] | None, missing: list[str] | None = None
 ) -> tuple[list[Term], dict[str, str]]:
     """The error's distinctive terms, rarest first, and each word's tsquery: each word's docs counted up
-    to DF_CAP (of ``hosts``), the rarest :data:`~hermes_trail.index.fix.MAX_TERMS` kept."""
+    to DF_CAP (of ``hosts``), the rarest :data:`~hermes_trail.index.fix.MAX_TERMS` kept; ``missing`` gets
+    the words no doc has, as locally."""
     if hosts:
         row = conn.execute(
             f"SELECT coalesce(sum(docs), 0) FROM {schema.SCHEMA}.hosts WHERE host = ANY(%s)", (list(hosts),)
@@ -104,6 +105,8 @@ def _terms(
         params = [v for q in tsqueries.values() for v in (q, *host_params)]
         found = conn.execute("SELECT " + ", ".join(selects), params).fetchone() or ()
         counted = [(w, int(n)) for w, n in zip(tsqueries, found, strict=True) if int(n) > 0]
+        if missing is not None:
+            missing += [w for w, n in zip(tsqueries, found, strict=True) if int(n) == 0]
     chosen = _rarest(counted, words)
 
     def idf(n: int) -> float:
@@ -336,13 +339,15 @@ def find_fixes(
     that fixed them, best first, at most ``limit`` of each (0: all), as
     :func:`hermes_trail.index.fix.find_fixes` finds them locally."""
     words = _error_words(error)
-    terms, tsq = _terms(conn, words, hosts)
+    missing: list[str] = []
+    terms, tsq = _terms(conn, words, hosts, missing)
     least = min(2, len(words))
     failures, total, conversations, places = (
         _failures(conn, terms, tsq, least, project, hosts) if terms else ([], 0, 0, {})
     )
     tallies = _tally(conn, failures[:MAX_FAILURES], places)
     report = tallies.report(error, terms, (list(failures), total, conversations), limit)
+    report.missing = list(reversed(missing))  # in the error's order
     _said_after(conn, report.failures, places)
     return report
 

@@ -356,6 +356,9 @@ class FixReport:
         often first, at most ``limit``.
     :param by_meaning: the failures are not the error's words but the conversations nearest it in meaning
         (:func:`by_meaning`).
+    :param missing: the error's words no doc of the index has (a module, a host, a name the history never
+        saw), so the failures are of errors like it, not of it: "No module named 'requests'" found the
+        failure of ``yaml``'s, and its ``pip install pyyaml``, and did not say so.
     """
 
     error: str
@@ -369,6 +372,7 @@ class FixReport:
     # Nothing failed with the error's words: the failures are those of the conversations nearest it in
     # meaning (:func:`by_meaning`).
     by_meaning: bool = False
+    missing: list[str] = field(default_factory=list)
 
 
 def _error_words(error: str) -> list[str]:
@@ -488,9 +492,11 @@ def forget() -> None:
         _memories.clear()
 
 
-def distinctive_terms(conn: sqlite3.Connection, error: str, words: list[str] | None = None) -> list[Term]:
+def distinctive_terms(
+    conn: sqlite3.Connection, error: str, words: list[str] | None = None, missing: list[str] | None = None
+) -> list[Term]:
     """The error's distinctive terms, rarest first, as this module's docstring chooses them (``words``:
-    :func:`_error_words` of it, when the caller has them).
+    :func:`_error_words` of it, when the caller has them; ``missing`` gets the words no doc has).
 
     Each word's docs are counted up to :data:`COUNTED` (one short FTS5 query). A word in more is in more
     docs than any of those, so its count matters only when fewer than :data:`MAX_TERMS` are rarer: then
@@ -509,6 +515,8 @@ def distinctive_terms(conn: sqlite3.Connection, error: str, words: list[str] | N
             many.append(word)
             continue
         n, last = _counted(conn, word, cap)
+        if n == 0 and missing is not None:
+            missing.append(word)
         if 0 < n < cap:
             rare.append((word, n))
         elif n and last is not None:
@@ -1088,13 +1096,15 @@ def find_fixes(
     """Past failures matching ``error`` (of ``project``'s sessions, when given) and the commands that fixed
     them, best first, at most ``limit`` of each (0: all). How, in this module's docstring. Reads only."""
     words = _error_words(error)
-    terms = distinctive_terms(conn, error, words) if _searchable(conn) else []
+    missing: list[str] = []
+    terms = distinctive_terms(conn, error, words, missing) if _searchable(conn) else []
     least = min(2, len(words))
     failures, total, conversations, sessions = (
         _failures(conn, terms, least, project) if terms else ([], 0, 0, {})
     )
     tallies = _tally(conn, failures[:MAX_FAILURES], sessions)
     report = tallies.report(error, terms, (failures, total, conversations), limit)
+    report.missing = list(reversed(missing))  # in the error's order
     _said_after(conn, report.failures, sessions)
     return report
 
