@@ -208,6 +208,13 @@ def test_a_name_in_the_error_that_the_history_lacks_is_said(conn):
     assert fix.find_fixes(conn, "ModuleNotFoundError: No module named 'numpy'").missing == []
     out = _printed(lambda printer: print_fixes(printer, report))
     assert out.splitlines()[0] == "Not found anywhere: tomli, zqxv"
+    # The Hermes plugin's note tells the agent the fix was another failure's, like it.
+    from hermes_trail.integrations.hermes.runtime import fix_note
+    from hermes_trail.serialize import record_json
+
+    note = fix_note(record_json(report))
+    assert "a failure like this one (none named tomli, zqxv) was seen before" in note
+    assert "this failure was seen before" in fix_note(record_json(fix.find_fixes(conn, missing("requests"))))
 
 
 def _printed(draw: Any) -> str:
