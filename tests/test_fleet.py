@@ -935,6 +935,24 @@ def test_a_word_typed_without_its_accents_or_capitals_is_found_as_locally(fleet,
             assert answer.conversations[0].hits[0].session_id == expected, question
 
 
+def test_a_start_porter_reads_as_another_word_is_found_as_locally(fleet, tmp_path):
+    """ "pay", "proxy", "keys" typed on to "payment", "ProxySQL", "keystore": the shared index looks for a
+    start in ``simple`` (unstemmed) and found them, where the local index looked for Porter's reading of
+    the start (pai, proxi, kei) and found nothing. Both find the same turns now, marked alike."""
+    said = {
+        "20261121_090000_6a0001": ("the payment gateway failed", "Retried the payment."),
+        "20261121_090100_6a0002": ("set up proxysql for mysql", "ProxySQL routes reads now."),
+        "20261121_090200_6a0003": ("rotate the keystore password", "Done."),
+    }
+    index = _pushed(fleet, tmp_path, "phi", said, "20261121")
+    for question in ("pay", "proxy", "keys", "rotate key"):
+        local, shared = _both(fleet, index, "phi", question)
+        assert local.missing == shared.missing == [], question
+        assert local.matches == shared.matches > 0, question
+        snippets = [sorted(h.snippet for h in r.conversations[0].hits) for r in (local, shared)]
+        assert snippets[0] == snippets[1] and "\u00ab" in snippets[0][0], (question, snippets)
+
+
 def test_a_word_the_history_writes_otherwise_is_found_as_locally(fleet, tmp_path):
     """ "email" for "e-mail", "precommit" (and "precom", still typed) for "pre-commit", "wi-fi" for "wifi",
     "mueller" for "Müller": PostgreSQL holds a hyphenated word as the compound and its parts, neither of
@@ -2993,10 +3011,17 @@ SOUTHEAST_QUESTIONS = [
     ("ເຂົ້າໜຽວ", SOUTHEAST_LO, "«ເຂົ້າໜຽວ»"),
     ("baglanti", UNFOLDED_TR, "«bağlantı»"),  # Turkish ı typed as i
     ("máy chủ", VIETNAMESE, "«máy» «chủ»"),  # máy (machine) is no English "may"
+    # still being typed, with letters past ASCII: the start read as the docs' words are (folded)
+    ("kurulamı", UNFOLDED_TR, "«kurulamı»yor"),
 ]
 
 
 def _southeast_as_locally(index: Path, dsn: str, host: str) -> None:
+    # A word still being typed with letters the docs' are folded from: "çalış" was looked for unfolded there
+    # (missing), where the local index finds "çalışıyor".
+    for typed in ("çalış", "bağla"):
+        answer = fleet_search(dsn, typed, hosts=[host])
+        assert answer.missing == [] and answer.conversations[0].hits[0].session_id == UNFOLDED_TR, typed
     # A title typed without its Turkish letters, where no turn has the word.
     for answer in (local_search(index, "yapilandirmasi"), fleet_search(dsn, "yapilandirmasi", hosts=[host])):
         assert answer.missing == [] and answer.conversations[0].hits[0].session_id == TITLED_TR

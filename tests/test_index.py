@@ -740,6 +740,7 @@ UNFOLDED_QUESTIONS = [
     ("sunucuya baglanti", "20261114_100000_a5a5a5", "«Sunucuya» «bağlantı»"),
     ("latwy", "20261115_100000_b6b6b6", "«Łatwy»"),
     ("bağlantı", "20261114_100000_a5a5a5", "«bağlantı»"),  # as written, still
+    ("kurulamı", "20261114_100000_a5a5a5", "«kurulamı»yor"),  # still being typed, with its ı
 ]
 
 

@@ -160,6 +160,42 @@ def test_a_whole_word_the_history_lacks_is_not_read_as_a_shorter_one_typed_on(tm
     assert _first(typing) == "20261104_142000_c0ff00" and typing.prefix == "deploym" and not typing.missing
 
 
+def test_a_start_porter_reads_as_another_word_finds_the_words_it_starts(tmp_path):
+    """FTS5 stems what it looks for, and Porter reads a start as a word of its own: "pay" as pai, "proxy"
+    as proxi, "keys" as kei, "play" as plai. Typed on the way to "payment", "ProxySQL", "keystore" and
+    "playwright" in a history without those starts as words, each found nothing ("Not found anywhere:
+    proxy"). The start Porter leaves as typed is looked for, and a match must have a word that starts as
+    typed; the snippet marks that start. A word the history lacks is still missing."""
+    sessions = [
+        chat("20261104_150000_0a0001", ("the payment gateway failed", "Retried the payment."), start=T),
+        chat(
+            "20261104_151000_0a0002",
+            ("set up proxysql for mysql", "ProxySQL routes reads now."),
+            start=T + 60,
+        ),
+        chat(
+            "20261104_152000_0a0003", ("write a playwright test", "Added it with Playwright."), start=T + 120
+        ),
+        chat("20261104_153000_0a0004", ("rotate the keystore password", "Done."), start=T + 180),
+        chat("20261104_154000_0a0005", ("plan the sprint", "Planned."), start=T + 240),
+    ]
+    path = _index_of(tmp_path, sessions)
+    for typed, first, marked in (
+        ("pay", "20261104_150000_0a0001", "«pay»ment"),
+        ("proxy", "20261104_151000_0a0002", "«proxy»sql"),
+        ("play", "20261104_152000_0a0003", "«play»wright"),
+        ("keys", "20261104_153000_0a0004", "«keys»tore"),
+        ("rotate key", "20261104_153000_0a0004", "«key»store"),
+    ):
+        result = search(path, typed)
+        assert _first(result) == first and not result.missing, (typed, result.missing)
+        assert result.prefix == typed.split()[-1]
+        hits = [h for c in result.conversations for h in c.hits]
+        assert all(h.session_id == first for h in hits), typed  # not "plan" for "play"
+        assert any(marked in h.snippet for h in hits), [h.snippet for h in hits]
+    assert search(path, "playz").missing == ["playz"]
+
+
 INSTALL = "20261104_090000_1a57a1"
 INDEX = "20261104_100000_1d3e01"
 PARSE = "20261104_110000_9a45e0"

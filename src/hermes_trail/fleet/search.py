@@ -135,7 +135,8 @@ def _leaf_sql(leaf: query.Term | query.Phrase) -> tuple[str, list[Any]] | None:
     """One word or phrase as a tsquery expression: ``websearch_to_tsquery`` in every language, OR-ed (a
     prefix: the word's start in ``simple``, which every doc is indexed in too)."""
     if leaf.prefix:
-        words = re.findall(r"\w+", leaf.text.lower())
+        # Its letters as the docs' are read (folded: "übe" typed on as ube, "başarısı" as basarisi).
+        words = re.findall(r"\w+", folding.fold(leaf.text).lower())
         if not words:
             return None
         expression = " <-> ".join(f"'{w}'" for w in words[:-1]) + (" <-> " if len(words) > 1 else "")

@@ -52,6 +52,7 @@ class Plan(_Record):
         "spelled",
         "unfound",
         "beside_runs",
+        "prefix_start",
     )
     __slots__ = _fields
 
@@ -85,6 +86,9 @@ class Plan(_Record):
     # The word-index expression of the other words a question with Chinese, Japanese or Korean runs asks
     # every match to have: a doc the bigram index finds by the runs alone must have them too.
     beside_runs: str | None
+    # The start of :attr:`prefix` the word index is asked for in its place, when Porter reads the prefix as
+    # another word (:func:`safe_start`: "pay" as pai); a match must still have a word starting as typed.
+    prefix_start: str | None
 
     def __init__(
         self,
@@ -101,6 +105,7 @@ class Plan(_Record):
         spelled: dict[str, list[str]] | None = None,
         unfound: list[str] | None = None,
         beside_runs: str | None = None,
+        prefix_start: str | None = None,
     ) -> None:
         self.parsed = parsed
         self.terms = terms
@@ -115,6 +120,7 @@ class Plan(_Record):
         self.spelled = {} if spelled is None else spelled
         self.beside_runs = beside_runs
         self.unfound = [] if unfound is None else unfound
+        self.prefix_start = prefix_start
 
     @property
     def meant(self) -> list[str]:
@@ -174,9 +180,11 @@ def has_word(text: str | None, start: str) -> bool:
     lowered = text.lower()
     if _word_at(lowered, start):
         return True
-    if lowered.isascii():
+    if lowered.isascii() and start.isascii():
         return False
-    return _word_at(stopwords.fold(lowered), start)
+    # Both as the word index reads them: accents left out, and Turkish ı as the i typed for it
+    # ("başarısı" typed on is the start of "başarısız", read as basarisiz, as "basarisi" is).
+    return _word_at(stopwords.fold(cjk.narrowed(lowered)), stopwords.fold(cjk.narrowed(start)))
 
 
 def _word_at(lowered: str, start: str) -> bool:
@@ -679,6 +687,40 @@ def unfinished_stem(conn: sqlite3.Connection, text: str) -> str | None:
     return None
 
 
+# Docs of a start read at most for one with a word that starts as typed (:func:`starts_a_word`).
+START_READ = 2_000
+
+
+def safe_start(word: str) -> str | None:
+    """The start of ``word``, a word still being typed, that the word index can look for as a prefix when
+    it cannot look for the word: FTS5 stems what it looks for, and Porter reads a start as a word of its
+    own ("pay" as pai, "proxy" as proxi, "keys" as kei), so "pay" found no "payment", "proxy" no
+    "ProxySQL", "play" no "playbook" (nothing at all). The start it shares with its stem, as Porter leaves
+    it; ``None`` when Porter leaves the word as typed, or that start is shorter than :data:`PREFIX_MIN`."""
+    low = word.lower()
+    if not (low.isascii() and low.isalpha()):
+        return None
+    root = stem(low)
+    if root == low:
+        return None
+    start = low[: next((i for i, (a, b) in enumerate(zip(low, root, strict=False)) if a != b), len(root))]
+    while len(start) >= PREFIX_MIN and stem(start) != start:
+        start = start[:-1]
+    return start if len(start) >= PREFIX_MIN else None
+
+
+def starts_a_word(conn: sqlite3.Connection, start: str, typed: str) -> bool:
+    """Whether a doc with a word starting with ``start`` (:func:`safe_start`) has one starting as ``typed``,
+    among the first :data:`START_READ` such docs (a start of two letters is in a good part of the index; a
+    word typed wrong is in none of them, and is then read as a slip)."""
+    starting_words(conn)
+    sql = (
+        "SELECT 1 FROM (SELECT rowid FROM docs_fts WHERE docs_fts MATCH ? LIMIT ?) f JOIN docs d ON d.id = "
+        "f.rowid WHERE trail_word_start(d.text, ?) LIMIT 1"
+    )
+    return conn.execute(sql, (f'"{start}" *', START_READ, typed.lower())).fetchone() is not None
+
+
 def run_bigrams(runs: list[str]) -> list[str]:
     """The distinct bigrams of ``runs`` (:func:`~hermes_trail.index.cjk.question_runs`), in order: the
     any-of list of a question."""
@@ -707,6 +749,7 @@ def read(conn: sqlite3.Connection, text: str, checked: bool = True) -> Plan:
     missing: list[str] = []
     spelled: dict[str, list[str]] = {}
     prefix: str | None = None
+    prefix_start: str | None = None
     last = query.last_term(parsed)
     if last is not None and last in kept and stemmed_away(last):
         # The start of a word still being typed, which its stem made a function word ("ins": in).
@@ -735,6 +778,10 @@ def read(conn: sqlite3.Connection, text: str, checked: bool = True) -> Plan:
         if unfinished and (stem := unfinished_stem(conn, term.text)) is not None:
             change[term] = query.Term(stem)
             prefix = term.text
+            continue
+        if unfinished and (start := safe_start(term.text)) and starts_a_word(conn, start, term.text):
+            change[term] = query.Term(start, prefix=True)
+            prefix, prefix_start = term.text, start
             continue
         if (stood := stood_for(term, term is last, text, variant, have, holds, respell)) is None:
             missing.append(term.text)
@@ -768,6 +815,7 @@ def read(conn: sqlite3.Connection, text: str, checked: bool = True) -> Plan:
         sources=sources,
         spelled=spelled,
         unfound=[f'"{p.text}"' for p in query.phrases(parsed) if checked and not _found(conn, p)],
+        prefix_start=prefix_start,
     )
     # A question of Chinese, Japanese or Korean runs alone is looked for in the bigram index alone: the word
     # index found only the docs where the run stood alone between marks ("周会：周二"), and its BM25 put

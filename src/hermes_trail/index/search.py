@@ -686,8 +686,9 @@ def word_starts(reading: plan.Plan) -> list[str]:
     word. A doc it finds must then have a word starting with the prefix as typed (the shared index reads
     a prefix in ``simple``, unstemmed, so it has none of this). So must a name whose marks the word index
     drops (``c++``, ``C#``: :func:`~hermes_trail.index.query.marked_names`), which it holds as "c"."""
+    typed = {reading.prefix_start: reading.prefix.lower()} if reading.prefix_start and reading.prefix else {}
     return [
-        t.text.lower()
+        typed.get(t.text.lower(), t.text.lower())  # a start asked in place of the prefix: the prefix
         for t in query.conjuncts(reading.parsed)
         if t.prefix and len(t.text) >= plan.PREFIX_MIN and not cjk.has_cjk(t.text)
     ] + query.marked_names(reading.parsed)
@@ -1073,6 +1074,8 @@ def _search(
         groups = _group(hits)
         reading = checked
     terms, runs = reading.terms, reading.runs
+    if reading.prefix_start and reading.prefix:  # marked, and weighed in titles and lists, as typed
+        terms = [reading.prefix if t == reading.prefix_start else t for t in terms]
     lift_edits(hits, terms)
     matches: int | None = len({h.doc for h in hits})
     if windowed:  # more than a window matched: counted apart (None: at least the window)
