@@ -953,6 +953,28 @@ def test_a_start_porter_reads_as_another_word_is_found_as_locally(fleet, tmp_pat
         assert snippets[0] == snippets[1] and "\u00ab" in snippets[0][0], (question, snippets)
 
 
+def test_an_arabic_or_hebrew_word_finds_it_joined_to_its_article_as_locally(fleet, tmp_path):
+    """ "خادم" finds the conversation about "الخادم", and "שרת" the one about "השרת", in the shared index as
+    locally: the same turns, counted and marked alike."""
+    said = {
+        "20261122_090000_7a0001": ("خادم جديد للاختبار", "تم."),
+        "20261122_090100_7a0002": ("أعد تشغيل الخادم من فضلك", "أعدت تشغيل الخادم، وهو يعمل الآن."),
+        "20261122_090200_7a0003": ("צריך שרת חדש", "בסדר."),
+        "20261122_090300_7a0004": ("השרת לא עונה", "הפעלתי מחדש את השרת."),
+    }
+    index = _pushed(fleet, tmp_path, "chi", said, "20261122")
+    for question in ("خادم", "שרת", "الخادم"):
+        local, shared = _both(fleet, index, "chi", question)
+        assert local.missing == shared.missing == [], question
+        assert local.matches == shared.matches == 3, (question, local.matches, shared.matches)
+        # Those of the words (the local index may add one by meaning, which this one has no vectors for).
+        ids = [
+            sorted(c.hits[0].session_id for c in r.conversations if "\u00ab" in c.hits[0].snippet)
+            for r in (local, shared)
+        ]
+        assert ids[0] == ids[1] and len(ids[0]) == 2, (question, ids)
+
+
 def test_a_word_the_history_writes_otherwise_is_found_as_locally(fleet, tmp_path):
     """ "email" for "e-mail", "precommit" (and "precom", still typed) for "pre-commit", "wi-fi" for "wifi",
     "mueller" for "Müller": PostgreSQL holds a hyphenated word as the compound and its parts, neither of

@@ -196,6 +196,33 @@ def test_a_start_porter_reads_as_another_word_finds_the_words_it_starts(tmp_path
     assert search(path, "playz").missing == ["playz"]
 
 
+ARABIC_BARE, ARABIC_JOINED = "20261104_160000_0b0001", "20261104_161000_0b0002"
+HEBREW_BARE, HEBREW_JOINED = "20261104_162000_0b0003", "20261104_163000_0b0004"
+
+
+def test_an_arabic_or_hebrew_word_finds_it_joined_to_its_article(tmp_path):
+    """Arabic and Hebrew join the article (and "and", "in", "to") to the word, and a text writes most nouns
+    with it: "خادم" (server) found the turn that says it bare and never the conversation about "الخادم"
+    (the server), nor "שרת" the one about "השרת". A word the index has as typed is looked for joined to
+    each of them too, locally and in the shared index alike, and the snippet marks it as written."""
+    sessions = [
+        chat(ARABIC_BARE, ("خادم جديد للاختبار", "تم."), start=T),
+        chat(ARABIC_JOINED, ("أعد تشغيل الخادم من فضلك", "أعدت تشغيل الخادم، وهو يعمل الآن."), start=T + 60),
+        chat(HEBREW_BARE, ("צריך שרת חדש", "בסדר."), start=T + 120),
+        chat(HEBREW_JOINED, ("השרת לא עונה", "הפעלתי מחדש את השרת."), start=T + 180),
+    ]
+    path = _index_of(tmp_path, sessions)
+    for typed, bare, joined, marked in (
+        ("خادم", ARABIC_BARE, ARABIC_JOINED, "«الخادم»"),
+        ("שרת", HEBREW_BARE, HEBREW_JOINED, "«השרת»"),
+    ):
+        result = search(path, typed)
+        found = {c.hits[0].session_id for c in result.conversations}
+        assert {bare, joined} <= found and not result.missing, (typed, found)
+        assert any(marked in h.snippet for c in result.conversations for h in c.hits), typed
+        assert result.matches == 3, (typed, result.matches)  # the bare word, and joined twice
+
+
 INSTALL = "20261104_090000_1a57a1"
 INDEX = "20261104_100000_1d3e01"
 PARSE = "20261104_110000_9a45e0"

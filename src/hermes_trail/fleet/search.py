@@ -354,6 +354,10 @@ def _plan(conn: psycopg.Connection[Any], text: str, checked: bool) -> _Plan:
         change[last] = query.Term(last.text, prefix=True)
         prefix = last.text
         kept = [t for t in kept if t is not last]
+    for term in dict.fromkeys(kept):  # Arabic and Hebrew: as typed and as joined to its article, as locally
+        if not term.prefix and (joined_to := plan.with_clitics(term, functools.partial(_exist, conn))):
+            change[term] = joined_to
+    kept = [t for t in kept if t not in change]
     if checked and kept:
         once = list(dict.fromkeys(kept))  # each word once, as locally (an error pasted whole repeats them)
         holds = functools.cache(lambda word: _exist(conn, [query.Term(word)])[0])

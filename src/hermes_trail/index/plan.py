@@ -484,6 +484,19 @@ def flag_in(conn: sqlite3.Connection, word: str, flag: str) -> bool:
     return expression is not None and flag_written(_texts(conn, expression), word, flag)
 
 
+def with_clitics(term: query.Term, have: Callable[[list[query.Term]], list[bool]]) -> query.Node | None:
+    """A word of Arabic or Hebrew the index has as typed, and its forms with an article or particle joined
+    before it that the index has too (:func:`variants.clitic_forms`), any of them: "خادم" found the turn
+    that says it bare and not the reply that says "الخادم" (the server), as most of a text writes a noun.
+    ``None`` for a word of another script, or one without such forms (the local index and the shared one
+    alike: ``have`` says which words each has)."""
+    forms = [query.Term(f) for f in variants.clitic_forms(term.text.lower())]
+    if not forms or not have([term])[0]:
+        return None
+    there = [f for f, has in zip(forms, have(forms), strict=True) if has][: variants.MOST_FORMS]
+    return query.Or((term, *there)) if there else None
+
+
 def either(words: list[str]) -> query.Node:
     """Words that stand for one typed (:func:`respelled`) as the node that asks for any of them."""
     return query.Term(words[0]) if len(words) == 1 else query.Or(tuple(map(query.Term, words)))
@@ -766,6 +779,10 @@ def read(conn: sqlite3.Connection, text: str, checked: bool = True) -> Plan:
     def have(parts: list[query.Term]) -> list[bool]:
         return [_found(conn, part) for part in parts]
 
+    for term in dict.fromkeys(kept):  # Arabic and Hebrew: a word as typed and as joined to its article
+        if not term.prefix and (joined_to := with_clitics(term, have)) is not None:
+            change[term] = joined_to
+    kept = [t for t in kept if t not in change]
     for term in dict.fromkeys(kept) if checked else []:
         if term.prefix or _found(conn, term):  # a prefix typed as one is looked for as it is
             continue

@@ -204,6 +204,13 @@ def _with_clitics(low: str) -> list[str]:
     return [w for w in dict.fromkeys(b + r for r in roots for b in ("", *before)) if w != low]
 
 
+def clitic_forms(low: str) -> list[str]:
+    """The forms of ``low``, a word of Arabic or Hebrew the index has as typed, with an article or particle
+    joined before it (:func:`_with_clitics`): "خادم" is also "الخادم", the form most of a text writes; none
+    for a word of another script."""
+    return _with_clitics(low)
+
+
 def _with_german_letters(low: str) -> list[str]:
     """``low`` (ASCII) with its "ae", "oe", "ue" as the index holds "ä", "ö", "ü" (a, o, u), then with its
     "ss" as "ß" too; none when it has neither."""
