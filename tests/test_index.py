@@ -585,8 +585,15 @@ GLUED = {
 FAILED_ID = "20261106_100000_f6f6f6"
 
 
+def _daily_chats(pairs: dict[str, tuple[str, str]]) -> list:
+    """A chat of each (prompt, reply), a day apart."""
+    from hermesdb import T0, chat
+
+    return [chat(sid, pair, start=T0 + 86_400 * n) for n, (sid, pair) in enumerate(pairs.items())]
+
+
 def _glued_sessions(pairs: dict[str, tuple[str, str]]) -> list:
-    from hermesdb import T0, SessionSpec, assistant, chat, terminal_exchange, user
+    from hermesdb import T0, SessionSpec, assistant, terminal_exchange, user
 
     failed = [
         user("重启Redis服务", timestamp=T0 + 86_400 * 6),
@@ -595,7 +602,7 @@ def _glued_sessions(pairs: dict[str, tuple[str, str]]) -> list:
         assistant("Redis服务已经启动。"),
     ]
     return [
-        *(chat(sid, pair, start=T0 + 86_400 * n) for n, (sid, pair) in enumerate(pairs.items())),
+        *_daily_chats(pairs),
         SessionSpec(FAILED_ID, failed, started_at=T0 + 86_400 * 6, ended_at=T0 + 86_400 * 6 + 60),
     ]
 
@@ -716,10 +723,9 @@ READ_ANEW = {
 
 @pytest.fixture
 def anew_home(tmp_path: Path) -> Path:
-    from hermesdb import T0, chat, write_home
+    from hermesdb import write_home
 
-    sessions = [chat(sid, pair, start=T0 + 86_400 * n) for n, (sid, pair) in enumerate(READ_ANEW.items())]
-    return write_home(tmp_path / "anew", sessions)
+    return write_home(tmp_path / "anew", _daily_chats(READ_ANEW))
 
 
 ANEW_QUESTIONS = [

@@ -62,13 +62,18 @@ def fold(text: str) -> str:
     return text if text.isascii() else cjk.spaced(text.translate(table()))
 
 
-@functools.cache
-def title_table() -> dict[int, int]:
+def _title_letters() -> tuple[str, str]:
     """What a title's letters are read as (``index.plan.folded_title``): :data:`PAIRS`, and the letters the
     word indexes read as the ASCII letter typed for them (``cjk.UNFOLDED``: Turkish ı as i, since schema
-    version 9), so "baglanti" finds a title "Bağlantı sorunu"."""
+    version 9), so "baglanti" finds a title "Bağlantı sorunu"; each letter, and what it is read as."""
     letters = "".join(PAIRS.split())
-    return str.maketrans(letters[0::2] + cjk.UNFOLDED, letters[1::2] + cjk.FOLDED)
+    return letters[0::2] + cjk.UNFOLDED, letters[1::2] + cjk.FOLDED
+
+
+@functools.cache
+def title_table() -> dict[int, int]:
+    """A :meth:`str.translate` table of :func:`_title_letters`."""
+    return str.maketrans(*_title_letters())
 
 
 @functools.cache
@@ -76,7 +81,6 @@ def translate_sql(column: str) -> str:
     """``column`` with its letters read as :func:`title_table` reads them, as SQL (``translate`` of literal
     strings, so an index of the expression serves it): the shared index's titles read as the local index
     reads its own (``index.plan.folded_title``), so "muller" finds "Termin bei Müller"."""
-    letters = "".join(PAIRS.split())
-    source, target = letters[0::2] + cjk.UNFOLDED, letters[1::2] + cjk.FOLDED
+    source, target = _title_letters()
     assert "'" not in source + target
     return f"translate({column}, '{source}', '{target}')"

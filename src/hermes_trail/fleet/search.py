@@ -192,9 +192,8 @@ def _stem_start(word: str) -> str:
     any other as written."""
     if not (word.isascii() and word.isalpha() and len(word) >= 3) or stopwords.is_stopword(word):
         return f"'{word}'"
-    root = plan.stem(word)
-    shared = next((at for at, (a, b) in enumerate(zip(word, root, strict=False)) if a != b), len(root))
-    return f"'{word[:shared]}':*" if shared >= 3 else f"'{word}'"
+    start = plan.shared_start(word, plan.stem(word))
+    return f"'{start}':*" if len(start) >= 3 else f"'{word}'"
 
 
 def _either_hyphen(written: str, spaced: str) -> tuple[str, list[Any]]:
@@ -354,10 +353,7 @@ def _plan(conn: psycopg.Connection[Any], text: str, checked: bool) -> _Plan:
         change[last] = query.Term(last.text, prefix=True)
         prefix = last.text
         kept = [t for t in kept if t is not last]
-    for term in dict.fromkeys(kept):  # Arabic and Hebrew: as typed and as joined to its article, as locally
-        if not term.prefix and (joined_to := plan.with_clitics(term, functools.partial(_exist, conn))):
-            change[term] = joined_to
-    kept = [t for t in kept if t not in change]
+    kept = plan.join_clitics(kept, change, functools.partial(_exist, conn))  # Arabic and Hebrew, as locally
     if checked and kept:
         once = list(dict.fromkeys(kept))  # each word once, as locally (an error pasted whole repeats them)
         holds = functools.cache(lambda word: _exist(conn, [query.Term(word)])[0])

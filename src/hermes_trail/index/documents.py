@@ -52,15 +52,21 @@ class Doc:
 
     @property
     def words(self) -> str | None:
-        """The text as the word index reads it, when that is not the text itself (:func:`spaced`: a run of
-        Chinese, Japanese or Korean with words of another script inside it, full-width letters)."""
-        words = spaced(self.text)
-        return None if words == self.text else words
+        """:func:`words_of` the text."""
+        return words_of(self.text)
 
     @property
     def cjk(self) -> str | None:
         """Bigrams of the text's CJK runs (already redacted text), for the CJK index."""
         return index_text(self.text)
+
+
+def words_of(text: str) -> str | None:
+    """``text`` as the word index reads it, when that is not the text itself (:func:`spaced`: a run of
+    Chinese, Japanese or Korean with words of another script inside it, full-width letters, letters such as
+    Turkish ı)."""
+    words = spaced(text)
+    return None if words == text else words
 
 
 def _clip(text: str) -> str:

@@ -240,13 +240,16 @@ def title_part(word: str) -> str:
     if not (low.isascii() and low.isalpha()) or len(low) <= TITLE_STEM_MIN:
         return low
     root = stem(low)
-    shared = 0
-    while shared < min(len(low), len(root)) and low[shared] == root[shared]:
-        shared += 1
-    start = low[:shared]
+    start = shared_start(low, root)
     if start == root and root[-1] in "eiy":  # "make" and "making", "batteri" and "battery"
         start = start[:-1]
     return start if len(start) >= TITLE_STEM_MIN else low
+
+
+def shared_start(word: str, root: str) -> str:
+    """The start ``word`` shares with ``root`` (its stem): what every form of it begins with but for the
+    letter an ending changes ("backed", back; "pay", pa of pai)."""
+    return word[: next((at for at, (a, b) in enumerate(zip(word, root, strict=False)) if a != b), len(root))]
 
 
 def folded_title(text: str) -> str:
@@ -484,6 +487,20 @@ def flag_in(conn: sqlite3.Connection, word: str, flag: str) -> bool:
     return expression is not None and flag_written(_texts(conn, expression), word, flag)
 
 
+def join_clitics(
+    kept: list[query.Term],
+    change: dict[query.Term, query.Node | None],
+    have: Callable[[list[query.Term]], list[bool]],
+) -> list[query.Term]:
+    """Each word of Arabic or Hebrew of ``kept`` (not a prefix) asked for in ``change`` as typed and as
+    joined to its article (:func:`with_clitics`), in the local index and the shared one alike; the words of
+    ``kept`` left to read."""
+    for term in dict.fromkeys(kept):
+        if not term.prefix and (joined_to := with_clitics(term, have)) is not None:
+            change[term] = joined_to
+    return [t for t in kept if t not in change]
+
+
 def with_clitics(term: query.Term, have: Callable[[list[query.Term]], list[bool]]) -> query.Node | None:
     """A word of Arabic or Hebrew the index has as typed, and its forms with an article or particle joined
     before it that the index has too (:func:`variants.clitic_forms`), any of them: "خادم" found the turn
@@ -716,7 +733,7 @@ def safe_start(word: str) -> str | None:
     root = stem(low)
     if root == low:
         return None
-    start = low[: next((i for i, (a, b) in enumerate(zip(low, root, strict=False)) if a != b), len(root))]
+    start = shared_start(low, root)
     while len(start) >= PREFIX_MIN and stem(start) != start:
         start = start[:-1]
     return start if len(start) >= PREFIX_MIN else None
@@ -779,10 +796,7 @@ def read(conn: sqlite3.Connection, text: str, checked: bool = True) -> Plan:
     def have(parts: list[query.Term]) -> list[bool]:
         return [_found(conn, part) for part in parts]
 
-    for term in dict.fromkeys(kept):  # Arabic and Hebrew: a word as typed and as joined to its article
-        if not term.prefix and (joined_to := with_clitics(term, have)) is not None:
-            change[term] = joined_to
-    kept = [t for t in kept if t not in change]
+    kept = join_clitics(kept, change, have)  # Arabic and Hebrew: as typed and as joined to its article
     for term in dict.fromkeys(kept) if checked else []:
         if term.prefix or _found(conn, term):  # a prefix typed as one is looked for as it is
             continue

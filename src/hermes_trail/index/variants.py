@@ -110,7 +110,7 @@ def readings(text: str) -> list[list[Reading]]:
     if not low.isalpha():
         return []
     if not low.isascii():
-        if clitics := _with_clitics(low):
+        if clitics := clitic_forms(low):
             return [Forms(query.Term(w) for w in clitics)]
         typed = "".join(_AS_TYPED.get(c, c) for c in low)
         return [[query.Term(typed)]] if typed != low and typed.isascii() else []
@@ -192,9 +192,11 @@ def _clitics(low: str) -> tuple[str, ...]:
     return _HEBREW_BEFORE if re.match(_HEBREW, low) else ()
 
 
-def _with_clitics(low: str) -> list[str]:
+def clitic_forms(low: str) -> list[str]:
     """``low``, a word of Arabic or Hebrew, with each article or particle joined before it, and without the
-    one it has ("خادم": الخادم, والخادم...; "השרת": שרת, בשרת...)."""
+    one it has ("خادم": الخادم, والخادم...; "השרת": שרת, בשרת...); none for a word of another script. A word
+    missing as typed is looked for as them (:func:`readings`), and one found as typed is looked for as
+    them too (``plan.with_clitics``): a text writes most nouns with the article."""
     before = _clitics(low)
     if not before:
         return []
@@ -202,13 +204,6 @@ def _with_clitics(low: str) -> list[str]:
     bare = [w for w in bare if len(w) >= BARE_MIN][:1]
     roots = [low, *bare]
     return [w for w in dict.fromkeys(b + r for r in roots for b in ("", *before)) if w != low]
-
-
-def clitic_forms(low: str) -> list[str]:
-    """The forms of ``low``, a word of Arabic or Hebrew the index has as typed, with an article or particle
-    joined before it (:func:`_with_clitics`): "خادم" is also "الخادم", the form most of a text writes; none
-    for a word of another script."""
-    return _with_clitics(low)
 
 
 def _with_german_letters(low: str) -> list[str]:

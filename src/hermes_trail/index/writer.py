@@ -159,6 +159,8 @@ def read_docs_again(conn: sqlite3.Connection) -> int:
     held = int(found[0]) if found is not None else 1
     if held >= cjk.READING:
         return 0
+    from hermes_trail.index.documents import words_of  # only now: it imports dataclasses (a command's start)
+
     added = re.compile(
         "[" + "".join(cjk.READ_AGAIN[version] for version in range(held + 1, cjk.READING + 1)) + "]"
     )
@@ -179,7 +181,7 @@ def read_docs_again(conn: sqlite3.Connection) -> int:
             "SELECT id, text, words, cjk FROM docs WHERE cjk IS NOT NULL OR trail_holds_added(text)"
         )
         for doc, text, words, grams in rows.fetchall():
-            now = (None if (spaced := cjk.spaced(text)) == text else spaced), cjk.index_text(text)
+            now = words_of(text), cjk.index_text(text)
             if now != (words, grams):
                 # The failed commands' word index follows by its trigger on docs.
                 was = (doc, words or text)
