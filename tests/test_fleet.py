@@ -1087,6 +1087,33 @@ def test_a_commands_flag_pasted_with_it_is_searched_for_as_locally(fleet, tmp_pa
             assert [e.command for e in local_how(local, asked)] == expected, asked
 
 
+def test_a_flag_pasted_alone_and_a_version_without_its_v_are_found_as_locally(fleet, tmp_path):
+    """A flag pasted alone ("-lstdc++fs") was an exclusion of nothing ("No match"), and "2.4.0" found no
+    "v2.4.0" (nor "v20.11.1" a "20.11.1"), in the shared index as locally."""
+    said = {
+        "20261120_090000_f1a611": (
+            "my build fails linking",
+            "Added -lstdc++fs; the filesystem symbols resolve.",
+        ),
+        "20261120_090100_f1a612": ("free the docker disk", "docker system prune -af reclaimed 14 GB."),
+        "20261120_090200_f1a613": ("write the release notes", "Drafted the CHANGELOG for v2.4.0."),
+        "20261120_090300_f1a614": ("which node do we run", "Node.js 20.11.1, installed with nvm."),
+    }
+    index = _pushed(fleet, tmp_path, "psi", said, "20261120")
+    asked = {
+        "-lstdc++fs": ("20261120_090000_f1a611", {}),
+        "-af": ("20261120_090100_f1a612", {}),
+        "2.4.0": ("20261120_090200_f1a613", {"2.4.0": ["v2.4.0"]}),
+        "2.4": ("20261120_090200_f1a613", {"2.4": ["v2.4"]}),
+        "v20.11.1": ("20261120_090300_f1a614", {"v20.11.1": ["20.11.1"]}),
+    }
+    for question, (expected, spelled) in asked.items():
+        for answer in _both(fleet, index, "psi", question):
+            assert answer.missing == [] and answer.spelled == spelled, (question, answer.missing)
+            assert answer.conversations[0].hits[0].session_id == expected, question
+            assert "\u00ab" in answer.conversations[0].hits[0].snippet, question
+
+
 def test_a_title_is_found_by_its_word_typed_without_accents_as_locally(fleet, tmp_path):
     """ "muller" finds the session titled "Termin bei Müller" whose turns lack the word, in the shared
     index as locally (its titles folded by ``translate`` of the local index's letters, indexed)."""

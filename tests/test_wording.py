@@ -1577,6 +1577,52 @@ def test_a_commands_flag_pasted_with_it_is_searched_for_not_excluded(tmp_path):
     ]
 
 
+FLAGS_AND_TAGS = {
+    "20261120_090000_f1a611": ("my build fails linking", "Added -lstdc++fs; the filesystem symbols resolve."),
+    "20261120_090100_f1a612": ("free the docker disk", "docker system prune -af reclaimed 14 GB."),
+    "20261120_090200_f1a613": ("write the release notes", "Drafted the CHANGELOG for v2.4.0."),
+    "20261120_090300_f1a614": ("which node do we run", "Node.js 20.11.1, installed with nvm."),
+}
+
+
+@pytest.mark.parametrize(
+    ("question", "expected", "marked"),
+    [
+        ("-lstdc++fs", "20261120_090000_f1a611", "-lstdc++fs"),
+        ("-af", "20261120_090100_f1a612", "-af"),
+        ("NOT prune", "20261120_090100_f1a612", "prune"),
+    ],
+)
+def test_a_flag_pasted_alone_is_searched_for(tmp_path, question, expected, marked):
+    """A query of exclusions alone selects nothing, so a flag pasted on its own ("-lstdc++fs", "-af") said
+    "No match" and named no word missing, though the history writes it. It is read as typed."""
+    sessions = [chat(sid, turn, start=T + 60 * n) for n, (sid, turn) in enumerate(FLAGS_AND_TAGS.items())]
+    path = _index_of(tmp_path, [*sessions, *_errands()])
+    result = search(path, question)
+    assert _first(result) == expected and result.missing == [], (question, result.missing)
+    assert f"{MARK_OPEN}{marked}{MARK_CLOSE}" in result.conversations[0].hits[0].snippet
+
+
+@pytest.mark.parametrize(
+    ("question", "written", "expected"),
+    [
+        ("2.4.0", "v2.4.0", "20261120_090200_f1a613"),
+        ("2.4", "v2.4", "20261120_090200_f1a613"),
+        ("v20.11.1", "20.11.1", "20261120_090300_f1a614"),
+    ],
+)
+def test_a_version_is_found_with_or_without_its_tags_v(tmp_path, question, written, expected):
+    """The word index holds a release tag's first number with its "v" ("v2.4.0": v2, 4, 0), so "2.4.0" found
+    nothing in a history that tags its releases (nothing at all: "Not found anywhere"), and "v20.11.1" not
+    the "20.11.1" it writes. Each is looked for as the other, and said as a word written otherwise is."""
+    sessions = [chat(sid, turn, start=T + 60 * n) for n, (sid, turn) in enumerate(FLAGS_AND_TAGS.items())]
+    path = _index_of(tmp_path, [*sessions, *_errands()])
+    result = search(path, question)
+    assert result.spelled == {question: [written]} and result.missing == [], (result.spelled, result.missing)
+    assert _first(result) == expected
+    assert f"{MARK_OPEN}{written}" in result.conversations[0].hits[0].snippet
+
+
 @pytest.mark.parametrize(
     "question",
     ["\u201cneeds a start_period\u201d", "`start_period`", "'start_period'", "\u00abstart_period\u00bb"],

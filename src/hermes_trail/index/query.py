@@ -34,7 +34,8 @@ What :func:`parse` understands; anything else is plain text::
   indexes read their text (:func:`~hermes_trail.index.cjk.spaced`).
 - Control characters, NUL and lone surrogates separate words: SQLite cannot take them in a MATCH string
   (a NUL ends it early, a surrogate cannot be encoded).
-- A query of only exclusions is no query: FTS5 can only subtract from something.
+- A query of only exclusions is no query: FTS5 can only subtract from something. Searching, it is read
+  as typed (:func:`with_flags`): "-Wall" alone is the flag.
 """
 
 from __future__ import annotations
@@ -598,10 +599,13 @@ def with_flags(parsed: Query, text: str, written: Callable[[str, str], bool]) ->
     """``parsed`` with each word a dash excludes right after another word ("rm -rf", "curl -H", "python -m
     pytest -x") searched for as that word's flag, where ``written`` (the word before, the flag) says the
     history writes them so: a command line pasted whole excluded the very command it asks for. An
-    exclusion the history does not write so ("deploy -staging") stays one, and so does ``NOT word``."""
+    exclusion the history does not write so ("deploy -staging") stays one, and so does ``NOT word``; a
+    query of exclusions alone is read as typed (:func:`_excluded_alone`)."""
     root = parsed.root
     if not isinstance(root, And) or not any(isinstance(n, Not) for n in root.nodes):
         return parsed
+    if all(isinstance(n, Not) for n in root.nodes):
+        return Query(_excluded_alone(root, text))
     nodes = list(root.nodes)
     for at in range(1, len(nodes)):
         node, before = nodes[at], nodes[at - 1]
@@ -613,6 +617,23 @@ def with_flags(parsed: Query, text: str, written: Callable[[str, str], bool]) ->
         if re.search(rf"(?<!\S){re.escape(word)}\s+-{re.escape(flag)}(?!\S)", text) and written(word, flag):
             nodes[at] = Term(f"-{flag}")
     return Query(And(tuple(nodes)))
+
+
+def _excluded_alone(root: And, text: str) -> Node:
+    """A query of exclusions alone, read as what was typed: an exclusion selects nothing on its own, so
+    "-Wall", "-af" or "-lstdc++fs" (a flag pasted alone) said "No match" and named no word missing. A word
+    typed with its dash is that flag; one after ``NOT``, and a phrase or group, is itself."""
+    nodes: list[Node] = []
+    for node in root.nodes:
+        excluded = node.node if isinstance(node, Not) else node
+        if (
+            isinstance(excluded, Term)
+            and not excluded.prefix
+            and re.search(rf"(?<!\S)-{re.escape(excluded.text)}(?!\S)", text)
+        ):
+            excluded = Term(f"-{excluded.text}")
+        nodes.extend(excluded.nodes if isinstance(excluded, And) else (excluded,))
+    return nodes[0] if len(nodes) == 1 else And(tuple(nodes))
 
 
 def conjuncts(query: Query) -> list[Term]:
