@@ -1114,6 +1114,32 @@ def test_a_flag_pasted_alone_and_a_version_without_its_v_are_found_as_locally(fl
             assert "\u00ab" in answer.conversations[0].hits[0].snippet, question
 
 
+def test_a_number_after_a_hyphen_is_found_as_locally(fleet, tmp_path):
+    """PostgreSQL's parser reads a number after a hyphen as a signed one ("GPT-4": gpt, -4), where the local
+    word index reads its words (gpt, 4): "gpt 4", "sha 256", "covid 19" and "utf8" (read as "utf 8") found
+    no "GPT-4", "SHA-256", "covid-19" or "UTF-8" in the shared index, nor "GPT-4" the "gpt 4" a turn says."""
+    said = {
+        "20261121_090000_5a1601": ("summarise this with GPT-4", "Done; the summary is in notes.md."),
+        "20261121_090100_5a1602": ("hash the file with SHA-256", "Checked: it matches."),
+        "20261121_090200_5a1603": ("covid-19 booster appointment", "Booked for Tuesday."),
+        "20261121_090300_5a1604": ("convert the CSV to UTF-8", "iconv did it."),
+        "20261121_090400_5a1605": ("which gpt 4 model is cheaper", "The mini one."),
+    }
+    index = _pushed(fleet, tmp_path, "omega", said, "20261121")
+    asked = {
+        "gpt 4": {"20261121_090000_5a1601", "20261121_090400_5a1605"},
+        "GPT-4": {"20261121_090000_5a1601", "20261121_090400_5a1605"},
+        "sha 256": {"20261121_090100_5a1602"},
+        "covid 19": {"20261121_090200_5a1603"},
+        "utf8": {"20261121_090300_5a1604"},
+    }
+    for question, expected in asked.items():
+        for answer in _both(fleet, index, "omega", question):
+            first = answer.conversations[: len(expected)]
+            found = {c.hits[0].session_id for c in first if "\u00ab" in c.hits[0].snippet}
+            assert found == expected and answer.missing == [], (question, found, answer.missing)
+
+
 def test_a_title_is_found_by_its_word_typed_without_accents_as_locally(fleet, tmp_path):
     """ "muller" finds the session titled "Termin bei Müller" whose turns lack the word, in the shared
     index as locally (its titles folded by ``translate`` of the local index's letters, indexed)."""

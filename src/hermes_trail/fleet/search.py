@@ -131,9 +131,49 @@ _HYPHENATED = re.compile(r"(?<=[^\W\d_])-(?=[^\W\d_])")
 _HYPHENATED_WORD = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)+")
 
 
+# A word of a phrase as PostgreSQL's parser reads it: one led by a letter ("gpt", "x86"), a number with its
+# dots ("3.11"), or one led by a digit ("4o"). Only a number alone is read signed after a hyphen.
+_PARSED_WORD = r"[^\W\d_][^\W_]*|\d+(?:\.\d+)*(?![^\W_])|\d[^\W_]*"
+_NUMBER = re.compile(r"-?\d+(?:\.\d+)*")
+_WORDS_AND_NUMBERS = re.compile(rf"-?(?:{_PARSED_WORD})(?:[ -]+(?:{_PARSED_WORD}))*")
+
+
 def _leaf_sql(leaf: query.Term | query.Phrase) -> tuple[str, list[Any]] | None:
     """One word or phrase as a tsquery expression: ``websearch_to_tsquery`` in every language, OR-ed (a
-    prefix: the word's start in ``simple``, which every doc is indexed in too)."""
+    prefix: the word's start in ``simple``, which every doc is indexed in too); with its numbers signed or
+    not (:func:`_signed_or_not`)."""
+    made = _leaf_as_read(leaf)
+    either = _signed_or_not(leaf)
+    if made is None or either is None:
+        return made
+    return f"({made[0]} || to_tsquery('simple', %s))", [*made[1], either]
+
+
+def _signed_or_not(leaf: query.Term | query.Phrase) -> str | None:
+    """A phrase of words with a number among them, each number as written or with a minus, in ``simple``:
+    PostgreSQL's parser reads a number after a hyphen as a signed one ("GPT-4": gpt, -4; "SHA-256",
+    "covid-19", "python-3.11"), where the local word index reads its words (gpt, 4). So "gpt 4", "sha256"
+    (the phrase "sha 256") and "covid 19" found no "GPT-4", "SHA-256" or "covid-19" there, nor "GPT-4" a
+    "GPT 4", nor "4" the "4" of "GPT-4", as they do locally. ``None`` for a leaf with no number."""
+    text = folding.fold(leaf.text).lower()
+    if not _WORDS_AND_NUMBERS.fullmatch(text):
+        return None
+    words = re.findall(rf"-?(?:{_PARSED_WORD})", text)
+    if not any(_NUMBER.fullmatch(w) for w in words):
+        return None
+    said = []
+    for at, word in enumerate(words):
+        word = word.removeprefix("-")  # "-4" as typed is 4 to the local index too
+        star = ":*" if leaf.prefix and at == len(words) - 1 else ""
+        if _NUMBER.fullmatch(word):
+            said.append(f"('{word}'{star} | '-{word}'{star})")
+        else:
+            said.append(f"'{word}'{star}")
+    return " <-> ".join(said)
+
+
+def _leaf_as_read(leaf: query.Term | query.Phrase) -> tuple[str, list[Any]] | None:
+    """:func:`_leaf_sql`, the words as the docs' configurations read them."""
     if leaf.prefix:
         # Its letters as the docs' are read (folded: "übe" typed on as ube, "başarısı" as basarisi).
         words = re.findall(r"\w+", folding.fold(leaf.text).lower())
