@@ -498,7 +498,7 @@ def _respelled(conn: psycopg.Connection[Any], word: str) -> list[str]:
 
 def flag_in(conn: psycopg.Connection[Any], word: str, flag: str) -> bool:
     """Whether the history writes ``word -flag``, a command with its flag (as locally)."""
-    leaf = _leaf_sql(query.Phrase(f"{word} {flag}"))
+    leaf = _leaf_sql(plan.flag_leaf(word, flag))
     return leaf is not None and plan.flag_written(_first_texts(conn, leaf), word, flag)
 
 

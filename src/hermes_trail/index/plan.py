@@ -475,15 +475,22 @@ def _texts(conn: sqlite3.Connection, expression: str) -> list[str]:
 
 def flag_written(texts: list[str], word: str, flag: str) -> bool:
     """Whether ``texts`` (docs with the phrase of ``word`` and ``flag``) write ``word -flag``, a command
-    with its flag (:func:`query.with_flags`), not the two words apart."""
-    pattern = rf"(?<![^\W_]){re.escape(word)}[ \t]+-{re.escape(flag)}(?![^\W_])"
-    return any(re.search(pattern, t, re.IGNORECASE) for t in texts)
+    with its flag (:func:`query.with_flags`), not the two words apart; ``word`` empty: ``-flag`` after any
+    word, or none."""
+    before = rf"(?<![^\W_]){re.escape(word)}[ \t]+" if word else r"(?<!\S)"
+    return any(re.search(rf"{before}-{re.escape(flag)}(?![^\W_])", t, re.IGNORECASE) for t in texts)
+
+
+def flag_leaf(word: str, flag: str) -> query.Term | query.Phrase:
+    """What docs that may write ``word -flag`` have (:func:`flag_written`): the phrase of the two, or the
+    flag's word."""
+    return query.Phrase(f"{word} {flag}") if word else query.Term(flag)
 
 
 def flag_in(conn: sqlite3.Connection, word: str, flag: str) -> bool:
     """Whether the history writes ``word -flag`` (:func:`flag_written`), from the docs with both side by
-    side."""
-    expression = query.leaf_fts(query.Phrase(f"{word} {flag}"))
+    side (with the flag's word, ``word`` empty)."""
+    expression = query.leaf_fts(flag_leaf(word, flag))
     return expression is not None and flag_written(_texts(conn, expression), word, flag)
 
 

@@ -596,36 +596,53 @@ def needs_trigram(query: Query) -> bool:
 
 
 def with_flags(parsed: Query, text: str, written: Callable[[str, str], bool]) -> Query:
-    """``parsed`` with each word a dash excludes right after another word ("rm -rf", "curl -H", "python -m
-    pytest -x") searched for as that word's flag, where ``written`` (the word before, the flag) says the
-    history writes them so: a command line pasted whole excluded the very command it asks for. An
-    exclusion the history does not write so ("deploy -staging") stays one, and so does ``NOT word``; a
-    query of exclusions alone is read as typed (:func:`_excluded_alone`)."""
+    """``parsed`` with each word a dash excludes searched for as a flag where ``written`` (the word before,
+    the flag) says the history writes them so: right after that word ("rm -rf", "curl -H", "python -m
+    pytest -x"), else after any word (``written`` with no word: "docker -af", "why -lstdc++fs", "the
+    -Wall flag"). A command line pasted whole excluded the very command it asks for, and a question about a
+    flag found nothing, or what its other words found. An exclusion the history does not write so ("deploy
+    -staging") stays one, and so does ``NOT word``; a query of exclusions alone is read as typed
+    (:func:`_excluded_alone`)."""
     root = parsed.root
     if not isinstance(root, And) or not any(isinstance(n, Not) for n in root.nodes):
         return parsed
-    if all(isinstance(n, Not) for n in root.nodes):
+    if all(isinstance(n, Not) or _function_word(n) for n in root.nodes):
         return Query(_excluded_alone(root, text))
     nodes = list(root.nodes)
-    for at in range(1, len(nodes)):
-        node, before = nodes[at], nodes[at - 1]
-        if not (isinstance(node, Not) and isinstance(node.node, Term) and isinstance(before, Term)):
+    for at, node in enumerate(nodes):
+        if not (isinstance(node, Not) and isinstance(node.node, Term)) or node.node.prefix:
             continue
-        word, flag = before.text, node.node.text
-        if node.node.prefix or before.prefix:
-            continue
-        if re.search(rf"(?<!\S){re.escape(word)}\s+-{re.escape(flag)}(?!\S)", text) and written(word, flag):
+        flag = node.node.text
+        if not re.search(rf"(?<!\S)-{re.escape(flag)}(?!\S)", text):
+            continue  # excluded by NOT
+        before = nodes[at - 1] if at else None
+        beside = (
+            isinstance(before, Term)
+            and not before.prefix
+            and re.search(rf"(?<!\S){re.escape(before.text)}\s+-{re.escape(flag)}(?!\S)", text)
+        )
+        if (beside and written(before.text, flag)) or written("", flag):
             nodes[at] = Term(f"-{flag}")
     return Query(And(tuple(nodes)))
 
 
+def _function_word(node: Node) -> bool:
+    from hermes_trail.index import stopwords  # not at import: a query is parsed before any index is read
+
+    return isinstance(node, Term) and not node.prefix and stopwords.is_stopword(node.text)
+
+
 def _excluded_alone(root: And, text: str) -> Node:
-    """A query of exclusions alone, read as what was typed: an exclusion selects nothing on its own, so
-    "-Wall", "-af" or "-lstdc++fs" (a flag pasted alone) said "No match" and named no word missing. A word
-    typed with its dash is that flag; one after ``NOT``, and a phrase or group, is itself."""
+    """A query of exclusions alone (or beside function words: "what is -Wall"), read as what was typed: an
+    exclusion selects nothing on its own, so "-Wall", "-af" or "-lstdc++fs" (a flag pasted alone) said "No
+    match" and named no word missing, and "what is -Wall" found what "what is" finds. A word typed with its
+    dash is that flag; one after ``NOT``, and a phrase or group, is itself."""
     nodes: list[Node] = []
     for node in root.nodes:
-        excluded = node.node if isinstance(node, Not) else node
+        if not isinstance(node, Not):
+            nodes.append(node)
+            continue
+        excluded = node.node
         if (
             isinstance(excluded, Term)
             and not excluded.prefix
