@@ -1096,7 +1096,10 @@ def test_a_flag_pasted_alone_and_a_version_without_its_v_are_found_as_locally(fl
             "Added -lstdc++fs; the filesystem symbols resolve.",
         ),
         "20261120_090100_f1a612": ("free the docker disk", "docker system prune -af reclaimed 14 GB."),
-        "20261120_090200_f1a613": ("write the release notes", "Drafted the CHANGELOG for v2.4.0."),
+        "20261120_090200_f1a613": (
+            "write the release notes",
+            "Drafted the CHANGELOG for v2.4.0; tagged v2.5.0-rc1.",
+        ),
         "20261120_090300_f1a614": ("which node do we run", "Node.js 20.11.1, installed with nvm."),
     }
     index = _pushed(fleet, tmp_path, "psi", said, "20261120")
@@ -1108,6 +1111,7 @@ def test_a_flag_pasted_alone_and_a_version_without_its_v_are_found_as_locally(fl
         "2.4.0": ("20261120_090200_f1a613", {"2.4.0": ["v2.4.0"]}),
         "2.4": ("20261120_090200_f1a613", {"2.4": ["v2.4"]}),
         "v20.11.1": ("20261120_090300_f1a614", {"v20.11.1": ["20.11.1"]}),
+        "2.5.0-rc1": ("20261120_090200_f1a613", {"2.5.0-rc1": ["v2.5.0-rc1"]}),
     }
     for question, (expected, spelled) in asked.items():
         for answer in _both(fleet, index, "psi", question):

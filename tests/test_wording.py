@@ -1580,7 +1580,10 @@ def test_a_commands_flag_pasted_with_it_is_searched_for_not_excluded(tmp_path):
 FLAGS_AND_TAGS = {
     "20261120_090000_f1a611": ("my build fails linking", "Added -lstdc++fs; the filesystem symbols resolve."),
     "20261120_090100_f1a612": ("free the docker disk", "docker system prune -af reclaimed 14 GB."),
-    "20261120_090200_f1a613": ("write the release notes", "Drafted the CHANGELOG for v2.4.0."),
+    "20261120_090200_f1a613": (
+        "write the release notes",
+        "Drafted the CHANGELOG for v2.4.0; tagged v2.5.0-rc1.",
+    ),
     "20261120_090300_f1a614": ("which node do we run", "Node.js 20.11.1, installed with nvm."),
 }
 
@@ -1621,6 +1624,7 @@ def test_a_flag_asked_about_is_searched_for(tmp_path, question, expected, marked
         ("2.4.0", "v2.4.0", "20261120_090200_f1a613"),
         ("2.4", "v2.4", "20261120_090200_f1a613"),
         ("v20.11.1", "20.11.1", "20261120_090300_f1a614"),
+        ("2.5.0-rc1", "v2.5.0-rc1", "20261120_090200_f1a613"),
     ],
 )
 def test_a_version_is_found_with_or_without_its_tags_v(tmp_path, question, written, expected):

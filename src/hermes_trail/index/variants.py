@@ -58,7 +58,7 @@ _WORD = r"[^\W\d_]+"
 _VERSIONED = r"([a-z]{2,})(\d+(?:\.\d+)*)"
 # A version number, with or without the "v" of a release tag ("2.4.0", "v2.4.0"): the word index holds the
 # tag's first number as a word with its "v" ("v2"), so one found nothing of the other.
-_TAGGED = r"(v?)(\d+(?:\.\d+)+)"
+_TAGGED = r"(v?)(\d+(?:\.\d+)+(?:[-+][^\W_]+(?:\.[^\W_]+)*)?)"
 # A number with its unit joined to it ("4gb", "100ms", "2am"): the history may write them apart ("4 GB").
 _MEASURED = r"(\d+(?:[.,]\d+)?)([a-z]{1,4})"
 # A name of code written in camel case ("parseConfigFile", "XMLHttpRequest"), and its words: the word index
@@ -82,7 +82,8 @@ def readings(text: str) -> list[list[Reading]]:
       ("python3.12": python 3.12, "node18": node 18), else the name alone ("python3": python, where the
       history runs ``python``); a number with its unit joined to it, apart ("4gb": 4 GB); a name of code
       in camel case, as its words ("parseConfigFile": parse_config_file, "parse config file"); a version
-      number as a release tag, and a tag as its number ("2.4.0": v2.4.0, "v2.4": 2.4);
+      number as a release tag, and a tag as its number ("2.4.0": v2.4.0, "v2.4": 2.4, "2.5.0-rc1":
+      v2.5.0-rc1);
     - a word with German's letters, as a keyboard without them types them ("müller": mueller); one typed
       so, with them ("mueller": Müller, held as muller; "strasse": straße; "gruesse": grüsse, grüße),
       taken only where the history writes them so (:func:`shown`): "aerial" is no "ärial"; a word as
