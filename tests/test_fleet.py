@@ -3181,6 +3181,100 @@ def test_an_index_of_version_8_is_migrated_to_read_thai_runs(fleet, tmp_path):
     _southeast_as_locally(index, fleet.admin, "upsilon")
 
 
+HINDI_BOOK = "20261117_100000_a1b2c3"
+HINDI_MINAR = "20261118_100000_b2c3d4"
+ARABIC_POINTED = "20261119_100000_c3d4e5"
+BENGALI = "20261120_100000_d4e5f6"
+TITLED_HI = "20261121_100000_e5f6a7"
+TITLED_AR = "20261122_100000_f6a7b8"
+MARKED_QUESTIONS = [
+    ("किताब", HINDI_BOOK, "«किताब»"),  # book: not कुतुब, which the local index split it as
+    ("की", HINDI_BOOK, "«की»"),
+    ("सर्वर की किताब", HINDI_BOOK, "«सर्वर» «की» «किताब»"),
+    ("कुतु", HINDI_MINAR, "«कुतु»ब"),  # still being typed
+    ("السلام", ARABIC_POINTED, "«السَّلَامُ»"),  # written with its points, asked without
+    ("السَّلَامُ", ARABIC_POINTED, "«السَّلَامُ»"),
+    ("ব্যাকআপ", BENGALI, "«ব্যাকআপ»"),
+]
+
+
+def _marked_home(tmp_path: Path) -> Path:
+    """Hindi and Bengali, their vowels written as marks on a letter, and Arabic with its vowel points."""
+    from hermesdb import chat, write_home
+
+    start = 1_793_000_000.0
+    said = {
+        HINDI_BOOK: ("मुझे सर्वर की किताब चाहिए", "सर्वर की किताब अलमारी में है।"),
+        HINDI_MINAR: ("कल हम कुतुब मीनार गए", "कुतुब मीनार दिल्ली में है।"),
+        ARABIC_POINTED: ("السَّلَامُ عَلَيْكُمْ، أعد تشغيل الخادم", "أعدت تشغيل الخادم."),
+        BENGALI: ("ডাটাবেস ব্যাকআপ কীভাবে নেব", "pg_dump দিয়ে ব্যাকআপ নিন।"),
+    }
+    return write_home(
+        tmp_path / "hermes",
+        [
+            *(chat(sid, pair, start=start + 60 * n) for n, (sid, pair) in enumerate(said.items())),
+            chat(TITLED_HI, ("docker network ls", "Listed 3 networks."), title="पुस्तकालय का सर्वर"),
+            chat(TITLED_AR, ("docker ps", "2 containers."), title="خَادِمُ المَكْتَبَة"),
+            *errands(start, "20261107", "f8f8f8", first=12),
+        ],
+    )
+
+
+def _marked_as_locally(index: Path, dsn: str, host: str) -> None:
+    # A title's words, where no turn has them: a word with Indic marks, still being typed, and an Arabic one
+    # the title writes with its points.
+    titled = {"पुस्तकालय": TITLED_HI, "पुस्तका": TITLED_HI, "المكتبة": TITLED_AR}
+    for question, expected in titled.items():
+        for answer in (local_search(index, question), fleet_search(dsn, question, hosts=[host])):
+            assert answer.missing == [], question
+            assert answer.conversations[0].hits[0].session_id == expected, question
+    for question, expected, marked in MARKED_QUESTIONS:
+        local = local_search(index, question)
+        shared = fleet_search(dsn, question, hosts=[host])
+        assert shared.missing == local.missing == [], question
+        for answer in (local, shared):
+            words = {h.session_id for c in answer.conversations for h in c.hits if "«" in h.snippet}
+            assert words == {expected}, (question, words)
+            assert answer.conversations[0].hits[0].session_id == expected, question
+        assert shared.matches == local.matches, question
+        snippets = [sorted(h.snippet for h in r.conversations[0].hits) for r in (shared, local)]
+        assert snippets[0] == snippets[1] and any(marked in s for s in snippets[0]), (question, snippets)
+
+
+def test_a_word_written_with_marks_is_found_as_locally(fleet, tmp_path):
+    """A Hindi or Bengali word is found whole and only where it is, as locally (the local index split it at
+    its vowel signs: "की" was "क"); an Arabic word written with its vowel points is found asked without them
+    (schema version 10: the points left out of the words, as the local index drops them)."""
+    index = tmp_path / "index.db"
+    sync_index(index, homes=[_marked_home(tmp_path)], parallel=False)
+    push(index, fleet.admin, "phi2")
+    _marked_as_locally(index, fleet.admin, "phi2")
+
+
+def test_an_index_of_version_9_is_migrated_to_leave_arabic_points_out(fleet, tmp_path):
+    """--migrate to version 10 reads the docs pushed before with Arabic's or Hebrew's points again (only
+    those), so nothing needs pushing again: "السلام" found no "السَّلَامُ" there until then."""
+    index = tmp_path / "index.db"
+    sync_index(index, homes=[_marked_home(tmp_path)], parallel=False)
+    push(index, fleet.admin, "chi2")
+    read = "SELECT id, folded, tsv::text FROM trail_fleet.docs WHERE host = 'chi2' ORDER BY id"
+    pointed = f"host = 'chi2' AND text ~ '[{cjk.POINTS}]'"
+    others = (
+        f"SELECT id, xmin::text FROM trail_fleet.docs WHERE host = 'chi2' AND NOT ({pointed}) ORDER BY id"
+    )
+    with fleet.connect() as conn:
+        made = conn.execute(read).fetchall()
+        # As version 9 left them: the text as written, its points in its words.
+        assert conn.execute(f"UPDATE trail_fleet.docs SET folded = NULL WHERE {pointed}").rowcount == 1
+        untouched = conn.execute(others).fetchall()
+    assert fleet_search(fleet.admin, "السلام", hosts=["chi2"]).missing == ["السلام"]
+    _refused_then_migrated(fleet, 9, "السلام")
+    with fleet.connect() as conn:
+        assert conn.execute(read).fetchall() == made
+        assert conn.execute(others).fetchall() == untouched
+    _marked_as_locally(index, fleet.admin, "chi2")
+
+
 def _tsv_made_as(conn, expression: str) -> None:
     """The docs' tsvector made as an earlier version made it (``expression``), as a database that version
     left would hold it."""

@@ -59,8 +59,9 @@ class Limited:
 
 @pytest.fixture(scope="module")
 def long_session(tmp_path_factory) -> Path:
-    """A local index of one long conversation (600 turns of about 6,000 characters of varied words) that
-    the server takes well over :data:`LIMIT` to make the tsvectors of in one batch, and a short one."""
+    """A local index of one long conversation (600 turns of about 9,000 characters of varied words) that
+    the server takes well over :data:`LIMIT` to make the tsvectors of in one batch, and a short one (with
+    6,000 characters a turn, a push took 0.99 s on a fast machine: too near the limit to tell)."""
     from hermesdb import chat, write_home
 
     words = random.Random(7)
@@ -70,7 +71,7 @@ def long_session(tmp_path_factory) -> Path:
     ]
 
     def turn() -> str:
-        return " ".join(words.choice(vocabulary) for _ in range(800))
+        return " ".join(words.choice(vocabulary) for _ in range(1_200))
 
     root = tmp_path_factory.mktemp("long")
     home = write_home(

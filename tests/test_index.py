@@ -783,6 +783,112 @@ def test_a_word_typed_without_its_turkish_or_polish_letters_is_found(
     assert any(marked in h.snippet for h in hits), [h.snippet for h in hits]
 
 
+# Hindi, Bengali and Tamil write their vowels as marks on a letter, and Arabic its vowel points, which a text
+# writes or leaves out: a word index splits a word at each mark.
+MARKED = {
+    "20261117_100000_a1b2c3": ("मुझे सर्वर की किताब चाहिए", "सर्वर की किताब अलमारी में है।"),
+    "20261118_100000_b2c3d4": ("कल हम कुतुब मीनार गए", "कुतुब मीनार दिल्ली में है।"),
+    "20261119_100000_c3d4e5": ("السَّلَامُ عَلَيْكُمْ، أعد تشغيل الخادم", "أعدت تشغيل الخادم."),
+    "20261120_100000_d4e5f6": ("ডাটাবেস ব্যাকআপ কীভাবে নেব", "pg_dump দিয়ে ব্যাকআপ নিন।"),
+    "20261121_100000_e5f6a7": ("சர்வரை மறுதொடக்கம் செய்வது எப்படி", "systemctl restart nginx போதும்."),
+}
+MARKED_QUESTIONS = [
+    ("किताब", "20261117_100000_a1b2c3", "«किताब»"),  # book: not कुतुब, which it was split as
+    ("की", "20261117_100000_a1b2c3", "«की»"),  # of: not any word with क
+    ("सर्वर की किताब", "20261117_100000_a1b2c3", "«सर्वर» «की» «किताब»"),
+    ("السلام", "20261119_100000_c3d4e5", "«السَّلَامُ»"),  # written with its points, asked without
+    ("السَّلَامُ عليكم", "20261119_100000_c3d4e5", "«السَّلَامُ» «عَلَيْكُمْ»"),
+    ("ব্যাকআপ", "20261120_100000_d4e5f6", "«ব্যাকআপ»"),  # Bengali
+    ("சர்வரை", "20261121_100000_e5f6a7", "«சர்வரை»"),  # Tamil
+]
+
+
+@pytest.fixture
+def marked_home(tmp_path: Path) -> Path:
+    from hermesdb import write_home
+
+    return write_home(tmp_path / "marked", _daily_chats(MARKED))
+
+
+def _word_matched(result) -> set[str]:
+    """The sessions of a result's turns its words matched (marked), not those near in meaning."""
+    return {h.session_id for c in result.conversations for h in c.hits if "«" in h.snippet}
+
+
+@pytest.mark.parametrize(("question", "expected", "marked"), MARKED_QUESTIONS)
+def test_a_word_written_with_marks_is_found_whole(marked_home, index, question, expected, marked):
+    """The word index split a word at each of its marks: Hindi's "की" (of) was "क", as "के" and "को" were,
+    and "किताब" (book) the phrase क त ब, which "कुतुब" is too, so a Hindi question matched nearly every
+    turn; and "السلام" found no "السَّلَامُ", written with its vowel points. An Indic mark is read as a
+    character a word keeps, a point as an accent the word's folding drops: each word is found whole and
+    marked as written, and only where it is."""
+    sync_index(index, homes=[marked_home])
+    result = search(index, question)
+    assert result.missing == [], question
+    assert _word_matched(result) == {expected}, (question, _word_matched(result))
+    assert result.conversations[0].hits[0].session_id == expected
+    assert any(marked in h.snippet for c in result.conversations for h in c.hits), question
+
+
+def test_a_title_written_with_marks_is_found_by_its_words(tmp_path, index):
+    """A question's words come read with their Indic marks as other characters and their points as an
+    accent (``cjk.narrowed``): a title "पुस्तकालय का सर्वर" had no "पुस्तकालय" then, and "المكتبة" was no
+    word of "خَادِمُ المَكْتَبَة". Each is matched as written, and a word still being typed too."""
+    from hermesdb import T0, chat, write_home
+
+    home = write_home(
+        tmp_path / "titled",
+        [
+            chat(
+                "20261122_100000_a7b8c9",
+                ("docker network ls", "Listed 3."),
+                title="पुस्तकालय का सर्वर",
+                start=T0,
+            ),
+            chat(
+                "20261123_100000_b8c9d0", ("docker ps", "2 containers."), title="خَادِمُ المَكْتَبَة", start=T0 + 60
+            ),
+        ],
+    )
+    sync_index(index, homes=[home])
+    asked = {"पुस्तकालय": "a7b8c9", "पुस्तका": "a7b8c9", "المكتبة": "b8c9d0", "المَكْتَبَة": "b8c9d0"}
+    for question, expected in asked.items():
+        result = search(index, question)
+        assert result.missing == [], question
+        assert result.conversations[0].hits[0].session_id.endswith(expected), question
+
+
+def test_an_index_made_before_reads_its_docs_with_marks_again_once(marked_home, index):
+    """An index made by a trail that read a word split at its marks (``reading`` 2) reads those docs again at
+    its next sync, once, without rebuilding: "किताब" matched the "कुतुब" turns there until then."""
+    from hermes_trail.index import cjk
+    from hermes_trail.index.schema import READING, connect
+    from hermes_trail.index.writer import read_docs_again
+
+    sync_index(index, homes=[marked_home])
+    with sqlite3.connect(index) as conn:  # as the earlier trail left it: the words as written
+        rows = conn.execute("SELECT id, text, words FROM docs WHERE words IS NOT NULL").fetchall()
+        for doc, text, words in rows:
+            conn.execute("INSERT INTO docs_fts (docs_fts, rowid, text) VALUES ('delete', ?, ?)", (doc, words))
+            conn.execute("UPDATE docs SET words = NULL WHERE id = ?", (doc,))
+            conn.execute("INSERT INTO docs_fts (rowid, text) VALUES (?, ?)", (doc, text))
+        conn.execute("UPDATE meta SET value = '2' WHERE key = ?", (READING,))
+        build = conn.execute("SELECT value FROM meta WHERE key = 'build'").fetchone()
+        split = conn.execute("SELECT count(*) FROM docs_fts WHERE docs_fts MATCH '\"किताब\"'").fetchone()
+    assert len(rows) == 2 * len(MARKED) - 1  # the reply "أعدت تشغيل الخادم." has no point
+    assert split == (4,)  # "किताब" as क त ब, in the "कुतुब" turns too
+    sync_index(index, homes=[marked_home])  # nothing changed in the store
+    for question, expected, _ in MARKED_QUESTIONS:
+        assert _word_matched(search(index, question)) == {expected}, question
+    with connect(index) as conn:
+        assert conn.execute("SELECT value FROM meta WHERE key = 'build'").fetchone() == build  # not rebuilt
+        assert conn.execute("SELECT value FROM meta WHERE key = ?", (READING,)).fetchone()[0] == str(
+            cjk.READING
+        )
+        assert read_docs_again(conn) == 0  # once
+        conn.execute("INSERT INTO docs_fts (docs_fts) VALUES ('integrity-check')")
+
+
 TITLED_TR = "Köprü ağı yapılandırması"
 
 

@@ -58,8 +58,10 @@ def fold(text: str) -> str:
     """``text`` with its letters as the local word index reads them (ASCII text as it is), and its words
     apart as it reads them (schema version 8, :func:`~hermes_trail.index.cjk.spaced`: full-width letters
     and digits as ASCII, a word of another script inside a run of Chinese, Japanese or Korean a word of
-    its own)."""
-    return text if text.isascii() else cjk.spaced(text.translate(table()))
+    its own); Arabic's and Hebrew's vowel points left out, as the local word index drops them (schema
+    version 10), and the Indic marks as written (:func:`~hermes_trail.index.cjk.marks_back`: PostgreSQL's
+    parser keeps them inside a word, where the local index needs them read as other characters)."""
+    return text if text.isascii() else cjk.marks_back(cjk.spaced(text.translate(table())))
 
 
 def _title_letters() -> tuple[str, str]:
@@ -83,4 +85,6 @@ def translate_sql(column: str) -> str:
     reads its own (``index.plan.folded_title``), so "muller" finds "Termin bei Müller"."""
     source, target = _title_letters()
     assert "'" not in source + target
-    return f"translate({column}, '{source}', '{target}')"
+    # Arabic's and Hebrew's points after the letters, with none to read them as: translate() drops them
+    # (schema version 10), as ``index.plan.folded_title`` does.
+    return f"translate({column}, '{source}{''.join(cjk.points())}', '{target}')"

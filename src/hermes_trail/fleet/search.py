@@ -138,6 +138,13 @@ _NUMBER = re.compile(r"-?\d+(?:\.\d+)*")
 _WORDS_AND_NUMBERS = re.compile(rf"-?(?:{_PARSED_WORD})(?:[ -]+(?:{_PARSED_WORD}))*")
 
 
+def _words(text: str) -> list[str]:
+    """The words of ``text`` as PostgreSQL's parser reads them, a word of an Indic script with its vowel
+    signs and other marks (``\\w`` splits it at each: "कुतु", typed on the way to "कुतुब", was asked as क
+    then त, a start no word has there)."""
+    return re.findall(rf"(?:\w|[{cjk.INDIC_MARKS}])+", text)
+
+
 def _leaf_sql(leaf: query.Term | query.Phrase) -> tuple[str, list[Any]] | None:
     """One word or phrase as a tsquery expression: ``websearch_to_tsquery`` in every language, OR-ed (a
     prefix: the word's start in ``simple``, which every doc is indexed in too); with its numbers signed or
@@ -176,7 +183,7 @@ def _leaf_as_read(leaf: query.Term | query.Phrase) -> tuple[str, list[Any]] | No
     """:func:`_leaf_sql`, the words as the docs' configurations read them."""
     if leaf.prefix:
         # Its letters as the docs' are read (folded: "übe" typed on as ube, "başarısı" as basarisi).
-        words = re.findall(r"\w+", folding.fold(leaf.text).lower())
+        words = _words(folding.fold(leaf.text).lower())
         if not words:
             return None
         expression = " <-> ".join(f"'{w}'" for w in words[:-1]) + (" <-> " if len(words) > 1 else "")
@@ -209,7 +216,7 @@ def _leaf_as_read(leaf: query.Term | query.Phrase) -> tuple[str, list[Any]] | No
         # index keeps every word and finds "shop's" as the phrase "shop s" (4 docs of the recall
         # benchmark, where 'shop' is in 100), "held-out" as "held out", written either way; its letters
         # read as the docs' are (folded: "café's" as cafe s).
-        said = re.findall(r"\w+", schema.read_as("simple", text))
+        said = _words(schema.read_as("simple", text))
         if isinstance(leaf, query.Phrase) and len(said) > 1:
             # A phrase of words, one of them a function word ("back up", what a history writes apart
             # for "backup"): each other word by the start it shares with its stem, as the local index's

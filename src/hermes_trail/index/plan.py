@@ -256,13 +256,15 @@ def folded_title(text: str) -> str:
     """``text`` case-folded, its letters past ASCII as the word index folds them ("Müller" as muller,
     "Déploiement" as deploiement: ``fleet.folding``'s table of FTS5's ``remove_diacritics``; "Bağlantı" as
     baglanti, ``cjk.UNFOLDED``), which the shared index's titles are folded with too: a title is matched
-    by a word typed without its accents."""
+    by a word typed without its accents. A word or title with Indic marks has them as written, and one
+    with Arabic's or Hebrew's points none (``cjk.marks_back``): a question's words come read with their
+    marks as other characters, and a title "सर्वर की किताब" had no "किताब" then."""
     low = text.casefold()
     if low.isascii():
         return low
     from hermes_trail.fleet import folding
 
-    return low.translate(folding.title_table())
+    return cjk.marks_back(cjk.narrowed(low)).translate(folding.title_table())
 
 
 def title_has(title: str, word: str) -> bool:

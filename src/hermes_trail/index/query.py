@@ -616,12 +616,9 @@ def with_flags(parsed: Query, text: str, written: Callable[[str, str], bool]) ->
         if not re.search(rf"(?<!\S)-{re.escape(flag)}(?!\S)", text):
             continue  # excluded by NOT
         before = nodes[at - 1] if at else None
-        beside = (
-            isinstance(before, Term)
-            and not before.prefix
-            and re.search(rf"(?<!\S){re.escape(before.text)}\s+-{re.escape(flag)}(?!\S)", text)
-        )
-        if (beside and written(before.text, flag)) or written("", flag):
+        word = before.text if isinstance(before, Term) and not before.prefix else ""
+        beside = bool(word) and re.search(rf"(?<!\S){re.escape(word)}\s+-{re.escape(flag)}(?!\S)", text)
+        if (beside and written(word, flag)) or written("", flag):
             nodes[at] = Term(f"-{flag}")
     return Query(And(tuple(nodes)))
 

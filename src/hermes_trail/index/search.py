@@ -533,8 +533,33 @@ def seen(text: str) -> str:
     return narrow.translate(folding.table()) if re.search(folding.REGEX_CLASS, narrow) is not None else narrow
 
 
-# The marks at a term's ends that the word index reads past: all but letters and digits.
-_EDGES = re.compile(r"^[\W_]+|[\W_]+$")
+# What a word holds that Python's ``\w`` does not: the Indic marks and the Arabic and Hebrew points as the
+# word index reads them (``cjk.narrowed``). Without them, "की" (its vowel sign read past) marked the "क"
+# of "किताब", and a word started after a mark inside another.
+_KEPT = f"{chr(cjk.MARK_PLANE)}-\U0010ffff{cjk.POINT_READ_AS}"
+_MARKS_READ = "".join(map(chr, range(cjk.MARK_PLANE, cjk.MARK_PLANE + 0x500))) + cjk.POINT_READ_AS
+_STARTS = rf"(?<![^\W_])(?<![{_KEPT}])"
+_ENDS = rf"(?![^\W_]|[{_KEPT}])"
+# The marks at a term's ends that the word index reads past: all but letters, digits and what a word holds.
+_EDGES = re.compile(rf"^(?:(?![{_KEPT}])[\W_])+|(?:(?![{_KEPT}])[\W_])+$")
+# Letters that a text writes with points or without (Arabic, Hebrew; Syriac between them).
+_POINTED = re.compile("[\u0590-\u08ff]")
+
+
+def _body(term: str) -> str:
+    """``term`` as a pattern, its words apart by anything but a letter or digit ("pre commit" is in
+    "pre-commit" there) when it starts and ends with one, and an Arabic or Hebrew word with its points or
+    without ("السلام" is in "السَّلَامُ"), as the word index reads both."""
+
+    def part(text: str) -> str:
+        if _POINTED.search(text) is None:
+            return re.escape(text)
+        letters = text.replace(cjk.POINT_READ_AS, "")
+        return f"{cjk.POINT_READ_AS}*".join(map(re.escape, letters)) + f"{cjk.POINT_READ_AS}*"
+
+    if not (term[:1].isalnum() and term.rstrip(_MARKS_READ)[-1:].isalnum()):
+        return part(term)
+    return r"[\W_]+".join(map(part, re.split(_APART, term)))
 
 
 def _stem_forms(words: Iterable[str]) -> list[tuple[str, str]]:
@@ -567,14 +592,9 @@ class Highlighter:
             core for t in written if (core := _EDGES.sub("", t)) and core != t and not query.is_marked_name(t)
         } - written
         words = sorted(written | cores, key=len, reverse=True)
-        self.bodies = {
-            t: r"[\W_]+".join(map(re.escape, re.split(_APART, t)))
-            if t[:1].isalnum() and t[-1:].isalnum()
-            else re.escape(t)
-            for t in words
-        }
+        self.bodies = {t: _body(t) for t in words}
         # Those words whole only: the "h" of "-H" is no start of "https".
-        self.bodies.update((core, self.bodies[core] + r"(?![^\W_])") for core in cores)
+        self.bodies.update((core, self.bodies[core] + _ENDS) for core in cores)
         self.first = re.compile("|".join(self.bodies.values()), re.IGNORECASE) if words else None
         # A word term marks words that start with it (stems: "test" marks "tests"), not its inside of others;
         # Chinese and Japanese are written without spaces, so a word of theirs is marked wherever it is. A
@@ -582,7 +602,7 @@ class Highlighter:
         # ("period" is a word of "start_period" there).
         self.terms = words
         self.words = {t for t in words if t[:1].isalnum() and not cjk.has_cjk(t[:1])}
-        marked = [(r"(?<![^\W_])" if t in self.words else "") + self.bodies[t] for t in words]
+        marked = [(_STARTS if t in self.words else "") + self.bodies[t] for t in words]
         # A word in another form than typed, as the word index found it by their common stem
         # ("authorized" found "Authorization", "city" "cities", "migrate" "migrations"): the words that
         # start as the term and its stem both do, marked when theirs is the term's stem (checked by the
