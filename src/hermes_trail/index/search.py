@@ -537,7 +537,6 @@ def seen(text: str) -> str:
 # word index reads them (``cjk.narrowed``). Without them, "की" (its vowel sign read past) marked the "क"
 # of "किताब", and a word started after a mark inside another.
 _KEPT = f"{chr(cjk.MARK_PLANE)}-\U0010ffff{cjk.POINT_READ_AS}"
-_MARKS_READ = "".join(map(chr, range(cjk.MARK_PLANE, cjk.MARK_PLANE + 0x500))) + cjk.POINT_READ_AS
 _STARTS = rf"(?<![^\W_])(?<![{_KEPT}])"
 _ENDS = rf"(?![^\W_]|[{_KEPT}])"
 # The marks at a term's ends that the word index reads past: all but letters, digits and what a word holds.
@@ -557,7 +556,7 @@ def _body(term: str) -> str:
         letters = text.replace(cjk.POINT_READ_AS, "")
         return f"{cjk.POINT_READ_AS}*".join(map(re.escape, letters)) + f"{cjk.POINT_READ_AS}*"
 
-    if not (term[:1].isalnum() and term.rstrip(_MARKS_READ)[-1:].isalnum()):
+    if not (term[:1].isalnum() and re.sub(f"[{_KEPT}]+$", "", term)[-1:].isalnum()):
         return part(term)
     return r"[\W_]+".join(map(part, re.split(_APART, term)))
 
