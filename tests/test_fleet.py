@@ -2202,6 +2202,34 @@ def test_a_front_end_no_text_names_says_where_to_look_there_as_here(fleet, tmp_p
     assert local_search(index, "telegram saturday forecast").conversations[0].hits[0].source == "telegram"
 
 
+def test_a_project_no_text_names_says_where_to_look_there_as_here(fleet, tmp_path):
+    """ "billing invoice job fail", where no text says "billing" but a session ran in
+    ``~/work/billing-service``: the shared index lifts that conversation and leaves the word out of
+    ``missing``, as the local one does; the name of a home directory stays missing in both."""
+    from hermesdb import write_home
+    from test_wording import PROJECTS, T
+
+    home = write_home(tmp_path / "hermes", [*PROJECTS, *errands(T - 86400, "20261104", "0c0c0c")])
+    index = tmp_path / "index.db"
+    sync_index(index, homes=[home], parallel=False)
+    push(index, fleet.admin, "omicron")
+    asked_all = (
+        "billing invoice job fail",
+        "invoice job fail",
+        "webshop invoice job fail",
+        "dev invoice job fail",
+    )
+    for asked in asked_all:
+        local = local_search(index, asked, SearchFilters(), limit=10)
+        shared = fleet_search(fleet.admin, asked, SearchFilters(), hosts=["omicron"], limit=10)
+        assert [c.hits[0].session_id for c in shared.conversations] == [
+            c.hits[0].session_id for c in local.conversations
+        ], asked
+        assert shared.missing == local.missing, asked
+    shared = fleet_search(fleet.admin, "billing invoice job fail", SearchFilters(), hosts=["omicron"])
+    assert shared.conversations[0].hits[0].session_id == PROJECTS[0].id and shared.missing == []
+
+
 def test_the_fix_blame_and_how_commands_take_fleet_and_host(fleet, machines, monkeypatch, capsys):
     from hermes_trail.cli import params
     from hermes_trail.cli.blame_cmd import blame

@@ -488,6 +488,45 @@ def test_a_word_no_text_has_that_names_a_front_end_says_where_to_look(tmp_path):
     assert alone.missing == ["telegram"] and not alone.conversations
 
 
+PROJECTS = (
+    # The invoice job failing, asked in the billing service's directory; no text of it says "billing".
+    chat("20261105_180000_b111e0", ("Why did the invoice job fail?", "The invoice job failed on a timeout."),
+         start=T, cwd="/home/dev/work/billing-service"),
+    # The same asked later in the web shop (newer: first at equal evidence), and in the home directory.
+    chat("20261106_090000_5e0b00", ("Why did the invoice job fail?", "The invoice job failed on an address."),
+         start=T + 3600, cwd="/home/dev/src/webshop"),
+    chat("20261107_090000_d0e000", ("Why did the invoice job fail?", "It ran out of memory."),
+         start=T + 7200, cwd="/home/dev"),
+)  # fmt: skip
+
+
+def test_a_word_no_text_has_that_names_a_project_says_where_to_look(tmp_path):
+    """ "billing invoice job fail": no text says "billing", but one session ran in
+    ``~/work/billing-service``. The word says where to look, as a front end's name does: that conversation
+    first at equal evidence (by a word of its directory's name, the whole name or another form of the
+    word), the others still after it, and the word is not said missing. A home directory's name is its
+    user's, no project's, and a word no directory has stays missing."""
+    home = write_home(tmp_path / "hermes", [*PROJECTS, *errands(T - 86400, "20261104", "0c0c0c")])
+    path = tmp_path / "index.db"
+    sync_index(path, homes=[home])
+    billing, webshop, _ = (spec.id for spec in PROJECTS)
+    plain = search(path, "invoice job fail")
+    assert _first(plain) != billing and len(plain.conversations) == 3
+    for asked in (
+        "billing invoice job fail",
+        "invoice job fail billing-service",
+        "BILLINGS invoice job fail",
+    ):
+        named = search(path, asked)
+        assert _first(named) == billing and named.missing == [], asked
+        assert len(named.conversations) == 3, asked
+    assert _first(search(path, "webshop invoice job fail")) == webshop
+    assert search(path, "dev invoice job fail").missing == ["dev"]  # /home/dev: a user's name
+    assert search(path, "payroll invoice job fail").missing == ["payroll"]  # no directory is named so
+    alone = search(path, "billing")  # nothing else to find: no word, no answer
+    assert alone.missing == ["billing"] and not alone.conversations
+
+
 def test_the_newest_fact_wins(tmp_path):
     """The old session says more about the standup (it ranks higher on words); the later one moved it:
     the later one is the answer now and comes first. Recency alone never lifted it."""

@@ -340,6 +340,8 @@ class _Plan:
     # Names whose marks the tsvector drops (``c++``), lower case: a match must write them so (as locally,
     # :func:`~hermes_trail.index.query.marked_names`).
     marked: tuple[str, ...] = ()
+    # The project words it names with a word no text has (``billing``): lifted too, as locally.
+    projects: tuple[str, ...] = ()
 
     @property
     def meant(self) -> list[str]:
@@ -372,6 +374,19 @@ def _source_names(conn: psycopg.Connection[Any]) -> dict[str, str]:
     return schema.kept(_SOURCES, conn, PROFILES_SECONDS, read)
 
 
+_PROJECTS: dict[tuple[int, int], tuple[float, dict[str, str]]] = {}
+
+
+def _project_names(conn: psycopg.Connection[Any]) -> dict[str, str]:
+    """The words the shared index's projects are named by, kept per connection as its front ends are
+    (:func:`plan.project_names`)."""
+
+    def read() -> dict[str, str]:
+        return plan.project_names(r[0] for r in conn.execute(f"SELECT DISTINCT project FROM {_S}"))
+
+    return schema.kept(_PROJECTS, conn, PROFILES_SECONDS, read)
+
+
 def _plan(conn: psycopg.Connection[Any], text: str, checked: bool) -> _Plan:
     """``text`` read as :func:`hermes_trail.index.plan.read` reads it; unless ``checked``, no word is
     looked up (the words as typed, when they find enough)."""
@@ -393,6 +408,7 @@ def _plan(conn: psycopg.Connection[Any], text: str, checked: bool) -> _Plan:
     missing: list[str] = []
     spelled: dict[str, list[str]] = {}
     sources: list[str] = []
+    projects: list[str] = []
     prefix: str | None = None
     last = query.last_term(parsed)
     if last is not None and last in kept and plan.stemmed_away(last):
@@ -436,6 +452,8 @@ def _plan(conn: psycopg.Connection[Any], text: str, checked: bool) -> _Plan:
         if missing and len(every) - len(dropped) - len(missing) > 0:
             change.update((t, None) for t in kept if t.text in missing)
             sources, missing = plan.naming_sources(missing, _source_names(conn))
+            if missing:
+                projects, missing = plan.naming_projects(missing, _project_names(conn))
     if change:
         parsed = query.rewrite(parsed, change)
     tsquery = None
@@ -467,6 +485,7 @@ def _plan(conn: psycopg.Connection[Any], text: str, checked: bool) -> _Plan:
         spelled,
         unfound,
         tuple(query.marked_names(parsed)),
+        tuple(projects),
     )
 
 
@@ -1598,7 +1617,7 @@ def _search(
         if pool:
             ordered = fused(pool, floor=1.0, about_user=stopwords.speaks_of_self(reading.typed))
     ordered = _newest_first(conn, ordered, terms, meaning, answered, asks_present(reading.typed))
-    lift_profiles(ordered, list(reading.profiles), list(reading.sources))
+    lift_profiles(ordered, list(reading.profiles), list(reading.sources), list(reading.projects))
     ordered = ordered[:limit]
     conversations = []
     for group in ordered:

@@ -10,6 +10,7 @@ import math
 import re
 
 from hermes_trail.index import cjk, query, stopwords
+from hermes_trail.index.plan import project_words
 from hermes_trail.index.results import Conversation, Hit
 
 # How much a conversation of a profile the query names ("what did the bot say") is lifted.
@@ -169,14 +170,25 @@ def meaning_weight(typed: list[str], dropped: list[str]) -> float:
     return SEMANTIC_WEIGHT
 
 
-def lift_profiles(ordered: list[Conversation], profiles: list[str], sources: list[str] | None = None) -> None:
-    """A query that names a profile (``work``, ``bot``), or a front end with a word no text has
-    (``discord``): its conversations first, at equal evidence (:data:`PROFILE_BOOST`), sorted again. The
-    local index and the shared one lift alike."""
-    if not profiles and not sources:
+def lift_profiles(
+    ordered: list[Conversation],
+    profiles: list[str],
+    sources: list[str] | None = None,
+    projects: list[str] | None = None,
+) -> None:
+    """A query that names a profile (``work``, ``bot``), or with a word no text has a front end
+    (``discord``) or a project's directory (``billing`` for ``~/work/billing-service``): its conversations
+    first, at equal evidence (:data:`PROFILE_BOOST`), sorted again. The local index and the shared one
+    lift alike."""
+    if not profiles and not sources and not projects:
         return
+    named = frozenset(projects or ())
     for conv in ordered:
-        if conv.hits and (conv.hits[0].profile in profiles or conv.hits[0].source in (sources or ())):
+        if not conv.hits:
+            continue
+        first = conv.hits[0]
+        in_project = bool(named & project_words(first.project))
+        if first.profile in profiles or first.source in (sources or ()) or in_project:
             for hit in conv.hits:
                 hit.score *= 1.0 + PROFILE_BOOST
     ordered.sort(key=lambda c: conversation_score(c.hits), reverse=True)

@@ -49,6 +49,7 @@ class Plan(_Record):
         "typed",
         "profiles",
         "sources",
+        "projects",
         "spelled",
         "unfound",
         "beside_runs",
@@ -77,6 +78,9 @@ class Plan(_Record):
     # Front ends the query names with a word no text has ("the discord forecast branch"): their
     # conversations rank first, as a profile's do; the word is not missing.
     sources: list[str]
+    # Words of projects' directory names the query says with a word no text has ("the failed invoices in
+    # billing": ``~/work/billing-service``): their conversations rank first, as a front end's do.
+    projects: list[str]
     # Words no index holds, each with the words one slip away from it that the history has, which stand
     # for it (:mod:`spelling`): "kubernets" read as kubernetes. Such a word is not missing.
     spelled: dict[str, list[str]]
@@ -102,6 +106,7 @@ class Plan(_Record):
         typed: list[str] | None = None,
         profiles: list[str] | None = None,
         sources: list[str] | None = None,
+        projects: list[str] | None = None,
         spelled: dict[str, list[str]] | None = None,
         unfound: list[str] | None = None,
         beside_runs: str | None = None,
@@ -117,6 +122,7 @@ class Plan(_Record):
         self.typed = [] if typed is None else typed
         self.profiles = [] if profiles is None else profiles
         self.sources = [] if sources is None else sources
+        self.projects = [] if projects is None else projects
         self.spelled = {} if spelled is None else spelled
         self.beside_runs = beside_runs
         self.unfound = [] if unfound is None else unfound
@@ -630,6 +636,66 @@ def naming_sources(missing: list[str], named: dict[str, str]) -> tuple[list[str]
     return list(dict.fromkeys(sources)), [w for w in missing if w.casefold() not in named]
 
 
+_PROJECTS: dict[tuple[Any, ...], dict[str, str]] = {}
+
+
+def _project_names(conn: sqlite3.Connection) -> dict[str, str]:
+    """The words the index's projects are named by (:func:`project_names`); read again only when its
+    sessions changed, and only for a question with a word no index holds (a scan of the session rows)."""
+    return _kept_names(_PROJECTS, conn, "SELECT DISTINCT project FROM sessions", project_names)
+
+
+# A project that is a directory: an absolute path, one under the home (``~``) or on a drive (``C:\``); not
+# ``profiles/<name>`` nor ``hermes``, which name no directory (a session Hermes ran nowhere in particular).
+_DIRECTORY = re.compile(r"(?:/|~|[A-Za-z]:[\\/])")
+# The directories whose last name is a person's, not a project's.
+_HOMES = ("home", "users")
+
+
+@functools.lru_cache(maxsize=4096)
+def project_words(project: str | None) -> frozenset[str]:
+    """The words a session's directory is named by, case-folded: its last name whole and each word of it
+    ("billing" and "service" for ``/home/ada/work/billing-service``). None for a project that is no
+    directory, nor for a home directory (``/home/ada``, ``/root``, ``~``: its name is the user's)."""
+    if not project or not _DIRECTORY.match(project):
+        return frozenset()
+    parts = [p for p in re.split(r"[\\/]+", project) if p and not p.endswith(":")]
+    home = len(parts) == 2 and parts[0].casefold() in _HOMES
+    if not parts or parts[-1] == "~" or parts == ["root"] or home:
+        return frozenset()
+    last = parts[-1].casefold()
+    words = [w for w in re.split(r"[\W_]+", last) if len(w) > 1 and not w.isdigit()]
+    return frozenset([last, *words])
+
+
+def project_names(projects: Iterable[str | None]) -> dict[str, str]:
+    """The words a question can name a project by (:func:`project_words`), each also by its stem
+    ("invoices" names ``invoice-api``), to the word as the project has it. The local index and the shared
+    one read them alike."""
+    named: dict[str, str] = {}
+    for project in projects:
+        for word in project_words(project):
+            named.setdefault(word, word)
+            named.setdefault(stem(word), word)
+    return named
+
+
+def naming_projects(missing: list[str], named: dict[str, str]) -> tuple[list[str], list[str]]:
+    """Of the words no index holds (``missing``), the project words they name (``named``:
+    :func:`project_names`) and the words still missing. No turn says "billing" in "the failed invoices in
+    billing", but the session ran in ``~/work/billing-service``: the word says where to look, as a front
+    end's name does, and is not missing."""
+    found: list[str] = []
+    left: list[str] = []
+    for word in missing:
+        key = word.casefold()
+        if (named_as := named.get(key) or named.get(stem(key))) is not None:
+            found.append(named_as)
+        else:
+            left.append(word)
+    return list(dict.fromkeys(found)), left
+
+
 # A word of words joined by hyphens or dashes (``variants.JOINERS``) or apostrophes: a possessive or an
 # elided article ("landlord's", "l'hôtel", "dell'anno").
 _APOSTROPHES = "'\u2019"
@@ -836,9 +902,12 @@ def read(conn: sqlite3.Connection, text: str, checked: bool = True) -> Plan:
         missing, dropped = take_joined(names, change, spelled, missing, dropped)
     left = len(every) - len(dropped) - len(missing)
     sources: list[str] = []
+    projects: list[str] = []
     if missing and left > 0:  # the words that exist answer; the ones no index has are reported
         change.update((t, None) for t in kept if t.text in missing)
         sources, missing = naming_sources(missing, _sources(conn))
+        if missing:
+            projects, missing = naming_projects(missing, _project_names(conn))
     if change:
         parsed = query.rewrite(parsed, change)
     terms = query.terms(parsed)
@@ -853,6 +922,7 @@ def read(conn: sqlite3.Connection, text: str, checked: bool = True) -> Plan:
         typed=every,
         profiles=list(dict.fromkeys(named[t.text.casefold()] for t in profiles)),
         sources=sources,
+        projects=projects,
         spelled=spelled,
         unfound=[f'"{p.text}"' for p in query.phrases(parsed) if checked and not _found(conn, p)],
         prefix_start=prefix_start,

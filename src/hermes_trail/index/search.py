@@ -1223,7 +1223,7 @@ def _search(
             groups.setdefault((conv.store, conv.root), conv)
     present = asks_present(reading.typed)
     ordered = _newest_first(conn, ordered, terms, meaning, answered, present, doc_count)
-    lift_profiles(ordered, reading.profiles, reading.sources)
+    lift_profiles(ordered, reading.profiles, reading.sources, reading.projects)
     ordered = ordered[:limit]
     conversations = []
     for group in ordered:
