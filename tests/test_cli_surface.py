@@ -37,6 +37,9 @@ def trail(
     )
 
 
+BILLING = "/home/someone/projects/clients/very-long-client-name/services/billing-service"
+
+
 @pytest.fixture
 def home(tmp_path: Path) -> Path:
     """Two profiles whose stores both hold a session with the same id; an untitled session whose first
@@ -44,7 +47,7 @@ def home(tmp_path: Path) -> Path:
     root = tmp_path / "hermes"
     (root / "profiles" / "work").mkdir(parents=True)
     db = hermes_state.SessionDB(db_path=root / "state.db")
-    deep = "/home/someone/projects/clients/very-long-client-name/services/billing-service"
+    deep = BILLING
     db.create_session("20270115_080000_aaaaaa", "cli", model="m1", cwd=deep)
     db.append_message(
         "20270115_080000_aaaaaa", "user", "rewrite the invoice exporter in rust", timestamp=BASE
@@ -176,6 +179,14 @@ def test_a_filter_no_session_matches_is_said_when_nothing_is_found(home, tmp_pat
     for asked in (("recall", "invoice"), ("fix", "invoice failed"), ("how", "rewrite the exporter")):
         done = trail(*asked, "--project", "nowhere", *index)
         assert "no session has project 'nowhere'" in done.stderr, asked
+    # A project named by a word of its name, which the filter takes whole or by its end: the names to type.
+    done = trail("search", "invoice", "--project", "billing", "--json", *index)
+    named = json.loads(done.stdout)["unmatched"]
+    assert named == [f"no session has project 'billing' (projects whose name has it: {BILLING})"], named
+    done = trail("list", "--project", "Billing", "--home", str(home))
+    assert done.returncode == 0 and "No session matches" in done.stdout
+    assert f"No session has project 'Billing' (projects whose name has it: {BILLING})." in done.stderr
+    assert "projects whose name" not in trail("list", "--project", "nowhere", "--home", str(home)).stderr
     done = trail("search", "zzyzx", "--profile", "work", "--session", "2099", "--json", *index)
     assert json.loads(done.stdout)["unmatched"] == ["no session id is or starts with '2099'"]
 

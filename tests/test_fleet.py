@@ -1937,6 +1937,10 @@ def test_search_and_recall_fleet_print_as_the_local_commands(fleet, machines, ca
         search_fleet(fleet.admin, "docker compose", SearchFilters(profile="wrok"), ["alhpa"], 5, True)
     said = json.loads(capsys.readouterr().out)["unmatched"]
     assert said[0] == unknown and said[1].startswith("no session has profile 'wrok' (profiles: ")
+    with pytest.raises(SystemExit):  # a word of a project's name: the names to type, as locally
+        search_fleet(fleet.admin, "docker compose", SearchFilters(project="pipe"), None, 5, True)
+    said = json.loads(capsys.readouterr().out)["unmatched"]
+    assert said == ["no session has project 'pipe' (projects whose name has it: /home/dev/src/ml-pipeline)"]
     with pytest.raises(SystemExit):
         recall_fleet(fleet.admin, "docker compose", SearchFilters(), ["alhpa"], 2000, True)
     assert unknown in capsys.readouterr().err

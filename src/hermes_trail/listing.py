@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import ClassVar, Protocol, TypeVar
 
@@ -138,6 +138,29 @@ def unknown_values(sessions: Sequence[Listed], flt: SessionFilter) -> str | None
             known = ", ".join(sorted(v for v in values if v)) or "none"
             return f"no session has {option} {wanted!r}; known: {known}"
     return None
+
+
+def projects_named(value: str, projects: Iterable[str | None]) -> list[str]:
+    """The ``projects`` whose last name has ``value`` in it (their path, when ``value`` has a ``/``),
+    sorted: said after a ``--project`` no session matches. ``billing`` is not ``~/work/billing-service``,
+    which the filter takes whole or by its end, and a person who typed it wants the name to type."""
+    wanted = value.strip().strip("/").casefold()
+    if not wanted:
+        return []
+    found = set()
+    for project in projects:
+        if not project:
+            continue
+        name = project if "/" in wanted else re.split(r"[\\/]", project.rstrip("/\\"))[-1]
+        if wanted in name.casefold():
+            found.add(project)
+    return sorted(found)
+
+
+def said_projects(found: list[str]) -> str:
+    """:func:`projects_named`'s answer as the end of a sentence (empty for none), at most five named."""
+    shown = ", ".join(found[:5]) + (", ..." if len(found) > 5 else "")
+    return f" (projects whose name has it: {shown})" if shown else ""
 
 
 def select(sessions: Sequence[L], flt: SessionFilter, limit: int | None) -> list[L]:

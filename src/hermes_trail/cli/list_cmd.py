@@ -10,6 +10,7 @@ from hermes_trail.cli.common import (
     HomeOption,
     JsonOption,
     PgOption,
+    err,
     exit_code,
     fail,
     load,
@@ -71,6 +72,8 @@ def list_sessions(
         if listing.unknown:
             fail(listing.unknown)
         _print(history, listing.sessions, listing.matched, listing.total, json_output)
+        if project and not listing.matched and not json_output:
+            _say_projects(history, project)
         code = exit_code(history)
     raise Exit(code)
 
@@ -94,3 +97,15 @@ def _print(history: History, chosen: list[Session], matched: int, total: int, js
         untitled = [s for s in chosen if not s.title]
         previews = history.first_prompts((s.store, s.id) for s in untitled) if untitled else {}
         print_sessions(chosen, matched=matched, total=total, previews=previews)
+
+
+def _say_projects(history: History, project: str) -> None:
+    """After a listing that ``--project`` left empty: on stderr, when no session is in that project at all,
+    the projects whose name has the word typed (``billing`` for ``~/work/billing-service``)."""
+    from hermes_trail.listing import SessionFilter, projects_named, said_projects
+
+    listed = history.sessions if history.catalog_read else history.entries
+    if any(SessionFilter(project=project).accepts(s) for s in listed):
+        return
+    if said := said_projects(projects_named(project, (s.project for s in listed))):
+        err(f"No session has project {project!r}{said}.")

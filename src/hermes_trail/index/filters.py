@@ -128,7 +128,9 @@ def unmatched(conn: Any, filters: SearchFilters, mark: str = "?", table: str = "
         if not value or not none_match(**{field: value}):
             continue
         known = ""
-        if column is not None:
+        if field == "project":
+            known = _projects_like(conn, str(value), table)
+        elif column is not None:
             values = [
                 r[0] for r in conn.execute(f"SELECT DISTINCT {column} FROM {table} ORDER BY 1 LIMIT 21")
             ]
@@ -138,3 +140,12 @@ def unmatched(conn: Any, filters: SearchFilters, mark: str = "?", table: str = "
     if filters.session and none_match(session=filters.session):
         said.append(f"no session id is or starts with {filters.session!r}")
     return said
+
+
+def _projects_like(conn: Any, value: str, table: str) -> str:
+    """The projects of the index whose name has ``value`` (:func:`~hermes_trail.listing.projects_named`),
+    said after a ``--project`` no session matches."""
+    from hermes_trail.listing import projects_named, said_projects
+
+    projects = (r[0] for r in conn.execute(f"SELECT DISTINCT project FROM {table}"))
+    return said_projects(projects_named(value, projects))
