@@ -362,29 +362,18 @@ def _profile_names(conn: psycopg.Connection[Any]) -> dict[str, str]:
     return schema.kept(_PROFILES, conn, PROFILES_SECONDS, read)
 
 
-_SOURCES: dict[tuple[int, int], tuple[float, dict[str, str]]] = {}
+_PLACES: dict[tuple[int, int], tuple[float, tuple[dict[str, str], dict[str, str]]]] = {}
 
 
-def _source_names(conn: psycopg.Connection[Any]) -> dict[str, str]:
-    """The shared index's front ends, kept per connection as its profiles are (:func:`plan.source_names`)."""
+def _places(conn: psycopg.Connection[Any]) -> tuple[dict[str, str], dict[str, str]]:
+    """The shared index's front ends and the words its projects are named by, in one read, kept per
+    connection as its profiles are (as locally: :func:`plan.source_names`, :func:`plan.project_names`)."""
 
-    def read() -> dict[str, str]:
-        return plan.source_names(r[0] for r in conn.execute(f"SELECT DISTINCT source FROM {_S}"))
+    def read() -> tuple[dict[str, str], dict[str, str]]:
+        rows = conn.execute(f"SELECT DISTINCT source, project FROM {_S}").fetchall()
+        return plan.source_names(r[0] for r in rows), plan.project_names(r[1] for r in rows)
 
-    return schema.kept(_SOURCES, conn, PROFILES_SECONDS, read)
-
-
-_PROJECTS: dict[tuple[int, int], tuple[float, dict[str, str]]] = {}
-
-
-def _project_names(conn: psycopg.Connection[Any]) -> dict[str, str]:
-    """The words the shared index's projects are named by, kept per connection as its front ends are
-    (:func:`plan.project_names`)."""
-
-    def read() -> dict[str, str]:
-        return plan.project_names(r[0] for r in conn.execute(f"SELECT DISTINCT project FROM {_S}"))
-
-    return schema.kept(_PROJECTS, conn, PROFILES_SECONDS, read)
+    return schema.kept(_PLACES, conn, PROFILES_SECONDS, read)
 
 
 def _plan(conn: psycopg.Connection[Any], text: str, checked: bool) -> _Plan:
@@ -451,9 +440,10 @@ def _plan(conn: psycopg.Connection[Any], text: str, checked: bool) -> _Plan:
             missing, dropped = plan.take_joined(runs, change, spelled, missing, dropped)
         if missing and len(every) - len(dropped) - len(missing) > 0:
             change.update((t, None) for t in kept if t.text in missing)
-            sources, missing = plan.naming_sources(missing, _source_names(conn))
+            named_sources, named_projects = _places(conn)
+            sources, missing = plan.naming_sources(missing, named_sources)
             if missing:
-                projects, missing = plan.naming_projects(missing, _project_names(conn))
+                projects, missing = plan.naming_projects(missing, named_projects)
     if change:
         parsed = query.rewrite(parsed, change)
     tsquery = None
