@@ -2234,6 +2234,26 @@ def test_a_project_no_text_names_says_where_to_look_there_as_here(fleet, tmp_pat
     assert shared.conversations[0].hits[0].session_id == PROJECTS[0].id and shared.missing == []
 
 
+def test_a_word_the_history_has_only_as_the_start_of_a_compound_is_found_there_as_here(fleet, tmp_path):
+    """ "Zugang Server", where the history writes Zugangsdaten: the shared index reads the word as the
+    start of the longer word, says it as searched for and finds the same conversations, as the local one
+    does; "batter" stays missing beside "batteries" in both."""
+    from hermesdb import write_home
+    from test_wording import COMPOUND_STARTS, T
+
+    home = write_home(tmp_path / "hermes", [*COMPOUND_STARTS, *errands(T - 86400, "20261104", "0d0d0d")])
+    index = tmp_path / "index.db"
+    sync_index(index, homes=[home], parallel=False)
+    push(index, fleet.admin, "pi")
+    for asked in ("Zugang Server", "Sicherung Fotos", "batter smoke"):
+        local = local_search(index, asked, SearchFilters(), limit=10)
+        shared = fleet_search(fleet.admin, asked, SearchFilters(), hosts=["pi"], limit=10)
+        assert shared.conversations[0].hits[0].session_id == local.conversations[0].hits[0].session_id, asked
+        assert (shared.missing, shared.spelled) == (local.missing, local.spelled), asked
+    shared = fleet_search(fleet.admin, "Zugang Server", SearchFilters(), hosts=["pi"])
+    assert shared.spelled == {"Zugang": ["zugangsdaten"]}
+
+
 def test_the_fix_blame_and_how_commands_take_fleet_and_host(fleet, machines, monkeypatch, capsys):
     from hermes_trail.cli import params
     from hermes_trail.cli.blame_cmd import blame

@@ -527,6 +527,36 @@ def test_a_word_no_text_has_that_names_a_project_says_where_to_look(tmp_path):
     assert alone.missing == ["billing"] and not alone.conversations
 
 
+COMPOUND_STARTS = (
+    chat("20261105_180000_c0a000", ("Die Zugangsdaten für den Server fehlen", "Sie sind im Passwortmanager."),
+         start=T),
+    chat("20261106_090000_c0b000", ("Wir brauchen eine Sicherungskopie der Fotos", "Jede Nacht mit restic."),
+         start=T + 3600),
+    # Newer, and with the question's other word: what the other words alone put first.
+    chat("20261107_090000_c0c000", ("Der Server ist laut", "Der Lüfter war voller Staub."), start=T + 7200),
+    chat("20261108_090000_c0d000", ("Replace the smoke detector's battery", "Bought two batteries."),
+         start=T + 10800),
+)  # fmt: skip
+
+
+def test_a_word_the_history_has_only_as_the_start_of_a_compound_is_found_there(tmp_path):
+    """German writes "access data" as one word, Zugangsdaten: "Zugang Server" asked for the start of it
+    alone, which no index holds as a word, and answered with what "Server" finds ("Not found anywhere:
+    Zugang"). The word is read as the start of the longer word the history has, said as searched for; not
+    where the longer word is only a form of it ("batter" is no start of "batteries")."""
+    home = write_home(tmp_path / "hermes", [*COMPOUND_STARTS, *errands(T - 86400, "20261104", "0d0d0d")])
+    path = tmp_path / "index.db"
+    sync_index(path, homes=[home])
+    access, backup, loud, _ = (spec.id for spec in COMPOUND_STARTS)
+    asked = search(path, "Zugang Server")
+    assert _first(asked) == access and asked.matches == 1
+    assert asked.missing == [] and asked.spelled == {"Zugang": ["zugangsdaten"]}
+    asked = search(path, "Sicherung Fotos")
+    assert _first(asked) == backup and asked.spelled == {"Sicherung": ["sicherungskopie"]}
+    assert search(path, "batter smoke").missing == ["batter"]
+    assert _first(search(path, "Server laut")) == loud  # a word the history has is looked for as it is
+
+
 def test_the_newest_fact_wins(tmp_path):
     """The old session says more about the standup (it ranks higher on words); the later one moved it:
     the later one is the answer now and comes first. Recency alone never lifted it."""

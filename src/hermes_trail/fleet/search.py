@@ -438,6 +438,8 @@ def _plan(conn: psycopg.Connection[Any], text: str, checked: bool) -> _Plan:
             plains = [t for t in plain if t not in profiles]
             runs = plan.joined(text, plains, missing, functools.partial(_exist, conn))
             missing, dropped = plan.take_joined(runs, change, spelled, missing, dropped)
+        if missing:  # the first part of a compound (as locally)
+            missing = plan.read_as_starts(missing, kept, change, spelled, variant)
         if missing and len(every) - len(dropped) - len(missing) > 0:
             change.update((t, None) for t in kept if t.text in missing)
             named_sources, named_projects = _places(conn)

@@ -463,6 +463,28 @@ def stood_for(
     return None
 
 
+def read_as_starts(
+    missing: list[str],
+    kept: list[query.Term],
+    change: dict[query.Term, query.Node | None],
+    spelled: dict[str, list[str]],
+    variant: Variant,
+) -> list[str]:
+    """Of the words still ``missing`` once every other reading was tried (its words side by side as one
+    name too: "format date" is formatDate, not "format" as its start), each the history has as the start of
+    a longer word (:func:`variants.starts`: "Zugang" of Zugangsdaten) read so, in ``change`` and
+    ``spelled``; the words left missing. One rule for the local index and the shared one."""
+    left: list[str] = []
+    for word in missing:
+        term = next((t for t in kept if t.text == word), None)
+        read = variant(term, variants.starts(word)) if term is not None else None
+        if term is None or read is None:
+            left.append(word)
+            continue
+        change[term], spelled[word] = read
+    return left
+
+
 def inflectable(word: str, question: str) -> bool:
     """Whether ``word`` may be a form of another word of the history in a language the word index does not
     stem (:func:`variants.inflections`): one past ASCII (Cyrillic, Greek, Latin with accents), or any word
@@ -899,6 +921,8 @@ def read(conn: sqlite3.Connection, text: str, checked: bool = True) -> Plan:
         plains = [t for t in plain if t not in profiles]
         names = joined(text, plains, missing, functools.partial(_there, conn))
         missing, dropped = take_joined(names, change, spelled, missing, dropped)
+    if missing:  # the first part of a compound ("Zugang": Zugangsdaten)
+        missing = read_as_starts(missing, kept, change, spelled, variant)
     left = len(every) - len(dropped) - len(missing)
     sources: list[str] = []
     projects: list[str] = []

@@ -48,6 +48,11 @@ class Forms(list[Reading]):
     particle joined): the history may have several, and any of them is the word asked for."""
 
 
+class Longer(list[Reading]):
+    """A tier of one word read as the start of longer words (:func:`starts`): found only where a doc has a
+    word that goes on from it by a part of its own (:data:`LONGER_BY` letters at least), not by an ending."""
+
+
 # German's letters as a keyboard without them types them, and as the word index holds them (it drops the
 # dots: "ü" as u; "ß" it keeps).
 _AS_TYPED = {"ä": "ae", "ö": "oe", "ü": "ue", "ß": "ss"}
@@ -285,6 +290,51 @@ INFLECTED_KEPT = 4
 INFLECTED_ENDING = 3
 
 
+# The fewest letters a word the history lacks has to be read as the start of a longer word.
+STARTS_MIN = 5
+
+
+def starts(text: str) -> list[list[Reading]]:
+    """A word the history lacks as typed, read as the start of a longer word it has: the first part of a
+    German or Dutch compound ("Zugang": Zugangsdaten, "Sicherung": Sicherungskopie), a name's short form
+    ("postgres": PostgreSQL). Of letters only, at least :data:`STARTS_MIN`, and not Chinese or Japanese (a
+    run of those is read by its bigrams)."""
+    low = text.lower()
+    if not low.isalpha() or len(low) < STARTS_MIN or cjk.has_cjk(low):
+        return []
+    return [Longer([query.Term(low, prefix=True)])]
+
+
+# The fewest letters a longer word goes on by to be another word than a form of the one typed (a compound's
+# second part, with a joining "s": "Zugang" and "Zugangsdaten"; not "Server" and "Servern").
+LONGER_BY = 3
+# What a longer word may go on by that makes it a form of the word, not a compound: English's endings the
+# word index's stemmer leaves on ("batter" is no start of "batteries").
+_FORM_ENDINGS = frozenset((
+    "ies", "ied", "ier", "iers", "iest", "ers", "ing", "ings", "ion", "ions", "ment", "ments", "ness", "able",
+    "ably", "ible", "ity", "ities", "ive", "ives", "ism", "isms", "ist", "ists", "ize", "ized", "izes", "ise",
+    "ised", "ally", "ical", "less", "ful", "ship", "ation", "ations",
+))  # fmt: skip
+
+
+def _longer(typed: str, texts: list[str]) -> str | None:
+    """The word of ``texts`` that goes on from ``typed`` by :data:`LONGER_BY` letters or more, the one
+    written most often, lower case; ``None`` when none does. Not a name of code in camel case
+    ("formatDate"): its words typed apart are read as one name where they stand side by side ("format
+    date"), and "format the date" is not about it."""
+    start = stopwords.fold(typed.lower())
+    words = Counter(
+        w.lower()
+        for text in texts
+        for w in re.findall(_WORD, text)
+        if (folded := stopwords.fold(w.lower())).startswith(start)
+        and len(folded) - len(start) >= LONGER_BY
+        and folded[len(start) :] not in _FORM_ENDINGS
+        and not any(c.isupper() for c in w[1:])
+    )
+    return _commonest(words)
+
+
 def inflections(text: str) -> list[list[Reading]]:
     """A word of another language than English, which the word index does not stem, read as the start of
     the word it is a form of: itself without its last one, two or three letters, each a tier, the longest
@@ -312,6 +362,11 @@ def found(
     few of them, :func:`shown`), which is the word said as searched for; of a tier of :class:`Forms`,
     every form the index has, any of them ("الخادم", "والخادم")."""
     for tier in tiers:
+        if isinstance(tier, Longer):
+            for reading in [r for r, has in zip(tier, there(tier), strict=True) if has]:
+                if (longer := _longer(term.text, texts(reading))) is not None:
+                    return reading, [longer]
+            continue
         if isinstance(tier, Forms):
             forms = [r for r, has in zip(tier, there(tier), strict=True) if has][:MOST_FORMS]
             if forms:
