@@ -2139,6 +2139,19 @@ def test_how_finds_a_prompt_in_chinese_or_japanese_inside_its_run_there_as_here(
         assert [c["command"] for c in theirs][:1] == ([expected] if expected else []), what
 
 
+def test_how_asks_for_a_compound_by_its_first_part_there_as_here(fleet, tmp_path):
+    """ "Sicherung Datenbank", where the prompt says Sicherungskopie: the shared index asks for the
+    compound in the word's place, as the local one does."""
+    from test_how import IN_COMPOUNDS
+
+    both = _how_both(fleet, tmp_path, IN_COMPOUNDS, "sigma")
+    mine, theirs = both("Sicherung Datenbank")
+    assert _without(mine) == _without(theirs)
+    assert [(c["command"], c["spelled"]) for c in theirs] == [
+        ("pg_dump shop > shop.sql", {"Sicherung": ["sicherungskopie"]})
+    ]
+
+
 @pytest.mark.parametrize("language", ["chinese", "japanese", "german", "spanish"])
 def test_the_newest_fact_wins_in_other_languages_there_as_here(vector_fleet, tmp_path, language):
     """A meeting moved in Chinese, Japanese, German or Spanish ("改到", "変更", "verschoben", "movido"): the

@@ -405,6 +405,33 @@ def test_a_word_typed_wrong_is_asked_for_as_the_word_the_history_has(asked):
     assert "xxd file.bin" in [e.command for e in spaced]
 
 
+# A backup asked for in German, which writes "backup copy" as one word (Sicherungskopie).
+IN_COMPOUNDS = [
+    Session(1).ask("Erstelle eine Sicherungskopie der Datenbank").run("pg_dump shop > shop.sql", ""),
+    Session(2).ask("Zeig mir die Tabellen der Datenbank").run("psql shop -c '\\dt'", "orders"),
+]
+
+
+def test_a_compounds_first_part_is_asked_for_as_the_compound(tmp_path):
+    """German writes "backup copy" as one word: "Sicherung Datenbank" asked for a word no prompt has, and
+    two words are too few to leave one out, so nothing was found. The history's compound that starts with
+    it is asked for in its place, and the command says so (as a search reads it)."""
+    conn = open_index(tmp_path, IN_COMPOUNDS)
+    try:
+        entries = how.most_words(
+            lambda question: how.how(conn, question),
+            "Sicherung Datenbank",
+            lambda words: how.local_counts(conn, words),
+            10,
+            lambda word: how.local_respelled(conn, word),
+        )
+    finally:
+        conn.close()
+    assert [(e.command, e.spelled) for e in entries] == [
+        ("pg_dump shop > shop.sql", {"Sicherung": ["sicherungskopie"]})
+    ]
+
+
 @pytest.mark.parametrize(
     ("typed", "kept"),
     [("how do I run the tests", "run tests"), ("What's this?", None), ('"how to"', "how to"), ("th*", "th")],

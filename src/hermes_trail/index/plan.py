@@ -406,10 +406,11 @@ def stand_ins(
 ) -> list[str]:
     """The words that stand for ``word`` in an index that lacks it (``holds``: whether it has a word): as
     it writes it otherwise (``variant``: :func:`local_variant`, its tiers of :func:`variants.readings`),
-    then one slip away (``respell``: :func:`respelled`), then apart (:func:`variants.apart`), in the order
-    a search reads them; none when it has ``word`` itself. What ``trail how`` and ``trail fix`` ask for in
-    its place, by one rule for the local index and the shared one."""
-    first, later = variants.readings(word), variants.apart(word, last=False)
+    then one slip away (``respell``: :func:`respelled`), then apart (:func:`variants.apart`), then as the
+    start of a compound (:func:`variants.starts`: "Sicherung", Sicherungskopie), in the order a search
+    reads them; none when it has ``word`` itself. What ``trail how`` and ``trail fix`` ask for in its
+    place, by one rule for the local index and the shared one."""
+    first, later = variants.readings(word), variants.apart(word, last=False) + variants.starts(word)
     if not (spelling.wanted(word) or first or later) or holds(word):
         return []
     if first and (read := variant(query.Term(word), first)) is not None:
