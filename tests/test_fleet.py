@@ -1148,19 +1148,23 @@ def test_a_number_after_a_hyphen_is_found_as_locally(fleet, tmp_path):
 
 def test_a_title_is_found_by_its_word_typed_without_accents_as_locally(fleet, tmp_path):
     """ "muller" finds the session titled "Termin bei Müller" whose turns lack the word, in the shared
-    index as locally (its titles folded by ``translate`` of the local index's letters, indexed)."""
+    index as locally (its titles folded by ``translate`` of the local index's letters, indexed), and
+    "café" the one titled "Cafe opening hours"."""
     from hermesdb import chat, write_home
+    from test_wording import TYPED_WITHOUT_ACCENTS
 
     start = 1_793_000_000.0
     titled = chat(
         "20261120_090000_7e0001", ("Book it for Tuesday", "Booked."), start=start, title="Termin bei Müller"
     )
-    home = write_home(tmp_path / "hermes", [titled, *errands(start, "20261120", "7e7e7e", first=11)])
+    sessions = [titled, *TYPED_WITHOUT_ACCENTS, *errands(start, "20261120", "7e7e7e", first=11)]
+    home = write_home(tmp_path / "hermes", sessions)
     index = tmp_path / "index.db"
     sync_index(index, homes=[home], parallel=False)
     push(index, fleet.admin, "chi")
-    for answer in _both(fleet, index, "chi", "muller"):
-        assert answer.missing == [] and answer.conversations[0].hits[0].session_id == titled.id
+    for asked, expected in (("muller", titled.id), ("café hours", TYPED_WITHOUT_ACCENTS[0].id)):
+        for answer in _both(fleet, index, "chi", asked):
+            assert answer.missing == [] and answer.conversations[0].hits[0].session_id == expected, asked
     with connect(fleet.admin) as conn:
         made = conn.execute("SELECT 1 FROM pg_indexes WHERE indexname = 'sessions_title_folded'").fetchone()
     assert made is not None

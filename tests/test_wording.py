@@ -1800,22 +1800,32 @@ def test_a_word_of_arabic_or_hebrew_is_found_with_what_they_join_before_it(tmp_p
     assert search(path, "בשרת").missing == [] and search(path, "והשרת").spelled == {"והשרת": ["השרת", "בשרת"]}
 
 
+# A title written without the accents its words have ("Cafe"), whose turns do not say the word.
+TYPED_WITHOUT_ACCENTS = (
+    chat("20261120_090200_7e0003", ("Open from 8 to 6", "Noted."), start=T + 120, title="Cafe opening hours"),
+)
+
+
 def test_a_title_is_found_by_its_word_typed_without_accents(tmp_path):
     """A title is searched for the words no turn has, through LIKE, which is blind to accents past ASCII:
     "muller" found no session titled "Termin bei Müller" whose turns lack the word ("Not found anywhere:
     muller"), nor "deploiement" a "Déploiement du site". Titles with accents are read folded, as the word
-    index folds its words, when none matched as written."""
+    index folds its words, when none matched as written; and a word typed with accents finds a title
+    written without them ("café" in "Cafe opening hours"), as the shared index's folded titles do."""
     sessions = [
         chat(
             "20261120_090000_7e0001", ("Book it for Tuesday", "Booked."), start=T, title="Termin bei Müller"
         ),
         chat("20261120_090100_7e0002", ("Ship it", "Shipped."), start=T + 60, title="Déploiement du site"),
+        *TYPED_WITHOUT_ACCENTS,
     ]
     path = _index_of(tmp_path, [*sessions, *_errands()])
     for asked, expected in (
         ("muller", sessions[0].id),
         ("deploiement", sessions[1].id),
         ("Müller", sessions[0].id),
+        # and the other way: a word typed with its accents, a title written without them
+        ("café hours", TYPED_WITHOUT_ACCENTS[0].id),
     ):
         result = search(path, asked)
         assert result.missing == [] and _first(result) == expected, asked
