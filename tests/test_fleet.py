@@ -2271,6 +2271,30 @@ def test_a_word_the_history_has_only_as_the_start_of_a_compound_is_found_there_a
     assert shared.spelled == {"Zugang": ["zugangsdaten"]}
 
 
+def test_a_slip_is_read_as_the_same_words_there_as_here(fleet, tmp_path):
+    """Questions fuzzed against both indexes told these apart: the shared index read "pagse" as "pages"
+    and "pagese" (its English reading of "pagese" is pages, which a doc's ``simple`` reading of "pages"
+    is), "eneded" as nothing where the local index read "needed", "plan Markteing" as "marketing" where
+    the local one took it for a word still being typed. Each is read alike now."""
+    from hermesdb import write_home
+    from test_wording import SLIPS_SAID_ALIKE, T
+
+    home = write_home(tmp_path / "hermes", [*SLIPS_SAID_ALIKE, *errands(T - 86400, "20261104", "5a5a5a")])
+    index = tmp_path / "index.db"
+    sync_index(index, homes=[home], parallel=False)
+    push(index, fleet.admin, "rho")
+    expected = {
+        "reorder pagse": {"pagse": ["pages"]},
+        "which tests eneded a fix": {"eneded": ["needed"]},
+        "plan Markteing": {"Markteing": ["marketing"]},
+    }
+    for asked, spelled in expected.items():
+        local = local_search(index, asked, SearchFilters(), limit=10)
+        shared = fleet_search(fleet.admin, asked, SearchFilters(), hosts=["rho"], limit=10)
+        assert (shared.spelled, shared.missing) == (local.spelled, local.missing) == (spelled, []), asked
+        assert shared.conversations[0].hits[0].session_id == local.conversations[0].hits[0].session_id
+
+
 def test_the_fix_blame_and_how_commands_take_fleet_and_host(fleet, machines, monkeypatch, capsys):
     from hermes_trail.cli import params
     from hermes_trail.cli.blame_cmd import blame

@@ -557,6 +557,39 @@ def test_a_word_the_history_has_only_as_the_start_of_a_compound_is_found_there(t
     assert _first(search(path, "Server laut")) == loud  # a word the history has is looked for as it is
 
 
+SLIPS_SAID_ALIKE = (
+    # "needs" said more often than "needed" in the docs with the stem need; "pages" and "marketing".
+    chat("20261105_180000_5a1100", ("What needs a review?", "It needs two reviews; nothing else needs one."),
+         start=T),
+    chat("20261106_090000_5a1200", ("Which tests needed a fix?", "The export tests needed one."),
+         start=T + 60),
+    chat("20261107_090000_5a1300", ("Reorder the docs pages", "The pages are sorted by title now."),
+         start=T + 120),
+    chat("20261108_090000_5a1400", ("Plan the marketing mail", "The marketing mail goes out Monday."),
+         start=T + 180),
+)  # fmt: skip
+
+
+def test_a_slip_is_read_as_the_word_one_slip_away_whatever_the_docs_say_first(tmp_path):
+    """A word typed wrong stands for the words one slip away the history has, shown as the docs write
+    them. "eneded" is one slip from "needed"; the docs with its stem said "needs" more often, which was
+    shown in its place, is no slip of "eneded", and so the word was left with nothing (which docs come
+    first differs between the local index and the shared one, which answered otherwise). A spelling the
+    docs write as it is, is that word. And a slip typed last ("plan Markteing") was read as a word still
+    being typed, because the word index looks for a stemmed start ("markte"), which no doc's word starts
+    as typed: neither missing nor read as "marketing"."""
+    home = write_home(tmp_path / "hermes", [*SLIPS_SAID_ALIKE, *errands(T - 86400, "20261104", "5a5a5a")])
+    path = tmp_path / "index.db"
+    sync_index(path, homes=[home])
+    _, needed, _, marketing = (spec.id for spec in SLIPS_SAID_ALIKE)
+    asked = search(path, "which tests eneded a fix")
+    assert asked.spelled == {"eneded": ["needed"]} and _first(asked) == needed
+    asked = search(path, "plan Markteing")
+    assert asked.spelled == {"Markteing": ["marketing"]} and asked.missing == []
+    assert _first(asked) == marketing
+    assert search(path, "plan marke").prefix == "marke"  # a start as typed is still one
+
+
 def test_the_newest_fact_wins(tmp_path):
     """The old session says more about the standup (it ranks higher on words); the later one moved it:
     the later one is the answer now and comes first. Recency alone never lifted it."""

@@ -491,18 +491,26 @@ def _respelled(conn: psycopg.Connection[Any], word: str) -> list[str]:
     """The words one slip away from ``word`` that the shared index holds, which stand for it, by the rule
     the local index reads them with (:func:`~hermes_trail.index.spelling.respelled`)."""
     common: set[str] = set()  # the spellings found among the index's most common words
+    read: dict[str, list[str]] = {}
 
     def there(words: list[str]) -> list[str]:
         found, often = _words_there(conn, words)
         common.update(often)
-        return found
+        # Held as the local index holds words (its stem written in a doc), not by another word's form in
+        # the other configuration (:func:`spelling.writes`).
+        return [w for w in found if spelling.writes(w, texts(w), plan.stem)]
 
     def texts(spelled: str) -> list[str]:
+        if spelled not in read:
+            read[spelled] = _texts_of(spelled)
+        return read[spelled]
+
+    def _texts_of(spelled: str) -> list[str]:
         leaf = _leaf_sql(_word(spelled))
         if leaf is None:
             return []
-        if spelled in common and len(read := _scanned_texts(conn, leaf)) >= spelling.READ:
-            return read
+        if spelled in common and len(scanned := _scanned_texts(conn, leaf)) >= spelling.READ:
+            return scanned
         return _first_texts(conn, leaf)
 
     return spelling.respelled(

@@ -836,6 +836,18 @@ def safe_start(word: str) -> str | None:
     return start if len(start) >= PREFIX_MIN else None
 
 
+def started_as_typed(conn: sqlite3.Connection, typed: str) -> bool:
+    """Whether a word still being typed, which the word index has as the start of a word, is the start of
+    one as typed: FTS5 stems a prefix before it looks for it, so "shortne" (a slip of "shorten", typed
+    whole) is looked for as shortn, which "shorten" starts, and read as a word still being typed that no
+    doc then had, neither missing nor read as the word it is a slip of (the shared index reads a prefix
+    unstemmed, and read it so). Asked of the first docs only when Porter changes the word."""
+    low = typed.lower()
+    if not (low.isascii() and low.isalpha()) or stem(low) == low:
+        return True
+    return starts_a_word(conn, low, low)
+
+
 def starts_a_word(conn: sqlite3.Connection, start: str, typed: str) -> bool:
     """Whether a doc with a word starting with ``start`` (:func:`safe_start`) has one starting as ``typed``,
     among the first :data:`START_READ` such docs (a start of two letters is in a good part of the index; a
@@ -899,7 +911,11 @@ def read(conn: sqlite3.Connection, text: str, checked: bool = True) -> Plan:
             continue
         typed = query.Term(term.text, prefix=True)
         unfinished = term is last and still_typed(term.text)
-        if unfinished and exists(conn, "docs_fts", query.leaf_fts(typed) or '""'):
+        if (
+            unfinished
+            and exists(conn, "docs_fts", query.leaf_fts(typed) or '""')
+            and started_as_typed(conn, term.text)
+        ):
             change[term] = typed
             prefix = term.text
             continue

@@ -146,7 +146,10 @@ def written(spelled: str, texts: list[str], same: Callable[[str], str]) -> str:
     """The word a spelling the history has stands for, as the history writes it: the word index holds
     words by their stems, so a slip's spelling found there may be no word at all ("reneweal" is found as
     renew); the most common word of the same stem (``same``) in ``texts`` (docs it matches) is shown and
-    searched for instead ("renewal"), the spelling itself when they have none."""
+    searched for instead ("renewal"), the spelling itself when they have none. A spelling the texts write
+    as it is is that word: "needed", one slip from "eneded", was shown as "needs" where the first docs
+    said that more often, which is no slip of it (and which docs come first differs between the local
+    index and the shared one)."""
     root = same(spelled)
     counted = Counter(
         word
@@ -154,7 +157,18 @@ def written(spelled: str, texts: list[str], same: Callable[[str], str]) -> str:
         for word in map(str.lower, _WORD.findall(text))
         if word[:2] == root[:2] and same(word) == root
     )
-    return max(counted, key=lambda w: (counted[w], w == spelled, w)) if counted else spelled
+    return max(counted, key=lambda w: (w == spelled, counted[w], w)) if counted else spelled
+
+
+def writes(spelled: str, texts: list[str], same: Callable[[str], str]) -> bool:
+    """Whether ``texts`` (docs a spelling matched) write a word held as the spelling is (``same``: its
+    stem): how the local word index finds a spelling at all. The shared index reads each doc in two
+    configurations at once, and a spelling read in one may be another word read in the other ("pagese" is
+    pages in English, which "pages" is in ``simple``; "fals" is fals in ``simple``, which "false" is in
+    English): a spelling no doc writes so is no word of the history."""
+    root = same(spelled)
+    words = (word for text in texts for word in map(str.lower, _WORD.findall(text)))
+    return any(word[:2] == root[:2] and same(word) == root for word in words)
 
 
 # The endings English makes a word from another with ("picker" from pick): a word typed with one, whose
