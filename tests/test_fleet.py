@@ -2287,6 +2287,7 @@ def test_a_slip_is_read_as_the_same_words_there_as_here(fleet, tmp_path):
         "reorder pagse": {"pagse": ["pages"]},
         "which tests eneded a fix": {"eneded": ["needed"]},
         "plan Markteing": {"Markteing": ["marketing"]},
+        "Übersetzugn fertig": {"Übersetzugn": ["übersetzung"]},  # an accent on its first letter
     }
     for asked, spelled in expected.items():
         local = local_search(index, asked, SearchFilters(), limit=10)

@@ -567,6 +567,9 @@ SLIPS_SAID_ALIKE = (
          start=T + 120),
     chat("20261108_090000_5a1400", ("Plan the marketing mail", "The marketing mail goes out Monday."),
          start=T + 180),
+    # A word whose first letter has an accent, as the word index holds it without.
+    chat("20261109_090000_5a1500", ("Ist die Übersetzung fertig?", "Die Übersetzung ist fertig."),
+         start=T + 240),
 )  # fmt: skip
 
 
@@ -581,13 +584,18 @@ def test_a_slip_is_read_as_the_word_one_slip_away_whatever_the_docs_say_first(tm
     home = write_home(tmp_path / "hermes", [*SLIPS_SAID_ALIKE, *errands(T - 86400, "20261104", "5a5a5a")])
     path = tmp_path / "index.db"
     sync_index(path, homes=[home])
-    _, needed, _, marketing = (spec.id for spec in SLIPS_SAID_ALIKE)
+    _, needed, _, marketing, _ = (spec.id for spec in SLIPS_SAID_ALIKE)
     asked = search(path, "which tests eneded a fix")
     assert asked.spelled == {"eneded": ["needed"]} and _first(asked) == needed
     asked = search(path, "plan Markteing")
     assert asked.spelled == {"Markteing": ["marketing"]} and asked.missing == []
     assert _first(asked) == marketing
     assert search(path, "plan marke").prefix == "marke"  # a start as typed is still one
+    # A doc writes a spelling held without the accent on its first letter (what the shared index asks).
+    from hermes_trail.index import spelling
+
+    assert spelling.writes("übersetzung", ["Die Übersetzung ist fertig"], plan.stem)
+    assert spelling.written("ubersetzung", ["Die Übersetzung ist fertig"], plan.stem) == "übersetzung"
 
 
 def test_the_newest_fact_wins(tmp_path):

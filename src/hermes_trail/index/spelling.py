@@ -25,6 +25,8 @@ import sqlite3
 from collections import Counter
 from collections.abc import Callable
 
+from hermes_trail.index.stopwords import fold
+
 # Letters a word needs before its slips are looked for; a word of SWAPPED_FROM letters ("exti", "form") is
 # looked for with two of its letters swapped only, the commonest slip, of a few spellings only.
 SHORTEST = 5
@@ -155,7 +157,7 @@ def written(spelled: str, texts: list[str], same: Callable[[str], str]) -> str:
         word
         for text in texts
         for word in map(str.lower, _WORD.findall(text))
-        if word[:2] == root[:2] and same(word) == root
+        if fold(word)[:2] == root[:2] and same(word) == root
     )
     return max(counted, key=lambda w: (w == spelled, counted[w], w)) if counted else spelled
 
@@ -168,7 +170,7 @@ def writes(spelled: str, texts: list[str], same: Callable[[str], str]) -> bool:
     English): a spelling no doc writes so is no word of the history."""
     root = same(spelled)
     words = (word for text in texts for word in map(str.lower, _WORD.findall(text)))
-    return any(word[:2] == root[:2] and same(word) == root for word in words)
+    return any(fold(word)[:2] == root[:2] and same(word) == root for word in words)
 
 
 # The endings English makes a word from another with ("picker" from pick): a word typed with one, whose
