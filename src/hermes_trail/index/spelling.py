@@ -152,13 +152,7 @@ def written(spelled: str, texts: list[str], same: Callable[[str], str]) -> str:
     as it is is that word: "needed", one slip from "eneded", was shown as "needs" where the first docs
     said that more often, which is no slip of it (and which docs come first differs between the local
     index and the shared one)."""
-    root = same(spelled)
-    counted = Counter(
-        word
-        for text in texts
-        for word in map(str.lower, _WORD.findall(text))
-        if fold(word)[:2] == root[:2] and same(word) == root
-    )
+    counted = _of_stem(spelled, texts, same)
     return max(counted, key=lambda w: (w == spelled, counted[w], w)) if counted else spelled
 
 
@@ -168,9 +162,20 @@ def writes(spelled: str, texts: list[str], same: Callable[[str], str]) -> bool:
     configurations at once, and a spelling read in one may be another word read in the other ("pagese" is
     pages in English, which "pages" is in ``simple``; "fals" is fals in ``simple``, which "false" is in
     English): a spelling no doc writes so is no word of the history."""
+    return bool(_of_stem(spelled, texts, same))
+
+
+def _of_stem(spelled: str, texts: list[str], same: Callable[[str], str]) -> Counter[str]:
+    """The words of ``texts``, lower case, held as ``spelled`` is (``same``: its stem), each with how often
+    it is written; its first letters compared folded first (the stem has no accents), before the stem is
+    made."""
     root = same(spelled)
-    words = (word for text in texts for word in map(str.lower, _WORD.findall(text)))
-    return any(fold(word)[:2] == root[:2] and same(word) == root for word in words)
+    return Counter(
+        word
+        for text in texts
+        for word in map(str.lower, _WORD.findall(text))
+        if fold(word)[:2] == root[:2] and same(word) == root
+    )
 
 
 # The endings English makes a word from another with ("picker" from pick): a word typed with one, whose
