@@ -24,7 +24,7 @@ import re
 import sqlite3
 import threading
 from collections.abc import Callable, Iterable
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from hermes_trail.index import cjk, query, schema, spelling, stopwords, variants
 from hermes_trail.model import _Record
@@ -594,20 +594,23 @@ def _profiles(conn: sqlite3.Connection) -> dict[str, str]:
     sessions, at every query of a new process."""
     held = """SELECT DISTINCT profile FROM stores
         WHERE EXISTS (SELECT 1 FROM sessions WHERE sessions.store = stores.key)"""
-    return _kept_names(_PROFILES, conn, held, profile_names)
+    return _kept_read(_PROFILES, conn, held, lambda rows: profile_names(r[0] for r in rows))
 
 
-def _kept_names(
-    cache: dict[tuple[Any, ...], dict[str, str]],
+_T = TypeVar("_T")
+
+
+def _kept_read(
+    cache: dict[tuple[Any, ...], _T],
     conn: sqlite3.Connection,
     sql: str,
-    names: Callable[[Iterable[str | None]], dict[str, str]],
-) -> dict[str, str]:
-    """``names`` of what ``sql`` reads, kept in ``cache`` until the index's sessions change (its ``build``
-    id or ``sessions_version``)."""
+    make: Callable[[list[Any]], _T],
+) -> _T:
+    """What ``make`` makes of the rows ``sql`` reads, kept in ``cache`` until the index's sessions change
+    (its ``build`` id or ``sessions_version``)."""
     key = schema.state_key(conn, "sessions_version")
     if key not in cache:
-        found = names(r[0] for r in conn.execute(sql))
+        found = make(conn.execute(sql).fetchall())
         cache.clear()
         cache[key] = found
     return cache[key]
@@ -643,13 +646,12 @@ def _places(conn: sqlite3.Connection) -> tuple[dict[str, str], dict[str, str]]:
     are named by (:func:`project_names`), in one scan of the session rows (they carry their gists: read
     cold, 130 ms on 10,000 sessions); read again only when the sessions changed, and only for a question
     with a word no index holds."""
-    key = schema.state_key(conn, "sessions_version")
-    if key not in _PLACES:
-        rows = conn.execute("SELECT DISTINCT source, project FROM sessions").fetchall()
-        found = (source_names(r[0] for r in rows), project_names(r[1] for r in rows))
-        _PLACES.clear()
-        _PLACES[key] = found
-    return _PLACES[key]
+    return _kept_read(
+        _PLACES,
+        conn,
+        "SELECT DISTINCT source, project FROM sessions",
+        lambda rows: (source_names(r[0] for r in rows), project_names(r[1] for r in rows)),
+    )
 
 
 def source_names(names: Iterable[str | None]) -> dict[str, str]:
