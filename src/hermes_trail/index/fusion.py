@@ -187,7 +187,7 @@ def lift_profiles(
         if not conv.hits:
             continue
         first = conv.hits[0]
-        in_project = bool(named & project_words(first.project))
+        in_project = bool(named) and not named.isdisjoint(project_words(first.project))
         if first.profile in profiles or first.source in (sources or ()) or in_project:
             for hit in conv.hits:
                 hit.score *= 1.0 + PROFILE_BOOST
