@@ -2251,6 +2251,37 @@ def test_a_project_no_text_names_says_where_to_look_there_as_here(fleet, tmp_pat
     assert shared.conversations[0].hits[0].session_id == PROJECTS[0].id and shared.missing == []
 
 
+def test_a_place_named_alone_is_answered_by_its_conversations_there_as_here(fleet, tmp_path):
+    """ "telegram", "billing", "work telegram" alone, where no text has the words: the shared index answers
+    with the conversations held there, newest first, their prompts counted and the places said, as the
+    local one does; a word that names no place is no match in both, and another host's sessions are not
+    listed for a host asked for."""
+    from hermes_trail.index import plan
+    from hermesdb import chat, write_home
+    from test_wording import PLACES, PLACES_AT_WORK, T
+
+    home = write_home(tmp_path / "hermes", PLACES, profiles={"work": PLACES_AT_WORK})
+    index = tmp_path / "index.db"
+    sync_index(index, homes=[home], parallel=False, env={"HERMES_HOME": str(home), "HOME": str(tmp_path)})
+    push(index, fleet.admin, "tau")
+    other = write_home(tmp_path / "other", [chat("20261108_090000_92a000", ("Ping", "Pong"), start=T + 86400,
+                                                  source="telegram")])  # fmt: skip
+    other_index = tmp_path / "other.db"
+    sync_index(other_index, homes=[other], parallel=False)
+    push(other_index, fleet.admin, "upsilon")
+    for asked in ("telegram", "Billing", "work", "work telegram", "discord", "telegram payroll"):
+        local = local_search(index, asked, SearchFilters(), limit=10)
+        shared = fleet_search(fleet.admin, asked, SearchFilters(), hosts=["tau"], limit=10)
+        assert [c.hits[0].session_id for c in shared.conversations] == [
+            c.hits[0].session_id for c in local.conversations
+        ], asked
+        assert (shared.places, shared.missing, shared.matches) == (local.places, local.missing, local.matches)
+    shared = fleet_search(fleet.admin, "telegram", SearchFilters(), limit=10)
+    assert shared.conversations[0].hits[0].session_id == "20261108_090000_92a000"
+    assert {c.hits[0].host for c in shared.conversations} == {"tau", "upsilon"}
+    assert shared.places == plan.Places(sources=("telegram",)) and shared.matches == 4
+
+
 def test_a_word_the_history_has_only_as_the_start_of_a_compound_is_found_there_as_here(fleet, tmp_path):
     """ "Zugang Server", where the history writes Zugangsdaten: the shared index reads the word as the
     start of the longer word, says it as searched for and finds the same conversations, as the local one

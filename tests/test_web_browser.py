@@ -414,6 +414,31 @@ def test_a_word_in_another_form_or_a_session_id_is_listed_as_a_match(browser, tm
         web.close()
 
 
+def test_a_place_named_alone_lists_its_conversations_and_says_so(browser, tmp_path):
+    """ "telegram", where no text says it but sessions came from Telegram: the page lists those
+    conversations (none folded away as only near in meaning), says why, and counts their prompts."""
+    from hermesdb import write_home
+    from test_wording import PLACES, PLACES_AT_WORK
+
+    home = write_home(tmp_path / "hermes", PLACES, profiles={"work": PLACES_AT_WORK})
+    web = WebApp(homes=(home,), index=tmp_path / "index.db")
+    srv = start(web, "127.0.0.1", 0)
+    tab = Page(browser, origin(srv) + "/")
+    try:
+        page = tab.page
+        page.goto(origin(srv) + "/?q=telegram")
+        page.wait_for_selector("body[data-search] #results > .conversation")
+        assert page.locator("#results > .conversation").count() == 3
+        said = page.locator("#results > p.missing").inner_text()
+        assert said == "No turn says telegram: the conversations from the front end telegram, newest first."
+        assert "3 prompts there" in page.locator("#results > p.meta").inner_text()
+        tab.shot("places-listing")
+    finally:
+        tab.close()
+        srv.shutdown()
+        web.close()
+
+
 def test_a_question_naming_a_time_says_which_and_lists_what_happened_then(browser, tmp_path):
     """ "What did I work on yesterday" lists yesterday's conversations and says so; "yesterday's deploy"
     puts yesterday's first, says which day it read, and keeps the older one after it."""

@@ -484,8 +484,6 @@ def test_a_word_no_text_has_that_names_a_front_end_says_where_to_look(tmp_path):
     assert len(named.conversations) == len(plain.conversations)
     assert search(path, "TELEGRAM saturday forecast").missing == []  # as the index spells it or not
     assert search(path, "discord saturday forecast").missing == ["discord"]  # no session came from it
-    alone = search(path, "telegram")  # nothing else to find: no word, no answer
-    assert alone.missing == ["telegram"] and not alone.conversations
 
 
 PROJECTS = (
@@ -523,8 +521,84 @@ def test_a_word_no_text_has_that_names_a_project_says_where_to_look(tmp_path):
     assert _first(search(path, "webshop invoice job fail")) == webshop
     assert search(path, "dev invoice job fail").missing == ["dev"]  # /home/dev: a user's name
     assert search(path, "payroll invoice job fail").missing == ["payroll"]  # no directory is named so
-    alone = search(path, "billing")  # nothing else to find: no word, no answer
-    assert alone.missing == ["billing"] and not alone.conversations
+
+
+PLACES = (
+    # No text of these says "telegram", "billing" or "work": they name where the sessions were held.
+    chat("20261105_180000_91a000", ("Check the Saturday forecast.", "Wet."), start=T, source="telegram"),
+    chat("20261106_090000_91b000", ("Is the cabin booked?", "Yes, Friday."), start=T + 3600,
+         source="telegram"),
+    chat("20261106_120000_91c000", ("Why did the invoice job fail?", "A timeout."), start=T + 7200,
+         cwd="/home/dev/work/billing-service"),
+    chat("20261107_090000_91d000", ("Plot the forecast.", "Plotted."), start=T + 10800),
+)  # fmt: skip
+PLACES_AT_WORK = (
+    chat("20261107_120000_91e000", ("Draft the quarterly review.", "Drafted."), start=T + 14400),
+    chat("20261107_130000_91f000", ("Ping the cabin group.", "Pinged."), start=T + 18000, source="telegram"),
+)  # fmt: skip
+
+
+def test_a_place_named_alone_is_answered_by_its_conversations(tmp_path):
+    """ "telegram", "billing", "work" alone: no text has the word, but sessions came from Telegram, ran in
+    ``~/work/billing-service`` or are the work profile's. The answer was "No match" and the word said
+    missing; a person who types the name asks for what happened there: those conversations, the one active
+    last first, each by its first prompts, their prompts counted, and said so. Names of two kinds ("work
+    telegram") are both kept to; a word that names no place, or a place with none of the filters', is no
+    match as before."""
+    home = write_home(tmp_path / "hermes", PLACES, profiles={"work": PLACES_AT_WORK})
+    path = tmp_path / "index.db"
+    sync_index(path, homes=[home], env={"HERMES_HOME": str(home), "HOME": str(tmp_path)})
+    cabin, forecast = "20261106_090000_91b000", "20261105_180000_91a000"
+    telegram = search(path, "telegram")
+    newest = "20261107_130000_91f000"  # the work profile's
+    assert [c.hits[0].session_id for c in telegram.conversations] == [newest, cabin, forecast]
+    assert telegram.missing == [] and telegram.matches == 3
+    assert telegram.places == plan.Places(sources=("telegram",))
+    assert [h.kind for c in telegram.conversations for h in c.hits] == ["prompt"] * 3
+    assert "from the front end telegram" in telegram.places.explained(telegram.query)
+    billing = search(path, "Billing")  # as the project writes it or not
+    assert [c.hits[0].session_id for c in billing.conversations] == ["20261106_120000_91c000"]
+    assert billing.places == plan.Places(projects=("billing",))
+    work = search(path, "work")
+    assert {c.hits[0].session_id for c in work.conversations} == {s.id for s in PLACES_AT_WORK}
+    both = search(path, "work telegram")
+    assert [c.hits[0].session_id for c in both.conversations] == ["20261107_130000_91f000"]
+    assert both.places == plan.Places(profiles=("work",), sources=("telegram",))
+    kept = search(path, "telegram", SearchFilters(profile="default"))
+    assert [c.hits[0].session_id for c in kept.conversations] == [cabin, forecast]
+    assert search(path, "telegram", limit=1).matches == 3  # every prompt there counted, one shown
+    for asked in ("discord", "telegram payroll", '"telegram"', "telegram -cabin"):
+        nothing = search(path, asked)
+        assert not nothing.conversations and nothing.places is None and nothing.missing, asked
+    assert not search(path, "billing", SearchFilters(source="telegram")).conversations
+
+
+def test_a_place_named_alone_is_said_so_in_the_cli_its_json_and_a_recall_page(tmp_path):
+    from typer.testing import CliRunner
+
+    from hermes_trail.cli.app import app
+
+    home = write_home(tmp_path / "hermes", PLACES, profiles={"work": PLACES_AT_WORK})
+    where = ["--index", str(tmp_path / "index.db"), "--home", str(home)]
+    runner = CliRunner()
+    out = runner.invoke(app, ["search", "telegram", *where], env={"COLUMNS": "80"})
+    assert out.exit_code == 0, out.output
+    lines = out.output.splitlines()
+    assert lines[0] == "No turn says telegram: the conversations from the front end telegram, newest"
+    assert "3 prompts there, listed in" in out.output and "Not found anywhere" not in out.output
+    data = json.loads(runner.invoke(app, ["search", "work telegram", "--json", *where]).output)
+    assert data["places"] == {
+        "profiles": ["work"],
+        "sources": ["telegram"],
+        "projects": [],
+        "explained": "No turn says work telegram: the conversations of the profile work, from the front end "
+        "telegram, newest first.",
+    }
+    assert data["missing"] == [] and data["matches"] == 1
+    assert json.loads(runner.invoke(app, ["search", "cabin", "--json", *where]).output)["places"] is None
+    page = runner.invoke(app, ["recall", "billing", *where]).output
+    assert "No turn says billing: the conversations in a project named billing" in page
+    assert "20261106_120000_91c000" in page
 
 
 COMPOUND_STARTS = (

@@ -26,6 +26,7 @@ from hermes_trail.model import (
 )
 
 if TYPE_CHECKING:
+    from hermes_trail.index.plan import Places
     from hermes_trail.index.results import Hit, SearchResult
     from hermes_trail.index.when import Window
     from hermes_trail.resume import ResumePlan
@@ -351,6 +352,7 @@ def _search_json(result: SearchResult) -> dict[str, Any]:
         "spelled": {typed: list(words) for typed, words in result.spelled.items()},
         "when": _when_json(result.when),
         "session": result.session,
+        "places": _places_json(result.places, result.query),
         "conversations": [
             {
                 "store": c.store,
@@ -362,6 +364,18 @@ def _search_json(result: SearchResult) -> dict[str, Any]:
             }
             for c in result.conversations
         ],
+    }
+
+
+def _places_json(places: Places | None, asked: str) -> dict[str, Any] | None:
+    """The places a question of their names alone named (``plan.only_places``), or ``None``."""
+    if places is None:
+        return None
+    return {
+        "profiles": list(places.profiles),
+        "sources": list(places.sources),
+        "projects": list(places.projects),
+        "explained": places.explained(asked),
     }
 
 

@@ -262,6 +262,8 @@ def print_search(out: Printer, result: SearchResult, shared: bool = False, encod
         return
     if result.when is not None:  # a time the question named: what came from it
         out.line((safe(result.when.explained()), "yellow" if not result.when.within else "dim"))
+    if result.places is not None:  # names alone: the conversations held there
+        out.line((safe(result.places.explained(result.query)), "yellow"))
     if result.missing:
         words = safe(listed(result.missing))
         # no turn matched any word: what is shown was found by meaning alone
@@ -276,7 +278,15 @@ def print_search(out: Printer, result: SearchResult, shared: bool = False, encod
     if read_across:
         out.line((f"Also read as Chinese or Japanese: {safe(', '.join(read_across))}", "dim"))
     hinted = _print_dictionary_hint(out, result)
-    if result.missing or result.spelled or result.read_as or read_across or hinted or result.when:
+    if (
+        result.missing
+        or result.spelled
+        or result.read_as
+        or read_across
+        or hinted
+        or result.when
+        or result.places
+    ):
         out.blank()
     from hermes_trail.resume import many_lines
 
@@ -351,6 +361,10 @@ def _print_conversations(out: Printer, result: SearchResult, shared: bool, encod
     at_least = "" if result.matches_exact else "at least "
     if result.session is not None:  # a session id asked: its conversation, its prompts counted
         said = f"{at_least}{counted(result.matches, 'prompt')} of session {safe(result.session)}"
+        out.line((f"{said}, listed in {result.seconds * 1000:.0f} ms", "dim"))
+        return
+    if result.places is not None:  # a place's conversations: its prompts counted
+        said = f"{counted(result.matches, 'prompt')} there"
         out.line((f"{said}, listed in {result.seconds * 1000:.0f} ms", "dim"))
         return
     if result.when is not None and result.when.listing:  # a time's conversations: its prompts counted

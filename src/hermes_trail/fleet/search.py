@@ -98,6 +98,7 @@ from hermes_trail.index.search import (
     lift_titled,
     listed,
     opening_line,
+    placed_sessions,
     prefix_relaxed,
     session_named,
     title_shares,
@@ -342,6 +343,8 @@ class _Plan:
     marked: tuple[str, ...] = ()
     # The project words it names with a word no text has (``billing``): lifted too, as locally.
     projects: tuple[str, ...] = ()
+    # The places a question of their names alone names: their conversations answer (as locally).
+    places: plan.Places | None = None
 
     @property
     def meant(self) -> list[str]:
@@ -398,6 +401,7 @@ def _plan(conn: psycopg.Connection[Any], text: str, checked: bool) -> _Plan:
     spelled: dict[str, list[str]] = {}
     sources: list[str] = []
     projects: list[str] = []
+    places: plan.Places | None = None
     prefix: str | None = None
     last = query.last_term(parsed)
     if last is not None and last in kept and plan.stemmed_away(last):
@@ -440,12 +444,16 @@ def _plan(conn: psycopg.Connection[Any], text: str, checked: bool) -> _Plan:
             missing, dropped = plan.take_joined(runs, change, spelled, missing, dropped)
         if missing:  # the first part of a compound (as locally)
             missing = plan.read_as_starts(missing, kept, change, spelled, variant)
-        if missing and len(every) - len(dropped) - len(missing) > 0:
-            change.update((t, None) for t in kept if t.text in missing)
-            named_sources, named_projects = _places(conn)
-            sources, missing = plan.naming_sources(missing, named_sources)
-            if missing:
-                projects, missing = plan.naming_projects(missing, named_projects)
+        if missing:  # what the words no text has name, as locally
+            others = len(every) - len(dropped) - len(missing) > 0
+            if others:
+                change.update((t, None) for t in kept if t.text in missing)
+            alone = plan.asks_words_alone(parsed, plain, every) and {t.text for t in kept} <= set(missing)
+            profile_names = [named[t.text.casefold()] for t in profiles]
+            where = functools.partial(_places, conn)
+            sources, projects, missing, places = plan.naming_places(
+                missing, profile_names, others, alone, named, where
+            )
     if change:
         parsed = query.rewrite(parsed, change)
     tsquery = None
@@ -478,6 +486,7 @@ def _plan(conn: psycopg.Connection[Any], text: str, checked: bool) -> _Plan:
         unfound,
         tuple(query.marked_names(parsed)),
         tuple(projects),
+        places,
     )
 
 
@@ -1518,6 +1527,13 @@ def _search(
             rows, windowed = _candidates(conn, checked, filters, hosts)
             hits = _scored(conn, rows)
         reading = checked
+        if checked.places is not None:  # names of places alone: their conversations (as locally)
+            at_places = _of_places(
+                conn, text, checked.places, filters, hosts, limit, per_conversation, snippet_chars
+            )
+            at_places.seconds = time.perf_counter() - started
+            if at_places.conversations:
+                return at_places
     terms = reading.terms
     as_hits: list[Hit] = list(hits)
     lift_edits(as_hits, terms)
@@ -1684,6 +1700,62 @@ def _in_window(
         snippets=_snippets,
         openings=_openings,
     )
+
+
+def _of_places(
+    conn: psycopg.Connection[Any],
+    text: str,
+    places: plan.Places,
+    filters: SearchFilters,
+    hosts: list[str] | None,
+    limit: int,
+    per_conversation: int,
+    snippet_chars: int,
+) -> SearchResult:
+    """The local index's answer to a question of places' names alone (``index.search._of_places``): the
+    conversations held there, the one active last first, each by its first prompts; every host's apart."""
+    clauses, params = _where(_on_sessions(filters), None)
+    clauses = [c for c in clauses if not c.startswith("d.")]
+    if hosts:
+        clauses.append("s.host = ANY(%s)")
+        params.append(list(hosts))
+    if filters.since is not None and filters.until is not None:  # "discord yesterday": active then
+        clauses.append(
+            "coalesce(s.started, s.last_activity) < %s AND coalesce(s.last_activity, s.started) >= %s"
+        )
+        params += [filters.until, filters.since]
+    rows = conn.execute(
+        f"SELECT s.id, s.host, s.store, s.root, s.profile, s.source, s.project FROM {_S} s "
+        f"WHERE {' AND '.join(clauses) or 'true'} "
+        "ORDER BY coalesce(s.last_activity, s.started) DESC NULLS LAST, s.id DESC",
+        params,
+    ).fetchall()
+    # A conversation of each host apart, as :func:`_group` keeps them.
+    shown, every = placed_sessions(((r[0], (r[1], r[2]), *r[3:]) for r in rows), places, limit)
+    doc_clauses, doc_params = _where(filters, hosts)
+    where = " AND ".join(["d.kind = 'prompt'", *doc_clauses])
+    joined = f"FROM {_S} s JOIN {_D} d ON d.sess = s.id WHERE {where} AND d.sess = ANY(%s)"
+    row = conn.execute(f"SELECT count(*) {joined}", [*doc_params, every]).fetchone()
+    found = conn.execute(
+        f"SELECT {_DOC_COLUMNS} {joined} ORDER BY d.time DESC NULLS LAST, d.id DESC", [*doc_params, shown]
+    ).fetchall()
+    sessions = _sessions(conn, {int(r[1]) for r in found})
+    hits: list[Hit] = [_hit(r, sessions[int(r[1])], 0.0) for r in found if int(r[1]) in sessions]
+    result = listed(
+        conn,
+        text,
+        hits,
+        True,
+        limit,
+        per_conversation,
+        snippet_chars,
+        time.perf_counter(),
+        group=_group,
+        snippets=_snippets,
+        openings=_openings,
+    )
+    result.matches, result.places = int(row[0]) if row else 0, places
+    return result
 
 
 def said_unmatched(

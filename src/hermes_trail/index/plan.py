@@ -24,13 +24,49 @@ import re
 import sqlite3
 import threading
 from collections.abc import Callable, Iterable
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar, NamedTuple, TypeVar
 
 from hermes_trail.index import cjk, query, schema, spelling, stopwords, variants
 from hermes_trail.model import _Record
 
 # A prefix shorter than this matches too much of any history to mean one word.
 PREFIX_MIN = 2
+
+
+class Places(NamedTuple):
+    """Where a question of names alone asks about: profiles, front ends (``sessions.source``) and project
+    words (:func:`project_words`). No text says "discord" or "billing", but sessions came from Discord or
+    ran in ``~/work/billing-service``: a person who types that name alone asks for those conversations, and
+    "No match" answered. A session is in them when it is in one of each kind named."""
+
+    profiles: tuple[str, ...] = ()
+    sources: tuple[str, ...] = ()
+    projects: tuple[str, ...] = ()
+
+    def described(self) -> str:
+        """Where, as a person reads it: "of the profile work", "from the front end discord", "in a project
+        named billing", together "of the profile work, from the front end telegram"."""
+        parts = []
+        for names, one, many in (
+            (self.profiles, "of the profile", "of the profiles"),
+            (self.sources, "from the front end", "from the front ends"),
+            (self.projects, "in a project named", "in projects named"),
+        ):
+            if names:
+                parts.append(f"{one if len(names) == 1 else many} {' or '.join(names)}")
+        return ", ".join(parts)
+
+    def explained(self, asked: str) -> str:
+        """What the answer to the question ``asked`` is, said first above it."""
+        return f"No turn says {asked.strip()}: the conversations {self.described()}, newest first."
+
+    def hold(self, profile: str | None, source: str | None, project: str | None) -> bool:
+        """Whether a session of that profile, front end and project is in these places."""
+        return (
+            (not self.profiles or profile in self.profiles)
+            and (not self.sources or source in self.sources)
+            and (not self.projects or not project_words(project).isdisjoint(self.projects))
+        )
 
 
 # Written out as the model's classes are (``model._Record``): what ``@dataclass`` made, without generating
@@ -54,6 +90,7 @@ class Plan(_Record):
         "unfound",
         "beside_runs",
         "prefix_start",
+        "places",
     )
     __slots__ = _fields
 
@@ -93,6 +130,9 @@ class Plan(_Record):
     # The start of :attr:`prefix` the word index is asked for in its place, when Porter reads the prefix as
     # another word (:func:`safe_start`: "pay" as pai); a match must still have a word starting as typed.
     prefix_start: str | None
+    # The profiles, front ends and projects a question of their names alone names ("discord", "work
+    # telegram"): no text has its words, the answer is the conversations held there (:func:`only_places`).
+    places: Places | None
 
     def __init__(
         self,
@@ -111,6 +151,7 @@ class Plan(_Record):
         unfound: list[str] | None = None,
         beside_runs: str | None = None,
         prefix_start: str | None = None,
+        places: Places | None = None,
     ) -> None:
         self.parsed = parsed
         self.terms = terms
@@ -127,6 +168,7 @@ class Plan(_Record):
         self.beside_runs = beside_runs
         self.unfound = [] if unfound is None else unfound
         self.prefix_start = prefix_start
+        self.places = places
 
     @property
     def meant(self) -> list[str]:
@@ -638,6 +680,13 @@ def naming_profiles(
     return profiles
 
 
+def asks_words_alone(parsed: query.Query, plain: list[query.Term], every: list[Any]) -> bool:
+    """Whether a question is words side by side and nothing else: no phrase, no alternative, no word left
+    out (what a question of places' names alone is, :func:`only_places`)."""
+    alone = {t.text for t in plain} == set(every)
+    return alone and not query.phrases(parsed) and not query.exclusions(parsed)
+
+
 _PLACES: dict[tuple[Any, ...], tuple[dict[str, str], dict[str, str]]] = {}
 
 
@@ -718,6 +767,62 @@ def naming_projects(missing: list[str], named: dict[str, str]) -> tuple[list[str
         else:
             left.append(word)
     return list(dict.fromkeys(found)), left
+
+
+def naming_places(
+    missing: list[str],
+    profiles: list[str],
+    others: bool,
+    alone: bool,
+    named: dict[str, str],
+    places: Callable[[], tuple[dict[str, str], dict[str, str]]],
+) -> tuple[list[str], list[str], list[str], Places | None]:
+    """Of the words no index holds (``missing``), the front ends and projects they name, the words still
+    missing, and the places the question names when it is names alone (``alone``: every word it asks for
+    is missing or names a profile, ``profiles``); ``others``: other words answer, so the names say where
+    to look among them. ``named``: the profile names (:func:`profile_names`); ``places``: the front ends'
+    and projects' (:func:`_places`, read only when needed). The local index and the shared one read them
+    alike."""
+    if others:
+        named_sources, named_projects = places()
+        sources, missing = naming_sources(missing, named_sources)
+        projects: list[str] = []
+        if missing:
+            projects, missing = naming_projects(missing, named_projects)
+        lone = _places_of(profiles, sources, projects) if alone and not missing else None
+        return sources, projects, missing, lone
+    return [], [], missing, only_places(missing, named, *places()) if alone else None
+
+
+def _places_of(profiles: list[str], sources: list[str], projects: list[str]) -> Places | None:
+    """The places named, unless one is no place (memory, a skill: :data:`_NOT_PLACES`)."""
+    if _NOT_PLACES.intersection(sources):
+        return None
+    return Places(tuple(dict.fromkeys(profiles)), tuple(sources), tuple(projects))
+
+
+# Front ends no question names as a place: Hermes' memory and skills are indexed as sessions of these
+# sources, and have no conversations to list.
+_NOT_PLACES = frozenset({"memory", "skill"})
+
+
+def only_places(
+    missing: list[str],
+    profiles: dict[str, str],
+    sources: dict[str, str],
+    projects: dict[str, str],
+) -> Places | None:
+    """The places a question names when every word it asks for is one no index holds and each names a
+    profile (``profiles``: :func:`profile_names`), a front end (``sources``: :func:`source_names`) or a
+    project (``projects``: :func:`project_names`); ``None`` when any names none. The local index and the
+    shared one read them alike."""
+    if not missing:
+        return None
+    named_profiles = [profiles[w.casefold()] for w in missing if w.casefold() in profiles]
+    rest = [w for w in missing if w.casefold() not in profiles]
+    named_sources, rest = naming_sources(rest, sources)
+    named_projects, rest = naming_projects(rest, projects)
+    return None if rest else _places_of(named_profiles, named_sources, named_projects)
 
 
 # A word of words joined by hyphens or dashes (``variants.JOINERS``) or apostrophes: a possessive or an
@@ -945,12 +1050,16 @@ def read(conn: sqlite3.Connection, text: str, checked: bool = True) -> Plan:
     left = len(every) - len(dropped) - len(missing)
     sources: list[str] = []
     projects: list[str] = []
-    if missing and left > 0:  # the words that exist answer; the ones no index has are reported
-        change.update((t, None) for t in kept if t.text in missing)
-        named_sources, named_projects = _places(conn)
-        sources, missing = naming_sources(missing, named_sources)
-        if missing:
-            projects, missing = naming_projects(missing, named_projects)
+    places: Places | None = None
+    if missing:
+        if left > 0:  # the words that exist answer; the ones no index has are reported
+            change.update((t, None) for t in kept if t.text in missing)
+        alone = asks_words_alone(parsed, plain, every) and {t.text for t in kept} <= set(missing)
+        named_profiles = [named[t.text.casefold()] for t in profiles]
+        where = functools.partial(_places, conn)
+        sources, projects, missing, places = naming_places(
+            missing, named_profiles, left > 0, alone, named, where
+        )
     if change:
         parsed = query.rewrite(parsed, change)
     terms = query.terms(parsed)
@@ -969,6 +1078,7 @@ def read(conn: sqlite3.Connection, text: str, checked: bool = True) -> Plan:
         spelled=spelled,
         unfound=[f'"{p.text}"' for p in query.phrases(parsed) if checked and not _found(conn, p)],
         prefix_start=prefix_start,
+        places=places,
     )
     # A question of Chinese, Japanese or Korean runs alone is looked for in the bigram index alone: the word
     # index found only the docs where the run stood alone between marks ("周会：周二"), and its BM25 put

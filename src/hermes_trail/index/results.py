@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, ClassVar
 from hermes_trail.model import _Record
 
 if TYPE_CHECKING:
+    from hermes_trail.index.plan import Places
     from hermes_trail.index.when import Window
 
 MARK_OPEN, MARK_CLOSE = "\u00ab", "\u00bb"
@@ -192,6 +193,7 @@ class SearchResult(_Record):
         "spelled",
         "when",
         "session",
+        "places",
     )
     __slots__ = _fields
     query: str
@@ -226,6 +228,10 @@ class SearchResult(_Record):
     # The session id the question was, and nothing else: the answer is that conversation, by its prompts
     # (``search.session_named``); ``None`` otherwise.
     session: str | None
+    # The profiles, front ends and projects a question of their names alone named ("discord", "work"), no
+    # text having the words: the answer is their conversations, newest first, by their first prompts
+    # (``plan.only_places``); ``None`` otherwise.
+    places: Places | None
 
     def __init__(
         self,
@@ -245,6 +251,7 @@ class SearchResult(_Record):
         spelled: dict[str, list[str]] | None = None,
         when: Window | None = None,
         session: str | None = None,
+        places: Places | None = None,
     ) -> None:
         self.query = query
         self.conversations = conversations
@@ -262,6 +269,7 @@ class SearchResult(_Record):
         self.spelled = {} if spelled is None else spelled
         self.when = when
         self.session = session
+        self.places = places
 
     @property
     def hits(self) -> list[Hit]:

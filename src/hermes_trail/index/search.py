@@ -1015,6 +1015,73 @@ def _in_window(
     )
 
 
+def _of_places(
+    conn: sqlite3.Connection,
+    text: str,
+    places: plan.Places,
+    filters: SearchFilters,
+    limit: int,
+    per_conversation: int,
+    snippet_chars: int,
+) -> SearchResult:
+    """The conversations held in ``places`` (a question of their names alone: ``plan.only_places``), the
+    one active last first, each by its first prompts, as a time's conversations are listed; its prompts
+    counted in all of them."""
+    clauses, params = _on_sessions(filters).clauses("?")
+    if filters.since is not None and filters.until is not None:  # "discord yesterday": active then
+        clauses.append(
+            "coalesce(s.started, s.last_activity) < ? AND coalesce(s.last_activity, s.started) >= ?"
+        )
+        params += [filters.until, filters.since]
+    rows = conn.execute(
+        "SELECT s.id, s.store, s.root, s.profile, s.source, s.project FROM sessions s "
+        f"WHERE {' AND '.join(clauses) or '1'} ORDER BY coalesce(s.last_activity, s.started) DESC, s.id DESC",
+        params,
+    ).fetchall()
+    shown, every = placed_sessions(rows, places, limit)
+    doc_clauses, doc_params = _where(filters)
+    where = " AND ".join(["d.kind = 'prompt'", *doc_clauses])
+    found: list[tuple[Any, ...]] = []
+    count = 0
+    for at in range(0, len(every), 500):  # under SQLite's bound-parameter limit
+        chunk = every[at : at + 500]
+        marks = ", ".join("?" for _ in chunk)
+        joined = f"FROM docs d JOIN sessions s ON s.id = d.sess WHERE d.sess IN ({marks}) AND {where}"
+        count += conn.execute(f"SELECT count(*) {joined}", [*chunk, *doc_params]).fetchone()[0]
+    for at in range(0, len(shown), 500):
+        chunk = shown[at : at + 500]
+        marks = ", ".join("?" for _ in chunk)
+        found += conn.execute(
+            f"SELECT {_DOC_COLUMNS} FROM docs d JOIN sessions s ON s.id = d.sess "
+            f"WHERE d.sess IN ({marks}) AND {where}",
+            [*chunk, *doc_params],
+        ).fetchall()
+    found.sort(key=lambda r: (r[15] or 0.0, r[0]), reverse=True)
+    hits = [_hit(row, 0.0) for row in found]
+    result = listed(conn, text, hits, True, limit, per_conversation, snippet_chars, time.perf_counter())
+    result.matches, result.places = count, places
+    return result
+
+
+def placed_sessions(
+    rows: Iterable[tuple[Any, ...]], places: plan.Places, limit: int
+) -> tuple[list[Any], list[Any]]:
+    """Of the sessions ``rows`` (id, store, root, profile, source, project; the one active last first),
+    those in ``places``: the ids of the first ``limit`` conversations' sessions (a continuation chain is
+    one conversation), and the ids of them all. The local index's and the shared one's."""
+    shown: list[Any] = []
+    every: list[Any] = []
+    roots: set[tuple[Any, Any]] = set()
+    for sess, store, root, profile, source, project in rows:
+        if not places.hold(profile, source, project):
+            continue
+        every.append(sess)
+        if (store, root) in roots or len(roots) < limit:
+            roots.add((store, root))
+            shown.append(sess)
+    return shown, every
+
+
 def listed(
     conn: Any,
     text: str,
@@ -1092,6 +1159,11 @@ def _search(
             )
         groups = _group(hits)
         reading = checked
+        if checked.places is not None:  # names of places alone: their conversations, if they have any
+            places = _of_places(conn, text, checked.places, filters, limit, per_conversation, snippet_chars)
+            places.seconds = time.perf_counter() - started
+            if places.conversations:
+                return places
     terms, runs = reading.terms, reading.runs
     if reading.prefix_start and reading.prefix:  # marked, and weighed in titles and lists, as typed
         terms = [reading.prefix if t == reading.prefix_start else t for t in terms]

@@ -390,7 +390,8 @@
     // nothing else is answered by that time's conversations, every one shown.
     var when = result.when;
     // A session id pasted as the question: that conversation, listed by its prompts (no word to mark).
-    var listing = Boolean(when && when.listing) || Boolean(result.session);
+    // Names of places alone ("discord", "work"): the conversations held there, listed as a time's are.
+    var listing = Boolean(when && when.listing) || Boolean(result.session) || Boolean(result.places);
     var words = queryWords(when ? when.rest : result.query).concat(result.read_as || [], result.read_as_cjk || [], respelled);
     var matched = result.conversations.filter(function (c) { return listing || hasWords(c, words); });
     var nearOnly = result.conversations.filter(function (c) { return !listing && !hasWords(c, words); });
@@ -403,6 +404,7 @@
       return;
     }
     if (when) box.appendChild(el("p", "missing", when.explained));
+    if (result.places) box.appendChild(el("p", "missing", result.places.explained));
     // a quoted phrase no turn has as typed, whose words some have
     var others = absent.every(function (w) { return w.charAt(0) === '"'; }) ? "its words" : "the other words";
     if (missing) box.appendChild(el("p", "missing", "Not found anywhere: " + missing + "; showing what " + others + " find."));
@@ -423,6 +425,7 @@
     box.appendChild(nearFold(nearOnly));
     var more = result.truncated ? " (more not shown)" : "";
     var tally = result.session ? counted(result.matches, "prompt") + " of session " + result.session + ", listed" :
+      result.places ? counted(result.matches, "prompt") + " there, listed" :
       listing ? counted(result.matches, "prompt") + " at that time, listed" :
       result.matches ? counted(result.matches, "matching turn") : counted(matched.length, "conversation") + " by title";
     box.appendChild(el("p", "meta", tally + " in " + Math.round(result.seconds * 1000) + " ms" + more));
