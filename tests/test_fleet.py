@@ -2082,6 +2082,11 @@ def test_fix_blame_and_how_answer_as_the_local_index_for_one_hosts_data(fleet, m
     theirs = local.records_json(local.how_commands("docker compose zeppelin", limit=10))
     assert theirs and _without(mine) == _without(theirs)
     assert all(c["lacks"] == ["zeppelin"] for c in theirs)
+    # Two words no doc has: both left out, there as here.
+    mine = shared.records_json(shared.how_commands("docker zeppelin compose quasar", limit=10))
+    theirs = local.records_json(local.how_commands("docker zeppelin compose quasar", limit=10))
+    assert theirs and _without(mine) == _without(theirs)
+    assert all(c["lacks"] == ["zeppelin", "quasar"] for c in theirs)
     # A word typed wrong: asked for as the word the history has, there as here.
     mine = shared.records_json(shared.how_commands("dokcer compose", limit=10))
     theirs = local.records_json(local.how_commands("dokcer compose", limit=10))

@@ -372,6 +372,52 @@ def test_a_question_with_a_word_no_prompt_said_finds_the_commands_of_the_others(
     assert how.most_words(ask, "convert huge number -png", counts, 10) == []
 
 
+KAFKA = "kafka-consumer-groups --bootstrap-server kafka:9092 --describe --group billing"
+REPLICA = "psql -c 'select replay_lag from pg_stat_replication'"
+
+
+def test_a_question_with_two_words_no_prompt_said_finds_the_commands_of_the_others(tmp_path):
+    """ "check kafka consumer lag", where the prompt before the command said "is the billing consumer
+    keeping up": two of its words are nowhere near that command, and leaving out one found nothing, so
+    `trail how` said "No command on record". All but two (of four or more) answer now, the most common
+    left out first, each command saying which words it lacks; a word no doc has at all is left out before
+    any other, as a search leaves it out; never down to one word."""
+    import io
+
+    from hermes_trail.cli.tables import print_how
+    from hermes_trail.cli.term import Printer
+
+    sessions = [
+        Session(1).ask("Is the billing consumer keeping up?").run(KAFKA, "billing invoices 3 884120 7487"),
+        Session(2).ask("check lag on the replica").run(REPLICA),
+        *(Session(n).ask(f"check the disk on web-0{n}").run(f"ssh web-0{n} df -h", "/ 41%") for n in (3, 4)),
+    ]
+    conn = open_index(tmp_path, sessions)
+
+    def ask(question: str) -> list[how.HowEntry]:
+        return how.how(conn, question)
+
+    def counts(words: list[str]) -> list[int]:
+        return how.local_counts(conn, words)
+
+    question = "check kafka consumer lag"
+    assert how.most_words(ask, question.replace("lag", "").strip(), counts, 10)[0].lacks == ["check"]
+    entries = how.most_words(ask, question, counts, limit=10)
+    assert [(e.command, e.lacks) for e in entries] == [
+        (KAFKA, ["check", "lag"]),
+        (REPLICA, ["kafka", "consumer"]),
+    ]
+    stream = io.StringIO()
+    print_how(Printer(stream), question, entries)
+    assert "leaving out 2 words:" in stream.getvalue() and "without: check, lag" in stream.getvalue()
+    # A word no doc has ("offsets") is left out first, then the most common of the others.
+    entries = how.most_words(ask, "check kafka consumer offsets", counts, limit=10)
+    assert (entries[0].command, entries[0].lacks) == (KAFKA, ["offsets", "check"])
+    # Never down to one word: "kafka" alone would be left of "replica kafka offsets".
+    assert how.most_words(ask, "replica kafka offsets", counts, 10) == []
+    conn.close()
+
+
 def test_a_word_typed_wrong_is_asked_for_as_the_word_the_history_has(asked):
     """The word "hexadecmal" (a letter left out) found nothing, and two words are too few to leave one out:
     the history's "hexadecimal" is asked for in its place, and the commands say so."""

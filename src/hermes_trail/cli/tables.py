@@ -515,7 +515,9 @@ def print_how(out: Printer, what: str, entries: list[HowEntry]) -> None:
         return
     _print_spelled(out, entries[0].spelled, "yellow")
     if entries[0].lacks:
-        out.line((f"Nothing on record does all of {safe(what)!r}; leaving out one word:", "yellow"))
+        most = max(len(e.lacks) for e in entries)
+        left_out = "one word" if most == 1 else f"{most} words"
+        out.line((f"Nothing on record does all of {safe(what)!r}; leaving out {left_out}:", "yellow"))
     elif entries[0].matched_in == "meaning":
         out.line(
             (

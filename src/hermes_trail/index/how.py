@@ -43,6 +43,7 @@ numbers, not by the size of the history.
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 import sqlite3
 from collections.abc import Callable, Iterable, Sequence
@@ -580,8 +581,10 @@ def _entries(conn: sqlite3.Connection, ranked: list[_Group], limit: int) -> list
 
 
 # A question of fewer or more content words than these is not tried again without each of them: of two,
-# one word alone is left, which says too little of the task.
+# one word alone is left, which says too little of the task. At most so many of the words it has are left
+# out at once, each time leaving at least two.
 FEWEST_WORDS, MOST_WORDS = 3, 8
+LEFT_OUT = 2
 _E = TypeVar("_E", bound=HowEntry)
 
 
@@ -593,14 +596,18 @@ def most_words(
     respell: Callable[[str], list[str]] | None = None,
 ) -> list[_E]:
     """What ``ask`` (a ``how`` of the local or the shared index) answers for ``what``; when no command on
-    record matches every word of it, the commands that match all but one, each saying the word it lacks
-    (``lacks``). A person asks in the words of the task ("server ran out of disk"), and one word the prompt
-    before the command did not say ("web-01 ran out of disk again") left nothing at all, as one missing
-    word emptied a search before it fell back to the words that exist.
+    record matches every word of it, the commands that match the words some doc has (a word none has is
+    left out, as a search leaves it), else all of those but one, else (of four or more) all but two, each
+    saying the words it lacks (``lacks``). A person asks in the words of the task ("server ran out of
+    disk"), and one word the prompt before the command did not say ("web-01 ran out of disk again") left
+    nothing at all, as one missing word emptied a search before it fell back to the words that exist; so
+    did two ("check kafka consumer lag" for a ``kafka-consumer-groups`` run asked for as "is the billing
+    consumer keeping up").
 
     Only a question of plain words (no phrase, alternative, exclusion or prefix: those say exactly what
-    to match) of :data:`FEWEST_WORDS` to :data:`MOST_WORDS` content words. The most common word
-    (``counts``: how many docs have each) is left out first, what is left saying the most; a command found
+    to match) of :data:`FEWEST_WORDS` to :data:`MOST_WORDS` content words, and never down to one word.
+    The most common words (``counts``: how many docs have each) are left out first, what is left saying
+    the most; a command found
     in the command itself or in what led to it comes before one found only in its output, whichever word
     it lacks. Before that, a word typed wrong (``respell``: the words one slip away from a word the index
     lacks, :mod:`~hermes_trail.index.spelling`) is asked for as those words, as a search does."""
@@ -618,19 +625,40 @@ def most_words(
     if not FEWEST_WORDS <= len(words) <= MOST_WORDS:
         return []
     common = counts(words)
-    order = sorted(range(len(words)), key=lambda i: -common[i])
-    ranked: list[tuple[int, int, int, _E]] = []
-    seen: set[str] = set()
-    for place, left_out in enumerate(order):
-        rest = " ".join(w for i, w in enumerate(words) if i != left_out)
-        for position, entry in enumerate(ask(rest)):
-            if entry.command in seen:
-                continue
-            seen.add(entry.command)
-            entry.lacks = [words[left_out]]
-            ranked.append((entry.matched_in == "output", place, position, entry))
-    chosen = [entry for *_, entry in sorted(ranked, key=lambda r: r[:3])]
-    return chosen[:limit] if limit > 0 else chosen
+    # Words no doc has at all (not typed wrong either: those were asked for as the history spells them)
+    # are left out first, as a search leaves them out: "check kafka consumer lag" where nothing says "lag".
+    absent = [w for w, n in zip(words, common, strict=True) if n == 0 and w not in spelled]
+    if len(words) - len(absent) < FEWEST_WORDS - 1:  # one word alone says too little of the task
+        absent = []
+    if absent:
+        kept = [i for i, w in enumerate(words) if w not in absent]
+        words, common = [words[i] for i in kept], [common[i] for i in kept]
+        found = list(ask(" ".join(words)))
+        for entry in found:
+            entry.lacks = list(absent)
+        if found:
+            return found[:limit] if limit > 0 else found
+    # Then all but one word, else (of four or more) all but two: the most common left out first.
+    for dropped in range(1, LEFT_OUT + 1):
+        if len(words) - dropped < FEWEST_WORDS - 1:
+            break
+        order = sorted(
+            itertools.combinations(range(len(words)), dropped), key=lambda out: -sum(common[i] for i in out)
+        )
+        ranked: list[tuple[int, int, int, _E]] = []
+        seen: set[str] = set()
+        for place, left_out in enumerate(order):
+            rest = " ".join(w for i, w in enumerate(words) if i not in left_out)
+            for position, entry in enumerate(ask(rest)):
+                if entry.command in seen:
+                    continue
+                seen.add(entry.command)
+                entry.lacks = [*absent, *(words[i] for i in left_out)]
+                ranked.append((entry.matched_in == "output", place, position, entry))
+        if ranked:
+            chosen = [entry for *_, entry in sorted(ranked, key=lambda r: r[:3])]
+            return chosen[:limit] if limit > 0 else chosen
+    return []
 
 
 def _either(words: list[str]) -> str:
