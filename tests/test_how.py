@@ -391,6 +391,7 @@ def test_a_question_with_two_words_no_prompt_said_finds_the_commands_of_the_othe
         Session(1).ask("Is the billing consumer keeping up?").run(KAFKA, "billing invoices 3 884120 7487"),
         Session(2).ask("check lag on the replica").run(REPLICA),
         *(Session(n).ask(f"check the disk on web-0{n}").run(f"ssh web-0{n} df -h", "/ 41%") for n in (3, 4)),
+        Session(5).ask("Add an alarm for 5xx on the load balancer.").run("terraform validate", "Success!"),
     ]
     conn = open_index(tmp_path, sessions)
 
@@ -413,6 +414,10 @@ def test_a_question_with_two_words_no_prompt_said_finds_the_commands_of_the_othe
     # A word no doc has ("offsets") is left out first, then the most common of the others.
     entries = how.most_words(ask, "check kafka consumer offsets", counts, limit=10)
     assert (entries[0].command, entries[0].lacks) == (KAFKA, ["offsets", "check"])
+    # A command whose prompt and text together say every word lacks none, and comes first: no one doc
+    # has "validate terraform load balancer alarm", the command and what led to it do.
+    entries = how.most_words(ask, "validate the terraform for the load balancer alarm", counts, limit=10)
+    assert (entries[0].command, entries[0].lacks) == ("terraform validate", [])
     # Never down to one word: "kafka" alone would be left of "replica kafka offsets".
     assert how.most_words(ask, "replica kafka offsets", counts, 10) == []
     conn.close()

@@ -635,7 +635,7 @@ def most_words(
         words, common = [words[i] for i in kept], [common[i] for i in kept]
         found = list(ask(" ".join(words)))
         for entry in found:
-            entry.lacks = list(absent)
+            entry.lacks = _lacking(entry, absent)
         if found:
             return found[:limit] if limit > 0 else found
     # Then all but one word, else (of four or more) all but two: the most common left out first.
@@ -653,12 +653,20 @@ def most_words(
                 if entry.command in seen:
                     continue
                 seen.add(entry.command)
-                entry.lacks = [*absent, *(words[i] for i in left_out)]
-                ranked.append((entry.matched_in == "output", place, position, entry))
+                entry.lacks = _lacking(entry, [*absent, *(words[i] for i in left_out)])
+                ranked.append((len(entry.lacks), entry.matched_in == "output", place, position, entry))
         if ranked:
-            chosen = [entry for *_, entry in sorted(ranked, key=lambda r: r[:3])]
+            chosen = [entry for *_, entry in sorted(ranked, key=lambda r: r[:4])]
             return chosen[:limit] if limit > 0 else chosen
     return []
+
+
+def _lacking(entry: _E, words: list[str]) -> list[str]:
+    """Of the words a command was found without, those neither it nor the prompt that led to it says: a
+    ``terraform validate`` led to by "add an alarm on the load balancer" has every word of "validate the
+    terraform for the load balancer alarm", though no one doc does."""
+    said = f"{entry.command}\n{entry.prompt or ''}"
+    return [w for w in words if not in_command(query.Term(w), said)]
 
 
 def _either(words: list[str]) -> str:
