@@ -645,7 +645,7 @@ def most_words(
         order = sorted(
             itertools.combinations(range(len(words)), dropped), key=lambda out: -sum(common[i] for i in out)
         )
-        ranked: list[tuple[int, int, int, _E]] = []
+        ranked: list[tuple[int, bool, int, int, _E]] = []
         seen: set[str] = set()
         for place, left_out in enumerate(order):
             rest = " ".join(w for i, w in enumerate(words) if i not in left_out)
