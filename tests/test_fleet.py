@@ -2274,7 +2274,16 @@ def test_a_place_named_alone_is_answered_by_its_conversations_there_as_here(flee
     other_index = tmp_path / "other.db"
     sync_index(other_index, homes=[other], parallel=False)
     push(other_index, fleet.admin, "upsilon")
-    for asked in ("telegram", "Billing", "work", "work telegram", "discord", "telegram payroll"):
+    asked_all = (
+        "telegram",
+        "Billing",
+        "work",
+        "work telegram",
+        "discord",
+        "telegram payroll",
+        "telegram chats",
+    )
+    for asked in asked_all:
         local = local_search(index, asked, SearchFilters(), limit=10)
         shared = fleet_search(fleet.admin, asked, SearchFilters(), hosts=["tau"], limit=10)
         assert [c.hits[0].session_id for c in shared.conversations] == [
@@ -2284,7 +2293,7 @@ def test_a_place_named_alone_is_answered_by_its_conversations_there_as_here(flee
     shared = fleet_search(fleet.admin, "telegram", SearchFilters(), limit=10)
     assert shared.conversations[0].hits[0].session_id == "20261108_090000_92a000"
     assert {c.hits[0].host for c in shared.conversations} == {"tau", "upsilon"}
-    assert shared.places == plan.Places(sources=("telegram",)) and shared.matches == 4
+    assert shared.places == plan.Places(sources=("telegram",), words=("telegram",)) and shared.matches == 4
 
 
 def test_a_word_the_history_has_only_as_the_start_of_a_compound_is_found_there_as_here(fleet, tmp_path):

@@ -553,17 +553,22 @@ def test_a_place_named_alone_is_answered_by_its_conversations(tmp_path):
     newest = "20261107_130000_91f000"  # the work profile's
     assert [c.hits[0].session_id for c in telegram.conversations] == [newest, cabin, forecast]
     assert telegram.missing == [] and telegram.matches == 3
-    assert telegram.places == plan.Places(sources=("telegram",))
+    assert telegram.places == plan.Places(sources=("telegram",), words=("telegram",))
     assert [h.kind for c in telegram.conversations for h in c.hits] == ["prompt"] * 3
-    assert "from the front end telegram" in telegram.places.explained(telegram.query)
+    assert "from the front end telegram" in telegram.places.explained()
     billing = search(path, "Billing")  # as the project writes it or not
     assert [c.hits[0].session_id for c in billing.conversations] == ["20261106_120000_91c000"]
-    assert billing.places == plan.Places(projects=("billing",))
+    assert billing.places == plan.Places(projects=("billing",), words=("Billing",))
     work = search(path, "work")
     assert {c.hits[0].session_id for c in work.conversations} == {s.id for s in PLACES_AT_WORK}
     both = search(path, "work telegram")
     assert [c.hits[0].session_id for c in both.conversations] == ["20261107_130000_91f000"]
-    assert both.places == plan.Places(profiles=("work",), sources=("telegram",))
+    assert both.places == plan.Places(profiles=("work",), sources=("telegram",), words=("work", "telegram"))
+    # Words that ask for nothing in particular ask for what happened there.
+    for asked in ("telegram chats", "what did I discuss on Telegram", "show me my telegram conversations"):
+        said = search(path, asked)
+        assert [c.hits[0].session_id for c in said.conversations] == [newest, cabin, forecast], asked
+        assert said.places is not None and said.places.sources == ("telegram",), asked
     kept = search(path, "telegram", SearchFilters(profile="default"))
     assert [c.hits[0].session_id for c in kept.conversations] == [cabin, forecast]
     assert search(path, "telegram", limit=1).matches == 3  # every prompt there counted, one shown
@@ -591,8 +596,9 @@ def test_a_place_named_alone_is_said_so_in_the_cli_its_json_and_a_recall_page(tm
         "profiles": ["work"],
         "sources": ["telegram"],
         "projects": [],
-        "explained": "No turn says work telegram: the conversations of the profile work, from the front end "
-        "telegram, newest first.",
+        "words": ["work", "telegram"],
+        "explained": "No turn says work or telegram: the conversations of the profile work, from the front "
+        "end telegram, newest first.",
     }
     assert data["missing"] == [] and data["matches"] == 1
     assert json.loads(runner.invoke(app, ["search", "cabin", "--json", *where]).output)["places"] is None

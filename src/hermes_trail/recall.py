@@ -269,7 +269,7 @@ def _reading(result: SearchResult) -> str:
     if result.when is not None:  # a time the question named ("yesterday"): in this machine's local time
         notes += f"{_clean(result.when.explained())}\n"
     if result.places is not None:  # names alone: the conversations held there, not records of the words
-        notes += f"{_clean(result.places.explained(result.query))}\n"
+        notes += f"{_clean(result.places.explained())}\n"
     if result.missing:
         words = listed([_clean(w) for w in result.missing])
         notes += f"No record has: {words}. The records below match the rest of the question or its meaning.\n"

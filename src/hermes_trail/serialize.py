@@ -352,7 +352,7 @@ def _search_json(result: SearchResult) -> dict[str, Any]:
         "spelled": {typed: list(words) for typed, words in result.spelled.items()},
         "when": _when_json(result.when),
         "session": result.session,
-        "places": _places_json(result.places, result.query),
+        "places": _places_json(result.places),
         "conversations": [
             {
                 "store": c.store,
@@ -367,7 +367,7 @@ def _search_json(result: SearchResult) -> dict[str, Any]:
     }
 
 
-def _places_json(places: Places | None, asked: str) -> dict[str, Any] | None:
+def _places_json(places: Places | None) -> dict[str, Any] | None:
     """The places a question of their names alone named (``plan.only_places``), or ``None``."""
     if places is None:
         return None
@@ -375,7 +375,8 @@ def _places_json(places: Places | None, asked: str) -> dict[str, Any] | None:
         "profiles": list(places.profiles),
         "sources": list(places.sources),
         "projects": list(places.projects),
-        "explained": places.explained(asked),
+        "words": list(places.words),
+        "explained": places.explained(),
     }
 
 

@@ -263,7 +263,7 @@ def print_search(out: Printer, result: SearchResult, shared: bool = False, encod
     if result.when is not None:  # a time the question named: what came from it
         out.line((safe(result.when.explained()), "yellow" if not result.when.within else "dim"))
     if result.places is not None:  # names alone: the conversations held there
-        out.line((safe(result.places.explained(result.query)), "yellow"))
+        out.line((safe(result.places.explained()), "yellow"))
     if result.missing:
         words = safe(listed(result.missing))
         # no turn matched any word: what is shown was found by meaning alone

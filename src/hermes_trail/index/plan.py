@@ -42,6 +42,8 @@ class Places(NamedTuple):
     profiles: tuple[str, ...] = ()
     sources: tuple[str, ...] = ()
     projects: tuple[str, ...] = ()
+    # The words that named them, as typed ("Discord" of "my Discord chats").
+    words: tuple[str, ...] = ()
 
     def described(self) -> str:
         """Where, as a person reads it: "of the profile work", "from the front end discord", "in a project
@@ -56,9 +58,9 @@ class Places(NamedTuple):
                 parts.append(f"{one if len(names) == 1 else many} {' or '.join(names)}")
         return ", ".join(parts)
 
-    def explained(self, asked: str) -> str:
-        """What the answer to the question ``asked`` is, said first above it."""
-        return f"No turn says {asked.strip()}: the conversations {self.described()}, newest first."
+    def explained(self) -> str:
+        """What the answer is, said first above it."""
+        return f"No turn says {' or '.join(self.words)}: the conversations {self.described()}, newest first."
 
     def hold(self, profile: str | None, source: str | None, project: str | None) -> bool:
         """Whether a session of that profile, front end and project is in these places."""
@@ -680,6 +682,17 @@ def naming_profiles(
     return profiles
 
 
+def names_alone(kept: list[query.Term], missing: list[str]) -> bool:
+    """Whether the words a question asks for (``kept``) are each one no index holds (``missing``, which a
+    place may name) or one that asks for nothing in particular ("chats", "discussed": ``when``'s), so that
+    "discord chats" and "what did I discuss on telegram" ask for a place's conversations as "discord"
+    does."""
+    from hermes_trail.index.when import asks_for_nothing
+
+    absent = set(missing)
+    return bool(absent) and all(t.text in absent or asks_for_nothing(t.text) for t in kept)
+
+
 def asks_words_alone(parsed: query.Query, plain: list[query.Term], every: list[Any]) -> bool:
     """Whether a question is words side by side and nothing else: no phrase, no alternative, no word left
     out (what a question of places' names alone is, :func:`only_places`)."""
@@ -772,6 +785,7 @@ def naming_projects(missing: list[str], named: dict[str, str]) -> tuple[list[str
 def naming_places(
     missing: list[str],
     profiles: list[str],
+    typed: list[str],
     others: bool,
     alone: bool,
     named: dict[str, str],
@@ -779,26 +793,34 @@ def naming_places(
 ) -> tuple[list[str], list[str], list[str], Places | None]:
     """Of the words no index holds (``missing``), the front ends and projects they name, the words still
     missing, and the places the question names when it is names alone (``alone``: every word it asks for
-    is missing or names a profile, ``profiles``); ``others``: other words answer, so the names say where
-    to look among them. ``named``: the profile names (:func:`profile_names`); ``places``: the front ends'
-    and projects' (:func:`_places`, read only when needed). The local index and the shared one read them
-    alike."""
-    if others:
-        named_sources, named_projects = places()
-        sources, missing = naming_sources(missing, named_sources)
-        projects: list[str] = []
-        if missing:
-            projects, missing = naming_projects(missing, named_projects)
-        lone = _places_of(profiles, sources, projects) if alone and not missing else None
-        return sources, projects, missing, lone
-    return [], [], missing, only_places(missing, named, *places()) if alone else None
+    is missing, asks for nothing in particular or names a profile, ``profiles`` as ``typed``);
+    ``others``: other words answer, so the names say where to look among them. ``named``: the profile
+    names (:func:`profile_names`); ``places``: the front ends' and projects' (:func:`_places`, read only
+    when needed). The local index and the shared one read them alike."""
+    from hermes_trail.index.when import asks_for_nothing
+
+    if not others:
+        return [], [], missing, only_places(missing, named, *places()) if alone else None
+    named_sources, named_projects = places()
+    sources, left = naming_sources(missing, named_sources)
+    projects: list[str] = []
+    if left:
+        projects, left = naming_projects(left, named_projects)
+    lone = None
+    if alone and all(asks_for_nothing(w) for w in left):
+        said = [*typed, *(w for w in missing if w not in left)]
+        lone = _places_of(profiles, sources, projects, said)
+    return sources, projects, left, lone
 
 
-def _places_of(profiles: list[str], sources: list[str], projects: list[str]) -> Places | None:
-    """The places named, unless one is no place (memory, a skill: :data:`_NOT_PLACES`)."""
-    if _NOT_PLACES.intersection(sources):
+def _places_of(
+    profiles: list[str], sources: list[str], projects: list[str], said: list[str]
+) -> Places | None:
+    """The places named (by the words ``said``), unless none is, or one is no place (memory, a skill:
+    :data:`_NOT_PLACES`)."""
+    if not (profiles or sources or projects) or _NOT_PLACES.intersection(sources):
         return None
-    return Places(tuple(dict.fromkeys(profiles)), tuple(sources), tuple(projects))
+    return Places(tuple(dict.fromkeys(profiles)), tuple(sources), tuple(projects), tuple(dict.fromkeys(said)))
 
 
 # Front ends no question names as a place: Hermes' memory and skills are indexed as sessions of these
@@ -814,15 +836,18 @@ def only_places(
 ) -> Places | None:
     """The places a question names when every word it asks for is one no index holds and each names a
     profile (``profiles``: :func:`profile_names`), a front end (``sources``: :func:`source_names`) or a
-    project (``projects``: :func:`project_names`); ``None`` when any names none. The local index and the
-    shared one read them alike."""
-    if not missing:
-        return None
+    project (``projects``: :func:`project_names`), or asks for nothing in particular ("chats"); ``None``
+    when any does neither. The local index and the shared one read them alike."""
+    from hermes_trail.index.when import asks_for_nothing
+
     named_profiles = [profiles[w.casefold()] for w in missing if w.casefold() in profiles]
     rest = [w for w in missing if w.casefold() not in profiles]
     named_sources, rest = naming_sources(rest, sources)
     named_projects, rest = naming_projects(rest, projects)
-    return None if rest else _places_of(named_profiles, named_sources, named_projects)
+    if not all(asks_for_nothing(w) for w in rest):
+        return None
+    said = [w for w in missing if w not in rest]
+    return _places_of(named_profiles, named_sources, named_projects, said)
 
 
 # A word of words joined by hyphens or dashes (``variants.JOINERS``) or apostrophes: a possessive or an
@@ -1054,11 +1079,12 @@ def read(conn: sqlite3.Connection, text: str, checked: bool = True) -> Plan:
     if missing:
         if left > 0:  # the words that exist answer; the ones no index has are reported
             change.update((t, None) for t in kept if t.text in missing)
-        alone = asks_words_alone(parsed, plain, every) and {t.text for t in kept} <= set(missing)
+        alone = asks_words_alone(parsed, plain, every) and names_alone(kept, missing)
         named_profiles = [named[t.text.casefold()] for t in profiles]
         where = functools.partial(_places, conn)
+        typed_profiles = [t.text for t in profiles]
         sources, projects, missing, places = naming_places(
-            missing, named_profiles, left > 0, alone, named, where
+            missing, named_profiles, typed_profiles, left > 0, alone, named, where
         )
     if change:
         parsed = query.rewrite(parsed, change)

@@ -524,6 +524,13 @@ _ACTIVITY_CJK = re.compile(
 _WORD = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)?")
 
 
+def asks_for_nothing(word: str) -> bool:
+    """Whether ``word`` (not Chinese or Japanese) asks for nothing in particular: what happened ("chats",
+    "discussed", "show"), not what about; a question of such words and a place's name asks for what
+    happened there (``plan.only_places``)."""
+    return word.lower() in _ACTIVITY
+
+
 def _asks_for_nothing(rest: str) -> bool:
     """Whether ``rest`` (a question without its time) asks only what happened: function words and
     activity words alone."""
@@ -533,8 +540,7 @@ def _asks_for_nothing(rest: str) -> bool:
             if _ACTIVITY_CJK.sub("", word).strip(" ？?"):
                 return False
             continue
-        key = word.lower()
-        if key in _ACTIVITY or stopwords.is_stopword(word) or key.isdigit():
+        if asks_for_nothing(word) or stopwords.is_stopword(word) or word.isdigit():
             continue
         return False
     return True
