@@ -1026,7 +1026,11 @@ def _of_places(
 ) -> SearchResult:
     """The conversations held in ``places`` (a question of their names alone: ``plan.only_places``), the
     one active last first, each by its first prompts, as a time's conversations are listed; its prompts
-    counted in all of them."""
+    counted in all of them: through ``docs_steps`` (every live prompt, covered), not the docs' rows (the
+    count read every doc of Telegram's sessions: 40 ms at a million messages, against 4). Nothing for a
+    search kept to a role or a tool: no prompt is listed there."""
+    if filters.role or filters.tool:
+        return SearchResult(text, [], 0, False, 0.0)
     clauses, params = _on_sessions(filters).clauses("?")
     if filters.since is not None and filters.until is not None:  # "discord yesterday": active then
         clauses.append(
@@ -1039,22 +1043,29 @@ def _of_places(
         params,
     ).fetchall()
     shown, every = placed_sessions(rows, places, limit)
-    doc_clauses, doc_params = _where(filters)
-    where = " AND ".join(["d.kind = 'prompt'", *doc_clauses])
+    # ``docs_steps``'s own condition spelled out, so that SQLite sees the index covers the count.
+    where = "d.kind IN ('command', 'prompt') AND d.rewound = 0" if not filters.include_rewound else "1"
+    where += " AND d.kind = 'prompt'"
+    times: list[Any] = []
+    for bound, said in ((filters.since, ">="), (filters.until, "<")):
+        if bound is not None:
+            where += f" AND d.time {said} ?"
+            times.append(bound)
     found: list[tuple[Any, ...]] = []
     count = 0
     for at in range(0, len(every), 500):  # under SQLite's bound-parameter limit
         chunk = every[at : at + 500]
         marks = ", ".join("?" for _ in chunk)
-        joined = f"FROM docs d JOIN sessions s ON s.id = d.sess WHERE d.sess IN ({marks}) AND {where}"
-        count += conn.execute(f"SELECT count(*) {joined}", [*chunk, *doc_params]).fetchone()[0]
+        count += conn.execute(
+            f"SELECT count(*) FROM docs d WHERE d.sess IN ({marks}) AND {where}", [*chunk, *times]
+        ).fetchone()[0]
     for at in range(0, len(shown), 500):
         chunk = shown[at : at + 500]
         marks = ", ".join("?" for _ in chunk)
         found += conn.execute(
             f"SELECT {_DOC_COLUMNS} FROM docs d JOIN sessions s ON s.id = d.sess "
             f"WHERE d.sess IN ({marks}) AND {where}",
-            [*chunk, *doc_params],
+            [*chunk, *times],
         ).fetchall()
     found.sort(key=lambda r: (r[15] or 0.0, r[0]), reverse=True)
     hits = [_hit(row, 0.0) for row in found]
