@@ -576,6 +576,7 @@ def test_a_place_named_alone_is_answered_by_its_conversations(tmp_path):
         nothing = search(path, asked)
         assert not nothing.conversations and nothing.places is None and nothing.missing, asked
     assert not search(path, "billing", SearchFilters(source="telegram")).conversations
+    assert search(path, "telegram", SearchFilters(role="tool")).places is None  # no prompt is a tool's
 
 
 def test_a_place_named_alone_is_said_so_in_the_cli_its_json_and_a_recall_page(tmp_path):
