@@ -241,7 +241,8 @@ QUESTIONS: dict[str, Question] = {
                     "query",
                     "text",
                     'Words, "exact phrases", OR, -word to exclude, prefix*, paths or any text; a time '
-                    '("yesterday", "last week") says when to look.',
+                    '("yesterday", "last week") says when to look; a front end, profile or project named '
+                    'alone ("telegram") lists its conversations.',
                     chars=QUERY_CHARS,
                 ),
                 _project(),
