@@ -988,25 +988,23 @@ def _in_window(
     ]
     # ``docs_steps``'s own condition spelled out, so that SQLite sees the index covers the query.
     live = "" if filters.include_rewound else "d.kind IN ('command', 'prompt') AND d.rewound = 0 AND "
-    prompts: list[tuple[int, float | None]] = []
-    for at in range(0, len(sessions), 500):  # under SQLite's bound-parameter limit
-        chunk = sessions[at : at + 500]
-        prompts += conn.execute(
-            f"SELECT d.id, d.time FROM docs d WHERE d.sess IN ({', '.join('?' for _ in chunk)}) AND {live}"
-            "d.kind = 'prompt' AND d.time >= ? AND d.time < ?",
-            [*chunk, since, until],
-        ).fetchall()
+    prompts = _in_chunks(
+        conn,
+        f"SELECT d.id, d.time FROM docs d WHERE d.sess IN ({{marks}}) AND {live}"
+        "d.kind = 'prompt' AND d.time >= ? AND d.time < ?",
+        sessions,
+        [since, until],
+    )
     prompts.sort(key=lambda p: (p[1] or 0.0, p[0]), reverse=True)
     wanted = [doc for doc, _ in prompts[:LISTED_PROMPTS]]
     clauses, params = _where(filters)
-    rows: list[tuple[Any, ...]] = []
-    for at in range(0, len(wanted), 500):
-        chunk = wanted[at : at + 500]
-        rows += conn.execute(
-            f"SELECT {_DOC_COLUMNS} FROM docs d JOIN sessions s ON s.id = d.sess "
-            f"WHERE d.id IN ({', '.join('?' for _ in chunk)}) AND {' AND '.join(clauses) or '1'}",
-            [*chunk, *params],
-        ).fetchall()
+    rows = _in_chunks(
+        conn,
+        f"SELECT {_DOC_COLUMNS} FROM docs d JOIN sessions s ON s.id = d.sess "
+        f"WHERE d.id IN ({{marks}}) AND {' AND '.join(clauses) or '1'}",
+        wanted,
+        params,
+    )
     rows.sort(key=lambda r: (r[15] or 0.0, r[0]), reverse=True)
     hits = [_hit(row, 0.0) for row in rows]
     # Exact unless prompts were left out: then at least the newest ones' count.
@@ -1051,27 +1049,31 @@ def _of_places(
         if bound is not None:
             where += f" AND d.time {said} ?"
             times.append(bound)
-    found: list[tuple[Any, ...]] = []
-    count = 0
-    for at in range(0, len(every), 500):  # under SQLite's bound-parameter limit
-        chunk = every[at : at + 500]
-        marks = ", ".join("?" for _ in chunk)
-        count += conn.execute(
-            f"SELECT count(*) FROM docs d WHERE d.sess IN ({marks}) AND {where}", [*chunk, *times]
-        ).fetchone()[0]
-    for at in range(0, len(shown), 500):
-        chunk = shown[at : at + 500]
-        marks = ", ".join("?" for _ in chunk)
-        found += conn.execute(
-            f"SELECT {_DOC_COLUMNS} FROM docs d JOIN sessions s ON s.id = d.sess "
-            f"WHERE d.sess IN ({marks}) AND {where}",
-            [*chunk, *times],
-        ).fetchall()
+    counts = _in_chunks(
+        conn, f"SELECT count(*) FROM docs d WHERE d.sess IN ({{marks}}) AND {where}", every, times
+    )
+    found = _in_chunks(
+        conn,
+        f"SELECT {_DOC_COLUMNS} FROM docs d JOIN sessions s ON s.id = d.sess "
+        f"WHERE d.sess IN ({{marks}}) AND {where}",
+        shown,
+        times,
+    )
     found.sort(key=lambda r: (r[15] or 0.0, r[0]), reverse=True)
     hits = [_hit(row, 0.0) for row in found]
     result = listed(conn, text, hits, True, limit, per_conversation, snippet_chars, time.perf_counter())
-    result.matches, result.places = count, places
+    result.matches, result.places = sum(n for (n,) in counts), places
     return result
+
+
+def _in_chunks(conn: sqlite3.Connection, sql: str, ids: list[Any], params: list[Any]) -> list[Any]:
+    """The rows ``sql`` reads for ``ids`` (its ``{marks}``, bound before ``params``), 500 ids a statement:
+    under SQLite's bound-parameter limit."""
+    rows: list[Any] = []
+    for at in range(0, len(ids), 500):
+        chunk = ids[at : at + 500]
+        rows += conn.execute(sql.format(marks=", ".join("?" for _ in chunk)), [*chunk, *params]).fetchall()
+    return rows
 
 
 def placed_sessions(
