@@ -94,6 +94,18 @@ def test_bad_since_is_one_clear_line(home):
     assert code == 0, err
 
 
+def test_a_role_no_turn_can_have_is_one_clear_line_not_no_match(home, tmp_path):
+    """``--role foo`` matched nothing, and "No match" took the typo for an empty history: it fails saying
+    which roles there are. A role is read in any case; a kind of turn (``reply``, ``command``) is one."""
+    index = str(tmp_path / "index.db")
+    code, _, err = run("search", "alpha", "--role", "foo", "--home", str(home), "--index", index)
+    assert code == 1 and "--role 'foo'" in err and "assistant (or reply)" in err and "Traceback" not in err
+    code, out, err = run("search", "alpha", "--role", "Assistant", "--home", str(home), "--index", index)
+    assert code == 0 and "alpha answer" in out, err
+    code, out, err = run("search", "alpha", "--role", "reply", "--home", str(home), "--index", index)
+    assert code == 0 and "alpha answer" in out and "alpha question" not in out, err
+
+
 def test_show_replays_a_session_by_unambiguous_prefix(home):
     code, out, _ = run("show", "20261101_100000_aaaaa", "--home", str(home))
     assert code == 0

@@ -120,6 +120,7 @@ def test_sessions(trail):
         (lambda t: t.show("2026110"), "ambiguous", WORK_ID),
         (lambda t: t.show(CHAT_ID, offset=-1), "offset", ""),
         (lambda t: t.search("wal", since="whenever it suits"), "since 'whenever it suits'", "7d"),
+        (lambda t: t.search("wal", role="foo"), "role 'foo'", "assistant (or reply)"),
     ],
 )
 def test_errors_carry_a_hint(trail, call, message, hint):

@@ -121,11 +121,27 @@ def search_filters(
         source=source,
         since=_since(since, "since"),
         until=_since(until, "until"),
-        role=role,
+        role=role_asked(role),
         tool=tool,
         session=session,
         include_rewound=include_rewound,
     )
+
+
+_ROLE_HINT = "use user (or prompt), assistant (or reply), tool (or output), command, edit or summary"
+
+
+def role_asked(value: str | None) -> str | None:
+    """A role asked for, as the filters read it (lower case); one no turn can have is a
+    :class:`ServiceError`: it matched nothing, and "No match" took the typo for an empty history."""
+    from hermes_trail.index.filters import ROLES
+
+    if value is None or not value.strip():
+        return None
+    role = value.strip().lower()
+    if role not in ROLES:
+        raise ServiceError(f"role {value!r} is no role or kind of a turn", _ROLE_HINT)
+    return role
 
 
 def clip(value: Any, max_string: int = MAX_STRING, max_items: int | None = None) -> Any:

@@ -183,6 +183,16 @@ def since_option(value: str | None, name: str) -> float | None:
         fail(str(exc))
 
 
+def role_option(value: str | None) -> None:
+    """A ``--role`` no turn can have fails the command, saying which there are (it matched nothing)."""
+    from hermes_trail.service import ServiceError, role_asked
+
+    try:
+        role_asked(value)
+    except ServiceError as exc:
+        fail(f"--role {value!r}: no turn has that role or kind ({exc.hint})")
+
+
 def answer(
     found: bool, json_output: bool, as_json: Callable[[], Any], render: Callable[[Printer], None]
 ) -> NoReturn:

@@ -2,7 +2,16 @@
 
 from typing import TYPE_CHECKING, Annotated, Any
 
-from hermes_trail.cli.common import DbOption, HomeOption, JsonOption, PgOption, answer, question, since_option
+from hermes_trail.cli.common import (
+    DbOption,
+    HomeOption,
+    JsonOption,
+    PgOption,
+    answer,
+    question,
+    role_option,
+    since_option,
+)
 from hermes_trail.cli.indexing import IndexOption, indexed
 from hermes_trail.cli.params import asked
 from hermes_trail.cli.share_cmd import FleetOption, HostsOption
@@ -45,6 +54,7 @@ def search(
 
     since_option(since, "--since")  # a time it cannot read fails the command, in the option's words
     since_option(until, "--until")
+    role_option(role)
     asked_for: dict[str, Any] = {  # the question's filters, as declared
         "project": project,
         "profile": profile,

@@ -101,6 +101,14 @@ class SearchFilters(_Frozen):
         return clauses, params
 
 
+# What ``role`` may be (:meth:`SearchFilters.clauses`): a turn's role, or the kind of doc it is indexed as
+# (a prompt, a reply, a command, an edit, a tool's output), or their other names.
+ROLES = frozenset({
+    "user", "prompt", "assistant", "reply", "tool", "output", "tool-output", "command", "edit", "summary",
+    "system", "notice", "memory", "skill",
+})  # fmt: skip
+
+
 def like(text: str) -> str:
     """``text`` as a LIKE pattern that matches it literally (with ``ESCAPE '\\'``)."""
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
