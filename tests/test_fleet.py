@@ -2294,6 +2294,7 @@ def test_a_place_named_alone_is_answered_by_its_conversations_there_as_here(flee
     assert shared.conversations[0].hits[0].session_id == "20261108_090000_92a000"
     assert {c.hits[0].host for c in shared.conversations} == {"tau", "upsilon"}
     assert shared.places == plan.Places(sources=("telegram",), words=("telegram",)) and shared.matches == 4
+    assert fleet_search(fleet.admin, "telegram", SearchFilters(role="tool")).places is None  # as locally
 
 
 def test_a_word_the_history_has_only_as_the_start_of_a_compound_is_found_there_as_here(fleet, tmp_path):

@@ -1714,7 +1714,10 @@ def _of_places(
     snippet_chars: int,
 ) -> SearchResult:
     """The local index's answer to a question of places' names alone (``index.search._of_places``): the
-    conversations held there, the one active last first, each by its first prompts; every host's apart."""
+    conversations held there, the one active last first, each by its first prompts; every host's apart.
+    Nothing for a search kept to a role or a tool, as locally."""
+    if filters.role or filters.tool:
+        return SearchResult(text, [], 0, False, 0.0)
     clauses, params = _where(_on_sessions(filters), None)
     clauses = [c for c in clauses if not c.startswith("d.")]
     if hosts:
