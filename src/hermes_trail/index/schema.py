@@ -334,7 +334,7 @@ def awaiting_passages(conn: sqlite3.Connection) -> int:
 # Indexes added after the index's format was set, each made once by the first sync that finds it missing
 # (ms on 10,000 sessions) rather than by a rebuild: ``sessions_places`` lets the front ends and projects
 # a question's words may name be read off it alone (``plan._places``: every session row, with its gist,
-# was read for them, 5-14 ms warm and 127 ms cold on 10,000 sessions, against 0.5 and 2).
+# was read for them, 6.5 ms warm and 127 ms cold on 10,000 sessions, against about 2 either way).
 LATER_INDEXES = {"sessions_places": "CREATE INDEX sessions_places ON sessions (source, project)"}
 
 
