@@ -707,8 +707,8 @@ def _places(conn: sqlite3.Connection) -> tuple[dict[str, str], dict[str, str]]:
     """The front ends the index's sessions came from (:func:`source_names`) and the words their projects
     are named by (:func:`project_names`), off the index ``sessions_places`` (about 2 ms on 10,000 sessions,
     page cache warm or cold; where a sync has not made it yet, a scan of the session rows with their gists:
-    6.5 ms warm, 127 cold); read again only when the sessions changed, and only for a question with a word no index
-    holds."""
+    6.5 ms warm, 127 cold); read again only when the sessions changed, and only for a question with a
+    word no index holds."""
     return _kept_read(
         _PLACES,
         conn,
