@@ -1728,6 +1728,10 @@ def _of_places(
             "coalesce(s.started, s.last_activity) < %s AND coalesce(s.last_activity, s.started) >= %s"
         )
         params += [filters.until, filters.since]
+    for column, named in (("s.source", places.sources), ("s.profile", places.profiles)):
+        if named:  # only those sessions' rows read, as locally
+            clauses.append(f"{column} = ANY(%s)")
+            params.append(list(named))
     rows = conn.execute(
         f"SELECT s.id, s.host, s.store, s.root, s.profile, s.source, s.project FROM {_S} s "
         f"WHERE {' AND '.join(clauses) or 'true'} "

@@ -1035,6 +1035,10 @@ def _of_places(
             "coalesce(s.started, s.last_activity) < ? AND coalesce(s.last_activity, s.started) >= ?"
         )
         params += [filters.until, filters.since]
+    for column, named in (("s.source", places.sources), ("s.profile", places.profiles)):
+        if named:  # only those sessions' rows read (``sessions_places``), not every one
+            clauses.append(f"{column} IN ({', '.join('?' for _ in named)})")
+            params += named
     rows = conn.execute(
         "SELECT s.id, s.store, s.root, s.profile, s.source, s.project FROM sessions s "
         f"WHERE {' AND '.join(clauses) or '1'} ORDER BY coalesce(s.last_activity, s.started) DESC, s.id DESC",
