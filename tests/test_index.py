@@ -208,6 +208,28 @@ def test_an_index_without_a_later_index_gets_it_at_its_next_sync_and_reads_place
     assert [c.hits[0].session_id for c in telegram.conversations] == [OTHER] and telegram.places is not None
 
 
+def test_a_later_index_is_left_to_the_next_sync_when_the_index_is_busy(home, index):
+    """Another connection writing the index past the wait: the index is made by a later sync, and this one
+    neither fails nor waits for good; once made, making it again changes nothing."""
+    from hermes_trail.index import schema
+
+    sync_index(index, homes=[home])
+    with sqlite3.connect(index) as conn:
+        conn.execute("DROP INDEX sessions_places")
+    writer = sqlite3.connect(index, isolation_level=None)
+    writer.execute("BEGIN IMMEDIATE")
+    try:
+        waiting = sqlite3.connect(index, timeout=0.05)
+        assert schema.add_later_indexes(waiting) == []
+        waiting.close()
+    finally:
+        writer.execute("ROLLBACK")
+        writer.close()
+    with sqlite3.connect(index) as conn:
+        assert schema.add_later_indexes(conn) == ["sessions_places"]
+        assert schema.add_later_indexes(conn) == []
+
+
 def test_a_session_row_holding_a_blob_is_marked_all_the_same(home, index):
     """A store whose session rows hold a BLOB (nothing in Hermes writes one, a hand-made or another tool's
     store can; a JSON array of such a row fails) is marked as any other: only what changed is read again,
