@@ -998,15 +998,7 @@ def _in_window(
     prompts.sort(key=lambda p: (p[1] or 0.0, p[0]), reverse=True)
     wanted = [doc for doc, _ in prompts[:LISTED_PROMPTS]]
     clauses, params = _where(filters)
-    rows = _in_chunks(
-        conn,
-        f"SELECT {_DOC_COLUMNS} FROM docs d JOIN sessions s ON s.id = d.sess "
-        f"WHERE d.id IN ({{marks}}) AND {' AND '.join(clauses) or '1'}",
-        wanted,
-        params,
-    )
-    rows.sort(key=lambda r: (r[15] or 0.0, r[0]), reverse=True)
-    hits = [_hit(row, 0.0) for row in rows]
+    hits = _hits_newest_first(conn, "d.id", wanted, " AND ".join(clauses) or "1", params)
     # Exact unless prompts were left out: then at least the newest ones' count.
     return listed(
         conn, text, hits, len(prompts) <= LISTED_PROMPTS, limit, per_conversation, snippet_chars, started
@@ -1056,18 +1048,26 @@ def _of_places(
     counts = _in_chunks(
         conn, f"SELECT count(*) FROM docs d WHERE d.sess IN ({{marks}}) AND {where}", every, times
     )
-    found = _in_chunks(
-        conn,
-        f"SELECT {_DOC_COLUMNS} FROM docs d JOIN sessions s ON s.id = d.sess "
-        f"WHERE d.sess IN ({{marks}}) AND {where}",
-        shown,
-        times,
-    )
-    found.sort(key=lambda r: (r[15] or 0.0, r[0]), reverse=True)
-    hits = [_hit(row, 0.0) for row in found]
+    hits = _hits_newest_first(conn, "d.sess", shown, where, times)
     result = listed(conn, text, hits, True, limit, per_conversation, snippet_chars, time.perf_counter())
     result.matches, result.places = sum(n for (n,) in counts), places
     return result
+
+
+def _hits_newest_first(
+    conn: sqlite3.Connection, column: str, ids: list[Any], condition: str, params: list[Any]
+) -> list[Hit]:
+    """The docs whose ``column`` (``d.id``, ``d.sess``) is one of ``ids`` and that meet ``condition`` (with
+    ``params``), as hits, the newest first: what a listing of conversations is made from."""
+    rows = _in_chunks(
+        conn,
+        f"SELECT {_DOC_COLUMNS} FROM docs d JOIN sessions s ON s.id = d.sess "
+        f"WHERE {column} IN ({{marks}}) AND {condition}",
+        ids,
+        params,
+    )
+    rows.sort(key=lambda r: (r[15] or 0.0, r[0]), reverse=True)
+    return [_hit(row, 0.0) for row in rows]
 
 
 def _in_chunks(conn: sqlite3.Connection, sql: str, ids: list[Any], params: list[Any]) -> list[Any]:
