@@ -368,7 +368,7 @@ def _search_json(result: SearchResult) -> dict[str, Any]:
 
 
 def _places_json(places: Places | None) -> dict[str, Any] | None:
-    """The places a question of their names alone named (``plan.only_places``), or ``None``."""
+    """The places a question of their names alone named (``plan.naming_places``), or ``None``."""
     if places is None:
         return None
     return {

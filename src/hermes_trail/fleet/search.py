@@ -448,12 +448,10 @@ def _plan(conn: psycopg.Connection[Any], text: str, checked: bool) -> _Plan:
             others = len(every) - len(dropped) - len(missing) > 0
             if others:
                 change.update((t, None) for t in kept if t.text in missing)
-            alone = plan.asks_words_alone(parsed, plain, every) and plan.names_alone(kept, missing)
-            profile_names = [named[t.text.casefold()] for t in profiles]
+            alone = plan.names_alone(parsed, plain, every, kept, missing)
             where = functools.partial(_places, conn)
-            typed_profiles = [t.text for t in profiles]
             sources, projects, missing, places = plan.naming_places(
-                missing, profile_names, typed_profiles, others, alone, named, where
+                missing, profiles, others, alone, named, where
             )
     if change:
         parsed = query.rewrite(parsed, change)

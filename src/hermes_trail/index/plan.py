@@ -133,7 +133,7 @@ class Plan(_Record):
     # another word (:func:`safe_start`: "pay" as pai); a match must still have a word starting as typed.
     prefix_start: str | None
     # The profiles, front ends and projects a question of their names alone names ("discord", "work
-    # telegram"): no text has its words, the answer is the conversations held there (:func:`only_places`).
+    # telegram"): no text has its words, the answer is the conversations held there (:func:`naming_places`).
     places: Places | None
 
     def __init__(
@@ -682,22 +682,26 @@ def naming_profiles(
     return profiles
 
 
-def names_alone(kept: list[query.Term], missing: list[str]) -> bool:
-    """Whether the words a question asks for (``kept``) are each one no index holds (``missing``, which a
-    place may name) or one that asks for nothing in particular ("chats", "discussed": ``when``'s), so that
-    "discord chats" and "what did I discuss on telegram" ask for a place's conversations as "discord"
-    does."""
+def names_alone(
+    parsed: query.Query,
+    plain: list[query.Term],
+    every: list[Any],
+    kept: list[query.Term],
+    missing: list[str],
+) -> bool:
+    """Whether a question is words side by side and nothing else (no phrase, alternative or word left out)
+    and the words it asks for (``kept``) are each one no index holds (``missing``, which a place may name)
+    or one that asks for nothing in particular ("chats", "discussed": ``when``'s): so "discord chats" and
+    "what did I discuss on telegram" ask for a place's conversations as "discord" does
+    (:func:`naming_places`)."""
     from hermes_trail.index.when import asks_for_nothing
 
     absent = set(missing)
-    return bool(absent) and all(t.text in absent or asks_for_nothing(t.text) for t in kept)
-
-
-def asks_words_alone(parsed: query.Query, plain: list[query.Term], every: list[Any]) -> bool:
-    """Whether a question is words side by side and nothing else: no phrase, no alternative, no word left
-    out (what a question of places' names alone is, :func:`only_places`)."""
-    alone = {t.text for t in plain} == set(every)
-    return alone and not query.phrases(parsed) and not query.exclusions(parsed)
+    if not absent or {t.text for t in plain} != set(every):
+        return False
+    if query.phrases(parsed) or query.exclusions(parsed):
+        return False
+    return all(t.text in absent or asks_for_nothing(t.text) for t in kept)
 
 
 _PLACES: dict[tuple[Any, ...], tuple[dict[str, str], dict[str, str]]] = {}
@@ -785,19 +789,19 @@ def naming_projects(missing: list[str], named: dict[str, str]) -> tuple[list[str
 
 def naming_places(
     missing: list[str],
-    profiles: list[str],
-    typed: list[str],
+    profiles: list[query.Term],
     others: bool,
     alone: bool,
     named: dict[str, str],
     places: Callable[[], tuple[dict[str, str], dict[str, str]]],
 ) -> tuple[list[str], list[str], list[str], Places | None]:
-    """Of the words no index holds (``missing``), the front ends and projects they name, the words still
-    missing, and the places the question names when it is names alone (``alone``: every word it asks for
-    is missing, asks for nothing in particular or names a profile, ``profiles`` as ``typed``);
-    ``others``: other words answer, so the names say where to look among them. ``named``: the profile
-    names (:func:`profile_names`); ``places``: the front ends' and projects' (:func:`_places`, read only
-    when needed). The local index and the shared one read them alike."""
+    """Of the words no index holds (``missing``), the front ends and projects they name and the words still
+    missing, with ``others`` (other words answer, so the names say where to look among them); and the
+    places the question names when it is names alone (``alone``: :func:`names_alone`): the profiles it
+    named beside other words (``profiles``, which left the match: :func:`naming_profiles`) or as a word no
+    index holds, the front ends and the projects, each word left asking for nothing in particular.
+    ``named``: the profile names (:func:`profile_names`); ``places``: the front ends' and projects'
+    (:func:`_places`, read only when needed). The local index and the shared one read them alike."""
     from hermes_trail.index.when import asks_for_nothing
 
     if not others:
@@ -806,17 +810,22 @@ def naming_places(
         asked = [w for w in missing if w.casefold() in named or not asks_for_nothing(w)]
         if not alone or not asked or len(asked) > PLACE_WORDS:
             return [], [], missing, None
-        return [], [], missing, only_places(missing, named, *places())
     named_sources, named_projects = places()
-    sources, left = naming_sources(missing, named_sources)
+    # A profile's name beside other words left the match already; alone it is a word no index holds.
+    by_name = [named[t.text.casefold()] for t in profiles]
+    left = missing
+    if not others:
+        by_name += [named[w.casefold()] for w in missing if w.casefold() in named]
+        left = [w for w in missing if w.casefold() not in named]
+    sources, left = naming_sources(left, named_sources)
     projects: list[str] = []
     if left:
         projects, left = naming_projects(left, named_projects)
     lone = None
     if alone and all(asks_for_nothing(w) for w in left):
-        said = [*typed, *(w for w in missing if w not in left)]
-        lone = _places_of(profiles, sources, projects, said)
-    return sources, projects, left, lone
+        said = [*(t.text for t in profiles), *(w for w in missing if w not in left)]
+        lone = _places_of(by_name, sources, projects, said)
+    return (sources, projects, left, lone) if others else ([], [], missing, lone)
 
 
 def _places_of(
@@ -836,28 +845,6 @@ PLACE_WORDS = 3
 # Front ends no question names as a place: Hermes' memory and skills are indexed as sessions of these
 # sources, and have no conversations to list.
 _NOT_PLACES = frozenset({"memory", "skill"})
-
-
-def only_places(
-    missing: list[str],
-    profiles: dict[str, str],
-    sources: dict[str, str],
-    projects: dict[str, str],
-) -> Places | None:
-    """The places a question names when every word it asks for is one no index holds and each names a
-    profile (``profiles``: :func:`profile_names`), a front end (``sources``: :func:`source_names`) or a
-    project (``projects``: :func:`project_names`), or asks for nothing in particular ("chats"); ``None``
-    when any does neither. The local index and the shared one read them alike."""
-    from hermes_trail.index.when import asks_for_nothing
-
-    named_profiles = [profiles[w.casefold()] for w in missing if w.casefold() in profiles]
-    rest = [w for w in missing if w.casefold() not in profiles]
-    named_sources, rest = naming_sources(rest, sources)
-    named_projects, rest = naming_projects(rest, projects)
-    if not all(asks_for_nothing(w) for w in rest):
-        return None
-    said = [w for w in missing if w not in rest]
-    return _places_of(named_profiles, named_sources, named_projects, said)
 
 
 # A word of words joined by hyphens or dashes (``variants.JOINERS``) or apostrophes: a possessive or an
@@ -1089,13 +1076,9 @@ def read(conn: sqlite3.Connection, text: str, checked: bool = True) -> Plan:
     if missing:
         if left > 0:  # the words that exist answer; the ones no index has are reported
             change.update((t, None) for t in kept if t.text in missing)
-        alone = asks_words_alone(parsed, plain, every) and names_alone(kept, missing)
-        named_profiles = [named[t.text.casefold()] for t in profiles]
+        alone = names_alone(parsed, plain, every, kept, missing)
         where = functools.partial(_places, conn)
-        typed_profiles = [t.text for t in profiles]
-        sources, projects, missing, places = naming_places(
-            missing, named_profiles, typed_profiles, left > 0, alone, named, where
-        )
+        sources, projects, missing, places = naming_places(missing, profiles, left > 0, alone, named, where)
     if change:
         parsed = query.rewrite(parsed, change)
     terms = query.terms(parsed)

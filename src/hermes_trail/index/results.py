@@ -230,7 +230,7 @@ class SearchResult(_Record):
     session: str | None
     # The profiles, front ends and projects a question of their names alone named ("discord", "work"), no
     # text having the words: the answer is their conversations, newest first, by their first prompts
-    # (``plan.only_places``); ``None`` otherwise.
+    # (``plan.naming_places``); ``None`` otherwise.
     places: Places | None
 
     def __init__(

@@ -1014,7 +1014,7 @@ def _of_places(
     per_conversation: int,
     snippet_chars: int,
 ) -> SearchResult:
-    """The conversations held in ``places`` (a question of their names alone: ``plan.only_places``), the
+    """The conversations held in ``places`` (a question of their names alone: ``plan.naming_places``), the
     one active last first, each by its first prompts, as a time's conversations are listed; its prompts
     counted in all of them: through ``docs_steps`` (every live prompt, covered), not the docs' rows (the
     count read every doc of Telegram's sessions: 40 ms at a million messages, against 4). Nothing for a

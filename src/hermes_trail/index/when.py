@@ -527,7 +527,7 @@ _WORD = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)?")
 def asks_for_nothing(word: str) -> bool:
     """Whether ``word`` (not Chinese or Japanese) asks for nothing in particular: what happened ("chats",
     "discussed", "show"), not what about; a question of such words and a place's name asks for what
-    happened there (``plan.only_places``)."""
+    happened there (``plan.naming_places``)."""
     return word.lower() in _ACTIVITY
 
 
