@@ -52,7 +52,7 @@ from hermes_trail.fleet.meaning import _meaning
 from hermes_trail.fleet.push import TOKEN
 from hermes_trail.hermes import dsn as dsns
 from hermes_trail.index import cjk, lexicon, plan, query, spelling, stopwords, variants, when
-from hermes_trail.index.filters import SearchFilters, like, unmatched
+from hermes_trail.index.filters import SearchFilters, active_in, like, unmatched
 from hermes_trail.index.fusion import (
     COVERAGE_BIGRAMS,
     COVERAGE_POWER,
@@ -1677,7 +1677,7 @@ def _in_window(
     if session_id is not None:
         which = "s.session_id = %s"
     else:
-        which = "coalesce(s.started, s.last_activity) < %s AND coalesce(s.last_activity, s.started) >= %s"
+        which = active_in("%s")
         named = [filters.until, filters.since]
     rows = conn.execute(
         f"SELECT {_DOC_COLUMNS} FROM {_S} s JOIN {_D} d ON d.sess = s.id WHERE {which} "
@@ -1722,9 +1722,7 @@ def _of_places(
         clauses.append("s.host = ANY(%s)")
         params.append(list(hosts))
     if filters.since is not None and filters.until is not None:  # "discord yesterday": active then
-        clauses.append(
-            "coalesce(s.started, s.last_activity) < %s AND coalesce(s.last_activity, s.started) >= %s"
-        )
+        clauses.append(active_in("%s"))
         params += [filters.until, filters.since]
     for column, named in (("s.source", places.sources), ("s.profile", places.profiles)):
         if named:  # only those sessions' rows read, as locally

@@ -109,6 +109,13 @@ ROLES = frozenset({
 })  # fmt: skip
 
 
+def active_in(mark: str = "?") -> str:
+    """The condition that a session (``s``) was active in a window: started before its end and last active
+    after its start (bound in that order: ``until``, then ``since``), ``mark`` being the driver's
+    placeholder. The local index's and the shared one's, for a time's conversations and a place's."""
+    return f"coalesce(s.started, s.last_activity) < {mark} AND coalesce(s.last_activity, s.started) >= {mark}"
+
+
 def like(text: str) -> str:
     """``text`` as a LIKE pattern that matches it literally (with ``ESCAPE '\\'``)."""
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")

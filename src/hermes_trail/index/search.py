@@ -41,7 +41,7 @@ from hermes_trail.index import (
     when,
 )
 from hermes_trail.index.filters import SearchFilters as SearchFilters
-from hermes_trail.index.filters import like, unmatched
+from hermes_trail.index.filters import active_in, like, unmatched
 from hermes_trail.index.fusion import (
     COVERAGE_BIGRAMS,
     COVERAGE_POWER,
@@ -979,12 +979,7 @@ def _in_window(
     started = time.perf_counter()
     since, until = filters.since, filters.until
     sessions = [
-        sess
-        for (sess,) in conn.execute(
-            "SELECT id FROM sessions WHERE coalesce(started, last_activity) < ? "
-            "AND coalesce(last_activity, started) >= ?",
-            [until, since],
-        )
+        sess for (sess,) in conn.execute(f"SELECT s.id FROM sessions s WHERE {active_in()}", [until, since])
     ]
     # ``docs_steps``'s own condition spelled out, so that SQLite sees the index covers the query.
     live = "" if filters.include_rewound else "d.kind IN ('command', 'prompt') AND d.rewound = 0 AND "
@@ -1023,9 +1018,7 @@ def _of_places(
         return SearchResult(text, [], 0, False, 0.0)
     clauses, params = _on_sessions(filters).clauses("?")
     if filters.since is not None and filters.until is not None:  # "discord yesterday": active then
-        clauses.append(
-            "coalesce(s.started, s.last_activity) < ? AND coalesce(s.last_activity, s.started) >= ?"
-        )
+        clauses.append(active_in())
         params += [filters.until, filters.since]
     for column, named in (("s.source", places.sources), ("s.profile", places.profiles)):
         if named:  # only those sessions' rows read (``sessions_places``), not every one
