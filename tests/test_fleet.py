@@ -916,6 +916,25 @@ def _both(
     return local, fleet_search(fleet.admin, question, filters, hosts=[host], limit=limit)
 
 
+def _home_pushed(
+    fleet,
+    home: Path,
+    host: str,
+    sessions: list[Any],
+    profiles: dict[str, list[Any]] | None = None,
+    **sync: Any,
+) -> Path:
+    """A Hermes home of ``sessions`` (and ``profiles``) written at ``home``, indexed beside it (``sync``:
+    the sync's other arguments) and pushed as ``host``: its index."""
+    from hermesdb import write_home
+
+    write_home(home, sessions, profiles=profiles)
+    index = home.parent / f"{home.name}.db"
+    sync_index(index, homes=[home], parallel=False, **sync)
+    push(index, fleet.admin, host)
+    return index
+
+
 def test_a_word_typed_without_its_accents_or_capitals_is_found_as_locally(fleet, tmp_path):
     """FTS5 reads "Bürgeramt" as burgeramt and "Über" as uber; PostgreSQL kept the accents and, in a
     database whose locale is C, the capital Ü, so the shared index found neither "burgeramt" (a question of
@@ -2211,16 +2230,13 @@ def test_a_chinese_word_standing_alone_weighs_as_one_inside_a_run_there_as_here(
 def test_a_front_end_no_text_names_says_where_to_look_there_as_here(fleet, tmp_path):
     """ "telegram saturday forecast", where no text says "telegram" but a session came from Telegram: the
     shared index lifts that conversation and leaves the word out of ``missing``, as the local one does."""
-    from hermesdb import write_home
     from test_wording import FRONT_ENDS, T
 
-    home = write_home(tmp_path / "hermes", [*FRONT_ENDS, *errands(T - 86400, "20261104", "0b0b0b")])
-    index = tmp_path / "index.db"
-    sync_index(index, homes=[home], parallel=False)
-    push(index, fleet.admin, "xi")
+    index = _home_pushed(
+        fleet, tmp_path / "hermes", "xi", [*FRONT_ENDS, *errands(T - 86400, "20261104", "0b0b0b")]
+    )
     for asked in ("telegram saturday forecast", "saturday forecast", "discord saturday forecast"):
-        local = local_search(index, asked, SearchFilters(), limit=10)
-        shared = fleet_search(fleet.admin, asked, SearchFilters(), hosts=["xi"], limit=10)
+        local, shared = _both(fleet, index, "xi", asked, SearchFilters(), limit=10)
         assert [c.hits[0].session_id for c in shared.conversations][:2] == [
             c.hits[0].session_id for c in local.conversations
         ][:2], asked
@@ -2232,13 +2248,11 @@ def test_a_project_no_text_names_says_where_to_look_there_as_here(fleet, tmp_pat
     """ "billing invoice job fail", where no text says "billing" but a session ran in
     ``~/work/billing-service``: the shared index lifts that conversation and leaves the word out of
     ``missing``, as the local one does; the name of a home directory stays missing in both."""
-    from hermesdb import write_home
     from test_wording import PROJECTS, T
 
-    home = write_home(tmp_path / "hermes", [*PROJECTS, *errands(T - 86400, "20261104", "0c0c0c")])
-    index = tmp_path / "index.db"
-    sync_index(index, homes=[home], parallel=False)
-    push(index, fleet.admin, "omicron")
+    index = _home_pushed(
+        fleet, tmp_path / "hermes", "omicron", [*PROJECTS, *errands(T - 86400, "20261104", "0c0c0c")]
+    )
     asked_all = (
         "billing invoice job fail",
         "invoice job fail",
@@ -2246,8 +2260,7 @@ def test_a_project_no_text_names_says_where_to_look_there_as_here(fleet, tmp_pat
         "dev invoice job fail",
     )
     for asked in asked_all:
-        local = local_search(index, asked, SearchFilters(), limit=10)
-        shared = fleet_search(fleet.admin, asked, SearchFilters(), hosts=["omicron"], limit=10)
+        local, shared = _both(fleet, index, "omicron", asked, SearchFilters(), limit=10)
         assert [c.hits[0].session_id for c in shared.conversations] == [
             c.hits[0].session_id for c in local.conversations
         ], asked
@@ -2262,18 +2275,14 @@ def test_a_place_named_alone_is_answered_by_its_conversations_there_as_here(flee
     local one does; a word that names no place is no match in both, and another host's sessions are not
     listed for a host asked for."""
     from hermes_trail.index import plan
-    from hermesdb import chat, write_home
+    from hermesdb import chat
     from test_wording import PLACES, PLACES_AT_WORK, T
 
-    home = write_home(tmp_path / "hermes", PLACES, profiles={"work": PLACES_AT_WORK})
-    index = tmp_path / "index.db"
-    sync_index(index, homes=[home], parallel=False, env={"HERMES_HOME": str(home), "HOME": str(tmp_path)})
-    push(index, fleet.admin, "tau")
-    other = write_home(tmp_path / "other", [chat("20261108_090000_92a000", ("Ping", "Pong"), start=T + 86400,
-                                                  source="telegram")])  # fmt: skip
-    other_index = tmp_path / "other.db"
-    sync_index(other_index, homes=[other], parallel=False)
-    push(other_index, fleet.admin, "upsilon")
+    home = tmp_path / "hermes"
+    env = {"HERMES_HOME": str(home), "HOME": str(tmp_path)}
+    index = _home_pushed(fleet, home, "tau", PLACES, profiles={"work": PLACES_AT_WORK}, env=env)
+    ping = chat("20261108_090000_92a000", ("Ping", "Pong"), start=T + 86400, source="telegram")
+    _home_pushed(fleet, tmp_path / "other", "upsilon", [ping])
     asked_all = (
         "telegram",
         "Billing",
@@ -2284,8 +2293,7 @@ def test_a_place_named_alone_is_answered_by_its_conversations_there_as_here(flee
         "telegram chats",
     )
     for asked in asked_all:
-        local = local_search(index, asked, SearchFilters(), limit=10)
-        shared = fleet_search(fleet.admin, asked, SearchFilters(), hosts=["tau"], limit=10)
+        local, shared = _both(fleet, index, "tau", asked, SearchFilters(), limit=10)
         assert [c.hits[0].session_id for c in shared.conversations] == [
             c.hits[0].session_id for c in local.conversations
         ], asked
@@ -2301,16 +2309,12 @@ def test_a_word_the_history_has_only_as_the_start_of_a_compound_is_found_there_a
     """ "Zugang Server", where the history writes Zugangsdaten: the shared index reads the word as the
     start of the longer word, says it as searched for and finds the same conversations, as the local one
     does; "batter" stays missing beside "batteries" in both."""
-    from hermesdb import write_home
     from test_wording import COMPOUND_STARTS, T
 
-    home = write_home(tmp_path / "hermes", [*COMPOUND_STARTS, *errands(T - 86400, "20261104", "0d0d0d")])
-    index = tmp_path / "index.db"
-    sync_index(index, homes=[home], parallel=False)
-    push(index, fleet.admin, "pi")
+    compounds = [*COMPOUND_STARTS, *errands(T - 86400, "20261104", "0d0d0d")]
+    index = _home_pushed(fleet, tmp_path / "hermes", "pi", compounds)
     for asked in ("Zugang Server", "Sicherung Fotos", "batter smoke"):
-        local = local_search(index, asked, SearchFilters(), limit=10)
-        shared = fleet_search(fleet.admin, asked, SearchFilters(), hosts=["pi"], limit=10)
+        local, shared = _both(fleet, index, "pi", asked, SearchFilters(), limit=10)
         assert shared.conversations[0].hits[0].session_id == local.conversations[0].hits[0].session_id, asked
         assert (shared.missing, shared.spelled) == (local.missing, local.spelled), asked
     shared = fleet_search(fleet.admin, "Zugang Server", SearchFilters(), hosts=["pi"])
@@ -2322,13 +2326,10 @@ def test_a_slip_is_read_as_the_same_words_there_as_here(fleet, tmp_path):
     and "pagese" (its English reading of "pagese" is pages, which a doc's ``simple`` reading of "pages"
     is), "eneded" as nothing where the local index read "needed", "plan Markteing" as "marketing" where
     the local one took it for a word still being typed. Each is read alike now."""
-    from hermesdb import write_home
     from test_wording import SLIPS_SAID_ALIKE, T
 
-    home = write_home(tmp_path / "hermes", [*SLIPS_SAID_ALIKE, *errands(T - 86400, "20261104", "5a5a5a")])
-    index = tmp_path / "index.db"
-    sync_index(index, homes=[home], parallel=False)
-    push(index, fleet.admin, "rho")
+    slips = [*SLIPS_SAID_ALIKE, *errands(T - 86400, "20261104", "5a5a5a")]
+    index = _home_pushed(fleet, tmp_path / "hermes", "rho", slips)
     expected = {
         "reorder pagse": {"pagse": ["pages"]},
         "which tests eneded a fix": {"eneded": ["needed"]},
@@ -2336,8 +2337,7 @@ def test_a_slip_is_read_as_the_same_words_there_as_here(fleet, tmp_path):
         "Übersetzugn fertig": {"Übersetzugn": ["übersetzung"]},  # an accent on its first letter
     }
     for asked, spelled in expected.items():
-        local = local_search(index, asked, SearchFilters(), limit=10)
-        shared = fleet_search(fleet.admin, asked, SearchFilters(), hosts=["rho"], limit=10)
+        local, shared = _both(fleet, index, "rho", asked, SearchFilters(), limit=10)
         assert (shared.spelled, shared.missing) == (local.spelled, local.missing) == (spelled, []), asked
         assert shared.conversations[0].hits[0].session_id == local.conversations[0].hits[0].session_id
 
