@@ -191,6 +191,33 @@ def test_a_filter_no_session_matches_is_said_when_nothing_is_found(home, tmp_pat
     assert json.loads(done.stdout)["unmatched"] == ["no session id is or starts with '2099'"]
 
 
+def test_a_tool_no_call_used_is_said_with_the_tools_there_are(home, tmp_path):
+    """``--tool bash`` (Hermes' tool is ``terminal``) found nothing because no call used that tool, not
+    because the history lacks the words: the answer says so with the tools the calls used, read off the
+    index's own list of them; a tool some call used says nothing more, even where its calls lack the
+    words."""
+    index = ["--index", str(tmp_path / "index.db"), "--home", str(home)]
+    done = trail("search", "invoice", "--tool", "terminal", *index)  # no call used any tool
+    assert done.returncode == 1 and "No call used tool 'terminal': no call used any." in done.stdout
+    db = hermes_state.SessionDB(db_path=home / "state.db")
+    db.create_session("20270116_080000_eeeeee", "cli", model="m1")
+    db.append_message("20270116_080000_eeeeee", "user", "export the invoices", timestamp=BASE + 900)
+    for n, (tool, said) in enumerate((("terminal", "invoices.csv written"), ("read_file", "1 invoice"))):
+        call = {"id": f"c{n}", "type": "function", "function": {"name": tool, "arguments": "{}"}}
+        db.append_message("20270116_080000_eeeeee", "assistant", "", tool_calls=[call], timestamp=BASE + 901)
+        db.append_message(
+            "20270116_080000_eeeeee", "tool", said, tool_name=tool, tool_call_id=f"c{n}", timestamp=BASE + 902
+        )
+    db.close()
+    done = trail("search", "invoice", "--tool", "bash", *index)
+    assert done.returncode == 1 and "No match" in done.stdout
+    assert "No call used tool 'bash' (tools: read_file, terminal)." in " ".join(done.stdout.split())
+    answer = json.loads(trail("search", "zzyzx", "--tool", "terminal", "--json", *index).stdout)
+    assert answer["conversations"] == [] and answer["unmatched"] == []
+    found = json.loads(trail("search", "invoice", "--tool", "read_file", "--json", *index).stdout)
+    assert found["conversations"] and found["unmatched"] == []
+
+
 def test_an_unquoted_word_to_leave_out_says_how_to_ask(home, tmp_path):
     """``trail search invoice -rust`` would be read as the options -r, -u, ...: the command says how to ask
     it instead of "No such option: -r", and the way it gives works."""

@@ -1964,6 +1964,12 @@ def test_search_and_recall_fleet_print_as_the_local_commands(fleet, machines, ca
         search_fleet(fleet.admin, "docker compose", SearchFilters(project="pipe"), None, 5, True)
     said = json.loads(capsys.readouterr().out)["unmatched"]
     assert said == ["no session has project 'pipe' (projects whose name has it: /home/dev/src/ml-pipeline)"]
+    with pytest.raises(SystemExit):  # a tool no call used: the tools there are, as locally
+        search_fleet(fleet.admin, "docker compose", SearchFilters(tool="bash"), None, 5, True)
+    said = json.loads(capsys.readouterr().out)["unmatched"]
+    local = local_search(machines["alpha"][1], "docker compose", SearchFilters(tool="bash"))
+    assert said == local.unmatched and said[0].startswith("no call used tool 'bash' (tools: "), said
+    assert "terminal" in said[0]
     with pytest.raises(SystemExit):
         recall_fleet(fleet.admin, "docker compose", SearchFilters(), ["alhpa"], 2000, True)
     assert unknown in capsys.readouterr().err

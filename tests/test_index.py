@@ -208,6 +208,33 @@ def test_an_index_without_a_later_index_gets_it_at_its_next_sync_and_reads_place
     assert [c.hits[0].session_id for c in telegram.conversations] == [OTHER] and telegram.places is not None
 
 
+def test_an_index_without_its_list_of_tools_reads_them_once_at_its_next_sync_then_keeps_it(home, index):
+    """The names of the tools any call used, what a ``--tool`` no call used is answered with: an index made
+    before the list reads them off its docs once, at its next sync (no session read again), and the writer
+    adds each new tool as its calls are written. Until then a search finds them in the docs."""
+    sync_index(index, homes=[home])
+    with sqlite3.connect(index) as conn:
+        conn.execute("DROP TABLE tools")  # as an index made before it
+    asked = SearchFilters(tool="bash")
+    assert search(index, "zzyzx", asked).unmatched == ["no call used tool 'bash' (tools: terminal)"]
+    report = sync_index(index, homes=[home])
+    assert (report.rebuilt, report.sessions_indexed) == (None, 0)
+    with sqlite3.connect(index) as conn:
+        assert conn.execute("SELECT name FROM tools").fetchall() == [("terminal",)]
+    db = hermes_state.SessionDB(db_path=home / "state.db")
+    call = {"id": "r1", "type": "function", "function": {"name": "read_file", "arguments": "{}"}}
+    db.append_message(CRON, "assistant", "", tool_calls=[call], timestamp=1_800_100_020.0)
+    db.append_message(
+        CRON, "tool", "report.md", tool_name="read_file", tool_call_id="r1", timestamp=1_800_100_030.0
+    )
+    db.close()
+    sync_index(index, homes=[home])
+    with sqlite3.connect(index) as conn:
+        assert conn.execute("SELECT name FROM tools ORDER BY 1").fetchall() == [("read_file",), ("terminal",)]
+    said = search(index, "zzyzx", asked).unmatched
+    assert said == ["no call used tool 'bash' (tools: read_file, terminal)"]
+
+
 def test_a_later_index_is_left_to_the_next_sync_when_the_index_is_busy(home, index):
     """Another connection writing the index past the wait: the index is made by a later sync, and this one
     neither fails nor waits for good; once made, making it again changes nothing."""
@@ -220,14 +247,27 @@ def test_a_later_index_is_left_to_the_next_sync_when_the_index_is_busy(home, ind
     writer.execute("BEGIN IMMEDIATE")
     try:
         waiting = sqlite3.connect(index, timeout=0.05)
-        assert schema.add_later_indexes(waiting) == []
+        assert schema.add_later_parts(waiting) == []
         waiting.close()
     finally:
         writer.execute("ROLLBACK")
         writer.close()
     with sqlite3.connect(index) as conn:
-        assert schema.add_later_indexes(conn) == ["sessions_places"]
-        assert schema.add_later_indexes(conn) == []
+        assert schema.add_later_parts(conn) == ["sessions_places"]
+        assert schema.add_later_parts(conn) == []
+        conn.execute("DROP TABLE tools")
+    writer = sqlite3.connect(index, isolation_level=None)  # the list of tools: whole or not at all
+    writer.execute("BEGIN IMMEDIATE")
+    try:
+        waiting = sqlite3.connect(index, timeout=0.05)
+        assert schema.add_later_parts(waiting) == [] and not waiting.in_transaction
+        waiting.close()
+    finally:
+        writer.execute("ROLLBACK")
+        writer.close()
+    with sqlite3.connect(index) as conn:
+        assert schema.add_later_parts(conn) == ["tools"]
+        assert conn.execute("SELECT name FROM tools").fetchall() == [("terminal",)]
 
 
 def test_a_session_row_holding_a_blob_is_marked_all_the_same(home, index):

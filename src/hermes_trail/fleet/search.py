@@ -1767,7 +1767,9 @@ def said_unmatched(
 ) -> list[str]:
     """The shared index's ``index.filters.unmatched``: the ``hosts`` asked for that never pushed here, then
     the filters no session of the shared index matches at all."""
-    return _unmatched_hosts(conn, hosts) + unmatched(conn, filters, "%s", _S)
+    # The shared docs' tools are read from the docs themselves: on a search that found nothing only.
+    tools = f"SELECT DISTINCT tool FROM {_D} WHERE tool IS NOT NULL"
+    return _unmatched_hosts(conn, hosts) + unmatched(conn, filters, "%s", _S, tools)
 
 
 def _unmatched_hosts(conn: psycopg.Connection[Any], hosts: list[str] | None) -> list[str]:

@@ -121,17 +121,32 @@ def like(text: str) -> str:
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
+# The names of the tools any call used, in the local index (``schema.LATER_PARTS``): a handful of rows
+# where the docs' own ``tool`` has no index (every doc read, 2.5 s at a million messages).
+LOCAL_TOOLS = "SELECT name FROM tools"
+_HAS_TOOLS = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'tools'"
+
 # The filters on sessions a person types a name for, with how an empty answer names each and the column
 # whose values it lists (none for a project, a path's end, or a session id's start).
 _NAMED = (("project", "project", None), ("profile", "profile", "profile"), ("source", "source", "source"))
 
 
-def unmatched(conn: Any, filters: SearchFilters, mark: str = "?", table: str = "sessions") -> list[str]:
+def unmatched(
+    conn: Any, filters: SearchFilters, mark: str = "?", table: str = "sessions", tools: str = LOCAL_TOOLS
+) -> list[str]:
     """For a search that found nothing: each session filter of ``filters`` that no session of the index
     at ``conn`` matches at all (SQLite; the shared index's PostgreSQL with ``mark`` ``%s`` and its
-    ``table`` of sessions), said as a person reads it (``no session has profile 'wrok' (profiles:
-    default, work)``), so that a typo is not taken for an empty history."""
+    ``table`` of sessions), and a tool no call used (``tools``: the query of the tool names there are),
+    said as a person reads it (``no session has profile 'wrok' (profiles: default, work)``), so that a
+    typo is not taken for an empty history."""
     said: list[str] = []
+    if filters.tool:
+        if tools == LOCAL_TOOLS and not conn.execute(_HAS_TOOLS).fetchone():
+            tools = "SELECT DISTINCT tool FROM docs"  # made by a later sync (``schema.add_later_parts``)
+        names = sorted(str(row[0]) for row in conn.execute(tools) if row[0])
+        if filters.tool not in names:
+            known = f" ({_said_known('tool', names)})" if names else ": no call used any"
+            said.append(f"no call used tool {filters.tool!r}{known}")
 
     def none_match(**one: Any) -> bool:
         clauses, params = SearchFilters(include_rewound=True, **one).clauses(mark)
@@ -146,15 +161,18 @@ def unmatched(conn: Any, filters: SearchFilters, mark: str = "?", table: str = "
         if field == "project":
             known = _projects_like(conn, str(value), table)
         elif column is not None:
-            values = [
-                r[0] for r in conn.execute(f"SELECT DISTINCT {column} FROM {table} ORDER BY 1 LIMIT 21")
-            ]
-            shown = ", ".join(str(v) for v in values[:20] if v) + (", ..." if len(values) > 20 else "")
-            known = f" ({name}s: {shown})" if shown else ""
+            sql = f"SELECT DISTINCT {column} FROM {table} ORDER BY 1 LIMIT 21"
+            values = [str(r[0]) for r in conn.execute(sql) if r[0]]
+            known = f" ({_said_known(name, values)})" if values else ""
         said.append(f"no session has {name} {value!r}{known}")
     if filters.session and none_match(session=filters.session):
         said.append(f"no session id is or starts with {filters.session!r}")
     return said
+
+
+def _said_known(name: str, values: list[str], most: int = 20) -> str:
+    """The values there are of a filter, at most ``most`` (``profiles: default, work``)."""
+    return f"{name}s: " + ", ".join(values[:most]) + (", ..." if len(values) > most else "")
 
 
 def _projects_like(conn: Any, value: str, table: str) -> str:

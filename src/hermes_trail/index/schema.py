@@ -17,6 +17,8 @@ Tables:
 - ``docs``: one row per searchable thing the model yields: a prompt, a reply, a summary, a notice, a
   command with its output and exit code, a file edit, a tool's kept output. Never raw rows. ``chars`` is
   the length of its text, stored before the text so ranking can weigh a doc without reading its text.
+- ``tools``: the names of the tools any call used (kept as their docs are written; a name stays when
+  its calls are deleted), so a ``--tool`` no call used is said so with the names there are.
 - ``meta``: the format; ``build``, a random id each new index gets (a rebuild copied into the old file
   keeps its inode); and ``sessions_version``, which triggers bump whenever a session row is added or
   removed. What a long-lived process keeps derived from the sessions (the gist matrix) is stale when either
@@ -146,6 +148,7 @@ CREATE INDEX docs_path ON docs (path) WHERE path IS NOT NULL;
 CREATE INDEX docs_command ON docs (kind, exit_code) WHERE kind = 'command';
 CREATE INDEX docs_steps ON docs (sess, id, kind, rewound, exit_code, row, part, time, command)
 WHERE kind IN ('command', 'prompt') AND rewound = 0;
+CREATE TABLE tools (name TEXT PRIMARY KEY) WITHOUT ROWID;
 CREATE TABLE passages (
     id INTEGER PRIMARY KEY,
     sess INTEGER NOT NULL,
@@ -331,28 +334,42 @@ def awaiting_passages(conn: sqlite3.Connection) -> int:
     return max(total - done, 0)
 
 
-# Indexes added after the index's format was set, each made once by the first sync that finds it missing
-# (ms on 10,000 sessions) rather than by a rebuild: ``sessions_places`` lets the front ends and projects
+# Parts added after the index's format was set, each made once by the first sync that finds it missing
+# rather than by a rebuild (no session is read again): ``sessions_places`` lets the front ends and projects
 # a question's words may name be read off it alone (``plan._places``: every session row, with its gist,
-# was read for them, 6.5 ms warm and 127 ms cold on 10,000 sessions, against about 2 either way).
-LATER_INDEXES = {
-    "sessions_places": "CREATE INDEX IF NOT EXISTS sessions_places ON sessions (source, project)"
+# was read for them, 6.5 ms warm and 127 ms cold on 10,000 sessions, against about 2 either way);
+# ``tools``, the names of the tools any call used, kept by the writer as it writes docs (``writer.Writer``),
+# so a ``--tool`` no call used is said so with the tools there are (``filters.unmatched``) without reading
+# every doc (2.5 s at a million messages): an index made before it reads them once, at that sync.
+LATER_PARTS = {
+    "sessions_places": ("CREATE INDEX IF NOT EXISTS sessions_places ON sessions (source, project)",),
+    "tools": (
+        "CREATE TABLE IF NOT EXISTS tools (name TEXT PRIMARY KEY) WITHOUT ROWID",
+        "INSERT OR IGNORE INTO tools SELECT DISTINCT tool FROM docs WHERE tool IS NOT NULL",
+    ),
 }
 
 
-def add_later_indexes(conn: sqlite3.Connection) -> list[str]:
-    """Make the :data:`LATER_INDEXES` the index lacks; the names of those made. Two syncs may find one
+def add_later_parts(conn: sqlite3.Connection) -> list[str]:
+    """Make the :data:`LATER_PARTS` the index lacks; the names of those made. Two syncs may find one
     missing at once (an index of this format is synced without the build lock): each makes it only if it
-    is still missing. One that finds the index busy past its wait leaves it to the next sync."""
-    held = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
-    made = [name for name in LATER_INDEXES if name not in held]
-    try:
-        for name in made:
-            conn.execute(LATER_INDEXES[name])
-    except sqlite3.OperationalError as exc:
-        if "locked" not in str(exc) and "busy" not in str(exc):
-            raise
-        return []
+    is still missing, whole or not at all. One that finds the index busy past its wait leaves it to the
+    next sync."""
+    held = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type IN ('index', 'table')")}
+    made = [name for name in LATER_PARTS if name not in held]
+    for name in made:
+        try:
+            conn.execute("SAVEPOINT later_part")
+            for statement in LATER_PARTS[name]:
+                conn.execute(statement)
+            conn.execute("RELEASE later_part")
+        except sqlite3.OperationalError as exc:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK TO later_part")
+                conn.execute("RELEASE later_part")
+            if "locked" not in str(exc) and "busy" not in str(exc):
+                raise
+            return []
     return made
 
 

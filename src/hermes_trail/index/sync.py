@@ -657,7 +657,7 @@ def sync_index(
     try:
         if not building:
             read_docs_again(opened.conn)
-            schema.add_later_indexes(opened.conn)
+            schema.add_later_parts(opened.conn)
         _sync_all(opened.conn, report, env, homes, dbs, pgs, progress, parallel, include_recovered, building)
         fill_gists(opened.conn, None if building else gists_marker(path))
         if not building:

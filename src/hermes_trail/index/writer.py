@@ -308,6 +308,8 @@ _INSERT_DOC = (
     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
 
+_TOOL = 5  # the place of ``tool`` in a row of :data:`_INSERT_DOC`
+
 # New docs go into the full-text indexes this many at a time: while the workers decode what comes next,
 # so a first build has no long full-text pass of its own at the end.
 FTS_BATCH = 5_000
@@ -321,6 +323,11 @@ class Writer:
         self.conn = conn
         self.indexed_upto = self._top()  # every doc up to this id is in the full-text indexes
         self.pending = 0
+        # The tools named so far (``schema.LATER_PARTS``); None: the index has no such table yet (a sync
+        # that found it busy), whose making reads every doc's tool then.
+        self.tools: set[str] | None = None
+        if conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'tools'").fetchone():
+            self.tools = {row[0] for row in conn.execute("SELECT name FROM tools")}
 
     def number(self, sessions: Iterable[Session]) -> list[tuple[Session, int]]:
         """Each session with the ``sessions.id`` it will be written as, given out before it is read so
@@ -361,9 +368,19 @@ class Writer:
         if rows:
             self.conn.executemany(_INSERT_DOC, rows)
             self.pending += len(rows)
+            self._name_tools(rows)
             if self.pending >= FTS_BATCH:
                 self.flush()
         return len(rows)
+
+    def _name_tools(self, rows: list[tuple[Any, ...]]) -> None:
+        """Keep the names of the tools ``rows`` (:data:`_INSERT_DOC`'s) used that the index did not know."""
+        if self.tools is None:
+            return
+        new = {row[_TOOL] for row in rows if row[_TOOL]} - self.tools
+        if new:
+            self.conn.executemany("INSERT OR IGNORE INTO tools (name) VALUES (?)", [(name,) for name in new])
+            self.tools |= new
 
     def flush(self) -> None:
         """Put the docs written since the last flush into the full-text indexes."""
