@@ -218,6 +218,21 @@ def test_a_tool_no_call_used_is_said_with_the_tools_there_are(home, tmp_path):
     assert found["conversations"] and found["unmatched"] == []
 
 
+def test_a_since_after_the_until_fails_saying_so_not_no_match(home, tmp_path):
+    """``--since 2027-02-01 --until 2027-01-01`` holds no time: "No match" took the swapped bounds for an
+    empty history. The command fails saying so, as the MCP tool does (a ``ServiceError`` with its hint)."""
+    from hermes_trail.service import ServiceError, search_filters
+
+    index = ["--index", str(tmp_path / "index.db"), "--home", str(home)]
+    done = trail("search", "invoice", "--since", "2027-02-01", "--until", "2027-01-01", *index)
+    assert done.returncode == 1 and done.stdout == ""
+    assert "--since '2027-02-01' (2027-02-01 00:00) is after --until '2027-01-01'" in done.stderr
+    with pytest.raises(ServiceError, match="no time is in both"):
+        search_filters(since="2027-02-01", until="2027-01-01")
+    filters = search_filters(since="2027-01-01", until="2027-02-01")
+    assert filters.since is not None and filters.until is not None and filters.since < filters.until
+
+
 def test_an_unquoted_word_to_leave_out_says_how_to_ask(home, tmp_path):
     """``trail search invoice -rust`` would be read as the options -r, -u, ...: the command says how to ask
     it instead of "No such option: -r", and the way it gives works."""

@@ -383,6 +383,18 @@ def test_filters(forensic):
     assert code == 1
 
 
+def test_an_empty_timeline_says_why_and_swapped_bounds_fail(forensic):
+    """A window or pattern no row is in wrote nothing and said nothing, so a person could not tell it from
+    a command that failed: the stream stays empty (a program reads none) and stderr says what was asked.
+    A ``--since`` after the ``--until`` holds no time at all: the command fails saying so."""
+    code, out, err = run(forensic, "--since", "2099-01-01", "-m", "WAL")
+    assert (code, out) == (0, "")
+    assert "no row Hermes left behind since '2099-01-01' matching --match: nothing written" in err
+    code, out, err = run(forensic, "--since", "2026-11-03", "--until", "2026-11-02")
+    assert code == 1 and out == "" and "--since '2026-11-03' (2026-11-03 00:00) is after --until" in err
+    assert "no time is in both" in err
+
+
 def test_csv_and_output_directory(forensic, rows, tmp_path):
     code, out, _ = run(forensic, "--format", "csv")
     table = list(csv.DictReader(io.StringIO(out)))

@@ -75,6 +75,27 @@ def since_timestamp(value: str | None, option: str = "--since") -> float | None:
         raise TrailError(str(exc).replace("--since", option)) from None
 
 
+def window_timestamps(
+    since: str | None, until: str | None, names: tuple[str, str] = ("--since", "--until")
+) -> tuple[float | None, float | None]:
+    """``since`` and ``until`` as epoch seconds (:func:`since_timestamp`), the options named ``names``.
+
+    :raises TrailError: either cannot be read, or ``since`` is after ``until``: no time is in both, and
+        "No match" would take the swapped bounds for an empty history.
+    """
+    start, end = since_timestamp(since, names[0]), since_timestamp(until, names[1])
+    if start is not None and end is not None and start > end:
+
+        def said(stamp: float) -> str:
+            return datetime.fromtimestamp(stamp).astimezone().strftime("%Y-%m-%d %H:%M")
+
+        raise TrailError(
+            f"{names[0]} {since!r} ({said(start)}) is after {names[1]} {until!r} ({said(end)}): "
+            "no time is in both; swap them"
+        )
+    return start, end
+
+
 # Written out on the model's record (``model._Record``), not ``@dataclass``: importing ``dataclasses`` (and so
 # ``inspect``) cost some 9 ms of every start of ``trail`` (issue 15).
 class SessionFilter(_Frozen):

@@ -99,6 +99,15 @@ def _since(value: str | None, name: str) -> float | None:
         raise ServiceError(str(exc), _WHEN_HINT) from exc
 
 
+def _window(since: str | None, until: str | None) -> tuple[float | None, float | None]:
+    from hermes_trail.listing import window_timestamps
+
+    try:
+        return window_timestamps(since, until, ("since", "until"))
+    except TrailError as exc:
+        raise ServiceError(str(exc), _WHEN_HINT) from exc
+
+
 def search_filters(
     *,
     project: str | None = None,
@@ -115,12 +124,13 @@ def search_filters(
     shared one (``--fleet``) alike. A time it cannot read is a :class:`ServiceError`."""
     from hermes_trail.index.filters import SearchFilters
 
+    start, end = _window(since, until)
     return SearchFilters(
         project=project,
         profile=profile,
         source=source,
-        since=_since(since, "since"),
-        until=_since(until, "until"),
+        since=start,
+        until=end,
         role=role_asked(role),
         tool=tool,
         session=session,

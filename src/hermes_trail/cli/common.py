@@ -183,6 +183,18 @@ def since_option(value: str | None, name: str) -> float | None:
         fail(str(exc))
 
 
+def window_options(since: str | None, until: str | None) -> tuple[float | None, float | None]:
+    """``--since`` and ``--until`` as timestamps; one it cannot read, or a ``--since`` after the
+    ``--until``, fails the command (``listing.window_timestamps``)."""
+    from hermes_trail.errors import TrailError
+    from hermes_trail.listing import window_timestamps
+
+    try:
+        return window_timestamps(since, until)
+    except TrailError as exc:
+        fail(str(exc))
+
+
 def role_option(value: str | None) -> None:
     """A ``--role`` no turn can have fails the command, saying which there are (it matched nothing)."""
     from hermes_trail.service import ServiceError, role_asked

@@ -10,7 +10,7 @@ from hermes_trail.cli.common import (
     answer,
     question,
     role_option,
-    since_option,
+    window_options,
 )
 from hermes_trail.cli.indexing import IndexOption, indexed
 from hermes_trail.cli.params import asked
@@ -52,8 +52,7 @@ def search(
     text = question(query, "give something to search for: words, a phrase, a path", phrases=True)
     from hermes_trail.index import meaning_client
 
-    since_option(since, "--since")  # a time it cannot read fails the command, in the option's words
-    since_option(until, "--until")
+    window_options(since, until)  # a time it cannot read, or bounds swapped, fail the command
     role_option(role)
     asked_for: dict[str, Any] = {  # the question's filters, as declared
         "project": project,

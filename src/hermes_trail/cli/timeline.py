@@ -11,7 +11,7 @@ from typing import IO, Annotated
 
 import typer
 
-from hermes_trail.cli.common import DbOption, HomeOption, PgOption, exit_code, fail, load
+from hermes_trail.cli.common import DbOption, HomeOption, PgOption, err, exit_code, fail, load
 
 
 def _pattern(value: str, ignore_case: bool) -> re.Pattern[str]:
@@ -41,6 +41,17 @@ def _inside_a_home(path: Path, homes: list[Path] | None, dbs: list[Path] | None)
             continue
         return home
     return None
+
+
+def _nothing_said(since: str | None, until: str | None, match: list[str] | None, profile: str | None) -> str:
+    """Why a timeline has no row, in the words of what was asked (on stderr: the stream stays empty)."""
+    asked = [
+        *([f"of profile {profile!r}"] if profile else []),
+        *([f"since {since!r}"] if since else []),
+        *([f"until {until!r}"] if until else []),
+        *(["matching --match"] if match else []),
+    ]
+    return "no row Hermes left behind" + (f" {' '.join(asked)}" if asked else "") + ": nothing written"
 
 
 def timeline_cmd(
@@ -80,16 +91,17 @@ def timeline_cmd(
     Example:
         trail timeline --since 7d -m 'rm -rf' -i --format csv -o case/
     """
-    from hermes_trail.cli.common import since_option as _since_option
+    from hermes_trail.cli.common import window_options
     from hermes_trail.serialize import session_json
     from hermes_trail.timeline import TimelineOptions, build_timeline
     from hermes_trail.timeline.output import FORMATS, write_rows
 
     if fmt not in FORMATS:
         fail(f"--format must be one of {', '.join(FORMATS)}")
+    start, end = window_options(since, until)
     options = TimelineOptions(
-        since=_since_option(since, "--since"),
-        until=_since_option(until, "--until"),
+        since=start,
+        until=end,
         patterns=tuple(_pattern(m, ignore_case) for m in match or ()),
         profile=profile,
         include_thinking=include_thinking,
@@ -133,11 +145,13 @@ def timeline_cmd(
                 on_session=on_session if sessions_file is not None else None,
             )
             if target is None:
-                write_rows(tl.rows(), sys.stdout, fmt)
+                written = write_rows(tl.rows(), sys.stdout, fmt)
             else:
                 with _open_new(target) as stream:
-                    write_rows(tl.rows(), stream, fmt)
+                    written = write_rows(tl.rows(), stream, fmt)
             code = exit_code(history)
+        if not written:  # an empty stream is right for a program; a person is told why it is empty
+            err(_nothing_said(since, until, match, profile))
     finally:
         if sessions_file is not None:
             sessions_file.close()
