@@ -187,6 +187,13 @@ def test_a_filter_no_session_matches_is_said_when_nothing_is_found(home, tmp_pat
     assert done.returncode == 0 and "No session matches" in done.stdout
     assert f"No session has project 'Billing' (projects whose name has it: {BILLING})." in done.stderr
     assert "projects whose name" not in trail("list", "--project", "nowhere", "--home", str(home)).stderr
+    # A name no project's has, spelled near one's: that project's name to type.
+    done = trail("search", "invoice", "--project", "biling-servce", "--json", *index)
+    named = json.loads(done.stdout)["unmatched"]
+    assert named == [f"no session has project 'biling-servce' (projects named like it: {BILLING})"], named
+    done = trail("list", "--project", "biling-servce", "--home", str(home))
+    assert f"No session has project 'biling-servce' (projects named like it: {BILLING})." in done.stderr
+    assert "named like it" not in trail("list", "--project", "ledger", "--home", str(home)).stderr
     done = trail("search", "zzyzx", "--profile", "work", "--session", "2099", "--json", *index)
     assert json.loads(done.stdout)["unmatched"] == ["no session id is or starts with '2099'"]
 

@@ -178,10 +178,31 @@ def projects_named(value: str, projects: Iterable[str | None]) -> list[str]:
     return sorted(found)
 
 
-def said_projects(found: list[str]) -> str:
-    """:func:`projects_named`'s answer as the end of a sentence (empty for none), at most five named."""
+def projects_spelled_near(value: str, projects: Iterable[str | None]) -> list[str]:
+    """The ``projects`` whose last name is spelled near ``value`` (``webshp`` for ``~/src/webshop``), sorted:
+    said after a ``--project`` no session matches and no project's name has."""
+    from difflib import get_close_matches
+
+    wanted = value.strip().strip("/").casefold()
+    named: dict[str, set[str]] = {}
+    for project in projects:
+        if project:
+            named.setdefault(re.split(r"[\\/]", project.rstrip("/\\"))[-1].casefold(), set()).add(project)
+    if not wanted or "/" in wanted:
+        return []
+    return sorted(p for name in get_close_matches(wanted, list(named), n=5, cutoff=0.75) for p in named[name])
+
+
+def said_projects(value: str, projects: Iterable[str | None]) -> str:
+    """The projects of ``projects`` a ``--project value`` no session matches may have meant, as the end of
+    a sentence (empty for none), at most five named: those whose name has it (:func:`projects_named`),
+    else those whose name is spelled near it."""
+    projects = list(projects)
+    found, how = projects_named(value, projects), "whose name has it"
+    if not found:
+        found, how = projects_spelled_near(value, projects), "named like it"
     shown = ", ".join(found[:5]) + (", ..." if len(found) > 5 else "")
-    return f" (projects whose name has it: {shown})" if shown else ""
+    return f" (projects {how}: {shown})" if shown else ""
 
 
 def select(sessions: Sequence[L], flt: SessionFilter, limit: int | None) -> list[L]:

@@ -101,11 +101,12 @@ def _print(history: History, chosen: list[Session], matched: int, total: int, js
 
 def _say_projects(history: History, project: str) -> None:
     """After a listing that ``--project`` left empty: on stderr, when no session is in that project at all,
-    the projects whose name has the word typed (``billing`` for ``~/work/billing-service``)."""
-    from hermes_trail.listing import SessionFilter, projects_named, said_projects
+    the projects whose name has the word typed (``billing`` for ``~/work/billing-service``) or is spelled
+    near it (``webshp``)."""
+    from hermes_trail.listing import SessionFilter, said_projects
 
     listed = history.sessions if history.catalog_read else history.entries
     if any(SessionFilter(project=project).accepts(s) for s in listed):
         return
-    if said := said_projects(projects_named(project, (s.project for s in listed))):
+    if said := said_projects(project, (s.project for s in listed)):
         err(f"No session has project {project!r}{said}.")

@@ -176,9 +176,9 @@ def _said_known(name: str, values: list[str], most: int = 20) -> str:
 
 
 def _projects_like(conn: Any, value: str, table: str) -> str:
-    """The projects of the index whose name has ``value`` (:func:`~hermes_trail.listing.projects_named`),
-    said after a ``--project`` no session matches."""
-    from hermes_trail.listing import projects_named, said_projects
+    """The projects of the index whose name has ``value`` or is spelled near it
+    (:func:`~hermes_trail.listing.said_projects`), said after a ``--project`` no session matches."""
+    from hermes_trail.listing import said_projects
 
     projects = (r[0] for r in conn.execute(f"SELECT DISTINCT project FROM {table}"))
-    return said_projects(projects_named(value, projects))
+    return said_projects(value, projects)
