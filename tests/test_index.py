@@ -235,36 +235,39 @@ def test_an_index_without_its_list_of_tools_reads_them_once_at_its_next_sync_the
     assert said == ["no call used tool 'bash' (tools: read_file, terminal)"]
 
 
+def _later_parts_while_another_writes(index: Path) -> list[str]:
+    """What :func:`schema.add_later_parts` makes while another connection holds the index's write lock
+    past its wait; the connection it ran on is left in no transaction."""
+    from hermes_trail.index import schema
+
+    writer = sqlite3.connect(index, isolation_level=None)
+    writer.execute("BEGIN IMMEDIATE")
+    try:
+        waiting = sqlite3.connect(index, timeout=0.05)
+        made = schema.add_later_parts(waiting)
+        assert not waiting.in_transaction
+        waiting.close()
+    finally:
+        writer.execute("ROLLBACK")
+        writer.close()
+    return made
+
+
 def test_a_later_index_is_left_to_the_next_sync_when_the_index_is_busy(home, index):
     """Another connection writing the index past the wait: the index is made by a later sync, and this one
-    neither fails nor waits for good; once made, making it again changes nothing."""
+    neither fails nor waits for good; once made, making it again changes nothing. The list of tools, too,
+    is made whole or not at all."""
     from hermes_trail.index import schema
 
     sync_index(index, homes=[home])
     with sqlite3.connect(index) as conn:
         conn.execute("DROP INDEX sessions_places")
-    writer = sqlite3.connect(index, isolation_level=None)
-    writer.execute("BEGIN IMMEDIATE")
-    try:
-        waiting = sqlite3.connect(index, timeout=0.05)
-        assert schema.add_later_parts(waiting) == []
-        waiting.close()
-    finally:
-        writer.execute("ROLLBACK")
-        writer.close()
+    assert _later_parts_while_another_writes(index) == []
     with sqlite3.connect(index) as conn:
         assert schema.add_later_parts(conn) == ["sessions_places"]
         assert schema.add_later_parts(conn) == []
         conn.execute("DROP TABLE tools")
-    writer = sqlite3.connect(index, isolation_level=None)  # the list of tools: whole or not at all
-    writer.execute("BEGIN IMMEDIATE")
-    try:
-        waiting = sqlite3.connect(index, timeout=0.05)
-        assert schema.add_later_parts(waiting) == [] and not waiting.in_transaction
-        waiting.close()
-    finally:
-        writer.execute("ROLLBACK")
-        writer.close()
+    assert _later_parts_while_another_writes(index) == []
     with sqlite3.connect(index) as conn:
         assert schema.add_later_parts(conn) == ["tools"]
         assert conn.execute("SELECT name FROM tools").fetchall() == [("terminal",)]
