@@ -137,6 +137,20 @@ def tab(browser, server) -> Iterator[Page]:
     page.close()
 
 
+@contextlib.contextmanager
+def _served(browser: Any, home: Path, index: Path) -> Iterator[tuple[Page, str]]:
+    """A dashboard of its own over ``home`` and a checked page on it, with its address; both closed after."""
+    web = WebApp(homes=(home,), index=index)
+    srv = start(web, "127.0.0.1", 0)
+    tab = Page(browser, origin(srv) + "/")
+    try:
+        yield tab, origin(srv)
+    finally:
+        tab.close()
+        srv.shutdown()
+        web.close()
+
+
 def origin(server) -> str:
     return f"http://127.0.0.1:{server.server_address[1]}"
 
@@ -315,13 +329,11 @@ def test_a_conversation_a_later_one_changed_says_so(browser, tmp_path):
     from hermesdb import write_home
     from test_wording import REDIS_MOVED, REDIS_OLD, redis_moved
 
-    web = WebApp(homes=(write_home(tmp_path / "hermes", redis_moved()),), index=tmp_path / "index.db")
-    srv = start(web, "127.0.0.1", 0)
-    tab = Page(browser, origin(srv) + "/")
-    try:
+    home = write_home(tmp_path / "hermes", redis_moved())
+    with _served(browser, home, tmp_path / "index.db") as (tab, at):
         page = tab.page
         asked = urllib.parse.quote("where does the webshop's redis cache run now")
-        page.goto(origin(srv) + "/?q=" + asked)
+        page.goto(at + "/?q=" + asked)
         page.wait_for_selector("body[data-search] #results > .conversation")
         conversations = page.locator("#results > .conversation")
         assert REDIS_MOVED in conversations.nth(0).inner_html()
@@ -331,10 +343,6 @@ def test_a_conversation_a_later_one_changed_says_so(browser, tmp_path):
         note = stale.locator(".superseded").inner_text()
         assert note == f"superseded by the later {REDIS_MOVED}, which says it changed"
         tab.shot("superseded")
-    finally:
-        tab.close()
-        srv.shutdown()
-        web.close()
 
 
 def test_a_word_found_without_its_accents_or_as_written_otherwise_is_listed_as_a_match(browser, tmp_path):
@@ -353,13 +361,11 @@ def test_a_word_found_without_its_accents_or_as_written_otherwise_is_listed_as_a
         ),
         *errands(T0, "20261102", "0c0c0c", step=60),
     ]
-    web = WebApp(homes=(write_home(tmp_path / "hermes", sessions),), index=tmp_path / "index.db")
-    srv = start(web, "127.0.0.1", 0)
-    tab = Page(browser, origin(srv) + "/")
-    try:
+    home = write_home(tmp_path / "hermes", sessions)
+    with _served(browser, home, tmp_path / "index.db") as (tab, at):
         page = tab.page
         for asked, expected, marked in (("cafe", cafe, "café"), ("precommit", hook, "pre-commit")):
-            page.goto(origin(srv) + "/?q=" + asked)
+            page.goto(at + "/?q=" + asked)
             page.wait_for_selector(f"body[data-search={asked}] #results > .conversation")
             results = page.locator("#results")
             assert "No match" not in results.inner_text(), results.inner_text()
@@ -369,14 +375,10 @@ def test_a_word_found_without_its_accents_or_as_written_otherwise_is_listed_as_a
         assert "Not found: precommit; searched for pre-commit." in page.locator("#results").inner_text()
         tab.shot("written-otherwise")
         # A quoted phrase no turn has as typed is said so; its words answer.
-        page.goto(origin(srv) + "/?q=" + urllib.parse.quote('"ruff laptop"'))
+        page.goto(at + "/?q=" + urllib.parse.quote('"ruff laptop"'))
         page.wait_for_selector("body[data-search] #results > .conversation")
         said = page.locator("#results").inner_text()
         assert 'Not found anywhere: "ruff laptop"; showing what its words find.' in said, said
-    finally:
-        tab.close()
-        srv.shutdown()
-        web.close()
 
 
 def test_a_word_in_another_form_or_a_session_id_is_listed_as_a_match(browser, tmp_path):
@@ -391,27 +393,21 @@ def test_a_word_in_another_form_or_a_session_id_is_listed_as_a_match(browser, tm
         chat(pool, ("configure the connection pool", "Set pool_size=20."), start=T0 + 60),
         *errands(T0, "20261102", "0d0d0d", step=60),
     ]
-    web = WebApp(homes=(write_home(tmp_path / "hermes", sessions),), index=tmp_path / "index.db")
-    srv = start(web, "127.0.0.1", 0)
-    tab = Page(browser, origin(srv) + "/")
-    try:
+    home = write_home(tmp_path / "hermes", sessions)
+    with _served(browser, home, tmp_path / "index.db") as (tab, at):
         page = tab.page
-        page.goto(origin(srv) + "/?q=authorized")
+        page.goto(at + "/?q=authorized")
         page.wait_for_selector("body[data-search=authorized] #results > .conversation")
         first = page.locator("#results > .conversation").first
         assert "No match" not in page.locator("#results").inner_text()
         assert auth in first.inner_html() and "Authorization" in first.locator("mark").all_inner_texts()
-        page.goto(origin(srv) + "/?q=" + pool)
+        page.goto(at + "/?q=" + pool)
         page.wait_for_selector(f"body[data-search='{pool}'] #results > .conversation")
         results = page.locator("#results")
         assert "No match" not in results.inner_text(), results.inner_text()
         assert pool in page.locator("#results > .conversation").first.inner_html()
         assert f"1 prompt of session {pool}" in page.locator("#results > p.meta").inner_text()
         tab.shot("session-id")
-    finally:
-        tab.close()
-        srv.shutdown()
-        web.close()
 
 
 def test_a_place_named_alone_lists_its_conversations_and_says_so(browser, tmp_path):
@@ -421,22 +417,15 @@ def test_a_place_named_alone_lists_its_conversations_and_says_so(browser, tmp_pa
     from test_wording import PLACES, PLACES_AT_WORK
 
     home = write_home(tmp_path / "hermes", PLACES, profiles={"work": PLACES_AT_WORK})
-    web = WebApp(homes=(home,), index=tmp_path / "index.db")
-    srv = start(web, "127.0.0.1", 0)
-    tab = Page(browser, origin(srv) + "/")
-    try:
+    with _served(browser, home, tmp_path / "index.db") as (tab, at):
         page = tab.page
-        page.goto(origin(srv) + "/?q=telegram")
+        page.goto(at + "/?q=telegram")
         page.wait_for_selector("body[data-search] #results > .conversation")
         assert page.locator("#results > .conversation").count() == 3
         said = page.locator("#results > p.missing").inner_text()
         assert said == "No turn says telegram: the conversations from the front end telegram, newest first."
         assert "3 prompts there" in page.locator("#results > p.meta").inner_text()
         tab.shot("places-listing")
-    finally:
-        tab.close()
-        srv.shutdown()
-        web.close()
 
 
 def test_a_question_naming_a_time_says_which_and_lists_what_happened_then(browser, tmp_path):
@@ -445,12 +434,10 @@ def test_a_question_naming_a_time_says_which_and_lists_what_happened_then(browse
     from hermesdb import write_home
     from test_when import DEPLOY_NEW, DEPLOY_OLD, HAIKU, dated_sessions
 
-    web = WebApp(homes=(write_home(tmp_path / "hermes", dated_sessions()),), index=tmp_path / "index.db")
-    srv = start(web, "127.0.0.1", 0)
-    tab = Page(browser, origin(srv) + "/")
-    try:
+    home = write_home(tmp_path / "hermes", dated_sessions())
+    with _served(browser, home, tmp_path / "index.db") as (tab, at):
         page = tab.page
-        page.goto(origin(srv) + "/?q=" + urllib.parse.quote("what did I work on yesterday"))
+        page.goto(at + "/?q=" + urllib.parse.quote("what did I work on yesterday"))
         page.wait_for_selector("body[data-search] #results > .conversation")
         conversations = page.locator("#results > .conversation")
         assert conversations.count() == 2
@@ -459,17 +446,13 @@ def test_a_question_naming_a_time_says_which_and_lists_what_happened_then(browse
         assert said.startswith("Conversations of yesterday (")
         assert "2 prompts at that time" in page.locator("#results > p.meta").inner_text()
         tab.shot("when-listing")
-        page.goto(origin(srv) + "/?q=" + urllib.parse.quote("yesterday's deploy"))
+        page.goto(at + "/?q=" + urllib.parse.quote("yesterday's deploy"))
         page.wait_for_selector("body[data-search] #results > .conversation")
         conversations = page.locator("#results > .conversation")
         assert DEPLOY_NEW in conversations.nth(0).inner_html()
         assert DEPLOY_OLD in conversations.nth(1).inner_html()
         assert page.locator("#results > p.missing").inner_text().startswith("Read 'yesterday' as ")
         tab.shot("when-search")
-    finally:
-        tab.close()
-        srv.shutdown()
-        web.close()
 
 
 def test_scrub_the_replay_and_expand_a_tool_call(tab, server):
@@ -567,12 +550,9 @@ def test_a_long_replay_draws_in_batches_and_scrubs_into_place(browser, tmp_path)
         for i in range(200)
     ]
     home = h.write_home(tmp_path / "hermes", [h.chat(long_id, *pairs, title="Long one")])
-    web = WebApp(homes=(home,), index=tmp_path / "index.db")
-    srv = start(web, "127.0.0.1", 0)
-    tab = Page(browser, origin(srv) + "/")
-    try:
+    with _served(browser, home, tmp_path / "index.db") as (tab, at):
         page = tab.page
-        page.goto(origin(srv) + f"/session?ref=default:{long_id}")
+        page.goto(at + f"/session?ref=default:{long_id}")
         page.wait_for_selector("body[data-drawn=all]")
         assert page.locator("article.turn").count() == 400
         for target in (250, 37, 399):
@@ -588,10 +568,6 @@ def test_a_long_replay_draws_in_batches_and_scrubs_into_place(browser, tmp_path)
         page.keyboard.press("k")
         at_position(page, "turn 399 of 400")
         tab.shot("replay-long")
-    finally:
-        tab.close()
-        srv.shutdown()
-        web.close()
 
 
 # -- issue 19: the viewer people come back to ---------------------------------------------------------------
@@ -788,14 +764,11 @@ def test_the_query_and_the_page_stay_in_the_address_and_the_table_comes_first(br
         for i in range(105)
     ]
     home = h.write_home(tmp_path / "hermes", chats)
-    web = WebApp(homes=(home,), index=tmp_path / "index.db")
-    srv = start(web, "127.0.0.1", 0)
-    tab = Page(browser, origin(srv) + "/")
     asked: list[str] = []
-    try:
+    with _served(browser, home, tmp_path / "index.db") as (tab, at):
         page = tab.page
         page.on("request", lambda r: asked.append(r.url) if "/api/sessions" in r.url else None)
-        _dashboard(page, origin(srv) + "/")
+        _dashboard(page, at + "/")
         assert len(asked) == 1, f"the preloaded first page is the one used: {asked}"
         table = page.locator("#table").bounding_box()
         charts = page.locator("section.charts").bounding_box()
@@ -816,13 +789,9 @@ def test_the_query_and_the_page_stay_in_the_address_and_the_table_comes_first(br
         expect(page.locator("#page")).to_have_text("101–105")
         # an address whose view the page shows otherwise (an offset between pages): asked for again
         asked.clear()
-        _dashboard(page, origin(srv) + "/?offset=150")
+        _dashboard(page, at + "/?offset=150")
         expect(page.locator("#page")).to_have_text("101–105")
         assert len(asked) == 2 and "offset=100" in asked[1], asked
-    finally:
-        tab.close()
-        srv.shutdown()
-        web.close()
 
 
 @pytest.mark.parametrize("size", [PHONE, (1280, 900)], ids=["phone", "desktop"])
@@ -918,17 +887,10 @@ def _long_replay(browser: Any, tmp_path: Path, long_id: str, exchanges: int) -> 
 
     pairs = [(f"Question {i}?", f"Answer {i}.\n" + "More words. " * 30) for i in range(exchanges)]
     home = h.write_home(tmp_path / "hermes", [h.chat(long_id, *pairs, title="Long one")])
-    web = WebApp(homes=(home,), index=tmp_path / "index.db")
-    srv = start(web, "127.0.0.1", 0)
-    tab = Page(browser, origin(srv) + "/")
-    try:
-        tab.page.goto(origin(srv) + f"/session?ref=default:{long_id}")
+    with _served(browser, home, tmp_path / "index.db") as (tab, at):
+        tab.page.goto(at + f"/session?ref=default:{long_id}")
         tab.page.wait_for_selector("body[data-drawn=all]")
         yield tab.page
-    finally:
-        tab.close()
-        srv.shutdown()
-        web.close()
 
 
 def test_the_cursor_reaches_the_last_turn_when_scrolled_to_the_end(browser, tmp_path):
@@ -1355,12 +1317,9 @@ def test_a_session_over_two_days_has_day_separators_and_a_gap_on_the_timeline(br
         h.assistant("Done.", timestamp=t + 86400 + 20),
     ]
     home = h.write_home(tmp_path / "hermes", [h.SessionSpec(sid, messages, started_at=t, ended_at=t + 86500)])
-    web = WebApp(homes=(home,), index=tmp_path / "index.db")
-    srv = start(web, "127.0.0.1", 0)
-    tab = Page(browser, origin(srv) + "/")
-    try:
+    with _served(browser, home, tmp_path / "index.db") as (tab, at):
         page = tab.page
-        page.goto(origin(srv) + f"/session?ref=default:{sid}")
+        page.goto(at + f"/session?ref=default:{sid}")
         page.wait_for_selector("body[data-drawn=all]")
         days = page.locator("article.turn .day").all_inner_texts()
         assert len(days) == 2 and days[0] < days[1], days
@@ -1373,10 +1332,6 @@ def test_a_session_over_two_days_has_day_separators_and_a_gap_on_the_timeline(br
             assert absent not in legend, legend
         tips = [t.text_content() or "" for t in page.locator(".strip rect[class^=tick] title").all()]
         assert tips[0].startswith("turn 1 · ") and "user #" in tips[0]
-    finally:
-        tab.close()
-        srv.shutdown()
-        web.close()
 
 
 def test_a_delegate_task_call_links_to_its_sub_agent_session(browser, tmp_path):
@@ -1406,12 +1361,9 @@ def test_a_delegate_task_call_links_to_its_sub_agent_session(browser, tmp_path):
         title="Helper",
     )
     home = h.write_home(tmp_path / "hermes", [parent, child])
-    web = WebApp(homes=(home,), index=tmp_path / "index.db")
-    srv = start(web, "127.0.0.1", 0)
-    tab = Page(browser, origin(srv) + "/")
-    try:
+    with _served(browser, home, tmp_path / "index.db") as (tab, at):
         page = tab.page
-        page.goto(origin(srv) + f"/session?ref=default:{parent_id}")
+        page.goto(at + f"/session?ref=default:{parent_id}")
         page.wait_for_selector("body[data-drawn=all]")
         said = page.locator("details.summary-box summary").inner_text()
         assert said.endswith(" · 1 sub-agent session") or said == "summary: 1 sub-agent session", said
@@ -1420,10 +1372,6 @@ def test_a_delegate_task_call_links_to_its_sub_agent_session(browser, tmp_path):
         link.click()
         page.wait_for_selector("body[data-drawn=all]")
         assert page.locator("h1.title").inner_text() == "Helper"
-    finally:
-        tab.close()
-        srv.shutdown()
-        web.close()
 
 
 def test_a_replay_drawn_from_its_first_rows_is_counted_when_the_whole_view_comes(browser, tmp_path):
@@ -1440,14 +1388,11 @@ def test_a_replay_drawn_from_its_first_rows_is_counted_when_the_whole_view_comes
         h.assistant("Nothing to save.", timestamp=late + 1),
     ]
     home = h.write_home(tmp_path / "hermes", [spec])
-    web = WebApp(homes=(home,), index=tmp_path / "index.db")
-    srv = start(web, "127.0.0.1", 0)
-    tab = Page(browser, origin(srv) + "/")
     held: list[Any] = []
-    try:
+    with _served(browser, home, tmp_path / "index.db") as (tab, at):
         page = tab.page
         page.route(lambda url: "/api/session?" in url and "head=" not in url, lambda r: held.append(r))
-        page.goto(origin(srv) + f"/session?ref=default:{sid}")
+        page.goto(at + f"/session?ref=default:{sid}")
         expect(page.locator(".facts")).to_contain_text("counting… (142 rows)")
         at_position(page, "turn 1 of …")
         assert page.locator("label.toggle").count() == 0 and page.locator("article#t-0 .day").count() == 0
@@ -1474,7 +1419,3 @@ def test_a_replay_drawn_from_its_first_rows_is_counted_when_the_whole_view_comes
         )
         at_position(page, "turn 1 of 140")
         expect(page.locator("article#t-0 .day")).to_have_count(1)
-    finally:
-        tab.close()
-        srv.shutdown()
-        web.close()
