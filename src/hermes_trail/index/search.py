@@ -63,6 +63,7 @@ from hermes_trail.index.fusion import (
     language_lifts,
     lift_edits,
     lift_profiles,
+    meaning_evidence,
     meaning_weight,
     rarity,
 )
@@ -1294,7 +1295,7 @@ def _search(
             weight = meaning_weight(reading.typed, reading.dropped)
             if not by_passages:  # the gists' model: static vectors, English only
                 weight *= GIST_WEIGHT / SEMANTIC_WEIGHT
-            weighed = evidence_of([g for g, _ in near], [z for _, z in near], weight)
+            weighed = meaning_evidence([g for g, _ in near], [z for _, z in near], weight)
             pool += [(conv, part * lift) for (conv, part), lift in zip(weighed, lifts, strict=True)]
         if excluded is not None:
             pool = _without_excluded(conn, pool, excluded)
@@ -1721,3 +1722,4 @@ def _group(hits: list[Hit]) -> dict[tuple[str, str], Conversation]:
             conv = groups[key] = Conversation(hit.store, hit.root)
         conv.hits.append(hit)
     return groups
+
