@@ -1722,4 +1722,3 @@ def _group(hits: list[Hit]) -> dict[tuple[str, str], Conversation]:
             conv = groups[key] = Conversation(hit.store, hit.root)
         conv.hits.append(hit)
     return groups
-
