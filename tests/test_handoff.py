@@ -20,6 +20,7 @@ ROOT_ID = "20261110_090000_aaaa01"
 CHILD_ID = "20261110_100000_aaaa02"
 OPS_ID = "20261111_090000_0b5e11"
 LONG_ID = "20261112_090000_10a9e1"
+HELPER_ID = "20261102_100500_5ab0a1"  # a sub-agent the coding session delegated to
 HEADINGS = ["## Goal", "## Where it stands", "## Files in flight", "## Last commands", "## Resume"]
 
 
@@ -89,6 +90,13 @@ def template(tmp_path_factory) -> Path:
         [
             hermesdb.chat(CHAT_ID, ("What is WAL?", "A write-ahead log."), title="About WAL"),
             hermesdb.coding(CODING_ID, start=hermesdb.T0 + 3600),
+            hermesdb.chat(
+                HELPER_ID,
+                ("Find every caller of app.parse.", "Two callers: cli.py and web.py."),
+                start=hermesdb.T0 + 3700,
+                source="subagent",
+                parent_session_id=CODING_ID,
+            ),
             *compressed(),
             hermesdb.long_chat(LONG_ID, start=hermesdb.T0 + 9 * 86400),
         ],
@@ -110,7 +118,7 @@ def test_a_coding_session(root):
     assert out.startswith("# Handoff: Run the tests and fix what fails.\n")
     assert f"Session `{CODING_ID}` · profile default · project `/home/dev/project`" in out
     part = sections(out)
-    assert list(part) == HEADINGS
+    assert list(part) == [*HEADINGS[:-1], "## Linked sessions", HEADINGS[-1]]
     assert part["## Goal"] == "> Run the tests and fix what fails."
     assert part["## Where it stands"].endswith("> All four tests pass now.")
     assert re.fullmatch(
@@ -118,6 +126,8 @@ def test_a_coding_session(root):
         part["## Files in flight"],
     )
     assert part["## Last commands"] == "- `pytest -q` → exit 1 (failed)\n- `pytest -q` → exit 0"
+    # The sub-agent it delegated to, where more of its work is: by id, to be read with `trail show`.
+    assert part["## Linked sessions"] == f"- delegate: `{HELPER_ID}`"
     assert part["## Resume"] == f"`hermes --resume {CODING_ID}`"
 
 
@@ -135,6 +145,7 @@ def test_a_compressed_conversation_is_read_as_one(root):
     assert commands[2].endswith("→ never ran: blocked by user")
     assert f"2 parts (compacted; first part `{ROOT_ID}`)" in out and f"Session `{CHILD_ID}`" in out
     assert part["## Resume"] == f"`hermes --resume {CHILD_ID}`"  # the live part
+    assert "## Linked sessions" not in part  # its continuation is one of its parts, no linked session
     assert TOKEN not in out and "[REDACTED:github-token]" in out
 
 

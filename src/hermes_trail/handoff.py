@@ -5,7 +5,8 @@ Read from the model only: the goal is the first prompt a person typed (never a c
 injected notice), the latest request the last one; where it stands is what the assistant last concluded
 (replies that called no tool, else the last replies); files are the edits of ``patch`` and ``write_file``
 calls, grouped by file, newest first; commands are the last ``terminal`` calls with their exit codes, and
-those that never ran with why. A conversation that continued across compactions is read as one. Secrets
+those that never ran with why; linked sessions are the sub-agents it delegated to and the branches made
+from it, where more of its work is. A conversation that continued across compactions is read as one. Secrets
 are redacted. Within the budget the brief keeps every section and shortens them, quotes first, and cuts
 at a line only when even the shortest form does not fit.
 """
@@ -118,6 +119,12 @@ def _render(parts: list[Session], turns: list[Turn], reopen: str, d: _Detail) ->
         out.append(f"- … {len(runs) - len(shown)} earlier")
     lines = [f"- {_code(_one_line(r.command, d.command))} → {r.outcome}" for r in shown]
     out += lines or ["_No command ran._"]
+    linked = _linked(parts)
+    if linked:  # what it handed to sub-agents or branched into: where more of the work may be
+        out += ["", "## Linked sessions", ""]
+        out += [f"- {relation}: {_code(child)}" for relation, child in linked[: d.files]]
+        if len(linked) > d.files:
+            out.append(f"- … and {len(linked) - d.files} more")
     out += ["", "## Resume", "", reopen]
     if d.footer:
         out += ["", FOOTER]
@@ -137,6 +144,13 @@ def _facts(parts: list[Session], turns: list[Turn]) -> str:
     if len(parts) > 1:
         size += f" in {len(parts)} parts (compacted; first part `{root.id}`)"
     return f"{line}  \n{span} · {size}"
+
+
+def _linked(parts: list[Session]) -> list[tuple[str, str]]:
+    """The sessions the conversation's parts led to (a sub-agent it delegated to, a branch, a reset), in
+    the order they started; not the parts themselves (its continuations)."""
+    own = {part.id for part in parts}
+    return [(relation, child) for part in parts for relation, child in part.children if child not in own]
 
 
 def _conclusions(turns: list[Turn], count: int) -> list[Turn]:
