@@ -312,6 +312,9 @@ def test_a_path_typed_or_remembered_wrong_offers_the_files_edited_under_paths_li
     # What the blame finds is never offered as like it, nor is a path like no edited one.
     assert f"{PROJECT}/src/new.py" not in blame.local_near_paths(conn, "src/new.py")
     assert blame.local_near_paths(conn, "docs/README.md") == []
+    # A path of another case only ("Dockerfile" typed "dockerfile") is no match on POSIX: it is offered.
+    assert blame.blame(conn, "SRC/NEW.py") == []
+    assert blame.local_near_paths(conn, "SRC/NEW.py")[:2] == [f"{PROJECT}/src/new.py", f"{OTHER}/src/new.py"]
 
 
 def test_the_terminal_and_the_json_offer_the_paths_like_the_one_asked(tmp_path, history, trail_here):

@@ -374,8 +374,9 @@ def near_paths(edited: Iterable[tuple[str, str, int]], path: str, most: int = NE
         resolved = resolve(recorded, project)
         counts[resolved] = counts.get(resolved, 0) + edits
     alike = []
+    asked = _clean(path)  # as the blame matched it: a path of another case only is no match on POSIX
     for resolved, edits in counts.items():
-        if (score := _alike(wanted, resolved)) and not matches(wanted, resolved.lower()):
+        if (score := _alike(wanted, resolved)) and not matches(asked, resolved):
             alike.append((-score, -edits, resolved))
     return [resolved for *_, resolved in sorted(alike)[:most]]
 
