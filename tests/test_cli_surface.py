@@ -424,7 +424,8 @@ finally:
 
 def test_the_everyday_commands_start_without_dataclasses_or_inspect(tmp_path):
     """``trail list``, ``show``, ``stats`` and a ``search`` the words answer must not import ``dataclasses``
-    (which imports ``inspect``): some 9 ms of every start, a tenth of issue 15's budget."""
+    (which imports ``inspect``): some 9 ms of every start, a tenth of issue 15's budget; nor the search
+    after a new prompt, whose sync reads that session again (the docs it makes were a dataclass)."""
     import hermes_trail
 
     demo = Path(hermes_trail.__file__).parent / "demo" / "hermes_home"
@@ -470,6 +471,21 @@ def test_the_everyday_commands_start_without_dataclasses_or_inspect(tmp_path):
         assert ran.returncode in (0, 1), f"trail {name}: {ran.stderr}"
         pulled = re.findall(r"^PULLED:(.*)$", ran.stderr, flags=re.M)
         assert pulled == [""], f"`trail {name}` imported {pulled or ran.stderr}"
+        if name == "search":  # again after a new prompt, as a person meets it: its sync reads that session
+            db = hermes_state.SessionDB(db_path=deploys / "state.db")
+            db.append_message("20261110_100000_d0d0d0", "user", "And the rollback?")
+            db.close()
+            again = subprocess.run(
+                [sys.executable, "-c", _START_PROBE, *argv],
+                capture_output=True,
+                text=True,
+                env={**os.environ, **env},
+                timeout=120,
+                check=False,
+            )
+            assert again.returncode == 0 and "indexed 1 session" not in again.stdout, again.stderr
+            pulled = re.findall(r"^PULLED:(.*)$", again.stderr, flags=re.M)
+            assert pulled == [""], f"`trail search` after a new prompt imported {pulled or again.stderr}"
 
 
 def test_help_lists_every_command_once_without_building_them():

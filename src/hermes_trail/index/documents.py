@@ -13,12 +13,12 @@ run in a terminal is left out (the call itself is kept), so a recall never finds
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from typing import ClassVar
 
 from hermes_trail.frames import is_own_tool, is_reading_command, strip_injected
 from hermes_trail.hermes.decode.tools import call_subject
 from hermes_trail.index.cjk import index_text, spaced
-from hermes_trail.model import Session, ToolCall, Turn
+from hermes_trail.model import Session, ToolCall, Turn, _Record
 from hermes_trail.redact import redact
 
 # A tool output can be megabytes; what matters for finding it is at its start (and an error at its end).
@@ -27,28 +27,91 @@ _TAIL = 2_000
 _SKIPPED_KINDS = frozenset({"session_meta", "review_harness"})
 
 
-@dataclass(slots=True)
-class Doc:
-    """One row of the index's ``docs`` table."""
+class Doc(_Record):
+    """One row of the index's ``docs`` table. (A record written out, not ``@dataclass``: this module is
+    imported by every sync that finds a session changed, and ``dataclasses`` with ``inspect`` cost it about
+    4.5 ms, a search after one new prompt the most of any.)"""
+
+    _fields: ClassVar[tuple[str, ...]] = (
+        "row",
+        "part",
+        "role",
+        "kind",
+        "text",
+        "time",
+        "tool",
+        "exit_code",
+        "path",
+        "moved_to",
+        "command",
+        "rewound",
+        "archived",
+        "key",
+        "action",
+        "added",
+        "removed",
+        "applied",
+    )
+    __slots__ = _fields
 
     row: int
     part: int
     role: str
     kind: str
     text: str
-    time: float | None = None
-    tool: str | None = None
-    exit_code: int | None = None
-    path: str | None = None
-    moved_to: str | None = None
-    command: str | None = None
-    rewound: bool = False
-    archived: bool = False
-    key: str | None = None
-    action: str | None = None
-    added: int | None = None
-    removed: int | None = None
-    applied: bool | None = None
+    time: float | None
+    tool: str | None
+    exit_code: int | None
+    path: str | None
+    moved_to: str | None
+    command: str | None
+    rewound: bool
+    archived: bool
+    key: str | None
+    action: str | None
+    added: int | None
+    removed: int | None
+    applied: bool | None
+
+    def __init__(
+        self,
+        row: int,
+        part: int,
+        role: str,
+        kind: str,
+        text: str,
+        time: float | None = None,
+        tool: str | None = None,
+        exit_code: int | None = None,
+        path: str | None = None,
+        moved_to: str | None = None,
+        command: str | None = None,
+        rewound: bool = False,
+        archived: bool = False,
+        key: str | None = None,
+        action: str | None = None,
+        added: int | None = None,
+        removed: int | None = None,
+        applied: bool | None = None,
+    ) -> None:
+        self.row = row
+        self.part = part
+        self.role = role
+        self.kind = kind
+        self.text = text
+        self.time = time
+        self.tool = tool
+        self.exit_code = exit_code
+        self.path = path
+        self.moved_to = moved_to
+        self.command = command
+        self.rewound = rewound
+        self.archived = archived
+        self.key = key
+        self.action = action
+        self.added = added
+        self.removed = removed
+        self.applied = applied
 
     @property
     def words(self) -> str | None:
