@@ -187,6 +187,12 @@ def test_a_filter_no_session_matches_is_said_when_nothing_is_found(home, tmp_pat
     assert done.returncode == 0 and "No session matches" in done.stdout
     assert f"No session has project 'Billing' (projects whose name has it: {BILLING})." in done.stderr
     assert "projects whose name" not in trail("list", "--project", "nowhere", "--home", str(home)).stderr
+    # A window after the last session: the history is not empty, its last session is older; said so.
+    done = trail("list", "--since", "2027-02-01", "--home", str(home))
+    assert done.returncode == 0 and "No session matches" in done.stdout
+    said = r"No session was active since '2027-02-01'; the last was active 2027-01-1\d "
+    assert re.search(said, done.stderr), done.stderr
+    assert trail("list", "--since", "2027-02-01", "--profile", "nobody", "--home", str(home)).returncode != 0
     # A name no project's has, spelled near one's: that project's name to type.
     done = trail("search", "invoice", "--project", "biling-servce", "--json", *index)
     named = json.loads(done.stdout)["unmatched"]
