@@ -193,6 +193,16 @@ def test_a_filter_no_session_matches_is_said_when_nothing_is_found(home, tmp_pat
     said = r"No session was active since '2027-02-01'; the last was active 2027-01-1\d "
     assert re.search(said, done.stderr), done.stderr
     assert trail("list", "--since", "2027-02-01", "--profile", "nobody", "--home", str(home)).returncode != 0
+    answer = json.loads(trail("search", "invoice", "--since", "2027-02-01", "--json", *index).stdout)
+    assert answer["conversations"] == [] and len(answer["unmatched"]) == 1
+    assert re.fullmatch(
+        r"no session was active since 2027-02-01 00:00 \(the last: 2027-01-1\d \d\d:\d\d\)",
+        answer["unmatched"][0],
+    ), answer["unmatched"]
+    answer = json.loads(trail("search", "invoice", "--until", "2026-01-01", "--json", *index).stdout)
+    assert answer["unmatched"][0].startswith("no session was active before 2026-01-01 00:00 (the first: ")
+    answer = json.loads(trail("search", "zzyzx", "--since", "2027-01-01", "--json", *index).stdout)
+    assert answer["conversations"] == [] and answer["unmatched"] == []  # sessions were active then
     # A name no project's has, spelled near one's: that project's name to type.
     done = trail("search", "invoice", "--project", "biling-servce", "--json", *index)
     named = json.loads(done.stdout)["unmatched"]

@@ -1970,6 +1970,12 @@ def test_search_and_recall_fleet_print_as_the_local_commands(fleet, machines, ca
     local = local_search(machines["alpha"][1], "docker compose", SearchFilters(tool="bash"))
     assert said == local.unmatched and said[0].startswith("no call used tool 'bash' (tools: "), said
     assert "terminal" in said[0]
+    later = SearchFilters(since=4_000_000_000.0)  # a window after every session: when the last was active
+    with pytest.raises(SystemExit):
+        search_fleet(fleet.admin, "docker compose", later, ["alpha"], 5, True)
+    said = json.loads(capsys.readouterr().out)["unmatched"]
+    assert said == local_search(machines["alpha"][1], "docker compose", later).unmatched
+    assert said[0].startswith("no session was active since "), said
     with pytest.raises(SystemExit):
         recall_fleet(fleet.admin, "docker compose", SearchFilters(), ["alhpa"], 2000, True)
     assert unknown in capsys.readouterr().err

@@ -136,9 +136,9 @@ def unmatched(
 ) -> list[str]:
     """For a search that found nothing: each session filter of ``filters`` that no session of the index
     at ``conn`` matches at all (SQLite; the shared index's PostgreSQL with ``mark`` ``%s`` and its
-    ``table`` of sessions), and a tool no call used (``tools``: the query of the tool names there are),
-    said as a person reads it (``no session has profile 'wrok' (profiles: default, work)``), so that a
-    typo is not taken for an empty history."""
+    ``table`` of sessions), a tool no call used (``tools``: the query of the tool names there are) and a
+    window no session was active in, said as a person reads it (``no session has profile 'wrok'
+    (profiles: default, work)``), so that a typo is not taken for an empty history."""
     said: list[str] = []
     if filters.tool:
         if tools == LOCAL_TOOLS and not conn.execute(_HAS_TOOLS).fetchone():
@@ -147,6 +147,9 @@ def unmatched(
         if filters.tool not in names:
             known = f" ({_said_known('tool', names)})" if names else ": no call used any"
             said.append(f"no call used tool {filters.tool!r}{known}")
+
+    if filters.since is not None or filters.until is not None:
+        said += _outside(conn, filters, table)
 
     def none_match(**one: Any) -> bool:
         clauses, params = SearchFilters(include_rewound=True, **one).clauses(mark)
@@ -168,6 +171,26 @@ def unmatched(
     if filters.session and none_match(session=filters.session):
         said.append(f"no session id is or starts with {filters.session!r}")
     return said
+
+
+def _outside(conn: Any, filters: SearchFilters, table: str) -> list[str]:
+    """A window (``--since``, ``--until``) wholly after the last session's activity or before the first
+    session began, said with when that was: the history is not empty, it is older (or newer)."""
+    first, last = conn.execute(
+        f"SELECT min(coalesce(s.started, s.last_activity)), max(coalesce(s.last_activity, s.started)) "
+        f"FROM {table} s WHERE s.kind NOT IN ('memory', 'skill')"  # Hermes' files: when last written
+    ).fetchone()
+    if filters.since is not None and last is not None and last < filters.since:
+        return [f"no session was active since {_at(filters.since)} (the last: {_at(last)})"]
+    if filters.until is not None and first is not None and first >= filters.until:
+        return [f"no session was active before {_at(filters.until)} (the first: {_at(first)})"]
+    return []
+
+
+def _at(stamp: float) -> str:
+    from datetime import datetime
+
+    return datetime.fromtimestamp(float(stamp)).astimezone().strftime("%Y-%m-%d %H:%M")
 
 
 def _said_known(name: str, values: list[str], most: int = 20) -> str:
