@@ -193,6 +193,8 @@ def test_a_filter_no_session_matches_is_said_when_nothing_is_found(home, tmp_pat
     said = r"No session was active since '2027-02-01'; the last was active 2027-01-1\d "
     assert re.search(said, done.stderr), done.stderr
     assert trail("list", "--since", "2027-02-01", "--profile", "nobody", "--home", str(home)).returncode != 0
+    done = trail("stats", "--since", "2027-02-01", "--home", str(home))  # as the count of the work says it
+    assert done.returncode == 0 and "No session matches." in done.stdout and re.search(said, done.stderr)
     answer = json.loads(trail("search", "invoice", "--since", "2027-02-01", "--json", *index).stdout)
     assert answer["conversations"] == [] and len(answer["unmatched"]) == 1
     assert re.fullmatch(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime, timedelta
-from typing import ClassVar, Protocol, TypeVar
+from typing import Any, ClassVar, Protocol, TypeVar
 
 from hermes_trail.errors import TrailError
 from hermes_trail.model import _Frozen
@@ -176,6 +176,20 @@ def projects_named(value: str, projects: Iterable[str | None]) -> list[str]:
         if wanted in name.casefold():
             found.add(project)
     return sorted(found)
+
+
+def last_active_said(
+    sessions: Iterable[Any], profile: str | None, project: str | None, source: str | None, since: str
+) -> str | None:
+    """After a listing or count that ``--since`` left empty: when the last of ``sessions`` that pass the
+    other filters was active, as a sentence (``None`` when none passes them): a history whose newest
+    session is older than the window is not an empty one."""
+    others = SessionFilter(profile=profile, project=project, source=source)
+    times = [t for s in sessions if others.accepts(s) and (t := s.last_activity_at or s.started_at)]
+    if not times:
+        return None
+    last = max(times).astimezone()
+    return f"No session was active since {since!r}; the last was active {last:%Y-%m-%d %H:%M}."
 
 
 def projects_spelled_near(value: str, projects: Iterable[str | None]) -> list[str]:

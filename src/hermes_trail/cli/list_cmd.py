@@ -75,7 +75,11 @@ def list_sessions(
         if project and not listing.matched and not json_output:
             _say_projects(history, project)
         if since and not listing.matched and not json_output:
-            _say_last_active(history, profile, project, source, since)
+            from hermes_trail.listing import last_active_said
+
+            listed = history.sessions if history.catalog_read else history.entries
+            if said := last_active_said(listed, profile, project, source, since):
+                err(said)
         code = exit_code(history)
     raise Exit(code)
 
@@ -99,21 +103,6 @@ def _print(history: History, chosen: list[Session], matched: int, total: int, js
         untitled = [s for s in chosen if not s.title]
         previews = history.first_prompts((s.store, s.id) for s in untitled) if untitled else {}
         print_sessions(chosen, matched=matched, total=total, previews=previews)
-
-
-def _say_last_active(
-    history: History, profile: str | None, project: str | None, source: str | None, since: str
-) -> None:
-    """After a listing that ``--since`` left empty: on stderr, when sessions pass the other filters, when
-    the last of them was active (a history whose newest session is older than the window is not empty)."""
-    from hermes_trail.listing import SessionFilter
-
-    listed = history.sessions if history.catalog_read else history.entries
-    others = SessionFilter(profile=profile, project=project, source=source)
-    times = [t for s in listed if others.accepts(s) and (t := s.last_activity_at or s.started_at)]
-    if times:
-        last = max(times).astimezone().strftime("%Y-%m-%d %H:%M")
-        err(f"No session was active since {since!r}; the last was active {last}.")
 
 
 def _say_projects(history: History, project: str) -> None:

@@ -88,6 +88,13 @@ def stats_cmd(
         print_json(stats_json(answer, budget))
     else:
         print_report(answer.report)
+        if since and not answer.report.groups:  # a window after the history: when it was last active
+            from hermes_trail.listing import last_active_said
+            from hermes_trail.stats import RowSession
+
+            rows = (RowSession(row) for row in counted[0].rows)
+            if said := last_active_said(rows, profile, project, source, since):
+                err(said)
     if over:
         from hermes_trail.formatting import dollars
 
