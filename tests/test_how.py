@@ -423,6 +423,33 @@ def test_a_question_with_two_words_no_prompt_said_finds_the_commands_of_the_othe
     conn.close()
 
 
+def test_half_a_question_found_only_in_a_command_s_output_is_no_answer(tmp_path):
+    """ "check which process uses a port", where no command answers it: leaving out "check" and "port"
+    found a training run whose output says "the process uses 9 GB", and `trail how` gave it as the way to
+    do the task. With two words left out a command is an answer only where it or what led to it says the
+    rest; one found by its output alone is not (a question asked in other words goes to meaning)."""
+    sessions = [
+        Session(1).ask("Train the model.").run("python train.py", "the process uses 9 GB of memory"),
+        Session(2).ask("Which port does the admin use?").run("grep -n listen nginx.conf", "listen 8080;"),
+        Session(3).ask("check the disk").run("df -h", "/ 41%"),
+        Session(4).ask("check the memory").run("free -m", "Mem: 15842"),
+    ]
+    conn = open_index(tmp_path, sessions)
+
+    def ask(question: str) -> list[how.HowEntry]:
+        return how.how(conn, question)
+
+    def counts(words: list[str]) -> list[int]:
+        return how.local_counts(conn, words)
+
+    found = how.most_words(ask, "check which process uses a port", counts, limit=10)
+    assert "python train.py" not in [e.command for e in found], [(e.command, e.lacks) for e in found]
+    # Leaving out one word, the output still answers: "which process uses the memory".
+    found = how.most_words(ask, "which process uses memory now", counts, limit=10)
+    assert found and found[0].command == "python train.py", [(e.command, e.lacks) for e in found]
+    conn.close()
+
+
 def test_a_word_typed_wrong_is_asked_for_as_the_word_the_history_has(asked):
     """The word "hexadecmal" (a letter left out) found nothing, and two words are too few to leave one out:
     the history's "hexadecimal" is asked for in its place, and the commands say so."""

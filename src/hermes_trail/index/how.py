@@ -609,7 +609,9 @@ def most_words(
     The most common words (``counts``: how many docs have each) are left out first, what is left saying
     the most; a command found
     in the command itself or in what led to it comes before one found only in its output, whichever word
-    it lacks. Before that, a word typed wrong (``respell``: the words one slip away from a word the index
+    it lacks, and with two words left out one found only in its output is none (half a question in a
+    program's output, "the process uses 9 GB" for "check which process uses a port", says nothing of
+    the task). Before that, a word typed wrong (``respell``: the words one slip away from a word the index
     lacks, :mod:`~hermes_trail.index.spelling`) is asked for as those words, as a search does."""
     found = list(ask(what))
     if found:
@@ -650,7 +652,7 @@ def most_words(
         for place, left_out in enumerate(order):
             rest = " ".join(w for i, w in enumerate(words) if i not in left_out)
             for position, entry in enumerate(ask(rest)):
-                if entry.command in seen:
+                if entry.command in seen or (dropped > 1 and entry.matched_in == "output"):
                     continue
                 seen.add(entry.command)
                 entry.lacks = _lacking(entry, [*absent, *(words[i] for i in left_out)])
