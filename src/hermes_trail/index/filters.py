@@ -124,7 +124,7 @@ def like(text: str) -> str:
 # The names of the tools any call used, in the local index (``schema.LATER_PARTS``): a handful of rows
 # where the docs' own ``tool`` has no index (every doc read, 2.5 s at a million messages).
 LOCAL_TOOLS = "SELECT name FROM tools"
-_HAS_TOOLS = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'tools'"
+HAS_TOOLS = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'tools'"  # an index made before it
 
 # The filters on sessions a person types a name for, with how an empty answer names each and the column
 # whose values it lists (none for a project, a path's end, or a session id's start).
@@ -141,7 +141,7 @@ def unmatched(
     (profiles: default, work)``), so that a typo is not taken for an empty history."""
     said: list[str] = []
     if filters.tool:
-        if tools == LOCAL_TOOLS and not conn.execute(_HAS_TOOLS).fetchone():
+        if tools == LOCAL_TOOLS and not conn.execute(HAS_TOOLS).fetchone():
             tools = "SELECT DISTINCT tool FROM docs"  # made by a later sync (``schema.add_later_parts``)
         names = sorted(str(row[0]) for row in conn.execute(tools) if row[0])
         if filters.tool not in names:

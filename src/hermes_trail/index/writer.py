@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from hermes_trail.hermes import locate
 from hermes_trail.index import semantic
+from hermes_trail.index.filters import HAS_TOOLS
 from hermes_trail.model import Stray, _Record
 
 if TYPE_CHECKING:
@@ -326,7 +327,7 @@ class Writer:
         # The tools named so far (``schema.LATER_PARTS``); None: the index has no such table yet (a sync
         # that found it busy), whose making reads every doc's tool then.
         self.tools: set[str] | None = None
-        if conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'tools'").fetchone():
+        if conn.execute(HAS_TOOLS).fetchone():
             self.tools = {row[0] for row in conn.execute("SELECT name FROM tools")}
 
     def number(self, sessions: Iterable[Session]) -> list[tuple[Session, int]]:
