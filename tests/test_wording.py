@@ -1111,6 +1111,34 @@ def test_a_question_asking_how_things_stand_now_takes_the_fact_a_later_conversat
     assert moved in lines[0] and "elasticache" in lines[0].lower(), lines
 
 
+def test_a_later_conversation_that_changed_the_fact_stays_first_when_the_question_names_its_profile(
+    tmp_path,
+):
+    """ "who approves my expenses at work now": both conversations are the `work` profile's, which the
+    question names. The later one says the reorganisation changed the approver and was put first by the
+    rule of the newest fact; then the profile's lift sorted them again by their words, and the earlier
+    approver came first. The lift comes first now, the newest fact last; and a reorg says a fact changed."""
+    old, reorg = "20261103_090000_e0e001", "20261120_090000_e0e002"
+    work = [
+        chat(old, ("Who approves my expenses?", "Martina Keller approves your expenses."), start=T),
+        chat(
+            reorg,
+            (
+                "After the reorg, who approves my expense reports?",
+                "After the reorg your expenses are approved by Tobias Brandt, head of payments.",
+            ),
+            start=T + 20 * 86400,
+        ),
+    ]
+    home = tmp_path / "hermes"
+    write_home(home, _errands(), profiles={"work": work})
+    path = tmp_path / "index.db"
+    sync_index(path, homes=[home], env={"HERMES_HOME": str(home), "HOME": str(tmp_path)})
+    found = search(path, "who approves my expenses at work now")
+    assert [c.hits[0].session_id for c in found.conversations[:2]] == [reorg, old]
+    assert found.conversations[1].superseded_by == reorg
+
+
 def test_the_leading_conversation_is_about_the_fact_in_another_form_of_the_questions_word():
     """The question asks where the blog is built "after the last hosting change"; the conversation that
     answered it first says the blog is "hosted" on Netlify. It is about the same thing (the same stem as

@@ -1631,8 +1631,8 @@ def _search(
             pool = _without_excluded(conn, pool, excluded)
         if pool:
             ordered = fused(pool, floor=1.0, about_user=stopwords.speaks_of_self(reading.typed))
-    ordered = _newest_first(conn, ordered, terms, meaning, answered, asks_present(reading.typed))
     lift_profiles(ordered, list(reading.profiles), list(reading.sources), list(reading.projects))
+    ordered = _newest_first(conn, ordered, terms, meaning, answered, asks_present(reading.typed))
     ordered = ordered[:limit]
     conversations = []
     for group in ordered:

@@ -156,7 +156,7 @@ def sentences(text: str) -> list[str]:
 _CHANGED = re.compile(
     r"\b(?:(?<!right )(?<!just )now|no longer|instead|any ?more|from now on|switched|bump(?:s|ed)|changed|"
     r"updated|(?:mov|migrat|resiz|replac|renam|postpon|reschedul|relocat)(?:e|es|ed)|pushed (?:back|to)|"
-    r"brought forward|(?:up|down)graded|swapped|going forward|"
+    r"brought forward|(?:up|down)graded|swapped|going forward|reorg|reorgani[sz]ation|restructuring|"
     r"jetzt|nicht mehr|stattdessen|ab sofort|verschoben|umgezogen|verlegt|geändert|gewechselt|migriert|"
     r"ersetzt|umbenannt|aktualisiert|"
     r"maintenant|désormais|dorénavant|au lieu de|(?:déplac|migr|remplac|renomm|chang|modifi|report)ée?s?|"

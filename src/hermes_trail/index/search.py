@@ -1305,8 +1305,8 @@ def _search(
         for conv in ordered:
             groups.setdefault((conv.store, conv.root), conv)
     present = asks_present(reading.typed)
-    ordered = _newest_first(conn, ordered, terms, meaning, answered, present, doc_count)
     lift_profiles(ordered, reading.profiles, reading.sources, reading.projects)
+    ordered = _newest_first(conn, ordered, terms, meaning, answered, present, doc_count)
     ordered = ordered[:limit]
     conversations = []
     for group in ordered:
