@@ -477,8 +477,9 @@ def test_the_everyday_commands_start_without_dataclasses_or_inspect(tmp_path):
         # itself, is for the meaning server, off here).
         "search": ["search", "deploy", "-n", "1", "--index", str(index), *where, "--home", str(deploys)],
     }
-    for name, argv in commands.items():
-        ran = subprocess.run(
+
+    def probe(argv: list[str]) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
             [sys.executable, "-c", _START_PROBE, *argv],
             capture_output=True,
             text=True,
@@ -486,6 +487,9 @@ def test_the_everyday_commands_start_without_dataclasses_or_inspect(tmp_path):
             timeout=120,
             check=False,
         )
+
+    for name, argv in commands.items():
+        ran = probe(argv)
         assert ran.returncode in (0, 1), f"trail {name}: {ran.stderr}"
         pulled = re.findall(r"^PULLED:(.*)$", ran.stderr, flags=re.M)
         assert pulled == [""], f"`trail {name}` imported {pulled or ran.stderr}"
@@ -493,14 +497,7 @@ def test_the_everyday_commands_start_without_dataclasses_or_inspect(tmp_path):
             db = hermes_state.SessionDB(db_path=deploys / "state.db")
             db.append_message("20261110_100000_d0d0d0", "user", "And the rollback?")
             db.close()
-            again = subprocess.run(
-                [sys.executable, "-c", _START_PROBE, *argv],
-                capture_output=True,
-                text=True,
-                env={**os.environ, **env},
-                timeout=120,
-                check=False,
-            )
+            again = probe(argv)
             assert again.returncode == 0 and "indexed 1 session" not in again.stdout, again.stderr
             pulled = re.findall(r"^PULLED:(.*)$", again.stderr, flags=re.M)
             assert pulled == [""], f"`trail search` after a new prompt imported {pulled or again.stderr}"

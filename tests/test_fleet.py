@@ -940,25 +940,14 @@ def test_a_later_conversation_that_changed_the_fact_stays_first_in_a_named_profi
 ):
     """The profile a question names is lifted before the rule of the newest fact, in the shared index as
     locally: the reorganisation's approver comes first (``test_wording``)."""
-    from hermesdb import T0, chat, errands
+    from hermesdb import T0
+    from test_wording import APPROVER_BEFORE, APPROVER_NOW, reorganised
 
-    old, reorg = "20261103_090000_e0e001", "20261120_090000_e0e002"
-    work = [
-        chat(old, ("Who approves my expenses?", "Martina Keller approves your expenses."), start=T0),
-        chat(
-            reorg,
-            (
-                "After the reorg, who approves my expense reports?",
-                "After the reorg your expenses are approved by Tobias Brandt, head of payments.",
-            ),
-            start=T0 + 20 * 86400,
-        ),
-    ]
     filler = errands(T0, "20261102", "0b0b0b", count=12, step=60)
-    index = _home_pushed(fleet, tmp_path / "hermes", "lambda", filler, profiles={"work": work})
+    index = _home_pushed(fleet, tmp_path / "hermes", "lambda", filler, profiles={"work": reorganised()})
     local, shared = _both(fleet, index, "lambda", "who approves my expenses at work now")
-    assert [c.hits[0].session_id for c in local.conversations[:2]] == [reorg, old]
-    assert [c.hits[0].session_id for c in shared.conversations[:2]] == [reorg, old]
+    assert [c.hits[0].session_id for c in local.conversations[:2]] == [APPROVER_NOW, APPROVER_BEFORE]
+    assert [c.hits[0].session_id for c in shared.conversations[:2]] == [APPROVER_NOW, APPROVER_BEFORE]
 
 
 def test_a_word_typed_without_its_accents_or_capitals_is_found_as_locally(fleet, tmp_path):

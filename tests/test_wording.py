@@ -1118,11 +1118,24 @@ def test_a_later_conversation_that_changed_the_fact_stays_first_when_the_questio
     question names. The later one says the reorganisation changed the approver and was put first by the
     rule of the newest fact; then the profile's lift sorted them again by their words, and the earlier
     approver came first. The lift comes first now, the newest fact last; and a reorg says a fact changed."""
-    old, reorg = "20261103_090000_e0e001", "20261120_090000_e0e002"
-    work = [
-        chat(old, ("Who approves my expenses?", "Martina Keller approves your expenses."), start=T),
+    home = tmp_path / "hermes"
+    write_home(home, _errands(), profiles={"work": reorganised()})
+    path = tmp_path / "index.db"
+    sync_index(path, homes=[home], env={"HERMES_HOME": str(home), "HOME": str(tmp_path)})
+    found = search(path, "who approves my expenses at work now")
+    assert [c.hits[0].session_id for c in found.conversations[:2]] == [APPROVER_NOW, APPROVER_BEFORE]
+    assert found.conversations[1].superseded_by == APPROVER_NOW
+
+
+APPROVER_BEFORE, APPROVER_NOW = "20261103_090000_e0e001", "20261120_090000_e0e002"
+
+
+def reorganised() -> list:
+    """Who approves the expenses, before and after a reorganisation (the `work` profile's sessions)."""
+    return [
+        chat(APPROVER_BEFORE, ("Who approves my expenses?", "Martina Keller approves them."), start=T),
         chat(
-            reorg,
+            APPROVER_NOW,
             (
                 "After the reorg, who approves my expense reports?",
                 "After the reorg your expenses are approved by Tobias Brandt, head of payments.",
@@ -1130,13 +1143,6 @@ def test_a_later_conversation_that_changed_the_fact_stays_first_when_the_questio
             start=T + 20 * 86400,
         ),
     ]
-    home = tmp_path / "hermes"
-    write_home(home, _errands(), profiles={"work": work})
-    path = tmp_path / "index.db"
-    sync_index(path, homes=[home], env={"HERMES_HOME": str(home), "HOME": str(tmp_path)})
-    found = search(path, "who approves my expenses at work now")
-    assert [c.hits[0].session_id for c in found.conversations[:2]] == [reorg, old]
-    assert found.conversations[1].superseded_by == reorg
 
 
 def test_the_leading_conversation_is_about_the_fact_in_another_form_of_the_questions_word():
