@@ -428,6 +428,22 @@ def test_a_place_named_alone_lists_its_conversations_and_says_so(browser, tmp_pa
         tab.shot("places-listing")
 
 
+def test_a_window_after_the_last_session_says_when_it_was(browser, tmp_path):
+    """A search kept to dates after every session found nothing and said only "No match": the page says
+    that no session was active then and when the last one was (the answer's ``unmatched``)."""
+    from hermesdb import chat, write_home
+
+    home = write_home(tmp_path / "hermes", [chat("20261120_090000_d0d0d1", ("Deploy the shop", "Deployed."))])
+    with _served(browser, home, tmp_path / "index.db") as (tab, at):
+        page = tab.page
+        page.goto(at + "/?q=deploy&from=2099-01-01")
+        page.wait_for_selector("body[data-search] #results p.none")
+        said = page.locator("#results > p.missing").all_inner_texts()
+        assert len(said) == 1, said
+        assert said[0].startswith("No session was active since 2099-01-01 00:00 (the last: "), said
+        tab.shot("window-after")
+
+
 def test_a_question_naming_a_time_says_which_and_lists_what_happened_then(browser, tmp_path):
     """ "What did I work on yesterday" lists yesterday's conversations and says so; "yesterday's deploy"
     puts yesterday's first, says which day it read, and keeps the older one after it."""

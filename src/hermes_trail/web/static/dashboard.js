@@ -400,6 +400,10 @@
       box.appendChild(el("p", "none", "No match for \u201c" + result.query + "\u201d." +
         (missing ? " Not found anywhere: " + missing + "." : "")));
       if (when) box.appendChild(el("p", "missing", when.explained));
+      // a filter nothing matches (a window after the last session): said, not taken for an empty history
+      (result.unmatched || []).forEach(function (said) {
+        box.appendChild(el("p", "missing", said.charAt(0).toUpperCase() + said.slice(1) + "."));
+      });
       box.appendChild(nearFold(nearOnly));
       return;
     }
