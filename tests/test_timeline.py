@@ -390,6 +390,8 @@ def test_an_empty_timeline_says_why_and_swapped_bounds_fail(forensic):
     code, out, err = run(forensic, "--since", "2099-01-01", "-m", "WAL")
     assert (code, out) == (0, "")
     assert "no row Hermes left behind since '2099-01-01' matching --match: nothing written" in err
+    code, out, err = run(forensic, "--profile", "wrok")  # a typo, not a profile that left nothing behind
+    assert (code, out) == (1, "") and "no profile 'wrok' in the homes read (profiles: default, work)" in err
     code, out, err = run(forensic, "--since", "2026-11-03", "--until", "2026-11-02")
     assert code == 1 and out == "" and "--since '2026-11-03' (2026-11-03 00:00) is after --until" in err
     assert "no time is in both" in err

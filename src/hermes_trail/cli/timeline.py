@@ -11,7 +11,7 @@ from typing import IO, Annotated
 
 import typer
 
-from hermes_trail.cli.common import DbOption, HomeOption, PgOption, err, exit_code, fail, load
+from hermes_trail.cli.common import EXIT_ERROR, DbOption, HomeOption, PgOption, err, exit_code, fail, load
 
 
 def _pattern(value: str, ignore_case: bool) -> re.Pattern[str]:
@@ -150,8 +150,13 @@ def timeline_cmd(
                 with _open_new(target) as stream:
                     written = write_rows(tl.rows(), stream, fmt)
             code = exit_code(history)
+            profiles = sorted({store.profile for store in history.stores})
         if not written:  # an empty stream is right for a program; a person is told why it is empty
-            err(_nothing_said(since, until, match, profile))
+            if profile and profile not in profiles:  # a typo, not a profile that left nothing behind
+                code = EXIT_ERROR
+                err(f"no profile {profile!r} in the homes read (profiles: {', '.join(profiles) or 'none'})")
+            else:
+                err(_nothing_said(since, until, match, profile))
     finally:
         if sessions_file is not None:
             sessions_file.close()
