@@ -435,7 +435,7 @@ try:
     from hermes_trail.cli.app import main
     main()
 finally:
-    pulled = [m for m in ("dataclasses", "inspect", "_hashlib") if m in sys.modules]
+    pulled = [m for m in ("dataclasses", "inspect") if m in sys.modules]
     print("PULLED:" + ",".join(pulled), file=sys.stderr)
 """
 
@@ -443,8 +443,7 @@ finally:
 def test_the_everyday_commands_start_without_dataclasses_or_inspect(tmp_path):
     """``trail list``, ``show``, ``stats`` and a ``search`` the words answer must not import ``dataclasses``
     (which imports ``inspect``): some 9 ms of every start, a tenth of issue 15's budget; nor the search
-    after a new prompt, whose sync reads that session again (the docs it makes were a dataclass); nor
-    OpenSSL's hashes (``_hashlib``, 2.5 ms: every digest made at a start is one of CPython's own)."""
+    after a new prompt, whose sync reads that session again (the docs it makes were a dataclass)."""
     import hermes_trail
 
     demo = Path(hermes_trail.__file__).parent / "demo" / "hermes_home"

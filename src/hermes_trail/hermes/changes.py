@@ -21,10 +21,9 @@ cache's both hold.
 
 from __future__ import annotations
 
+import hashlib
 import os
 from typing import Any
-
-from hermes_trail.digests import blake2b
 
 # (offset, length) of the bytes a change moves: the database's change counter and page count, the WAL's
 # header, the WAL index header.
@@ -72,7 +71,7 @@ def row_digest(mark: bytes, divert: str = "") -> str:
     file's identity when it has one. Hermes updates the row whenever it changes old rows: a rewind bumps
     ``rewind_count`` and ``message_count``; compaction and model switches also add rows, which the
     watermark catches."""
-    digest = blake2b(mark, digest_size=12)
+    digest = hashlib.blake2b(mark, digest_size=12)
     if divert:
         digest.update(divert.encode())
     return MARK_FORM + digest.hexdigest()

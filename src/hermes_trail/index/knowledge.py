@@ -16,13 +16,13 @@ without docs, so it is not hashed again on the next change.
 
 from __future__ import annotations
 
+import hashlib
 import sqlite3
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from hermes_trail.digests import blake2b
 from hermes_trail.hermes import locate
 from hermes_trail.hermes.sidefiles import memory
 from hermes_trail.index import semantic
@@ -93,7 +93,7 @@ def _fingerprint(file: memory.KnowledgeFile, found: KnowledgeHome) -> str:
     indexed), so a change of the manifest reads the skills again."""
     if file.kind == "memory":
         return file.fingerprint
-    digest = blake2b(found.provenance.encode(), digest_size=6).hexdigest()
+    digest = hashlib.blake2b(found.provenance.encode(), digest_size=6).hexdigest()
     return f"{file.fingerprint}:{digest}"
 
 

@@ -22,12 +22,11 @@ difference the next sync finds.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sqlite3
 from collections.abc import Iterable
 from typing import Any
-
-from hermes_trail.digests import blake2b
 
 REGISTRY = """
 CREATE TABLE IF NOT EXISTS row_snapshots (
@@ -42,7 +41,7 @@ ROWID = "snapshot_rowid"
 
 def table_for(store_key: str) -> str:
     """The snapshot table of a store: named from its key, which may hold any character."""
-    return "rows_" + blake2b(store_key.encode(), digest_size=8).hexdigest()
+    return "rows_" + hashlib.blake2b(store_key.encode(), digest_size=8).hexdigest()
 
 
 def believed(conn: sqlite3.Connection, store_key: str, columns: list[str]) -> bool:

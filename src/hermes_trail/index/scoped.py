@@ -14,13 +14,13 @@ default index, whose stores are Hermes' own.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import sqlite3
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from hermes_trail import readonly
-from hermes_trail.digests import sha256
 from hermes_trail.hermes import locate
 from hermes_trail.index import schema
 
@@ -45,7 +45,7 @@ def index_for(
     named = {store.key for store in locate.discover(env, homes=homes, dbs=dbs, pgs=pgs).stores}
     if not any(key not in named and _still_there(path) for key, path in held):
         return None
-    digest = sha256("\n".join(sorted(named)).encode()).hexdigest()[:16]
+    digest = hashlib.sha256("\n".join(sorted(named)).encode()).hexdigest()[:16]
     return default.with_name("scoped") / f"{digest}.db"
 
 

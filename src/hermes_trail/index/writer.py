@@ -8,13 +8,13 @@ those imports another to write.
 
 from __future__ import annotations
 
+import hashlib
 import re
 import sqlite3
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from hermes_trail.digests import blake2b
 from hermes_trail.hermes import locate
 from hermes_trail.index import semantic
 from hermes_trail.index.filters import HAS_TOOLS
@@ -110,7 +110,7 @@ def fingerprint(row: dict[str, Any], divert: str = "") -> str:
     system prompt) made in Python. A sync now digests the row's mark (``changes.row_digest``) and compares an
     indexed fingerprint of this form this way once, to replace it; a recovered session, which no sync
     compares, keeps it."""
-    digest = blake2b(digest_size=12)
+    digest = hashlib.blake2b(digest_size=12)
     # The values in the order of their column names (the names themselves are left out, which halves the
     # cost).
     digest.update(repr([row[name] for name in sorted(row)]).encode(errors="replace"))

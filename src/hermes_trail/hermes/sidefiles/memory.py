@@ -21,6 +21,7 @@ the hub installed (``skills/.hub/lock.json``). Listing only ``stat``s files; not
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -234,8 +235,6 @@ def read_skill(path: Path) -> tuple[Skill | None, list[Stray]]:
 
 def _dir_hash(directory: Path) -> str:
     """``tools/skills_sync.py`` ``_dir_hash``: MD5 over every file's relative path and bytes, sorted."""
-    import hashlib  # here: loading OpenSSL's hashes cost every command that reads the skills 2.5 ms
-
     digest = hashlib.md5(usedforsecurity=False)
     try:
         for path in sorted(directory.rglob("*")):
