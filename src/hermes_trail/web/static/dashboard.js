@@ -393,8 +393,17 @@
     // Names of places alone ("discord", "work"): the conversations held there, listed as a time's are.
     var listing = Boolean(when && when.listing) || Boolean(result.session) || Boolean(result.places);
     var words = queryWords(when ? when.rest : result.query).concat(result.read_as || [], result.read_as_cjk || [], respelled);
-    var matched = result.conversations.filter(function (c) { return listing || hasWords(c, words); });
-    var nearOnly = result.conversations.filter(function (c) { return !listing && !hasWords(c, words); });
+    // What is only near in meaning is folded away under the matches, except what the search put before
+    // every match (a conversation held in another language, which no word of the question can reach): the
+    // search's first answer, shown first, and said to be near in meaning.
+    var firstMatch = -1;
+    result.conversations.some(function (c, i) {
+      if (listing || hasWords(c, words)) { firstMatch = i; return true; }
+      return false;
+    });
+    var ahead = function (i) { return firstMatch > 0 && i < firstMatch; };
+    var matched = result.conversations.filter(function (c, i) { return listing || hasWords(c, words) || ahead(i); });
+    var nearOnly = result.conversations.filter(function (c, i) { return !listing && !hasWords(c, words) && !ahead(i); });
     if (!matched.length) {
       // nothing has the words: say so, and keep what is only near in meaning folded away, never counted
       box.appendChild(el("p", "none", "No match for \u201c" + result.query + "\u201d." +
@@ -425,7 +434,11 @@
       });
     }).join(", ");
     if (readAsCjk) box.appendChild(el("p", "missing", "Also read as Chinese or Japanese: " + readAsCjk + "."));
-    matched.forEach(function (c) { box.appendChild(conversation(c)); });
+    matched.forEach(function (c, i) {
+      var item = conversation(c);
+      if (ahead(i)) item.insertBefore(el("p", "near-note", "near in meaning (no word matched)"), item.children[1] || null);
+      box.appendChild(item);
+    });
     box.appendChild(nearFold(nearOnly));
     var more = result.truncated ? " (more not shown)" : "";
     var tally = result.session ? counted(result.matches, "prompt") + " of session " + result.session + ", listed" :
