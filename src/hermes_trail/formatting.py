@@ -48,6 +48,12 @@ def clock(value: datetime | None, with_date: bool = False) -> str:
     return local.strftime("%Y-%m-%d %H:%M:%S" if with_date else "%H:%M:%S")
 
 
+def minute(value: datetime | float) -> str:
+    """A time (or epoch seconds) in the machine's zone, to the minute: ``YYYY-MM-DD HH:MM``."""
+    local = datetime.fromtimestamp(value) if isinstance(value, float | int) else value.astimezone()
+    return local.strftime("%Y-%m-%d %H:%M")
+
+
 def counted(count: int, noun: str, many: str | None = None) -> str:
     """``count`` and its noun, singular for one: "1 session", "3 sessions" ("2 entries" with ``many``)."""
     return f"{count:,} {noun if count == 1 else (many or noun + 's')}"

@@ -85,12 +85,10 @@ def window_timestamps(
     """
     start, end = since_timestamp(since, names[0]), since_timestamp(until, names[1])
     if start is not None and end is not None and start > end:
-
-        def said(stamp: float) -> str:
-            return datetime.fromtimestamp(stamp).astimezone().strftime("%Y-%m-%d %H:%M")
+        from hermes_trail.formatting import minute
 
         raise TrailError(
-            f"{names[0]} {since!r} ({said(start)}) is after {names[1]} {until!r} ({said(end)}): "
+            f"{names[0]} {since!r} ({minute(start)}) is after {names[1]} {until!r} ({minute(end)}): "
             "no time is in both; swap them"
         )
     return start, end
@@ -161,6 +159,11 @@ def unknown_values(sessions: Sequence[Listed], flt: SessionFilter) -> str | None
     return None
 
 
+def _last_name(project: str) -> str:
+    """A project's last folder (``billing-service`` of ``~/work/billing-service/``), either separator."""
+    return re.split(r"[\\/]", project.rstrip("/\\"))[-1]
+
+
 def projects_named(value: str, projects: Iterable[str | None]) -> list[str]:
     """The ``projects`` whose last name has ``value`` in it (their path, when ``value`` has a ``/``),
     sorted: said after a ``--project`` no session matches. ``billing`` is not ``~/work/billing-service``,
@@ -172,7 +175,7 @@ def projects_named(value: str, projects: Iterable[str | None]) -> list[str]:
     for project in projects:
         if not project:
             continue
-        name = project if "/" in wanted else re.split(r"[\\/]", project.rstrip("/\\"))[-1]
+        name = project if "/" in wanted else _last_name(project)
         if wanted in name.casefold():
             found.add(project)
     return sorted(found)
@@ -188,8 +191,9 @@ def last_active_said(
     times = [t for s in sessions if others.accepts(s) and (t := s.last_activity_at or s.started_at)]
     if not times:
         return None
-    last = max(times).astimezone()
-    return f"No session was active since {since!r}; the last was active {last:%Y-%m-%d %H:%M}."
+    from hermes_trail.formatting import minute
+
+    return f"No session was active since {since!r}; the last was active {minute(max(times))}."
 
 
 def projects_spelled_near(value: str, projects: Iterable[str | None]) -> list[str]:
@@ -201,7 +205,7 @@ def projects_spelled_near(value: str, projects: Iterable[str | None]) -> list[st
     named: dict[str, set[str]] = {}
     for project in projects:
         if project:
-            named.setdefault(re.split(r"[\\/]", project.rstrip("/\\"))[-1].casefold(), set()).add(project)
+            named.setdefault(_last_name(project).casefold(), set()).add(project)
     if not wanted or "/" in wanted:
         return []
     return sorted(p for name in get_close_matches(wanted, list(named), n=5, cutoff=0.75) for p in named[name])

@@ -180,17 +180,13 @@ def _outside(conn: Any, filters: SearchFilters, table: str) -> list[str]:
         f"SELECT min(coalesce(s.started, s.last_activity)), max(coalesce(s.last_activity, s.started)) "
         f"FROM {table} s WHERE s.kind NOT IN ('memory', 'skill')"  # Hermes' files: when last written
     ).fetchone()
+    from hermes_trail.formatting import minute
+
     if filters.since is not None and last is not None and last < filters.since:
-        return [f"no session was active since {_at(filters.since)} (the last: {_at(last)})"]
+        return [f"no session was active since {minute(filters.since)} (the last: {minute(float(last))})"]
     if filters.until is not None and first is not None and first >= filters.until:
-        return [f"no session was active before {_at(filters.until)} (the first: {_at(first)})"]
+        return [f"no session was active before {minute(filters.until)} (the first: {minute(float(first))})"]
     return []
-
-
-def _at(stamp: float) -> str:
-    from datetime import datetime
-
-    return datetime.fromtimestamp(float(stamp)).astimezone().strftime("%Y-%m-%d %H:%M")
 
 
 def _said_known(name: str, values: list[str], most: int = 20) -> str:
