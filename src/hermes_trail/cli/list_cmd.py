@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 from hermes_trail.cli.common import (
     EXIT_SKIPPED,
@@ -22,6 +22,8 @@ from hermes_trail.cli.params import Exit, Option, asked
 from hermes_trail.questions import QUESTIONS
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from hermes_trail.history import History
     from hermes_trail.model import Session
 
@@ -77,8 +79,7 @@ def list_sessions(
         if since and not listing.matched and not json_output:
             from hermes_trail.listing import last_active_said
 
-            listed = history.sessions if history.catalog_read else history.entries
-            if said := last_active_said(listed, profile, project, source, since):
+            if said := last_active_said(_listed(history), profile, project, source, since):
                 err(said)
         code = exit_code(history)
     raise Exit(code)
@@ -105,13 +106,18 @@ def _print(history: History, chosen: list[Session], matched: int, total: int, js
         print_sessions(chosen, matched=matched, total=total, previews=previews)
 
 
+def _listed(history: History) -> Sequence[Any]:
+    """What the listing read of every session: the sessions, or the catalog's entries."""
+    return history.sessions if history.catalog_read else history.entries
+
+
 def _say_projects(history: History, project: str) -> None:
     """After a listing that ``--project`` left empty: on stderr, when no session is in that project at all,
     the projects whose name has the word typed (``billing`` for ``~/work/billing-service``) or is spelled
     near it (``webshp``)."""
     from hermes_trail.listing import SessionFilter, said_projects
 
-    listed = history.sessions if history.catalog_read else history.entries
+    listed = _listed(history)
     if any(SessionFilter(project=project).accepts(s) for s in listed):
         return
     if said := said_projects(project, (s.project for s in listed)):
