@@ -396,14 +396,11 @@
     // What is only near in meaning is folded away under the matches, except what the search put before
     // every match (a conversation held in another language, which no word of the question can reach): the
     // search's first answer, shown first, and said to be near in meaning.
-    var firstMatch = -1;
-    result.conversations.some(function (c, i) {
-      if (listing || hasWords(c, words)) { firstMatch = i; return true; }
-      return false;
-    });
-    var ahead = function (i) { return firstMatch > 0 && i < firstMatch; };
-    var matched = result.conversations.filter(function (c, i) { return listing || hasWords(c, words) || ahead(i); });
-    var nearOnly = result.conversations.filter(function (c, i) { return !listing && !hasWords(c, words) && !ahead(i); });
+    var has = result.conversations.map(function (c) { return listing || hasWords(c, words); });
+    var firstMatch = has.indexOf(true);
+    var shown = function (c, i) { return has[i] || i < firstMatch; };
+    var matched = result.conversations.filter(shown);
+    var nearOnly = result.conversations.filter(function (c, i) { return !shown(c, i); });
     if (!matched.length) {
       // nothing has the words: say so, and keep what is only near in meaning folded away, never counted
       box.appendChild(el("p", "none", "No match for \u201c" + result.query + "\u201d." +
@@ -434,9 +431,9 @@
       });
     }).join(", ");
     if (readAsCjk) box.appendChild(el("p", "missing", "Also read as Chinese or Japanese: " + readAsCjk + "."));
-    matched.forEach(function (c, i) {
+    matched.forEach(function (c, i) {  // those before the first match come first here too, without words
       var item = conversation(c);
-      if (ahead(i)) item.insertBefore(el("p", "near-note", "near in meaning (no word matched)"), item.children[1] || null);
+      if (i < firstMatch) item.insertBefore(el("p", "near-note", "near in meaning (no word matched)"), item.children[1] || null);
       box.appendChild(item);
     });
     box.appendChild(nearFold(nearOnly));
