@@ -795,8 +795,8 @@ def test_a_project_or_session_filter_holds_for_titles_as_locally(fleet, tmp_path
     for filters in (SearchFilters(project="alpha"), SearchFilters(session="20261113_09")):
         local = local_search(index, "kubernetes ingress timeout", filters)
         shared = fleet_search(fleet.admin, "kubernetes ingress timeout", filters, hosts=["rho"])
-        assert [c.hits[0].session_id for c in local.conversations] == [alpha], filters
-        assert [c.hits[0].session_id for c in shared.conversations] == [alpha], filters
+        assert _firsts(local) == [alpha], filters
+        assert _firsts(shared) == [alpha], filters
 
 
 def test_a_project_is_its_directory_and_those_under_it_as_for_how_and_fix(fleet, tmp_path):
@@ -824,7 +824,7 @@ def test_a_project_is_its_directory_and_those_under_it_as_for_how_and_fix(fleet,
         local = local_search(index, "flaky retry test", filters)
         shared = fleet_search(fleet.admin, "flaky retry test", filters, hosts=["sigma"])
         for answer in (local, shared):
-            assert [c.hits[0].session_id for c in answer.conversations] == expected, project
+            assert _firsts(answer) == expected, project
 
 
 def test_a_docs_words_are_counted_as_the_word_pattern_counts_them():
@@ -916,6 +916,11 @@ def _both(
     return local, fleet_search(fleet.admin, question, filters, hosts=[host], limit=limit)
 
 
+def _firsts(result: Any) -> list[str]:
+    """The session each conversation of a search's answer is headed by, in its order."""
+    return [c.hits[0].session_id for c in result.conversations]
+
+
 def _home_pushed(
     fleet,
     home: Path,
@@ -946,8 +951,8 @@ def test_a_later_conversation_that_changed_the_fact_stays_first_in_a_named_profi
     filler = errands(T0, "20261102", "0b0b0b", count=12, step=60)
     index = _home_pushed(fleet, tmp_path / "hermes", "lambda", filler, profiles={"work": reorganised()})
     local, shared = _both(fleet, index, "lambda", "who approves my expenses at work now")
-    assert [c.hits[0].session_id for c in local.conversations[:2]] == [APPROVER_NOW, APPROVER_BEFORE]
-    assert [c.hits[0].session_id for c in shared.conversations[:2]] == [APPROVER_NOW, APPROVER_BEFORE]
+    assert _firsts(local)[:2] == [APPROVER_NOW, APPROVER_BEFORE]
+    assert _firsts(shared)[:2] == [APPROVER_NOW, APPROVER_BEFORE]
 
 
 def test_a_word_typed_without_its_accents_or_capitals_is_found_as_locally(fleet, tmp_path):
@@ -1104,7 +1109,7 @@ def test_a_commands_flag_pasted_with_it_is_searched_for_as_locally(fleet, tmp_pa
         assert answer.conversations[0].hits[0].session_id == "20261120_090000_f1a601"
         assert "\u00abrm -rf node_modules\u00bb" in answer.conversations[0].hits[0].snippet
     for answer in _both(fleet, index, "phi", "deploy -staging"):
-        assert [c.hits[0].session_id for c in answer.conversations] == ["20261120_090300_f1a604"]
+        assert _firsts(answer) == ["20261120_090300_f1a604"]
     from hermesdb import SessionSpec, terminal_exchange, user, write_home
 
     ran = [user("make the backup dirs", timestamp=1_793_000_000.0)]
@@ -1336,10 +1341,8 @@ def test_a_word_counts_in_a_doc_by_its_stem_as_locally(fleet, tmp_path):
     index = tmp_path / "index.db"
     sync_index(index, homes=[home], parallel=False)
     push(index, fleet.admin, "upsilon")
-    local = [c.hits[0].session_id for c in local_search(index, "logins").conversations]
-    shared = [
-        c.hits[0].session_id for c in fleet_search(fleet.admin, "logins", hosts=["upsilon"]).conversations
-    ]
+    local = _firsts(local_search(index, "logins"))
+    shared = _firsts(fleet_search(fleet.admin, "logins", hosts=["upsilon"]))
     assert local[:2] == shared[:2] == [page, once]
 
 
@@ -1368,7 +1371,7 @@ def test_a_word_is_stemmed_as_the_local_index_stems_it(fleet, tmp_path):
         local = local_search(index, question)
         shared = fleet_search(fleet.admin, question, hosts=["phi"])
         for answer in (local, shared):
-            assert [c.hits[0].session_id for c in answer.conversations] == expected, question
+            assert _firsts(answer) == expected, question
             assert answer.matches == 1 and answer.missing == [], question
 
 
@@ -1385,8 +1388,8 @@ def test_every_word_of_a_long_question_counts_in_its_bm25_as_locally(fleet, tmp_
     index = _pushed(fleet, tmp_path, "psi", said, "20261118")
     prompts = SearchFilters(role="user")  # no meaning pass locally, which this server (no pgvector) lacks
     local, shared = _both(fleet, index, "psi", words, prompts)
-    assert [c.hits[0].session_id for c in local.conversations][:2] == [first, second]
-    assert [c.hits[0].session_id for c in shared.conversations][:2] == [first, second]
+    assert _firsts(local)[:2] == [first, second]
+    assert _firsts(shared)[:2] == [first, second]
     # The conversation with every word scored alike; and the one with eight of them, whose share of the
     # question weighs each word by how rare it is in the whole index in both (the local index counted it
     # among the docs between the first and the last it found).
@@ -1408,9 +1411,7 @@ def test_a_last_word_whose_stem_starts_other_words_is_no_prefix_there_as_here(fl
     }
     index = _pushed(fleet, tmp_path, "omega", said, "20261118")
     question = "what's my name and which pronouns do I use"
-    local, shared = (
-        [c.hits[0].session_id for c in a.conversations] for a in _both(fleet, index, "omega", question)
-    )
+    local, shared = (_firsts(a) for a in _both(fleet, index, "omega", question))
     assert local[0] == asked
     # Locally the others follow by their gists (a meaning pass this server, without pgvector, has not);
     # no word of the question brings them.
@@ -1440,9 +1441,9 @@ def test_matches_of_equal_rank_past_the_shortlist_are_the_ones_kept_locally(flee
     prompts = SearchFilters(role="user")  # no meaning pass locally, which this server (no pgvector) lacks
     question = "home xylophone"
     local, shared = _both(fleet, index, "tau", question, prompts, limit=len(same))
-    kept = [c.hits[0].session_id for c in local.conversations]
+    kept = _firsts(local)
     assert sorted(kept) == same[:SHORTLIST]  # the first said, ranked newest first among them
-    assert [c.hits[0].session_id for c in shared.conversations] == kept
+    assert _firsts(shared) == kept
 
 
 def test_a_word_of_two_letters_is_not_stemmed_there_as_here(fleet, tmp_path):
@@ -2226,8 +2227,8 @@ def test_the_newest_fact_wins_in_other_languages_there_as_here(vector_fleet, tmp
     push(index, fleet.admin, "rho")
     local = local_search(index, subject)
     shared = fleet_search(fleet.admin, subject, hosts=["rho"])
-    assert [c.hits[0].session_id for c in local.conversations][:2] == [new, old]
-    assert [c.hits[0].session_id for c in shared.conversations][:2] == [new, old]
+    assert _firsts(local)[:2] == [new, old]
+    assert _firsts(shared)[:2] == [new, old]
     assert shared.conversations[1].superseded_by == local.conversations[1].superseded_by == new
 
 
@@ -2250,8 +2251,8 @@ def test_a_chinese_word_standing_alone_weighs_as_one_inside_a_run_there_as_here(
     push(index, fleet.admin, "sigma")
     local = local_search(index, subject)
     shared = fleet_search(fleet.admin, subject, hosts=["sigma"])
-    assert [c.hits[0].session_id for c in shared.conversations][:2] == [new, old]
-    assert [c.hits[0].session_id for c in local.conversations][:2] == [new, old]
+    assert _firsts(shared)[:2] == [new, old]
+    assert _firsts(local)[:2] == [new, old]
 
 
 def test_a_front_end_no_text_names_says_where_to_look_there_as_here(fleet, tmp_path):
@@ -2264,9 +2265,7 @@ def test_a_front_end_no_text_names_says_where_to_look_there_as_here(fleet, tmp_p
     )
     for asked in ("telegram saturday forecast", "saturday forecast", "discord saturday forecast"):
         local, shared = _both(fleet, index, "xi", asked, SearchFilters(), limit=10)
-        assert [c.hits[0].session_id for c in shared.conversations][:2] == [
-            c.hits[0].session_id for c in local.conversations
-        ][:2], asked
+        assert _firsts(shared)[:2] == _firsts(local)[:2], asked
         assert shared.missing == local.missing, asked
     assert local_search(index, "telegram saturday forecast").conversations[0].hits[0].source == "telegram"
 
@@ -2288,9 +2287,7 @@ def test_a_project_no_text_names_says_where_to_look_there_as_here(fleet, tmp_pat
     )
     for asked in asked_all:
         local, shared = _both(fleet, index, "omicron", asked, SearchFilters(), limit=10)
-        assert [c.hits[0].session_id for c in shared.conversations] == [
-            c.hits[0].session_id for c in local.conversations
-        ], asked
+        assert _firsts(shared) == _firsts(local), asked
         assert shared.missing == local.missing, asked
     shared = fleet_search(fleet.admin, "billing invoice job fail", SearchFilters(), hosts=["omicron"])
     assert shared.conversations[0].hits[0].session_id == PROJECTS[0].id and shared.missing == []
@@ -2321,9 +2318,7 @@ def test_a_place_named_alone_is_answered_by_its_conversations_there_as_here(flee
     )
     for asked in asked_all:
         local, shared = _both(fleet, index, "tau", asked, SearchFilters(), limit=10)
-        assert [c.hits[0].session_id for c in shared.conversations] == [
-            c.hits[0].session_id for c in local.conversations
-        ], asked
+        assert _firsts(shared) == _firsts(local), asked
         assert (shared.places, shared.missing, shared.matches) == (local.places, local.missing, local.matches)
     shared = fleet_search(fleet.admin, "telegram", SearchFilters(), limit=10)
     assert shared.conversations[0].hits[0].session_id == "20261108_090000_92a000"
@@ -2787,9 +2782,7 @@ def test_the_shared_index_finds_by_meaning_as_the_local_index_does(vector_fleet,
     local = local_search(index, query)
     shared = fleet_search(vector_fleet.admin, query)
     assert local.conversations[0].hits[0].session_id == expected
-    assert shared.conversations[0].hits[0].session_id == expected, [
-        c.hits[0].session_id for c in shared.conversations
-    ]
+    assert shared.conversations[0].hits[0].session_id == expected, _firsts(shared)
     assert shared.conversations[0].hits[0].host == "zeta"
     assert shared.read_as == local.read_as
 
@@ -2815,8 +2808,8 @@ def test_a_conversation_far_nearer_in_meaning_outweighs_some_of_the_words_there_
     asked = "email my boss asking for two days off"
     local = local_search(crowd_index, asked)
     shared = fleet_search(vector_fleet.admin, asked, hosts=["kappa"])
-    assert [c.hits[0].session_id for c in local.conversations[:2]] == [DE_LEAVE, EN_GYM_MAIL]
-    assert [c.hits[0].session_id for c in shared.conversations[:2]] == [DE_LEAVE, EN_GYM_MAIL]
+    assert _firsts(local)[:2] == [DE_LEAVE, EN_GYM_MAIL]
+    assert _firsts(shared)[:2] == [DE_LEAVE, EN_GYM_MAIL]
 
 
 def test_an_english_question_reads_as_chinese_in_the_shared_index_as_locally(vector_fleet, tmp_path):
@@ -2833,7 +2826,7 @@ def test_an_english_question_reads_as_chinese_in_the_shared_index_as_locally(vec
     local = local_search(index, "database backup script")
     shared = fleet_search(vector_fleet.admin, "database backup script")
     assert local.conversations[0].hits[0].session_id == BACKUP_ZH
-    assert [c.hits[0].session_id for c in shared.conversations][:1] == [BACKUP_ZH]
+    assert _firsts(shared)[:1] == [BACKUP_ZH]
     assert "«备份»" in shared.conversations[0].hits[0].snippet
     assert "备份" in shared.read_as_cjk and shared.read_as_cjk == local.read_as_cjk
 
@@ -3115,9 +3108,7 @@ def test_a_chinese_question_is_ranked_by_bm25_over_bigrams_as_locally(fleet, tmp
         mine = local_search(index, question, prompts)
         theirs = fleet_search(fleet.admin, question, prompts, hosts=["mu"])
         assert len(mine.conversations) >= (1 if question == "ディスク" else 2), question
-        assert [c.hits[0].session_id for c in theirs.conversations] == [
-            c.hits[0].session_id for c in mine.conversations
-        ], question
+        assert _firsts(theirs) == _firsts(mine), question
         for a, b in zip(mine.conversations, theirs.conversations, strict=True):
             assert b.hits[0].score == pytest.approx(a.hits[0].score, rel=1e-6), question
 
@@ -3588,7 +3579,7 @@ def test_an_index_of_version_2_is_migrated_to_find_inside_runs(fleet, tmp_path):
     assert fleet_search(fleet.admin, "连接池").conversations == []
     _refused_then_migrated(fleet, 2, "连接池")
     shared = fleet_search(fleet.admin, "连接池")
-    assert [c.hits[0].session_id for c in shared.conversations][:1] == [CJK_TIMEOUT]
+    assert _firsts(shared)[:1] == [CJK_TIMEOUT]
 
 
 def test_a_path_is_read_word_by_word_as_locally(fleet, tmp_path):
@@ -3681,7 +3672,7 @@ def test_the_words_of_markup_are_found_as_locally_and_a_version_3_index_is_migra
     asked = {"viewport": page, "quokka": generic}
     for question, session in asked.items():
         local = local_search(index, question)
-        assert [c.hits[0].session_id for c in local.conversations] == [session], question
+        assert _firsts(local) == [session], question
     with fleet.connect() as conn:
         # This database as version 3 left it: markup read by the parser as tags and entities.
         monkeypatch.setattr(schema, "MARKUP", "")
@@ -3695,7 +3686,7 @@ def test_the_words_of_markup_are_found_as_locally_and_a_version_3_index_is_migra
     _refused_then_migrated(fleet, 3, "viewport")
     for question, session in asked.items():
         shared = fleet_search(fleet.admin, question, hosts=["xi"])
-        assert [c.hits[0].session_id for c in shared.conversations] == [session], question
+        assert _firsts(shared) == [session], question
 
 
 def test_a_chinese_question_finds_the_session_its_title_names_in_the_shared_index_as_locally(fleet, tmp_path):
@@ -3726,7 +3717,7 @@ def test_a_title_is_found_by_another_form_of_its_words_in_the_shared_index_as_lo
     for question in ("city", "capital city", "making"):
         local = local_search(index, question)
         shared = fleet_search(fleet.admin, question, hosts=["xi"])
-        found = [[c.hits[0].session_id for c in r.conversations] for r in (local, shared)]
+        found = [_firsts(r) for r in (local, shared)]
         assert found[0] == found[1] and shared.missing == local.missing, question
         assert (found[0][:1] == [CITIES]) is ("cit" in question) and MAKEFILE not in found[0], question
 
@@ -3741,9 +3732,9 @@ def test_a_title_with_every_word_weighs_with_the_turns_in_the_shared_index_as_lo
     sync_index(index, homes=[home], parallel=False)
     push(index, fleet.admin, "omicron")
     question = "what did the shell exit with"
-    local = [c.hits[0].session_id for c in local_search(index, question).conversations]
+    local = _firsts(local_search(index, question))
     answer = fleet_search(fleet.admin, question, hosts=["omicron"])
-    shared = [c.hits[0].session_id for c in answer.conversations]
+    shared = _firsts(answer)
     assert local[:2] == shared[:2] == [EXIT_CODES, CONVENTIONS]
 
 
@@ -3801,8 +3792,8 @@ def test_a_question_naming_a_profile_is_answered_from_it_in_the_shared_index_as_
     push(index, fleet.admin, "rho")
     local = local_search(index, "work billing retry limit")
     shared = fleet_search(fleet.admin, "work billing retry limit", hosts=["rho"])
-    assert [c.hits[0].session_id for c in shared.conversations] == [WORK_RETRIES, MY_RETRIES]
-    assert [c.hits[0].session_id for c in local.conversations] == [WORK_RETRIES, MY_RETRIES]
+    assert _firsts(shared) == [WORK_RETRIES, MY_RETRIES]
+    assert _firsts(local) == [WORK_RETRIES, MY_RETRIES]
     assert shared.missing == local.missing == []
 
 
@@ -3834,8 +3825,8 @@ def test_how_rare_a_word_is_counts_over_the_whole_shared_index_as_locally(fleet,
     sync_index(index, homes=[home], parallel=False)
     push(index, fleet.admin, "nu")
     question = "quokka invoice ledger"
-    local = [c.hits[0].session_id for c in local_search(index, question).conversations]
-    shared = [c.hits[0].session_id for c in fleet_search(fleet.admin, question, hosts=["nu"]).conversations]
+    local = _firsts(local_search(index, question))
+    shared = _firsts(fleet_search(fleet.admin, question, hosts=["nu"]))
     assert local[0] == shared[0] == both, (local[:3], shared[:3])
 
 
@@ -3851,7 +3842,7 @@ def test_a_word_start_is_read_as_typed_in_the_shared_index_as_locally(fleet, tmp
         local = local_search(index, question)
         shared = fleet_search(fleet.admin, question, hosts=["nu"])
         for answer in (local, shared):
-            found = [c.hits[0].session_id for c in answer.conversations]
+            found = _firsts(answer)
             assert found[:1] == [first] and INDEX not in found, (question, found)
         if "ins" in question:  # "pars": the shared index's tsv has parses' English stem, pars, as a word
             assert local.prefix == shared.prefix == "ins", question
@@ -4041,8 +4032,8 @@ def test_a_time_the_question_names_is_read_there_as_here(fleet, tmp_path):
     }
     for question, first in asked.items():
         local, shared = _both(fleet, index, "tau", question)
-        assert [c.hits[0].session_id for c in local.conversations][:2] == first, question
-        assert [c.hits[0].session_id for c in shared.conversations][:2] == first, question
+        assert _firsts(local)[:2] == first, question
+        assert _firsts(shared)[:2] == first, question
         theirs, mine = search_json(local)["when"], fleet_search_json(shared)["when"]
         assert mine == theirs and mine is not None and mine["within"] >= 1, question
 
@@ -4213,7 +4204,7 @@ def test_a_session_id_pasted_as_the_question_finds_that_conversation_as_locally(
     index = _pushed(fleet, tmp_path, "tau", said, "20261124")
     for typed in (wanted, f"default:{wanted}"):
         for answer in _both(fleet, index, "tau", typed):
-            assert [c.hits[0].session_id for c in answer.conversations] == [wanted], typed
+            assert _firsts(answer) == [wanted], typed
             assert answer.missing == [] and answer.session == wanted
 
 
