@@ -955,6 +955,28 @@ def test_a_later_conversation_that_changed_the_fact_stays_first_in_a_named_profi
     assert _firsts(shared)[:2] == [APPROVER_NOW, APPROVER_BEFORE]
 
 
+def test_a_change_said_after_a_semicolon_supersedes_there_as_here(vector_fleet, tmp_path):
+    """ "...; it replaces the epoch 12 one" supersedes the best checkpoint the clause before it named, in
+    the shared index as locally (``test_wording``; with pgvector: the meaning pass places both)."""
+    from hermesdb import T0, chat, write_home
+    from test_wording import CHECKPOINT_BEFORE, CHECKPOINT_REPLACED, EARLIER, LATER
+
+    sessions = [
+        chat(EARLIER, CHECKPOINT_BEFORE, start=T0),
+        chat(LATER, CHECKPOINT_REPLACED, start=T0 + 12 * 86400),
+        *errands(T0, "20261102", "0c0c0c", count=12, step=60),
+    ]
+    home = write_home(tmp_path / "hermes", sessions)
+    index = tmp_path / "index.db"
+    sync_index(index, homes=[home], parallel=False)
+    encode_pending(index, workers=1)
+    push(index, vector_fleet.admin, "mu")
+    local = local_search(index, "which training checkpoint is the best now")
+    shared = fleet_search(vector_fleet.admin, "which training checkpoint is the best now", hosts=["mu"])
+    assert _firsts(local)[:2] == _firsts(shared)[:2] == [LATER, EARLIER]
+    assert shared.conversations[1].superseded_by == local.conversations[1].superseded_by == LATER
+
+
 def test_a_word_typed_without_its_accents_or_capitals_is_found_as_locally(fleet, tmp_path):
     """FTS5 reads "Bürgeramt" as burgeramt and "Über" as uber; PostgreSQL kept the accents and, in a
     database whose locale is C, the capital Ü, so the shared index found neither "burgeramt" (a question of

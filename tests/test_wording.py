@@ -1450,6 +1450,39 @@ def test_a_later_conversation_that_replaces_the_fact_leads(tmp_path):
     assert _ranked(path, "best checkpoint")[:2] == [LATER, EARLIER]
 
 
+# The best checkpoint, and a later one whose change ("it replaces ...") is said after a semicolon.
+CHECKPOINT_BEFORE = ("Which training checkpoint is the best?", "The best training checkpoint is epoch 12.")
+CHECKPOINT_REPLACED = (
+    "The long run finished. Best checkpoint?",
+    "New best checkpoint: epoch 31; it replaces the epoch 12 one.",
+)
+
+
+def test_a_change_said_after_a_semicolon_of_what_the_clause_before_named_supersedes_it(tmp_path):
+    """ "New best checkpoint: epoch 31; it replaces the epoch 12 one": the clause that says the change
+    names nothing the question asks, but "it" is the best checkpoint the clause before it named."""
+    path = _earlier_and_later(tmp_path, CHECKPOINT_BEFORE, CHECKPOINT_REPLACED)
+    assert _ranked(path, "which training checkpoint is the best now")[:2] == [LATER, EARLIER]
+
+
+def test_a_clause_after_a_semicolon_that_names_words_of_its_own_is_read_alone(tmp_path):
+    """ "The warehouse is large now for the backfill; it goes back down in June": the second clause names
+    words of the question itself ("goes", "down") and is read alone, where nothing changed; the change
+    said before it is of a warehouse, not of the pinned bar asked about."""
+    path = _earlier_and_later(
+        tmp_path,
+        (
+            "Keep the top bar visible when scrolling down.",
+            "position: sticky keeps the bar pinned at the top.",
+        ),
+        (
+            "Size the warehouse for the backfill.",
+            "The warehouse is large now for the backfill; it goes back down in June.",
+        ),
+    )
+    assert _ranked(path, "bar stays pinned while the page goes down")[0] == EARLIER
+
+
 @pytest.mark.parametrize("limit", [1, 2, 5, 20])
 def test_the_first_answer_does_not_depend_on_how_many_are_asked_for(tmp_path, limit):
     """Only the old conversation has every word (the later one never says "shop"): with one or two answers

@@ -104,7 +104,7 @@ def newest_first(
             says_change(sentence) and names_fact(sentence)
             for kind, text in found
             if kind in STATED
-            for sentence in sentences(text)
+            for sentence in clauses_named(sentences(text), asked)
         )
 
     if not about(lead):
@@ -144,6 +144,28 @@ _SENTENCE_ANY = re.compile(r"(?<=[.!?;])\s+|(?<=[。！？；])|\n+")
 def sentences(text: str) -> list[str]:
     """``text`` cut into its sentences (:data:`_SENTENCE`)."""
     return (_SENTENCE if text.isascii() else _SENTENCE_ANY).split(text)
+
+
+# A clause that refers back to the one before it ("...; it replaces the epoch 12 one").
+_REFERS_BACK = re.compile(r"(?:it|this|that|they|these|which)\b")
+
+
+def clauses_named(cut: list[str], asked: list[str]) -> list[str]:
+    """The sentences ``cut``, a clause after a semicolon that names none of the ``asked`` words but refers
+    back to the clause before it read with that clause: in "new best checkpoint: epoch 31; it replaces the
+    epoch 12 one" the change is said of the best checkpoint."""
+    read: list[str] = []
+    for part in cut:
+        if (
+            read
+            and read[-1].endswith(";")
+            and _REFERS_BACK.match(part)
+            and not any(names_word(part, w) for w in asked)
+        ):
+            read.append(read[-1] + " " + part)
+        else:
+            read.append(part)
+    return read
 
 
 # Words that say a fact changed: what a later session that supersedes an earlier one usually says. Not
