@@ -1424,6 +1424,7 @@ def test_a_later_conversation_that_does_not_name_the_fact_does_not_replace_it(tm
 
 
 EARLIER, LATER = "20261108_090000_c00000", "20261120_090000_d00000"
+SMOOTHING = "20261101_090000_e00000"
 
 
 def _earlier_and_later(tmp_path: Path, earlier: tuple[str, str], later: tuple[str, str]) -> Path:
@@ -1463,6 +1464,42 @@ def test_a_change_said_after_a_semicolon_of_what_the_clause_before_named_superse
     names nothing the question asks, but "it" is the best checkpoint the clause before it named."""
     path = _earlier_and_later(tmp_path, CHECKPOINT_BEFORE, CHECKPOINT_REPLACED)
     assert _ranked(path, "which training checkpoint is the best now")[:2] == [LATER, EARLIER]
+
+
+def test_the_words_of_a_phrase_saying_when_are_not_what_a_question_is_about(tmp_path):
+    """ "best checkpoint validation accuracy so far": "far" says when, and was the question's rarest word
+    (which the earlier conversation had, asked "so far?", and the later one not), so the later checkpoint
+    was not about the same thing and did not replace the earlier one."""
+    sessions = [
+        chat(
+            EARLIER,
+            ("What's the best checkpoint so far?", "The best checkpoint is epoch 12, val_acc 0.873."),
+            start=T,
+        ),
+        chat(LATER, CHECKPOINT_REPLACED, start=T + 12 * 86400),
+        chat(
+            SMOOTHING,
+            ("Try label smoothing.", "Label smoothing of 0.1 keeps accuracy and calibrates."),
+            start=T,
+        ),
+        *_errands(),
+    ]
+    path = _index_of(tmp_path, sessions)
+    assert _ranked(path, "best checkpoint validation accuracy so far")[:2] == [LATER, EARLIER]
+
+
+@pytest.mark.parametrize(
+    ("typed", "when"),
+    [
+        ("best checkpoint so far", {2, 3}),
+        ("where do we train these days", {4, 5}),
+        ("Wer hat im Moment Bereitschaft", {2, 3}),
+        ("how far is the station", set()),
+        ("days until the release", set()),
+    ],
+)
+def test_time_phrase_words(typed, when):
+    assert stopwords.time_phrase_words(typed.split()) == when
 
 
 def test_a_clause_after_a_semicolon_that_names_words_of_its_own_is_read_alone(tmp_path):

@@ -74,6 +74,7 @@ from hermes_trail.index.fusion import (
     rarity,
 )
 from hermes_trail.index.newest import (
+    about_terms,
     asks_present,
     newest_first,
 )
@@ -1632,7 +1633,8 @@ def _search(
         if pool:
             ordered = fused(pool, floor=1.0, about_user=stopwords.speaks_of_self(reading.typed))
     lift_profiles(ordered, list(reading.profiles), list(reading.sources), list(reading.projects))
-    ordered = _newest_first(conn, ordered, terms, meaning, answered, asks_present(reading.typed))
+    asked = about_terms(terms, reading.typed)
+    ordered = _newest_first(conn, ordered, asked, meaning, answered, asks_present(reading.typed))
     ordered = ordered[:limit]
     conversations = []
     for group in ordered:

@@ -203,6 +203,14 @@ def says_change(sentence: str) -> bool:
     return not sentence.isascii() and _CHANGED_CJK.search(sentence) is not None
 
 
+def about_terms(terms: list[str], typed: list[str]) -> list[str]:
+    """The query's ``terms`` without the words of a phrase that says when in the question as ``typed``
+    ("far" of "best checkpoint so far", "days" of "these days": :func:`stopwords.time_phrase_words`):
+    what it is about, whose rarest words the rule of the newest fact reads. They stay in the match."""
+    when = {typed[i].lower() for i in stopwords.time_phrase_words(typed)}
+    return [t for t in terms if t.lower() not in when] if when else terms
+
+
 def content_words(terms: list[str]) -> list[str]:
     """The query's words (lower case, two characters or more, once each), its function words left out. A
     run of Chinese or Japanese is cut at its particles and question words, as a search reads it

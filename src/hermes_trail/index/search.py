@@ -67,7 +67,7 @@ from hermes_trail.index.fusion import (
     meaning_weight,
     rarity,
 )
-from hermes_trail.index.newest import asks_present, names_word, newest_first
+from hermes_trail.index.newest import about_terms, asks_present, names_word, newest_first
 from hermes_trail.index.results import MARK_CLOSE, MARK_OPEN, Conversation, Hit, SearchResult
 
 # How many of the newest matches each index gives before scoring; a query with more is ranked in this window.
@@ -1306,7 +1306,8 @@ def _search(
             groups.setdefault((conv.store, conv.root), conv)
     present = asks_present(reading.typed)
     lift_profiles(ordered, reading.profiles, reading.sources, reading.projects)
-    ordered = _newest_first(conn, ordered, terms, meaning, answered, present, doc_count)
+    asked = about_terms(terms, reading.typed)
+    ordered = _newest_first(conn, ordered, asked, meaning, answered, present, doc_count)
     ordered = ordered[:limit]
     conversations = []
     for group in ordered:

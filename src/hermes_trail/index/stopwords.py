@@ -162,6 +162,37 @@ _FIRST_PERSON_FOREIGN = _words(
 _FIRST_PERSON_CJK = ("我", "私の", "私は", "私が", "私に", "私を", "僕", "俺", "わたし", "ぼく")
 
 
+# Phrases that say when, as function words do, whose words are otherwise words of their own: "far" in "best
+# checkpoint so far", "days" in "where do we train these days" (asking how things stand now) say nothing of
+# which conversation is meant, and "far" was the rarest word of the first question.
+_TIME_PHRASES = (
+    ("so", "far"),
+    ("these", "days"),
+    ("at", "the", "moment"),
+    ("at", "present"),
+    ("to", "date"),
+    ("im", "moment"),
+    ("zur", "zeit"),
+    ("en", "ce", "moment"),
+    ("en", "este", "momento"),
+    ("hoy", "en", "dia"),
+)
+
+
+def time_phrase_words(words: list[str]) -> set[int]:
+    """The places in ``words`` (a question's words in order) of those in a phrase that says when ("so
+    far", "these days", "at the moment", :data:`_TIME_PHRASES`): function words there, whatever they are
+    elsewhere."""
+    keys = [_key(w) for w in words]
+    places: set[int] = set()
+    for phrase in _TIME_PHRASES:
+        width = len(phrase)
+        for start in range(len(keys) - width + 1):
+            if tuple(keys[start : start + width]) == phrase:
+                places.update(range(start, start + width))
+    return places
+
+
 def speaks_of_self(words: list[str]) -> bool:
     """Whether a question's typed ``words`` have the asker speak of themselves ("how do I like answers laid
     out", "what's my role", "wann darf man mir schreiben"): a question about the person. A word of another
