@@ -192,9 +192,11 @@ def _plain_table() -> _PlainTable:
     return _PlainTable()
 
 
+@functools.cache
 def can_gist() -> bool:
     """Whether a session's gist can be made here: the table ships; numpy is not needed for a few
-    (:func:`gist_blob`), so the Hermes plugin, in a Python without it, makes the gists of what it syncs."""
+    (:func:`gist_blob`), so the Hermes plugin, in a Python without it, makes the gists of what it syncs.
+    Asked once a process (a build asked it for every session)."""
     return DATA.is_file()
 
 
