@@ -1414,6 +1414,18 @@ def test_meaning_counts_more_for_a_conversation_no_word_of_the_question_can_reac
                 "Redis moved to shop-cache.example.com; its dump is kept under /var/cache/redis.",
             ),
         ),
+        # The second word is the first part of a host's name ("shop" of shop-cache.example.com).
+        (
+            "cache the shop's product listing in redis for five minutes",
+            (
+                "Cache the shop's product listing for five minutes.",
+                "The shop's product listing is cached in Redis for five minutes now.",
+            ),
+            (
+                "Which host serves the product listing's cache?",
+                "Redis moved to shop-cache.example.com, port 6379.",
+            ),
+        ),
     ],
 )
 def test_a_later_conversation_that_does_not_name_the_fact_does_not_replace_it(tmp_path, query, answer, later):
@@ -1500,6 +1512,48 @@ def test_the_words_of_a_phrase_saying_when_are_not_what_a_question_is_about(tmp_
 )
 def test_time_phrase_words(typed, when):
     assert stopwords.time_phrase_words(typed.split()) == when
+
+
+def test_a_question_asking_where_takes_the_place_a_later_conversation_moved_it_to(tmp_path):
+    """ "where does the shop's redis run": a move changes where, so "Redis moved to
+    shop-cache.example.com" names the fact with the question's rarest word alone, as for a question
+    asking how things stand now ("shop" of the host's name is no word of it)."""
+    sessions = [
+        chat(
+            EARLIER,
+            ("Where does the shop's Redis run?", "The shop's Redis runs on cache-01, port 6379."),
+            start=T,
+        ),
+        chat(
+            LATER,
+            ("Redis was migrated, where is it?", "Redis moved to shop-cache.example.com, port 6379."),
+            start=T + 12 * 86400,
+        ),
+        chat(
+            SMOOTHING,
+            ("Run the shop's tests.", "The shop's tests run green; run them after the merge."),
+            start=T,
+        ),
+        *_errands(),
+    ]
+    path = _index_of(tmp_path, sessions)
+    assert _ranked(path, "where does the shop's redis run")[:2] == [LATER, EARLIER]
+
+
+@pytest.mark.parametrize(
+    ("question", "asks"),
+    [
+        ("where does redis run now", True),
+        ("where does the shop's redis run", True),
+        ("wo läuft redis", True),
+        ("dónde está el servidor", True),
+        ("redis 在哪里", True),
+        ("which port does redis use", False),
+        ("somewhere to store the dumps", False),
+    ],
+)
+def test_asks_present(question, asks):
+    assert newest.asks_present(question.split()) is asks
 
 
 def test_a_clause_after_a_semicolon_that_names_words_of_its_own_is_read_alone(tmp_path):

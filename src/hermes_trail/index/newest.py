@@ -224,18 +224,17 @@ def content_words(terms: list[str]) -> list[str]:
 
 def names_word(sentence: str, word: str) -> bool:
     """Whether ``sentence`` has ``word`` (lower case) where a word starts (``deploy`` in "deploys", not
-    ``cache`` in "elasticache"; ``call`` in "on-call"), and not as a part of a name (``cache`` in
-    "shop-cache.example.com" or "/var/cache": a host named so is not the fact a question on caching asks
-    about); a Chinese or Japanese word anywhere, as those have no spaces."""
+    ``cache`` in "elasticache"; ``call`` in "on-call"), and not as a part of a name (``cache`` or ``shop``
+    in "shop-cache.example.com", ``cache`` in "/var/cache", ``train`` in "train.py": a host named so is
+    not the fact a question on caching asks about); a Chinese or Japanese word anywhere, as those have no
+    spaces."""
     if cjk.has_cjk(word):
         return word in sentence
     for found in re.finditer(r"(?<![\w./])" + re.escape(word), sentence):
         start = found.start()
-        if start == 0 or sentence[start - 1] != "-":
-            return True
         token = _TOKEN.search(sentence, sentence.rfind(" ", 0, start) + 1)
-        if token is not None and not _NAME_SEPARATOR.search(token[0].rstrip(".,;:!?)\"'")):
-            return True  # a word of a hyphenated one ("on-call"), not of a host's name or a path
+        if token is None or not _NAME_SEPARATOR.search(token[0].rstrip(".,;:!?)\"'")):
+            return True  # a word, or one of a hyphenated one ("on-call"), not of a host's name or a path
     return False
 
 
@@ -271,11 +270,17 @@ _PRESENT = re.compile(
 )
 
 
+# A question that asks where something is: a move changes that, so it wants the newest place as a question
+# asking how things stand now does ("where does the shop's redis run" after "redis moved to elasticache").
+_WHERE = re.compile(r"\b(?:where|wo|où|dónde|donde|dove|onde|waar)\b|哪里|哪儿|在哪|どこ", re.IGNORECASE)
+
+
 def asks_present(typed: list[str]) -> bool:
     """Whether a question (its ``typed`` words) asks how things stand now ("where does redis run now?",
-    "are we still on cloudflare pages?"): the newest of the facts it names is wanted
-    (:func:`newest_first`)."""
-    return _PRESENT.search(" ".join(typed)) is not None
+    "are we still on cloudflare pages?") or where something is (:data:`_WHERE`): the newest of the facts it
+    names is wanted (:func:`newest_first`)."""
+    said = " ".join(typed)
+    return _PRESENT.search(said) is not None or _WHERE.search(said) is not None
 
 
 # A cron run's session id: ``cron_<job id>_<YYYYmmdd_HHMMSS>``, as Hermes' scheduler names it.
