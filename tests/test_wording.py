@@ -1436,12 +1436,18 @@ def test_a_later_conversation_that_does_not_name_the_fact_does_not_replace_it(tm
 
 
 EARLIER, LATER = "20261108_090000_c00000", "20261120_090000_d00000"
-SMOOTHING = "20261101_090000_e00000"
+BESIDE = "20261101_090000_e00000"
 
 
-def _earlier_and_later(tmp_path: Path, earlier: tuple[str, str], later: tuple[str, str]) -> Path:
-    """An index of two exchanges twelve days apart (:data:`EARLIER`, :data:`LATER`) among errands."""
+def _earlier_and_later(
+    tmp_path: Path, earlier: tuple[str, str], later: tuple[str, str], beside: tuple[str, str] | None = None
+) -> Path:
+    """An index of two exchanges twelve days apart (:data:`EARLIER`, :data:`LATER`) among errands, and
+    ``beside`` them another (:data:`BESIDE`, with the earlier one), which makes some of a question's words
+    more common than others."""
     sessions = [chat(EARLIER, earlier, start=T), chat(LATER, later, start=T + 12 * 86400), *_errands()]
+    if beside is not None:
+        sessions.append(chat(BESIDE, beside, start=T))
     return _index_of(tmp_path, sessions)
 
 
@@ -1482,21 +1488,12 @@ def test_the_words_of_a_phrase_saying_when_are_not_what_a_question_is_about(tmp_
     """ "best checkpoint validation accuracy so far": "far" says when, and was the question's rarest word
     (which the earlier conversation had, asked "so far?", and the later one not), so the later checkpoint
     was not about the same thing and did not replace the earlier one."""
-    sessions = [
-        chat(
-            EARLIER,
-            ("What's the best checkpoint so far?", "The best checkpoint is epoch 12, val_acc 0.873."),
-            start=T,
-        ),
-        chat(LATER, CHECKPOINT_REPLACED, start=T + 12 * 86400),
-        chat(
-            SMOOTHING,
-            ("Try label smoothing.", "Label smoothing of 0.1 keeps accuracy and calibrates."),
-            start=T,
-        ),
-        *_errands(),
-    ]
-    path = _index_of(tmp_path, sessions)
+    path = _earlier_and_later(
+        tmp_path,
+        ("What's the best checkpoint so far?", "The best checkpoint is epoch 12, val_acc 0.873."),
+        CHECKPOINT_REPLACED,
+        ("Try label smoothing.", "Label smoothing of 0.1 keeps accuracy and calibrates."),
+    )
     assert _ranked(path, "best checkpoint validation accuracy so far")[:2] == [LATER, EARLIER]
 
 
@@ -1518,25 +1515,12 @@ def test_a_question_asking_where_takes_the_place_a_later_conversation_moved_it_t
     """ "where does the shop's redis run": a move changes where, so "Redis moved to
     shop-cache.example.com" names the fact with the question's rarest word alone, as for a question
     asking how things stand now ("shop" of the host's name is no word of it)."""
-    sessions = [
-        chat(
-            EARLIER,
-            ("Where does the shop's Redis run?", "The shop's Redis runs on cache-01, port 6379."),
-            start=T,
-        ),
-        chat(
-            LATER,
-            ("Redis was migrated, where is it?", "Redis moved to shop-cache.example.com, port 6379."),
-            start=T + 12 * 86400,
-        ),
-        chat(
-            SMOOTHING,
-            ("Run the shop's tests.", "The shop's tests run green; run them after the merge."),
-            start=T,
-        ),
-        *_errands(),
-    ]
-    path = _index_of(tmp_path, sessions)
+    path = _earlier_and_later(
+        tmp_path,
+        ("Where does the shop's Redis run?", "The shop's Redis runs on cache-01, port 6379."),
+        ("Redis was migrated, where is it?", "Redis moved to shop-cache.example.com, port 6379."),
+        ("Run the shop's tests.", "The shop's tests run green; run them after the merge."),
+    )
     assert _ranked(path, "where does the shop's redis run")[:2] == [LATER, EARLIER]
 
 
