@@ -1511,6 +1511,13 @@ def test_time_phrase_words(typed, when):
     assert stopwords.time_phrase_words(typed.split()) == when
 
 
+def test_a_phrase_saying_when_is_read_in_the_question_as_written():
+    """ "the" of "at the moment" was typed before ("the best checkpoint"): the phrase is found in the words
+    as written, not in the question's distinct words."""
+    asked = newest.about_terms(["best", "checkpoint", "moment"], "The best checkpoint at the moment?")
+    assert asked == ["best", "checkpoint"]
+
+
 def test_a_question_asking_where_takes_the_place_a_later_conversation_moved_it_to(tmp_path):
     """ "where does the shop's redis run": a move changes where, so "Redis moved to
     shop-cache.example.com" names the fact with the question's rarest word alone, as for a question

@@ -1633,7 +1633,7 @@ def _search(
         if pool:
             ordered = fused(pool, floor=1.0, about_user=stopwords.speaks_of_self(reading.typed))
     lift_profiles(ordered, list(reading.profiles), list(reading.sources), list(reading.projects))
-    asked = about_terms(terms, reading.typed)
+    asked = about_terms(terms, text)
     ordered = _newest_first(conn, ordered, asked, meaning, answered, asks_present(reading.typed))
     ordered = ordered[:limit]
     conversations = []

@@ -203,11 +203,13 @@ def says_change(sentence: str) -> bool:
     return not sentence.isascii() and _CHANGED_CJK.search(sentence) is not None
 
 
-def about_terms(terms: list[str], typed: list[str]) -> list[str]:
-    """The query's ``terms`` without the words of a phrase that says when in the question as ``typed``
-    ("far" of "best checkpoint so far", "days" of "these days": :func:`stopwords.time_phrase_words`):
-    what it is about, whose rarest words the rule of the newest fact reads. They stay in the match."""
-    when = {typed[i].lower() for i in stopwords.time_phrase_words(typed)}
+def about_terms(terms: list[str], text: str) -> list[str]:
+    """The query's ``terms`` without the words of a phrase that says when in the question as written
+    (``text``: "far" of "best checkpoint so far", "days" of "these days",
+    :func:`stopwords.time_phrase_words`): what it is about, whose rarest words the rule of the newest fact
+    reads. They stay in the match."""
+    words = re.findall(r"[\w']+", text)
+    when = {words[i].lower() for i in stopwords.time_phrase_words(words)}
     return [t for t in terms if t.lower() not in when] if when else terms
 
 

@@ -1306,7 +1306,7 @@ def _search(
             groups.setdefault((conv.store, conv.root), conv)
     present = asks_present(reading.typed)
     lift_profiles(ordered, reading.profiles, reading.sources, reading.projects)
-    asked = about_terms(terms, reading.typed)
+    asked = about_terms(terms, text)
     ordered = _newest_first(conn, ordered, asked, meaning, answered, present, doc_count)
     ordered = ordered[:limit]
     conversations = []

@@ -162,9 +162,9 @@ _FIRST_PERSON_FOREIGN = _words(
 _FIRST_PERSON_CJK = ("我", "私の", "私は", "私が", "私に", "私を", "僕", "俺", "わたし", "ぼく")
 
 
-# Phrases that say when, as function words do, whose words are otherwise words of their own: "far" in "best
-# checkpoint so far", "days" in "where do we train these days" (asking how things stand now) say nothing of
-# which conversation is meant, and "far" was the rarest word of the first question.
+# Phrases that say when, whose words are otherwise words of their own: "far" in "best checkpoint so far",
+# "days" in "where do we train these days" (asking how things stand now) say nothing of what the question is
+# about, which the rule of the newest fact reads by its rarest words ("far" was the first one's).
 _TIME_PHRASES = (
     ("so", "far"),
     ("these", "days"),
@@ -180,9 +180,8 @@ _TIME_PHRASES = (
 
 
 def time_phrase_words(words: list[str]) -> set[int]:
-    """The places in ``words`` (a question's words in order) of those in a phrase that says when ("so
-    far", "these days", "at the moment", :data:`_TIME_PHRASES`): function words there, whatever they are
-    elsewhere."""
+    """The places in ``words`` (a question's words in order, as written) of those in a phrase that says
+    when ("so far", "these days", "at the moment", :data:`_TIME_PHRASES`)."""
     keys = [_key(w) for w in words]
     places: set[int] = set()
     for phrase in _TIME_PHRASES:
