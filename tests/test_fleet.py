@@ -2191,6 +2191,18 @@ def _how_both(fleet, tmp_path: Path, sessions: list, host: str):
     return both
 
 
+def test_how_asks_for_a_word_of_another_languages_function_words_among_english_ones_there_as_here(
+    fleet, tmp_path
+):
+    """ "check how long the nas has been running" asks for the NAS in the shared index too
+    (``test_how``): its uptime first, as locally."""
+    from test_how import NAS_UPTIME
+
+    mine, theirs = _how_both(fleet, tmp_path, NAS_UPTIME, "xi")("check how long the nas has been running")
+    assert _without(mine) == _without(theirs)
+    assert [c["command"] for c in mine][:1] == ["ssh nas-01 uptime"]
+
+
 def test_how_counts_a_rerun_of_what_an_intent_ran_there_as_here(fleet, tmp_path):
     """A command run again after the turn of the intent that ran it (``python -m pytest -q`` after "let me
     run the test suite" and a fix) is led by that intent in the shared index as in the local one."""

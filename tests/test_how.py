@@ -450,6 +450,29 @@ def test_half_a_question_found_only_in_a_command_s_output_is_no_answer(tmp_path)
     conn.close()
 
 
+# The NAS's uptime asked for, a Django check "--check --dry-run" and the running containers checked.
+NAS_UPTIME = [
+    Session(1).ask("How long has the NAS been up?").run("ssh nas-01 uptime", "up 213 days"),
+    Session(2).ask("Are the migrations in order?").run("python manage.py makemigrations --check --dry-run"),
+    Session(3).ask("Check the running containers.").run("docker ps", "web Up 2 hours"),
+]
+
+
+def test_a_word_of_another_languages_function_words_is_asked_for_among_english_ones(tmp_path):
+    """ "check how long the nas has been running": "nas" is the machine (Portuguese "in the" only beside
+    another Portuguese function word). Dropped, "check running" found a Django check whose command says
+    "--check --dry-run", first with one word left out, before the NAS's uptime its prompt asked for."""
+    conn = open_index(tmp_path, NAS_UPTIME)
+    found = how.most_words(
+        lambda question: how.how(conn, question),
+        "check how long the nas has been running",
+        lambda words: how.local_counts(conn, words),
+        limit=10,
+    )
+    conn.close()
+    assert found and found[0].command == "ssh nas-01 uptime", [(e.command, e.lacks) for e in found]
+
+
 def test_a_word_typed_wrong_is_asked_for_as_the_word_the_history_has(asked):
     """The word "hexadecmal" (a letter left out) found nothing, and two words are too few to leave one out:
     the history's "hexadecimal" is asked for in its place, and the commands say so."""
@@ -512,7 +535,15 @@ def test_a_compounds_first_part_is_asked_for_as_the_compound(tmp_path):
 
 @pytest.mark.parametrize(
     ("typed", "kept"),
-    [("how do I run the tests", "run tests"), ("What's this?", None), ('"how to"', "how to"), ("th*", "th")],
+    [
+        ("how do I run the tests", "run tests"),
+        ("What's this?", None),
+        ('"how to"', "how to"),
+        ("th*", "th"),
+        # Portuguese "in the" only beside another Portuguese function word, as a search reads it.
+        ("check how long the nas has been running", "check long nas running"),
+        ("os backups nas nuvens", "backups nuvens"),
+    ],
 )
 def test_content_words(typed, kept):
     root = how.content(query.parse(typed).root)

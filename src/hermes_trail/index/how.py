@@ -168,22 +168,26 @@ def _bare(word: str) -> str:
 _POSSESSIVE = re.compile(r"(?<=[^\W\d_]{2})['’]s$")
 
 
-def content(node: query.Node | None) -> query.Node | None:
+def content(node: query.Node | None, among: list[str] | None = None) -> query.Node | None:
     """``node`` without its bare stop-words (:mod:`hermes_trail.index.stopwords`): the words a command or
-    prompt must have.
+    prompt must have. A word of another language's function words is one only beside another of that
+    language in the question (``among``: its words; the whole question's when not given), as a search
+    reads it: "check how long the nas has been running" asks about the NAS, not Portuguese "in the".
 
     A phrase or prefix is kept as typed; an alternative that is a stop-word goes (it would match nearly
     everything); exclusions stay. ``None`` when no word to find is left."""
     if node is None or isinstance(node, query.Phrase | query.Not):
         return node
+    if among is None:
+        among = [_bare(text) for text in query.terms(query.Query(node))]
     if isinstance(node, query.Term):
-        if not node.prefix and is_stopword(_bare(node.text)):
+        if not node.prefix and is_stopword(_bare(node.text), among):
             return None
         # An English possessive is the word alone: "restart the shop's celery" asks for "shop", which the
         # command says ("celery -A shop"), where the tokenizer reads "shop's" as "shop" then "s".
         word = _POSSESSIVE.sub("", node.text)
         return query.Term(word, node.prefix) if word != node.text else node
-    kept = [c for n in node.nodes if (c := content(n)) is not None]
+    kept = [c for n in node.nodes if (c := content(n, among)) is not None]
     if not any(not isinstance(n, query.Not) for n in kept):
         return None
     if len(kept) == 1:
@@ -758,7 +762,8 @@ def nearest_prompt(
     session says most about, prompts first, so it cannot tell a session's tasks apart: in a session that
     cleaned up docker, then asked "how much memory does the box have", "how much ram is installed" has
     none of either's words and followed the first."""
-    asked = {_stem(w) for w in _WORDS.findall(question.lower()) if not is_stopword(w)}
+    said = _WORDS.findall(question.lower())
+    asked = {_stem(w) for w in said if not is_stopword(w, said)}
 
     def shared(text: str) -> int:
         return len(asked & {_stem(w) for w in _WORDS.findall(text.lower())})
