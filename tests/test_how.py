@@ -78,6 +78,20 @@ def open_index(tmp_path: Path, sessions: list[Session]) -> sqlite3.Connection:
     return sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True)
 
 
+def most_words(
+    conn: sqlite3.Connection, question: str, limit: int = 10, respell: bool = False
+) -> list[how.HowEntry]:
+    """:func:`how.most_words` of ``question`` over the index open on ``conn``: its words counted there and,
+    with ``respell``, a word typed wrong asked for as the history writes it (as `trail how` asks)."""
+    return how.most_words(
+        lambda asked: how.how(conn, asked),
+        question,
+        lambda words: how.local_counts(conn, words),
+        limit,
+        (lambda word: how.local_respelled(conn, word)) if respell else None,
+    )
+
+
 @pytest.fixture
 def conn(tmp_path):
     sessions = [
@@ -184,13 +198,7 @@ def test_a_name_typed_with_its_version_finds_the_name_run_without(conn):
     history has no such version, and said ("searched for python")."""
     asked = "python3 manage.py migrate"
     assert how.how(conn, asked) == []
-    entries = how.most_words(
-        lambda question: how.how(conn, question),
-        asked,
-        lambda words: how.local_counts(conn, words),
-        10,
-        lambda word: how.local_respelled(conn, word),
-    )
+    entries = most_words(conn, asked, respell=True)
     assert entries and entries[0].command == "python manage.py migrate"
     assert entries[0].spelled == {"python3": ["python"]}
 
@@ -351,25 +359,19 @@ def test_a_question_with_a_word_no_prompt_said_finds_the_commands_of_the_others(
     from hermes_trail.cli.tables import print_how
     from hermes_trail.cli.term import Printer
 
-    def ask(question: str) -> list[how.HowEntry]:
-        return how.how(asked, question)
-
-    def counts(words: list[str]) -> list[int]:
-        return how.local_counts(asked, words)
-
     question = "convert this huge number to hexadecimal"
-    assert ask(question) == []  # no prompt says huge
-    entries = how.most_words(ask, question, counts, limit=10)
+    assert how.how(asked, question) == []  # no prompt says huge
+    entries = most_words(asked, question)
     assert [(e.command, e.matched_in, e.lacks) for e in entries] == [(HEX, "prompt", ["huge"])]
     stream = io.StringIO()
     print_how(Printer(stream), question, entries)
     assert "Nothing on record does all of" in stream.getvalue() and "without: huge" in stream.getvalue()
     # Matched as asked: nothing is left out.
-    assert [e.lacks for e in how.most_words(ask, "convert number hexadecimal", counts, 10)] == [[]]
+    assert [e.lacks for e in most_words(asked, "convert number hexadecimal")] == [[]]
     # Two words (one alone would be left), a phrase or an exclusion: what was asked, or nothing.
-    assert how.most_words(ask, "how to convert this to a gif", counts, 10) == []
-    assert how.most_words(ask, '"convert this huge number"', counts, 10) == []
-    assert how.most_words(ask, "convert huge number -png", counts, 10) == []
+    assert most_words(asked, "how to convert this to a gif") == []
+    assert most_words(asked, '"convert this huge number"') == []
+    assert most_words(asked, "convert huge number -png") == []
 
 
 KAFKA = "kafka-consumer-groups --bootstrap-server kafka:9092 --describe --group billing"
@@ -394,16 +396,9 @@ def test_a_question_with_two_words_no_prompt_said_finds_the_commands_of_the_othe
         Session(5).ask("Add an alarm for 5xx on the load balancer.").run("terraform validate", "Success!"),
     ]
     conn = open_index(tmp_path, sessions)
-
-    def ask(question: str) -> list[how.HowEntry]:
-        return how.how(conn, question)
-
-    def counts(words: list[str]) -> list[int]:
-        return how.local_counts(conn, words)
-
     question = "check kafka consumer lag"
-    assert how.most_words(ask, question.replace("lag", "").strip(), counts, 10)[0].lacks == ["check"]
-    entries = how.most_words(ask, question, counts, limit=10)
+    assert most_words(conn, question.replace("lag", "").strip())[0].lacks == ["check"]
+    entries = most_words(conn, question)
     assert [(e.command, e.lacks) for e in entries] == [
         (KAFKA, ["check", "lag"]),
         (REPLICA, ["kafka", "consumer"]),
@@ -412,14 +407,14 @@ def test_a_question_with_two_words_no_prompt_said_finds_the_commands_of_the_othe
     print_how(Printer(stream), question, entries)
     assert "leaving out 2 words:" in stream.getvalue() and "without: check, lag" in stream.getvalue()
     # A word no doc has ("offsets") is left out first, then the most common of the others.
-    entries = how.most_words(ask, "check kafka consumer offsets", counts, limit=10)
+    entries = most_words(conn, "check kafka consumer offsets")
     assert (entries[0].command, entries[0].lacks) == (KAFKA, ["offsets", "check"])
     # A command whose prompt and text together say every word lacks none, and comes first: no one doc
     # has "validate terraform load balancer alarm", the command and what led to it do.
-    entries = how.most_words(ask, "validate the terraform for the load balancer alarm", counts, limit=10)
+    entries = most_words(conn, "validate the terraform for the load balancer alarm")
     assert (entries[0].command, entries[0].lacks) == ("terraform validate", [])
     # Never down to one word: "kafka" alone would be left of "replica kafka offsets".
-    assert how.most_words(ask, "replica kafka offsets", counts, 10) == []
+    assert most_words(conn, "replica kafka offsets") == []
     conn.close()
 
 
@@ -435,17 +430,10 @@ def test_half_a_question_found_only_in_a_command_s_output_is_no_answer(tmp_path)
         Session(4).ask("check the memory").run("free -m", "Mem: 15842"),
     ]
     conn = open_index(tmp_path, sessions)
-
-    def ask(question: str) -> list[how.HowEntry]:
-        return how.how(conn, question)
-
-    def counts(words: list[str]) -> list[int]:
-        return how.local_counts(conn, words)
-
-    found = how.most_words(ask, "check which process uses a port", counts, limit=10)
+    found = most_words(conn, "check which process uses a port")
     assert "python train.py" not in [e.command for e in found], [(e.command, e.lacks) for e in found]
     # Leaving out one word, the output still answers: "which process uses the memory".
-    found = how.most_words(ask, "which process uses memory now", counts, limit=10)
+    found = most_words(conn, "which process uses memory now")
     assert found and found[0].command == "python train.py", [(e.command, e.lacks) for e in found]
     conn.close()
 
@@ -463,12 +451,7 @@ def test_a_word_of_another_languages_function_words_is_asked_for_among_english_o
     another Portuguese function word). Dropped, "check running" found a Django check whose command says
     "--check --dry-run", first with one word left out, before the NAS's uptime its prompt asked for."""
     conn = open_index(tmp_path, NAS_UPTIME)
-    found = how.most_words(
-        lambda question: how.how(conn, question),
-        "check how long the nas has been running",
-        lambda words: how.local_counts(conn, words),
-        limit=10,
-    )
+    found = most_words(conn, "check how long the nas has been running")
     conn.close()
     assert found and found[0].command == "ssh nas-01 uptime", [(e.command, e.lacks) for e in found]
 
@@ -481,27 +464,18 @@ def test_a_word_typed_wrong_is_asked_for_as_the_word_the_history_has(asked):
     from hermes_trail.cli.tables import print_how
     from hermes_trail.cli.term import Printer
 
-    def ask(question: str) -> list[how.HowEntry]:
-        return how.how(asked, question)
-
-    def counts(words: list[str]) -> list[int]:
-        return how.local_counts(asked, words)
-
-    def respell(word: str) -> list[str]:
-        return how.local_respelled(asked, word)
-
-    assert ask("convert hexadecmal") == [] == how.most_words(ask, "convert hexadecmal", counts, 10)
-    entries = how.most_words(ask, "convert hexadecmal", counts, 10, respell)
+    assert how.how(asked, "convert hexadecmal") == [] == most_words(asked, "convert hexadecmal")
+    entries = most_words(asked, "convert hexadecmal", respell=True)
     assert [(e.command, e.spelled) for e in entries] == [(HEX, {"hexadecmal": ["hexadecimal"]})]
     stream = io.StringIO()
     print_how(Printer(stream), "convert hexadecmal", entries)
     assert "Not found: hexadecmal; searched for hexadecimal." in stream.getvalue()
     # A word the history has, or a word of English it lacks, is asked for as typed.
-    assert respell("hexadecimal") == [] == respell("zeppelin")
-    assert [e.spelled for e in how.most_words(ask, "convert hexadecimal", counts, 10, respell)] == [{}]
+    assert how.local_respelled(asked, "hexadecimal") == [] == how.local_respelled(asked, "zeppelin")
+    assert [e.spelled for e in most_words(asked, "convert hexadecimal", respell=True)] == [{}]
     # A word the history writes with other spacing ("hex-dump" for its hexdump) is asked for as it does.
-    assert ask("file.bin hex-dump") == []
-    spaced = how.most_words(ask, "file.bin hex-dump", counts, 10, respell)
+    assert how.how(asked, "file.bin hex-dump") == []
+    spaced = most_words(asked, "file.bin hex-dump", respell=True)
     assert spaced and all(e.spelled == {"hex-dump": ["hexdump"]} for e in spaced)
     assert "xxd file.bin" in [e.command for e in spaced]
 
@@ -519,13 +493,7 @@ def test_a_compounds_first_part_is_asked_for_as_the_compound(tmp_path):
     it is asked for in its place, and the command says so (as a search reads it)."""
     conn = open_index(tmp_path, IN_COMPOUNDS)
     try:
-        entries = how.most_words(
-            lambda question: how.how(conn, question),
-            "Sicherung Datenbank",
-            lambda words: how.local_counts(conn, words),
-            10,
-            lambda word: how.local_respelled(conn, word),
-        )
+        entries = most_words(conn, "Sicherung Datenbank", respell=True)
     finally:
         conn.close()
     assert [(e.command, e.spelled) for e in entries] == [
