@@ -120,6 +120,14 @@ def test_tokenizers_are_the_index_s():
         ("a OR -b", And((Term("a"), Term("OR"), Not(Term("b"))))),
         ("AND", Term("AND")),
         ("a NOT", And((Term("a"), Term("NOT")))),
+        # NOT in text written in capitals is its word (an error as printed); beside lower case it excludes.
+        ("DO NOT MATCH", And((Term("DO"), Term("NOT"), Term("MATCH")))),
+        ("NOT NULL constraint", And((Term("NOT"), Term("NULL"), Term("constraint")))),
+        ("404 NOT FOUND", And((Term("404"), Term("NOT"), Term("FOUND")))),
+        ("nginx NOT APACHE", And((Term("nginx"), Not(Term("APACHE"))))),
+        ("a NOT B", And((Term("a"), Not(Term("B"))))),
+        ("NOT fox", And((Not(Term("fox")),))),
+        ("AWS OR GCP", Or((Term("AWS"), Term("GCP")))),
         ("a or b", And((Term("a"), Term("or"), Term("b")))),
         ("| a", And((Term("|"), Term("a")))),
         # Words that only look like operators.

@@ -881,6 +881,46 @@ def test_a_foreign_function_word_in_an_english_question_is_searched(tmp_path):
     assert _first(result) == nas
 
 
+@pytest.mark.parametrize(
+    "query",
+    [
+        "pip THESE PACKAGES DO NOT MATCH THE HASHES FROM THE REQUIREMENTS FILE",
+        "NOT NULL constraint failed email",
+    ],
+)
+def test_an_error_pasted_in_capitals_is_searched_for_its_words(tmp_path, query):
+    """An error as printed has ``NOT`` in capitals between words in capitals: read as an exclusion, it left
+    out the very conversation with the error ("DO NOT MATCH" excluded every turn saying "match"), and an
+    unrelated build came first."""
+    hashes, nulls, other = "20261107_090000_0c7000", "20261107_100000_0c7100", "20261107_110000_0c7200"
+    path = _index_of(
+        tmp_path,
+        [
+            chat(
+                hashes,
+                (
+                    "The docker build fails in pip: ERROR: THESE PACKAGES DO NOT MATCH THE HASHES FROM THE "
+                    "REQUIREMENTS FILE.",
+                    "requirements.txt was compiled on a Mac; regenerate the hashes in the Linux builder.",
+                ),
+                start=T,
+            ),
+            chat(
+                nulls,
+                (
+                    "sqlite3.IntegrityError: NOT NULL constraint failed: users.email on signup",
+                    "The form posts no email when the field is hidden; make it required.",
+                ),
+                start=T + 3600,
+            ),
+            chat(other, ("The docker build of the packages is slow.", "Cache pip's wheels."), start=T + 7200),
+            *_errands(),
+        ],
+    )
+    result = search(path, query)
+    assert _first(result) == (hashes if "pip" in query else nulls)
+
+
 def test_a_path_remembered_wrong_is_looked_for_by_its_parts(tmp_path, monkeypatch):
     """The file was ``internal/tax/rates_eu.yaml``; the person remembers ``tax/vat_rates.yaml``. No index
     has that path, but its parts name the session that moved the VAT rates into a YAML file: the words

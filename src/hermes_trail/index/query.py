@@ -16,7 +16,8 @@ What :func:`parse` understands; anything else is plain text::
   ``error AND (build OR test)``. Parentheses say otherwise.
 - An operator acts only where it can: ``OR`` and ``|`` between two units, ``NOT`` and ``-`` before one,
   ``AND`` between two items. Elsewhere (``OR foo``, ``foo NOT``, ``a OR -b``) it is a plain word. Only
-  upper-case ``OR``, ``AND``, ``NOT`` are operators.
+  upper-case ``OR``, ``AND``, ``NOT`` are operators, and ``NOT`` not inside text written in capitals
+  (``DO NOT MATCH``, ``NOT NULL``, ``404 NOT FOUND``: an error message as printed).
 - ``-`` excludes only at the start of a word and not before a digit or another ``-``: ``-1``, ``--force``
   and ``foo-bar`` are words.
 - Quotes pair up from the left into phrases, also inside a word (``say"hi there"`` is ``say`` and a
@@ -162,6 +163,8 @@ class Query(_Frozen):
 
 _WORD, _PHRASE, _LPAREN, _RPAREN, _NEG, _PIPE = "word", "phrase", "(", ")", "-", "|"
 _OPERATORS = frozenset({"OR", "AND", "NOT"})
+# ``NOT`` in text written in capitals (:func:`_in_capitals`): a word, never an operator.
+_TEXT = "text"
 # C0 and C1 controls (NUL, tabs, newlines included) and lone surrogates.
 _UNSAFE = "[\x00-\x1f\x7f-\x9f\ud800-\udfff]"
 # A terminal's colour and cursor codes (ANSI escape sequences), in output piped or passed on with them:
@@ -255,7 +258,36 @@ def _lex(text: str) -> list[_Tok]:
             end += 1
         toks.append(_Tok(_WORD, s[i:end]))
         i = end
-    return _pair_parens(toks)
+    return _in_capitals(_pair_parens(toks))
+
+
+def _in_capitals(toks: list[_Tok]) -> list[_Tok]:
+    """``NOT`` inside text written in capitals is its word, not an exclusion: an error pasted as printed
+    ("THESE PACKAGES DO NOT MATCH THE HASHES", "NOT NULL constraint failed", "404 NOT FOUND") or SQL
+    ("WHERE email IS NOT NULL") left out the very conversations that had the error. Text in capitals: the
+    word after it is written in capitals (two letters or more), and the one before it, if any, too or is a
+    number. A ``NOT`` between words in lower case ("nginx NOT apache") or before a single letter excludes.
+    (``OR`` and ``AND`` there stay operators: an alternative only widens a search, and AND is implied.)"""
+
+    def capitals(tok: _Tok | None) -> bool:
+        return (
+            tok is not None
+            and tok.kind == _WORD
+            and tok.text.isupper()
+            and sum(map(str.isalpha, tok.text)) > 1
+        )
+
+    def number(tok: _Tok) -> bool:
+        return tok.kind == _WORD and not any(map(str.isalpha, tok.text))
+
+    out = list(toks)
+    for i, tok in enumerate(toks):
+        if tok != (_WORD, "NOT", False) or not capitals(toks[i + 1] if i + 1 < len(toks) else None):
+            continue
+        before = toks[i - 1] if i else None
+        if before is None or capitals(before) or number(before):
+            out[i] = _Tok(_TEXT, tok.text)
+    return out
 
 
 def _pair_parens(toks: list[_Tok]) -> list[_Tok]:
@@ -287,7 +319,7 @@ def parse(text: str) -> Query:
 
 
 def _starts_unit(tok: _Tok | None) -> bool:
-    return tok is not None and tok.kind in (_WORD, _PHRASE, _LPAREN)
+    return tok is not None and tok.kind in (_WORD, _TEXT, _PHRASE, _LPAREN)
 
 
 def _is_neg(tok: _Tok | None) -> bool:
