@@ -1364,6 +1364,18 @@ def test_a_later_run_of_the_same_cron_job_that_says_it_changed_is_the_fact_now(t
         ("京都の紅葉はいつが見頃ですか", "cjk"),
         ("How long has the NAS been up?", "en"),
         ("die process", "en"),
+        # The letters of hashes, sizes, identifiers and dotted names are no function words: the "d", "e" and
+        # "c" of hex digits, "G" and "T" of sizes, "com" of a host made tool output French or Portuguese.
+        (
+            "terraform force-unlock -force 6f1f0d6e-2a7b-4c8e-9d61-0b2f9f5d3c11\nTerraform state has been",
+            "en",
+        ),
+        ("df -h\n/dev/sda2  220G  121G  88G  58% /\n/dev/sdb1  3.6T  2.2T  1.3T  63% /srv", "en"),
+        ("kubectl get nodes\nNAME STATUS AGE\nnode-1 Ready 41d v1.29.4\nnode-2 Ready 41d v1.29.4", "en"),
+        ("See https://www.ssllabs.com/ssltest/analyze.html?d=shop.example.com", "en"),
+        ("def product_list(request): in views.py", "en"),
+        ("C'est la base de données", "fr"),
+        ("¿Dónde está el servidor y la base?", "es"),
     ],
 )
 def test_the_language_a_text_is_in(text, code):

@@ -261,7 +261,10 @@ for _place, _words_of in enumerate(_FOREIGN):
         _LANGUAGES_OF[_word] = (*_LANGUAGES_OF.get(_word, ()), _place)
 # How much of a text tells its language: a few sentences.
 LANGUAGE_CHARS = 600
-_WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
+# A word of letters, whole: not the letters of a hash, a UUID or an identifier ("6f1f0d6e-2a7b-4c8e",
+# "product_list", "220G") nor a part of a path or a dotted name ("views.py", "amazonaws.com"): their "d",
+# "e", "c", "com" and "ist" are no function words (hex digits made a Terraform unlock's output French).
+_WORD = re.compile(r"(?<![\w./\\])[^\W\d_]+(?:'[^\W\d_]+)?(?![\w/\\]|\.\w)")
 
 
 def language(text: str) -> str:
