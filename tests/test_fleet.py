@@ -2377,6 +2377,21 @@ def test_a_word_the_history_has_only_as_the_start_of_a_compound_is_found_there_a
     assert shared.spelled == {"Zugang": ["zugangsdaten"]}
 
 
+def test_a_question_asking_for_a_file_finds_the_edit_that_wrote_it_there_as_here(fleet, tmp_path):
+    """ "which file" wants the edit that wrote it, not a later command output listing the file among others
+    by more of the question's words: the shared index weighs an edit as the local one does
+    (``test_wording``)."""
+    from test_wording import T, asked_file_sessions
+
+    edited, listed, sessions = asked_file_sessions()
+    index = _home_pushed(
+        fleet, tmp_path / "hermes", "tau", [*sessions, *errands(T - 86400, "20261104", "6b6b6b")]
+    )
+    for asked in ("churn report dag schedule file", "weekly churn report schedule, which file"):
+        local, shared = _both(fleet, index, "tau", asked, SearchFilters(), limit=10)
+        assert _firsts(local)[:2] == _firsts(shared)[:2] == [edited, listed], asked
+
+
 def test_a_slip_is_read_as_the_same_words_there_as_here(fleet, tmp_path):
     """Questions fuzzed against both indexes told these apart: the shared index read "pagse" as "pages"
     and "pagese" (its English reading of "pagese" is pages, which a doc's ``simple`` reading of "pages"

@@ -951,6 +951,66 @@ def test_a_path_remembered_wrong_is_looked_for_by_its_parts(tmp_path, monkeypatc
     assert _first(search(path, "tax/vat_rates.yaml")) == moved
 
 
+def asked_file_sessions() -> tuple[str, str, list[SessionSpec]]:
+    """A conversation that edited the churn report's DAG file, and a later one whose command output lists
+    that file among the DAGs (its prompt and reply saying DAGs too); the lister and the editor."""
+    edited, listed = "20261108_090000_d1a000", "20261108_100000_d1a100"
+    editing = [
+        user("The churn report should land on Monday mornings, not Sunday midnight.", timestamp=T),
+        assistant(
+            "",
+            call(
+                "call_d1",
+                "write_file",
+                path="/home/dev/work/data-platform/dags/weekly_churn_report.py",
+                content="schedule='0 6 * * 1'\n",
+            ),
+            timestamp=T + 5,
+        ),
+        tool("call_d1", "write_file", {"bytes_written": 21}, timestamp=T + 6),
+        assistant("It's scheduled for Mondays at 06:00 UTC now.", timestamp=T + 10),
+    ]
+    listing = [
+        user("List the Airflow DAGs.", timestamp=T + 3600),
+        assistant("", call("call_d2", "terminal", command="airflow dags list"), timestamp=T + 3605),
+        tool(
+            "call_d2",
+            "terminal",
+            {
+                "output": "dag_id | fileloc\nweekly_churn_report | dags/weekly_churn_report.py\n"
+                "hourly_events_load | dags/hourly_events_load.py",
+                "exit_code": 0,
+                "error": None,
+            },
+            timestamp=T + 3606,
+        ),
+        assistant("The hourly and the weekly DAGs are registered.", timestamp=T + 3610),
+    ]
+    return (
+        edited,
+        listed,
+        [
+            SessionSpec(edited, editing, started_at=T, ended_at=T + 10),
+            SessionSpec(listed, listing, started_at=T + 3600, ended_at=T + 3610),
+        ],
+    )
+
+
+def test_a_question_asking_for_a_file_finds_the_edit_that_wrote_it(tmp_path, monkeypatch):
+    """ "churn report dag schedule file" asks which file: the edit of ``weekly_churn_report.py`` answers it,
+    not the later listing of every DAG's file, whose command output has more of the words."""
+    monkeypatch.setattr(search_module, "_semantic", lambda *a, **k: ([], False))
+    edited, listed, sessions = asked_file_sessions()
+    path = _index_of(tmp_path, [*sessions, *_errands()])
+    for question in ("churn report dag schedule file", "weekly churn report schedule, which file"):
+        assert [c.hits[0].session_id for c in search(path, question).conversations][:2] == [edited, listed]
+    assert fusion.asked_file_lift("which settings file has it") == fusion.ASKED_FILE_LIFT
+    assert fusion.asked_file_lift("in welcher Datei steht das") == fusion.ASKED_FILE_LIFT
+    assert fusion.asked_file_lift("哪个文件") == fusion.ASKED_FILE_LIFT
+    assert fusion.asked_file_lift("churn report airflow dag") == 1.0
+    assert fusion.asked_file_lift("profiler output") == 1.0
+
+
 def test_a_conversation_that_covers_more_of_the_question_outranks_one_lucky_turn(tmp_path, monkeypatch):
     """No turn has every word. One short reply has two of the rarer ones; the backup check has all of them,
     spread over its prompt and its reply: it covers the question, so the words alone (no meaning pass) put

@@ -65,6 +65,7 @@ from hermes_trail.index.fusion import (
     STRICT_WEIGHT,
     TITLE_WEIGHT,
     TRANSLATED_WEIGHT,
+    asked_file_lift,
     conversation_score,
     evidence_of,
     fused,
@@ -1198,9 +1199,12 @@ def _bigram_collection(conn: psycopg.Connection[Any]) -> tuple[int, int]:
     return (int(row[0]), int(row[1])) if row else (0, 0)
 
 
-def _scored(conn: psycopg.Connection[Any], rows: list[tuple[Any, ...]]) -> list[FleetHit]:
-    """Hits of candidate rows, scored as the local search scores them: rank times what matched, the
-    session's class and a bounded recency lift."""
+def _scored(
+    conn: psycopg.Connection[Any], rows: list[tuple[Any, ...]], edit_lift: float = 1.0
+) -> list[FleetHit]:
+    """Hits of candidate rows, scored as the local search scores them: rank times what matched (an edit
+    ``edit_lift`` more: :func:`~hermes_trail.index.fusion.asked_file_lift`), the session's class and a
+    bounded recency lift."""
     sessions = _sessions(conn, {int(r[1]) for r in rows})
     times = [r[7] for r in rows if r[7] is not None]
     newest, oldest = (max(times), min(times)) if times else (0.0, 0.0)
@@ -1213,6 +1217,8 @@ def _scored(conn: psycopg.Connection[Any], rows: list[tuple[Any, ...]]) -> list[
         rank = float(row[11]) if row[11] is not None else TRIGRAM_RANK
         recency = ((row[7] or oldest) - oldest) / span
         score = rank * KIND_WEIGHT.get(row[5], 0.8) * SESSION_WEIGHT.get(session[7], 1.0)
+        if row[5] == "edit":
+            score *= edit_lift
         hits.append(_hit(row, session, score * (1.0 + RECENCY_BOOST * recency)))
     return sorted(hits, key=lambda h: h.score, reverse=True)
 
@@ -1237,6 +1243,7 @@ def _any_words(
     excluded: str | None = None,
     against: int | None = None,
     marked: tuple[str, ...] = (),
+    edit_lift: float = 1.0,
 ) -> tuple[list[tuple[Conversation, float]], set[int], int]:
     """Conversations with any of ``words``, each weighed by how much of the query it covers (rarer words
     more, as the local any-word pass; with ``groups``, a question word's several readings, a group is
@@ -1247,7 +1254,8 @@ def _any_words(
     as a tsquery's text (:func:`_excluded`), whose docs are no match. Also returned: the most of the words
     (or groups) one conversation has; ``against``: that of the English words' list, for an English question
     read as Chinese, whose list then weighs as locally (the one's most against the other's). ``marked``:
-    the names a match must write with their marks (the list of one such name, as locally)."""
+    the names a match must write with their marks (the list of one such name, as locally); ``edit_lift``:
+    :func:`_scored`'s."""
     singles, used = [], []
     for word in words[:cut]:
         leaf = _leaf_sql(_word(word))
@@ -1264,7 +1272,7 @@ def _any_words(
         either = f"({either}) & !({excluded})"
     any_of = _Plan(either, None, words[:cut], [], [], [], None, alternatives=True, marked=marked)
     rows, _ = _candidates(conn, any_of, filters, hosts, RELAXED_WINDOW, words=singles)
-    hits = _scored(conn, rows)
+    hits = _scored(conn, rows, edit_lift)
     has = {int(r[0]): list(r[12]) for r in rows}
     units = [[used.index(w) for w in g if w in used] for g in groups[:cut]] if groups else []
     units = [u for u in units if u] or [[i] for i in range(len(singles))]
@@ -1516,7 +1524,8 @@ def _search(
 ) -> SearchResult:
     reading = _plan(conn, text, checked=False)
     rows, windowed = _candidates(conn, reading, filters, hosts)
-    hits = _scored(conn, rows)
+    edit_lift = asked_file_lift(text)
+    hits = _scored(conn, rows, edit_lift)
     if len(_group(hits)) < RELAX_BELOW:
         checked = _plan(conn, text, checked=True)
         if checked.missing:
@@ -1525,7 +1534,7 @@ def _search(
             hits, windowed, rows = [], False, []
         elif (checked.tsquery, checked.trigram) != (reading.tsquery, reading.trigram):
             rows, windowed = _candidates(conn, checked, filters, hosts)
-            hits = _scored(conn, rows)
+            hits = _scored(conn, rows, edit_lift)
         reading = checked
         if checked.places is not None:  # names of places alone: their conversations (as locally)
             at_places = _of_places(
@@ -1577,7 +1586,15 @@ def _search(
             lists += [([w], (w.lower(),)) for w in words if query.is_marked_name(w)]
             for some, names in lists:
                 evidence, docs, covered = _any_words(
-                    conn, some, filters, hosts, info, coverage, excluded=excluded, marked=names
+                    conn,
+                    some,
+                    filters,
+                    hosts,
+                    info,
+                    coverage,
+                    excluded=excluded,
+                    marked=names,
+                    edit_lift=edit_lift,
                 )
                 pool += evidence
                 matched |= docs
@@ -1587,7 +1604,15 @@ def _search(
         grams = plan.run_bigrams(cjk.question_runs(terms))
         if len(grams) >= (1 if not groups else 2):  # one bigram ("部署") as one word, as locally
             evidence, docs, _ = _any_words(
-                conn, grams, filters, hosts, info, coverage, cut=COVERAGE_BIGRAMS, shares_after=True
+                conn,
+                grams,
+                filters,
+                hosts,
+                info,
+                coverage,
+                cut=COVERAGE_BIGRAMS,
+                shares_after=True,
+                edit_lift=edit_lift,
             )
             pool += evidence
             matched |= docs
@@ -1617,6 +1642,7 @@ def _search(
                 readings,
                 excluded=excluded,
                 against=most_covered if read_in_chinese else None,
+                edit_lift=edit_lift,
             )
             pool += evidence
             matched |= docs

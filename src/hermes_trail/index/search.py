@@ -57,6 +57,7 @@ from hermes_trail.index.fusion import (
     STRICT_WEIGHT,
     TITLE_WEIGHT,
     TRANSLATED_WEIGHT,
+    asked_file_lift,
     conversation_score,
     evidence_of,
     fused,
@@ -491,15 +492,19 @@ def _hit(row: tuple[Any, ...], score: float) -> Hit:
     return Hit(*fields)
 
 
-def _score(rows: Iterable[tuple[Any, ...]], newest: float, oldest: float) -> list[Hit]:
+def _score(
+    rows: Iterable[tuple[Any, ...]], newest: float, oldest: float, edit_lift: float = 1.0
+) -> list[Hit]:
     """Hits of rows of :data:`_DOC_COLUMNS` and their ``bm25``-like score (lower is better), weighed by
-    what matched, the session's class and recency."""
+    what matched (an edit ``edit_lift`` more: :func:`asked_file_lift`), the session's class and recency."""
     hits = []
     span = max(newest - oldest, 1.0)
     for row in rows:
         kind, skind, when, bm25 = row[13], row[7], row[15], row[19]
         recency = ((when or oldest) - oldest) / span
         score = -float(bm25) * KIND_WEIGHT.get(kind, 0.8) * SESSION_WEIGHT.get(skind, 1.0)
+        if kind == "edit":
+            score *= edit_lift
         hits.append(_hit(row, score * (1.0 + RECENCY_BOOST * recency)))
     return hits
 
@@ -1139,6 +1144,7 @@ def _search(
     known = _kept_sessions(conn)  # the sessions read, each once (:func:`_session_rows`)
     span = _time_span(conn, filters)
     starts = word_starts(reading)
+    edit_lift = asked_file_lift(text)
     hits, windowed = _ranked(
         conn,
         reading.plans,
@@ -1148,6 +1154,7 @@ def _search(
         starts=starts,
         span=span,
         beside_runs=reading.beside_runs,
+        edit_lift=edit_lift,
     )
     groups = _group(hits)
     if len(groups) < RELAX_BELOW:
@@ -1167,6 +1174,7 @@ def _search(
                 starts=word_starts(checked),
                 span=span,
                 beside_runs=checked.beside_runs,
+                edit_lift=edit_lift,
             )
         groups = _group(hits)
         reading = checked
@@ -1251,6 +1259,7 @@ def _search(
                 known=known,
                 starts=name_starts,
                 span=span,
+                edit_lift=edit_lift,
             )
             windowed = windowed or cut
             found = list(_group(more).values())
@@ -1387,10 +1396,11 @@ def _ranked(
     starts: list[str] | None = None,
     span: tuple[int, int] | None = None,
     beside_runs: str | None = None,
+    edit_lift: float = 1.0,
 ) -> tuple[list[Hit], bool]:
     """The hits of every plan's index, best first, and whether any index had more than a window of
     matches. ``known``: the sessions read so far in this search (:func:`_session_rows`); ``starts``: the
-    word starts a doc of the word index must have (:func:`word_starts`)."""
+    word starts a doc of the word index must have (:func:`word_starts`); ``edit_lift``: :func:`_score`'s."""
     rows: dict[int, tuple[Any, ...]] = {}
     windowed = False
     for table, expression in plans:
@@ -1415,7 +1425,9 @@ def _ranked(
                 rows[row[0]] = row
     times = [r[15] for r in rows.values() if r[15] is not None]
     newest, oldest = (max(times), min(times)) if times else (0.0, 0.0)
-    return sorted(_score(rows.values(), newest, oldest), key=lambda h: h.score, reverse=True), windowed
+    return sorted(
+        _score(rows.values(), newest, oldest, edit_lift), key=lambda h: h.score, reverse=True
+    ), windowed
 
 
 def _semantic(
