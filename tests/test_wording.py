@@ -1538,6 +1538,19 @@ def test_meaning_counts_more_for_a_conversation_no_word_of_the_question_can_reac
                 "Redis moved to shop-cache.example.com, port 6379.",
             ),
         ),
+        # The second word is the first part of a host numbered after a hyphen ("gpu" of gpu-h100-02): where
+        # training runs moved, not how busy its GPU was.
+        (
+            "how busy was the GPU during training when we checked",
+            (
+                "Is the GPU actually busy during training?",
+                "nvidia-smi says 37 % utilization: the data loader is the bottleneck, not the GPU.",
+            ),
+            (
+                "Where do we train now?",
+                "Training moved to the rented H100 box gpu-h100-02 at the lab.",
+            ),
+        ),
     ],
 )
 def test_a_later_conversation_that_does_not_name_the_fact_does_not_replace_it(tmp_path, query, answer, later):

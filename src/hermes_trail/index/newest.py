@@ -227,9 +227,9 @@ def content_words(terms: list[str]) -> list[str]:
 def names_word(sentence: str, word: str) -> bool:
     """Whether ``sentence`` has ``word`` (lower case) where a word starts (``deploy`` in "deploys", not
     ``cache`` in "elasticache"; ``call`` in "on-call"), and not as a part of a name (``cache`` or ``shop``
-    in "shop-cache.example.com", ``cache`` in "/var/cache", ``train`` in "train.py": a host named so is
-    not the fact a question on caching asks about); a Chinese or Japanese word anywhere, as those have no
-    spaces."""
+    in "shop-cache.example.com", ``cache`` in "/var/cache", ``train`` in "train.py", ``gpu`` in
+    "gpu-h100-02": a host named so is not the fact a question on caching or on a GPU's load asks about); a
+    Chinese or Japanese word anywhere, as those have no spaces."""
     if cjk.has_cjk(word):
         return word in sentence
     for found in re.finditer(r"(?<![\w./])" + re.escape(word), sentence):
@@ -260,7 +260,9 @@ def _has(text: str, word: str) -> bool:
 _TOKEN = re.compile(r"\S+")
 
 
-_NAME_SEPARATOR = re.compile(r"[./]")
+# A path or a dotted name ("/var/cache", "shop-cache.example.com"), or a name numbered after a hyphen as
+# hosts and instances are ("cache-01", "gpu-h100-02").
+_NAME_SEPARATOR = re.compile(r"[./]|-[^\W\d_]*\d")
 
 
 # A question that asks how things stand now, in the languages indexed: it wants the newest fact.
