@@ -1609,6 +1609,22 @@ def test_a_change_said_after_a_semicolon_of_what_the_clause_before_named_superse
     assert _ranked(path, "which training checkpoint is the best now")[:2] == [LATER, EARLIER]
 
 
+def test_one_standing_for_what_a_question_asks_is_a_function_word(tmp_path):
+    """ "one" stands for the checkpoint, as "it" does: read as a word, "it replaces the epoch 12 one" named a
+    word of "which checkpoint is the best one so far" and was read alone, naming nothing else, and the
+    checkpoint it replaced stayed first."""
+    path = _earlier_and_later(
+        tmp_path,
+        ("What's the best checkpoint so far?", "The best checkpoint is epoch 12 with val_acc 0.873."),
+        (
+            "The long run finished. Best checkpoint?",
+            "New best checkpoint: epoch 31, val_acc 0.901; it replaces the epoch 12 one.",
+        ),
+    )
+    assert _ranked(path, "which checkpoint is the best one so far")[:2] == [LATER, EARLIER]
+    assert stopwords.is_stopword("one", ["best", "one"]) and stopwords.is_stopword("ones", ["ones"])
+
+
 def test_the_words_of_a_phrase_saying_when_are_not_what_a_question_is_about(tmp_path):
     """ "best checkpoint validation accuracy so far": "far" says when, and was the question's rarest word
     (which the earlier conversation had, asked "so far?", and the later one not), so the later checkpoint
