@@ -1682,6 +1682,11 @@ def test_a_question_asking_where_takes_the_place_a_later_conversation_moved_it_t
         ("redis 在哪里", True),
         ("which port does redis use", False),
         ("somewhere to store the dumps", False),
+        # where something was, or where a past change was made: no present place
+        ("where did RandAugment get added in the ml pipeline", False),
+        ("where was the blog hosted before", False),
+        ("wo wurde das Backup gespeichert", False),
+        ("where was the blog hosted before, and where is it now", True),
     ],
 )
 def test_asks_present(question, asks):

@@ -276,7 +276,13 @@ _PRESENT = re.compile(
 
 # A question that asks where something is: a move changes that, so it wants the newest place as a question
 # asking how things stand now does ("where does the shop's redis run" after "redis moved to elasticache").
-_WHERE = re.compile(r"\b(?:where|wo|où|dónde|donde|dove|onde|waar)\b|哪里|哪儿|在哪|どこ", re.IGNORECASE)
+# Not one asking where something was ("where did RandAugment get added", "where was the blog hosted
+# before", "wo wurde ... gespeichert"): that is a past place or the place of a past change.
+_WHERE = re.compile(
+    r"\b(?:where|wo|où|dónde|donde|dove|onde|waar)\b(?!\s+(?:did|was|were|had|wurden?|war|waren|hatte)\b)"
+    r"|哪里|哪儿|在哪|どこ",
+    re.IGNORECASE,
+)
 
 
 def asks_present(typed: list[str]) -> bool:
