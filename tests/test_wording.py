@@ -921,27 +921,29 @@ def test_an_error_pasted_in_capitals_is_searched_for_its_words(tmp_path, query):
     assert _first(result) == (hashes if "pip" in query else nulls)
 
 
+def _writing(prompt: str, path: str, content: str, reply: str) -> list:
+    """The messages of an exchange at :data:`T` whose agent writes ``content`` to ``path`` (Hermes'
+    ``write_file``) between the ``prompt`` and its ``reply``."""
+    return [
+        user(prompt, timestamp=T),
+        assistant("", call("call_w1", "write_file", path=path, content=content), timestamp=T + 5),
+        tool("call_w1", "write_file", {"bytes_written": len(content)}, timestamp=T + 6),
+        assistant(reply, timestamp=T + 10),
+    ]
+
+
 def test_a_path_remembered_wrong_is_looked_for_by_its_parts(tmp_path, monkeypatch):
     """The file was ``internal/tax/rates_eu.yaml``; the person remembers ``tax/vat_rates.yaml``. No index
     has that path, but its parts name the session that moved the VAT rates into a YAML file: the words
     find it, without the meaning pass."""
     monkeypatch.setattr(search_module, "_semantic", lambda *a, **k: ([], False))
     moved = "20261106_090000_7a7000"
-    messages = [
-        user("Move the EU VAT rates out of the code into a YAML file.", timestamp=T),
-        assistant(
-            "",
-            call(
-                "call_w1",
-                "write_file",
-                path="/home/dev/work/billing/internal/tax/rates_eu.yaml",
-                content="AT: 20\nDE: 19\nFR: 20\n",
-            ),
-            timestamp=T + 5,
-        ),
-        tool("call_w1", "write_file", {"bytes_written": 21}, timestamp=T + 6),
-        assistant("The rates load from the YAML at startup.", timestamp=T + 10),
-    ]
+    messages = _writing(
+        "Move the EU VAT rates out of the code into a YAML file.",
+        "/home/dev/work/billing/internal/tax/rates_eu.yaml",
+        "AT: 20\nDE: 19\nFR: 20\n",
+        "The rates load from the YAML at startup.",
+    )
     others = [
         chat("20261106_100000_7a7001", ("Run the tax tests.", "All 12 pass."), start=T + 3600),
         chat("20261106_110000_7a7002", ("Did the tax refund arrive?", "Not yet."), start=T + 7200),
@@ -955,21 +957,12 @@ def asked_file_sessions() -> tuple[str, str, list[SessionSpec]]:
     """A conversation that edited the churn report's DAG file, and a later one whose command output lists
     that file among the DAGs (its prompt and reply saying DAGs too); the lister and the editor."""
     edited, listed = "20261108_090000_d1a000", "20261108_100000_d1a100"
-    editing = [
-        user("The churn report should land on Monday mornings, not Sunday midnight.", timestamp=T),
-        assistant(
-            "",
-            call(
-                "call_d1",
-                "write_file",
-                path="/home/dev/work/data-platform/dags/weekly_churn_report.py",
-                content="schedule='0 6 * * 1'\n",
-            ),
-            timestamp=T + 5,
-        ),
-        tool("call_d1", "write_file", {"bytes_written": 21}, timestamp=T + 6),
-        assistant("It's scheduled for Mondays at 06:00 UTC now.", timestamp=T + 10),
-    ]
+    editing = _writing(
+        "The churn report should land on Monday mornings, not Sunday midnight.",
+        "/home/dev/work/data-platform/dags/weekly_churn_report.py",
+        "schedule='0 6 * * 1'\n",
+        "It's scheduled for Mondays at 06:00 UTC now.",
+    )
     listing = [
         user("List the Airflow DAGs.", timestamp=T + 3600),
         assistant("", call("call_d2", "terminal", command="airflow dags list"), timestamp=T + 3605),
