@@ -3,7 +3,7 @@ hermes-trail's, side by side in one run.
 
 Usage::
 
-    python bench/recall/evaluate.py [--store-dir DIR] [--split legacy,tune,held,engineer,fresh,reworded]
+    python bench/recall/evaluate.py [--store-dir DIR] [--split legacy,tune,held,engineer,fresh,reworded,styled]
                                     [--kinds K,...] [--systems S,...] [--misses] [--held-out-misses]
                                     [--details FILE]
 
@@ -16,7 +16,8 @@ wrote for it after reading the sessions, tuning data like ``tune``, never the he
 ``bench/recall/queries-fresh.jsonl`` (the set ``fresh``: questions written later, again from the summaries
 alone, scored once untouched before they became tuning data like ``tune``), and
 ``bench/recall/queries-reworded.jsonl`` (the set ``reworded``: a third writing from the summaries alone, in
-every kind, scored untouched the same way). A target is
+every kind, scored untouched the same way), and ``bench/recall/queries-styled.jsonl`` (the set ``styled``:
+a fourth, half as terse search-box fragments, half as long questions put to the agent). A target is
 a Hermes session id, ``memory:<profile>:MEMORY.md``/``USER.md`` or ``skill:<profile>:<name>``.
 
 A query hits at k when any of its targets is among the first k distinct items a system returns; its
@@ -69,7 +70,8 @@ BLIND_QUERIES = HERE / "queries-blind.jsonl"
 ENGINEER_QUERIES = HERE / "queries-engineer.jsonl"
 FRESH_QUERIES = HERE / "queries-fresh.jsonl"
 REWORDED_QUERIES = HERE / "queries-reworded.jsonl"
-SETS = ("legacy", "tune", "held", "engineer", "fresh", "reworded")
+STYLED_QUERIES = HERE / "queries-styled.jsonl"
+SETS = ("legacy", "tune", "held", "engineer", "fresh", "reworded", "styled")
 KINDS = (
     "keyword",
     "paraphrase",
@@ -248,6 +250,8 @@ def load_queries(
         queries += read_queries(FRESH_QUERIES, blind=False, name="fresh")
     if REWORDED_QUERIES.exists():
         queries += read_queries(REWORDED_QUERIES, blind=False, name="reworded")
+    if STYLED_QUERIES.exists():
+        queries += read_queries(STYLED_QUERIES, blind=False, name="styled")
     stale = [q["id"] for q in queries if not all(targets.known(t) for t in q["targets"])]
     if stale:
         raise SystemExit(
@@ -546,7 +550,7 @@ def main(argv: list[str] | None = None) -> int:
         "--cache", type=Path, default=DEFAULT_CACHE, help="the model wheel and passage vectors"
     )
     parser.add_argument(
-        "--split", default=",".join(SETS), help="sets to run (legacy,tune,held,engineer,fresh,reworded)"
+        "--split", default=",".join(SETS), help="sets to run (legacy,tune,held,engineer,fresh,reworded,styled)"
     )
     parser.add_argument("--kinds", help="kinds to run, comma-separated (default: every kind)")
     parser.add_argument("--systems", default=",".join(SYSTEMS), help="systems to run, comma-separated")
@@ -700,7 +704,7 @@ def main(argv: list[str] | None = None) -> int:
     summary = {name: figures(queries, result) for name, result in results.items()}
     for name in SETS:
         print_set(name, queries, summary)
-    tuning = ("legacy", "tune", "engineer", "fresh", "reworded")
+    tuning = ("legacy", "tune", "engineer", "fresh", "reworded", "styled")
     shown = [s for s in tuning if args.misses] + (["held"] if args.held_out_misses else [])
     if shown:
         for name, result in results.items():
