@@ -3,7 +3,8 @@ hermes-trail's, side by side in one run.
 
 Usage::
 
-    python bench/recall/evaluate.py [--store-dir DIR] [--split legacy,tune,held,engineer,fresh,reworded,styled]
+    python bench/recall/evaluate.py [--store-dir DIR]
+                                    [--split legacy,tune,held,engineer,fresh,reworded,styled]
                                     [--kinds K,...] [--systems S,...] [--misses] [--held-out-misses]
                                     [--details FILE]
 
@@ -549,9 +550,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--cache", type=Path, default=DEFAULT_CACHE, help="the model wheel and passage vectors"
     )
-    parser.add_argument(
-        "--split", default=",".join(SETS), help="sets to run (legacy,tune,held,engineer,fresh,reworded,styled)"
-    )
+    parser.add_argument("--split", default=",".join(SETS), help=f"sets to run ({','.join(SETS)})")
     parser.add_argument("--kinds", help="kinds to run, comma-separated (default: every kind)")
     parser.add_argument("--systems", default=",".join(SYSTEMS), help="systems to run, comma-separated")
     parser.add_argument("--misses", action="store_true", help="list legacy and tune queries missed at 5")
