@@ -57,7 +57,6 @@ from hermes_trail.index.fusion import (
     COVERAGE_BIGRAMS,
     COVERAGE_POWER,
     COVERAGE_TERMS,
-    KIND_WEIGHT,
     LEXICAL_WEIGHT,
     RARE_CAP,
     RECENCY_BOOST,
@@ -69,6 +68,7 @@ from hermes_trail.index.fusion import (
     conversation_score,
     evidence_of,
     fused,
+    kind_weight,
     lift_edits,
     lift_profiles,
     meaning_weight,
@@ -1216,9 +1216,7 @@ def _scored(
             continue
         rank = float(row[11]) if row[11] is not None else TRIGRAM_RANK
         recency = ((row[7] or oldest) - oldest) / span
-        score = rank * KIND_WEIGHT.get(row[5], 0.8) * SESSION_WEIGHT.get(session[7], 1.0)
-        if row[5] == "edit":
-            score *= edit_lift
+        score = rank * kind_weight(row[5], edit_lift) * SESSION_WEIGHT.get(session[7], 1.0)
         hits.append(_hit(row, session, score * (1.0 + RECENCY_BOOST * recency)))
     return sorted(hits, key=lambda h: h.score, reverse=True)
 

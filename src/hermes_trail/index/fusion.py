@@ -123,8 +123,15 @@ _ASKS_FILE = re.compile(
 
 def asked_file_lift(text: str) -> float:
     """How much an edit's evidence counts in a search for ``text``: :data:`ASKED_FILE_LIFT` when the
-    question asks for a file, else 1. The local index and the shared one weigh an edit alike."""
+    question asks for a file, else 1."""
     return ASKED_FILE_LIFT if _ASKS_FILE.search(text) else 1.0
+
+
+def kind_weight(kind: str, edit_lift: float = 1.0) -> float:
+    """How much a hit of ``kind`` weighs (:data:`KIND_WEIGHT`; 0.8 for a kind not listed), an edit
+    ``edit_lift`` times more (:func:`asked_file_lift`): the local index and the shared one score alike."""
+    weight = KIND_WEIGHT.get(kind, 0.8)
+    return weight * edit_lift if kind == "edit" else weight
 
 
 # A term that names a file: a path, or a name with an extension.

@@ -48,7 +48,6 @@ from hermes_trail.index.fusion import (
     COVERAGE_TERMS,
     CROSS_LINGUAL_LIFT,
     GIST_WEIGHT,
-    KIND_WEIGHT,
     LEXICAL_WEIGHT,
     RARE_CAP,
     RECENCY_BOOST,
@@ -61,6 +60,7 @@ from hermes_trail.index.fusion import (
     conversation_score,
     evidence_of,
     fused,
+    kind_weight,
     language_lifts,
     lift_edits,
     lift_profiles,
@@ -502,9 +502,7 @@ def _score(
     for row in rows:
         kind, skind, when, bm25 = row[13], row[7], row[15], row[19]
         recency = ((when or oldest) - oldest) / span
-        score = -float(bm25) * KIND_WEIGHT.get(kind, 0.8) * SESSION_WEIGHT.get(skind, 1.0)
-        if kind == "edit":
-            score *= edit_lift
+        score = -float(bm25) * kind_weight(kind, edit_lift) * SESSION_WEIGHT.get(skind, 1.0)
         hits.append(_hit(row, score * (1.0 + RECENCY_BOOST * recency)))
     return hits
 
