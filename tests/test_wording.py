@@ -881,18 +881,21 @@ def test_a_foreign_function_word_in_an_english_question_is_searched(tmp_path):
     assert _first(result) == nas
 
 
+HASHES, NULLS = "20261107_090000_0c7000", "20261107_100000_0c7100"
+
+
 @pytest.mark.parametrize(
-    "query",
+    ("query", "answer"),
     [
-        "pip THESE PACKAGES DO NOT MATCH THE HASHES FROM THE REQUIREMENTS FILE",
-        "NOT NULL constraint failed email",
+        ("pip THESE PACKAGES DO NOT MATCH THE HASHES FROM THE REQUIREMENTS FILE", HASHES),
+        ("NOT NULL constraint failed email", NULLS),
     ],
 )
-def test_an_error_pasted_in_capitals_is_searched_for_its_words(tmp_path, query):
+def test_an_error_pasted_in_capitals_is_searched_for_its_words(tmp_path, query, answer):
     """An error as printed has ``NOT`` in capitals between words in capitals: read as an exclusion, it left
     out the very conversation with the error ("DO NOT MATCH" excluded every turn saying "match"), and an
     unrelated build came first."""
-    hashes, nulls, other = "20261107_090000_0c7000", "20261107_100000_0c7100", "20261107_110000_0c7200"
+    hashes, nulls, other = HASHES, NULLS, "20261107_110000_0c7200"
     path = _index_of(
         tmp_path,
         [
@@ -918,7 +921,7 @@ def test_an_error_pasted_in_capitals_is_searched_for_its_words(tmp_path, query):
         ],
     )
     result = search(path, query)
-    assert _first(result) == (hashes if "pip" in query else nulls)
+    assert _first(result) == answer
 
 
 def _writing(prompt: str, path: str, content: str, reply: str) -> list:
