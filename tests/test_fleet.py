@@ -3690,6 +3690,22 @@ def test_a_question_about_the_asker_leads_with_user_md_in_the_shared_index_as_lo
         assert local[0] == shared[0] == first, (question, local, shared)
 
 
+def test_a_question_about_the_askers_world_leads_with_hermes_notes_in_the_shared_index_as_locally(
+    fleet, tmp_path
+):
+    """Hermes' notes (MEMORY.md) answer a question about the asker's own setup first, in the shared
+    index as locally, over a conversation nearer its words."""
+    from test_memory_index import ABOUT_MY_BRANCH, pushed_branch_home
+
+    home = pushed_branch_home(tmp_path / "hermes")
+    index = tmp_path / "index.db"
+    sync_index(index, homes=[home], parallel=False)
+    push(index, fleet.admin, "nu")
+    local = [c.hits[0].origin for c in local_search(index, ABOUT_MY_BRANCH).conversations]
+    shared = [c.hits[0].origin for c in fleet_search(fleet.admin, ABOUT_MY_BRANCH, hosts=["nu"]).conversations]
+    assert local == shared == ["memory", "session"], (local, shared)
+
+
 def test_the_words_of_markup_are_found_as_locally_and_a_version_3_index_is_migrated(
     fleet, tmp_path, monkeypatch
 ):

@@ -209,6 +209,51 @@ def test_a_question_about_the_asker_is_answered_from_what_hermes_knows_of_them(
     assert _hits(index, root, "my team in billing")[0].origin == "session"
 
 
+STAGING_NOTE = "Staging deploys are triggered by the `deploy-staging` label on a PR, not by merging."
+ABOUT_MY_BRANCH = (
+    "I'd like to try my branch on the staging webshop before merging; what do I need to do on the pull "
+    "request to get it deployed there?"
+)
+
+
+def pushed_branch_home(root: Path) -> Path:
+    """A conversation that pushed a branch and opened a pull request, and Hermes' note (MEMORY.md) of how a
+    pull request reaches staging: :data:`ABOUT_MY_BRANCH` is nearer the conversation in words and meaning."""
+    home = hermesdb.write_home(
+        root,
+        [
+            hermesdb.chat(
+                hermesdb.CHAT_ID,
+                (
+                    "Push my commit to main of the webshop.",
+                    "main is protected; I pushed your branch and opened a pull request instead.",
+                ),
+                ("Where is the pull request?", "PR 214, from your branch into main."),
+                title="Push to main",
+            ),
+            *hermesdb.errands(hermesdb.T0 + 5000, "20250301", "pp"),
+        ],
+    )
+    _remember(home, "memory", STAGING_NOTE)
+    return home
+
+
+def test_a_question_about_the_askers_world_is_answered_from_hermes_notes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Asked in the first person, "what do I need to do on the pull request" is about the asker's own
+    # setup, which Hermes' notes hold ("Staging deploys are triggered by the label"); the conversation that
+    # merely opened a pull request shares more of the question's words.
+    from hermes_trail.index import fusion
+
+    root = pushed_branch_home(tmp_path / "hermes")
+    index = tmp_path / "index.db"
+    assert [h.origin for h in _hits(index, root, ABOUT_MY_BRANCH)] == ["memory", "session"]
+    # Without the lift for the notes (MEMORY.md weighed as any conversation), the conversation leads.
+    monkeypatch.setattr(fusion, "WORLD_WEIGHT", 1.0)
+    assert [h.origin for h in _hits(index, root, ABOUT_MY_BRANCH)] == ["session", "memory"]
+
+
 @pytest.mark.parametrize(
     ("question", "about_asker"),
     [

@@ -93,6 +93,12 @@ KNOWLEDGE_WEIGHT = 1.0
 PERSON_WEIGHT = 2.0
 
 
+# The same question's world: Hermes' own notes (``MEMORY.md``: the asker's machines, projects and ways of
+# working, "The laptop is a ThinkPad ... running Fedora 40") count this much more, less than what it keeps
+# about the person. Not a skill: "which hashtag do I use" asks a procedure no more for its "I".
+WORLD_WEIGHT = 1.3
+
+
 # Conversations found only when any term may match weigh this much less than those with every term.
 RELAXED_WEIGHT = 0.3
 
@@ -268,7 +274,8 @@ def fused(
 ) -> list[Conversation]:
     """The weak-evidence conversations in one order, by the sum of their evidence in each list (every
     word, any of the words, meaning, titles), scored below ``floor`` in that order. With ``about_user``
-    (the question speaks of the asker), what Hermes keeps about the user weighs :data:`PERSON_WEIGHT`.
+    (the question speaks of the asker), what Hermes keeps about the user weighs :data:`PERSON_WEIGHT` and
+    its own notes :data:`WORLD_WEIGHT`.
     A conversation with no evidence in any list is left out: one the meaning pass offered no nearer the
     query than the crowd of sessions (a haiku beside "how did we fix the flaky test", among six) is no
     answer, and was listed after the answers as if it were one."""
@@ -307,4 +314,6 @@ def _knowledge_lift(conv: Conversation, about_user: bool) -> float:
         return 1.0
     if about_user and head.session_kind == "memory" and head.session_id == "USER.md":
         return KNOWLEDGE_WEIGHT * PERSON_WEIGHT
+    if about_user and head.session_kind == "memory":
+        return KNOWLEDGE_WEIGHT * WORLD_WEIGHT
     return KNOWLEDGE_WEIGHT
