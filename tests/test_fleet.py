@@ -3702,7 +3702,9 @@ def test_a_question_about_the_askers_world_leads_with_hermes_notes_in_the_shared
     sync_index(index, homes=[home], parallel=False)
     push(index, fleet.admin, "nu")
     local = [c.hits[0].origin for c in local_search(index, ABOUT_MY_BRANCH).conversations]
-    shared = [c.hits[0].origin for c in fleet_search(fleet.admin, ABOUT_MY_BRANCH, hosts=["nu"]).conversations]
+    shared = [
+        c.hits[0].origin for c in fleet_search(fleet.admin, ABOUT_MY_BRANCH, hosts=["nu"]).conversations
+    ]
     assert local == shared == ["memory", "session"], (local, shared)
 
 
