@@ -1621,6 +1621,40 @@ def test_one_standing_for_what_a_question_asks_is_a_function_word(tmp_path):
     assert stopwords.is_stopword("one", ["best", "one"]) and stopwords.is_stopword("ones", ["ones"])
 
 
+NAS_BEFORE = (
+    "What IP does the NAS have?",
+    "The NAS has the fixed IP 192.168.1.20; the NAS IP is reserved in the DHCP table.",
+)
+
+
+def test_a_person_announcing_a_change_before_naming_the_fact_supersedes_it(tmp_path):
+    """ "I changed the router. Write down the NAS IP address.": the sentence saying the change names the
+    router, the next one the fact, which the reply states anew; no sentence says both."""
+    path = _earlier_and_later(
+        tmp_path,
+        NAS_BEFORE,
+        (
+            "I changed the router. Write down the NAS IP address.",
+            "With the new router the NAS gets the reserved address 192.168.178.40.",
+        ),
+    )
+    assert _ranked(path, "what IP does the NAS have")[:2] == [LATER, EARLIER]
+
+
+def test_an_agent_going_on_from_a_change_to_the_fact_does_not_supersede_it(tmp_path):
+    """An agent's reply goes on from one thing to the next: a change of the warehouse, then the NAS's
+    address, is no change of the address."""
+    path = _earlier_and_later(
+        tmp_path,
+        NAS_BEFORE,
+        (
+            "Is the backfill running?",
+            "The warehouse is size large now for the backfill. The NAS IP address is in the runbook.",
+        ),
+    )
+    assert _ranked(path, "what IP does the NAS have")[:2] == [EARLIER, LATER]
+
+
 def test_the_words_of_a_phrase_saying_when_are_not_what_a_question_is_about(tmp_path):
     """ "best checkpoint validation accuracy so far": "far" says when, and was the question's rarest word
     (which the earlier conversation had, asked "so far?", and the later one not), so the later checkpoint

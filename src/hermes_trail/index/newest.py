@@ -49,7 +49,8 @@ def newest_first(
     query in meaning (at least :data:`SUPERSEDED_MEANING` of the leader's standing, when the meaning pass
     ran) or answers its words nearly as well (:data:`SUPERSEDED_BAND` of the leader's score, both with every
     word when both have them), and says in a turn a person or the agent said that it changed ("moved",
-    "now", "no longer", ...). The newest such conversation leads.
+    "now", "no longer", ...), or has a person announce a change just before naming the fact
+    (:func:`announces_change`). The newest such conversation leads.
     Sessions people drove only, and the runs of one cron job: a cron run or a sub-agent reports a fact
     more than it states one, but a later run of the same job that says it changed is the fact now.
     ``present``: the question asks how things stand now (:func:`asks_present`)."""
@@ -99,12 +100,14 @@ def newest_first(
     def says_changed(conv: Conversation) -> bool:
         """A turn a person or the agent said (not a tool's output) that names what the query is about
         and says it changed."""
-        found = (said.get(h.doc, ("", "")) for h in conv.hits)
+        found = [said.get(h.doc, ("", "")) for h in conv.hits]
         return any(
             says_change(sentence) and names_fact(sentence)
             for kind, text in found
             if kind in STATED
             for sentence in clauses_named(sentences(text), asked)
+        ) or any(
+            announces_change(sentences(text), asked, names_fact) for kind, text in found if kind == "prompt"
         )
 
     if not about(lead):
@@ -166,6 +169,18 @@ def clauses_named(cut: list[str], asked: list[str]) -> list[str]:
         else:
             read.append(part)
     return read
+
+
+def announces_change(cut: list[str], asked: list[str], names_fact: Callable[[str], bool]) -> bool:
+    """Whether a person's prompt (its sentences ``cut``) says a change of something the question does not
+    ask about and then, in its next sentence, names the fact it asks: "I changed the router. Write down the
+    NAS IP address." is the NAS's address after the change. Not an agent's reply, whose sentences go on
+    from one thing to the next ("loading_wh is size large now, for the backfill month; it goes back down
+    in june" says nothing of a menu bar going down the page)."""
+    return any(
+        says_change(first) and not any(names_word(first, w) for w in asked) and names_fact(second)
+        for first, second in zip(cut, cut[1:])
+    )
 
 
 # Words that say a fact changed: what a later session that supersedes an earlier one usually says. Not
