@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from itertools import pairwise
 
 from hermes_trail.index import cjk, plan, stopwords
 from hermes_trail.index.fusion import RARE_CAP, SESSION_WEIGHT
@@ -179,7 +180,7 @@ def announces_change(cut: list[str], asked: list[str], names_fact: Callable[[str
     in june" says nothing of a menu bar going down the page)."""
     return any(
         says_change(first) and not any(names_word(first, w) for w in asked) and names_fact(second)
-        for first, second in zip(cut, cut[1:])
+        for first, second in pairwise(cut)
     )
 
 
