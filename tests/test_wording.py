@@ -1344,6 +1344,52 @@ def test_a_change_naming_three_words_of_the_question_names_the_fact_without_its_
     assert _first(search(path, "staging endpoint the mobile app calls")) == changed
 
 
+def test_a_change_naming_only_the_questions_commonest_words_does_not_supersede_it(tmp_path):
+    """ "renamed the branch, pushed it, and the push triggers use main now" names three words of "push got
+    rejected on the hotfix branch, someone else pushed first?", but its three commonest: a topic (pushing a
+    branch), not the fact asked (the rejected push), which three words of any name only with one of the
+    question's rarer half among them."""
+    alone = [
+        ("Delete the stale branch.", "Deleted."),
+        ("Tag the release.", "Pushed the tag."),
+        ("Lint it.", "Ran the linter first."),
+        ("Which branch is deployed?", "main."),
+        ("Is the tag up?", "Yes, pushed."),
+        ("Tests or lint?", "Tests first."),
+    ]
+    path = _index_of(
+        tmp_path,
+        [
+            chat(
+                EARLIER,
+                (
+                    "Push the hotfix branch.",
+                    "Someone had pushed a commit to the hotfix branch; the push was rejected, so I rebased "
+                    "on it and pushed.",
+                ),
+                start=T,
+            ),
+            chat(
+                LATER,
+                (
+                    "Push is going to the wrong branch name: rename master to main and push it.",
+                    "Renamed the branch, pushed it, and the push triggers use main now.",
+                ),
+                start=T + 12 * 86400,
+            ),
+            *(
+                chat(f"2026110{n}_090000_f0000{n}", said, start=T + n * 3600)
+                for n, said in enumerate(alone, 1)
+            ),
+            *_errands(),
+        ],
+    )
+    assert _ranked(path, "push got rejected on the hotfix branch, someone else pushed first?")[:2] == [
+        EARLIER,
+        LATER,
+    ]
+
+
 def test_a_hyphenated_word_the_history_lacks_as_one_is_looked_for_by_its_parts(tmp_path):
     """ "Hugo-Pagefind" is in no turn as one word (FTS5 reads it as the phrase "hugo pagefind"): dropped as
     missing, the query would be "blog" alone, and the blog's busiest conversation would lead. Its parts

@@ -79,18 +79,23 @@ def newest_first(
     if not rare:
         return ordered
     # A sentence that says a fact changed names the fact: two of the query's words (all when it has
-    # fewer), one of them among its rarest, or three of any. One word is a topic, not a fact ("the new
+    # fewer), one of them among its rarest, or three of any with one of the rarer half among them (three of
+    # its commonest, "renamed the branch, pushed it" for "push got rejected on the hotfix branch, someone
+    # else pushed first?", name a topic). One word is a topic, not a fact ("the new
     # android gradle plugin needs jdk 17" beside a question on Android 13's notification permission). A
     # question asking how things stand now ("where does redis run now?") wants the newest fact: its
     # rarest word names it ("redis moved to ..."), or two of any ("the staging port is now 6432").
     named = min(2, len(asked))
+    rarer = by_rarity[: max(2, (len(by_rarity) + 1) // 2)]  # the rarer half of the words any doc has
     said = texts([h.doc for c in [lead, *newer] for h in c.hits])
 
     def names_fact(sentence: str) -> bool:
         words = [w for w in asked if names_word(sentence, w)]
         if present:
             return by_rarity[0] in words or len(words) >= named
-        return (any(w in rare for w in words) and len(words) >= named) or len(words) >= NAMED_ALONE
+        return (any(w in rare for w in words) and len(words) >= named) or (
+            len(words) >= NAMED_ALONE and any(w in rarer for w in words)
+        )
 
     def about(conv: Conversation) -> bool:  # one of the rarest words, or as many words as name a fact
         texts_of = [said.get(h.doc, ("", ""))[1] for h in conv.hits]
