@@ -7,7 +7,8 @@ holds words of. A query of only function words ("to be or not to be") keeps them
 subject.
 
 The lists are the closed classes (articles, pronouns, auxiliaries, prepositions, conjunctions, question words,
-common adverbs of degree) and the politeness of a request, never a word that can be a command or what a
+common adverbs of degree), the politeness of a request and the hedges of someone who half-remembers
+("I think", "maybe"), never a word that can be a command or what a
 command does (``make``, ``get``, ``go``, ``use``, ``run``, ``list``, ``up``, ``down``), of English, German,
 French, Spanish, Italian, Portuguese and Dutch, as the word index reads them (lower case, diacritics folded).
 Chinese and Japanese have no spaces to drop a word at: their particles and question words split a run into the
@@ -34,6 +35,7 @@ many may might must shall us via per vs etc anything something thing things way 
 needed tell told know knew like please thanks thank okay ok hey hi hello did does done doing whether whose
 where's who's how's when's why's here's what're who'd how'd i'm i've we've you're you've you'll you'd
 they've they'll they'd he's she's ain't one ones
+think guess maybe perhaps probably somehow
 pls plz thx ty btw fyi lol imo imho tbh afaik aka asap versus e.g e.g. i.e i.e. eg w/ w/o
 """
 # (The last line: what people type in a chat to fill it, which says nothing of what to find: "btw", "pls"
@@ -48,18 +50,21 @@ haben hat hatte hätte ich ihr ihre im in ist ja jede jedem jeden jeder jetzt ka
 man mein meine mich mir mit muss nach nicht nichts noch nun nur ob oder ohne sehr sein seine sich sie
 sind so soll sollte sondern über um und uns unser unter vom von vor war waren warum was weil welche
 welcher wenn wer werden wie wieder will wir wird wo wurde würde zu zum zur wieso weshalb wann welches
+vielleicht wahrscheinlich glaube irgendwie irgendwas irgendwo nochmal nochmals
 """
 _FRENCH = """
 au aux avec ce ces cet cette dans de des du elle elles en est et eux il ils je la le les leur leurs lui
 ma mais me même mes moi mon ne nos notre nous on ou où par pas pour qu que quel quelle quels quelles qui
 sa sans se ses son sont sur ta te tes toi ton tu un une vos votre vous est était été être avoir ai as
 avons avez ont fait faire comment pourquoi quand combien y a à c ça cela ceci d l n s t j m qu
+peut probablement pense crois
 """
 _SPANISH = """
 a al algo como con cual cuales cuando de del desde donde el ella ellas ellos en entre era es esa ese eso
 esta estaba estas este esto estos fue ha han hay la las le les lo los me mi mis muy más nada ni no nos
 o para pero por porque qué que quien se sea ser si sin sobre son su sus también te tengo tiene ti tu
 un una uno unos y ya yo cómo cuál cuándo dónde por qué cuánto cuánta cuántos
+quizás quizá probablemente creo
 """
 _ITALIAN = """
 il lo la i gli le un uno una di da in con su per tra fra e ed o ma che chi cui non come dove quando
