@@ -977,6 +977,50 @@ def test_a_change_said_after_a_semicolon_supersedes_there_as_here(vector_fleet, 
     assert shared.conversations[1].superseded_by == local.conversations[1].superseded_by == LATER
 
 
+@pytest.mark.parametrize("case", ["announced", "commonest"])
+def test_a_change_announced_or_of_a_questions_commonest_words_reads_there_as_here(
+    vector_fleet, tmp_path, case
+):
+    """A person announcing a change before naming the fact supersedes it ("I changed the router. Write down
+    the NAS IP address."); a change naming only a question's three commonest words does not, in the shared
+    index as locally (``test_wording``; with pgvector: the meaning pass places both)."""
+    from hermesdb import T0, chat, write_home
+    from test_wording import (
+        EARLIER,
+        LATER,
+        NAS_BEFORE,
+        NAS_CHANGED,
+        PUSHED_ALONE,
+        PUSHED_BEFORE,
+        PUSHED_RENAMED,
+    )
+
+    if case == "announced":
+        question, first = "what IP does the NAS have", [LATER, EARLIER]
+        sessions = [chat(EARLIER, NAS_BEFORE, start=T0), chat(LATER, NAS_CHANGED, start=T0 + 12 * 86400)]
+    else:
+        question, first = (
+            "push got rejected on the hotfix branch, someone else pushed first?",
+            [EARLIER, LATER],
+        )
+        sessions = [
+            chat(EARLIER, PUSHED_BEFORE, start=T0),
+            chat(LATER, PUSHED_RENAMED, start=T0 + 12 * 86400),
+            *(
+                chat(f"2026110{n}_090000_f0000{n}", said, start=T0 + n * 3600)
+                for n, said in enumerate(PUSHED_ALONE, 1)
+            ),
+        ]
+    home = write_home(tmp_path / "hermes", [*sessions, *errands(T0, "20261102", "0c0c0c", count=12, step=60)])
+    index = tmp_path / "index.db"
+    sync_index(index, homes=[home], parallel=False)
+    encode_pending(index, workers=1)
+    push(index, vector_fleet.admin, "mu")
+    local = local_search(index, question)
+    shared = fleet_search(vector_fleet.admin, question, hosts=["mu"])
+    assert _firsts(local)[:2] == _firsts(shared)[:2] == first
+
+
 def test_a_word_typed_without_its_accents_or_capitals_is_found_as_locally(fleet, tmp_path):
     """FTS5 reads "Bürgeramt" as burgeramt and "Über" as uber; PostgreSQL kept the accents and, in a
     database whose locale is C, the capital Ü, so the shared index found neither "burgeramt" (a question of

@@ -1351,42 +1351,39 @@ def test_a_change_naming_three_words_of_the_question_names_the_fact_without_its_
     assert _first(search(path, "staging endpoint the mobile app calls")) == changed
 
 
+# A rejected push on the hotfix branch, and a later rename that names three of the question's commonest
+# words ("branch", "push", "pushed"), among conversations that make them common.
+PUSHED_BEFORE = (
+    "Push the hotfix branch.",
+    "Someone had pushed a commit to the hotfix branch; the push was rejected, so I rebased on it and pushed.",
+)
+PUSHED_RENAMED = (
+    "Push is going to the wrong branch name: rename master to main and push it.",
+    "Renamed the branch, pushed it, and the push triggers use main now.",
+)
+PUSHED_ALONE = [
+    ("Delete the stale branch.", "Deleted."),
+    ("Tag the release.", "Pushed the tag."),
+    ("Lint it.", "Ran the linter first."),
+    ("Which branch is deployed?", "main."),
+    ("Is the tag up?", "Yes, pushed."),
+    ("Tests or lint?", "Tests first."),
+]
+
+
 def test_a_change_naming_only_the_questions_commonest_words_does_not_supersede_it(tmp_path):
     """ "renamed the branch, pushed it, and the push triggers use main now" names three words of "push got
     rejected on the hotfix branch, someone else pushed first?", but its three commonest: a topic (pushing a
     branch), not the fact asked (the rejected push), which three words of any name only with one of the
     question's rarer half among them."""
-    alone = [
-        ("Delete the stale branch.", "Deleted."),
-        ("Tag the release.", "Pushed the tag."),
-        ("Lint it.", "Ran the linter first."),
-        ("Which branch is deployed?", "main."),
-        ("Is the tag up?", "Yes, pushed."),
-        ("Tests or lint?", "Tests first."),
-    ]
     path = _index_of(
         tmp_path,
         [
-            chat(
-                EARLIER,
-                (
-                    "Push the hotfix branch.",
-                    "Someone had pushed a commit to the hotfix branch; the push was rejected, so I rebased "
-                    "on it and pushed.",
-                ),
-                start=T,
-            ),
-            chat(
-                LATER,
-                (
-                    "Push is going to the wrong branch name: rename master to main and push it.",
-                    "Renamed the branch, pushed it, and the push triggers use main now.",
-                ),
-                start=T + 12 * 86400,
-            ),
+            chat(EARLIER, PUSHED_BEFORE, start=T),
+            chat(LATER, PUSHED_RENAMED, start=T + 12 * 86400),
             *(
                 chat(f"2026110{n}_090000_f0000{n}", said, start=T + n * 3600)
-                for n, said in enumerate(alone, 1)
+                for n, said in enumerate(PUSHED_ALONE, 1)
             ),
             *_errands(),
         ],
@@ -1678,19 +1675,16 @@ NAS_BEFORE = (
     "What IP does the NAS have?",
     "The NAS has the fixed IP 192.168.1.20; the NAS IP is reserved in the DHCP table.",
 )
+NAS_CHANGED = (
+    "I changed the router. Write down the NAS IP address.",
+    "With the new router the NAS gets the reserved address 192.168.178.40.",
+)
 
 
 def test_a_person_announcing_a_change_before_naming_the_fact_supersedes_it(tmp_path):
     """ "I changed the router. Write down the NAS IP address.": the sentence saying the change names the
     router, the next one the fact, which the reply states anew; no sentence says both."""
-    path = _earlier_and_later(
-        tmp_path,
-        NAS_BEFORE,
-        (
-            "I changed the router. Write down the NAS IP address.",
-            "With the new router the NAS gets the reserved address 192.168.178.40.",
-        ),
-    )
+    path = _earlier_and_later(tmp_path, NAS_BEFORE, NAS_CHANGED)
     assert _ranked(path, "what IP does the NAS have")[:2] == [LATER, EARLIER]
 
 

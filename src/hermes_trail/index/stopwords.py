@@ -35,7 +35,7 @@ many may might must shall us via per vs etc anything something thing things way 
 needed tell told know knew like please thanks thank okay ok hey hi hello did does done doing whether whose
 where's who's how's when's why's here's what're who'd how'd i'm i've we've you're you've you'll you'd
 they've they'll they'd he's she's ain't one ones
-think guess maybe perhaps probably somehow
+think maybe perhaps probably somehow
 pls plz thx ty btw fyi lol imo imho tbh afaik aka asap versus e.g e.g. i.e i.e. eg w/ w/o
 """
 # (The last line: what people type in a chat to fill it, which says nothing of what to find: "btw", "pls"
