@@ -984,7 +984,7 @@ def test_a_change_announced_or_of_a_questions_commonest_words_reads_there_as_her
     """A person announcing a change before naming the fact supersedes it ("I changed the router. Write down
     the NAS IP address."); a change naming only a question's three commonest words does not, in the shared
     index as locally (``test_wording``; with pgvector: the meaning pass places both)."""
-    from hermesdb import T0, chat, write_home
+    from hermesdb import T0, chat
     from test_wording import (
         EARLIER,
         LATER,
@@ -1011,11 +1011,9 @@ def test_a_change_announced_or_of_a_questions_commonest_words_reads_there_as_her
                 for n, said in enumerate(PUSHED_ALONE, 1)
             ),
         ]
-    home = write_home(tmp_path / "hermes", [*sessions, *errands(T0, "20261102", "0c0c0c", count=12, step=60)])
-    index = tmp_path / "index.db"
-    sync_index(index, homes=[home], parallel=False)
-    encode_pending(index, workers=1)
-    push(index, vector_fleet.admin, "mu")
+    index = _pushed_encoded(
+        vector_fleet, tmp_path, "mu", [*sessions, *errands(T0, "20261102", "0c0c0c", count=12, step=60)]
+    )
     local = local_search(index, question)
     shared = fleet_search(vector_fleet.admin, question, hosts=["mu"])
     assert _firsts(local)[:2] == _firsts(shared)[:2] == first
