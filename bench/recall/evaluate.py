@@ -4,7 +4,7 @@ hermes-trail's, side by side in one run.
 Usage::
 
     python bench/recall/evaluate.py [--store-dir DIR]
-                                    [--split legacy,tune,held,engineer,fresh,reworded,styled,recalled]
+                                    [--split legacy,tune,held,engineer,fresh,reworded,styled,recalled,languages]
                                     [--kinds K,...] [--systems S,...] [--misses] [--held-out-misses]
                                     [--details FILE]
 
@@ -20,7 +20,9 @@ alone, scored once untouched before they became tuning data like ``tune``), and
 every kind, scored untouched the same way), and ``bench/recall/queries-styled.jsonl`` (the set ``styled``:
 a fourth, half as terse search-box fragments, half as long questions put to the agent), and
 ``bench/recall/queries-recalled.jsonl`` (the set ``recalled``: a fifth, half as a person who half-remembers
-asks, half as an agent asks its recall tool). A target is
+asks, half as an agent asks its recall tool), and ``bench/recall/queries-languages.jsonl`` (the set
+``languages``: a sixth, half typed in a hurry with typos, half in another language than the session's). A
+target is
 a Hermes session id, ``memory:<profile>:MEMORY.md``/``USER.md`` or ``skill:<profile>:<name>``.
 
 A query hits at k when any of its targets is among the first k distinct items a system returns; its
@@ -75,7 +77,8 @@ FRESH_QUERIES = HERE / "queries-fresh.jsonl"
 REWORDED_QUERIES = HERE / "queries-reworded.jsonl"
 STYLED_QUERIES = HERE / "queries-styled.jsonl"
 RECALLED_QUERIES = HERE / "queries-recalled.jsonl"
-SETS = ("legacy", "tune", "held", "engineer", "fresh", "reworded", "styled", "recalled")
+LANGUAGES_QUERIES = HERE / "queries-languages.jsonl"
+SETS = ("legacy", "tune", "held", "engineer", "fresh", "reworded", "styled", "recalled", "languages")
 KINDS = (
     "keyword",
     "paraphrase",
@@ -258,6 +261,8 @@ def load_queries(
         queries += read_queries(STYLED_QUERIES, blind=False, name="styled")
     if RECALLED_QUERIES.exists():
         queries += read_queries(RECALLED_QUERIES, blind=False, name="recalled")
+    if LANGUAGES_QUERIES.exists():
+        queries += read_queries(LANGUAGES_QUERIES, blind=False, name="languages")
     stale = [q["id"] for q in queries if not all(targets.known(t) for t in q["targets"])]
     if stale:
         raise SystemExit(
@@ -708,7 +713,7 @@ def main(argv: list[str] | None = None) -> int:
     summary = {name: figures(queries, result) for name, result in results.items()}
     for name in SETS:
         print_set(name, queries, summary)
-    tuning = ("legacy", "tune", "engineer", "fresh", "reworded", "styled", "recalled")
+    tuning = ("legacy", "tune", "engineer", "fresh", "reworded", "styled", "recalled", "languages")
     shown = [s for s in tuning if args.misses] + (["held"] if args.held_out_misses else [])
     if shown:
         for name, result in results.items():
