@@ -1019,6 +1019,38 @@ def test_a_change_announced_or_of_a_questions_commonest_words_reads_there_as_her
     assert _firsts(local)[:2] == _firsts(shared)[:2] == first
 
 
+def test_the_sentence_model_reads_a_question_in_another_language_as_typed_there_as_here(
+    vector_fleet, tmp_path, monkeypatch
+):
+    """The shared index's meaning pass reads a Spanish question's words as typed, as locally: "carrito" and
+    "móvil", not the English words that start alike which the word index reads for them."""
+    from hermes_trail.fleet import search as fleet_module
+    from hermesdb import T0, chat
+
+    said = [
+        ("Users in the subway lose connection and the cart is empty when they reopen the app.", "Fixed."),
+        ("How many movies are in Jellyfin?", "642 movies."),
+        ("Which carrier ships the parcels to Austria?", "DHL is the carrier."),
+    ]
+    sessions = [
+        chat(f"2026110{n}_090000_ca000{n}", turn, start=T0 + 60 * n) for n, turn in enumerate(said, 1)
+    ]
+    _pushed_encoded(vector_fleet, tmp_path, "mu", [*sessions, *errands(T0, "20261102", "0c0c0c", count=12)])
+    read: list[str] = []
+    meaning = fleet_module._meaning
+
+    def reading(conn, text, *args, **kwargs):
+        read.append(text)
+        return meaning(conn, text, *args, **kwargs)
+
+    monkeypatch.setattr(fleet_module, "_meaning", reading)
+    shared = fleet_search(
+        vector_fleet.admin, "la app pierde el carrito cuando el móvil se queda sin cobertura"
+    )
+    assert shared.spelled.get("carrito") == ["carrier"]
+    assert "carrito" in read[-1] and "móvil" in read[-1] and "carrier" not in read[-1], read
+
+
 def test_a_word_typed_without_its_accents_or_capitals_is_found_as_locally(fleet, tmp_path):
     """FTS5 reads "Bürgeramt" as burgeramt and "Über" as uber; PostgreSQL kept the accents and, in a
     database whose locale is C, the capital Ü, so the shared index found neither "burgeramt" (a question of

@@ -4,7 +4,7 @@ hermes-trail's, side by side in one run.
 Usage::
 
     python bench/recall/evaluate.py [--store-dir DIR]
-                                    [--split legacy,tune,held,engineer,fresh,reworded,styled,recalled,languages]
+                                    [--split legacy,tune,held,engineer,fresh,...,languages]
                                     [--kinds K,...] [--systems S,...] [--misses] [--held-out-misses]
                                     [--details FILE]
 

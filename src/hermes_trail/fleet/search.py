@@ -1644,7 +1644,9 @@ def _search(
             )
             pool += evidence
             matched |= docs
-        if info.vector and (meaning_text := " ".join(query.as_typed(text, reading.meant)).strip()):
+        # What the sentence model reads, as locally (spelling.for_the_model).
+        model_words = spelling.for_the_model(text, reading.typed, reading.spelled)
+        if info.vector and (meaning_text := " ".join(query.as_typed(text, model_words)).strip()):
             near, meaning, unencoded = _meaning(
                 conn, meaning_text, filters, hosts, info, meaning_weight(reading.typed, reading.dropped)
             )

@@ -36,6 +36,7 @@ from hermes_trail.index import (
     query,
     schema,
     semantic,
+    spelling,
     stopwords,
     vectors,
     when,
@@ -1292,7 +1293,9 @@ def _search(
                     most_covered = max(most_covered, 1)
                 pool += evidence_of(found, scores, weight)
         # The sentence model reads the words as typed ("bağlantı", not the word indexes' "bağlanti").
-        if meaning_text := " ".join(query.as_typed(text, reading.meant)).strip():
+        # In a question in another language, as typed: the model reads it (spelling.for_the_model).
+        model_words = spelling.for_the_model(text, reading.typed, reading.spelled)
+        if meaning_text := " ".join(query.as_typed(text, model_words)).strip():
             near, by_passages = _semantic(conn, meaning_text, filters)
             if encoder.available():
                 done, total = vectors.counts(conn)

@@ -249,6 +249,17 @@ def respelled(
 
 
 def meant(typed: list[str], spelled: dict[str, list[str]]) -> list[str]:
-    """The words ``typed`` with each one typed wrong as the first word read for it: what the sentence model
-    reads the question as ("restic backup schedule", not "restic bakup schedule")."""
+    """The words ``typed`` with each one typed wrong as the first word read for it ("restic backup
+    schedule", not "restic bakup schedule")."""
     return [spelled[word][0] if spelled.get(word) else word for word in typed]
+
+
+def for_the_model(question: str, typed: list[str], spelled: dict[str, list[str]]) -> list[str]:
+    """The words of ``question`` the sentence model reads: as :func:`meant`, but in a question in another
+    language than English (its function words tell) as typed. The model reads every language it knows; the
+    words standing there for one the history lacks are the word index's, found among English words that
+    start alike ("la app pierde el carrito cuando el móvil ...": carrier, movies), which the model then read
+    in place of the Spanish."""
+    from hermes_trail.index.stopwords import language
+
+    return typed if language(question) not in ("en", "cjk") else meant(typed, spelled)
