@@ -1482,6 +1482,11 @@ def test_a_later_run_of_the_same_cron_job_that_says_it_changed_is_the_fact_now(t
         ("def product_list(request): in views.py", "en"),
         ("C'est la base de données", "fr"),
         ("¿Dónde está el servidor y la base?", "es"),
+        # "now", "still", "already" are function words in every language, as in English: a short question
+        # asking how things stand now has two ("Wo ... inzwischen", "qué ... ahora")
+        ("Wo läuft Home Assistant inzwischen?", "de"),
+        ("¿qué día toca ahora desplegar a producción?", "es"),
+        ("le certificat expire encore maintenant", "fr"),
     ],
 )
 def test_the_language_a_text_is_in(text, code):

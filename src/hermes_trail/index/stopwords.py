@@ -51,6 +51,7 @@ man mein meine mich mir mit muss nach nicht nichts noch nun nur ob oder ohne seh
 sind so soll sollte sondern über um und uns unser unter vom von vor war waren warum was weil welche
 welcher wenn wer werden wie wieder will wir wird wo wurde würde zu zum zur wieso weshalb wann welches
 vielleicht wahrscheinlich glaube irgendwie irgendwas irgendwo nochmal nochmals
+inzwischen mittlerweile derzeit aktuell schon immer
 """
 _FRENCH = """
 au aux avec ce ces cet cette dans de des du elle elles en est et eux il ils je la le les leur leurs lui
@@ -58,6 +59,7 @@ ma mais me même mes moi mon ne nos notre nous on ou où par pas pour qu que que
 sa sans se ses son sont sur ta te tes toi ton tu un une vos votre vous est était été être avoir ai as
 avons avez ont fait faire comment pourquoi quand combien y a à c ça cela ceci d l n s t j m qu
 peut probablement pense crois
+maintenant encore déjà actuellement
 """
 _SPANISH = """
 a al algo como con cual cuales cuando de del desde donde el ella ellas ellos en entre era es esa ese eso
@@ -65,16 +67,18 @@ esta estaba estas este esto estos fue ha han hay la las le les lo los me mi mis 
 o para pero por porque qué que quien se sea ser si sin sobre son su sus también te tengo tiene ti tu
 un una uno unos y ya yo cómo cuál cuándo dónde por qué cuánto cuánta cuántos
 quizás quizá probablemente creo
+ahora todavía actualmente aún
 """
 _ITALIAN = """
 il lo la i gli le un uno una di da in con su per tra fra e ed o ma che chi cui non come dove quando
 perché quale quali quanto è sono era del della dei degli delle nel nella al alla ai agli alle mi ti si ci
 vi io tu lui lei noi voi loro mio tuo suo cosa ho hai ha abbiamo avete hanno dell dall nell sull all coll
-quell
+quell adesso ora ancora già
 """
 _PORTUGUESE = """
 o os a as um uma uns umas de do da dos das em no na nos nas por pelo pela com para que quem qual como
 onde quando porque é são foi ser estar está eu tu ele ela nós vós eles elas meu minha seu sua não sim
+agora ainda já
 """
 _DUTCH = """
 de het een en van ik te dat die in is hij niet zijn op aan met als voor had er maar om hem dan zou of wat
