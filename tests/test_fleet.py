@@ -977,13 +977,14 @@ def test_a_change_said_after_a_semicolon_supersedes_there_as_here(vector_fleet, 
     assert shared.conversations[1].superseded_by == local.conversations[1].superseded_by == LATER
 
 
-@pytest.mark.parametrize("case", ["announced", "commonest"])
+@pytest.mark.parametrize("case", ["announced", "commonest", "fewer"])
 def test_a_change_announced_or_of_a_questions_commonest_words_reads_there_as_here(
     vector_fleet, tmp_path, case
 ):
     """A person announcing a change before naming the fact supersedes it ("I changed the router. Write down
-    the NAS IP address."); a change naming only a question's three commonest words does not, in the shared
-    index as locally (``test_wording``; with pgvector: the meaning pass places both)."""
+    the NAS IP address."); a change naming only a question's three commonest words does not, nor one naming
+    fewer of them than the leader's own change, in the shared index as locally (``test_wording``; with
+    pgvector: the meaning pass places both)."""
     from hermesdb import T0, chat
     from test_wording import (
         EARLIER,
@@ -993,9 +994,17 @@ def test_a_change_announced_or_of_a_questions_commonest_words_reads_there_as_her
         PUSHED_ALONE,
         PUSHED_BEFORE,
         PUSHED_RENAMED,
+        RETENTION_CHANGED,
     )
 
-    if case == "announced":
+    if case == "fewer":
+        question, first = "how many daily, weekly and monthly backup snapshots do we keep", [EARLIER, LATER]
+        envelope = (
+            "Plan the groceries for the month.",
+            "Let's use a weekly envelope of 140 EUR instead of a monthly one.",
+        )
+        sessions = [chat(EARLIER, RETENTION_CHANGED, start=T0), chat(LATER, envelope, start=T0 + 12 * 86400)]
+    elif case == "announced":
         question, first = "what IP does the NAS have", [LATER, EARLIER]
         sessions = [chat(EARLIER, NAS_BEFORE, start=T0), chat(LATER, NAS_CHANGED, start=T0 + 12 * 86400)]
     else:

@@ -1693,6 +1693,40 @@ def test_a_person_announcing_a_change_before_naming_the_fact_supersedes_it(tmp_p
     assert _ranked(path, "what IP does the NAS have")[:2] == [LATER, EARLIER]
 
 
+RETENTION_CHANGED = (
+    "Change the backup retention after the audit.",
+    "Backup retention is now 14 daily, 8 weekly and 12 monthly snapshots.",
+)
+
+
+def test_a_later_change_naming_fewer_words_than_the_leaders_own_change_does_not_supersede_it(tmp_path):
+    """The leading conversation is itself the fact's change ("backup retention is now 14 daily, 8 weekly and
+    12 monthly snapshots"); a later one says another thing changed in fewer of the question's words ("a
+    weekly envelope of 140 EUR instead of a monthly one"), and the retention asked about stays first."""
+    path = _earlier_and_later(
+        tmp_path,
+        RETENTION_CHANGED,
+        (
+            "Plan the groceries for the month.",
+            "Let's use a weekly envelope of 140 EUR instead of a monthly one.",
+        ),
+    )
+    assert _ranked(path, "how many daily, weekly and monthly backup snapshots do we keep")[:2] == [
+        EARLIER,
+        LATER,
+    ]
+    # A later change of the retention itself, in as many of the words, still supersedes it.
+    path = _earlier_and_later(
+        tmp_path / "again",
+        RETENTION_CHANGED,
+        ("Change the retention again.", "Backup retention is now 7 daily, 4 weekly and 6 monthly snapshots."),
+    )
+    assert _ranked(path, "how many daily, weekly and monthly backup snapshots do we keep")[:2] == [
+        LATER,
+        EARLIER,
+    ]
+
+
 def test_an_agent_going_on_from_a_change_to_the_fact_does_not_supersede_it(tmp_path):
     """An agent's reply goes on from one thing to the next: a change of the warehouse, then the NAS's
     address, is no change of the address."""

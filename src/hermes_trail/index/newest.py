@@ -51,7 +51,9 @@ def newest_first(
     ran) or answers its words nearly as well (:data:`SUPERSEDED_BAND` of the leader's score, both with every
     word when both have them), and says in a turn a person or the agent said that it changed ("moved",
     "now", "no longer", ...), or has a person announce a change just before naming the fact
-    (:func:`announces_change`). The newest such conversation leads.
+    (:func:`announces_change`), in at least as many of the query's words as the leader names in a change
+    of its own ("backup retention is now 14 daily, 8 weekly and 12 monthly snapshots" is not superseded by
+    "a weekly envelope of 140 EUR instead of a monthly one"). The newest such conversation leads.
     Sessions people drove only, and the runs of one cron job: a cron run or a sub-agent reports a fact
     more than it states one, but a later run of the same job that says it changed is the fact now.
     ``present``: the question asks how things stand now (:func:`asks_present`)."""
@@ -116,8 +118,23 @@ def newest_first(
             announces_change(sentences(text), asked, names_fact) for kind, text in found if kind == "prompt"
         )
 
+    def changed_named(conv: Conversation) -> int:
+        """The most of the query's words one sentence of the conversation that says a change names."""
+        found = [said.get(h.doc, ("", "")) for h in conv.hits]
+        return max(
+            (
+                sum(names_word(sentence, w) for w in asked)
+                for kind, text in found
+                if kind in STATED
+                for sentence in clauses_named(sentences(text), asked)
+                if says_change(sentence)
+            ),
+            default=0,
+        )
+
     if not about(lead):
         return ordered
+    lead_changed = changed_named(lead)
     lead_z = meaning.get((lead.store, lead.root))
     later = []
     for conv in newer:
@@ -131,7 +148,9 @@ def newest_first(
             near = near or words >= SUPERSEDED_BAND * lead_words
         else:
             near = near or conv.score >= SUPERSEDED_BAND * lead.score
-        if near and says_changed(conv):
+        # A leader that itself says the fact changed, in more of the query's words than the later one's
+        # change, is the change of that fact; the later one changed something else.
+        if near and says_changed(conv) and changed_named(conv) >= lead_changed:
             later.append(conv)
     if not later:
         return ordered
