@@ -1727,6 +1727,24 @@ def test_a_later_change_naming_fewer_words_than_the_leaders_own_change_does_not_
     ]
 
 
+def test_files_that_changed_are_no_fact_that_changed(tmp_path):
+    """ "even when only Python files changed" says which files changed, not that a fact did: the slow Docker
+    build in CI did not supersede how full the build host's disk was."""
+    path = _earlier_and_later(
+        tmp_path,
+        ("The build host sent a disk alert.", "df says / is 97 % full; docker system prune freed 312 GB."),
+        (
+            "The docker build in CI takes 9 minutes every run, even when only Python files changed.",
+            "Cached the layers: 80 seconds now.",
+        ),
+        (
+            "Is the disk of the backup host full? And the media host disk?",
+            "The backup host disk is 40 % full, the media host disk 70 % full.",
+        ),
+    )
+    assert _ranked(path, "build host docker disk how full")[:2] == [EARLIER, BESIDE]
+
+
 def test_an_agent_going_on_from_a_change_to_the_fact_does_not_supersede_it(tmp_path):
     """An agent's reply goes on from one thing to the next: a change of the warehouse, then the NAS's
     address, is no change of the address."""

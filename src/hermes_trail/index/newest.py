@@ -211,13 +211,14 @@ def announces_change(cut: list[str], asked: list[str], names_fact: Callable[[str
 # Words that say a fact changed: what a later session that supersedes an earlier one usually says. Not
 # "new": it is mostly an adjective ("breaks on the new fonts"), which says nothing changed; nor "change(s)"
 # and "update(s)", mostly nouns ("broke overnight without code changes", "the update"): only "changed" and
-# "updated" say it.
+# "updated" say it, and not of files ("even when only Python files changed").
 # The same in the other languages indexed (German, French, Spanish, Italian, Portuguese, Dutch; Chinese and
 # Japanese, written without spaces, matched anywhere): a moved meeting or a migrated service said in any of
 # them supersedes what was said before, as in English. The texts it is read in are in lower case.
 _CHANGED = re.compile(
-    r"\b(?:(?<!right )(?<!just )now|no longer|instead|any ?more|from now on|switched|bump(?:s|ed)|changed|"
-    r"updated|(?:mov|migrat|resiz|replac|renam|postpon|reschedul|relocat)(?:e|es|ed)|pushed (?:back|to)|"
+    r"\b(?:(?<!right )(?<!just )now|no longer|instead|any ?more|from now on|switched|bump(?:s|ed)|"
+    r"(?<!files )(?<!file )changed|updated|"
+    r"(?:mov|migrat|resiz|replac|renam|postpon|reschedul|relocat)(?:e|es|ed)|pushed (?:back|to)|"
     r"brought forward|(?:up|down)graded|swapped|going forward|reorg|reorgani[sz]ation|restructuring|"
     r"jetzt|nicht mehr|stattdessen|ab sofort|verschoben|umgezogen|verlegt|geändert|gewechselt|migriert|"
     r"ersetzt|umbenannt|aktualisiert|"
