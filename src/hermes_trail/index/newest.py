@@ -105,28 +105,28 @@ def newest_first(
             sum(names_word(text, w) for w in asked) >= NAMED_ALONE for text in texts_of
         )
 
+    def stated(conv: Conversation) -> list[tuple[str, list[str]]]:
+        """What a person or the agent said in the conversation's matching turns (not a tool's output):
+        each turn's kind and its sentences."""
+        found = (said.get(h.doc, ("", "")) for h in conv.hits)
+        return [(kind, sentences(text)) for kind, text in found if kind in STATED]
+
     def says_changed(conv: Conversation) -> bool:
-        """A turn a person or the agent said (not a tool's output) that names what the query is about
-        and says it changed."""
-        found = [said.get(h.doc, ("", "")) for h in conv.hits]
+        """A turn a person or the agent said that names what the query is about and says it changed."""
+        turns = stated(conv)
         return any(
             says_change(sentence) and names_fact(sentence)
-            for kind, text in found
-            if kind in STATED
-            for sentence in clauses_named(sentences(text), asked)
-        ) or any(
-            announces_change(sentences(text), asked, names_fact) for kind, text in found if kind == "prompt"
-        )
+            for _, cut in turns
+            for sentence in clauses_named(cut, asked)
+        ) or any(announces_change(cut, asked, names_fact) for kind, cut in turns if kind == "prompt")
 
     def changed_named(conv: Conversation) -> int:
         """The most of the query's words one sentence of the conversation that says a change names."""
-        found = [said.get(h.doc, ("", "")) for h in conv.hits]
         return max(
             (
                 sum(names_word(sentence, w) for w in asked)
-                for kind, text in found
-                if kind in STATED
-                for sentence in clauses_named(sentences(text), asked)
+                for _, cut in stated(conv)
+                for sentence in clauses_named(cut, asked)
                 if says_change(sentence)
             ),
             default=0,
