@@ -4,7 +4,7 @@ hermes-trail's, side by side in one run.
 Usage::
 
     python bench/recall/evaluate.py [--store-dir DIR]
-                                    [--split legacy,tune,held,engineer,fresh,...,languages]
+                                    [--split legacy,tune,held,engineer,fresh,...,tasks]
                                     [--kinds K,...] [--systems S,...] [--misses] [--held-out-misses]
                                     [--details FILE]
 
@@ -21,8 +21,9 @@ every kind, scored untouched the same way), and ``bench/recall/queries-styled.js
 a fourth, half as terse search-box fragments, half as long questions put to the agent), and
 ``bench/recall/queries-recalled.jsonl`` (the set ``recalled``: a fifth, half as a person who half-remembers
 asks, half as an agent asks its recall tool), and ``bench/recall/queries-languages.jsonl`` (the set
-``languages``: a sixth, half typed in a hurry with typos, half in another language than the session's). A
-target is
+``languages``: a sixth, half typed in a hurry with typos, half in another language than the session's), and
+``bench/recall/queries-tasks.jsonl`` (the set ``tasks``: a seventh, the message that starts a new piece of
+work the item is the context of, as the Hermes plugin recalls for it). A target is
 a Hermes session id, ``memory:<profile>:MEMORY.md``/``USER.md`` or ``skill:<profile>:<name>``.
 
 A query hits at k when any of its targets is among the first k distinct items a system returns; its
@@ -78,7 +79,8 @@ REWORDED_QUERIES = HERE / "queries-reworded.jsonl"
 STYLED_QUERIES = HERE / "queries-styled.jsonl"
 RECALLED_QUERIES = HERE / "queries-recalled.jsonl"
 LANGUAGES_QUERIES = HERE / "queries-languages.jsonl"
-SETS = ("legacy", "tune", "held", "engineer", "fresh", "reworded", "styled", "recalled", "languages")
+TASKS_QUERIES = HERE / "queries-tasks.jsonl"
+SETS = ("legacy", "tune", "held", "engineer", "fresh", "reworded", "styled", "recalled", "languages", "tasks")
 KINDS = (
     "keyword",
     "paraphrase",
@@ -263,6 +265,8 @@ def load_queries(
         queries += read_queries(RECALLED_QUERIES, blind=False, name="recalled")
     if LANGUAGES_QUERIES.exists():
         queries += read_queries(LANGUAGES_QUERIES, blind=False, name="languages")
+    if TASKS_QUERIES.exists():
+        queries += read_queries(TASKS_QUERIES, blind=False, name="tasks")
     stale = [q["id"] for q in queries if not all(targets.known(t) for t in q["targets"])]
     if stale:
         raise SystemExit(
@@ -713,7 +717,7 @@ def main(argv: list[str] | None = None) -> int:
     summary = {name: figures(queries, result) for name, result in results.items()}
     for name in SETS:
         print_set(name, queries, summary)
-    tuning = ("legacy", "tune", "engineer", "fresh", "reworded", "styled", "recalled", "languages")
+    tuning = ("legacy", "tune", "engineer", "fresh", "reworded", "styled", "recalled", "languages", "tasks")
     shown = [s for s in tuning if args.misses] + (["held"] if args.held_out_misses else [])
     if shown:
         for name, result in results.items():
