@@ -76,6 +76,13 @@ def newest_first(
     if not newer:
         return ordered
     asked = content_words(terms)
+    said = texts([h.doc for c in [lead, *newer] for h in c.hits])
+    if present:
+        # How things stand now: the fact is named by the words the leading conversation shares with the
+        # question; the others say what to do with it ("add a custom domain and HTTPS to the blog on
+        # wherever it's hosted now": the blog, hosted), and the rarest of them are not the fact's.
+        held = [w for w in asked if any(_has(said.get(h.doc, ("", ""))[1], w) for h in lead.hits)]
+        asked = held if len(held) >= 2 else asked
     rare, by_rarity = rare_words(asked, counts)
     rare = rare if len(rare) >= 2 else by_rarity[:2]  # at least two
     if not rare:
@@ -89,7 +96,6 @@ def newest_first(
     # rarest word names it ("redis moved to ..."), or two of any ("the staging port is now 6432").
     named = min(2, len(asked))
     rarer = by_rarity[: max(2, (len(by_rarity) + 1) // 2)]  # the rarer half of the words any doc has
-    said = texts([h.doc for c in [lead, *newer] for h in c.hits])
 
     def names_fact(sentence: str) -> bool:
         words = [w for w in asked if names_word(sentence, w)]
