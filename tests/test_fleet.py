@@ -977,16 +977,18 @@ def test_a_change_said_after_a_semicolon_supersedes_there_as_here(vector_fleet, 
     assert shared.conversations[1].superseded_by == local.conversations[1].superseded_by == LATER
 
 
-@pytest.mark.parametrize("case", ["announced", "commonest", "fewer"])
+@pytest.mark.parametrize("case", ["announced", "commonest", "fewer", "work"])
 def test_a_change_announced_or_of_a_questions_commonest_words_reads_there_as_here(
     vector_fleet, tmp_path, case
 ):
     """A person announcing a change before naming the fact supersedes it ("I changed the router. Write down
     the NAS IP address."); a change naming only a question's three commonest words does not, nor one naming
-    fewer of them than the leader's own change, in the shared index as locally (``test_wording``; with
+    fewer of them than the leader's own change; a message asking for work on how things stand now is read
+    by the words the leader shares with it; in the shared index as locally (``test_wording``; with
     pgvector: the meaning pass places both)."""
     from hermesdb import T0, chat
     from test_wording import (
+        BLOG_WORK,
         EARLIER,
         LATER,
         NAS_BEFORE,
@@ -995,9 +997,12 @@ def test_a_change_announced_or_of_a_questions_commonest_words_reads_there_as_her
         PUSHED_BEFORE,
         PUSHED_RENAMED,
         RETENTION_CHANGED,
+        blog_moved,
     )
 
-    if case == "fewer":
+    if case == "work":
+        question, first, sessions = BLOG_WORK, [LATER, EARLIER], blog_moved(T0)
+    elif case == "fewer":
         question, first = "how many daily, weekly and monthly backup snapshots do we keep", [EARLIER, LATER]
         envelope = (
             "Plan the groceries for the month.",

@@ -1745,6 +1745,37 @@ def test_files_that_changed_are_no_fact_that_changed(tmp_path):
     assert _ranked(path, "build host docker disk how full")[:2] == [EARLIER, BESIDE]
 
 
+# Where the blog is hosted, its later move, and conversations that make "blog" and "hosted" common and
+# "custom" and "domain" rare, as the work a message asks for names them.
+BLOG_HOSTED = ("Where is the blog hosted?", "The blog is hosted on Netlify; the blog deploys from main.")
+BLOG_MOVED = (
+    "Move it off Netlify, the build minutes ran out.",
+    "The blog is now hosted on Cloudflare Pages.",
+)
+BLOG_BESIDE = [
+    ("Is the custom font loading?", "Yes, the custom font loads."),
+    ("Renew the shop domain.", "Renewed the domain for a year."),
+    ("Write a blog post about tmux.", "Drafted the blog post."),
+    ("Which blog theme do we use?", "The blog uses PaperMod."),
+    ("Where are the family photos hosted?", "They are hosted on the NAS."),
+    ("Is Grafana hosted internally?", "Yes, Grafana is hosted on the home server."),
+]
+BLOG_WORK = "Add a custom domain to the blog on wherever it's hosted now"
+
+
+def blog_moved(start: float) -> list:
+    """:data:`BLOG_HOSTED` (:data:`EARLIER`), :data:`BLOG_MOVED` twelve days later (:data:`LATER`) and
+    :data:`BLOG_BESIDE`."""
+    return [
+        chat(EARLIER, BLOG_HOSTED, start=start),
+        chat(LATER, BLOG_MOVED, start=start + 12 * 86400),
+        *(
+            chat(f"20261102_1{n}0000_b1000{n}", said, start=start + n * 60)
+            for n, said in enumerate(BLOG_BESIDE)
+        ),
+    ]
+
+
 def test_a_message_asking_for_work_on_how_things_stand_now_takes_the_fact_a_later_conversation_changed(
     tmp_path,
 ):
@@ -1752,38 +1783,8 @@ def test_a_message_asking_for_work_on_how_things_stand_now_takes_the_fact_a_late
     plugin recalls for): its rarest words, custom and domain, say what to do, not which fact it depends on,
     and the conversation where the blog is hosted has neither; the words it shares with the question (the
     blog, hosted) name the fact, which the later move changed."""
-    beside = [
-        ("Is the custom font loading?", "Yes, the custom font loads."),
-        ("Renew the shop domain.", "Renewed the domain for a year."),
-        ("Write a blog post about tmux.", "Drafted the blog post."),
-        ("Which blog theme do we use?", "The blog uses PaperMod."),
-        ("Where are the family photos hosted?", "They are hosted on the NAS."),
-        ("Is Grafana hosted internally?", "Yes, Grafana is hosted on the home server."),
-    ]
-    path = _index_of(
-        tmp_path,
-        [
-            chat(
-                EARLIER,
-                ("Where is the blog hosted?", "The blog is hosted on Netlify; the blog deploys from main."),
-                start=T,
-            ),
-            chat(
-                LATER,
-                (
-                    "Move it off Netlify, the build minutes ran out.",
-                    "The blog is now hosted on Cloudflare Pages.",
-                ),
-                start=T + 12 * 86400,
-            ),
-            *(chat(f"20261102_1{n}0000_b1000{n}", said, start=T + n * 60) for n, said in enumerate(beside)),
-            *_errands(),
-        ],
-    )
-    assert _ranked(path, "Add a custom domain to the blog on wherever it's hosted now")[:2] == [
-        LATER,
-        EARLIER,
-    ]
+    path = _index_of(tmp_path, [*blog_moved(T), *_errands()])
+    assert _ranked(path, BLOG_WORK)[:2] == [LATER, EARLIER]
 
 
 def test_an_agent_going_on_from_a_change_to_the_fact_does_not_supersede_it(tmp_path):
