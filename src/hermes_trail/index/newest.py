@@ -6,8 +6,9 @@ the shared one apply it alike, each reading the texts and word counts its own wa
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from itertools import pairwise
 
 from hermes_trail.index import cjk, plan, stopwords
@@ -111,36 +112,57 @@ def newest_first(
             sum(names_word(text, w) for w in asked) >= NAMED_ALONE for text in texts_of
         )
 
-    def stated(conv: Conversation) -> list[tuple[str, list[str]]]:
+    def stated(conv: Conversation) -> Iterator[tuple[str, list[str]]]:
         """What a person or the agent said in the conversation's matching turns (not a tool's output):
-        each turn's kind and its sentences."""
+        each turn's kind and its sentences, cut as they are read (most reads stop at the first change)."""
         found = (said.get(h.doc, ("", "")) for h in conv.hits)
-        return [(kind, sentences(text)) for kind, text in found if kind in STATED]
+        return ((kind, sentences(text)) for kind, text in found if kind in STATED)
+
+    def changes(turns: Iterator[tuple[str, list[str]]]) -> Iterator[str]:
+        """The sentences of ``turns`` (:func:`stated`) that say something changed, in order."""
+        cuts = (cut for _, cut in turns)
+        return (sentence for cut in cuts for sentence in clauses_named(cut, asked) if says_change(sentence))
+
+    def names(sentence: str) -> int:
+        """How many of the query's words ``sentence`` names (:func:`names_word`)."""
+        return sum(names_word(sentence, w) for w in asked)
 
     def says_changed(conv: Conversation) -> bool:
-        """A turn a person or the agent said that names what the query is about and says it changed."""
-        turns = stated(conv)
-        return any(
-            says_change(sentence) and names_fact(sentence)
-            for _, cut in turns
-            for sentence in clauses_named(cut, asked)
-        ) or any(announces_change(cut, asked, names_fact) for kind, cut in turns if kind == "prompt")
+        """A turn of ``conv`` that names what the query is about and says it changed, in at least as many
+        of its words as any change the leader says itself (:func:`lead_says_more`; its words counted only
+        once the fact is named)."""
+        seen: list[str] = []
+        most = -1  # not counted yet
+        for sentence in changes(stated(conv)):
+            seen.append(sentence)
+            if most < 0 and not names_fact(sentence):
+                continue
+            most = max(names(s) for s in seen) if most < 0 else max(most, names(sentence))
+            if not lead_says_more(most):
+                return True
+        if most < 0 and any(
+            announces_change(cut, asked, names_fact) for kind, cut in stated(conv) if kind == "prompt"
+        ):
+            return not lead_says_more(max((names(s) for s in seen), default=0))
+        return False
 
-    def changed_named(conv: Conversation) -> int:
-        """The most of the query's words one sentence of the conversation that says a change names."""
-        return max(
-            (
-                sum(names_word(sentence, w) for w in asked)
-                for _, cut in stated(conv)
-                for sentence in clauses_named(cut, asked)
-                if says_change(sentence)
-            ),
-            default=0,
-        )
+    @functools.cache
+    def lead_says_more(named: int) -> bool:
+        """Whether the leader itself says a change in a sentence naming more than ``named`` of the query's
+        words: then it is that fact's change. Its texts and sentences with fewer of the words are passed
+        over unread (a word of change is looked for in few of them)."""
+        if named >= len(asked):
+            return False
+        for hit in lead.hits:
+            kind, text = said.get(hit.doc, ("", ""))
+            if kind not in STATED or sum(w in text for w in asked) <= named:
+                continue
+            if any(names(s) > named and says_change(s) for s in clauses_named(sentences(text), asked)):
+                return True
+        return False
 
     if not about(lead):
         return ordered
-    lead_changed = changed_named(lead)
     lead_z = meaning.get((lead.store, lead.root))
     later = []
     for conv in newer:
@@ -156,7 +178,7 @@ def newest_first(
             near = near or conv.score >= SUPERSEDED_BAND * lead.score
         # A leader that itself says the fact changed, in more of the query's words than the later one's
         # change, is the change of that fact; the later one changed something else.
-        if near and says_changed(conv) and changed_named(conv) >= lead_changed:
+        if near and says_changed(conv):
             later.append(conv)
     if not later:
         return ordered
@@ -277,7 +299,7 @@ def names_word(sentence: str, word: str) -> bool:
     in "shop-cache.example.com", ``cache`` in "/var/cache", ``train`` in "train.py", ``gpu`` in
     "gpu-h100-02": a host named so is not the fact a question on caching or on a GPU's load asks about); a
     Chinese or Japanese word anywhere, as those have no spaces."""
-    if cjk.has_cjk(word):
+    if cjk.has_cjk(word) or word not in sentence:  # (the second: most words are in no sentence, cheaply)
         return word in sentence
     for found in re.finditer(r"(?<![\w./])" + re.escape(word), sentence):
         start = found.start()
