@@ -80,6 +80,16 @@ STYLED_QUERIES = HERE / "queries-styled.jsonl"
 RECALLED_QUERIES = HERE / "queries-recalled.jsonl"
 LANGUAGES_QUERIES = HERE / "queries-languages.jsonl"
 TASKS_QUERIES = HERE / "queries-tasks.jsonl"
+# The sets written after the blind one, each a file of its own, in the order they were written.
+LATER_SETS = (
+    ("engineer", ENGINEER_QUERIES),
+    ("fresh", FRESH_QUERIES),
+    ("reworded", REWORDED_QUERIES),
+    ("styled", STYLED_QUERIES),
+    ("recalled", RECALLED_QUERIES),
+    ("languages", LANGUAGES_QUERIES),
+    ("tasks", TASKS_QUERIES),
+)
 SETS = ("legacy", "tune", "held", "engineer", "fresh", "reworded", "styled", "recalled", "languages", "tasks")
 KINDS = (
     "keyword",
@@ -253,20 +263,9 @@ def load_queries(
     """The queries of both files (each with its ``set``) with targets in canonical spelling, and the blind
     queries left out because a target is not in the store (reported, never scored)."""
     queries = read_queries(legacy, blind=False)
-    if ENGINEER_QUERIES.exists():
-        queries += read_queries(ENGINEER_QUERIES, blind=False, name="engineer")
-    if FRESH_QUERIES.exists():
-        queries += read_queries(FRESH_QUERIES, blind=False, name="fresh")
-    if REWORDED_QUERIES.exists():
-        queries += read_queries(REWORDED_QUERIES, blind=False, name="reworded")
-    if STYLED_QUERIES.exists():
-        queries += read_queries(STYLED_QUERIES, blind=False, name="styled")
-    if RECALLED_QUERIES.exists():
-        queries += read_queries(RECALLED_QUERIES, blind=False, name="recalled")
-    if LANGUAGES_QUERIES.exists():
-        queries += read_queries(LANGUAGES_QUERIES, blind=False, name="languages")
-    if TASKS_QUERIES.exists():
-        queries += read_queries(TASKS_QUERIES, blind=False, name="tasks")
+    for name, path in LATER_SETS:
+        if path.exists():
+            queries += read_queries(path, blind=False, name=name)
     stale = [q["id"] for q in queries if not all(targets.known(t) for t in q["targets"])]
     if stale:
         raise SystemExit(
