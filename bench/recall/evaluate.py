@@ -90,7 +90,7 @@ LATER_SETS = (
     ("languages", LANGUAGES_QUERIES),
     ("tasks", TASKS_QUERIES),
 )
-SETS = ("legacy", "tune", "held", "engineer", "fresh", "reworded", "styled", "recalled", "languages", "tasks")
+SETS = ("legacy", "tune", "held", *(name for name, _ in LATER_SETS))
 KINDS = (
     "keyword",
     "paraphrase",
@@ -716,7 +716,7 @@ def main(argv: list[str] | None = None) -> int:
     summary = {name: figures(queries, result) for name, result in results.items()}
     for name in SETS:
         print_set(name, queries, summary)
-    tuning = ("legacy", "tune", "engineer", "fresh", "reworded", "styled", "recalled", "languages", "tasks")
+    tuning = [name for name in SETS if name != "held"]
     shown = [s for s in tuning if args.misses] + (["held"] if args.held_out_misses else [])
     if shown:
         for name, result in results.items():

@@ -312,8 +312,6 @@ def _knowledge_lift(conv: Conversation, about_user: bool) -> float:
     head = conv.hits[0] if conv.hits else None
     if head is None or head.session_kind not in ("memory", "skill"):
         return 1.0
-    if about_user and head.session_kind == "memory" and head.session_id == "USER.md":
-        return KNOWLEDGE_WEIGHT * PERSON_WEIGHT
     if about_user and head.session_kind == "memory":
-        return KNOWLEDGE_WEIGHT * WORLD_WEIGHT
+        return KNOWLEDGE_WEIGHT * (PERSON_WEIGHT if head.session_id == "USER.md" else WORLD_WEIGHT)
     return KNOWLEDGE_WEIGHT

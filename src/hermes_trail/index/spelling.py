@@ -25,7 +25,7 @@ import sqlite3
 from collections import Counter
 from collections.abc import Callable
 
-from hermes_trail.index.stopwords import fold
+from hermes_trail.index.stopwords import fold, language
 
 # Letters a word needs before its slips are looked for; a word of SWAPPED_FROM letters ("exti", "form") is
 # looked for with two of its letters swapped only, the commonest slip, of a few spellings only.
@@ -260,6 +260,4 @@ def for_the_model(question: str, typed: list[str], spelled: dict[str, list[str]]
     words standing there for one the history lacks are the word index's, found among English words that
     start alike ("la app pierde el carrito cuando el móvil ...": carrier, movies), which the model then read
     in place of the Spanish."""
-    from hermes_trail.index.stopwords import language
-
     return typed if language(question) not in ("en", "cjk") else meant(typed, spelled)
