@@ -2475,7 +2475,11 @@ def test_a_question_asking_for_a_file_finds_the_edit_that_wrote_it_there_as_here
     index = _home_pushed(
         fleet, tmp_path / "hermes", "tau", [*sessions, *errands(T - 86400, "20261104", "6b6b6b")]
     )
-    for asked in ("churn report dag schedule file", "weekly churn report schedule, which file"):
+    for asked in (
+        "churn report dag schedule file",
+        "weekly churn report schedule, which file",
+        "where did I put the churn report dag",
+    ):
         local, shared = _both(fleet, index, "tau", asked, SearchFilters(), limit=10)
         assert _firsts(local)[:2] == _firsts(shared)[:2] == [edited, listed], asked
 

@@ -1005,9 +1005,18 @@ def test_a_question_asking_for_a_file_finds_the_edit_that_wrote_it(tmp_path, mon
     monkeypatch.setattr(search_module, "_semantic", lambda *a, **k: ([], False))
     edited, listed, sessions = asked_file_sessions()
     path = _index_of(tmp_path, [*sessions, *_errands()])
-    for question in ("churn report dag schedule file", "weekly churn report schedule, which file"):
+    for question in (
+        "churn report dag schedule file",
+        "weekly churn report schedule, which file",
+        "where did I put the churn report dag",
+    ):
         assert [c.hits[0].session_id for c in search(path, question).conversations][:2] == [edited, listed]
     assert fusion.asked_file_lift("which settings file has it") == fusion.ASKED_FILE_LIFT
+    assert fusion.asked_file_lift("where RandAugment was added in the ML pipeline") == fusion.ASKED_FILE_LIFT
+    assert fusion.asked_file_lift("Where did we put the autoscaler manifest?") == fusion.ASKED_FILE_LIFT
+    assert fusion.asked_file_lift("which module has the throttle") == fusion.ASKED_FILE_LIFT
+    assert fusion.asked_file_lift("wo habe ich das Skript abgelegt") == fusion.ASKED_FILE_LIFT
+    assert fusion.asked_file_lift("where does redis run now") == 1.0
     assert fusion.asked_file_lift("in welcher Datei steht das") == fusion.ASKED_FILE_LIFT
     assert fusion.asked_file_lift("哪个文件") == fusion.ASKED_FILE_LIFT
     assert fusion.asked_file_lift("churn report airflow dag") == 1.0
