@@ -977,14 +977,15 @@ def test_a_change_said_after_a_semicolon_supersedes_there_as_here(vector_fleet, 
     assert shared.conversations[1].superseded_by == local.conversations[1].superseded_by == LATER
 
 
-@pytest.mark.parametrize("case", ["announced", "commonest", "fewer", "work"])
+@pytest.mark.parametrize("case", ["announced", "commonest", "fewer", "work", "restated"])
 def test_a_change_announced_or_of_a_questions_commonest_words_reads_there_as_here(
     vector_fleet, tmp_path, case
 ):
     """A person announcing a change before naming the fact supersedes it ("I changed the router. Write down
     the NAS IP address."); a change naming only a question's three commonest words does not, nor one naming
     fewer of them than the leader's own change; a message asking for work on how things stand now is read
-    by the words the leader shares with it; in the shared index as locally (``test_wording``; with
+    by the words the leader shares with it; a change naming the fact in the leader's words supersedes it; in
+    the shared index as locally (``test_wording``; with
     pgvector: the meaning pass places both)."""
     from hermesdb import T0, chat
     from test_wording import (
@@ -997,10 +998,19 @@ def test_a_change_announced_or_of_a_questions_commonest_words_reads_there_as_her
         PUSHED_BEFORE,
         PUSHED_RENAMED,
         RETENTION_CHANGED,
+        TRAINING_BEFORE,
+        TRAINING_MOVED,
+        TRAINING_QUESTION,
         blog_moved,
     )
 
-    if case == "work":
+    if case == "restated":
+        question, first = TRAINING_QUESTION, [LATER, EARLIER]
+        sessions = [
+            chat(EARLIER, TRAINING_BEFORE, start=T0),
+            chat(LATER, TRAINING_MOVED, start=T0 + 12 * 86400),
+        ]
+    elif case == "work":
         question, first, sessions = BLOG_WORK, [LATER, EARLIER], blog_moved(T0)
     elif case == "fewer":
         question, first = "how many daily, weekly and monthly backup snapshots do we keep", [EARLIER, LATER]

@@ -1702,6 +1702,38 @@ def test_a_person_announcing_a_change_before_naming_the_fact_supersedes_it(tmp_p
     assert _ranked(path, "what IP does the NAS have")[:2] == [LATER, EARLIER]
 
 
+# Where models are trained, and the later move, which names the machine in the leader's words (the desk
+# workstation), not in the question's.
+TRAINING_BEFORE = (
+    "Which machine do we train on?",
+    "Training runs on the workstation's RTX A5000 under the desk.",
+)
+TRAINING_MOVED = (
+    "Where do we train now?",
+    "Training moved to the rented H100 box gpu-h100-02 at the lab; the desk workstation is for debugging.",
+)
+TRAINING_QUESTION = "which machine do we train the models on these days"
+
+
+def test_a_change_naming_the_fact_in_the_leaders_words_supersedes_it(tmp_path):
+    """ "Training moved to the rented H100 box; the desk workstation is only for debugging" names of the
+    question ("which machine do we train the models on these days") only its commoner word, train, but with
+    two words the leader states that fact with (the desk workstation): the leader's fact, changed. A change
+    of something else named by the same word (the training data moved) shares none of the leader's words,
+    and a turn sharing one of them is a neighbour, not the fact."""
+    path = _earlier_and_later(tmp_path, TRAINING_BEFORE, TRAINING_MOVED)
+    assert _ranked(path, TRAINING_QUESTION)[:2] == [LATER, EARLIER]
+    for neighbour in (
+        ("Where is the training data now?", "The training data moved to the new bucket photos-v2."),
+        (
+            "Which machine is the desk lamp on?",
+            "Training moved to Mondays; the desk lamp is on the old machine.",
+        ),
+    ):
+        path = _earlier_and_later(tmp_path / neighbour[0][:5], TRAINING_BEFORE, neighbour)
+        assert _ranked(path, TRAINING_QUESTION)[:2] == [EARLIER, LATER], neighbour
+
+
 RETENTION_CHANGED = (
     "Change the backup retention after the audit.",
     "Backup retention is now 14 daily, 8 weekly and 12 monthly snapshots.",
