@@ -60,9 +60,10 @@ def newest_first(
     word when both have them), and says in a turn a person or the agent said that it changed ("moved",
     "now", "no longer", ...), or has a person announce a change just before naming the fact
     (:func:`announces_change`), or names one of the question's rarer words in a turn with two words the
-    leader states that fact with (``restates_lead``: the leader's fact in its own words), in at least as many of the query's words as the leader names in a change
-    of its own ("backup retention is now 14 daily, 8 weekly and 12 monthly snapshots" is not superseded by
-    "a weekly envelope of 140 EUR instead of a monthly one"). The newest such conversation leads.
+    leader states that fact with (``restates_lead``: the leader's fact in its own words), in at least as
+    many of the query's words as the leader names in a change of its own ("backup retention is now 14
+    daily, 8 weekly and 12 monthly snapshots" is not superseded by "a weekly envelope of 140 EUR instead of
+    a monthly one"). The newest such conversation leads.
     Sessions people drove only, and the runs of one cron job: a cron run or a sub-agent reports a fact
     more than it states one, but a later run of the same job that says it changed is the fact now.
     ``present``: the question asks how things stand now (:func:`asks_present`)."""
