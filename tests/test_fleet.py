@@ -977,16 +977,16 @@ def test_a_change_said_after_a_semicolon_supersedes_there_as_here(vector_fleet, 
     assert shared.conversations[1].superseded_by == local.conversations[1].superseded_by == LATER
 
 
-@pytest.mark.parametrize("case", ["announced", "commonest", "fewer", "work", "restated"])
+@pytest.mark.parametrize("case", ["announced", "commonest", "fewer", "work", "restated", "clause"])
 def test_a_change_announced_or_of_a_questions_commonest_words_reads_there_as_here(
     vector_fleet, tmp_path, case
 ):
     """A person announcing a change before naming the fact supersedes it ("I changed the router. Write down
     the NAS IP address."); a change naming only a question's three commonest words does not, nor one naming
     fewer of them than the leader's own change; a message asking for work on how things stand now is read
-    by the words the leader shares with it; a change naming the fact in the leader's words supersedes it; in
-    the shared index as locally (``test_wording``; with
-    pgvector: the meaning pass places both)."""
+    by the words the leader shares with it; a change naming the fact in the leader's words supersedes it,
+    and one said in a clause referring back to a clause naming it; in the shared index as locally
+    (``test_wording``; with pgvector: the meaning pass places both)."""
     from hermesdb import T0, chat
     from test_wording import (
         BLOG_WORK,
@@ -1001,10 +1001,18 @@ def test_a_change_announced_or_of_a_questions_commonest_words_reads_there_as_her
         TRAINING_BEFORE,
         TRAINING_MOVED,
         TRAINING_QUESTION,
+        VAL_ACC_BEFORE,
+        VAL_ACC_REPLACED,
         blog_moved,
     )
 
-    if case == "restated":
+    if case == "clause":
+        question, first = "best checkpoint so far epoch val accuracy", [LATER, EARLIER]
+        sessions = [
+            chat(EARLIER, VAL_ACC_BEFORE, start=T0),
+            chat(LATER, VAL_ACC_REPLACED, start=T0 + 12 * 86400),
+        ]
+    elif case == "restated":
         question, first = TRAINING_QUESTION, [LATER, EARLIER]
         sessions = [
             chat(EARLIER, TRAINING_BEFORE, start=T0),

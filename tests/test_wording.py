@@ -1669,6 +1669,32 @@ def test_a_change_said_after_a_semicolon_of_what_the_clause_before_named_superse
     assert _ranked(path, "which training checkpoint is the best now")[:2] == [LATER, EARLIER]
 
 
+# The best checkpoint with its validation accuracy, and the later one replacing it in a clause referring back.
+VAL_ACC_BEFORE = ("What's the best checkpoint so far?", "The best checkpoint is epoch 12 with val_acc 0.873.")
+VAL_ACC_REPLACED = (
+    "The long run finished. Best checkpoint?",
+    "New best checkpoint: epoch 31, val_acc 0.901; it replaces the epoch 12 one.",
+)
+
+
+def test_a_clause_referring_back_is_read_with_the_clause_before_when_both_name_the_question(tmp_path):
+    """ "New best checkpoint: epoch 31, val_acc 0.901; it replaces the epoch 12 one": the clause saying the
+    change names one word of "best checkpoint so far epoch val accuracy" (epoch), but "it" is the
+    checkpoint the clause before named, which names the question too; read together they are the fact's
+    change. A clause
+    going on to another thing is not read with one naming nothing the question asks (the warehouse's size
+    "goes back down" says nothing of a menu bar going down the page)."""
+    path = _earlier_and_later(tmp_path, VAL_ACC_BEFORE, VAL_ACC_REPLACED)
+    assert _ranked(path, "best checkpoint so far epoch val accuracy")[:2] == [LATER, EARLIER]
+    asked = ["menu", "bar", "down", "page"]
+    cut = newest.sentences("the warehouse is size large now; it goes down in june. the menu bar is fixed.")
+    assert newest.clauses_named(cut, asked)[1] == "it goes down in june."
+    cut = newest.sentences("the menu bar is sticky now; it stays at the top of the page.")
+    assert (
+        newest.clauses_named(cut, asked)[1] == "the menu bar is sticky now; it stays at the top of the page."
+    )
+
+
 def test_one_standing_for_what_a_question_asks_is_a_function_word(tmp_path):
     """ "one" stands for the checkpoint, as "it" does: read as a word, "it replaces the epoch 12 one" named a
     word of "which checkpoint is the best one so far" and was read alone, naming nothing else, and the

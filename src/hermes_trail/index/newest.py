@@ -251,16 +251,18 @@ _REFERS_BACK = re.compile(r"(?:it|this|that|they|these|which)\b")
 
 
 def clauses_named(cut: list[str], asked: list[str]) -> list[str]:
-    """The sentences ``cut``, a clause after a semicolon that names none of the ``asked`` words but refers
-    back to the clause before it read with that clause: in "new best checkpoint: epoch 31; it replaces the
-    epoch 12 one" the change is said of the best checkpoint."""
+    """The sentences ``cut``, a clause after a semicolon that refers back to the clause before it read with
+    that clause, when it names none of the ``asked`` words or that clause names some too: in "new best
+    checkpoint: epoch 31, val_acc 0.901; it replaces the epoch 12 one" the change is said of the best
+    checkpoint. Not when only the later clause names them: "loading_wh is size large now; it goes back
+    down in june" says nothing of a menu bar going down the page."""
     read: list[str] = []
     for part in cut:
         if (
             read
             and read[-1].endswith(";")
             and _REFERS_BACK.match(part)
-            and not any(names_word(part, w) for w in asked)
+            and (not any(names_word(part, w) for w in asked) or any(names_word(read[-1], w) for w in asked))
         ):
             read.append(read[-1] + " " + part)
         else:
