@@ -977,7 +977,7 @@ def test_a_change_said_after_a_semicolon_supersedes_there_as_here(vector_fleet, 
     assert shared.conversations[1].superseded_by == local.conversations[1].superseded_by == LATER
 
 
-@pytest.mark.parametrize("case", ["announced", "commonest", "fewer", "work", "restated", "clause"])
+@pytest.mark.parametrize("case", ["announced", "commonest", "fewer", "work", "restated", "clause", "errand"])
 def test_a_change_announced_or_of_a_questions_commonest_words_reads_there_as_here(
     vector_fleet, tmp_path, case
 ):
@@ -985,11 +985,13 @@ def test_a_change_announced_or_of_a_questions_commonest_words_reads_there_as_her
     the NAS IP address."); a change naming only a question's three commonest words does not, nor one naming
     fewer of them than the leader's own change; a message asking for work on how things stand now is read
     by the words the leader shares with it; a change naming the fact in the leader's words supersedes it,
-    and one said in a clause referring back to a clause naming it; in the shared index as locally
+    and one said in a clause referring back to a clause naming it; a message asking for work whose rarest
+    words the leader lacks is read by the words the leader shares with it; in the shared index as locally
     (``test_wording``; with pgvector: the meaning pass places both)."""
     from hermesdb import T0, chat
     from test_wording import (
         BLOG_WORK,
+        DINNER_WORK,
         EARLIER,
         LATER,
         NAS_BEFORE,
@@ -1004,9 +1006,12 @@ def test_a_change_announced_or_of_a_questions_commonest_words_reads_there_as_her
         VAL_ACC_BEFORE,
         VAL_ACC_REPLACED,
         blog_moved,
+        dinner_moved,
     )
 
-    if case == "clause":
+    if case == "errand":
+        question, first, sessions = DINNER_WORK, [LATER, EARLIER], dinner_moved(T0)
+    elif case == "clause":
         question, first = "best checkpoint so far epoch val accuracy", [LATER, EARLIER]
         sessions = [
             chat(EARLIER, VAL_ACC_BEFORE, start=T0),

@@ -1669,6 +1669,48 @@ def test_a_change_said_after_a_semicolon_of_what_the_clause_before_named_superse
     assert _ranked(path, "which training checkpoint is the best now")[:2] == [LATER, EARLIER]
 
 
+# A dinner set, then moved; and a message asking for work around it, whose rarest words say the work.
+DINNER_SET = (
+    "The dinner party with the Hoffmanns: which day is it?",
+    "Dinner with the Hoffmanns is on Saturday March 21 at 19:00; I will remind you the day before.",
+)
+DINNER_BESIDE = [
+    ("Remind me to call mum on Sunday.", "I will remind you on Sunday at 10."),
+    ("Remind me about the parcel.", "I will remind you tonight."),
+    ("Remind me to water the plants.", "I will remind you at 8."),
+    ("Suggest what to bring to the school fair.", "A cake and a raffle."),
+    ("Which day is the dentist?", "The dentist is on Monday; the day after is free."),
+    ("Which day do the bins go out?", "The bins go out every Tuesday, the day before collection."),
+    ("Plan my day.", "Your day: gym, then groceries."),
+]
+DINNER_MOVED = (
+    "The Hoffmanns can't make it, the dinner party is moved. When is it?",
+    "Dinner with the Hoffmanns is moved to Saturday April 4 at 19:30, still at our place.",
+)
+DINNER_WORK = "Remind me a day before the Hoffmann dinner and suggest a wine to bring"
+
+
+def dinner_moved(start: float) -> list:
+    """:data:`DINNER_SET` (:data:`EARLIER`), :data:`DINNER_MOVED` twelve days later (:data:`LATER`) and
+    :data:`DINNER_BESIDE`."""
+    return [
+        chat(EARLIER, DINNER_SET, start=start),
+        chat(LATER, DINNER_MOVED, start=start + 12 * 86400),
+        *(
+            chat(f"20261102_1{n}0000_d1000{n}", said, start=start + n * 60)
+            for n, said in enumerate(DINNER_BESIDE)
+        ),
+    ]
+
+
+def test_a_message_asking_for_work_around_a_fact_takes_the_fact_a_later_conversation_changed(tmp_path):
+    """ "Remind me a day before the Hoffmann dinner and suggest a wine to bring": its rarest words (suggest,
+    bring) say the work, and the leading conversation, which set the dinner, has neither; the words it
+    shares with the message (the Hoffmann dinner) name the fact, which the later conversation moved."""
+    path = _index_of(tmp_path, [*dinner_moved(T), *_errands()])
+    assert _ranked(path, DINNER_WORK)[:2] == [LATER, EARLIER]
+
+
 # The best checkpoint with its validation accuracy, and the later one replacing it in a clause referring back.
 VAL_ACC_BEFORE = ("What's the best checkpoint so far?", "The best checkpoint is epoch 12 with val_acc 0.873.")
 VAL_ACC_REPLACED = (

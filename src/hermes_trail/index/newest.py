@@ -87,11 +87,12 @@ def newest_first(
         return ordered
     asked = content_words(terms)
     said = texts([h.doc for c in [lead, *newer] for h in c.hits])
+    typed = asked
     if present:
         # How things stand now: the fact is named by the words the leading conversation shares with the
         # question; the others say what to do with it ("add a custom domain and HTTPS to the blog on
         # wherever it's hosted now": the blog, hosted), and the rarest of them are not the fact's.
-        held = [w for w in asked if any(_has(said.get(h.doc, ("", ""))[1], w) for h in lead.hits)]
+        held = lead_holds(lead, typed, said)
         asked = held if len(held) >= 2 else asked
     rare, by_rarity = rare_words(asked, counts)
     rare = rare if len(rare) >= 2 else by_rarity[:2]  # at least two
@@ -207,6 +208,22 @@ def newest_first(
                 return True
         return False
 
+    lead_texts = [said.get(h.doc, ("", ""))[1] for h in lead.hits]
+    if (
+        not present
+        and not any(_has(text, word) for text in lead_texts for word in rare)
+        and 2 <= len(held := lead_holds(lead, typed, said)) < len(typed)
+    ):
+        # The leader has none of the question's rarest words: they say the work asked for ("remind me a
+        # day before the Hoffmann dinner and suggest a wine to bring"), the words it shares with the
+        # question name the fact (the Hoffmann dinner), as in a question asking how things stand now.
+        asked = held
+        rare, by_rarity = rare_words(asked, counts)
+        rare = rare if len(rare) >= 2 else by_rarity[:2]
+        named = min(2, len(asked))
+        rarer = by_rarity[: max(2, (len(by_rarity) + 1) // 2)]
+        if not rare:
+            return ordered
     if not about(lead):
         return ordered
     lead_z = meaning.get((lead.store, lead.root))
@@ -229,6 +246,12 @@ def newest_first(
     newest = max(later, key=_latest)
     lead.superseded_by = newest.hits[0].session_id if newest.hits else None
     return [newest, *(c for c in ordered if c is not newest)]
+
+
+def lead_holds(lead: Conversation, asked: list[str], said: dict[int, tuple[str, str]]) -> list[str]:
+    """The ``asked`` words the leading conversation's matching turns (their texts in ``said``) have, in
+    some form (:func:`_has`)."""
+    return [w for w in asked if any(_has(said.get(h.doc, ("", ""))[1], w) for h in lead.hits)]
 
 
 # What a person or the agent said (where a change of a fact is stated), as opposed to a tool's output.
