@@ -1056,6 +1056,23 @@ def test_a_change_announced_or_of_a_questions_commonest_words_reads_there_as_her
     assert _firsts(local)[:2] == _firsts(shared)[:2] == first
 
 
+def test_a_chinese_question_is_read_by_the_model_in_the_dictionarys_english_there_as_here(
+    vector_fleet, tmp_path
+):
+    """The shared index's meaning pass reads a Chinese question's English reading through the dictionary
+    too, as locally (``test_lexicon``): "孩子们每周零花钱多少？" finds the pocket money first in both."""
+    from test_lexicon import POCKET_MONEY, POCKET_NEIGHBOURS, T
+
+    index = _pushed_encoded(
+        vector_fleet,
+        tmp_path,
+        "mu",
+        [*POCKET_NEIGHBOURS, *errands(T - 86400, "20261107", "0c0c0c", count=12)],
+    )
+    local, shared = _both(vector_fleet, index, "mu", "孩子们每周零花钱多少？", SearchFilters(), limit=10)
+    assert _firsts(local)[:1] == _firsts(shared)[:1] == [POCKET_MONEY]
+
+
 def test_the_sentence_model_reads_a_question_in_another_language_as_typed_there_as_here(
     vector_fleet, tmp_path, monkeypatch
 ):

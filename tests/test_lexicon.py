@@ -335,3 +335,87 @@ def test_trail_index_compiles_the_dictionary_ahead_of_the_questions(fresh_table,
     done = CliRunner().invoke(app, ["index", "--no-vectors", *where])
     assert done.exit_code == 0, done.output
     assert list(cache_dir().glob(f"lexicon-{lexicon.FORMAT}-*.db"))
+
+
+POCKET_MONEY = "20261108_090000_e1e1e1"
+# The family's conversations: the pocket money (in English) and its neighbours in meaning, which the
+# sentence model put nearer "孩子们每周零花钱多少？" (how much pocket money do the kids get a week?).
+POCKET_NEIGHBOURS = [
+    chat(
+        POCKET_MONEY,
+        (
+            "Let's finally do pocket money properly. How much, and can you keep track?",
+            "3 EUR a week for the younger one, 6 EUR for the older, paid every Saturday.",
+        ),
+        start=T,
+        title="Pocket money",
+    ),
+    chat(
+        "20261108_100000_e2e2e2",
+        ("What's the babysitter's rate?", "Lea charges 14 EUR an hour."),
+        start=T + 60,
+        title="Babysitter rate",
+    ),
+    chat(
+        "20261108_110000_e3e3e3",
+        ("How are we doing on the holiday savings?", "The pot has 2,340 of 3,000 EUR, 220 a month."),
+        start=T + 120,
+        title="Holiday savings",
+    ),
+    chat(
+        "20261108_120000_e4e4e4",
+        ("We spend too much at the supermarket.", "A weekly envelope of 140 EUR and a Sunday meal plan."),
+        start=T + 180,
+        title="Grocery spending",
+    ),
+    chat(
+        "20261108_130000_e5e5e5",
+        ("Who picks up the kids on Friday?", "Oma picks them up from school at 3."),
+        start=T + 240,
+        title="School pick-up",
+    ),
+]
+
+
+def test_a_chinese_question_is_read_by_the_sentence_model_in_the_dictionarys_english_too(
+    tmp_path, monkeypatch
+):
+    """ "孩子们每周零花钱多少？" asked of a history held in English: the sentence model places the question
+    in Chinese nearer the babysitter's rate and the family's savings than the pocket money, which it does
+    not read as 零花钱. The dictionary reads it as "pocket money allowance", and the model reads that too,
+    its list weighed as the dictionary's words are."""
+    from hermes_trail.index import search as search_module
+    from hermes_trail.index.vectors import encode_pending
+
+    errands = [
+        chat(f"20261107_{n:02d}0000_f0f0f{n}", said, start=T - 86400 + n * 60)
+        for n, said in enumerate(
+            [
+                ("Restart nginx on the web host.", "Restarted; it serves again."),
+                ("Why is the CI build red?", "A flaky test in the payments suite; rerun passed."),
+                ("Rotate the database password.", "Rotated and updated in the vault."),
+                ("Add dark mode to the blog.", "Added a prefers-color-scheme media query."),
+                ("Bump the Node version of the app.", "Node 20 in .nvmrc now."),
+                ("Which port does Grafana listen on?", "Grafana listens on 3000."),
+                ("Compress the product images.", "Converted them to WebP."),
+                ("Set up a cron job for the backups.", "It runs at 03:00 every night."),
+            ]
+        )
+    ]
+    home = write_home(tmp_path / "hermes", [*POCKET_NEIGHBOURS, *errands])
+    path = tmp_path / "index.db"
+    sync_index(path, homes=[home], env={"HERMES_HOME": str(home), "HOME": str(tmp_path)})
+    encode_pending(path, workers=1)
+    read: list[str] = []
+    semantic = search_module._semantic
+
+    def reading(conn, text, filters):
+        read.append(text)
+        return semantic(conn, text, filters)
+
+    monkeypatch.setattr(search_module, "_semantic", reading)
+    result = search(path, "孩子们每周零花钱多少？")
+    assert result.conversations[0].hits[0].session_id == POCKET_MONEY, [
+        c.hits[0].session_id for c in result.conversations
+    ]
+    assert any("pocket" in text and "money" in text for text in read), read

@@ -1647,10 +1647,16 @@ def _search(
         # What the sentence model reads, as locally (spelling.for_the_model).
         model_words = spelling.for_the_model(text, reading.typed, reading.spelled)
         if info.vector and (meaning_text := " ".join(query.as_typed(text, model_words)).strip()):
-            near, meaning, unencoded = _meaning(
-                conn, meaning_text, filters, hosts, info, meaning_weight(reading.typed, reading.dropped)
-            )
+            weight = meaning_weight(reading.typed, reading.dropped)
+            near, meaning, unencoded = _meaning(conn, meaning_text, filters, hosts, info, weight)
             pool += near
+            if read_as:  # the dictionary's English reading, read by the model too, as locally
+                near, read, _ = _meaning(
+                    conn, " ".join(read_as), filters, hosts, info, weight * TRANSLATED_WEIGHT
+                )
+                pool += near
+                for key, z in read.items():
+                    meaning[key] = max(z, meaning.get(key, z))
             if unencoded is None:
                 row = conn.execute(f"SELECT count(*) FROM {_S} WHERE passages = 0").fetchone()
                 unencoded = int(row[0]) if row else None

@@ -1307,6 +1307,20 @@ def _search(
                 weight *= GIST_WEIGHT / SEMANTIC_WEIGHT
             weighed = meaning_evidence([g for g, _ in near], [z for _, z in near], weight)
             pool += [(conv, part * lift) for (conv, part), lift in zip(weighed, lifts, strict=True)]
+            if read_as and by_passages:
+                # A Chinese or Japanese question read as English through the dictionary: the sentence
+                # model reads that too, where it misses a word typed (零花钱 is no nearer "pocket money"
+                # than the babysitter's rate); its list weighs what the dictionary's word list does. Not
+                # the gists' static vectors: they read the words as the word lists do, and a conversation
+                # with three readings of one word (pocket, money, allowance) would count them thrice.
+                near, _ = _semantic(conn, " ".join(read_as), filters)
+                for conv, z in near:
+                    meaning[(conv.store, conv.root)] = max(z, meaning.get((conv.store, conv.root), z))
+                lifts = _across_languages(conn, near, " ".join(read_as))
+                weighed = meaning_evidence(
+                    [g for g, _ in near], [z for _, z in near], weight * TRANSLATED_WEIGHT
+                )
+                pool += [(conv, part * lift) for (conv, part), lift in zip(weighed, lifts, strict=True)]
         if excluded is not None:
             pool = _without_excluded(conn, pool, excluded)
     if pool:
