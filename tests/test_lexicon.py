@@ -231,13 +231,7 @@ def test_an_english_question_finds_the_chinese_session_it_asks_about(tmp_path):
     """ "database backup script" asked in English of a history where that conversation was held in Chinese:
     each English conversation has one of the words, the Chinese one all three, read through the dictionary.
     By meaning alone (the passages encoded) the English one about the backup drive came first."""
-    from hermes_trail.index.vectors import encode_pending
-
-    home = write_home(tmp_path / "hermes", BACKUP_NEIGHBOURS)
-    path = tmp_path / "index.db"
-    sync_index(path, homes=[home], env={"HERMES_HOME": str(home), "HOME": str(tmp_path)})
-    encode_pending(path, workers=1)
-    result = search(path, "database backup script")
+    result = search(_encoded_index(tmp_path, BACKUP_NEIGHBOURS), "database backup script")
     assert result.conversations[0].hits[0].session_id == BACKUP_ZH, [
         c.hits[0].session_id for c in result.conversations
     ]
@@ -341,52 +335,50 @@ POCKET_MONEY = "20261108_090000_e1e1e1"
 # The family's conversations: the pocket money (in English) and its neighbours in meaning, which the
 # sentence model put nearer "孩子们每周零花钱多少？" (how much pocket money do the kids get a week?).
 POCKET_NEIGHBOURS = [
-    chat(
-        POCKET_MONEY,
-        (
-            "Let's finally do pocket money properly. How much, and can you keep track?",
-            "3 EUR a week for the younger one, 6 EUR for the older, paid every Saturday.",
-        ),
-        start=T,
-        title="Pocket money",
-    ),
-    chat(
-        "20261108_100000_e2e2e2",
-        ("What's the babysitter's rate?", "Lea charges 14 EUR an hour."),
-        start=T + 60,
-        title="Babysitter rate",
-    ),
-    chat(
-        "20261108_110000_e3e3e3",
-        ("How are we doing on the holiday savings?", "The pot has 2,340 of 3,000 EUR, 220 a month."),
-        start=T + 120,
-        title="Holiday savings",
-    ),
-    chat(
-        "20261108_120000_e4e4e4",
-        ("We spend too much at the supermarket.", "A weekly envelope of 140 EUR and a Sunday meal plan."),
-        start=T + 180,
-        title="Grocery spending",
-    ),
-    chat(
-        "20261108_130000_e5e5e5",
-        ("Who picks up the kids on Friday?", "Oma picks them up from school at 3."),
-        start=T + 240,
-        title="School pick-up",
-    ),
+    chat(session, said, start=T + 60 * n, title=title)
+    for n, (session, title, said) in enumerate(
+        [
+            (
+                POCKET_MONEY,
+                "Pocket money",
+                (
+                    "Let's finally do pocket money properly. How much, and can you keep track?",
+                    "3 EUR a week for the younger one, 6 EUR for the older, paid every Saturday.",
+                ),
+            ),
+            (
+                "20261108_100000_e2e2e2",
+                "Babysitter rate",
+                ("What's the babysitter's rate?", "Lea charges 14 EUR an hour."),
+            ),
+            (
+                "20261108_110000_e3e3e3",
+                "Holiday savings",
+                ("How are we doing on the holiday savings?", "The pot has 2,340 of 3,000 EUR, 220 a month."),
+            ),
+            (
+                "20261108_120000_e4e4e4",
+                "Grocery spending",
+                (
+                    "We spend too much at the supermarket.",
+                    "A weekly envelope of 140 EUR and a Sunday meal plan.",
+                ),
+            ),
+            (
+                "20261108_130000_e5e5e5",
+                "School pick-up",
+                ("Who picks up the kids on Friday?", "Oma picks them up from school at 3."),
+            ),
+        ]
+    )
 ]
 
 
-def test_a_chinese_question_is_read_by_the_sentence_model_in_the_dictionarys_english_too(
-    tmp_path, monkeypatch
-):
+def test_a_chinese_question_is_read_by_the_sentence_model_in_the_dictionarys_english_too(tmp_path):
     """ "孩子们每周零花钱多少？" asked of a history held in English: the sentence model places the question
     in Chinese nearer the babysitter's rate and the family's savings than the pocket money, which it does
     not read as 零花钱. The dictionary reads it as "pocket money allowance", and the model reads that too,
     its list weighed as the dictionary's words are."""
-    from hermes_trail.index import search as search_module
-    from hermes_trail.index.vectors import encode_pending
-
     errands = [
         chat(f"20261107_{n:02d}0000_f0f0f{n}", said, start=T - 86400 + n * 60)
         for n, said in enumerate(
@@ -402,20 +394,18 @@ def test_a_chinese_question_is_read_by_the_sentence_model_in_the_dictionarys_eng
             ]
         )
     ]
-    home = write_home(tmp_path / "hermes", [*POCKET_NEIGHBOURS, *errands])
-    path = tmp_path / "index.db"
-    sync_index(path, homes=[home], env={"HERMES_HOME": str(home), "HOME": str(tmp_path)})
-    encode_pending(path, workers=1)
-    read: list[str] = []
-    semantic = search_module._semantic
-
-    def reading(conn, text, filters):
-        read.append(text)
-        return semantic(conn, text, filters)
-
-    monkeypatch.setattr(search_module, "_semantic", reading)
-    result = search(path, "孩子们每周零花钱多少？")
+    result = search(_encoded_index(tmp_path, [*POCKET_NEIGHBOURS, *errands]), "孩子们每周零花钱多少？")
     assert result.conversations[0].hits[0].session_id == POCKET_MONEY, [
         c.hits[0].session_id for c in result.conversations
     ]
-    assert any("pocket" in text and "money" in text for text in read), read
+
+
+def _encoded_index(tmp_path: Path, sessions: list) -> Path:
+    """An index of ``sessions`` written by Hermes in a home under ``tmp_path``, their passages encoded."""
+    from hermes_trail.index.vectors import encode_pending
+
+    home = write_home(tmp_path / "hermes", sessions)
+    path = tmp_path / "index.db"
+    sync_index(path, homes=[home], env={"HERMES_HOME": str(home), "HOME": str(tmp_path)})
+    encode_pending(path, workers=1)
+    return path

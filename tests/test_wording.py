@@ -1693,14 +1693,7 @@ DINNER_WORK = "Remind me a day before the Hoffmann dinner and suggest a wine to 
 def dinner_moved(start: float) -> list:
     """:data:`DINNER_SET` (:data:`EARLIER`), :data:`DINNER_MOVED` twelve days later (:data:`LATER`) and
     :data:`DINNER_BESIDE`."""
-    return [
-        chat(EARLIER, DINNER_SET, start=start),
-        chat(LATER, DINNER_MOVED, start=start + 12 * 86400),
-        *(
-            chat(f"20261102_1{n}0000_d1000{n}", said, start=start + n * 60)
-            for n, said in enumerate(DINNER_BESIDE)
-        ),
-    ]
+    return _fact_moved(start, DINNER_SET, DINNER_MOVED, DINNER_BESIDE, "d1000")
 
 
 def test_a_message_asking_for_work_around_a_fact_takes_the_fact_a_later_conversation_changed(tmp_path):
@@ -1875,13 +1868,18 @@ BLOG_WORK = "Add a custom domain to the blog on wherever it's hosted now"
 def blog_moved(start: float) -> list:
     """:data:`BLOG_HOSTED` (:data:`EARLIER`), :data:`BLOG_MOVED` twelve days later (:data:`LATER`) and
     :data:`BLOG_BESIDE`."""
+    return _fact_moved(start, BLOG_HOSTED, BLOG_MOVED, BLOG_BESIDE, "b1000")
+
+
+def _fact_moved(
+    start: float, before: tuple[str, str], after: tuple[str, str], beside: list[tuple[str, str]], tag: str
+) -> list:
+    """``before`` (:data:`EARLIER`), ``after`` twelve days later (:data:`LATER`) and each of ``beside``
+    (sessions ``20261102_1<n>0000_<tag><n>``) a minute apart."""
     return [
-        chat(EARLIER, BLOG_HOSTED, start=start),
-        chat(LATER, BLOG_MOVED, start=start + 12 * 86400),
-        *(
-            chat(f"20261102_1{n}0000_b1000{n}", said, start=start + n * 60)
-            for n, said in enumerate(BLOG_BESIDE)
-        ),
+        chat(EARLIER, before, start=start),
+        chat(LATER, after, start=start + 12 * 86400),
+        *(chat(f"20261102_1{n}0000_{tag}{n}", said, start=start + n * 60) for n, said in enumerate(beside)),
     ]
 
 
