@@ -999,6 +999,21 @@ def asked_file_sessions() -> tuple[str, str, list[SessionSpec]]:
     )
 
 
+def test_a_question_asking_for_a_file_weighs_the_sentence_models_reading_less():
+    """The sentence model reads "churn report airflow dag schedule file" as the file's topic, and on the
+    recall benchmark put a listing of every DAG's file, run again and again, nearer than the edit that wrote
+    it: in a question asking for a file its list weighs half (in the shared index alike: the weight is
+    this function's). A file's size is no file asked for."""
+    share = fusion.SEMANTIC_WEIGHT * fusion.ASKED_FILE_MEANING_SHARE
+    assert (
+        fusion.meaning_weight(["which", "file", "has", "the", "schedule"], ["which", "has", "the"]) == share
+    )
+    assert fusion.meaning_weight(["RandAugment", "の", "どのファイルに追加した"], ["の"]) == share
+    assert fusion.meaning_weight(["churn", "report", "schedule"], []) == fusion.SEMANTIC_WEIGHT
+    assert fusion.meaning_weight(["resulting", "file", "sizes"], []) == fusion.SEMANTIC_WEIGHT
+    assert fusion.asked_file_lift("resulting file sizes") == 1.0
+
+
 def test_a_question_asking_for_a_file_finds_the_edit_that_wrote_it(tmp_path, monkeypatch):
     """ "churn report dag schedule file" asks which file: the edit of ``weekly_churn_report.py`` answers it,
     not the later listing of every DAG's file, whose command output has more of the words."""
