@@ -66,7 +66,9 @@ def newest_first(
     a monthly one"). The newest such conversation leads.
     Sessions people drove only, and the runs of one cron job: a cron run or a sub-agent reports a fact
     more than it states one, but a later run of the same job that says it changed is the fact now.
-    ``present``: the question asks how things stand now (:func:`asks_present`)."""
+    ``present``: the question asks how things stand now (:func:`asks_present`); it is read by the words
+    the leader shares with it (:func:`lead_holds`), as is a question whose rarest words the leader lacks
+    (they say the work a message asks for, not the fact it depends on)."""
     if len(ordered) < 2:
         return ordered
     lead = ordered[0]
