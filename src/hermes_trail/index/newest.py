@@ -96,10 +96,6 @@ def newest_first(
         # wherever it's hosted now": the blog, hosted), and the rarest of them are not the fact's.
         held = lead_holds(lead, typed, said)
         asked = held if len(held) >= 2 else asked
-    rare, by_rarity = rare_words(asked, counts)
-    rare = rare if len(rare) >= 2 else by_rarity[:2]  # at least two
-    if not rare:
-        return ordered
     # A sentence that says a fact changed names the fact: two of the query's words (all when it has
     # fewer), one of them among its rarest, or three of any with one of the rarer half among them (three of
     # its commonest, "renamed the branch, pushed it" for "push got rejected on the hotfix branch, someone
@@ -107,8 +103,9 @@ def newest_first(
     # android gradle plugin needs jdk 17" beside a question on Android 13's notification permission). A
     # question asking how things stand now ("where does redis run now?") wants the newest fact: its
     # rarest word names it ("redis moved to ..."), or two of any ("the staging port is now 6432").
-    named = min(2, len(asked))
-    rarer = by_rarity[: max(2, (len(by_rarity) + 1) // 2)]  # the rarer half of the words any doc has
+    rare, by_rarity, named, rarer = read_for_facts(asked, counts)
+    if not rare:
+        return ordered
 
     def names_fact(sentence: str) -> bool:
         words = [w for w in asked if names_word(sentence, w)]
@@ -146,10 +143,14 @@ def newest_first(
         words = fact_words(" ".join(cut), asked)
         return len(words) >= RESTATED and any(lead_states(word, words) for word in named_here)
 
+    def holds_rare(conv: Conversation) -> bool:
+        """Whether ``conv``'s matching turns have one of the question's rarest words, in some form."""
+        return any(_has(said.get(h.doc, ("", ""))[1], word) for h in conv.hits for word in rare)
+
     def about(conv: Conversation) -> bool:  # one of the rarest words, or as many words as name a fact
         texts_of = [said.get(h.doc, ("", ""))[1] for h in conv.hits]
         return (
-            any(_has(text, word) for text in texts_of for word in rare)
+            holds_rare(conv)
             or any(sum(names_word(text, w) for w in asked) >= NAMED_ALONE for text in texts_of)
             or (
                 conv is not lead
@@ -210,20 +211,12 @@ def newest_first(
                 return True
         return False
 
-    lead_texts = [said.get(h.doc, ("", ""))[1] for h in lead.hits]
-    if (
-        not present
-        and not any(_has(text, word) for text in lead_texts for word in rare)
-        and 2 <= len(held := lead_holds(lead, typed, said)) < len(typed)
-    ):
+    if not present and not holds_rare(lead) and 2 <= len(held := lead_holds(lead, typed, said)) < len(typed):
         # The leader has none of the question's rarest words: they say the work asked for ("remind me a
         # day before the Hoffmann dinner and suggest a wine to bring"), the words it shares with the
         # question name the fact (the Hoffmann dinner), as in a question asking how things stand now.
         asked = held
-        rare, by_rarity = rare_words(asked, counts)
-        rare = rare if len(rare) >= 2 else by_rarity[:2]
-        named = min(2, len(asked))
-        rarer = by_rarity[: max(2, (len(by_rarity) + 1) // 2)]
+        rare, by_rarity, named, rarer = read_for_facts(asked, counts)
         if not rare:
             return ordered
     if not about(lead):
@@ -248,6 +241,17 @@ def newest_first(
     newest = max(later, key=_latest)
     lead.superseded_by = newest.hits[0].session_id if newest.hits else None
     return [newest, *(c for c in ordered if c is not newest)]
+
+
+def read_for_facts(
+    asked: list[str], counts: Callable[[list[str]], dict[str, int]]
+) -> tuple[list[str], list[str], int, list[str]]:
+    """How :func:`newest_first` reads the question's content words ``asked``: its rarest (at least two),
+    every one that matches rarest first (:func:`rare_words`), how many of them a sentence names to name a
+    fact (two, or all when fewer), and the rarer half of those any doc has."""
+    rare, by_rarity = rare_words(asked, counts)
+    rare = rare if len(rare) >= 2 else by_rarity[:2]
+    return rare, by_rarity, min(2, len(asked)), by_rarity[: max(2, (len(by_rarity) + 1) // 2)]
 
 
 def lead_holds(lead: Conversation, asked: list[str], said: dict[int, tuple[str, str]]) -> list[str]:

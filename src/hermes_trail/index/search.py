@@ -363,6 +363,17 @@ def _word_weights(
     return weights
 
 
+def _meaning_pool(
+    conn: sqlite3.Connection, near: list[tuple[Conversation, float]], text: str, weight: float
+) -> list[tuple[Conversation, float]]:
+    """The meaning list ``near`` (the conversations nearest ``text``, with their standings) as evidence
+    weighing ``weight`` (:func:`meaning_evidence`), each lifted as its language asks
+    (:func:`_across_languages`)."""
+    weighed = meaning_evidence([g for g, _ in near], [z for _, z in near], weight)
+    lifts = _across_languages(conn, near, text)
+    return [(conv, part * lift) for (conv, part), lift in zip(weighed, lifts, strict=True)]
+
+
 def _across_languages(
     conn: sqlite3.Connection, near: list[tuple[Conversation, float]], text: str
 ) -> list[float]:
@@ -1301,26 +1312,21 @@ def _search(
                 done, total = vectors.counts(conn)
                 unencoded = max(total - done, 0)
             meaning = {(g.store, g.root): z for g, z in near}
-            lifts = _across_languages(conn, near, meaning_text)
             weight = meaning_weight(reading.typed, reading.dropped)
             if not by_passages:  # the gists' model: static vectors, English only
                 weight *= GIST_WEIGHT / SEMANTIC_WEIGHT
-            weighed = meaning_evidence([g for g, _ in near], [z for _, z in near], weight)
-            pool += [(conv, part * lift) for (conv, part), lift in zip(weighed, lifts, strict=True)]
+            pool += _meaning_pool(conn, near, meaning_text, weight)
             if read_as and by_passages:
                 # A Chinese or Japanese question read as English through the dictionary: the sentence
                 # model reads that too, where it misses a word typed (零花钱 is no nearer "pocket money"
                 # than the babysitter's rate); its list weighs what the dictionary's word list does. Not
                 # the gists' static vectors: they read the words as the word lists do, and a conversation
                 # with three readings of one word (pocket, money, allowance) would count them thrice.
-                near, _ = _semantic(conn, " ".join(read_as), filters)
+                read_text = " ".join(read_as)
+                near, _ = _semantic(conn, read_text, filters)
                 for conv, z in near:
                     meaning[(conv.store, conv.root)] = max(z, meaning.get((conv.store, conv.root), z))
-                lifts = _across_languages(conn, near, " ".join(read_as))
-                weighed = meaning_evidence(
-                    [g for g, _ in near], [z for _, z in near], weight * TRANSLATED_WEIGHT
-                )
-                pool += [(conv, part * lift) for (conv, part), lift in zip(weighed, lifts, strict=True)]
+                pool += _meaning_pool(conn, near, read_text, weight * TRANSLATED_WEIGHT)
         if excluded is not None:
             pool = _without_excluded(conn, pool, excluded)
     if pool:
