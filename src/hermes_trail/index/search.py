@@ -1526,9 +1526,10 @@ def meaning_standing(
                 best, rows = passages.best(encoder.model().encode([text])[0])
                 mean, deviation = float(best.mean()), float(best.std()) or 1.0
                 maybe: dict[int, tuple[int, float]] = {}  # doc: under the floor, held in another language?
+                asker = _about_asker(conn) if vectors.asks_about_asker(text) else set()
                 for i in semantic.top(best, SEMANTIC_TOP):
                     z = (float(best[i]) - mean) / deviation
-                    if best[i] >= vectors.PASSAGE_FLOOR:
+                    if best[i] >= vectors.floor(passages.sessions[i], asker):
                         standing[passages.sessions[i]] = (z, int(passages.docs[rows[i]]))
                     elif vectors.unsure(float(best[i]), z):
                         maybe[int(passages.docs[rows[i]])] = (passages.sessions[i], z)
@@ -1554,6 +1555,14 @@ def meaning_standing(
                     if added == SEMANTIC_TOP:
                         break
     return standing
+
+
+def _about_asker(conn: sqlite3.Connection) -> set[int]:
+    """The index's ids of the memory files a question about the asker reads at a lower floor
+    (:data:`~hermes_trail.index.vectors.ABOUT_ASKER`, of every profile)."""
+    marks = ", ".join("?" for _ in vectors.ABOUT_ASKER)
+    sql = f"SELECT id FROM sessions WHERE kind = 'memory' AND session_id IN ({marks})"
+    return {int(row[0]) for row in conn.execute(sql, vectors.ABOUT_ASKER)}
 
 
 def _heads(conn: sqlite3.Connection, sessions: list[int]) -> dict[int, tuple[Any, ...]]:

@@ -37,7 +37,7 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any, ClassVar, TypeVar
 
@@ -75,6 +75,14 @@ PASSAGE_FLOOR = 0.3
 # the best of an unrelated crowd is itself four or five deviations above it, at 0.25.
 ACROSS_FLOOR = 0.25
 STANDOUT = 4.0
+# ... and a question about the asker ("my diet restrictions", "what role and team do you have on file for
+# me": :func:`~hermes_trail.index.stopwords.speaks_of_self`) reads what Hermes keeps about them and their
+# world (:data:`ABOUT_ASKER`) down to PERSON_FLOOR: an entry is one short fact, further in the model's
+# space from a question than a conversation's passage is ("Vegetarian since 2019; eats fish occasionally."
+# stood at 0.22 from "my diet restrictions", sixth of every session, and no word of it matched). On the
+# recall benchmark's 2,338 tuning questions: five more first, one fewer, at 0.2 and 0.15 alike; 0.25: one.
+PERSON_FLOOR = 0.2
+ABOUT_ASKER = ("USER.md", "MEMORY.md")
 Key = TypeVar("Key")
 
 
@@ -83,6 +91,21 @@ def unsure(cosine: float, standing: float) -> bool:
     of every session's best) says something about the query only if it is held in another language than
     the question (:data:`ACROSS_FLOOR`, :data:`STANDOUT`), under the floor a passage is read at otherwise."""
     return ACROSS_FLOOR <= cosine < PASSAGE_FLOOR and standing >= STANDOUT
+
+
+def floor(session: Key, about_asker: Collection[Key]) -> float:
+    """The cosine a ``session``'s best passage is read at: :data:`PERSON_FLOOR` for one of the memory
+    files a question about the asker reads (``about_asker``: none for any other question), else
+    :data:`PASSAGE_FLOOR`."""
+    return PERSON_FLOOR if session in about_asker else PASSAGE_FLOOR
+
+
+def asks_about_asker(question: str) -> bool:
+    """Whether ``question`` speaks of the asker, by its words as the word index reads them: the local
+    meaning pass and the shared index's ask it alike."""
+    from hermes_trail.index import query, stopwords
+
+    return stopwords.speaks_of_self(query.terms(query.parse(question)))
 
 
 def across(question: str, texts: dict[Key, str]) -> set[Key]:
