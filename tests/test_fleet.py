@@ -1056,6 +1056,25 @@ def test_a_change_announced_or_of_a_questions_commonest_words_reads_there_as_her
     assert _firsts(local)[:2] == _firsts(shared)[:2] == first
 
 
+def test_a_question_on_how_things_stand_now_led_by_a_skill_reads_there_as_here(vector_fleet, tmp_path):
+    """A question asking how things stand now, led by a skill (a procedure, no fact of a day), is read on
+    the conversations under it in the shared index as locally (``test_wording``): the later deploy day
+    leads the release skill and the day it replaced."""
+    from hermesdb import T0, write_home
+    from test_memory_index import _write_skill
+    from test_wording import DEPLOY_DAY, DEPLOY_MOVED, EARLIER, LATER, RELEASE_SKILL, SKILL_ID, _fact_moved
+
+    sessions = _fact_moved(T0, DEPLOY_DAY, DEPLOY_MOVED, [], "d2000")
+    home = write_home(tmp_path / "hermes", [*sessions, *errands(T0, "20261102", "0c0c0c", count=12, step=60)])
+    _write_skill(home, RELEASE_SKILL, name="webshop-release")
+    index = tmp_path / "index.db"
+    sync_index(index, homes=[home], parallel=False)
+    encode_pending(index)
+    push(index, vector_fleet.admin, "mu")
+    local, shared = _both(vector_fleet, index, "mu", "What weekday are shop production releases done on now?")
+    assert _firsts(local)[:3] == _firsts(shared)[:3] == [LATER, SKILL_ID, EARLIER]
+
+
 def test_a_chinese_question_is_read_by_the_model_in_the_dictionarys_english_there_as_here(
     vector_fleet, tmp_path
 ):

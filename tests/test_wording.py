@@ -2809,3 +2809,50 @@ def test_a_phrase_found_in_another_form_is_marked_in_that_form(tmp_path):
         parts = snippet_parts(snippet, " ".join([typed, *respelled]))
         assert [marked] == [text for text, mark in parts if mark], (typed, parts)
     assert MARK_OPEN not in Highlighter(["back up"]).snippet("the background up there", 80)
+
+
+RELEASE_SKILL = """---
+name: webshop-release
+description: Cut and ship a webshop release to production
+---
+# Webshop release
+
+## Steps
+1. Make sure main is green in CI.
+2. Bump the version in shop/__init__.py and write the changelog.
+3. Tag the release; the tag deploys it to production.
+"""
+SKILL_ID = "skill/devops/webshop-release"
+DEPLOY_DAY = (
+    "Which day do we deploy the shop to production?",
+    "Production deploys happen on Tuesdays after the 10:00 standup, never on Fridays.",
+)
+DEPLOY_MOVED = (
+    "Reminder for the team wiki: the shop's production deploy day.",
+    "From this month the shop's production deploys move to Thursdays: Tuesday is now the sales meeting.",
+)
+
+
+def test_a_question_on_how_things_stand_now_led_by_a_skill_takes_the_fact_a_later_conversation_changed(
+    tmp_path,
+):
+    """ "What weekday are shop production releases done on now?": Hermes' release skill answers its words
+    best (release, production, shop), but a skill is a procedure and says no day; of the conversations
+    under it, the later one moved the deploy day, and leads the skill and the day it replaced."""
+    from hermesdb import T0
+    from test_memory_index import _write_skill
+
+    home = tmp_path / "hermes"
+    # Both conversations before the skill was written (as Hermes writes one, today), as in a real history.
+    write_home(home, _fact_moved(T0, DEPLOY_DAY, DEPLOY_MOVED, [], "d2000") + _errands())
+    _write_skill(home, RELEASE_SKILL, name="webshop-release")
+    path = tmp_path / "index.db"
+    sync_index(path, homes=[home], env={"HERMES_HOME": str(home), "HOME": str(tmp_path)})
+    asked = "What weekday are shop production releases done on now?"
+    assert _ranked(path, asked)[:3] == [LATER, SKILL_ID, EARLIER]
+    # Asked of no time in particular, the skill leads, the conversations in the order of their words.
+    assert _ranked(path, "What weekday are shop production releases done on?")[:3] == [
+        SKILL_ID,
+        EARLIER,
+        LATER,
+    ]

@@ -68,9 +68,16 @@ def newest_first(
     more than it states one, but a later run of the same job that says it changed is the fact now.
     ``present``: the question asks how things stand now (:func:`asks_present`); it is read by the words
     the leader shares with it (:func:`lead_holds`), as is a question whose rarest words the leader lacks
-    (they say the work a message asks for, not the fact it depends on)."""
+    (they say the work a message asks for, not the fact it depends on). Such a question led by a skill (a
+    procedure, no fact of a day) is read on the conversations under it, and one promoted there leads."""
     if len(ordered) < 2:
         return ordered
+    if present and ordered[0].hits[0].session_kind == "skill":
+        # A skill is a procedure, not a fact of a day: the conversations under it are read, and one that
+        # superseded the fact they state leads it ("what weekday are shop production releases done on
+        # now?": the release skill, then "deploys happen on Tuesdays", then "deploys move to Thursdays").
+        rest = newest_first(ordered[1:], terms, meaning, answered, texts, counts, present)
+        return [ordered[0], *rest] if rest[0] is ordered[1] else [rest[0], ordered[0], *rest[1:]]
     lead = ordered[0]
     job = cron_job(lead.hits[0].session_id)
     if lead.hits[0].session_kind in SESSION_WEIGHT and job is None:
