@@ -1075,6 +1075,20 @@ def test_a_question_on_how_things_stand_now_led_by_a_skill_reads_there_as_here(v
     assert _firsts(local)[:3] == _firsts(shared)[:3] == [LATER, SKILL_ID, EARLIER]
 
 
+def test_a_change_nearer_a_question_on_how_things_stand_now_than_a_newer_leader_reads_there_as_here(
+    vector_fleet, tmp_path
+):
+    """ "How do I reach Jellyfin now": the older conversation saying Jellyfin is behind the proxy now, nearer
+    the question in meaning than the newest one (which counts the movies and says no change), leads in the
+    shared index as locally (``test_wording``)."""
+    from test_wording import MOVIES, PROXIED, jellyfin_sessions
+
+    index = _pushed_encoded(vector_fleet, tmp_path, "mu", jellyfin_sessions())
+    local, shared = _both(vector_fleet, index, "mu", "how do I reach Jellyfin now")
+    assert _firsts(local)[:1] == _firsts(shared)[:1] == [PROXIED]
+    assert MOVIES in _firsts(shared)
+
+
 def test_a_chinese_question_is_read_by_the_model_in_the_dictionarys_english_there_as_here(
     vector_fleet, tmp_path
 ):

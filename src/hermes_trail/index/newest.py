@@ -47,6 +47,7 @@ def newest_first(
     texts: Callable[[list[int]], dict[int, tuple[str, str]]],
     counts: Callable[[list[str]], dict[str, int]],
     present: bool = False,
+    now: bool = False,
 ) -> list[Conversation]:
     """The leading conversation, unless a later one about the same thing superseded it: when two sessions
     state the same fact, the later one is the fact now (a meeting moved, a service moved host). The older
@@ -69,14 +70,17 @@ def newest_first(
     ``present``: the question asks how things stand now (:func:`asks_present`); it is read by the words
     the leader shares with it (:func:`lead_holds`), as is a question whose rarest words the leader lacks
     (they say the work a message asks for, not the fact it depends on). Such a question led by a skill (a
-    procedure, no fact of a day) is read on the conversations under it, and one promoted there leads."""
+    procedure, no fact of a day) is read on the conversations under it, and one promoted there leads.
+    ``now``: the question says it asks how things stand now (:func:`asks_now`); when no later conversation
+    superseded the leader, one nearer the question in meaning that says the fact changed, of a leader that
+    says no change, leads (:func:`nearer_change`'s reading)."""
     if len(ordered) < 2:
         return ordered
     if present and ordered[0].hits[0].session_kind == "skill":
         # A skill is a procedure, not a fact of a day: the conversations under it are read, and one that
         # superseded the fact they state leads it ("what weekday are shop production releases done on
         # now?": the release skill, then "deploys happen on Tuesdays", then "deploys move to Thursdays").
-        rest = newest_first(ordered[1:], terms, meaning, answered, texts, counts, present)
+        rest = newest_first(ordered[1:], terms, meaning, answered, texts, counts, present, now)
         return [ordered[0], *rest] if rest[0] is ordered[1] else [rest[0], ordered[0], *rest[1:]]
     lead = ordered[0]
     job = cron_job(lead.hits[0].session_id)
@@ -92,7 +96,7 @@ def newest_first(
             else c.hits[0].session_kind not in SESSION_WEIGHT
         )
     ]
-    if not newer:
+    if not newer and not now:
         return ordered
     asked = content_words(terms)
     said = texts([h.doc for c in [lead, *newer] for h in c.hits])
@@ -218,6 +222,37 @@ def newest_first(
                 return True
         return False
 
+    def nearer_change() -> Conversation | None:
+        """Of a question asking how things stand now, the conversation nearer it in meaning than a leader
+        that says no change, which says the fact changed (a person's or a cron job's, the nearest of them):
+        "how do I reach jellyfin now" is led by the newest conversation naming Jellyfin, "how many movies
+        are in jellyfin?", and "jellyfin is behind the proxy now, which port do i use?" is nearer, and
+        older. A leader sharing one word with the question ("jellyfin") has it read by that word."""
+        lead_z = meaning.get((lead.store, lead.root))
+        if lead_z is None:
+            return None
+        nonlocal asked, rare, by_rarity, named, rarer
+        others = [
+            c
+            for c in ordered[1:SUPERSEDED_TOP]
+            if c.hits[0].session_kind not in SESSION_WEIGHT or cron_job(c.hits[0].session_id) is not None
+        ]
+        said.update(texts([h.doc for c in others for h in c.hits if h.doc not in said]))
+        if any(True for _ in changes(stated(lead))):
+            return None
+        if len(one := lead_holds(lead, typed, said)) == 1:
+            asked = one
+            rare, by_rarity, named, rarer = read_for_facts(asked, counts)
+        nearer = [
+            c
+            for c in others
+            if (z := meaning.get((c.store, c.root))) is not None
+            and z > lead_z
+            and about(c)
+            and says_changed(c)
+        ]
+        return max(nearer, key=lambda c: meaning[(c.store, c.root)], default=None)
+
     if not present and not holds_rare(lead) and 2 <= len(held := lead_holds(lead, typed, said)) < len(typed):
         # The leader has none of the question's rarest words: they say the work asked for ("remind me a
         # day before the Hoffmann dinner and suggest a wine to bring"), the words it shares with the
@@ -243,6 +278,8 @@ def newest_first(
         # change, is the change of that fact; the later one changed something else.
         if near and about(conv) and says_changed(conv):
             later.append(conv)
+    if not later and now and (nearer := nearer_change()) is not None:
+        return [nearer, *(c for c in ordered if c is not nearer)]
     if not later:
         return ordered
     newest = max(later, key=_latest)
@@ -445,6 +482,12 @@ _WHERE = re.compile(
     r"|哪里|哪儿|在哪|どこ",
     re.IGNORECASE,
 )
+
+
+def asks_now(typed: list[str]) -> bool:
+    """Whether a question (its ``typed`` words) says it asks how things stand now ("how do I reach jellyfin
+    now", "the current bootstrap servers"), not only where something is."""
+    return _PRESENT.search(" ".join(typed)) is not None
 
 
 def asks_present(typed: list[str]) -> bool:

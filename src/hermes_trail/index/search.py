@@ -69,7 +69,7 @@ from hermes_trail.index.fusion import (
     meaning_weight,
     rarity,
 )
-from hermes_trail.index.newest import about_terms, asks_present, names_word, newest_first
+from hermes_trail.index.newest import about_terms, asks_now, asks_present, names_word, newest_first
 from hermes_trail.index.results import MARK_CLOSE, MARK_OPEN, Conversation, Hit, SearchResult
 
 # How many of the newest matches each index gives before scoring; a query with more is ranked in this window.
@@ -887,6 +887,7 @@ def _newest_first(
     answered: dict[tuple[str, str], float],
     present: bool,
     doc_count: _DocCounts,
+    now: bool = False,
 ) -> list[Conversation]:
     """:func:`newest_first` over this index: its docs' texts and its word counts."""
 
@@ -900,7 +901,7 @@ def _newest_first(
         # it: the word index holds a run as one word, and counted none of the docs of "定例会議は来週から".
         return {w: doc_count(w, "docs_cjk") if cjk.has_cjk(w) else doc_count(w) for w in words}
 
-    return newest_first(ordered, terms, meaning, answered, texts, counts, present)
+    return newest_first(ordered, terms, meaning, answered, texts, counts, present, now)
 
 
 def search(
@@ -1337,7 +1338,9 @@ def _search(
     present = asks_present(reading.typed)
     lift_profiles(ordered, reading.profiles, reading.sources, reading.projects)
     asked = about_terms(terms, text)
-    ordered = _newest_first(conn, ordered, asked, meaning, answered, present, doc_count)
+    ordered = _newest_first(
+        conn, ordered, asked, meaning, answered, present, doc_count, asks_now(reading.typed)
+    )
     ordered = ordered[:limit]
     conversations = []
     for group in ordered:
