@@ -2899,3 +2899,35 @@ def test_a_question_on_how_things_stand_now_takes_a_change_nearer_it_than_a_newe
     # Read as not asking how things stand now, the newest conversation leads.
     monkeypatch.setattr(search_module, "asks_now", lambda typed: False)
     assert _ranked(path, "how do I reach Jellyfin now")[0] == MOVIES
+
+
+def test_a_fact_changed_twice_leads_with_its_latest_change():
+    """The blog moved off Netlify to Cloudflare Pages, and later again to GitHub Pages: the second move is
+    too far from "where is the blog hosted and how does it deploy" to supersede the first answer itself, but
+    near enough the first move, which superseded it. Read again with the first move leading, the second
+    leads, each conversation marked as superseded by the next."""
+
+    def conversation(root: str, doc: int, when: float, score: float) -> Conversation:
+        hit = SimpleNamespace(doc=doc, time=when, score=score, session_kind="interactive", session_id=root)
+        return Conversation("store", root, [hit])
+
+    said = {
+        1: ("reply", "the blog is hosted on netlify, deployed from the main branch."),
+        2: ("reply", "the blog is now hosted on cloudflare pages; the netlify site is deleted."),
+        3: ("reply", "the blog is now hosted on github pages, built by the pages workflow on every push."),
+    }
+    counts = {"blog": 50, "hosted": 6, "deploy": 9}
+    # The words answer the first far better than either move (they asked as the question does).
+    old = conversation("old", 1, T, 0.3)
+    moved, again = conversation("moved", 2, T + 86400, 0.08), conversation("again", 3, T + 2 * 86400, 0.07)
+    ranked = newest.newest_first(
+        [old, moved, again],
+        ["blog", "hosted", "deploy"],
+        {("store", "old"): 6.7, ("store", "moved"): 2.95, ("store", "again"): 2.56},
+        {},
+        lambda docs: {d: said[d] for d in docs},
+        lambda words: {w: counts.get(w, 0) for w in words},
+        present=True,
+    )
+    assert [c.root for c in ranked] == ["again", "moved", "old"]
+    assert (old.superseded_by, moved.superseded_by, again.superseded_by) == ("moved", "again", None)

@@ -73,7 +73,8 @@ def newest_first(
     procedure, no fact of a day) is read on the conversations under it, and one promoted there leads.
     ``now``: the question says it asks how things stand now (:func:`asks_now`); when no later conversation
     superseded the leader, one nearer the question in meaning that says the fact changed, of a leader that
-    says no change, leads (:func:`nearer_change`'s reading)."""
+    says no change, leads (:func:`nearer_change`'s reading). A conversation promoted is read as the leader
+    in turn: a fact changed twice leads with its latest change."""
     if len(ordered) < 2:
         return ordered
     if present and ordered[0].hits[0].session_kind == "skill":
@@ -284,7 +285,11 @@ def newest_first(
         return ordered
     newest = max(later, key=_latest)
     lead.superseded_by = newest.hits[0].session_id if newest.hits else None
-    return [newest, *(c for c in ordered if c is not newest)]
+    # The fact may have changed again since, in a conversation nearer the newer one than the leader: read
+    # again with the newer one leading ("the blog is now hosted on github pages" after "now hosted on
+    # cloudflare pages", which had moved it off netlify). Each reading leads with a later conversation.
+    promoted = [newest, *(c for c in ordered if c is not newest)]
+    return newest_first(promoted, terms, meaning, answered, texts, counts, present, now)
 
 
 def read_for_facts(
