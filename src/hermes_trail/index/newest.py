@@ -59,7 +59,8 @@ def newest_first(
     query in meaning (at least :data:`SUPERSEDED_MEANING` of the leader's standing, when the meaning pass
     ran) or answers its words nearly as well (:data:`SUPERSEDED_BAND` of the leader's score, both with every
     word when both have them), and says in a turn a person or the agent said that it changed ("moved",
-    "now", "no longer", ...), or has a person announce a change just before naming the fact
+    "now", "no longer", ...) naming a word the leader said the fact with, or has a person announce a change
+    just before naming the fact
     (:func:`announces_change`), or names one of the question's rarer words in a turn with two words the
     leader states that fact with (``restates_lead``: the leader's fact in its own words), in at least as
     many of the query's words as the leader names in a change of its own ("backup retention is now 14
@@ -119,8 +120,21 @@ def newest_first(
     if not rare:
         return ordered
 
+    @functools.cache
+    def lead_named(words: tuple[str, ...]) -> frozenset[str]:
+        """Which of the question's ``words`` the leader names in what a person or the agent said in it."""
+        stated_by_lead = [
+            text for kind, text in (said.get(h.doc, ("", "")) for h in lead.hits) if kind in STATED
+        ]
+        return frozenset(w for w in words if any(names_word(text, w) for text in stated_by_lead))
+
     def names_fact(sentence: str) -> bool:
         words = [w for w in asked if names_word(sentence, w)]
+        # The leader's fact, named by a word the leader said it with: "the ssh-agent now starts as a systemd
+        # user service ... once per login" names two of "reporting user pg login fails after pw rotation",
+        # neither of which the conversation it would supersede said (its tool's output did: "for user").
+        if (stated := lead_named(tuple(asked))) and not stated.intersection(words):
+            return False
         if present:
             return by_rarity[0] in words or len(words) >= named
         return (any(w in rare for w in words) and len(words) >= named) or (
