@@ -978,7 +978,7 @@ def test_a_change_said_after_a_semicolon_supersedes_there_as_here(vector_fleet, 
 
 
 @pytest.mark.parametrize(
-    "case", ["announced", "commonest", "fewer", "work", "restated", "clause", "errand", "unsaid"]
+    "case", ["announced", "commonest", "fewer", "work", "restated", "clause", "errand", "unsaid", "rarest"]
 )
 def test_a_change_announced_or_of_a_questions_commonest_words_reads_there_as_here(
     vector_fleet, tmp_path, case
@@ -989,7 +989,8 @@ def test_a_change_announced_or_of_a_questions_commonest_words_reads_there_as_her
     by the words the leader shares with it; a change naming the fact in the leader's words supersedes it,
     and one said in a clause referring back to a clause naming it; a message asking for work whose rarest
     words the leader lacks is read by the words the leader shares with it; a change naming none of the
-    words the leader said the fact with does not supersede it; in the shared index as locally
+    words the leader said the fact with does not supersede it, nor a change of how things stand now naming
+    none of the question's rarest words; in the shared index as locally
     (``test_wording``; with pgvector: the meaning pass places both)."""
     from hermesdb import T0, chat
     from test_wording import (
@@ -999,10 +1000,13 @@ def test_a_change_announced_or_of_a_questions_commonest_words_reads_there_as_her
         LATER,
         NAS_BEFORE,
         NAS_CHANGED,
+        NODE_BUMPED,
         PUSHED_ALONE,
         PUSHED_BEFORE,
         PUSHED_RENAMED,
+        REACT_NATIVE_NOW,
         RETENTION_CHANGED,
+        RN_CHECKED,
         ROTATED,
         ROTATION_ERROR,
         SSH_AGENT,
@@ -1013,10 +1017,13 @@ def test_a_change_announced_or_of_a_questions_commonest_words_reads_there_as_her
         VAL_ACC_REPLACED,
         blog_moved,
         dinner_moved,
+        react_native_and_node,
         rotated_and_ssh_agent,
     )
 
-    if case == "unsaid":
+    if case == "rarest":
+        question, first, sessions = REACT_NATIVE_NOW, [RN_CHECKED, NODE_BUMPED], react_native_and_node()
+    elif case == "unsaid":
         question, first, sessions = ROTATION_ERROR, [ROTATED, SSH_AGENT], rotated_and_ssh_agent()
     elif case == "errand":
         question, first, sessions = DINNER_WORK, [LATER, EARLIER], dinner_moved(T0)

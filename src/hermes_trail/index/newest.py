@@ -115,7 +115,9 @@ def newest_first(
     # else pushed first?", name a topic). One word is a topic, not a fact ("the new
     # android gradle plugin needs jdk 17" beside a question on Android 13's notification permission). A
     # question asking how things stand now ("where does redis run now?") wants the newest fact: its
-    # rarest word names it ("redis moved to ..."), or two of any ("the staging port is now 6432").
+    # rarest word names it ("redis moved to ..."), or two of any with one of its rarest among them ("the
+    # staging port is now 6432"; not "the mobile app's node version is now 20" of the react native version
+    # the mobile app currently uses).
     rare, by_rarity, named, rarer = read_for_facts(asked, counts)
     if not rare:
         return ordered
@@ -136,7 +138,7 @@ def newest_first(
         if (stated := lead_named(tuple(asked))) and not stated.intersection(words):
             return False
         if present:
-            return by_rarity[0] in words or len(words) >= named
+            return by_rarity[0] in words or (len(words) >= named and any(w in rare for w in words))
         return (any(w in rare for w in words) and len(words) >= named) or (
             len(words) >= NAMED_ALONE and any(w in rarer for w in words)
         )
