@@ -3005,3 +3005,18 @@ def test_a_change_of_how_things_stand_now_names_one_of_the_questions_rarest_word
     path = _index_of(tmp_path, react_native_and_node())
     encode_pending(path, workers=1)
     assert _ranked(path, REACT_NATIVE_NOW)[:2] == [RN_CHECKED, NODE_BUMPED]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "word", "named"),
+    [
+        ("done: the ml-pipeline now uses python 3.12;", "pip", False),  # no "pipeline"
+        ("pip install now takes a second;", "pip", True),
+        ("both apps now use node 20;", "app", True),  # an inflection
+        ("the logistics partner moved;", "log", False),
+        ("production deploys moved to thursday;", "prod", True),  # a longer word starts what it names
+        ("deploys moved to thursday;", "deploy", True),
+    ],
+)
+def test_a_short_word_names_itself_or_an_inflection_not_a_longer_word_it_starts(sentence, word, named):
+    assert newest.names_word(sentence, word) is named

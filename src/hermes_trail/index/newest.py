@@ -444,6 +444,14 @@ def fact_words(sentence: str, asked: list[str]) -> frozenset[str]:
     return frozenset(w for w in found if not stopwords.is_stopword(w) and not _CHANGED.fullmatch(w))
 
 
+# A question's word of this many letters or fewer names only itself or an inflection of it (at most
+# INFLECTION letters more: "apps", "logs", "pips"), not a longer word it starts: "pip" in "the ml-pipeline
+# now uses python 3.12" superseded the move from pip-tools to uv. A longer one starts what it names
+# ("prod": production deploys).
+SHORT_WORD = 3
+INFLECTION = 3
+
+
 def names_word(sentence: str, word: str) -> bool:
     """Whether ``sentence`` has ``word`` (lower case) where a word starts (``deploy`` in "deploys", not
     ``cache`` in "elasticache"; ``call`` in "on-call"), and not as a part of a name (``cache`` or ``shop``
@@ -452,7 +460,10 @@ def names_word(sentence: str, word: str) -> bool:
     Chinese or Japanese word anywhere, as those have no spaces."""
     if cjk.has_cjk(word) or word not in sentence:  # (the second: most words are in no sentence, cheaply)
         return word in sentence
-    for found in re.finditer(r"(?<![\w./])" + re.escape(word), sentence):
+    pattern = r"(?<![\w./])" + re.escape(word)
+    if len(word) <= SHORT_WORD:  # itself or an inflection of it, not a longer word it starts
+        pattern += rf"(?![^\W\d_]{{{INFLECTION + 1}}})"
+    for found in re.finditer(pattern, sentence):
         start = found.start()
         token = _TOKEN.search(sentence, sentence.rfind(" ", 0, start) + 1)
         if token is None or not _NAME_SEPARATOR.search(token[0].rstrip(".,;:!?)\"'")):
