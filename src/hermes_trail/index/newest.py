@@ -10,6 +10,7 @@ import functools
 import re
 from collections.abc import Callable, Iterator
 from itertools import pairwise
+from typing import Any
 
 from hermes_trail.index import cjk, plan, stopwords
 from hermes_trail.index.fusion import RARE_CAP, SESSION_WEIGHT
@@ -78,6 +79,7 @@ def newest_first(
     in turn: a fact changed twice leads with its latest change."""
     if len(ordered) < 2:
         return ordered
+    texts, counts = _kept(texts), _kept(counts)  # read again (:func:`_promoted`), nothing is asked twice
     if present and ordered[0].hits[0].session_kind == "skill":
         # A skill is a procedure, not a fact of a day: the conversations under it are read, and one that
         # superseded the fact they state leads it ("what weekday are shop production releases done on
@@ -98,8 +100,8 @@ def newest_first(
             else c.hits[0].session_kind not in SESSION_WEIGHT
         )
     ]
-    if not newer and not now:
-        return ordered
+    if not newer and not (now and (lead.store, lead.root) in meaning):
+        return ordered  # nothing later, and no nearer change to read (it needs the leader's meaning)
     asked = content_words(terms)
     said = texts([h.doc for c in [lead, *newer] for h in c.hits])
     typed = asked
@@ -306,6 +308,24 @@ def newest_first(
     # cloudflare pages", which had moved it off netlify). Each reading leads with a later conversation.
     promoted = [newest, *(c for c in ordered if c is not newest)]
     return newest_first(promoted, terms, meaning, answered, texts, counts, present, now)
+
+
+class _Kept:
+    """A look-up (a doc's text, a word's count) that asks only for the keys it was not asked before: the
+    rule reads again with each conversation it promotes, mostly the same docs and words."""
+
+    def __init__(self, look_up: Callable[[list[Any]], dict[Any, Any]]) -> None:
+        self.look_up = look_up
+        self.known: dict[Any, Any] = {}
+
+    def __call__(self, keys: list[Any]) -> dict[Any, Any]:
+        if wanted := [k for k in dict.fromkeys(keys) if k not in self.known]:
+            self.known.update(self.look_up(wanted))
+        return {k: self.known[k] for k in keys if k in self.known}
+
+
+def _kept(look_up: Any) -> Any:
+    return look_up if isinstance(look_up, _Kept) else _Kept(look_up)
 
 
 def read_for_facts(
