@@ -79,7 +79,8 @@ def newest_first(
     in turn: a fact changed twice leads with its latest change."""
     if len(ordered) < 2:
         return ordered
-    texts, counts = _kept(texts), _kept(counts)  # read again (:func:`_promoted`), nothing is asked twice
+    # Read again with each conversation promoted (below): nothing is asked of the index twice.
+    texts, counts = _kept(texts), _kept(counts)
     if present and ordered[0].hits[0].session_kind == "skill":
         # A skill is a procedure, not a fact of a day: the conversations under it are read, and one that
         # superseded the fact they state leads it ("what weekday are shop production releases done on
@@ -105,11 +106,17 @@ def newest_first(
     asked = content_words(terms)
     said = texts([h.doc for c in [lead, *newer] for h in c.hits])
     typed = asked
+
+    @functools.cache
+    def held_by_lead() -> list[str]:
+        """The question's words the leader's matching turns have (:func:`lead_holds`; read once)."""
+        return lead_holds(lead, typed, said)
+
     if present:
         # How things stand now: the fact is named by the words the leading conversation shares with the
         # question; the others say what to do with it ("add a custom domain and HTTPS to the blog on
         # wherever it's hosted now": the blog, hosted), and the rarest of them are not the fact's.
-        held = lead_holds(lead, typed, said)
+        held = held_by_lead()
         asked = held if len(held) >= 2 else asked
     # A sentence that says a fact changed names the fact: two of the query's words (all when it has
     # fewer), one of them among its rarest, or three of any with one of the rarer half among them (three of
@@ -241,15 +248,13 @@ def newest_first(
                 return True
         return False
 
-    def nearer_change() -> Conversation | None:
+    def nearer_change(lead_z: float) -> Conversation | None:
         """Of a question asking how things stand now, the conversation nearer it in meaning than a leader
         that says no change, which says the fact changed (a person's or a cron job's, the nearest of them):
         "how do I reach jellyfin now" is led by the newest conversation naming Jellyfin, "how many movies
         are in jellyfin?", and "jellyfin is behind the proxy now, which port do i use?" is nearer, and
-        older. A leader sharing one word with the question ("jellyfin") has it read by that word."""
-        lead_z = meaning.get((lead.store, lead.root))
-        if lead_z is None:
-            return None
+        older. A leader sharing one word with the question ("jellyfin") has it read by that word; ``lead_z``:
+        the leader's standing in meaning."""
         nonlocal asked, rare, by_rarity, named, rarer
         others = [
             c
@@ -257,9 +262,9 @@ def newest_first(
             if c.hits[0].session_kind not in SESSION_WEIGHT or cron_job(c.hits[0].session_id) is not None
         ]
         said.update(texts([h.doc for c in others for h in c.hits if h.doc not in said]))
-        if any(True for _ in changes(stated(lead))):
+        if any(changes(stated(lead))):
             return None
-        if len(one := lead_holds(lead, typed, said)) == 1:
+        if len(one := held_by_lead()) == 1:
             asked = one
             rare, by_rarity, named, rarer = read_for_facts(asked, counts)
         nearer = [
@@ -272,7 +277,7 @@ def newest_first(
         ]
         return max(nearer, key=lambda c: meaning[(c.store, c.root)], default=None)
 
-    if not present and not holds_rare(lead) and 2 <= len(held := lead_holds(lead, typed, said)) < len(typed):
+    if not present and not holds_rare(lead) and 2 <= len(held := held_by_lead()) < len(typed):
         # The leader has none of the question's rarest words: they say the work asked for ("remind me a
         # day before the Hoffmann dinner and suggest a wine to bring"), the words it shares with the
         # question name the fact (the Hoffmann dinner), as in a question asking how things stand now.
@@ -297,7 +302,7 @@ def newest_first(
         # change, is the change of that fact; the later one changed something else.
         if near and about(conv) and says_changed(conv):
             later.append(conv)
-    if not later and now and (nearer := nearer_change()) is not None:
+    if not later and now and lead_z is not None and (nearer := nearer_change(lead_z)) is not None:
         return [nearer, *(c for c in ordered if c is not nearer)]
     if not later:
         return ordered
