@@ -50,3 +50,29 @@ def test_the_window_is_around_a_word_that_starts_with_the_term():
     snippet = highlight(text, ["ins"], 60)
     assert "«ins»tall" in snippet and "cabins" not in snippet
     assert highlight("pytest -q", ["test"], 40) == "pytest -q"  # nowhere at a word start: the start
+
+
+# Texts and terms where a mark's look behind and a stem's form decide: a term inside a word, after an
+# underscore or a mark, a stem's other form, a phrase in other forms, accents, full-width letters, Chinese.
+_PLACES = [
+    ("latest tests: pytest test_login retest_all", ["test"]),
+    ("authorized the authorization; reauthorize", ["authorized"]),
+    ("we backed up the disks, then back-ups ran", ["back up", "disk"]),
+    ("start_period period-ending periodic", ["period"]),
+    ("#deploy deploy_all redeploy $NODE_ENV node_env", ["#deploy", "$NODE_ENV"]),
+    ("café cafe CAFÉ ＡＰＩ api", ["cafe", "api"]),
+    ("用Docker部署 docker-compose 部署", ["docker", "部署"]),
+    ("cities city's citizen", ["city"]),
+]
+
+
+def test_marks_are_looked_for_only_where_one_may_begin_and_found_where_every_place_is_tried():
+    """The highlighter tries its pattern only where a term (or a stem's start) begins; the marks must be
+    those a scan trying every character finds, in order."""
+    for text, terms in _PLACES:
+        marker = Highlighter(terms)
+        assert marker.mark is not None
+        for read in (text, text.lower(), "x" + text, text + " " + text):
+            fast = [m.span() for m in marker._marks(marker.mark, read)]
+            assert fast == [m.span() for m in marker.mark.finditer(read)], (terms, read)
+            assert fast, (terms, read)

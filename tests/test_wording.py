@@ -3020,3 +3020,25 @@ def test_a_change_of_how_things_stand_now_names_one_of_the_questions_rarest_word
 )
 def test_a_short_word_names_itself_or_an_inflection_not_a_longer_word_it_starts(sentence, word, named):
     assert newest.names_word(sentence, word) is named
+
+
+@pytest.mark.parametrize(
+    "turn",
+    [
+        "turn right. now the proxy runs on the nas",
+        "two files changed;\nthe cron job moved to 03:00",
+        "it works right now; no longer flaky",
+        "we switched\nto uv. pip-tools is gone",
+        "周会现在改到周三。房间不变",
+        "le serveur a été déplacé. maintenant il tourne sur le nas",
+    ],
+)
+def test_a_word_of_change_lies_inside_one_sentence_so_a_turn_without_one_is_not_cut(turn: str):
+    """The rule of the newest fact cuts a turn into sentences only when the whole turn has a word of change
+    (``newest_first``'s ``changes``): that reads the same only if every sentence saying a change is a turn
+    saying one, at the same place, look behinds and all ("right now" is no change; "right. now" is)."""
+    asked = ["proxy", "cron", "flaky", "pip", "周会", "serveur"]
+    cut = newest.sentences(turn)
+    said = [s for s in newest.clauses_named(cut, asked) if newest.says_change(s)]
+    assert said, turn
+    assert newest.says_change(turn)

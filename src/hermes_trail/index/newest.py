@@ -192,23 +192,18 @@ def newest_first(
             or (
                 conv is not lead
                 and any(w in text for text in texts_of for w in rarer)
-                and any(restates_lead(s, cut) for s, cut in changes(stated(conv)))
+                and any(restates_lead(s, cut) for s, cut in changes(conv))
             )
         )
 
-    def stated(conv: Conversation) -> Iterator[tuple[str, list[str]]]:
-        """What a person or the agent said in the conversation's matching turns (not a tool's output):
-        each turn's kind and its sentences, cut as they are read (most reads stop at the first change)."""
-        found = (said.get(h.doc, ("", "")) for h in conv.hits)
-        return ((kind, sentences(text)) for kind, text in found if kind in STATED)
-
-    def changes(turns: Iterator[tuple[str, list[str]]]) -> Iterator[tuple[str, list[str]]]:
-        """The sentences of ``turns`` (:func:`stated`) that say something changed, in order, each with its
-        turn's sentences."""
-        cuts = (cut for _, cut in turns)
-        return (
-            (sentence, cut) for cut in cuts for sentence in clauses_named(cut, asked) if says_change(sentence)
-        )
+    def changes(conv: Conversation) -> Iterator[tuple[str, list[str]]]:
+        """The sentences of what a person or the agent said in ``conv``'s matching turns that say something
+        changed, in order, each with its turn's sentences. A turn with no word of change is not cut: a
+        word of change lies inside one sentence (none holds a sentence's end), read there as in the turn."""
+        for kind, text in (said.get(h.doc, ("", "")) for h in conv.hits):
+            if kind in STATED and says_change(text):
+                cut = sentences(text)
+                yield from ((s, cut) for s in clauses_named(cut, asked) if says_change(s))
 
     def names(sentence: str) -> int:
         """How many of the query's words ``sentence`` names (:func:`names_word`)."""
@@ -220,7 +215,7 @@ def newest_first(
         once the fact is named)."""
         seen: list[str] = []
         most = -1  # not counted yet
-        for sentence, cut in changes(stated(conv)):
+        for sentence, cut in changes(conv):
             seen.append(sentence)
             if most < 0 and not (names_fact(sentence) or restates_lead(sentence, cut)):
                 continue
@@ -228,7 +223,9 @@ def newest_first(
             if not lead_says_more(most):
                 return True
         if most < 0 and any(
-            announces_change(cut, asked, names_fact) for kind, cut in stated(conv) if kind == "prompt"
+            announces_change(sentences(text), asked, names_fact)
+            for kind, text in (said.get(h.doc, ("", "")) for h in conv.hits)
+            if kind == "prompt"
         ):
             return not lead_says_more(max((names(s) for s in seen), default=0))
         return False
@@ -242,7 +239,7 @@ def newest_first(
             return False
         for hit in lead.hits:
             kind, text = said.get(hit.doc, ("", ""))
-            if kind not in STATED or sum(w in text for w in asked) <= named:
+            if kind not in STATED or sum(w in text for w in asked) <= named or not says_change(text):
                 continue
             if any(names(s) > named and says_change(s) for s in clauses_named(sentences(text), asked)):
                 return True
@@ -262,7 +259,7 @@ def newest_first(
             if c.hits[0].session_kind not in SESSION_WEIGHT or cron_job(c.hits[0].session_id) is not None
         ]
         said.update(texts([h.doc for c in others for h in c.hits if h.doc not in said]))
-        if any(changes(stated(lead))):
+        if any(changes(lead)):
             return None
         if len(one := held_by_lead()) == 1:
             asked = one

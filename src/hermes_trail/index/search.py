@@ -23,7 +23,7 @@ import re
 import sqlite3
 import time
 import unicodedata
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -631,13 +631,21 @@ class Highlighter:
         # checked to have its word's stem. A snippet marked nothing there, and the web page took the answer
         # for one only near in meaning.
         self.phrase_stems: dict[str, list[str]] = {}
+        self.phrase_words: list[str] = []
         for at, phrase in enumerate(t for t in words if " " in t and t.isascii()):
             parts = phrase.split()
             if all(part.isalpha() for part in parts):
+                self.phrase_words.append(phrase)
                 body = r"[\W_]+".join(re.escape(plan.title_part(part)) + "[a-z]*" for part in parts)
                 marked.append(rf"(?<![^\W_])(?P<p{at}>{body})(?![^\W_])")
                 self.phrase_stems[f"p{at}"] = [plan.stem(part) for part in parts]
         self.mark = re.compile("|".join(marked), re.IGNORECASE) if words else None
+        # Where a mark may begin: every alternative of ``mark`` without the look behind that starts it (a
+        # word's start), which keeps the regex engine from trying each alternative at every character (a
+        # pattern led by a look behind has no first letters to skip ahead by): six times faster on a turn.
+        starts = [*self.bodies.values(), *(re.escape(start) for start, _ in _stem_forms(self.words))]
+        starts += [re.escape(plan.title_part(phrase.split()[0])) for phrase in self.phrase_words]
+        self._may_begin = re.compile("|".join(starts), re.IGNORECASE) if words else None
         self._spaced: re.Pattern[str] | None = None
 
     def _verified(self, found: re.Match[str]) -> bool:
@@ -650,8 +658,25 @@ class Highlighter:
             return len(said) == len(stems) and all(map(lambda w, s: plan.stem(w) == s, said, stems))
         return plan.stem(found.group().lower()) == self.stems[found.lastgroup]
 
+    def _marks(self, pattern: re.Pattern[str], text: str) -> Iterator[re.Match[str]]:
+        """``pattern.finditer(text)``, the same matches; for :attr:`mark`, tried only where one may begin
+        (:attr:`_may_begin`): the leftmost place ``mark`` matches is a place that pattern matches, and
+        ``match`` there tries the alternatives in the order ``finditer`` would (its look behinds read the
+        text before that place)."""
+        if pattern is not self.mark or self._may_begin is None:
+            yield from pattern.finditer(text)
+            return
+        at = 0
+        while (begins := self._may_begin.search(text, at)) is not None:
+            found = pattern.match(text, begins.start())
+            if found is None:
+                at = begins.start() + 1
+                continue
+            yield found
+            at = found.end()  # every alternative holds a letter: no empty match
+
     def _first(self, pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
-        return next((m for m in pattern.finditer(text) if self._verified(m)), None)
+        return next((m for m in self._marks(pattern, text) if self._verified(m)), None)
 
     def _mark_in(self, text: str) -> re.Pattern[str] | None:
         """The pattern that marks ``text``: in a text past ASCII a word also starts where a run of Chinese,
@@ -693,21 +718,17 @@ class Highlighter:
             return text[:chars].rstrip() + ("…" if len(text) > chars else "")
         start = max(0, found.start() - chars // 3)
         window = text[start : start + chars]
-        if window.isascii():
-            marked = self.mark.sub(
-                lambda m: f"{MARK_OPEN}{m.group()}{MARK_CLOSE}" if self._verified(m) else m.group(), window
-            )
-        else:  # read as the word index reads it, marked as written (the same length)
-            mark = self._mark_in(window)
-            assert mark is not None
-            parts, at = [], 0
-            for match in mark.finditer(seen(window)):
-                if not self._verified(match):
-                    continue
-                begin, at_end = match.span()
-                parts += [window[at:begin], MARK_OPEN, window[begin:at_end], MARK_CLOSE]
-                at = at_end
-            marked = "".join([*parts, window[at:]])
+        # Read as the word index reads it (past ASCII), marked as written (the same length).
+        mark = self._mark_in(window)
+        assert mark is not None
+        parts, at = [], 0
+        for match in self._marks(mark, seen(window)):
+            if not self._verified(match):
+                continue
+            begin, at_end = match.span()
+            parts += [window[at:begin], MARK_OPEN, window[begin:at_end], MARK_CLOSE]
+            at = at_end
+        marked = "".join([*parts, window[at:]])
         # What ends the window is a word, not the line break an output ends with (shown as ⏎ on the web).
         return ("…" if start else "") + marked.rstrip() + ("…" if start + chars < len(text) else "")
 
