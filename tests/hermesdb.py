@@ -460,6 +460,19 @@ def write_home(
     return home
 
 
+def encoded_index(index: Path, home: Path, env: dict[str, str] | None = None) -> Path:
+    """``index`` of the Hermes ``home`` (built as a user's home would be: ``HOME`` its parent), with every
+    session's passages encoded (the vector stage run whole, on one worker): what a test of search by
+    meaning reads."""
+    from hermes_trail.index.sync import sync_index
+    from hermes_trail.index.vectors import encode_pending
+
+    env = {"HERMES_HOME": str(home), "HOME": str(home.parent)} if env is None else env
+    sync_index(index, homes=[home], env=env)
+    encode_pending(index, workers=1)
+    return index
+
+
 # The home the agent-facing doors (the service, the MCP server) are tested on: a chat and a coding session,
 # one holding a token, one forging the recall frame (a nested close tag too), one too long for a page, one
 # with a turn wider than any budget, and a chat in the profile "work".

