@@ -405,21 +405,102 @@ def announces_change(cut: list[str], asked: list[str], names_fact: Callable[[str
 # The same in the other languages indexed (German, French, Spanish, Italian, Portuguese, Dutch; Chinese and
 # Japanese, written without spaces, matched anywhere): a moved meeting or a migrated service said in any of
 # them supersedes what was said before, as in English. The texts it is read in are in lower case.
-_CHANGED = re.compile(
-    r"\b(?:(?<!right )(?<!just )now|no longer|instead|any ?more|from now on|switched|bump(?:s|ed)|"
-    r"(?<!files )(?<!file )changed|updated|"
-    r"(?:mov|migrat|resiz|replac|renam|postpon|reschedul|relocat)(?:e|es|ed)|pushed (?:back|to)|"
-    r"brought forward|(?:up|down)graded|swapped|going forward|reorg|reorgani[sz]ation|restructuring|"
-    r"jetzt|nicht mehr|stattdessen|ab sofort|verschoben|umgezogen|verlegt|geändert|gewechselt|migriert|"
-    r"ersetzt|umbenannt|aktualisiert|"
-    r"maintenant|désormais|dorénavant|au lieu de|(?:déplac|migr|remplac|renomm|chang|modifi|report)ée?s?|"
-    r"mise? à jour|"
-    r"ahora|ya no|en (?:lugar|vez) de|"
-    r"(?:movid|trasladad|migrad|cambiad|reemplazad|renombrad|actualizad)[oa]s?|"
-    r"adesso|non più|invece|(?:spostat|cambiat|sostituit|rinominat|aggiornat)[oaie]|"
-    r"agora|não mais|em vez de|(?:alterad|substituíd|renomead|atualizad|adiad)[oa]s?|"
-    r"niet meer|voortaan|in plaats van|verplaatst|gewijzigd|veranderd|vervangen|hernoemd|bijgewerkt)\b"
+# The words that say a fact changed, in the languages indexed: each a word or a phrase, as a pattern that
+# starts with a letter. "now" is no change right after "right " or "just ", "changed" after "file(s) "
+# (NOT_A_CHANGE).
+CHANGE_WORDS = (
+    "now",
+    "no longer",
+    "instead",
+    "any ?more",
+    "from now on",
+    "switched",
+    "bump(?:s|ed)",
+    "changed",
+    "updated",
+    *(
+        f"{start}(?:e|es|ed)"
+        for start in ("mov", "migrat", "resiz", "replac", "renam", "postpon", "reschedul", "relocat")
+    ),
+    "pushed (?:back|to)",
+    "brought forward",
+    "upgraded",
+    "downgraded",
+    "swapped",
+    "going forward",
+    "reorg",
+    "reorgani[sz]ation",
+    "restructuring",
+    # German
+    "jetzt",
+    "nicht mehr",
+    "stattdessen",
+    "ab sofort",
+    "verschoben",
+    "umgezogen",
+    "verlegt",
+    "geändert",
+    "gewechselt",
+    "migriert",
+    "ersetzt",
+    "umbenannt",
+    "aktualisiert",
+    # French
+    "maintenant",
+    "désormais",
+    "dorénavant",
+    "au lieu de",
+    *(f"{start}ée?s?" for start in ("déplac", "migr", "remplac", "renomm", "chang", "modifi", "report")),
+    "mise? à jour",
+    # Spanish
+    "ahora",
+    "ya no",
+    "en (?:lugar|vez) de",
+    *(
+        f"{start}[oa]s?"
+        for start in ("movid", "trasladad", "migrad", "cambiad", "reemplazad", "renombrad", "actualizad")
+    ),
+    # Italian
+    "adesso",
+    "non più",
+    "invece",
+    *(f"{start}[oaie]" for start in ("spostat", "cambiat", "sostituit", "rinominat", "aggiornat")),
+    # Portuguese
+    "agora",
+    "não mais",
+    "em vez de",
+    *(f"{start}[oa]s?" for start in ("alterad", "substituíd", "renomead", "atualizad", "adiad")),
+    # Dutch
+    "niet meer",
+    "voortaan",
+    "in plaats van",
+    "verplaatst",
+    "gewijzigd",
+    "veranderd",
+    "vervangen",
+    "hernoemd",
+    "bijgewerkt",
 )
+NOT_A_CHANGE = {"now": ("right ", "just "), "changed": ("files ", "file ")}
+
+
+def by_first_letter(words: tuple[str, ...], not_after: dict[str, tuple[str, ...]]) -> str:
+    """``words`` (patterns, each starting with a letter) as one pattern of whole words, grouped by their
+    first letter: at a word's start the regex engine tries the few of its letter, not all ninety of them
+    (five times faster on a turn). A word of ``not_after`` is none right after one of its words."""
+    groups: dict[str, list[str]] = {}
+    for word in words:
+        # Looked behind from past the first letter: the words before it, and that letter.
+        behind = "".join(f"(?<!{re.escape(before + word[0])})" for before in not_after.get(word, ()))
+        groups.setdefault(word[0], []).append(behind + word[1:])
+    return (
+        r"\b(?:"
+        + "|".join(f"{re.escape(first)}(?:{'|'.join(rests)})" for first, rests in groups.items())
+        + r")\b"
+    )
+
+
+_CHANGED = re.compile(by_first_letter(CHANGE_WORDS, NOT_A_CHANGE))
 _CHANGED_CJK = re.compile(
     r"改到|改成|改为|改在|换成|换到|搬到|迁移|迁到|变更|更改|现在|不再|推迟到|提前到|取代|替换|"
     r"変更|移行|移転|移動し|変わり|変わっ|今は|今後は|代わりに|切り替え|置き換え|延期"
