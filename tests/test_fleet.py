@@ -978,7 +978,19 @@ def test_a_change_said_after_a_semicolon_supersedes_there_as_here(vector_fleet, 
 
 
 @pytest.mark.parametrize(
-    "case", ["announced", "commonest", "fewer", "work", "restated", "clause", "errand", "unsaid", "rarest"]
+    "case",
+    [
+        "announced",
+        "commonest",
+        "fewer",
+        "work",
+        "restated",
+        "clause",
+        "errand",
+        "unsaid",
+        "rarest",
+        "unplaced",
+    ],
 )
 def test_a_change_announced_or_of_a_questions_commonest_words_reads_there_as_here(
     vector_fleet, tmp_path, case
@@ -990,7 +1002,8 @@ def test_a_change_announced_or_of_a_questions_commonest_words_reads_there_as_her
     and one said in a clause referring back to a clause naming it; a message asking for work whose rarest
     words the leader lacks is read by the words the leader shares with it; a change naming none of the
     words the leader said the fact with does not supersede it, nor a change of how things stand now naming
-    none of the question's rarest words; in the shared index as locally
+    none of the question's rarest words; a later conversation no search list placed, restating the leader's
+    fact in its words, supersedes it; in the shared index as locally
     (``test_wording``; with pgvector: the meaning pass places both)."""
     from hermesdb import T0, chat
     from test_wording import (
@@ -1012,6 +1025,7 @@ def test_a_change_announced_or_of_a_questions_commonest_words_reads_there_as_her
         SSH_AGENT,
         TRAINING_BEFORE,
         TRAINING_MOVED,
+        TRAINING_NOW,
         TRAINING_QUESTION,
         VAL_ACC_BEFORE,
         VAL_ACC_REPLACED,
@@ -1019,9 +1033,12 @@ def test_a_change_announced_or_of_a_questions_commonest_words_reads_there_as_her
         dinner_moved,
         react_native_and_node,
         rotated_and_ssh_agent,
+        training_among_model_runs,
     )
 
-    if case == "rarest":
+    if case == "unplaced":
+        question, first, sessions = TRAINING_NOW, [LATER, EARLIER], training_among_model_runs(T0)
+    elif case == "rarest":
         question, first, sessions = REACT_NATIVE_NOW, [RN_CHECKED, NODE_BUMPED], react_native_and_node()
     elif case == "unsaid":
         question, first, sessions = ROTATION_ERROR, [ROTATED, SSH_AGENT], rotated_and_ssh_agent()

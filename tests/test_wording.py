@@ -1791,6 +1791,43 @@ TRAINING_MOVED = (
 TRAINING_QUESTION = "which machine do we train the models on these days"
 
 
+TRAINING_NOW = "which machine is currently used for model training runs"
+
+
+def training_among_model_runs(start: float) -> list:
+    """Training's machine (:data:`TRAINING_BEFORE` as :data:`EARLIER`) and, later, its move in other words
+    than a question on it (:data:`TRAINING_MOVED` as :data:`LATER`), after ten conversations on which
+    model a job runs (two words of :data:`TRAINING_NOW` each, where the move has one): the move is
+    placed by no search list among the first conversations."""
+    jobs = ("churn", "billing", "search", "fraud", "pricing", "forecast", "ranking", "tagging", "spam", "ocr")
+    return [
+        chat(EARLIER, TRAINING_BEFORE, start=start),
+        chat(LATER, TRAINING_MOVED, start=start + 40 * 86400),
+        *(
+            chat(
+                f"202610{n + 10}_090000_fd00{n:02d}",
+                (f"Which {job} model is live?", f"The nightly {job} job runs model v{n + 2}."),
+                start=start - (n + 1) * 86400,
+            )
+            for n, job in enumerate(jobs)
+        ),
+    ]
+
+
+def test_a_later_conversation_restating_the_leaders_fact_leads_though_no_search_list_placed_it(tmp_path):
+    """ "which machine is currently used for model training runs": the leader says training runs on the
+    workstation under the desk; the later "training moved to the rented H100 box; the desk workstation is
+    for debugging" has one of the question's words where ten conversations on the models jobs run have
+    two, so it is not among the conversations the rule reads. Looked for by the leader's own words (the
+    desk, the workstation) and a word of the question the leader has, it restates the fact, changed."""
+    path = _index_of(tmp_path, [*training_among_model_runs(T), *_errands()])
+    result = search(path, TRAINING_NOW)
+    firsts = [c.hits[0].session_id for c in result.conversations]
+    assert firsts[:2] == [LATER, EARLIER], firsts
+    assert result.conversations[1].superseded_by == LATER
+    assert result.conversations[0].score <= result.conversations[1].score  # scored as this search scores
+
+
 def test_a_change_naming_the_fact_in_the_leaders_words_supersedes_it(tmp_path):
     """ "Training moved to the rented H100 box; the desk workstation is only for debugging" names of the
     question ("which machine do we train the models on these days") only its commoner word, train, but with

@@ -78,7 +78,9 @@ from hermes_trail.index.newest import (
     about_terms,
     asks_now,
     asks_present,
+    later_of_people,
     newest_first,
+    restating_query,
 )
 from hermes_trail.index.results import (
     Conversation,
@@ -1668,7 +1670,15 @@ def _search(
     lift_profiles(ordered, list(reading.profiles), list(reading.sources), list(reading.projects))
     asked = about_terms(terms, text)
     ordered = _newest_first(
-        conn, ordered, asked, meaning, answered, asks_present(reading.typed), asks_now(reading.typed)
+        conn,
+        ordered,
+        asked,
+        meaning,
+        answered,
+        asks_present(reading.typed),
+        asks_now(reading.typed),
+        filters=filters,
+        hosts=hosts,
     )
     ordered = ordered[:limit]
     conversations = []
@@ -1849,9 +1859,14 @@ def _newest_first(
     answered: dict[tuple[str, str], float],
     present: bool,
     now: bool = False,
+    *,
+    filters: SearchFilters,
+    hosts: list[str] | None,
 ) -> list[Conversation]:
     """The local rule of the newest fact (:func:`~hermes_trail.index.search.newest_first`: a later
-    conversation that says the leader's fact changed leads), over the shared index's texts and counts."""
+    conversation that says the leader's fact changed leads), over the shared index's texts and counts, and
+    its later conversations of people with a turn that has one of each list of words (``restating``, in
+    the search's ``filters`` and ``hosts``)."""
 
     def texts(docs: list[int]) -> dict[int, tuple[str, str]]:
         rows = conn.execute(f"SELECT id, kind, lower(text) FROM {_D} WHERE id = ANY(%s)", (docs,))
@@ -1860,7 +1875,16 @@ def _newest_first(
     def counts(words: list[str]) -> dict[str, int]:  # only up to where a word stops being rare
         return dict(zip(words, _doc_frequencies(conn, words, None, RARE_CAP), strict=True))
 
-    return newest_first(ordered, terms, meaning, answered, texts, counts, present, now)
+    def restating(held: list[str], facts: list[str], after: float) -> list[Conversation]:
+        made = _tsquery_sql(query.parse(restating_query(held, facts)).root)
+        row = conn.execute(f"SELECT ({made[0]})::text", made[1]).fetchone() if made is not None else None
+        if not row or not row[0]:
+            return []
+        asked = _Plan(row[0], None, [*held, *facts], [], [], [], None, alternatives=True)
+        rows, _ = _candidates(conn, asked, filters, hosts)
+        return later_of_people(list(_group(_scored(conn, rows)).values()), after)
+
+    return newest_first(ordered, terms, meaning, answered, texts, counts, present, now, restating)
 
 
 def _snippets(conn: psycopg.Connection[Any], hits: list[Hit], terms: list[str], chars: int) -> None:

@@ -40,6 +40,16 @@ SUPERSEDED_MEANING = 0.4
 RESTATED = 2
 
 
+# A later conversation restating the leader's fact (``restated`` in :func:`newest_first`): given the
+# question's words the leader has, the words the leader states its fact with and the leader's time, the
+# later conversations of people (not cron runs, sub-agents, memory or skills) with a turn that has one of
+# each, newest first (each index finds them its own way).
+Restating = Callable[[list[str], list[str], float], list[Conversation]]
+# At most this many of the leader's words a restating conversation is looked for by (the first in the
+# order of the alphabet: one sentence rarely has more).
+RESTATING_WORDS = 12
+
+
 def newest_first(
     ordered: list[Conversation],
     terms: list[str],
@@ -49,6 +59,7 @@ def newest_first(
     counts: Callable[[list[str]], dict[str, int]],
     present: bool = False,
     now: bool = False,
+    restating: Restating | None = None,
 ) -> list[Conversation]:
     """The leading conversation, unless a later one about the same thing superseded it: when two sessions
     state the same fact, the later one is the fact now (a meeting moved, a service moved host). The older
@@ -76,7 +87,10 @@ def newest_first(
     ``now``: the question says it asks how things stand now (:func:`asks_now`); when no later conversation
     superseded the leader, one nearer the question in meaning that says the fact changed, of a leader that
     says no change, leads (:func:`nearer_change`'s reading). A conversation promoted is read as the leader
-    in turn: a fact changed twice leads with its latest change."""
+    in turn: a fact changed twice leads with its latest change. ``restating``: how this index finds the
+    later conversations of people with a turn that has a word of each of two lists (:data:`Restating`);
+    with it, a question asking how things stand now that no conversation placed superseded takes a later
+    one restating the leader's fact in the leader's own words and saying it changed (``restated``)."""
     if len(ordered) < 2:
         return ordered
     # Read again with each conversation promoted (below): nothing is asked of the index twice.
@@ -85,7 +99,7 @@ def newest_first(
         # A skill is a procedure, not a fact of a day: the conversations under it are read, and one that
         # superseded the fact they state leads it ("what weekday are shop production releases done on
         # now?": the release skill, then "deploys happen on Tuesdays", then "deploys move to Thursdays").
-        rest = newest_first(ordered[1:], terms, meaning, answered, texts, counts, present, now)
+        rest = newest_first(ordered[1:], terms, meaning, answered, texts, counts, present, now, restating)
         return [ordered[0], *rest] if rest[0] is ordered[1] else [rest[0], ordered[0], *rest[1:]]
     lead = ordered[0]
     job = cron_job(lead.hits[0].session_id)
@@ -101,8 +115,9 @@ def newest_first(
             else c.hits[0].session_kind not in SESSION_WEIGHT
         )
     ]
-    if not newer and not (now and (lead.store, lead.root) in meaning):
-        return ordered  # nothing later, and no nearer change to read (it needs the leader's meaning)
+    if not newer and not (now and (lead.store, lead.root) in meaning) and not (present and restating):
+        # Nothing later, no nearer change to read (it needs the leader's meaning) and none to look for.
+        return ordered
     asked = content_words(terms)
     said = texts([h.doc for c in [lead, *newer] for h in c.hits])
     typed = asked
@@ -274,6 +289,44 @@ def newest_first(
         ]
         return max(nearer, key=lambda c: meaning[(c.store, c.root)], default=None)
 
+    def restated() -> list[Conversation]:
+        """Of a question asking how things stand now whose leader no conversation placed superseded: a
+        later one that restates the leader's fact in the leader's own words (:data:`RESTATED` of the words
+        its sentences naming the question's words state it with, :func:`fact_words`, and one of those
+        question's words) and says it changed, placed near the question by its words or meaning or not
+        placed at all. "Which machine is currently used for model training runs", led by "training runs on
+        the workstation's rtx a5000 under the desk": "training moved to the rented h100 box; the desk
+        workstation is only for debugging" shares one of its words and is far from it in meaning."""
+        assert restating is not None
+        held = held_by_lead()
+        # The leader's fact: what its sentences naming the question's words state beside them.
+        stating = [
+            sentence
+            for kind, text in (said.get(h.doc, ("", "")) for h in lead.hits)
+            if kind in STATED
+            for sentence in sentences(text)
+            if any(names_word(sentence, w) for w in held)
+        ]
+        facts = sorted(fact_words(" ".join(stating), asked))[:RESTATING_WORDS]
+        if not held or len(facts) < RESTATED:
+            return []
+        found = restating(held, facts, _latest(lead))
+        said.update(texts([h.doc for c in found for h in c.hits if h.doc not in said]))
+
+        def restates(conv: Conversation) -> bool:
+            stated = (text for kind, text in (said.get(h.doc, ("", "")) for h in conv.hits) if kind in STATED)
+            return len(set(_WORD.findall(" ".join(stated))).intersection(facts)) >= RESTATED
+
+        changed = [
+            c for c in [c for c in found if restates(c)][:SUPERSEDED_TOP] if about(c) and says_changed(c)
+        ]
+        for conv in changed:  # scored by another search: at most the leader's score, as this one's are
+            best = max(h.score for h in conv.hits)
+            if best > lead.score > 0:
+                for hit in conv.hits:
+                    hit.score *= lead.score / best
+        return changed
+
     if not present and not holds_rare(lead) and 2 <= len(held := held_by_lead()) < len(typed):
         # The leader has none of the question's rarest words: they say the work asked for ("remind me a
         # day before the Hoffmann dinner and suggest a wine to bring"), the words it shares with the
@@ -301,6 +354,8 @@ def newest_first(
             later.append(conv)
     if not later and now and lead_z is not None and (nearer := nearer_change(lead_z)) is not None:
         return [nearer, *(c for c in ordered if c is not nearer)]
+    if not later and present and restating is not None:
+        later = restated()
     if not later:
         return ordered
     newest = max(later, key=_latest)
@@ -308,8 +363,33 @@ def newest_first(
     # The fact may have changed again since, in a conversation nearer the newer one than the leader: read
     # again with the newer one leading ("the blog is now hosted on github pages" after "now hosted on
     # cloudflare pages", which had moved it off netlify). Each reading leads with a later conversation.
-    promoted = [newest, *(c for c in ordered if c is not newest)]
-    return newest_first(promoted, terms, meaning, answered, texts, counts, present, now)
+    key = (newest.store, newest.root)
+    promoted = [newest, *(c for c in ordered if (c.store, c.root) != key)]
+    return newest_first(promoted, terms, meaning, answered, texts, counts, present, now, restating)
+
+
+def restating_query(held: list[str], facts: list[str]) -> str:
+    """The query a restating conversation (``restated`` in :func:`newest_first`) is looked for by: one of
+    the question's ``held`` words and one of the leader's ``facts``, each as written (quoted)."""
+
+    def either(words: list[str]) -> str:
+        return "(" + " OR ".join('"' + w.replace('"', "") + '"' for w in words) + ")"
+
+    return f"{either(held)} {either(facts)}"
+
+
+def later_of_people(found: list[Conversation], after: float) -> list[Conversation]:
+    """Of the conversations ``found``, those of people (not a cron run, a sub-agent, memory or a skill)
+    whose matching turns are later than ``after``, newest first: where a restating conversation is."""
+    kept = [
+        c
+        for c in found
+        if c.hits
+        and c.hits[0].session_kind not in SESSION_WEIGHT
+        and c.hits[0].origin == "session"
+        and _latest(c) > after
+    ]
+    return sorted(kept, key=_latest, reverse=True)
 
 
 class _Kept:
@@ -481,7 +561,7 @@ CHANGE_WORDS = (
     "hernoemd",
     "bijgewerkt",
 )
-NOT_A_CHANGE = {"now": ("right ", "just "), "changed": ("files ", "file ")}
+NOT_A_CHANGE: dict[str, tuple[str, ...]] = {"now": ("right ", "just "), "changed": ("files ", "file ")}
 
 
 def by_first_letter(words: tuple[str, ...], not_after: dict[str, tuple[str, ...]]) -> str:

@@ -69,7 +69,15 @@ from hermes_trail.index.fusion import (
     meaning_weight,
     rarity,
 )
-from hermes_trail.index.newest import about_terms, asks_now, asks_present, names_word, newest_first
+from hermes_trail.index.newest import (
+    about_terms,
+    asks_now,
+    asks_present,
+    later_of_people,
+    names_word,
+    newest_first,
+    restating_query,
+)
 from hermes_trail.index.results import MARK_CLOSE, MARK_OPEN, Conversation, Hit, SearchResult
 
 # How many of the newest matches each index gives before scoring; a query with more is ranked in this window.
@@ -909,8 +917,12 @@ def _newest_first(
     present: bool,
     doc_count: _DocCounts,
     now: bool = False,
+    *,
+    filters: SearchFilters,
+    known: dict[int, tuple[Any, ...]],
 ) -> list[Conversation]:
-    """:func:`newest_first` over this index: its docs' texts and its word counts."""
+    """:func:`newest_first` over this index: its docs' texts, its word counts and the later conversations
+    of people with a turn that has one of each list of words (``restating``, in the search's ``filters``)."""
 
     def texts(docs: list[int]) -> dict[int, tuple[str, str]]:
         marks = ", ".join("?" for _ in docs)
@@ -922,7 +934,13 @@ def _newest_first(
         # it: the word index holds a run as one word, and counted none of the docs of "定例会議は来週から".
         return {w: doc_count(w, "docs_cjk") if cjk.has_cjk(w) else doc_count(w) for w in words}
 
-    return newest_first(ordered, terms, meaning, answered, texts, counts, present, now)
+    def restating(held: list[str], facts: list[str], after: float) -> list[Conversation]:
+        if (expression := query.to_fts(query.parse(restating_query(held, facts)))) is None:
+            return []
+        hits, _ = _ranked(conn, [("docs_fts", expression)], filters, [*held, *facts], known=known)
+        return later_of_people(list(_group(hits).values()), after)
+
+    return newest_first(ordered, terms, meaning, answered, texts, counts, present, now, restating)
 
 
 def search(
@@ -1360,7 +1378,16 @@ def _search(
     lift_profiles(ordered, reading.profiles, reading.sources, reading.projects)
     asked = about_terms(terms, text)
     ordered = _newest_first(
-        conn, ordered, asked, meaning, answered, present, doc_count, asks_now(reading.typed)
+        conn,
+        ordered,
+        asked,
+        meaning,
+        answered,
+        present,
+        doc_count,
+        asks_now(reading.typed),
+        filters=filters,
+        known=known,
     )
     ordered = ordered[:limit]
     conversations = []
