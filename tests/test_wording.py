@@ -2970,6 +2970,48 @@ def test_a_fact_changed_twice_leads_with_its_latest_change():
     assert (old.superseded_by, moved.superseded_by, again.superseded_by) == ("moved", "again", None)
 
 
+@pytest.mark.parametrize("other", [True, False])
+def test_a_change_restating_the_leaders_fact_is_looked_for_in_other_conversations_only(other: bool):
+    """The rule asks the index for later conversations restating the leader's fact (``restating``): one
+    that says it changed leads and supersedes the leader; a later turn of the leader's own conversation
+    (a continuation the index may return) supersedes nothing, the leader not even itself."""
+
+    def conversation(root: str, doc: int, when: float) -> Conversation:
+        hit = SimpleNamespace(doc=doc, time=when, score=0.3, session_kind="interactive", session_id=root)
+        return Conversation("store", root, [hit])
+
+    said = {
+        1: ("reply", "training runs on the workstation's rtx a5000 under the desk."),
+        2: ("reply", "training moved to the rented h100 box; the desk workstation is only for debugging."),
+    }
+    lead = conversation("old", 1, T)
+    later = conversation("moved" if other else "old", 2, T + 86400)
+    asked: list[tuple[list[str], list[str], float]] = []
+
+    def restating(held: list[str], facts: list[str], after: float) -> list[Conversation]:
+        asked.append((held, facts, after))
+        return [later]
+
+    ranked = newest.newest_first(
+        [lead, conversation("errand", 3, T - 86400)],
+        ["machine", "training", "runs"],
+        {},
+        {},
+        lambda docs: {d: said.get(d, ("reply", "ordered printer paper.")) for d in docs},
+        lambda words: {w: {"training": 4, "runs": 30, "machine": 9}.get(w, 0) for w in words},
+        present=True,
+        restating=restating,
+    )
+    # Looked for by the question's words the leader has and the words it states the fact with (of letters),
+    # then again after what leads once promoted (a fact changed twice).
+    assert asked[0] == (["training", "runs"], ["desk", "rtx", "under", "workstation"], T)
+    assert len(asked) == (2 if other else 1)
+    if other:
+        assert [c.root for c in ranked][:2] == ["moved", "old"] and lead.superseded_by == "moved"
+    else:
+        assert ranked[0] is lead and lead.superseded_by is None
+
+
 ROTATED, SSH_AGENT = "20261101_090000_fa0001", "20261120_090000_fa0002"
 ROTATION_ERROR = "reporting user pg login fails after pw rotation"
 

@@ -310,7 +310,8 @@ def newest_first(
         facts = sorted(fact_words(" ".join(stating), asked))[:RESTATING_WORDS]
         if not held or len(facts) < RESTATED:
             return []
-        found = restating(held, facts, _latest(lead))
+        mine = (lead.store, lead.root)  # a later turn of the leader's own conversation supersedes nothing
+        found = [c for c in restating(held, facts, _latest(lead)) if (c.store, c.root) != mine]
         said.update(texts([h.doc for c in found for h in c.hits if h.doc not in said]))
 
         def restates(conv: Conversation) -> bool:
