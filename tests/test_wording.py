@@ -2984,6 +2984,8 @@ def test_a_change_restating_the_leaders_fact_is_looked_for_in_other_conversation
         1: ("reply", "training runs on the workstation's rtx a5000 under the desk."),
         2: ("reply", "training moved to the rented h100 box; the desk workstation is only for debugging."),
     }
+    counts = {"training": 4, "runs": 30, "machine": 9, "desk": 7, "workstation": 5, "rtx": 2, "under": 900}
+    counts |= {"rented": 3, "box": 12, "debugging": 6}
     lead = conversation("old", 1, T)
     later = conversation("moved" if other else "old", 2, T + 86400)
     asked: list[tuple[list[str], list[str], float]] = []
@@ -2998,13 +3000,14 @@ def test_a_change_restating_the_leaders_fact_is_looked_for_in_other_conversation
         {},
         {},
         lambda docs: {d: said.get(d, ("reply", "ordered printer paper.")) for d in docs},
-        lambda words: {w: {"training": 4, "runs": 30, "machine": 9}.get(w, 0) for w in words},
+        lambda words: {w: counts.get(w, 0) for w in words},
         present=True,
         restating=restating,
     )
-    # Looked for by the question's words the leader has and the words it states the fact with (of letters),
-    # then again after what leads once promoted (a fact changed twice).
-    assert asked[0] == (["training", "runs"], ["desk", "rtx", "under", "workstation"], T)
+    # Looked for by the question's words the leader has and the rare words it states the fact with (of
+    # letters, the rarest first: "under" is in too many docs to say anything), then again after what leads
+    # once promoted (a fact changed twice).
+    assert asked[0] == (["training", "runs"], ["rtx", "workstation", "desk"], T)
     assert len(asked) == (2 if other else 1)
     if other:
         assert [c.root for c in ranked][:2] == ["moved", "old"] and lead.superseded_by == "moved"

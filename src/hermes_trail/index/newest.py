@@ -45,9 +45,10 @@ RESTATED = 2
 # later conversations of people (not cron runs, sub-agents, memory or skills) with a turn that has one of
 # each, newest first (each index finds them its own way).
 Restating = Callable[[list[str], list[str], float], list[Conversation]]
-# At most this many of the leader's words a restating conversation is looked for by (the first in the
-# order of the alphabet: one sentence rarely has more).
+# At most this many of the leader's words a restating conversation is looked for by (its longest, then
+# only those that are rare), read in its sentences of at most FACT_SENTENCE_WORDS words.
 RESTATING_WORDS = 12
+FACT_SENTENCE_WORDS = 30
 
 
 def newest_first(
@@ -299,15 +300,21 @@ def newest_first(
         workstation is only for debugging" shares one of its words and is far from it in meaning."""
         assert restating is not None
         held = held_by_lead()
-        # The leader's fact: what its sentences naming the question's words state beside them.
+        # The leader's fact: what its sentences naming the question's words state beside them, each a
+        # sentence of a fact's length (a long one says many things, each word of which would be counted).
         stating = [
             sentence
             for kind, text in (said.get(h.doc, ("", "")) for h in lead.hits)
             if kind in STATED
             for sentence in sentences(text)
-            if any(names_word(sentence, w) for w in held)
+            if len(sentence.split()) <= FACT_SENTENCE_WORDS and any(names_word(sentence, w) for w in held)
         ]
-        facts = sorted(fact_words(" ".join(stating), asked))[:RESTATING_WORDS]
+        # The rarer ones (in fewer than RARE_CAP docs, the rarest first): a common word says little of a
+        # fact, and an index of a million messages would look through every doc that has it. Of the
+        # longest RESTATING_WORDS, each counted once (a long word is the rarer one as a rule).
+        stated = sorted(fact_words(" ".join(stating), asked), key=lambda w: (-len(w), w))
+        counted = counts(stated[:RESTATING_WORDS])
+        facts = sorted((w for w, n in counted.items() if 0 < n < RARE_CAP), key=lambda w: (counted[w], w))
         if not held or len(facts) < RESTATED:
             return []
         mine = (lead.store, lead.root)  # a later turn of the leader's own conversation supersedes nothing
