@@ -299,7 +299,8 @@ def newest_first(
         the workstation's rtx a5000 under the desk": "training moved to the rented h100 box; the desk
         workstation is only for debugging" shares one of its words and is far from it in meaning."""
         assert restating is not None
-        held = held_by_lead()
+        if not (held := held_by_lead()):
+            return []
         # The leader's fact: what its sentences naming the question's words state beside them, each a
         # sentence of a fact's length (a long one says many things, each word of which would be counted).
         stating = [
@@ -312,10 +313,10 @@ def newest_first(
         # The rarer ones (in fewer than RARE_CAP docs, the rarest first): a common word says little of a
         # fact, and an index of a million messages would look through every doc that has it. Of the
         # longest RESTATING_WORDS, each counted once (a long word is the rarer one as a rule).
-        stated = sorted(fact_words(" ".join(stating), asked), key=lambda w: (-len(w), w))
-        counted = counts(stated[:RESTATING_WORDS])
+        longest = sorted(fact_words(" ".join(stating), asked), key=lambda w: (-len(w), w))
+        counted = counts(longest[:RESTATING_WORDS])
         facts = sorted((w for w, n in counted.items() if 0 < n < RARE_CAP), key=lambda w: (counted[w], w))
-        if not held or len(facts) < RESTATED:
+        if len(facts) < RESTATED:
             return []
         mine = (lead.store, lead.root)  # a later turn of the leader's own conversation supersedes nothing
         found = [c for c in restating(held, facts, _latest(lead)) if (c.store, c.root) != mine]
