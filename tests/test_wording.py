@@ -1272,15 +1272,18 @@ def reorganised() -> list:
     ]
 
 
+def conversation(root: str, doc: int, when: float, score: float = 1.0) -> Conversation:
+    """A conversation of one hit (its doc, time and score) for the rule of the newest fact read alone: what
+    a search hands it, as much as it reads."""
+    hit = SimpleNamespace(doc=doc, time=when, score=score, session_kind="interactive", session_id=root)
+    return Conversation("store", root, [hit])
+
+
 def test_the_leading_conversation_is_about_the_fact_in_another_form_of_the_questions_word():
     """The question asks where the blog is built "after the last hosting change"; the conversation that
     answered it first says the blog is "hosted" on Netlify. It is about the same thing (the same stem as
     "hosting", one of the question's rarest words), so the later one that moved the blog replaces it; a
     word that only starts the same ("hostname") is no form of it."""
-
-    def conversation(root: str, doc: int, when: float) -> Conversation:
-        hit = SimpleNamespace(doc=doc, time=when, score=1.0, session_kind="interactive", session_id=root)
-        return Conversation("store", root, [hit])
 
     said = {
         1: ("reply", "the blog is hosted on netlify and deployed from main."),
@@ -2944,10 +2947,6 @@ def test_a_fact_changed_twice_leads_with_its_latest_change():
     near enough the first move, which superseded it. Read again with the first move leading, the second
     leads, each conversation marked as superseded by the next."""
 
-    def conversation(root: str, doc: int, when: float, score: float) -> Conversation:
-        hit = SimpleNamespace(doc=doc, time=when, score=score, session_kind="interactive", session_id=root)
-        return Conversation("store", root, [hit])
-
     said = {
         1: ("reply", "the blog is hosted on netlify, deployed from the main branch."),
         2: ("reply", "the blog is now hosted on cloudflare pages; the netlify site is deleted."),
@@ -2976,18 +2975,14 @@ def test_a_change_restating_the_leaders_fact_is_looked_for_in_other_conversation
     that says it changed leads and supersedes the leader; a later turn of the leader's own conversation
     (a continuation the index may return) supersedes nothing, the leader not even itself."""
 
-    def conversation(root: str, doc: int, when: float) -> Conversation:
-        hit = SimpleNamespace(doc=doc, time=when, score=0.3, session_kind="interactive", session_id=root)
-        return Conversation("store", root, [hit])
-
     said = {
         1: ("reply", "training runs on the workstation's rtx a5000 under the desk."),
         2: ("reply", "training moved to the rented h100 box; the desk workstation is only for debugging."),
     }
     counts = {"training": 4, "runs": 30, "machine": 9, "desk": 7, "workstation": 5, "rtx": 2, "under": 900}
     counts |= {"rented": 3, "box": 12, "debugging": 6}
-    lead = conversation("old", 1, T)
-    later = conversation("moved" if other else "old", 2, T + 86400)
+    lead = conversation("old", 1, T, 0.3)
+    later = conversation("moved" if other else "old", 2, T + 86400, 0.3)
     asked: list[tuple[list[str], list[str], float]] = []
 
     def restating(held: list[str], facts: list[str], after: float) -> list[Conversation]:
@@ -2995,7 +2990,7 @@ def test_a_change_restating_the_leaders_fact_is_looked_for_in_other_conversation
         return [later]
 
     ranked = newest.newest_first(
-        [lead, conversation("errand", 3, T - 86400)],
+        [lead, conversation("errand", 3, T - 86400, 0.3)],
         ["machine", "training", "runs"],
         {},
         {},
