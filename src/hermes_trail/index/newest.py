@@ -123,6 +123,18 @@ def newest_first(
     said = texts([h.doc for c in [lead, *newer] for h in c.hits])
     typed = asked
 
+    def read(convs: list[Conversation]) -> None:
+        """Read the texts of ``convs``' matching turns not read yet."""
+        said.update(texts([h.doc for c in convs for h in c.hits if h.doc not in said]))
+
+    def turns(conv: Conversation) -> Iterator[tuple[str, str]]:
+        """``conv``'s matching turns as read, in order: each one's kind and its text in lower case."""
+        return (said.get(h.doc, ("", "")) for h in conv.hits)
+
+    def stated(conv: Conversation) -> list[str]:
+        """What a person or the agent said in ``conv``'s matching turns (not a tool's output)."""
+        return [text for kind, text in turns(conv) if kind in STATED]
+
     @functools.cache
     def held_by_lead() -> list[str]:
         """The question's words the leader's matching turns have (:func:`lead_holds`; read once)."""
@@ -150,9 +162,7 @@ def newest_first(
     @functools.cache
     def lead_named(words: tuple[str, ...]) -> frozenset[str]:
         """Which of the question's ``words`` the leader names in what a person or the agent said in it."""
-        stated_by_lead = [
-            text for kind, text in (said.get(h.doc, ("", "")) for h in lead.hits) if kind in STATED
-        ]
+        stated_by_lead = stated(lead)
         return frozenset(w for w in words if any(names_word(text, w) for text in stated_by_lead))
 
     def names_fact(sentence: str) -> bool:
@@ -171,8 +181,7 @@ def newest_first(
     def lead_states(word: str, words: frozenset[str]) -> bool:
         """Whether a sentence the leader states names ``word`` (of the question) with :data:`RESTATED` of
         ``words``; a turn lacking them is not cut into sentences."""
-        for hit in lead.hits:
-            kind, text = said.get(hit.doc, ("", ""))
+        for kind, text in turns(lead):
             if kind not in STATED or word not in text or sum(w in text for w in words) < RESTATED:
                 continue
             for sentence in sentences(text):
@@ -198,10 +207,10 @@ def newest_first(
 
     def holds_rare(conv: Conversation) -> bool:
         """Whether ``conv``'s matching turns have one of the question's rarest words, in some form."""
-        return any(_has(said.get(h.doc, ("", ""))[1], word) for h in conv.hits for word in rare)
+        return any(_has(text, word) for _, text in turns(conv) for word in rare)
 
     def about(conv: Conversation) -> bool:  # one of the rarest words, or as many words as name a fact
-        texts_of = [said.get(h.doc, ("", ""))[1] for h in conv.hits]
+        texts_of = [text for _, text in turns(conv)]
         return (
             holds_rare(conv)
             or any(sum(names_word(text, w) for w in asked) >= NAMED_ALONE for text in texts_of)
@@ -216,7 +225,7 @@ def newest_first(
         """The sentences of what a person or the agent said in ``conv``'s matching turns that say something
         changed, in order, each with its turn's sentences. A turn with no word of change is not cut: a
         word of change lies inside one sentence (none holds a sentence's end), read there as in the turn."""
-        for kind, text in (said.get(h.doc, ("", "")) for h in conv.hits):
+        for kind, text in turns(conv):
             if kind in STATED and says_change(text):
                 cut = sentences(text)
                 yield from ((s, cut) for s in clauses_named(cut, asked) if says_change(s))
@@ -240,7 +249,7 @@ def newest_first(
                 return True
         if most < 0 and any(
             announces_change(sentences(text), asked, names_fact)
-            for kind, text in (said.get(h.doc, ("", "")) for h in conv.hits)
+            for kind, text in turns(conv)
             if kind == "prompt"
         ):
             return not lead_says_more(max((names(s) for s in seen), default=0))
@@ -253,8 +262,7 @@ def newest_first(
         over unread (a word of change is looked for in few of them)."""
         if named >= len(asked):
             return False
-        for hit in lead.hits:
-            kind, text = said.get(hit.doc, ("", ""))
+        for kind, text in turns(lead):
             if kind not in STATED or sum(w in text for w in asked) <= named or not says_change(text):
                 continue
             if any(names(s) > named and says_change(s) for s in clauses_named(sentences(text), asked)):
@@ -274,7 +282,7 @@ def newest_first(
             for c in ordered[1:SUPERSEDED_TOP]
             if c.hits[0].session_kind not in SESSION_WEIGHT or cron_job(c.hits[0].session_id) is not None
         ]
-        said.update(texts([h.doc for c in others for h in c.hits if h.doc not in said]))
+        read(others)
         if any(changes(lead)):
             return None
         if len(one := held_by_lead()) == 1:
@@ -305,8 +313,7 @@ def newest_first(
         # sentence of a fact's length (a long one says many things, each word of which would be counted).
         stating = [
             sentence
-            for kind, text in (said.get(h.doc, ("", "")) for h in lead.hits)
-            if kind in STATED
+            for text in stated(lead)
             for sentence in sentences(text)
             if len(sentence.split()) <= FACT_SENTENCE_WORDS and any(names_word(sentence, w) for w in held)
         ]
@@ -320,15 +327,13 @@ def newest_first(
             return []
         mine = (lead.store, lead.root)  # a later turn of the leader's own conversation supersedes nothing
         found = [c for c in restating(held, facts, _latest(lead)) if (c.store, c.root) != mine]
-        said.update(texts([h.doc for c in found for h in c.hits if h.doc not in said]))
+        read(found)
 
         def restates(conv: Conversation) -> bool:
-            stated = (text for kind, text in (said.get(h.doc, ("", "")) for h in conv.hits) if kind in STATED)
-            return len(set(_WORD.findall(" ".join(stated))).intersection(facts)) >= RESTATED
+            return len(set(_WORD.findall(" ".join(stated(conv)))).intersection(facts)) >= RESTATED
 
-        changed = [
-            c for c in [c for c in found if restates(c)][:SUPERSEDED_TOP] if about(c) and says_changed(c)
-        ]
+        restating_ones = [c for c in found if restates(c)][:SUPERSEDED_TOP]
+        changed = [c for c in restating_ones if about(c) and says_changed(c)]
         for conv in changed:  # scored by another search: at most the leader's score, as this one's are
             best = max(h.score for h in conv.hits)
             if best > lead.score > 0:
