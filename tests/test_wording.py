@@ -1658,6 +1658,30 @@ def _ranked(path: Path, query: str) -> list[str]:
     return [c.hits[0].session_id for c in search(path, query).conversations]
 
 
+BATCH_SIZE = (
+    "Which batch size fits with the bigger image size?",
+    "Batch size 64 runs out of GPU memory at that image size; batch size 32 fits.",
+)
+WAREHOUSE_RESIZED = ("We resized LOADING_WH, what size is it now?", "LOADING_WH is size LARGE now, for the backfill.")
+GYM_BEFORE = ("Save my gym schedule.", "Gym schedule: Monday, Wednesday and Friday at 7am.")
+GYM_CHANGED = ("New job hours, new gym schedule.", "Gym schedule updated: Tuesday, Thursday and Saturday at 6pm.")
+
+
+def _superseded(path: Path, query: str) -> dict[str, str | None]:
+    return {c.hits[0].session_id: c.superseded_by for c in search(path, query).conversations}
+
+
+def test_a_change_supersedes_a_one_word_search_only_with_a_word_the_leader_states_the_fact_with(tmp_path):
+    """A search of one word names a topic, not a fact: "size" is in a batch size that ran out of memory and
+    in a warehouse resized later, which is no change of the batch size. The gym's new days are a change of
+    its schedule, which both conversations state with "schedule" beside the word searched."""
+    path = _earlier_and_later(tmp_path / "size", BATCH_SIZE, WAREHOUSE_RESIZED)
+    assert _superseded(path, "size") == {EARLIER: None, LATER: None}
+    assert _ranked(path, "size")[:2] == [EARLIER, LATER]
+    path = _earlier_and_later(tmp_path / "gym", GYM_BEFORE, GYM_CHANGED)
+    assert _superseded(path, "gym") == {LATER: None, EARLIER: LATER}
+
+
 def test_a_later_conversation_that_replaces_the_fact_leads(tmp_path):
     """The later checkpoint "replaces" the earlier one (any form of the verb says so, not only "replaced");
     it names the fact asked about, and it is the answer now."""

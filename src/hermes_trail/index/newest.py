@@ -165,8 +165,23 @@ def newest_first(
         stated_by_lead = stated(lead)
         return frozenset(w for w in words if any(names_word(text, w) for text in stated_by_lead))
 
-    def names_fact(sentence: str) -> bool:
+    @functools.cache
+    def lead_states_with(word: str) -> frozenset[str]:
+        """The words the leader states ``word`` with in what a person or the agent said (:func:`fact_words`
+        of its sentences naming it)."""
+        naming = [s for text in stated(lead) for s in sentences(text) if names_word(s, word)]
+        return fact_words(" ".join(naming), [word])
+
+    def names_fact(sentence: str, turn: list[str]) -> bool:
+        """Whether ``sentence`` (of a turn cut into the sentences ``turn``) names the fact asked about."""
         words = [w for w in asked if names_word(sentence, w)]
+        # A question of one word names a topic more than a fact: a change names the leader's fact in a turn
+        # with a word the leader states it with beside that one ("gym schedule updated: tuesday, thursday and
+        # saturday" of "gym schedule: monday, wednesday and friday"; "grafana now lives at ... behind sso;
+        # monitor-01 is being decommissioned" of "grafana runs on monitor-01"), not "we resized loading_wh,
+        # what size is it now?" of "try batch size 64", nor the nas's new address of a failing disk of it.
+        if len(typed) == 1 and not lead_states_with(typed[0]).intersection(_WORD.findall(" ".join(turn))):
+            return False
         # The leader's fact, named by a word the leader said it with: "the ssh-agent now starts as a systemd
         # user service ... once per login" names two of "reporting user pg login fails after pw rotation",
         # neither of which the conversation it would supersede said (its tool's output did: "for user").
@@ -242,15 +257,16 @@ def newest_first(
         most = -1  # not counted yet
         for sentence, cut in changes(conv):
             seen.append(sentence)
-            if most < 0 and not (names_fact(sentence) or restates_lead(sentence, cut)):
+            if most < 0 and not (names_fact(sentence, cut) or restates_lead(sentence, cut)):
                 continue
             most = max(names(s) for s in seen) if most < 0 else max(most, names(sentence))
             if not lead_says_more(most):
                 return True
         if most < 0 and any(
-            announces_change(sentences(text), asked, names_fact)
+            announces_change(cut, asked, functools.partial(names_fact, turn=cut))
             for kind, text in turns(conv)
             if kind == "prompt"
+            for cut in [sentences(text)]
         ):
             return not lead_says_more(max((names(s) for s in seen), default=0))
         return False
