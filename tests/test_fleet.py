@@ -1041,7 +1041,10 @@ def test_a_change_announced_or_of_a_questions_commonest_words_reads_there_as_her
 
     if case == "topic":
         question, first = "size", None  # no change read: as the words and the meaning rank them
-        sessions = [chat(EARLIER, BATCH_SIZE, start=T0), chat(LATER, WAREHOUSE_RESIZED, start=T0 + 12 * 86400)]
+        sessions = [
+            chat(EARLIER, BATCH_SIZE, start=T0),
+            chat(LATER, WAREHOUSE_RESIZED, start=T0 + 12 * 86400),
+        ]
     elif case == "unplaced":
         question, first, sessions = TRAINING_NOW, [LATER, EARLIER], training_among_model_runs(T0)
     elif case == "rarest":

@@ -447,6 +447,47 @@ def test_a_title_with_every_word_weighs_with_the_turns_that_have_them(tmp_path):
     assert found[:2] == [EXIT_CODES, CONVENTIONS]
 
 
+DEFUNCT, CONTAINERS = "20261108_090000_de0001", "20261120_090000_de0002"
+
+
+def test_a_word_a_conversation_has_only_in_its_title_counts_as_covered(tmp_path):
+    """ "zombie processes piling up inside the container": no history has "zombie" or "piling", so each
+    conversation is weighed by how much of the rest it covers. The one titled "Defunct processes" has
+    "container" in its turns and "processes" in its title only (its turns say "<defunct>" and "subprocesses"):
+    it covers both, a listing of containers one, a count of a box's processes another. A title names a
+    word as a word of its own or another form of it, not inside another ("Reload containers" names no "load");
+    a memory file's label names nothing."""
+    sessions = [
+        chat(
+            DEFUNCT,
+            ("ps in the worker container shows hundreds of <defunct> entries.", "Running checks."),
+            ("Why?", "The worker spawns subprocesses and, being PID 1, never reaps them; tini does."),
+            start=T,
+            title="Defunct processes",
+        ),
+        chat(
+            CONTAINERS,
+            ("What's running locally right now?", "The web container and its two backing services."),
+            start=T + 12 * 86400,
+            title="Running containers",
+        ),
+        *(
+            chat(f"2026110{n}_090000_de000{n}", (f"How many processes run on box {n}?", "40."), start=T - n)
+            for n in range(3, 9)
+        ),
+        *_errands(),
+    ]
+    path = _index_of(tmp_path, sessions)
+    result = search(path, "zombie processes piling up inside the container")
+    assert [c.hits[0].session_id for c in result.conversations][:2] == [DEFUNCT, CONTAINERS]
+    conv = result.conversations[0]
+    assert search_module.title_covers(conv, ["process"]) and search_module.title_covers(conv, ["defunct"])
+    conv.hits[0].title = "Reload the processes"
+    assert not search_module.title_covers(conv, ["load"]) and not search_module.title_covers(conv, ["pro"])
+    conv.hits[0].session_kind = "memory"
+    assert not search_module.title_covers(conv, ["processes"])
+
+
 def test_a_query_naming_a_profile_is_answered_from_it(tmp_path):
     """Both profiles talked about the retry limit. Naming the work profile puts its conversation first
     (the other still follows), and the name is not required of a match."""
@@ -1080,7 +1121,7 @@ def test_the_last_words_of_a_long_question_count_in_how_much_of_it_a_conversatio
     conn = sqlite3.connect(path)
     (doc,) = conn.execute("SELECT rowid FROM docs_fts WHERE docs_fts MATCH 'date library'").fetchone()
     found = [Conversation("store", topic)]
-    found[0].hits.append(SimpleNamespace(doc=doc))
+    found[0].hits.append(SimpleNamespace(doc=doc, title=None, session_kind="interactive"))
     shares, counts = search_module._covered(conn, found, words, doc_count=search_module._DocCounts(conn))
     assert counts == [2] and shares[0] > 0
 
@@ -1662,9 +1703,15 @@ BATCH_SIZE = (
     "Which batch size fits with the bigger image size?",
     "Batch size 64 runs out of GPU memory at that image size; batch size 32 fits.",
 )
-WAREHOUSE_RESIZED = ("We resized LOADING_WH, what size is it now?", "LOADING_WH is size LARGE now, for the backfill.")
+WAREHOUSE_RESIZED = (
+    "We resized LOADING_WH, what size is it now?",
+    "LOADING_WH is size LARGE now, for the backfill.",
+)
 GYM_BEFORE = ("Save my gym schedule.", "Gym schedule: Monday, Wednesday and Friday at 7am.")
-GYM_CHANGED = ("New job hours, new gym schedule.", "Gym schedule updated: Tuesday, Thursday and Saturday at 6pm.")
+GYM_CHANGED = (
+    "New job hours, new gym schedule.",
+    "Gym schedule updated: Tuesday, Thursday and Saturday at 6pm.",
+)
 
 
 def _superseded(path: Path, query: str) -> dict[str, str | None]:
@@ -1680,6 +1727,11 @@ def test_a_change_supersedes_a_one_word_search_only_with_a_word_the_leader_state
     assert _ranked(path, "size")[:2] == [EARLIER, LATER]
     path = _earlier_and_later(tmp_path / "gym", GYM_BEFORE, GYM_CHANGED)
     assert _superseded(path, "gym") == {LATER: None, EARLIER: LATER}
+    # A value of the same shape states the same fact where no other word is shared (the standup's day and
+    # time, in every language indexed: test_the_newest_fact_wins_in_other_languages); not any number.
+    assert newest.value_shapes("standup: tuesday 10:00.") == newest.value_shapes("moved to thursday 09:30")
+    assert newest.value_shapes("the nas gets 192.168.178.40") == {"address"}
+    assert newest.value_shapes("8 reallocated sectors in bay 2") == set()
 
 
 def test_a_later_conversation_that_replaces_the_fact_leads(tmp_path):

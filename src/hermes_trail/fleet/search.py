@@ -106,6 +106,7 @@ from hermes_trail.index.search import (
     placed_sessions,
     prefix_relaxed,
     session_named,
+    title_covers,
     title_shares,
     titled_evidence,
     titled_with,
@@ -1245,17 +1246,19 @@ def _any_words(
     against: int | None = None,
     marked: tuple[str, ...] = (),
     edit_lift: float = 1.0,
+    titled: bool = True,
 ) -> tuple[list[tuple[Conversation, float]], set[int], int]:
-    """Conversations with any of ``words``, each weighed by how much of the query it covers (rarer words
-    more, as the local any-word pass; with ``groups``, a question word's several readings, a group is
-    covered by any of its words): one list of the fused evidence (``weight`` its weight before
-    ``coverage``), and the docs it matched. The first ``cut`` words are read; with ``shares_after`` (a
+    """Conversations with any of ``words``, each weighed by how much of the query it covers in its turns or
+    its title (rarer words more, as the local any-word pass; with ``groups``, a question word's several
+    readings, a group is covered by any of its words; ``titled``: a title can name the words, as it cannot a
+    Chinese or Japanese bigram or reading, as locally): one list of the fused evidence (``weight`` its weight
+    before ``coverage``), and the docs it matched. The first ``cut`` words are read; with ``shares_after`` (a
     Chinese or Japanese question's bigrams), each conversation's evidence against the list's best is then
-    times the square of its share, as the local bigram list weighs it. ``excluded``: the query's exclusions
-    as a tsquery's text (:func:`_excluded`), whose docs are no match. Also returned: the most of the words
-    (or groups) one conversation has; ``against``: that of the English words' list, for an English question
-    read as Chinese, whose list then weighs as locally (the one's most against the other's). ``marked``:
-    the names a match must write with their marks (the list of one such name, as locally); ``edit_lift``:
+    times the square of its share, as the local bigram list weighs it. ``excluded``: the query's exclusions as
+    a tsquery's text (:func:`_excluded`), whose docs are no match. Also returned: the most of the words (or
+    groups) one conversation has; ``against``: that of the English words' list, for an English question read
+    as Chinese, whose list then weighs as locally (the one's most against the other's). ``marked``: the names
+    a match must write with their marks (the list of one such name, as locally); ``edit_lift``:
     :func:`_scored`'s."""
     singles, used = [], []
     for word in words[:cut]:
@@ -1288,7 +1291,11 @@ def _any_words(
     found = list(_group(hits).values())
     scores, shares, most = [], [], 0
     for conv in found:
-        covered = [any(has[h.doc][i] for h in conv.hits if h.doc in has for i in unit) for unit in units]
+        covered = [
+            any(has[h.doc][i] for h in conv.hits if h.doc in has for i in unit)
+            or (titled and title_covers(conv, [used[i] for i in unit]))
+            for unit in units
+        ]
         share = sum(w for w, c in zip(weights, covered, strict=True) if c) / total
         shares.append(share**COVERAGE_POWER)
         scores.append(conversation_score(conv.hits) * (1.0 if shares_after else shares[-1]))
@@ -1614,6 +1621,7 @@ def _search(
                 cut=COVERAGE_BIGRAMS,
                 shares_after=True,
                 edit_lift=edit_lift,
+                titled=False,
             )
             pool += evidence
             matched |= docs
@@ -1644,6 +1652,7 @@ def _search(
                 excluded=excluded,
                 against=most_covered if read_in_chinese else None,
                 edit_lift=edit_lift,
+                titled=not read_in_chinese,
             )
             pool += evidence
             matched |= docs

@@ -122,6 +122,9 @@ def newest_first(
     asked = content_words(terms)
     said = texts([h.doc for c in [lead, *newer] for h in c.hits])
     typed = asked
+    # A question of one word names a topic more than a fact (``names_fact``); read so until a change nearer
+    # the question in meaning than the leader is looked for (``nearer_change``), where meaning tells.
+    topic = len(typed) == 1 and not cjk.has_cjk(typed[0])
 
     def read(convs: list[Conversation]) -> None:
         """Read the texts of ``convs``' matching turns not read yet."""
@@ -166,21 +169,29 @@ def newest_first(
         return frozenset(w for w in words if any(names_word(text, w) for text in stated_by_lead))
 
     @functools.cache
-    def lead_states_with(word: str) -> frozenset[str]:
+    def lead_states_with(word: str) -> tuple[frozenset[str], frozenset[str]]:
         """The words the leader states ``word`` with in what a person or the agent said (:func:`fact_words`
-        of its sentences naming it)."""
-        naming = [s for text in stated(lead) for s in sentences(text) if names_word(s, word)]
-        return fact_words(" ".join(naming), [word])
+        of its sentences naming it), and the shapes of the values they state (:func:`value_shapes`)."""
+        naming = " ".join(s for text in stated(lead) for s in sentences(text) if names_word(s, word))
+        return fact_words(naming, [word]), value_shapes(naming)
+
+    def states_lead_topic(turn: list[str]) -> bool:
+        """Whether a turn (cut into the sentences ``turn``) names the leader's fact of a one-word question:
+        with a word the leader states it with beside that one, or a value of the same shape (a time
+        for a time: "the standup moved to thursday 09:30" of "standup: tuesday 10:00")."""
+        words, shapes = lead_states_with(typed[0])
+        text = " ".join(turn)
+        return bool(words.intersection(_WORD.findall(text)) or shapes.intersection(value_shapes(text)))
 
     def names_fact(sentence: str, turn: list[str]) -> bool:
         """Whether ``sentence`` (of a turn cut into the sentences ``turn``) names the fact asked about."""
         words = [w for w in asked if names_word(sentence, w)]
         # A question of one word names a topic more than a fact: a change names the leader's fact in a turn
-        # with a word the leader states it with beside that one ("gym schedule updated: tuesday, thursday and
-        # saturday" of "gym schedule: monday, wednesday and friday"; "grafana now lives at ... behind sso;
+        # stating it as the leader does (:func:`states_lead_topic`: "grafana now lives at ... behind sso;
         # monitor-01 is being decommissioned" of "grafana runs on monitor-01"), not "we resized loading_wh,
         # what size is it now?" of "try batch size 64", nor the nas's new address of a failing disk of it.
-        if len(typed) == 1 and not lead_states_with(typed[0]).intersection(_WORD.findall(" ".join(turn))):
+        # (Not a Chinese or Japanese word: its sentences are no words apart, "周会从下周起改到周四".)
+        if topic and not states_lead_topic(turn):
             return False
         # The leader's fact, named by a word the leader said it with: "the ssh-agent now starts as a systemd
         # user service ... once per login" names two of "reporting user pg login fails after pw rotation",
@@ -292,7 +303,8 @@ def newest_first(
         are in jellyfin?", and "jellyfin is behind the proxy now, which port do i use?" is nearer, and
         older. A leader sharing one word with the question ("jellyfin") has it read by that word; ``lead_z``:
         the leader's standing in meaning."""
-        nonlocal asked, rare, by_rarity, named, rarer
+        nonlocal asked, rare, by_rarity, named, rarer, topic
+        topic = False
         others = [
             c
             for c in ordered[1:SUPERSEDED_TOP]
@@ -647,6 +659,30 @@ def content_words(terms: list[str]) -> list[str]:
 
 
 _WORD = re.compile(r"[^\W\d_]{3,}")
+
+
+# The shapes of values a fact is stated with (:func:`value_shapes`), each found and taken out of the text
+# before the next is looked for (an address is no version). Not any number: a count, a size, a box's
+# number are as many things as there are numbers.
+_VALUE_SHAPES = (
+    ("time", re.compile(r"(?<![\w.:])\d{1,2}(?::\d{2}\b|\s?[ap]\.?m\b)", re.IGNORECASE)),
+    ("day", re.compile(r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b", re.IGNORECASE)),
+    ("date", re.compile(r"\b\d{4}-\d{2}-\d{2}\b")),
+    ("address", re.compile(r"\b\d{1,3}(?:\.\d{1,3}){3}\b")),
+    ("version", re.compile(r"\b\d+\.\d+(?:\.\d+)*\b")),
+)
+
+
+def value_shapes(text: str) -> frozenset[str]:
+    """The shapes of the values ``text`` states (a time, a weekday, a date, an address, a version): what a
+    change of a fact says in the same shape as the fact ("tuesday 10:00", then "thursday 09:30"), where its
+    words differ."""
+    shapes = set()
+    for shape, pattern in _VALUE_SHAPES:
+        text, found = pattern.subn(" ", text)
+        if found:
+            shapes.add(shape)
+    return frozenset(shapes)
 
 
 def fact_words(sentence: str, asked: list[str]) -> frozenset[str]:

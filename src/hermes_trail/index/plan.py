@@ -331,6 +331,22 @@ def title_has(title: str, word: str) -> bool:
     return any(stem(w) == root for w in _TITLE_WORDS.findall(words) if w.startswith(part))
 
 
+def title_names(title: str, word: str) -> bool:
+    """Whether ``title`` names ``word``: as a word of its own or another form of it (the same stem), not
+    a word that holds it ("reload" does not name "load"), nor a word it only starts, as :func:`title_has`
+    reads the word a person is still typing. Chinese or Japanese words anywhere, as they have no spaces;
+    a word of several as its run of words."""
+    low = folded_title(word)
+    if cjk.has_cjk(low):
+        return low in folded_title(title)
+    said = _TITLE_WORDS.findall(folded_title(title))
+    parts = _TITLE_WORDS.findall(low)
+    if len(parts) != 1:
+        return bool(parts) and f" {' '.join(parts)} " in f" {' '.join(said)} "
+    root = stem(parts[0])
+    return any(w == parts[0] or stem(w) == root for w in said)
+
+
 def stemmed_away(term: query.Term) -> bool:
     """Whether the last word typed is the start of a word, though its stem is a word: a function word
     ("ins": in, "fors": for, "ons": on), which no one types with an s to mean it. The word index holds

@@ -424,13 +424,14 @@ def _covered(
     *,
     doc_count: _DocCounts,
 ) -> tuple[list[float], list[int]]:
-    """How much of the query each conversation covers, anywhere in its matching turns: the share of the
-    ``words`` (in ``docs_cjk``: the bigrams) it has, each weighing by how rare it is in the index
+    """How much of the query each conversation covers, anywhere in its matching turns or its title
+    (:func:`title_covers`; not in ``docs_cjk``, whose bigrams no title names): the share of the ``words``
+    (in ``docs_cjk``: the bigrams) it has, each weighing by how rare it is in the index
     (:func:`~hermes_trail.index.fusion.rarity`, as the shared index weighs it). One turn with one rare
     word should not outrank a conversation that has most of what was asked, spread over its prompt, a
-    command and its output. With ``groups`` (a question word's
-    several readings), what is covered is the groups: a group is had when any of its words is.
-    Also returned: how many of the words (or groups) each conversation has."""
+    command and its output. With ``groups`` (a question word's several readings), what is covered is the
+    groups: a group is had when any of its words is. Also returned: how many of the words (or groups)
+    each conversation has."""
     docs = [h.doc for conv in found for h in conv.hits]
     if not docs:
         return [0.0] * len(found), [0] * len(found)
@@ -445,12 +446,30 @@ def _covered(
         having.append((ids, rarity(held, most)))
     total = sum(weight for _, weight in having) or 1.0
     shares, counts = [], []
+    wanted = groups[:cut] if groups is not None else [[w] for w in words[:cut]]
+    titled = table == "docs_fts"
     for conv in found:
         mine = {h.doc for h in conv.hits}
-        had = [weight for ids, weight in having if not ids.isdisjoint(mine)]
+        had = [
+            weight
+            for (ids, weight), group in zip(having, wanted, strict=True)
+            if not ids.isdisjoint(mine) or (titled and title_covers(conv, group))
+        ]
         shares.append(sum(had) / total)
         counts.append(len(had))
     return shares, counts
+
+
+def title_covers(conv: Conversation, words: Iterable[str]) -> bool:
+    """Whether the title Hermes gave ``conv``'s session (or a skill's name and description) names one of
+    ``words`` (:func:`plan.title_names`): a word of the question a conversation covers, though no turn
+    of it has the word ("Defunct processes", whose turns say "<defunct>" and "subprocesses"). Not a
+    memory file's: its title is trail's own label ("MEMORY.md (the agent's notes)"). The local index and
+    the shared one read titles alike."""
+    hit = conv.hits[0] if conv.hits else None
+    if hit is None or not hit.title or hit.session_kind == "memory":
+        return False
+    return any(plan.title_names(hit.title, w) for w in words)
 
 
 # The session rows searches read (:func:`_session_rows`), kept between searches while the index's sessions
