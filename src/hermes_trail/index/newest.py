@@ -171,8 +171,15 @@ def newest_first(
     @functools.cache
     def lead_states_with(word: str) -> tuple[frozenset[str], frozenset[str]]:
         """The words the leader states ``word`` with in what a person or the agent said (:func:`fact_words`
-        of its sentences naming it), and the shapes of the values they state (:func:`value_shapes`)."""
-        naming = " ".join(s for text in stated(lead) for s in sentences(text) if names_word(s, word))
+        of its sentences of a fact's length naming it, as ``restated`` reads them), and the shapes of the
+        values they state (:func:`value_shapes`)."""
+        naming = " ".join(
+            s
+            for text in stated(lead)
+            if word in text
+            for s in sentences(text)
+            if len(s.split()) <= FACT_SENTENCE_WORDS and names_word(s, word)
+        )
         return fact_words(naming, [word]), value_shapes(naming)
 
     def states_lead_topic(turn: list[str]) -> bool:
@@ -186,23 +193,23 @@ def newest_first(
     def names_fact(sentence: str, turn: list[str]) -> bool:
         """Whether ``sentence`` (of a turn cut into the sentences ``turn``) names the fact asked about."""
         words = [w for w in asked if names_word(sentence, w)]
-        # A question of one word names a topic more than a fact: a change names the leader's fact in a turn
-        # stating it as the leader does (:func:`states_lead_topic`: "grafana now lives at ... behind sso;
-        # monitor-01 is being decommissioned" of "grafana runs on monitor-01"), not "we resized loading_wh,
-        # what size is it now?" of "try batch size 64", nor the nas's new address of a failing disk of it.
-        # (Not a Chinese or Japanese word: its sentences are no words apart, "周会从下周起改到周四".)
-        if topic and not states_lead_topic(turn):
-            return False
         # The leader's fact, named by a word the leader said it with: "the ssh-agent now starts as a systemd
         # user service ... once per login" names two of "reporting user pg login fails after pw rotation",
         # neither of which the conversation it would supersede said (its tool's output did: "for user").
         if (stated := lead_named(tuple(asked))) and not stated.intersection(words):
             return False
         if present:
-            return by_rarity[0] in words or (len(words) >= named and any(w in rare for w in words))
-        return (any(w in rare for w in words) and len(words) >= named) or (
-            len(words) >= NAMED_ALONE and any(w in rarer for w in words)
-        )
+            named_here = by_rarity[0] in words or (len(words) >= named and any(w in rare for w in words))
+        else:
+            named_here = (any(w in rare for w in words) and len(words) >= named) or (
+                len(words) >= NAMED_ALONE and any(w in rarer for w in words)
+            )
+        # A question of one word names a topic more than a fact: a change names the leader's fact in a turn
+        # stating it as the leader does (:func:`states_lead_topic`: "grafana now lives at ... behind sso;
+        # monitor-01 is being decommissioned" of "grafana runs on monitor-01"), not "we resized loading_wh,
+        # what size is it now?" of "try batch size 64", nor the nas's new address of a failing disk of it.
+        # (Not a Chinese or Japanese word: its sentences are no words apart, "周会从下周起改到周四".)
+        return named_here and (not topic or states_lead_topic(turn))
 
     def lead_states(word: str, words: frozenset[str]) -> bool:
         """Whether a sentence the leader states names ``word`` (of the question) with :data:`RESTATED` of
