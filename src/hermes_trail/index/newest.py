@@ -49,6 +49,8 @@ Restating = Callable[[list[str], list[str], float], list[Conversation]]
 # only those that are rare), read in its sentences of at most FACT_SENTENCE_WORDS words.
 RESTATING_WORDS = 12
 FACT_SENTENCE_WORDS = 30
+# A question of one word is read on the leader's fact as its best turns state it, as a search shows it.
+FACT_TURNS = 3
 
 
 def newest_first(
@@ -170,13 +172,14 @@ def newest_first(
 
     @functools.cache
     def lead_states_with(word: str) -> tuple[frozenset[str], frozenset[str]]:
-        """The words the leader states ``word`` with in what a person or the agent said (:func:`fact_words`
-        of its sentences of a fact's length naming it, as ``restated`` reads them), and the shapes of the
-        values they state (:func:`value_shapes`)."""
+        """The words the leader states ``word`` with in what a person or the agent said in its
+        :data:`FACT_TURNS` best turns (:func:`fact_words` of their sentences of a fact's length naming it,
+        as ``restated`` reads them), and the shapes of the values they state (:func:`value_shapes`)."""
+        best = sorted(lead.hits, key=lambda h: h.score, reverse=True)[:FACT_TURNS]
         naming = " ".join(
             s
-            for text in stated(lead)
-            if word in text
+            for kind, text in (said.get(h.doc, ("", "")) for h in best)
+            if kind in STATED and word in text
             for s in sentences(text)
             if len(s.split()) <= FACT_SENTENCE_WORDS and names_word(s, word)
         )

@@ -336,15 +336,27 @@ def title_names(title: str, word: str) -> bool:
     a word that holds it ("reload" does not name "load"), nor a word it only starts, as :func:`title_has`
     reads the word a person is still typing. Chinese or Japanese words anywhere, as they have no spaces;
     a word of several as its run of words."""
-    low = folded_title(word)
+    low, parts, part, root = _title_word(word)
+    folded = folded_title(title)
     if cjk.has_cjk(low):
-        return low in folded_title(title)
-    said = _TITLE_WORDS.findall(folded_title(title))
-    parts = _TITLE_WORDS.findall(low)
+        return low in folded
     if len(parts) != 1:
-        return bool(parts) and f" {' '.join(parts)} " in f" {' '.join(said)} "
-    root = stem(parts[0])
-    return any(w == parts[0] or stem(w) == root for w in said)
+        return bool(parts) and f" {' '.join(parts)} " in f" {' '.join(_TITLE_WORDS.findall(folded))} "
+    # Every form of the word starts as :func:`title_part` says: most titles have no such start at all.
+    if part not in folded:
+        return False
+    return any(w == low or stem(w) == root for w in _TITLE_WORDS.findall(folded) if w.startswith(part))
+
+
+@functools.lru_cache(maxsize=4096)
+def _title_word(word: str) -> tuple[str, tuple[str, ...], str, str]:
+    """``word`` as :func:`title_names` reads it, made once however many titles it is read in: folded, its
+    words, the start every form of it has (:func:`title_part`) and its stem (a one-word word's)."""
+    low = folded_title(word)
+    parts = tuple(_TITLE_WORDS.findall(low))
+    if len(parts) != 1 or cjk.has_cjk(low):
+        return low, parts, low, low
+    return parts[0], parts, title_part(parts[0]), stem(parts[0])
 
 
 def stemmed_away(term: query.Term) -> bool:
