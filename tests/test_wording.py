@@ -455,7 +455,7 @@ def test_a_word_a_conversation_has_only_in_its_title_counts_as_covered(tmp_path)
     conversation is weighed by how much of the rest it covers. The one titled "Defunct processes" has
     "container" in its turns and "processes" in its title only (its turns say "<defunct>" and "subprocesses"):
     it covers both, a listing of containers one, a count of a box's processes another. A title names a
-    word as a word of its own or another form of it, not inside another ("Reload containers" names no "load");
+    word as a word of its own or another form of it, not inside another ("Reload the processes": no "load");
     a memory file's label names nothing."""
     sessions = [
         chat(
