@@ -99,8 +99,10 @@ def test_a_chinese_question_finds_the_english_session_its_title_names(tmp_path, 
     result = search(path, query)
     assert [c.hits[0].session_id for c in result.conversations][:1] == [PICKUP]
     assert {"remind", "prescription"} <= set(result.read_as) and result.missing == []
-    # Without the titles read so, a conversation with "prescription" in its turns comes first.
+    # Without the titles read so (their list, and the words a title covers in the readings' list), a
+    # conversation with "prescription" in its turns comes first.
     monkeypatch.setattr(search_module, "_titles_read_as", lambda *args: [])
+    monkeypatch.setattr(search_module, "title_covers", lambda *args: False)
     assert search(path, query).conversations[0].hits[0].session_id != PICKUP
 
 
