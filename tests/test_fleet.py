@@ -1039,12 +1039,13 @@ def test_a_change_announced_or_of_a_questions_commonest_words_reads_there_as_her
         training_among_model_runs,
     )
 
+    def earlier_and_later(earlier: tuple[str, str], later: tuple[str, str]) -> list:
+        """The exchange :data:`EARLIER` and, twelve days later, :data:`LATER`."""
+        return [chat(EARLIER, earlier, start=T0), chat(LATER, later, start=T0 + 12 * 86400)]
+
     if case == "topic":
         question, first = "size", None  # no change read: as the words and the meaning rank them
-        sessions = [
-            chat(EARLIER, BATCH_SIZE, start=T0),
-            chat(LATER, WAREHOUSE_RESIZED, start=T0 + 12 * 86400),
-        ]
+        sessions = earlier_and_later(BATCH_SIZE, WAREHOUSE_RESIZED)
     elif case == "unplaced":
         question, first, sessions = TRAINING_NOW, [LATER, EARLIER], training_among_model_runs(T0)
     elif case == "rarest":
@@ -1055,16 +1056,10 @@ def test_a_change_announced_or_of_a_questions_commonest_words_reads_there_as_her
         question, first, sessions = DINNER_WORK, [LATER, EARLIER], dinner_moved(T0)
     elif case == "clause":
         question, first = "best checkpoint so far epoch val accuracy", [LATER, EARLIER]
-        sessions = [
-            chat(EARLIER, VAL_ACC_BEFORE, start=T0),
-            chat(LATER, VAL_ACC_REPLACED, start=T0 + 12 * 86400),
-        ]
+        sessions = earlier_and_later(VAL_ACC_BEFORE, VAL_ACC_REPLACED)
     elif case == "restated":
         question, first = TRAINING_QUESTION, [LATER, EARLIER]
-        sessions = [
-            chat(EARLIER, TRAINING_BEFORE, start=T0),
-            chat(LATER, TRAINING_MOVED, start=T0 + 12 * 86400),
-        ]
+        sessions = earlier_and_later(TRAINING_BEFORE, TRAINING_MOVED)
     elif case == "work":
         question, first, sessions = BLOG_WORK, [LATER, EARLIER], blog_moved(T0)
     elif case == "fewer":
@@ -1073,18 +1068,17 @@ def test_a_change_announced_or_of_a_questions_commonest_words_reads_there_as_her
             "Plan the groceries for the month.",
             "Let's use a weekly envelope of 140 EUR instead of a monthly one.",
         )
-        sessions = [chat(EARLIER, RETENTION_CHANGED, start=T0), chat(LATER, envelope, start=T0 + 12 * 86400)]
+        sessions = earlier_and_later(RETENTION_CHANGED, envelope)
     elif case == "announced":
         question, first = "what IP does the NAS have", [LATER, EARLIER]
-        sessions = [chat(EARLIER, NAS_BEFORE, start=T0), chat(LATER, NAS_CHANGED, start=T0 + 12 * 86400)]
+        sessions = earlier_and_later(NAS_BEFORE, NAS_CHANGED)
     else:
         question, first = (
             "push got rejected on the hotfix branch, someone else pushed first?",
             [EARLIER, LATER],
         )
         sessions = [
-            chat(EARLIER, PUSHED_BEFORE, start=T0),
-            chat(LATER, PUSHED_RENAMED, start=T0 + 12 * 86400),
+            *earlier_and_later(PUSHED_BEFORE, PUSHED_RENAMED),
             *(
                 chat(f"2026110{n}_090000_f0000{n}", said, start=T0 + n * 3600)
                 for n, said in enumerate(PUSHED_ALONE, 1)

@@ -132,9 +132,13 @@ def newest_first(
         """Read the texts of ``convs``' matching turns not read yet."""
         said.update(texts([h.doc for c in convs for h in c.hits if h.doc not in said]))
 
+    def turn(hit: Any) -> tuple[str, str]:
+        """A matching turn as read: its kind and its text in lower case."""
+        return said.get(hit.doc, ("", ""))
+
     def turns(conv: Conversation) -> Iterator[tuple[str, str]]:
-        """``conv``'s matching turns as read, in order: each one's kind and its text in lower case."""
-        return (said.get(h.doc, ("", "")) for h in conv.hits)
+        """``conv``'s matching turns as read, in order (:func:`turn`)."""
+        return (turn(h) for h in conv.hits)
 
     def stated(conv: Conversation) -> list[str]:
         """What a person or the agent said in ``conv``'s matching turns (not a tool's output)."""
@@ -176,13 +180,7 @@ def newest_first(
         :data:`FACT_TURNS` best turns (:func:`fact_words` of their sentences of a fact's length naming it,
         as ``restated`` reads them), and the shapes of the values they state (:func:`value_shapes`)."""
         best = sorted(lead.hits, key=lambda h: h.score, reverse=True)[:FACT_TURNS]
-        naming = " ".join(
-            s
-            for kind, text in (said.get(h.doc, ("", "")) for h in best)
-            if kind in STATED and word in text
-            for s in sentences(text)
-            if len(s.split()) <= FACT_SENTENCE_WORDS and names_word(s, word)
-        )
+        naming = " ".join(fact_sentences([text for kind, text in map(turn, best) if kind in STATED], [word]))
         return fact_words(naming, [word]), value_shapes(naming)
 
     def states_lead_topic(turn: list[str]) -> bool:
@@ -347,14 +345,8 @@ def newest_first(
         assert restating is not None
         if not (held := held_by_lead()):
             return []
-        # The leader's fact: what its sentences naming the question's words state beside them, each a
-        # sentence of a fact's length (a long one says many things, each word of which would be counted).
-        stating = [
-            sentence
-            for text in stated(lead)
-            for sentence in sentences(text)
-            if len(sentence.split()) <= FACT_SENTENCE_WORDS and any(names_word(sentence, w) for w in held)
-        ]
+        # The leader's fact: what its sentences naming the question's words state beside them.
+        stating = fact_sentences(stated(lead), held)
         # The rarer ones (in fewer than RARE_CAP docs, the rarest first): a common word says little of a
         # fact, and an index of a million messages would look through every doc that has it. Of the
         # longest RESTATING_WORDS, each counted once (a long word is the rarer one as a rule).
@@ -418,6 +410,19 @@ def newest_first(
     key = (newest.store, newest.root)
     promoted = [newest, *(c for c in ordered if (c.store, c.root) != key)]
     return newest_first(promoted, terms, meaning, answered, texts, counts, present, now, restating)
+
+
+def fact_sentences(texts: list[str], words: list[str]) -> list[str]:
+    """The sentences of ``texts`` naming one of ``words`` (:func:`names_word`) that are of a fact's length,
+    :data:`FACT_SENTENCE_WORDS` words at most: a long one says many things, each word of which would be
+    counted as the fact's. A text without any of the words is not cut."""
+    return [
+        sentence
+        for text in texts
+        if any(w in text for w in words)
+        for sentence in sentences(text)
+        if len(sentence.split()) <= FACT_SENTENCE_WORDS and any(names_word(sentence, w) for w in words)
+    ]
 
 
 def restating_query(held: list[str], facts: list[str]) -> str:

@@ -436,23 +436,22 @@ def _covered(
     if not docs:
         return [0.0] * len(found), [0] * len(found)
     low, high = min(docs), max(docs)
-    having: list[tuple[set[int], float]] = []
+    having: list[tuple[list[str], set[int], float]] = []  # each group, its docs and its weight
     sql = f"SELECT rowid FROM {table} WHERE {table} MATCH ? AND rowid >= ? AND rowid <= ?"
     held = schema.doc_total(conn)
     cut = COVERAGE_TERMS if table == "docs_fts" else COVERAGE_BIGRAMS
     for group in groups[:cut] if groups is not None else [[w] for w in words[:cut]]:
         ids = {r[0] for word in group for r in conn.execute(sql, (_fts_string(word), low, high))}
         most = max(doc_count(word, table) for word in group)
-        having.append((ids, rarity(held, most)))
-    total = sum(weight for _, weight in having) or 1.0
+        having.append((group, ids, rarity(held, most)))
+    total = sum(weight for _, _, weight in having) or 1.0
     shares, counts = [], []
-    wanted = groups[:cut] if groups is not None else [[w] for w in words[:cut]]
     titled = table == "docs_fts"
     for conv in found:
         mine = {h.doc for h in conv.hits}
         had = [
             weight
-            for (ids, weight), group in zip(having, wanted, strict=True)
+            for group, ids, weight in having
             if not ids.isdisjoint(mine) or (titled and title_covers(conv, group))
         ]
         shares.append(sum(had) / total)
