@@ -571,6 +571,129 @@ def test_a_retired_host_leaves_the_shared_index_and_may_push_no_more(fleet, mach
     assert fleet.rows("beta") == kept
 
 
+def _docs_of(fleet, where: str = "true", args: tuple = ()) -> int:
+    """The docs there, whether or not a session holds them (a join would hide a doc left without one)."""
+    with fleet.connect() as conn:
+        return int(conn.execute(f"SELECT count(*) FROM trail_fleet.docs WHERE {where}", args).fetchone()[0])
+
+
+def _plant(conn, sess: int, host: str, fingerprint: str, seq: int = 9999) -> None:
+    conn.execute(
+        "INSERT INTO trail_fleet.docs (sess, host, profile, store, fingerprint, seq, row, role, kind, text) "
+        "VALUES (%s, %s, 'p', 's', %s, %s, 1, 'user', 'prompt', 'planted')",
+        (sess, host, fingerprint, seq),
+    )
+
+
+def test_each_docs_session_is_checked_once_a_statement_by_a_foreign_keys_rules(fleet, machines):
+    """What ties a doc to its session (``fleet.keys``): no foreign key checks it row by row, and every
+    rule one kept holds: a doc must name a session with its host and fingerprint, whoever inserts it or
+    changes it to; a deleted session takes its docs, a truncated table them all; a session's key may not
+    change under its docs; and a session deleted while a doc is being inserted into it waits for the
+    insert, then takes that doc too."""
+    import psycopg
+
+    from hermes_trail.fleet import keys
+
+    alpha = fleet.host_login("alpha")
+    push(machines["alpha"][1], alpha)
+    push(machines["beta"][1], fleet.admin, "beta")
+    with fleet.connect() as conn:
+        assert not keys.by_row(conn, schema.SCHEMA)
+        (first, fingerprint), (second, _) = conn.execute(
+            "SELECT id, fingerprint FROM trail_fleet.sessions WHERE host = 'alpha' AND docs > 0 "
+            "ORDER BY id LIMIT 2"
+        ).fetchall()
+        beta = conn.execute("SELECT id FROM trail_fleet.sessions WHERE host = 'beta' LIMIT 1").fetchone()[0]
+    docs = _docs_of(fleet)
+    with psycopg.connect(alpha, autocommit=True) as conn:
+        for sess, host, print_ in (
+            (first, "alpha", "stale"),
+            (beta, "alpha", fingerprint),
+            (-1, "alpha", "x"),
+        ):
+            with pytest.raises(psycopg.errors.ForeignKeyViolation, match="names no session"):
+                _plant(conn, sess, host, print_)
+        _plant(conn, first, "alpha", fingerprint)  # its own session as pushed: taken
+        with pytest.raises(psycopg.errors.ForeignKeyViolation):  # moved to another host's session
+            conn.execute("UPDATE trail_fleet.docs SET sess = %s WHERE text = 'planted'", (beta,))
+        with pytest.raises(psycopg.errors.ForeignKeyViolation, match="still named"):
+            conn.execute("UPDATE trail_fleet.sessions SET fingerprint = 'other' WHERE id = %s", (first,))
+        conn.execute("UPDATE trail_fleet.sessions SET tokens = tokens WHERE id = %s", (first,))  # not its key
+        had = _docs_of(fleet, "sess = %s", (first,))
+        assert conn.execute("DELETE FROM trail_fleet.sessions WHERE id = %s", (first,)).rowcount == 1
+    assert _docs_of(fleet, "sess = %s", (first,)) == 0
+    assert _docs_of(fleet) == docs + 1 - had
+    with fleet.connect() as conn:  # the administrator's rows are checked too
+        with pytest.raises(psycopg.errors.ForeignKeyViolation):
+            _plant(conn, first, "alpha", fingerprint)
+        conn.rollback()
+
+    # A session deleted while a doc goes into it: the delete waits for the insert, then takes the doc.
+    with fleet.connect() as conn:
+        fingerprint = conn.execute(
+            "SELECT fingerprint FROM trail_fleet.sessions WHERE id = %s", (second,)
+        ).fetchone()[0]
+    deleted: list[int] = []
+    with psycopg.connect(alpha) as inserting:
+        _plant(inserting, second, "alpha", fingerprint)
+
+        def delete() -> None:
+            with psycopg.connect(alpha, autocommit=True) as conn:
+                deleted.append(
+                    conn.execute("DELETE FROM trail_fleet.sessions WHERE id = %s", (second,)).rowcount
+                )
+
+        deleting = threading.Thread(target=delete)
+        deleting.start()
+        time.sleep(1.0)
+        assert deleting.is_alive() and not deleted
+        inserting.commit()
+    deleting.join(timeout=60)
+    assert deleted == [1] and _docs_of(fleet, "sess = %s", (second,)) == 0
+
+    with fleet.connect() as conn:
+        conn.execute("TRUNCATE trail_fleet.sessions")
+        conn.commit()
+    assert _docs_of(fleet) == 0
+
+
+def test_a_database_checking_each_docs_session_row_by_row_is_said_and_migrated(fleet, machines):
+    """A shared index migrated by an earlier trail checks each doc's session by a foreign key, row by row (a
+    quarter of a push's time in the server): it takes pushes as before, a push and ``trail doctor`` say so,
+    and ``--migrate`` replaces the key with the checks once a statement (saying so, once), leaving every
+    row as it was."""
+    from hermes_trail.fleet import keys
+    from hermes_trail.integrations.hermes import doctor
+
+    with fleet.connect() as conn:  # as version 10 of the schema left it
+        for trigger in ("docs_insert_named", "docs_update_named"):
+            conn.execute(f"DROP TRIGGER {trigger} ON trail_fleet.docs")
+        for trigger in ("sessions_deleted", "sessions_truncated", "sessions_rekeyed"):
+            conn.execute(f"DROP TRIGGER {trigger} ON trail_fleet.sessions")
+        conn.execute(
+            "ALTER TABLE trail_fleet.docs ADD FOREIGN KEY (sess, host, fingerprint) "
+            "REFERENCES trail_fleet.sessions (id, host, fingerprint) ON DELETE CASCADE"
+        )
+        assert keys.by_row(conn, schema.SCHEMA)
+    schema._INFO.clear()
+    alpha = fleet.host_login("alpha")
+    pushed = push(machines["alpha"][1], alpha)
+    assert pushed.docs and any("row by row" in note for note in pushed.notes), pushed.notes
+    older = doctor._reached("pushes to", alpha, "home")
+    assert older.status == doctor.WARN and "row by row" in older.detail and "--migrate" in older.fix
+    before = fleet.rows()
+    with fleet.connect() as conn:
+        report = schema.migrate(conn, fleet.admin)
+        assert keys.REPLACED in report.notes, report.notes
+        assert not keys.by_row(conn, schema.SCHEMA)
+        assert keys.REPLACED not in schema.migrate(conn, fleet.admin).notes
+    assert fleet.rows() == before
+    assert doctor._reached("pushes to", alpha, "home").status == doctor.OK
+    again = push(machines["alpha"][1], alpha)
+    assert not any("row by row" in note for note in again.notes), again.notes
+
+
 def _pending(fleet) -> dict[str, int]:
     """The entries waiting in each GIN index's pending list (``pgstattuple``, made here as the server's
     administrator)."""
@@ -3253,6 +3376,12 @@ def test_a_host_may_not_write_another_hosts_passages(vector_fleet, languages):
                 "INSERT INTO trail_fleet.passages (sess, host, seq, vec) VALUES (%s, 'iota', 99, %s)",
                 (theirs[1], vector),
             )
+        # Its own session deleted takes its passages with it (``fleet.keys``).
+        mine = conn.execute("SELECT min(sess) FROM trail_fleet.passages WHERE host = 'iota'").fetchone()[0]
+        assert conn.execute("DELETE FROM trail_fleet.sessions WHERE id = %s", (mine,)).rowcount == 1
+        assert conn.execute(
+            "SELECT count(*) FROM trail_fleet.passages WHERE sess = %s", (mine,)
+        ).fetchone() == (0,)
     with vector_fleet.connect() as conn:
         assert conn.execute("SELECT count(*) FROM trail_fleet.passages WHERE host = 'theta'").fetchone()[
             0

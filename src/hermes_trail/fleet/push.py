@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hermes_trail import readonly
-from hermes_trail.fleet import folding, schema
+from hermes_trail.fleet import folding, keys, schema
 from hermes_trail.fleet.connection import FleetError, clean, connect, unbounded
 from hermes_trail.hermes import dsn as dsns
 from hermes_trail.index import cjk
@@ -241,6 +241,8 @@ def push(
             report.notes.append("the shared index has no pgvector: passages are not sent (words only)")
         if info.tsv_form < schema.TSV_FORM:
             report.notes.append(f"the shared index: {schema.OLDER_FORM}; {schema.REMAKE}")
+        if keys.by_row(conn, schema.SCHEMA):
+            report.notes.append(f"the shared index: {keys.BY_ROW}; {keys.BY_STATEMENT}")
         with _host_lock(dsn, name):
             _register(conn, name)
             _push(local, conn, dsn, name, info, report, progress, batch_docs, writers)

@@ -42,7 +42,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from hermes_trail.fleet import folding, separators
+from hermes_trail.fleet import folding, keys, separators
 from hermes_trail.fleet.connection import FleetError, clean, unbounded
 from hermes_trail.index import cjk
 
@@ -323,7 +323,8 @@ def _version_1(trgm: str) -> list[str]:
 
 
 def _passages(vector: str) -> list[str]:
-    """The passage vectors' table, made when the ``vector`` extension is there (at any --migrate)."""
+    """The passage vectors' table, made when the ``vector`` extension is there (at any --migrate). Each
+    names its session by (``sess``, ``host``), checked by triggers as the docs are (:mod:`keys`)."""
     s = SCHEMA
     return [
         f"""CREATE TABLE {s}.passages (
@@ -331,8 +332,7 @@ def _passages(vector: str) -> list[str]:
             sess bigint NOT NULL,
             host text NOT NULL,
             seq integer NOT NULL,
-            vec {vector}.vector({DIMENSIONS}) NOT NULL,
-            FOREIGN KEY (sess, host) REFERENCES {s}.sessions (id, host) ON DELETE CASCADE
+            vec {vector}.vector({DIMENSIONS}) NOT NULL
         )""",
         f"CREATE INDEX passages_sess ON {s}.passages (sess)",
         *_policies("passages"),
@@ -700,7 +700,8 @@ def migrate(conn: psycopg.Connection[Any], dsn: str = "") -> MigrateReport:
 
     Needs a role that may create a schema and extensions in the database and roles in the server (the
     database's owner with ``CREATEROLE``; on a managed server, its administrator login). Also adds the
-    passages table as soon as the ``vector`` extension can be created, and :data:`SPEED_UPS` where missing.
+    passages table as soon as the ``vector`` extension can be created, and :data:`SPEED_UPS` and the
+    checks of each row's session (:mod:`keys`) where missing.
 
     :raises FleetError: the database refused (the reason, without the DSN's password), or it holds a
         newer version than this trail knows.
@@ -771,6 +772,12 @@ def migrate(conn: psycopg.Connection[Any], dsn: str = "") -> MigrateReport:
                     if (why := _try(conn, hnsw)) is not None:
                         notes.append(f"no HNSW index on the passages ({why}): meaning is searched exactly")
                     vector = True
+            # Each doc's and passage's session checked once a statement (:mod:`keys`), where missing.
+            by_row = before > 0 and keys.by_row(conn, SCHEMA)
+            for statement in keys.statements(SCHEMA, vector):
+                conn.execute(statement)
+            if by_row:
+                notes.append(keys.REPLACED)
             rows = {
                 "version": str(VERSION),
                 "trgm_schema": trgm,

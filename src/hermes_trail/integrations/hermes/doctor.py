@@ -222,7 +222,7 @@ def _reached(role: str, dsn: str, where: str) -> Check:
     """Whether the shared index at ``dsn`` answers and is at this trail's schema (the DSN's password never
     shown)."""
     from hermes_trail.errors import TrailError
-    from hermes_trail.fleet import schema
+    from hermes_trail.fleet import keys, schema
     from hermes_trail.fleet.connection import connect
     from hermes_trail.hermes import dsn as dsns
 
@@ -230,7 +230,9 @@ def _reached(role: str, dsn: str, where: str) -> Check:
         conn = connect(dsn)
         try:
             info = schema.require(conn, dsn)
-            settles = role != "pushes to" or schema.settles(conn)  # asked only where a push ends with it
+            pushes = role == "pushes to"  # what a push ends with, and how its rows are checked: asked so
+            settles = not pushes or schema.settles(conn)
+            by_row = pushes and keys.by_row(conn, schema.SCHEMA)
         finally:
             conn.close()
     except TrailError as exc:
@@ -242,6 +244,8 @@ def _reached(role: str, dsn: str, where: str) -> Check:
         return Check("shared index", WARN, f"{said}; {schema.OLDER_FORM}", schema.REMAKE, where)
     if not settles:
         return Check("shared index", WARN, f"{said}; {schema.UNSETTLED}", schema.SETTLE, where)
+    if by_row:
+        return Check("shared index", WARN, f"{said}; {keys.BY_ROW}", keys.BY_STATEMENT, where)
     return Check("shared index", OK, said, home=where)
 
 
