@@ -12,9 +12,9 @@ one run it measures:
 
 1. the first push of one host alone (docs a second; the issue's goal: 20,000), beside the floor its docs
    cost the server: their tsvectors made on one connection, nothing written; and beside two ceilings, what
-   the server takes on as many connections as a push writes with (``--writers``, ``push.WRITERS`` unless
-   given) when the same docs are copied straight into a table of the docs' columns and indexes (no
-   row-level security, no foreign key):
+   the server takes on as many connections as the push wrote with (``--writers``, else as many as it
+   found by measuring) when the same docs are copied straight into a table of the docs' columns and
+   indexes (no row-level security, no check of each doc's session):
    with the tsvectors made by the server as a push has them made, and given ready-made (as if the client
    had made them, which would give up PostgreSQL's own parsing and language configurations); and the
    server's processes' CPU a doc pushed (Linux's ``/proc``), so the cores a server needs to spare for the
@@ -32,6 +32,11 @@ one run it measures:
    ``.ci/run`` installs; left out with a note where it is missing), as a managed PostgreSQL's pooled
    address is reached: another incremental push of 1,000 messages, and the same searches on one kept
    connection, as a ratio to the searches straight to the server;
+
+   and last, the first host pushed again into a database of its own through a relay holding each chunk
+   ``--far`` ms each way (``bench/relay.py``: a managed server in another region), on two writers and on
+   the writers a push finds by measuring (``fleet/growth.py``), which a far server's round trips make more
+   than its cores would;
 
 5. recall quality: ``bench/recall``'s store pushed from three hosts (one a profile), its held-out half
    asked of the shared index and of the local one (``evaluate.py --systems trail,fleet``; its own server,
@@ -62,6 +67,7 @@ sys.path.insert(0, str(BENCH_DIR.parent / "tests"))  # the throwaway server the 
 
 import pgserver  # noqa: E402
 import pooler  # noqa: E402
+import relay  # noqa: E402
 from hermes_trail.fleet import schema  # noqa: E402
 from hermes_trail.fleet.connection import connect  # noqa: E402
 from hermes_trail.fleet.push import WRITERS, push  # noqa: E402
@@ -230,6 +236,34 @@ def _server_cpu_s(postmaster: int) -> float:
     return ticks / os.sysconf("SC_CLK_TCK")
 
 
+def _far(cluster: Any, index: Path, delay_ms: float) -> dict[str, Any]:
+    """The first host pushed into a database of its own through a relay holding each chunk ``delay_ms``
+    each way (a managed server in another region): on :data:`WRITERS` writers, then on the writers a push
+    finds by measuring, which a far server's round trips make more than its cores would."""
+    name = "far_bench"
+    with cluster.connect("postgres") as conn:
+        conn.execute(f"DROP DATABASE IF EXISTS {name}")
+        conn.execute(f"CREATE DATABASE {name}")
+    admin = cluster.dsn(database=name)
+    with connect(admin) as conn:
+        schema.migrate(conn, admin)
+    port = int(admin.rsplit(":", 1)[1].split("/", 1)[0])
+    with relay.far(port, delay_ms) as through:
+        far = admin.replace(f":{port}/", f":{through}/")
+        fixed = push(index, far, "fixed", writers=WRITERS)
+        found = push(index, far, "found")
+    with cluster.connect("postgres") as conn:
+        conn.execute(f"DROP DATABASE {name}")
+    fixed_rate, found_rate = fixed.docs / fixed.seconds, found.docs / found.seconds
+    return {
+        "far_round_trip_ms": 2 * delay_ms,
+        "far_fixed_docs_per_s": round(fixed_rate),
+        "far_found_docs_per_s": round(found_rate),
+        "far_found_writers": found.writers,
+        "far_found_vs_fixed": round(found_rate / fixed_rate, 2),
+    }
+
+
 # A scratch schema for the ceilings (1.), dropped after.
 CEILING_SCHEMA = "trail_bench_ceiling"
 
@@ -305,8 +339,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--writers",
         type=int,
-        default=WRITERS,
-        help="connections a push writes on (trail share --writers), and the server's ceiling is read on",
+        default=None,
+        help="connections a push writes on (trail share --writers; by default found by measuring, as a "
+        "push does), and the server's ceiling is read on as many as the first push ended on",
+    )
+    parser.add_argument(
+        "--far",
+        type=float,
+        default=20.0,
+        help="ms each way of a server far away, through which the first host is pushed again on "
+        f"{WRITERS} writers and on the writers found by measuring (0: not)",
     )
     parser.add_argument("--quick", action="store_true", help="3 hosts of 5,000 messages, 50 queries")
     parser.add_argument("--out-dir", type=Path, default=None)
@@ -338,12 +380,12 @@ def main(argv: list[str] | None = None) -> int:
         with connect(dsn) as conn:
             figures["vector"] = schema.migrate(conn, dsn).vector
         # 1. One host alone.
-        figures["writers"] = args.writers
         postmaster = _server_pid(dsn)
         server_before = _server_cpu_s(postmaster) if postmaster else 0.0
         cpu = resource.getrusage(resource.RUSAGE_SELF)
         first = push(hosts[0][1], dsn, "host00", writers=args.writers)
         used = resource.getrusage(resource.RUSAGE_SELF)
+        figures["writers"], figures["writers_found"] = first.writers, first.writers_found
         # The server's CPU a doc pushed, and so the cores a server needs to spare for the goal (each
         # writer a core's worth of batches): what this two-core machine cannot show by running it.
         if postmaster:
@@ -369,7 +411,7 @@ def main(argv: list[str] | None = None) -> int:
             floor = parsed / (time.perf_counter() - started)
         figures["tsvector_floor_docs_per_s"] = round(floor)
         figures["push_vs_tsvector_floor"] = round(figures["push_docs_per_s"] / floor, 2)
-        made, given = _ceilings(dsn, "host00", args.writers)
+        made, given = _ceilings(dsn, "host00", first.writers)
         figures["ceiling_made_docs_per_s"] = round(made)
         figures["ceiling_given_docs_per_s"] = round(given)
         figures["push_vs_ceiling_made"] = round(figures["push_docs_per_s"] / made, 2)
@@ -488,6 +530,8 @@ def main(argv: list[str] | None = None) -> int:
                 )
             finally:
                 bouncer.stop()
+        if args.far:
+            figures.update(_far(cluster, hosts[0][1], args.far))
         local = []
         local_search(hosts[0][1], queries[0])
         for text in queries:
@@ -506,7 +550,8 @@ def main(argv: list[str] | None = None) -> int:
     figures["fleet_vs_local_p50"] = round(figures["search_p50_ms"] / max(figures["local_p50_ms"], 0.01), 1)
     rows = [
         (
-            f"first push, one host ({args.writers} writers)",
+            f"first push, one host ({figures['writers']} writers"
+            + (" found)" if figures["writers_found"] else ")"),
             f"{figures['push_docs_per_s']:,} docs/s",
             f"goal >= {GOALS['push_docs_per_s']:,}",
         ),
@@ -516,7 +561,7 @@ def main(argv: list[str] | None = None) -> int:
             f"push/floor = {figures['push_vs_tsvector_floor']}x",
         ),
         (
-            f"the server's ceiling, {args.writers} connections",
+            f"the server's ceiling, {figures['writers']} connections",
             f"{figures['ceiling_made_docs_per_s']:,} docs/s",
             f"push/ceiling = {figures['push_vs_ceiling_made']}x",
         ),
@@ -584,6 +629,19 @@ def main(argv: list[str] | None = None) -> int:
             f"shared/local p50 = {figures['fleet_vs_local_p50']}x",
         ),
     ]
+    if "far_fixed_docs_per_s" in figures:
+        rows += [
+            (
+                f"first push, server {figures['far_round_trip_ms']:g} ms away, {WRITERS} writers",
+                f"{figures['far_fixed_docs_per_s']:,} docs/s",
+                "(a relay holds each chunk)",
+            ),
+            (
+                f"  found by measuring ({figures['far_found_writers']} writers)",
+                f"{figures['far_found_docs_per_s']:,} docs/s",
+                f"found/{WRITERS} writers = {figures['far_found_vs_fixed']}x",
+            ),
+        ]
     if args.recall and "recall_fleet_hit1" in figures:
         rows.append(
             (

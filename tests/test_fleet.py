@@ -421,11 +421,13 @@ def test_the_cli_bounds_writers_as_a_push_does():
     import typing
 
     from hermes_trail.cli.share_cmd import share
+    from hermes_trail.fleet import growth
     from hermes_trail.fleet.push import MOST_WRITERS, WRITERS
 
     option = typing.get_type_hints(share, include_extras=True)["writers"].__metadata__[0]
     assert (option.settings["min"], option.settings["max"]) == (1, MOST_WRITERS)
-    assert inspect.signature(share).parameters["writers"].default == WRITERS
+    assert inspect.signature(share).parameters["writers"].default is None  # found by measuring
+    assert str(WRITERS) in option.settings["help"] and str(growth.MOST) in option.settings["help"]
 
 
 def test_a_push_on_more_writers_ends_as_a_push_on_one(fleet, machines):
@@ -448,6 +450,77 @@ def test_a_push_on_more_writers_ends_as_a_push_on_one(fleet, machines):
     assert spread == solo and len(set(r[0] for r in solo)) > 5
     with pytest.raises(FleetError, match="writers must be 1 to 32"):
         push(index, fleet.admin, "none", writers=0)
+
+
+def _grown(cores: int, refuse_at: int | None = None, batches: int = 400) -> tuple[int, list[int]]:
+    """A push's writers as :class:`growth.Growth` finds them against a server of ``cores`` cores, each
+    writing 10,000 docs a second (more writers than cores write no faster), batches of 1,000 docs; the
+    server refusing the ``refuse_at``-th connection. The count at the end and each one it wrote on."""
+    from hermes_trail.fleet import growth
+
+    grows = growth.Growth(0.0)
+    now, counts = 0.0, []
+    for _ in range(batches):
+        now += 1_000 / (10_000 * min(grows.writers, cores))
+        counts.append(grows.writers)
+        if grows.written(1_000, now) > 0 and refuse_at is not None and grows.writers >= refuse_at:
+            grows.refused()
+    return grows.writers, counts
+
+
+def test_a_push_adds_writers_while_they_make_it_faster():
+    """``fleet.growth``: a push not told its writers starts on two, adds one after each window of
+    batches while the last one added wrote :data:`growth.GAIN` of a writer's share more, and retires the
+    first that does not; up to :data:`growth.MOST`; where the server takes no more connections it
+    stays."""
+    from hermes_trail.fleet import growth
+
+    assert _grown(2) == (2, _grown(2)[1]) and max(_grown(2)[1]) == 3  # a third tried, retired
+    assert _grown(5)[0] == 5 and max(_grown(5)[1]) == 6
+    assert _grown(32)[0] == growth.MOST
+    assert _grown(32, refuse_at=5)[0] == 4
+    assert set(_grown(5, batches=10)[1]) == {2}  # a push of ten batches never grows
+    # A window only a little faster is noise, or no core to spare: the writer goes.
+    grows = growth.Growth(0.0)
+    now, seen = 0.0, []
+    for rate in [8_000] * 16 + [8_800] * 12 + [8_800] * 24:
+        now += 1_000 / rate
+        seen.append(grows.written(1_000, now))
+    assert seen.count(1) == 1 and seen.count(-1) == 1 and grows.writers == 2 and grows.settled
+
+
+def test_a_push_not_told_its_writers_grows_and_retires_them_and_ends_the_same(fleet, machines, monkeypatch):
+    """The pool's side of ``fleet.growth`` on a real server: writers added at each window (every window
+    faster, as measuring would find on a server with cores to spare) up to where the server refuses a
+    connection, or one added and retired; each push ends with the rows of a push on one writer, says how
+    many it wrote on, and that it found them."""
+    from hermes_trail.fleet import growth
+    from hermes_trail.fleet import push as push_module
+
+    index = machines["alpha"][1]
+    push(index, fleet.admin, "solo", batch_docs=20, writers=1)
+    strip = lambda rows: [row[1:] for row in rows]  # noqa: E731 - all but the host
+    monkeypatch.setattr(growth, "WINDOW", 1)
+    monkeypatch.setattr(growth, "GAIN", -1e9)  # every window kept: grows to the most
+    grown = push(index, fleet.admin, "grown", batch_docs=20)
+    assert grown.writers_found and grown.writers == growth.MOST, grown
+    assert [strip(part) for part in fleet.rows("grown")] == [strip(part) for part in fleet.rows("solo")]
+    monkeypatch.setattr(growth, "GAIN", 1e9)  # no window fast enough: the third tried and retired
+    retired = push(index, fleet.admin, "retired", batch_docs=20)
+    assert retired.writers_found and retired.writers == growth.START, retired
+    assert [strip(part) for part in fleet.rows("retired")] == [strip(part) for part in fleet.rows("solo")]
+    monkeypatch.setattr(growth, "GAIN", -1e9)
+    real = push_module._Writers._start
+
+    def start(self):  # the server's connection limit reached at the push's fourth writer
+        if self.live >= 3:
+            raise FleetError("cannot connect (sorry, too many clients already)")
+        real(self)
+
+    monkeypatch.setattr(push_module._Writers, "_start", start)
+    refused = push(index, fleet.admin, "refused", batch_docs=20)
+    assert refused.writers == 3 and any("no more connections" in n for n in refused.notes), refused
+    assert [strip(part) for part in fleet.rows("refused")] == [strip(part) for part in fleet.rows("solo")]
 
 
 _KILLABLE = """
@@ -1890,10 +1963,11 @@ def test_trail_share_pushes_and_prints_json(fleet, machines, capsys):
     assert params.invoke(share, kwargs) == 0
     printed = json.loads(capsys.readouterr().out)
     assert printed["host"] == "alpha" and printed["pushed"] == _local_counts(index)[0]
-    assert "-pw" not in printed["dsn"] and printed["writers"] == 2
+    assert "-pw" not in printed["dsn"] and printed["writers"] == 2 and printed["writers_found"]
     more = params.parse(share, [*argv, "--writers", "3"])
     assert more is not None and params.invoke(share, more) == 0
-    assert json.loads(capsys.readouterr().out)["writers"] == 3  # nothing changed: nothing pushed
+    given = json.loads(capsys.readouterr().out)  # nothing changed: nothing pushed
+    assert given["writers"] == 3 and not given["writers_found"]
     assert params.invoke(share, kwargs) == 0
     assert json.loads(capsys.readouterr().out)["pushed"] == 0
 
@@ -3136,8 +3210,10 @@ def test_passages_are_pushed_and_ones_encoded_later_are_sent_alone(vector_fleet,
     assert pushed_line(nothing).startswith("pushed nothing new as host 'epsilon'")
     assert "; 3 unchanged, 0 removed, in " in pushed_line(nothing) and "docs/s" not in pushed_line(nothing)
     # A large push says how fast it went, on how many writers (what --writers is weighed by).
-    large = dataclasses.replace(words, docs=4_250, seconds=0.5, writers=3)
+    large = dataclasses.replace(words, docs=4_250, seconds=0.5, writers=3, writers_found=False)
     assert pushed_line(large).endswith(", in 0.5 s (8,500 docs/s on 3 writers)")
+    found = dataclasses.replace(large, writers_found=True)  # no --writers: the count it measured
+    assert pushed_line(found).endswith(", in 0.5 s (8,500 docs/s on 3 writers, found by measuring)")
 
     # A newer trail makes passages another way: a session is sent its passages again once they are made
     # again, not while it waits for that (its old ones are what the shared index has).

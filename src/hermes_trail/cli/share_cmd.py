@@ -80,15 +80,15 @@ def share(
     ] = False,
     host: HostOption = None,
     writers: Annotated[
-        int,
+        int | None,
         Option(
             "--writers",
             min=1,
             max=32,
-            help="Connections writing at once (default 2). The server turns each doc into tsvectors, about "
-            "one core a connection: give a first push as many as the server has cores to spare.",
+            help="Connections writing at once. The server turns each doc into tsvectors, about one core a "
+            "connection: by default a push starts on 2 and adds one while that makes it faster (up to 8).",
         ),
-    ] = 2,
+    ] = None,
     index: IndexOption = None,
     home: HomeOption = None,
     db: DbOption = None,
@@ -105,7 +105,7 @@ def share(
         trail share "postgresql://trail_laptop@db.example.com/trail?sslmode=require"
         trail share "postgresql://admin@db.example.com/trail" --migrate
         trail share        # to the DSN the Hermes home's config.yaml sets (docs/fleet.md)
-        trail share --writers 8   # a first push to a server with eight cores to spare
+        trail share --writers 8   # exactly eight connections writing (by default found by measuring)
         trail share --hosts       # which machines push, and when each last did
     """
     from hermes_trail.errors import TrailError
@@ -179,8 +179,9 @@ def pushed_line(report: PushReport) -> str:
         if report.vectors_only:
             sent += f" and the new passages of {report.vectors_only:,} more"
     # How fast a large push went, on how many writers: what `--writers` is weighed by.
+    found = ", found by measuring" if report.writers_found else ""
     rate = (
-        f" ({report.docs / report.seconds:,.0f} docs/s on {report.writers} writers)"
+        f" ({report.docs / report.seconds:,.0f} docs/s on {report.writers} writers{found})"
         if report.docs >= RATE_FROM and report.seconds > 0
         else ""
     )

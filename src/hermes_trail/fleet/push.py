@@ -30,6 +30,7 @@ import re
 import shlex
 import socket
 import sqlite3
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -37,7 +38,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hermes_trail import readonly
-from hermes_trail.fleet import folding, keys, schema
+from hermes_trail.fleet import folding, growth, keys, schema
 from hermes_trail.fleet.connection import FleetError, clean, connect, unbounded
 from hermes_trail.hermes import dsn as dsns
 from hermes_trail.index import cjk
@@ -69,13 +70,13 @@ def word_count(text: str) -> int:
 
 # Sessions deleted per statement.
 DELETE_CHUNK = 1_000
-# Connections writing batches at once, unless a push is given another number (``trail share --writers``).
-# A push's time is the server's (each doc's text made a tsvector in two configurations, its GIN entries),
-# one core a connection: a second connection puts a two-core server's second core to work while this
-# process reads the next batch; a server with more cores to spare takes more. Doc and session ids are
-# reserved in the local order before a batch is written, so they follow the local ids whichever connection
-# commits first.
-WRITERS = 2
+# Connections writing batches at once that a push starts on, unless given a number (``trail share
+# --writers``); it adds more while they make it faster (:mod:`growth`). A push's time is the server's (each
+# doc's text made a tsvector in two configurations, its GIN entries), one core a connection: a second
+# connection puts a two-core server's second core to work while this process reads the next batch; a
+# server with more cores to spare takes more. Doc and session ids are reserved in the local order before a
+# batch is written, so they follow the local ids whichever connection commits first.
+WRITERS = growth.START
 # At most this many (each one a connection of the server's, and a thread of this process).
 MOST_WRITERS = 32
 
@@ -108,7 +109,8 @@ class PushReport:
     vector: bool = False  # whether the shared index holds passages (pgvector)
     seconds: float = 0.0
     notes: list[str] = field(default_factory=list)
-    writers: int = WRITERS  # connections that wrote at once
+    writers: int = WRITERS  # connections that wrote at once (at the end, when found by measuring)
+    writers_found: bool = False  # whether that count was found by measuring (none given)
 
 
 @dataclass(slots=True)
@@ -218,7 +220,7 @@ def push(
     host: str | None = None,
     progress: Progress | None = None,
     batch_docs: int = BATCH_DOCS,
-    writers: int = WRITERS,
+    writers: int | None = None,
 ) -> PushReport:
     """Send what changed in the local ``index`` to the shared index at ``dsn``, as ``host``, on ``writers``
     connections at once (:data:`WRITERS`).
@@ -228,7 +230,7 @@ def push(
     """
     import psycopg
 
-    if not 1 <= writers <= MOST_WRITERS:
+    if writers is not None and not 1 <= writers <= MOST_WRITERS:
         raise FleetError(f"writers must be 1 to {MOST_WRITERS}, not {writers}")
     started = time.perf_counter()
     local = open_local(index)
@@ -236,7 +238,8 @@ def push(
     try:
         info = schema.require(conn, dsn)
         name = resolve_host(conn, host)
-        report = PushReport(dsns.shown(dsn), name, vector=info.vector, writers=writers)
+        report = PushReport(dsns.shown(dsn), name, vector=info.vector, writers=writers or WRITERS)
+        report.writers_found = writers is None
         if not info.vector:
             report.notes.append("the shared index has no pgvector: passages are not sent (words only)")
         if info.tsv_form < schema.TSV_FORM:
@@ -405,7 +408,7 @@ def _push(
     report: PushReport,
     progress: Progress | None,
     batch_docs: int,
-    writers: int,
+    writers: int | None,
 ) -> None:
     s = schema.SCHEMA
     local.execute("BEGIN")  # one snapshot of the local index for the whole push
@@ -439,21 +442,36 @@ def _push(
             report.removed += len(chunk)
         total = len(changed) + len(vectors_only)
         resumes = _Resumes()
-        with _Writers(dsn, host, info, writers) as writing:
-            for batch in _batches(changed, batch_docs):
-                job = _read_batch(local, conn, batch, info.vector, resumes)
-                for docs, passages, sessions in writing.submit(job):
+        grows = growth.Growth(time.perf_counter()) if writers is None else None
+        with _Writers(dsn, host, info, writers or WRITERS) as writing:
+
+            def written(done: list[tuple[int, int, int, float]], more: bool = True) -> None:
+                """Count what the writers wrote; while ``more`` is to come, grow or retire one as
+                measuring says when the count is not given."""
+                for docs, passages, sessions, at in done:
                     report.docs += docs
                     report.passages += passages
                     report.pushed += sessions
                     if progress is not None:
                         progress(report.pushed, total, report.docs)
-            for docs, passages, sessions in writing.finish():
-                report.docs += docs
-                report.passages += passages
-                report.pushed += sessions
-                if progress is not None:
-                    progress(report.pushed, total, report.docs)
+                    if grows is None or not more:
+                        continue
+                    step = grows.written(docs, at)
+                    if step > 0 and not writing.grow():
+                        grows.refused()
+                        report.notes.append(
+                            f"the server took no more connections: the push wrote on {writing.live} at once"
+                        )
+                    elif step:
+                        if step < 0:
+                            writing.retire()
+                        grows.began(time.perf_counter())
+
+            for batch in _batches(changed, batch_docs):
+                written(writing.submit(_read_batch(local, conn, batch, info.vector, resumes)))
+            written(writing.finish(), more=False)
+        if grows is not None:
+            report.writers = grows.writers
         for start in range(0, len(vectors_only), BATCH_SESSIONS):
             pairs = vectors_only[start : start + BATCH_SESSIONS]
             read = _read_passages(local, [i for i, _ in pairs])
@@ -572,29 +590,54 @@ def _read_batch(
 
 
 class _Writers:
-    """Threads writing batches, each on a connection of its own (``count``); what each wrote comes
-    back from :meth:`submit` and :meth:`finish` as (docs, passages, sessions)."""
+    """Threads writing batches, each on a connection of its own (``count``, then one more at each
+    :meth:`grow`, one less at each :meth:`retire`); what each wrote comes back from :meth:`submit` and
+    :meth:`finish` as (docs, passages, sessions, when it was committed)."""
 
     def __init__(self, dsn: str, host: str, info: schema.Info, count: int):
         import queue
-        import threading
 
-        self.host, self.info = host, info
+        self.dsn, self.host, self.info = dsn, host, info
+        # As many batches wait as there are writers: the reading runs that far ahead.
         self.jobs: queue.Queue[_Job | None] = queue.Queue(maxsize=count)
-        self.done: queue.Queue[tuple[int, int, int]] = queue.Queue()
+        self.done: queue.Queue[tuple[int, int, int, float]] = queue.Queue()
         self.failed: list[BaseException] = []
         # Connections of their own: the pushing one reserves ids meanwhile (another holds the host's lock).
         self.conns: list[psycopg.Connection[Any]] = []
+        self.threads: list[threading.Thread] = []
+        self.live = 0  # writers taking batches
+        self.most = 0  # the most that wrote at once
         try:
             for _ in range(count):
-                self.conns.append(connect(dsn))
+                self._start()
         except BaseException:
             for made in self.conns:
                 made.close()
             raise
-        self.threads = [threading.Thread(target=self._work, args=(c,), daemon=True) for c in self.conns]
-        for thread in self.threads:
-            thread.start()
+
+    def _start(self) -> None:
+        conn = connect(self.dsn)
+        self.conns.append(conn)
+        thread = threading.Thread(target=self._work, args=(conn,), daemon=True)
+        self.threads.append(thread)
+        thread.start()
+        self.live += 1
+        self.most = max(self.most, self.live)
+        self.jobs.maxsize = self.live
+
+    def grow(self) -> bool:
+        """One writer more; False when the server takes no more connections (its limit reached)."""
+        try:
+            self._start()
+        except FleetError:
+            return False
+        return True
+
+    def retire(self) -> None:
+        """One writer less: the first to finish its batch after those queued stops."""
+        self.live -= 1
+        self.jobs.maxsize = self.live
+        self.jobs.put(None)
 
     def _work(self, conn: psycopg.Connection[Any]) -> None:
         while (job := self.jobs.get()) is not None:
@@ -610,11 +653,11 @@ class _Writers:
                     if job.passages is not None:
                         remote = {item.row[0]: ids[item.key] for item in job.batch}
                         passages = _write_passages(conn, self.host, self.info, job.passages, remote)
-                self.done.put((docs, passages, len(job.batch)))
+                self.done.put((docs, passages, len(job.batch), time.perf_counter()))
             except BaseException as exc:  # re-raised by the pushing thread
                 self.failed.append(exc)
 
-    def _finished(self) -> list[tuple[int, int, int]]:
+    def _finished(self) -> list[tuple[int, int, int, float]]:
         if self.failed:
             raise self.failed[0]
         out = []
@@ -622,13 +665,14 @@ class _Writers:
             out.append(self.done.get())
         return out
 
-    def submit(self, job: _Job) -> list[tuple[int, int, int]]:
+    def submit(self, job: _Job) -> list[tuple[int, int, int, float]]:
         done = self._finished()  # a writer's error stops the push before more is queued
         self.jobs.put(job)
         return done + self._finished()
 
-    def finish(self) -> list[tuple[int, int, int]]:
-        for _ in self.threads:
+    def finish(self) -> list[tuple[int, int, int, float]]:
+        self.jobs.maxsize = 0  # every writer's stop queued at once
+        for _ in range(self.live):
             self.jobs.put(None)
         for thread in self.threads:
             thread.join()
@@ -642,6 +686,7 @@ class _Writers:
             self.failed.append(RuntimeError("stopped"))
             while not self.jobs.empty():
                 self.jobs.get_nowait()
+            self.jobs.maxsize = 0  # every writer's stop queued at once
             for _ in self.threads:
                 self.jobs.put(None)
             for thread in self.threads:

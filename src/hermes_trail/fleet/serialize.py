@@ -76,4 +76,5 @@ def push_json(report: PushReport) -> dict[str, Any]:
         "seconds": round(report.seconds, 3),
         "notes": list(report.notes),
         "writers": report.writers,
+        "writers_found": report.writers_found,
     }
