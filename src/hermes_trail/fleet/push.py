@@ -223,7 +223,8 @@ def push(
     writers: int | None = None,
 ) -> PushReport:
     """Send what changed in the local ``index`` to the shared index at ``dsn``, as ``host``, on ``writers``
-    connections at once (:data:`WRITERS`).
+    connections at once; when not given, on as many as make it faster, found by measuring from
+    :data:`WRITERS` (:mod:`~hermes_trail.fleet.growth`).
 
     :raises FleetError: the index or the database cannot be read, the shared index is not migrated, or
         the login may not push for ``host`` (every message with the DSN's password hidden).
@@ -606,7 +607,6 @@ class _Writers:
         self.conns: list[psycopg.Connection[Any]] = []
         self.threads: list[threading.Thread] = []
         self.live = 0  # writers taking batches
-        self.most = 0  # the most that wrote at once
         try:
             for _ in range(count):
                 self._start()
@@ -622,7 +622,6 @@ class _Writers:
         self.threads.append(thread)
         thread.start()
         self.live += 1
-        self.most = max(self.most, self.live)
         self.jobs.maxsize = self.live
 
     def grow(self) -> bool:
