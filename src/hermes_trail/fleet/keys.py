@@ -5,7 +5,8 @@ A doc names its session by (``sess``, ``host``, ``fingerprint``) and a passage b
 session's host, so a host's login cannot hang a row of its own on another host's session, and the
 session's fingerprint, so a doc is of the session as it was pushed (a changed session is deleted with
 its rows and inserted again). Foreign keys said so, and each row inserted ran their check: a query of its
-own, a quarter of the server's time in a push (297 µs a doc on a two-core machine, 230 without). The
+own, over a fifth of the server's time in a push (297 µs of its CPU a doc on a two-core machine, 230
+without). The
 triggers here keep every rule a foreign key kept:
 
 - an insert or update of docs or passages checks, once for the statement, that every row's key is a
@@ -41,7 +42,7 @@ BY_STATEMENT = "trail share DSN --migrate  (once, by its administrator: a moment
 # What ``--migrate`` says when it replaced them.
 REPLACED = (
     "each pushed doc's session is now checked once a statement, not row by row: the same rules, and a push "
-    "takes the server about a quarter less time"
+    "takes about a fifth less of the server's time"
 )
 
 
