@@ -569,6 +569,52 @@ def test_a_push_killed_midway_and_run_again_ends_with_the_same_rows(fleet, machi
     assert fleet.rows("alpha") == clean.rows("alpha")
 
 
+@pytest.mark.parametrize("where", ["before the copy", "after the copy"])
+def test_a_batch_that_fails_on_the_server_leaves_none_of_its_rows(fleet, machines, monkeypatch, where):
+    """A batch's statements go to the server a block at a time (before its rows are copied, after them
+    with the commit): when one fails, its transaction is rolled back, whole, and the push stops saying
+    why; the next push sends what is left and ends with the rows of a push never stopped."""
+    from hermes_trail.fleet import push as push_module
+
+    index = machines["alpha"][1]
+    sessions, _ = _local_counts(index)
+    written = {"batches": 0}
+    copy_docs, insert_sessions = push_module._copy_docs, push_module._insert_sessions
+
+    def failing(job) -> bool:  # the third batch's
+        written["batches"] += 1
+        return written["batches"] == 3
+
+    def insert(conn, host, job):
+        ids = insert_sessions(conn, host, job)
+        if where == "before the copy" and failing(job):
+            conn.execute("SELECT 1 / 0")
+        return ids
+
+    def copy(conn, host, job, ids):
+        docs, then = copy_docs(conn, host, job, ids)
+        if where == "after the copy" and failing(job):
+            then.append(("SELECT 1 / 0", None))
+        return docs, then
+
+    monkeypatch.setattr(push_module, "_insert_sessions", insert)
+    monkeypatch.setattr(push_module, "_copy_docs", copy)
+    with pytest.raises(FleetError, match=r"push stopped .*division by zero"):
+        push(index, fleet.admin, "alpha", batch_docs=40, writers=1)
+    cut, cut_docs = fleet.rows("alpha")
+    assert 2 <= len(cut) < sessions
+    by_session: dict[str, int] = {}
+    for row in cut_docs:
+        by_session[row[2]] = by_session.get(row[2], 0) + 1
+    assert all(by_session.get(r[2], 0) == r[12] for r in cut), "every session there is whole"
+    monkeypatch.undo()
+    resumed = push(index, fleet.admin, "alpha", batch_docs=40)
+    assert resumed.pushed == sessions - len(cut)
+    push(index, fleet.admin, "whole", batch_docs=40, writers=1)
+    strip = lambda rows: [row[1:] for row in rows]  # noqa: E731 - all but the host
+    assert [strip(part) for part in fleet.rows("alpha")] == [strip(part) for part in fleet.rows("whole")]
+
+
 # -- access ----------------------------------------------------------------------------------------------
 def test_a_host_may_not_write_another_hosts_rows(fleet, machines):
     import psycopg

@@ -555,16 +555,18 @@ class _Job:
     passages: list[tuple[int, int, bytes]] | None  # (local sess, seq, vector), with pgvector
 
 
-def _reserve(conn: psycopg.Connection[Any], table: str, count: int) -> list[int]:
-    """``count`` ids of ``table``'s identity, ascending (other hosts' pushes may take some in between)."""
-    if count == 0:
-        return []
+def _reserve(conn: psycopg.Connection[Any], sessions: int, docs: int) -> tuple[list[int], list[int]]:
+    """``sessions`` ids of the sessions' identity and ``docs`` of the docs', each ascending (other hosts'
+    pushes may take some in between), in one round trip."""
+    taken = (
+        "(SELECT array_agg(n ORDER BY n) FROM (SELECT nextval(pg_get_serial_sequence(%s, 'id')) AS n "
+        "FROM generate_series(1, %s)) r)"
+    )
     row = conn.execute(
-        "SELECT array_agg(n ORDER BY n) FROM (SELECT nextval(pg_get_serial_sequence(%s, 'id')) AS n "
-        "FROM generate_series(1, %s)) r",
-        (f"{schema.SCHEMA}.{table}", count),
+        f"SELECT {taken}, {taken}",
+        (f"{schema.SCHEMA}.sessions", sessions, f"{schema.SCHEMA}.docs", docs),
     ).fetchone()
-    return [int(n) for n in row[0]] if row and row[0] else []
+    return ([int(n) for n in row[0] or ()], [int(n) for n in row[1] or ()]) if row else ([], [])
 
 
 def _read_batch(
@@ -580,12 +582,13 @@ def _read_batch(
     docs = local.execute(
         f"SELECT sess, {_DOC_COLUMNS} FROM docs WHERE sess IN ({marks}) ORDER BY sess, id", list(by_local)
     ).fetchall()
+    session_ids, doc_ids = _reserve(conn, len(batch), len(docs))
     return _Job(
         batch,
         [resumes(item.row) for item in batch],
-        _reserve(conn, "sessions", len(batch)),
+        session_ids,
         docs,
-        _reserve(conn, "docs", len(docs)),
+        doc_ids,
         _read_passages(local, batch) if vector else None,
     )
 
@@ -643,15 +646,7 @@ class _Writers:
             if self.failed:
                 continue  # a writer failed: the rest are dropped, the push stops
             try:
-                with conn.transaction():
-                    unbounded(conn)
-                    _delete(conn, self.host, [item.key for item in job.batch])
-                    ids = _insert_sessions(conn, self.host, job)
-                    docs = _write_docs(conn, self.host, job, ids)
-                    passages = 0
-                    if job.passages is not None:
-                        remote = {item.row[0]: ids[item.key] for item in job.batch}
-                        passages = _write_passages(conn, self.host, self.info, job.passages, remote)
+                docs, passages = _write(conn, self.host, self.info, job)
                 self.done.put((docs, passages, len(job.batch), time.perf_counter()))
             except BaseException as exc:  # re-raised by the pushing thread
                 self.failed.append(exc)
@@ -694,14 +689,64 @@ class _Writers:
             made.close()
 
 
-def _write_docs(conn: psycopg.Connection[Any], host: str, job: _Job, ids: dict[tuple[str, str], int]) -> int:
-    """Copy the batch's docs with their reserved ids, each session's in their local order (``seq``); how
-    many."""
+# A statement and its parameters, run after a batch's rows are copied (:func:`_write`).
+_Statement = tuple[str, tuple[Any, ...] | None]
+
+
+def _write(conn: psycopg.Connection[Any], host: str, info: schema.Info, job: _Job) -> tuple[int, int]:
+    """Write one batch in one transaction: its sessions (their old rows deleted), docs and passages; how
+    many docs and passages.
+
+    In as few round trips as the server allows, for a server far away, where each one costs a writer its
+    time: what comes before the rows are copied is sent at once (psycopg's pipeline), the copies (which a
+    pipeline cannot hold) follow, and what comes after them, with the commit, is sent at once again: three
+    or four round trips where each statement waited for its answer in ten. The transaction is begun and
+    ended by statements, which a pipeline holds, and rolled back when anything fails."""
+    keys = [item.key for item in job.batch]
+    try:
+        with _pipelined(conn):
+            conn.execute("BEGIN")
+            unbounded(conn)
+            _delete(conn, host, keys)
+            ids = _insert_sessions(conn, host, job)
+            _staged(conn, _DOCS_IN)
+            if job.passages:
+                _staged(conn, _PASSAGES_IN)
+        docs, then = _copy_docs(conn, host, job, ids)
+        passages = 0
+        if job.passages:
+            remote = {item.row[0]: ids[item.key] for item in job.batch}
+            passages, more = _copy_passages(conn, host, info, job.passages, remote)
+            then += more
+        with _pipelined(conn):
+            for sql, params in then:
+                conn.execute(sql, params)
+            conn.execute("COMMIT")
+    except BaseException:
+        with contextlib.suppress(Exception):  # a connection the server ended has no transaction to end
+            conn.execute("ROLLBACK")
+        raise
+    return docs, passages
+
+
+def _pipelined(conn: psycopg.Connection[Any]) -> contextlib.AbstractContextManager[Any]:
+    """The statements of the block sent at once, their answers read at its end (psycopg's pipeline, with
+    libpq 14 and later); one by one where libpq has no pipeline."""
+    import psycopg
+
+    return conn.pipeline() if psycopg.Pipeline.is_supported() else contextlib.nullcontext()
+
+
+def _copy_docs(
+    conn: psycopg.Connection[Any], host: str, job: _Job, ids: dict[tuple[str, str], int]
+) -> tuple[int, list[_Statement]]:
+    """Copy the batch's docs with their reserved ids, each session's in their local order (``seq``), into
+    the staged table (:data:`_DOCS_IN`, made in the transaction); how many, and what then moves them into
+    the docs and counts each session's words."""
     by_local = {item.row[0]: item for item in job.batch}
     tokens: dict[int, int] = {}
     runs: dict[int, tuple[int, int]] = {}  # the session's docs with runs and their bigrams
     columns = f"sess, host, profile, store, fingerprint, seq, {_DOC_COLUMNS}, folded"
-    _staged(conn, _DOCS_IN)
     with conn.cursor() as cur, cur.copy(f"COPY {_DOCS_IN} (id, {columns}) FROM STDIN") as copy:
         last, seq = None, 0
         for doc, (sess, *row) in zip(job.doc_ids, job.docs, strict=True):
@@ -724,22 +769,27 @@ def _write_docs(conn: psycopg.Connection[Any], host: str, job: _Job, ids: dict[t
             if grams := len(cjk.index_tokens(values[17])):
                 had = runs.get(remote, (0, 0))
                 runs[remote] = (had[0] + 1, had[1] + grams)
-    conn.execute(
-        f"INSERT INTO {schema.SCHEMA}.docs (id, {columns}) OVERRIDING SYSTEM VALUE "
-        f"SELECT id, {columns} FROM {_DOCS_IN}"
-    )
-    conn.execute(
-        f"UPDATE {schema.SCHEMA}.sessions s SET tokens = t.n FROM unnest(%s::bigint[], %s::bigint[]) "
-        "AS t(id, n) WHERE s.id = t.id",
-        (list(tokens), list(tokens.values())),
-    )
+    then: list[_Statement] = [
+        (
+            f"INSERT INTO {schema.SCHEMA}.docs (id, {columns}) OVERRIDING SYSTEM VALUE "
+            f"SELECT id, {columns} FROM {_DOCS_IN}",
+            None,
+        ),
+        (
+            f"UPDATE {schema.SCHEMA}.sessions s SET tokens = t.n FROM unnest(%s::bigint[], %s::bigint[]) "
+            "AS t(id, n) WHERE s.id = t.id",
+            (list(tokens), list(tokens.values())),
+        ),
+    ]
     if runs:
-        conn.execute(
-            f"UPDATE {schema.SCHEMA}.sessions s SET cjk_docs = t.n, bigrams = t.grams "
-            "FROM unnest(%s::bigint[], %s::integer[], %s::bigint[]) AS t(id, n, grams) WHERE s.id = t.id",
-            (list(runs), [n for n, _ in runs.values()], [g for _, g in runs.values()]),
+        then.append(
+            (
+                f"UPDATE {schema.SCHEMA}.sessions s SET cjk_docs = t.n, bigrams = t.grams "
+                "FROM unnest(%s::bigint[], %s::integer[], %s::bigint[]) AS t(id, n, grams) WHERE s.id = t.id",
+                (list(runs), [n for n, _ in runs.values()], [g for _, g in runs.values()]),
+            )
         )
-    return len(job.docs)
+    return len(job.docs), then
 
 
 def _read_passages(local: sqlite3.Connection, items: list[_Local]) -> list[tuple[int, int, bytes]]:
@@ -769,15 +819,30 @@ def _write_passages(
     rows: list[tuple[int, int, bytes]],
     remote: dict[int, int],
 ) -> int:
-    """Copy passage vectors (``remote``: each local session's id in the shared index); how many, and each
-    session's count set."""
-    import numpy as np
-
+    """Write passage vectors in the transaction ``conn`` is in (``remote``: each local session's id in the
+    shared index); how many, and each session's count set."""
     if not rows:
         return 0
+    _staged(conn, _PASSAGES_IN)
+    copied, then = _copy_passages(conn, host, info, rows, remote)
+    for sql, params in then:
+        conn.execute(sql, params)
+    return copied
+
+
+def _copy_passages(
+    conn: psycopg.Connection[Any],
+    host: str,
+    info: schema.Info,
+    rows: list[tuple[int, int, bytes]],
+    remote: dict[int, int],
+) -> tuple[int, list[_Statement]]:
+    """Copy passage vectors into the staged table (:data:`_PASSAGES_IN`, made in the transaction); how
+    many, and what then moves them into the passages and sets each session's count."""
+    import numpy as np
+
     copied = 0
     counts: dict[int, int] = {}
-    _staged(conn, _PASSAGES_IN)
     with (
         conn.cursor() as cur,
         cur.copy(f"COPY {_PASSAGES_IN} (sess, host, seq, vec) FROM STDIN") as copy,
@@ -791,14 +856,19 @@ def _write_passages(
             copy.write_row([remote[sess], host, seq, literal])
             counts[remote[sess]] = counts.get(remote[sess], 0) + 1
             copied += 1
-    conn.execute(
-        f"INSERT INTO {schema.SCHEMA}.passages (sess, host, seq, vec) "
-        f"SELECT sess, host, seq, vec::{info.vector_schema}.vector FROM {_PASSAGES_IN}"
-    )
-    if counts:
-        conn.execute(
-            f"UPDATE {schema.SCHEMA}.sessions s SET passages = c.n FROM unnest(%s::bigint[], %s::int[]) "
-            "AS c(id, n) WHERE s.id = c.id",
-            (list(counts), list(counts.values())),
+    then: list[_Statement] = [
+        (
+            f"INSERT INTO {schema.SCHEMA}.passages (sess, host, seq, vec) "
+            f"SELECT sess, host, seq, vec::{info.vector_schema}.vector FROM {_PASSAGES_IN}",
+            None,
         )
-    return copied
+    ]
+    if counts:
+        then.append(
+            (
+                f"UPDATE {schema.SCHEMA}.sessions s SET passages = c.n FROM unnest(%s::bigint[], %s::int[]) "
+                "AS c(id, n) WHERE s.id = c.id",
+                (list(counts), list(counts.values())),
+            )
+        )
+    return copied, then
