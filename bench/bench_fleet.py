@@ -36,7 +36,7 @@ one run it measures:
    and last, the first host pushed again into a database of its own through a relay holding each chunk
    ``--far`` ms each way (``bench/relay.py``: a managed server in another region), on two writers and on
    the writers a push finds by measuring (``fleet/growth.py``), which a far server's round trips make more
-   than its cores would;
+   than its cores would; and 50 of the queries asked of it straight and through the relay;
 
 5. recall quality: ``bench/recall``'s store pushed from three hosts (one a profile), its held-out half
    asked of the shared index and of the local one (``evaluate.py --systems trail,fleet``; its own server,
@@ -236,10 +236,15 @@ def _server_cpu_s(postmaster: int) -> float:
     return ticks / os.sysconf("SC_CLK_TCK")
 
 
-def _far(cluster: Any, index: Path, delay_ms: float) -> dict[str, Any]:
+# Searches asked of the far server (a round trip each statement: a minute's worth at most).
+FAR_QUERIES = 50
+
+
+def _far(cluster: Any, index: Path, delay_ms: float, queries: list[str]) -> dict[str, Any]:
     """The first host pushed into a database of its own through a relay holding each chunk ``delay_ms``
     each way (a managed server in another region): on :data:`WRITERS` writers, then on the writers a push
-    finds by measuring, which a far server's round trips make more than its cores would."""
+    finds by measuring, which a far server's round trips make more than its cores would. Then ``queries``
+    asked of it straight and through the relay, on one kept connection each: what the round trips add."""
     name = "far_bench"
     with cluster.connect("postgres") as conn:
         conn.execute(f"DROP DATABASE IF EXISTS {name}")
@@ -252,6 +257,18 @@ def _far(cluster: Any, index: Path, delay_ms: float) -> dict[str, Any]:
         far = admin.replace(f":{port}/", f":{through}/")
         fixed = push(index, far, "fixed", writers=WRITERS)
         found = push(index, far, "found")
+        with connect(admin) as conn:
+            conn.execute("ANALYZE trail_fleet.docs")
+        asked = {}
+        for where, dsn in (("near", admin), ("far", far)):
+            with connect(dsn) as conn:
+                fleet_search(dsn, queries[0], conn=conn)
+                seconds = []
+                for text in queries:
+                    started = time.perf_counter()
+                    fleet_search(dsn, text, limit=10, conn=conn)
+                    seconds.append(time.perf_counter() - started)
+            asked[where] = _percentiles(seconds)
     with cluster.connect("postgres") as conn:
         conn.execute(f"DROP DATABASE {name}")
     fixed_rate, found_rate = fixed.docs / fixed.seconds, found.docs / found.seconds
@@ -261,6 +278,10 @@ def _far(cluster: Any, index: Path, delay_ms: float) -> dict[str, Any]:
         "far_found_docs_per_s": round(found_rate),
         "far_found_writers": found.writers,
         "far_found_vs_fixed": round(found_rate / fixed_rate, 2),
+        "far_search_p50_ms": round(asked["far"][0], 1),
+        "far_search_p95_ms": round(asked["far"][1], 1),
+        "near_search_p50_ms": round(asked["near"][0], 1),
+        "near_search_p95_ms": round(asked["near"][1], 1),
     }
 
 
@@ -531,7 +552,7 @@ def main(argv: list[str] | None = None) -> int:
             finally:
                 bouncer.stop()
         if args.far:
-            figures.update(_far(cluster, hosts[0][1], args.far))
+            figures.update(_far(cluster, hosts[0][1], args.far, queries[:FAR_QUERIES]))
         local = []
         local_search(hosts[0][1], queries[0])
         for text in queries:
@@ -640,6 +661,11 @@ def main(argv: list[str] | None = None) -> int:
                 f"  found by measuring ({figures['far_found_writers']} writers)",
                 f"{figures['far_found_docs_per_s']:,} docs/s",
                 f"found/{WRITERS} writers = {figures['far_found_vs_fixed']}x",
+            ),
+            (
+                f"  search p50 / p95 ({FAR_QUERIES} queries)",
+                f"{figures['far_search_p50_ms']} / {figures['far_search_p95_ms']} ms",
+                f"straight there {figures['near_search_p50_ms']} / {figures['near_search_p95_ms']} ms",
             ),
         ]
     if args.recall and "recall_fleet_hit1" in figures:

@@ -615,6 +615,52 @@ def test_a_batch_that_fails_on_the_server_leaves_none_of_its_rows(fleet, machine
     assert [strip(part) for part in fleet.rows("alpha")] == [strip(part) for part in fleet.rows("whole")]
 
 
+def test_a_query_with_settings_of_its_own_keeps_them_to_itself_in_one_transaction(fleet):
+    """``connection.rows_after``: the settings are made for the query's own transaction (sent with it at
+    once), gone after it; a failing statement rolls it back and leaves the connection usable; inside a
+    caller's transaction it is a savepoint of it, and the caller's transaction goes on."""
+    import psycopg
+
+    from hermes_trail.fleet.connection import rows_after
+
+    setting = [("SET LOCAL enable_seqscan = off", None)]
+    with fleet.connect() as conn:
+        assert rows_after(conn, setting, "SELECT current_setting('enable_seqscan')", None) == [("off",)]
+        assert conn.execute("SELECT current_setting('enable_seqscan')").fetchone() == ("on",)
+        assert conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
+        with pytest.raises(psycopg.errors.DivisionByZero):
+            rows_after(conn, setting, "SELECT 1 / %s", (0,))
+        assert conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
+        assert rows_after(conn, [], "SELECT %s::int + 1", (1,)) == [(2,)]
+        with conn.transaction():
+            conn.execute("CREATE TEMPORARY TABLE kept (n int)")
+            assert rows_after(conn, setting, "SELECT count(*) FROM kept", None) == [(0,)]
+            conn.execute("INSERT INTO kept VALUES (1)")  # the caller's transaction goes on
+            assert conn.execute("SELECT count(*) FROM kept").fetchone() == (1,)
+
+
+def test_a_search_reads_the_hosts_totals_once(fleet, machines, monkeypatch):
+    """Each round trip is a wait on a server far away: a search's passes asked the hosts' totals (what
+    BM25 weighs by) a dozen times; they are read once a search, and again for the next."""
+    import psycopg
+
+    push(machines["alpha"][1], fleet.admin, "alpha")
+    asked: list[str] = []
+    execute = psycopg.Cursor.execute
+
+    def counted(self, query, *args, **kwargs):
+        asked.append(str(query))
+        return execute(self, query, *args, **kwargs)
+
+    monkeypatch.setattr(psycopg.Cursor, "execute", counted)
+    with fleet.connect() as conn:
+        for question in ("how did I fix the flaky pytest run", "docker compose"):
+            asked.clear()
+            assert fleet_search(fleet.admin, question, conn=conn).conversations
+            totals = [q for q in asked if "sum(docs)" in q and "FROM trail_fleet.hosts" in q]
+            assert len(totals) == 1, totals
+
+
 # -- access ----------------------------------------------------------------------------------------------
 def test_a_host_may_not_write_another_hosts_rows(fleet, machines):
     import psycopg

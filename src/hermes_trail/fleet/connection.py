@@ -13,6 +13,8 @@ tables live in a transaction (``push.py``), and a search's settings are ``SET LO
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from hermes_trail.errors import TrailError
@@ -65,6 +67,54 @@ def unbounded(conn: psycopg.Connection[Any], idle: bool = False) -> None:
     (:data:`_UNBOUNDED`)."""
     idling = ", set_config('idle_in_transaction_session_timeout', '0', true)" if idle else ""
     conn.execute(_UNBOUNDED + idling)
+
+
+def psycopg_pipelines() -> bool:
+    """Whether psycopg's libpq has pipeline mode (libpq 14 and later)."""
+    import psycopg
+
+    return bool(psycopg.Pipeline.is_supported())
+
+
+def pipelined(conn: psycopg.Connection[Any]) -> contextlib.AbstractContextManager[Any]:
+    """The statements of the block sent at once, their answers read at its end (psycopg's pipeline): one
+    round trip for them all, which a server far away makes worth it; one by one where libpq has no
+    pipeline. A transaction in it is begun and ended by statements (``conn.transaction()`` waits on each
+    of its own)."""
+    return conn.pipeline() if psycopg_pipelines() else contextlib.nullcontext()
+
+
+# A statement and its parameters.
+Statement = tuple[str, Sequence[Any] | None]
+
+
+def rows_after(
+    conn: psycopg.Connection[Any], first: Sequence[Statement], sql: str, params: Sequence[Any] | None
+) -> list[tuple[Any, ...]]:
+    """The rows of ``sql`` in a transaction of its own, after ``first`` (the settings made for it,
+    ``SET LOCAL``'s kind): its statements sent at once, one round trip, rolled back when one fails (psycopg's
+    ``transaction()`` waits on each of its own: four round trips for a setting and a query). Where ``conn``
+    is in a caller's transaction already, or libpq has no pipeline, in ``transaction()`` (a savepoint inside
+    the caller's)."""
+    from psycopg.pq import TransactionStatus
+
+    if conn.info.transaction_status != TransactionStatus.IDLE or not psycopg_pipelines():
+        with conn.transaction():
+            for statement, args in first:
+                conn.execute(statement, args)
+            return conn.execute(sql, params).fetchall()
+    try:
+        with pipelined(conn):
+            conn.execute("BEGIN")
+            for statement, args in first:
+                conn.execute(statement, args)
+            found = conn.execute(sql, params)
+            conn.execute("COMMIT")
+    except BaseException:
+        with contextlib.suppress(Exception):  # a connection the server ended has no transaction to end
+            conn.execute("ROLLBACK")
+        raise
+    return found.fetchall()
 
 
 class FleetError(TrailError):

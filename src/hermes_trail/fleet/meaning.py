@@ -9,6 +9,7 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from hermes_trail.fleet import schema
+from hermes_trail.fleet.connection import Statement, rows_after
 from hermes_trail.fleet.hits import _D, _DOC_COLUMNS, _S, _group, _hit, _sessions
 from hermes_trail.index.filters import SearchFilters
 from hermes_trail.index.fusion import SESSION_WEIGHT, language_lifts, meaning_evidence
@@ -76,7 +77,7 @@ def crowd(values: list[float], total: int) -> tuple[float, float]:
 _HNSW: dict[tuple[int, int], tuple[float, bool]] = {}
 
 
-def _nearest_settings(conn: psycopg.Connection[Any]) -> None:
+def _nearest_settings(conn: psycopg.Connection[Any]) -> Statement:
     """pgvector's HNSW index gives at most ``hnsw.ef_search`` rows (40 unless set): once the planner used
     it (a large shared index), the nearest :data:`MEANING_TOP` passages asked for were 40, and each
     session's standing was fitted to the crowd from those. And it applies a filter (a host, a profile) to
@@ -85,13 +86,14 @@ def _nearest_settings(conn: psycopg.Connection[Any]) -> None:
     (``hnsw.iterative_scan``, in order; at most ``hnsw.max_scan_tuples`` of the index, 20,000 unless set);
     an earlier pgvector has no such scan, and says what is lost in docs/fleet.md.
 
-    Set for the transaction ``conn`` is in (the query's own): a setting of the session would stay with
-    whichever server connection a pooler in transaction mode gave it, another client's next, and the
-    query might run on one without it. Which pgvector the server has is kept a while per connection."""
+    The statement setting them for the query's own transaction (:func:`rows_after`): a setting of the
+    session would stay with whichever server connection a pooler in transaction mode gave it, another
+    client's next, and the query might run on one without it. Which pgvector the server has is kept a
+    while per connection."""
     settings = "set_config('hnsw.ef_search', %s, true)"
     if schema.kept(_HNSW, conn, SETTINGS_SECONDS, lambda: _iterative_scan(conn)):
         settings += ", set_config('hnsw.iterative_scan', 'strict_order', true)"
-    conn.execute(f"SELECT {settings}", (str(MEANING_TOP),))
+    return f"SELECT {settings}", (str(MEANING_TOP),)
 
 
 def _iterative_scan(conn: psycopg.Connection[Any]) -> bool:
@@ -173,9 +175,7 @@ def _meaning(
             f"{schema.SCHEMA}.passages p JOIN {_S} s ON s.id = p.sess {where} "
             f"ORDER BY p.vec {op} %s::{info.vector_schema}.vector LIMIT {MEANING_TOP}"
         )
-        with conn.transaction():
-            _nearest_settings(conn)
-            rows = conn.execute(sql, [literal, *params, literal]).fetchall()
+        rows = rows_after(conn, [_nearest_settings(conn)], sql, [literal, *params, literal])
     best: dict[int, tuple[float, int]] = {}
     for sess, seq, near in rows:
         if int(sess) not in best or float(near) > best[int(sess)][0]:

@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any
 
 from hermes_trail import readonly
 from hermes_trail.fleet import folding, growth, keys, schema
-from hermes_trail.fleet.connection import FleetError, clean, connect, unbounded
+from hermes_trail.fleet.connection import FleetError, Statement, clean, connect, pipelined, unbounded
 from hermes_trail.hermes import dsn as dsns
 from hermes_trail.index import cjk
 
@@ -689,10 +689,6 @@ class _Writers:
             made.close()
 
 
-# A statement and its parameters, run after a batch's rows are copied (:func:`_write`).
-_Statement = tuple[str, tuple[Any, ...] | None]
-
-
 def _write(conn: psycopg.Connection[Any], host: str, info: schema.Info, job: _Job) -> tuple[int, int]:
     """Write one batch in one transaction: its sessions (their old rows deleted), docs and passages; how
     many docs and passages.
@@ -704,7 +700,7 @@ def _write(conn: psycopg.Connection[Any], host: str, info: schema.Info, job: _Jo
     ended by statements, which a pipeline holds, and rolled back when anything fails."""
     keys = [item.key for item in job.batch]
     try:
-        with _pipelined(conn):
+        with pipelined(conn):
             conn.execute("BEGIN")
             unbounded(conn)
             _delete(conn, host, keys)
@@ -718,7 +714,7 @@ def _write(conn: psycopg.Connection[Any], host: str, info: schema.Info, job: _Jo
             remote = {item.row[0]: ids[item.key] for item in job.batch}
             passages, more = _copy_passages(conn, host, info, job.passages, remote)
             then += more
-        with _pipelined(conn):
+        with pipelined(conn):
             for sql, params in then:
                 conn.execute(sql, params)
             conn.execute("COMMIT")
@@ -729,17 +725,9 @@ def _write(conn: psycopg.Connection[Any], host: str, info: schema.Info, job: _Jo
     return docs, passages
 
 
-def _pipelined(conn: psycopg.Connection[Any]) -> contextlib.AbstractContextManager[Any]:
-    """The statements of the block sent at once, their answers read at its end (psycopg's pipeline, with
-    libpq 14 and later); one by one where libpq has no pipeline."""
-    import psycopg
-
-    return conn.pipeline() if psycopg.Pipeline.is_supported() else contextlib.nullcontext()
-
-
 def _copy_docs(
     conn: psycopg.Connection[Any], host: str, job: _Job, ids: dict[tuple[str, str], int]
-) -> tuple[int, list[_Statement]]:
+) -> tuple[int, list[Statement]]:
     """Copy the batch's docs with their reserved ids, each session's in their local order (``seq``), into
     the staged table (:data:`_DOCS_IN`, made in the transaction); how many, and what then moves them into
     the docs and counts each session's words."""
@@ -769,7 +757,7 @@ def _copy_docs(
             if grams := len(cjk.index_tokens(values[17])):
                 had = runs.get(remote, (0, 0))
                 runs[remote] = (had[0] + 1, had[1] + grams)
-    then: list[_Statement] = [
+    then: list[Statement] = [
         (
             f"INSERT INTO {schema.SCHEMA}.docs (id, {columns}) OVERRIDING SYSTEM VALUE "
             f"SELECT id, {columns} FROM {_DOCS_IN}",
@@ -836,7 +824,7 @@ def _copy_passages(
     info: schema.Info,
     rows: list[tuple[int, int, bytes]],
     remote: dict[int, int],
-) -> tuple[int, list[_Statement]]:
+) -> tuple[int, list[Statement]]:
     """Copy passage vectors into the staged table (:data:`_PASSAGES_IN`, made in the transaction); how
     many, and what then moves them into the passages and sets each session's count."""
     import numpy as np
@@ -856,7 +844,7 @@ def _copy_passages(
             copy.write_row([remote[sess], host, seq, literal])
             counts[remote[sess]] = counts.get(remote[sess], 0) + 1
             copied += 1
-    then: list[_Statement] = [
+    then: list[Statement] = [
         (
             f"INSERT INTO {schema.SCHEMA}.passages (sess, host, seq, vec) "
             f"SELECT sess, host, seq, vec::{info.vector_schema}.vector FROM {_PASSAGES_IN}",

@@ -27,16 +27,17 @@ local shape plus ``host``.
 
 from __future__ import annotations
 
+import contextvars
 import functools
 import math
 import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from hermes_trail.fleet import folding, schema
-from hermes_trail.fleet.connection import FleetError, clean, connect
+from hermes_trail.fleet.connection import FleetError, Statement, clean, connect, rows_after
 from hermes_trail.fleet.hits import (
     _D,
     _DOC_COLUMNS,
@@ -577,12 +578,13 @@ def _scanned_texts(conn: psycopg.Connection[Any], leaf: tuple[str, list[Any]]) -
         f"SELECT d.text FROM (SELECT text, tsv FROM {_D} LIMIT {SCANNED_DOCS}) d "
         f"WHERE d.tsv @@ {leaf[0]} LIMIT {spelling.READ}"
     )
-    with conn.transaction():
-        # From the table's first block, whatever another scan of it is doing, and in one process, in the
-        # order stored: the same docs each time.
-        conn.execute("SET LOCAL synchronize_seqscans = off")
-        conn.execute("SET LOCAL max_parallel_workers_per_gather = 0")
-        return [str(r[0]) for r in conn.execute(sql, leaf[1])]
+    # From the table's first block, whatever another scan of it is doing, and in one process, in the order
+    # stored: the same docs each time.
+    settings: list[Statement] = [
+        ("SET LOCAL synchronize_seqscans = off", None),
+        ("SET LOCAL max_parallel_workers_per_gather = 0", None),
+    ]
+    return [str(r[0]) for r in rows_after(conn, settings, sql, leaf[1])]
 
 
 def _words_there(conn: psycopg.Connection[Any], words: list[str]) -> tuple[list[str], list[str]]:
@@ -602,9 +604,7 @@ def _words_there(conn: psycopg.Connection[Any], words: list[str]) -> tuple[list[
         f"LATERAL (SELECT tsvector_to_array({_tsvector_sql('w')}) && %s::text[] AS often) c "
         f"WHERE CASE WHEN often THEN true ELSE {look} END ORDER BY n"
     )
-    with conn.transaction():
-        conn.execute("SET LOCAL enable_seqscan = off")  # through the index, as _exist asks
-        rows = conn.execute(sql, (words, common)).fetchall()
+    rows = _without_scans(conn, sql, (words, common))  # through the index, as _exist asks
     return [str(w) for w, _ in rows], [str(w) for w, often in rows if often]
 
 
@@ -657,10 +657,8 @@ def _exist(conn: psycopg.Connection[Any], terms: Sequence[query.Term | query.Phr
         checks.append(check)
     # Through the indexes, never a scan: the planner, expecting an EXISTS to stop at an early row, read
     # every doc for a word none has (2 s a check at 850,000 docs; a typo took 5-8 s to say "not found").
-    with conn.transaction():
-        conn.execute("SET LOCAL enable_seqscan = off")
-        row = conn.execute("SELECT " + ", ".join(checks), params).fetchone()
-    return [bool(v) for v in row] if row else [False] * len(terms)
+    rows = _without_scans(conn, "SELECT " + ", ".join(checks), params)
+    return [bool(v) for v in rows[0]] if rows else [False] * len(terms)
 
 
 # -- candidates ------------------------------------------------------------------------------------------
@@ -729,9 +727,7 @@ def _candidates(
             return conn.execute(sql, args).fetchall()
         # The matches through the GIN index, never a scan of every doc nor a walk of the newest: the
         # planner, taking a phrase of common words or a word no doc has for common, read them all.
-        with conn.transaction():
-            conn.execute("SET LOCAL enable_seqscan = off")
-            return conn.execute(sql, args).fetchall()
+        return _without_scans(conn, sql, args)
 
     def read(below: int | None, bound: int | None) -> list[tuple[Any, ...]]:
         """The window's rows: past the doc ``below``; walking newest first (``bound`` 0), only the newest
@@ -1186,21 +1182,52 @@ def _has_common_lexemes(conn: psycopg.Connection[Any]) -> bool:
     return bool(row and row[0])
 
 
+def _without_scans(conn: psycopg.Connection[Any], sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
+    """The rows of ``sql`` as the planner finds them with no scan of a whole table (``enable_seqscan`` off
+    in a transaction of its own), in one round trip (:func:`~hermes_trail.fleet.connection.rows_after`)."""
+    return rows_after(conn, [("SET LOCAL enable_seqscan = off", None)], sql, params)
+
+
+_T = TypeVar("_T")
+# What one search has read of the hosts' totals (:func:`_once`), while :func:`search` answers it.
+_ASKED: contextvars.ContextVar[dict[str, Any] | None] = contextvars.ContextVar("fleet_asked", default=None)
+
+
+def _once(name: str, make: Callable[[], _T]) -> _T:
+    """What ``make`` reads, once a search (:func:`search`): a search's passes asked the hosts' totals a
+    dozen times, a round trip each. Read each time outside a search."""
+    asked = _ASKED.get()
+    if asked is None:
+        return make()
+    if name not in asked:
+        asked[name] = make()
+    return cast(_T, asked[name])
+
+
 def _collection(conn: psycopg.Connection[Any]) -> tuple[int, float]:
     """How many docs the shared index holds and how many words they have, from what each host's last
-    push recorded (no count of the docs)."""
-    row = conn.execute(f"SELECT coalesce(sum(docs), 0), coalesce(sum(tokens), 0) FROM {schema.SCHEMA}.hosts")
-    total, words = row.fetchone() or (0, 0)
-    return int(total), float(words)
+    push recorded (no count of the docs); once a search."""
+
+    def read() -> tuple[int, float]:
+        row = conn.execute(
+            f"SELECT coalesce(sum(docs), 0), coalesce(sum(tokens), 0) FROM {schema.SCHEMA}.hosts"
+        ).fetchone()
+        return (int(row[0]), float(row[1])) if row else (0, 0.0)
+
+    return _once("collection", read)
 
 
 def _bigram_collection(conn: psycopg.Connection[Any]) -> tuple[int, int]:
     """How many docs of the shared index hold Chinese, Japanese or Korean runs and how many bigrams those
-    have, from what each host's last push recorded."""
-    row = conn.execute(
-        f"SELECT coalesce(sum(cjk_docs), 0), coalesce(sum(bigrams), 0) FROM {schema.SCHEMA}.hosts"
-    ).fetchone()
-    return (int(row[0]), int(row[1])) if row else (0, 0)
+    have, from what each host's last push recorded; once a search."""
+
+    def read() -> tuple[int, int]:
+        row = conn.execute(
+            f"SELECT coalesce(sum(cjk_docs), 0), coalesce(sum(bigrams), 0) FROM {schema.SCHEMA}.hosts"
+        ).fetchone()
+        return (int(row[0]), int(row[1])) if row else (0, 0)
+
+    return _once("bigram_collection", read)
 
 
 def _scored(
@@ -1495,6 +1522,7 @@ def search(
     filters = filters or SearchFilters()
     own = conn is None
     conn = connect(dsn) if conn is None else conn
+    asking = _ASKED.set({})
     try:
         info = schema.require(conn, dsn)
         shared = conn  # one connection for both passes of a question that names a time
@@ -1515,6 +1543,7 @@ def search(
     except psycopg.Error as exc:
         raise FleetError(f"{dsns.shown(dsn)}: search failed ({clean(exc, dsn)})") from exc
     finally:
+        _ASKED.reset(asking)
         if own:
             conn.close()
 
