@@ -14,7 +14,7 @@ tables live in a transaction (``push.py``), and a search's settings are ``SET LO
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from hermes_trail.errors import TrailError
@@ -103,18 +103,26 @@ def rows_after(
             for statement, args in first:
                 conn.execute(statement, args)
             return conn.execute(sql, params).fetchall()
+    with rolled_back_on_failure(conn), pipelined(conn):
+        conn.execute("BEGIN")
+        for statement, args in first:
+            conn.execute(statement, args)
+        found = conn.execute(sql, params)
+        conn.execute("COMMIT")
+    return found.fetchall()
+
+
+@contextlib.contextmanager
+def rolled_back_on_failure(conn: psycopg.Connection[Any]) -> Iterator[None]:
+    """For a transaction the block begins and ends by statements (which a pipeline holds, where
+    ``conn.transaction()`` waits on each of its own): rolled back when anything in the block fails, the
+    failure raised on."""
     try:
-        with pipelined(conn):
-            conn.execute("BEGIN")
-            for statement, args in first:
-                conn.execute(statement, args)
-            found = conn.execute(sql, params)
-            conn.execute("COMMIT")
+        yield
     except BaseException:
         with contextlib.suppress(Exception):  # a connection the server ended has no transaction to end
             conn.execute("ROLLBACK")
         raise
-    return found.fetchall()
 
 
 class FleetError(TrailError):

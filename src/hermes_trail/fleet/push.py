@@ -39,7 +39,15 @@ from typing import TYPE_CHECKING, Any
 
 from hermes_trail import readonly
 from hermes_trail.fleet import folding, growth, keys, schema
-from hermes_trail.fleet.connection import FleetError, Statement, clean, connect, pipelined, unbounded
+from hermes_trail.fleet.connection import (
+    FleetError,
+    Statement,
+    clean,
+    connect,
+    pipelined,
+    rolled_back_on_failure,
+    unbounded,
+)
 from hermes_trail.hermes import dsn as dsns
 from hermes_trail.index import cjk
 
@@ -698,12 +706,11 @@ def _write(conn: psycopg.Connection[Any], host: str, info: schema.Info, job: _Jo
     pipeline cannot hold) follow, and what comes after them, with the commit, is sent at once again: three
     or four round trips where each statement waited for its answer in ten. The transaction is begun and
     ended by statements, which a pipeline holds, and rolled back when anything fails."""
-    keys = [item.key for item in job.batch]
-    try:
+    with rolled_back_on_failure(conn):
         with pipelined(conn):
             conn.execute("BEGIN")
             unbounded(conn)
-            _delete(conn, host, keys)
+            _delete(conn, host, [item.key for item in job.batch])
             ids = _insert_sessions(conn, host, job)
             _staged(conn, _DOCS_IN)
             if job.passages:
@@ -718,10 +725,6 @@ def _write(conn: psycopg.Connection[Any], host: str, info: schema.Info, job: _Jo
             for sql, params in then:
                 conn.execute(sql, params)
             conn.execute("COMMIT")
-    except BaseException:
-        with contextlib.suppress(Exception):  # a connection the server ended has no transaction to end
-            conn.execute("ROLLBACK")
-        raise
     return docs, passages
 
 

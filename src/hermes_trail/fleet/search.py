@@ -1204,30 +1204,30 @@ def _once(name: str, make: Callable[[], _T]) -> _T:
     return cast(_T, asked[name])
 
 
-def _collection(conn: psycopg.Connection[Any]) -> tuple[int, float]:
-    """How many docs the shared index holds and how many words they have, from what each host's last
-    push recorded (no count of the docs); once a search."""
+def _hosts_summed(conn: psycopg.Connection[Any], first: str, second: str) -> tuple[int, int]:
+    """Two of the ``hosts`` columns each host's last push recorded, summed over the hosts (no count of the
+    docs); once a search. Each pair of columns is read on its own: a database made before version 7 has
+    no bigram columns, and answers the rest until ``--migrate``."""
 
-    def read() -> tuple[int, float]:
+    def read() -> tuple[int, int]:
         row = conn.execute(
-            f"SELECT coalesce(sum(docs), 0), coalesce(sum(tokens), 0) FROM {schema.SCHEMA}.hosts"
+            f"SELECT coalesce(sum({first}), 0), coalesce(sum({second}), 0) FROM {schema.SCHEMA}.hosts"
         ).fetchone()
-        return (int(row[0]), float(row[1])) if row else (0, 0.0)
+        return (int(row[0]), int(row[1])) if row else (0, 0)
 
-    return _once("collection", read)
+    return _once(f"{first}, {second}", read)
+
+
+def _collection(conn: psycopg.Connection[Any]) -> tuple[int, float]:
+    """How many docs the shared index holds and how many words they have (:func:`_hosts_summed`)."""
+    total, words = _hosts_summed(conn, "docs", "tokens")
+    return total, float(words)
 
 
 def _bigram_collection(conn: psycopg.Connection[Any]) -> tuple[int, int]:
     """How many docs of the shared index hold Chinese, Japanese or Korean runs and how many bigrams those
-    have, from what each host's last push recorded; once a search."""
-
-    def read() -> tuple[int, int]:
-        row = conn.execute(
-            f"SELECT coalesce(sum(cjk_docs), 0), coalesce(sum(bigrams), 0) FROM {schema.SCHEMA}.hosts"
-        ).fetchone()
-        return (int(row[0]), int(row[1])) if row else (0, 0)
-
-    return _once("bigram_collection", read)
+    have (:func:`_hosts_summed`)."""
+    return _hosts_summed(conn, "cjk_docs", "bigrams")
 
 
 def _scored(
